@@ -1,0 +1,24 @@
+"""Shared test fixtures: the path to ../shared/samples (skip when absent)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+SAMPLES = ROOT.parent / "shared" / "samples"
+FIXTURES = Path(__file__).resolve().parent / "fixtures"
+
+
+@pytest.fixture
+def samples() -> Path:
+    """``../shared/samples``, read in place; the test is skipped when it is absent."""
+    if not SAMPLES.is_dir():
+        pytest.skip("../shared/samples is absent")
+    return SAMPLES
+
+
+@pytest.fixture
+def fixtures() -> Path:
+    return FIXTURES
