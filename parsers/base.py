@@ -229,5 +229,7 @@ def to_number(values: pd.Series | list[str], *, member: str, column: str, line_n
     bad = out.isna() & s.notna() & (s.str.len() > 0)
     if bad.any():
         i = int(np.flatnonzero(bad.to_numpy())[0])
-        raise ParseError(member, int(line_nos[i]), str(s.iloc[i]), f"column {column!r}: {s.iloc[i]!r} is not a number")
+        raise ParseError(
+            member, int(line_nos[i]), str(s.iloc[i]), f"column {column!r}: {s.iloc[i]!r} is not a number"
+        )
     return out.astype("float64")

@@ -11,6 +11,14 @@ SAMPLES = ROOT.parent / "shared" / "samples"
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
 
 
+@pytest.fixture(scope="session", autouse=True)
+def _static_root(django_test_environment) -> None:
+    """WhiteNoise wants STATIC_ROOT to exist; the tests serve static files through the finders."""
+    from django.conf import settings
+
+    Path(settings.STATIC_ROOT).mkdir(parents=True, exist_ok=True)
+
+
 @pytest.fixture
 def samples() -> Path:
     """``../shared/samples``, read in place; the test is skipped when it is absent."""

@@ -114,7 +114,9 @@ TEMPLATES = [
     },
 ]
 
-DATABASES = {"default": _database(envstr("CASEBOOK_DATABASE_URL", "postgres://postgres@127.0.0.1:5432/casebook"))}
+DATABASES = {
+    "default": _database(envstr("CASEBOOK_DATABASE_URL", "postgres://postgres@127.0.0.1:5432/casebook"))
+}
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 AUTH_PASSWORD_VALIDATORS = [

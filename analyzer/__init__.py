@@ -1,0 +1,1 @@
+"""The analyzer: align parsed sources on one timeline and run the findings rules. No Django here."""

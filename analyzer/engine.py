@@ -1,0 +1,108 @@
+"""The rule registry and the engine that runs every rule over a timeline.
+
+A rule is a pure function ``(Timeline) -> Finding | None`` registered with ``@rule``, declaring the
+inputs it needs (all required) and those it can use. The engine, not the rule, handles absence and
+failure (the shape of insights-core's ``@rule`` and troubleshoot's analyzers): missing required
+input gives ``NotEvaluated``, an exception gives ``RuleFailed``, and the other rules still run.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from analyzer.findings import Finding, NotEvaluated, RuleFailed
+from analyzer.grouping import group
+from analyzer.timeline import Timeline
+
+RuleFn = Callable[[Timeline], Finding | None]
+
+#: The families in analyzer/rules/, imported once so their @rule decorators register.
+RULE_FAMILIES = ("cpu", "memory", "io", "irq", "mysql", "cross")
+
+
+@dataclass(frozen=True, slots=True)
+class RuleSpec:
+    key: str
+    version: int
+    requires: tuple[str, ...]
+    optional: tuple[str, ...]
+    fn: RuleFn
+    any_of: tuple[tuple[str, ...], ...] = ()
+
+
+_REGISTRY: dict[str, RuleSpec] = {}
+
+
+def rule(
+    *,
+    key: str,
+    requires: tuple[str, ...] = (),
+    optional: tuple[str, ...] = (),
+    any_of: tuple[tuple[str, ...], ...] = (),
+    version: int = 1,
+) -> Callable[[RuleFn], RuleFn]:
+    """Register a rule under ``key``. ``requires``, ``optional`` and ``any_of`` name ``Timeline.inputs``:
+    every name in ``requires`` must be present, and at least one name of each ``any_of`` group
+    (``(("vmstat", "mpstat_cpu"),)``: either source of the same measure will do)."""
+
+    def register(fn: RuleFn) -> RuleFn:
+        if key in _REGISTRY and _REGISTRY[key].fn is not fn:
+            raise ValueError(f"rule key {key!r} registered twice")
+        _REGISTRY[key] = RuleSpec(
+            key, version, tuple(requires), tuple(optional), fn, tuple(map(tuple, any_of))
+        )
+        return fn
+
+    return register
+
+
+def rules() -> dict[str, RuleSpec]:
+    """All registered rules by key (importing the rule families on first use)."""
+    for family in RULE_FAMILIES:
+        try:
+            importlib.import_module(f"analyzer.rules.{family}")
+        except ModuleNotFoundError as exc:
+            if exc.name != f"analyzer.rules.{family}":
+                raise
+    return dict(_REGISTRY)
+
+
+@dataclass(slots=True)
+class Outcome:
+    """What the engine produced: findings (most severe first), rules not evaluated, rules that failed,
+    and the version of every rule that ran."""
+
+    findings: list[Finding] = field(default_factory=list)
+    not_evaluated: list[NotEvaluated] = field(default_factory=list)
+    failed: list[RuleFailed] = field(default_factory=list)
+    versions: dict[str, int] = field(default_factory=dict)
+
+
+def run(tl: Timeline, *, only: tuple[str, ...] | None = None) -> Outcome:
+    """Run every registered rule (or the keys in ``only``) over ``tl``, then group the findings that
+    share a root cause (``analyzer.grouping.group``: sets ``Finding.related``)."""
+    out = Outcome()
+    available = tl.inputs
+    for key, spec in sorted(rules().items()):
+        if only is not None and key not in only:
+            continue
+        out.versions[key] = spec.version
+        missing = tuple(name for name in spec.requires if name not in available) + tuple(
+            " or ".join(group) for group in spec.any_of if not available.intersection(group)
+        )
+        if missing:
+            out.not_evaluated.append(NotEvaluated(key, missing))
+            continue
+        try:
+            finding = spec.fn(tl)
+        except Exception as exc:  # noqa: BLE001 - a failing rule is recorded, never sinks the case
+            out.failed.append(RuleFailed(key, f"{type(exc).__name__}: {exc}"))
+            continue
+        if finding is not None:
+            out.findings.append(finding)
+    out.findings.sort(key=lambda f: (f.severity.rank, f.windows[0].start if f.windows else 0, f.key))
+    # Last: attach findings explained by another to their root cause (analyzer/grouping.py).
+    out.findings = group(out.findings)
+    return out

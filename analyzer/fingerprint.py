@@ -1,0 +1,139 @@
+"""Query fingerprints: SQL text with its literals abstracted, as ``pt-fingerprint`` computes them.
+
+The rules are those of Percona Toolkit's ``QueryRewriter::fingerprint`` (pt-fingerprint /
+pt-query-digest 3.x, default options: no ``--match-md5-checksums``, no ``--match-embedded-numbers``),
+applied in the same order:
+
+1. special cases: a mysqldump ``SELECT /*!40001 SQL_NO_CACHE */ * FROM `` -> ``mysqldump``; a
+   Percona Toolkit checksum query -> ``percona-toolkit``; ``administrator command: ...`` as is;
+   ``CALL proc(...)`` -> ``call proc``; a multi-row ``INSERT``/``REPLACE`` cut after its first row;
+2. comments removed (``/* */`` but not ``/*! */``, ``--`` and ``#`` to end of line);
+   ``USE db`` -> ``use ?``;
+3. quoted strings, numbers (also inside names: ``foo_1`` -> ``foo_?``), ``NULL``, ``TRUE``/``FALSE``
+   -> ``?``; whitespace collapsed; lower-cased;
+4. ``IN (?, ?)`` / ``VALUES (?, ?), (?)`` -> ``in(?+)`` / ``values(?+)``; repeated ``UNION`` of the
+   same select -> ``/*repeat union*/``; ``LIMIT ?, ?`` / ``LIMIT ? OFFSET ?`` -> ``limit ?``;
+   ``ASC`` dropped after ``ORDER BY``.
+
+>>> fingerprint("SELECT * FROM t WHERE id IN (1, 2, 3) AND name = 'bob' LIMIT 10, 20")
+'select * from t where id in(?+) and name = ? limit ?'
+>>> fingerprint("INSERT INTO t (a, b) VALUES (1, 'x'), (2, 'y')")
+'insert into t (a, b) values(?+)'
+"""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import pandas as pd
+
+# Percona Toolkit QueryRewriter.pm, package-level regexes.
+_OLC = re.compile(r"(?:--|#)[^'\"\r\n]*(?=[\r\n]|\Z)")  # one-line comments
+_MLC = re.compile(r"/\*[^!].*?\*/", re.S)  # multi-line comments, but not /*!version */
+
+_MYSQLDUMP = re.compile(r"\ASELECT /\*!40001 SQL_NO_CACHE \*/ \* FROM `")
+_TOOLKIT = re.compile(r"/\*\w+\.\w+:[0-9]/[0-9]\*/")
+_CALL = re.compile(r"\A\s*(call\s+\S+)\(", re.I)
+_MULTI_INSERT = re.compile(
+    r"\A((?:INSERT|REPLACE)(?: IGNORE)?\s+INTO.+?VALUES\s*\(.*?\))\s*,\s*\(", re.I | re.S
+)
+_USE = re.compile(r"\Ause \S+(?=\n?\Z)", re.I)
+_ESCAPED_QUOTE = re.compile(r"\\[\"']")
+_DQ_STRING = re.compile(r'".*?"', re.S)
+_SQ_STRING = re.compile(r"'.*?'", re.S)
+_NUMBER = re.compile(r"[0-9+-][0-9a-f.xb+-]*")
+_LEFTOVER = re.compile(r"[xb.+-]\?")
+_LEADING_WS = re.compile(r"\A\s+")
+_WS = re.compile(r"[ \n\t\r\f]+")
+_NULL = re.compile(r"\bnull\b")
+_IN_VALUES = re.compile(r"\b(in|values?)(?:[\s,]*\([\s?,]*\))+")
+_UNION = re.compile(r"\b(select\s.*?)(?:(\sunion(?:\sall)?)\s\1)+")
+_LIMIT = re.compile(r"\blimit \?(?:, ?\?| offset \?)?")
+_ORDER_BY = re.compile(r"\bORDER BY ", re.I)
+_ASC = re.compile(r"(.+?)\s+ASC", re.I)
+
+
+def fingerprint(sql: str) -> str:
+    """The pt-fingerprint fingerprint of one statement (see the module docstring for the rules).
+
+    ``sql``: one statement's text, as in processlist ``Info`` or a slow log. Never raises.
+
+    >>> fingerprint("select  name\\n from users   where id=42 -- by id")
+    'select name from users where id=? '
+    >>> fingerprint("SELECT * FROM orders_2024 ORDER BY created ASC, id ASC")
+    'select * from orders_? order by created, id'
+    >>> fingerprint("CALL update_stats(1, 'x')")
+    'call update_stats'
+    >>> fingerprint("use sbtest")
+    'use ?'
+    """
+    query = sql
+    if _MYSQLDUMP.match(query):
+        return "mysqldump"
+    if _TOOLKIT.search(query):
+        return "percona-toolkit"
+    if query.startswith("administrator command: "):
+        return query
+    m = _CALL.match(query)
+    if m:
+        return m.group(1).lower()
+    m = _MULTI_INSERT.match(query)
+    if m:
+        query = m.group(1)  # shorten multi-row INSERT statements at once, as pt does
+
+    query = _MLC.sub("", query)
+    query = _OLC.sub("", query)
+    query, n = _USE.subn("use ?", query)
+    if n:
+        return query
+
+    query = _ESCAPED_QUOTE.sub("", query)
+    query = _DQ_STRING.sub("?", query)
+    query = _SQ_STRING.sub("?", query)
+    query = _NUMBER.sub("?", query)
+    query = _LEFTOVER.sub("?", query)
+
+    query = _LEADING_WS.sub("", query)
+    if query.endswith("\n"):  # Perl chomp: one trailing newline only
+        query = query[:-1]
+    query = _WS.sub(" ", query)
+    query = query.lower()
+    query = _NULL.sub("?", query)
+    query = _IN_VALUES.sub(r"\1(?+)", query)
+    query = _UNION.sub(r"\1 /*repeat\2*/", query)
+    query = _LIMIT.sub("limit ?", query, count=1)
+
+    m = _ORDER_BY.search(query)
+    if m:
+        # Perl: `1 while s/\G(.+?)\s+ASC/$1/gi` from the end of ORDER BY: drop each chained ASC.
+        pos = m.end()
+        kept: list[str] = []
+        while True:
+            a = _ASC.match(query, pos)
+            if not a:
+                break
+            kept.append(a.group(1))
+            pos = a.end()
+        if kept:
+            query = query[: m.end()] + "".join(kept) + query[pos:]
+    return query
+
+
+def fingerprints(series: pd.Series) -> pd.Series:
+    """``fingerprint`` of every value of ``series`` (same index and name, ``string`` dtype; missing
+    values stay missing, as <NA>).
+
+    Each distinct statement is fingerprinted once: a processlist repeats the same few statements
+    thousands of times.
+
+    >>> fingerprints(pd.Series(["SELECT 1", None, "SELECT 1", "select 2"])).tolist()
+    ['select ?', <NA>, 'select ?', 'select ?']
+    """
+    present = series.notna().to_numpy()
+    out = np.full(len(series), None, dtype=object)
+    if present.any():
+        codes, uniques = pd.factorize(series[present].astype(str), sort=False)
+        prints = np.array([fingerprint(u) for u in uniques], dtype=object)
+        out[present] = prints[codes]
+    return pd.Series(out, index=series.index, dtype="string", name=series.name)

@@ -1,0 +1,153 @@
+"""I/O rules: a disk device saturated (seed 004; sysstat iostat(1)).
+
+A device is saturated when requests queue for it and wait: ``aqu-sz`` (avgqu-sz, the average
+number of requests in flight) above what it serves at once, together with ``r_await``/``w_await``
+(ms per request, queue time included) well above its service time. ``%util`` is not the test:
+iostat(1) itself says it "does not reflect their performance limits" for devices serving requests
+in parallel (RAID arrays, SSDs), and ``svctm``, from which seed 004 derived util, was deprecated
+("Do not trust this field any more", sysstat 11) and removed in sysstat 12.
+"""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from analyzer.engine import rule
+from analyzer.findings import Evidence, Finding, Severity
+from analyzer.rules.cpu import held_seconds, per_run, step_seconds, sustained_samples
+from analyzer.timeline import Timeline
+from analyzer.windows import sustained, within
+
+# Queue: more than two requests in flight on average. One at a time is a serial workload, not a
+# queue; Brendan Gregg's USE method reads avgqu-sz > 1 as saturation for a single disk, and with
+# await >= AWAIT_MS below Little's law puts at least 100 I/O per second behind it.
+AQU_SZ_MIN = 2.0
+# Wait: 20 ms per request is 2-4 x a 7200/10k rpm disk's random service time (5-10 ms, seed 004)
+# and 40-200 x an SSD's: requests spend most of their time queued.
+AWAIT_MS = 20.0
+# ...or 5 x the device's own service time in this capture (its await while the queue is below one
+# request), and at least 5 ms: catches SSDs and cloud volumes queueing well below 20 ms.
+AWAIT_BASELINE_FACTOR = 5.0
+AWAIT_FLOOR_MS = 5.0
+UNQUEUED_AQU_SZ = 1.0  # aqu-sz below one request: await is then the service time, no queue
+MIN_UNQUEUED_SAMPLES = 3  # a service-time baseline needs a few unqueued reports, not one lucky one
+CRITICAL_AWAIT_MS = 100.0  # a tenth of a second per I/O: every commit and every page read waits that long
+MIB = 1024 * 1024
+
+
+def _await(frame: pd.DataFrame) -> pd.Series:
+    """ms per request of the busier direction: r_await where there are reads, w_await where writes
+    (``await`` on sysstat versions without the split)."""
+    parts = []
+    if "r_await" in frame and "r_per_s" in frame:
+        parts.append(frame["r_await"].where(frame["r_per_s"] > 0, 0.0))
+    if "w_await" in frame and "w_per_s" in frame:
+        parts.append(frame["w_await"].where(frame["w_per_s"] > 0, 0.0))
+    if not parts and "await" in frame:
+        parts.append(frame["await"])
+    if not parts:
+        return pd.Series(float("nan"), index=frame.index)
+    return pd.concat(parts, axis=1).max(axis=1)
+
+
+@rule(key="disk-saturation", requires=("iostat",))
+def disk_saturation(tl: Timeline) -> Finding | None:
+    """For a device: aqu-sz >= AQU_SZ_MIN and await >= AWAIT_MS (or >= AWAIT_BASELINE_FACTOR x its
+    unqueued await and >= AWAIT_FLOOR_MS), sustained. Since-boot reports are left out.
+
+    Input: ``iostat`` (``device``, ``aqu_sz`` requests, ``r_await w_await`` ms, ``r_per_s w_per_s``,
+    ``r_bytes_per_s w_bytes_per_s`` bytes/s, ``util_pct``). Source: iostat(1), sysstat 12.6; seed 004.
+    """
+    hits = []
+    for run in per_run(tl.frame("iostat")):
+        if "aqu_sz" not in run:
+            continue  # the default (non -x) report has no queue size: nothing to judge saturation by
+        for device, dev in run.groupby("device", sort=False):
+            dev = dev.sort_values("ts")
+            wait = _await(dev)
+            unqueued = wait[(dev["aqu_sz"] < UNQUEUED_AQU_SZ) & (wait > 0)]
+            service = float(unqueued.median()) if len(unqueued) >= MIN_UNQUEUED_SAMPLES else None
+            slow = wait >= AWAIT_MS
+            if service is not None:
+                slow |= (wait >= AWAIT_BASELINE_FACTOR * service) & (wait >= AWAIT_FLOOR_MS)
+            hot = (dev["aqu_sz"] >= AQU_SZ_MIN) & slow
+            windows = sustained(dev["ts"], hot, min_samples=sustained_samples(dev["ts"]))
+            if windows:
+                rows = dev[within(dev["ts"], windows)]
+                held = held_seconds(windows, step_seconds(dev["ts"]))
+                hits.append((held, float(rows["aqu_sz"].median()), str(device), windows, rows, service))
+    if not hits:
+        return None
+    hits.sort(key=lambda h: (-h[0], -h[1], h[2]))
+    held, aqu, device, windows, rows, service = hits[0]
+    member, lines = tl.lines_of(rows)
+    wait = float(_await(rows).median())
+
+    def med(col: str, scale: float = 1.0, digits: int = 1) -> float:
+        return round(float(rows[col].median()) / scale, digits) if col in rows else 0.0
+
+    evidence = [
+        Evidence("device", device, "", "iostat.device", member, lines),
+        Evidence("aqu-sz (median)", round(aqu, 2), "requests", "iostat.aqu_sz", member, lines),
+        Evidence(
+            "aqu-sz (max)", round(float(rows["aqu_sz"].max()), 2), "requests", "iostat.aqu_sz", member, lines
+        ),
+        Evidence("r_await (median)", med("r_await"), "ms", "iostat.r_await", member, lines),
+        Evidence("w_await (median)", med("w_await"), "ms", "iostat.w_await", member, lines),
+        Evidence("r/s (median)", med("r_per_s"), "/s", "iostat.r_per_s", member, lines),
+        Evidence("w/s (median)", med("w_per_s"), "/s", "iostat.w_per_s", member, lines),
+        Evidence(
+            "rMB/s (median)", med("r_bytes_per_s", MIB, 2), "MiB/s", "iostat.r_bytes_per_s", member, lines
+        ),
+        Evidence(
+            "wMB/s (median)", med("w_bytes_per_s", MIB, 2), "MiB/s", "iostat.w_bytes_per_s", member, lines
+        ),
+    ]
+    if "util_pct" in rows:
+        evidence.append(Evidence("%util (median)", med("util_pct"), "%", "iostat.util_pct", member, lines))
+    if service is not None:
+        evidence.append(
+            Evidence(
+                "await with no queue (aqu-sz < 1) in this capture", round(service, 2), "ms", "iostat.r_await"
+            )
+        )
+    others = [h[2] for h in hits[1:]]
+    if others:
+        evidence.append(Evidence("other saturated devices", ", ".join(others), "", "iostat.device"))
+    mib = med("r_bytes_per_s", MIB, 2) + med("w_bytes_per_s", MIB, 2)
+    iops = med("r_per_s") + med("w_per_s")
+    return Finding(
+        key="disk-saturation",
+        severity=Severity.CRITICAL if wait >= CRITICAL_AWAIT_MS else Severity.WARNING,
+        title=f"Disk {device} saturated: {aqu:.1f} requests queued, {wait:.0f} ms per I/O at {mib:.1f} MiB/s",
+        explanation=(
+            f"For {held:.0f} s device {device} had {aqu:.1f} requests in flight on average and each took about "
+            f"{wait:.0f} ms, queue included, while it moved {iops:.0f} I/O per second ({mib:.1f} MiB/s). Requests "
+            "were waiting for the device: every query that reads a page or commits a transaction on it waits too."
+        ),
+        windows=tuple(windows),
+        evidence=tuple(evidence),
+        recommendation=(
+            "Find who does the I/O: pidstat -d 1 (or iotop -o). In MySQL:\n"
+            "- innodb_flush_method=O_DIRECT (data not cached twice, seed 004); set innodb_io_capacity /\n"
+            "  innodb_io_capacity_max to what the device sustains, not more;\n"
+            "- a RAID controller write cache with battery (BBWC) turns each fsync from milliseconds into\n"
+            "  microseconds (seed 004); keep redo logs / binlogs off a device saturated by data reads;\n"
+            f"- scheduler: cat /sys/block/{device}/queue/scheduler; mq-deadline or none for SSD/RAID;\n"
+            "- otherwise spread the data over more devices or move to a faster one."
+        ),
+        caveats=(
+            "%util near 100 % is not saturation on SSDs, NVMe and RAID arrays, which serve many requests in parallel (iostat(1)); it is not used here.",
+            "svctm is deprecated (sysstat 11: 'Do not trust this field any more') and gone in sysstat 12; it is not used here.",
+            "dm-* and md* devices are stacked on physical disks: the same I/O shows on both.",
+            "The first iostat report averages since boot and is left out.",
+        ),
+        sources=(
+            "iostat(1), sysstat 12.6 (aqu-sz, r_await, w_await, %util)",
+            "seed 004 (Yoshinori Matsunobu: don't trust %util)",
+            "Brendan Gregg, The USE Method (disk saturation)",
+        ),
+        confidence=f"iostat; held {held:.0f} s in {len(windows)} window(s)",
+        disproof="If the application's latency did not rise in the window and the device is a parallel array, the queue is throughput, not waiting: compare await with the device's specification.",
+        related=("swap-activity",),
+    )

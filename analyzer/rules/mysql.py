@@ -1,0 +1,908 @@
+"""MySQL rules over the processlist and the status counters (seed 000; classic lock and long-query checks).
+
+What the field reads in ``SHOW FULL PROCESSLIST`` and ``mysqladmin ext`` (FINDINGS.md):
+
+- **same-query-pileup** (seed 000): ~700 sessions ran the same fast query (Time 0-1 s) at once; each
+  was cheap, their concurrency was not. Grouping by query fingerprint shows it; State alone does not.
+- **tmp-table-churn** (seed 000): sessions in ``removing tmp table`` / ``Creating tmp table`` /
+  ``converting HEAP to ...``, or ``Created_tmp_disk_tables`` per second far above what the collector
+  causes: every execution creates and deletes a temporary table file in ``tmpdir``. MariaDB reports
+  most of it as ``Sending data``, so the counters matter. Strongest when ps shows ``mysqld`` threads
+  in D state in file creation/deletion wait channels at the same moment.
+- **table-cache-contention** (seed 000, after the tmpdir fix): many sessions in ``Opening tables`` /
+  ``closing tables``: the table cache is too small for the concurrency.
+- **active-sessions-overload** (seeds 000, 001): far more statements running at once than cores.
+- **long-running-queries** / **lock-waits** (classic): statements running for minutes; sessions
+  queued behind a metadata, table or row lock, and the blocker to look for.
+
+Sessions are counted as FINDINGS.md says ("Counting sessions and threads right"): ``active`` (from
+the timeline) is Command Query/Execute without Sleep, Daemon, replication, system users or the
+collector's own SHOW PROCESSLIST.
+"""
+
+from __future__ import annotations
+
+import re
+
+import pandas as pd
+
+from analyzer import join
+from analyzer.engine import rule
+from analyzer.findings import Evidence, Finding, Severity, Window
+from analyzer.timeline import Timeline
+from analyzer.windows import sustained, within
+
+PILEUP_SHARE = 0.5  # one fingerprint is most of the active sessions (FINDINGS.md, seed 000)
+PILEUP_MIN_SESSIONS = 50  # fewer concurrent sessions is ordinary application concurrency
+FAST_QUERY_MAX_TIME_S = 1  # Time 0-1 s: each execution is fast, the concurrency is the problem
+MIN_SNAPSHOTS = 3  # seen in 3 consecutive snapshots (3 s with pt-stalk): not a single burst
+#: Transaction control is not a query the application can throttle or cache: 55 sessions at COMMIT
+#: (seed 001) are commit-serialization, not a pile-up of one query.
+TRANSACTION_CONTROL = frozenset(
+    {"commit", "rollback", "begin", "start transaction", "commit work", "rollback work"}
+)
+MIN_COUNTER_SAMPLES = 3  # 3 consecutive per-second rates from mysqladmin: not one noisy interval
+
+# tmp-table-churn ---------------------------------------------------------------------------------
+#: States of a session building, converting or dropping an internal temporary table (MySQL 5.x-8.0
+#: "General Thread States"; MariaDB KB "General Thread States": ``Converting HEAP to Aria``).
+#: ``Copy to tmp table`` is ALTER TABLE copying rows, not an internal temporary table: left out.
+TMP_STATES = frozenset(
+    {
+        "removing tmp table",
+        "creating tmp table",
+        "copying to tmp table",
+        "copying to tmp table on disk",
+        "converting heap to ondisk",
+        "converting heap to myisam",
+        "converting heap to aria",
+    }
+)
+TMP_STATE_MIN_SESSIONS = 5  # a handful of GROUP BYs building temporary tables at once is any busy server
+TMP_STATE_MIN_SHARE = 0.20  # >= 20 % of the active sessions in temporary-table states (FINDINGS.md)
+TMP_STATE_MANY_SESSIONS = 50  # or >= 50 sessions whatever their share (FINDINGS.md, seed 000: ~217)
+#: On-disk temporary tables per second. The collector's own statements make a few temporary tables
+#: per second (measured here: idle MariaDB 10.11 under SHOW FULL PROCESSLIST + mysqladmin ext every
+#: second, 1-3 Created_tmp_tables/s and 0 on disk; pt-stalk's information_schema queries add a few
+#: per collection). 20/s is well above that and still far below the thousands of seed 000.
+TMP_DISK_PER_S_MIN = 20.0
+#: Share of all internal temporary tables that went to disk: above a quarter is the classic alarm
+#: (MySQLTuner "Temporary tables created on disk" > 25 %); seed 000's were all on disk.
+TMP_DISK_MIN_SHARE = 0.25
+
+# table-cache-contention ------------------------------------------------------------------------
+TABLE_CACHE_STATES = frozenset({"opening tables", "opening table", "closing tables"})
+TABLE_CACHE_MIN_SESSIONS = 10  # a few sessions opening tables is normal after a restart or DDL
+TABLE_CACHE_MIN_SHARE = 0.10  # seed 000 after the tmpdir fix: 69 + 45 of ~800 active (14 %)
+
+# active-sessions-overload ----------------------------------------------------------------------
+ACTIVE_PER_CPU = 4.0  # >= 4 statements per core: most of them wait for a CPU or a lock (FINDINGS.md)
+ACTIVE_SEVERE_PER_CPU = 16.0  # 16 per core (seed 000: ~50, seed 001: 32) is critical
+
+# long-running-queries --------------------------------------------------------------------------
+#: A statement running a minute or more holds its locks and its InnoDB read view that long: it
+#: blocks DDL (metadata lock) and purge (history list grows). pt-kill(1) examples use --busy-time 60.
+LONG_QUERY_S = 60
+LONG_QUERY_SEVERE_S = 600  # ten minutes: a report, a missing index or a forgotten session
+
+# lock-waits ------------------------------------------------------------------------------------
+#: Lock-wait states (MySQL 8.0 "General Thread States"; MariaDB KB): metadata locks, table locks,
+#: FLUSH TABLES / FLUSH TABLES WITH READ LOCK, backup locks; ``Locked`` is MySQL <= 5.1 MyISAM.
+LOCK_STATE_RE = re.compile(r"^(waiting for .*lock|locked|table lock|waiting for table flush)$", re.I)
+LOCK_WAIT_MIN_SESSIONS = 3  # three sessions queued behind one lock is a queue, not a passing wait
+LOCK_WAIT_MIN_S = 10  # or one session waiting 10 s: a DDL queued that long blocks every later query
+LOCK_WAIT_SNAPSHOTS = 2  # seen in 2 consecutive snapshots: a wait that resolved within a second is normal
+LOCK_WAIT_SEVERE_SESSIONS = 10  # ten queued sessions (or a minute of waiting) is critical
+LOCK_WAIT_SEVERE_S = 60
+#: InnoDB row-lock waits are invisible in State (``updating``, ``executing``): the gauge
+#: Innodb_row_lock_current_waits counts them (MySQL manual, "Server Status Variables").
+ROW_LOCK_MIN_WAITS = 3
+
+
+NO_SLACK = pd.Timedelta(0)
+#: Below 10, D-state threads are ordinary I/O noise (FINDINGS.md, seed 000)
+D_THREADS_MIN = 10
+#: One D thread per CPU adds as much to the load average as the machine has cores (FINDINGS.md)
+D_THREADS_PER_CPU = 1.0
+
+
+# -------------------------------------------------------------------------------------------------
+# Helpers shared with analyzer/rules/cross.py
+# -------------------------------------------------------------------------------------------------
+
+
+def snapshots(pl: pd.DataFrame) -> pd.Series:
+    """The distinct processlist snapshot times, sorted (a Series indexed by itself)."""
+    idx = pd.Index(pl["ts"].drop_duplicates().sort_values())
+    return idx.to_series()
+
+
+def count_per_snapshot(pl: pd.DataFrame, mask: pd.Series) -> pd.Series:
+    """Rows where ``mask`` holds, per snapshot (0 for snapshots with none), indexed by ``ts``."""
+    counts = pl[mask.astype(bool)].groupby("ts").size()
+    return counts.reindex(snapshots(pl).index, fill_value=0).astype("int64")
+
+
+def state_in(pl: pd.DataFrame, states: frozenset[str]) -> pd.Series:
+    """Rows whose State is one of ``states`` (compared lower-case: MariaDB capitalises them)."""
+    return pl["state"].astype("string").str.lower().isin(states).fillna(False).astype(bool)
+
+
+def need(n: int, wanted: int) -> int:
+    """Consecutive samples a window needs: ``wanted``, or all there are when the capture is shorter
+    (a single pt-stalk processlist snapshot is still evidence; confidence then says 1 snapshot)."""
+    return max(1, min(wanted, n))
+
+
+def status(tl: Timeline, variable: str) -> pd.DataFrame:
+    """One status variable from ``mysqladmin`` (``ts``, ``value``, ``per_s``, ``line_no``, ``member``),
+    sorted by time; empty when the bundle has no such counter."""
+    ma = tl.frame("mysqladmin")
+    if not len(ma) or "variable" not in ma:
+        return pd.DataFrame(columns=["ts", "value", "per_s", "line_no", "member"])
+    rows = ma[ma["variable"].astype("string") == variable]
+    return rows.sort_values("ts", kind="stable").reset_index(drop=True)
+
+
+def merge_windows(windows: list[Window], slack: pd.Timedelta = NO_SLACK) -> list[Window]:
+    """Union of windows: sorted, overlapping (or within ``slack``) ones merged."""
+    out: list[Window] = []
+    for w in sorted(windows, key=lambda w: w.start):
+        if out and w.start <= out[-1].end + slack:
+            out[-1] = Window(out[-1].start, max(out[-1].end, w.end))
+        else:
+            out.append(w)
+    return out
+
+
+def within_slack(ts: pd.Series, windows: list[Window], slack: pd.Timedelta) -> pd.Series:
+    """``within`` widened by ``slack`` on both sides (another source samples a little off the window)."""
+    return within(ts, [Window(w.start - slack, w.end + slack) for w in windows])
+
+
+def held_seconds(windows: list[Window]) -> float:
+    """Seconds covered by ``windows`` (a one-sample window counts as one interval, 1 s)."""
+    return sum(w.seconds for w in windows) + len(windows)
+
+
+def top_values(values: pd.Series, n: int = 3) -> list[tuple[str, int]]:
+    """The ``n`` most frequent values (missing/empty as ``(none)``) with their counts."""
+    counts = values.astype("string").fillna("").replace("", "(none)").value_counts().head(n)
+    return [(str(k), int(v)) for k, v in counts.items()]
+
+
+def variable(tl: Timeline, name: str) -> str | None:
+    """A server variable from the bundle's -variables (None when absent)."""
+    value = tl.variables.get(name)
+    return None if value is None else str(value)
+
+
+def _ev_status(
+    tl: Timeline, label: str, rows: pd.DataFrame, value: float, unit: str, series: str
+) -> Evidence:
+    member, lines = tl.lines_of(rows)
+    return Evidence(label, value, unit, series, member, lines)
+
+
+# -------------------------------------------------------------------------------------------------
+# Rules
+# -------------------------------------------------------------------------------------------------
+
+
+@rule(
+    key="tmp-table-churn",
+    requires=("processlist",),
+    optional=("mysqladmin", "ps_threads", "pfs_threads", "variables", "ncpu"),
+)
+def tmp_table_churn(tl: Timeline) -> Finding | None:
+    """Sessions in temporary-table states (>= 5 and >= 20 % of active, or >= 50), or on-disk
+    temporary tables >= 20/s and >= 25 % of all temporary tables, sustained; stronger with mysqld D
+    threads in file creation/deletion wait channels at the same moment."""
+    pl = tl.frame("processlist")
+    snaps = snapshots(pl)
+    active_n = count_per_snapshot(pl, pl["active"])
+    tmp_mask = pl["active"].astype(bool) & state_in(pl, TMP_STATES)
+    tmp_n = count_per_snapshot(pl, tmp_mask)
+    tmp_share = tmp_n / active_n.where(active_n > 0)
+    state_hit = (tmp_n >= TMP_STATE_MIN_SESSIONS) & (
+        (tmp_share >= TMP_STATE_MIN_SHARE) | (tmp_n >= TMP_STATE_MANY_SESSIONS)
+    )
+    state_windows = sustained(snaps, state_hit, min_samples=need(len(snaps), MIN_SNAPSHOTS))
+
+    disk = status(tl, "Created_tmp_disk_tables").dropna(subset=["per_s"])
+    every = status(tl, "Created_tmp_tables").dropna(subset=["per_s"])
+    rates = pd.DataFrame()
+    counter_windows: list[Window] = []
+    if len(disk):
+        rates = disk[["ts", "per_s", "line_no", "member"]].rename(columns={"per_s": "disk_per_s"})
+        rates = rates.merge(
+            every[["ts", "per_s"]].rename(columns={"per_s": "all_per_s"}), on="ts", how="left"
+        )
+        rates["share"] = rates["disk_per_s"] / rates["all_per_s"].where(rates["all_per_s"] > 0)
+        counter_hit = (rates["disk_per_s"] >= TMP_DISK_PER_S_MIN) & (rates["share"] >= TMP_DISK_MIN_SHARE)
+        counter_windows = sustained(
+            rates["ts"], counter_hit, min_samples=need(len(rates), MIN_COUNTER_SAMPLES)
+        )
+
+    windows = merge_windows(state_windows + counter_windows)
+    if not windows:
+        return None
+    tol = join.join_tolerance(pl["ts"])
+    evidence: list[Evidence] = []
+    agree: list[str] = []
+    in_pl = pl[within_slack(pl["ts"], windows, tol)]
+    tmp_rows = in_pl[in_pl["active"].astype(bool) & state_in(in_pl, TMP_STATES)]
+    snap_in = within_slack(tmp_n.index.to_series(), windows, tol)
+    peak_tmp = int(tmp_n[snap_in].max()) if snap_in.any() else 0
+    if state_windows:
+        agree.append("processlist states")
+    if len(tmp_rows):
+        member, lines = tl.lines_of(tmp_rows)
+        evidence.append(
+            Evidence(
+                "sessions in temporary-table states (max)",
+                peak_tmp,
+                "sessions",
+                "processlist.state",
+                member,
+                lines,
+            )
+        )
+        evidence.append(
+            Evidence(
+                "their share of active sessions (max)",
+                round(float(tmp_share[snap_in].max()) * 100, 1),
+                "%",
+                "processlist.active",
+            )
+        )
+        for state, n in top_values(tmp_rows["state"]):
+            evidence.append(
+                Evidence(f"State '{state}'", n, "session-snapshots", "processlist.state", member, lines)
+            )
+
+    churn_rates = rates[within_slack(rates["ts"], windows, tol)] if len(rates) else rates
+    if len(churn_rates):
+        if counter_windows:
+            agree.append("status counters")
+        disk_rows = churn_rates
+        evidence.append(
+            _ev_status(tl, "Created_tmp_disk_tables per second (median)", disk_rows,
+                       round(float(disk_rows["disk_per_s"].median()), 1), "/s", "mysqladmin.Created_tmp_disk_tables")
+        )  # fmt: skip
+        evidence.append(
+            _ev_status(tl, "Created_tmp_disk_tables per second (max)", disk_rows,
+                       round(float(disk_rows["disk_per_s"].max()), 1), "/s", "mysqladmin.Created_tmp_disk_tables")
+        )  # fmt: skip
+        if disk_rows["share"].notna().any():
+            evidence.append(
+                Evidence(
+                    "on-disk share of Created_tmp_tables (median)",
+                    round(float(disk_rows["share"].median()) * 100, 1),
+                    "%",
+                    "mysqladmin.Created_tmp_tables",
+                )
+            )
+
+    # The query behind it: the sessions in temporary-table states, else (MariaDB reports the whole
+    # query as `Sending data`) the most common query among the active sessions of the window.
+    active_in = in_pl[in_pl["active"].astype(bool) & in_pl["fingerprint"].notna()]
+    source_rows = tmp_rows[tmp_rows["fingerprint"].notna()] if len(tmp_rows) else active_in
+    if not len(source_rows):
+        source_rows = active_in
+    if len(source_rows):
+        fp, n = top_values(source_rows["fingerprint"], 1)[0]
+        member, lines = tl.lines_of(source_rows[source_rows["fingerprint"] == fp])
+        label = "query building them" if len(tmp_rows) else "most common query among active sessions"
+        evidence.append(Evidence(label, fp[:500], "", "processlist.fingerprint", member, lines))
+        evidence.append(
+            Evidence(f"{label}: session-snapshots", n, "session-snapshots", "processlist.fingerprint")
+        )
+
+    # Cross-source: server threads in D state in file creation/deletion at the same moments.
+    file_peak = 0
+    ps = tl.frame("ps_threads")
+    if join.has_thread_states(ps):
+        side = join.threads_beside_sessions(ps, pl)
+        side = side[within_slack(side.index.to_series(), windows, tol)] if len(side) else side
+        file_cols = [c for c in side.columns if c.startswith("wchan:") and join.is_file_wchan(c[6:])]
+        if len(side) and file_cols:
+            file_d = side[file_cols].sum(axis=1)
+            file_peak = int(file_d.max())
+            if file_peak > 0:
+                agree.append("ps wait channels")
+                at = file_d.idxmax()
+                row = side.loc[at]
+                parts = ", ".join(f"{c[6:]} {int(row[c])}" for c in file_cols if row[c] > 0)
+                ps_rows = ps[
+                    (ps["ts"] == at)
+                    & ps["is_mysqld"].astype(bool)
+                    & ps["state"].astype("string").eq("D").fillna(False)
+                ]
+                member, lines = tl.lines_of(ps_rows)
+                tmp_at = {
+                    c[6:]: row[c]
+                    for c in side.columns
+                    if c.startswith("state:") and c[6:].lower() in TMP_STATES
+                }
+                tmp_text = ", ".join(f"{int(v)} in '{k}'" for k, v in tmp_at.items() if pd.notna(v) and v > 0)
+                active_at = row.get("active")
+                sessions = (
+                    f"while {tmp_text}" if tmp_text
+                    else f"while {int(active_at)} sessions were active" if pd.notna(active_at) else ""
+                )  # fmt: skip
+                evidence.append(Evidence("mysqld threads in D state creating/deleting files (max)", file_peak,
+                                         "threads", "ps_threads.wchan", member, lines))  # fmt: skip
+                evidence.append(Evidence("at the same moment", f"{file_peak} mysqld threads in D state ({parts}) {sessions}".strip(),
+                                         "", "ps_threads.wchan", member, lines))  # fmt: skip
+        pfs = tl.frame("pfs_threads")
+        if len(pfs) and "thread_os_id" in pfs:
+            behind = join.sessions_by_wchan(join.thread_sessions(ps, pfs, pl))
+            behind = behind[behind["wchan"].map(join.is_file_wchan).astype(bool)] if len(behind) else behind
+            if len(behind):
+                top = behind.iloc[0]
+                evidence.append(
+                    Evidence(
+                        f"sessions behind the D threads in {top['wchan']}",
+                        f"{int(top['sessions'])} sessions in '{top['session_state']}' running {str(top['fingerprint'])[:300]}",
+                        "",
+                        "pfs_threads.processlist_id",
+                    )
+                )
+
+    for name in (
+        "tmpdir",
+        "tmp_table_size",
+        "max_heap_table_size",
+        "internal_tmp_mem_storage_engine",
+        "version",
+    ):
+        value = variable(tl, name)
+        if value is not None:
+            evidence.append(Evidence(f"variable {name}", value, "", "variables"))
+
+    ncpu = tl.ncpu or 0
+    severe = file_peak >= max(join_d_threshold(ncpu), 1)
+    tmpdir = variable(tl, "tmpdir") or "the tmpdir"
+    held = held_seconds(windows)
+    by_states = bool(state_windows)
+    if by_states:
+        what = f"up to {peak_tmp} sessions at once were creating or removing internal temporary tables"
+    else:
+        what = "the server created on-disk temporary tables at a high rate"
+    if len(churn_rates):
+        what += (
+            f" ({float(churn_rates['disk_per_s'].median()):.0f} on-disk temporary tables per second, "
+            f"{float(churn_rates['share'].median()) * 100:.0f} % of all temporary tables)"
+            if churn_rates["share"].notna().any()
+            else f" ({float(churn_rates['disk_per_s'].median()):.0f} on-disk temporary tables per second)"
+        )
+    explanation = (
+        f"For {held:.0f} s {what}. Each on-disk temporary table is a file created in {tmpdir} and deleted "
+        "when the query ends: with many sessions doing it at once, the file system serialises them on the "
+        "directory's lock and the threads wait in uninterruptible sleep (D), which raises the load average "
+        "without using CPU."
+    )
+    if file_peak:
+        explanation += (
+            f" ps confirms it: up to {file_peak} server threads were in D state in file creation/deletion "
+            "wait channels at the same moments."
+        )
+    return Finding(
+        key="tmp-table-churn",
+        severity=Severity.CRITICAL if severe else Severity.WARNING,
+        title=(
+            f"Temporary tables on disk: {peak_tmp} sessions creating/removing them"
+            if by_states
+            else f"{float(churn_rates['disk_per_s'].median()):.0f} on-disk temporary tables per second"
+        ),  # fmt: skip
+        explanation=explanation,
+        windows=tuple(windows),
+        evidence=tuple(evidence),
+        recommendation=(
+            "Put tmpdir on a RAM-backed file system (seed 000: load 65 -> 2 per core, 4k -> 11k queries/s):\n"
+            "  mkdir -p /srv/mysqldata/tmpram && chown mysql:mysql /srv/mysqldata/tmpram\n"
+            "  mount -t tmpfs -o size=3072M tmpfs /srv/mysqldata/tmpram\n"
+            "  echo 'tmpfs /srv/mysqldata/tmpram tmpfs size=3072M 0 0' >> /etc/fstab\n"
+            "  # my.cnf, [mysqld]: tmpdir = /srv/mysqldata/tmpram   (tmpdir is not dynamic: restart mysqld)\n"
+            "  df -hTP /srv/mysqldata/tmpram; mysql -e \"SHOW GLOBAL VARIABLES LIKE 'tmpdir'\"\n"
+            "Then review the query: EXPLAIN shows 'Using temporary'; TEXT/BLOB columns in GROUP BY, ORDER BY or\n"
+            "DISTINCT force the temporary table to disk whatever tmp_table_size says: select fewer columns, cast or\n"
+            "drop the TEXT column, add an index that serves the GROUP BY, or cache the result at the application."
+        ),
+        caveats=(
+            (
+                "Raising tmp_table_size/max_heap_table_size does not help when the temporary tables go to disk "
+                "regardless (TEXT/BLOB columns; seed 000 raised them from 32M to 64M without effect)."
+            ),
+            (
+                "MariaDB reports most of such a query as 'Sending data' (the spill shows briefly as 'Converting "
+                "HEAP to Aria'): the status counters, not the states, carry the evidence there."
+            ),
+            "Size the tmpfs for the largest temporary table (it uses RAM) and allow the path in AppArmor/SELinux.",
+            (
+                "MySQL 8.0.16+ puts on-disk internal temporary tables in InnoDB session temporary tablespaces "
+                "(innodb_temp_tablespaces_dir), not as files in tmpdir: move that directory instead."
+            ),
+            (
+                "The collector's own queries create a few temporary tables per second; rates below "
+                f"{TMP_DISK_PER_S_MIN:g}/s are not counted."
+            ),
+        ),
+        sources=(
+            "seed 000 (load 588 on 14 cores from tmp tables; tmpdir on tmpfs)",
+            "MySQL manual, Internal Temporary Table Use",
+            "MariaDB KB, General Thread States",
+        ),  # fmt: skip
+        confidence=f"{' + '.join(agree) or 'processlist'} agree; held {held:.0f} s in {len(windows)} window(s)",
+        disproof=(
+            f"List {tmpdir} twice a second apart (`ls -la {tmpdir} | grep '#sql'`): if no #sql files appear and "
+            "vanish, and SHOW GLOBAL STATUS LIKE 'Created_tmp_disk_tables' does not grow, the temporary tables are "
+            "not on disk and this is not the cause."
+        ),
+    )
+
+
+def join_d_threshold(ncpu: int) -> int:
+    """D-state threads that matter: >= 10 and >= one per CPU (the load they add equals the cores).
+    Shared with ``load-from-uninterruptible-threads`` (analyzer/rules/cross.py)."""
+    return max(D_THREADS_MIN, int(ncpu * D_THREADS_PER_CPU))
+
+
+@rule(key="table-cache-contention", requires=("processlist",), optional=("mysqladmin", "variables"))
+def table_cache_contention(tl: Timeline) -> Finding | None:
+    """>= 10 active sessions and >= 10 % of active in Opening tables / closing tables, sustained."""
+    pl = tl.frame("processlist")
+    snaps = snapshots(pl)
+    active_n = count_per_snapshot(pl, pl["active"])
+    mask = pl["active"].astype(bool) & state_in(pl, TABLE_CACHE_STATES)
+    n = count_per_snapshot(pl, mask)
+    share = n / active_n.where(active_n > 0)
+    hit = (n >= TABLE_CACHE_MIN_SESSIONS) & (share >= TABLE_CACHE_MIN_SHARE)
+    windows = sustained(snaps, hit, min_samples=need(len(snaps), MIN_SNAPSHOTS))
+    if not windows:
+        return None
+    in_win = within(n.index.to_series(), windows)
+    rows = pl[mask & within(pl["ts"], windows)]
+    member, lines = tl.lines_of(rows)
+    evidence = [
+        Evidence("sessions opening/closing tables (max)", int(n[in_win].max()), "sessions", "processlist.state", member, lines),
+        Evidence("their share of active sessions (max)", round(float(share[in_win].max()) * 100, 1), "%", "processlist.active"),
+    ]  # fmt: skip
+    evidence += [
+        Evidence(f"State '{s}'", c, "session-snapshots", "processlist.state", member, lines)
+        for s, c in top_values(rows["state"])
+    ]
+    tol = join.join_tolerance(pl["ts"])
+    for name, label in (
+        ("Table_open_cache_misses", "Table_open_cache_misses per second (median)"),
+        ("Table_open_cache_overflows", "Table_open_cache_overflows per second (median)"),
+        ("Opened_tables", "Opened_tables per second (median)"),
+    ):
+        st = status(tl, name).dropna(subset=["per_s"])
+        st = st[within_slack(st["ts"], windows, tol)]
+        if len(st):
+            evidence.append(
+                _ev_status(tl, label, st, round(float(st["per_s"].median()), 1), "/s", f"mysqladmin.{name}")
+            )
+    open_tables = status(tl, "Open_tables")
+    open_tables = open_tables[within_slack(open_tables["ts"], windows, tol)]
+    if len(open_tables):
+        evidence.append(
+            _ev_status(
+                tl,
+                "Open_tables (max)",
+                open_tables,
+                int(open_tables["value"].max()),
+                "tables",
+                "mysqladmin.Open_tables",
+            )
+        )
+    current = variable(tl, "table_open_cache")
+    for name in (
+        "table_open_cache",
+        "table_open_cache_instances",
+        "table_definition_cache",
+        "open_files_limit",
+    ):
+        value = variable(tl, name)
+        if value is not None:
+            evidence.append(Evidence(f"variable {name}", value, "", "variables"))
+    suggested = "100000"
+    if current is not None and current.isdigit():
+        suggested = str(max(int(current) * 4, 4000))
+    held = held_seconds(windows)
+    peak = int(n[in_win].max())
+    return Finding(
+        key="table-cache-contention",
+        severity=Severity.WARNING,
+        title=f"{peak} sessions waiting to open or close tables",
+        explanation=(
+            f"For {held:.0f} s up to {peak} active sessions were in 'Opening tables' or 'closing tables'. "
+            "When the table cache (table_open_cache) is smaller than the tables the concurrent sessions use, "
+            "each query must close a cached table and open another, and those steps serialise on the cache lock."
+            + (f" table_open_cache is {current}." if current is not None else "")
+        ),
+        windows=tuple(windows),
+        evidence=tuple(evidence),
+        recommendation=(
+            f"Raise the table cache (dynamic; seed 000 went from 2000 to 100000):\n"
+            f"  SET GLOBAL table_open_cache = {suggested};\n"
+            "  -- and persist it in my.cnf [mysqld]: table_open_cache = " + suggested + "\n"
+            "  -- table_open_cache_instances = 16 (MySQL 5.6.6+, not dynamic) splits the cache lock\n"
+            "Check that the process may open that many files: open_files_limit, `ulimit -n`, systemd LimitNOFILE.\n"
+            "Then watch: SHOW GLOBAL STATUS LIKE 'Table_open_cache%'; (misses and overflows should stop growing)."
+        ),
+        caveats=(
+            (
+                "Sessions also show 'Opening tables' while waiting for FLUSH TABLES or DDL, or when "
+                "table_definition_cache is too small; check for those first."
+            ),
+            "Each cached table holds file descriptors (two for a MyISAM table): the OS limit must follow.",
+        ),
+        sources=(
+            "seed 000 (Opening tables / closing tables after the tmpdir fix; table_open_cache 2000 -> 100000)",
+            "MySQL manual, How MySQL Opens and Closes Tables",
+        ),  # fmt: skip
+        confidence=f"processlist; held {held:.0f} s in {len(windows)} window(s)",
+        disproof="If Table_open_cache_misses and Opened_tables do not grow in the window, the cache is large enough and the sessions wait for something else (FLUSH TABLES, a metadata lock).",
+    )
+
+
+@rule(key="active-sessions-overload", requires=("processlist", "ncpu"), optional=("mysqladmin", "vmstat"))
+def active_sessions_overload(tl: Timeline) -> Finding | None:
+    """Active sessions >= 4 x ncpu for MIN_SNAPSHOTS consecutive snapshots."""
+    pl = tl.frame("processlist")
+    ncpu = tl.ncpu or 0
+    snaps = snapshots(pl)
+    active_n = count_per_snapshot(pl, pl["active"])
+    hit = active_n >= ACTIVE_PER_CPU * ncpu
+    windows = sustained(snaps, hit, min_samples=need(len(snaps), MIN_SNAPSHOTS))
+    if not windows:
+        return None
+    in_win = active_n[within(snaps, windows)]
+    rows = pl[pl["active"].astype(bool) & within(pl["ts"], windows)]
+    member, lines = tl.lines_of(rows)
+    median = float(in_win.median())
+    evidence = [
+        Evidence("active sessions (max)", int(in_win.max()), "sessions", "processlist.active", member, lines),
+        Evidence("active sessions (median)", median, "sessions", "processlist.active", member, lines),
+        Evidence("CPUs", ncpu, "cpus", "ncpu"),
+        Evidence(
+            "active sessions per CPU (median)", round(median / ncpu, 1), "sessions/cpu", "processlist.active"
+        ),
+    ]
+    tol = join.join_tolerance(pl["ts"])
+    running = status(tl, "Threads_running")
+    running = running[within_slack(running["ts"], windows, tol)]
+    if len(running):
+        evidence.append(
+            _ev_status(
+                tl,
+                "Threads_running (median)",
+                running,
+                float(running["value"].median()),
+                "threads",
+                "mysqladmin.Threads_running",
+            )
+        )
+    vm = tl.frame("vmstat")
+    if len(vm) and "r" in vm:
+        vm_in = vm[within_slack(vm["ts"], windows, tol)]
+        if len(vm_in):
+            evidence.append(
+                _ev_status(
+                    tl, "run queue r (median)", vm_in, float(vm_in["r"].median()), "threads", "vmstat.r"
+                )
+            )
+            evidence.append(
+                _ev_status(tl, "idle id (mean)", vm_in, round(float(vm_in["id"].mean()), 1), "%", "vmstat.id")
+            )
+    evidence += [
+        Evidence(f"query '{fp[:200]}'", c, "session-snapshots", "processlist.fingerprint")
+        for fp, c in top_values(rows["fingerprint"])
+    ]
+    evidence += [
+        Evidence(f"State '{s}'", c, "session-snapshots", "processlist.state")
+        for s, c in top_values(rows["state"])
+    ]
+    held = held_seconds(windows)
+    return Finding(
+        key="active-sessions-overload",
+        severity=Severity.CRITICAL if median >= ACTIVE_SEVERE_PER_CPU * ncpu else Severity.WARNING,
+        title=f"{int(in_win.max())} statements running at once on {ncpu} CPUs",
+        explanation=(
+            f"For {held:.0f} s the server ran a median of {median:.0f} statements at once, {median / ncpu:.1f} per CPU "
+            f"(the bar is {ACTIVE_PER_CPU:g}). A core runs one thread at a time: the others wait for a CPU, a lock "
+            "or I/O, and every statement's latency grows with the crowd."
+        ),
+        windows=tuple(windows),
+        evidence=tuple(evidence),
+        recommendation=(
+            "Cap concurrency where it comes from: the application's connection pool size (a few connections\n"
+            "per core is usually the fastest), or the server's thread pool:\n"
+            "  # MariaDB / Percona Server, my.cnf [mysqld] (restart):\n"
+            "  thread_handling = pool-of-threads\n"
+            "  # or limit statements inside InnoDB (dynamic):\n"
+            "  SET GLOBAL innodb_thread_concurrency = <2 x CPUs>;\n"
+            "Then see what the crowd runs (top queries and states in the evidence)."
+        ),
+        caveats=(
+            "Sessions waiting on locks or on a slow client count as active too.",
+            "The processlist is sampled: a burst shorter than a snapshot interval is not seen.",
+        ),
+        sources=("seeds 000 and 001", "MariaDB KB, Thread Pool in MariaDB"),
+        confidence=f"processlist{' + mysqladmin' if len(running) else ''}; held {held:.0f} s in {len(windows)} window(s)",
+        disproof="If Threads_running stays below 4 x CPUs between snapshots (mysqladmin ext -i1), the crowd was a momentary burst.",
+    )
+
+
+@rule(key="long-running-queries", requires=("processlist",))
+def long_running_queries(tl: Timeline) -> Finding | None:
+    """Active statements with Time >= LONG_QUERY_S in any snapshot (Time is itself the duration)."""
+    pl = tl.frame("processlist")
+    time_s = pd.to_numeric(pl["time_s"], errors="coerce")
+    mask = (pl["active"].astype(bool) & (time_s >= LONG_QUERY_S)).fillna(False).astype(bool)
+    snaps = snapshots(pl)
+    hit = count_per_snapshot(pl, mask) > 0
+    windows = sustained(snaps, hit, min_samples=1)
+    if not windows:
+        return None
+    rows = pl[mask].assign(_t=time_s[mask])
+    longest = rows.sort_values("_t", ascending=False, kind="stable").iloc[0]
+    sessions = int(rows["id"].nunique())
+    member, lines = tl.lines_of(rows)
+    evidence = [
+        Evidence("sessions running >= 60 s", sessions, "sessions", "processlist.time_s", member, lines),
+        Evidence("longest Time", int(longest["_t"]), "s", "processlist.time_s", member, (int(longest["line_no"]), int(longest.get("line_end", longest["line_no"])))),
+        Evidence("longest: session Id", int(longest["id"]) if pd.notna(longest["id"]) else "?", "", "processlist.id"),
+        Evidence("longest: State", str(longest["state"]) if pd.notna(longest["state"]) else "(none)", "", "processlist.state"),
+        Evidence("longest: query", str(longest["fingerprint"] or "")[:500], "", "processlist.fingerprint"),
+    ]  # fmt: skip
+    per_session = rows.sort_values("_t").drop_duplicates("id", keep="last")
+    evidence += [
+        Evidence(f"query '{fp[:200]}'", c, "sessions", "processlist.fingerprint")
+        for fp, c in top_values(per_session["fingerprint"])
+    ]
+    peak = int(longest["_t"])
+    return Finding(
+        key="long-running-queries",
+        severity=Severity.CRITICAL if peak >= LONG_QUERY_SEVERE_S else Severity.WARNING,
+        title=f"{sessions} statement(s) running for {LONG_QUERY_S} s or more (longest {peak} s)",
+        explanation=(
+            f"{sessions} session(s) ran one statement for {LONG_QUERY_S} s or more; the longest had been running "
+            f"{peak} s. A long statement keeps its locks and its read view open: it can block DDL behind a metadata "
+            "lock, other writers behind row locks, and InnoDB purge (the history list grows)."
+        ),
+        windows=tuple(windows),
+        evidence=tuple(evidence),
+        recommendation=(
+            "Look at the oldest statements and transactions:\n"
+            "  SELECT * FROM information_schema.processlist WHERE command <> 'Sleep' ORDER BY time DESC LIMIT 10;\n"
+            "  SELECT trx_mysql_thread_id, trx_started, trx_state, trx_query FROM information_schema.innodb_trx ORDER BY trx_started LIMIT 10;\n"
+            "EXPLAIN the query for a missing index; if it must be stopped: KILL QUERY <Id>;\n"
+            "Cap SELECTs with max_execution_time (MySQL 5.7.8+, ms) or max_statement_time (MariaDB 10.1+, s)."
+        ),
+        caveats=(
+            "Backups (mysqldump, 'SELECT /*!40001 SQL_NO_CACHE */') and reports are long by design.",
+            "Sessions waiting for a lock also show a growing Time: see lock-waits if it fired.",
+        ),
+        sources=("classic (FINDINGS.md)", "pt-kill(1) --busy-time"),
+        confidence=f"{len(rows)} row(s) in {rows['ts'].nunique()} snapshot(s); Time is the statement's own duration",
+        disproof="If the same session Id shows a smaller Time in the next snapshot, it ran several statements, not one long one.",
+    )
+
+
+@rule(key="lock-waits", requires=("processlist",), optional=("mysqladmin",))
+def lock_waits(tl: Timeline) -> Finding | None:
+    """>= 3 sessions in lock-wait states, or one waiting >= 10 s, in 2 consecutive snapshots; or
+    Innodb_row_lock_current_waits >= 3 for 3 consecutive samples."""
+    pl = tl.frame("processlist")
+    snaps = snapshots(pl)
+    state = pl["state"].astype("string").fillna("")
+    # Match each distinct State once: a 1-hour capture has millions of rows but a few dozen states.
+    is_lock = {value: bool(LOCK_STATE_RE.match(value)) for value in state.unique()}
+    waiting = (pl["active"].astype(bool) & state.map(is_lock).astype(bool)).fillna(False).astype(bool)
+    time_s = pd.to_numeric(pl["time_s"], errors="coerce")
+    n = count_per_snapshot(pl, waiting)
+    long_wait = count_per_snapshot(pl, waiting & (time_s >= LOCK_WAIT_MIN_S).fillna(False)) > 0
+    hit = (n >= LOCK_WAIT_MIN_SESSIONS) | long_wait
+    windows = sustained(snaps, hit, min_samples=need(len(snaps), LOCK_WAIT_SNAPSHOTS))
+    row_locks = status(tl, "Innodb_row_lock_current_waits")
+    row_windows: list[Window] = []
+    if len(row_locks):
+        row_windows = sustained(
+            row_locks["ts"],
+            row_locks["value"] >= ROW_LOCK_MIN_WAITS,
+            min_samples=need(len(row_locks), MIN_COUNTER_SAMPLES),
+        )
+    all_windows = merge_windows(windows + row_windows)
+    if not all_windows:
+        return None
+    evidence: list[Evidence] = []
+    agree: list[str] = []
+    peak_n, peak_wait = 0, 0
+    blocker_text = ""
+    if windows:
+        agree.append("processlist states")
+        rows = pl[waiting & within(pl["ts"], windows)]
+        member, lines = tl.lines_of(rows)
+        peak_n = int(n[within(snaps, windows)].max())
+        peak_wait = int(time_s[rows.index].max()) if len(rows) else 0
+        evidence.append(
+            Evidence(
+                "sessions waiting for a lock (max)", peak_n, "sessions", "processlist.state", member, lines
+            )
+        )
+        evidence.append(Evidence("longest wait (Time)", peak_wait, "s", "processlist.time_s", member, lines))
+        evidence += [
+            Evidence(f"State '{s}'", c, "session-snapshots", "processlist.state", member, lines)
+            for s, c in top_values(rows["state"])
+        ]
+        evidence += [
+            Evidence(f"waiting query '{fp[:200]}'", c, "session-snapshots", "processlist.fingerprint")
+            for fp, c in top_values(rows["fingerprint"], 2)
+        ]
+        # The blocker is usually the oldest session that is not itself waiting: a running statement
+        # (long Time), or an idle one holding an open transaction (Sleep with a long Time).
+        cand = pl[
+            within(pl["ts"], windows)
+            & ~waiting
+            & (pl["active"].astype(bool) | (pl["command"].astype("string") == "Sleep"))
+        ]
+        cand = cand.assign(_t=pd.to_numeric(cand["time_s"], errors="coerce")).dropna(subset=["_t"])
+        cand = cand[cand["_t"] >= min(peak_wait, LOCK_WAIT_MIN_S)]
+        if len(cand):
+            b = cand.sort_values("_t", ascending=False, kind="stable").iloc[0]
+            what = (
+                str(b["fingerprint"])[:300]
+                if pd.notna(b["fingerprint"])
+                else f"idle ({b['command']}), transaction possibly open"
+            )
+            blocker_text = f"session {b['id']} ({b['user']}), Time {int(b['_t'])} s, State '{b['state'] if pd.notna(b['state']) else ''}': {what}"
+            evidence.append(
+                Evidence(
+                    "oldest session not waiting (blocker candidate)",
+                    blocker_text,
+                    "",
+                    "processlist",
+                    str(b["member"]),
+                    (int(b["line_no"]), int(b["line_end"]) if "line_end" in b else int(b["line_no"])),
+                )
+            )
+    if row_windows:
+        agree.append("Innodb_row_lock_current_waits")
+        rl = row_locks[within(row_locks["ts"], row_windows)]
+        evidence.append(
+            _ev_status(
+                tl,
+                "InnoDB row-lock waits now (max)",
+                rl,
+                int(rl["value"].max()),
+                "waits",
+                "mysqladmin.Innodb_row_lock_current_waits",
+            )
+        )
+        peak_n = max(peak_n, int(rl["value"].max()))
+    held = held_seconds(all_windows)
+    severe = peak_n >= LOCK_WAIT_SEVERE_SESSIONS or peak_wait >= LOCK_WAIT_SEVERE_S
+    return Finding(
+        key="lock-waits",
+        severity=Severity.CRITICAL if severe else Severity.WARNING,
+        title=f"{peak_n} sessions waiting for locks" + (f" (up to {peak_wait} s)" if peak_wait else ""),
+        explanation=(
+            f"For {held:.0f} s sessions queued behind locks: up to {peak_n} at once"
+            + (f", the longest waiting {peak_wait} s" if peak_wait else "")
+            + ". Every statement that needs the same table or rows joins the queue until the holder commits, "
+            "finishes or is killed; a DDL waiting for a metadata lock also blocks every later query on its table."
+            + (f" Oldest session not waiting: {blocker_text}." if blocker_text else "")
+        ),
+        windows=tuple(all_windows),
+        evidence=tuple(evidence),
+        recommendation=(
+            "Find the blocker (the oldest transaction or DDL), then decide whether to end it:\n"
+            "  SELECT * FROM sys.schema_table_lock_waits;     -- metadata locks (MySQL 5.7+, performance_schema)\n"
+            "  SELECT * FROM sys.innodb_lock_waits;           -- row locks (MySQL 5.7+)\n"
+            "  SELECT * FROM information_schema.METADATA_LOCK_INFO;  -- MariaDB (plugin metadata_lock_info)\n"
+            "  SELECT trx_mysql_thread_id, trx_started, trx_query FROM information_schema.innodb_trx ORDER BY trx_started;\n"
+            "  KILL <blocking Id>;\n"
+            "Run DDL with a short wait so it cannot queue everyone: SET SESSION lock_wait_timeout = 5; before ALTER,\n"
+            "or pt-online-schema-change / gh-ost."
+        ),
+        caveats=(
+            (
+                "InnoDB row-lock waits do not show in State (they look like 'updating' or 'executing'); only the status "
+                "counter Innodb_row_lock_current_waits or sys.innodb_lock_waits show them."
+            ),
+            "An idle session (Sleep) can hold locks inside an open transaction: the blocker may not be running anything.",
+        ),
+        sources=("classic (FINDINGS.md)", "MySQL manual, Metadata Locking", "MySQL sys schema"),
+        confidence=f"{' + '.join(agree)}; held {held:.0f} s in {len(all_windows)} window(s)",
+        disproof="If sys.schema_table_lock_waits and sys.innodb_lock_waits are empty while the states persist, the sessions are not blocked by another session (e.g. a lock held by a stuck storage engine call).",
+    )
+
+
+@rule(key="same-query-pileup", requires=("processlist",))
+def same_query_pileup(tl: Timeline) -> Finding | None:
+    """One fingerprint >= 50 % of active sessions and >= 50 sessions, median Time <= 1 s, sustained."""
+    pl = tl.frame("processlist")
+    fp = pl["fingerprint"].astype("string")
+    active = pl[pl["active"] & fp.notna() & ~fp.isin(TRANSACTION_CONTROL).fillna(False)]
+    if not len(active):
+        return None
+    per_fp = active.groupby(["ts", "fingerprint"]).agg(n=("id", "size"), time_med=("time_s", "median"))
+    per_fp = per_fp.reset_index().sort_values(["ts", "n"], ascending=[True, False])
+    top = per_fp.drop_duplicates("ts").set_index("ts")
+    snapshots = pl.groupby("ts")["active"].sum()
+    top = top.reindex(snapshots.index)
+    top["active"] = snapshots
+    top["share"] = top["n"] / top["active"].where(top["active"] > 0)
+    hit = (
+        (top["n"] >= PILEUP_MIN_SESSIONS)
+        & (top["share"] >= PILEUP_SHARE)
+        & (top["time_med"] <= FAST_QUERY_MAX_TIME_S)
+    )
+    need = min(MIN_SNAPSHOTS, len(top))
+    windows = sustained(top.index.to_series(), hit.fillna(False).astype(bool), min_samples=need)
+    if not windows:
+        return None
+    in_win = top[within(top.index.to_series(), windows)]
+    fingerprint = in_win["fingerprint"].mode().iloc[0]
+    rows = active[(active["fingerprint"] == fingerprint) & within(active["ts"], windows)]
+    member, lines = tl.lines_of(rows)
+    peak = in_win.loc[in_win["fingerprint"] == fingerprint]
+    states = rows["state"].astype("string").fillna("(none)").value_counts().head(3)
+    evidence = [
+        Evidence("query fingerprint", fingerprint[:500], "", "processlist.fingerprint", member, lines),
+        Evidence(
+            "sessions running it (max)",
+            int(peak["n"].max()),
+            "sessions",
+            "processlist.fingerprint",
+            member,
+            lines,
+        ),
+        Evidence(
+            "share of active sessions (max)",
+            round(float(peak["share"].max()) * 100, 1),
+            "%",
+            "processlist.active",
+        ),
+        Evidence("active sessions (max)", int(in_win["active"].max()), "sessions", "processlist.active"),
+        Evidence(
+            "Time of those sessions (max)",
+            int(rows["time_s"].max()),
+            "s",
+            "processlist.time_s",
+            member,
+            lines,
+        ),
+    ]
+    evidence += [
+        Evidence(f"State '{s}'", int(n), "session-snapshots", "processlist.state") for s, n in states.items()
+    ]
+    return Finding(
+        key="same-query-pileup",
+        severity=Severity.WARNING,
+        title=f"{int(peak['n'].max())} sessions running the same fast query at once",
+        explanation=(
+            f"One query shape accounted for up to {float(peak['share'].max()) * 100:.0f} % of the active sessions "
+            f"({int(peak['n'].max())} at the peak), each running for {FAST_QUERY_MAX_TIME_S} s or less. The query "
+            "itself is fast; so many copies at the same moment compete for CPU, locks and temporary tables."
+        ),
+        windows=tuple(windows),
+        evidence=tuple(evidence),
+        recommendation=(
+            "Throttle or cache this query at the application (result cache, fewer identical requests),\n"
+            "and cap concurrency with the connection pool size. Inspect it with:\n"
+            "  EXPLAIN <the query with real values>;\n"
+            "and in MariaDB/Percona Server consider thread_handling=pool-of-threads."
+        ),
+        caveats=(
+            "The processlist is sampled: sessions between snapshots are not seen.",
+            "Fingerprints replace literals; different values of the same shape count as one query.",
+        ),
+        sources=("seed 000 (load 588 from one query in tmp tables)", "pt-fingerprint(1)"),
+        confidence=f"seen in {len(in_win)} consecutive snapshot(s)",
+        disproof="If the application's request rate did not rise in the window, look for a slowdown that made the query pile up.",
+    )

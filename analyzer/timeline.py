@@ -1,0 +1,132 @@
+"""One timeline per case: every parsed source's frames on UTC, joined by name, with derived columns.
+
+``Timeline.from_sources`` concatenates the frames of the same name from every source (two pt-stalk
+collections of the same host give one vmstat series), adds a ``member`` column so evidence can
+point at raw lines, sorts by ``ts`` and derives what the rules share:
+
+- ``vmstat`` without its since-boot rows (they average since boot: not this capture's behaviour);
+- ``processlist`` with ``active`` (FINDINGS.md, "Counting sessions and threads right": Command
+  ``Query`` or ``Execute``, not the collector's own SHOW PROCESSLIST, not system/daemon rows) and
+  ``fingerprint`` (pt-fingerprint style, ``analyzer.fingerprint``);
+- ``ps_threads`` with ``is_mysqld`` (``mysqld`` or ``mariadbd``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+import pandas as pd
+
+from analyzer.fingerprint import fingerprints
+from parsers.base import ParsedSource
+
+#: Commands of sessions that run a statement (prepared statements show `Execute`).
+ACTIVE_COMMANDS = frozenset({"Query", "Execute"})
+#: Users of server-internal rows that are never client work.
+INTERNAL_USERS = frozenset({"system user", "event_scheduler", "DELAYED"})
+#: The collectors' own statements (pt-stalk, collect.sh, mysqladmin ext) would count themselves as load.
+#: mysqladmin sends `show /*!50002 GLOBAL */ status`, hence the optional version comment.
+OWN_QUERY = r"^\s*show\s+(?:/\*!\d*\s*)?(?:global\s*(?:\*/)?\s*|full\s+)?(?:processlist|status|engine)\b"
+MYSQLD_COMMS = frozenset({"mysqld", "mariadbd"})
+
+
+@dataclass(slots=True)
+class Timeline:
+    """The aligned data of one case. ``frames``: name -> DataFrame sorted by ``ts`` (UTC)."""
+
+    frames: dict[str, pd.DataFrame] = field(default_factory=dict)
+    ncpu: int | None = None
+    host: str | None = None
+    utc_offset_s: int | None = None
+    variables: dict[str, str] = field(default_factory=dict)
+
+    @classmethod
+    def from_sources(
+        cls,
+        sources: Iterable[ParsedSource],
+        *,
+        ncpu: int | None = None,
+        host: str | None = None,
+        utc_offset_s: int | None = None,
+    ) -> Timeline:
+        parts: dict[str, list[pd.DataFrame]] = {}
+        variables: dict[str, str] = {}
+        for source in sources:
+            found = source.meta.get("variables")
+            if isinstance(found, dict):
+                variables.update({str(k): str(v) for k, v in found.items()})
+            for name, frame in source.frames.items():
+                if len(frame):
+                    parts.setdefault(name, []).append(frame.assign(member=source.member))
+        frames = {
+            name: pd.concat(chunks, ignore_index=True).sort_values("ts", kind="stable").reset_index(drop=True)
+            for name, chunks in parts.items()
+        }
+        tl = cls(frames=frames, ncpu=ncpu, host=host, utc_offset_s=utc_offset_s, variables=variables)
+        tl._derive()
+        return tl
+
+    def _derive(self) -> None:
+        vm = self.frames.get("vmstat")
+        if vm is not None and "since_boot" in vm:
+            self.frames["vmstat"] = vm[~vm["since_boot"].astype(bool)].reset_index(drop=True)
+        pl = self.frames.get("processlist")
+        if pl is not None:
+            info = pl["info"].astype("string").fillna("")
+            own = info.str.contains(OWN_QUERY, case=False, regex=True)
+            user = pl["user"].astype("string").fillna("")
+            command = pl["command"].astype("string").fillna("")
+            pl = pl.assign(
+                active=command.isin(ACTIVE_COMMANDS) & ~own & ~user.isin(INTERNAL_USERS),
+                fingerprint=fingerprints(info).where(info != "", pd.NA),
+            )
+            self.frames["processlist"] = pl
+        ps = self.frames.get("ps_threads")
+        if ps is not None and "comm" in ps:
+            self.frames["ps_threads"] = ps.assign(
+                is_mysqld=ps["comm"].astype("string").isin(MYSQLD_COMMS).fillna(False)
+            )
+
+    @property
+    def inputs(self) -> frozenset[str]:
+        """Names a rule can require: the non-empty frames, ``variables`` and ``ncpu`` when known."""
+        names = {name for name, frame in self.frames.items() if len(frame)}
+        if self.variables:
+            names.add("variables")
+        if self.ncpu:
+            names.add("ncpu")
+        return frozenset(names)
+
+    def frame(self, name: str) -> pd.DataFrame:
+        """The frame ``name`` (an empty frame with a ``ts`` column when the bundle has none)."""
+        found = self.frames.get(name)
+        if found is None:
+            return pd.DataFrame({"ts": pd.Series([], dtype="datetime64[ns, UTC]")})
+        return found
+
+    @property
+    def window(self) -> tuple[pd.Timestamp, pd.Timestamp] | None:
+        starts = [f["ts"].min() for f in self.frames.values() if len(f)]
+        ends = [f["ts"].max() for f in self.frames.values() if len(f)]
+        return (min(starts), max(ends)) if starts else None
+
+    def lines_of(self, frame: pd.DataFrame) -> tuple[str | None, tuple[int, int] | None]:
+        """The member and (first, last) raw line numbers behind the rows of ``frame`` (first member)."""
+        if not len(frame) or "line_no" not in frame:
+            return None, None
+        member = str(frame["member"].iloc[0]) if "member" in frame else None
+        rows = frame[frame["member"] == member] if member is not None else frame
+        last_col = "line_end" if "line_end" in rows else "line_no"
+        return member, (int(rows["line_no"].min()), int(rows[last_col].max()))
+
+    def processlist_counts(self, column: str = "state", *, active_only: bool = True) -> pd.DataFrame:
+        """Sessions per snapshot by ``column`` (state, command, fingerprint): index ts, one column per value."""
+        pl = self.frame("processlist")
+        if not len(pl):
+            return pd.DataFrame()
+        rows = pl[pl["active"]] if active_only else pl
+        values = rows[column].astype("string").fillna("(none)").replace("", "(empty)")
+        counts = rows.assign(_v=values).groupby(["ts", "_v"]).size().unstack(fill_value=0)
+        all_ts = pd.Index(pl["ts"].drop_duplicates().sort_values())
+        return counts.reindex(all_ts, fill_value=0)

@@ -1,0 +1,54 @@
+"""Turn a boolean condition over time into sustained windows."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from analyzer.findings import Window
+
+
+def sustained(
+    ts: pd.Series, condition: pd.Series, *, min_samples: int, max_gap: pd.Timedelta | None = None
+) -> list[Window]:
+    """Windows where ``condition`` holds for at least ``min_samples`` consecutive samples.
+
+    ``ts``: UTC timestamps sorted ascending, aligned with ``condition`` (bool). A gap between two
+    samples longer than ``max_gap`` (default: 3 x the median interval) ends a run: a sustained
+    condition must be seen, not assumed across missing samples.
+
+    >>> t = pd.Series(pd.date_range("2026-01-01", periods=6, freq="1s", tz="UTC"))
+    >>> [(w.start.second, w.end.second) for w in sustained(t, pd.Series([0, 1, 1, 1, 0, 1]).astype(bool), min_samples=3)]
+    [(1, 3)]
+    """
+    if len(ts) == 0:
+        return []
+    t = pd.to_datetime(ts).reset_index(drop=True)
+    c = pd.Series(condition).reset_index(drop=True).fillna(False).astype(bool).to_numpy()
+    if max_gap is None:
+        diffs = t.diff().dropna()
+        max_gap = diffs.median() * 3 if len(diffs) else pd.Timedelta(seconds=3)
+    gap_break = np.r_[True, (t.diff() > max_gap).to_numpy()[1:]]
+    windows: list[Window] = []
+    start = None
+    count = 0
+    for i in range(len(c)):
+        if c[i] and (start is None or not gap_break[i]):
+            if start is None:
+                start = i
+            count += 1
+        else:
+            if start is not None and count >= min_samples:
+                windows.append(Window(t[start], t[start + count - 1]))
+            start, count = (i, 1) if c[i] else (None, 0)
+    if start is not None and count >= min_samples:
+        windows.append(Window(t[start], t[start + count - 1]))
+    return windows
+
+
+def within(ts: pd.Series, windows: list[Window]) -> pd.Series:
+    """Boolean mask of the ``ts`` values that fall inside any of ``windows``."""
+    mask = pd.Series(False, index=ts.index)
+    for w in windows:
+        mask |= (ts >= w.start) & (ts <= w.end)
+    return mask

@@ -1,0 +1,270 @@
+"""Safe, streaming walk over an uploaded bundle: tar (plain, gzip, bzip2, xz, zstd), zip, or one file.
+
+Every byte is treated as hostile. Members are read as streams, never extracted under names taken
+from the archive; the names are only labels. Refused, with the reason kept for the case page:
+absolute paths, ``..`` components, symbolic and hard links, device files and FIFOs, members past
+``Limits.max_members``, and reading past ``Limits.max_total_bytes`` of uncompressed data or past
+``Limits.max_ratio`` times the size of the upload (a decompression bomb). Sizes are counted as the
+bytes are actually read, never taken from headers. A compressed single member (``x.dat.bz2``, a
+gzip'd capture) is decompressed transparently, counted against the same limits.
+
+The container type is recognised by its magic bytes, never by the file name.
+"""
+
+from __future__ import annotations
+
+import bz2
+import gzip
+import io
+import lzma
+import posixpath
+import stat
+import tarfile
+import zipfile
+import zlib
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import BinaryIO
+
+import zstandard
+
+GZIP_MAGIC = b"\x1f\x8b"
+BZIP2_MAGIC = b"BZh"
+XZ_MAGIC = b"\xfd7zXZ\x00"
+ZSTD_MAGIC = b"\x28\xb5\x2f\xfd"
+ZIP_MAGIC = b"PK\x03\x04"
+EMPTY_ZIP_MAGIC = b"PK\x05\x06"
+#: ustar magic sits at offset 257 of the first 512-byte tar header block.
+TAR_MAGIC_OFFSET = 257
+
+
+#: What the decompressors and tarfile raise on truncated or corrupt input.
+_CORRUPT = (EOFError, OSError, zlib.error, lzma.LZMAError, zstandard.ZstdError, tarfile.TarError)
+
+
+class BundleError(ValueError):
+    """The upload as a whole cannot be read (not an archive we know, truncated, over the limits)."""
+
+
+class LimitExceeded(BundleError):
+    """Reading went past one of ``Limits``: the rest of the bundle is refused, what was read is kept."""
+
+
+@dataclass(frozen=True, slots=True)
+class Limits:
+    """Bounds on what one bundle may make us read (defaults also set in web/settings.py).
+
+    ``max_members``: entries looked at. ``max_total_bytes``: uncompressed bytes read in all.
+    ``max_ratio``: uncompressed bytes read / upload size; text captures compress about 10-20x, so
+    200x is far past any real bundle and typical of a zip or gzip bomb.
+    """
+
+    max_members: int = 5000
+    max_total_bytes: int = 16 * 1024**3
+    max_ratio: int = 200
+
+
+DEFAULT_LIMITS = Limits()
+
+
+@dataclass(frozen=True, slots=True)
+class Member:
+    """A regular file inside the bundle. ``open()`` gives a binary stream (usable once, in order)."""
+
+    name: str
+    size: int | None
+    open: Callable[[], BinaryIO]
+
+
+@dataclass(frozen=True, slots=True)
+class Refused:
+    """An entry that was not read, and why (shown on the case page under "not used")."""
+
+    name: str
+    reason: str
+
+
+class _Budget:
+    """Counts uncompressed bytes across the whole bundle and stops at the limits."""
+
+    def __init__(self, limits: Limits, upload_size: int) -> None:
+        self.limits = limits
+        self.cap = min(limits.max_total_bytes, max(upload_size, 1) * limits.max_ratio)
+        self.used = 0
+
+    def charge(self, n: int, name: str) -> None:
+        self.used += n
+        if self.used > self.cap:
+            which = "total size" if self.cap == self.limits.max_total_bytes else "compression ratio"
+            raise LimitExceeded(
+                f"{name}: uncompressed data passed {self.cap:,} bytes ({which} limit); the rest of the bundle is refused"
+            )
+
+
+class _CountingReader(io.RawIOBase):
+    """A read-only stream that charges every byte it yields to the bundle's budget."""
+
+    def __init__(self, raw: BinaryIO, budget: _Budget, name: str) -> None:
+        self._raw = raw
+        self._budget = budget
+        self._name = name
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buf: bytearray | memoryview) -> int:
+        try:
+            data = self._raw.read(len(buf))
+        except _CORRUPT as exc:
+            raise BundleError(f"{self._name}: archive is truncated or corrupt ({exc})") from exc
+        n = len(data)
+        if n:
+            self._budget.charge(n, self._name)
+            buf[:n] = data
+        return n
+
+
+def _decompressing(raw: BinaryIO) -> BinaryIO:
+    """Wrap ``raw`` in the decompressor its magic bytes call for (or return it buffered as is)."""
+    buffered = raw if isinstance(raw, io.BufferedReader) else io.BufferedReader(raw, 1 << 20)  # type: ignore[arg-type]
+    head = buffered.peek(8)[:8]
+    if head.startswith(GZIP_MAGIC):
+        return gzip.GzipFile(fileobj=buffered)  # type: ignore[return-value]
+    if head.startswith(BZIP2_MAGIC):
+        return bz2.BZ2File(buffered)  # type: ignore[return-value]
+    if head.startswith(XZ_MAGIC):
+        return lzma.LZMAFile(buffered)  # type: ignore[return-value]
+    if head.startswith(ZSTD_MAGIC):
+        return zstandard.ZstdDecompressor().stream_reader(buffered)  # type: ignore[return-value]
+    return buffered
+
+
+def _counted(raw: BinaryIO, budget: _Budget, name: str) -> BinaryIO:
+    """Decompress a member if it is itself compressed, charging the uncompressed bytes read."""
+    inner = _decompressing(raw)
+    return io.BufferedReader(_CountingReader(inner, budget, name), 1 << 20)  # type: ignore[return-value]
+
+
+def safe_name(name: str) -> str | None:
+    """The normalised member name, or None when it is absolute or climbs out with ``..``.
+
+    >>> safe_name("./pt/2026_04_21_16_51_41-vmstat"), safe_name("../../etc/passwd"), safe_name("/etc/x")
+    ('pt/2026_04_21_16_51_41-vmstat', None, None)
+    """
+    if not name or name.startswith(("/", "\\")) or (len(name) > 1 and name[1] == ":"):
+        return None
+    parts = name.replace("\\", "/").split("/")
+    if any(p == ".." for p in parts):
+        return None
+    norm = posixpath.normpath("/".join(parts))
+    return None if norm in (".", "") else norm
+
+
+def _container_kind(path: Path) -> str:
+    with path.open("rb") as fh:
+        head = fh.read(TAR_MAGIC_OFFSET + 8)
+    if head.startswith((ZIP_MAGIC, EMPTY_ZIP_MAGIC)):
+        return "zip"
+    if head[TAR_MAGIC_OFFSET : TAR_MAGIC_OFFSET + 5] == b"ustar":
+        return "tar"
+    if head.startswith((GZIP_MAGIC, BZIP2_MAGIC, XZ_MAGIC, ZSTD_MAGIC)):
+        # A compressed tar or a single compressed capture: look inside.
+        with path.open("rb") as fh:
+            inner = _decompressing(fh).read(TAR_MAGIC_OFFSET + 8)
+        return "tar" if inner[TAR_MAGIC_OFFSET : TAR_MAGIC_OFFSET + 5] == b"ustar" else "file"
+    return "file"
+
+
+def walk(
+    path: Path, *, limits: Limits = DEFAULT_LIMITS, display_name: str | None = None
+) -> Iterator[Member | Refused]:
+    """Yield the regular files of the bundle at ``path`` as ``Member`` streams, and ``Refused`` entries.
+
+    ``display_name`` names a single-file upload (default: the file's name). Raises ``BundleError``
+    when the container itself is unreadable and ``LimitExceeded`` when the limits are passed (the
+    members yielded before stay valid). Each ``Member.open()`` must be consumed before the next
+    member is requested: tar streams are read once, front to back.
+    """
+    path = Path(path)
+    budget = _Budget(limits, path.stat().st_size)
+    kind = _container_kind(path)
+    if kind == "zip":
+        yield from _walk_zip(path, limits, budget)
+    elif kind == "tar":
+        yield from _walk_tar(path, limits, budget)
+    else:
+        name = safe_name(display_name or path.name) or "upload"
+
+        def opener() -> BinaryIO:
+            return _counted(path.open("rb"), budget, name)
+
+        yield Member(name=name, size=None, open=opener)
+
+
+def _walk_tar(path: Path, limits: Limits, budget: _Budget) -> Iterator[Member | Refused]:
+    with path.open("rb") as fh:
+        stream = _decompressing(fh)
+        try:
+            tar = tarfile.open(fileobj=stream, mode="r|")
+        except _CORRUPT as exc:
+            raise BundleError(f"not a readable tar archive (truncated or corrupt: {exc})") from exc
+        count = 0
+        try:
+            for info in tar:
+                count += 1
+                if count > limits.max_members:
+                    raise LimitExceeded(
+                        f"more than {limits.max_members} entries; the rest of the bundle is refused"
+                    )
+                name = safe_name(info.name)
+                label = info.name[:300]
+                if name is None:
+                    yield Refused(label, "unsafe path (absolute or with '..')")
+                    continue
+                if info.isdir():
+                    continue
+                if info.issym() or info.islnk():
+                    yield Refused(name, f"link to {info.linkname[:200]!r} not followed")
+                    continue
+                if not info.isfile():
+                    yield Refused(name, "device, FIFO or other special file")
+                    continue
+                extracted = tar.extractfile(info)
+                if extracted is None:  # pragma: no cover - isfile() members always extract
+                    continue
+                yield Member(
+                    name=name, size=info.size, open=lambda f=extracted, n=name: _counted(f, budget, n)
+                )
+        except _CORRUPT as exc:
+            raise BundleError(f"archive is truncated or corrupt after {count} entries: {exc}") from exc
+
+
+def _walk_zip(path: Path, limits: Limits, budget: _Budget) -> Iterator[Member | Refused]:
+    try:
+        zf = zipfile.ZipFile(path)
+    except (zipfile.BadZipFile, OSError) as exc:
+        raise BundleError(f"not a readable zip archive: {exc}") from exc
+    with zf:
+        infos = zf.infolist()
+        if len(infos) > limits.max_members:
+            raise LimitExceeded(
+                f"{len(infos)} entries, more than {limits.max_members}; the bundle is refused"
+            )
+        for info in infos:
+            name = safe_name(info.filename)
+            if name is None:
+                yield Refused(info.filename[:300], "unsafe path (absolute or with '..')")
+                continue
+            if info.is_dir():
+                continue
+            mode = info.external_attr >> 16
+            if stat.S_ISLNK(mode):
+                yield Refused(name, "symbolic link not followed")
+                continue
+            if stat.S_IFMT(mode) not in (0, stat.S_IFREG):  # 0: written without Unix file-type bits
+                yield Refused(name, "device, FIFO or other special file")
+                continue
+            yield Member(
+                name=name, size=info.file_size, open=lambda i=info, n=name: _counted(zf.open(i), budget, n)
+            )

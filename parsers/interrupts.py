@@ -1,0 +1,470 @@
+"""Parse ``/proc/interrupts`` snapshots into per-IRQ, per-CPU counters and rates.
+
+Accepts:
+    One or many ``cat /proc/interrupts`` snapshots, each after a ``TS <epoch[.ns]> [YYYY-MM-DD
+    HH:MM:SS]`` or OSWatcher ``zzz`` marker (pt-stalk ``-interrupts``, the collector), or unmarked
+    (a repeated ``CPU0 CPU1 ...`` header starts a new snapshot).
+    - x86 kernels >= 4.x: ``IR-PCI-MSI 1572864-edge eth0-TxRx-0`` (chip, hwirq-type, devices);
+      older kernels: ``IR-IO-APIC-edge timer``, ``PCI-MSI-edge eth0`` (chip-type in one token);
+    - arm64 GIC: ``GICv3 27 Level arch_timer``, ``ITS-MSI 65536 Edge nvme0q0``; 32-bit ARM with a
+      ``-`` chip, ``IPI0:`` rows and a ``FIQ:`` row with no counts;
+    - named rows (NMI LOC SPU PMI IWI RTR RES CAL TLB TRM THR DFR MCE MCP HYP HRE HVS PIN NPI PIW,
+      IPIn, ``Err``) and the single-total rows ERR and MIS;
+    - offline CPUs: the header lists online CPUs only (``CPU0 ... CPU5 CPU7``); counts are mapped
+      to the CPU numbers of the header, never to positions.
+
+Sample input (``cat /proc/interrupts``, Linux 6.18, 2 vCPU Firecracker guest, after the collector's
+``TS`` line)::
+
+    TS 1795350429.710517035 2026-11-22 12:27:09
+               CPU0       CPU1
+     24:          1          0  IO-APIC   5-edge      ACPI:Ged
+     26:          0         15  IO-APIC   4-edge      ttyS0
+     36:          0      91894 PCI-MSIX-0000:00:02.0   1-edge      virtio1-req.0
+    LOC:      38356      39781   Local timer interrupts
+    RES:      15535      10912   Rescheduling interrupts
+    ERR:          0
+
+Output:
+    ``interrupts``: one row per (snapshot, IRQ, CPU): ``ts`` datetime64[ns, UTC], ``line_no`` int64,
+    ``snapshot`` int64, ``irq`` category (``24``, ``LOC``, ``IPI1``...), ``cpu`` int64 (CPU number;
+    -1 for the single total of ERR/MIS/Err), ``count`` int64 (raw counter since boot), ``per_s``
+    float64 (interrupts per second since the previous snapshot of the same IRQ and CPU; NaN for the
+    first, after a counter reset, or when the interval is 0; a 32-bit wrap is corrected).
+    ``interrupts_desc``: one row per IRQ (per description, when it changes): ``ts``, ``line_no``,
+    ``irq``, ``chip`` (``IO-APIC``, ``IR-PCI-MSI``, ``GICv3``, ``-``), ``hwirq`` (``2``, ``1572864``
+    or ""), ``type`` (``edge``, ``fasteoi``, ``Level``... as printed, or ""), ``devices`` (``eth0-TxRx-0``;
+    the description for named rows: ``Local timer interrupts``). ``ParsedSource.clock``:
+    ``ts-marker`` or ``inferred`` (start + snapshot x interval, ``ts_is_local``).
+    ``meta``: ``ncpu`` (CPUs in the header), ``cpus`` (their numbers), ``offline_cpus`` (numbers
+    missing below the highest), ``arch`` (``x86``, ``arm64``, ``arm`` or ``unknown``), ``snapshots``
+    (``(snapshot, first_line, last_line)``), ``utc_offset_s`` when a ``TS`` marker gives it.
+
+Warnings: ``short-row`` (fewer counts than CPUs, not ERR/MIS: mapped to the first CPUs),
+    ``extra-counts`` (more counts than header CPUs, as ARM IPI rows on old kernels: the extra ones
+    numbered after the last header CPU), ``counter-reset`` (a counter went backwards and is not a
+    32-bit wrap: rate NaN), ``zero-interval``, ``bad-row``, ``no-start-time``, ``no-interval``, ``empty``.
+Errors: ``ParseError`` when the first line that is not a marker is not a ``CPUn`` header, or when
+    rows appear before any header.
+
+Source: Documentation/filesystems/proc.rst ("/proc/interrupts"), kernel/irq/proc.c
+``show_interrupts()`` and arch/x86/kernel/irq.c ``arch_show_interrupts()``.
+
+>>> from parsers.base import ClockHints
+>>> src = parse(["TS 1795350429.7 2026-11-22 12:27:09", "           CPU0       CPU1",
+...     " 24:          1          0  IO-APIC   5-edge      ACPI:Ged", "LOC:  100  200   Local timer interrupts",
+...     "TS 1795350431.7 2026-11-22 12:27:11", "           CPU0       CPU1",
+...     " 24:          1          0  IO-APIC   5-edge      ACPI:Ged", "LOC:  300  260   Local timer interrupts"],
+...     member="interrupts", clock=ClockHints())
+>>> src.main[src.main.irq == "LOC"][["snapshot", "cpu", "count", "per_s"]].values.tolist()
+[[0.0, 0.0, 100.0, nan], [0.0, 1.0, 200.0, nan], [1.0, 0.0, 300.0, 100.0], [1.0, 1.0, 260.0, 30.0]]
+>>> src.frames["interrupts_desc"].iloc[0][["irq", "chip", "hwirq", "type", "devices"]].tolist()
+['24', 'IO-APIC', '5', 'edge', 'ACPI:Ged']
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+
+from parsers.base import Clock, ClockHints, ParsedSource, ParseError, ParseWarning, TsMarker, parse_marker
+
+FORMAT = "interrupts"
+FRAME = "interrupts"
+DESC_FRAME = "interrupts_desc"
+
+#: Rows the kernel prints as one system-wide total (atomic counters), not per CPU: cpu = -1.
+TOTAL_ROWS = frozenset({"ERR", "MIS", "Err"})
+#: Interrupt flow types as printed after the chip (``Edge``/``Level`` on GIC, lower case on x86).
+TYPE_WORDS = frozenset({"edge", "level", "fasteoi", "simple", "percpu", "percpu-devid", "none"})
+#: Pre-4.x x86 kernels glue the flow handler to the chip name: ``IR-IO-APIC-edge``, ``PCI-MSI-edge``.
+_GLUED_TYPE = re.compile(r"^(?P<chip>.+?)-(?P<type>edge|level|fasteoi|simple|percpu)$", re.IGNORECASE)
+#: x86 >= 4.x prints hwirq and type as one token: ``512000-edge``.
+_HWIRQ_TYPE = re.compile(r"^(?P<hwirq>\d+)-(?P<type>[A-Za-z][\w-]*)$")
+_CPU_TOKEN = re.compile(r"^CPU(\d+)$")
+_TOTAL = np.array([-1], dtype=np.int64)
+
+#: Most counters are ``unsigned int`` in the kernel (kstat_irqs_cpu, irq_stat fields): they wrap at
+#: 2**32. A drop from above 2**31 is read as a wrap when the corrected delta is plausible.
+COUNTER_WRAP = 2**32
+WRAP_FROM = 2**31
+#: Fastest plausible rate of one IRQ on one CPU: ~10x a busy NIC queue vector without coalescing
+#: (~1 M/s); a "wrap" needing more than this is a reset (reboot, CPU hot-plug) instead.
+MAX_PLAUSIBLE_PER_S = 10_000_000
+#: pt-stalk samples every second; assumed when unmarked snapshots repeat and no interval is known.
+DEFAULT_INTERVAL_S = 1.0
+
+
+def _cpu_header(line: str) -> list[int] | None:
+    """CPU numbers of a ``CPU0 CPU1 ...`` header line, or None."""
+    tokens = line.split()
+    if not tokens:
+        return None
+    cpus = []
+    for t in tokens:
+        m = _CPU_TOKEN.match(t)
+        if not m:
+            return None
+        cpus.append(int(m.group(1)))
+    return cpus
+
+
+def sniff(head: list[str]) -> bool:
+    """True when the first line that is not blank or a ``TS``/``zzz`` marker is ``CPU0 CPU1 ...``."""
+    for line in head:
+        if not line.strip() or parse_marker(line) is not None:
+            continue
+        return _cpu_header(line) is not None
+    return False
+
+
+def _describe(numeric: bool, desc: list[str]) -> tuple[str, str, str, str]:
+    """(chip, hwirq, type, devices) from the tokens after the counts of one row."""
+    if not numeric or not desc:
+        return "", "", "", " ".join(desc)
+    chip, hwirq, kind = desc[0], "", ""
+    i = 1
+    m = _HWIRQ_TYPE.match(desc[1]) if len(desc) > 1 else None
+    if m:
+        hwirq, kind, i = m["hwirq"], m["type"], 2
+    elif len(desc) > 2 and desc[1].isdigit() and desc[2].lower() in TYPE_WORDS:
+        hwirq, kind, i = desc[1], desc[2], 3
+    elif len(desc) > 1 and desc[1].lower() in TYPE_WORDS:
+        kind, i = desc[1], 2
+    else:
+        g = _GLUED_TYPE.match(chip)
+        if g:
+            chip, kind = g["chip"], g["type"]
+    return chip, hwirq, kind, " ".join(desc[i:])
+
+
+@dataclass(slots=True)
+class _Acc:
+    """Rows collected so far (raw), and per-snapshot bookkeeping."""
+
+    member: str
+    warnings: list[ParseWarning]
+    cpus: np.ndarray | None = None
+    snapshot: int = -1
+    rows_in_snapshot: int = 0
+    markers: list[TsMarker | None] = field(default_factory=list)
+    snap_lines: list[list[int]] = field(default_factory=list)
+    headers: list[list[int]] = field(default_factory=list)
+    labels: list[str] = field(default_factory=list)  # one per row
+    row_lines: list[int] = field(default_factory=list)
+    row_snaps: list[int] = field(default_factory=list)
+    row_cpus: list[np.ndarray] = field(default_factory=list)
+    counts: list[str] = field(default_factory=list)  # flat count tokens
+    desc: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    desc_rows: list[tuple[int, int, str, tuple[str, str, str, str]]] = field(default_factory=list)
+    warned: set[tuple[str, str]] = field(default_factory=set)
+
+    def new_snapshot(self, marker: TsMarker | None, line_no: int) -> None:
+        self.snapshot += 1
+        self.rows_in_snapshot = 0
+        self.markers.append(marker)
+        self.snap_lines.append([line_no, line_no])
+
+    def warn_once(self, line_no: int, code: str, label: str, message: str) -> None:
+        if (code, label) not in self.warned:
+            self.warned.add((code, label))
+            self.warnings.append(ParseWarning(line_no, code, message))
+
+
+def _split(acc: _Acc, no: int, line: str) -> None:
+    """One IRQ row -> its label, count tokens, CPU numbers and description (the per-line loop)."""
+    colon = line.find(":")
+    if colon < 0:
+        acc.warnings.append(ParseWarning(no, "bad-row", f"no 'IRQ:' label: {line.strip()[:80]!r}"))
+        return
+    label = line[:colon].strip()
+    tokens = line[colon + 1 :].split()
+    cpus = acc.cpus
+    n = len(cpus)
+    if (
+        label in TOTAL_ROWS
+        and tokens[:1]
+        and tokens[0].isdigit()
+        and (len(tokens) == 1 or not tokens[1].isdigit())
+    ):
+        k, row_cpus = 1, _TOTAL  # one system-wide total, whatever the number of CPUs
+    elif (len(tokens) == n or (len(tokens) > n and not tokens[n].isdigit())) and tokens[n - 1].isdigit():
+        k, row_cpus = n, cpus  # the common case: one count per header CPU (all digits: see _drop_bad)
+    else:
+        k = 0
+        while k < len(tokens) and tokens[k].isdigit():
+            k += 1
+        if k < n:
+            row_cpus = cpus[:k]
+            if k:
+                acc.warn_once(
+                    no, "short-row", label, f"{label}: {k} counts for {n} CPUs: mapped to the first {k}"
+                )
+        else:
+            extra = np.arange(int(cpus.max()) + 1, int(cpus.max()) + 1 + k - n, dtype=np.int64)
+            row_cpus = np.concatenate([cpus, extra])
+            acc.warn_once(
+                no,
+                "extra-counts",
+                label,
+                f"{label}: {k} counts for {n} header CPUs: the extra ones numbered {extra[0]}..{extra[-1]}",
+            )
+    desc = tuple(tokens[k:])
+    if acc.desc.get(label) != desc:
+        acc.desc[label] = desc
+        acc.desc_rows.append((acc.snapshot, no, label, _describe(label.isdigit(), list(desc))))
+    if not k:
+        return  # FIQ: a row with a description and no counts
+    acc.labels.append(label)
+    acc.row_lines.append(no)
+    acc.row_snaps.append(acc.snapshot)
+    acc.row_cpus.append(row_cpus)
+    acc.counts.extend(tokens[:k])
+    acc.rows_in_snapshot += 1
+    acc.snap_lines[acc.snapshot][1] = no
+
+
+def parse(stream: Iterable[str], *, member: str, clock: ClockHints) -> ParsedSource:
+    """Parse ``/proc/interrupts`` snapshots into ``interrupts`` and ``interrupts_desc``.
+
+    ``stream``: text lines (see the module docstring). Raises ``ParseError`` when the member is not
+    ``/proc/interrupts``.
+    """
+    acc = _Acc(member, [])
+    for no, raw in enumerate(stream, start=1):
+        line = raw.rstrip("\r\n")
+        if not line or line.isspace():
+            continue
+        first = line.lstrip()[:1]
+        if first == "T" or first == "z":
+            marker = parse_marker(line)
+            if marker is not None:
+                acc.new_snapshot(marker, no)
+                continue
+        if first == "C":
+            cpus = _cpu_header(line)
+            if cpus is not None:
+                acc.cpus = np.array(cpus, dtype=np.int64)
+                acc.headers.append(cpus)
+                if acc.rows_in_snapshot or acc.snapshot < 0:
+                    acc.new_snapshot(None, no)
+                continue
+        if acc.cpus is None:
+            raise ParseError(member, no, line, "not /proc/interrupts: expected a 'CPU0 CPU1 ...' header")
+        _split(acc, no, line)
+    return _result(acc, clock)
+
+
+def _drop_bad(acc: _Acc) -> None:
+    """Drop the rows with a count that is not a number (rare: checked per row only when needed)."""
+    keep = []
+    pos = 0
+    for i, c in enumerate(acc.row_cpus):
+        tokens = acc.counts[pos : pos + len(c)]
+        pos += len(c)
+        if all(t.isdigit() for t in tokens):
+            keep.append(i)
+        else:
+            bad = next(t for t in tokens if not t.isdigit())
+            acc.warnings.append(ParseWarning(acc.row_lines[i], "bad-row", f"{acc.labels[i]}: count {bad!r}"))
+    offsets = np.concatenate([[0], np.cumsum([len(c) for c in acc.row_cpus])])
+    acc.counts = [t for i in keep for t in acc.counts[offsets[i] : offsets[i + 1]]]
+    acc.labels = [acc.labels[i] for i in keep]
+    acc.row_lines = [acc.row_lines[i] for i in keep]
+    acc.row_snaps = [acc.row_snaps[i] for i in keep]
+    acc.row_cpus = [acc.row_cpus[i] for i in keep]
+
+
+def _result(acc: _Acc, clock: ClockHints) -> ParsedSource:
+    """Type the collected rows, compute rates, build both frames and the meta."""
+    warnings = acc.warnings
+    if acc.cpus is None:
+        warnings.append(ParseWarning(0, "empty", "no /proc/interrupts snapshot"))
+    snap_ts, clk, local, offset = _snapshot_times(acc.markers, clock, warnings)
+    if acc.counts and not "".join(acc.counts).isdigit():
+        _drop_bad(acc)
+    reps = np.fromiter((len(c) for c in acc.row_cpus), dtype=np.int64, count=len(acc.row_cpus))
+    snaps = np.repeat(np.asarray(acc.row_snaps, dtype=np.int64), reps)
+    # every token is digits (checked above): NumPy's text reader converts them all at C speed
+    counts = (
+        np.fromstring(" ".join(acc.counts), dtype=np.int64, sep=" ") if acc.counts else np.zeros(0, np.int64)
+    )
+    labels = pd.Categorical(acc.labels)
+    irq = pd.Categorical.from_codes(np.repeat(labels.codes, reps), categories=labels.categories)
+    cpu = np.concatenate(acc.row_cpus) if acc.row_cpus else np.zeros(0, dtype=np.int64)
+    line_no = np.repeat(np.asarray(acc.row_lines, dtype=np.int64), reps)
+    ts = snap_ts[snaps] if len(snaps) else pd.DatetimeIndex([], tz="UTC").as_unit("ns")
+    per_s = _rates(
+        irq.codes.astype(np.int64), cpu, snaps, counts, ts.asi8, line_no, list(labels.categories), warnings
+    )
+    frame = pd.DataFrame(
+        {
+            "ts": ts,
+            "line_no": line_no,
+            "snapshot": snaps,
+            "irq": irq,
+            "cpu": cpu,
+            "count": counts,
+            "per_s": per_s,
+        }
+    )
+    d = acc.desc_rows
+    desc = pd.DataFrame(
+        {
+            "ts": snap_ts[np.array([max(s, 0) for s, *_ in d], dtype=np.int64)]
+            if d and len(snap_ts)
+            else pd.DatetimeIndex([], tz="UTC").as_unit("ns"),
+            "line_no": np.array([no for _, no, *_ in d], dtype=np.int64),
+            "irq": pd.Categorical([label for *_, label, _ in d]),
+            "chip": [x[3][0] for x in d],
+            "hwirq": [x[3][1] for x in d],
+            "type": [x[3][2] for x in d],
+            "devices": [x[3][3] for x in d],
+        }
+    )
+    cpus = acc.headers[0] if acc.headers else []
+    meta: dict[str, object] = {
+        "tool": "/proc/interrupts",
+        "ncpu": len(cpus),
+        "cpus": cpus,
+        "offline_cpus": sorted(set(range(max(cpus) + 1)) - set(cpus)) if cpus else [],
+        "arch": _arch(acc),
+        "snapshots": [(i, a, b) for i, (a, b) in enumerate(acc.snap_lines)],
+    }
+    if offset is not None:
+        meta["utc_offset_s"] = offset
+    return ParsedSource(
+        FORMAT, acc.member, {FRAME: frame, DESC_FRAME: desc}, clk, warnings, meta, ts_is_local=local
+    )
+
+
+def _delta_rate(cur: np.ndarray, prev: np.ndarray, dt: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Rate from ``prev`` to ``cur`` counts over ``dt`` seconds, and the mask of counter resets.
+
+    A counter that went backwards from above 2**31 is a 32-bit wrap when the corrected delta is
+    plausible (``MAX_PLAUSIBLE_PER_S``); otherwise a reset: NaN.
+    """
+    delta = cur - prev
+    back = delta < 0
+    if back.any():
+        wrapped = delta + COUNTER_WRAP
+        wrap = back & (prev >= WRAP_FROM) & (prev < COUNTER_WRAP) & (wrapped <= MAX_PLAUSIBLE_PER_S * dt)
+        delta = np.where(wrap, wrapped, delta)
+        reset = back & ~wrap
+    else:
+        reset = back
+    with np.errstate(divide="ignore", invalid="ignore"):
+        rate = np.where(reset | ~(dt > 0), np.nan, delta / dt)
+    return rate, reset
+
+
+def _rates(
+    irq: np.ndarray,
+    cpu: np.ndarray,
+    snaps: np.ndarray,
+    counts: np.ndarray,
+    ts_ns: np.ndarray,
+    line_no: np.ndarray,
+    names: list[str],
+    warnings: list[ParseWarning],
+) -> np.ndarray:
+    """Per-second rate of each counter since its previous snapshot; wraps corrected, resets NaN."""
+    n = len(counts)
+    per_s = np.full(n, np.nan)
+    if n == 0:
+        return per_s
+    nsnap = int(snaps[-1] - snaps[0]) + 1
+    width = int(np.count_nonzero(snaps == snaps[0]))
+    if (
+        n == width * nsnap
+        and (irq.reshape(nsnap, width) == irq[:width]).all()
+        and (cpu.reshape(nsnap, width) == cpu[:width]).all()
+    ):
+        # every snapshot lists the same counters in the same order: previous = one snapshot back
+        c = counts.reshape(nsnap, width)
+        t = ts_ns.reshape(nsnap, width)[:, :1]
+        rate, reset = _delta_rate(c[1:], c[:-1], (t[1:] - t[:-1]) / 1e9)
+        per_s.reshape(nsnap, width)[1:] = rate
+        hit = np.flatnonzero(reset) + width
+        zero = np.flatnonzero(np.diff(t[:, 0]) <= 0)
+        zero_rows = zero * width + width
+    else:
+        key = irq * (int(cpu.max()) + 2) + (cpu + 1)
+        order = np.lexsort((snaps, key))  # by counter, then time; stable within a snapshot
+        k, c, t = key[order], counts[order], ts_ns[order]
+        same = np.flatnonzero(k[1:] == k[:-1]) + 1  # rows with a previous snapshot of their counter
+        rate, reset = _delta_rate(c[same], c[same - 1], (t[same] - t[same - 1]) / 1e9)
+        per_s[order[same]] = rate
+        hit = order[same[reset]]
+        zero_rows = order[same[t[same] <= t[same - 1]]]
+    if len(zero_rows):
+        warnings.append(
+            ParseWarning(
+                int(line_no[zero_rows].min()), "zero-interval", "two snapshots with the same time: no rate"
+            )
+        )
+    for snap in np.unique(snaps[hit]):
+        rows = np.sort(hit[snaps[hit] == snap])
+        examples = ", ".join(f"{names[irq[r]]} cpu{cpu[r]}" for r in rows[:3])
+        warnings.append(
+            ParseWarning(
+                int(line_no[rows[0]]),
+                "counter-reset",
+                f"{len(rows)} counter(s) went backwards, not a 32-bit wrap ({examples}): rate left NaN",
+            )
+        )
+    return per_s
+
+
+def _arch(acc: _Acc) -> str:
+    """A guess from the row names and chips: x86 (LOC/TLB rows, IO-APIC), arm64 (GICv3/ITS), arm."""
+    labels = set(acc.desc)
+    chips = {d[3][0] for d in acc.desc_rows}
+    if labels & {"LOC", "TLB", "NMI", "RES"} or any("APIC" in ch for ch in chips):
+        return "x86"
+    if any(ch.startswith(("GICv3", "GICv4", "ITS")) for ch in chips):
+        return "arm64"
+    if any(label.startswith("IPI") for label in labels) or "-" in chips:
+        return "arm"
+    return "unknown"
+
+
+def _snapshot_times(
+    markers: list[TsMarker | None], clock: ClockHints, warnings: list[ParseWarning]
+) -> tuple[pd.DatetimeIndex, Clock, bool, int | None]:
+    """One UTC-labelled timestamp per snapshot, the clock kind, whether it is local wall clock, offset."""
+    n = len(markers)
+    if not n:  # nothing parsed: no time to infer, nothing to warn about
+        return pd.DatetimeIndex([], tz="UTC").as_unit("ns"), Clock.INFERRED, False, None
+    if all(m is not None for m in markers):
+        local = any(m.utc is None for m in markers)
+        offset = next((m.utc_offset_s for m in markers if m.utc_offset_s is not None), None)
+        return pd.DatetimeIndex([m.ts for m in markers]).as_unit("ns"), Clock.TS_MARKER, local, offset
+    interval = clock.interval_s
+    if interval is None:
+        if n > 1:
+            warnings.append(
+                ParseWarning(
+                    0, "no-interval", f"{n} snapshots and no interval: {DEFAULT_INTERVAL_S:g} s assumed"
+                )
+            )
+        interval = DEFAULT_INTERVAL_S
+    step = pd.Timedelta(seconds=interval)
+    if any(m is not None for m in markers):  # an unmarked snapshot follows the previous one by a step
+        out: list[pd.Timestamp] = []
+        for m in markers:
+            out.append(m.ts if m is not None else (out[-1] + step if out else pd.Timestamp(0, tz="UTC")))
+        local = any(m is not None and m.utc is None for m in markers)
+        return pd.DatetimeIndex(out).as_unit("ns"), Clock.TS_MARKER, local, None
+    start = clock.start_local
+    if start is None:
+        warnings.append(
+            ParseWarning(0, "no-start-time", "no TS marker and no start time: times count from 1970")
+        )
+        start = pd.Timestamp(0)
+    base = pd.Timestamp(start).tz_localize(None).tz_localize("UTC")
+    return pd.DatetimeIndex([base + i * step for i in range(n)]).as_unit("ns"), Clock.INFERRED, True, None

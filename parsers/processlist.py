@@ -1,0 +1,779 @@
+"""Parse MySQL / MariaDB / Percona Server ``SHOW [FULL] PROCESSLIST`` captures: one row per session per snapshot.
+
+Accepts:
+    the three layouts of the ``mysql`` client: table (``mysql -t``, ``+----+`` borders; columns are
+    cut at the border's ``+`` positions, so a ``|`` inside a value is kept; a multi-line Info is
+    re-joined), vertical (``\\G``: ``*** 1. row ***`` then right-aligned ``Key: value`` lines; Info
+    continues over lines until the next key; an optional leading blank on every line) and
+    tab-separated (``mysql -B`` with its header line; ``\\n``, ``\\t``, ``\\\\`` escapes undone).
+    Several snapshots in one member: one per ``TS`` marker (pt-stalk, Casebook collector), or, in older
+    pt-stalk (3.2) captures without ``TS`` lines, a new snapshot wherever the row number falls back to
+    1 (vertical) or a new table / header starts. Extra columns ``Time_ms``, ``Rows_sent``,
+    ``Rows_examined``, ``Rows_read`` (Percona Server), ``Progress`` (MariaDB); ``NULL`` as text.
+
+Sample input (``SHOW FULL PROCESSLIST\\G`` by pt-stalk 3.7.1, Percona Server 8.0.42)::
+
+    TS 1776789801.009025316 2026-04-21 16:43:21
+    *************************** 1. row ***************************
+               Id: 6
+             User: event_scheduler
+             Host: localhost
+               db: NULL
+          Command: Daemon
+             Time: 2460
+            State: Waiting on empty queue
+             Info: NULL
+          Time_ms: 2459677
+        Rows_sent: 0
+    Rows_examined: 0
+
+Output: frame ``processlist``, one row per session per snapshot:
+    ``ts`` datetime64[ns, UTC] (the snapshot's time); ``line_no`` / ``line_end`` int64 (first and last
+    line of the session in the member); ``snapshot`` int64 (0-based, in file order); ``id`` Int64
+    (connection id); ``user``, ``host``, ``command`` string; ``time_s`` Int64 (seconds in the current
+    state); ``state``, ``db``, ``info`` string (``NULL`` -> <NA>); and when captured: ``time_ms``
+    float64 (ms), ``rows_sent``, ``rows_examined``, ``rows_read`` Int64, ``progress`` float64
+    (percent, MariaDB). Another column is kept under its snake_case name (string) with a warning.
+    ``ts_source``: ``marker`` (TS/zzz line) or ``inferred`` (``clock.start_local`` + snapshot x
+    interval, interval = ``clock.interval_s`` or 1 s; ``ts_is_local`` is then True).
+    Meta: ``columns`` (the client's spelling), ``layout`` (``table``, ``vertical`` or ``tsv``),
+    ``snapshots``, ``utc_offset_s`` (from the first ``TS`` marker with a wall-clock part).
+
+Warnings: ``unreadable-line`` (text that is neither a row, a header nor a marker, e.g. an
+``ERROR 2013`` line), ``bad-row`` (a table row whose cells do not line up with the border),
+``bad-number``, ``unknown-column``, ``no-start-time`` (no marker and no start hint: snapshot times
+count from the Unix epoch), ``empty``.
+
+Limits: when Info is the last column (classic 8-column listing) a non-NULL Info runs until the next
+row header or marker, so a stray line printed right after the last row (other than after ``Info:
+NULL``) joins that Info. A ``|`` at the start of a continuation line of a multi-line Info in table
+layout is read as a new row (the table layout cannot tell them apart).
+
+Errors: ``ParseError`` when no processlist header or row is found (line of the first text line).
+
+>>> text = '''TS 1776789801.009025316 2026-04-21 16:43:21
+... *************************** 1. row ***************************
+...      Id: 47
+...    User: root
+...    Host: localhost
+...      db: NULL
+... Command: Query
+...    Time: 0
+...   State: init
+...    Info: SHOW FULL PROCESSLIST'''
+>>> src = parse(text.splitlines(), member="processlist", clock=ClockHints())
+>>> row = src.main.iloc[0]
+>>> str(row["ts"]), int(row["id"]), row["command"], row["info"], row["db"] is pd.NA
+('2026-04-21 16:43:21.009025316+00:00', 47, 'Query', 'SHOW FULL PROCESSLIST', True)
+>>> int(row["line_no"]), int(row["line_end"]), src.clock.value, src.meta["layout"]
+(2, 10, 'ts-marker', 'vertical')
+"""
+
+from __future__ import annotations
+
+import io
+import re
+from collections.abc import Callable, Iterable, Iterator
+
+import numpy as np
+import pandas as pd
+
+from parsers.base import Clock, ClockHints, ParsedSource, ParseError, ParseWarning, TsMarker, parse_marker
+
+FORMAT = "processlist"
+
+#: The client's column spelling -> our column (parsers/__init__.py).
+COLUMN_MAP: dict[str, str] = {
+    "Id": "id",
+    "User": "user",
+    "Host": "host",
+    "db": "db",
+    "Command": "command",
+    "Time": "time_s",
+    "State": "state",
+    "Info": "info",
+    "Time_ms": "time_ms",
+    "Rows_sent": "rows_sent",
+    "Rows_examined": "rows_examined",
+    "Rows_read": "rows_read",
+    "Progress": "progress",
+}
+INT_COLUMNS = frozenset({"id", "time_s", "rows_sent", "rows_examined", "rows_read"})
+FLOAT_COLUMNS = frozenset({"time_ms", "progress"})
+#: Columns where the text ``NULL`` means SQL NULL (the client prints NULL for them; a user or host is
+#: never NULL in SHOW PROCESSLIST, so a literal "NULL" there is left alone).
+NULLABLE_TEXT = frozenset({"db", "state", "info"})
+#: pt-stalk runs SHOW FULL PROCESSLIST every second (pt-stalk --run-time loop).
+DEFAULT_INTERVAL_S = 1.0
+#: Characters read per chunk: bounded memory; big enough that per-chunk pandas overhead is noise.
+CHUNK_CHARS = 4 << 20
+
+#: Where to look for the first header: registry.HEAD_LINES is 60; a long multi-line Info or a run of
+#: error lines may push the first header further, but never past a few hundred lines.
+DETECT_LINES = 400
+DETECT_CHARS = 1 << 20
+
+_ROW_HEADER = re.compile(r"^\s*\*+ (\d+)\. row \*+\s*$")
+_KEY_LINE = re.compile(r"^(\s*)(\w+):(?: |$)")
+_TABLE_HEADER = re.compile(r"^\|\s*Id\s*\|\s*User\s*\|")
+_TSV_HEADER = re.compile(r"^\s*Id\tUser\t")
+_BORDER = re.compile(r"^\+-[-+]*\+[ \t]*$")
+_TABLE_EVENTS = re.compile(r"^(?:\+-[-+]*\+|TS [^\n]*|zzz [^\n]*)[ \t]*$", re.M)
+_SAFE_NAME = re.compile(r"[^0-9a-z]+")
+_TSV_ESCAPE = re.compile(r"\\(.)")
+_TSV_UNESCAPE = {"n": "\n", "t": "\t", "0": "\0", "\\": "\\", "r": "\r", "b": "\b", "Z": "\x1a"}
+_EPOCH = pd.Timestamp("1970-01-01")
+
+
+def sniff(head: list[str]) -> bool:
+    """True when ``head`` holds a processlist header: table ``| Id | User |``, ``-B`` ``Id<TAB>User``,
+    or a vertical ``*** N. row ***`` followed by ``Id:`` and ``Command:`` keys.
+
+    >>> sniff(["TS 1776789801.0 2026-04-21 16:43:21", "*************************** 1. row ***",
+    ...        "     Id: 6", "   User: root", "Command: Sleep"])
+    True
+    >>> sniff(["*************************** 1. row ***", "THREAD_ID: 1", "PROCESSLIST_COMMAND: Sleep"])
+    False
+    """
+    row = key_id = key_cmd = False
+    for line in head:
+        if _TABLE_HEADER.match(line) or _TSV_HEADER.match(line):
+            return True
+        if _ROW_HEADER.match(line):
+            row = True
+        elif row:
+            key = _KEY_LINE.match(line)
+            if key:
+                key_id |= key.group(2) == "Id"
+                key_cmd |= key.group(2) == "Command"
+    return row and key_id and key_cmd
+
+
+def _safe_name(name: str) -> str:
+    safe = _SAFE_NAME.sub("_", name.lower()).strip("_") or "column"
+    return safe if not safe[0].isdigit() else f"c_{safe}"
+
+
+def _out_name(col: str) -> str:
+    return COLUMN_MAP.get(col) or _safe_name(col)
+
+
+# ---------------------------------------------------------------------------------------------
+# Reading in chunks that end on a record boundary.
+# ---------------------------------------------------------------------------------------------
+def _raw_blocks(stream: Iterable[str] | io.TextIOBase) -> Iterator[str]:
+    read = getattr(stream, "read", None)
+    if read is not None:
+        while block := read(CHUNK_CHARS):
+            yield block
+        return
+    buf: list[str] = []
+    size = 0
+    for line in stream:
+        if not line.endswith("\n"):
+            line += "\n"
+        buf.append(line)
+        size += len(line)
+        if size >= CHUNK_CHARS:
+            yield "".join(buf)
+            buf, size = [], 0
+    if buf:
+        yield "".join(buf)
+
+
+def _cut_lines(text: str) -> int:
+    return text.rfind("\n") + 1
+
+
+def _cut_vertical(text: str) -> int:
+    row = text.rfind(". row ***")
+    row_start = text.rfind("\n", 0, row) + 1 if row > 0 else 0
+    return max(row_start, text.rfind("\nTS ") + 1, text.rfind("\nzzz ") + 1)
+
+
+def _cut_table(text: str) -> int:
+    header = text.rfind("\n| Id ")
+    top = text.rfind("\n", 0, header) + 1 if header > 0 else 0
+    return max(top, text.rfind("\nTS ") + 1, text.rfind("\nzzz ") + 1)
+
+
+def _chunks(blocks: Iterable[str], cut: Callable[[str], int]) -> Iterator[tuple[int, str]]:
+    """Yield ``(first_line_no, text)`` from raw text blocks: whole records, ``\\n``-terminated, CRs removed."""
+    carry = ""
+    line_no = 1
+    for block in blocks:
+        text = carry + block
+        pos = cut(text)
+        if pos <= 0:
+            carry = text
+            continue
+        chunk, carry = text[:pos], text[pos:]
+        if "\r" in chunk:
+            chunk = chunk.replace("\r\n", "\n")
+        yield line_no, chunk
+        line_no += chunk.count("\n")
+    if carry:
+        carry = carry.replace("\r\n", "\n")
+        yield line_no, carry if carry.endswith("\n") else carry + "\n"
+
+
+# ---------------------------------------------------------------------------------------------
+# State shared by the three layouts: markers, snapshots, collected rows.
+# ---------------------------------------------------------------------------------------------
+class _State:
+    def __init__(self, member: str) -> None:
+        self.member = member
+        self.layout: str | None = None
+        self.snapshot = -1
+        self.rows_in_snapshot = 0
+        self.snapshot_marker: dict[int, TsMarker] = {}
+        self.markers: list[TsMarker] = []
+        self.warnings: list[ParseWarning] = []
+        self.columns: tuple[str, ...] | None = None  # vertical: keys learned from the first row
+        self.vertical_re: re.Pattern[str] | None = None
+        self.groups: dict[tuple[str, ...], list[tuple[np.ndarray, np.ndarray, np.ndarray, list[tuple]]]] = {}
+        self.warned_columns: set[str] = set()
+        self.tsv_escapes = False  # a backslash was seen in -B rows: undo the client's escapes
+
+    def marker(self, marker: TsMarker) -> None:
+        self.snapshot += 1
+        self.rows_in_snapshot = 0
+        self.snapshot_marker[self.snapshot] = marker
+        self.markers.append(marker)
+
+    def new_listing(self) -> None:
+        """A table/header or row 1 without a marker: a new snapshot unless the marker just opened one."""
+        if self.snapshot < 0 or self.rows_in_snapshot > 0:
+            self.snapshot += 1
+            self.rows_in_snapshot = 0
+
+    def add(
+        self, columns: tuple[str, ...], starts: list[int], ends: list[int], snaps: list[int], rows: list
+    ) -> None:
+        if not rows:
+            return
+        for col in columns:
+            if col not in COLUMN_MAP and col not in self.warned_columns:
+                self.warned_columns.add(col)
+                self.warnings.append(
+                    ParseWarning(starts[0], "unknown-column", f"column {col!r} kept as {_safe_name(col)!r}")
+                )
+        self.groups.setdefault(columns, []).append(
+            (np.asarray(starts, dtype=np.int64), np.asarray(ends, dtype=np.int64), np.asarray(snaps), rows)
+        )
+
+    def odd(self, line_no: int, text: str) -> None:
+        """Text between records: markers are handled by the caller; blank lines are fine; else warn."""
+        for i, line in enumerate(text.split("\n")):
+            stripped = line.strip()
+            if stripped:
+                self.warnings.append(
+                    ParseWarning(line_no + i, "unreadable-line", f"skipped: {stripped[:80]!r}")
+                )
+
+
+# ---------------------------------------------------------------------------------------------
+# Vertical (\G)
+# ---------------------------------------------------------------------------------------------
+def _learn_keys(text: str) -> tuple[tuple[str, ...], list[str]] | None:
+    """Keys and their exact prefixes (``'      Id:'``) from the first row of ``text``."""
+    lines = iter(text.split("\n"))
+    for line in lines:
+        if _ROW_HEADER.match(line):
+            break
+    else:
+        return None
+    keys: list[str] = []
+    prefixes: list[str] = []
+    colon_at = None
+    for line in lines:
+        if _ROW_HEADER.match(line) or line.startswith(("TS ", "zzz ")):
+            break
+        m = _KEY_LINE.match(line)
+        if not m:
+            continue
+        at = m.end(2)
+        if colon_at is None:
+            if m.group(2) != "Id":
+                return None
+            colon_at = at
+        if at != colon_at:
+            continue  # an Info line that happens to contain "word:"
+        keys.append(m.group(2))
+        prefixes.append(line[: at + 1])
+    return (tuple(keys), prefixes) if keys else None
+
+
+def _vertical_regex(keys: tuple[str, ...], prefixes: list[str]) -> re.Pattern[str]:
+    row_header = r"[ \t]*\*+ (\d+)\. row \*+[ \t]*\n"
+    end_of_row = r"[ \t]*\*+ \d+\. row \*+[ \t]*$|(?:TS|zzz) "
+    parts = [row_header]
+    for i, (key, prefix) in enumerate(zip(keys, prefixes, strict=True)):
+        if key == "Info":
+            stop = re.escape(prefixes[i + 1]) if i + 1 < len(keys) else end_of_row
+            # NULL cannot span lines: whatever follows it (an `ERROR 2013` line) is not Info.
+            value = f"NULL(?=\\n)|[^\\n]*(?:\\n(?!{stop})[^\\n]*)*"
+            parts.append(f"{re.escape(prefix)} ?({value})\\n")
+        else:
+            parts.append(f"{re.escape(prefix)} ?([^\\n]*)\\n")
+    row = "".join(parts)
+    return re.compile(f"^(?:(?P<marker>(?:TS|zzz) [^\\n]*)\\n|(?P<row>{row}))", re.M)
+
+
+def _vertical_chunk(first: int, text: str, state: _State) -> None:
+    if state.vertical_re is None:
+        learned = _learn_keys(text)
+        if learned is None:
+            return _no_rows(first, text, state)
+        state.columns = learned[0]
+        state.vertical_re = _vertical_regex(*learned)
+    regex = state.vertical_re
+    columns = state.columns
+    starts: list[int] = []
+    ends: list[int] = []
+    snaps: list[int] = []
+    rows: list[tuple] = []
+    pos = 0
+    line_no = first
+    for m in regex.finditer(text):
+        start = m.start()
+        if start > pos:
+            gap = text[pos:start]
+            state.odd(line_no, gap.rstrip("\n"))
+            line_no += gap.count("\n")
+        if m.group("marker") is not None:
+            marker = parse_marker(m.group("marker"))
+            if marker is None:
+                state.odd(line_no, m.group("marker"))
+            else:
+                state.marker(marker)
+            line_no += 1
+        else:
+            groups = m.groups()
+            # groups: (marker, row, row_number, values...)
+            if groups[2] == "1":
+                state.new_listing()
+            elif state.snapshot < 0:
+                state.snapshot = 0
+            n_lines = m.group(0).count("\n")
+            starts.append(line_no)  # the session's lines start with its `*** N. row ***` header
+            ends.append(line_no + n_lines - 1)
+            snaps.append(state.snapshot)
+            rows.append(groups[3:])
+            state.rows_in_snapshot += 1
+            line_no += n_lines
+        pos = m.end()
+    if pos < len(text):
+        state.odd(line_no, text[pos:].rstrip("\n"))
+    state.add(columns, starts, ends, snaps, rows)
+    return None
+
+
+# ---------------------------------------------------------------------------------------------
+# Table (mysql -t)
+# ---------------------------------------------------------------------------------------------
+def _cells(line: str, plus: list[int], info: int) -> list[str] | None:
+    """Cut one logical row by the border's ``+`` positions; the Info cell absorbs any length difference."""
+    n = len(plus) - 1
+    d = len(line) - (plus[-1] + 1)
+    if d == 0 and all(line[p] == "|" for p in plus):
+        return [line[plus[i] + 1 : plus[i + 1]].strip() for i in range(n)]
+    # Misaligned (multi-line Info, wide characters): cells left of Info from the left, right of it
+    # from the right end.
+    if any(line[p] != "|" for p in plus[: info + 1]) or any(
+        p + d >= len(line) or line[p + d] != "|" for p in plus[info + 1 :]
+    ):
+        return None
+    cells = [line[plus[i] + 1 : plus[i + 1]].strip() for i in range(info)]
+    value = line[plus[info] + 2 : plus[info + 1] + d - 1].rstrip(" ")
+    cells.append(value)
+    cells.extend(line[plus[i] + 1 + d : plus[i + 1] + d].strip() for i in range(info + 1, n))
+    return cells
+
+
+def _table_rows(
+    first: int, body: str, plus: list[int], info: int, state: _State, columns: tuple[str, ...]
+) -> None:
+    """Rows between the header's closing border and the table's last border."""
+    starts: list[int] = []
+    ends: list[int] = []
+    snaps: list[int] = []
+    rows: list[list[str]] = []
+    lines = body.split("\n")
+    i = 0
+    while i < len(lines):
+        line = lines[i]
+        j = i + 1
+        while j < len(lines) and not lines[j].startswith("|"):
+            j += 1  # continuation lines of a multi-line value
+        logical = "\n".join(lines[i:j]).rstrip(" \t") if j > i + 1 else line.rstrip(" \t")
+        if logical.strip():
+            cells = _cells(logical, plus, info) if logical.startswith("|") else None
+            if cells is None:
+                state.warnings.append(
+                    ParseWarning(first + i, "bad-row", f"cells do not line up with the border: {line[:80]!r}")
+                )
+            else:
+                starts.append(first + i)
+                ends.append(first + j - 1)
+                snaps.append(state.snapshot)
+                rows.append(cells)
+                state.rows_in_snapshot += 1
+        i = j
+    state.add(columns, starts, ends, snaps, rows)
+
+
+def _table_chunk(first: int, text: str, state: _State) -> None:
+    events = list(_TABLE_EVENTS.finditer(text))
+    # Line number of every event: count newlines between consecutive events (C speed).
+    pos = 0
+    line_no = first
+    k = 0
+    while k < len(events):
+        m = events[k]
+        gap = text[pos : m.start()]
+        if gap.strip():
+            state.odd(line_no, gap.rstrip("\n"))
+        line_no += gap.count("\n")
+        line = m.group(0)
+        if not line.startswith("+"):
+            marker = parse_marker(line)
+            if marker is None:
+                state.odd(line_no, line)
+            else:
+                state.marker(marker)
+            pos = m.end() + 1
+            line_no += 1
+            k += 1
+            continue
+        # A table: top border, header line, border, rows..., bottom border.
+        if k + 1 >= len(events) or not events[k + 1].group(0).startswith("+"):
+            state.odd(line_no, line)
+            pos, line_no, k = m.end() + 1, line_no + 1, k + 1
+            continue
+        header_text = text[m.end() + 1 : events[k + 1].start()]
+        header_lines = header_text.rstrip("\n").split("\n")
+        if len(header_lines) != 1 or not _TABLE_HEADER.match(header_lines[0]):
+            state.odd(line_no, line)
+            pos, line_no, k = m.end() + 1, line_no + 1, k + 1
+            continue
+        border = line.rstrip(" \t")
+        plus = [i for i, ch in enumerate(border) if ch == "+"]
+        columns = tuple(c.strip() for c in header_lines[0].rstrip(" \t").strip("|").split("|"))
+        if len(columns) != len(plus) - 1:
+            state.odd(line_no + 1, header_lines[0])
+            pos, line_no, k = events[k + 1].end() + 1, line_no + 3, k + 2
+            continue
+        info = columns.index("Info") if "Info" in columns else len(columns) - 1
+        state.new_listing()
+        body_start = events[k + 1].end() + 1
+        body_line = line_no + 3
+        if k + 2 < len(events) and events[k + 2].group(0).startswith("+"):
+            bottom = events[k + 2]
+            body = text[body_start : bottom.start()].rstrip("\n")
+            if body:
+                _table_rows(body_line, body, plus, info, state, columns)
+            line_no = body_line + text.count("\n", body_start, bottom.start()) + 1
+            pos = bottom.end() + 1
+            k += 3
+        else:  # no bottom border (capture cut short): rows run to the next event or the chunk end
+            stop = events[k + 2].start() if k + 2 < len(events) else len(text)
+            body = text[body_start:stop].rstrip("\n")
+            if body:
+                _table_rows(body_line, body, plus, info, state, columns)
+            line_no = body_line + text.count("\n", body_start, stop)
+            pos = stop
+            k += 2
+    rest = text[pos:]
+    if rest.strip():
+        state.odd(line_no, rest.rstrip("\n"))
+
+
+# ---------------------------------------------------------------------------------------------
+# Tab-separated (mysql -B)
+# ---------------------------------------------------------------------------------------------
+# Lines of a -B capture that are not rows: markers, header lines, blank lines.
+_TSV_ODD = re.compile(r"\n((?:TS |zzz |[ \t]*Id\t)[^\n]*|[ \t]*)(?=\n)")
+
+
+def _tsv_chunk(first: int, text: str, state: _State) -> None:
+    """Rows go to one C ``read_csv`` per column set; only markers, headers and blanks are seen in Python."""
+    pieces: list[
+        tuple[int, int, int, int, int, tuple[str, ...]]
+    ] = []  # pos, end, line, count, snapshot, cols
+    pos = 0
+    line_no = first
+    for m in _TSV_ODD.finditer("\n" + text):
+        start = m.start()
+        if start > pos:
+            n = text.count("\n", pos, start)
+            if state.columns is None:
+                state.odd(line_no, text[pos:start].rstrip("\n"))
+            else:
+                pieces.append((pos, start, line_no, n, state.snapshot, state.columns))
+                state.rows_in_snapshot += n
+            line_no += n
+        line = m.group(1)
+        stripped = line.strip()
+        if stripped.startswith("Id\t"):
+            state.columns = tuple(f.strip() for f in stripped.split("\t"))
+            state.new_listing()
+        elif stripped.startswith(("TS ", "zzz ")) and (marker := parse_marker(stripped)) is not None:
+            state.marker(marker)
+        elif stripped:
+            state.odd(line_no, line)
+        line_no += 1
+        pos = m.end()
+    if pos < len(text):
+        n = text.count("\n", pos)
+        if state.columns is None:
+            state.odd(line_no, text[pos:].rstrip("\n"))
+        else:
+            pieces.append((pos, len(text), line_no, n, state.snapshot, state.columns))
+            state.rows_in_snapshot += n
+    for columns in dict.fromkeys(p[5] for p in pieces):
+        group = [p for p in pieces if p[5] == columns]
+        counts = np.array([p[3] for p in group], dtype=np.int64)
+        firsts = np.array([p[2] for p in group], dtype=np.int64)
+        line_nos = np.repeat(firsts - np.cumsum(counts) + counts, counts) + np.arange(int(counts.sum()))
+        snaps = np.repeat(np.array([p[4] for p in group], dtype=np.int64), counts)
+        data = "".join(text[p[0] : p[1]] for p in group)
+        state.tsv_escapes |= "\\" in data
+        rows = _tsv_rows(data, columns, line_nos, state)
+        if rows is None:
+            continue
+        records, keep = rows
+        kept = line_nos[keep]
+        state.add(columns, kept.tolist(), kept.tolist(), snaps[keep].tolist(), records)
+
+
+def _tsv_rows(
+    data: str, columns: tuple[str, ...], line_nos: np.ndarray, state: _State
+) -> tuple[list, np.ndarray] | None:
+    """Split -B rows: C ``read_csv`` when every row has the header's field count, else line by line."""
+    n = len(columns)
+    try:
+        raw = pd.read_csv(
+            io.StringIO(data),
+            sep="\t",
+            header=None,
+            names=list(range(n)),
+            dtype=str,
+            quoting=3,  # csv.QUOTE_NONE: mysql -B never quotes, it escapes
+            na_filter=False,
+            engine="c",
+            skip_blank_lines=False,
+        )
+        if len(raw) == len(line_nos) and not raw[n - 1].isna().any():
+            return raw.to_numpy(dtype=object).tolist(), np.ones(len(line_nos), dtype=bool)
+    except pd.errors.ParserError:
+        pass
+    # Some row has a wrong field count: split line by line to name it.
+    lines = data.split("\n")[: len(line_nos)]
+    records = []
+    keep = np.zeros(len(lines), dtype=bool)
+    for i, line in enumerate(lines):
+        fields = line.split("\t")
+        if len(fields) == n:
+            records.append(fields)
+            keep[i] = True
+        else:
+            state.warnings.append(
+                ParseWarning(
+                    int(line_nos[i]), "bad-row", f"expected {n} tab-separated fields, found {len(fields)}"
+                )
+            )
+    return records, keep
+
+
+def _no_rows(first: int, text: str, state: _State) -> None:
+    for i, line in enumerate(text.split("\n")):
+        stripped = line.strip()
+        if stripped.startswith(("TS ", "zzz ")) and (marker := parse_marker(stripped)) is not None:
+            state.marker(marker)
+        elif stripped:
+            state.warnings.append(ParseWarning(first + i, "unreadable-line", f"skipped: {stripped[:80]!r}"))
+
+
+# ---------------------------------------------------------------------------------------------
+# Typing
+# ---------------------------------------------------------------------------------------------
+def _detect_layout(text: str) -> str | None:
+    for line in text.split("\n", DETECT_LINES)[:DETECT_LINES]:
+        if _TABLE_HEADER.match(line):
+            return "table"
+        if _TSV_HEADER.match(line):
+            return "tsv"
+        if _ROW_HEADER.match(line):
+            return "vertical"
+    return None
+
+
+def _typed(columns: tuple[str, ...], parts: list, layout: str, state: _State) -> pd.DataFrame:
+    starts = np.concatenate([p[0] for p in parts])
+    ends = np.concatenate([p[1] for p in parts])
+    snaps = np.concatenate([p[2] for p in parts]).astype(np.int64)
+    records = [r for p in parts for r in p[3]]
+    raw = (
+        pd.DataFrame.from_records(records, columns=list(columns))
+        if records
+        else pd.DataFrame(columns=columns)
+    )
+    out = pd.DataFrame({"line_no": starts, "line_end": ends, "snapshot": snaps})
+    for col in columns:
+        name = _out_name(col)
+        values = raw[col].astype(object)
+        if name in INT_COLUMNS or name in FLOAT_COLUMNS:
+            # "" and NULL are SQL NULL, anything else must parse (float() accepts surrounding blanks).
+            missing = values.isna().to_numpy() | values.isin(["", "NULL"]).to_numpy()
+            try:
+                num = pd.Series(np.where(missing, np.nan, values.to_numpy(dtype=object)).astype(np.float64))
+                failed = np.zeros(len(num), dtype=bool)
+            except (TypeError, ValueError):  # some cell is not a number: find and name them (rare)
+                num = pd.to_numeric(values, errors="coerce")
+                failed = num.isna().to_numpy()
+            if name in INT_COLUMNS:
+                fraction = (num.to_numpy() % 1 != 0) & ~np.isnan(num.to_numpy())
+                if fraction.any():
+                    num[fraction] = np.nan
+                    failed |= fraction
+            if failed.any():
+                missing = values.isna().to_numpy() | values.isin(["", "NULL"]).to_numpy()
+                missing |= values.astype(str).str.strip().isin(["", "NULL"]).to_numpy()
+                for i in np.flatnonzero(failed & ~missing):
+                    state.warnings.append(
+                        ParseWarning(
+                            int(starts[i]), "bad-number", f"{col}: {values.iat[i]!r} is not a number"
+                        )
+                    )
+            out[name] = num.astype("Int64") if name in INT_COLUMNS else num.astype("float64")
+        else:
+            if layout == "tsv" and state.tsv_escapes:
+                has_escape = values.str.contains("\\", regex=False).fillna(False).to_numpy()
+                if has_escape.any():
+                    values = values.copy()
+                    values[has_escape] = values[has_escape].map(
+                        lambda v: _TSV_ESCAPE.sub(lambda e: _TSV_UNESCAPE.get(e.group(1), e.group(1)), v)
+                    )
+            s = values.astype("string")
+            if name in NULLABLE_TEXT:
+                s = s.mask(s == "NULL")
+            out[name] = s
+    return out
+
+
+def _empty() -> pd.DataFrame:
+    frame = pd.DataFrame(
+        {
+            "ts": pd.Series([], dtype="datetime64[ns, UTC]"),
+            "line_no": pd.Series([], dtype="int64"),
+            "line_end": pd.Series([], dtype="int64"),
+            "snapshot": pd.Series([], dtype="int64"),
+        }
+    )
+    for col in ("Id", "User", "Host", "db", "Command", "Time", "State", "Info"):
+        name = COLUMN_MAP[col]
+        frame[name] = pd.Series([], dtype="Int64" if name in INT_COLUMNS else "string")
+    frame["ts_source"] = pd.Series([], dtype="object")
+    return frame
+
+
+def parse(stream: Iterable[str] | io.TextIOBase, *, member: str, clock: ClockHints) -> ParsedSource:
+    """Parse a processlist capture (see the module docstring for layouts, columns and units).
+
+    ``stream``: text lines (with or without newlines) or a text file object. Raises ``ParseError``
+    with the first text line's number when no processlist header or row is found.
+    """
+    state = _State(member)
+    handlers = {"table": (_cut_table, _table_chunk), "vertical": (_cut_vertical, _vertical_chunk)}
+    blocks = _raw_blocks(stream)
+    head: list[str] = []
+    size = 0
+    layout = None
+    # Read until a header shows the layout (or DETECT_CHARS without one: not a processlist).
+    for block in blocks:
+        head.append(block)
+        size += len(block)
+        layout = _detect_layout("".join(head))
+        if layout is not None or size >= DETECT_CHARS:
+            break
+    first_block = "".join(head)
+    if layout is None:
+        stripped = [(i, ln) for i, ln in enumerate(first_block.split("\n"), start=1) if ln.strip()]
+        if not stripped:
+            warnings = [ParseWarning(0, "empty", "no processlist header or row")]
+            meta: dict[str, object] = {"columns": [], "layout": None, "snapshots": 0}
+            return ParsedSource(
+                FORMAT, member, {"processlist": _empty()}, Clock.INFERRED, warnings, meta, True
+            )
+        line_no, line = next(((i, ln) for i, ln in stripped if parse_marker(ln.strip()) is None), stripped[0])
+        raise ParseError(member, line_no, line, "no processlist header (table, -B or \\G) found")
+    state.layout = layout
+    cut, handle = handlers.get(layout, (_cut_lines, _tsv_chunk))
+
+    def all_blocks() -> Iterator[str]:
+        yield first_block
+        yield from blocks
+
+    for first, text in _chunks(all_blocks(), cut):
+        handle(first, text, state)
+
+    frames = [_typed(cols, parts, layout, state) for cols, parts in state.groups.items()]
+    df = (
+        pd.concat(frames, ignore_index=True, sort=False)
+        if frames
+        else _empty().drop(columns=["ts", "ts_source"])
+    )
+    df = df.sort_values("line_no", kind="stable", ignore_index=True)
+    n_snap = state.snapshot + 1
+    interval = pd.to_timedelta(clock.interval_s or DEFAULT_INTERVAL_S, unit="s")
+    warnings = state.warnings
+    snap_ts = np.empty(max(n_snap, 0), dtype="datetime64[ns]")
+    snap_source = np.full(max(n_snap, 0), "inferred", dtype=object)
+    ts_is_local = True
+    clock_kind = Clock.INFERRED
+    if state.markers:
+        clock_kind = Clock.TS_MARKER
+        ts_is_local = any(m.utc is None for m in state.markers)
+        last: tuple[int, pd.Timestamp] | None = None
+        first_marked = min(state.snapshot_marker)
+        first_ts = state.snapshot_marker[first_marked].ts.tz_localize(None)
+        for s in range(n_snap):
+            marker = state.snapshot_marker.get(s)
+            if marker is not None:
+                last = (s, marker.ts.tz_localize(None))
+                snap_ts[s] = last[1].to_datetime64()
+                snap_source[s] = "marker"
+            elif last is not None:  # a listing without its own marker: count on from the previous one
+                snap_ts[s] = (last[1] + interval * (s - last[0])).to_datetime64()
+            else:
+                snap_ts[s] = (first_ts - interval * (first_marked - s)).to_datetime64()
+    else:
+        start = clock.start_local
+        if start is None:
+            warnings.append(
+                ParseWarning(
+                    0, "no-start-time", "no TS marker and no start time: snapshot times count from 1970"
+                )
+            )
+            start = _EPOCH
+        start = pd.Timestamp(start)
+        if start.tzinfo is not None:
+            start = start.tz_convert("UTC").tz_localize(None)
+        snap_ts[:] = start.to_datetime64() + interval.to_timedelta64() * np.arange(n_snap)
+    snapshot = df["snapshot"].to_numpy(dtype=np.int64)
+    df.insert(
+        0,
+        "ts",
+        pd.to_datetime(snap_ts[snapshot]).tz_localize("UTC")
+        if len(df)
+        else pd.Series([], dtype="datetime64[ns, UTC]"),
+    )
+    df["ts_source"] = snap_source[snapshot] if len(df) else pd.Series([], dtype="object")
+    columns = list(dict.fromkeys(c for cols in state.groups for c in cols))
+    meta = {"tool": "mysql client", "columns": columns, "layout": layout, "snapshots": n_snap}
+    offsets = [m.utc_offset_s for m in state.markers if m.utc_offset_s is not None]
+    if offsets:
+        meta["utc_offset_s"] = offsets[0]
+    warnings.sort(key=lambda w: w.line_no)
+    return ParsedSource(FORMAT, member, {"processlist": df}, clock_kind, warnings, meta, ts_is_local)

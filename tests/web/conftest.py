@@ -1,0 +1,86 @@
+"""Web test fixtures: personas, bundles, storage in a temporary folder, an embedded Celery worker.
+
+PostgreSQL and Redis are the real services; the worker is a real Celery worker thread consuming a
+queue of its own, so a dev worker running on the same Redis never takes the tests' tasks.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import tarfile
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from celery.contrib.testing.worker import start_worker
+from django.contrib.auth import get_user_model
+from django.test import Client
+
+from web.celery import app as celery_app
+
+BUNDLES = Path(__file__).resolve().parent.parent / "fixtures" / "bundles"
+EXAMPLE_BUNDLE = BUNDLES / "ptstalk-mariadb-tmptables.tar.gz"
+SAMPLES = Path(__file__).resolve().parents[3] / "shared" / "samples"
+EXAMPLE2 = SAMPLES / "My-gather" / "pt-stalk" / "example2"
+
+
+@pytest.fixture(autouse=True)
+def _media_in_tmp(settings, tmp_path: Path) -> Path:
+    settings.MEDIA_ROOT = tmp_path / "media"
+    return settings.MEDIA_ROOT
+
+
+@pytest.fixture
+def engineer(db):
+    return get_user_model().objects.create_user("alice", password="correct horse battery")
+
+
+@pytest.fixture
+def other_engineer(db):
+    return get_user_model().objects.create_user("bob", password="correct horse battery")
+
+
+@pytest.fixture
+def engineer_client(engineer) -> Client:
+    client = Client()
+    client.force_login(engineer)
+    return client
+
+
+@pytest.fixture
+def example2_tarball(tmp_path: Path) -> Path:
+    """The real pt-stalk 3.7.1 collection example2 (../shared/samples), tarred the way a customer would."""
+    if not EXAMPLE2.is_dir():
+        pytest.skip("../shared/samples is absent")
+    path = tmp_path / "example2.tar.gz"
+    with tarfile.open(path, "w:gz") as tar:
+        for f in sorted(EXAMPLE2.iterdir()):
+            if f.name.startswith("2026_04_21_16_51_41-"):
+                tar.add(f, arcname=f"example2/{f.name}")
+    return path
+
+
+def make_tar(path: Path, members: dict[str, bytes]) -> Path:
+    """A .tar.gz with the given members (name -> bytes)."""
+    with tarfile.open(path, "w:gz") as tar:
+        for name, data in members.items():
+            info = tarfile.TarInfo(name)
+            info.size = len(data)
+            tar.addfile(info, io.BytesIO(data))
+    return path
+
+
+@pytest.fixture
+def celery_worker(transactional_db) -> Iterator[object]:
+    """A real Celery worker thread on the real Redis broker, consuming a queue private to this run."""
+    queue = f"casebook-test-{os.getpid()}"
+    old = celery_app.conf.task_default_queue
+    celery_app.conf.task_default_queue = queue
+    try:
+        with start_worker(
+            celery_app, pool="solo", perform_ping_check=False, queues=[queue], shutdown_timeout=30
+        ) as worker:
+            yield worker
+    finally:
+        celery_app.conf.task_default_queue = old

@@ -1,0 +1,37 @@
+"""``manage.py analyze BUNDLE --json --sync``: the main job without the web server."""
+
+from __future__ import annotations
+
+import json
+from io import StringIO
+from pathlib import Path
+
+import pytest
+from django.core.management import call_command
+
+from tests.web.conftest import make_tar
+
+pytestmark = pytest.mark.django_db
+
+
+def test_it_prints_one_json_document_for_example2(example2_tarball: Path) -> None:
+    out = StringIO()
+    call_command("analyze", str(example2_tarball), "--json", "--sync", stdout=out)
+    report = json.loads(out.getvalue())
+    assert set(report) >= {"case", "url", "sources", "not_used", "warnings", "findings"}
+    sources = {s["member"].split("-", 1)[1]: s for s in report["sources"]}
+    assert sources["processlist"]["start"] == "2026-04-21T16:51:43.009325Z"
+    assert sources["processlist"]["clock"] == "ts-marker"
+    assert (sources["vmstat"]["format"], sources["vmstat"]["samples"]) == ("vmstat", 30)
+    assert sources["vmstat"]["start"] == "2026-04-21T16:51:41Z"
+    assert report["url"].endswith(f"/cases/{report['case']}/")
+    assert all(set(n) == {"member", "reason"} for n in report["not_used"])
+
+
+def test_it_exits_non_zero_with_a_reason_when_nothing_can_be_read(tmp_path: Path, capsys) -> None:
+    path = make_tar(tmp_path / "notes.tgz", {"README": b"nothing to see\n"})
+    with pytest.raises(SystemExit) as exit_info:
+        call_command("analyze", str(path), "--json", "--sync", stdout=StringIO())
+    assert exit_info.value.code == 1
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "failed: No supported capture was found" in err[0]

@@ -1,0 +1,202 @@
+"""Services: create a case from an upload, ingest it (idempotent), re-analyze it, fail readably."""
+
+from __future__ import annotations
+
+import hashlib
+import tarfile
+from pathlib import Path
+
+import pandas as pd
+import pytest
+from django.core.files import File
+
+from tests.web.conftest import make_tar
+from web import services
+from web.models import Case, CaseStatus, Finding, NotUsedMember, ProcesslistRow, SeriesPoint, Source
+
+pytestmark = pytest.mark.django_db
+
+VMSTAT = (
+    "procs -----------memory---------- ---swap-- -----io---- -system-- ------cpu-----\n"
+    " r  b   swpd   free   buff  cache   si   so    bi    bo   in   cs us sy id wa st\n"
+    " 2  0      0 104588800 10433708 236728672    0    0     5    93    0    1  3  3 94  0  0\n"
+    " 1  0      0 104555712 10433708 236731536    0    0     0 43336 42713 85374  4  7 87  2  0\n"
+    " 1  0      0 104574640 10433708 236735136    0    0     0 54908 50910 111742  6  8 84  2  0\n"
+)
+
+
+def _create(path: Path, user=None) -> Case:
+    with path.open("rb") as fh:
+        return services.case_create(user=user, file=File(fh), original_name=path.name, enqueue=False)
+
+
+def _ingest(path: Path) -> Case:
+    case = _create(path)
+    services.case_ingest(case_id=case.pk)
+    return Case.objects.get(pk=case.pk)
+
+
+def test_case_create_keeps_the_original_bytes_with_their_sha256(tmp_path: Path, engineer) -> None:
+    path = make_tar(tmp_path / "b.tgz", {"2026_04_21_16_51_41-vmstat": VMSTAT.encode()})
+    case = _create(path, engineer)
+    assert case.status == CaseStatus.QUEUED
+    assert case.created_by == engineer
+    with case.upload.file.open("rb") as kept:
+        assert kept.read() == path.read_bytes()
+    assert case.upload.sha256 == hashlib.sha256(path.read_bytes()).hexdigest()
+    assert case.upload.size == path.stat().st_size
+
+
+def test_an_empty_upload_is_refused(tmp_path: Path) -> None:
+    path = tmp_path / "empty.tgz"
+    path.write_bytes(b"")
+    with pytest.raises(Exception, match="empty"):
+        _create(path)
+
+
+def test_ingest_of_example2_gives_vmstat_and_processlist_over_the_utc_window(example2_tarball: Path) -> None:
+    case = _ingest(example2_tarball)
+    assert case.status == CaseStatus.READY, case.failure_reason
+    assert case.host == "node0"
+    assert case.ncpu == 64
+    assert case.utc_offset_s == 0
+    sources = {s.member.rsplit("-", 1)[1]: s for s in case.sources.all()}
+    vm, pl = sources["vmstat"], sources["processlist"]
+    assert vm.samples == 30 and vm.clock == "inferred"
+    assert pl.samples == 30 and pl.clock == "ts-marker"
+    assert pl.start == pd.Timestamp("2026-04-21 16:51:43.009325", tz="UTC")
+    assert vm.start == pd.Timestamp("2026-04-21 16:51:41", tz="UTC")
+    assert case.window_start <= pl.start and case.window_end >= pl.end
+    assert SeriesPoint.objects.filter(case=case, series="vmstat.r").count() == 29  # since-boot line left out
+    assert SeriesPoint.objects.filter(case=case, series="processlist.state:statistics").exists()
+    assert ProcesslistRow.objects.filter(case=case).count() == 436
+    assert NotUsedMember.objects.filter(case=case, member="example2/2026_04_21_16_51_41-slabinfo").exists()
+
+
+def test_ingest_twice_equals_ingest_once(tmp_path: Path) -> None:
+    path = make_tar(
+        tmp_path / "b.tgz", {"2026_04_21_16_51_41-vmstat": VMSTAT.encode(), "notes.txt": b"hello\n"}
+    )
+    case = _ingest(path)
+    first = (
+        Source.objects.filter(case=case).count(),
+        SeriesPoint.objects.filter(case=case).count(),
+        NotUsedMember.objects.filter(case=case).count(),
+    )
+    services.case_reanalyze(case_id=case.pk, enqueue=False)
+    services.case_ingest(case_id=case.pk)
+    case.refresh_from_db()
+    again = (
+        Source.objects.filter(case=case).count(),
+        SeriesPoint.objects.filter(case=case).count(),
+        NotUsedMember.objects.filter(case=case).count(),
+    )
+    assert case.status == CaseStatus.READY
+    assert again == first == (1, first[1], 1)
+    assert first[1] > 0
+
+
+def test_a_case_not_queued_is_left_alone(tmp_path: Path) -> None:
+    case = _ingest(make_tar(tmp_path / "b.tgz", {"vmstat.txt": VMSTAT.encode()}))
+    before = case.ingested_at
+    services.case_ingest(case_id=case.pk)  # already READY: another worker's claim would fail the same way
+    case.refresh_from_db()
+    assert case.ingested_at == before
+
+
+def test_reanalyze_is_refused_while_the_case_is_processed(tmp_path: Path) -> None:
+    case = _create(make_tar(tmp_path / "b.tgz", {"vmstat.txt": VMSTAT.encode()}))
+    with pytest.raises(services.CaseStateError, match="queued"):
+        services.case_reanalyze(case_id=case.pk, enqueue=False)
+
+
+def test_a_broken_member_never_sinks_the_rest(tmp_path: Path) -> None:
+    bad_processlist = (
+        "*************************** 1. row ***************************\n"
+        "     Id: 12\n"
+        "   User: app\n"
+        "\x00\x00 garbage where a row should be\n"
+    )
+    path = make_tar(
+        tmp_path / "b.tgz", {"a-vmstat": VMSTAT.encode(), "b-processlist": bad_processlist.encode()}
+    )
+    case = _ingest(path)
+    assert case.status == CaseStatus.READY
+    assert [s.format for s in case.sources.all()] == ["vmstat"]
+    [not_used] = NotUsedMember.objects.filter(case=case)
+    assert not_used.member == "b-processlist"
+    assert "line" in not_used.reason
+
+
+def test_hostile_members_are_refused_and_nothing_is_written_outside_storage(
+    tmp_path: Path, _media_in_tmp: Path
+) -> None:
+    target = tmp_path / "escaped.txt"
+    path = tmp_path / "evil.tgz"
+    with tarfile.open(path, "w:gz") as tar:
+        import io
+
+        for name, data in ((f"../../../../{target}", b"owned"), ("ok-vmstat", VMSTAT.encode())):
+            info = tarfile.TarInfo(name)
+            info.size = len(data)
+            tar.addfile(info, io.BytesIO(data))
+        link = tarfile.TarInfo("passwd")
+        link.type, link.linkname = tarfile.SYMTYPE, "/etc/passwd"
+        tar.addfile(link)
+    case = _ingest(path)
+    assert case.status == CaseStatus.READY
+    reasons = dict(NotUsedMember.objects.filter(case=case).values_list("member", "reason"))
+    assert reasons["passwd"] == "link to '/etc/passwd' not followed"
+    assert any(r.startswith("unsafe path") for r in reasons.values())
+    assert not target.exists()
+    written = [p for p in tmp_path.rglob("*") if p.is_file()]
+    assert all(p == path or _media_in_tmp in p.parents for p in written)
+
+
+def test_a_decompression_bomb_is_stopped_with_a_warning(tmp_path: Path, settings) -> None:
+    import gzip
+
+    settings.CASEBOOK_MAX_RATIO = 50
+    bomb = gzip.compress(b"0" * (30 * 1024 * 1024), compresslevel=9)
+    case = _ingest(make_tar(tmp_path / "bomb.tgz", {"a-vmstat": VMSTAT.encode(), "z.gz": bomb}))
+    assert case.status == CaseStatus.READY
+    assert any("compression ratio limit" in w for w in case.warnings)
+    assert [s.format for s in case.sources.all()] == ["vmstat"]
+    assert "compression ratio limit" in NotUsedMember.objects.get(case=case, member="z.gz").reason
+
+
+def test_a_bundle_with_no_capture_fails_with_a_reason(tmp_path: Path) -> None:
+    case = _ingest(make_tar(tmp_path / "b.tgz", {"README": b"just some notes\n"}))
+    assert case.status == CaseStatus.FAILED
+    assert case.failure_reason.startswith("No supported capture was found in the bundle (1 member(s)")
+    assert NotUsedMember.objects.get(case=case).reason.startswith("format not recognised")
+
+
+def test_an_unreadable_archive_fails_with_a_reason(tmp_path: Path) -> None:
+    whole = make_tar(tmp_path / "b.tgz", {"a-vmstat": VMSTAT.encode() * 500}).read_bytes()
+    cut = tmp_path / "cut.tgz"
+    cut.write_bytes(whole[:200])
+    case = _ingest(cut)
+    assert case.status == CaseStatus.FAILED
+    assert "truncated or corrupt" in (
+        case.failure_reason + " ".join(case.warnings) + " ".join(n.reason for n in case.not_used.all())
+    )
+
+
+def test_findings_are_stored_most_severe_first(tmp_path: Path) -> None:
+    from tests.analyzer.captures import vmstat_text
+
+    vm = vmstat_text([(2, 0, 3, 3, 94, 0)] + [(20, 0, 90, 10, 0, 0)] * 10)
+    procstat = "TS 1776790301.0 2026-04-21 16:51:41\ncpu  1 2 3 4\n" + "".join(
+        f"cpu{i} 1 2 3 4\n" for i in range(4)
+    )
+    case = _ingest(
+        make_tar(
+            tmp_path / "b.tgz",
+            {"2026_04_21_16_51_41-vmstat": vm.encode(), "2026_04_21_16_51_41-procstat": procstat.encode()},
+        )
+    )
+    assert case.ncpu == 4
+    keys = list(Finding.objects.filter(case=case).values_list("key", flat=True))
+    assert keys == ["cpu-saturation"]
+    assert case.rule_versions["cpu-saturation"] == 1

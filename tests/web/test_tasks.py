@@ -1,0 +1,50 @@
+"""An ingest through a real Celery worker on the real Redis broker."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+from django.core.files import File
+
+from tests.web.conftest import EXAMPLE_BUNDLE
+from web import services
+from web.models import Case, CaseStatus
+from web.tasks import case_ingest_task
+
+
+def _wait_final(case_id: int, timeout: float = 120) -> Case:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        case = Case.objects.get(pk=case_id)
+        if case.status in (CaseStatus.READY, CaseStatus.FAILED):
+            return case
+        time.sleep(0.2)
+    raise AssertionError(f"case {case_id} still {case.status} after {timeout} s")
+
+
+def test_an_upload_is_ingested_by_the_worker(celery_worker) -> None:
+    if not EXAMPLE_BUNDLE.exists():
+        pytest.fail(f"the shipped example bundle {EXAMPLE_BUNDLE} is missing")
+    with EXAMPLE_BUNDLE.open("rb") as fh:
+        case = services.case_create(user=None, file=File(fh), original_name=EXAMPLE_BUNDLE.name)
+    case = _wait_final(case.pk)
+    assert case.status == CaseStatus.READY, case.failure_reason
+    formats = set(case.sources.values_list("format", flat=True))
+    assert {"vmstat", "processlist"} <= formats
+    assert case.ncpu == 2
+
+
+def test_the_task_is_configured_for_idempotent_redelivery() -> None:
+    assert case_ingest_task.acks_late is True
+    assert case_ingest_task.reject_on_worker_lost is True
+    assert case_ingest_task.ignore_result is True
+    assert case_ingest_task.max_retries == 5
+
+
+def test_the_celery_limits_are_set(settings) -> None:
+    from web.celery import app
+
+    assert app.conf.task_soft_time_limit == settings.CELERY_TASK_SOFT_TIME_LIMIT > 0
+    assert app.conf.task_time_limit > app.conf.task_soft_time_limit
+    assert app.conf.broker_url.startswith("redis://")

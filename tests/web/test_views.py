@@ -1,0 +1,127 @@
+"""Views: access (404 for what one may not see), upload, status, timeline, headers."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from django.core.files import File
+from django.test import Client
+
+from tests.web.conftest import make_tar
+from web import services
+from web.models import Case
+
+pytestmark = pytest.mark.django_db
+
+VMSTAT = (
+    "procs -----------memory---------- ---swap-- -----io---- -system-- ------cpu-----\n"
+    " r  b   swpd   free   buff  cache   si   so    bi    bo   in   cs us sy id wa st\n"
+    " 2  0      0 104588800 10433708 236728672    0    0     5    93    0    1  3  3 94  0  0\n"
+    " 1  0      0 104555712 10433708 236731536    0    0     0 43336 42713 85374  4  7 87  2  0\n"
+    " 1  0      0 104574640 10433708 236735136    0    0     0 54908 50910 111742  6  8 84  2  0\n"
+)
+
+
+@pytest.fixture
+def ready_case(tmp_path: Path) -> Case:
+    path = make_tar(
+        tmp_path / "b.tgz", {"2026_04_21_16_51_41-vmstat": VMSTAT.encode(), "junk.bin": b"\x00\x01"}
+    )
+    with path.open("rb") as fh:
+        case = services.case_create(
+            user=None, file=File(fh), original_name="<script>x</script>.tgz", enqueue=False
+        )
+    services.case_ingest(case_id=case.pk)
+    return Case.objects.get(pk=case.pk)
+
+
+def test_anonymous_visitors_are_sent_to_the_login_page(client: Client) -> None:
+    response = client.get("/")
+    assert response.status_code == 302 and response["Location"].startswith("/accounts/login/")
+
+
+def test_anonymous_visitors_get_404_for_case_data(client: Client, ready_case: Case) -> None:
+    assert client.get(f"/cases/{ready_case.pk}/status.json").status_code == 404
+    assert client.get(f"/cases/{ready_case.pk}/timeline.json").status_code == 404
+    assert client.get(f"/cases/{ready_case.pk}/bundle/").status_code == 404
+
+
+def test_an_unknown_case_is_404(engineer_client: Client) -> None:
+    assert engineer_client.get("/cases/999999/").status_code == 404
+
+
+def test_the_case_list_shows_cases_newest_first(engineer_client: Client, ready_case: Case) -> None:
+    response = engineer_client.get("/")
+    assert response.status_code == 200
+    assert [c["id"] for c in response.context["cases"]] == [ready_case.pk]
+
+
+def test_the_case_page_escapes_names_from_the_upload(engineer_client: Client, ready_case: Case) -> None:
+    response = engineer_client.get(f"/cases/{ready_case.pk}/")
+    assert response.status_code == 200
+    body = response.content.decode()
+    assert "<script>x</script>" not in body
+    assert "&lt;script&gt;" in body
+    assert "junk.bin" in body  # a member not used is listed with its reason
+
+
+def test_pages_carry_a_strict_content_security_policy(engineer_client: Client, ready_case: Case) -> None:
+    csp = engineer_client.get(f"/cases/{ready_case.pk}/")["Content-Security-Policy"]
+    assert "script-src 'self'" in csp
+    assert "unsafe-inline" not in csp
+
+
+def test_upload_returns_201_with_the_status_url(
+    engineer_client: Client, tmp_path: Path, django_capture_on_commit_callbacks
+) -> None:
+    path = make_tar(tmp_path / "b.tgz", {"2026_04_21_16_51_41-vmstat": VMSTAT.encode()})
+    with path.open("rb") as fh, django_capture_on_commit_callbacks(execute=False) as callbacks:
+        response = engineer_client.post(
+            "/cases/create/", {"title": "ticket 42", "bundle": fh}, HTTP_ACCEPT="application/json"
+        )
+    assert response.status_code == 201
+    body = response.json()
+    assert body["status_url"] == f"/cases/{body['id']}/status.json"
+    assert len(callbacks) == 1  # the ingest is enqueued once, after commit
+    status = engineer_client.get(body["status_url"]).json()
+    assert (status["status"], status["label"]) == ("queued", "Queued")
+
+
+def test_upload_without_a_file_is_a_400_with_a_message(engineer_client: Client) -> None:
+    response = engineer_client.post("/cases/create/", {"title": "x"}, HTTP_ACCEPT="application/json")
+    assert response.status_code == 400
+    assert response.json()["extra"]["bundle"][0]["code"] == "required"
+
+
+def test_the_timeline_gives_chart_specs_on_one_axis(engineer_client: Client, ready_case: Case) -> None:
+    body = engineer_client.get(f"/cases/{ready_case.pk}/timeline.json").json()
+    charts = {c["id"]: c for c in body["charts"]}
+    assert [s["label"] for s in charts["cpu"]["series"]] == ["us", "sy", "wa", "st", "id"]
+    assert charts["cpu"]["stacked"] is True
+    first_point = charts["runqueue"]["series"][0]["data"][0]
+    assert first_point == [1776790302000.0, 1.0]  # 16:51:42 UTC (since-boot line at :41 left out), r = 1
+
+
+def test_the_original_bundle_downloads_byte_for_byte(engineer_client: Client, ready_case: Case) -> None:
+    response = engineer_client.get(f"/cases/{ready_case.pk}/bundle/")
+    with ready_case.upload.file.open("rb") as kept:
+        assert b"".join(response.streaming_content) == kept.read()
+
+
+def test_reanalyze_requeues_a_ready_case(
+    engineer_client: Client, ready_case: Case, django_capture_on_commit_callbacks
+) -> None:
+    with django_capture_on_commit_callbacks(execute=False):
+        response = engineer_client.post(f"/cases/{ready_case.pk}/reanalyze/")
+    assert response.status_code == 302
+    ready_case.refresh_from_db()
+    assert ready_case.status == "queued"
+
+
+def test_the_api_lists_and_reports_cases(engineer_client: Client, ready_case: Case) -> None:
+    listed = engineer_client.get("/api/cases/").json()
+    assert listed[0]["id"] == ready_case.pk
+    report = engineer_client.get(f"/api/cases/{ready_case.pk}/").json()
+    assert report["sources"][0]["format"] == "vmstat"
+    assert report["not_used"][0]["member"] == "junk.bin"

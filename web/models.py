@@ -1,0 +1,192 @@
+"""Casebook's data: cases, their kept uploads, and the rows derived from them.
+
+Data and invariants only: every write goes through ``web/services.py``. Rows derived from a bundle
+(sources, members not used, series points, processlist rows, findings, rule results) are replaced
+together in one transaction when a case is ingested or re-analyzed.
+"""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.db import models
+
+
+class CaseStatus(models.TextChoices):
+    QUEUED = "queued", "Queued"
+    PARSING = "parsing", "Parsing"
+    ANALYZING = "analyzing", "Analyzing"
+    READY = "ready", "Ready"
+    FAILED = "failed", "Failed"
+
+
+FINAL_STATUSES = (CaseStatus.READY, CaseStatus.FAILED)
+
+
+class Case(models.Model):
+    title = models.CharField(max_length=200, blank=True)
+    status = models.CharField(max_length=16, choices=CaseStatus.choices, default=CaseStatus.QUEUED)
+    progress = models.PositiveSmallIntegerField(default=0)  # percent
+    status_detail = models.CharField(max_length=300, blank=True)  # e.g. the member being parsed
+    failure_reason = models.TextField(blank=True)
+    host = models.CharField(max_length=255, blank=True)
+    kernel = models.CharField(max_length=100, blank=True)
+    ncpu = models.PositiveIntegerField(null=True, blank=True)
+    layout = models.CharField(max_length=20, blank=True)  # pt-stalk, collector, oswatcher, loose
+    window_start = models.DateTimeField(null=True, blank=True)
+    window_end = models.DateTimeField(null=True, blank=True)
+    utc_offset_s = models.IntegerField(null=True, blank=True)  # server local time = UTC + offset
+    utc_offset_origin = models.CharField(max_length=100, blank=True)
+    warnings = models.JSONField(default=list, blank=True)
+    rule_versions = models.JSONField(default=dict, blank=True)
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="cases"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+    ingested_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ("-created_at", "-id")
+        indexes = [models.Index(fields=["-created_at"]), models.Index(fields=["host"])]
+        constraints = [
+            models.CheckConstraint(condition=models.Q(progress__lte=100), name="case_progress_at_most_100"),
+            models.CheckConstraint(
+                condition=~models.Q(status=CaseStatus.FAILED) | ~models.Q(failure_reason=""),
+                name="case_failed_has_reason",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"Case {self.pk} {self.title or self.host}"
+
+
+class Upload(models.Model):
+    """The original bundle, kept through Django's storage API whatever happens to its parse."""
+
+    case = models.OneToOneField(Case, on_delete=models.CASCADE, related_name="upload")
+    file = models.FileField(upload_to="bundles/%Y/%m/", max_length=300)
+    original_name = models.CharField(max_length=255)
+    size = models.BigIntegerField()  # bytes
+    sha256 = models.CharField(max_length=64, db_index=True)
+    uploaded_at = models.DateTimeField(auto_now_add=True)
+
+    def __str__(self) -> str:
+        return f"{self.original_name} ({self.size:,} bytes)"
+
+
+class Source(models.Model):
+    """One parsed member: its format, sample count, window and clock provenance."""
+
+    case = models.ForeignKey(Case, on_delete=models.CASCADE, related_name="sources")
+    member = models.CharField(max_length=500)
+    format = models.CharField(max_length=40)
+    samples = models.PositiveIntegerField()
+    start = models.DateTimeField(null=True)
+    end = models.DateTimeField(null=True)
+    clock = models.CharField(max_length=30)
+    variant = models.CharField(max_length=200, blank=True)
+    meta = models.JSONField(default=dict)
+    warnings = models.JSONField(default=list)  # [{"line", "code", "message"}], capped
+    warning_count = models.PositiveIntegerField(default=0)
+
+    class Meta:
+        ordering = ("member",)
+
+    def __str__(self) -> str:
+        return f"{self.format} {self.member}"
+
+
+class NotUsedMember(models.Model):
+    case = models.ForeignKey(Case, on_delete=models.CASCADE, related_name="not_used")
+    member = models.CharField(max_length=500)
+    reason = models.TextField()
+
+    class Meta:
+        ordering = ("member",)
+
+    def __str__(self) -> str:
+        return f"{self.member}: {self.reason[:60]}"
+
+
+class SeriesPoint(models.Model):
+    """One value of one aggregated series (``vmstat.r``, ``processlist.state:Sending data``) at ``ts``."""
+
+    case = models.ForeignKey(Case, on_delete=models.CASCADE, related_name="+")
+    series = models.CharField(max_length=200)
+    ts = models.DateTimeField()
+    value = models.FloatField(null=True)
+
+    class Meta:
+        indexes = [models.Index(fields=["case", "series", "ts"])]
+
+    def __str__(self) -> str:
+        return f"{self.series} {self.ts:%H:%M:%S} {self.value}"
+
+
+class ProcesslistRow(models.Model):
+    """One session in one SHOW PROCESSLIST snapshot (per-sample detail, read back by moment)."""
+
+    case = models.ForeignKey(Case, on_delete=models.CASCADE, related_name="+")
+    ts = models.DateTimeField()
+    session_id = models.BigIntegerField(null=True)
+    user = models.CharField(max_length=100, blank=True)
+    host = models.CharField(max_length=300, blank=True)
+    db = models.CharField(max_length=200, blank=True)
+    command = models.CharField(max_length=40, blank=True)
+    time_s = models.BigIntegerField(null=True)
+    state = models.CharField(max_length=200, blank=True)
+    info = models.TextField(blank=True)
+    fingerprint = models.TextField(blank=True)
+    active = models.BooleanField(default=False)
+    member = models.CharField(max_length=500)
+    line_no = models.PositiveIntegerField()
+
+    class Meta:
+        indexes = [models.Index(fields=["case", "ts"])]
+
+    def __str__(self) -> str:
+        return f"{self.ts:%H:%M:%S} {self.session_id} {self.state}"
+
+
+class Finding(models.Model):
+    case = models.ForeignKey(Case, on_delete=models.CASCADE, related_name="findings")
+    position = models.PositiveSmallIntegerField()  # most severe first
+    key = models.CharField(max_length=80)
+    severity = models.CharField(max_length=10)
+    title = models.CharField(max_length=300)
+    summary = models.TextField()
+    windows = models.JSONField(default=list)  # [[start_iso, end_iso], ...]
+    evidence = models.JSONField(default=list)  # [{"label","value","unit","series","member","lines"}]
+    recommendation = models.TextField()
+    caveats = models.JSONField(default=list)
+    sources = models.JSONField(default=list)
+    confidence = models.TextField(blank=True)
+    disproof = models.TextField(blank=True)
+    related = models.JSONField(default=list)
+    rule_version = models.PositiveIntegerField()
+
+    class Meta:
+        ordering = ("position",)
+        indexes = [models.Index(fields=["key"])]
+
+    def __str__(self) -> str:
+        return f"{self.severity} {self.key}"
+
+
+class RuleResult(models.Model):
+    """A rule that did not produce a verdict: not evaluated (inputs missing) or failed (raised)."""
+
+    class Outcome(models.TextChoices):
+        NOT_EVALUATED = "not_evaluated", "Not evaluated"
+        FAILED = "failed", "Failed"
+
+    case = models.ForeignKey(Case, on_delete=models.CASCADE, related_name="rule_results")
+    key = models.CharField(max_length=80)
+    outcome = models.CharField(max_length=20, choices=Outcome.choices)
+    detail = models.TextField()
+
+    class Meta:
+        ordering = ("key",)
+
+    def __str__(self) -> str:
+        return f"{self.key} {self.outcome}"

@@ -1,0 +1,131 @@
+"""Views of the web UI: typed function views, access first, then a plain context."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from django.conf import settings
+from django.contrib.auth.decorators import login_required
+from django.core.exceptions import ValidationError
+from django.http import FileResponse, Http404, HttpRequest, HttpResponse, JsonResponse
+from django.shortcuts import redirect, render
+from django.urls import reverse
+from django.views.decorators.http import require_GET, require_POST
+
+from web import selectors, services
+from web.forms import CaseUploadForm
+from web.models import Case
+
+COLLECTOR = Path(settings.BASE_DIR) / "scripts" / "collect.sh"
+
+
+def _get_case_for_user(request: HttpRequest, case_id: int) -> Case:
+    """The case if this user may see it (every signed-in engineer sees every case), else 404."""
+    if not request.user.is_authenticated:
+        raise Http404
+    try:
+        return Case.objects.select_related("upload").get(pk=case_id)
+    except Case.DoesNotExist as exc:
+        raise Http404 from exc
+
+
+@login_required
+@require_GET
+def case_list(request: HttpRequest) -> HttpResponse:
+    q = request.GET.get("q", "")[:200]
+    cases = [selectors.case_row(c) for c in selectors.case_list(q=q)[:200]]
+    return render(request, "cases/list.html", {"cases": cases, "q": q})
+
+
+@login_required
+@require_GET
+def case_new(request: HttpRequest) -> HttpResponse:
+    return render(request, "cases/new.html", {"form": CaseUploadForm(), "upload_url": reverse("case-create")})
+
+
+@login_required
+@require_POST
+def case_create(request: HttpRequest) -> HttpResponse:
+    """Multipart upload (fields ``title``, ``bundle``). 201 JSON for scripts and the upload page;
+    a plain form post (no ``Accept: application/json``) is redirected to the case page."""
+    form = CaseUploadForm(request.POST, request.FILES)
+    wants_json = "application/json" in request.headers.get("Accept", "")
+    if not form.is_valid():
+        if wants_json:
+            return JsonResponse(
+                {"message": "The upload is not valid.", "extra": form.errors.get_json_data()}, status=400
+            )
+        return render(
+            request, "cases/new.html", {"form": form, "upload_url": reverse("case-create")}, status=400
+        )
+    bundle = form.cleaned_data["bundle"]
+    try:
+        case = services.case_create(
+            user=request.user, file=bundle, original_name=bundle.name, title=form.cleaned_data["title"]
+        )
+    except ValidationError as exc:
+        return JsonResponse({"message": " ".join(exc.messages), "extra": {}}, status=400)
+    if not wants_json:
+        return redirect("case-detail", case_id=case.pk)
+    return JsonResponse(
+        {
+            "id": case.pk,
+            "url": reverse("case-detail", args=[case.pk]),
+            "status_url": reverse("case-status", args=[case.pk]),
+        },
+        status=201,
+    )
+
+
+@require_GET
+def case_detail(request: HttpRequest, case_id: int) -> HttpResponse:
+    if not request.user.is_authenticated:
+        return redirect(f"{reverse('login')}?next={request.path}")
+    case = _get_case_for_user(request, case_id)
+    context = selectors.case_detail_context(case=case)
+    context["urls"] = {
+        "status": reverse("case-status", args=[case.pk]),
+        "timeline": reverse("case-timeline", args=[case.pk]),
+        "reanalyze": reverse("case-reanalyze", args=[case.pk]),
+        "upload_download": reverse("case-upload", args=[case.pk]),
+    }
+    return render(request, "cases/detail.html", context)
+
+
+@require_GET
+def case_status(request: HttpRequest, case_id: int) -> JsonResponse:
+    case = _get_case_for_user(request, case_id)
+    return JsonResponse(selectors.case_status(case))
+
+
+@require_GET
+def case_timeline(request: HttpRequest, case_id: int) -> JsonResponse:
+    case = _get_case_for_user(request, case_id)
+    return JsonResponse(selectors.timeline_charts(case=case))
+
+
+@require_POST
+def case_reanalyze(request: HttpRequest, case_id: int) -> HttpResponse:
+    case = _get_case_for_user(request, case_id)
+    try:
+        services.case_reanalyze(case_id=case.pk)
+    except services.CaseStateError as exc:
+        return JsonResponse({"message": str(exc), "extra": {}}, status=409)
+    return redirect("case-detail", case_id=case.pk)
+
+
+@require_GET
+def case_upload(request: HttpRequest, case_id: int) -> FileResponse:
+    """The original bundle, byte for byte, as uploaded."""
+    case = _get_case_for_user(request, case_id)
+    upload = case.upload
+    return FileResponse(upload.file.open("rb"), as_attachment=True, filename=upload.original_name)
+
+
+@login_required
+@require_GET
+def collector(request: HttpRequest) -> FileResponse:
+    """The collector script customers run on their server (scripts/collect.sh)."""
+    return FileResponse(
+        COLLECTOR.open("rb"), as_attachment=True, filename="collect.sh", content_type="text/x-shellscript"
+    )
