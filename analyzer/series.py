@@ -1,8 +1,11 @@
 """The aggregated series a case page charts, in long form: one row per (series, ts, value).
 
-Series names are ``<frame>.<column>`` for plain metrics (``vmstat.r``, ``vmstat.us``) and
-``<frame>.<group>:<value>`` for counts (``processlist.state:Sending data``). Per-sample detail
-(each session, each thread) is not here: it is stored apart and read back by moment.
+Series names are ``<group>.<name>``: ``vmstat.r`` for a plain metric, ``processlist.state:Sending
+data`` for a count by value, ``iostat.r_await:sda`` for a per-device or per-CPU metric. Wide sources
+are reduced to what a person can read on one chart: the busiest CPUs, devices, IRQ lines, wait
+channels and query fingerprints (``TOP_N`` each), plus the median across all of them where that
+is the useful baseline. Per-sample detail (each session, each thread) is not here: it is stored
+apart and read back by moment.
 """
 
 from __future__ import annotations
@@ -16,39 +19,191 @@ VMSTAT_COLUMNS = (
     "r", "b", "us", "sy", "id", "wa", "st", "in", "cs", "si", "so", "bi", "bo",
     "swpd_kib", "free_kib", "buff_kib", "cache_kib",
 )  # fmt: skip
+#: Lines per chart for wide sources: more than 8 colours on one chart cannot be told apart.
+TOP_N = 8
 #: Distinct processlist states kept as their own series; the rest are summed under "(other)".
 TOP_STATES = 12
+#: Longest fingerprint kept in a series name (the name column is 200 characters).
+MAX_NAME = 170
+#: iostat columns charted per device (sysstat iostat(1); bytes/s, ms, requests, percent).
+IOSTAT_COLUMNS = ("r_bytes_per_s", "w_bytes_per_s", "r_await", "w_await", "aqu_sz", "util_pct")
+#: Status counters charted as rates, and gauges charted as values (mysqladmin ext).
+MYSQLADMIN_RATES = (
+    "Questions",
+    "Com_commit",
+    "Created_tmp_disk_tables",
+    "Created_tmp_tables",
+    "Innodb_data_fsyncs",
+)
+MYSQLADMIN_GAUGES = ("Threads_running", "Threads_connected")
+EMPTY = pd.DataFrame(columns=["series", "ts", "value"])
 
 
 def _long(frame: pd.DataFrame, prefix: str, columns: list[str]) -> pd.DataFrame:
     if not len(frame) or not columns:
-        return pd.DataFrame(columns=["series", "ts", "value"])
+        return EMPTY
     melted = frame[["ts", *columns]].melt(id_vars="ts", var_name="series", value_name="value")
     melted["series"] = prefix + melted["series"].astype(str)
     return melted[["series", "ts", "value"]]
 
 
+def _pivot_long(wide: pd.DataFrame, prefix: str) -> pd.DataFrame:
+    """A frame indexed by ts with one column per name -> long rows named ``prefix + name``."""
+    if wide.empty:
+        return EMPTY
+    wide = wide.copy()
+    wide.columns = [f"{prefix}{str(c)[:MAX_NAME]}" for c in wide.columns]
+    return _long(wide.rename_axis("ts").reset_index(), "", list(wide.columns))
+
+
+def _top(wide: pd.DataFrame, n: int = TOP_N) -> pd.DataFrame:
+    """The ``n`` columns with the largest total."""
+    return wide[wide.sum().sort_values(ascending=False).index[:n]] if len(wide.columns) > n else wide
+
+
+def _vmstat(tl: Timeline) -> pd.DataFrame:
+    vm = tl.frame("vmstat")
+    return _long(vm, "vmstat.", [c for c in VMSTAT_COLUMNS if c in vm])
+
+
+def _processlist(tl: Timeline) -> list[pd.DataFrame]:
+    states = tl.processlist_counts("state")
+    if not len(states):
+        return []
+    top = states.sum().sort_values(ascending=False).index[:TOP_STATES]
+    kept = states[top].copy()
+    rest = states.drop(columns=top).sum(axis=1)
+    if rest.any():
+        kept["(other)"] = rest
+    totals = pd.DataFrame(
+        {
+            "active": states.sum(axis=1),
+            "sessions": tl.frame("processlist").groupby("ts").size().reindex(states.index, fill_value=0),
+        }
+    )
+    fps = tl.processlist_counts("fingerprint")
+    fps = _top(fps.drop(columns=["(none)"], errors="ignore"), 6)
+    return [
+        _pivot_long(kept, "processlist.state:"),
+        _pivot_long(totals, "processlist."),
+        _pivot_long(fps, "processlist.fingerprint:"),
+    ]
+
+
+def _mpstat(tl: Timeline) -> list[pd.DataFrame]:
+    out = []
+    cpu = tl.frame("mpstat_cpu")
+    if len(cpu) and "idle" in cpu:
+        cpu = cpu[cpu["cpu"] >= 0]
+        if "since_boot" in cpu:
+            cpu = cpu[~cpu["since_boot"].astype(bool)]
+        busy = (100.0 - cpu["idle"]).clip(lower=0)
+        wide = cpu.assign(busy=busy).pivot_table(index="ts", columns="cpu", values="busy", aggfunc="mean")
+        stats = pd.DataFrame({"max": wide.max(axis=1), "median": wide.median(axis=1)})
+        out += [_pivot_long(stats, "mpstat.busy:"), _pivot_long(_top(wide), "mpstat.busy:cpu")]
+    intr = tl.frame("mpstat_intr")
+    if len(intr) and "intr_per_s" in intr:
+        intr = intr[intr["cpu"] >= 0]
+        if "since_boot" in intr:
+            intr = intr[~intr["since_boot"].astype(bool)]
+        wide = intr.pivot_table(index="ts", columns="cpu", values="intr_per_s", aggfunc="mean")
+        out += [
+            _pivot_long(pd.DataFrame({"median": wide.median(axis=1)}), "mpstat.intr:"),
+            _pivot_long(_top(wide), "mpstat.intr:cpu"),
+        ]
+    return out
+
+
+def _interrupts(tl: Timeline) -> list[pd.DataFrame]:
+    irq = tl.frame("interrupts")
+    if not len(irq) or "per_s" not in irq:
+        return []
+    rated = irq.dropna(subset=["per_s"])
+    if not len(rated):
+        return []
+    lines = rated.pivot_table(index="ts", columns="irq", values="per_s", aggfunc="sum", observed=True)
+    return [_pivot_long(_top(lines), "interrupts.irq:")]
+
+
+def _iostat(tl: Timeline) -> list[pd.DataFrame]:
+    io = tl.frame("iostat")
+    if not len(io) or "device" not in io:
+        return []
+    if "since_boot" in io:
+        io = io[~io["since_boot"].astype(bool)]
+    load = [c for c in ("r_bytes_per_s", "w_bytes_per_s", "r_per_s", "w_per_s") if c in io]
+    busiest = (
+        io.groupby("device", observed=True)[load].sum().sum(axis=1).sort_values(ascending=False).index[:TOP_N]
+        if load
+        else []
+    )
+    io = io[io["device"].isin(busiest)]
+    out = []
+    for column in IOSTAT_COLUMNS:
+        if column in io:
+            wide = io.pivot_table(index="ts", columns="device", values=column, aggfunc="mean", observed=True)
+            out.append(_pivot_long(wide, f"iostat.{column}:"))
+    return out
+
+
+def _threads(tl: Timeline) -> list[pd.DataFrame]:
+    ps = tl.frame("ps_threads")
+    if not len(ps) or "state" not in ps:
+        return []
+    states = ps.groupby(["ts", ps["state"].astype("string")], observed=True).size().unstack(fill_value=0)
+    out = [_pivot_long(states, "threads.state:")]
+    if "wchan" in ps:
+        blocked = ps[ps["state"].astype("string") == "D"]
+        if len(blocked):
+            wchan = blocked["wchan"].astype("string").fillna("").replace("", "-")
+            wide = blocked.assign(_w=wchan).groupby(["ts", "_w"]).size().unstack(fill_value=0)
+            wide = wide.reindex(states.index, fill_value=0)
+            out.append(_pivot_long(_top(wide), "threads.wchan:"))
+    return out
+
+
+def _mysqladmin(tl: Timeline) -> list[pd.DataFrame]:
+    status = tl.frame("mysqladmin")
+    if not len(status) or "variable" not in status:
+        return []
+    rates = status[status["variable"].isin(MYSQLADMIN_RATES)].dropna(subset=["per_s"])
+    gauges = status[status["variable"].isin(MYSQLADMIN_GAUGES)]
+    out = []
+    if len(rates):
+        out.append(
+            _pivot_long(
+                rates.pivot_table(
+                    index="ts", columns="variable", values="per_s", aggfunc="mean", observed=True
+                ),
+                "mysqladmin.rate:",
+            )
+        )
+    if len(gauges):
+        out.append(
+            _pivot_long(
+                gauges.pivot_table(
+                    index="ts", columns="variable", values="value", aggfunc="mean", observed=True
+                ),
+                "mysqladmin.gauge:",
+            )
+        )
+    return out
+
+
 def aggregate_series(tl: Timeline) -> pd.DataFrame:
     """All chartable series of ``tl`` as a long frame with columns ``series``, ``ts`` (UTC), ``value``."""
-    parts: list[pd.DataFrame] = []
-    vm = tl.frame("vmstat")
-    parts.append(_long(vm, "vmstat.", [c for c in VMSTAT_COLUMNS if c in vm]))
-    states = tl.processlist_counts("state")
-    if len(states):
-        top = states.sum().sort_values(ascending=False).index[:TOP_STATES]
-        kept = states[top].copy()
-        rest = states.drop(columns=top).sum(axis=1)
-        if rest.any():
-            kept["(other)"] = rest
-        kept.columns = [f"state:{c}" for c in kept.columns]
-        kept["active"] = states.sum(axis=1)
-        all_sessions = tl.frame("processlist").groupby("ts").size()
-        kept["sessions"] = all_sessions.reindex(kept.index, fill_value=0)
-        kept = kept.rename_axis("ts").reset_index()
-        parts.append(_long(kept, "processlist.", [c for c in kept.columns if c != "ts"]))
+    parts = [
+        _vmstat(tl),
+        *_processlist(tl),
+        *_mpstat(tl),
+        *_interrupts(tl),
+        *_iostat(tl),
+        *_threads(tl),
+        *_mysqladmin(tl),
+    ]
     parts = [p for p in parts if len(p)]
     if not parts:
-        return pd.DataFrame(columns=["series", "ts", "value"])
+        return EMPTY.copy()
     out = pd.concat(parts, ignore_index=True)
     out["value"] = pd.to_numeric(out["value"], errors="coerce").astype("float64")
     return out

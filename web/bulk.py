@@ -33,7 +33,10 @@ def _copy(table: str, columns: list[str], frame: pd.DataFrame) -> None:
 
 def copy_series(case_id: int, series: pd.DataFrame) -> None:
     """Write a long frame (``series``, ``ts`` UTC, ``value``) as SeriesPoint rows of the case."""
-    frame = series[["series", "ts", "value"]].assign(case_id=case_id)
+    max_len = SeriesPoint._meta.get_field("series").max_length
+    frame = series[["series", "ts", "value"]].assign(
+        case_id=case_id, series=series["series"].str.slice(0, max_len)
+    )
     _copy(SeriesPoint._meta.db_table, ["series", "ts", "value", "case_id"], frame)
 
 

@@ -2,19 +2,13 @@
 
 from __future__ import annotations
 
-from collections import defaultdict
 from datetime import datetime
 
-import numpy as np
 from django.db.models import Q, QuerySet
-from tsdownsample import MinMaxLTTBDownsampler
 
-from web.models import Case, CaseStatus, Finding, SeriesPoint
+from web.charts import chart_ids_for_evidence
+from web.models import Case, CaseStatus
 
-#: Points per series sent to a chart: enough for a 2,000 px wide chart, bounded whatever the capture length.
-MAX_POINTS = 2000
-#: vmstat CPU columns, stacked in this order (procps vmstat(8)).
-CPU_COLUMNS = ("us", "sy", "wa", "st", "id")
 SEVERITY_ORDER = {"critical": 0, "warning": 1, "info": 2}
 
 
@@ -31,6 +25,13 @@ def case_list(*, q: str = "") -> QuerySet[Case]:
             Q(title__icontains=q) | Q(host__icontains=q) | Q(findings__key__icontains=q)
         ).distinct()
     return cases
+
+
+def ready_case_with_sha256(*, sha256: str) -> Case | None:
+    """The newest ready case whose upload has these bytes, or None."""
+    return (
+        Case.objects.select_related("upload").filter(upload__sha256=sha256, status=CaseStatus.READY).first()
+    )
 
 
 def case_row(case: Case) -> dict[str, object]:
@@ -83,6 +84,7 @@ def findings_for_case(*, case: Case) -> list[dict[str, object]]:
             "disproof": f.disproof,
             "related": f.related,
             "rule_version": f.rule_version,
+            "charts": chart_ids_for_evidence([e.get("series") or "" for e in f.evidence]),
         }
         for f in rows
     ]
@@ -197,120 +199,3 @@ def case_detail_context(*, case: Case) -> dict[str, object]:
 def _upload_name(case: Case) -> str:
     upload = getattr(case, "upload", None)
     return upload.original_name if upload else f"Case {case.pk}"
-
-
-def series_window(
-    *,
-    case: Case,
-    prefix: str,
-    start: datetime | None = None,
-    end: datetime | None = None,
-    max_points: int = MAX_POINTS,
-) -> dict[str, list[list[float]]]:
-    """Series whose name starts with ``prefix`` as ``{name: [[epoch_ms, value], ...]}``, each downsampled
-    to at most ``max_points`` with MinMaxLTTB (keeps peaks, which a plain stride would drop)."""
-    rows = SeriesPoint.objects.filter(case=case, series__startswith=prefix)
-    if start:
-        rows = rows.filter(ts__gte=start)
-    if end:
-        rows = rows.filter(ts__lte=end)
-    grouped: dict[str, list[tuple[float, float]]] = defaultdict(list)
-    for name, ts, value in (
-        rows.order_by("series", "ts").values_list("series", "ts", "value").iterator(chunk_size=20000)
-    ):
-        grouped[name].append((ts.timestamp() * 1000.0, np.nan if value is None else value))
-    out: dict[str, list[list[float]]] = {}
-    for name, points in grouped.items():
-        arr = np.asarray(points, dtype="float64")
-        if len(arr) > max_points:
-            y = np.nan_to_num(arr[:, 1])
-            idx = MinMaxLTTBDownsampler().downsample(arr[:, 0], y, n_out=max_points)
-            arr = arr[np.sort(idx)]
-        out[name] = [[float(t), None if np.isnan(v) else float(v)] for t, v in arr]
-    return out
-
-
-def timeline_charts(*, case: Case) -> dict[str, object]:
-    """The chart specs of the case page (see templates' contract): CPU, run queue, processlist states."""
-    charts: list[dict[str, object]] = []
-    vm = series_window(case=case, prefix="vmstat.")
-    cpu = [{"label": c, "data": vm[f"vmstat.{c}"]} for c in CPU_COLUMNS if f"vmstat.{c}" in vm]
-    if cpu:
-        charts.append(
-            {
-                "id": "cpu",
-                "title": "CPU (vmstat)",
-                "unit": "%",
-                "stacked": True,
-                "kind": "line",
-                "series": cpu,
-                "hlines": [],
-            }
-        )
-    queue = [{"label": c, "data": vm[f"vmstat.{c}"]} for c in ("r", "b") if f"vmstat.{c}" in vm]
-    if queue:
-        hlines = [{"label": f"ncpu = {case.ncpu}", "value": case.ncpu}] if case.ncpu else []
-        charts.append(
-            {
-                "id": "runqueue",
-                "title": "Run queue r and blocked b vs CPUs (vmstat)",
-                "unit": "threads",
-                "stacked": False,
-                "kind": "line",
-                "series": queue,
-                "hlines": hlines,
-            }
-        )
-    sys_series = [{"label": c, "data": vm[f"vmstat.{c}"]} for c in ("in", "cs") if f"vmstat.{c}" in vm]
-    if sys_series:
-        charts.append(
-            {
-                "id": "system",
-                "title": "Interrupts and context switches per second (vmstat)",
-                "unit": "/s",
-                "stacked": False,
-                "kind": "line",
-                "series": sys_series,
-                "hlines": [],
-            }
-        )
-    mem = [
-        {"label": c, "data": vm[f"vmstat.{c}"]}
-        for c in ("free_kib", "cache_kib", "buff_kib", "swpd_kib")
-        if f"vmstat.{c}" in vm
-    ]
-    if mem:
-        charts.append(
-            {
-                "id": "memory",
-                "title": "Memory (vmstat, KiB)",
-                "unit": "KiB",
-                "stacked": False,
-                "kind": "line",
-                "series": mem,
-                "hlines": [],
-            }
-        )
-    pl = series_window(case=case, prefix="processlist.state:")
-    if pl:
-        totals = sorted(pl.items(), key=lambda kv: -sum(v or 0 for _, v in kv[1]))
-        charts.append(
-            {
-                "id": "processlist",
-                "title": "Active sessions by State (processlist)",
-                "unit": "sessions",
-                "stacked": True,
-                "kind": "line",
-                "series": [{"label": name.split(":", 1)[1], "data": data} for name, data in totals],
-                "hlines": [{"label": f"ncpu = {case.ncpu}", "value": case.ncpu}] if case.ncpu else [],
-            }
-        )
-    windows = []
-    for f in Finding.objects.filter(case=case).order_by("position"):
-        for start, end in f.windows:
-            windows.append({"key": f.key, "severity": f.severity, "start_ms": _ms(start), "end_ms": _ms(end)})
-    return {"utc_offset_s": case.utc_offset_s, "ncpu": case.ncpu, "charts": charts, "windows": windows}
-
-
-def _ms(iso: str) -> float:
-    return datetime.fromisoformat(iso.replace("Z", "+00:00")).timestamp() * 1000.0

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
 from pathlib import Path
 
 from django.conf import settings
@@ -12,7 +13,7 @@ from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 
-from web import selectors, services
+from web import charts, selectors, services
 from web.forms import CaseUploadForm
 from web.models import Case
 
@@ -100,8 +101,18 @@ def case_status(request: HttpRequest, case_id: int) -> JsonResponse:
 
 @require_GET
 def case_timeline(request: HttpRequest, case_id: int) -> JsonResponse:
+    """Chart specs; ``?start=&end=`` (epoch ms) re-reads a zoomed range in detail."""
     case = _get_case_for_user(request, case_id)
-    return JsonResponse(selectors.timeline_charts(case=case))
+    try:
+        start, end = (_ms_param(request, name) for name in ("start", "end"))
+    except ValueError:
+        return JsonResponse({"message": "start and end are epoch milliseconds", "extra": {}}, status=400)
+    return JsonResponse(charts.timeline_charts(case=case, start=start, end=end))
+
+
+def _ms_param(request: HttpRequest, name: str) -> datetime | None:
+    raw = request.GET.get(name)
+    return datetime.fromtimestamp(float(raw) / 1000.0, tz=UTC) if raw else None
 
 
 @require_POST

@@ -35,3 +35,16 @@ def test_it_exits_non_zero_with_a_reason_when_nothing_can_be_read(tmp_path: Path
     assert exit_info.value.code == 1
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "failed: No supported capture was found" in err[0]
+
+
+def test_reuse_reports_the_ready_case_of_the_same_bytes(tmp_path: Path) -> None:
+    vmstat = (
+        "procs -----------memory---------- ---swap-- -----io---- -system-- ------cpu-----\n"
+        " r  b   swpd   free   buff  cache   si   so    bi    bo   in   cs us sy id wa st\n"
+        " 2  0      0 104588800 10433708 236728672    0    0     5    93    0    1  3  3 94  0  0\n"
+    )
+    path = make_tar(tmp_path / "b.tgz", {"2026_04_21_16_51_41-vmstat": vmstat.encode()})
+    first, again = StringIO(), StringIO()
+    call_command("analyze", str(path), "--json", "--sync", stdout=first)
+    call_command("analyze", str(path), "--json", "--sync", "--reuse", stdout=again)
+    assert json.loads(again.getvalue())["case"] == json.loads(first.getvalue())["case"]

@@ -103,6 +103,14 @@ def test_the_timeline_gives_chart_specs_on_one_axis(engineer_client: Client, rea
     assert first_point == [1776790302000.0, 1.0]  # 16:51:42 UTC (since-boot line at :41 left out), r = 1
 
 
+def test_the_timeline_rereads_a_zoomed_range(engineer_client: Client, ready_case: Case) -> None:
+    url = f"/cases/{ready_case.pk}/timeline.json"
+    zoomed = engineer_client.get(url, {"start": 1776790303000, "end": 1776790303000}).json()
+    runqueue = next(c for c in zoomed["charts"] if c["id"] == "runqueue")
+    assert runqueue["series"][0]["data"] == [[1776790303000.0, 1.0]]  # only 16:51:43
+    assert engineer_client.get(url, {"start": "yesterday"}).status_code == 400
+
+
 def test_the_original_bundle_downloads_byte_for_byte(engineer_client: Client, ready_case: Case) -> None:
     response = engineer_client.get(f"/cases/{ready_case.pk}/bundle/")
     with ready_case.upload.file.open("rb") as kept:

@@ -251,7 +251,11 @@ function cursorPlugin(state) {
  * empty when the timeline has no chart (the caller shows the message). Throws Error when the
  * vendored Chart.js global is missing.
  */
-export function buildCharts(container, timeline) {
+// options.idPrefix: prefix of each figure's id (default "chart-"), so a finding's own copy of a
+// chart does not repeat the id of the timeline's; options.compact: shorter charts;
+// options.onRangeChange(minMs, maxMs): called after every zoom, pan or reset (to re-read detail).
+export function buildCharts(container, timeline, options = {}) {
+  const idPrefix = options.idPrefix ?? "chart-";
   const Chart = globalThis.Chart;
   if (!Chart) {
     throw new Error("Chart.js did not load (static/vendor/chart.js-*/chart.umd.min.js).");
@@ -282,6 +286,12 @@ export function buildCharts(container, timeline) {
     },
   };
 
+  function rangeChanged(min, max) {
+    if (options.onRangeChange) {
+      options.onRangeChange(min, max);
+    }
+  }
+
   function syncFrom(source) {
     if (syncing) {
       return;
@@ -294,6 +304,7 @@ export function buildCharts(container, timeline) {
           c.zoomScale("x", { min, max }, "none");
         }
       }
+      rangeChanged(min, max);
     } finally {
       syncing = false;
     }
@@ -301,8 +312,8 @@ export function buildCharts(container, timeline) {
 
   for (const spec of specs) {
     const figure = document.createElement("figure");
-    figure.className = "chart";
-    figure.id = `chart-${spec.id}`;
+    figure.className = options.compact ? "chart chart--compact" : "chart";
+    figure.id = `${idPrefix}${spec.id}`;
     const caption = document.createElement("figcaption");
     caption.className = "chart__title";
     caption.textContent = spec.title || spec.id;
@@ -390,6 +401,7 @@ export function buildCharts(container, timeline) {
         },
       },
     });
+    chart.$casebookId = spec.id;
     charts.push(chart);
   }
 
@@ -405,6 +417,22 @@ export function buildCharts(container, timeline) {
         }
       } finally {
         syncing = false;
+      }
+      rangeChanged(extent[0], extent[1]);
+    },
+    // New data for the same charts (a zoomed range read in detail): datasets matched by chart id
+    // and series label; the zoom stays where it is.
+    replaceData(next) {
+      for (const spec of next.charts || []) {
+        const chart = charts.find((c) => c.$casebookId === spec.id);
+        if (!chart) {
+          continue;
+        }
+        for (const dataset of chart.data.datasets) {
+          const series = (spec.series || []).find((s) => s.label === dataset.label);
+          dataset.data = series ? series.data.map(([x, y]) => ({ x, y: y === null ? null : Number(y) })) : [];
+        }
+        chart.update("none");
       }
     },
     zoomTo(startMs, endMs) {
@@ -423,6 +451,7 @@ export function buildCharts(container, timeline) {
       } finally {
         syncing = false;
       }
+      rangeChanged(min, max);
     },
     destroy() {
       for (const c of charts) {

@@ -92,7 +92,7 @@ async function setupCharts(url) {
   }
   let controller;
   try {
-    controller = buildCharts(container, timeline);
+    controller = buildCharts(container, timeline, { onRangeChange: detailLoader(url, () => controller) });
   } catch (err) {
     showMessage(message, `The charts could not be drawn: ${err.message}`, "error");
     return;
@@ -104,6 +104,7 @@ async function setupCharts(url) {
   message.hidden = true;
   toolbar.hidden = false;
   resetButton.addEventListener("click", () => controller.reset());
+  drawFindingCharts(timeline);
 
   // "Show on charts" buttons of the finding windows (event delegation over the findings list).
   document.addEventListener("click", (event) => {
@@ -120,6 +121,57 @@ async function setupCharts(url) {
   });
   for (const button of document.querySelectorAll("button[data-window-start]")) {
     button.hidden = false;
+  }
+}
+
+// Re-read a zoomed range in detail (the first answer is downsampled over the whole capture), a
+// moment after the last zoom or pan; an answer that arrives after a newer request is dropped.
+const DETAIL_DELAY_MS = 400;
+function detailLoader(url, getController) {
+  let timer = null;
+  let sequence = 0;
+  return (min, max) => {
+    window.clearTimeout(timer);
+    timer = window.setTimeout(async () => {
+      const controller = getController();
+      if (!controller) {
+        return;
+      }
+      const [first, last] = controller.extent;
+      const whole = max - min >= 0.95 * (last - first);
+      const target = whole ? url : `${url}?start=${Math.floor(min)}&end=${Math.ceil(max)}`;
+      const mine = ++sequence;
+      try {
+        const detail = await fetchJSON(target);
+        if (mine === sequence) {
+          controller.replaceData(detail);
+        }
+      } catch (err) {
+        const message = document.getElementById("charts-message");
+        showMessage(message, `Detail for the zoomed range could not be loaded: ${err.message}`, "error");
+      }
+    }, DETAIL_DELAY_MS);
+  };
+}
+
+// Each finding card shows the charts its evidence points at, shaded with its own windows only.
+function drawFindingCharts(timeline) {
+  for (const holder of document.querySelectorAll(".finding__charts[data-chart-ids]")) {
+    const ids = holder.dataset.chartIds.split(" ").filter(Boolean);
+    const key = holder.dataset.findingKey;
+    const own = {
+      utc_offset_s: timeline.utc_offset_s,
+      ncpu: timeline.ncpu,
+      charts: ids.map((id) => (timeline.charts || []).find((c) => c.id === id)).filter(Boolean),
+      windows: (timeline.windows || []).filter((w) => w.key === key),
+    };
+    if (own.charts.length) {
+      try {
+        buildCharts(holder, own, { idPrefix: `finding-${key}-chart-`, compact: true });
+      } catch (err) {
+        holder.textContent = `The evidence charts could not be drawn: ${err.message}`;
+      }
+    }
   }
 }
 

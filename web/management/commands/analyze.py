@@ -7,6 +7,7 @@ Exit status 0 when the case is ready; 1 with a one-line reason on stderr when it
 
 from __future__ import annotations
 
+import hashlib
 import json
 import sys
 import time
@@ -24,6 +25,14 @@ from web.tasks import case_ingest_task
 POLL_S = 0.5
 
 
+def _sha256(path: Path) -> str:
+    digest = hashlib.sha256()
+    with path.open("rb") as fh:
+        for chunk in iter(lambda: fh.read(1 << 20), b""):
+            digest.update(chunk)
+    return digest.hexdigest()
+
+
 class Command(BaseCommand):
     help = "Ingest a diagnostic bundle as a case and print its sources and findings."
 
@@ -37,11 +46,20 @@ class Command(BaseCommand):
         )
         parser.add_argument("--title", default="", help="a title for the case")
         parser.add_argument("--timeout", type=float, default=900.0, help="seconds to wait for the worker")
+        parser.add_argument(
+            "--reuse",
+            action="store_true",
+            help="report the ready case of an identical upload (same sha256) instead of a new one",
+        )
 
     def handle(self, *args: object, **opts: object) -> None:
         path: Path = opts["bundle"]  # type: ignore[assignment]
         if not path.is_file():
             raise CommandError(f"{path}: no such file")
+        existing = selectors.ready_case_with_sha256(sha256=_sha256(path)) if opts["reuse"] else None
+        if existing is not None:
+            self._report(existing, bool(opts["json"]))
+            return
         with path.open("rb") as fh:
             try:
                 case = services.case_create(
@@ -57,9 +75,11 @@ class Command(BaseCommand):
             case_ingest_task(case.pk)  # the task body, run in this process
         else:
             self._wait(case.pk, float(opts["timeout"]))  # type: ignore[arg-type]
-        case = Case.objects.select_related("upload").get(pk=case.pk)
+        self._report(Case.objects.select_related("upload").get(pk=case.pk), bool(opts["json"]))
+
+    def _report(self, case: Case, as_json: bool) -> None:
         report = selectors.case_report(case=case)
-        if opts["json"]:
+        if as_json:
             self.stdout.write(json.dumps(report, indent=2, default=str))
         else:
             self._summary(report)
