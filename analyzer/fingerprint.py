@@ -120,12 +120,13 @@ def fingerprint(sql: str) -> str:
     return query
 
 
-def fingerprints(series: pd.Series) -> pd.Series:
+def fingerprints(series: pd.Series, cache: dict[str, str] | None = None) -> pd.Series:
     """``fingerprint`` of every value of ``series`` (same index and name, ``string`` dtype; missing
     values stay missing, as <NA>).
 
     Each distinct statement is fingerprinted once: a processlist repeats the same few statements
-    thousands of times.
+    thousands of times. ``cache`` (statement -> fingerprint) carries that across calls, e.g. over
+    the chunks of one capture.
 
     >>> fingerprints(pd.Series(["SELECT 1", None, "SELECT 1", "select 2"])).tolist()
     ['select ?', <NA>, 'select ?', 'select ?']
@@ -134,6 +135,12 @@ def fingerprints(series: pd.Series) -> pd.Series:
     out = np.full(len(series), None, dtype=object)
     if present.any():
         codes, uniques = pd.factorize(series[present].astype(str), sort=False)
-        prints = np.array([fingerprint(u) for u in uniques], dtype=object)
+        memo = cache if cache is not None else {}
+        prints = np.empty(len(uniques), dtype=object)
+        for i, u in enumerate(uniques):
+            found = memo.get(u)
+            if found is None:
+                found = memo[u] = fingerprint(u)
+            prints[i] = found
         out[present] = prints[codes]
     return pd.Series(out, index=series.index, dtype="string", name=series.name)

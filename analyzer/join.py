@@ -326,7 +326,7 @@ def thread_sessions(
                 "pl_ts": processlist["ts"],
                 "processlist_id": pd.to_numeric(processlist["id"], errors="coerce").astype("Int64"),
                 "pl_state": processlist["state"].astype("string"),
-                "pl_info": processlist["info"].astype("string"),
+                "pl_fingerprint": processlist["fingerprint"].astype("string"),
                 "pl_time": pd.to_numeric(processlist["time_s"], errors="coerce").astype("Int64"),
                 "pl_seen": True,
             }
@@ -334,9 +334,11 @@ def thread_sessions(
         joined = joined.merge(pl, on=["pl_ts", "processlist_id"], how="left")
         seen = joined["pl_seen"].fillna(False).astype(bool)
         joined["session_state"] = joined["pl_state"].where(seen, joined["session_state"])
-        joined["info"] = joined["pl_info"].where(seen, joined["info"])
         joined["time_s"] = joined["pl_time"]
     joined["fingerprint"] = fingerprints(joined["info"]) if len(joined) else pd.Series([], dtype="string")
+    if "pl_fingerprint" in joined:
+        # the processlist of the same moment wins over performance_schema's copy of the statement
+        joined["fingerprint"] = joined["pl_fingerprint"].where(seen, joined["fingerprint"])
     joined["os_state"] = joined["state"].astype("string")
     joined["wchan"] = _wchan_labels(joined)
     if "member" not in joined:

@@ -5,7 +5,7 @@ collections of the same host give one vmstat series), adds a ``member`` column s
 point at raw lines, sorts by ``ts`` and derives what the rules share:
 
 - ``vmstat`` without its since-boot rows (they average since boot: not this capture's behaviour);
-- ``processlist`` with ``active`` (FINDINGS.md, "Counting sessions and threads right": Command
+- (``prepare``, per source) ``processlist`` with ``active`` (FINDINGS.md, "Counting sessions and threads right": Command
   ``Query`` or ``Execute``, not the collector's own SHOW PROCESSLIST, not system/daemon rows) and
   ``fingerprint`` (pt-fingerprint style, ``analyzer.fingerprint``);
 - ``ps_threads`` with ``is_mysqld`` (``mysqld`` or ``mariadbd``).
@@ -13,6 +13,7 @@ point at raw lines, sorts by ``ts`` and derives what the rules share:
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
@@ -29,6 +30,38 @@ INTERNAL_USERS = frozenset({"system user", "event_scheduler", "DELAYED"})
 #: mysqladmin sends `show /*!50002 GLOBAL */ status`, hence the optional version comment.
 OWN_QUERY = r"^\s*show\s+(?:/\*!\d*\s*)?(?:global\s*(?:\*/)?\s*|full\s+)?(?:processlist|status|engine)\b"
 MYSQLD_COMMS = frozenset({"mysqld", "mariadbd"})
+
+
+#: Text columns of the processlist kept as categories: a few distinct values repeated millions of times.
+PROCESSLIST_CATEGORIES = ("user", "host", "db", "command", "state", "fingerprint", "member")
+
+
+def prepare(source: ParsedSource, *, cache: dict[str, str] | None = None) -> ParsedSource:
+    """The source reduced to what the analysis keeps, with the derived columns the rules share.
+
+    ``processlist``: adds ``active`` and ``fingerprint`` and drops ``info`` (the statement text is
+    stored apart as per-sample detail; rules read its fingerprint); ``ps_threads``: adds
+    ``is_mysqld``. Text columns become categories. Idempotent; ``cache`` carries fingerprints
+    across calls (statement -> fingerprint).
+    """
+    frames = dict(source.frames)
+    pl = frames.get("processlist")
+    if pl is not None and "info" in pl:
+        info = pl["info"].astype("string").fillna("")
+        own = info.str.contains(OWN_QUERY, case=False, regex=True)
+        user = pl["user"].astype("string").fillna("")
+        command = pl["command"].astype("string").fillna("")
+        pl = pl.drop(columns=["info"]).assign(
+            active=(command.isin(ACTIVE_COMMANDS) & ~own & ~user.isin(INTERNAL_USERS)).astype(bool),
+            fingerprint=fingerprints(info.where(info != ""), cache),
+        )
+        frames["processlist"] = pl.astype({c: "category" for c in PROCESSLIST_CATEGORIES if c in pl})
+    ps = frames.get("ps_threads")
+    if ps is not None and "comm" in ps and "is_mysqld" not in ps:
+        frames["ps_threads"] = ps.assign(
+            is_mysqld=ps["comm"].astype("string").isin(MYSQLD_COMMS).fillna(False).astype(bool)
+        )
+    return dataclasses.replace(source, frames=frames)
 
 
 @dataclass(slots=True)
@@ -52,7 +85,9 @@ class Timeline:
     ) -> Timeline:
         parts: dict[str, list[pd.DataFrame]] = {}
         variables: dict[str, str] = {}
+        cache: dict[str, str] = {}
         for source in sources:
+            source = prepare(source, cache=cache)
             found = source.meta.get("variables")
             if isinstance(found, dict):
                 variables.update({str(k): str(v) for k, v in found.items()})
@@ -71,22 +106,6 @@ class Timeline:
         vm = self.frames.get("vmstat")
         if vm is not None and "since_boot" in vm:
             self.frames["vmstat"] = vm[~vm["since_boot"].astype(bool)].reset_index(drop=True)
-        pl = self.frames.get("processlist")
-        if pl is not None:
-            info = pl["info"].astype("string").fillna("")
-            own = info.str.contains(OWN_QUERY, case=False, regex=True)
-            user = pl["user"].astype("string").fillna("")
-            command = pl["command"].astype("string").fillna("")
-            pl = pl.assign(
-                active=command.isin(ACTIVE_COMMANDS) & ~own & ~user.isin(INTERNAL_USERS),
-                fingerprint=fingerprints(info).where(info != "", pd.NA),
-            )
-            self.frames["processlist"] = pl
-        ps = self.frames.get("ps_threads")
-        if ps is not None and "comm" in ps:
-            self.frames["ps_threads"] = ps.assign(
-                is_mysqld=ps["comm"].astype("string").isin(MYSQLD_COMMS).fillna(False)
-            )
 
     @property
     def inputs(self) -> frozenset[str]:

@@ -87,14 +87,19 @@ def read_bundle(
     display_name: str | None = None,
     limits: Limits = DEFAULT_LIMITS,
     progress: Callable[[str], None] | None = None,
+    on_source: Callable[[ParsedSource], ParsedSource] | None = None,
 ) -> Bundle:
     """Parse every member of the bundle at ``path``.
+
+    ``on_source`` sees each source as soon as its member is parsed (times not yet shifted to UTC
+    when ``ts_is_local``) and returns the source to keep: the ingest writes the per-sample detail
+    there and keeps a reduced copy, so a large bundle is never held whole.
 
     Raises ``parsers.archive.BundleError`` only when the container itself is unreadable before any
     member was read; limits passed midway become a warning and the members read so far are kept.
     """
     bundle = Bundle()
-    reader = _Reader(bundle)
+    reader = _Reader(bundle, on_source)
     try:
         for entry in walk(Path(path), limits=limits, display_name=display_name):
             bundle.members_seen += 1
@@ -115,8 +120,11 @@ def read_bundle(
 
 
 class _Reader:
-    def __init__(self, bundle: Bundle) -> None:
+    def __init__(
+        self, bundle: Bundle, on_source: Callable[[ParsedSource], ParsedSource] | None = None
+    ) -> None:
         self.b = bundle
+        self.on_source = on_source
         self.offsets: Counter[int] = Counter()
         self.manifest: dict[str, str] = {}
         self.hosts: list[str] = []
@@ -184,6 +192,8 @@ class _Reader:
             # `vmstat $RUN_TIME 2`: one average over the whole run, not a point of the 1 s series.
             source.frames = {"vmstat_overall": source.frames["vmstat"]}
             source.meta["variant"] = f"{source.meta.get('variant', 'vmstat')} (pt-stalk run average)"
+        if self.on_source is not None:
+            source = self.on_source(source)
         self.b.sources.append(source)
         meta = source.meta
         if meta.get("host"):

@@ -1,69 +1,119 @@
 """Bulk writes with PostgreSQL COPY (psycopg 3): series points and per-sample detail rows.
 
-Rows are streamed to ``COPY ... FROM STDIN`` in chunks, never built as ORM objects: a one-hour
-capture gives millions of rows.
+Rows are streamed to ``COPY ... FROM STDIN`` (CSV) in chunks, never built as ORM objects: a one-hour
+capture gives millions of rows. Timestamps are formatted with NumPy in one vectorised call (pandas'
+``to_csv(date_format=...)`` formats them one by one).
 """
 
 from __future__ import annotations
 
+import numpy as np
 import pandas as pd
 from django.db import connection
 
-from web.models import ProcesslistRow, SeriesPoint
+from web.models import ProcesslistRow, SeriesPoint, ThreadRow
 
 #: Rows per write() call: large enough to amortise the call, small enough to bound memory.
-CHUNK_ROWS = 50_000
+CHUNK_ROWS = 100_000
+#: ps states whose threads are stored one by one; sleeping (S) and idle kernel (I) threads are only counted.
+STORED_THREAD_STATES = ("R", "D", "Z", "T", "t", "X", "W")
 
 
-def _copy(table: str, columns: list[str], frame: pd.DataFrame) -> None:
+def _iso_utc(ts: pd.Series) -> np.ndarray:
+    """``datetime64[ns, UTC]`` -> ISO 8601 strings with microseconds and ``Z``, vectorised."""
+    values = ts.dt.tz_convert("UTC").dt.tz_localize(None).to_numpy(dtype="datetime64[us]")
+    return np.char.add(np.datetime_as_string(values, unit="us"), "Z")
+
+
+def _text(frame: pd.DataFrame, column: str, max_len: int) -> pd.Series:
+    if column not in frame:
+        return pd.Series("", index=frame.index, dtype="string")
+    return frame[column].astype("string").fillna("").str.slice(0, max_len)
+
+
+def _copy(model: type, frame: pd.DataFrame) -> None:
     if not len(frame):
         return
-    cols = ", ".join(f'"{c}"' for c in columns)
+    cols = ", ".join(f'"{c}"' for c in frame.columns)
     with connection.cursor() as cursor:
         raw = cursor.cursor  # the psycopg Cursor under Django's wrapper
-        with raw.copy(f"COPY {table} ({cols}) FROM STDIN WITH (FORMAT csv, NULL '\\N')") as copy:
+        with raw.copy(
+            f"COPY {model._meta.db_table} ({cols}) FROM STDIN WITH (FORMAT csv, NULL '\\N')"
+        ) as copy:
             for start in range(0, len(frame), CHUNK_ROWS):
                 chunk = frame.iloc[start : start + CHUNK_ROWS]
-                copy.write(
-                    chunk.to_csv(
-                        index=False, header=False, na_rep="\\N", date_format="%Y-%m-%dT%H:%M:%S.%f%z"
-                    )
-                )
+                copy.write(chunk.to_csv(index=False, header=False, na_rep="\\N"))
 
 
 def copy_series(case_id: int, series: pd.DataFrame) -> None:
     """Write a long frame (``series``, ``ts`` UTC, ``value``) as SeriesPoint rows of the case."""
-    max_len = SeriesPoint._meta.get_field("series").max_length
-    frame = series[["series", "ts", "value"]].assign(
-        case_id=case_id, series=series["series"].str.slice(0, max_len)
-    )
-    _copy(SeriesPoint._meta.db_table, ["series", "ts", "value", "case_id"], frame)
-
-
-def copy_processlist(case_id: int, pl: pd.DataFrame) -> None:
-    """Write the timeline's processlist frame (one row per session per snapshot) as ProcesslistRow rows."""
-    if not len(pl):
+    if not len(series):
         return
-    text = {
-        c: pl[c].astype("string").fillna("") if c in pl else ""
-        for c in ("user", "host", "db", "command", "state", "info", "fingerprint")
-    }
+    max_len = SeriesPoint._meta.get_field("series").max_length
     frame = pd.DataFrame(
         {
             "case_id": case_id,
-            "ts": pl["ts"],
+            "series": series["series"].astype("string").str.slice(0, max_len),
+            "ts": _iso_utc(series["ts"]),
+            "value": series["value"],
+        }
+    )
+    _copy(SeriesPoint, frame)
+
+
+def copy_processlist(case_id: int, generation: int, pl: pd.DataFrame, *, member: str) -> int:
+    """Write a parsed ``processlist`` frame (one row per session per snapshot, with ``info``) as
+    ProcesslistRow rows of ``generation``; ``fingerprint`` and ``active`` are taken when present.
+    Returns the number of rows written."""
+    if not len(pl):
+        return 0
+    frame = pd.DataFrame(
+        {
+            "case_id": case_id,
+            "generation": generation,
+            "ts": _iso_utc(pl["ts"]),
             "session_id": pd.to_numeric(pl["id"], errors="coerce").astype("Int64"),
-            "user": text["user"].str.slice(0, 100),
-            "host": text["host"].str.slice(0, 300),
-            "db": text["db"].str.slice(0, 200),
-            "command": text["command"].str.slice(0, 40),
+            "user": _text(pl, "user", 100),
+            "host": _text(pl, "host", 300),
+            "db": _text(pl, "db", 200),
+            "command": _text(pl, "command", 40),
             "time_s": pd.to_numeric(pl["time_s"], errors="coerce").astype("Int64"),
-            "state": text["state"].str.slice(0, 200),
-            "info": text["info"],
-            "fingerprint": text["fingerprint"],
+            "state": _text(pl, "state", 200),
+            "info": _text(pl, "info", 100_000),
+            "fingerprint": _text(pl, "fingerprint", 100_000),
             "active": pl["active"].astype(bool) if "active" in pl else False,
-            "member": pl["member"].astype("string").str.slice(0, 500),
+            "member": member[:500],
             "line_no": pl["line_no"].astype("int64"),
         }
     )
-    _copy(ProcesslistRow._meta.db_table, list(frame.columns), frame)
+    _copy(ProcesslistRow, frame)
+    return len(frame)
+
+
+def copy_threads(case_id: int, generation: int, ps: pd.DataFrame, *, member: str) -> int:
+    """Write the threads of a ``ps_threads`` frame that were not sleeping as ThreadRow rows.
+    Returns the number of rows written."""
+    if not len(ps) or "state" not in ps:
+        return 0
+    ps = ps[ps["state"].astype("string").isin(STORED_THREAD_STATES).fillna(False)]
+    if not len(ps):
+        return 0
+    frame = pd.DataFrame(
+        {
+            "case_id": case_id,
+            "generation": generation,
+            "ts": _iso_utc(ps["ts"]),
+            "pid": pd.to_numeric(ps["pid"], errors="coerce").astype("Int64") if "pid" in ps else pd.NA,
+            "tid": pd.to_numeric(ps["tid"], errors="coerce").astype("Int64") if "tid" in ps else pd.NA,
+            "user": _text(ps, "user", 100),
+            "state": _text(ps, "state", 4),
+            "stat": _text(ps, "stat", 12),
+            "pcpu": pd.to_numeric(ps["pcpu"], errors="coerce") if "pcpu" in ps else np.nan,
+            "comm": _text(ps, "comm", 100),
+            "wchan": _text(ps, "wchan", 100),
+            "member": member[:500],
+            "line_no": ps["line_no"].astype("int64"),
+        }
+    )
+    _copy(ThreadRow, frame)
+    return len(frame)

@@ -38,6 +38,9 @@ class Case(models.Model):
     utc_offset_origin = models.CharField(max_length=100, blank=True)
     warnings = models.JSONField(default=list, blank=True)
     rule_versions = models.JSONField(default=dict, blank=True)
+    # Per-sample detail rows are written while the bundle is parsed, tagged with the ingest's
+    # generation; the final transaction makes it current and deletes the other generations.
+    generation = models.PositiveIntegerField(default=0)
     created_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="cases"
     )
@@ -127,6 +130,7 @@ class ProcesslistRow(models.Model):
     """One session in one SHOW PROCESSLIST snapshot (per-sample detail, read back by moment)."""
 
     case = models.ForeignKey(Case, on_delete=models.CASCADE, related_name="+")
+    generation = models.PositiveIntegerField(default=0)
     ts = models.DateTimeField()
     session_id = models.BigIntegerField(null=True)
     user = models.CharField(max_length=100, blank=True)
@@ -142,10 +146,35 @@ class ProcesslistRow(models.Model):
     line_no = models.PositiveIntegerField()
 
     class Meta:
-        indexes = [models.Index(fields=["case", "ts"])]
+        indexes = [models.Index(fields=["case", "generation", "ts"])]
 
     def __str__(self) -> str:
         return f"{self.ts:%H:%M:%S} {self.session_id} {self.state}"
+
+
+class ThreadRow(models.Model):
+    """One thread in one ps snapshot that was not sleeping (state R, D, Z, T ...): the per-sample detail
+    behind the thread charts. Sleeping threads (S, I) are only counted, in the series."""
+
+    case = models.ForeignKey(Case, on_delete=models.CASCADE, related_name="+")
+    generation = models.PositiveIntegerField(default=0)
+    ts = models.DateTimeField()
+    pid = models.BigIntegerField(null=True)
+    tid = models.BigIntegerField(null=True)
+    user = models.CharField(max_length=100, blank=True)
+    state = models.CharField(max_length=4, blank=True)
+    stat = models.CharField(max_length=12, blank=True)
+    pcpu = models.FloatField(null=True)  # percent of one CPU
+    comm = models.CharField(max_length=100, blank=True)
+    wchan = models.CharField(max_length=100, blank=True)
+    member = models.CharField(max_length=500)
+    line_no = models.PositiveIntegerField()
+
+    class Meta:
+        indexes = [models.Index(fields=["case", "generation", "ts"])]
+
+    def __str__(self) -> str:
+        return f"{self.ts:%H:%M:%S} {self.tid} {self.state} {self.wchan}"
 
 
 class Finding(models.Model):

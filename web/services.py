@@ -13,19 +13,22 @@ import logging
 import os
 import tempfile
 from collections.abc import Iterator
+from datetime import timedelta
 from pathlib import Path
 
 from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.core.files import File
 from django.db import DatabaseError, InterfaceError, OperationalError, transaction
+from django.db.models import F
 from django.utils import timezone
 from django.utils.text import get_valid_filename
 
 from analyzer import engine
 from analyzer.series import aggregate_series
-from analyzer.timeline import Timeline
+from analyzer.timeline import Timeline, prepare
 from parsers.archive import BundleError, Limits
+from parsers.base import ParsedSource
 from parsers.bundle import Bundle, read_bundle
 from web import bulk
 from web.models import (
@@ -38,6 +41,7 @@ from web.models import (
     RuleResult,
     SeriesPoint,
     Source,
+    ThreadRow,
     Upload,
 )
 
@@ -132,6 +136,46 @@ def _local_copy(upload: Upload) -> Iterator[Path]:
         yield Path(tmp.name)
 
 
+class _DetailWriter:
+    """Writes each parsed source's per-sample detail (sessions, threads) as soon as it is parsed,
+    tagged with the ingest's generation, and hands back the reduced source the analysis keeps."""
+
+    DETAIL_MODELS = (ProcesslistRow, ThreadRow)
+
+    def __init__(self, case_id: int, generation: int) -> None:
+        self.case_id = case_id
+        self.generation = generation
+        self.cache: dict[str, str] = {}
+        self.local_members: list[str] = []
+
+    def write(self, source: ParsedSource) -> ParsedSource:
+        lean = prepare(source, cache=self.cache)
+        pl = source.frames.get("processlist")
+        if pl is not None and len(pl):
+            derived = lean.frames["processlist"]
+            full = pl.assign(fingerprint=derived["fingerprint"].astype("string"), active=derived["active"])
+            bulk.copy_processlist(self.case_id, self.generation, full, member=source.member)
+        ps = source.frames.get("ps_threads")
+        if ps is not None and len(ps):
+            bulk.copy_threads(self.case_id, self.generation, ps, member=source.member)
+        if source.ts_is_local and ((pl is not None and len(pl)) or (ps is not None and len(ps))):
+            self.local_members.append(source.member)
+        return lean
+
+    def shift_local_times(self, offset_s: int | None) -> None:
+        """Detail rows of local-time sources were written before the server's offset was known."""
+        if not offset_s or not self.local_members:
+            return
+        for model in self.DETAIL_MODELS:
+            model.objects.filter(
+                case_id=self.case_id, generation=self.generation, member__in=self.local_members
+            ).update(ts=F("ts") - timedelta(seconds=offset_s))
+
+    def discard(self) -> None:
+        for model in self.DETAIL_MODELS:
+            model.objects.filter(case_id=self.case_id, generation=self.generation).delete()
+
+
 def case_ingest(*, case_id: int) -> None:
     """Parse, analyze and store a queued case; the case ends READY or FAILED with a reason.
 
@@ -144,31 +188,37 @@ def case_ingest(*, case_id: int) -> None:
         log.info("case %s is not queued; another worker has it or it is done", case_id)
         return
     case = Case.objects.select_related("upload").get(pk=case_id)
+    detail = _DetailWriter(case_id, case.generation + 1)
     try:
-        bundle = _parse(case)
+        detail.discard()  # rows a crashed run of this generation may have left
+        bundle = _parse(case, on_source=detail.write)
+        detail.shift_local_times(bundle.utc_offset_s)
         _set(case_id, status=CaseStatus.ANALYZING, progress=80, status_detail="running the rules")
         timeline = Timeline.from_sources(
             bundle.sources, ncpu=bundle.ncpu, host=bundle.host, utc_offset_s=bundle.utc_offset_s
         )
         outcome = engine.run(timeline)
         with transaction.atomic():
-            _replace_derived(case, bundle, timeline, outcome)
+            _replace_derived(case, bundle, timeline, outcome, detail.generation)
     except BundleError as exc:
-        _fail(case_id, f"The bundle could not be read: {exc}")
+        _fail(case_id, f"The bundle could not be read: {exc}", detail)
     except TRANSIENT_DB_ERRORS:
         with contextlib.suppress(DatabaseError):
             _set(case_id, status=CaseStatus.QUEUED, progress=0, status_detail="waiting for the database")
         raise
     except Exception as exc:  # noqa: BLE001 - any failure must leave a readable FAILED case
         log.exception("ingest of case %s failed", case_id)
-        _fail(case_id, f"Internal error while processing the bundle ({type(exc).__name__}: {exc}).")
+        _fail(case_id, f"Internal error while processing the bundle ({type(exc).__name__}: {exc}).", detail)
 
 
-def _fail(case_id: int, reason: str) -> None:
+def _fail(case_id: int, reason: str, detail: _DetailWriter | None = None) -> None:
+    if detail is not None:
+        with contextlib.suppress(DatabaseError):
+            detail.discard()
     _set(case_id, status=CaseStatus.FAILED, failure_reason=reason[:2000] or "unknown error", status_detail="")
 
 
-def _parse(case: Case) -> Bundle:
+def _parse(case: Case, *, on_source) -> Bundle:
     limits = Limits(
         max_members=settings.CASEBOOK_MAX_MEMBERS,
         max_total_bytes=settings.CASEBOOK_MAX_UNCOMPRESSED_BYTES,
@@ -181,13 +231,24 @@ def _parse(case: Case) -> Bundle:
         _set(case.pk, progress=min(75, 2 + seen[0]), status_detail=f"parsing {member[:250]}")
 
     with _local_copy(case.upload) as path:
-        return read_bundle(path, display_name=case.upload.original_name, limits=limits, progress=progress)
+        return read_bundle(
+            path,
+            display_name=case.upload.original_name,
+            limits=limits,
+            progress=progress,
+            on_source=on_source,
+        )
 
 
-def _replace_derived(case: Case, bundle: Bundle, timeline: Timeline, outcome: engine.Outcome) -> None:
-    """Delete every row derived from the bundle and write the new ones (inside the caller's transaction)."""
-    for model in (Source, NotUsedMember, SeriesPoint, ProcesslistRow, Finding, RuleResult):
+def _replace_derived(
+    case: Case, bundle: Bundle, timeline: Timeline, outcome: engine.Outcome, generation: int
+) -> None:
+    """Replace every row derived from the bundle (inside the caller's transaction): the detail rows
+    of ``generation`` become current, those of other generations go."""
+    for model in (Source, NotUsedMember, SeriesPoint, Finding, RuleResult):
         model.objects.filter(case=case).delete()
+    for model in _DetailWriter.DETAIL_MODELS:
+        model.objects.filter(case=case).exclude(generation=generation).delete()
     Source.objects.bulk_create(
         Source(
             case=case,
@@ -208,7 +269,6 @@ def _replace_derived(case: Case, bundle: Bundle, timeline: Timeline, outcome: en
         NotUsedMember(case=case, member=n.member[:500], reason=n.reason) for n in bundle.not_used
     )
     bulk.copy_series(case.pk, aggregate_series(timeline))
-    bulk.copy_processlist(case.pk, timeline.frame("processlist"))
     Finding.objects.bulk_create(
         Finding(
             case=case,
@@ -260,6 +320,7 @@ def _replace_derived(case: Case, bundle: Bundle, timeline: Timeline, outcome: en
     case.utc_offset_origin = bundle.utc_offset_origin or ""
     case.warnings = list(bundle.warnings)
     case.rule_versions = outcome.versions
+    case.generation = generation
     case.ingested_at = timezone.now()
     case.progress = 100
     case.status_detail = ""

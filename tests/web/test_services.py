@@ -12,7 +12,16 @@ from django.core.files import File
 
 from tests.web.conftest import make_tar
 from web import services
-from web.models import Case, CaseStatus, Finding, NotUsedMember, ProcesslistRow, SeriesPoint, Source
+from web.models import (
+    Case,
+    CaseStatus,
+    Finding,
+    NotUsedMember,
+    ProcesslistRow,
+    SeriesPoint,
+    Source,
+    ThreadRow,
+)
 
 pytestmark = pytest.mark.django_db
 
@@ -200,3 +209,66 @@ def test_findings_are_stored_most_severe_first(tmp_path: Path) -> None:
     keys = list(Finding.objects.filter(case=case).values_list("key", flat=True))
     assert keys == ["cpu-saturation"]
     assert case.rule_versions["cpu-saturation"] == 1
+
+
+PROCESSLIST_NO_TS = (
+    "*************************** 1. row ***************************\n"
+    "     Id: 7\n"
+    "   User: app\n"
+    "   Host: app1:50928\n"
+    "     db: shop\n"
+    "Command: Query\n"
+    "   Time: 0\n"
+    "  State: Sending data\n"
+    "   Info: SELECT * FROM orders WHERE id = 42\n"
+)
+
+
+def test_session_detail_keeps_the_statement_and_its_fingerprint(tmp_path: Path) -> None:
+    case = _ingest(
+        make_tar(tmp_path / "b.tgz", {"2026_04_21_16_51_41-processlist": PROCESSLIST_NO_TS.encode()})
+    )
+    [row] = ProcesslistRow.objects.filter(case=case)
+    assert (row.info, row.fingerprint, row.active) == (
+        "SELECT * FROM orders WHERE id = 42",
+        "select * from orders where id = ?",
+        True,
+    )
+    assert (row.generation, row.line_no) == (case.generation, 1)
+
+
+def test_session_detail_of_a_local_time_capture_is_shifted_to_utc(tmp_path: Path) -> None:
+    manifest = b"casebook_collector: 1\nhostname: db1\nutc_offset: +0200\n"
+    case = _ingest(
+        make_tar(
+            tmp_path / "b.tgz",
+            {"c/manifest.txt": manifest, "c/2026_04_21_18_51_41-processlist": PROCESSLIST_NO_TS.encode()},
+        )
+    )
+    row = ProcesslistRow.objects.get(case=case)
+    assert row.ts == pd.Timestamp("2026-04-21 16:51:41", tz="UTC")  # 18:51:41 at UTC+02:00
+    assert case.sources.get(format="processlist").start == row.ts
+
+
+def test_reanalysis_replaces_the_detail_rows(tmp_path: Path) -> None:
+    case = _ingest(
+        make_tar(tmp_path / "b.tgz", {"2026_04_21_16_51_41-processlist": PROCESSLIST_NO_TS.encode()})
+    )
+    services.case_reanalyze(case_id=case.pk, enqueue=False)
+    services.case_ingest(case_id=case.pk)
+    case.refresh_from_db()
+    assert case.generation == 2
+    assert list(ProcesslistRow.objects.filter(case=case).values_list("generation", flat=True)) == [2]
+
+
+def test_only_threads_that_are_not_sleeping_are_stored_one_by_one(tmp_path: Path) -> None:
+    ps = (
+        "TS 1776790301.000000000 2026-04-21 16:51:41\n"
+        "    PID     TID    PPID USER     STAT %CPU COMMAND         WCHAN\n"
+        "   1208    1208       1 mysql    Ssl   1.0 mariadbd        do_epoll_wait\n"
+        "   1208    1301       1 mysql    D     0.5 mariadbd        do_unlinkat\n"
+        "   1208    1302       1 mysql    R    90.0 mariadbd        -\n"
+    )
+    case = _ingest(make_tar(tmp_path / "b.tgz", {"ps-threads.txt": ps.encode()}))
+    rows = list(ThreadRow.objects.filter(case=case).order_by("tid").values_list("tid", "state", "wchan"))
+    assert rows == [(1301, "D", "do_unlinkat"), (1302, "R", "")]
