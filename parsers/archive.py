@@ -171,7 +171,10 @@ def _container_kind(path: Path) -> str:
     if head.startswith((GZIP_MAGIC, BZIP2_MAGIC, XZ_MAGIC, ZSTD_MAGIC)):
         # A compressed tar or a single compressed capture: look inside.
         with path.open("rb") as fh:
-            inner = _decompressing(fh).read(TAR_MAGIC_OFFSET + 8)
+            try:
+                inner = _decompressing(fh).read(TAR_MAGIC_OFFSET + 8)
+            except _CORRUPT as exc:
+                raise BundleError(f"the compressed upload is truncated or corrupt ({exc})") from exc
         return "tar" if inner[TAR_MAGIC_OFFSET : TAR_MAGIC_OFFSET + 5] == b"ustar" else "file"
     return "file"
 

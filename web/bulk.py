@@ -11,7 +11,7 @@ import numpy as np
 import pandas as pd
 from django.db import connection
 
-from web.models import ProcesslistRow, SeriesPoint, ThreadRow
+from web.models import ProcesslistRow, SampleIndex, SeriesPoint, ThreadRow
 
 #: Rows per write() call: large enough to amortise the call, small enough to bound memory.
 CHUNK_ROWS = 100_000
@@ -116,4 +116,30 @@ def copy_threads(case_id: int, generation: int, ps: pd.DataFrame, *, member: str
         }
     )
     _copy(ThreadRow, frame)
+    return len(frame)
+
+
+def copy_sample_index(case_id: int, main: pd.DataFrame, *, member: str, format: str) -> int:
+    """Write one SampleIndex row per distinct ``ts`` of a source's main frame: the first line
+    (min ``line_no``) and the last (max of ``line_end``, else ``line_no``) of the sample's rows.
+    A frame without ``ts`` or ``line_no`` writes nothing. Returns the number of rows written."""
+    if not len(main) or "ts" not in main or "line_no" not in main:
+        return 0
+    start = pd.to_numeric(main["line_no"], errors="coerce")
+    end = pd.to_numeric(main["line_end"], errors="coerce").fillna(start) if "line_end" in main else start
+    lines = pd.DataFrame({"ts": main["ts"], "start": start, "end": end}).dropna()
+    if not len(lines):
+        return 0
+    per_ts = lines.groupby("ts", sort=True).agg(line_start=("start", "min"), line_end=("end", "max"))
+    frame = pd.DataFrame(
+        {
+            "case_id": case_id,
+            "member": member[:500],
+            "format": format[:40],
+            "ts": _iso_utc(per_ts.index.to_series()),
+            "line_start": per_ts["line_start"].astype("int64").to_numpy(),
+            "line_end": per_ts["line_end"].astype("int64").to_numpy(),
+        }
+    )
+    _copy(SampleIndex, frame)
     return len(frame)

@@ -177,6 +177,24 @@ class ThreadRow(models.Model):
         return f"{self.ts:%H:%M:%S} {self.tid} {self.state} {self.wchan}"
 
 
+class SampleIndex(models.Model):
+    """Where one sample of one source sits in its member: the lines ``line_start..line_end`` (1-based,
+    inclusive) of the sample at ``ts``. Lets a page show the raw lines of every source at a moment."""
+
+    case = models.ForeignKey(Case, on_delete=models.CASCADE, related_name="+")
+    member = models.CharField(max_length=500)
+    format = models.CharField(max_length=40)
+    ts = models.DateTimeField()
+    line_start = models.PositiveIntegerField()
+    line_end = models.PositiveIntegerField()
+
+    class Meta:
+        indexes = [models.Index(fields=["case", "ts"])]
+
+    def __str__(self) -> str:
+        return f"{self.member} {self.ts:%H:%M:%S} lines {self.line_start}-{self.line_end}"
+
+
 class Finding(models.Model):
     case = models.ForeignKey(Case, on_delete=models.CASCADE, related_name="findings")
     position = models.PositiveSmallIntegerField()  # most severe first

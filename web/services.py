@@ -39,6 +39,7 @@ from web.models import (
     NotUsedMember,
     ProcesslistRow,
     RuleResult,
+    SampleIndex,
     SeriesPoint,
     Source,
     ThreadRow,
@@ -245,7 +246,7 @@ def _replace_derived(
 ) -> None:
     """Replace every row derived from the bundle (inside the caller's transaction): the detail rows
     of ``generation`` become current, those of other generations go."""
-    for model in (Source, NotUsedMember, SeriesPoint, Finding, RuleResult):
+    for model in (Source, NotUsedMember, SeriesPoint, SampleIndex, Finding, RuleResult):
         model.objects.filter(case=case).delete()
     for model in _DetailWriter.DETAIL_MODELS:
         model.objects.filter(case=case).exclude(generation=generation).delete()
@@ -269,6 +270,9 @@ def _replace_derived(
         NotUsedMember(case=case, member=n.member[:500], reason=n.reason) for n in bundle.not_used
     )
     bulk.copy_series(case.pk, aggregate_series(timeline))
+    for s in bundle.sources:
+        if s.samples:
+            bulk.copy_sample_index(case.pk, s.main, member=s.member, format=s.format)
     Finding.objects.bulk_create(
         Finding(
             case=case,

@@ -15,6 +15,7 @@ urlpatterns = [
     path("cases/<int:case_id>/", views.case_detail, name="case-detail"),
     path("cases/<int:case_id>/status.json", views.case_status, name="case-status"),
     path("cases/<int:case_id>/timeline.json", views.case_timeline, name="case-timeline"),
+    path("cases/<int:case_id>/moment.json", views.case_moment, name="case-moment"),
     path("cases/<int:case_id>/reanalyze/", views.case_reanalyze, name="case-reanalyze"),
     path("cases/<int:case_id>/bundle/", views.case_upload, name="case-upload"),
     path("collect.sh", views.collector, name="collector"),

@@ -13,7 +13,7 @@ from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 
-from web import charts, selectors, services
+from web import charts, moments, selectors, services
 from web.forms import CaseUploadForm
 from web.models import Case
 
@@ -87,6 +87,7 @@ def case_detail(request: HttpRequest, case_id: int) -> HttpResponse:
     context["urls"] = {
         "status": reverse("case-status", args=[case.pk]),
         "timeline": reverse("case-timeline", args=[case.pk]),
+        "moment": reverse("case-moment", args=[case.pk]),
         "reanalyze": reverse("case-reanalyze", args=[case.pk]),
         "upload_download": reverse("case-upload", args=[case.pk]),
     }
@@ -108,6 +109,24 @@ def case_timeline(request: HttpRequest, case_id: int) -> JsonResponse:
     except ValueError:
         return JsonResponse({"message": "start and end are epoch milliseconds", "extra": {}}, status=400)
     return JsonResponse(charts.timeline_charts(case=case, start=start, end=end))
+
+
+@require_GET
+def case_moment(request: HttpRequest, case_id: int) -> JsonResponse:
+    """The processlist and thread snapshots nearest to ``?t=`` (epoch ms) and the raw lines of every
+    source at that moment (web/moments.py)."""
+    case = _get_case_for_user(request, case_id)
+    try:
+        at = moments.parse_epoch_ms(request.GET.get("t"))
+    except ValueError:
+        return JsonResponse(
+            {
+                "message": "t must be a time in epoch milliseconds",
+                "extra": {"t": request.GET.get("t", "")[:40]},
+            },
+            status=400,
+        )
+    return JsonResponse(moments.moment(case=case, at=at))
 
 
 def _ms_param(request: HttpRequest, name: str) -> datetime | None:

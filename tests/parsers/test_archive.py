@@ -157,3 +157,10 @@ def test_a_truncated_archive_is_a_bundle_error(tmp_path: Path) -> None:
 def test_refused_entries_are_reported_not_raised(tmp_path: Path) -> None:
     path = _tar(tmp_path / "x.tgz", [("../x", b"1")])
     assert [type(e) for e in walk(path)] == [Refused]
+
+
+def test_a_truncated_compressed_single_file_is_a_bundle_error(tmp_path: Path) -> None:
+    path = tmp_path / "vmstat.gz"
+    path.write_bytes(gzip.compress(VMSTAT * 50)[:30])
+    with pytest.raises(BundleError, match="truncated or corrupt"):
+        _read_all(path)

@@ -74,5 +74,26 @@ def test_an_engineer_uploads_a_bundle_and_sees_findings_and_charts(
     )
     charts = dict(drawn)
     assert charts["chart-cpu"] > 0 and charts["chart-runqueue"] > 0 and charts["chart-processlist"] > 0
+
+    # A click (no drag) on a chart picks that moment: the panel shows the processlist snapshot
+    # nearest to it, the thread snapshot and the raw lines, and the zoom is left alone.
+    assert page.locator("#moment").is_hidden()
+    canvas = page.locator("#chart-processlist canvas")
+    canvas.scroll_into_view_if_needed()
+    box = canvas.bounding_box()
+    x_range = (
+        "() => { const c = Object.values(Chart.instances)[0]; return [c.scales.x.min, c.scales.x.max]; }"
+    )
+    before = page.evaluate(x_range)
+    page.mouse.click(box["x"] + box["width"] * 0.5, box["y"] + box["height"] * 0.6)
+    page.wait_for_selector("#moment-processlist tbody tr", timeout=30_000)
+    assert page.locator("#moment-status").is_hidden()
+    assert page.locator("#moment-time").inner_text().startswith("20")
+    meta = page.locator("#moment-processlist [data-part=meta]").inner_text()
+    assert meta.startswith("snapshot at ") and " session" in meta, meta
+    assert page.locator("#moment-processlist tbody tr").count() >= 1
+    assert "processlist" in page.locator("#moment-raw").inner_text()
+    assert page.evaluate(x_range) == before
+    page.locator("#moment").screenshot(path=str(tmp_path / "moment.png"))
     page.screenshot(path=str(tmp_path / "case.png"), full_page=True)
     assert not [e for e in errors if "Content Security Policy" in e or "Uncaught" in e], errors

@@ -133,3 +133,12 @@ def test_the_api_lists_and_reports_cases(engineer_client: Client, ready_case: Ca
     report = engineer_client.get(f"/api/cases/{ready_case.pk}/").json()
     assert report["sources"][0]["format"] == "vmstat"
     assert report["not_used"][0]["member"] == "junk.bin"
+
+
+def test_the_collector_downloads_from_the_upload_page(engineer_client: Client) -> None:
+    page = engineer_client.get("/cases/new/").content.decode()
+    assert 'href="/collect.sh"' in page
+    response = engineer_client.get("/collect.sh")
+    body = b"".join(response.streaming_content)
+    assert body.startswith(b"#!/bin/sh\n# collect.sh - Casebook collector")
+    assert response["Content-Disposition"] == 'attachment; filename="collect.sh"'

@@ -11,7 +11,9 @@
 // the date-fns adapter, chartjs-plugin-annotation 3 and chartjs-plugin-zoom 2 (+ Hammer); the
 // plugins register themselves with Chart. Every chart shares one x range (min/max of all data and
 // windows); zoom and pan on one chart are applied to all, and a cursor line follows the mouse
-// across all of them. Axis labels and tooltips show the server's local time (utc_offset_s).
+// across all of them. A click (mouse down and up without moving more than the drag threshold)
+// picks that moment: a marker stays on every chart and options.onPick(epochMs) is called. Axis
+// labels and tooltips show the server's local time (utc_offset_s).
 
 import { formatEpochMs, formatOffset } from "./timefmt.js";
 
@@ -202,9 +204,30 @@ function datasetsFor(spec) {
   });
 }
 
+// Colour of the picked-moment marker (the accent colour of casebook.css), distinct from the cursor.
+const PICKED_COLOUR = "rgba(31, 95, 174, 0.9)";
+
+function drawVertical(chart, ms, colour, width) {
+  const x = chart.scales.x.getPixelForValue(ms);
+  const { top, bottom, left, right } = chart.chartArea;
+  if (!Number.isFinite(x) || x < left || x > right) {
+    return;
+  }
+  const { ctx } = chart;
+  ctx.save();
+  ctx.strokeStyle = colour;
+  ctx.lineWidth = width;
+  ctx.beginPath();
+  ctx.moveTo(x, top);
+  ctx.lineTo(x, bottom);
+  ctx.stroke();
+  ctx.restore();
+}
+
 /**
  * A plugin drawing a vertical cursor line at the shared `state.cursor` (epoch ms) and setting it
- * from mouse moves, so that hovering one chart shows the same instant on all of them.
+ * from mouse moves, so that hovering one chart shows the same instant on all of them; and a
+ * marker at the picked moment `state.picked` (epoch ms) when there is one.
  */
 function cursorPlugin(state) {
   return {
@@ -223,25 +246,33 @@ function cursorPlugin(state) {
       }
     },
     afterDatasetsDraw(chart) {
-      if (state.cursor === null) {
-        return;
+      if (state.picked !== null) {
+        drawVertical(chart, state.picked, PICKED_COLOUR, 2);
       }
-      const x = chart.scales.x.getPixelForValue(state.cursor);
-      const { top, bottom, left, right } = chart.chartArea;
-      if (x < left || x > right) {
-        return;
+      if (state.cursor !== null) {
+        drawVertical(chart, state.cursor, "rgba(29, 35, 43, 0.55)", 1);
       }
-      const { ctx } = chart;
-      ctx.save();
-      ctx.strokeStyle = "rgba(29, 35, 43, 0.55)";
-      ctx.lineWidth = 1;
-      ctx.beginPath();
-      ctx.moveTo(x, top);
-      ctx.lineTo(x, bottom);
-      ctx.stroke();
-      ctx.restore();
     },
   };
+}
+
+/**
+ * Call `onClick(event)` for a click on `canvas` whose pointer did not move more than
+ * DRAG_THRESHOLD_PX between down and up (a longer move is the zoom plugin's drag-to-zoom or a pan).
+ */
+function listenForClicks(canvas, onClick) {
+  let down = null;
+  canvas.addEventListener("pointerdown", (event) => {
+    down = event.button === 0 ? { x: event.clientX, y: event.clientY } : null;
+  });
+  canvas.addEventListener("click", (event) => {
+    const start = down;
+    down = null;
+    if (!start || Math.hypot(event.clientX - start.x, event.clientY - start.y) > DRAG_THRESHOLD_PX) {
+      return;
+    }
+    onClick(event);
+  });
 }
 
 /**
@@ -253,7 +284,8 @@ function cursorPlugin(state) {
  */
 // options.idPrefix: prefix of each figure's id (default "chart-"), so a finding's own copy of a
 // chart does not repeat the id of the timeline's; options.compact: shorter charts;
-// options.onRangeChange(minMs, maxMs): called after every zoom, pan or reset (to re-read detail).
+// options.onRangeChange(minMs, maxMs): called after every zoom, pan or reset (to re-read detail);
+// options.onPick(epochMs): called when a click (no drag) picks a moment on one of the charts.
 export function buildCharts(container, timeline, options = {}) {
   const idPrefix = options.idPrefix ?? "chart-";
   const Chart = globalThis.Chart;
@@ -270,6 +302,7 @@ export function buildCharts(container, timeline, options = {}) {
   let redrawPending = false;
   const state = {
     cursor: null,
+    picked: null,
     requestRedraw(source) {
       if (redrawPending) {
         return;
@@ -403,12 +436,38 @@ export function buildCharts(container, timeline, options = {}) {
     });
     chart.$casebookId = spec.id;
     charts.push(chart);
+    listenForClicks(canvas, (event) => {
+      const rect = canvas.getBoundingClientRect();
+      const x = event.clientX - rect.left;
+      const y = event.clientY - rect.top;
+      const area = chart.chartArea;
+      if (x < area.left || x > area.right || y < area.top || y > area.bottom) {
+        return; // on an axis or the legend, not on the time line
+      }
+      const ms = Math.round(chart.scales.x.getValueForPixel(x));
+      state.cursor = ms;
+      state.picked = ms;
+      state.requestRedraw(null);
+      if (options.onPick) {
+        options.onPick(ms);
+      }
+    });
   }
 
   return {
     charts,
     extent,
     offsetLabel: formatOffset(offsetS),
+    /** The picked moment (epoch ms) or null. */
+    get picked() {
+      return state.picked;
+    },
+    // Show `ms` (epoch ms, or null to clear) as the picked moment on every chart, without calling
+    // onPick (the caller already knows).
+    setPicked(ms) {
+      state.picked = Number.isFinite(ms) ? ms : null;
+      state.requestRedraw(null);
+    },
     reset() {
       syncing = true;
       try {
