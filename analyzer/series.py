@@ -148,9 +148,12 @@ def _iostat(tl: Timeline) -> list[pd.DataFrame]:
 
 def _threads(tl: Timeline) -> list[pd.DataFrame]:
     ps = tl.frame("ps_threads")
-    if not len(ps) or "state" not in ps:
+    counts = tl.frame("ps_state_counts")
+    if not len(ps) or not len(counts):
         return []
-    states = ps.groupby(["ts", ps["state"].astype("string")], observed=True).size().unstack(fill_value=0)
+    states = counts.pivot_table(
+        index="ts", columns="state", values="threads", aggfunc="sum", observed=True
+    ).fillna(0)
     out = [_pivot_long(states, "threads.state:")]
     if "wchan" in ps:
         blocked = ps[ps["state"].astype("string") == "D"]

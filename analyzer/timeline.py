@@ -34,19 +34,31 @@ MYSQLD_COMMS = frozenset({"mysqld", "mariadbd"})
 
 #: Text columns of the processlist kept as categories: a few distinct values repeated millions of times.
 PROCESSLIST_CATEGORIES = ("user", "host", "db", "command", "state", "fingerprint", "member")
+#: processlist columns the analysis keeps (the rest is per-sample detail, stored apart).
+PROCESSLIST_KEPT = ("ts", "line_no", "line_end", "id", "user", "command", "time_s", "state", "info")
+#: /proc/interrupts lines kept per CPU (by total rate, in each parsed piece); the others are summed per
+#: CPU under OTHER_IRQ, so per-CPU totals stay exact while the frame stays small (a 64-CPU server
+#: with 100 lines gives 6,400 rows a snapshot).
+IRQ_LINES_KEPT = 16
+OTHER_IRQ = "(other)"
+#: Thread states kept one row per thread; sleeping (S) and idle kernel (I) threads are only counted.
+THREAD_STATES_KEPT = frozenset({"R", "D", "Z", "T", "t", "X", "W"})
 
 
 def prepare(source: ParsedSource, *, cache: dict[str, str] | None = None) -> ParsedSource:
     """The source reduced to what the analysis keeps, with the derived columns the rules share.
 
-    ``processlist``: adds ``active`` and ``fingerprint`` and drops ``info`` (the statement text is
-    stored apart as per-sample detail; rules read its fingerprint); ``ps_threads``: adds
-    ``is_mysqld``. Text columns become categories. Idempotent; ``cache`` carries fingerprints
-    across calls (statement -> fingerprint).
+    ``processlist``: adds ``active`` and ``fingerprint``, keeps ``PROCESSLIST_KEPT`` but ``info``
+    (the statement text is stored apart as per-sample detail; rules read its fingerprint).
+    ``ps_threads``: adds ``is_mysqld``; ``ps_state_counts`` (``ts``, ``state``, ``threads``) counts
+    every thread by state, and only threads in ``THREAD_STATES_KEPT`` stay one row each (plus the
+    first row of every snapshot, so that each snapshot is still seen). Text columns become
+    categories. Idempotent; ``cache`` carries fingerprints across calls (statement -> fingerprint).
     """
     frames = dict(source.frames)
     pl = frames.get("processlist")
     if pl is not None and "info" in pl:
+        pl = pl[[c for c in PROCESSLIST_KEPT if c in pl]]
         info = pl["info"].astype("string").fillna("")
         own = info.str.contains(OWN_QUERY, case=False, regex=True)
         user = pl["user"].astype("string").fillna("")
@@ -55,13 +67,54 @@ def prepare(source: ParsedSource, *, cache: dict[str, str] | None = None) -> Par
             active=(command.isin(ACTIVE_COMMANDS) & ~own & ~user.isin(INTERNAL_USERS)).astype(bool),
             fingerprint=fingerprints(info.where(info != ""), cache),
         )
-        frames["processlist"] = pl.astype({c: "category" for c in PROCESSLIST_CATEGORIES if c in pl})
-    ps = frames.get("ps_threads")
-    if ps is not None and "comm" in ps and "is_mysqld" not in ps:
-        frames["ps_threads"] = ps.assign(
-            is_mysqld=ps["comm"].astype("string").isin(MYSQLD_COMMS).fillna(False).astype(bool)
+        narrow = {c: "int32" for c in ("line_no", "line_end") if c in pl and pl[c].notna().all()}
+        frames["processlist"] = pl.astype(
+            {**{c: "category" for c in PROCESSLIST_CATEGORIES if c in pl}, **narrow}
         )
+    ps = frames.get("ps_threads")
+    if ps is not None and "is_mysqld" not in ps:
+        comm = (
+            ps["comm"].astype("string") if "comm" in ps else pd.Series(pd.NA, index=ps.index, dtype="string")
+        )
+        ps = ps.assign(is_mysqld=comm.isin(MYSQLD_COMMS).fillna(False).astype(bool))
+        if "state" in ps and ps["state"].notna().any():
+            state = ps["state"].astype("string")
+            frames["ps_state_counts"] = (
+                ps.assign(state=state).groupby(["ts", "state"]).size().rename("threads").reset_index()
+            )
+            keep = state.isin(THREAD_STATES_KEPT).fillna(False) | ~ps["ts"].duplicated()
+            ps = ps[keep.to_numpy()].reset_index(drop=True)
+        frames["ps_threads"] = ps
+    it = frames.get("interrupts")
+    if it is not None and len(it) and "per_s" in it and not source.meta.get("interrupts_reduced"):
+        frames["interrupts"] = _fold_minor_irqs(it)
+        source = dataclasses.replace(source, meta={**source.meta, "interrupts_reduced": True})
     return dataclasses.replace(source, frames=frames)
+
+
+def _fold_minor_irqs(it: pd.DataFrame) -> pd.DataFrame:
+    """Keep the IRQ_LINES_KEPT busiest lines per CPU; sum the others per (ts, cpu) as OTHER_IRQ."""
+    irq = it["irq"].astype("string")
+    top = it.assign(irq=irq).groupby("irq")["per_s"].sum().nlargest(IRQ_LINES_KEPT).index
+    keep = irq.isin(top).fillna(False).to_numpy()
+    rest = it[~keep]
+    parts = [it[keep].assign(irq=irq[keep])]
+    if len(rest):
+        grouped = rest.groupby(["ts", "cpu"], sort=False)
+        other = pd.DataFrame(
+            {
+                "per_s": grouped["per_s"].sum(min_count=1),
+                "count": grouped["count"].sum(),
+                "line_no": grouped["line_no"].min(),
+            }
+        ).reset_index()
+        parts.append(other.assign(irq=OTHER_IRQ))
+    out = (
+        pd.concat(parts, ignore_index=True)
+        .sort_values(["ts", "line_no"], kind="stable")
+        .reset_index(drop=True)
+    )
+    return out.astype({"irq": "category", "per_s": "float32", "line_no": "int32"})
 
 
 @dataclass(slots=True)

@@ -26,8 +26,9 @@ import pandas as pd
 
 from parsers import registry
 from parsers.archive import DEFAULT_LIMITS, BundleError, LimitExceeded, Limits, Member, Refused, walk
-from parsers.base import Clock, ClockHints, ParsedSource, ParseError, parse_ts_line
+from parsers.base import Clock, ClockHints, ParsedSource, ParseError, parse_marker, parse_ts_line
 from parsers.layout import offset_from_z, place, read_manifest
+from parsers.pieces import SNAPSHOT_FORMATS, parse_in_pieces
 
 log = logging.getLogger(__name__)
 
@@ -91,8 +92,9 @@ def read_bundle(
 ) -> Bundle:
     """Parse every member of the bundle at ``path``.
 
-    ``on_source`` sees each source as soon as its member is parsed (times not yet shifted to UTC
-    when ``ts_is_local``) and returns the source to keep: the ingest writes the per-sample detail
+    ``on_source`` sees each source as soon as its member is parsed (a large snapshot capture piece
+    by piece, see parsers/pieces.py; times not yet shifted to UTC when ``ts_is_local``) and returns
+    the source to keep: the ingest writes the per-sample detail
     there and keeps a reduced copy, so a large bundle is never held whole.
 
     Raises ``parsers.archive.BundleError`` only when the container itself is unreadable before any
@@ -174,9 +176,14 @@ class _Reader:
             self.b.not_used.append(NotUsed(member.name, f"format not recognised (first line: {first!r})"))
             return
         hints = ClockHints(start_local=where.start_local, interval_s=where.interval_s)
-        lines = itertools.chain(head_raw, text)
+        in_pieces = module.FORMAT in SNAPSHOT_FORMATS and any(parse_marker(line) for line in head)
         try:
-            source = module.parse(lines, member=member.name, clock=hints)
+            if in_pieces:
+                source = parse_in_pieces(
+                    module, head_raw, text, member=member.name, clock=hints, on_piece=self.on_source
+                )
+            else:
+                source = module.parse(itertools.chain(head_raw, text), member=member.name, clock=hints)
         except ParseError as exc:
             self.b.not_used.append(NotUsed(member.name, f"{module.FORMAT}: {exc}"))
             return
@@ -192,7 +199,7 @@ class _Reader:
             # `vmstat $RUN_TIME 2`: one average over the whole run, not a point of the 1 s series.
             source.frames = {"vmstat_overall": source.frames["vmstat"]}
             source.meta["variant"] = f"{source.meta.get('variant', 'vmstat')} (pt-stalk run average)"
-        if self.on_source is not None:
+        if self.on_source is not None and not in_pieces:
             source = self.on_source(source)
         self.b.sources.append(source)
         meta = source.meta

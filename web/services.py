@@ -160,7 +160,8 @@ class _DetailWriter:
         if ps is not None and len(ps):
             bulk.copy_threads(self.case_id, self.generation, ps, member=source.member)
         if source.ts_is_local and ((pl is not None and len(pl)) or (ps is not None and len(ps))):
-            self.local_members.append(source.member)
+            if source.member not in self.local_members:
+                self.local_members.append(source.member)
         return lean
 
     def shift_local_times(self, offset_s: int | None) -> None:

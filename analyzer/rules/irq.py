@@ -17,7 +17,7 @@ import pandas as pd
 from analyzer.engine import rule
 from analyzer.findings import Evidence, Finding, Severity, Window
 from analyzer.rules.cpu import baseline, held_seconds, per_run, step_seconds, sustained_samples
-from analyzer.timeline import Timeline
+from analyzer.timeline import OTHER_IRQ, Timeline
 from analyzer.windows import sustained, within
 
 # The local timer ticks at most CONFIG_HZ = 1000 times a second per busy CPU (250 on many distros;
@@ -139,7 +139,7 @@ def _pinned(tl: Timeline, rows: pd.DataFrame) -> list[tuple[str, int, float, flo
     """Device IRQ lines served >= PINNED_SHARE by one CPU at >= PINNED_MIN_PER_S: (irq, cpu, share, rate/s)."""
     if not len(rows):
         return []
-    dev = rows[~rows["irq"].astype(str).isin(PER_CPU_LINES)]
+    dev = rows[~rows["irq"].astype(str).isin(PER_CPU_LINES | {OTHER_IRQ})]  # OTHER_IRQ: minor lines summed
     per_cpu = dev.groupby(["irq", "cpu"])["per_s"].mean()
     out = []
     for irq, by_cpu in per_cpu.groupby(level="irq"):

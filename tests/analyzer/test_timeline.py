@@ -1,0 +1,46 @@
+"""prepare(): the reduced frames the analysis keeps say the same things as the parsed ones."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pandas as pd
+
+from analyzer.timeline import IRQ_LINES_KEPT, OTHER_IRQ, prepare
+from parsers import interrupts, ps
+from parsers.base import ClockHints
+
+FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
+
+
+def _parse(module, path: Path):
+    return module.parse(path.read_text().splitlines(keepends=True), member=path.name, clock=ClockHints())
+
+
+def test_folding_minor_irq_lines_keeps_every_cpu_total() -> None:
+    parsed = _parse(interrupts, FIXTURES / "interrupts" / "linux-6.18_proc-interrupts_3snap.txt")
+    before = parsed.frames["interrupts"]
+    after = prepare(parsed).frames["interrupts"]
+    assert before["irq"].nunique() > IRQ_LINES_KEPT + 1
+    assert after["irq"].nunique() == IRQ_LINES_KEPT + 1
+    assert OTHER_IRQ in set(after["irq"])
+    totals = [f.groupby(["ts", "cpu"])["per_s"].sum().round(3) for f in (before, after)]
+    pd.testing.assert_series_equal(totals[0], totals[1], check_dtype=False)
+
+
+def test_prepare_is_idempotent_for_interrupts() -> None:
+    once = prepare(_parse(interrupts, FIXTURES / "interrupts" / "linux-6.18_proc-interrupts_3snap.txt"))
+    twice = prepare(once)
+    pd.testing.assert_frame_equal(once.frames["interrupts"], twice.frames["interrupts"])
+
+
+def test_sleeping_threads_are_counted_not_kept() -> None:
+    parsed = _parse(ps, FIXTURES / "ps" / "procps-ng-4.0.2_eLo-wchan.txt")
+    raw = parsed.frames["ps_threads"]
+    lean = prepare(parsed)
+    counts = lean.frames["ps_state_counts"].groupby("state")["threads"].sum()
+    assert counts.to_dict() == raw["state"].astype("string").value_counts().to_dict()
+    kept = lean.frames["ps_threads"]
+    assert set(kept["ts"]) == set(raw["ts"])  # every snapshot is still seen
+    assert len(kept) < len(raw)
+    assert (kept["state"].astype("string") != "S").sum() == (raw["state"].astype("string") != "S").sum()
