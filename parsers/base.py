@@ -15,8 +15,9 @@ UTC, and the bundle step shifts it once the server's UTC offset is known (``utc_
 from __future__ import annotations
 
 import enum
+import itertools
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -84,7 +85,8 @@ class ParsedSource:
 
     ``frames``: name -> DataFrame; the first one is the source's main series (its sample count and
     window are what the case page shows). ``meta``: version clues and facts for the case header
-    (``tool``, ``version``, ``columns``, ``locale``, ``host``, ``ncpu``, ``utc_offset_s``...).
+    (``variant``: a short human string of the version and locale clues seen, always set; ``tool``,
+    ``columns``, ``host``, ``ncpu``, ``utc_offset_s``...).
     """
 
     format: str
@@ -213,6 +215,244 @@ def iter_lines(stream: Iterable[str]) -> Iterator[tuple[int, str]]:
     """Yield ``(line_no, line)`` with 1-based numbers and the trailing newline / CR removed."""
     for no, line in enumerate(stream, start=1):
         yield no, line.rstrip("\r\n")
+
+
+# ---------------------------------------------------------------------------------------------
+# Streams: bounded chunks of whole lines (or whole records) with their first line number.
+# ---------------------------------------------------------------------------------------------
+
+#: Characters read per chunk: bounded memory, and large enough that pandas' per-call overhead
+#: (~1 ms for read_csv) stays well under 1 % of the parse time.
+CHUNK_CHARS = 4 << 20
+
+
+def with_newlines(stream: Iterable[str]) -> Iterator[str]:
+    """``stream`` with every line ending in ``\\n`` (lists of bare strings are accepted too).
+
+    >>> list(with_newlines(["a", "b\\n"]))
+    ['a\\n', 'b\\n']
+    """
+    it = iter(stream)
+    for first in it:
+        if first.endswith("\n"):
+            yield first
+            yield from it
+        else:
+            yield first + "\n"
+            for line in it:
+                yield line if line.endswith("\n") else line + "\n"
+        return
+
+
+#: Lines are batched by count (``size // LINE_CHARS_GUESS`` a batch) when the stream has no
+#: ``read``: a typical capture line is 60-120 characters.
+LINE_CHARS_GUESS = 64
+
+
+def raw_blocks(stream: Iterable[str], size: int = CHUNK_CHARS) -> Iterator[str]:
+    """``stream`` (a text file object, or lines with or without their newline) as blocks of about
+    ``size`` characters. Blocks read from a file object may end mid-line; a batch of lines ends on a
+    line end, every line ending in ``\\n`` (one is added where missing).
+
+    >>> list(raw_blocks(["a\\n", "b"], size=128))
+    ['a\\nb\\n']
+    """
+    read = getattr(stream, "read", None)
+    if read is not None:
+        while block := read(size):
+            yield block
+        return
+    it = iter(stream)
+    n = max(1, size // LINE_CHARS_GUESS)
+    while batch := list(itertools.islice(it, n)):
+        text = "".join(batch)
+        if text.count("\n") != len(batch):  # lines given without (or with embedded) newlines
+            text = "".join(line.rstrip("\r\n") + "\n" for line in batch)
+        yield text
+
+
+#: Lines per chunk for the parsers that cut lists of lines (a few MB of text): bounded memory on a
+#: 1-hour capture, while per-chunk pandas overhead stays noise.
+CHUNK_LINES = 200_000
+
+
+def line_chunks(
+    stream: Iterable[str], cut: Callable[[list[str]], int], size: int = CHUNK_LINES
+) -> Iterator[tuple[int, list[str]]]:
+    """``stream`` as ``(first_line_no, lines)`` chunks of about ``size`` lines (as given, newlines
+    kept), each ending before index ``cut(lines)`` (the first line of the last record, which may be
+    incomplete; 0: no boundary yet, read on). The last chunk holds the rest and is always yielded,
+    possibly empty.
+
+    >>> last_marker = lambda lines: max(i for i, x in enumerate(lines) if x.startswith("TS"))
+    >>> list(line_chunks(["TS 1", "a", "TS 2", "b", "TS 3", "c"], last_marker, 2))
+    [(1, ['TS 1', 'a']), (3, ['TS 2', 'b']), (5, ['TS 3', 'c'])]
+    """
+    buf: list[str] = []
+    base = 1
+    it = iter(stream)
+    while more := list(itertools.islice(it, size)):
+        buf.extend(more)
+        if len(more) < size:
+            break
+        at = cut(buf)
+        if at > 0:
+            yield base, buf[:at]
+            base += at
+            del buf[:at]
+    yield base, buf
+
+
+def cut_lines(text: str) -> int:
+    """End of the last whole line of ``text`` (a ``cut`` for :func:`text_chunks`)."""
+    return text.rfind("\n") + 1
+
+
+def text_chunks(blocks: Iterable[str], cut: Callable[[str], int] = cut_lines) -> Iterator[tuple[int, str]]:
+    """Re-cut raw text ``blocks`` into ``(first_line_no, text)`` chunks that end where ``cut`` says
+    (the start of the last record it sees, or the end of the last whole line): every chunk holds whole
+    records, ``\\n``-terminated, with ``\\r\\n`` turned into ``\\n``.
+
+    >>> list(text_chunks(["a\\nb", "\\r\\nc"]))
+    [(1, 'a\\n'), (2, 'b\\n'), (3, 'c\\n')]
+    """
+    carry = ""
+    line_no = 1
+    for block in blocks:
+        if not carry and cut is cut_lines and block.endswith("\n"):  # a batch of whole lines
+            chunk = block.replace("\r\n", "\n") if "\r" in block else block
+            yield line_no, chunk
+            line_no += chunk.count("\n")
+            continue
+        text = carry + block
+        pos = cut(text)
+        if pos <= 0:
+            carry = text
+            continue
+        chunk, carry = text[:pos], text[pos:]
+        if "\r" in chunk:
+            chunk = chunk.replace("\r\n", "\n")
+        yield line_no, chunk
+        line_no += chunk.count("\n")
+    if carry:
+        carry = carry.replace("\r\n", "\n")
+        yield line_no, carry if carry.endswith("\n") else carry + "\n"
+
+
+# ---------------------------------------------------------------------------------------------
+# Time when a member has no clock of its own: a start hint plus the interval, else the epoch.
+# ---------------------------------------------------------------------------------------------
+
+#: pt-stalk runs its collectors every second (``--sleep-collect 1``), as do vmstat(8) and sysstat
+#: tools run with ``1`` as interval: assumed when neither the capture nor the layout says.
+DEFAULT_INTERVAL_S = 1.0
+_EPOCH = pd.Timestamp(0)
+
+
+def start_or_epoch(
+    clock: ClockHints,
+    warnings: list[ParseWarning],
+    message: str = "no TS marker and no start time: times count from 1970-01-01",
+) -> pd.Timestamp:
+    """``clock.start_local`` as a naive wall-clock Timestamp; without it the Unix epoch, with one
+    ``no-start-time`` warning saying ``message`` (added once however often this is called)."""
+    if clock.start_local is not None:
+        start = pd.Timestamp(clock.start_local)
+        return start.tz_convert("UTC").tz_localize(None) if start.tzinfo is not None else start
+    if not any(w.code == "no-start-time" for w in warnings):
+        warnings.append(ParseWarning(0, "no-start-time", message))
+    return _EPOCH
+
+
+def utc_offset(markers: Iterable[TsMarker | None]) -> int | None:
+    """The server's UTC offset from the first marker that gives it (``TS`` with a wall clock), or None."""
+    return next((m.utc_offset_s for m in markers if m is not None and m.utc_offset_s is not None), None)
+
+
+@dataclass(frozen=True, slots=True)
+class SnapshotTimes:
+    """One timestamp per snapshot (``ts_ns``: int64 ns, UTC, or local wall clock labelled UTC when
+    ``ts_is_local``), the ``clock`` they came from and the server's ``utc_offset_s`` when known."""
+
+    ts_ns: np.ndarray
+    clock: Clock
+    ts_is_local: bool
+    utc_offset_s: int | None
+
+    @property
+    def ts(self) -> pd.DatetimeIndex:
+        return pd.DatetimeIndex(pd.to_datetime(self.ts_ns, unit="ns", utc=True)).as_unit("ns")
+
+
+def snapshot_times(
+    markers: list[TsMarker | None],
+    clock: ClockHints,
+    warnings: list[ParseWarning],
+    *,
+    interval_code: str | None = "no-interval",
+) -> SnapshotTimes:
+    """Time the snapshots of a member from the marker before each (None where there is none).
+
+    Every snapshot marked: the markers (``Clock.TS_MARKER``). Some marked: an unmarked snapshot is the
+    previous marked one plus its distance x ``clock.interval_s``; those before the first marker count
+    back from it. None marked: ``clock.start_local`` + i x interval, else the epoch with a
+    ``no-start-time`` warning (``Clock.INFERRED``, ``ts_is_local``). Without ``clock.interval_s`` and
+    with several snapshots to place, ``DEFAULT_INTERVAL_S`` is assumed with an ``interval_code``
+    warning (none when ``interval_code`` is None).
+    """
+    n = len(markers)
+    marked = [i for i, m in enumerate(markers) if m is not None]
+    if not n:  # nothing parsed: no time to infer, nothing to warn about
+        return SnapshotTimes(np.zeros(0, dtype=np.int64), Clock.INFERRED, False, None)
+    offset = utc_offset(markers)
+    if len(marked) == n:
+        ts = np.array([m.ts.value for m in markers], dtype=np.int64)
+        return SnapshotTimes(ts, Clock.TS_MARKER, any(m.utc is None for m in markers), offset)
+    interval = clock.interval_s
+    if interval is None:
+        interval = DEFAULT_INTERVAL_S
+        if n > 1 and interval_code is not None:
+            warnings.append(
+                ParseWarning(0, interval_code, f"{n} snapshots and no interval: {interval:g} s assumed")
+            )
+    step = int(round(interval * 1_000_000_000))
+    if marked:
+        # index of the marker in force (the previous one; the first one for snapshots before it)
+        idx = np.maximum.accumulate(np.where([m is not None for m in markers], np.arange(n), -1))
+        idx = np.where(idx < 0, marked[0], idx)
+        base = np.array([markers[i].ts.value for i in idx], dtype=np.int64)
+        ts = base + (np.arange(n) - idx) * step
+        local = any(m is not None and m.utc is None for m in markers)
+        return SnapshotTimes(ts, Clock.TS_MARKER, local, offset)
+    start = start_or_epoch(clock, warnings)
+    return SnapshotTimes(start.value + np.arange(n, dtype=np.int64) * step, Clock.INFERRED, True, None)
+
+
+def empty_frame(**columns: str) -> pd.DataFrame:
+    """An empty frame with ``ts`` (UTC), ``line_no`` and ``columns`` (name=dtype), for a member
+    without rows or a context-only source."""
+    frame = {"ts": pd.Series([], dtype="datetime64[ns, UTC]"), "line_no": pd.Series([], dtype="int64")}
+    frame.update({name: pd.Series([], dtype=dtype) for name, dtype in columns.items()})
+    return pd.DataFrame(frame)
+
+
+_NOT_NAME = re.compile(r"[^0-9A-Za-z]+")
+
+
+def safe_name(col: str) -> str:
+    """A frame column name for a tool's column the parser does not know: ``%foo`` -> ``foo_pct``,
+    ``x/s`` -> ``x_per_s``, others snake_case (``c_`` before a leading digit).
+
+    >>> safe_name("%wait"), safe_name("foo/s"), safe_name("Rows Read"), safe_name("2nd")
+    ('wait_pct', 'foo_per_s', 'rows_read', 'c_2nd')
+    """
+    name, suffix = col, ""
+    if name.startswith("%"):
+        name, suffix = name[1:], "_pct"
+    elif name.endswith("/s"):
+        name, suffix = name[:-2], "_per_s"
+    name = _NOT_NAME.sub("_", name).strip("_").lower() or "column"
+    return ("c_" + name if name[0].isdigit() else name) + suffix
 
 
 def to_number(values: pd.Series | list[str], *, member: str, column: str, line_nos: np.ndarray) -> pd.Series:

@@ -36,9 +36,10 @@ Output:
     or ""), ``type`` (``edge``, ``fasteoi``, ``Level``... as printed, or ""), ``devices`` (``eth0-TxRx-0``;
     the description for named rows: ``Local timer interrupts``). ``ParsedSource.clock``:
     ``ts-marker`` or ``inferred`` (start + snapshot x interval, ``ts_is_local``).
-    ``meta``: ``ncpu`` (CPUs in the header), ``cpus`` (their numbers), ``offline_cpus`` (numbers
-    missing below the highest), ``arch`` (``x86``, ``arm64``, ``arm`` or ``unknown``), ``snapshots``
-    (``(snapshot, first_line, last_line)``), ``utc_offset_s`` when a ``TS`` marker gives it.
+    ``meta``: ``variant`` (``/proc/interrupts arm64, CPU6 offline``), ``ncpu`` (CPUs in the header),
+    ``cpus`` (their numbers), ``offline_cpus`` (numbers missing below the highest), ``arch`` (``x86``,
+    ``arm64``, ``arm`` or ``unknown``), ``snapshots`` (``(snapshot, first_line, last_line)``),
+    ``utc_offset_s`` when a ``TS`` marker gives it.
 
 Warnings: ``short-row`` (fewer counts than CPUs, not ERR/MIS: mapped to the first CPUs),
     ``extra-counts`` (more counts than header CPUs, as ARM IPI rows on old kernels: the extra ones
@@ -71,7 +72,15 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from parsers.base import Clock, ClockHints, ParsedSource, ParseError, ParseWarning, TsMarker, parse_marker
+from parsers.base import (
+    ClockHints,
+    ParsedSource,
+    ParseError,
+    ParseWarning,
+    TsMarker,
+    parse_marker,
+    snapshot_times,
+)
 
 FORMAT = "interrupts"
 FRAME = "interrupts"
@@ -79,6 +88,8 @@ DESC_FRAME = "interrupts_desc"
 
 #: Rows the kernel prints as one system-wide total (atomic counters), not per CPU: cpu = -1.
 TOTAL_ROWS = frozenset({"ERR", "MIS", "Err"})
+#: Offline CPUs named one by one in ``meta["variant"]``; more are summarised with ``...``.
+MAX_CPUS_NAMED = 4
 #: Interrupt flow types as printed after the chip (``Edge``/``Level`` on GIC, lower case on x86).
 TYPE_WORDS = frozenset({"edge", "level", "fasteoi", "simple", "percpu", "percpu-devid", "none"})
 #: Pre-4.x x86 kernels glue the flow handler to the chip name: ``IR-IO-APIC-edge``, ``PCI-MSI-edge``.
@@ -95,8 +106,6 @@ WRAP_FROM = 2**31
 #: Fastest plausible rate of one IRQ on one CPU: ~10x a busy NIC queue vector without coalescing
 #: (~1 M/s); a "wrap" needing more than this is a reset (reboot, CPU hot-plug) instead.
 MAX_PLAUSIBLE_PER_S = 10_000_000
-#: pt-stalk samples every second; assumed when unmarked snapshots repeat and no interval is known.
-DEFAULT_INTERVAL_S = 1.0
 
 
 def _cpu_header(line: str) -> list[int] | None:
@@ -284,7 +293,8 @@ def _result(acc: _Acc, clock: ClockHints) -> ParsedSource:
     warnings = acc.warnings
     if acc.cpus is None:
         warnings.append(ParseWarning(0, "empty", "no /proc/interrupts snapshot"))
-    snap_ts, clk, local, offset = _snapshot_times(acc.markers, clock, warnings)
+    times = snapshot_times(acc.markers, clock, warnings)
+    snap_ts = times.ts
     if acc.counts and not "".join(acc.counts).isdigit():
         _drop_bad(acc)
     reps = np.fromiter((len(c) for c in acc.row_cpus), dtype=np.int64, count=len(acc.row_cpus))
@@ -335,11 +345,11 @@ def _result(acc: _Acc, clock: ClockHints) -> ParsedSource:
         "arch": _arch(acc),
         "snapshots": [(i, a, b) for i, (a, b) in enumerate(acc.snap_lines)],
     }
-    if offset is not None:
-        meta["utc_offset_s"] = offset
-    return ParsedSource(
-        FORMAT, acc.member, {FRAME: frame, DESC_FRAME: desc}, clk, warnings, meta, ts_is_local=local
-    )
+    if times.utc_offset_s is not None:
+        meta["utc_offset_s"] = times.utc_offset_s
+    meta["variant"] = _variant(meta, acc)
+    frames = {FRAME: frame, DESC_FRAME: desc}
+    return ParsedSource(FORMAT, acc.member, frames, times.clock, warnings, meta, times.ts_is_local)
 
 
 def _delta_rate(cur: np.ndarray, prev: np.ndarray, dt: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -420,6 +430,19 @@ def _rates(
     return per_s
 
 
+def _variant(meta: dict[str, object], acc: _Acc) -> str:
+    """``/proc/interrupts arm64, CPU6 offline``: architecture, offline CPUs, old chip names."""
+    clues = [f"/proc/interrupts {meta['arch']}"]
+    offline = meta["offline_cpus"]
+    if offline:
+        shown = ",".join(str(c) for c in offline[:MAX_CPUS_NAMED])
+        more = "..." if len(offline) > MAX_CPUS_NAMED else ""
+        clues.append(f"CPU{'s' if len(offline) > 1 else ''}{shown}{more} offline")
+    if any(d and _GLUED_TYPE.match(d[0]) for label, d in acc.desc.items() if label.isdigit()):
+        clues.append("pre-4.x chip-type names")
+    return ", ".join(clues)
+
+
 def _arch(acc: _Acc) -> str:
     """A guess from the row names and chips: x86 (LOC/TLB rows, IO-APIC), arm64 (GICv3/ITS), arm."""
     labels = set(acc.desc)
@@ -431,40 +454,3 @@ def _arch(acc: _Acc) -> str:
     if any(label.startswith("IPI") for label in labels) or "-" in chips:
         return "arm"
     return "unknown"
-
-
-def _snapshot_times(
-    markers: list[TsMarker | None], clock: ClockHints, warnings: list[ParseWarning]
-) -> tuple[pd.DatetimeIndex, Clock, bool, int | None]:
-    """One UTC-labelled timestamp per snapshot, the clock kind, whether it is local wall clock, offset."""
-    n = len(markers)
-    if not n:  # nothing parsed: no time to infer, nothing to warn about
-        return pd.DatetimeIndex([], tz="UTC").as_unit("ns"), Clock.INFERRED, False, None
-    if all(m is not None for m in markers):
-        local = any(m.utc is None for m in markers)
-        offset = next((m.utc_offset_s for m in markers if m.utc_offset_s is not None), None)
-        return pd.DatetimeIndex([m.ts for m in markers]).as_unit("ns"), Clock.TS_MARKER, local, offset
-    interval = clock.interval_s
-    if interval is None:
-        if n > 1:
-            warnings.append(
-                ParseWarning(
-                    0, "no-interval", f"{n} snapshots and no interval: {DEFAULT_INTERVAL_S:g} s assumed"
-                )
-            )
-        interval = DEFAULT_INTERVAL_S
-    step = pd.Timedelta(seconds=interval)
-    if any(m is not None for m in markers):  # an unmarked snapshot follows the previous one by a step
-        out: list[pd.Timestamp] = []
-        for m in markers:
-            out.append(m.ts if m is not None else (out[-1] + step if out else pd.Timestamp(0, tz="UTC")))
-        local = any(m is not None and m.utc is None for m in markers)
-        return pd.DatetimeIndex(out).as_unit("ns"), Clock.TS_MARKER, local, None
-    start = clock.start_local
-    if start is None:
-        warnings.append(
-            ParseWarning(0, "no-start-time", "no TS marker and no start time: times count from 1970")
-        )
-        start = pd.Timestamp(0)
-    base = pd.Timestamp(start).tz_localize(None).tz_localize("UTC")
-    return pd.DatetimeIndex([base + i * step for i in range(n)]).as_unit("ns"), Clock.INFERRED, True, None

@@ -10,7 +10,7 @@ Accepts:
     ``%rrqm``, ``d/s dkB/s drqm/s %drqm d_await dareq-sz``, ``f/s f_await``); ``Device:`` with or
     without a colon; ``-t`` report times ``04/21/2026 04:51:43 PM``, ``11/22/26 12:26:28``,
     ``2026-04-21T16:51:43+0000`` (``S_TIME_FORMAT=ISO``: true UTC) and sysstat 7's ``Time:
-    11:01:52``; banner dates as in ``parsers/mpstat.py`` (``DD.MM.YYYY``, ISO, MM/DD vs DD/MM
+    11:01:52``; banner dates as in ``parsers/_sysstat.py`` (``DD.MM.YYYY``, ISO, MM/DD vs DD/MM
     decided from the values); decimal commas; ``TS``/``zzz`` markers (pt-stalk, OSWatcher, the
     Casebook collector); lines prefixed by ``host: `` (pdsh: the first host is kept) or a space.
 
@@ -39,8 +39,9 @@ show; keep it out of rates):
     ``per-line`` (``-t`` stamps with a date; true UTC with an ISO offset, else ``ts_is_local``),
     ``header+time-of-day`` (``Time:`` lines on the banner date), or ``inferred``
     (``clock.start_local`` or the last marker plus ``clock.interval_s`` per report, ``ts_is_local``).
-    ``meta``: ``tool``, ``host``, ``kernel``, ``ncpu``, ``sysstat_date``, ``date_order``,
-    ``columns``, ``utc_offset_s`` (markers or ISO stamps), ``pdsh_host``.
+    ``meta``: ``variant`` (``sysstat 12 -x (r_await, aqu-sz, d/s, f/s)``, locale clues), ``tool``,
+    ``host``, ``kernel``, ``ncpu``, ``sysstat_date``, ``date_order``, ``columns``, ``utc_offset_s``
+    (markers or ISO stamps), ``pdsh_host``.
 
 Warnings: ``ambiguous-date``, ``unknown-date``, ``other-hosts``, ``bad-row``, ``bad-number``,
 ``unknown-column`` (kept under a safe name), ``stray-line``, ``no-banner``, ``no-start-time``,
@@ -69,30 +70,22 @@ Source: sysstat ``iostat.c`` / ``man 1 iostat`` (7.0, 10.2, 12.6); kernel
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
 
-from parsers.base import ClockHints, ParsedSource, ParseError, ParseWarning, TsMarker, parse_marker
-from parsers.mpstat import (
-    FLUSH_ROWS,
+from parsers._sysstat import (
     HOST_PREFIX_RE,
-    Banner,
+    Bucket,
     LineWarnings,
-    Report,
-    empty_frame,
-    finish_frame,
+    Shapes,
+    SysstatReader,
     is_stamp,
     line_numbers,
-    line_prefix,
-    parse_banner,
     read_table,
-    resolve_times,
-    safe_name,
     to_floats,
-    with_newlines,
 )
+from parsers.base import ClockHints, ParsedSource, ParseError, safe_name
 
 FORMAT = "iostat"
 
@@ -193,17 +186,6 @@ HUMAN_SUFFIX = {"B": 1, "k": KIB, "K": KIB, "M": MIB, "G": KIB**3, "T": KIB**4, 
 _SPECIAL = ("avg-cpu", "Device", "TS ", "zzz", "Linux ")
 
 
-@dataclass(slots=True)
-class _Bucket:
-    """Rows of one section shape waiting to be typed: ``cols`` without the device column."""
-
-    kind: str  # dev, cpu
-    cols: tuple[str, ...]
-    device_last: bool = False
-    rows: list[str] = field(default_factory=list)
-    segs: list[tuple[int, int, int]] = field(default_factory=list)
-
-
 def _is_device_header(toks: list[str]) -> bool:
     return bool(toks) and (toks[0] in ("Device:", "Device") or toks[-1] in ("Device:", "Device"))
 
@@ -213,13 +195,17 @@ def sniff(head: list[str]) -> bool:
 
     >>> sniff(["Linux 5.4 (h) \\t04/21/2026 \\t_x86_64_\\t(2 CPU)", "", "Device  r/s  w/s  %util"])
     True
+    >>> sniff(["avg-cpu:  %user   %nice %system %iowait  %steal   %idle"])
+    True
+    >>> sniff(["Device:         rrqm/s   wrqm/s     r/s     w/s   rkB/s   wkB/s"])
+    True
     >>> sniff(["16:51:43  CPU  intr/s"])
     False
     """
     for line in head:
         s = line.strip()
         m = HOST_PREFIX_RE.match(s)
-        if m:
+        if m and m["host"] not in ("avg-cpu", "Device"):  # a pdsh `host: ` prefix, not iostat's own labels
             s = m["rest"].strip()
         if s.startswith("avg-cpu:") and "%user" in s:
             return True
@@ -236,74 +222,59 @@ def parse(stream: Iterable[str], *, member: str, clock: ClockHints) -> ParsedSou
 
     Raises ``ParseError`` when the member is not iostat output.
     """
-    st = _State(member)
-    lines = with_newlines(stream)
-    prefix, host = "", None
-    other_hosts: dict[str, int] = {}
-    nlines = 0
-    for no, raw in enumerate(lines, start=1):
-        nlines = no
-        if raw.strip():
-            prefix, host = line_prefix(raw)
-            st.line(no, raw[len(prefix) :])
-            break
-    plen = len(prefix)
+    st = _Reader(member)
     # The hot loop: a device row of the open section is appended as is; everything else goes to
-    # ``_State.line``. Rows are typed in bulk by ``_flush``.
+    # ``_Reader.line``. Rows are typed in bulk by ``flush``.
+    rest = st.lines(stream)
     cur_rows = st.cur_rows
-    for no, raw in enumerate(lines, start=nlines + 1):
-        if plen:
-            if raw.startswith(prefix):
-                raw = raw[plen:]
-            elif host is not None:
-                h = raw.split(":", 1)[0]
-                other_hosts[h] = other_hosts.get(h, 0) + 1
-                st.gap(no)
-                continue
+    for no, raw in rest:
         if st.cur is not None and raw[:1] not in _NOT_ROW_START:
             cur_rows.append(raw)
             continue
         st.line(no, raw)
         cur_rows = st.cur_rows
-    st.close()
-    _flush(st.buckets, st.parts, member, st.warns, st.columns_seen)
-    warnings = st.warns.finish()
-    if other_hosts:
-        names = ", ".join(sorted(other_hosts))
-        warnings.append(
-            ParseWarning(
-                0, "other-hosts", f"kept host {host!r}; dropped {sum(other_hosts.values())} lines of {names}"
-            )
-        )
-    reports = st.reports
-    if not reports:
-        warnings.append(ParseWarning(0, "empty", "no iostat report in the member"))
-    tr = resolve_times(reports, st.banners, clock, all_markers=st.markers)
-    warnings = tr.warnings + warnings
-    ts_ns = tr.ts_ns if len(tr.ts_ns) else np.zeros(1, dtype="int64")
-    boot = np.array([r.since_boot for r in reports] or [False], dtype=bool)
-    parts = st.parts
-    dev = finish_frame(parts["dev"], DEVICE_COLUMNS, ts_ns, boot) if parts["dev"] else empty_frame(["device"])
-    cpu = finish_frame(parts["cpu"], CPU_COLUMNS, ts_ns, boot) if parts["cpu"] else empty_frame(CPU_COLUMNS)
-    frames = {"iostat": dev, "iostat_cpu": cpu}
-    if not len(dev) and len(cpu):
-        frames = {"iostat_cpu": cpu, "iostat": dev}
-    meta: dict[str, object] = {"tool": "iostat", **tr.meta}
-    if st.banners:
-        b = st.banners[0]
-        meta.update(host=b.host, kernel=b.kernel, ncpu=b.ncpu)
-    if host is not None:
-        meta["pdsh_host"] = host
-    meta["columns"] = st.columns_seen
-    return ParsedSource(
-        format=FORMAT,
-        member=member,
-        frames=frames,
-        clock=tr.clock,
-        warnings=warnings,
-        meta=meta,
-        ts_is_local=tr.ts_is_local,
-    )
+    src = st.result(FORMAT, clock, SHAPES)
+    src.meta["variant"] = _variant(st, src)
+    return src
+
+
+#: The frames: name -> (bucket kind, leading columns, columns of the empty frame).
+SHAPES: Shapes = {
+    "iostat": ("dev", DEVICE_COLUMNS, {"device": "str"}),
+    "iostat_cpu": ("cpu", CPU_COLUMNS, dict.fromkeys(CPU_COLUMNS, "float64")),
+}
+#: Extended-statistics columns by the sysstat generation that prints them (iostat.c, CHANGES):
+#: 12 splits avgrq-sz into rareq-sz/wareq-sz, renames avgqu-sz to aqu-sz and adds discards (d/s)
+#: and flushes (f/s); 10-11 print avgqu-sz and svctm next to r_await/w_await; older ones have no
+#: r_await and count sectors (rsec/s) unless -k.
+_SYSSTAT_12 = ("r_await", "aqu-sz", "d/s", "f/s")
+_SYSSTAT_OLD = ("avgqu-sz", "svctm", "rsec/s")
+
+
+def _variant(st: _Reader, src: ParsedSource) -> str:
+    """``sysstat 12 -x (r_await, aqu-sz, d/s, f/s)``: generation and options the columns show, the
+    locale."""
+    dev_cols = {c for b in st.buckets.values() if b.kind == "dev" for c in b.cols}
+    has_cpu = any(b.kind == "cpu" for b in st.buckets.values())
+    letters = "d" if dev_cols and not has_cpu else "c" if has_cpu and not dev_cols else ""
+    if dev_cols & {"await", "r_await", "%util", "aqu-sz", "avgqu-sz"}:
+        letters += "x"
+    letters += "s" if "rqm/s" in dev_cols else ""
+    letters += "h" if any(b.device_last for b in st.buckets.values()) else ""
+    letters += "m" if any("MB" in c for c in dev_cols) else ""
+    letters += "t" if any(r.stamp for r in st.reports[:1]) else ""
+    flags = f"-{letters}" if letters else ""
+    if any(c.startswith(("Blk_", "rsec")) for c in dev_cols):
+        flags += " (sectors)"
+    new_cols = [c for c in _SYSSTAT_12 if c in dev_cols]
+    old_cols = [c for c in _SYSSTAT_OLD if c in dev_cols]
+    if dev_cols & {"aqu-sz", "rareq-sz", "kB_dscd/s", "MB_dscd/s"} or "h" in flags:
+        gen = "sysstat 12"  # Device as the last -h column is sysstat 12 too
+    else:
+        gen = ("sysstat 10-11" if "r_await" in dev_cols else "sysstat <= 9") if old_cols else "iostat"
+    cols = new_cols if gen == "sysstat 12" else old_cols
+    head = " ".join(x for x in (gen, flags) if x) + (f" ({', '.join(cols)})" if cols else "")
+    return ", ".join([head, *st.locale_clues(src.meta.get("date_order"))])
 
 
 #: First characters of lines that may not be device rows (blank, avg-cpu values, ``avg-cpu:``,
@@ -311,76 +282,25 @@ def parse(stream: Iterable[str], *, member: str, clock: ClockHints) -> ParsedSou
 _NOT_ROW_START = frozenset({"", "\n", "\r", " ", "\t", "a", "D", "T", "z", "L"})
 
 
-class _State:
-    """The reader's state between lines: open section, reports, markers, banners (slow path)."""
+class _Reader(SysstatReader):
+    """The reader's state between lines: report, pending ``avg-cpu`` values (the slow path)."""
+
+    tool = "iostat"
+    kinds = ("dev", "cpu")
+    seen_as = {"dev": "device", "cpu": "avg-cpu"}
 
     def __init__(self, member: str) -> None:
-        self.member = member
-        self.warns = LineWarnings()
-        self.banners: list[Banner] = []
-        self.reports: list[Report] = []
-        self.markers: list[TsMarker] = []
-        self.buckets: dict[tuple, _Bucket] = {}
-        self.parts: dict[str, list[pd.DataFrame]] = {"dev": [], "cpu": []}
-        self.columns_seen: dict[str, list[str]] = {}
-        self.unknown: set[str] = set()
-        self.cur: _Bucket | None = None
-        self.cur_rows: list[str] = []
-        self.seg_no = 0
-        self.seg_len = 0
-        self.cpu_bucket: _Bucket | None = None  # set while the next line holds avg-cpu values
-        self.rep = -1
+        super().__init__(member)
+        self.cpu_bucket: Bucket | None = None  # set while the next line holds avg-cpu values
         self.rep_has: set[str] = set()
         self.rep_open = False
-        self.fresh: TsMarker | None = None
-        self.last_marker: TsMarker | None = None
-        self.since_marker = 0
-        self.run = -1
         self.run_first = True
-        self.started = False
-        self.pending = 0
 
-    def new_report(self, no: int, stamp: str | None = None) -> None:
-        if self.fresh is None and self.last_marker is not None:
-            self.since_marker += 1
-        r = Report(
-            self.run,
-            no,
-            self.fresh,
-            self.last_marker,
-            self.since_marker,
-            stamp=stamp,
-            since_boot=self.run_first,
-        )
-        self.reports.append(r)
-        self.rep = len(self.reports) - 1
+    def report(self, no: int, stamp: str | None = None) -> None:
+        self.new_report(no, stamp=stamp, since_boot=self.run_first)
         self.run_first = False
-        self.fresh = None
         self.rep_open = True
         self.rep_has = set()
-
-    def close(self) -> None:
-        """End the open section's run of rows, flushing when enough rows wait."""
-        cur = self.cur
-        if cur is not None:
-            n = len(cur.rows) - self.seg_len
-            if n:
-                cur.segs.append((self.seg_no, n, self.rep))
-                self.pending += n
-        self.cur = None
-        self.cur_rows = []
-        if self.pending >= FLUSH_ROWS:
-            _flush(self.buckets, self.parts, self.member, self.warns, self.columns_seen)
-            self.pending = 0
-
-    def gap(self, no: int) -> None:
-        """A line of another pdsh host inside a section: rows resume after it."""
-        cur = self.cur
-        if cur is not None:
-            n = len(cur.rows) - self.seg_len
-            if n:
-                cur.segs.append((self.seg_no, n, self.rep))
-            self.seg_no, self.seg_len = no + 1, len(cur.rows)
 
     def _begin(self, no: int) -> None:
         if not self.started:
@@ -404,58 +324,42 @@ class _State:
             b.rows.append(s + "\n")
             self.cpu_bucket = None
             return
+        if self.context_line(s, no):
+            self.rep_open = False
+            self.run_first = self.run_first or s[0] == "L"  # a new run starts since boot
+            return
         c = s[0]
-        if c in ("T", "z"):
-            mk = parse_marker(s)
-            if mk is not None:
-                self.markers.append(mk)
-                self.fresh = self.last_marker = mk
-                self.since_marker = 0
-                self.rep_open = False
-                self.started = True
-                return
-        if c == "L":
-            b = parse_banner(s, no)
-            if b is not None:
-                self.banners.append(b)
-                self.run += 1
-                self.run_first = True
-                self.rep_open = False
-                self.started = True
-                return
         if ("0" <= c <= "9" or c == "T") and is_stamp(s):
-            self.new_report(no, stamp=s)
+            self.report(no, stamp=s)
             self.started = True
             return
         if s.startswith("avg-cpu:"):
             self._begin(no)
             if not self.rep_open or self.rep_has:
-                self.new_report(no)
+                self.report(no)
             self.rep_has.add("cpu")
             cols = tuple(s.split()[1:])
             key = ("cpu", cols, False)
             bucket = self.buckets.get(key)
             if bucket is None:
-                bucket = self.buckets[key] = _Bucket("cpu", cols)
-                self._check_columns(no, cols, CPU_COLUMN_MAP)
+                bucket = self.buckets[key] = Bucket("cpu", cols)
+                self.check_columns(no, cols, CPU_COLUMN_MAP.__contains__)
             self.cpu_bucket = bucket
             return
         toks = s.split()
         if "Device" in s and _is_device_header(toks):
             self._begin(no)
             if not self.rep_open or "dev" in self.rep_has:
-                self.new_report(no)
+                self.report(no)
             self.rep_has.add("dev")
             device_last = toks[0] not in ("Device:", "Device")
             cols = tuple(toks[:-1] if device_last else toks[1:])
             key = ("dev", cols, device_last)
             bucket = self.buckets.get(key)
             if bucket is None:
-                bucket = self.buckets[key] = _Bucket("dev", cols, device_last)
-                self._check_columns(no, cols, COLUMN_MAP)
-            self.cur = bucket
-            self.cur_rows = bucket.rows
-            self.seg_no, self.seg_len = no + 1, len(bucket.rows)
+                bucket = self.buckets[key] = Bucket("dev", cols, device_last=device_last)
+                self.check_columns(no, cols, COLUMN_MAP.__contains__)
+            self.open(bucket, no)
             return
         if not self.started:
             raise ParseError(
@@ -466,32 +370,8 @@ class _State:
             )
         self.warns.add(no, "stray-line", f"line not understood: {s[:60]!r}")
 
-    def _check_columns(self, no: int, cols: tuple[str, ...], known: dict) -> None:
-        for col in cols:
-            if col not in known and col not in self.unknown:
-                self.unknown.add(col)
-                self.warns.add(no, "unknown-column", f"column {col!r} kept as {safe_name(col)!r}")
-
-
-def _flush(
-    buckets: dict[tuple, _Bucket],
-    parts: dict[str, list[pd.DataFrame]],
-    member: str,
-    warns: LineWarnings,
-    columns_seen: dict[str, list[str]],
-) -> None:
-    """Type every pending bucket (``_to_frame``) and empty it."""
-    for b in buckets.values():
-        if b.rows:
-            key = " ".join(b.cols)
-            seen = columns_seen.setdefault("device" if b.kind == "dev" else "avg-cpu", [])
-            if key not in seen:
-                seen.append(key)
-            df = _to_frame(b, member, warns)
-            if len(df):
-                parts[b.kind].append(df)
-        b.rows.clear()
-        b.segs.clear()
+    def to_frame(self, b: Bucket) -> list[tuple[str, pd.DataFrame]]:
+        return [(b.kind, _to_frame(b, self.member, self.warns))]
 
 
 def _human(cells: list[str], nos: np.ndarray, ncols: int, what: list[str], warns: LineWarnings) -> tuple:
@@ -512,7 +392,7 @@ def _human(cells: list[str], nos: np.ndarray, ncols: int, what: list[str], warns
 
 
 def _split(
-    b: _Bucket, member: str, warns: LineWarnings
+    b: Bucket, member: str, warns: LineWarnings
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray | None]:
     """Cut a bucket's rows into (device names, value matrix, line numbers, report ids, suffix mask).
 
@@ -569,7 +449,7 @@ def _split(
     return np.asarray(names, dtype=object)[good], mat[good], nos[k][good], reps[k][good], None
 
 
-def _to_frame(b: _Bucket, member: str, warns: LineWarnings) -> pd.DataFrame:
+def _to_frame(b: Bucket, member: str, warns: LineWarnings) -> pd.DataFrame:
     """Type one bucket: device rows with units converted (bytes/s, KiB, ms), or avg-cpu rows."""
     names, mat, nos, reps, has_unit = _split(b, member, warns)
     data: dict[str, object] = {"_rep": reps, "line_no": nos}

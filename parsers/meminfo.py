@@ -39,19 +39,25 @@ from __future__ import annotations
 
 import csv
 import io
-import itertools
 import re
 from collections.abc import Iterable
 
 import numpy as np
 import pandas as pd
 
-from parsers.base import Clock, ClockHints, ParsedSource, ParseError, ParseWarning, parse_marker
+from parsers.base import (
+    DEFAULT_INTERVAL_S,
+    Clock,
+    ClockHints,
+    ParsedSource,
+    ParseError,
+    ParseWarning,
+    line_chunks,
+    parse_marker,
+    start_or_epoch,
+)
 
 FORMAT = "meminfo"
-
-#: Lines per chunk (cut at a marker), so memory stays bounded on a long capture.
-CHUNK_LINES = 200_000
 
 #: Sniffing: this many ``Field: value`` lines in the head, one of them ``MemTotal``.
 SNIFF_MIN_ROWS = 3
@@ -73,22 +79,10 @@ def parse(stream: Iterable[str], *, member: str, clock: ClockHints) -> ParsedSou
     """
     warnings: list[ParseWarning] = []
     state = {"snapshot": -1, "used_marker": False, "local": False, "seen_row": False}
-    parts: list[pd.DataFrame] = []
-    buf: list[str] = []
-    base = 1
-    it = iter(stream)
-    while more := list(itertools.islice(it, CHUNK_LINES)):
-        buf.extend(more)
-        if len(more) < CHUNK_LINES:
-            break
-        cut = len(buf) - 1
-        while cut > 0 and not buf[cut].startswith(("TS", "zzz")):
-            cut -= 1
-        if cut > 0:
-            parts.append(_chunk(buf[:cut], base, state, clock, member, warnings))
-            base += cut
-            del buf[:cut]
-    parts.append(_chunk(buf, base, state, clock, member, warnings))
+    parts = [
+        _chunk(lines, base, state, clock, member, warnings)
+        for base, lines in line_chunks(stream, _last_marker)
+    ]
     main = pd.concat(parts, ignore_index=True) if len(parts) > 1 else parts[0]
     main["field"] = main["field"].astype("category")
     return ParsedSource(
@@ -97,9 +91,24 @@ def parse(stream: Iterable[str], *, member: str, clock: ClockHints) -> ParsedSou
         frames={"meminfo": main},
         clock=Clock.TS_MARKER if state["used_marker"] else Clock.INFERRED,
         warnings=warnings,
-        meta={"snapshots": int(main["ts"].nunique())},
+        meta={"snapshots": int(main["ts"].nunique()), "variant": _variant(main)},
         ts_is_local=bool(state["local"]),
     )
+
+
+def _variant(main: pd.DataFrame) -> str:
+    """``/proc/meminfo 55 fields, MemAvailable (kernel >= 3.14)``: the field set's size and age."""
+    fields = set(main["field"].cat.categories)
+    new = "MemAvailable (kernel >= 3.14)" if "MemAvailable" in fields else "no MemAvailable (kernel < 3.14)"
+    return f"/proc/meminfo {len(fields)} fields, {new}"
+
+
+def _last_marker(lines: list[str]) -> int:
+    """Index of the last marker line (where a chunk may end), or 0."""
+    i = len(lines) - 1
+    while i > 0 and not lines[i].startswith(("TS", "zzz")):
+        i -= 1
+    return i
 
 
 def _split(text: str) -> tuple[list[str], list[str]] | None:
@@ -203,6 +212,7 @@ def _segments(
     line_nos: list[np.ndarray] = []
     snap: list[np.ndarray] = []
     ts_of: dict[int, pd.Timestamp] = {}
+    step = pd.Timedelta(seconds=clock.interval_s or DEFAULT_INTERVAL_S)
     pos, line = 0, base
     marker_ts: pd.Timestamp | None = None
     for seg_end, next_start, marker in [*[(b[0], b[1], b[2]) for b in bounds], (len(text), len(text), None)]:
@@ -220,9 +230,9 @@ def _segments(
             ids = state["snapshot"] + new
             for k, sid in enumerate(np.unique(ids)):
                 if marker_ts is not None:
-                    ts_of[int(sid)] = marker_ts + k * pd.Timedelta(seconds=clock.interval_s or 1.0)
+                    ts_of[int(sid)] = marker_ts + k * step
                 else:
-                    ts_of[int(sid)] = _inferred(int(sid), clock, warnings)
+                    ts_of[int(sid)] = start_or_epoch(clock, warnings).tz_localize("UTC") + int(sid) * step
                     state["local"] = True
             state["snapshot"] = int(ids[-1])
             state["seen_row"] = True
@@ -275,15 +285,3 @@ def _split_lines(
         else:
             warnings.append(ParseWarning(first + i, "odd-line", f"not 'Field: value': {line[:80]!r}"))
     return (fields, values), np.asarray(nos, dtype="int64")
-
-
-def _inferred(snapshot: int, clock: ClockHints, warnings: list[ParseWarning]) -> pd.Timestamp:
-    """Start time plus ``snapshot`` intervals (local wall clock labelled UTC); 1970 with a warning."""
-    step = pd.Timedelta(seconds=clock.interval_s or 1.0)
-    if clock.start_local is not None:
-        return pd.Timestamp(clock.start_local).tz_localize("UTC") + snapshot * step
-    if not any(w.code == "no-start-time" for w in warnings):
-        warnings.append(
-            ParseWarning(0, "no-start-time", "no TS marker and no start time: times from 1970-01-01")
-        )
-    return pd.Timestamp(0, tz="UTC") + snapshot * step

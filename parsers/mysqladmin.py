@@ -37,7 +37,8 @@ Output:
     last marker plus the interval); else ``clock.start_local`` + i x interval (``Clock.INFERRED``,
     ``ts_is_local``). The interval is read from the data when it can be (``Uptime`` steps: relative
     ``Uptime`` values, or the median step of absolute ones), else ``clock.interval_s``, else 1 s.
-    ``meta``: ``mode`` (``absolute``/``relative``), ``interval_s``, ``tables``.
+    ``meta``: ``mode`` (``absolute``/``relative``), ``interval_s``, ``tables``, ``variant``
+    (``mysqladmin ext absolute, MariaDB``).
 
 Warnings:
     ``no-start-time`` (no marker and no start time: times count from 1970-01-01), ``non-numeric-value``
@@ -61,7 +62,6 @@ Errors:
 
 from __future__ import annotations
 
-import itertools
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -69,13 +69,19 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from parsers.base import Clock, ClockHints, ParsedSource, ParseError, ParseWarning, parse_marker
+from parsers.base import (
+    Clock,
+    ClockHints,
+    ParsedSource,
+    ParseError,
+    ParseWarning,
+    empty_frame,
+    line_chunks,
+    parse_marker,
+    start_or_epoch,
+)
 
 FORMAT = "mysqladmin"
-
-#: Lines per chunk: a chunk is cut at a table boundary once it holds this many lines (a few MB of
-#: text), so memory stays bounded on a 1-hour capture (3,600 tables of ~500 rows).
-CHUNK_LINES = 200_000
 
 #: Sniffing: at least this many ``| name | value |`` rows in the head, and this share of their names
 #: starting with a capital letter (status variables are ``Aborted_clients``, ``Com_select``; system
@@ -258,6 +264,10 @@ KNOWN_STRING_VARIABLES = frozenset(
 #: Galera's ``wsrep_monitor_status (L/A/C)`` whose name holds spaces).
 KNOWN_STRING_PREFIXES = ("Innodb_have_", "Current_tls_", "Mysqlx_ssl_", "wsrep_monitor_status")
 
+#: Status variable families only one server flavour has (MariaDB KB "Server Status Variables":
+#: Aria engine; Galera's wsrep_* in MariaDB and Percona XtraDB Cluster).
+FLAVOUR_PREFIXES = (("MariaDB", "Aria_"), ("Galera", "wsrep_"))
+
 #: Monotone counters used to tell absolute from relative when ``Uptime`` is missing.
 _MONOTONE = ("Questions", "Queries", "Bytes_received", "Bytes_sent", "Com_select", "Handler_read_rnd_next")
 
@@ -311,23 +321,12 @@ def parse(stream: Iterable[str], *, member: str, clock: ClockHints) -> ParsedSou
     warnings: list[ParseWarning] = []
     state = _State()
     frames: list[pd.DataFrame] = []
-    buf: list[str] = []
-    base = 1  # line number of buf[0]
-    lines = iter(stream)
-    while more := list(itertools.islice(lines, CHUNK_LINES)):
-        buf.extend(more)
-        if len(more) < CHUNK_LINES:
-            break  # the end: the rest is one chunk
-        cut = _last_table_start(buf)
-        if cut > 0:
-            frames.append(_chunk(buf[:cut], base, state, clock, member, warnings))
-            base += cut
-            del buf[:cut]
-    if buf or not frames:
-        frames.append(_chunk(buf, base, state, clock, member, warnings))
-    if state.tables == 0 and base + len(buf) > 1:
-        raise ParseError(member, 1, buf[0] if buf else "", "no 'Variable_name | Value' table found")
-    main = pd.concat(frames, ignore_index=True) if frames else _empty()
+    for base, lines in line_chunks(stream, _last_table_start):
+        if lines or not frames:
+            frames.append(_chunk(lines, base, state, clock, member, warnings))
+    if state.tables == 0 and base + len(lines) > 1:
+        raise ParseError(member, 1, lines[0] if lines else "", "no 'Variable_name | Value' table found")
+    main = pd.concat(frames, ignore_index=True)
     main["variable"] = main["variable"].astype("category")
     return ParsedSource(
         format=FORMAT,
@@ -335,21 +334,24 @@ def parse(stream: Iterable[str], *, member: str, clock: ClockHints) -> ParsedSou
         frames={"mysqladmin": main},
         clock=Clock.TS_MARKER if state.used_markers else Clock.INFERRED,
         warnings=warnings,
-        meta={"mode": state.mode or "absolute", "interval_s": state.interval_s, "tables": state.tables},
+        meta={
+            "mode": state.mode or "absolute",
+            "interval_s": state.interval_s,
+            "tables": state.tables,
+            "variant": _variant(state, set(main["variable"].cat.categories)),
+        },
         ts_is_local=state.local,
     )
 
 
-def _empty() -> pd.DataFrame:
-    return pd.DataFrame(
-        {
-            "ts": pd.Series([], dtype="datetime64[ns, UTC]"),
-            "line_no": pd.Series([], dtype="int64"),
-            "variable": pd.Series([], dtype="str"),
-            "value": pd.Series([], dtype="float64"),
-            "per_s": pd.Series([], dtype="float64"),
-        }
-    )
+def _variant(state: _State, names: set[str]) -> str:
+    """``mysqladmin ext absolute, MariaDB``: mode, a single table, the server flavour its variables show."""
+    mode = state.mode or "absolute"
+    clues = [f"mysqladmin ext {'-r relative' if mode == 'relative' else mode}"]
+    if state.tables == 1:
+        clues.append("one table")
+    clues += [flavour for flavour, prefix in FLAVOUR_PREFIXES if any(n.startswith(prefix) for n in names)]
+    return ", ".join(clues)
 
 
 def _last_table_start(buf: list[str]) -> int:
@@ -442,7 +444,7 @@ def _chunk(
         state.marker_ts, state.marker_wall_only = marker_at[j]
         state.since_marker = 0
     if not len(header_idx):
-        return _empty()
+        return empty_frame(variable="str", value="float64", per_s="float64")
     table = np.cumsum(header) - 1 + state.tables
     data = ~header
     df = pd.DataFrame(
@@ -547,16 +549,7 @@ def _table_times(
             out.append(marker_ts + since * step)
             state.local = state.local or wall_only
             continue
-        if clock.start_local is not None:
-            start = pd.Timestamp(clock.start_local).tz_localize("UTC")
-        else:
-            start = pd.Timestamp(0, tz="UTC")
-            if not any(w.code == "no-start-time" for w in warnings):
-                warnings.append(
-                    ParseWarning(
-                        0, "no-start-time", "no TS marker and no start time: times count from 1970-01-01"
-                    )
-                )
+        start = start_or_epoch(clock, warnings).tz_localize("UTC")
         state.local = True
         out.append(start + (state.tables + i) * step)
     return pd.DatetimeIndex(out).as_unit("ns").tz_convert(None).to_numpy()

@@ -22,8 +22,10 @@ import pandas as pd
 
 from parsers.base import ClockHints, ParsedSource, ParseError, ParseWarning
 
-#: Characters of text per piece (about 32 MB): a few seconds of parsing, a bounded frame.
-PIECE_CHARS = 32 * 1024 * 1024
+#: Characters of text per piece (about 8 MB): large enough that a parser's fixed costs do not show,
+#: small enough that the transient arrays of a parse (several times the text) stay in the low
+#: hundreds of MB.
+PIECE_CHARS = 8 * 1024 * 1024
 #: Formats made of independent snapshots after markers, which can be cut at a marker.
 SNAPSHOT_FORMATS = frozenset({"processlist", "ps", "threads", "meminfo", "interrupts"})
 MARKERS = ("\nTS ", "\nzzz ")

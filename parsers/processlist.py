@@ -36,8 +36,9 @@ Output: frame ``processlist``, one row per session per snapshot:
     (percent, MariaDB). Another column is kept under its snake_case name (string) with a warning.
     ``ts_source``: ``marker`` (TS/zzz line) or ``inferred`` (``clock.start_local`` + snapshot x
     interval, interval = ``clock.interval_s`` or 1 s; ``ts_is_local`` is then True).
-    Meta: ``columns`` (the client's spelling), ``layout`` (``table``, ``vertical`` or ``tsv``),
-    ``snapshots``, ``utc_offset_s`` (from the first ``TS`` marker with a wall-clock part).
+    Meta: ``variant`` (``processlist vertical (\\G), Percona columns Time_ms/Rows_*``), ``columns`` (the
+    client's spelling), ``layout`` (``table``, ``vertical`` or ``tsv``), ``snapshots``, ``utc_offset_s``
+    (from the first ``TS`` marker with a wall-clock part).
 
 Warnings: ``unreadable-line`` (text that is neither a row, a header nor a marker, e.g. an
 ``ERROR 2013`` line), ``bad-row`` (a table row whose cells do not line up with the border),
@@ -73,12 +74,26 @@ from __future__ import annotations
 
 import io
 import re
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 
 import numpy as np
 import pandas as pd
 
-from parsers.base import Clock, ClockHints, ParsedSource, ParseError, ParseWarning, TsMarker, parse_marker
+from parsers.base import (
+    CHUNK_CHARS,
+    Clock,
+    ClockHints,
+    ParsedSource,
+    ParseError,
+    ParseWarning,
+    TsMarker,
+    cut_lines,
+    parse_marker,
+    raw_blocks,
+    safe_name,
+    snapshot_times,
+    text_chunks,
+)
 
 FORMAT = "processlist"
 
@@ -103,10 +118,6 @@ FLOAT_COLUMNS = frozenset({"time_ms", "progress"})
 #: Columns where the text ``NULL`` means SQL NULL (the client prints NULL for them; a user or host is
 #: never NULL in SHOW PROCESSLIST, so a literal "NULL" there is left alone).
 NULLABLE_TEXT = frozenset({"db", "state", "info"})
-#: pt-stalk runs SHOW FULL PROCESSLIST every second (pt-stalk --run-time loop).
-DEFAULT_INTERVAL_S = 1.0
-#: Characters read per chunk: bounded memory; big enough that per-chunk pandas overhead is noise.
-CHUNK_CHARS = 4 << 20
 
 #: Where to look for the first header: registry.HEAD_LINES is 60; a long multi-line Info or a run of
 #: error lines may push the first header further, but never past a few hundred lines.
@@ -119,10 +130,8 @@ _TABLE_HEADER = re.compile(r"^\|\s*Id\s*\|\s*User\s*\|")
 _TSV_HEADER = re.compile(r"^\s*Id\tUser\t")
 _BORDER = re.compile(r"^\+-[-+]*\+[ \t]*$")
 _TABLE_EVENTS = re.compile(r"^(?:\+-[-+]*\+|TS [^\n]*|zzz [^\n]*)[ \t]*$", re.M)
-_SAFE_NAME = re.compile(r"[^0-9a-z]+")
 _TSV_ESCAPE = re.compile(r"\\(.)")
 _TSV_UNESCAPE = {"n": "\n", "t": "\t", "0": "\0", "\\": "\\", "r": "\r", "b": "\b", "Z": "\x1a"}
-_EPOCH = pd.Timestamp("1970-01-01")
 
 
 def sniff(head: list[str]) -> bool:
@@ -149,42 +158,13 @@ def sniff(head: list[str]) -> bool:
     return row and key_id and key_cmd
 
 
-def _safe_name(name: str) -> str:
-    safe = _SAFE_NAME.sub("_", name.lower()).strip("_") or "column"
-    return safe if not safe[0].isdigit() else f"c_{safe}"
-
-
 def _out_name(col: str) -> str:
-    return COLUMN_MAP.get(col) or _safe_name(col)
+    return COLUMN_MAP.get(col) or safe_name(col)
 
 
 # ---------------------------------------------------------------------------------------------
 # Reading in chunks that end on a record boundary.
 # ---------------------------------------------------------------------------------------------
-def _raw_blocks(stream: Iterable[str] | io.TextIOBase) -> Iterator[str]:
-    read = getattr(stream, "read", None)
-    if read is not None:
-        while block := read(CHUNK_CHARS):
-            yield block
-        return
-    buf: list[str] = []
-    size = 0
-    for line in stream:
-        if not line.endswith("\n"):
-            line += "\n"
-        buf.append(line)
-        size += len(line)
-        if size >= CHUNK_CHARS:
-            yield "".join(buf)
-            buf, size = [], 0
-    if buf:
-        yield "".join(buf)
-
-
-def _cut_lines(text: str) -> int:
-    return text.rfind("\n") + 1
-
-
 def _cut_vertical(text: str) -> int:
     row = text.rfind(". row ***")
     row_start = text.rfind("\n", 0, row) + 1 if row > 0 else 0
@@ -195,26 +175,6 @@ def _cut_table(text: str) -> int:
     header = text.rfind("\n| Id ")
     top = text.rfind("\n", 0, header) + 1 if header > 0 else 0
     return max(top, text.rfind("\nTS ") + 1, text.rfind("\nzzz ") + 1)
-
-
-def _chunks(blocks: Iterable[str], cut: Callable[[str], int]) -> Iterator[tuple[int, str]]:
-    """Yield ``(first_line_no, text)`` from raw text blocks: whole records, ``\\n``-terminated, CRs removed."""
-    carry = ""
-    line_no = 1
-    for block in blocks:
-        text = carry + block
-        pos = cut(text)
-        if pos <= 0:
-            carry = text
-            continue
-        chunk, carry = text[:pos], text[pos:]
-        if "\r" in chunk:
-            chunk = chunk.replace("\r\n", "\n")
-        yield line_no, chunk
-        line_no += chunk.count("\n")
-    if carry:
-        carry = carry.replace("\r\n", "\n")
-        yield line_no, carry if carry.endswith("\n") else carry + "\n"
 
 
 # ---------------------------------------------------------------------------------------------
@@ -233,7 +193,12 @@ class _State:
         self.vertical_re: re.Pattern[str] | None = None
         self.groups: dict[tuple[str, ...], list[tuple[np.ndarray, np.ndarray, np.ndarray, list[tuple]]]] = {}
         self.warned_columns: set[str] = set()
-        self.tsv_escapes = False  # a backslash was seen in -B rows: undo the client's escapes
+        self.tsv_escapes = False
+        #: table layout: aligned bodies of the chunk, read at its end (columns -> [(first line, rows,
+        #: snapshot, text)])
+        self.aligned: dict[
+            tuple[str, ...], list[tuple[int, int, int, str]]
+        ] = {}  # a backslash was seen in -B rows: undo the client's escapes
 
     def marker(self, marker: TsMarker) -> None:
         self.snapshot += 1
@@ -248,15 +213,22 @@ class _State:
             self.rows_in_snapshot = 0
 
     def add(
-        self, columns: tuple[str, ...], starts: list[int], ends: list[int], snaps: list[int], rows: list
+        self,
+        columns: tuple[str, ...],
+        starts: Sequence[int],
+        ends: Sequence[int],
+        snaps: Sequence[int],
+        rows: list | pd.DataFrame,
     ) -> None:
-        if not rows:
+        if not len(rows):
             return
         for col in columns:
             if col not in COLUMN_MAP and col not in self.warned_columns:
                 self.warned_columns.add(col)
                 self.warnings.append(
-                    ParseWarning(starts[0], "unknown-column", f"column {col!r} kept as {_safe_name(col)!r}")
+                    ParseWarning(
+                        int(starts[0]), "unknown-column", f"column {col!r} kept as {safe_name(col)!r}"
+                    )
                 )
         self.groups.setdefault(columns, []).append(
             (np.asarray(starts, dtype=np.int64), np.asarray(ends, dtype=np.int64), np.asarray(snaps), rows)
@@ -394,12 +366,27 @@ def _cells(line: str, plus: list[int], info: int) -> list[str] | None:
 def _table_rows(
     first: int, body: str, plus: list[int], info: int, state: _State, columns: tuple[str, ...]
 ) -> None:
-    """Rows between the header's closing border and the table's last border."""
+    """Rows between the header's closing border and the table's last border.
+
+    A body whose every line is one row cut only at the border's ``|`` (no multi-line value, no ``|``
+    inside a cell, no wide character) waits in ``state.aligned`` for one C read per chunk
+    (``_aligned_rows``); any other body is cut row by row at the border's ``+`` positions.
+    """
+    lines = body.split("\n")
+    width = plus[-1] + 1
+    if (
+        body.startswith("|")
+        and body.count("|") == len(lines) * len(plus)
+        and body.count("\n|") == len(lines) - 1
+        and set(map(len, lines)) == {width}
+    ):
+        state.aligned.setdefault(columns, []).append((first, len(lines), state.snapshot, body))
+        state.rows_in_snapshot += len(lines)
+        return
     starts: list[int] = []
     ends: list[int] = []
     snaps: list[int] = []
     rows: list[list[str]] = []
-    lines = body.split("\n")
     i = 0
     while i < len(lines):
         line = lines[i]
@@ -421,6 +408,37 @@ def _table_rows(
                 state.rows_in_snapshot += 1
         i = j
     state.add(columns, starts, ends, snaps, rows)
+
+
+def _stripped(values: pd.Series) -> np.ndarray:
+    """Cells without their padding, each distinct cell stripped once (users, hosts, states and
+    statements repeat from snapshot to snapshot)."""
+    codes, uniques = pd.factorize(values.to_numpy(dtype=object))
+    return np.array([u.strip() for u in uniques], dtype=object)[codes]
+
+
+def _aligned_rows(state: _State) -> None:
+    """Read the aligned table bodies of a chunk (``state.aligned``) with one C ``read_csv`` per
+    column set, ``|`` as separator; cells are stripped of their padding."""
+    for columns, bodies in state.aligned.items():
+        n = len(columns)
+        counts = np.array([b[1] for b in bodies], dtype=np.int64)
+        firsts = np.array([b[0] for b in bodies], dtype=np.int64)
+        starts = np.repeat(firsts - np.cumsum(counts) + counts, counts) + np.arange(int(counts.sum()))
+        snaps = np.repeat(np.array([b[2] for b in bodies], dtype=np.int64), counts)
+        raw = pd.read_csv(
+            io.StringIO("\n".join(b[3] for b in bodies)),
+            sep="|",
+            header=None,
+            names=list(range(n + 2)),  # empty cells before the first and after the last |
+            dtype=str,
+            quoting=3,
+            na_filter=False,
+            engine="c",
+        )
+        cells = pd.DataFrame({j: _stripped(raw[j + 1]) for j in range(n)})
+        state.add(columns, starts, starts, snaps, cells)
+    state.aligned.clear()
 
 
 def _table_chunk(first: int, text: str, state: _State) -> None:
@@ -487,6 +505,7 @@ def _table_chunk(first: int, text: str, state: _State) -> None:
     rest = text[pos:]
     if rest.strip():
         state.odd(line_no, rest.rstrip("\n"))
+    _aligned_rows(state)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -544,7 +563,7 @@ def _tsv_chunk(first: int, text: str, state: _State) -> None:
             continue
         records, keep = rows
         kept = line_nos[keep]
-        state.add(columns, kept.tolist(), kept.tolist(), snaps[keep].tolist(), records)
+        state.add(columns, kept, kept, snaps[keep], records)
 
 
 def _tsv_rows(
@@ -552,22 +571,29 @@ def _tsv_rows(
 ) -> tuple[list, np.ndarray] | None:
     """Split -B rows: C ``read_csv`` when every row has the header's field count, else line by line."""
     n = len(columns)
+    numeric = [
+        j for j, col in enumerate(columns) if _out_name(col) in INT_COLUMNS or _out_name(col) in FLOAT_COLUMNS
+    ]
+    options = {"sep": "\t", "header": None, "names": list(range(n)), "engine": "c", "skip_blank_lines": False}
+    options["quoting"] = 3  # csv.QUOTE_NONE: mysql -B never quotes, it escapes
     try:
+        # Numbers typed by the C reader (NULL and "" are SQL NULL); a cell that is not a number
+        # (ValueError) sends the chunk to the all-text reading, where it is named.
         raw = pd.read_csv(
             io.StringIO(data),
-            sep="\t",
-            header=None,
-            names=list(range(n)),
-            dtype=str,
-            quoting=3,  # csv.QUOTE_NONE: mysql -B never quotes, it escapes
-            na_filter=False,
-            engine="c",
-            skip_blank_lines=False,
+            dtype={j: "float64" if j in numeric else str for j in range(n)},
+            keep_default_na=False,
+            na_values={j: ["NULL", ""] for j in numeric},
+            **options,
         )
-        if len(raw) == len(line_nos) and not raw[n - 1].isna().any():
-            return raw.to_numpy(dtype=object).tolist(), np.ones(len(line_nos), dtype=bool)
-    except pd.errors.ParserError:
-        pass
+    except (ValueError, pd.errors.ParserError):
+        try:
+            raw = pd.read_csv(io.StringIO(data), dtype=str, na_filter=False, **options)
+        except pd.errors.ParserError:
+            raw = None
+    # every row has the header's field count: none too long (no ParserError) and none too short
+    if raw is not None and len(raw) == len(line_nos) and data.count("\t") == len(line_nos) * (n - 1):
+        return raw, np.ones(len(line_nos), dtype=bool)
     # Some row has a wrong field count: split line by line to name it.
     lines = data.split("\n")[: len(line_nos)]
     records = []
@@ -598,6 +624,29 @@ def _no_rows(first: int, text: str, state: _State) -> None:
 # ---------------------------------------------------------------------------------------------
 # Typing
 # ---------------------------------------------------------------------------------------------
+#: The client options each layout comes from.
+LAYOUT_NAMES = {"table": "table (mysql -t)", "vertical": "vertical (\\G)", "tsv": "tab-separated (mysql -B)"}
+#: Columns that name the server flavour (SHOW PROCESSLIST in the Percona Server and MariaDB manuals).
+FLAVOUR_COLUMNS = (
+    ("Percona", ("Time_ms", "Rows_sent", "Rows_examined", "Rows_read")),
+    ("MariaDB", ("Progress",)),
+)
+
+
+def _variant(layout: str, columns: list[str], markers: bool) -> str:
+    """``processlist vertical (\\G), Percona columns Time_ms/Rows_*``: layout, flavour columns, markers."""
+    clues = [f"processlist {LAYOUT_NAMES.get(layout, layout)}"]
+    for flavour, names in FLAVOUR_COLUMNS:
+        seen = [c for c in names if c in columns]
+        if seen:
+            rows = [c for c in seen if c.startswith("Rows_")]
+            shown = [c for c in seen if not c.startswith("Rows_")] + (["Rows_*"] if len(rows) > 1 else rows)
+            clues.append(f"{flavour} column{'s' if len(seen) > 1 else ''} {'/'.join(shown)}")
+    if not markers:
+        clues.append("no TS markers")
+    return ", ".join(clues)
+
+
 def _detect_layout(text: str) -> str | None:
     for line in text.split("\n", DETECT_LINES)[:DETECT_LINES]:
         if _TABLE_HEADER.match(line):
@@ -613,39 +662,30 @@ def _typed(columns: tuple[str, ...], parts: list, layout: str, state: _State) ->
     starts = np.concatenate([p[0] for p in parts])
     ends = np.concatenate([p[1] for p in parts])
     snaps = np.concatenate([p[2] for p in parts]).astype(np.int64)
-    records = [r for p in parts for r in p[3]]
-    raw = (
-        pd.DataFrame.from_records(records, columns=list(columns))
-        if records
-        else pd.DataFrame(columns=columns)
-    )
+    # a part's rows: records (table, vertical) or a frame from the C reader (-B, numbers typed)
+    pieces = [
+        p[3]
+        if isinstance(p[3], pd.DataFrame)
+        else pd.DataFrame.from_records(p[3], columns=range(len(columns)))
+        for p in parts
+    ]
+    raw = pd.concat(pieces, ignore_index=True) if len(pieces) > 1 else pieces[0].reset_index(drop=True)
     out = pd.DataFrame({"line_no": starts, "line_end": ends, "snapshot": snaps})
-    for col in columns:
+    for j, col in enumerate(columns):
         name = _out_name(col)
-        values = raw[col].astype(object)
+        values = raw[j]
         if name in INT_COLUMNS or name in FLOAT_COLUMNS:
-            # "" and NULL are SQL NULL, anything else must parse (float() accepts surrounding blanks).
-            missing = values.isna().to_numpy() | values.isin(["", "NULL"]).to_numpy()
-            try:
-                num = pd.Series(np.where(missing, np.nan, values.to_numpy(dtype=object)).astype(np.float64))
-                failed = np.zeros(len(num), dtype=bool)
-            except (TypeError, ValueError):  # some cell is not a number: find and name them (rare)
-                num = pd.to_numeric(values, errors="coerce")
-                failed = num.isna().to_numpy()
+            num = values if values.dtype.kind == "f" else _numbers(values.astype(object), col, starts, state)
             if name in INT_COLUMNS:
-                fraction = (num.to_numpy() % 1 != 0) & ~np.isnan(num.to_numpy())
+                fraction = ((num.to_numpy() % 1) != 0) & ~np.isnan(num.to_numpy())
                 if fraction.any():
-                    num[fraction] = np.nan
-                    failed |= fraction
-            if failed.any():
-                missing = values.isna().to_numpy() | values.isin(["", "NULL"]).to_numpy()
-                missing |= values.astype(str).str.strip().isin(["", "NULL"]).to_numpy()
-                for i in np.flatnonzero(failed & ~missing):
-                    state.warnings.append(
-                        ParseWarning(
-                            int(starts[i]), "bad-number", f"{col}: {values.iat[i]!r} is not a number"
+                    for i in np.flatnonzero(fraction):
+                        state.warnings.append(
+                            ParseWarning(
+                                int(starts[i]), "bad-number", f"{col}: {values.iat[i]!r} is not a number"
+                            )
                         )
-                    )
+                    num = num.mask(fraction)
             out[name] = num.astype("Int64") if name in INT_COLUMNS else num.astype("float64")
         else:
             if layout == "tsv" and state.tsv_escapes:
@@ -660,6 +700,22 @@ def _typed(columns: tuple[str, ...], parts: list, layout: str, state: _State) ->
                 s = s.mask(s == "NULL")
             out[name] = s
     return out
+
+
+def _numbers(values: pd.Series, col: str, starts: np.ndarray, state: _State) -> pd.Series:
+    """Number cells as float64: ``""`` and ``NULL`` are SQL NULL (NaN), anything else must parse
+    (``float()`` accepts surrounding blanks) or is warned about (``bad-number``) and left NaN."""
+    missing = values.isna().to_numpy() | values.isin(["", "NULL"]).to_numpy()
+    try:
+        return pd.Series(np.where(missing, np.nan, values.to_numpy(dtype=object)).astype(np.float64))
+    except (TypeError, ValueError):  # some cell is not a number: find and name them (rare)
+        num = pd.to_numeric(values, errors="coerce")
+    missing |= values.astype(str).str.strip().isin(["", "NULL"]).to_numpy()
+    for i in np.flatnonzero(num.isna().to_numpy() & ~missing):
+        state.warnings.append(
+            ParseWarning(int(starts[i]), "bad-number", f"{col}: {values.iat[i]!r} is not a number")
+        )
+    return num.reset_index(drop=True)
 
 
 def _empty() -> pd.DataFrame:
@@ -686,7 +742,7 @@ def parse(stream: Iterable[str] | io.TextIOBase, *, member: str, clock: ClockHin
     """
     state = _State(member)
     handlers = {"table": (_cut_table, _table_chunk), "vertical": (_cut_vertical, _vertical_chunk)}
-    blocks = _raw_blocks(stream)
+    blocks = raw_blocks(stream, CHUNK_CHARS)
     head: list[str] = []
     size = 0
     layout = None
@@ -709,13 +765,13 @@ def parse(stream: Iterable[str] | io.TextIOBase, *, member: str, clock: ClockHin
         line_no, line = next(((i, ln) for i, ln in stripped if parse_marker(ln.strip()) is None), stripped[0])
         raise ParseError(member, line_no, line, "no processlist header (table, -B or \\G) found")
     state.layout = layout
-    cut, handle = handlers.get(layout, (_cut_lines, _tsv_chunk))
+    cut, handle = handlers.get(layout, (cut_lines, _tsv_chunk))
 
     def all_blocks() -> Iterator[str]:
         yield first_block
         yield from blocks
 
-    for first, text in _chunks(all_blocks(), cut):
+    for first, text in text_chunks(all_blocks(), cut):
         handle(first, text, state)
 
     frames = [_typed(cols, parts, layout, state) for cols, parts in state.groups.items()]
@@ -726,54 +782,18 @@ def parse(stream: Iterable[str] | io.TextIOBase, *, member: str, clock: ClockHin
     )
     df = df.sort_values("line_no", kind="stable", ignore_index=True)
     n_snap = state.snapshot + 1
-    interval = pd.to_timedelta(clock.interval_s or DEFAULT_INTERVAL_S, unit="s")
     warnings = state.warnings
-    snap_ts = np.empty(max(n_snap, 0), dtype="datetime64[ns]")
-    snap_source = np.full(max(n_snap, 0), "inferred", dtype=object)
-    ts_is_local = True
-    clock_kind = Clock.INFERRED
-    if state.markers:
-        clock_kind = Clock.TS_MARKER
-        ts_is_local = any(m.utc is None for m in state.markers)
-        last: tuple[int, pd.Timestamp] | None = None
-        first_marked = min(state.snapshot_marker)
-        first_ts = state.snapshot_marker[first_marked].ts.tz_localize(None)
-        for s in range(n_snap):
-            marker = state.snapshot_marker.get(s)
-            if marker is not None:
-                last = (s, marker.ts.tz_localize(None))
-                snap_ts[s] = last[1].to_datetime64()
-                snap_source[s] = "marker"
-            elif last is not None:  # a listing without its own marker: count on from the previous one
-                snap_ts[s] = (last[1] + interval * (s - last[0])).to_datetime64()
-            else:
-                snap_ts[s] = (first_ts - interval * (first_marked - s)).to_datetime64()
-    else:
-        start = clock.start_local
-        if start is None:
-            warnings.append(
-                ParseWarning(
-                    0, "no-start-time", "no TS marker and no start time: snapshot times count from 1970"
-                )
-            )
-            start = _EPOCH
-        start = pd.Timestamp(start)
-        if start.tzinfo is not None:
-            start = start.tz_convert("UTC").tz_localize(None)
-        snap_ts[:] = start.to_datetime64() + interval.to_timedelta64() * np.arange(n_snap)
+    marks = [state.snapshot_marker.get(s) for s in range(n_snap)]
+    times = snapshot_times(marks, clock, warnings, interval_code=None)
+    snap_ts = times.ts
+    snap_source = np.array(["inferred" if m is None else "marker" for m in marks], dtype=object)
     snapshot = df["snapshot"].to_numpy(dtype=np.int64)
-    df.insert(
-        0,
-        "ts",
-        pd.to_datetime(snap_ts[snapshot]).tz_localize("UTC")
-        if len(df)
-        else pd.Series([], dtype="datetime64[ns, UTC]"),
-    )
+    df.insert(0, "ts", snap_ts[snapshot] if len(df) else pd.Series([], dtype="datetime64[ns, UTC]"))
     df["ts_source"] = snap_source[snapshot] if len(df) else pd.Series([], dtype="object")
     columns = list(dict.fromkeys(c for cols in state.groups for c in cols))
     meta = {"tool": "mysql client", "columns": columns, "layout": layout, "snapshots": n_snap}
-    offsets = [m.utc_offset_s for m in state.markers if m.utc_offset_s is not None]
-    if offsets:
-        meta["utc_offset_s"] = offsets[0]
+    if times.utc_offset_s is not None:
+        meta["utc_offset_s"] = times.utc_offset_s
+    meta["variant"] = _variant(layout, columns, bool(state.markers))
     warnings.sort(key=lambda w: w.line_no)
-    return ParsedSource(FORMAT, member, {"processlist": df}, clock_kind, warnings, meta, ts_is_local)
+    return ParsedSource(FORMAT, member, {"processlist": df}, times.clock, warnings, meta, times.ts_is_local)

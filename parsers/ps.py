@@ -37,8 +37,9 @@ Output: one frame, ``ps_threads``, one row per thread (per process when the list
     the listing has no WCHAN). Columns not listed are NA. ``ts_source``: ``ParsedSource.clock`` is
     ``ts-marker`` (``TS`` epoch; OSWatcher ``zzz`` is wall clock, ``ts_is_local``) or ``inferred``
     (``ClockHints.start_local`` + snapshot x ``interval_s``; ``ts_is_local``).
-    ``meta``: ``columns`` (header tokens), ``threads`` (bool), ``snapshots`` (list of
-    ``(snapshot, first_line, last_line)``), ``utc_offset_s`` when a ``TS`` marker gives it.
+    ``meta``: ``variant`` (``ps -eLo with wchan``, ``ps alx with wchan, no threads``), ``columns`` (header
+    tokens), ``threads`` (bool), ``snapshots`` (list of ``(snapshot, first_line, last_line)``),
+    ``utc_offset_s`` when a ``TS`` marker gives it.
 
 Warnings: ``bad-row`` (a row that cannot be read, dropped), ``unknown-column`` (header token not known,
     ignored), ``no-start-time`` (no marker and no start: timestamps count from the epoch),
@@ -64,13 +65,22 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
-from itertools import islice
 
 import numpy as np
 import pandas as pd
 from pandas.api.types import union_categoricals
 
-from parsers.base import Clock, ClockHints, ParsedSource, ParseError, ParseWarning, TsMarker, parse_marker
+from parsers.base import (
+    ClockHints,
+    ParsedSource,
+    ParseError,
+    ParseWarning,
+    TsMarker,
+    parse_marker,
+    raw_blocks,
+    snapshot_times,
+    text_chunks,
+)
 
 FORMAT = "ps"
 FRAME = "ps_threads"
@@ -125,10 +135,6 @@ SEPARATOR_QUORUM = 0.95
 #: Rows per vectorised chunk: bounds memory (the byte grid is rows x width) while amortising the
 #: NumPy call overhead over thousands of rows.
 CHUNK_ROWS = 65_536
-#: Lines read per batch (~5 MB of ps text): markers and headers are found on its byte buffer at once.
-BATCH_LINES = 65_536
-#: pt-stalk samples every second; assumed when unmarked snapshots repeat and no interval is known.
-DEFAULT_INTERVAL_S = 1.0
 
 _HEADER_TOKEN = re.compile(r"^[A-Z%][A-Z0-9%_+:/-]*$")
 _SPACE = 32
@@ -671,18 +677,6 @@ class _State:
         self.snap_lines.append([line_no, line_no])
 
 
-def _batches(stream: Iterable[str]) -> Iterator[tuple[str, int]]:
-    """The stream in batches of ``BATCH_LINES`` lines, joined, every line ending with ``\n``."""
-    it = iter(stream)
-    while batch := list(islice(it, BATCH_LINES)):
-        text = "".join(batch)
-        if text.count("\n") != len(batch):  # lines given without (or with embedded) newlines
-            text = "".join(line.rstrip("\r\n") + "\n" for line in batch)
-        if "\r" in text:
-            text = text.replace("\r\n", "\n")
-        yield text, len(batch)
-
-
 def _emit(
     st: _State, buf: np.ndarray, starts: np.ndarray, lens: np.ndarray, hi: np.ndarray, base: int
 ) -> None:
@@ -776,17 +770,15 @@ def parse(stream: Iterable[str], *, member: str, clock: ClockHints) -> ParsedSou
     ``stream``: text lines. Raises ``ParseError`` when the member is not a ps listing.
     """
     st = _State(member, [])
-    base = 0
-    for text, count in _batches(stream):
-        _scan(st, text, base)
-        base += count
+    for first, text in text_chunks(raw_blocks(stream)):  # whole lines, a few MB at a time
+        _scan(st, text, first - 1)
     warnings = st.warnings
     if st.layout is None:  # nothing but blank lines and markers
         warnings.append(ParseWarning(0, "empty", "no ps rows"))
     frame = _frame(st.pieces)
-    ts, clk, local, offset = _timestamps(st.markers, clock, warnings)
+    times = snapshot_times(st.markers, clock, warnings)
     frame["ts"] = (
-        ts[frame["snapshot"].to_numpy()] if len(frame) else pd.Series([], dtype="datetime64[ns, UTC]")
+        times.ts[frame["snapshot"].to_numpy()] if len(frame) else pd.Series([], dtype="datetime64[ns, UTC]")
     )
     frame = frame[list(_COLUMNS)]
     meta: dict[str, object] = {
@@ -795,9 +787,38 @@ def parse(stream: Iterable[str], *, member: str, clock: ClockHints) -> ParsedSou
         "threads": bool(st.layout is not None and "tid" in st.layout.src),
         "snapshots": [(i, a, b) for i, (a, b) in enumerate(st.snap_lines)],
     }
-    if offset is not None:
-        meta["utc_offset_s"] = offset
-    return ParsedSource(FORMAT, member, {FRAME: frame}, clk, warnings, meta, ts_is_local=local)
+    if times.utc_offset_s is not None:
+        meta["utc_offset_s"] = times.utc_offset_s
+    meta["variant"] = _variant(st.layout)
+    return ParsedSource(FORMAT, member, {FRAME: frame}, times.clock, warnings, meta, times.ts_is_local)
+
+
+#: Headers of the standard listings (procps-ng ps(1) "EXAMPLES"), by their column names.
+KNOWN_LISTINGS: dict[str, str] = {
+    "UID PID PPID LWP C NLWP STIME TTY TIME CMD": "ps -eLf",
+    "F S UID PID PPID LWP C PRI NI ADDR SZ WCHAN STIME TTY TIME CMD": "ps -elfL",
+    "UID PID PPID C SZ RSS PSR STIME TTY TIME CMD": "ps -eaF",
+    "UID PID PPID C STIME TTY TIME CMD": "ps -ef",
+    "F S UID PID PPID C PRI NI ADDR SZ WCHAN STIME TTY TIME CMD": "ps -elf",
+    "F UID PID PPID PRI NI VSZ RSS WCHAN STAT TTY TIME COMMAND": "ps alx",
+    "USER PID %CPU %MEM VSZ RSS TTY STAT START TIME COMMAND": "ps aux",
+}
+
+
+def _variant(layout: _Layout | None) -> str:
+    """``ps -eLo with wchan``: the standard listing the header is, else ``-o`` (``-eLo`` with a
+    thread id column); whether WCHAN and threads are there."""
+    if layout is None:
+        return "ps"
+    names = " ".join(c.name for c in layout.cols)
+    threads = "tid" in layout.src
+    name = KNOWN_LISTINGS.get(names) or ("ps -eLo" if threads else "ps -o")
+    clues = [name + (" with wchan" if "wchan" in layout.src else "")]
+    if not threads:
+        clues.append("no threads")
+    if any(c.ntok == LSTART_TOKENS for c in layout.cols):
+        clues.append("lstart")
+    return ", ".join(clues)
 
 
 def _empty() -> pd.DataFrame:
@@ -814,48 +835,6 @@ def _empty() -> pd.DataFrame:
     for col in (*_TEXT, "state"):
         frame[col] = _missing(0)
     return frame
-
-
-def _timestamps(
-    markers: list[TsMarker | None], clock: ClockHints, warnings: list[ParseWarning]
-) -> tuple[pd.DatetimeIndex, Clock, bool, int | None]:
-    """One UTC-labelled timestamp per snapshot, the clock kind, whether it is local wall clock, offset."""
-    n = len(markers)
-    if not n:  # nothing parsed: no time to infer, nothing to warn about
-        return pd.DatetimeIndex([], tz="UTC").as_unit("ns"), Clock.INFERRED, False, None
-    if all(m is not None for m in markers):
-        local = any(m.utc is None for m in markers)
-        offset = next((m.utc_offset_s for m in markers if m.utc_offset_s is not None), None)
-        return pd.DatetimeIndex([m.ts for m in markers]).as_unit("ns"), Clock.TS_MARKER, local, offset
-    interval = clock.interval_s
-    if interval is None:
-        if n > 1:
-            warnings.append(
-                ParseWarning(
-                    0, "no-interval", f"{n} snapshots and no interval: {DEFAULT_INTERVAL_S:g} s assumed"
-                )
-            )
-        interval = DEFAULT_INTERVAL_S
-    if any(m is not None for m in markers):  # unmarked snapshots follow the last marked one
-        out, last = [], None
-        for m in markers:
-            last = (
-                m.ts
-                if m is not None
-                else (last + pd.Timedelta(seconds=interval) if last is not None else None)
-            )
-            out.append(last if last is not None else pd.Timestamp(0, tz="UTC"))
-        local = any(m is not None and m.utc is None for m in markers)
-        return pd.DatetimeIndex(out).as_unit("ns"), Clock.TS_MARKER, local, None
-    start = clock.start_local
-    if start is None:
-        warnings.append(
-            ParseWarning(0, "no-start-time", "no TS marker and no start time: times count from 1970")
-        )
-        start = pd.Timestamp(0)
-    base = pd.Timestamp(start).tz_localize(None).tz_localize("UTC")
-    offsets = pd.to_timedelta(np.arange(n) * float(interval), unit="s")
-    return (pd.DatetimeIndex([base] * n) + offsets).as_unit("ns"), Clock.INFERRED, True, None
 
 
 def _missing(n: int) -> pd.Categorical:

@@ -114,6 +114,10 @@ def parse(stream: Iterable[str], *, member: str, clock: ClockHints) -> ParsedSou
         meta["loop_starts_utc"] = starts_utc
     if offset is not None:
         meta["utc_offset_s"] = offset
+    loops = len(found["start"])
+    meta["variant"] = f"pt-stalk -output, {loops} loop{'s' if loops != 1 else ''}, " + (
+        "Loop lines with TS epochs" if starts_utc else "no TS on Loop lines (pt-stalk < 3)"
+    )
     frame = pd.DataFrame(
         {"ts": pd.Series([], dtype="datetime64[ns, UTC]"), "line_no": pd.Series([], dtype="int64")}
     )

@@ -56,7 +56,18 @@ from collections.abc import Iterable
 import numpy as np
 import pandas as pd
 
-from parsers.base import Clock, ClockHints, ParsedSource, ParseError, ParseWarning, parse_marker
+from parsers.base import (
+    DEFAULT_INTERVAL_S,
+    Clock,
+    ClockHints,
+    ParsedSource,
+    ParseError,
+    ParseWarning,
+    parse_marker,
+    raw_blocks,
+    start_or_epoch,
+    text_chunks,
+)
 
 FORMAT = "threads"
 
@@ -78,12 +89,12 @@ COLUMN_MAP = {
 _INT_COLUMNS = ("thread_id", "processlist_id", "processlist_time_s", "thread_os_id")
 _MULTILINE_KEY = "PROCESSLIST_INFO"  # the only column whose text may span lines (the statement)
 
-#: Rows per chunk: a chunk is cut at a snapshot (TS marker) or, in a marker-less member, at a row
-#: once it holds this many lines, so memory stays bounded.
+#: Cells gathered before they are typed (rows x columns): memory stays bounded on a long capture.
 CHUNK_LINES = 200_000
 
 _ROW_MARKER = re.compile(r"^\*+ (\d+)\. row \*+\s*$")
 _KEY_LINE = re.compile(r"^( *)([A-Z_]+): ?(.*)$")
+_KEY_LINE_M = re.compile(r"^ *([A-Z_]+):", re.M)
 
 
 def sniff(head: list[str]) -> bool:
@@ -98,110 +109,155 @@ def parse(stream: Iterable[str], *, member: str, clock: ClockHints) -> ParsedSou
 
     Raises ``ParseError`` when the member is not this format (see the module docstring).
     """
-    warnings: list[ParseWarning] = []
-    parts: list[pd.DataFrame] = []
-    block: list[str] = []
-    block_start = 1
-    snapshot = -1
-    ts: pd.Timestamp | None = None
-    used_marker = False
-    local = False
-    seen_row = False
-    last_row = 0
-    interval = pd.Timedelta(seconds=clock.interval_s or 1.0)
-
-    acc = _empty_split()
-    acc_lines = 0
-
-    def flush() -> None:
-        nonlocal acc, acc_lines
-        if block:
-            got = _split(block, block_start, member, warnings)
-            n = len(got["line_no"])
-            for col, values in got.items():
-                acc[col].extend(values)
-            acc["snapshot"].extend([max(snapshot, 0)] * n)
-            acc["ts"].extend([ts] * n)
-            acc_lines += len(block)
-        if acc_lines >= CHUNK_LINES:  # type what has accumulated: memory stays bounded
-            parts.append(_to_frame(acc, warnings))
-            acc, acc_lines = _empty_split(), 0
-
-    for no, raw in enumerate(stream, start=1):
-        head = raw[:1]
-        if head == "T" and (m := parse_marker(raw.rstrip("\r\n"))) is not None:
-            flush()
-            block, block_start = [], no + 1
-            snapshot += 1
-            ts, used_marker, local = m.ts, True, local or m.utc is None
-            last_row = 0
-            continue
-        if head == "*" and (r := _ROW_MARKER.match(raw)):
-            n = int(r.group(1))
-            if snapshot < 0 or (n <= last_row and n == 1):  # no marker: row numbers restart
-                flush()
-                block, block_start = [], no
-                snapshot += 1
-                ts = _inferred(snapshot, clock, interval, warnings) if not used_marker else ts
-                local = local or not used_marker
-            elif len(block) >= CHUNK_LINES:
-                flush()
-                block, block_start = [], no
-            last_row = n
-            seen_row = True
-        elif not seen_row and raw.strip():
-            raise ParseError(member, no, raw, "not a vertical performance_schema.threads listing")
-        block.append(raw)
-    flush()
-    parts.append(_to_frame(acc, warnings))
-    main = pd.concat(parts, ignore_index=True) if len(parts) > 1 else parts[0]
+    st = _Reader(member, clock)
+    for first, text in text_chunks(raw_blocks(stream), _cut_rows):
+        st.chunk(first, text)
+    st.parts.append(_to_frame(st.acc, st.snap_ts, st.warnings))
+    main = pd.concat(st.parts, ignore_index=True) if len(st.parts) > 1 else st.parts[0]
     return ParsedSource(
         format=FORMAT,
         member=member,
         frames={"pfs_threads": main},
-        clock=Clock.TS_MARKER if used_marker else Clock.INFERRED,
-        warnings=warnings,
-        meta={"snapshots": int(main["snapshot"].nunique()) if len(main) else 0},
-        ts_is_local=local,
+        clock=Clock.TS_MARKER if st.used_marker else Clock.INFERRED,
+        warnings=st.warnings,
+        meta={"snapshots": int(main["snapshot"].nunique()) if len(main) else 0, "variant": _variant(st.keys)},
+        ts_is_local=st.local,
     )
 
 
-def _inferred(
-    snapshot: int, clock: ClockHints, interval: pd.Timedelta, warnings: list[ParseWarning]
-) -> pd.Timestamp:
-    """Start time plus ``snapshot`` intervals (local wall clock labelled UTC); 1970 with a warning."""
-    if clock.start_local is not None:
-        return pd.Timestamp(clock.start_local).tz_localize("UTC") + snapshot * interval
-    if not any(w.code == "no-start-time" for w in warnings):
-        warnings.append(
-            ParseWarning(0, "no-start-time", "no TS marker and no start time: times from 1970-01-01")
-        )
-    return pd.Timestamp(0, tz="UTC") + snapshot * interval
+#: A ``TS`` marker or a ``*** N. row ***`` header: the only lines looked at one by one.
+#: Searched in ``"\\n" + text``: a pattern that starts with a literal scans far faster than ``^``.
+_EVENT = re.compile(r"\n(?:(TS [^\n]*)|\*+ (\d+)\. row \*+[ \t]*)(?=\n)")
+
+
+def _cut_rows(text: str) -> int:
+    """Start of the last marker or row header line of ``text`` (chunks end on a row boundary)."""
+    at = max(text.rfind("\nTS "), text.rfind(". row ***"))
+    return text.rfind("\n", 0, at) + 1 if at > 0 else 0
+
+
+class _Reader:
+    """What carries from one chunk to the next: snapshot, its time, rows waiting to be typed."""
+
+    def __init__(self, member: str, clock: ClockHints) -> None:
+        self.member = member
+        self.clock = clock
+        self.interval = pd.Timedelta(seconds=clock.interval_s or DEFAULT_INTERVAL_S)
+        self.warnings: list[ParseWarning] = []
+        self.parts: list[pd.DataFrame] = []
+        self.acc = _empty_split()
+        self.acc_rows = 0
+        self.snapshot = -1
+        self.snap_ts: list[pd.Timestamp] = []  # one per snapshot
+        self.used_marker = False
+        self.local = False
+        self.seen_row = False
+        self.last_row = 0
+        self.keys: set[str] = set()  # column names of the first block, for the variant
+
+    def chunk(self, first: int, text: str) -> None:
+        """Cut a chunk into blocks (rows of one snapshot) at markers and row-number restarts."""
+        pos = 0  # start of the current block in text
+        line = first  # its line number
+        seen, seen_line = 0, first  # the last event looked at and its line number
+        for m in _EVENT.finditer("\n" + text):  # m.start() is the line's offset in text
+            start = m.start()
+            if not self.seen_row and text[pos:start].strip():
+                self._not_threads(text, pos, line)
+            if m.group(1) is not None:
+                marker = parse_marker(m.group(1))
+                if marker is None:
+                    continue  # a `TS ...` value line of a row: part of the block
+                at = seen_line + text.count("\n", seen, start)  # line number of the marker
+                seen, seen_line = start, at
+                self.flush(text[pos:start], line)
+                self.snapshot += 1
+                self.snap_ts.append(marker.ts)
+                self.used_marker, self.local = True, self.local or marker.utc is None
+                self.last_row = 0
+                pos, line = m.end(), at + 1
+                continue
+            n = int(m.group(2))
+            if self.snapshot < 0 or (n <= self.last_row and n == 1):  # no marker: row numbers restart
+                at = seen_line + text.count("\n", seen, start)  # line number of the row header
+                seen, seen_line = start, at
+                self.flush(text[pos:start], line)
+                self.snapshot += 1
+                if not self.used_marker:
+                    start_ts = start_or_epoch(self.clock, self.warnings).tz_localize("UTC")
+                    self.snap_ts.append(start_ts + self.snapshot * self.interval)
+                    self.local = True
+                else:  # a listing without its marker: the previous marker's time
+                    self.snap_ts.append(self.snap_ts[-1])
+                pos, line = start, at
+            self.last_row = n
+            self.seen_row = True
+        if not self.seen_row and text[pos:].strip():
+            self._not_threads(text, pos, line)
+        self.flush(text[pos:], line)
+
+    def _not_threads(self, text: str, pos: int, line: int) -> None:
+        for i, raw in enumerate(text[pos:].split("\n")):
+            if raw.strip():
+                raise ParseError(
+                    self.member, line + i, raw, "not a vertical performance_schema.threads listing"
+                )
+
+    def flush(self, block: str, start: int) -> None:
+        """Split one block (first line numbered ``start``) and type what waits when it is enough."""
+        if not block.strip():
+            return
+        if not self.keys:
+            self.keys.update(_KEY_LINE_M.findall(block[: VARIANT_LINES * 80]))
+        got = _split(block, start, self.warnings)
+        n = len(got["line_no"])
+        for col, values in got.items():
+            self.acc[col].extend(values)
+        self.acc["snapshot"].extend([max(self.snapshot, 0)] * n)
+        self.acc_rows += n
+        if self.acc_rows * len(COLUMN_MAP) >= CHUNK_LINES:  # memory stays bounded
+            self.parts.append(_to_frame(self.acc, self.snap_ts, self.warnings))
+            self.acc, self.acc_rows = _empty_split(), 0
+
+
+#: performance_schema.threads columns by the release that added them (MySQL 8.0 / 5.7 manuals).
+GENERATIONS = (
+    ("CONTROLLED_MEMORY", "MySQL 8.0.31+"),
+    ("RESOURCE_GROUP", "MySQL 8.0"),
+    ("THREAD_OS_ID", "MySQL 5.7"),
+)
+#: Lines of the first snapshot read for the column set: more than one row of the widest (8.4) table.
+VARIANT_LINES = 64
+
+
+def _variant(keys: set[str]) -> str:
+    """``performance_schema.threads vertical, MySQL 8.0 columns (RESOURCE_GROUP)``."""
+    for key, release in GENERATIONS:
+        if key in keys:
+            return f"performance_schema.threads vertical, {release} columns ({key})"
+    return "performance_schema.threads vertical, MySQL 5.6 columns (no THREAD_OS_ID)"
 
 
 def _empty_split() -> dict[str, list]:
-    return {"ts": [], "snapshot": [], "line_no": [], "line_end": [], **{c: [] for c in COLUMN_MAP.values()}}
+    return {"snapshot": [], "line_no": [], "line_end": [], **{c: [] for c in COLUMN_MAP.values()}}
 
 
-_KEY_ALL = re.compile(r"^ *([A-Z_]+): ?(.*)$", re.M)
+_KEY_ALL = re.compile(r"\n *([A-Z_]+): ?([^\n]*)")  # in "\n" + text, as _EVENT
 
 
-def _split(lines: list[str], start: int, member: str, warnings: list[ParseWarning]) -> dict[str, list]:
+def _split(block: str, start: int, warnings: list[ParseWarning]) -> dict[str, list]:
     """Cut one block (rows of one snapshot, first line numbered ``start``) into raw string columns.
 
     Fast path: every row has the same keys in the same order and no value spans lines; then one regex
     pass over the block and a reshape do the work. Otherwise ``_split_lines`` reads line by line.
     """
-    end = len(lines)
-    while end and not lines[end - 1].strip():
-        end -= 1
-    lines = lines[:end]
-    joined = "".join(lines) if lines and lines[0].endswith("\n") else "\n".join(lines)
-    if "\r" in joined:
-        joined = joined.replace("\r\n", "\n")
+    joined = block.rstrip("\n")
+    while joined and not joined[joined.rfind("\n") + 1 :].strip():  # trailing blank lines
+        joined = joined[: max(joined.rfind("\n"), 0)].rstrip("\n")
+    n_lines = joined.count("\n") + 1
     n_rows = joined.count(" row ***")
-    pairs = _KEY_ALL.findall(joined)
-    if n_rows and lines[0].startswith("*") and len(pairs) == len(lines) - n_rows and len(pairs) % n_rows == 0:
+    pairs = _KEY_ALL.findall("\n" + joined)
+    if n_rows and joined.startswith("*") and len(pairs) == n_lines - n_rows and len(pairs) % n_rows == 0:
         k = len(pairs) // n_rows
         keys = np.array([p[0] for p in pairs], dtype=object).reshape(n_rows, k)
         if (keys == keys[0]).all():
@@ -212,7 +268,7 @@ def _split(lines: list[str], start: int, member: str, warnings: list[ParseWarnin
             for key, col in COLUMN_MAP.items():
                 out[col] = values[:, where[key]].tolist() if key in where else [None] * n_rows
             return out
-    return _split_lines([ln.rstrip("\r\n") for ln in lines], start, warnings)
+    return _split_lines(joined.split("\n") if joined else [], start, warnings)
 
 
 def _split_lines(lines: list[str], start: int, warnings: list[ParseWarning]) -> dict[str, list]:
@@ -258,9 +314,11 @@ def _emit(out: dict[str, list], row: dict, line_end: int) -> None:
         out[col].append(row.get(key))
 
 
-def _to_frame(raw: dict[str, list], warnings: list[ParseWarning]) -> pd.DataFrame:
+def _to_frame(
+    raw: dict[str, list], snap_ts: list[pd.Timestamp], warnings: list[ParseWarning]
+) -> pd.DataFrame:
     """Type the raw columns: NULL -> missing, ids and TIDs -> Int64 (a non-number warns, stays NA)."""
-    df = pd.DataFrame({c: pd.Series(v, dtype="object") for c, v in raw.items() if c != "ts"})
+    df = pd.DataFrame({c: pd.Series(v, dtype="object") for c, v in raw.items()})
     for col in COLUMN_MAP.values():
         df[col] = df[col].where(df[col] != "NULL", None)
     for col in _INT_COLUMNS:
@@ -271,10 +329,9 @@ def _to_frame(raw: dict[str, list], warnings: list[ParseWarning]) -> pd.DataFram
         df[col] = num.astype("Int64")
     for col in set(COLUMN_MAP.values()) - set(_INT_COLUMNS):
         df[col] = df[col].astype("str")
-    df.insert(
-        0, "ts", pd.to_datetime(pd.Series(raw["ts"], dtype="object"), utc=True).astype("datetime64[ns, UTC]")
-    )
     df["snapshot"] = df["snapshot"].astype("int64")
+    ts = pd.DatetimeIndex(snap_ts or [pd.Timestamp(0, tz="UTC")]).as_unit("ns")
+    df.insert(0, "ts", ts[df["snapshot"].to_numpy()] if len(df) else ts[:0])
     df["line_no"] = df["line_no"].astype("int64")
     df["line_end"] = df["line_end"].astype("int64")
     return df

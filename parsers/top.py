@@ -24,7 +24,8 @@ Output:
     ``ts_is_local``), ``line_no`` int64 (the ``top -`` line), ``load1 load5 load15`` float64 (run
     queue averages over 1, 5, 15 min, as ``/proc/loadavg``: R plus D tasks), ``tasks running
     sleeping`` Int64 (the ``Tasks:``/``Threads:`` counts; NA when the line is missing).
-    ``clock``: ``header+time-of-day``. ``meta``: ``unit`` (``tasks`` or ``threads``).
+    ``clock``: ``header+time-of-day``. ``meta``: ``unit`` (``tasks`` or ``threads``),
+    ``variant`` (``top -b -H, MiB Mem, decimal comma``).
 
 Warnings:
     ``no-start-time`` (no start date: times are on 1970-01-01), ``odd-line`` (a ``top -`` line
@@ -67,6 +68,10 @@ _TASKS = re.compile(
 )
 
 
+_MEM = re.compile(r"^(?:(?P<unit>[KMGTPE]iB) Mem *:|Mem:)")
+_MEM_START = frozenset("KMGTPE")
+
+
 def sniff(head: list[str]) -> bool:
     """True when ``head`` holds a ``top - HH:MM:SS up ...`` header followed by a ``Tasks:`` line."""
     for i, line in enumerate(head[:-1]):
@@ -82,6 +87,7 @@ def parse(stream: Iterable[str], *, member: str, clock: ClockHints) -> ParsedSou
     tasks: list[tuple[int, str]] = []  # the Tasks:/Threads: lines
     seen = False
     any_line = False
+    mem = ""  # the first memory summary line: its unit dates procps
     for no, raw in enumerate(stream, start=1):
         c = raw[:1]
         if c == "t" and raw.startswith("top - "):
@@ -89,6 +95,8 @@ def parse(stream: Iterable[str], *, member: str, clock: ClockHints) -> ParsedSou
             seen = True
         elif c == "T" and seen and raw.startswith(("Tasks:", "Threads:")):
             tasks.append((no, raw))
+        elif not mem and seen and c in _MEM_START and _MEM.match(raw):
+            mem = raw
         elif not seen and raw.strip():
             any_line = True
             if parse_marker(raw.rstrip("\r\n")) is None:
@@ -102,9 +110,21 @@ def parse(stream: Iterable[str], *, member: str, clock: ClockHints) -> ParsedSou
         frames={"top_load": frame},
         clock=Clock.HEADER_TIME,
         warnings=warnings,
-        meta={"unit": unit} if unit else {},
+        meta={**({"unit": unit} if unit else {}), "variant": _variant(heads, unit, mem)},
         ts_is_local=True,
     )
+
+
+def _variant(heads: list[tuple[int, str]], unit: str | None, mem: str) -> str:
+    """``top -b -H, MiB Mem, decimal comma``: threads mode, memory unit (procps-ng 3.3 prints
+    ``KiB Mem``, later ones scale with ``-E``; procps 3.2 ``Mem: ...k total``), the locale."""
+    clues = ["top -b -H" if unit == "threads" else "top -b"]
+    m = _MEM.match(mem)
+    if m:
+        clues.append(f"{m['unit']} Mem" if m["unit"] else "procps 3.2 (Mem: ...k)")
+    if heads and "," in heads[0][1].rpartition("average")[2].replace(", ", " "):
+        clues.append("decimal comma")
+    return ", ".join(clues)
 
 
 def _to_frame(

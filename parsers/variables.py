@@ -97,6 +97,22 @@ def _row(line: str, table: bool) -> tuple[str, str] | None:
     return (name, value) if _NAME.match(name) else None
 
 
+def _variant(variables: dict[str, str], tables: bool, snapshots: int) -> str:
+    """``SHOW GLOBAL VARIABLES tab-separated, MariaDB 10.11.19``: layout, server flavour and version."""
+    clues = ["SHOW GLOBAL VARIABLES " + ("table (mysql -t)" if tables else "tab-separated")]
+    version = variables.get("version", "")
+    comment = variables.get("version_comment", "")
+    if "MariaDB" in version:
+        clues.append(f"MariaDB {version.split('-')[0]}")
+    elif "Percona" in comment:
+        clues.append(f"Percona Server {version}")
+    elif version:
+        clues.append(f"MySQL {version}")
+    if snapshots > 1:
+        clues.append(f"{snapshots} listings")
+    return ", ".join(clues)
+
+
 def sniff(head: list[str]) -> bool:
     """True when ``head`` holds a ``Variable_name | Value`` listing (tab or table) of lower-case names.
 
@@ -123,6 +139,7 @@ def parse(stream: Iterable[str], *, member: str, clock: ClockHints) -> ParsedSou
     snapshots = 0
     in_listing: bool | None = None  # None: outside; else True for table form, False for tab form
     marker_seen = False
+    tables = False  # a listing in table form (mysql -t), else tab-separated (mysql -e / -B)
     last_no = 0
     for no, raw in enumerate(stream, start=1):
         last_no = no
@@ -140,6 +157,7 @@ def parse(stream: Iterable[str], *, member: str, clock: ClockHints) -> ParsedSou
                     warnings.append(ParseWarning(no, "odd-line", f"not a variable row: {line[:80]!r}"))
         if _TAB_HEADER.match(line) or _TABLE_HEADER.match(line.strip()):
             in_listing = line.startswith("|")
+            tables = tables or in_listing
             snapshots += 1
             continue
         if not line.strip() or line.startswith("+") or _STATEMENT.match(line):
@@ -154,6 +172,7 @@ def parse(stream: Iterable[str], *, member: str, clock: ClockHints) -> ParsedSou
         raise ParseError(member, 1, "", "no 'Variable_name | Value' listing found")
     meta: dict[str, object] = {"variables": variables, "snapshots": snapshots}
     meta.update({k: variables[k] for k in LIFTED if k in variables})
+    meta["variant"] = _variant(variables, tables, snapshots)
     frame = pd.DataFrame(
         {"ts": pd.Series([], dtype="datetime64[ns, UTC]"), "line_no": pd.Series([], dtype="int64")}
     )

@@ -37,8 +37,8 @@ Warnings: ``unreadable-line`` (a line that is neither a header, a marker nor a r
 ``unknown-column``, ``no-start-time`` (no marker, no ``-t``, no start hint: times count from the
 Unix epoch), ``empty``.
 
-Errors: ``ParseError`` when a report row comes before any vmstat column header, or the header is a
-BSD/``-d`` layout.
+Errors: ``ParseError`` when a report row comes before any vmstat column header, when the text has
+no vmstat header at all, or the header is a BSD/``-d`` layout.
 
 >>> text = '''procs -----------memory---------- ---swap-- -----io---- -system-- ------cpu----- -----timestamp-----
 ...  r  b   swpd   free   buff  cache   si   so    bi    bo   in   cs us sy id wa st                 UTC
@@ -55,13 +55,29 @@ from __future__ import annotations
 
 import io
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
 
-from parsers.base import Clock, ClockHints, ParsedSource, ParseError, ParseWarning, TsMarker, parse_marker
+from parsers.base import (
+    CHUNK_CHARS,
+    DEFAULT_INTERVAL_S,
+    Clock,
+    ClockHints,
+    ParsedSource,
+    ParseError,
+    ParseWarning,
+    TsMarker,
+    empty_frame,
+    parse_marker,
+    raw_blocks,
+    safe_name,
+    start_or_epoch,
+    text_chunks,
+    utc_offset,
+)
 
 FORMAT = "vmstat"
 
@@ -95,11 +111,6 @@ MEMORY_COLUMNS = frozenset({"swpd", "free", "buff", "cache", "inact", "active"})
 UNIT_TO_KIB: dict[str, float] = {"k": 1000 / 1024, "K": 1.0, "m": 1_000_000 / 1024, "M": 1024.0}
 #: Zone names vmstat -t prints for UTC (strftime %Z).
 UTC_ZONES = frozenset({"UTC", "GMT", "Z", "UCT"})
-#: pt-stalk and vmstat(8) default: one report per second when nothing says otherwise.
-DEFAULT_INTERVAL_S = 1.0
-#: Characters read per chunk: bounded memory, and large enough that pandas' per-call overhead
-#: (~1 ms for read_csv) stays well under 1 % of the parse time.
-CHUNK_CHARS = 4 << 20
 #: End of the ``free`` heading: column 19 in the default layout (6-wide memory columns), 35 with
 #: ``-w`` (12-wide); anything past 24 is the wide layout.
 WIDE_FREE_END = 24
@@ -110,9 +121,6 @@ TIMESTAMP_FIELDS = 2
 # odd line. Searched in "\n" + chunk: a pattern that starts with a literal scans twice as fast as `^`.
 _ODD_LINE = re.compile(r"\n([ \t]*(?:[^\d \t\n][^\n]*)?)(?=\n)")
 _BANNER = re.compile(r"^\s*-*procs\b")
-_SAFE_NAME = re.compile(r"[^0-9a-z]+")
-
-_EPOCH = pd.Timestamp("1970-01-01")
 
 
 @dataclass(frozen=True, slots=True)
@@ -147,50 +155,6 @@ def sniff(head: list[str]) -> bool:
     return False
 
 
-def _raw_blocks(stream: Iterable[str] | io.TextIOBase) -> Iterator[str]:
-    read = getattr(stream, "read", None)
-    if read is not None:
-        while block := read(CHUNK_CHARS):
-            yield block
-        return
-    buf: list[str] = []
-    size = 0
-    for line in stream:
-        if not line.endswith("\n"):
-            line += "\n"
-        buf.append(line)
-        size += len(line)
-        if size >= CHUNK_CHARS:
-            yield "".join(buf)
-            buf, size = [], 0
-    if buf:
-        yield "".join(buf)
-
-
-def _chunks(stream: Iterable[str] | io.TextIOBase) -> Iterator[tuple[int, str]]:
-    """Yield ``(first_line_no, text)``: whole lines, ``\\n``-terminated, CRs removed."""
-    carry = ""
-    line_no = 1
-    for block in _raw_blocks(stream):
-        text = carry + block
-        cut = text.rfind("\n") + 1
-        if cut == 0:
-            carry = text
-            continue
-        chunk, carry = text[:cut], text[cut:]
-        if "\r" in chunk:
-            chunk = chunk.replace("\r\n", "\n").replace("\r", "")
-        yield line_no, chunk
-        line_no += chunk.count("\n")
-    if carry:
-        yield line_no, carry.replace("\r", "") + "\n"
-
-
-def _safe_name(name: str) -> str:
-    safe = _SAFE_NAME.sub("_", name.lower()).strip("_") or "column"
-    return safe if not safe[0].isdigit() else f"c_{safe}"
-
-
 class _State:
     """What carries from one chunk to the next."""
 
@@ -222,7 +186,7 @@ def _header(state: _State, tokens: list[str], line_no: int, line: str, member: s
         for col in columns:
             if col not in COLUMN_MAP:
                 state.warnings.append(
-                    ParseWarning(line_no, "unknown-column", f"column {col!r} kept as {_safe_name(col)!r}")
+                    ParseWarning(line_no, "unknown-column", f"column {col!r} kept as {safe_name(col)!r}")
                 )
     state.layout = layout
     if state.new_run_pending:
@@ -312,19 +276,24 @@ def _chunk_frame(first: int, text: str, state: _State, member: str) -> None:
     line_no = first
     end = len(text)
     header_cache: dict[str, _Layout] = {}
+
+    def take(a: int, b: int, line_no: int) -> int:
+        """Report rows text[a:b] (first line ``line_no``) join the pieces; returns the next line."""
+        n = text.count("\n", a, b)
+        if state.layout is None:
+            raise ParseError(
+                member, line_no, text[a : text.find("\n", a)], "report row before any vmstat header"
+            )
+        pieces.append(
+            (a, b, line_no, n, state.layouts.index(state.layout), len(state.markers) - 1, state.run)
+        )
+        state.new_run_pending = False
+        return line_no + n
+
     for m in _ODD_LINE.finditer("\n" + text):
         start = m.start()  # = offset of the odd line in `text` (the "\n" prefix shifts by one)
         if start > pos:
-            n = text.count("\n", pos, start)
-            if state.layout is None:
-                raise ParseError(
-                    member, line_no, text[pos : text.find("\n", pos)], "report row before any vmstat header"
-                )
-            pieces.append(
-                (pos, start, line_no, n, state.layouts.index(state.layout), len(state.markers) - 1, state.run)
-            )
-            line_no += n
-            state.new_run_pending = False
+            line_no = take(pos, start, line_no)
         line = m.group(1)
         cached = header_cache.get(line)
         if cached is not None and not state.new_run_pending:
@@ -352,15 +321,7 @@ def _chunk_frame(first: int, text: str, state: _State, member: str) -> None:
         line_no += 1
         pos = m.end()  # the lookahead left the odd line's "\n" unconsumed: +1 for it, -1 for the prefix
     if pos < end:
-        n = text.count("\n", pos, end)
-        if state.layout is None:
-            raise ParseError(
-                member, line_no, text[pos : text.find("\n", pos)], "report row before any vmstat header"
-            )
-        pieces.append(
-            (pos, end, line_no, n, state.layouts.index(state.layout), len(state.markers) - 1, state.run)
-        )
-        state.new_run_pending = False
+        take(pos, end, line_no)
     if not pieces:
         return
     table = np.array([p[2:] for p in pieces], dtype=np.int64)  # first line, count, layout, marker, run
@@ -377,7 +338,7 @@ def _chunk_frame(first: int, text: str, state: _State, member: str) -> None:
         keep = np.isin(line_nos, kept) if len(kept) != len(line_nos) else slice(None)
         frame = pd.DataFrame({"line_no": kept, "_marker": marker_idx[keep], "_run": run_idx[keep]})
         for i, col in enumerate(layout.columns):
-            frame[COLUMN_MAP.get(col, _safe_name(col))] = raw[f"f{i}"].to_numpy()
+            frame[COLUMN_MAP.get(col, safe_name(col))] = raw[f"f{i}"].to_numpy()
         if layout.timezone is not None:
             n = len(layout.columns)
             frame["_line_ts"] = _timestamps(raw[f"f{n}"], raw[f"f{n + 1}"])
@@ -406,18 +367,7 @@ def _timestamps(dates: pd.Series, times: pd.Series) -> np.ndarray:
     return out
 
 
-def _empty_frame() -> pd.DataFrame:
-    return pd.DataFrame(
-        {
-            "ts": pd.Series([], dtype="datetime64[ns, UTC]"),
-            "line_no": pd.Series([], dtype="int64"),
-            "since_boot": pd.Series([], dtype="bool"),
-            "ts_source": pd.Series([], dtype="object"),
-        }
-    )
-
-
-def _variant(layouts: list[_Layout]) -> str:
+def _variant(layouts: list[_Layout], unit: str | None) -> str:
     cols = set().union(*(set(lay.columns) for lay in layouts)) if layouts else set()
     # `st` arrived in procps 3.2.7 and stayed in procps-ng; `gu` in procps-ng 4.0.
     parts = ["procps-ng 4" if "gu" in cols else ("procps-ng" if "st" in cols else "procps (no st)")]
@@ -425,8 +375,11 @@ def _variant(layouts: list[_Layout]) -> str:
         parts.append("wide")
     if "inact" in cols:
         parts.append("-a")
-    if any(lay.timezone is not None for lay in layouts):
-        parts.append("-t")
+    zones = [lay.timezone for lay in layouts if lay.timezone is not None]
+    if zones:
+        parts.append("-t" if zones[0].upper() in UTC_ZONES else f"-t ({zones[0]} times)")
+    if unit is not None:
+        parts.append(f"-S {unit}")
     return " ".join(parts)
 
 
@@ -446,27 +399,34 @@ def parse(
     if unit is not None and unit not in UNIT_TO_KIB:
         raise ValueError(f"unit must be one of {sorted(UNIT_TO_KIB)}, not {unit!r}")
     state = _State()
-    for first, text in _chunks(stream):
+    for first, text in text_chunks(raw_blocks(stream, CHUNK_CHARS)):
         _chunk_frame(first, text, state, member)
     interval = clock.interval_s or DEFAULT_INTERVAL_S
     meta: dict[str, object] = {
         "tool": "vmstat",
         "columns": list(dict.fromkeys(c for lay in state.layouts for c in lay.columns)),
-        "variant": _variant(state.layouts),
+        "variant": _variant(state.layouts, unit),
         "memory_unit": "KiB" if unit is None else f"-S {unit} (converted to KiB)",
         "interval_s": interval,
     }
     zones = [lay.timezone for lay in state.layouts if lay.timezone is not None]
     if zones:
         meta["timezone"] = zones[0]
-    offsets = [m.utc_offset_s for m in state.markers if m.utc_offset_s is not None]
-    if offsets:
-        meta["utc_offset_s"] = offsets[0]
+    offset = utc_offset(state.markers)
+    if offset is not None:
+        meta["utc_offset_s"] = offset
     warnings = state.warnings
     if not state.frames or not sum(len(f) for f in state.frames):
+        unreadable = [w for w in warnings if w.code == "unreadable-line"]
+        if not state.layouts and unreadable:  # text, but not vmstat's
+            first = unreadable[0]
+            raise ParseError(
+                member, first.line_no, first.message, "no vmstat header (procs ... r b swpd ...) found"
+            )
         if not state.layouts:
             warnings.append(ParseWarning(0, "empty", "no vmstat header or report row"))
-        return ParsedSource(FORMAT, member, {"vmstat": _empty_frame()}, Clock.INFERRED, warnings, meta, True)
+        frame = empty_frame(since_boot="bool", ts_source="object")
+        return ParsedSource(FORMAT, member, {"vmstat": frame}, Clock.INFERRED, warnings, meta, True)
 
     df = pd.concat(state.frames, ignore_index=True, sort=False)
     df = df.sort_values("line_no", kind="stable", ignore_index=True)
@@ -508,17 +468,9 @@ def parse(
             ts.loc[df.index[before]] = first - step * np.arange(n_before, 0, -1)
     rest = source == "inferred"
     if rest.any() and not state.markers:
-        start = clock.start_local
-        if start is None:
-            warnings.append(
-                ParseWarning(
-                    0, "no-start-time", "no marker, no -t column and no start time: times count from 1970"
-                )
-            )
-            start = _EPOCH
-        start = pd.Timestamp(start)
-        if start.tzinfo is not None:
-            start = start.tz_convert("UTC").tz_localize(None)
+        start = start_or_epoch(
+            clock, warnings, "no marker, no -t column and no start time: times count from 1970"
+        )
         ts.loc[df.index[rest]] = start + step * np.arange(int(rest.sum()))
     bad_ts = ts.isna().to_numpy()
     for i in np.flatnonzero(bad_ts):

@@ -273,3 +273,9 @@ def test_empty_input_gives_empty_frames_and_a_warning():
 def test_err_on_a_one_cpu_header_is_still_the_total(samples):
     src = _parse(samples / "i5_info/interrupts/proc-interrupts")
     assert src.main[src.main.irq == "Err"].cpu.tolist() == [-1]
+
+
+def test_variant_names_arch_and_offline_cpus() -> None:
+    lines = ["           CPU0       CPU1       CPU3", "LOC:  100  200  300   Local timer interrupts"]
+    src = interrupts.parse(lines, member="m", clock=ClockHints())
+    assert src.meta["variant"] == "/proc/interrupts x86, CPU2 offline"

@@ -306,3 +306,19 @@ def test_collector_one_ts_line_before_iso_stamped_run(fixtures: Path) -> None:
     assert src.clock is Clock.PER_LINE and src.ts_is_local is False
     assert (src.start, src.end) == (_ts("2026-11-22 12:26:57"), _ts("2026-11-22 12:26:58"))
     assert src.main["since_boot"].tolist() == [True, False]
+
+
+def test_variant_names_sysstat_12_columns(fixtures: Path) -> None:
+    src = _parse(fixtures / "iostat" / "iostat-12.6.1_x.txt")
+    assert src.meta["variant"] == "sysstat 12 -x (r_await, aqu-sz, d/s, f/s)"
+
+
+def test_variant_names_older_extended_columns() -> None:
+    lines = [
+        "Linux 3.10.0-1062 (db1) \t04/21/2026 \t_x86_64_\t(2 CPU)",
+        "",
+        "Device:  rrqm/s wrqm/s  r/s  w/s rkB/s wkB/s avgrq-sz avgqu-sz await r_await w_await svctm %util",
+        "sda        0.00   0.10 1.00 2.00  4.00  8.00     8.00     0.01  0.50    0.40    0.55  0.30  0.09",
+    ]
+    src = iostat.parse(lines, member="m", clock=NO_HINTS)
+    assert src.meta["variant"] == "sysstat 10-11 -dx (avgqu-sz, svctm)"

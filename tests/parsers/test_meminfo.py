@@ -99,3 +99,8 @@ def test_sniff_accepts_fixture(fixtures: Path) -> None:
 
 def test_sniff_refuses_top(fixtures: Path) -> None:
     assert not meminfo.sniff((fixtures / "top/procps-4.0.2_top-bn3-d1-p1.txt").read_text().splitlines()[:60])
+
+
+def test_variant_names_field_count_and_memavailable(fixtures: Path) -> None:
+    src = _parse((fixtures / FIX).read_text().splitlines())
+    assert src.meta["variant"] == "/proc/meminfo 54 fields, MemAvailable (kernel >= 3.14)"

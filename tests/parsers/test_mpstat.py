@@ -395,3 +395,19 @@ def test_collector_one_ts_line_before_a_continuous_run(fixtures: Path) -> None:
     assert src.clock is Clock.HEADER_TIME and src.ts_is_local is True
     assert src.start == _ts("2026-11-22 12:26:38")
     assert src.meta["utc_offset_s"] == 3600
+
+
+def test_variant_names_the_options(fixtures: Path) -> None:
+    src = _parse(fixtures / "mpstat" / "mpstat-12.6.1_I-SUM_P-ALL.txt")
+    assert src.meta["variant"] == "mpstat -I SUM -P ALL"
+
+
+def test_variant_names_the_locale() -> None:
+    lines = [
+        "Linux 5.14.0-611 (node0) \t13.03.2026 \t_x86_64_\t(2 CPU)",
+        "",
+        "03:14:19 PM  CPU    %usr   %idle",
+        "03:14:20 PM  all    0,56   99,44",
+    ]
+    src = mpstat.parse(lines, member="m", clock=NO_HINTS)
+    assert src.meta["variant"] == "mpstat, decimal comma, 12 h AM/PM times, DD.MM.YYYY dates"

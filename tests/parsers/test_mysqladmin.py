@@ -236,3 +236,7 @@ def test_sniff_refuses_show_variables_table(fixtures: Path) -> None:
 @pytest.mark.samples
 def test_sniff_refuses_processlist_table(samples: Path) -> None:
     assert not mysqladmin.sniff(_head(samples / "percona-toolkit/processlist/recset001.txt"))
+
+
+def test_variant_names_the_mode(fixtures: Path) -> None:
+    assert _parse(fixtures / REL).meta["variant"] == "mysqladmin ext -r relative"

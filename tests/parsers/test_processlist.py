@@ -368,3 +368,8 @@ def test_leading_blank_on_every_line_and_state_null(samples: Path) -> None:
         1,
     )
     assert df["state"].iat[1] == ""  # `State:` with nothing after it is an empty string, not NULL
+
+
+def test_variant_names_layout_and_flavour_columns(fixtures: Path) -> None:
+    src = _parse(fixtures / "processlist" / "mariadb-10.11.19_tsv_ts.txt")
+    assert src.meta["variant"] == "processlist tab-separated (mysql -B), MariaDB column Progress"

@@ -337,3 +337,19 @@ def test_many_chunks_keep_rows_in_order():
 def test_blank_lines_before_the_header_are_skipped():
     src = ps.parse(["", "   ", HEADER, ROW], member="m", clock=START)
     assert src.main.line_no.tolist() == [4]
+
+
+def test_variant_names_the_listing(fixtures: Path) -> None:
+    assert _parse(fixtures / "ps" / "procps-ng-4.0.2_eLo-wchan.txt").meta["variant"] == "ps -eLo with wchan"
+    assert (
+        _parse(fixtures / "ps" / "procps-ng-4.0.2_alx.txt").meta["variant"] == "ps alx with wchan, no threads"
+    )
+
+
+def test_unmarked_snapshot_before_the_first_marker_counts_back_from_it() -> None:
+    lines = [HEADER, ROW, "TS 1795350437.0 2026-11-22 12:27:17", HEADER, ROW]
+    src = ps.parse(lines, member="m", clock=ClockHints(interval_s=2.0))
+    assert src.main["ts"].tolist() == [
+        pd.Timestamp("2026-11-22 12:27:15", tz="UTC"),
+        pd.Timestamp("2026-11-22 12:27:17", tz="UTC"),
+    ]

@@ -73,3 +73,8 @@ def test_sniff_accepts_fixture(fixtures: Path) -> None:
 def test_sniff_refuses_trigger_log(samples: Path) -> None:
     head = (samples / "My-gather/pt-stalk/example2/2026_04_21_16_51_41-trigger").read_text().splitlines()
     assert not ptstalk_output.sniff(head)
+
+
+def test_variant_counts_loops_and_ts_parts(fixtures: Path) -> None:
+    src = _parse((fixtures / FIX).read_text().splitlines())
+    assert src.meta["variant"] == "pt-stalk -output, 1 loop, Loop lines with TS epochs"

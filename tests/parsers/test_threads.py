@@ -130,3 +130,9 @@ def test_sniff_refuses_ps_locks_transactions(samples: Path) -> None:
 def test_sniff_refuses_vertical_processlist(samples: Path) -> None:
     head = (samples / "percona-toolkit/pt-mysql-summary/processlist-001.txt").read_text().splitlines()[:60]
     assert not threads.sniff(head)
+
+
+def test_variant_names_the_column_generation() -> None:
+    lines = ["TS 1776790303.009325313 2026-04-21 16:51:43", *_row(1, 52, "11", ["SELECT 1"])]
+    src = threads.parse(lines, member="t", clock=ClockHints())
+    assert src.meta["variant"] == "performance_schema.threads vertical, MySQL 5.7 columns (THREAD_OS_ID)"

@@ -118,3 +118,8 @@ def test_sniff_accepts_fixture(fixtures: Path) -> None:
 def test_sniff_refuses_ps_eaf(samples: Path) -> None:
     head = (samples / "My-gather/pt-stalk/example2/2026_04_21_16_51_41-ps").read_text().splitlines()[:60]
     assert not top.sniff(head)
+
+
+def test_variant_names_threads_mode_and_memory_unit(fixtures: Path) -> None:
+    src = _parse((fixtures / FIX_H).read_text().splitlines())
+    assert src.meta["variant"] == "top -b -H, MiB Mem"

@@ -108,3 +108,8 @@ def test_sniff_refuses_mysqladmin_status_table(fixtures: Path) -> None:
 @pytest.mark.samples
 def test_sniff_refuses_mext_sample(samples: Path) -> None:
     assert not variables.sniff(_head(samples / "percona-toolkit/pt-mext/mext-001.txt"))
+
+
+def test_variant_names_layout_flavour_and_listings(fixtures: Path) -> None:
+    src = _parse(fixtures / TWO)
+    assert src.meta["variant"] == "SHOW GLOBAL VARIABLES table (mysql -t), MariaDB 10.11.19, 2 listings"

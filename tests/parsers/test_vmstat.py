@@ -330,3 +330,13 @@ def test_values_match_jc(samples: Path, rel: str) -> None:
             assert col not in df
             continue
         assert df[col].tolist() == want, col
+
+
+def test_variant_names_procps_t_and_its_zone(fixtures: Path) -> None:
+    src = _parse(fixtures / "vmstat" / "procps-ng-4.0.2_t_1_2_pst.txt")
+    assert src.meta["variant"] == "procps-ng -t (PST times)"
+
+
+def test_text_that_is_not_vmstat_raises_with_its_first_line() -> None:
+    with pytest.raises(ParseError, match=r"^m line 2: no vmstat header"):
+        vmstat.parse(["\n", "hello\n", "world\n"], member="m", clock=ClockHints())
