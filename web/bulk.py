@@ -11,7 +11,7 @@ import numpy as np
 import pandas as pd
 from django.db import connection
 
-from web.models import ProcesslistRow, SampleIndex, SeriesPoint, ThreadRow
+from web.models import ProcesslistRow, SampleIndex, SeriesPoint, Statement, ThreadRow
 
 #: Rows per write() call: large enough to amortise the call, small enough to bound memory.
 CHUNK_ROWS = 100_000
@@ -61,10 +61,32 @@ def copy_series(case_id: int, series: pd.DataFrame) -> None:
     _copy(SeriesPoint, frame)
 
 
+def next_ids(model: type, n: int) -> list[int]:
+    """``n`` fresh primary keys from ``model``'s sequence, for rows written with COPY."""
+    if n <= 0:
+        return []
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT nextval(pg_get_serial_sequence(%s, 'id')) FROM generate_series(1, %s)",
+            [model._meta.db_table, n],
+        )
+        return [row[0] for row in cursor.fetchall()]
+
+
+def copy_statements(case_id: int, generation: int, texts: list[str], fingerprints: list[str]) -> list[int]:
+    """Write distinct statements (Info text, fingerprint) as Statement rows; returns their ids in order."""
+    ids = next_ids(Statement, len(texts))
+    frame = pd.DataFrame(
+        {"id": ids, "case_id": case_id, "generation": generation, "info": texts, "fingerprint": fingerprints}
+    )
+    _copy(Statement, frame)
+    return ids
+
+
 def copy_processlist(case_id: int, generation: int, pl: pd.DataFrame, *, member: str) -> int:
-    """Write a parsed ``processlist`` frame (one row per session per snapshot, with ``info``) as
-    ProcesslistRow rows of ``generation``; ``fingerprint`` and ``active`` are taken when present.
-    Returns the number of rows written."""
+    """Write a parsed ``processlist`` frame (one row per session per snapshot) as ProcesslistRow rows
+    of ``generation``; ``statement_id`` (the Statement of its Info, see ``copy_statements``) and
+    ``active`` are taken when present. Returns the number of rows written."""
     if not len(pl):
         return 0
     frame = pd.DataFrame(
@@ -79,8 +101,7 @@ def copy_processlist(case_id: int, generation: int, pl: pd.DataFrame, *, member:
             "command": _text(pl, "command", 40),
             "time_s": pd.to_numeric(pl["time_s"], errors="coerce").astype("Int64"),
             "state": _text(pl, "state", 200),
-            "info": _text(pl, "info", 100_000),
-            "fingerprint": _text(pl, "fingerprint", 100_000),
+            "statement_id": pl["statement_id"].astype("Int64") if "statement_id" in pl else pd.NA,
             "active": pl["active"].astype(bool) if "active" in pl else False,
             "member": member[:500],
             "line_no": pl["line_no"].astype("int64"),

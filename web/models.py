@@ -126,6 +126,22 @@ class SeriesPoint(models.Model):
         return f"{self.series} {self.ts:%H:%M:%S} {self.value}"
 
 
+class Statement(models.Model):
+    """One distinct processlist Info text of an ingest, with its fingerprint: sessions refer to it,
+    so the text of a statement run by a thousand sessions a second is stored once."""
+
+    case = models.ForeignKey(Case, on_delete=models.CASCADE, related_name="+")
+    generation = models.PositiveIntegerField(default=0)
+    info = models.TextField()
+    fingerprint = models.TextField()
+
+    class Meta:
+        indexes = [models.Index(fields=["case", "generation"])]
+
+    def __str__(self) -> str:
+        return self.fingerprint[:80]
+
+
 class ProcesslistRow(models.Model):
     """One session in one SHOW PROCESSLIST snapshot (per-sample detail, read back by moment)."""
 
@@ -139,8 +155,9 @@ class ProcesslistRow(models.Model):
     command = models.CharField(max_length=40, blank=True)
     time_s = models.BigIntegerField(null=True)
     state = models.CharField(max_length=200, blank=True)
-    info = models.TextField(blank=True)
-    fingerprint = models.TextField(blank=True)
+    statement = models.ForeignKey(
+        Statement, null=True, on_delete=models.CASCADE, related_name="+", db_index=False
+    )
     active = models.BooleanField(default=False)
     member = models.CharField(max_length=500)
     line_no = models.PositiveIntegerField()

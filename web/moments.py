@@ -97,9 +97,9 @@ def processlist_at(*, case: Case, at: datetime) -> dict[str, object] | None:
     counts = snapshot.aggregate(sessions=Count("id"), active=Count("id", filter=Q(active=True)))
     listed = (
         snapshot.annotate(
-            info_text=Left("info", MAX_INFO_CHARS),
-            info_len=Length("info"),
-            fingerprint_text=Left("fingerprint", MAX_INFO_CHARS),
+            info_text=Left("statement__info", MAX_INFO_CHARS),
+            info_len=Length("statement__info"),
+            fingerprint_text=Left("statement__fingerprint", MAX_INFO_CHARS),
         )
         .order_by("-active", F("time_s").desc(nulls_last=True), "session_id", "id")
         .values(

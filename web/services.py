@@ -8,6 +8,9 @@ running it twice equals running it once. The original upload is never touched.
 from __future__ import annotations
 
 import contextlib
+import ctypes
+import ctypes.util
+import gc
 import hashlib
 import logging
 import os
@@ -16,6 +19,7 @@ from collections.abc import Iterator
 from datetime import timedelta
 from pathlib import Path
 
+import pandas as pd
 from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.core.files import File
@@ -42,11 +46,16 @@ from web.models import (
     SampleIndex,
     SeriesPoint,
     Source,
+    Statement,
     ThreadRow,
     Upload,
 )
 
 log = logging.getLogger(__name__)
+
+_libc_name = ctypes.util.find_library("c")
+#: glibc, for malloc_trim (None elsewhere: then memory is only collected, not trimmed).
+_LIBC = ctypes.CDLL(_libc_name) if _libc_name and hasattr(ctypes.CDLL(_libc_name), "malloc_trim") else None
 
 #: Warnings kept per source in the database (the count is kept whole): enough to see the pattern.
 MAX_WARNINGS_PER_SOURCE = 200
@@ -141,20 +150,39 @@ class _DetailWriter:
     """Writes each parsed source's per-sample detail (sessions, threads) as soon as it is parsed,
     tagged with the ingest's generation, and hands back the reduced source the analysis keeps."""
 
-    DETAIL_MODELS = (ProcesslistRow, ThreadRow)
+    DETAIL_MODELS = (ProcesslistRow, ThreadRow, Statement)  # rows before the statements they name
 
     def __init__(self, case_id: int, generation: int) -> None:
         self.case_id = case_id
         self.generation = generation
         self.cache: dict[str, str] = {}
+        self.statements: dict[str, int] = {}  # Info text -> Statement id, for this ingest
         self.local_members: list[str] = []
 
+    def _statement_ids(self, info: pd.Series, fingerprint: pd.Series) -> pd.Series:
+        """Statement ids of the Info texts (missing Info -> missing), new texts written first."""
+        text = info.astype("string")
+        new = [t for t in text.dropna().unique() if t not in self.statements]
+        if new:
+            fps = dict(zip(text, fingerprint.astype("string"), strict=True))
+            ids = bulk.copy_statements(self.case_id, self.generation, new, [fps.get(t) or "" for t in new])
+            self.statements.update(zip(new, ids, strict=True))
+        return text.map(self.statements).astype("Int64")
+
     def write(self, source: ParsedSource) -> ParsedSource:
+        try:
+            return self._write(source)
+        finally:
+            _release_memory()
+
+    def _write(self, source: ParsedSource) -> ParsedSource:
         lean = prepare(source, cache=self.cache)
         pl = source.frames.get("processlist")
         if pl is not None and len(pl):
             derived = lean.frames["processlist"]
-            full = pl.assign(fingerprint=derived["fingerprint"].astype("string"), active=derived["active"])
+            full = pl.assign(
+                statement_id=self._statement_ids(pl["info"], derived["fingerprint"]), active=derived["active"]
+            )
             bulk.copy_processlist(self.case_id, self.generation, full, member=source.member)
         ps = source.frames.get("ps_threads")
         if ps is not None and len(ps):
@@ -168,7 +196,7 @@ class _DetailWriter:
         """Detail rows of local-time sources were written before the server's offset was known."""
         if not offset_s or not self.local_members:
             return
-        for model in self.DETAIL_MODELS:
+        for model in (ProcesslistRow, ThreadRow):
             model.objects.filter(
                 case_id=self.case_id, generation=self.generation, member__in=self.local_members
             ).update(ts=F("ts") - timedelta(seconds=offset_s))
@@ -176,6 +204,14 @@ class _DetailWriter:
     def discard(self) -> None:
         for model in self.DETAIL_MODELS:
             model.objects.filter(case_id=self.case_id, generation=self.generation).delete()
+
+
+def _release_memory() -> None:
+    """Hand the memory of a parsed piece back to the OS before the next one (glibc keeps freed arenas
+    otherwise, and the worker's resident size would be the sum of its pieces' peaks)."""
+    gc.collect()
+    if _LIBC is not None:
+        _LIBC.malloc_trim(0)
 
 
 def case_ingest(*, case_id: int) -> None:

@@ -20,6 +20,7 @@ from web.models import (
     ProcesslistRow,
     SeriesPoint,
     Source,
+    Statement,
     ThreadRow,
 )
 
@@ -228,8 +229,8 @@ def test_session_detail_keeps_the_statement_and_its_fingerprint(tmp_path: Path) 
     case = _ingest(
         make_tar(tmp_path / "b.tgz", {"2026_04_21_16_51_41-processlist": PROCESSLIST_NO_TS.encode()})
     )
-    [row] = ProcesslistRow.objects.filter(case=case)
-    assert (row.info, row.fingerprint, row.active) == (
+    [row] = ProcesslistRow.objects.select_related("statement").filter(case=case)
+    assert (row.statement.info, row.statement.fingerprint, row.active) == (
         "SELECT * FROM orders WHERE id = 42",
         "select * from orders where id = ?",
         True,
@@ -248,6 +249,15 @@ def test_session_detail_of_a_local_time_capture_is_shifted_to_utc(tmp_path: Path
     row = ProcesslistRow.objects.get(case=case)
     assert row.ts == pd.Timestamp("2026-04-21 16:51:41", tz="UTC")  # 18:51:41 at UTC+02:00
     assert case.sources.get(format="processlist").start == row.ts
+
+
+def test_a_statement_run_by_many_sessions_is_stored_once(example2_tarball: Path) -> None:
+    case = _ingest(example2_tarball)
+    rows = ProcesslistRow.objects.filter(case=case)
+    with_text = rows.exclude(statement=None)
+    statements = Statement.objects.filter(case=case, generation=case.generation)
+    assert statements.count() == with_text.values("statement").distinct().count() < with_text.count()
+    assert not statements.filter(fingerprint="").exists()
 
 
 def test_reanalysis_replaces_the_detail_rows(tmp_path: Path) -> None:
