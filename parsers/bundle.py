@@ -36,6 +36,8 @@ log = logging.getLogger(__name__)
 PROCSTAT_HEAD_LINES = 1100
 #: Host names shown in pages come from uploads: keep the characters a host name may have.
 HOST_CHARS = re.compile(r"[^A-Za-z0-9._:-]")
+#: Where a CPU count is read, most trusted first (the collector's manifest `nproc` comes before all).
+NCPU_ORIGINS = ("procstat", "interrupts", "banner")
 #: Two sources whose windows are further apart than this do not describe the same moment.
 OVERLAP_SLACK = pd.Timedelta(seconds=5)
 
@@ -130,7 +132,9 @@ class _Reader:
         self.offsets: Counter[int] = Counter()
         self.manifest: dict[str, str] = {}
         self.hosts: list[str] = []
-        self.ncpus: list[int] = []
+        # CPU counts by how much they are worth: /proc/stat and /proc/interrupts list the CPUs of
+        # this server; a sysstat banner may come from a file taken elsewhere (NCPU_ORIGINS order).
+        self.ncpus: dict[str, list[int]] = {}
         self.layouts: Counter[str] = Counter()
 
     def read(self, member: Member) -> None:
@@ -167,7 +171,7 @@ class _Reader:
             lines = head + [ln.rstrip("\n") for ln in itertools.islice(text, PROCSTAT_HEAD_LINES)]
             cpus = {ln.split()[0] for ln in lines if re.match(r"^cpu\d+\s", ln)}
             if cpus:
-                self.ncpus.append(len(cpus))
+                self.ncpus.setdefault("procstat", []).append(len(cpus))
                 self._context(member.name, "procstat", {"ncpu": len(cpus)})
                 return
         module = registry.detect(head)
@@ -206,7 +210,8 @@ class _Reader:
         if meta.get("host"):
             self.hosts.append(str(meta["host"]))
         if meta.get("ncpu"):
-            self.ncpus.append(int(meta["ncpu"]))  # type: ignore[arg-type]
+            kind = "interrupts" if source.format == "interrupts" else "banner"
+            self.ncpus.setdefault(kind, []).append(int(meta["ncpu"]))  # type: ignore[arg-type]
         if meta.get("kernel") and not self.b.kernel:
             self.b.kernel = str(meta["kernel"])[:100]
         variables = meta.get("variables")
@@ -228,8 +233,11 @@ class _Reader:
         b.host = clean_host(m.get("hostname")) or (clean_host(self.hosts[0]) if self.hosts else None)
         if m.get("nproc", "").isdigit():
             b.ncpu = int(m["nproc"])
-        elif self.ncpus:
-            b.ncpu = Counter(self.ncpus).most_common(1)[0][0]
+        else:
+            for kind in NCPU_ORIGINS:
+                if self.ncpus.get(kind):
+                    b.ncpu = Counter(self.ncpus[kind]).most_common(1)[0][0]
+                    break
         b.kernel = (m.get("kernel") or b.kernel or None) and (m.get("kernel") or b.kernel)[:100]
         if m.get("utc_offset") and offset_from_z(m["utc_offset"]) is not None:
             b.utc_offset_s, b.utc_offset_origin = offset_from_z(m["utc_offset"]), "manifest (date +%z)"
@@ -250,6 +258,18 @@ class _Reader:
             for source in local:
                 source.shift(b.utc_offset_s or 0)
         self._check_overlap()
+        self._check_hosts()
+
+    def _check_hosts(self) -> None:
+        """A capture whose own header names another host was probably taken on another server."""
+        host = (self.b.host or "").lower()
+        for s in self.b.sources:
+            named = clean_host(str(s.meta.get("host") or ""))
+            if host and named and named.lower().split(".")[0] != host.split(".")[0]:
+                self.b.warnings.append(
+                    f"{s.member} ({s.format}) names host {named} in its header, but the bundle is from {self.b.host}: "
+                    "it may have been captured on another server"
+                )
 
     def _check_overlap(self) -> None:
         timed = [s for s in self.b.sources if s.samples]

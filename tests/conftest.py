@@ -11,8 +11,7 @@ SAMPLES = ROOT.parent / "shared" / "samples"
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
 
 
-@pytest.fixture(scope="session", autouse=True)
-def _static_root(django_test_environment) -> None:
+def pytest_configure(config: pytest.Config) -> None:
     """WhiteNoise wants STATIC_ROOT to exist; the tests serve static files through the finders."""
     from django.conf import settings
 

@@ -22,6 +22,7 @@ from web.celery import app as celery_app
 BUNDLES = Path(__file__).resolve().parent.parent / "fixtures" / "bundles"
 EXAMPLE_BUNDLE = BUNDLES / "ptstalk-mariadb-tmptables.tar.gz"
 SAMPLES = Path(__file__).resolve().parents[3] / "shared" / "samples"
+EXAMPLE1 = SAMPLES / "My-gather" / "pt-stalk" / "example1"
 EXAMPLE2 = SAMPLES / "My-gather" / "pt-stalk" / "example2"
 
 
@@ -58,6 +59,17 @@ def example2_tarball(tmp_path: Path) -> Path:
         for f in sorted(EXAMPLE2.iterdir()):
             if f.name.startswith("2026_04_21_16_51_41-"):
                 tar.add(f, arcname=f"example2/{f.name}")
+    return path
+
+
+@pytest.fixture
+def example1_tarball(tmp_path: Path) -> Path:
+    """The real pt-stalk 3.7.1 collection example1 (two snapshots, 30 s apart), tarred whole."""
+    if not EXAMPLE1.is_dir():
+        pytest.skip("../shared/samples is absent")
+    path = tmp_path / "example1.tar.gz"
+    with tarfile.open(path, "w:gz") as tar:
+        tar.add(EXAMPLE1, arcname="example1")
     return path
 
 

@@ -68,7 +68,7 @@ def test_ingest_of_example2_gives_vmstat_and_processlist_over_the_utc_window(exa
     case = _ingest(example2_tarball)
     assert case.status == CaseStatus.READY, case.failure_reason
     assert case.host == "node0"
-    assert case.ncpu == 64
+    assert case.ncpu == 48  # /proc/stat lists cpu0-cpu47 (the -iostat banner, from another host, says 64)
     assert case.utc_offset_s == 0
     sources = {s.member.rsplit("-", 1)[1]: s for s in case.sources.all()}
     vm, pl = sources["vmstat"], sources["processlist"]
@@ -81,6 +81,24 @@ def test_ingest_of_example2_gives_vmstat_and_processlist_over_the_utc_window(exa
     assert SeriesPoint.objects.filter(case=case, series="processlist.state:statistics").exists()
     assert ProcesslistRow.objects.filter(case=case).count() == 436
     assert NotUsedMember.objects.filter(case=case, member="example2/2026_04_21_16_51_41-slabinfo").exists()
+
+
+def test_ingest_of_example1_joins_its_two_collections_on_one_utc_axis(example1_tarball: Path) -> None:
+    case = _ingest(example1_tarball)
+    assert case.status == CaseStatus.READY, case.failure_reason
+    assert (case.host, case.ncpu, case.utc_offset_s) == ("node0", 48, 0)  # /proc/stat lists cpu0-cpu47
+    by_member = {s.member.split("/")[-1]: s for s in case.sources.all()}
+    first, second = by_member["2026_04_21_16_43_19-processlist"], by_member["2026_04_21_16_43_49-processlist"]
+    assert first.clock == second.clock == "ts-marker"
+    assert first.end < second.start  # the second collection follows the first
+    assert by_member["2026_04_21_16_43_19-vmstat"].start == pd.Timestamp("2026-04-21 16:43:19", tz="UTC")
+    assert by_member["2026_04_21_16_43_49-vmstat"].start == pd.Timestamp("2026-04-21 16:43:49", tz="UTC")
+    assert (
+        SeriesPoint.objects.filter(case=case, series="vmstat.r").count() > 30
+    )  # both runs, since-boot lines out
+    # its -iostat was taken on another server (sample README): the page says so
+    assert any("2026_04_21_16_43_19-iostat (iostat) names host robertonode0" in w for w in case.warnings)
+    assert case.window_start <= first.start and case.window_end >= second.end
 
 
 def test_ingest_twice_equals_ingest_once(tmp_path: Path) -> None:
