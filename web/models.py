@@ -155,8 +155,16 @@ class ProcesslistRow(models.Model):
     command = models.CharField(max_length=40, blank=True)
     time_s = models.BigIntegerField(null=True)
     state = models.CharField(max_length=200, blank=True)
+    # No database constraint and no cascade: statements and sessions are written and deleted together,
+    # by case and generation, and a constraint would cost a lookup per COPY'd row and make deleting
+    # a million statements look up their sessions one batch at a time.
     statement = models.ForeignKey(
-        Statement, null=True, on_delete=models.CASCADE, related_name="+", db_index=False
+        Statement,
+        null=True,
+        on_delete=models.DO_NOTHING,
+        related_name="+",
+        db_index=False,
+        db_constraint=False,
     )
     active = models.BooleanField(default=False)
     member = models.CharField(max_length=500)

@@ -300,3 +300,16 @@ def test_only_threads_that_are_not_sleeping_are_stored_one_by_one(tmp_path: Path
     case = _ingest(make_tar(tmp_path / "b.tgz", {"ps-threads.txt": ps.encode()}))
     rows = list(ThreadRow.objects.filter(case=case).order_by("tid").values_list("tid", "state", "wchan"))
     assert rows == [(1301, "D", "do_unlinkat"), (1302, "R", "")]
+
+
+def test_deleting_a_case_leaves_no_session_or_statement_behind(tmp_path: Path) -> None:
+    case = _ingest(
+        make_tar(tmp_path / "b.tgz", {"2026_04_21_16_51_41-processlist": PROCESSLIST_NO_TS.encode()})
+    )
+    assert (
+        Statement.objects.filter(case=case).count() == ProcesslistRow.objects.filter(case=case).count() == 1
+    )
+    case_id = case.pk
+    case.delete()
+    assert not Statement.objects.filter(case_id=case_id).exists()
+    assert not ProcesslistRow.objects.filter(case_id=case_id).exists()
