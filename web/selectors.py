@@ -7,7 +7,7 @@ from datetime import datetime
 from django.db.models import Q, QuerySet
 
 from web.charts import chart_ids_for_evidence
-from web.models import Case, CaseStatus
+from web.models import Case, CaseStatus, Source
 
 SEVERITY_ORDER = {"critical": 0, "warning": 1, "info": 2}
 
@@ -106,19 +106,7 @@ def case_report(*, case: Case) -> dict[str, object]:
         "window": [_iso(case.window_start), _iso(case.window_end)],
         "utc_offset_s": case.utc_offset_s,
         "upload": _upload(case),
-        "sources": [
-            {
-                "member": s.member,
-                "format": s.format,
-                "samples": s.samples,
-                "start": _iso(s.start),
-                "end": _iso(s.end),
-                "clock": s.clock,
-                "variant": s.variant,
-                "warnings": s.warning_count,
-            }
-            for s in case.sources.all()
-        ],
+        "sources": [{**_source(s), "warnings": s.warning_count} for s in case.sources.all()],
         "not_used": [{"member": n.member, "reason": n.reason} for n in case.not_used.all()],
         "warnings": list(case.warnings),
         "findings": [
@@ -142,6 +130,19 @@ def case_report(*, case: Case) -> dict[str, object]:
             {"key": r.key, "outcome": r.outcome, "reason": r.detail} for r in case.rule_results.all()
         ],
         "rule_versions": case.rule_versions,
+    }
+
+
+def _source(s: Source) -> dict[str, object]:
+    """A parsed member as the page and the report show it: format, samples, window, clock, variant."""
+    return {
+        "member": s.member,
+        "format": s.format,
+        "samples": s.samples,
+        "start": _iso(s.start),
+        "end": _iso(s.end),
+        "clock": s.clock,
+        "variant": s.variant,
     }
 
 
@@ -174,17 +175,7 @@ def case_detail_context(*, case: Case) -> dict[str, object]:
             "upload": _upload(case),
         },
         "sources": [
-            {
-                "member": s.member,
-                "format": s.format,
-                "samples": s.samples,
-                "start": _iso(s.start),
-                "end": _iso(s.end),
-                "clock": s.clock,
-                "variant": s.variant,
-                "warnings": s.warnings[:20],
-                "warning_count": s.warning_count,
-            }
+            {**_source(s), "warnings": s.warnings[:20], "warning_count": s.warning_count}
             for s in case.sources.all()
         ],
         "not_used": [{"member": n.member, "reason": n.reason} for n in case.not_used.all()],

@@ -57,6 +57,9 @@ _libc_name = ctypes.util.find_library("c")
 #: glibc, for malloc_trim (None elsewhere: then memory is only collected, not trimmed).
 _LIBC = ctypes.CDLL(_libc_name) if _libc_name and hasattr(ctypes.CDLL(_libc_name), "malloc_trim") else None
 
+#: Distinct statements remembered across the pieces of an ingest (each with its fingerprint): the
+#: same statement in later snapshots is stored once; past this many the memory is reset.
+MAX_REMEMBERED_STATEMENTS = 100_000
 #: Warnings kept per source in the database (the count is kept whole): enough to see the pattern.
 MAX_WARNINGS_PER_SOURCE = 200
 #: Database errors worth a retry of the whole task: the server or the connection went away.
@@ -162,6 +165,9 @@ class _DetailWriter:
     def _statement_ids(self, info: pd.Series, fingerprint: pd.Series) -> pd.Series:
         """Statement ids of the Info texts (missing Info -> missing), new texts written first."""
         text = info.astype("string")
+        if len(self.statements) > MAX_REMEMBERED_STATEMENTS:
+            self.statements.clear()  # bounded memory; a statement seen again is stored again
+            self.cache.clear()
         new = [t for t in text.dropna().unique() if t not in self.statements]
         if new:
             fps = dict(zip(text, fingerprint.astype("string"), strict=True))
