@@ -10,6 +10,11 @@ from __future__ import annotations
 from django.conf import settings
 from django.db import models
 
+#: BULK_ROWS: the per-sample and series tables (millions of rows a case, written with COPY) keep their
+#: case link without a database constraint: a foreign-key check per COPY'd row costs more than the
+#: COPY itself. Django still deletes them with their case (on_delete=CASCADE is Django's), and only
+#: services.py writes them, always for an existing case.
+
 
 class CaseStatus(models.TextChoices):
     QUEUED = "queued", "Queued"
@@ -114,7 +119,9 @@ class NotUsedMember(models.Model):
 class SeriesPoint(models.Model):
     """One value of one aggregated series (``vmstat.r``, ``processlist.state:Sending data``) at ``ts``."""
 
-    case = models.ForeignKey(Case, on_delete=models.CASCADE, related_name="+")
+    case = models.ForeignKey(
+        Case, on_delete=models.CASCADE, related_name="+", db_constraint=False, db_index=False
+    )  # BULK_ROWS: the composite index below starts with case
     series = models.CharField(max_length=200)
     ts = models.DateTimeField()
     value = models.FloatField(null=True)
@@ -130,7 +137,9 @@ class Statement(models.Model):
     """One distinct processlist Info text of an ingest, with its fingerprint: sessions refer to it,
     so the text of a statement run by a thousand sessions a second is stored once."""
 
-    case = models.ForeignKey(Case, on_delete=models.CASCADE, related_name="+")
+    case = models.ForeignKey(
+        Case, on_delete=models.CASCADE, related_name="+", db_constraint=False, db_index=False
+    )  # BULK_ROWS: the composite index below starts with case
     generation = models.PositiveIntegerField(default=0)
     info = models.TextField()
     fingerprint = models.TextField()
@@ -145,7 +154,9 @@ class Statement(models.Model):
 class ProcesslistRow(models.Model):
     """One session in one SHOW PROCESSLIST snapshot (per-sample detail, read back by moment)."""
 
-    case = models.ForeignKey(Case, on_delete=models.CASCADE, related_name="+")
+    case = models.ForeignKey(
+        Case, on_delete=models.CASCADE, related_name="+", db_constraint=False, db_index=False
+    )  # BULK_ROWS: the composite index below starts with case
     generation = models.PositiveIntegerField(default=0)
     ts = models.DateTimeField()
     session_id = models.BigIntegerField(null=True)
@@ -181,7 +192,9 @@ class ThreadRow(models.Model):
     """One thread in one ps snapshot that was not sleeping (state R, D, Z, T ...): the per-sample detail
     behind the thread charts. Sleeping threads (S, I) are only counted, in the series."""
 
-    case = models.ForeignKey(Case, on_delete=models.CASCADE, related_name="+")
+    case = models.ForeignKey(
+        Case, on_delete=models.CASCADE, related_name="+", db_constraint=False, db_index=False
+    )  # BULK_ROWS: the composite index below starts with case
     generation = models.PositiveIntegerField(default=0)
     ts = models.DateTimeField()
     pid = models.BigIntegerField(null=True)
@@ -206,7 +219,9 @@ class SampleIndex(models.Model):
     """Where one sample of one source sits in its member: the lines ``line_start..line_end`` (1-based,
     inclusive) of the sample at ``ts``. Lets a page show the raw lines of every source at a moment."""
 
-    case = models.ForeignKey(Case, on_delete=models.CASCADE, related_name="+")
+    case = models.ForeignKey(
+        Case, on_delete=models.CASCADE, related_name="+", db_constraint=False, db_index=False
+    )  # BULK_ROWS: the composite index below starts with case
     member = models.CharField(max_length=500)
     format = models.CharField(max_length=40)
     ts = models.DateTimeField()
