@@ -323,7 +323,7 @@ def _replace_derived(
             severity=str(f.severity),
             title=f.title,
             summary=f.explanation,
-            windows=[[w.start.isoformat(), w.end.isoformat()] for w in f.windows],
+            windows=[[_iso_utc(w.start), _iso_utc(w.end)] for w in f.windows],
             evidence=[
                 {
                     "label": e.label,
@@ -379,6 +379,11 @@ def _replace_derived(
             "see 'Not used' for the reason of each)."
         )
     case.save()
+
+
+def _iso_utc(ts: pd.Timestamp) -> str:
+    """ISO 8601 in UTC with microseconds and ``Z``, as every time in the report and the pages."""
+    return ts.tz_convert("UTC").strftime("%Y-%m-%dT%H:%M:%S.%fZ")
 
 
 def _jsonable_meta(meta: dict[str, object]) -> dict[str, object]:

@@ -227,6 +227,8 @@ def test_findings_are_stored_most_severe_first(tmp_path: Path) -> None:
     assert case.ncpu == 4
     keys = list(Finding.objects.filter(case=case).values_list("key", flat=True))
     assert keys == ["cpu-saturation"]
+    [window] = Finding.objects.get(case=case).windows
+    assert window == ["2026-04-21T16:51:42.000000Z", "2026-04-21T16:51:51.000000Z"]
     assert case.rule_versions["cpu-saturation"] == 1
 
 
