@@ -46,6 +46,9 @@ class Case(models.Model):
     # Per-sample detail rows are written while the bundle is parsed, tagged with the ingest's
     # generation; the final transaction makes it current and deletes the other generations.
     generation = models.PositiveIntegerField(default=0)
+    # The timeline JSON of the whole capture (charts.timeline_charts), built once at ingest so the
+    # page does not aggregate a long capture's series on every visit; zoomed ranges are read live.
+    charts_overview = models.JSONField(null=True, blank=True)
     created_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="cases"
     )

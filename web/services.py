@@ -33,7 +33,7 @@ from analyzer.timeline import Timeline, prepare
 from parsers.archive import BundleError, Limits
 from parsers.base import ParsedSource
 from parsers.bundle import Bundle, read_bundle
-from web import bulk
+from web import bulk, charts
 from web.models import (
     FINAL_STATUSES,
     Case,
@@ -368,6 +368,7 @@ def _replace_derived(
     case.rule_versions = outcome.versions
     case.generation = generation
     case.ingested_at = timezone.now()
+    case.charts_overview = charts.timeline_charts(case=case)
     case.progress = 100
     case.status_detail = ""
     if timed:

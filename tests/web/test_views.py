@@ -142,3 +142,12 @@ def test_the_collector_downloads_from_the_upload_page(engineer_client: Client) -
     body = b"".join(response.streaming_content)
     assert body.startswith(b"#!/bin/sh\n# collect.sh - Casebook collector")
     assert response["Content-Disposition"] == 'attachment; filename="collect.sh"'
+
+
+def test_the_whole_timeline_is_served_from_the_overview_built_at_ingest(
+    engineer_client: Client, ready_case: Case
+) -> None:
+    url = f"/cases/{ready_case.pk}/timeline.json"
+    assert engineer_client.get(url).json() == ready_case.charts_overview
+    Case.objects.filter(pk=ready_case.pk).update(charts_overview=None)
+    assert engineer_client.get(url).json() == ready_case.charts_overview  # the same, read live
