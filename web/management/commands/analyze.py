@@ -15,7 +15,10 @@ from pathlib import Path
 
 from django.core.exceptions import ValidationError
 from django.core.files import File
+from django.core.management import call_command
 from django.core.management.base import BaseCommand, CommandError, CommandParser
+from django.db import connection
+from django.db.migrations.executor import MigrationExecutor
 
 from web import selectors, services
 from web.models import FINAL_STATUSES, Case, CaseStatus
@@ -23,6 +26,14 @@ from web.tasks import case_ingest_task
 
 #: How often the command looks at the case while a worker processes it.
 POLL_S = 0.5
+
+
+def _migrate_if_needed() -> None:
+    """Bring the database schema up to date first: the command is often the first thing run after an
+    upgrade, before any web server would have migrated."""
+    executor = MigrationExecutor(connection)
+    if executor.migration_plan(executor.loader.graph.leaf_nodes()):
+        call_command("migrate", interactive=False, verbosity=0)
 
 
 def _sha256(path: Path) -> str:
@@ -56,6 +67,7 @@ class Command(BaseCommand):
         path: Path = opts["bundle"]  # type: ignore[assignment]
         if not path.is_file():
             raise CommandError(f"{path}: no such file")
+        _migrate_if_needed()
         existing = selectors.ready_case_with_sha256(sha256=_sha256(path)) if opts["reuse"] else None
         if existing is not None:
             self._report(existing, bool(opts["json"]))
