@@ -103,9 +103,19 @@ def _join(pieces: list[ParsedSource]) -> ParsedSource:
     frames = {}
     for name in names:
         parts = [p.frames[name] for p in pieces if name in p.frames and len(p.frames[name])]
-        frames[name] = (
-            pd.concat(parts, ignore_index=True) if parts else first.frames.get(name, pd.DataFrame())
-        )
+        if not parts:
+            frames[name] = first.frames.get(name, pd.DataFrame())
+            continue
+        joined = pd.concat(parts, ignore_index=True)
+        # the pieces' categories differ, and concat turns such columns into strings: a category
+        # again (a few IRQ names, states, users repeated millions of times)
+        categorical = {
+            c for part in parts for c, t in part.dtypes.items() if isinstance(t, pd.CategoricalDtype)
+        }
+        for column in categorical:
+            if not isinstance(joined[column].dtype, pd.CategoricalDtype):
+                joined[column] = joined[column].astype("category")
+        frames[name] = joined
     warnings = list(itertools.chain.from_iterable(p.warnings for p in pieces))
     return dataclasses.replace(first, frames=frames, warnings=warnings)
 
