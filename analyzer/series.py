@@ -23,6 +23,8 @@ VMSTAT_COLUMNS = (
 TOP_N = 8
 #: Distinct processlist states kept as their own series; the rest are summed under "(other)".
 TOP_STATES = 12
+#: Query fingerprints charted (the most frequent among active sessions).
+TOP_FINGERPRINTS = 6
 #: Longest fingerprint kept in a series name (the name column is 200 characters).
 MAX_NAME = 170
 #: iostat columns charted per device (sysstat iostat(1); bytes/s, ms, requests, percent).
@@ -81,8 +83,8 @@ def _processlist(tl: Timeline) -> list[pd.DataFrame]:
             "sessions": tl.frame("processlist").groupby("ts").size().reindex(states.index, fill_value=0),
         }
     )
-    fps = tl.processlist_counts("fingerprint")
-    fps = _top(fps.drop(columns=["(none)"], errors="ignore"), 6)
+    fps = tl.processlist_counts("fingerprint", top=TOP_FINGERPRINTS + 1)
+    fps = _top(fps.drop(columns=["(none)"], errors="ignore"), TOP_FINGERPRINTS)
     return [
         _pivot_long(kept, "processlist.state:"),
         _pivot_long(totals, "processlist."),

@@ -192,13 +192,20 @@ class Timeline:
         last_col = "line_end" if "line_end" in rows else "line_no"
         return member, (int(rows["line_no"].min()), int(rows[last_col].max()))
 
-    def processlist_counts(self, column: str = "state", *, active_only: bool = True) -> pd.DataFrame:
-        """Sessions per snapshot by ``column`` (state, command, fingerprint): index ts, one column per value."""
+    def processlist_counts(
+        self, column: str = "state", *, active_only: bool = True, top: int | None = None
+    ) -> pd.DataFrame:
+        """Sessions per snapshot by ``column`` (state, command, fingerprint): index ts, one column per
+        value; only the ``top`` most frequent values when given (a capture can hold 10,000 query
+        fingerprints: a dense table of all of them would not fit in memory)."""
         pl = self.frame("processlist")
         if not len(pl):
             return pd.DataFrame()
         rows = pl[pl["active"]] if active_only else pl
         values = rows[column].astype("string").fillna("(none)").replace("", "(empty)")
+        if top is not None:
+            keep = values.value_counts().index[:top]
+            rows, values = rows[values.isin(keep).to_numpy()], values[values.isin(keep)]
         counts = rows.assign(_v=values).groupby(["ts", "_v"]).size().unstack(fill_value=0)
         all_ts = pd.Index(pl["ts"].drop_duplicates().sort_values())
         return counts.reindex(all_ts, fill_value=0)
