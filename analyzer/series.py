@@ -120,10 +120,11 @@ def _interrupts(tl: Timeline) -> list[pd.DataFrame]:
     irq = tl.frame("interrupts")
     if not len(irq) or "per_s" not in irq:
         return []
-    rated = irq.dropna(subset=["per_s"])
-    if not len(rated):
+    # grouped in place: a filtered copy of a long capture's interrupts frame costs hundreds of MB
+    per_line = irq.groupby(["ts", "irq"], observed=True, sort=False)["per_s"].sum(min_count=1)
+    lines = per_line.dropna().unstack("irq").sort_index()
+    if lines.empty:
         return []
-    lines = rated.pivot_table(index="ts", columns="irq", values="per_s", aggfunc="sum", observed=True)
     return [_pivot_long(_top(lines), "interrupts.irq:")]
 
 
