@@ -1,7 +1,7 @@
 """Parse a large snapshot capture piece by piece, so a one-hour member is never held whole.
 
 Captures made of snapshots after ``TS``/``zzz`` markers (processlist, ps, performance_schema threads,
-/proc/meminfo, /proc/interrupts) are cut at a marker every ``PIECE_CHARS`` characters. Each piece
+/proc/meminfo, /proc/interrupts, mysqladmin extended-status) are cut at a marker every ``PIECE_CHARS`` characters. Each piece
 is parsed by the format's own ``parse`` and handed to ``on_piece`` (the ingest writes its detail rows
 and keeps a reduced copy); the reduced pieces are joined at the end. Every piece after the first
 starts again with the last snapshot of the one before, so that formats whose values are rates
@@ -26,8 +26,10 @@ from parsers.base import ClockHints, ParsedSource, ParseError, ParseWarning
 #: small enough that the transient arrays of a parse (several times the text) stay in the low
 #: hundreds of MB.
 PIECE_CHARS = 8 * 1024 * 1024
-#: Formats made of independent snapshots after markers, which can be cut at a marker.
-SNAPSHOT_FORMATS = frozenset({"processlist", "ps", "threads", "meminfo", "interrupts"})
+#: Formats made of snapshots after markers, which can be cut at a marker. mysqladmin is among them
+#: because a capture with a TS line before each table comes from one `mysqladmin extended-status`
+#: run per table, so its tables are absolute (a relative `ext -r -i` run writes no markers).
+SNAPSHOT_FORMATS = frozenset({"processlist", "ps", "threads", "meminfo", "interrupts", "mysqladmin"})
 MARKERS = ("\nTS ", "\nzzz ")
 LINE_COLUMNS = ("line_no", "line_end")
 

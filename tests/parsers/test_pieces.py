@@ -8,7 +8,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from parsers import interrupts, processlist
+from parsers import interrupts, mysqladmin, processlist
 from parsers.base import ClockHints, ParseError
 from parsers.pieces import parse_in_pieces
 
@@ -66,6 +66,17 @@ def test_interrupt_rates_continue_across_pieces() -> None:
     want = whole.frames["interrupts"][columns].astype({"irq": "string"})
     pd.testing.assert_frame_equal(got, want)
     assert got["per_s"].notna().sum() == want["per_s"].notna().sum() > 0
+
+
+def test_status_counter_rates_continue_across_pieces() -> None:
+    text = (FIXTURES / "mysqladmin" / "mariadb-10.11_ts-markers_ext_subset.txt").read_text()
+    whole, pieced, seen = _both(mysqladmin, text, piece_chars=1000)
+    assert len(seen) == 3
+    columns = ["ts", "variable", "value", "per_s", "line_no"]
+    got = pieced.frames["mysqladmin"][columns].astype({"variable": "string"})
+    want = whole.frames["mysqladmin"][columns].astype({"variable": "string"})
+    pd.testing.assert_frame_equal(got, want)
+    assert got["per_s"].notna().any()
 
 
 def test_warnings_of_a_later_piece_carry_the_member_line_number() -> None:
