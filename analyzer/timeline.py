@@ -104,7 +104,6 @@ def _fold_minor_irqs(it: pd.DataFrame) -> pd.DataFrame:
         other = pd.DataFrame(
             {
                 "per_s": grouped["per_s"].sum(min_count=1),
-                "count": grouped["count"].sum(),
                 "line_no": grouped["line_no"].min(),
             }
         ).reset_index()
@@ -114,7 +113,10 @@ def _fold_minor_irqs(it: pd.DataFrame) -> pd.DataFrame:
         .sort_values(["ts", "line_no"], kind="stable")
         .reset_index(drop=True)
     )
-    return out.astype({"irq": "category", "per_s": "float32", "line_no": "int32"})
+    # what the rules read (ts, irq, cpu, per_s, line_no), in narrow types: this frame has a row per
+    # CPU per line per snapshot
+    out = out.drop(columns=[c for c in ("snapshot", "count") if c in out])
+    return out.astype({"irq": "category", "per_s": "float32", "line_no": "int32", "cpu": "int16"})
 
 
 @dataclass(slots=True)

@@ -235,6 +235,7 @@ def case_ingest(*, case_id: int) -> None:
     try:
         detail.discard()  # rows a crashed run of this generation may have left
         bundle = _parse(case, on_source=detail.write)
+        _release_memory()
         detail.shift_local_times(bundle.utc_offset_s)
         _set(case_id, status=CaseStatus.ANALYZING, progress=80, status_detail="running the rules")
         timeline = Timeline.from_sources(
