@@ -64,6 +64,9 @@ class Bundle:
     utc_offset_origin: str | None = None
     layout: str = "loose"
     members_seen: int = 0
+    #: seconds subtracted from each member's times after it was parsed (UTC offset, anchoring), for
+    #: whoever stored rows of it before (the ingest writes per-sample detail while parsing)
+    shifted: dict[str, float] = field(default_factory=dict)
 
     def by_format(self, name: str) -> list[ParsedSource]:
         return [s for s in self.sources if s.format == name]
@@ -256,9 +259,33 @@ class _Reader:
                     + ") are shown as if UTC."
                 )
             for source in local:
-                source.shift(b.utc_offset_s or 0)
+                self._shift(source, b.utc_offset_s or 0)
+        self._anchor_timeless()
         self._check_overlap()
         self._check_hosts()
+
+    def _shift(self, source: ParsedSource, seconds: float) -> None:
+        source.shift(seconds)
+        if seconds:
+            self.b.shifted[source.member] = self.b.shifted.get(source.member, 0.0) + seconds
+
+    def _anchor_timeless(self) -> None:
+        """A capture with no time of its own (a bare `vmstat 1`, parsed from the Unix epoch with a
+        ``no-start-time`` warning) is placed at the start of the other sources' window: captures sent
+        together were taken together, and 1970 on the shared axis would hide every other source."""
+        timeless = [
+            s for s in self.b.sources if s.samples and any(w.code == "no-start-time" for w in s.warnings)
+        ]
+        timed = [s for s in self.b.sources if s.samples and s not in timeless]
+        if not timeless or not timed:
+            return
+        anchor = min(s.start for s in timed)
+        for source in timeless:
+            self._shift(source, (source.start - anchor).total_seconds())
+            self.b.warnings.append(
+                f"{source.member} ({source.format}) has no time of its own: it is placed at the start of the "
+                f"other captures ({anchor:%Y-%m-%d %H:%M:%S} UTC), as if taken with them"
+            )
 
     def _check_hosts(self) -> None:
         """A capture whose own header names another host was probably taken on another server."""

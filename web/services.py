@@ -159,7 +159,6 @@ class _DetailWriter:
         self.generation = generation
         self.cache: dict[str, str] = {}
         self.statements: dict[str, int] = {}  # Info text -> Statement id, for this ingest
-        self.local_members: list[str] = []
 
     def _statement_ids(self, info: pd.Series, fingerprint: pd.Series) -> pd.Series:
         """Statement ids of the Info texts (missing Info -> missing), new texts written first."""
@@ -192,19 +191,16 @@ class _DetailWriter:
         ps = source.frames.get("ps_threads")
         if ps is not None and len(ps):
             bulk.copy_threads(self.case_id, self.generation, ps, member=source.member)
-        if source.ts_is_local and ((pl is not None and len(pl)) or (ps is not None and len(ps))):
-            if source.member not in self.local_members:
-                self.local_members.append(source.member)
         return lean
 
-    def shift_local_times(self, offset_s: int | None) -> None:
-        """Detail rows of local-time sources were written before the server's offset was known."""
-        if not offset_s or not self.local_members:
-            return
-        for model in (ProcesslistRow, ThreadRow):
-            model.objects.filter(
-                case_id=self.case_id, generation=self.generation, member__in=self.local_members
-            ).update(ts=F("ts") - timedelta(seconds=offset_s))
+    def shift(self, shifted: dict[str, float]) -> None:
+        """Detail rows were written before the bundle knew how to place their member in UTC
+        (server offset, anchoring): move them by what the bundle moved the member's frames."""
+        for member, seconds in shifted.items():
+            for model in (ProcesslistRow, ThreadRow):
+                model.objects.filter(case_id=self.case_id, generation=self.generation, member=member).update(
+                    ts=F("ts") - timedelta(seconds=seconds)
+                )
 
     def discard(self) -> None:
         for model in self.DETAIL_MODELS:
@@ -236,7 +232,7 @@ def case_ingest(*, case_id: int) -> None:
         detail.discard()  # rows a crashed run of this generation may have left
         bundle = _parse(case, on_source=detail.write)
         _release_memory()
-        detail.shift_local_times(bundle.utc_offset_s)
+        detail.shift(bundle.shifted)
         _set(case_id, status=CaseStatus.ANALYZING, progress=80, status_detail="running the rules")
         timeline = Timeline.from_sources(
             bundle.sources, ncpu=bundle.ncpu, host=bundle.host, utc_offset_s=bundle.utc_offset_s

@@ -315,3 +315,16 @@ def test_deleting_a_case_leaves_no_session_or_statement_behind(tmp_path: Path) -
     case.delete()
     assert not Statement.objects.filter(case_id=case_id).exists()
     assert not ProcesslistRow.objects.filter(case_id=case_id).exists()
+
+
+def test_a_capture_with_no_time_of_its_own_is_placed_with_the_others(tmp_path: Path) -> None:
+    case = _ingest(
+        make_tar(
+            tmp_path / "b.tgz",
+            {"vmstat.out": VMSTAT.encode(), "2026_04_21_16_51_41-processlist": PROCESSLIST_NO_TS.encode()},
+        )
+    )
+    vm = case.sources.get(format="vmstat")
+    assert vm.start == pd.Timestamp("2026-04-21 16:51:41", tz="UTC")  # not 1970
+    assert case.window_start == vm.start
+    assert any("vmstat.out (vmstat) has no time of its own" in w for w in case.warnings)
