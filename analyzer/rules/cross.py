@@ -72,8 +72,12 @@ IOWAIT_LOW_PCT = 10.0
 #: idle + iowait >= 40 % (FINDINGS.md; seed 001: 40-55 %)...
 IDLE_PLUS_WAIT_MIN_PCT = 40.0
 #: ...while runnable/blocked work is >= 2 x the cores: with that much queued, a CPU-bound server
-#: would have no idle time (USE method saturation; seed 001: 64 sessions on 2 cores).
+#: would have no idle time (USE method saturation; seed 001: 64 sessions on 2 cores)...
 QUEUED_PER_CPU = 2.0
+#: ...and at least half of that available time shows as idle, not iowait: the finding is that the
+#: waits are NOT counted as iowait (seed 001: id 40-50 %, wa 1-14 %). When wa itself is high, the
+#: kernel does show the I/O wait (a disk-bound load), and nothing is understated.
+IDLE_SHARE_OF_AVAILABLE_MIN = 0.5
 
 
 def _available(vm: pd.DataFrame) -> pd.Series:
@@ -474,7 +478,8 @@ def commit_serialization(tl: Timeline) -> Finding | None:
 
 @rule(key="iowait-understates-io", requires=("vmstat", "ncpu"), optional=("processlist",))
 def iowait_understates_io(tl: Timeline) -> Finding | None:
-    """idle + iowait >= 40 % while queued work (vmstat r + b, or active sessions) >= 2 x ncpu, sustained."""
+    """idle + iowait >= 40 %, mostly idle, while queued work (vmstat r + b, or active sessions) >= 2 x ncpu,
+    sustained."""
     vm = tl.frame("vmstat")
     ncpu = tl.ncpu or 0
     available = _available(vm)
@@ -486,7 +491,8 @@ def iowait_understates_io(tl: Timeline) -> Finding | None:
         frame = pd.DataFrame({"ts": active_n.index, "n": active_n.to_numpy()})
         active_at = pd.Series(_nearest(vm["ts"], frame, "n").reindex(vm["ts"]).to_numpy(), index=vm.index)
     work = pd.concat([queued.astype("float64"), active_at], axis=1).max(axis=1)
-    hit = (available >= IDLE_PLUS_WAIT_MIN_PCT) & (work >= QUEUED_PER_CPU * ncpu)
+    idle_dominates = vm["id"] >= IDLE_SHARE_OF_AVAILABLE_MIN * available
+    hit = (available >= IDLE_PLUS_WAIT_MIN_PCT) & idle_dominates & (work >= QUEUED_PER_CPU * ncpu)
     windows = sustained(vm["ts"], hit, min_samples=need(len(vm), SUSTAINED_SAMPLES))
     if not windows:
         return None

@@ -211,6 +211,10 @@ def test_seed_001_idle_plus_iowait_with_64_sessions_on_2_cpus() -> None:
         pytest.param(IDLE_VM, 2, id="idle healthy capture"),
         pytest.param([BOOT] + [(3, 0, 50, 10, 40, 0)] * 10, 7, id="7 active on 4 CPUs: under 2 x"),
         pytest.param([BOOT] + [(30, 0, 65, 10, 25, 0)] * 10, 64, id="busy CPUs: 25 % idle"),
+        # a disk-bound load (like 4 x dd oflag=direct measured here): r+b 9 >= 2 x 4 CPUs, but iowait shows the waits
+        pytest.param(
+            [BOOT] + [(5, 4, 2, 15, 1, 82)] * 10, 2, id="iowait 82 %, idle 1 %: nothing understated"
+        ),
     ],
 )
 def test_iowait_rule_stays_silent(vm_rows, sessions: int) -> None:
