@@ -196,6 +196,27 @@ def _mysqladmin(tl: Timeline) -> list[pd.DataFrame]:
     return out
 
 
+#: Fingerprints and wait channels remembered per case for searching past cases.
+SEARCH_TERMS_EACH = 20
+
+
+def search_terms(tl: Timeline) -> list[str]:
+    """The capture's most frequent query fingerprints (active sessions) and wait channels of threads in
+    D state, most frequent first: what the team looks past cases up by."""
+    terms: list[str] = []
+    pl = tl.frame("processlist")
+    if len(pl) and "fingerprint" in pl:
+        fps = pl.loc[pl["active"].astype(bool), "fingerprint"].astype("string").dropna()
+        terms += [str(fp) for fp in fps.value_counts().index[:SEARCH_TERMS_EACH] if fp]
+    ps = tl.frame("ps_threads")
+    if len(ps) and "wchan" in ps and "state" in ps:
+        blocked = ps.loc[ps["state"].astype("string").eq("D").fillna(False).to_numpy(), "wchan"].astype(
+            "string"
+        )
+        terms += [str(w) for w in blocked.dropna().value_counts().index[:SEARCH_TERMS_EACH] if w and w != "-"]
+    return terms
+
+
 def aggregate_series(tl: Timeline) -> pd.DataFrame:
     """All chartable series of ``tl`` as a long frame with columns ``series``, ``ts`` (UTC), ``value``."""
     parts = [

@@ -49,6 +49,9 @@ class Case(models.Model):
     # The timeline JSON of the whole capture (charts.timeline_charts), built once at ingest so the
     # page does not aggregate a long capture's series on every visit; zoomed ranges are read live.
     charts_overview = models.JSONField(null=True, blank=True)
+    # What the team searches past cases by, besides title, host and finding keys: the capture's most
+    # frequent query fingerprints and D-state wait channels, one per line (filled at ingest).
+    search_terms = models.TextField(blank=True)
     created_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="cases"
     )

@@ -17,12 +17,16 @@ def _iso(value: datetime | None) -> str | None:
 
 
 def case_list(*, q: str = "") -> QuerySet[Case]:
-    """Cases newest first, filtered by a free-text ``q`` over title, host and finding keys."""
+    """Cases newest first, filtered by a free-text ``q`` over title, host, finding keys, and the
+    capture's top query fingerprints and D-state wait channels."""
     cases = Case.objects.select_related("upload").prefetch_related("findings")
     q = q.strip()
     if q:
         cases = cases.filter(
-            Q(title__icontains=q) | Q(host__icontains=q) | Q(findings__key__icontains=q)
+            Q(title__icontains=q)
+            | Q(host__icontains=q)
+            | Q(findings__key__icontains=q)
+            | Q(search_terms__icontains=q)
         ).distinct()
     return cases
 

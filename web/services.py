@@ -28,7 +28,7 @@ from django.utils import timezone
 from django.utils.text import get_valid_filename
 
 from analyzer import engine
-from analyzer.series import aggregate_series
+from analyzer.series import aggregate_series, search_terms
 from analyzer.timeline import Timeline, prepare
 from parsers.archive import BundleError, Limits
 from parsers.base import ParsedSource
@@ -366,6 +366,7 @@ def _replace_derived(
     case.generation = generation
     case.ingested_at = timezone.now()
     case.charts_overview = charts.timeline_charts(case=case)
+    case.search_terms = "\n".join(search_terms(timeline))
     case.progress = 100
     case.status_detail = ""
     if timed:

@@ -151,3 +151,33 @@ def test_the_whole_timeline_is_served_from_the_overview_built_at_ingest(
     assert engineer_client.get(url).json() == ready_case.charts_overview
     Case.objects.filter(pk=ready_case.pk).update(charts_overview=None)
     assert engineer_client.get(url).json() == ready_case.charts_overview  # the same, read live
+
+
+def test_past_cases_are_found_by_query_fingerprint_and_wchan(engineer_client: Client, tmp_path: Path) -> None:
+    ps = (
+        "TS 1776790301.000000000 2026-04-21 16:51:41\n"
+        "    PID     TID    PPID USER     STAT %CPU COMMAND         WCHAN\n"
+        "   1208    1301       1 mysql    D     0.5 mariadbd        do_unlinkat\n"
+    )
+    processlist = (
+        "TS 1776790301.000000000 2026-04-21 16:51:41\n"
+        "*************************** 1. row ***************************\n"
+        "     Id: 7\n"
+        "   User: app\n"
+        "   Host: app1:50928\n"
+        "     db: shop\n"
+        "Command: Query\n"
+        "   Time: 0\n"
+        "  State: Sending data\n"
+        "   Info: SELECT * FROM orders WHERE id = 42\n"
+    )
+    path = make_tar(
+        tmp_path / "b.tgz", {"ps-threads.txt": ps.encode(), "processlist.txt": processlist.encode()}
+    )
+    with path.open("rb") as fh:
+        case = services.case_create(user=None, file=File(fh), original_name="b.tgz", enqueue=False)
+    services.case_ingest(case_id=case.pk)
+    for q in ("orders where id = ?", "do_unlinkat"):
+        found = [c["id"] for c in engineer_client.get("/", {"q": q}).context["cases"]]
+        assert found == [case.pk], q
+    assert engineer_client.get("/", {"q": "futex_wait"}).context["cases"] == []
