@@ -119,6 +119,26 @@ def per_run(frame: pd.DataFrame) -> list[pd.DataFrame]:
     return [part for _, part in frame.groupby("member", sort=False) if len(part)]
 
 
+def vmstat_rate_evidence(
+    tl: Timeline, windows: list[Window], column: str, label: str, ncpu: int
+) -> tuple[pd.DataFrame, float, list[Evidence]]:
+    """The vmstat rows in ``windows`` and the evidence of a per-second ``column`` (``in``, ``cs``):
+    median, max and median per CPU, and the CPU count. Returns (rows, median per CPU, evidence)."""
+    vm = tl.frame("vmstat")
+    rows = vm[within(vm["ts"], windows)]
+    member, lines = tl.lines_of(rows)
+    median = float(rows[column].median())
+    per_cpu = median / ncpu
+    series = f"vmstat.{column}"
+    evidence = [
+        Evidence(f"{label} (median)", int(median), "/s", series, member, lines),
+        Evidence(f"{label} (max)", int(rows[column].max()), "/s", series, member, lines),
+        Evidence(f"{column} per CPU (median)", int(round(per_cpu)), "/s per cpu", series, member, lines),
+        Evidence("CPUs", ncpu, "cpus", "ncpu"),
+    ]
+    return rows, per_cpu, evidence
+
+
 def step_seconds(ts: pd.Series) -> float:
     """The median interval between distinct timestamps (1.0 when there is only one)."""
     diffs = pd.Series(ts.drop_duplicates().sort_values()).diff().dropna()
@@ -455,18 +475,10 @@ def context_switch_storm(tl: Timeline) -> Finding | None:
             base_per_cpu = base if base_per_cpu is None and base is not None else base_per_cpu
     if not windows:
         return None
-    vm = tl.frame("vmstat")
-    rows = vm[within(vm["ts"], windows)]
+    rows, per_cpu_med, evidence = vmstat_rate_evidence(tl, windows, "cs", "context switches cs", ncpu)
     member, lines = tl.lines_of(rows)
+    cs_med = per_cpu_med * ncpu
     held = held_seconds(windows, step)
-    cs_med = float(rows["cs"].median())
-    per_cpu_med = cs_med / ncpu
-    evidence = [
-        Evidence("context switches cs (median)", int(cs_med), "/s", "vmstat.cs", member, lines),
-        Evidence("context switches cs (max)", int(rows["cs"].max()), "/s", "vmstat.cs", member, lines),
-        Evidence("cs per CPU (median)", int(round(per_cpu_med)), "/s per cpu", "vmstat.cs", member, lines),
-        Evidence("CPUs", ncpu, "cpus", "ncpu"),
-    ]
     if base_per_cpu and per_cpu_med >= CS_BASELINE_FACTOR * base_per_cpu:  # the capture has a quiet part
         evidence += [
             Evidence(

@@ -16,7 +16,14 @@ import pandas as pd
 
 from analyzer.engine import rule
 from analyzer.findings import Evidence, Finding, Severity, Window
-from analyzer.rules.cpu import baseline, held_seconds, per_run, step_seconds, sustained_samples
+from analyzer.rules.cpu import (
+    baseline,
+    held_seconds,
+    per_run,
+    step_seconds,
+    sustained_samples,
+    vmstat_rate_evidence,
+)
 from analyzer.timeline import OTHER_IRQ, Timeline
 from analyzer.windows import sustained, within
 
@@ -201,18 +208,10 @@ def interrupt_storm(tl: Timeline) -> Finding | None:
     res_dominant = loc > 0 and res >= RES_TO_LOC_MIN * loc
     if not fixed and not (res_dominant or unbalanced):
         return None  # a rise without a storm's shape: the load started, interrupts followed
-    vm = tl.frame("vmstat")
-    rows = vm[within(vm["ts"], windows)]
+    rows, per_cpu_med, evidence = vmstat_rate_evidence(tl, windows, "in", "interrupts in", ncpu)
     member, lines = tl.lines_of(rows)
+    in_med = per_cpu_med * ncpu
     held = held_seconds(windows, step)
-    in_med = float(rows["in"].median())
-    per_cpu_med = in_med / ncpu
-    evidence = [
-        Evidence("interrupts in (median)", int(in_med), "/s", "vmstat.in", member, lines),
-        Evidence("interrupts in (max)", int(rows["in"].max()), "/s", "vmstat.in", member, lines),
-        Evidence("in per CPU (median)", int(round(per_cpu_med)), "/s per cpu", "vmstat.in", member, lines),
-        Evidence("CPUs", ncpu, "cpus", "ncpu"),
-    ]
     if base_per_cpu and per_cpu_med >= IN_BASELINE_FACTOR * base_per_cpu:  # a quiet part exists
         evidence += [
             Evidence(

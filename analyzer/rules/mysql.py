@@ -177,6 +177,14 @@ def variable(tl: Timeline, name: str) -> str | None:
     return None if value is None else str(value)
 
 
+def variables_evidence(tl: Timeline, names: tuple[str, ...]) -> list[Evidence]:
+    """Evidence for the server variables among ``names`` that the bundle has (-variables)."""
+    found = ((name, variable(tl, name)) for name in names)
+    return [
+        Evidence(f"variable {name}", value, "", "variables") for name, value in found if value is not None
+    ]
+
+
 def _ev_status(
     tl: Timeline, label: str, rows: pd.DataFrame, value: float, unit: str, series: str
 ) -> Evidence:
@@ -350,16 +358,9 @@ def tmp_table_churn(tl: Timeline) -> Finding | None:
                     )
                 )
 
-    for name in (
-        "tmpdir",
-        "tmp_table_size",
-        "max_heap_table_size",
-        "internal_tmp_mem_storage_engine",
-        "version",
-    ):
-        value = variable(tl, name)
-        if value is not None:
-            evidence.append(Evidence(f"variable {name}", value, "", "variables"))
+    evidence += variables_evidence(
+        tl, ("tmpdir", "tmp_table_size", "max_heap_table_size", "internal_tmp_mem_storage_engine", "version")
+    )
 
     ncpu = tl.ncpu or 0
     severe = file_peak >= max(join_d_threshold(ncpu), 1)
@@ -499,15 +500,9 @@ def table_cache_contention(tl: Timeline) -> Finding | None:
             )
         )
     current = variable(tl, "table_open_cache")
-    for name in (
-        "table_open_cache",
-        "table_open_cache_instances",
-        "table_definition_cache",
-        "open_files_limit",
-    ):
-        value = variable(tl, name)
-        if value is not None:
-            evidence.append(Evidence(f"variable {name}", value, "", "variables"))
+    evidence += variables_evidence(
+        tl, ("table_open_cache", "table_open_cache_instances", "table_definition_cache", "open_files_limit")
+    )
     suggested = "100000"
     if current is not None and current.isdigit():
         suggested = str(max(int(current) * 4, 4000))

@@ -19,6 +19,7 @@ import pytest
 
 from parsers import interrupts, iostat, mpstat, ps, vmstat
 from parsers.base import ClockHints
+from tests.parsers.test_vmstat import JC_KEYS
 
 pytestmark = pytest.mark.samples
 
@@ -27,27 +28,7 @@ KIB = 1024
 MIB = 1024 * 1024
 
 #: jc vmstat key -> our column (every column both name; None in jc = absent in ours).
-VMSTAT_KEYS = {
-    "runnable_procs": "r",
-    "uninterruptible_sleeping_procs": "b",
-    "virtual_mem_used": "swpd_kib",
-    "free_mem": "free_kib",
-    "buffer_mem": "buff_kib",
-    "cache_mem": "cache_kib",
-    "inactive_mem": "inact_kib",
-    "active_mem": "active_kib",
-    "swap_in": "si",
-    "swap_out": "so",
-    "blocks_in": "bi",
-    "blocks_out": "bo",
-    "interrupts": "in",
-    "context_switches": "cs",
-    "user_time": "us",
-    "system_time": "sy",
-    "idle_time": "id",
-    "io_wait_time": "wa",
-    "stolen_time": "st",
-}
+VMSTAT_KEYS = JC_KEYS  # jc's vmstat keys -> our columns, kept with the vmstat tests
 
 
 def _text(samples: Path, rel: str) -> str:

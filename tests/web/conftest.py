@@ -26,6 +26,28 @@ EXAMPLE1 = SAMPLES / "My-gather" / "pt-stalk" / "example1"
 EXAMPLE2 = SAMPLES / "My-gather" / "pt-stalk" / "example2"
 
 
+#: `vmstat 1 3` (procps-ng) as pt-stalk writes it: the since-boot line, then two 1 s reports.
+VMSTAT = (
+    "procs -----------memory---------- ---swap-- -----io---- -system-- ------cpu-----\n"
+    " r  b   swpd   free   buff  cache   si   so    bi    bo   in   cs us sy id wa st\n"
+    " 2  0      0 104588800 10433708 236728672    0    0     5    93    0    1  3  3 94  0  0\n"
+    " 1  0      0 104555712 10433708 236731536    0    0     0 43336 42713 85374  4  7 87  2  0\n"
+    " 1  0      0 104574640 10433708 236735136    0    0     0 54908 50910 111742  6  8 84  2  0\n"
+)
+#: One SHOW FULL PROCESSLIST\G snapshot with no TS line (older pt-stalk), one active session.
+PROCESSLIST_NO_TS = (
+    "*************************** 1. row ***************************\n"
+    "     Id: 7\n"
+    "   User: app\n"
+    "   Host: app1:50928\n"
+    "     db: shop\n"
+    "Command: Query\n"
+    "   Time: 0\n"
+    "  State: Sending data\n"
+    "   Info: SELECT * FROM orders WHERE id = 42\n"
+)
+
+
 @pytest.fixture(autouse=True)
 def _media_in_tmp(settings, tmp_path: Path) -> Path:
     settings.MEDIA_ROOT = tmp_path / "media"

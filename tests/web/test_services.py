@@ -10,7 +10,7 @@ import pandas as pd
 import pytest
 from django.core.files import File
 
-from tests.web.conftest import make_tar
+from tests.web.conftest import PROCESSLIST_NO_TS, VMSTAT, make_tar
 from web import services
 from web.models import (
     Case,
@@ -25,14 +25,6 @@ from web.models import (
 )
 
 pytestmark = pytest.mark.django_db
-
-VMSTAT = (
-    "procs -----------memory---------- ---swap-- -----io---- -system-- ------cpu-----\n"
-    " r  b   swpd   free   buff  cache   si   so    bi    bo   in   cs us sy id wa st\n"
-    " 2  0      0 104588800 10433708 236728672    0    0     5    93    0    1  3  3 94  0  0\n"
-    " 1  0      0 104555712 10433708 236731536    0    0     0 43336 42713 85374  4  7 87  2  0\n"
-    " 1  0      0 104574640 10433708 236735136    0    0     0 54908 50910 111742  6  8 84  2  0\n"
-)
 
 
 def _create(path: Path, user=None) -> Case:
@@ -230,19 +222,6 @@ def test_findings_are_stored_most_severe_first(tmp_path: Path) -> None:
     [window] = Finding.objects.get(case=case).windows
     assert window == ["2026-04-21T16:51:42.000000Z", "2026-04-21T16:51:51.000000Z"]
     assert case.rule_versions["cpu-saturation"] == 1
-
-
-PROCESSLIST_NO_TS = (
-    "*************************** 1. row ***************************\n"
-    "     Id: 7\n"
-    "   User: app\n"
-    "   Host: app1:50928\n"
-    "     db: shop\n"
-    "Command: Query\n"
-    "   Time: 0\n"
-    "  State: Sending data\n"
-    "   Info: SELECT * FROM orders WHERE id = 42\n"
-)
 
 
 def test_session_detail_keeps_the_statement_and_its_fingerprint(tmp_path: Path) -> None:

@@ -8,19 +8,11 @@ import pytest
 from django.core.files import File
 from django.test import Client
 
-from tests.web.conftest import make_tar
+from tests.web.conftest import PROCESSLIST_NO_TS, VMSTAT, make_tar
 from web import services
 from web.models import Case
 
 pytestmark = pytest.mark.django_db
-
-VMSTAT = (
-    "procs -----------memory---------- ---swap-- -----io---- -system-- ------cpu-----\n"
-    " r  b   swpd   free   buff  cache   si   so    bi    bo   in   cs us sy id wa st\n"
-    " 2  0      0 104588800 10433708 236728672    0    0     5    93    0    1  3  3 94  0  0\n"
-    " 1  0      0 104555712 10433708 236731536    0    0     0 43336 42713 85374  4  7 87  2  0\n"
-    " 1  0      0 104574640 10433708 236735136    0    0     0 54908 50910 111742  6  8 84  2  0\n"
-)
 
 
 @pytest.fixture
@@ -159,18 +151,7 @@ def test_past_cases_are_found_by_query_fingerprint_and_wchan(engineer_client: Cl
         "    PID     TID    PPID USER     STAT %CPU COMMAND         WCHAN\n"
         "   1208    1301       1 mysql    D     0.5 mariadbd        do_unlinkat\n"
     )
-    processlist = (
-        "TS 1776790301.000000000 2026-04-21 16:51:41\n"
-        "*************************** 1. row ***************************\n"
-        "     Id: 7\n"
-        "   User: app\n"
-        "   Host: app1:50928\n"
-        "     db: shop\n"
-        "Command: Query\n"
-        "   Time: 0\n"
-        "  State: Sending data\n"
-        "   Info: SELECT * FROM orders WHERE id = 42\n"
-    )
+    processlist = "TS 1776790301.000000000 2026-04-21 16:51:41\n" + PROCESSLIST_NO_TS
     path = make_tar(
         tmp_path / "b.tgz", {"ps-threads.txt": ps.encode(), "processlist.txt": processlist.encode()}
     )
