@@ -116,6 +116,9 @@ class Command(BaseCommand):
     def _summary(self, report: dict) -> None:
         self.stdout.write(f"case {report['case']} {report['status']}: {report['url']}")
         for s in report["sources"]:
+            if not s["samples"]:  # read for context (host, CPUs, settings), not a time series
+                self.stdout.write(f"  context {s['format']:<13} {s['member']}")
+                continue
             self.stdout.write(
                 f"  source {s['format']:<12} {s['samples']:>6} samples  {s['start']} .. {s['end']}  [{s['clock']}]  {s['member']}"
             )
