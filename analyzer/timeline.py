@@ -45,6 +45,17 @@ OTHER_IRQ = "(other)"
 THREAD_STATES_KEPT = frozenset({"R", "D", "Z", "T", "t", "X", "W"})
 
 
+def session_is_active(pl: pd.DataFrame) -> pd.Series:
+    """Per session (row of a ``processlist`` frame with ``user``, ``command`` and ``info``): True when it
+    runs client work (FINDINGS.md, "Counting sessions and threads right"): Command in
+    ``ACTIVE_COMMANDS``, not the collector's own statement (``OWN_QUERY``), not an internal user."""
+    info = pl["info"].astype("string").fillna("") if "info" in pl else pd.Series("", index=pl.index)
+    user = pl["user"].astype("string").fillna("") if "user" in pl else pd.Series("", index=pl.index)
+    command = pl["command"].astype("string").fillna("") if "command" in pl else pd.Series("", index=pl.index)
+    own = info.str.contains(OWN_QUERY, case=False, regex=True)
+    return (command.isin(ACTIVE_COMMANDS) & ~own & ~user.isin(INTERNAL_USERS)).astype(bool)
+
+
 def prepare(source: ParsedSource, *, cache: dict[str, str] | None = None) -> ParsedSource:
     """The source reduced to what the analysis keeps, with the derived columns the rules share.
 
@@ -60,11 +71,8 @@ def prepare(source: ParsedSource, *, cache: dict[str, str] | None = None) -> Par
     if pl is not None and "info" in pl:
         pl = pl[[c for c in PROCESSLIST_KEPT if c in pl]]
         info = pl["info"].astype("string").fillna("")
-        own = info.str.contains(OWN_QUERY, case=False, regex=True)
-        user = pl["user"].astype("string").fillna("")
-        command = pl["command"].astype("string").fillna("")
         pl = pl.drop(columns=["info"]).assign(
-            active=(command.isin(ACTIVE_COMMANDS) & ~own & ~user.isin(INTERNAL_USERS)).astype(bool),
+            active=session_is_active(pl),
             fingerprint=fingerprints(info.where(info != ""), cache),
         )
         narrow = {c: "int32" for c in ("line_no", "line_end") if c in pl and pl[c].notna().all()}

@@ -278,6 +278,7 @@ class _Stages:
         self.records: list[dict[str, Any]] = []
         self.peaks: dict[int, int] = {}
         self.counter = itertools.count()
+        self.tallies: dict[str, tuple[float, int]] = {}
         self.lock = threading.Lock()
         self.stop = threading.Event()
         self.thread = threading.Thread(target=self._sample, daemon=True)
@@ -345,7 +346,23 @@ def _instrument(stages: _Stages) -> None:
     wrap(web.services, "_replace_derived", "write (_replace_derived)")
     wrap(web.services, "aggregate_series", "aggregate_series")
     wrap(web.bulk, "copy_series", "COPY series")
-    wrap(web.bulk, "copy_processlist", "COPY processlist")
+
+    def tally(owner: Any, attr: str, label: str) -> None:
+        """Many calls, one line: their summed wall time (reported once, after the ingest)."""
+        original = getattr(owner, attr)
+
+        def wrapper(*args: Any, **kwargs: Any) -> Any:
+            t = time.perf_counter()
+            try:
+                return original(*args, **kwargs)
+            finally:
+                seconds, calls = stages.tallies.get(label, (0.0, 0))
+                stages.tallies[label] = (seconds + time.perf_counter() - t, calls + 1)
+
+        setattr(owner, attr, wrapper)
+
+    tally(web.services._DetailWriter, "write", "reduce each parsed piece (prepare)")
+    tally(web.services._DetailWriter, "_chunk", "keep the raw text (zstd + COPY)")
 
     from_sources = Timeline.from_sources
 
@@ -370,9 +387,11 @@ def ingest_one(bundle: Path, keep: bool) -> None:
 
     django.setup()
     from django.core.files import File
+    from django.db.models import Count, Sum
+    from django.db.models.functions import Length
 
     from web import services
-    from web.models import Case, ProcesslistRow, SeriesPoint
+    from web.models import Case, RawChunk, SeriesPoint
 
     stages = _Stages()
     _instrument(stages)
@@ -402,7 +421,10 @@ def ingest_one(bundle: Path, keep: bool) -> None:
         "not_used": list(case.not_used.values_list("member", "reason")),
         "findings": list(case.findings.values_list("key", flat=True)),
         "series_points": SeriesPoint.objects.filter(case=case).count(),
-        "processlist_rows": ProcesslistRow.objects.filter(case=case).count(),
+        "raw_chunks": RawChunk.objects.filter(case=case).aggregate(
+            chunks=Count("id"), bytes=Sum(Length("text_zstd"))
+        ),
+        "tallies": {k: {"seconds": round(v[0], 3), "calls": v[1]} for k, v in stages.tallies.items()},
         "case_warnings": case.warnings,
         "stages": stages.records,
     }
@@ -562,8 +584,9 @@ def print_report(report: dict[str, Any]) -> None:
         f"    final status             {ing['status']}{'  ' + ing['failure_reason'] if ing['failure_reason'] else ''}"
     )
     print(
-        f"    rows written             {ing['series_points']:,} series points, {ing['processlist_rows']:,} processlist rows; "
-        f"{ing['sources']} sources, {len(ing['findings'])} findings"
+        f"    rows written             {ing['series_points']:,} series points, {ing['raw_chunks']['chunks']:,} raw "
+        f"chunks ({(ing['raw_chunks']['bytes'] or 0) / MIB:,.1f} MiB); {ing['sources']} sources, "
+        f"{len(ing['findings'])} findings"
     )
     if ing["not_used"]:
         print(f"    not used                 {ing['not_used']}")
@@ -572,6 +595,9 @@ def print_report(report: dict[str, Any]) -> None:
         print(
             f"      {'  ' * s['depth']}{s['stage']:<44}{s['seconds']:9.2f} s  {_mib(s['peak_rss_bytes']):>10}"
         )
+    print("    inside the parse, summed over calls:")
+    for label, t in ing.get("tallies", {}).items():
+        print(f"      {label:<46}{t['seconds']:9.2f} s  ({t['calls']:,} calls)")
 
 
 def main(argv: list[str] | None = None) -> int:

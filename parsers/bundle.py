@@ -13,14 +13,16 @@ bundle (epoch versus wall clock). When neither exists they are kept as if UTC, w
 
 from __future__ import annotations
 
+import functools
 import io
 import itertools
 import logging
 import re
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TextIO
 
 import pandas as pd
 
@@ -94,6 +96,7 @@ def read_bundle(
     limits: Limits = DEFAULT_LIMITS,
     progress: Callable[[str], None] | None = None,
     on_source: Callable[[ParsedSource], ParsedSource] | None = None,
+    on_text: Callable[[str, str], None] | None = None,
 ) -> Bundle:
     """Parse every member of the bundle at ``path``.
 
@@ -102,11 +105,16 @@ def read_bundle(
     the source to keep: the ingest writes the per-sample detail
     there and keeps a reduced copy, so a large bundle is never held whole.
 
+    ``on_text(member, text)`` sees, in order and block by block, the text of every member handed to
+    a parser, exactly as the parser reads it (UTF-8 with replacement, universal newlines), so its
+    ``line_no`` values count lines of that text: the ingest keeps it to show raw lines and to read a
+    snapshot's sessions and threads back.
+
     Raises ``parsers.archive.BundleError`` only when the container itself is unreadable before any
     member was read; limits passed midway become a warning and the members read so far are kept.
     """
     bundle = Bundle()
-    reader = _Reader(bundle, on_source)
+    reader = _Reader(bundle, on_source, on_text)
     try:
         for entry in walk(Path(path), limits=limits, display_name=display_name):
             bundle.members_seen += 1
@@ -126,12 +134,46 @@ def read_bundle(
     return bundle
 
 
+class _Tee:
+    """A text stream read by ``read(n)`` or line by line, whose text is also handed to ``sink`` (in
+    blocks of about ``TEE_CHARS`` characters when read line by line)."""
+
+    TEE_CHARS = 1 << 20
+
+    def __init__(self, text: TextIO, sink: Callable[[str], None]) -> None:
+        self.text = text
+        self.sink = sink
+
+    def read(self, n: int = -1) -> str:
+        block = self.text.read(n)
+        if block:
+            self.sink(block)
+        return block
+
+    def __iter__(self) -> Iterator[str]:
+        lines: list[str] = []
+        size = 0
+        for line in self.text:
+            lines.append(line)
+            size += len(line)
+            if size >= self.TEE_CHARS:
+                self.sink("".join(lines))
+                lines, size = [], 0
+            yield line
+        if lines:
+            self.sink("".join(lines))
+
+
 class _Reader:
     def __init__(
-        self, bundle: Bundle, on_source: Callable[[ParsedSource], ParsedSource] | None = None
+        self,
+        bundle: Bundle,
+        on_source: Callable[[ParsedSource], ParsedSource] | None = None,
+        on_text: Callable[[str, str], None] | None = None,
     ) -> None:
         self.b = bundle
         self.on_source = on_source
+        self.on_text = on_text
         self.offsets: Counter[int] = Counter()
         self.manifest: dict[str, str] = {}
         self.hosts: list[str] = []
@@ -184,13 +226,17 @@ class _Reader:
             return
         hints = ClockHints(start_local=where.start_local, interval_s=where.interval_s)
         in_pieces = module.FORMAT in SNAPSHOT_FORMATS and any(parse_marker(line) for line in head)
+        rest: Iterable[str] = text
+        if self.on_text is not None:
+            self.on_text(member.name, "".join(head_raw))
+            rest = _Tee(text, functools.partial(self.on_text, member.name))
         try:
             if in_pieces:
                 source = parse_in_pieces(
-                    module, head_raw, text, member=member.name, clock=hints, on_piece=self.on_source
+                    module, head_raw, rest, member=member.name, clock=hints, on_piece=self.on_source
                 )
             else:
-                source = module.parse(itertools.chain(head_raw, text), member=member.name, clock=hints)
+                source = module.parse(itertools.chain(head_raw, rest), member=member.name, clock=hints)
         except ParseError as exc:
             self.b.not_used.append(NotUsed(member.name, f"{module.FORMAT}: {exc}"))
             return

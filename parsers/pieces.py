@@ -12,6 +12,7 @@ warnings of that repeated snapshot are then dropped. Line numbers are shifted to
 from __future__ import annotations
 
 import dataclasses
+import io
 import itertools
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
@@ -140,7 +141,9 @@ def parse_in_pieces(
     kept: list[ParsedSource] = []
     for piece in split("".join(head_lines), rest, piece_chars=piece_chars):
         try:
-            parsed = module.parse(piece.text.splitlines(keepends=True), member=member, clock=clock)
+            # a file object: block parsers read it whole, line parsers split it at "\n" only, as
+            # the member's own lines are counted (str.splitlines would also cut at \f, \x1c ...)
+            parsed = module.parse(io.StringIO(piece.text), member=member, clock=clock)
         except ParseError as exc:
             if not kept:
                 raise

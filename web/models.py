@@ -1,7 +1,7 @@
 """Casebook's data: cases, their kept uploads, and the rows derived from them.
 
 Data and invariants only: every write goes through ``web/services.py``. Rows derived from a bundle
-(sources, members not used, series points, processlist rows, findings, rule results) are replaced
+(sources, members not used, series points, sample index, raw chunks, findings, rule results) are replaced
 together in one transaction when a case is ingested or re-analyzed.
 """
 
@@ -139,86 +139,29 @@ class SeriesPoint(models.Model):
         return f"{self.series} {self.ts:%H:%M:%S} {self.value}"
 
 
-class Statement(models.Model):
-    """One distinct processlist Info text of an ingest, with its fingerprint: sessions refer to it,
-    so the text of a statement run by a thousand sessions a second is stored once."""
+class RawChunk(models.Model):
+    """Lines ``line_start..line_end`` (1-based, inclusive) of one parsed member, as its parser read
+    them (UTF-8, universal newlines), compressed with Zstandard: the per-sample detail of a case. The
+    sessions of a processlist snapshot, the threads of a ps snapshot and the raw lines of any source
+    at a moment are read back from here (``web/moments.py``) without opening the kept upload.
+
+    Written while the bundle is parsed, tagged with the ingest's generation (see ``Case.generation``).
+    """
 
     case = models.ForeignKey(
         Case, on_delete=models.CASCADE, related_name="+", db_constraint=False, db_index=False
     )  # BULK_ROWS: the composite index below starts with case
     generation = models.PositiveIntegerField(default=0)
-    info = models.TextField()
-    fingerprint = models.TextField()
-
-    class Meta:
-        indexes = [models.Index(fields=["case", "generation"])]
-
-    def __str__(self) -> str:
-        return self.fingerprint[:80]
-
-
-class ProcesslistRow(models.Model):
-    """One session in one SHOW PROCESSLIST snapshot (per-sample detail, read back by moment)."""
-
-    case = models.ForeignKey(
-        Case, on_delete=models.CASCADE, related_name="+", db_constraint=False, db_index=False
-    )  # BULK_ROWS: the composite index below starts with case
-    generation = models.PositiveIntegerField(default=0)
-    ts = models.DateTimeField()
-    session_id = models.BigIntegerField(null=True)
-    user = models.CharField(max_length=100, blank=True)
-    host = models.CharField(max_length=300, blank=True)
-    db = models.CharField(max_length=200, blank=True)
-    command = models.CharField(max_length=40, blank=True)
-    time_s = models.BigIntegerField(null=True)
-    state = models.CharField(max_length=200, blank=True)
-    # No database constraint and no cascade: statements and sessions are written and deleted together,
-    # by case and generation, and a constraint would cost a lookup per COPY'd row and make deleting
-    # a million statements look up their sessions one batch at a time.
-    statement = models.ForeignKey(
-        Statement,
-        null=True,
-        on_delete=models.DO_NOTHING,
-        related_name="+",
-        db_index=False,
-        db_constraint=False,
-    )
-    active = models.BooleanField(default=False)
     member = models.CharField(max_length=500)
-    line_no = models.PositiveIntegerField()
+    line_start = models.PositiveIntegerField()
+    line_end = models.PositiveIntegerField()
+    text_zstd = models.BinaryField()
 
     class Meta:
-        indexes = [models.Index(fields=["case", "generation", "ts"])]
+        indexes = [models.Index(fields=["case", "generation", "member", "line_start"])]
 
     def __str__(self) -> str:
-        return f"{self.ts:%H:%M:%S} {self.session_id} {self.state}"
-
-
-class ThreadRow(models.Model):
-    """One thread in one ps snapshot that was not sleeping (state R, D, Z, T ...): the per-sample detail
-    behind the thread charts. Sleeping threads (S, I) are only counted, in the series."""
-
-    case = models.ForeignKey(
-        Case, on_delete=models.CASCADE, related_name="+", db_constraint=False, db_index=False
-    )  # BULK_ROWS: the composite index below starts with case
-    generation = models.PositiveIntegerField(default=0)
-    ts = models.DateTimeField()
-    pid = models.BigIntegerField(null=True)
-    tid = models.BigIntegerField(null=True)
-    user = models.CharField(max_length=100, blank=True)
-    state = models.CharField(max_length=4, blank=True)
-    stat = models.CharField(max_length=12, blank=True)
-    pcpu = models.FloatField(null=True)  # percent of one CPU
-    comm = models.CharField(max_length=100, blank=True)
-    wchan = models.CharField(max_length=100, blank=True)
-    member = models.CharField(max_length=500)
-    line_no = models.PositiveIntegerField()
-
-    class Meta:
-        indexes = [models.Index(fields=["case", "generation", "ts"])]
-
-    def __str__(self) -> str:
-        return f"{self.ts:%H:%M:%S} {self.tid} {self.state} {self.wchan}"
+        return f"{self.member} lines {self.line_start}-{self.line_end}"
 
 
 class SampleIndex(models.Model):

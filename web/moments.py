@@ -1,40 +1,33 @@
 """One moment of a case: what the processlist, the threads and every source's raw lines said then.
 
 DESIGN.md, "Case page": *click a moment: the processlist and thread snapshot nearest to it, and the
-raw lines of every source at that moment.* ``moment(case=..., at=...)`` answers that from the rows
-the ingest stored (``ProcesslistRow``, ``ThreadRow``, ``SeriesPoint``, ``SampleIndex``) and, for the
-raw lines, from the kept original upload (read back in one walk of the archive).
+raw lines of every source at that moment.* ``moment(case=..., at=...)`` answers that from what the
+ingest stored: the sample index (where each sample of each member lies), the series (thread counts by
+state) and the members' text kept as compressed chunks (``RawChunk``). The sessions and threads of a
+snapshot are its raw lines parsed again by the same parser, so the panel shows every column the
+capture had, and a moment costs a chunk or two to decompress, whatever the length of the capture.
 
-A read, not a write: it lives apart from ``selectors.py`` only because it is the one read that opens
-the kept bundle. Every query filters on the case and its current generation.
+A read, not a write: it lives apart from ``selectors.py`` because it parses. Every query filters on
+the case and its current generation.
 """
 
 from __future__ import annotations
 
-import contextlib
-import io
-import itertools
 from datetime import UTC, datetime, timedelta
 
-from django.conf import settings
-from django.db.models import Case as SqlCase
-from django.db.models import (
-    Count,
-    DateTimeField,
-    DurationField,
-    ExpressionWrapper,
-    F,
-    IntegerField,
-    Q,
-    QuerySet,
-    Value,
-    When,
-)
-from django.db.models.functions import Greatest, Left, Length
+import numpy as np
+import pandas as pd
+import zstandard
+from django.db.models import DateTimeField, DurationField, ExpressionWrapper, F, QuerySet, Value
+from django.db.models.functions import Greatest
 
-from parsers.archive import BundleError, Limits, Refused, walk
-from web.models import Case, ProcesslistRow, SampleIndex, SeriesPoint, Source, ThreadRow, Upload
-from web.services import _local_copy
+from analyzer.fingerprint import fingerprints
+from analyzer.timeline import THREAD_STATES_KEPT, session_is_active
+from parsers import registry
+from parsers.base import ClockHints, ParsedSource, ParseError
+from web.models import Case, RawChunk, SampleIndex, SeriesPoint, Source
+
+_ZSTD = zstandard.ZstdDecompressor()
 
 #: Statement text sent per session: enough to read a query, bounded for a 1,000-session snapshot.
 MAX_INFO_CHARS = 2_000
@@ -55,6 +48,12 @@ MIN_REACH_S = 2.0
 PS_STATE_CODES = ("D", "R", "S", "I", "T", "t", "W", "X", "Z", "K", "P")
 #: Thread states listed first: uninterruptible sleep (the usual suspect), then running.
 THREAD_STATE_ORDER = ("D", "R")
+#: What the panel shows of a session and of a thread.
+SESSION_FIELDS = (
+    "session_id", "user", "host", "db", "command", "time_s", "state", "active",
+    "info", "info_cut", "fingerprint", "member", "line_no",
+)  # fmt: skip
+THREAD_FIELDS = ("tid", "pid", "user", "state", "stat", "pcpu", "comm", "wchan", "member", "line_no")
 
 
 def _ms(value: datetime) -> int:
@@ -84,62 +83,98 @@ def moment(*, case: Case, at: datetime) -> dict[str, object]:
     }
 
 
+def _records(frame: pd.DataFrame, columns: tuple[str, ...]) -> list[dict[str, object]]:
+    """Rows of ``frame`` as JSON-ready dicts (missing columns and values -> None)."""
+    out = pd.DataFrame({c: frame[c] if c in frame else None for c in columns}, index=frame.index)
+    out = out.astype(object).where(out.notna(), None)
+    return [
+        {k: (v.item() if isinstance(v, np.generic) else v) for k, v in row.items()}
+        for row in out.to_dict("records")
+    ]
+
+
+def _snapshot(
+    case: Case, fmt: str, at: datetime
+) -> tuple[ParsedSource | None, SampleIndex | None, str | None]:
+    """The sample of format ``fmt`` nearest to ``at``, parsed again from its stored raw lines.
+
+    The text parsed runs from the line after the member's previous sample (its marker and header
+    lines) to the sample's last line, so it reads as a capture of one snapshot; ``line_no`` values
+    are the member's. Returns (source, sample, error): (None, None, None) when the case has no such
+    sample, (None, sample, message) when its lines could not be read or parsed.
+    """
+    samples = SampleIndex.objects.filter(case=case, format=fmt)
+    ts = _nearest_ts(samples, at)
+    if ts is None:
+        return None, None, None
+    sample = samples.filter(ts=ts).order_by("member").first()
+    previous = (
+        samples.filter(member=sample.member, ts__lt=ts)
+        .order_by("-ts")
+        .values_list("line_end", flat=True)
+        .first()
+    )
+    first = (previous or 0) + 1
+    lines, error = _member_lines(case, sample.member, first, sample.line_end)
+    if error:
+        return None, sample, error
+    try:
+        source = registry.by_format(fmt).parse(
+            [f"{line}\n" for line in lines], member=sample.member, clock=ClockHints()
+        )
+    except ParseError as exc:
+        return None, sample, f"The snapshot could not be read again: {exc}"
+    for frame in source.frames.values():
+        if "line_no" in frame:
+            frame["line_no"] += first - 1
+    return source, sample, None
+
+
 def processlist_at(*, case: Case, at: datetime) -> dict[str, object] | None:
     """The SHOW PROCESSLIST snapshot nearest to ``at``: ``{"ts": ms, "sessions", "active", "rows",
-    "omitted"}``. Rows: active sessions first, then the longest ``time_s`` (seconds in the current
-    state) first; at most ``MAX_SESSIONS``, ``omitted`` says how many more the snapshot held; ``info``
-    is cut to ``MAX_INFO_CHARS`` (``info_cut`` True then). None when the case has no processlist."""
-    rows = ProcesslistRow.objects.filter(case=case, generation=case.generation)
-    ts = _nearest_ts(rows, at)
-    if ts is None:
+    "omitted", "error"}``. Rows: active sessions first, then the longest ``time_s`` (seconds in the
+    current state) first; at most ``MAX_SESSIONS``, ``omitted`` says how many more the snapshot held;
+    ``info`` is cut to ``MAX_INFO_CHARS`` (``info_cut`` True then); ``fingerprint`` as the rules see
+    it. None when the case has no processlist."""
+    source, sample, error = _snapshot(case, "processlist", at)
+    if sample is None:
         return None
-    snapshot = rows.filter(ts=ts)
-    counts = snapshot.aggregate(sessions=Count("id"), active=Count("id", filter=Q(active=True)))
-    listed = (
-        snapshot.annotate(
-            info_text=Left("statement__info", MAX_INFO_CHARS),
-            info_len=Length("statement__info"),
-            fingerprint_text=Left("statement__fingerprint", MAX_INFO_CHARS),
+    pl = source.frames.get("processlist", pd.DataFrame()) if source else pd.DataFrame()
+    if len(pl):
+        info = (
+            pl["info"].astype("string") if "info" in pl else pd.Series(pd.NA, index=pl.index, dtype="string")
         )
-        .order_by("-active", F("time_s").desc(nulls_last=True), "session_id", "id")
-        .values(
-            "session_id", "user", "host", "db", "command", "time_s", "state", "active",
-            "info_text", "info_len", "fingerprint_text", "member", "line_no",
-        )[:MAX_SESSIONS]
-    )  # fmt: skip
-    out_rows = [
-        {
-            "id": r["session_id"],
-            "user": r["user"],
-            "host": r["host"],
-            "db": r["db"],
-            "command": r["command"],
-            "time_s": r["time_s"],
-            "state": r["state"],
-            "active": r["active"],
-            "info": r["info_text"],
-            "info_cut": (r["info_len"] or 0) > MAX_INFO_CHARS,
-            "fingerprint": r["fingerprint_text"],
-            "member": r["member"],
-            "line_no": r["line_no"],
-        }
-        for r in listed
-    ]
+        pl = pl.assign(active=session_is_active(pl), info=info)
+        pl = pl.sort_values(
+            ["active", "time_s", "id", "line_no"], ascending=[False, False, True, True], na_position="last"
+        ).head(MAX_SESSIONS)
+        pl = pl.assign(
+            fingerprint=fingerprints(pl["info"]),
+            info_cut=pl["info"].str.len().fillna(0) > MAX_INFO_CHARS,
+            info=pl["info"].str.slice(0, MAX_INFO_CHARS),
+            member=sample.member,
+        ).rename(columns={"id": "session_id"})
+    rows = _records(pl, SESSION_FIELDS)
+    for row in rows:
+        row["id"] = row.pop("session_id")
+    sessions = len(source.frames.get("processlist", ())) if source else 0
+    active = int(session_is_active(source.frames["processlist"]).sum()) if sessions else 0
     return {
-        "ts": _ms(ts),
-        "sessions": counts["sessions"],
-        "active": counts["active"],
-        "rows": out_rows,
-        "omitted": counts["sessions"] - len(out_rows),
+        "ts": _ms(sample.ts),
+        "sessions": sessions,
+        "active": active,
+        "rows": rows,
+        "omitted": sessions - len(rows),
+        "error": error,
     }
 
 
 def threads_at(*, case: Case, at: datetime) -> dict[str, object] | None:
     """The ps snapshot nearest to ``at``: ``{"ts": ms, "counts": {state: threads}, "total", "rows",
-    "omitted"}``. ``counts`` come from the ``threads.state:<code>`` series (every thread, sleeping
-    ones included), D then R then the rest by count; ``rows`` are the threads that were not
-    sleeping (ThreadRow: R, D, Z, T ...), D first, then R, then by %CPU; at most ``MAX_THREADS``.
-    None when the case has no thread listing."""
+    "omitted", "error"}``. ``counts`` come from the ``threads.state:<code>`` series (every thread,
+    sleeping ones included), D then R then the rest by count; ``rows`` are the threads that were not
+    sleeping (states of ``THREAD_STATES_KEPT``: R, D, Z, T ...), D first, then R, then by %CPU; at
+    most ``MAX_THREADS``. None when the case has no thread listing."""
     names = [f"threads.state:{code}" for code in PS_STATE_CODES]
     points = SeriesPoint.objects.filter(case=case, series__in=names)
     ts = _nearest_ts(points, at)
@@ -152,26 +187,24 @@ def threads_at(*, case: Case, at: datetime) -> dict[str, object] | None:
     }
     order = {code: i for i, code in enumerate(THREAD_STATE_ORDER)}
     counts = dict(sorted(values.items(), key=lambda kv: (order.get(kv[0], len(order)), -kv[1], kv[0])))
-    threads = ThreadRow.objects.filter(case=case, generation=case.generation, ts=ts)
-    rank = SqlCase(
-        *(When(state=code, then=Value(i)) for i, code in enumerate(THREAD_STATE_ORDER)),
-        default=Value(len(THREAD_STATE_ORDER)),
-        output_field=IntegerField(),
-    )
-    listed = list(
-        threads.annotate(rank=rank)
-        .order_by("rank", F("pcpu").desc(nulls_last=True), "pid", "tid", "id")
-        .values("tid", "pid", "user", "state", "stat", "pcpu", "comm", "wchan", "member", "line_no")[
-            :MAX_THREADS
-        ]
-    )
-    stored = threads.count() if len(listed) == MAX_THREADS else len(listed)
+    source, sample, error = _snapshot(case, "ps", ts)
+    ps = source.frames.get("ps_threads", pd.DataFrame()) if source else pd.DataFrame()
+    if len(ps) and "state" in ps:
+        state = ps["state"].astype("string")
+        ps = ps[state.isin(THREAD_STATES_KEPT).fillna(False).to_numpy()]
+        ps = ps.assign(
+            rank=ps["state"].astype("string").map(order).fillna(len(order)), member=sample.member
+        ).sort_values(["rank", "pcpu", "pid", "tid"], ascending=[True, False, True, True], na_position="last")
+    else:
+        ps = ps.iloc[0:0]
+    rows = _records(ps.head(MAX_THREADS), THREAD_FIELDS)
     return {
         "ts": _ms(ts),
         "counts": counts,
         "total": sum(counts.values()),
-        "rows": listed,
-        "omitted": stored - len(listed),
+        "rows": rows,
+        "omitted": len(ps) - len(rows),
+        "error": error,
     }
 
 
@@ -231,42 +264,43 @@ def raw_at(*, case: Case, at: datetime) -> dict[str, object] | None:
     return {"sources": sources, "omitted_sources": len(near) - len(chosen), "error": error}
 
 
-def _read_lines(case: Case, wanted: dict[str, tuple[int, int]]) -> tuple[dict[str, list[str]], str | None]:
-    """Lines ``first..last`` (1-based, inclusive) of each wanted member of the kept bundle, read in
-    one walk of the archive and numbered as the parsers number them (UTF-8 with replacement,
-    universal newlines). Returns the lines found and an error message (or None)."""
-    found: dict[str, list[str]] = {}
-    if not wanted:
-        return found, None
-    upload = Upload.objects.filter(case=case).first()
-    if upload is None:
-        return found, "The original bundle of this case is not kept."
-    limits = Limits(
-        max_members=settings.CASEBOOK_MAX_MEMBERS,
-        max_total_bytes=settings.CASEBOOK_MAX_UNCOMPRESSED_BYTES,
-        max_ratio=settings.CASEBOOK_MAX_RATIO,
+def _member_lines(case: Case, member: str, first: int, last: int) -> tuple[list[str], str | None]:
+    """Lines ``first..last`` (1-based, inclusive) of ``member`` as its parser numbered them, read from
+    the case's raw chunks. Returns the lines and an error message (or None)."""
+    chunks = (
+        RawChunk.objects.filter(
+            case=case, generation=case.generation, member=member, line_start__lte=last, line_end__gte=first
+        )
+        .order_by("line_start")
+        .values_list("line_start", "text_zstd")
     )
-    try:
-        with _local_copy(upload) as path:
-            entries = walk(path, limits=limits, display_name=upload.original_name)
-            with contextlib.closing(entries):
-                for entry in entries:
-                    name = entry.name[:500]
-                    if isinstance(entry, Refused) or name not in wanted or name in found:
-                        continue
-                    first, last = wanted[name]
-                    text = io.TextIOWrapper(entry.open(), encoding="utf-8", errors="replace", newline=None)
-                    found[name] = [
-                        _cut(line.rstrip("\n")) for line in itertools.islice(text, first - 1, last)
-                    ]
-                    if len(found) == len(wanted):
-                        break
-    except (BundleError, OSError) as exc:
-        return found, f"The original bundle could not be read: {exc}"
-    missing = sorted(set(wanted) - set(found))
-    if missing:
-        return found, f"Not found in the original bundle: {', '.join(missing[:5])}"
-    return found, None
+    lines: list[str] = []
+    for start, data in chunks:
+        text = _ZSTD.decompress(bytes(data)).decode()
+        got = text.split("\n")
+        if text.endswith("\n"):
+            got.pop()
+        lines.extend(got[max(first - start, 0) : last - start + 1])
+    if not lines:
+        return lines, (
+            f"The raw text of {member} is not stored with this case (ingested by an older version of "
+            "Casebook): re-analyze the case to read it."
+        )
+    return lines, None
+
+
+def _read_lines(case: Case, wanted: dict[str, tuple[int, int]]) -> tuple[dict[str, list[str]], str | None]:
+    """Lines ``first..last`` of each wanted member (see ``_member_lines``), cut to
+    ``MAX_RAW_LINE_CHARS``. Returns the lines found and the first error message (or None)."""
+    found: dict[str, list[str]] = {}
+    errors: list[str] = []
+    for member, (first, last) in wanted.items():
+        lines, error = _member_lines(case, member, first, last)
+        if error:
+            errors.append(error)
+        else:
+            found[member] = [_cut(line) for line in lines]
+    return found, (errors[0] if errors else None)
 
 
 def _cut(line: str) -> str:

@@ -15,15 +15,14 @@ import logging
 import os
 import tempfile
 from collections.abc import Iterator
-from datetime import timedelta
 from pathlib import Path
 
 import pandas as pd
+import zstandard
 from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.core.files import File
 from django.db import DatabaseError, InterfaceError, OperationalError, transaction
-from django.db.models import F
 from django.utils import timezone
 from django.utils.text import get_valid_filename
 
@@ -40,13 +39,11 @@ from web.models import (
     CaseStatus,
     Finding,
     NotUsedMember,
-    ProcesslistRow,
+    RawChunk,
     RuleResult,
     SampleIndex,
     SeriesPoint,
     Source,
-    Statement,
-    ThreadRow,
     Upload,
 )
 
@@ -56,9 +53,8 @@ _libc_name = ctypes.util.find_library("c")
 #: glibc, for malloc_trim (None elsewhere: then memory is only collected, not trimmed).
 _LIBC = ctypes.CDLL(_libc_name) if _libc_name and hasattr(ctypes.CDLL(_libc_name), "malloc_trim") else None
 
-#: Distinct statements remembered across the pieces of an ingest (each with its fingerprint): the
-#: same statement in later snapshots is stored once; past this many the memory is reset.
-MAX_REMEMBERED_STATEMENTS = 100_000
+#: Distinct statements whose fingerprint is remembered across the pieces of an ingest.
+MAX_CACHED_FINGERPRINTS = 100_000
 #: Warnings kept per source in the database (the count is kept whole): enough to see the pattern.
 MAX_WARNINGS_PER_SOURCE = 200
 #: Database errors worth a retry of the whole task: the server or the connection went away.
@@ -149,62 +145,72 @@ def _local_copy(upload: Upload) -> Iterator[Path]:
 
 
 class _DetailWriter:
-    """Writes each parsed source's per-sample detail (sessions, threads) as soon as it is parsed,
-    tagged with the ingest's generation, and hands back the reduced source the analysis keeps."""
+    """Keeps the text of every parsed member as compressed chunks of whole lines (``RawChunk``),
+    tagged with the ingest's generation, as the parsers read it; and hands back the reduced source
+    the analysis keeps (``analyzer.timeline.prepare``), so the full frames are dropped piece by piece.
+    """
 
-    DETAIL_MODELS = (ProcesslistRow, ThreadRow, Statement)  # rows before the statements they name
+    #: Characters of text per chunk: a moment reads one or two chunks (a few ms to decompress).
+    CHUNK_CHARS = 2 << 20
+    #: Zstandard level: level 3 compresses this text about 25x at over 1 GB/s.
+    ZSTD_LEVEL = 3
 
     def __init__(self, case_id: int, generation: int) -> None:
         self.case_id = case_id
         self.generation = generation
-        self.cache: dict[str, str] = {}
-        self.statements: dict[str, int] = {}  # Info text -> Statement id, for this ingest
+        self.cache: dict[str, str] = {}  # statement -> fingerprint, across the pieces of the ingest
+        self.member: str | None = None
+        self.buffer: list[str] = []
+        self.buffered = 0
+        self.next_line = 1
+        self.compressor = zstandard.ZstdCompressor(level=self.ZSTD_LEVEL)
 
-    def _statement_ids(self, info: pd.Series, fingerprint: pd.Series) -> pd.Series:
-        """Statement ids of the Info texts (missing Info -> missing), new texts written first."""
-        text = info.astype("string")
-        if len(self.statements) > MAX_REMEMBERED_STATEMENTS:
-            self.statements.clear()  # bounded memory; a statement seen again is stored again
-            self.cache.clear()
-        new = [t for t in text.dropna().unique() if t not in self.statements]
-        if new:
-            fps = dict(zip(text, fingerprint.astype("string"), strict=True))
-            ids = bulk.copy_statements(self.case_id, self.generation, new, [fps.get(t) or "" for t in new])
-            self.statements.update(zip(new, ids, strict=True))
-        return text.map(self.statements).astype("Int64")
+    def text(self, member: str, block: str) -> None:
+        """The next ``block`` of ``member``'s text (``read_bundle``'s ``on_text``)."""
+        if member != self.member:
+            self.flush()
+            self.member, self.next_line = member, 1
+        self.buffer.append(block)
+        self.buffered += len(block)
+        if self.buffered >= self.CHUNK_CHARS:
+            data = "".join(self.buffer)
+            cut = data.rfind("\n") + 1
+            self.buffer, self.buffered = [data[cut:]], len(data) - cut
+            self._chunk(data[:cut])
+
+    def flush(self) -> None:
+        """Write what is buffered of the current member (its last lines, maybe without a newline)."""
+        data = "".join(self.buffer)
+        self.buffer, self.buffered = [], 0
+        if data:
+            self._chunk(data)
+
+    def _chunk(self, data: str) -> None:
+        if not data:
+            return
+        lines = data.count("\n") + (not data.endswith("\n"))
+        first = self.next_line
+        self.next_line += lines
+        bulk.copy_raw_chunk(
+            self.case_id,
+            self.generation,
+            member=self.member or "",
+            line_start=first,
+            line_end=first + lines - 1,
+            data=self.compressor.compress(data.encode()),
+        )
 
     def write(self, source: ParsedSource) -> ParsedSource:
+        """A parsed source (or piece) reduced to what the analysis keeps (``read_bundle``'s ``on_source``)."""
+        if len(self.cache) > MAX_CACHED_FINGERPRINTS:
+            self.cache.clear()  # bounded memory: a statement seen again is fingerprinted again
         try:
-            return self._write(source)
+            return prepare(source, cache=self.cache)
         finally:
             _release_memory()
 
-    def _write(self, source: ParsedSource) -> ParsedSource:
-        lean = prepare(source, cache=self.cache)
-        pl = source.frames.get("processlist")
-        if pl is not None and len(pl):
-            derived = lean.frames["processlist"]
-            full = pl.assign(
-                statement_id=self._statement_ids(pl["info"], derived["fingerprint"]), active=derived["active"]
-            )
-            bulk.copy_processlist(self.case_id, self.generation, full, member=source.member)
-        ps = source.frames.get("ps_threads")
-        if ps is not None and len(ps):
-            bulk.copy_threads(self.case_id, self.generation, ps, member=source.member)
-        return lean
-
-    def shift(self, shifted: dict[str, float]) -> None:
-        """Detail rows were written before the bundle knew how to place their member in UTC
-        (server offset, anchoring): move them by what the bundle moved the member's frames."""
-        for member, seconds in shifted.items():
-            for model in (ProcesslistRow, ThreadRow):
-                model.objects.filter(case_id=self.case_id, generation=self.generation, member=member).update(
-                    ts=F("ts") - timedelta(seconds=seconds)
-                )
-
     def discard(self) -> None:
-        for model in self.DETAIL_MODELS:
-            model.objects.filter(case_id=self.case_id, generation=self.generation).delete()
+        RawChunk.objects.filter(case_id=self.case_id, generation=self.generation).delete()
 
 
 def _release_memory() -> None:
@@ -230,9 +236,9 @@ def case_ingest(*, case_id: int) -> None:
     detail = _DetailWriter(case_id, case.generation + 1)
     try:
         detail.discard()  # rows a crashed run of this generation may have left
-        bundle = _parse(case, on_source=detail.write)
+        bundle = _parse(case, on_source=detail.write, on_text=detail.text)
+        detail.flush()
         _release_memory()
-        detail.shift(bundle.shifted)
         _set(case_id, status=CaseStatus.ANALYZING, progress=80, status_detail="running the rules")
         timeline = Timeline.from_sources(
             bundle.sources, ncpu=bundle.ncpu, host=bundle.host, utc_offset_s=bundle.utc_offset_s
@@ -258,7 +264,7 @@ def _fail(case_id: int, reason: str, detail: _DetailWriter | None = None) -> Non
     _set(case_id, status=CaseStatus.FAILED, failure_reason=reason[:2000] or "unknown error", status_detail="")
 
 
-def _parse(case: Case, *, on_source) -> Bundle:
+def _parse(case: Case, *, on_source, on_text) -> Bundle:
     limits = Limits(
         max_members=settings.CASEBOOK_MAX_MEMBERS,
         max_total_bytes=settings.CASEBOOK_MAX_UNCOMPRESSED_BYTES,
@@ -277,6 +283,7 @@ def _parse(case: Case, *, on_source) -> Bundle:
             limits=limits,
             progress=progress,
             on_source=on_source,
+            on_text=on_text,
         )
 
 
@@ -284,11 +291,10 @@ def _replace_derived(
     case: Case, bundle: Bundle, timeline: Timeline, outcome: engine.Outcome, generation: int
 ) -> None:
     """Replace every row derived from the bundle (inside the caller's transaction): the detail rows
-    of ``generation`` become current, those of other generations go."""
+    (raw chunks) of ``generation`` become current, those of other generations go."""
     for model in (Source, NotUsedMember, SeriesPoint, SampleIndex, Finding, RuleResult):
         model.objects.filter(case=case).delete()
-    for model in _DetailWriter.DETAIL_MODELS:
-        model.objects.filter(case=case).exclude(generation=generation).delete()
+    RawChunk.objects.filter(case=case).exclude(generation=generation).delete()
     Source.objects.bulk_create(
         Source(
             case=case,

@@ -105,3 +105,15 @@ def test_a_member_that_is_not_the_format_raises_on_its_first_piece() -> None:
             member="m",
             clock=ClockHints(),
         )
+
+
+def test_line_numbers_count_newlines_only_whatever_the_statement_holds() -> None:
+    # A statement with a form feed and a U+2028: str.splitlines would cut there and shift every
+    # later line number; the member's lines (and the raw lines shown for them) end at "\n" only.
+    text = _processlist(6, 2).replace("id = 101", "id = 101 /* a\x0cb\u2028c */")
+    _, pieced, seen = _both(processlist, text, piece_chars=700)
+    assert len(seen) > 2
+    lines = text.split("\n")
+    for row in pieced.main.itertuples():
+        assert lines[row.line_no - 1].startswith("*"), row.line_no
+        assert lines[row.line_end - 1].lstrip().startswith("Info: SELECT"), row.line_end

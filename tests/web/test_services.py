@@ -8,21 +8,12 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
+import zstandard
 from django.core.files import File
 
 from tests.web.conftest import PROCESSLIST_NO_TS, VMSTAT, make_tar
-from web import services
-from web.models import (
-    Case,
-    CaseStatus,
-    Finding,
-    NotUsedMember,
-    ProcesslistRow,
-    SeriesPoint,
-    Source,
-    Statement,
-    ThreadRow,
-)
+from web import moments, services
+from web.models import Case, CaseStatus, Finding, NotUsedMember, RawChunk, SeriesPoint, Source
 
 pytestmark = pytest.mark.django_db
 
@@ -71,7 +62,8 @@ def test_ingest_of_example2_gives_vmstat_and_processlist_over_the_utc_window(exa
     assert case.window_start <= pl.start and case.window_end >= pl.end
     assert SeriesPoint.objects.filter(case=case, series="vmstat.r").count() == 29  # since-boot line left out
     assert SeriesPoint.objects.filter(case=case, series="processlist.state:statistics").exists()
-    assert ProcesslistRow.objects.filter(case=case).count() == 436
+    first = moments.processlist_at(case=case, at=pl.start)
+    assert first["ts"] == round(pl.start.timestamp() * 1000) and first["sessions"] == len(first["rows"]) > 0
     assert NotUsedMember.objects.filter(case=case, member="example2/2026_04_21_16_51_41-slabinfo").exists()
 
 
@@ -224,20 +216,50 @@ def test_findings_are_stored_most_severe_first(tmp_path: Path) -> None:
     assert case.rule_versions["cpu-saturation"] == 1
 
 
-def test_session_detail_keeps_the_statement_and_its_fingerprint(tmp_path: Path) -> None:
+def _member_text(tarball: Path, name: str) -> str:
+    """A member's text as the parsers read it (UTF-8 with replacement, universal newlines)."""
+    with tarfile.open(tarball) as tar:
+        raw = tar.extractfile(name).read()
+    return raw.decode("utf-8", "replace").replace("\r\n", "\n").replace("\r", "\n")
+
+
+def test_the_text_of_every_parsed_member_is_kept_line_for_line(example2_tarball: Path, monkeypatch) -> None:
+    monkeypatch.setattr(services._DetailWriter, "CHUNK_CHARS", 4096)  # several chunks a member
+    case = _ingest(example2_tarball)
+    members = list(case.sources.exclude(samples=0).values_list("member", flat=True))
+    assert len(members) >= 5
+    most = 0
+    for member in members:
+        chunks = list(
+            RawChunk.objects.filter(case=case, member=member, generation=case.generation)
+            .order_by("line_start")
+            .values_list("line_start", "line_end", "text_zstd")
+        )
+        texts = [zstandard.ZstdDecompressor().decompress(bytes(data)).decode() for *_, data in chunks]
+        text = _member_text(example2_tarball, member)
+        assert "".join(texts) == text, member
+        assert [start for start, *_ in chunks] == [1] + [end + 1 for _, end, _ in chunks[:-1]], member
+        assert chunks[-1][1] == text.count("\n") + (not text.endswith("\n")), member
+        most = max(most, len(chunks))
+    assert most > 1
+
+
+def test_a_snapshot_is_read_back_with_the_statement_and_its_fingerprint(tmp_path: Path) -> None:
     case = _ingest(
         make_tar(tmp_path / "b.tgz", {"2026_04_21_16_51_41-processlist": PROCESSLIST_NO_TS.encode()})
     )
-    [row] = ProcesslistRow.objects.select_related("statement").filter(case=case)
-    assert (row.statement.info, row.statement.fingerprint, row.active) == (
+    snapshot = moments.processlist_at(case=case, at=case.window_start)
+    [row] = snapshot["rows"]
+    assert (row["info"], row["fingerprint"], row["active"], row["line_no"]) == (
         "SELECT * FROM orders WHERE id = 42",
         "select * from orders where id = ?",
         True,
+        1,
     )
-    assert (row.generation, row.line_no) == (case.generation, 1)
+    assert (snapshot["sessions"], snapshot["active"], snapshot["error"]) == (1, 1, None)
 
 
-def test_session_detail_of_a_local_time_capture_is_shifted_to_utc(tmp_path: Path) -> None:
+def test_the_snapshot_of_a_local_time_capture_is_placed_in_utc(tmp_path: Path) -> None:
     manifest = b"casebook_collector: 1\nhostname: db1\nutc_offset: +0200\n"
     case = _ingest(
         make_tar(
@@ -245,21 +267,12 @@ def test_session_detail_of_a_local_time_capture_is_shifted_to_utc(tmp_path: Path
             {"c/manifest.txt": manifest, "c/2026_04_21_18_51_41-processlist": PROCESSLIST_NO_TS.encode()},
         )
     )
-    row = ProcesslistRow.objects.get(case=case)
-    assert row.ts == pd.Timestamp("2026-04-21 16:51:41", tz="UTC")  # 18:51:41 at UTC+02:00
-    assert case.sources.get(format="processlist").start == row.ts
+    utc = pd.Timestamp("2026-04-21 16:51:41", tz="UTC")  # 18:51:41 at UTC+02:00
+    assert case.sources.get(format="processlist").start == utc
+    assert moments.processlist_at(case=case, at=utc)["ts"] == utc.timestamp() * 1000
 
 
-def test_a_statement_run_by_many_sessions_is_stored_once(example2_tarball: Path) -> None:
-    case = _ingest(example2_tarball)
-    rows = ProcesslistRow.objects.filter(case=case)
-    with_text = rows.exclude(statement=None)
-    statements = Statement.objects.filter(case=case, generation=case.generation)
-    assert statements.count() == with_text.values("statement").distinct().count() < with_text.count()
-    assert not statements.filter(fingerprint="").exists()
-
-
-def test_reanalysis_replaces_the_detail_rows(tmp_path: Path) -> None:
+def test_reanalysis_replaces_the_kept_text(tmp_path: Path) -> None:
     case = _ingest(
         make_tar(tmp_path / "b.tgz", {"2026_04_21_16_51_41-processlist": PROCESSLIST_NO_TS.encode()})
     )
@@ -267,10 +280,10 @@ def test_reanalysis_replaces_the_detail_rows(tmp_path: Path) -> None:
     services.case_ingest(case_id=case.pk)
     case.refresh_from_db()
     assert case.generation == 2
-    assert list(ProcesslistRow.objects.filter(case=case).values_list("generation", flat=True)) == [2]
+    assert list(RawChunk.objects.filter(case=case).values_list("generation", flat=True)) == [2]
 
 
-def test_only_threads_that_are_not_sleeping_are_stored_one_by_one(tmp_path: Path) -> None:
+def test_the_threads_listed_at_a_moment_are_those_not_sleeping(tmp_path: Path) -> None:
     ps = (
         "TS 1776790301.000000000 2026-04-21 16:51:41\n"
         "    PID     TID    PPID USER     STAT %CPU COMMAND         WCHAN\n"
@@ -279,21 +292,22 @@ def test_only_threads_that_are_not_sleeping_are_stored_one_by_one(tmp_path: Path
         "   1208    1302       1 mysql    R    90.0 mariadbd        -\n"
     )
     case = _ingest(make_tar(tmp_path / "b.tgz", {"ps-threads.txt": ps.encode()}))
-    rows = list(ThreadRow.objects.filter(case=case).order_by("tid").values_list("tid", "state", "wchan"))
-    assert rows == [(1301, "D", "do_unlinkat"), (1302, "R", "")]
+    threads = moments.threads_at(case=case, at=case.window_start)
+    assert [(r["tid"], r["state"], r["wchan"], r["line_no"]) for r in threads["rows"]] == [
+        (1301, "D", "do_unlinkat", 4),
+        (1302, "R", "", 5),
+    ]
+    assert (threads["counts"], threads["omitted"]) == ({"D": 1, "R": 1, "S": 1}, 0)
 
 
-def test_deleting_a_case_leaves_no_session_or_statement_behind(tmp_path: Path) -> None:
+def test_deleting_a_case_leaves_no_kept_text_behind(tmp_path: Path) -> None:
     case = _ingest(
         make_tar(tmp_path / "b.tgz", {"2026_04_21_16_51_41-processlist": PROCESSLIST_NO_TS.encode()})
     )
-    assert (
-        Statement.objects.filter(case=case).count() == ProcesslistRow.objects.filter(case=case).count() == 1
-    )
+    assert RawChunk.objects.filter(case=case).count() == 1
     case_id = case.pk
     case.delete()
-    assert not Statement.objects.filter(case_id=case_id).exists()
-    assert not ProcesslistRow.objects.filter(case_id=case_id).exists()
+    assert not RawChunk.objects.filter(case_id=case_id).exists()
 
 
 def test_a_capture_with_no_time_of_its_own_is_placed_with_the_others(tmp_path: Path) -> None:
