@@ -100,6 +100,20 @@ def prepare(source: ParsedSource, *, cache: dict[str, str] | None = None) -> Par
     return dataclasses.replace(source, frames=frames)
 
 
+#: Distinct statements whose fingerprint ``reduce_piece`` remembers (then it starts afresh).
+MAX_CACHED_FINGERPRINTS = 100_000
+_fingerprint_cache: dict[str, str] = {}
+
+
+def reduce_piece(source: ParsedSource) -> ParsedSource:
+    """``prepare`` with fingerprints remembered across the calls of this process (bounded by
+    ``MAX_CACHED_FINGERPRINTS``): what an ingest applies to each parsed piece of a capture, in
+    the worker or in a parse process (``parsers.pool``), before the full frames are dropped."""
+    if len(_fingerprint_cache) > MAX_CACHED_FINGERPRINTS:
+        _fingerprint_cache.clear()
+    return prepare(source, cache=_fingerprint_cache)
+
+
 def _fold_minor_irqs(it: pd.DataFrame) -> pd.DataFrame:
     """Keep the IRQ_LINES_KEPT busiest lines per CPU; sum the others per (ts, cpu) as OTHER_IRQ."""
     irq = it["irq"].astype("string")

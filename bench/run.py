@@ -90,6 +90,20 @@ def _rss_bytes(pid: int | str = "self") -> int | None:
         return None
 
 
+def _tree_rss_bytes(pid: int | str = "self") -> int:
+    """Resident set size of a process and all its descendants (the ingest's parse processes)."""
+    pid = os.getpid() if pid == "self" else int(pid)
+    total, todo = 0, [pid]
+    while todo:
+        current = todo.pop()
+        total += _rss_bytes(current) or 0
+        with contextlib.suppress(OSError):
+            for task in os.listdir(f"/proc/{current}/task"):
+                with open(f"/proc/{current}/task/{task}/children") as fh:
+                    todo.extend(int(child) for child in fh.read().split())
+    return total
+
+
 @contextlib.contextmanager
 def _profiled(name: str):  # noqa: ANN201 - context manager
     """cProfile the block into $CASEBOOK_BENCH_PROFILE/<name>.prof when --profile asked for it."""
@@ -286,7 +300,7 @@ class _Stages:
 
     def _sample(self) -> None:
         while not self.stop.wait(RSS_SAMPLE_S):
-            rss = _rss_bytes() or 0
+            rss = _tree_rss_bytes()
             with self.lock:
                 for depth in range(len(self.stack)):
                     self.peaks[depth] = max(self.peaks.get(depth, 0), rss)
@@ -297,7 +311,7 @@ class _Stages:
             depth = len(self.stack)
             order = next(self.counter)
             self.stack.append(name)
-            self.peaks[depth] = _rss_bytes() or 0
+            self.peaks[depth] = _tree_rss_bytes()
         _event("stage", name=name, depth=depth, **extra)
         t = time.perf_counter()
         try:
@@ -306,7 +320,7 @@ class _Stages:
             seconds = time.perf_counter() - t
             with self.lock:
                 self.stack.pop()
-                peak = max(self.peaks.pop(depth, 0), _rss_bytes() or 0)
+                peak = max(self.peaks.pop(depth, 0), _tree_rss_bytes())
             record = {
                 "stage": name,
                 "order": order,
@@ -460,7 +474,7 @@ def ingest_stage(bundle: Path, timeout: float, max_rss: int, keep: bool) -> dict
         seen_rss, killed = 0, None
         while proc.poll() is None:
             time.sleep(0.2)
-            rss = _rss_bytes(proc.pid) or 0
+            rss = _tree_rss_bytes(proc.pid)
             seen_rss = max(seen_rss, rss)
             elapsed = time.perf_counter() - t0
             if rss > max_rss:
@@ -487,6 +501,7 @@ def ingest_stage(bundle: Path, timeout: float, max_rss: int, keep: bool) -> dict
         }
     log.unlink()
     result.pop("event", None)
+    result["peak_tree_rss_bytes"] = max(seen_rss, result["peak_rss_bytes"])
     return result
 
 
@@ -578,8 +593,12 @@ def print_report(report: dict[str, Any]) -> None:
         f"    ingest (case_ingest)     {ing['ingest_seconds']:9.2f} s   = {ratio:.1f}x gzip|wc "
         f"(target <= {INGEST_TARGET_RATIO:g}x, then {INGEST_NEXT_TARGET_RATIO:g}x): {verdict}"
     )
-    rss_ok = "ok" if ing["peak_rss_bytes"] < RSS_TARGET_BYTES else "MISSED"
-    print(f"    peak RSS                 {_mib(ing['peak_rss_bytes']):>11}   (target < 1 GiB): {rss_ok}")
+    tree = ing.get("peak_tree_rss_bytes", ing["peak_rss_bytes"])
+    rss_ok = "ok" if tree < RSS_TARGET_BYTES else "MISSED"
+    print(
+        f"    peak RSS                 {_mib(tree):>11}   (target < 1 GiB): {rss_ok}   worker process, plus its "
+        f"parse processes (sampled every {RSS_SAMPLE_S:g} s); the worker alone: {_mib(ing['peak_rss_bytes'])}"
+    )
     print(
         f"    final status             {ing['status']}{'  ' + ing['failure_reason'] if ing['failure_reason'] else ''}"
     )

@@ -30,7 +30,7 @@ from parsers import registry
 from parsers.archive import DEFAULT_LIMITS, BundleError, LimitExceeded, Limits, Member, Refused, walk
 from parsers.base import Clock, ClockHints, ParsedSource, ParseError, parse_marker, parse_ts_line
 from parsers.layout import offset_from_z, place, read_manifest
-from parsers.pieces import SNAPSHOT_FORMATS, parse_in_pieces
+from parsers.pieces import SNAPSHOT_FORMATS, PieceRunner, parse_in_pieces
 
 log = logging.getLogger(__name__)
 
@@ -97,6 +97,7 @@ def read_bundle(
     progress: Callable[[str], None] | None = None,
     on_source: Callable[[ParsedSource], ParsedSource] | None = None,
     on_text: Callable[[str, str], None] | None = None,
+    runner: PieceRunner | None = None,
 ) -> Bundle:
     """Parse every member of the bundle at ``path``.
 
@@ -110,11 +111,14 @@ def read_bundle(
     ``line_no`` values count lines of that text: the ingest keeps it to show raw lines and to read a
     snapshot's sessions and threads back.
 
+    ``runner`` (a ``parsers.pool.PiecePool``) parses the pieces of large snapshot captures in
+    parallel; ``on_source`` then sees pieces the runner's reducer already reduced.
+
     Raises ``parsers.archive.BundleError`` only when the container itself is unreadable before any
     member was read; limits passed midway become a warning and the members read so far are kept.
     """
     bundle = Bundle()
-    reader = _Reader(bundle, on_source, on_text)
+    reader = _Reader(bundle, on_source, on_text, runner)
     try:
         for entry in walk(Path(path), limits=limits, display_name=display_name):
             bundle.members_seen += 1
@@ -170,10 +174,12 @@ class _Reader:
         bundle: Bundle,
         on_source: Callable[[ParsedSource], ParsedSource] | None = None,
         on_text: Callable[[str, str], None] | None = None,
+        runner: PieceRunner | None = None,
     ) -> None:
         self.b = bundle
         self.on_source = on_source
         self.on_text = on_text
+        self.runner = runner
         self.offsets: Counter[int] = Counter()
         self.manifest: dict[str, str] = {}
         self.hosts: list[str] = []
@@ -233,7 +239,13 @@ class _Reader:
         try:
             if in_pieces:
                 source = parse_in_pieces(
-                    module, head_raw, rest, member=member.name, clock=hints, on_piece=self.on_source
+                    module,
+                    head_raw,
+                    rest,
+                    member=member.name,
+                    clock=hints,
+                    on_piece=self.on_source,
+                    runner=self.runner,
                 )
             else:
                 source = module.parse(itertools.chain(head_raw, rest), member=member.name, clock=hints)

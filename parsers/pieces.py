@@ -14,10 +14,12 @@ from __future__ import annotations
 import dataclasses
 import io
 import itertools
+from collections import deque
 from collections.abc import Callable, Iterable, Iterator
+from concurrent.futures import Future
 from dataclasses import dataclass
 from types import ModuleType
-from typing import TextIO
+from typing import Protocol, TextIO
 
 import pandas as pd
 
@@ -62,23 +64,24 @@ def split(head: str, rest: TextIO, *, piece_chars: int = PIECE_CHARS) -> Iterato
     [(1, 0, 'TS 1 a\nx\n'), (1, 2, 'TS 1 a\nx\nTS 2 b\ny\n'), (3, 2, 'TS 2 b\ny\nTS 3 c\nz\n')]
     """
     carry, first_line, overlap = head, 1, ""
+    block = rest.read(piece_chars)
     while True:
-        block = rest.read(piece_chars)
+        following = rest.read(piece_chars) if block else ""  # read ahead: is this the last block?
         data = carry + block
-        if not block:
+        if not following:
             if data[len(overlap) :].strip():
                 yield Piece(data, first_line, overlap.count("\n"))
             return
         cut = _last_marker(data, len(overlap) + 1)  # a cut that leaves at least one new line
         if cut < 0:
-            carry = data  # one snapshot longer than a piece: read on until the next marker
+            carry, block = data, following  # one snapshot longer than a piece: read on
             continue
         piece = data[:cut]
         yield Piece(piece, first_line, overlap.count("\n"))
         last = _last_marker(piece, len(overlap))
         overlap = piece[last:] if last >= 0 else ""
         first_line += piece.count("\n") - overlap.count("\n")
-        carry = overlap + data[cut:]
+        carry, block = overlap + data[cut:], following
 
 
 def _shift_lines(source: ParsedSource, offset: int, drop_before: int) -> ParsedSource:
@@ -123,6 +126,31 @@ def _join(pieces: list[ParsedSource]) -> ParsedSource:
     return dataclasses.replace(first, frames=frames, warnings=warnings)
 
 
+def parse_piece(module: ModuleType, piece: Piece, *, member: str, clock: ClockHints) -> ParsedSource:
+    """One piece parsed by ``module.parse``, its line numbers the member's, the rows and warnings
+    of its overlap (the last snapshot of the piece before) dropped.
+
+    Raises ``ParseError`` (with the member's line number) when the piece cannot be read.
+    """
+    try:
+        # a file object: block parsers read it whole, line parsers split it at "\n" only, as the
+        # member's own lines are counted (str.splitlines would also cut at \f, \x1c, U+2028 ...)
+        parsed = module.parse(io.StringIO(piece.text), member=member, clock=clock)
+    except ParseError as exc:
+        raise ParseError(member, exc.line_no + piece.first_line - 1, exc.line, exc.reason) from exc
+    drop_before = piece.first_line + piece.overlap_lines if piece.overlap_lines else 0
+    return _shift_lines(parsed, piece.first_line - 1, drop_before)
+
+
+class PieceRunner(Protocol):
+    """Parses pieces elsewhere (``parsers.pool.PiecePool``): ``submit`` returns a future of what
+    ``parse_piece`` returns (reduced by the runner's own reducer, if it has one)."""
+
+    processes: int
+
+    def submit(self, module: ModuleType, piece: Piece, *, member: str, clock: ClockHints) -> Future: ...
+
+
 def parse_in_pieces(
     module: ModuleType,
     head_lines: Iterable[str],
@@ -131,30 +159,60 @@ def parse_in_pieces(
     member: str,
     clock: ClockHints,
     on_piece: Callable[[ParsedSource], ParsedSource] | None = None,
-    piece_chars: int = PIECE_CHARS,
+    piece_chars: int | None = None,
+    runner: PieceRunner | None = None,
 ) -> ParsedSource:
     """Parse a snapshot capture piece by piece with ``module.parse``; see the module docstring.
 
-    Raises ``ParseError`` when the first piece is not the format; a later piece that fails keeps
-    what was read before it and adds a ``cut`` warning naming the line.
+    With a ``runner`` (a pool of parse processes), a member of more than one piece has its pieces
+    parsed in parallel, at most ``runner.processes + 1`` in flight; ``on_piece`` still sees them in
+    order, in this process. Raises ``ParseError`` when the first piece is not the format; a later
+    piece that fails keeps what was read before it and adds a ``cut`` warning naming the line.
     """
     kept: list[ParsedSource] = []
-    for piece in split("".join(head_lines), rest, piece_chars=piece_chars):
+    pending: deque[Future | Piece] = deque()
+    pieces = split("".join(head_lines), rest, piece_chars=piece_chars or PIECE_CHARS)
+
+    def take() -> bool:
+        """Parse (or collect) the oldest pending piece; False once a piece could not be read."""
+        job = pending.popleft()
         try:
-            # a file object: block parsers read it whole, line parsers split it at "\n" only, as
-            # the member's own lines are counted (str.splitlines would also cut at \f, \x1c ...)
-            parsed = module.parse(io.StringIO(piece.text), member=member, clock=clock)
+            if isinstance(job, Piece):
+                parsed = parse_piece(module, job, member=member, clock=clock)
+            else:
+                parsed = job.result()
         except ParseError as exc:
             if not kept:
                 raise
-            line = exc.line_no + piece.first_line - 1
             kept[-1].warnings.append(
-                ParseWarning(line, "cut", f"the rest of the member was not read: line {line}: {exc.reason}")
+                ParseWarning(
+                    exc.line_no,
+                    "cut",
+                    f"the rest of the member was not read: line {exc.line_no}: {exc.reason}",
+                )
             )
-            break
-        drop_before = piece.first_line + piece.overlap_lines if piece.overlap_lines else 0
-        parsed = _shift_lines(parsed, piece.first_line - 1, drop_before)
+            return False
         kept.append(on_piece(parsed) if on_piece else parsed)
+        return True
+
+    try:
+        first = next(pieces, None)
+        if first is not None:
+            pending.append(first)
+        for piece in pieces:  # a second piece: the member is worth the runner's processes
+            if runner is not None and isinstance(pending[0], Piece):
+                pending[0] = runner.submit(module, pending[0], member=member, clock=clock)
+            pending.append(runner.submit(module, piece, member=member, clock=clock) if runner else piece)
+            while len(pending) > (runner.processes if runner else 0):
+                if not take():
+                    return _join(kept)
+        while pending:
+            if not take():
+                break
+    finally:
+        for job in pending:
+            if isinstance(job, Future):
+                job.cancel()
     if not kept:
         raise ParseError(member, 1, "", "no snapshot found")
     return _join(kept)

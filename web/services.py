@@ -28,10 +28,11 @@ from django.utils.text import get_valid_filename
 
 from analyzer import engine
 from analyzer.series import aggregate_series, search_terms
-from analyzer.timeline import Timeline, prepare
+from analyzer.timeline import Timeline, reduce_piece
 from parsers.archive import BundleError, Limits
 from parsers.base import ParsedSource
 from parsers.bundle import Bundle, read_bundle
+from parsers.pool import PiecePool
 from web import bulk, charts
 from web.models import (
     FINAL_STATUSES,
@@ -53,8 +54,8 @@ _libc_name = ctypes.util.find_library("c")
 #: glibc, for malloc_trim (None elsewhere: then memory is only collected, not trimmed).
 _LIBC = ctypes.CDLL(_libc_name) if _libc_name and hasattr(ctypes.CDLL(_libc_name), "malloc_trim") else None
 
-#: Distinct statements whose fingerprint is remembered across the pieces of an ingest.
-MAX_CACHED_FINGERPRINTS = 100_000
+#: What a parse process applies to each piece it parsed (see parsers/pool.py), as the worker does.
+PIECE_REDUCER = "analyzer.timeline:reduce_piece"
 #: Warnings kept per source in the database (the count is kept whole): enough to see the pattern.
 MAX_WARNINGS_PER_SOURCE = 200
 #: Database errors worth a retry of the whole task: the server or the connection went away.
@@ -158,7 +159,6 @@ class _DetailWriter:
     def __init__(self, case_id: int, generation: int) -> None:
         self.case_id = case_id
         self.generation = generation
-        self.cache: dict[str, str] = {}  # statement -> fingerprint, across the pieces of the ingest
         self.member: str | None = None
         self.buffer: list[str] = []
         self.buffered = 0
@@ -202,10 +202,8 @@ class _DetailWriter:
 
     def write(self, source: ParsedSource) -> ParsedSource:
         """A parsed source (or piece) reduced to what the analysis keeps (``read_bundle``'s ``on_source``)."""
-        if len(self.cache) > MAX_CACHED_FINGERPRINTS:
-            self.cache.clear()  # bounded memory: a statement seen again is fingerprinted again
         try:
-            return prepare(source, cache=self.cache)
+            return reduce_piece(source)
         finally:
             _release_memory()
 
@@ -276,7 +274,11 @@ def _parse(case: Case, *, on_source, on_text) -> Bundle:
         seen[0] += 1
         _set(case.pk, progress=min(75, 2 + seen[0]), status_detail=f"parsing {member[:250]}")
 
-    with _local_copy(case.upload) as path:
+    processes = settings.CASEBOOK_PARSE_PROCESSES
+    with (
+        _local_copy(case.upload) as path,
+        PiecePool(processes, reduce=PIECE_REDUCER) if processes else contextlib.nullcontext() as pool,
+    ):
         return read_bundle(
             path,
             display_name=case.upload.original_name,
@@ -284,6 +286,7 @@ def _parse(case: Case, *, on_source, on_text) -> Bundle:
             progress=progress,
             on_source=on_source,
             on_text=on_text,
+            runner=pool,
         )
 
 

@@ -150,6 +150,9 @@ CASEBOOK_MAX_UPLOAD_BYTES = envint("CASEBOOK_MAX_UPLOAD_BYTES", 4 * 1024**3)
 CASEBOOK_MAX_MEMBERS = envint("CASEBOOK_MAX_MEMBERS", 5000)
 CASEBOOK_MAX_UNCOMPRESSED_BYTES = envint("CASEBOOK_MAX_UNCOMPRESSED_BYTES", 16 * 1024**3)
 CASEBOOK_MAX_RATIO = envint("CASEBOOK_MAX_RATIO", 200)
+# Processes that parse the pieces of a large capture in parallel during an ingest (parsers/pool.py);
+# 0 parses everything in the worker process itself. Started only for members of two pieces or more.
+CASEBOOK_PARSE_PROCESSES = envint("CASEBOOK_PARSE_PROCESSES", os.cpu_count() or 1)
 
 # Celery: Redis broker; results are not kept (tasks write their outcome to PostgreSQL).
 CELERY_BROKER_URL = envstr("CASEBOOK_REDIS_URL", "redis://127.0.0.1:6379/0")

@@ -11,6 +11,7 @@ import pytest
 import zstandard
 from django.core.files import File
 
+from parsers.pool import PiecePool
 from tests.web.conftest import PROCESSLIST_NO_TS, VMSTAT, make_tar
 from web import moments, services
 from web.models import Case, CaseStatus, Finding, NotUsedMember, RawChunk, SeriesPoint, Source
@@ -321,3 +322,34 @@ def test_a_capture_with_no_time_of_its_own_is_placed_with_the_others(tmp_path: P
     assert vm.start == pd.Timestamp("2026-04-21 16:51:41", tz="UTC")  # not 1970
     assert case.window_start == vm.start
     assert any("vmstat.out (vmstat) has no time of its own" in w for w in case.warnings)
+
+
+def test_pieces_parsed_by_parse_processes_give_the_same_case(
+    example2_tarball: Path, settings, monkeypatch
+) -> None:
+    monkeypatch.setattr("parsers.pieces.PIECE_CHARS", 20_000)  # every snapshot member in several pieces
+
+    def summary(case: Case) -> tuple:
+        return (
+            case.status,
+            sorted(case.sources.values_list("member", "samples", "start", "end", "warning_count")),
+            SeriesPoint.objects.filter(case=case).count(),
+            list(case.findings.values_list("key", "windows")),
+            case.search_terms,
+        )
+
+    started: list[int] = []
+
+    class CountingPool(PiecePool):
+        def close(self) -> None:
+            started.append(len(self._all))
+            super().close()
+
+    monkeypatch.setattr(services, "PiecePool", CountingPool)
+    settings.CASEBOOK_PARSE_PROCESSES = 0
+    alone = summary(_ingest(example2_tarball))
+    assert started == []
+    settings.CASEBOOK_PARSE_PROCESSES = 2
+    shared = summary(_ingest(example2_tarball))
+    assert started == [2]
+    assert shared == alone and alone[0] == CaseStatus.READY

@@ -48,3 +48,33 @@ def test_the_celery_limits_are_set(settings) -> None:
     assert app.conf.task_soft_time_limit == settings.CELERY_TASK_SOFT_TIME_LIMIT > 0
     assert app.conf.task_time_limit > app.conf.task_soft_time_limit
     assert app.conf.broker_url.startswith("redis://")
+
+
+def _parse_in_a_daemon(results) -> None:
+    import io
+
+    from parsers import processlist
+    from parsers.base import ClockHints
+    from parsers.pieces import parse_in_pieces
+    from parsers.pool import PiecePool
+    from tests.parsers.test_pieces import _processlist
+
+    text = _processlist(30, 4)
+    with PiecePool(2) as pool:
+        source = parse_in_pieces(
+            processlist, [], io.StringIO(text), member="m", clock=ClockHints(), piece_chars=2000, runner=pool
+        )
+        results.put((len(source.main), len(pool._all)))
+
+
+def test_parse_processes_start_inside_a_daemonic_prefork_child() -> None:
+    # Celery's prefork pool runs tasks in daemonic billiard processes, which multiprocessing refuses
+    # children; the parse pool starts its processes with subprocess and works there.
+    import billiard
+
+    results = billiard.Queue()
+    child = billiard.Process(target=_parse_in_a_daemon, args=(results,), daemon=True)
+    child.start()
+    rows, processes = results.get(timeout=60)
+    child.join(timeout=30)
+    assert (rows, processes, child.exitcode) == (30 * 4, 2, 0)

@@ -1,0 +1,112 @@
+"""Pieces parsed in child processes (parsers/pool.py) give what one process gives, in order, with
+the same warnings; a piece that is not the format, a reducer and a dying process behave as named."""
+
+from __future__ import annotations
+
+import dataclasses
+import io
+import os
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from parsers import interrupts, processlist
+from parsers.base import ClockHints, ParsedSource, ParseError
+from parsers.pieces import parse_in_pieces
+from parsers.pool import PiecePool, PoolError
+from tests.parsers.test_pieces import _processlist
+
+FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
+
+
+def _mark(source: ParsedSource) -> ParsedSource:
+    """A reducer run in the child: it says where it ran."""
+    return dataclasses.replace(source, meta={**source.meta, "reduced_in": os.getpid()})
+
+
+def _die(source: ParsedSource) -> ParsedSource:
+    os._exit(3)
+
+
+def _pieced(module, text: str, piece_chars: int, runner=None, on_piece=None) -> ParsedSource:
+    lines = text.splitlines(keepends=True)
+    return parse_in_pieces(
+        module,
+        lines[:5],
+        io.StringIO("".join(lines[5:])),
+        member="m",
+        clock=ClockHints(),
+        piece_chars=piece_chars,
+        runner=runner,
+        on_piece=on_piece,
+    )
+
+
+@pytest.fixture(scope="module")
+def pool():
+    with PiecePool(2) as p:
+        yield p
+
+
+def test_a_processlist_parsed_by_two_processes_equals_one_process(pool: PiecePool) -> None:
+    text = _processlist(40, 7)
+    seen: list[int] = []
+    alone = _pieced(processlist, text, 3000)
+    shared = _pieced(processlist, text, 3000, runner=pool, on_piece=lambda p: seen.append(len(p.main)) or p)
+    assert len(seen) > 5 and sum(seen) == 40 * 7
+    pd.testing.assert_frame_equal(shared.main, alone.main)
+    assert shared.samples == 40
+
+
+def test_interrupt_rates_continue_across_pieces_parsed_apart(pool: PiecePool) -> None:
+    text = (FIXTURES / "interrupts" / "linux-6.18_proc-interrupts_3snap.txt").read_text()
+    alone = _pieced(interrupts, text, 200)
+    shared = _pieced(interrupts, text, 200, runner=pool)
+    pd.testing.assert_frame_equal(shared.frames["interrupts"], alone.frames["interrupts"])
+    assert shared.frames["interrupts"]["per_s"].notna().sum() > 0
+
+
+def test_a_later_piece_that_is_not_the_format_cuts_the_member_with_its_line(pool: PiecePool) -> None:
+    good = _processlist(10, 3)
+    text = good + "TS 1776790400.000000000 2026-04-21 16:53:20\nhello world\n" + _processlist(3, 1)
+    alone = _pieced(processlist, text, len(good) // 4)
+    shared = _pieced(processlist, text, len(good) // 4, runner=pool)
+    assert [(w.line_no, w.code) for w in shared.warnings] == [(w.line_no, w.code) for w in alone.warnings]
+    pd.testing.assert_frame_equal(shared.main, alone.main)
+
+
+def test_a_member_that_is_not_the_format_raises_with_its_line(pool: PiecePool) -> None:
+    text = "TS 1776790400.0 2026-04-21 16:53:20\nhello\n" * 2000
+    with pytest.raises(ParseError, match="m line 2:"):
+        _pieced(processlist, text, 1000, runner=pool)
+
+
+def test_the_reducer_runs_in_the_child_processes() -> None:
+    with PiecePool(2, reduce="tests.parsers.test_pool:_mark") as pool:
+        pids: list[int] = []
+        _pieced(
+            processlist,
+            _processlist(20, 3),
+            1500,
+            runner=pool,
+            on_piece=lambda p: pids.append(p.meta["reduced_in"]) or p,
+        )
+    assert pids and os.getpid() not in pids and len(set(pids)) <= 2
+
+
+def test_a_process_that_dies_is_an_error_and_is_replaced() -> None:
+    with PiecePool(1, reduce="tests.parsers.test_pool:_die") as pool:
+        with pytest.raises(PoolError, match="exit status 3"):
+            _pieced(processlist, _processlist(20, 3), 1500, runner=pool)
+        pool.reduce = None  # the next piece gets a fresh process, without the fatal reducer
+        assert len(_pieced(processlist, _processlist(20, 3), 1500, runner=pool).main) == 60
+
+
+def test_a_member_of_one_piece_starts_no_process() -> None:
+    pool = PiecePool(2)
+    try:
+        assert len(_pieced(processlist, _processlist(3, 2), 1 << 20, runner=pool).main) == 6
+        assert pool._all == []
+    finally:
+        pool.close()
