@@ -102,6 +102,10 @@ class _Budget:
             )
 
 
+#: Bytes tarfile reads from the decompressed stream at a time.
+TAR_READ_BYTES = 1 << 20
+
+
 class _CountingReader(io.RawIOBase):
     """A read-only stream that charges every byte it yields to the bundle's budget."""
 
@@ -209,7 +213,8 @@ def _walk_tar(path: Path, limits: Limits, budget: _Budget) -> Iterator[Member | 
     with path.open("rb") as fh:
         stream = _decompressing(fh)
         try:
-            tar = tarfile.open(fileobj=stream, mode="r|")
+            # reads of TAR_READ_BYTES: tarfile's default (10 KiB records) costs a Python call per record
+            tar = tarfile.open(fileobj=stream, mode="r|", bufsize=TAR_READ_BYTES)
         except _CORRUPT as exc:
             raise BundleError(f"not a readable tar archive (truncated or corrupt: {exc})") from exc
         count = 0

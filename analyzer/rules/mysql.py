@@ -821,8 +821,8 @@ def lock_waits(tl: Timeline) -> Finding | None:
 def same_query_pileup(tl: Timeline) -> Finding | None:
     """One fingerprint >= 50 % of active sessions and >= 50 sessions, median Time <= 1 s, sustained."""
     pl = tl.frame("processlist")
-    fp = pl["fingerprint"].astype("string")
-    active = pl[pl["active"] & fp.notna() & ~fp.isin(TRANSACTION_CONTROL).fillna(False)]
+    fp = pl["fingerprint"]  # a category: isin looks at the distinct fingerprints, not at every row
+    active = pl[pl["active"] & fp.notna() & ~fp.isin(TRANSACTION_CONTROL)]
     if not len(active):
         return None
     per_fp = active.groupby(["ts", "fingerprint"]).agg(n=("id", "size"), time_med=("time_s", "median"))
