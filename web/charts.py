@@ -193,7 +193,8 @@ def _downsample(arr: np.ndarray, max_points: int, scale: float = 1.0) -> list[li
     """At most ``max_points`` points with MinMaxLTTB (keeps the peaks that a plain stride drops),
     values multiplied by ``scale``."""
     if len(arr) > max_points:
-        idx = MinMaxLTTBDownsampler().downsample(arr[:, 0], np.nan_to_num(arr[:, 1]), n_out=max_points)
+        x = np.ascontiguousarray(arr[:, 0])  # tsdownsample reads contiguous arrays only
+        idx = MinMaxLTTBDownsampler().downsample(x, np.nan_to_num(arr[:, 1]), n_out=max_points)
         arr = arr[np.sort(idx)]
     out = np.column_stack([arr[:, 0], arr[:, 1] * scale]).tolist()
     if np.isnan(arr[:, 1]).any():  # JSON has no NaN: a missing value is null

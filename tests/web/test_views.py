@@ -15,6 +15,13 @@ from web.models import Case
 pytestmark = pytest.mark.django_db
 
 
+def _ingest_tar(tmp_path: Path, members: dict[str, bytes]) -> Case:
+    with make_tar(tmp_path / "b.tgz", members).open("rb") as fh:
+        case = services.case_create(user=None, file=File(fh), original_name="b.tgz", enqueue=False)
+    services.case_ingest(case_id=case.pk)
+    return Case.objects.get(pk=case.pk)
+
+
 @pytest.fixture
 def ready_case(tmp_path: Path) -> Case:
     path = make_tar(
@@ -162,3 +169,19 @@ def test_past_cases_are_found_by_query_fingerprint_and_wchan(engineer_client: Cl
         found = [c["id"] for c in engineer_client.get("/", {"q": q}).context["cases"]]
         assert found == [case.pk], q
     assert engineer_client.get("/", {"q": "futex_wait"}).context["cases"] == []
+
+
+def test_a_long_series_is_downsampled_and_keeps_its_peak(engineer_client: Client, tmp_path: Path) -> None:
+    # 3 hours of vmstat at 1 s, r = 1 but one 1-second spike to 97: more points than a chart draws.
+    lines = [
+        f" {97 if i == 7_000 else 1}  0      0 {104555712 + i * 7919 % 99991} 10433708 236731536    0    0"
+        f"     0 {43336 + i % 977} {42713 + i * 31 % 4099} {85374 + i * 17 % 8191}  4  7 87  2  0\n"
+        for i in range(10_800)
+    ]
+    text = VMSTAT.splitlines(keepends=True)[:3] + lines
+    case = _ingest_tar(tmp_path, {"2026_04_21_16_51_41-vmstat": "".join(text).encode()})
+    assert case.status == "ready", list(case.not_used.values_list("reason", flat=True))
+    runqueue = next(c for c in case.charts_overview["charts"] if c["id"] == "runqueue")
+    points = runqueue["series"][0]["data"]
+    assert len(points) <= 2000 and max(v for _, v in points) == 97
+    assert points[0][0] == 1776790302000.0 and points[-1][0] == 1776790302000.0 + 10_799_000
