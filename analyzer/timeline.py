@@ -17,6 +17,7 @@ import dataclasses
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
+import numpy as np
 import pandas as pd
 
 from analyzer.fingerprint import fingerprints
@@ -141,6 +142,30 @@ def _fold_minor_irqs(it: pd.DataFrame) -> pd.DataFrame:
     return out.astype({"irq": "category", "per_s": "float32", "line_no": "int32", "cpu": "int16"})
 
 
+def _labels(values: pd.Series) -> pd.Series:
+    """Text values as labels (missing -> "(none)", empty -> "(empty)"), as a category relabelled per
+    distinct value: a one-hour processlist has millions of rows and a few hundred distinct states."""
+    if not isinstance(values.dtype, pd.CategoricalDtype):
+        values = values.astype("category")
+    cats = values.cat.categories.astype("string")
+    codes, uniques = pd.factorize(np.array([*cats.where(cats != "", "(empty)"), "(none)"], dtype=object))
+    # a missing value has code -1, which picks the last label: "(none)"
+    return pd.Series(
+        pd.Categorical.from_codes(codes[values.cat.codes.to_numpy()], uniques), index=values.index
+    )
+
+
+def _joined(chunks: list[pd.DataFrame]) -> pd.DataFrame:
+    """The frames of one name joined and sorted by ``ts`` (stable), copying only when needed: a
+    one-hour capture's processlist frame is hundreds of MB."""
+    frame = chunks[0] if len(chunks) == 1 else pd.concat(chunks, ignore_index=True)
+    if "member" in frame and not isinstance(frame["member"].dtype, pd.CategoricalDtype):
+        frame["member"] = frame["member"].astype("category")  # members whose categories differ
+    if not frame["ts"].is_monotonic_increasing:
+        frame = frame.sort_values("ts", kind="stable")
+    return frame.reset_index(drop=True)
+
+
 @dataclass(slots=True)
 class Timeline:
     """The aligned data of one case. ``frames``: name -> DataFrame sorted by ``ts`` (UTC)."""
@@ -170,11 +195,9 @@ class Timeline:
                 variables.update({str(k): str(v) for k, v in found.items()})
             for name, frame in source.frames.items():
                 if len(frame):
-                    parts.setdefault(name, []).append(frame.assign(member=source.member))
-        frames = {
-            name: pd.concat(chunks, ignore_index=True).sort_values("ts", kind="stable").reset_index(drop=True)
-            for name, chunks in parts.items()
-        }
+                    member = pd.Categorical.from_codes(np.zeros(len(frame), dtype="int8"), [source.member])
+                    parts.setdefault(name, []).append(frame.assign(member=member))
+        frames = {name: _joined(chunks) for name, chunks in parts.items()}
         tl = cls(frames=frames, ncpu=ncpu, host=host, utc_offset_s=utc_offset_s, variables=variables)
         tl._derive()
         return tl
@@ -226,10 +249,12 @@ class Timeline:
         if not len(pl):
             return pd.DataFrame()
         rows = pl[pl["active"]] if active_only else pl
-        values = rows[column].astype("string").fillna("(none)").replace("", "(empty)")
+        values = _labels(rows[column])
         if top is not None:
             keep = values.value_counts().index[:top]
             rows, values = rows[values.isin(keep).to_numpy()], values[values.isin(keep)]
-        counts = rows.assign(_v=values).groupby(["ts", "_v"]).size().unstack(fill_value=0)
+        counts = rows.assign(_v=values).groupby(["ts", "_v"], observed=True).size().unstack(fill_value=0)
+        counts.columns = pd.Index([str(c) for c in counts.columns], name="_v")
+        counts = counts[sorted(counts.columns)]
         all_ts = pd.Index(pl["ts"].drop_duplicates().sort_values())
         return counts.reindex(all_ts, fill_value=0)

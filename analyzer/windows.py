@@ -47,8 +47,10 @@ def sustained(
 
 
 def within(ts: pd.Series, windows: list[Window]) -> pd.Series:
-    """Boolean mask of the ``ts`` values that fall inside any of ``windows``."""
-    mask = pd.Series(False, index=ts.index)
+    """Boolean mask of the ``ts`` values (UTC) that fall inside any of ``windows`` (compared as
+    nanoseconds since the epoch: millions of session rows are tested per rule)."""
+    ns = pd.DatetimeIndex(ts).as_unit("ns").asi8
+    mask = np.zeros(len(ns), dtype=bool)
     for w in windows:
-        mask |= (ts >= w.start) & (ts <= w.end)
-    return mask
+        mask |= (ns >= pd.Timestamp(w.start).value) & (ns <= pd.Timestamp(w.end).value)
+    return pd.Series(mask, index=ts.index)

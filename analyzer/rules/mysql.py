@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import re
 
+import numpy as np
 import pandas as pd
 
 from analyzer import join
@@ -113,19 +114,31 @@ D_THREADS_PER_CPU = 1.0
 
 def snapshots(pl: pd.DataFrame) -> pd.Series:
     """The distinct processlist snapshot times, sorted (a Series indexed by itself)."""
-    idx = pd.Index(pl["ts"].drop_duplicates().sort_values())
+    ts = pl["ts"]
+    if ts.is_monotonic_increasing:  # the timeline's frames are sorted: no hashing of every row
+        values = pd.DatetimeIndex(ts).asi8
+        first = np.ones(len(values), dtype=bool)
+        first[1:] = values[1:] != values[:-1]
+        idx = pd.Index(ts[first], name="ts")
+    else:
+        idx = pd.Index(ts.drop_duplicates().sort_values())
     return idx.to_series()
 
 
 def count_per_snapshot(pl: pd.DataFrame, mask: pd.Series) -> pd.Series:
     """Rows where ``mask`` holds, per snapshot (0 for snapshots with none), indexed by ``ts``."""
-    counts = pl[mask.astype(bool)].groupby("ts").size()
-    return counts.reindex(snapshots(pl).index, fill_value=0).astype("int64")
+    counts = pl["ts"][np.asarray(mask, dtype=bool)].value_counts(sort=False)
+    return counts.reindex(snapshots(pl).index, fill_value=0).astype("int64").rename(None)
 
 
 def state_in(pl: pd.DataFrame, states: frozenset[str]) -> pd.Series:
-    """Rows whose State is one of ``states`` (compared lower-case: MariaDB capitalises them)."""
-    return pl["state"].astype("string").str.lower().isin(states).fillna(False).astype(bool)
+    """Rows whose State is one of ``states`` (compared lower-case: MariaDB capitalises them); a
+    categorical State is compared once per distinct value."""
+    state = pl["state"]
+    if isinstance(state.dtype, pd.CategoricalDtype):
+        hit = np.append(state.cat.categories.astype("string").str.lower().isin(states), False)
+        return pd.Series(hit[state.cat.codes.to_numpy()], index=pl.index)  # code -1 (missing): False
+    return state.astype("string").str.lower().isin(states).fillna(False).astype(bool)
 
 
 def need(n: int, wanted: int) -> int:
@@ -140,7 +153,7 @@ def status(tl: Timeline, variable: str) -> pd.DataFrame:
     ma = tl.frame("mysqladmin")
     if not len(ma) or "variable" not in ma:
         return pd.DataFrame(columns=["ts", "value", "per_s", "line_no", "member"])
-    rows = ma[ma["variable"].astype("string") == variable]
+    rows = ma[(ma["variable"] == variable).to_numpy(dtype=bool, na_value=False)]
     return rows.sort_values("ts", kind="stable").reset_index(drop=True)
 
 
