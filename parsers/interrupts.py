@@ -153,7 +153,12 @@ def _describe(numeric: bool, desc: list[str]) -> tuple[str, str, str, str]:
 
 @dataclass(slots=True)
 class _Acc:
-    """Rows collected so far (raw), and per-snapshot bookkeeping."""
+    """Rows collected so far, and per-snapshot bookkeeping.
+
+    A row's counts stay in its line until the end: ``row_lines`` (1-based) with ``spans`` (start
+    and end of the count text in the line, between the ``IRQ:`` label and the description) and ``ks``
+    (how many counts the text holds).
+    """
 
     member: str
     warnings: list[ParseWarning]
@@ -167,7 +172,8 @@ class _Acc:
     row_lines: list[int] = field(default_factory=list)
     row_snaps: list[int] = field(default_factory=list)
     row_cpus: list[np.ndarray] = field(default_factory=list)
-    counts: list[str] = field(default_factory=list)  # flat count tokens
+    ks: list[int] = field(default_factory=list)
+    spans: list[tuple[int, int]] = field(default_factory=list)
     desc: dict[str, tuple[str, ...]] = field(default_factory=dict)
     desc_rows: list[tuple[int, int, str, tuple[str, str, str, str]]] = field(default_factory=list)
     warned: set[tuple[str, str]] = field(default_factory=set)
@@ -184,16 +190,28 @@ class _Acc:
             self.warnings.append(ParseWarning(line_no, code, message))
 
 
-def _split(acc: _Acc, no: int, line: str) -> None:
-    """One IRQ row -> its label, count tokens, CPU numbers and description (the per-line loop)."""
-    colon = line.find(":")
-    if colon < 0:
-        acc.warnings.append(ParseWarning(no, "bad-row", f"no 'IRQ:' label: {line.strip()[:80]!r}"))
-        return
-    label = line[:colon].strip()
+@dataclass(frozen=True, slots=True)
+class _Known:
+    """How the last row of an IRQ ended: the text after its counts (``tail``: blank-led or empty),
+    how many counts it had and the CPUs they map to. A later row of that IRQ that ends with the same
+    tail has the same description, and the same shape when its count text holds ``k`` numbers, which
+    :func:`_fast_counts` checks for all rows at once."""
+
+    tail: str
+    k: int
+    cpus: np.ndarray
+
+
+def _split(acc: _Acc, no: int, line: str, colon: int, label: str) -> _Known | None:
+    """One IRQ row read token by token: its count text, CPU numbers and description.
+
+    Returns what a later row of the same IRQ must look like to skip this work, or None when the row
+    is not the plain kind (one count per header CPU, or a single total).
+    """
     tokens = line[colon + 1 :].split()
     cpus = acc.cpus
     n = len(cpus)
+    plain = True
     if (
         label in TOTAL_ROWS
         and tokens[:1]
@@ -204,6 +222,7 @@ def _split(acc: _Acc, no: int, line: str) -> None:
     elif (len(tokens) == n or (len(tokens) > n and not tokens[n].isdigit())) and tokens[n - 1].isdigit():
         k, row_cpus = n, cpus  # the common case: one count per header CPU (all digits: see _drop_bad)
     else:
+        plain = False
         k = 0
         while k < len(tokens) and tokens[k].isdigit():
             k += 1
@@ -227,14 +246,18 @@ def _split(acc: _Acc, no: int, line: str) -> None:
         acc.desc[label] = desc
         acc.desc_rows.append((acc.snapshot, no, label, _describe(label.isdigit(), list(desc))))
     if not k:
-        return  # FIQ: a row with a description and no counts
+        return None  # FIQ: a row with a description and no counts
+    # the k-th count ends before the last len(desc) tokens (rsplit keeps the text before them whole)
+    end = len(line.rsplit(None, len(desc))[0]) if desc else len(line.rstrip())
     acc.labels.append(label)
     acc.row_lines.append(no)
     acc.row_snaps.append(acc.snapshot)
     acc.row_cpus.append(row_cpus)
-    acc.counts.extend(tokens[:k])
+    acc.ks.append(k)
+    acc.spans.append((colon + 1, end))
     acc.rows_in_snapshot += 1
     acc.snap_lines[acc.snapshot][1] = no
+    return _Known(line[end:], k, row_cpus) if plain else None
 
 
 def parse(stream: Iterable[str], *, member: str, clock: ClockHints) -> ParsedSource:
@@ -243,37 +266,132 @@ def parse(stream: Iterable[str], *, member: str, clock: ClockHints) -> ParsedSou
     ``stream``: text lines (see the module docstring). Raises ``ParseError`` when the member is not
     ``/proc/interrupts``.
     """
+    lines = stream if isinstance(stream, list) else list(stream)
+    acc = _scan(member, lines, fast=True)
+    counts = _fast_counts(acc, lines)
+    if counts is None:  # a row unlike the one before it of its IRQ: every row read token by token
+        acc = _scan(member, lines, fast=False)
+    return _result(acc, lines, counts, clock)
+
+
+def _scan(member: str, lines: list[str], *, fast: bool) -> _Acc:
+    """Walk the lines: markers, headers and rows. With ``fast``, a row of an IRQ that ends like the
+    previous row of that IRQ only has its count text located (its tokens are checked afterwards)."""
     acc = _Acc(member, [])
-    for no, raw in enumerate(stream, start=1):
+    known: dict[str, _Known] = {}
+    header: list[int] | None = None
+    labels, row_lines, row_snaps, row_cpus = acc.labels, acc.row_lines, acc.row_snaps, acc.row_cpus
+    ks, spans = acc.ks, acc.spans
+    for no, raw in enumerate(lines, start=1):
         line = raw.rstrip("\r\n")
         if not line or line.isspace():
             continue
-        first = line.lstrip()[:1]
-        if first == "T" or first == "z":
+        if line.startswith(("TS", "zzz")):
             marker = parse_marker(line)
             if marker is not None:
                 acc.new_snapshot(marker, no)
                 continue
-        if first == "C":
+        elif line.lstrip().startswith("CPU"):
             cpus = _cpu_header(line)
             if cpus is not None:
                 acc.cpus = np.array(cpus, dtype=np.int64)
                 acc.headers.append(cpus)
+                if cpus != header:
+                    known.clear()  # counts map to other CPUs now
+                    header = cpus
                 if acc.rows_in_snapshot or acc.snapshot < 0:
                     acc.new_snapshot(None, no)
                 continue
         if acc.cpus is None:
             raise ParseError(member, no, line, "not /proc/interrupts: expected a 'CPU0 CPU1 ...' header")
-        _split(acc, no, line)
-    return _result(acc, clock)
+        colon = line.find(":")
+        if colon < 0:
+            acc.warnings.append(ParseWarning(no, "bad-row", f"no 'IRQ:' label: {line.strip()[:80]!r}"))
+            continue
+        label = line[:colon].strip()
+        if not fast:
+            _split(acc, no, line, colon, label)
+            continue
+        seen = known.get(label)
+        if seen is not None and line.endswith(seen.tail):
+            labels.append(label)
+            row_lines.append(no)
+            row_snaps.append(acc.snapshot)
+            row_cpus.append(seen.cpus)
+            ks.append(seen.k)
+            spans.append((colon + 1, len(line) - len(seen.tail)))
+            acc.rows_in_snapshot += 1
+            acc.snap_lines[acc.snapshot][1] = no
+            continue
+        again = _split(acc, no, line, colon, label)
+        if again is None:
+            known.pop(label, None)
+        else:
+            known[label] = again
+    return acc
 
 
-def _drop_bad(acc: _Acc) -> None:
-    """Drop the rows with a count that is not a number (rare: checked per row only when needed)."""
+#: Rows whose count texts are read in one NumPy call (a few hundred kB of text: the buffers are
+#: reused from one batch to the next instead of growing with the member).
+BATCH_ROWS = 1024
+#: Characters a row's count text may hold for :func:`_fast_counts`, with the ``-1`` it adds.
+_COUNT_CHARS = b" -0123456789"
+
+
+def _fast_counts(acc: _Acc, lines: list[str]) -> np.ndarray | None:
+    """All counts as int64, read batch by batch from the rows' count texts joined with a ``-1`` after
+    each row; None unless every text holds exactly its row's number of plain decimal counts (ASCII
+    digits and spaces only), which the ``-1`` landing where expected proves."""
+    ks = np.array(acc.ks, dtype=np.int64)
+    counts = np.empty(int(ks.sum()), dtype=np.int64)
+    ends = np.cumsum(ks + 1) - 1  # where each row's -1 lands, counted over all rows
+    spans, row_lines = acc.spans, acc.row_lines
+    out = 0
+    for first in range(0, len(ks), BATCH_ROWS):
+        last = min(first + BATCH_ROWS, len(ks))
+        texts = [
+            lines[no - 1][a:b] for no, (a, b) in zip(row_lines[first:last], spans[first:last], strict=True)
+        ]
+        texts.append("")
+        joined = " -1 ".join(texts)
+        if not joined.isascii():
+            return None
+        data = joined.encode("ascii")
+        if data.translate(None, _COUNT_CHARS) or data.count(b"-") != last - first:
+            return None
+        try:
+            values = np.fromstring(data, dtype=np.int64, sep=" ")
+        except ValueError:
+            return None
+        marks = ends[first:last] - (ends[first - 1] + 1 if first else 0)
+        if len(values) != int(marks[-1]) + 1 or not (values[marks] == -1).all():
+            return None
+        n = len(values) - (last - first)
+        keep = np.ones(len(values), dtype=bool)
+        keep[marks] = False
+        counts[out : out + n] = values[keep]
+        out += n
+    return counts
+
+
+def _slow_counts(acc: _Acc, lines: list[str]) -> np.ndarray:
+    """All counts as int64, token by token; rows with a count that is not a number are dropped with a
+    ``bad-row`` warning (rare: checked per row only when needed)."""
+    tokens = [
+        t for no, (a, b) in zip(acc.row_lines, acc.spans, strict=True) for t in lines[no - 1][a:b].split()
+    ]
+    if tokens and not "".join(tokens).isdigit():
+        tokens = _drop_bad(acc, tokens)
+    # every token is digits (checked above): NumPy's text reader converts them all at C speed
+    return np.fromstring(" ".join(tokens), dtype=np.int64, sep=" ") if tokens else np.zeros(0, np.int64)
+
+
+def _drop_bad(acc: _Acc, counts: list[str]) -> list[str]:
+    """Drop the rows with a count that is not a number; returns the count tokens of the rows kept."""
     keep = []
     pos = 0
     for i, c in enumerate(acc.row_cpus):
-        tokens = acc.counts[pos : pos + len(c)]
+        tokens = counts[pos : pos + len(c)]
         pos += len(c)
         if all(t.isdigit() for t in tokens):
             keep.append(i)
@@ -281,46 +399,44 @@ def _drop_bad(acc: _Acc) -> None:
             bad = next(t for t in tokens if not t.isdigit())
             acc.warnings.append(ParseWarning(acc.row_lines[i], "bad-row", f"{acc.labels[i]}: count {bad!r}"))
     offsets = np.concatenate([[0], np.cumsum([len(c) for c in acc.row_cpus])])
-    acc.counts = [t for i in keep for t in acc.counts[offsets[i] : offsets[i + 1]]]
+    kept = [t for i in keep for t in counts[offsets[i] : offsets[i + 1]]]
     acc.labels = [acc.labels[i] for i in keep]
     acc.row_lines = [acc.row_lines[i] for i in keep]
     acc.row_snaps = [acc.row_snaps[i] for i in keep]
     acc.row_cpus = [acc.row_cpus[i] for i in keep]
+    acc.ks = [acc.ks[i] for i in keep]
+    return kept
 
 
-def _result(acc: _Acc, clock: ClockHints) -> ParsedSource:
+def _result(acc: _Acc, lines: list[str], counts: np.ndarray | None, clock: ClockHints) -> ParsedSource:
     """Type the collected rows, compute rates, build both frames and the meta."""
     warnings = acc.warnings
     if acc.cpus is None:
         warnings.append(ParseWarning(0, "empty", "no /proc/interrupts snapshot"))
     times = snapshot_times(acc.markers, clock, warnings)
     snap_ts = times.ts
-    if acc.counts and not "".join(acc.counts).isdigit():
-        _drop_bad(acc)
-    reps = np.fromiter((len(c) for c in acc.row_cpus), dtype=np.int64, count=len(acc.row_cpus))
+    if counts is None:
+        counts = _slow_counts(acc, lines)
+    reps = np.array(acc.ks, dtype=np.int64)
     snaps = np.repeat(np.asarray(acc.row_snaps, dtype=np.int64), reps)
-    # every token is digits (checked above): NumPy's text reader converts them all at C speed
-    counts = (
-        np.fromstring(" ".join(acc.counts), dtype=np.int64, sep=" ") if acc.counts else np.zeros(0, np.int64)
-    )
     labels = pd.Categorical(acc.labels)
     irq = pd.Categorical.from_codes(np.repeat(labels.codes, reps), categories=labels.categories)
     cpu = np.concatenate(acc.row_cpus) if acc.row_cpus else np.zeros(0, dtype=np.int64)
     line_no = np.repeat(np.asarray(acc.row_lines, dtype=np.int64), reps)
-    ts = snap_ts[snaps] if len(snaps) else pd.DatetimeIndex([], tz="UTC").as_unit("ns")
-    per_s = _rates(
-        irq.codes.astype(np.int64), cpu, snaps, counts, ts.asi8, line_no, list(labels.categories), warnings
-    )
+    ts_ns = snap_ts.asi8[snaps] if len(snaps) else np.zeros(0, dtype=np.int64)
+    per_s = _rates(irq.codes, cpu, snaps, counts, ts_ns, line_no, list(labels.categories), warnings)
+    # the arrays are this frame's own: no copy
     frame = pd.DataFrame(
         {
-            "ts": ts,
+            "ts": pd.DatetimeIndex(ts_ns, dtype="datetime64[ns, UTC]", copy=False),
             "line_no": line_no,
             "snapshot": snaps,
             "irq": irq,
             "cpu": cpu,
             "count": counts,
             "per_s": per_s,
-        }
+        },
+        copy=False,
     )
     d = acc.desc_rows
     desc = pd.DataFrame(
@@ -352,11 +468,12 @@ def _result(acc: _Acc, clock: ClockHints) -> ParsedSource:
     return ParsedSource(FORMAT, acc.member, frames, times.clock, warnings, meta, times.ts_is_local)
 
 
-def _delta_rate(cur: np.ndarray, prev: np.ndarray, dt: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Rate from ``prev`` to ``cur`` counts over ``dt`` seconds, and the mask of counter resets.
+def _delta_rate(cur: np.ndarray, prev: np.ndarray, dt: np.ndarray, out: np.ndarray) -> np.ndarray:
+    """Rate from ``prev`` to ``cur`` counts over ``dt`` seconds, written into ``out``; returns the
+    mask of counter resets.
 
     A counter that went backwards from above 2**31 is a 32-bit wrap when the corrected delta is
-    plausible (``MAX_PLAUSIBLE_PER_S``); otherwise a reset: NaN.
+    plausible (``MAX_PLAUSIBLE_PER_S``); otherwise a reset: NaN. NaN too where ``dt`` is not > 0.
     """
     delta = cur - prev
     back = delta < 0
@@ -368,8 +485,11 @@ def _delta_rate(cur: np.ndarray, prev: np.ndarray, dt: np.ndarray) -> tuple[np.n
     else:
         reset = back
     with np.errstate(divide="ignore", invalid="ignore"):
-        rate = np.where(reset | ~(dt > 0), np.nan, delta / dt)
-    return rate, reset
+        np.divide(delta, dt, out=out)
+    no_time = ~(dt > 0)
+    if no_time.any() or reset.any():
+        np.copyto(out, np.nan, where=reset | no_time)
+    return reset
 
 
 def _rates(
@@ -382,11 +502,13 @@ def _rates(
     names: list[str],
     warnings: list[ParseWarning],
 ) -> np.ndarray:
-    """Per-second rate of each counter since its previous snapshot; wraps corrected, resets NaN."""
+    """Per-second rate of each counter since its previous snapshot; wraps corrected, resets NaN.
+
+    ``irq``: category codes per row (any integer dtype); the other arrays one value per row.
+    """
     n = len(counts)
-    per_s = np.full(n, np.nan)
     if n == 0:
-        return per_s
+        return np.full(n, np.nan)
     nsnap = int(snaps[-1] - snaps[0]) + 1
     width = int(np.count_nonzero(snaps == snaps[0]))
     if (
@@ -397,17 +519,20 @@ def _rates(
         # every snapshot lists the same counters in the same order: previous = one snapshot back
         c = counts.reshape(nsnap, width)
         t = ts_ns.reshape(nsnap, width)[:, :1]
-        rate, reset = _delta_rate(c[1:], c[:-1], (t[1:] - t[:-1]) / 1e9)
-        per_s.reshape(nsnap, width)[1:] = rate
+        per_s = np.empty(n)
+        per_s[:width] = np.nan
+        reset = _delta_rate(c[1:], c[:-1], (t[1:] - t[:-1]) / 1e9, per_s.reshape(nsnap, width)[1:])
         hit = np.flatnonzero(reset) + width
         zero = np.flatnonzero(np.diff(t[:, 0]) <= 0)
         zero_rows = zero * width + width
     else:
-        key = irq * (int(cpu.max()) + 2) + (cpu + 1)
+        per_s = np.full(n, np.nan)
+        key = irq.astype(np.int64) * (int(cpu.max()) + 2) + (cpu + 1)
         order = np.lexsort((snaps, key))  # by counter, then time; stable within a snapshot
         k, c, t = key[order], counts[order], ts_ns[order]
         same = np.flatnonzero(k[1:] == k[:-1]) + 1  # rows with a previous snapshot of their counter
-        rate, reset = _delta_rate(c[same], c[same - 1], (t[same] - t[same - 1]) / 1e9)
+        rate = np.empty(len(same))
+        reset = _delta_rate(c[same], c[same - 1], (t[same] - t[same - 1]) / 1e9, rate)
         per_s[order[same]] = rate
         hit = order[same[reset]]
         zero_rows = order[same[t[same] <= t[same - 1]]]

@@ -63,7 +63,7 @@ Errors:
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -296,7 +296,11 @@ def sniff(head: list[str]) -> bool:
 
 @dataclass(slots=True)
 class _State:
-    """What carries from one chunk to the next."""
+    """What carries from one chunk to the next.
+
+    Variables are numbered in the order first seen: ``names`` (number -> name), ``ids`` (name ->
+    number) and ``cells`` (a row's raw name cell, padding included -> number).
+    """
 
     tables: int = 0  # tables already emitted
     mode: str | None = None
@@ -310,6 +314,31 @@ class _State:
     string_vars: set[str] = field(default_factory=set)
     used_markers: bool = False
     local: bool = False
+    names: list[str] = field(default_factory=list)
+    ids: dict[str, int] = field(default_factory=dict)
+    cells: dict[str, int] = field(default_factory=dict)
+    byte_cells: dict[bytes, int] = field(default_factory=dict)  # the same, as bytes
+    layouts: dict[bytes, np.ndarray] = field(default_factory=dict)  # see _run_ids
+
+    def id_of(self, name: str) -> int:
+        """The number of variable ``name`` (a new one when first seen)."""
+        got = self.ids.get(name)
+        if got is None:
+            got = self.ids[name] = len(self.names)
+            self.names.append(name)
+        return got
+
+
+@dataclass(frozen=True, slots=True)
+class _Part:
+    """The rows of one chunk in file order: ``ts`` (naive UTC datetime64[ns]), ``line_no``, variable
+    numbers (``_State.names``), absolute ``value`` and ``per_s``."""
+
+    ts: np.ndarray
+    line_no: np.ndarray
+    var: np.ndarray
+    value: np.ndarray
+    per_s: np.ndarray
 
 
 def parse(stream: Iterable[str], *, member: str, clock: ClockHints) -> ParsedSource:
@@ -320,14 +349,13 @@ def parse(stream: Iterable[str], *, member: str, clock: ClockHints) -> ParsedSou
     """
     warnings: list[ParseWarning] = []
     state = _State()
-    frames: list[pd.DataFrame] = []
+    parts: list[_Part | None] = []
     for base, lines in line_chunks(stream, _last_table_start):
-        if lines or not frames:
-            frames.append(_chunk(lines, base, state, clock, member, warnings))
+        if lines or not parts:
+            parts.append(_chunk(lines, base, state, clock, member, warnings))
     if state.tables == 0 and base + len(lines) > 1:
         raise ParseError(member, 1, lines[0] if lines else "", "no 'Variable_name | Value' table found")
-    main = pd.concat(frames, ignore_index=True)
-    main["variable"] = main["variable"].astype("category")
+    main = _frame(parts, state)
     return ParsedSource(
         format=FORMAT,
         member=member,
@@ -342,6 +370,36 @@ def parse(stream: Iterable[str], *, member: str, clock: ClockHints) -> ParsedSou
         },
         ts_is_local=state.local,
     )
+
+
+def _frame(parts: list[_Part | None], state: _State) -> pd.DataFrame:
+    """The ``mysqladmin`` frame from the chunks' rows; ``variable`` a category of the names present
+    (sorted, as ``astype("category")`` orders them)."""
+    kept = [p for p in parts if p is not None]
+    if not kept:
+        empty = pd.concat([_empty() for _ in parts], ignore_index=True)
+        empty["variable"] = empty["variable"].astype("category")
+        return empty
+    var = np.concatenate([p.var for p in kept])
+    present = np.flatnonzero(np.bincount(var, minlength=len(state.names)))
+    categories = pd.Index(np.asarray([state.names[i] for i in present], dtype=object)).sort_values()
+    remap = np.full(len(state.names), -1, dtype=np.int64)
+    remap[present] = categories.get_indexer([state.names[i] for i in present])
+    ts = np.concatenate([p.ts for p in kept]).view(np.int64)
+    return pd.DataFrame(
+        {
+            "ts": pd.DatetimeIndex(ts, dtype="datetime64[ns, UTC]", copy=False),
+            "line_no": np.concatenate([p.line_no for p in kept]),
+            "variable": pd.Categorical.from_codes(remap[var], categories=categories),
+            "value": np.concatenate([p.value for p in kept]),
+            "per_s": np.concatenate([p.per_s for p in kept]),
+        },
+        copy=False,
+    )
+
+
+def _empty() -> pd.DataFrame:
+    return empty_frame(variable="str", value="float64", per_s="float64")
 
 
 def _variant(state: _State, names: set[str]) -> str:
@@ -397,14 +455,250 @@ def _split(lines: list[str]) -> tuple[np.ndarray, list[str], list[str], np.ndarr
     return row_idx, names, values, other_idx
 
 
+def _cells(text: str, rows: int, state: _State) -> tuple[np.ndarray, list[str]] | None:
+    """The variable numbers and raw value cells of the ``rows`` table rows of ``text``, read with one
+    ``split("|")``; None unless every line holding a ``|`` is a row that ``_ROW_FULL`` matches (starts
+    with ``|``, exactly three of them, a name of single-space separated words, blanks after the
+    last), in which case the cells are that regex's groups (a value cell keeps its leading space)."""
+    if not rows:
+        return None
+    if not text.endswith("\n"):
+        text += "\n"
+    pieces = text.split("|")
+    if len(pieces) != 3 * rows + 1 or (pieces[0] and not pieces[0].endswith("\n")):
+        return None
+    heads, values, tails = pieces[1::3], pieces[2::3], pieces[3::3]
+    last = tails.pop()  # the end of the last row's line, and what follows it
+    plain = tails.count("\n")  # the rest of a row's line is mostly just its end
+    odd = [tail for tail in tails if tail != "\n"] if plain < len(tails) else []
+    newlines = pieces[0].count("\n") + plain
+    for tail in [*odd, last]:
+        end = tail.find("\n")
+        if end < 0 or tail[:end].strip(" \t\r") or (tail is not last and not tail.endswith("\n")):
+            return None
+        newlines += tail.count("\n")
+    if newlines != text.count("\n"):  # a name or value cell runs over a line end
+        return None
+    cells = state.cells
+    try:
+        ids = np.fromiter(map(cells.__getitem__, heads), dtype=np.int64, count=rows)
+    except KeyError:
+        for head in set(heads).difference(cells):
+            name = head.strip(" ")
+            if name.split() != name.split(" "):
+                return None  # not `\S+(?: \S+)*` between the padding
+            cells[head] = state.id_of(name)
+        ids = np.fromiter(map(cells.__getitem__, heads), dtype=np.int64, count=rows)
+    return ids, values
+
+
+#: A value cell that is only a run of 1 to 15 ASCII digits between spaces is read here: below 2**53
+#: every reader gives the same float. The others go through ``pd.to_numeric``.
+MAX_PLAIN_DIGITS = 15
+_POW10 = 10 ** np.arange(MAX_PLAIN_DIGITS, dtype=np.int64)
+
+
+def _plain_block(block: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(mask, values) for a block of same-width cells (uint8 ASCII, one cell per row): the cells that
+    are plain non-negative integers, and their values as float64 (0 elsewhere), digit by digit."""
+    k, width = block.shape
+    if not k or not width:
+        return np.zeros(k, dtype=bool), np.zeros(k, dtype=np.float64)
+    flat = np.ascontiguousarray(block).reshape(-1)
+    digit = (flat - 48) < 10
+    bad = np.zeros(k, dtype=bool)
+    bad[np.flatnonzero(~digit & (flat != 32)) // width] = True  # a character that is neither
+    pos = np.flatnonzero(digit)
+    row = pos // width
+    run = np.ones(len(pos), dtype=bool)  # a digit that starts a run of digits in its cell
+    run[1:] = (pos[1:] != pos[:-1] + 1) | (row[1:] != row[:-1])
+    good = ~bad & (np.bincount(row[run], minlength=k) == 1)
+    good &= np.bincount(row, minlength=k) <= MAX_PLAIN_DIGITS
+    keep = good[row]
+    pos, row = pos[keep], row[keep]
+    last = np.ones(len(pos), dtype=bool)
+    last[:-1] = row[1:] != row[:-1]
+    end = np.zeros(k, dtype=np.int64)
+    end[row[last]] = pos[last]
+    weight = _POW10[end[row] - pos]
+    # sums of integers below 2**53: exact in float64
+    got = np.bincount(row, weights=(flat[pos] - 48).astype(np.int64) * weight, minlength=k)
+    return good, got
+
+
+class _Values:
+    """The value cells of a chunk's rows: ``plain`` (plain integers, see :func:`_plain_block`) with
+    their ``ints`` (float64), and ``text(i)``: cell ``i`` as ``_ROW_FULL``'s value group."""
+
+    def __init__(self, plain: np.ndarray, ints: np.ndarray, text: Callable[[int], str]) -> None:
+        self.plain, self.ints, self.text = plain, ints, text
+
+    @classmethod
+    def of_cells(cls, cells: list[str], lead: bool) -> _Values:
+        """From cell strings; ``lead``: each still has the blank after its ``|`` (dropped in ``text``)."""
+        n = len(cells)
+        plain = np.zeros(n, dtype=bool)
+        ints = np.zeros(n, dtype=np.float64)
+        joined = "".join(cells)
+        if n and joined.isascii():
+            data = np.frombuffer(joined.encode("ascii"), dtype=np.uint8)
+            lens = np.fromiter(map(len, cells), dtype=np.int64, count=n)
+            cuts = np.flatnonzero(np.diff(lens)) + 1  # runs of cells of one width: one block each
+            starts = np.concatenate([[0], cuts]).tolist()
+            ends = np.concatenate([cuts, [n]]).tolist()
+            offsets = np.concatenate([[0], np.cumsum(lens)]).tolist()
+            for a, b in zip(starts, ends, strict=True):
+                block = data[offsets[a] : offsets[b]].reshape(b - a, int(lens[a]))
+                plain[a:b], ints[a:b] = _plain_block(block)
+        if lead:
+            return cls(plain, ints, lambda i: cells[i][1:] if cells[i][:1] == " " else cells[i])
+        return cls(plain, ints, cells.__getitem__)
+
+
+def _matrix(
+    lines: list[str], joined: str, row_idx: np.ndarray, state: _State
+) -> tuple[np.ndarray, _Values] | None:
+    """Variable numbers and value cells of the table rows (``lines[row_idx]``), read as blocks of bytes:
+    the rows of one width are a matrix whose ``|`` columns are the same in every row. None unless
+    every line ends with its only line end and every row is one that ``_ROW_FULL`` matches (exactly
+    three ``|``, a name of single-space separated words, blanks after the last ``|``); then the cells
+    are that regex's groups."""
+    n = len(row_idx)
+    if not n or not joined.isascii():
+        return None
+    data = np.frombuffer(joined.encode("ascii"), dtype=np.uint8)
+    lens = np.fromiter(map(len, lines), dtype=np.int64, count=len(lines))
+    ends = np.cumsum(lens)
+    if int(ends[-1]) != len(data) or not lens.all() or (data[ends - 1] != 10).any():
+        return None
+    if np.count_nonzero(data == 10) != len(lines):
+        return None
+    starts = ends - lens
+    width = lens[row_idx]
+    ids = np.empty(n, dtype=np.int64)
+    plain = np.empty(n, dtype=bool)
+    ints = np.empty(n, dtype=np.float64)
+    texts: list[tuple[np.ndarray, np.ndarray]] = []
+    for w in np.unique(width).tolist():
+        sel = np.flatnonzero(width == w)
+        rows = row_idx[sel]
+        # runs of consecutive row lines: one contiguous stretch of bytes each
+        cut = np.flatnonzero(np.diff(rows) != 1) + 1
+        run_a = np.concatenate([[0], cut]).tolist()
+        run_b = np.concatenate([cut, [len(rows)]]).tolist()
+        first = starts[rows].tolist()
+        views = [
+            data[first[a] : first[a] + (b - a) * w].reshape(b - a, w)
+            for a, b in zip(run_a, run_b, strict=True)
+        ]
+        m = views[0] if len(views) == 1 else np.concatenate(views)
+        pipes = np.flatnonzero(m[0] == 124)
+        if len(pipes) != 3 or np.count_nonzero(m == 124) != 3 * len(m):
+            return None
+        p2, p3 = int(pipes[1]), int(pipes[2])
+        if not ((m[:, p2] == 124).all() and (m[:, p3] == 124).all()):
+            return None
+        tail = m[:, p3 + 1 : w - 1]
+        if tail.size and not ((tail == 32) | (tail == 9) | (tail == 13)).all():
+            return None
+        got = _run_ids([v[:, 1:p2] for v in views], state)
+        if got is None:
+            return None
+        ids[sel] = got
+        block = m[:, p2 + 1 : p3]
+        plain[sel], ints[sel] = _plain_block(block)
+        texts.append((sel, block))
+    where = np.empty((n, 2), dtype=np.int64)
+    for g, (sel, _) in enumerate(texts):
+        where[sel, 0] = g
+        where[sel, 1] = np.arange(len(sel))
+
+    def text(i: int) -> str:
+        g, j = where[i].tolist()
+        cell = texts[g][1][j].tobytes().decode("ascii")
+        return cell[1:] if cell[:1] == " " else cell
+
+    return ids, _Values(plain, ints, text)
+
+
+#: Name columns of tables already read (bytes -> variable numbers); cleared past this many.
+MAX_LAYOUTS = 64
+
+
+def _run_ids(blocks: list[np.ndarray], state: _State) -> np.ndarray | None:
+    """Variable numbers of the rows of each block of name cells (bytes, padding included); a table
+    that repeats one seen before costs a dictionary look-up. None when a cell is not a valid name."""
+    out = []
+    for block in blocks:
+        key = block.tobytes()
+        got = state.layouts.get(key)
+        if got is None:
+            got = np.empty(len(block), dtype=np.int64)
+            for j, raw in enumerate(block):
+                cell = raw.tobytes()
+                v = state.byte_cells.get(cell)
+                if v is None:
+                    name = cell.decode("ascii").strip(" ")
+                    if name.split() != name.split(" "):
+                        return None  # not `\S+(?: \S+)*` between the padding
+                    v = state.byte_cells[cell] = state.id_of(name)
+                got[j] = v
+            if len(state.layouts) >= MAX_LAYOUTS:
+                state.layouts.clear()
+            state.layouts[key] = got
+        out.append(got)
+    return out[0] if len(out) == 1 else np.concatenate(out)
+
+
+def _numbers(values: _Values, rows: np.ndarray) -> np.ndarray:
+    """The value cells at ``rows`` as float64, exactly as ``pd.to_numeric(..., errors="coerce")``
+    reads that column: NaN where it is not a number.
+
+    Plain integers are read already (``values.ints``); ``pd.to_numeric`` reads the others, with one
+    plain ``"0"`` added when there were plain ones, so that it sees the same kinds of value (ints,
+    floats, unsigned, missing) as in the whole column and picks the same result type.
+    """
+    plain, out = values.plain[rows], values.ints[rows]
+    if plain.all():
+        return out
+    rest = np.flatnonzero(~plain)
+    raw = [values.text(i) for i in rows[rest].tolist()]
+    if len(rest) == len(rows):
+        return _to_numeric(raw)
+    raw.append("0")
+    num = pd.to_numeric(pd.Series(np.asarray(raw, dtype=object)), errors="coerce")
+    if num.dtype.kind not in "iuf":
+        return _to_numeric([values.text(i) for i in rows.tolist()])
+    out[rest] = num.to_numpy(dtype="float64")[:-1]
+    return out
+
+
+def _to_numeric(raw: list[str]) -> np.ndarray:
+    return pd.to_numeric(pd.Series(np.asarray(raw, dtype=object)), errors="coerce").to_numpy(dtype="float64")
+
+
 def _chunk(
     raw: list[str], base: int, state: _State, clock: ClockHints, member: str, warnings: list[ParseWarning]
-) -> pd.DataFrame:
-    """Parse complete tables (``raw`` lines starting at line ``base``) into frame rows."""
-    row_idx, names, values, other_idx = _split(raw)
+) -> _Part | None:
+    """Parse complete tables (``raw`` lines starting at line ``base``) into rows; None without a table."""
     lines = raw
-    names_a = np.asarray(names, dtype=object)
-    header = names_a == "Variable_name"
+    first = np.array(lines, dtype="<U1") if lines else np.array([], dtype="<U1")
+    is_row = first == "|"
+    row_idx = np.flatnonzero(is_row)
+    other_idx = np.flatnonzero(~is_row & (first != "+"))
+    joined = "".join(lines) if lines and lines[0].endswith("\n") else "\n".join(lines)
+    got = _matrix(lines, joined, row_idx, state)
+    if got is None:
+        cut = _cells(joined, len(row_idx), state)
+        got = None if cut is None else (cut[0], _Values.of_cells(cut[1], lead=True))
+    if got is not None:
+        ids, values = got
+    else:  # the regex, and line by line where it does not find every row
+        row_idx, names, cells, other_idx = _split(lines)
+        ids = np.array([state.id_of(n) for n in names], dtype=np.int64)
+        values = _Values.of_cells(cells, lead=False)
+    vn = state.ids.get("Variable_name")
+    header = ids == vn if vn is not None else np.zeros(len(ids), dtype=bool)
     header_idx = row_idx[header]
     # markers, blank and odd lines: few, read one by one
     marker_idx: list[int] = []
@@ -444,59 +738,82 @@ def _chunk(
         state.marker_ts, state.marker_wall_only = marker_at[j]
         state.since_marker = 0
     if not len(header_idx):
-        return empty_frame(variable="str", value="float64", per_s="float64")
+        return None
     table = np.cumsum(header) - 1 + state.tables
-    data = ~header
-    df = pd.DataFrame(
-        {
-            "table": table[data],
-            "line_no": row_idx[data] + base,
-            "variable": names_a[data],
-            "raw": np.asarray(values, dtype=object)[data],
-        }
-    )
+    data = np.flatnonzero(~header)
     header_lines = header_idx + base
-    out = _to_frame(df, table_marker, header_lines, state, clock, warnings)
+    out = _typed(table[data], row_idx[data] + base, ids[data], values, data, state, warnings)
+    out = _timed(out, table_marker, header_lines, state, clock, warnings)
     state.tables += len(header_idx)
     return out
 
 
-def _to_frame(
-    df: pd.DataFrame,
+def _typed(
+    table: np.ndarray,
+    line_no: np.ndarray,
+    var: np.ndarray,
+    values: _Values,
+    rows: np.ndarray,
+    state: _State,
+    warnings: list[ParseWarning],
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Drop the text variables (known by name, or found with a value that is not a number, with one
+    ``non-numeric-value`` warning per variable); (table, line_no, var, value) of the rest.
+    ``values`` at ``rows`` are the value cells of the other arrays' rows."""
+    names = state.names
+    state.string_vars.update(n for n in (names[i] for i in np.unique(var)) if _is_string_variable(n))
+    text = np.fromiter((n in state.string_vars for n in names), dtype=bool, count=len(names))
+    keep = np.flatnonzero(~text[var])
+    num = _numbers(values, rows[keep])
+    bad = np.flatnonzero(np.isnan(num))
+    if len(bad):
+        seen: set[int] = set()
+        for i in bad.tolist():
+            v = int(var[keep[i]])
+            if v in seen:
+                continue
+            seen.add(v)
+            raw = values.text(int(rows[keep[i]]))
+            warnings.append(
+                ParseWarning(
+                    int(line_no[keep[i]]),
+                    "non-numeric-value",
+                    f"{names[v]} = {raw.strip()!r} is not a number; variable skipped",
+                )
+            )
+            state.string_vars.add(names[v])
+        still = ~np.isin(var[keep], np.fromiter(seen, dtype=np.int64, count=len(seen)))
+        keep, num = keep[still], num[still]
+    return table[keep], line_no[keep], var[keep], num
+
+
+def _timed(
+    rows: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray],
     table_marker: list[tuple[pd.Timestamp | None, bool, int]],
     header_lines: np.ndarray,
     state: _State,
     clock: ClockHints,
     warnings: list[ParseWarning],
-) -> pd.DataFrame:
-    """Type one chunk of complete tables: numbers, absolute values, per-second rates, timestamps."""
-    uniq = pd.unique(df["variable"])
-    state.string_vars.update(n for n in uniq if _is_string_variable(n))
-    df = df[~df["variable"].isin(state.string_vars)]
-    num = pd.to_numeric(df["raw"], errors="coerce")
-    bad = num.isna().to_numpy()
-    if bad.any():
-        odd = df.loc[bad, ["variable", "line_no", "raw"]].drop_duplicates("variable")
-        for name, line_no, raw in odd.itertuples(index=False):
-            warnings.append(
-                ParseWarning(
-                    int(line_no),
-                    "non-numeric-value",
-                    f"{name} = {raw.strip()!r} is not a number; variable skipped",
-                )
-            )
-            state.string_vars.add(name)
-        df = df[~df["variable"].isin(state.string_vars)]
-        num = num[df.index]
-    df = df.assign(value=num.to_numpy(dtype="float64")).drop(columns="raw").reset_index(drop=True)
-
-    if state.mode is None:
-        state.mode = _detect_mode(df)
-    if state.interval_s is None:
-        state.interval_s = _interval(df, state, clock, warnings)
+) -> _Part:
+    """Mode and interval (from the first chunk), one time per table, then absolute values and rates."""
+    table, line_no, var, value = rows
+    if state.mode is None or state.interval_s is None:
+        small = (table <= 1) | (var == state.ids.get("Uptime", -1))
+        df = pd.DataFrame(
+            {
+                "table": table[small],
+                "line_no": line_no[small],
+                "variable": np.asarray([state.names[i] for i in var[small]], dtype=object),
+                "value": value[small],
+            }
+        )
+        if state.mode is None:
+            state.mode = _detect_mode(df)
+        if state.interval_s is None:
+            state.interval_s = _interval(df, state, clock, warnings)
     table_ts = _table_times(table_marker, state, clock, warnings)
-    df["ts"] = table_ts[df["table"].to_numpy() - state.tables]
-    return _rates(df, state, header_lines, warnings)
+    ts = table_ts[table - state.tables]
+    return _rates(table, line_no, var, value, ts, state, header_lines, warnings)
 
 
 def _detect_mode(df: pd.DataFrame) -> str:
@@ -556,22 +873,29 @@ def _table_times(
 
 
 def _rates(
-    df: pd.DataFrame, state: _State, header_lines: np.ndarray, warnings: list[ParseWarning]
-) -> pd.DataFrame:
+    table: np.ndarray,
+    line_no: np.ndarray,
+    var: np.ndarray,
+    written: np.ndarray,
+    ts: np.ndarray,
+    state: _State,
+    header_lines: np.ndarray,
+    warnings: list[ParseWarning],
+) -> _Part:
     """Absolute ``value`` and per-second ``per_s`` for the chunk, carrying the last table forward.
 
     Rows are sorted by (variable, table) so that each row's predecessor is the same variable's
-    previous table; a variable's first row in the chunk takes its predecessor from ``state``.
+    previous table; a variable's first row in the chunk takes its predecessor from ``state``. The
+    result is in file order again.
     """
-    codes, uniques = pd.factorize(df["variable"].to_numpy(dtype=object))
-    order = np.lexsort((df["table"].to_numpy(), codes))
-    s = df.iloc[order]
-    sv = s["variable"].to_numpy(dtype=object)
-    is_gauge = np.fromiter((u in GAUGES for u in uniques), dtype=bool, count=len(uniques))
-    first = np.ones(len(s), dtype=bool)
+    names = state.names
+    order = np.lexsort((table, var))
+    sv = var[order]
+    n = len(sv)
+    first = np.ones(n, dtype=bool)
     first[1:] = sv[1:] != sv[:-1]
-    written = s["value"].to_numpy(dtype="float64")
-    heads = sv[first]
+    written = written[order]
+    heads = [names[i] for i in sv[first]]
     carry_val = np.array([state.prev_value.get(v, np.nan) for v in heads], dtype="float64")
     carry_ts = np.array(
         [state.prev_ts.get(v, np.datetime64("NaT", "ns")) for v in heads], dtype="datetime64[ns]"
@@ -589,42 +913,35 @@ def _rates(
         prev[1:] = written[:-1]
         prev[first] = carry_val
         delta = written - prev
-    ts = s["ts"].to_numpy(dtype="datetime64[ns]")
+    ts = ts[order]
     prev_ts = np.empty_like(ts)
     prev_ts[1:] = ts[:-1]
     prev_ts[first] = carry_ts
     dt = (ts - prev_ts) / np.timedelta64(1, "s")
     with np.errstate(invalid="ignore", divide="ignore"):
         per_s = np.where(dt > 0, delta / dt, np.nan)
-    gauge = is_gauge[codes[order]]
+    is_gauge = np.fromiter((name in GAUGES for name in names), dtype=bool, count=len(names))
+    gauge = is_gauge[sv]
     per_s[gauge] = np.nan
     down = (per_s < 0) & ~gauge
     if down.any():
-        tab = s["table"].to_numpy()[down]
+        tab = table[order][down]
         for t in np.unique(tab):
-            n = int((tab == t).sum())
+            k = int((tab == t).sum())
             header = int(header_lines[int(t) - state.tables])
             warnings.append(
                 ParseWarning(
-                    header, "counter-decrease", f"{n} counters went down (server restart or FLUSH STATUS?)"
+                    header, "counter-decrease", f"{k} counters went down (server restart or FLUSH STATUS?)"
                 )
             )
         per_s[down] = np.nan
-    last = np.ones(len(s), dtype=bool)
+    last = np.ones(n, dtype=bool)
     last[:-1] = sv[:-1] != sv[1:]
-    for v, a, t in zip(sv[last], absolute[last], ts[last], strict=True):
-        state.prev_value[v] = a
-        state.prev_ts[v] = t
-        state.running[v] = a
-    out = pd.DataFrame(
-        {
-            "ts": ts,
-            "line_no": s["line_no"].to_numpy(),
-            "variable": sv,
-            "value": absolute,
-            "per_s": per_s,
-        },
-        index=s.index,
-    ).sort_index()
-    out["ts"] = out["ts"].dt.tz_localize("UTC")
-    return out.reset_index(drop=True)
+    for v, a, t in zip(sv[last].tolist(), absolute[last], ts[last], strict=True):
+        name = names[v]
+        state.prev_value[name] = a
+        state.prev_ts[name] = t
+        state.running[name] = a
+    back = np.empty_like(order)
+    back[order] = np.arange(n)  # sorted position of each row in file order
+    return _Part(ts[back], line_no, var, absolute[back], per_s[back])

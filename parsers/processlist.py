@@ -191,14 +191,16 @@ class _State:
         self.warnings: list[ParseWarning] = []
         self.columns: tuple[str, ...] | None = None  # vertical: keys learned from the first row
         self.vertical_re: re.Pattern[str] | None = None
-        self.groups: dict[tuple[str, ...], list[tuple[np.ndarray, np.ndarray, np.ndarray, list[tuple]]]] = {}
+        #: columns -> parts: (first lines, last lines, snapshots, one cell sequence per column: a
+        #: float64 array of numbers already read, or the cells' text)
+        self.groups: dict[tuple[str, ...], list[tuple[np.ndarray, np.ndarray, np.ndarray, list]]] = {}
         self.warned_columns: set[str] = set()
-        self.tsv_escapes = False
+        self.tsv_escapes = False  # a backslash was seen in -B rows: undo the client's escapes
         #: table layout: aligned bodies of the chunk, read at its end (columns -> [(first line, rows,
         #: snapshot, text)])
-        self.aligned: dict[
-            tuple[str, ...], list[tuple[int, int, int, str]]
-        ] = {}  # a backslash was seen in -B rows: undo the client's escapes
+        self.aligned: dict[tuple[str, ...], list[tuple[int, int, int, str]]] = {}
+        #: vertical layout: the learned keys as the NumPy reading uses them (None: not learned yet)
+        self.vertical_keys: _VerticalKeys | None = None
 
     def marker(self, marker: TsMarker) -> None:
         self.snapshot += 1
@@ -220,7 +222,25 @@ class _State:
         snaps: Sequence[int],
         rows: list | pd.DataFrame,
     ) -> None:
+        """Rows as records (sequences of cells) or as a frame with columns 0..n-1."""
         if not len(rows):
+            return
+        if isinstance(rows, pd.DataFrame):
+            cells = [rows[j].to_numpy() for j in range(len(columns))]
+        else:
+            cells = list(zip(*rows, strict=True))
+        self.add_columns(columns, starts, ends, snaps, cells)
+
+    def add_columns(
+        self,
+        columns: tuple[str, ...],
+        starts: Sequence[int],
+        ends: Sequence[int],
+        snaps: Sequence[int],
+        cells: list,
+    ) -> None:
+        """Rows as one cell sequence per column (``str`` cells, or a float64 array of numbers)."""
+        if not len(starts):
             return
         for col in columns:
             if col not in COLUMN_MAP and col not in self.warned_columns:
@@ -231,7 +251,7 @@ class _State:
                     )
                 )
         self.groups.setdefault(columns, []).append(
-            (np.asarray(starts, dtype=np.int64), np.asarray(ends, dtype=np.int64), np.asarray(snaps), rows)
+            (np.asarray(starts, dtype=np.int64), np.asarray(ends, dtype=np.int64), np.asarray(snaps), cells)
         )
 
     def odd(self, line_no: int, text: str) -> None:
@@ -293,13 +313,24 @@ def _vertical_regex(keys: tuple[str, ...], prefixes: list[str]) -> re.Pattern[st
 
 
 def _vertical_chunk(first: int, text: str, state: _State) -> None:
+    """Rows of a vertical chunk: read as bytes with NumPy when the chunk is regular (see
+    :func:`_vertical_fast`), else with the row regex, line by line."""
     if state.vertical_re is None:
         learned = _learn_keys(text)
         if learned is None:
             return _no_rows(first, text, state)
         state.columns = learned[0]
         state.vertical_re = _vertical_regex(*learned)
+        state.vertical_keys = _VerticalKeys(*learned)
+    if _vertical_fast(first, text, state):
+        return None
+    return _vertical_regex_chunk(first, text, state)
+
+
+def _vertical_regex_chunk(first: int, text: str, state: _State) -> None:
+    """The rows of a chunk with the row regex: any text between rows is named (``unreadable-line``)."""
     regex = state.vertical_re
+    assert regex is not None
     columns = state.columns
     starts: list[int] = []
     ends: list[int] = []
@@ -342,6 +373,267 @@ def _vertical_chunk(first: int, text: str, state: _State) -> None:
 
 
 # ---------------------------------------------------------------------------------------------
+# Vertical (\G) chunks read as bytes with NumPy
+# ---------------------------------------------------------------------------------------------
+#: Bytes after a chunk's text, so that reads of up to 64 bytes from a line start stay in the buffer.
+_PAD = b"\n" * 64
+#: Longest byte pattern compared at a line start (row header parts, key prefixes).
+_MAX_PATTERN = 48
+#: A row header as the mysql client prints it (no blanks around it): stars, number, ``. row``, stars.
+_HEADER_SHAPE = re.compile(r"(\*+) [0-9]+\. row (\*+)")
+#: Where a multi-line Info that is the last column stops (the row regex's ``end_of_row``).
+_END_OF_INFO = re.compile(r"[ \t]*\*+ \d+\. row \*+[ \t]*$|(?:TS|zzz) ")
+#: Numbers of at most this many digits are exact in float64, where ``float()`` and
+#: ``pd.to_numeric`` read them alike; longer ones are left to those.
+_MAX_DIGITS = 15
+_POW10 = np.array([float(10**k) for k in range(_MAX_DIGITS + 1)])
+_DIGIT, _DOT, _SPACE = 48, 46, 32
+
+
+class _VerticalKeys:
+    """The keys of the first row (``'      Id:'`` prefixes) as :func:`_vertical_fast` compares them."""
+
+    def __init__(self, keys: tuple[str, ...], prefixes: list[str]) -> None:
+        self.keys = keys
+        self.prefixes = [p.encode("utf-8") for p in prefixes]
+        self.info = keys.index("Info") if "Info" in keys else -1
+        #: the Info of a row runs until a line that starts with the next key's prefix (None: Info is
+        #: the last key and runs until the next row or marker)
+        self.stop = prefixes[self.info + 1] if 0 <= self.info < len(keys) - 1 else None
+        self.kinds = [
+            "int" if _out_name(k) in INT_COLUMNS else "float" if _out_name(k) in FLOAT_COLUMNS else "text"
+            for k in keys
+        ]
+        self.usable = len(set(keys)) == len(keys) and all(len(p) <= _MAX_PATTERN for p in self.prefixes)
+
+
+class _Bytes:
+    """A chunk's UTF-8 bytes (``_PAD`` after them) with fixed-width reads at many offsets at once."""
+
+    def __init__(self, data: bytes) -> None:
+        self.padded = data + _PAD
+        self.buf = np.frombuffer(self.padded, dtype=np.uint8)
+        self._views: dict[int, np.ndarray] = {}
+
+    def take(self, at: np.ndarray, width: int) -> np.ndarray:
+        """``buf[a : a + width]`` for each ``a`` in ``at``, as a (len(at), width) uint8 array."""
+        view = self._views.get(width)
+        if view is None:  # one item of `width` bytes at every byte offset (overlapping items)
+            view = np.ndarray(
+                shape=(len(self.padded) - width + 1,), dtype=f"V{width}", buffer=self.padded, strides=(1,)
+            )
+            self._views[width] = view
+        return view[at].view(np.uint8).reshape(len(at), width)
+
+    def starts_with(self, at: np.ndarray, pattern: bytes) -> np.ndarray:
+        """True for each offset of ``at`` where ``pattern`` (at most ``_MAX_PATTERN`` bytes) starts."""
+        width = -(-len(pattern) // 8) * 8
+        words = self.take(at, width).view("<u8")
+        want = np.frombuffer(pattern.ljust(width, b"\0"), dtype="<u8")
+        mask = np.frombuffer((b"\xff" * len(pattern)).ljust(width, b"\0"), dtype="<u8")
+        if width == 8:
+            return (words[:, 0] & mask[0]) == want[0]
+        return ((words & mask) == want).all(axis=1)
+
+
+#: Weight of each byte of a right-aligned 16-byte window read as a decimal number.
+_WEIGHTS = np.array([float(10 ** (15 - j)) for j in range(16)])
+
+
+def _numbers_of(chunk: _Bytes, vs: np.ndarray, ve: np.ndarray, decimal: bool) -> np.ndarray | None:
+    """Cells ``buf[vs:ve]`` as float64 when each is ``NULL``, empty, digits (at most ``_MAX_DIGITS``)
+    or, with ``decimal``, digits ``.`` digits (as many in all); None when a cell is anything else
+    (``float()`` then reads the text, and names the bad cells).
+
+    Exact: the digits make an integer below 2**53 (a sum of exact products), divided once by a
+    power of ten, which rounds as ``float()`` does."""
+    w = ve - vs
+    if not len(w) or int(w.max()) > _MAX_DIGITS or int(ve.min()) < 16:
+        return None
+    cells = chunk.take(ve - 16, 16)  # each cell at the right end of a 16-byte window
+    column = np.arange(16)
+    missing = (w == 0) | ((w == 4) & (cells[:, 12:] == np.frombuffer(b"NULL", np.uint8)).all(axis=1))
+    inside = (column >= 16 - w[:, None]) & ~missing[:, None]
+    digit = (cells - _DIGIT) <= 9  # uint8: below "0" wraps around
+    if decimal:
+        dot = (cells == _DOT) & inside
+        if not (digit | dot | ~inside).all():
+            return None
+        n_dot = dot.sum(axis=1)
+        at = np.where(n_dot == 1, dot.argmax(axis=1), -1)
+        # one dot at most, with a digit on each side
+        if (n_dot > 1).any() or ((n_dot == 1) & ((at == 16 - w) | (at == 15))).any():
+            return None
+        values = np.where(inside & ~dot, cells - _DIGIT, 0).astype(np.float64)
+        whole = values @ _WEIGHTS
+        left = (values * (column < at[:, None])) @ _WEIGHTS  # digits left of a dot, one place too high
+        number = (whole - left + left / 10) / _POW10[np.where(n_dot == 1, 15 - at, 0)]
+    else:
+        if not (digit | ~inside).all():
+            return None
+        number = np.where(inside, cells - _DIGIT, 0).astype(np.float64) @ _WEIGHTS
+    number[missing] = np.nan
+    return number
+
+
+def _texts_of(buf: np.ndarray, ranges: list[tuple[np.ndarray, np.ndarray]]) -> list[list[str]]:
+    """Each ``(vs, ve)`` of ``ranges`` as the list of the UTF-8 texts ``buf[vs:ve]``; every ``ve`` is
+    at a newline and no text holds one (one gather, one decode, one split for all)."""
+    starts = np.concatenate([r[0] for r in ranges])
+    lens = np.concatenate([r[1] for r in ranges]) + 1 - starts  # each text with its newline
+    offsets = np.cumsum(lens) - lens
+    index = np.repeat(starts - offsets, lens) + np.arange(int(offsets[-1] + lens[-1]))
+    flat = buf[index].tobytes().decode("utf-8").split("\n")
+    out = []
+    at = 0
+    for vs, _ in ranges:
+        out.append(flat[at : at + len(vs)])
+        at += len(vs)
+    return out
+
+
+def _vertical_fast(first: int, text: str, state: _State) -> bool:
+    """Read a vertical chunk with NumPy on its UTF-8 bytes, when it is regular: only ``TS``/``zzz``
+    markers and rows; every row header exactly ``*** N. row ***`` with the stars of the chunk's
+    first header and no blanks around; every key line where the learned keys put it, with its exact
+    prefix; a multi-line Info only where the row regex reads the same lines into it. Then the rows,
+    cells, snapshots and line numbers are those of :func:`_vertical_regex_chunk`; False (nothing
+    done) for any other chunk, which that function reads."""
+    layout = state.vertical_keys
+    if layout is None or not layout.usable or not text.endswith("\n"):
+        return False
+    try:
+        data = text.encode("utf-8")
+    except UnicodeEncodeError:  # a lone surrogate
+        return False
+    size = len(data)
+    chunk = _Bytes(data)
+    buf = chunk.buf
+    ends = np.flatnonzero(buf[:size] == 10)  # the newline of each line
+    n_lines = len(ends)
+    starts = np.empty(n_lines, dtype=np.int64)
+    starts[0] = 0
+    starts[1:] = ends[:-1] + 1
+    lead = buf[starts]
+    headers = np.flatnonzero(lead == ord("*"))
+    if not len(headers):
+        return False
+    maybe = np.flatnonzero((lead == ord("T")) | (lead == ord("z")))
+    marks = maybe[chunk.starts_with(starts[maybe], b"TS ") | chunk.starts_with(starts[maybe], b"zzz ")]
+    # Row headers: the stars of the first one, digits, no blanks.
+    h0 = int(headers[0])
+    shape = _HEADER_SHAPE.fullmatch(data[starts[h0] : ends[h0]].decode("utf-8"))
+    if shape is None:
+        return False
+    head = shape.group(1).encode() + b" "
+    tail = b". row " + shape.group(2).encode()
+    if len(head) > _MAX_PATTERN or len(tail) > _MAX_PATTERN:
+        return False
+    h_start, h_end = starts[headers], ends[headers]
+    n_digits = h_end - h_start - len(head) - len(tail)
+    if n_digits.min() < 1 or n_digits.max() > 18:
+        return False
+    if not (chunk.starts_with(h_start, head).all() and chunk.starts_with(h_end - len(tail), tail).all()):
+        return False
+    widest = int(n_digits.max())
+    digits = buf[(h_start + len(head))[:, None] + np.arange(widest)]
+    if not (((digits - _DIGIT) <= 9) | (np.arange(widest) >= n_digits[:, None])).all():
+        return False
+    row_one = (n_digits == 1) & (digits[:, 0] == ord("1"))
+    # Records: the chunk starts with one; a marker is one line; a row runs to the next record.
+    records = np.sort(np.concatenate([headers, marks]))
+    if records[0] != 0:
+        return False
+    following = np.empty_like(records)
+    following[:-1] = records[1:]
+    following[-1] = n_lines
+    is_mark = lead[records] != ord("*")
+    if (following[is_mark] - records[is_mark] != 1).any():
+        return False
+    row_end = following[~is_mark]  # the line after each row
+    n_keys = len(layout.keys)
+    extra = row_end - headers - 1 - n_keys  # lines of a multi-line Info past its first
+    if extra.min() < 0 or (layout.info < 0 and extra.any()):
+        return False
+    key_lines = []
+    for k, prefix in enumerate(layout.prefixes):
+        line = headers + 1 + k + (extra if k > layout.info >= 0 else 0)
+        if not chunk.starts_with(starts[line], prefix).all():
+            return False
+        key_lines.append(line)
+    # Cells: after the prefix and one optional blank, to the end of the line.
+    vs = [starts[line] + len(p) for line, p in zip(key_lines, layout.prefixes, strict=True)]
+    vs = [v + (buf[v] == _SPACE) for v in vs]
+    ve = [ends[line] for line in key_lines]
+    long_info = np.flatnonzero(extra)
+    if len(long_info):
+        i = layout.info
+        info_line = key_lines[i][long_info]
+        more = extra[long_info]
+        for r, line, n in zip(long_info.tolist(), info_line.tolist(), more.tolist(), strict=True):
+            for cont in range(line + 1, line + n + 1):
+                body = data[starts[cont] : ends[cont]].decode("utf-8")
+                if (body.startswith(layout.stop)) if layout.stop is not None else _END_OF_INFO.match(body):
+                    return False  # the row regex ends the Info there
+            if layout.stop is None and data[vs[i][r] : ve[i][r]] == b"NULL":
+                return False  # `Info: NULL` cannot span lines: the lines after it are not Info
+        whole_info = [
+            data[a:b].decode("utf-8") for a, b in zip(vs[i][long_info], ends[info_line + more], strict=True)
+        ]
+        ve[i] = ve[i].copy()
+        vs[i] = vs[i].copy()
+        vs[i][long_info] = ve[i][long_info]  # read as empty below, then replaced by the whole text
+    cells: list = [None] * n_keys
+    texts = []
+    for k, kind in enumerate(layout.kinds):
+        if kind != "text":
+            cells[k] = _numbers_of(chunk, vs[k], ve[k], kind == "float")
+        if cells[k] is None:
+            texts.append(k)
+    for k, values in zip(texts, _texts_of(buf, [(vs[k], ve[k]) for k in texts]), strict=True):
+        cells[k] = values
+    if len(long_info):
+        info = cells[layout.info]
+        for r, value in zip(long_info.tolist(), whole_info, strict=True):
+            info[r] = value
+    # Snapshots: markers and rows numbered 1 in line order, the rows between them counted at once.
+    snaps = np.empty(len(headers), dtype=np.int64)
+    done = 0
+
+    def rows_until(stop: int) -> None:
+        nonlocal done
+        if stop > done:
+            if state.snapshot < 0:
+                state.snapshot = 0
+            snaps[done:stop] = state.snapshot
+            state.rows_in_snapshot += stop - done
+            done = stop
+
+    ones = np.flatnonzero(row_one)
+    marks_at = np.searchsorted(headers, marks)  # rows before each marker
+    events = sorted([(int(m), -1, int(r)) for m, r in zip(marks, marks_at, strict=True)])
+    events += [(int(headers[r]), 1, int(r)) for r in ones]
+    events.sort()
+    for line, kind, r in events:
+        rows_until(r)
+        if kind < 0:
+            body = data[starts[line] : ends[line]].decode("utf-8")
+            marker = parse_marker(body)
+            if marker is None:
+                state.odd(first + line, body)
+            else:
+                state.marker(marker)
+        else:
+            state.new_listing()
+            snaps[r] = state.snapshot
+            state.rows_in_snapshot += 1
+            done = r + 1
+    rows_until(len(headers))
+    state.add_columns(layout.keys, first + headers, first + row_end - 1, snaps, cells)
+    return True
+
+
+# ---------------------------------------------------------------------------------------------
 # Table (mysql -t)
 # ---------------------------------------------------------------------------------------------
 def _cells(line: str, plus: list[int], info: int) -> list[str] | None:
@@ -369,13 +661,15 @@ def _table_rows(
     """Rows between the header's closing border and the table's last border.
 
     A body whose every line is one row cut only at the border's ``|`` (no multi-line value, no ``|``
-    inside a cell, no wide character) waits in ``state.aligned`` for one C read per chunk
-    (``_aligned_rows``); any other body is cut row by row at the border's ``+`` positions.
+    inside a cell, no wide character, no carriage return, which the C reader would take for a line
+    end) waits in ``state.aligned`` for one C read per chunk (``_aligned_rows``); any other body is
+    cut row by row at the border's ``+`` positions.
     """
     lines = body.split("\n")
     width = plus[-1] + 1
     if (
         body.startswith("|")
+        and "\r" not in body
         and body.count("|") == len(lines) * len(plus)
         and body.count("\n|") == len(lines) - 1
         and set(map(len, lines)) == {width}
@@ -658,24 +952,36 @@ def _detect_layout(text: str) -> str | None:
     return None
 
 
+def _is_numbers(cells: object) -> bool:
+    return isinstance(cells, np.ndarray) and cells.dtype.kind == "f"
+
+
+def _objects(cells: object) -> np.ndarray:
+    """A part's cells of one column as an object array (numbers read already as Python floats)."""
+    if isinstance(cells, np.ndarray):
+        return cells.astype(object) if cells.dtype != object else cells
+    out = np.empty(len(cells), dtype=object)  # type: ignore[arg-type]
+    out[:] = cells
+    return out
+
+
 def _typed(columns: tuple[str, ...], parts: list, layout: str, state: _State) -> pd.DataFrame:
+    """The frame of one column set from its parts (``_State.add_columns``): numbers read already
+    are kept, the text of number columns is read by :func:`_numbers`, text is ``string``."""
     starts = np.concatenate([p[0] for p in parts])
     ends = np.concatenate([p[1] for p in parts])
     snaps = np.concatenate([p[2] for p in parts]).astype(np.int64)
-    # a part's rows: records (table, vertical) or a frame from the C reader (-B, numbers typed)
-    pieces = [
-        p[3]
-        if isinstance(p[3], pd.DataFrame)
-        else pd.DataFrame.from_records(p[3], columns=range(len(columns)))
-        for p in parts
-    ]
-    raw = pd.concat(pieces, ignore_index=True) if len(pieces) > 1 else pieces[0].reset_index(drop=True)
-    out = pd.DataFrame({"line_no": starts, "line_end": ends, "snapshot": snaps})
+    out: dict[str, object] = {"line_no": starts, "line_end": ends, "snapshot": snaps}
     for j, col in enumerate(columns):
         name = _out_name(col)
-        values = raw[j]
+        cells = [p[3][j] for p in parts]
         if name in INT_COLUMNS or name in FLOAT_COLUMNS:
-            num = values if values.dtype.kind == "f" else _numbers(values.astype(object), col, starts, state)
+            if all(_is_numbers(c) for c in cells):  # read already (vertical, -B): NaN for NULL
+                values = pd.Series(np.concatenate(cells) if len(cells) > 1 else cells[0])
+                num = values
+            else:
+                values = pd.Series(np.concatenate([_objects(c) for c in cells]), dtype=object)
+                num = _numbers(values, col, starts, state)
             if name in INT_COLUMNS:
                 fraction = ((num.to_numpy() % 1) != 0) & ~np.isnan(num.to_numpy())
                 if fraction.any():
@@ -687,19 +993,23 @@ def _typed(columns: tuple[str, ...], parts: list, layout: str, state: _State) ->
                         )
                     num = num.mask(fraction)
             out[name] = num.astype("Int64") if name in INT_COLUMNS else num.astype("float64")
-        else:
-            if layout == "tsv" and state.tsv_escapes:
-                has_escape = values.str.contains("\\", regex=False).fillna(False).to_numpy()
-                if has_escape.any():
-                    values = values.copy()
-                    values[has_escape] = values[has_escape].map(
-                        lambda v: _TSV_ESCAPE.sub(lambda e: _TSV_UNESCAPE.get(e.group(1), e.group(1)), v)
-                    )
-            s = values.astype("string")
-            if name in NULLABLE_TEXT:
-                s = s.mask(s == "NULL")
-            out[name] = s
-    return out
+            continue
+        text = np.concatenate([_objects(c) for c in cells]) if len(cells) > 1 else _objects(cells[0])
+        if layout == "tsv" and state.tsv_escapes:
+            values = pd.Series(text, dtype=object)
+            has_escape = values.str.contains("\\", regex=False).fillna(False).to_numpy()
+            if has_escape.any():
+                values = values.copy()
+                values[has_escape] = values[has_escape].map(
+                    lambda v: _TSV_ESCAPE.sub(lambda e: _TSV_UNESCAPE.get(e.group(1), e.group(1)), v)
+                )
+            text = values.to_numpy(dtype=object)
+        if name in NULLABLE_TEXT:
+            null = text == "NULL"
+            if null.any():
+                text = np.where(null, None, text)
+        out[name] = pd.Series(text, dtype="string")
+    return pd.DataFrame(out)
 
 
 def _numbers(values: pd.Series, col: str, starts: np.ndarray, state: _State) -> pd.Series:

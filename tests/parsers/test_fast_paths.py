@@ -1,0 +1,157 @@
+"""The NumPy fast paths of the parsers read exactly what their careful paths read.
+
+Several parsers read the regular bulk of a capture with one vectorised pass over its bytes and fall
+back to a careful row-by-row path for anything irregular (processlist ``_vertical_fast``, mysqladmin
+``_matrix``/``_cells``, interrupts ``_fast_counts``, sysstat ``read_plain``, mpstat ``_walk``). Each
+capture below is parsed twice, once as shipped and once with every fast path of its format turned
+off, and the two results must be identical: frames (values, dtypes, line numbers), warnings, clock
+and meta. A second set of tests checks that the fast paths really run on regular captures, so the
+comparison is not between two runs of the careful path.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from parsers import _sysstat, interrupts, mpstat, mysqladmin, processlist, registry
+from parsers.base import ClockHints, ParsedSource
+from tests.conftest import FIXTURES, SAMPLES
+
+HINTS = ClockHints(start_local=pd.Timestamp("2026-04-21 16:43:19"), interval_s=1.0)
+
+
+def _walk_each(st: mpstat._Reader, first_no: int, lines: list[str]) -> None:
+    mpstat._walk_each(st, enumerate(lines, start=first_no))
+
+
+#: format -> (module, function, what the function returns to decline, or a careful replacement)
+FAST_PATHS: dict[str, list[tuple[object, str, object]]] = {
+    "processlist": [(processlist, "_vertical_fast", False)],
+    "mysqladmin": [(mysqladmin, "_matrix", None), (mysqladmin, "_cells", None)],
+    "interrupts": [(interrupts, "_fast_counts", None)],
+    "mpstat": [(_sysstat, "read_plain", None), (mpstat, "_walk", _walk_each)],
+    "iostat": [(_sysstat, "read_plain", None)],
+}
+
+
+def _captures() -> Iterator[tuple[str, Path]]:
+    """(format, path) of every fixture and every real sample whose content is one of FAST_PATHS."""
+    roots = [FIXTURES] + ([SAMPLES] if SAMPLES.is_dir() else [])
+    for path in sorted(itertools.chain.from_iterable(r.rglob("*") for r in roots)):
+        if not path.is_file() or path.suffix in {".md", ".sh", ".gz", ".py", ".html", ".json"}:
+            continue
+        with path.open(encoding="utf-8", errors="replace") as fh:
+            head = [line.rstrip("\r\n") for line in itertools.islice(fh, registry.HEAD_LINES)]
+        module = registry.detect(head)
+        if module is not None and module.FORMAT in FAST_PATHS:
+            yield module.FORMAT, path
+
+
+CAPTURES = list(_captures())
+
+
+def _parse(fmt: str, path: Path) -> ParsedSource:
+    with path.open(encoding="utf-8", errors="replace", newline=None) as fh:
+        return registry.by_format(fmt).parse(fh, member=path.name, clock=HINTS)
+
+
+def _careful(monkeypatch: pytest.MonkeyPatch, fmt: str) -> None:
+    for module, name, decline in FAST_PATHS[fmt]:
+        replacement = decline if callable(decline) else (lambda *a, _d=decline, **k: _d)
+        monkeypatch.setattr(module, name, replacement)
+
+
+def _assert_same(fast: ParsedSource, careful: ParsedSource) -> None:
+    assert fast.frames.keys() == careful.frames.keys()
+    for name in fast.frames:
+        pd.testing.assert_frame_equal(fast.frames[name], careful.frames[name], check_exact=True, obj=name)
+    assert fast.warnings == careful.warnings
+    assert fast.clock == careful.clock
+    assert repr(fast.meta) == repr(careful.meta)
+
+
+def test_the_corpus_holds_every_format_with_a_fast_path() -> None:
+    assert {fmt for fmt, _ in CAPTURES} == set(FAST_PATHS)
+
+
+@pytest.mark.parametrize(
+    ("fmt", "path"), CAPTURES, ids=[f"{fmt}:{p.relative_to(p.parents[1])}" for fmt, p in CAPTURES]
+)
+def test_fast_and_careful_paths_read_the_same(monkeypatch: pytest.MonkeyPatch, fmt: str, path: Path) -> None:
+    fast = _parse(fmt, path)
+    _careful(monkeypatch, fmt)
+    _assert_same(fast, _parse(fmt, path))
+
+
+def _spy(monkeypatch: pytest.MonkeyPatch, module: object, name: str) -> list[object]:
+    """Record what ``module.name`` returns on each call."""
+    results: list[object] = []
+    real: Callable[..., object] = getattr(module, name)
+
+    def wrapper(*args: object, **kwargs: object) -> object:
+        got = real(*args, **kwargs)
+        results.append(got)
+        return got
+
+    monkeypatch.setattr(module, name, wrapper)
+    return results
+
+
+@pytest.mark.parametrize(
+    ("fmt", "fixture", "module", "name"),
+    [
+        ("processlist", "processlist/mariadb-10.11.19_vertical_ts.txt", processlist, "_vertical_fast"),
+        ("mysqladmin", "mysqladmin/mariadb-10.11_ts-markers_ext_subset.txt", mysqladmin, "_matrix"),
+        ("interrupts", "interrupts/linux-6.18_proc-interrupts_3snap.txt", interrupts, "_fast_counts"),
+        ("mpstat", "mpstat/mpstat-12.6.1_P-ALL_ts-markers.txt", _sysstat, "read_plain"),
+        ("iostat", "iostat/iostat-12.6.1_xt.txt", _sysstat, "read_plain"),
+    ],
+)
+def test_the_fast_path_reads_a_regular_capture(
+    monkeypatch: pytest.MonkeyPatch, fmt: str, fixture: str, module: object, name: str
+) -> None:
+    results = _spy(monkeypatch, module, name)
+    _parse(fmt, FIXTURES / fixture)
+    assert results and all(r is not None and r is not False for r in results)
+
+
+def test_mpstat_walks_runs_of_rows_at_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    calls = _spy(monkeypatch, mpstat, "_walk")
+    each = _spy(monkeypatch, mpstat, "_walk_each")
+    _parse("mpstat", FIXTURES / "mpstat/mpstat-12.6.1_P-ALL_ts-markers.txt")
+    assert len(calls) == 1 and not each
+
+
+def _irregular(text: str, every: int, odd: str) -> str:
+    """``text`` with ``odd`` inserted after every ``every``-th line."""
+    lines = text.splitlines(keepends=True)
+    return "".join(line + (odd if i % every == every - 1 else "") for i, line in enumerate(lines))
+
+
+@pytest.mark.parametrize(
+    ("fmt", "fixture", "odd"),
+    [
+        # a stray line inside vertical rows: the fast path declines that chunk
+        ("processlist", "processlist/mariadb-10.11.19_vertical_ts.txt", "garbage in the middle\n"),
+        # a value that is not a number in a status table
+        ("mysqladmin", "mysqladmin/mariadb-10.11_ts-markers_ext_subset.txt", "| Odd_status | 12,5 |\n"),
+        # an IRQ row with a count that is not a number
+        ("interrupts", "interrupts/linux-6.18_proc-interrupts_3snap.txt", " 99:  12x  7  IO-APIC  x\n"),
+        # a decimal comma in a row
+        ("mpstat", "mpstat/mpstat-12.6.1_P-ALL.txt", "12:00:00 AM  all  1,5 0,0\n"),
+    ],
+)
+def test_irregular_text_is_read_alike_by_both_paths(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, fmt: str, fixture: str, odd: str
+) -> None:
+    path = tmp_path / "capture.txt"
+    path.write_text(_irregular((FIXTURES / fixture).read_text(), 7, odd))
+    fast = _parse(fmt, path)
+    assert fast.warnings, "the odd lines must be reported"
+    _careful(monkeypatch, fmt)
+    _assert_same(fast, _parse(fmt, path))
