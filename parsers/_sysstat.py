@@ -384,110 +384,6 @@ class LineWarnings:
         return out
 
 
-#: Bytes a member's rows may hold for :func:`read_plain`: printable ASCII and tab but no quote
-#: (pandas' reader would take quoted fields), and line ends.
-_PLAIN_BYTES = bytes(range(0x20, 0x7F)).replace(b'"', b"") + b"\t\n"
-#: Longest number token :func:`read_plain` reads itself: up to 15 digits every float reader agrees.
-MAX_PLAIN_TOKEN = 15
-
-
-_POW10 = 10.0 ** np.arange(MAX_PLAIN_TOKEN + 1)
-
-
-def _plain_numbers(text: str) -> tuple[np.ndarray, np.ndarray] | None:
-    """Space-separated decimal tokens (``-?digits[.digits]``, at most ``MAX_PLAIN_TOKEN``
-    characters) read as pandas' C reader reads them: (as float, as integer then float); None when
-    a token is anything else. Digits are read as one integer (below 10**15, exact), then divided by
-    the power of ten of the decimals: one correctly rounded division, as the reader does."""
-    data = text.encode("ascii")
-    if data.translate(None, b"0123456789.- "):
-        return None
-    b = np.frombuffer(data, dtype=np.uint8)
-    space = np.flatnonzero(b == 32)
-    ends = np.concatenate([space, [len(b)]])
-    if int(np.diff(ends, prepend=-1).max()) > MAX_PLAIN_TOKEN + 1:
-        return None
-    digit = (b - 48) < 10
-    minus = np.flatnonzero(b == 45)
-    if len(minus):
-        before = b[minus - 1] if minus[0] else np.concatenate([[32], b[minus[1:] - 1]])
-        if (before != 32).any() or minus[-1] + 1 >= len(b) or not digit[minus + 1].all():
-            return None
-    dots = np.flatnonzero(b == 46)
-    scale = np.zeros(len(ends), dtype=np.int64)
-    if len(dots):
-        if dots[0] == 0 or dots[-1] + 1 >= len(b) or not (digit[dots - 1] & digit[dots + 1]).all():
-            return None
-        token = np.searchsorted(space, dots)
-        if (token[1:] == token[:-1]).any():  # two dots in one token
-            return None
-        scale[token] = ends[token] - dots - 1
-    whole = np.fromstring(data.replace(b".", b"").replace(b"-", b""), dtype=np.int64, sep=" ")
-    if len(whole) != len(ends):
-        return None
-    neg = np.zeros(len(ends), dtype=bool)
-    neg[np.searchsorted(space, minus)] = True
-    as_float = whole / _POW10[scale]
-    as_float[neg] = -as_float[neg]  # -0.0 stays negative, as the reader's float
-    return as_float, np.where(neg, -whole, whole).astype(np.float64)
-
-
-def read_plain(
-    rows: list[str],
-    ncols: int,
-    *,
-    skip: int = 0,
-    text_cols: frozenset[int] = frozenset(),
-    all_col: int | None = None,
-) -> tuple[list[np.ndarray], np.ndarray] | None:
-    """:func:`read_table` for the plain case, without pandas: every row ``ncols`` tokens of printable
-    ASCII, every number ``-?digits[.digits]`` of at most 15 characters (where every float reader
-    gives the same double), no decimal comma; None otherwise (``read_table`` decides then)."""
-    n = len(rows)
-    text = "".join(rows)
-    if not n or not text.isascii() or "," in text:
-        return None
-    data = text.encode("ascii")
-    if data.translate(None, _PLAIN_BYTES):
-        return None
-    tokens = text.split()
-    if len(tokens) != n * ncols:
-        return None
-    b = np.frombuffer(data if data.endswith(b"\n") else data + b"\n", dtype=np.uint8)
-    blank = (b == 32) | (b == 9) | (b == 10)
-    starts = np.flatnonzero(~blank[1:] & blank[:-1]) + 1
-    if not blank[0]:
-        starts = np.concatenate([[0], starts])
-    ends = np.flatnonzero(b == 10)
-    if len(ends) != n or (np.bincount(np.searchsorted(ends, starts), minlength=n) != ncols).any():
-        return None  # the right number of tokens, but not ncols on every row
-    num = [i for i in range(skip, ncols) if i not in text_cols]
-    plain = [i for i in num if i != all_col]
-    mat = np.empty((n, len(num)), dtype=np.float64)
-    if plain:
-        cols = [" ".join(tokens[i::ncols]) for i in plain]
-        got = _plain_numbers(" ".join(cols))
-        if got is None or len(got[0]) != n * len(plain):
-            return None
-        as_float, as_int = (g.reshape(len(plain), n) for g in got)
-        for k, i in enumerate(plain):
-            # a column without a decimal point is read as int64 (whose -0 is 0), then float
-            mat[:, num.index(i)] = as_float[k] if "." in cols[k] else as_int[k]
-    if all_col is not None and all_col in num:
-        cells = tokens[all_col::ncols]
-        col = " ".join(cells)
-        alls = cells.count("all")
-        if "-" in col or col.count("all") != alls:
-            return None  # a minus (kept for the marker below), or "all" inside a longer token
-        got = _plain_numbers(col.replace("all", "-1") if alls else col)
-        if got is None or len(got[0]) != n:
-            return None
-        v = got[0] if "." in col else got[1]
-        mat[:, num.index(all_col)] = np.where(v == -1, np.nan, v)
-    texts = [np.asarray(tokens[i::ncols], dtype=object) for i in range(skip, ncols) if i in text_cols]
-    return texts, mat
-
-
 def read_table(
     rows: list[str],
     ncols: int,
@@ -503,9 +399,6 @@ def read_table(
     a number), so the caller takes the careful row-by-row path. Decimal commas are read on purpose
     (``decimal=","``) when the first row shows them.
     """
-    plain = read_plain(rows, ncols, skip=skip, text_cols=text_cols, all_col=all_col)
-    if plain is not None:
-        return plain
     dec = "," if "," in rows[0] else "."
     try:
         df = pd.read_csv(
@@ -587,29 +480,6 @@ def finish_frame(
     first = [c for c in ["ts", "line_no", "since_boot", *head] if c in df.columns]
     rest = [c for c in df.columns if c not in first]
     return df[first + rest]
-
-
-def first_chars(lines: list[str]) -> np.ndarray:
-    """The first character of each line (``""`` for an empty one) as a NumPy string array."""
-    return np.array(lines, dtype="<U1") if lines else np.zeros(0, dtype="<U1")
-
-
-def line_ends(lines: list[str]) -> np.ndarray:
-    """Offset of the end of each line in ``"".join(lines)``."""
-    return np.cumsum(np.fromiter(map(len, lines), dtype=np.int64, count=len(lines)))
-
-
-def runs(mask: np.ndarray) -> list[tuple[int, int, bool]]:
-    """The maximal runs of equal values of ``mask``: ``(start, end, value)``.
-
-    >>> runs(np.array([True, True, False, True]))
-    [(0, 2, True), (2, 3, False), (3, 4, True)]
-    """
-    if not len(mask):
-        return []
-    cuts = (np.flatnonzero(mask[1:] != mask[:-1]) + 1).tolist()
-    starts = [0, *cuts]
-    return list(zip(starts, [*cuts, len(mask)], mask[starts].tolist(), strict=True))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -694,21 +564,6 @@ class SysstatReader:
                 self.line(no, raw[len(prefix) :])
                 return self._unprefixed(it, prefix) if prefix else it
         return iter(())
-
-    def lines_list(self, stream: Iterable[str]) -> tuple[int, list[str]] | Iterator[tuple[int, str]]:
-        """:meth:`lines`, but when the lines carry no prefix, those after the first as one list:
-        ``(number of its first line, lines)``, for the parser to walk in runs (:func:`runs`)."""
-        src = with_newlines(stream)
-        no = 0
-        for raw in src:
-            no += 1
-            if raw.strip():
-                prefix, self.host = line_prefix(raw)
-                self.line(no, raw[len(prefix) :])
-                if prefix:
-                    return self._unprefixed(enumerate(src, start=no + 1), prefix)
-                return no + 1, list(src)
-        return no + 1, []
 
     def _unprefixed(self, it: Iterator[tuple[int, str]], prefix: str) -> Iterator[tuple[int, str]]:
         plen = len(prefix)

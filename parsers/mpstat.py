@@ -70,7 +70,6 @@ Source: sysstat ``mpstat.c`` / ``man 1 mpstat`` (12.6); kernel ``include/linux/i
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable
 
 import numpy as np
@@ -83,11 +82,8 @@ from parsers._sysstat import (
     LineWarnings,
     Shapes,
     SysstatReader,
-    first_chars,
-    line_ends,
     line_numbers,
     read_table,
-    runs,
     to_floats,
     tod_seconds,
 )
@@ -183,57 +179,22 @@ def parse(stream: Iterable[str], *, member: str, clock: ClockHints) -> ParsedSou
     Raises ``ParseError`` when the member is not mpstat output.
     """
     st = _Reader(member)
-    rest = st.lines_list(stream)
-    if isinstance(rest, tuple):
-        _walk(st, *rest)
-    else:  # lines with a pdsh prefix: one by one
-        _walk_each(st, rest)
+    # The hot loop: a data row of the open section is appended as is; everything else goes to
+    # ``_Reader.line``. Rows are typed in bulk by ``flush``.
+    rest = st.lines(stream)
+    cur_rows = st.cur_rows
+    for no, raw in rest:
+        if st.cur is not None and "0" <= raw[:1] <= "9" and "CPU" not in raw and "NODE" not in raw:
+            if raw[: st.tlen] != st.tod:  # a new time of day: maybe a new report (plain `mpstat 1`)
+                st.row_time(no, raw)
+            cur_rows.append(raw)
+            continue
+        st.line(no, raw)
+        cur_rows = st.cur_rows
     src = st.result(FORMAT, clock, SHAPES)
     src.meta["node_sections_skipped"] = st.node_sections
     src.meta["variant"] = _variant(st, src)
     return src
-
-
-_HEADER_WORDS = re.compile("CPU|NODE")
-
-
-def _walk_each(st: _Reader, numbered: Iterable[tuple[int, str]]) -> None:
-    """Feed ``(line number, line)`` pairs to the reader one by one: a data row of the open section
-    (a digit first, no ``CPU``/``NODE``) to ``_Reader.row``, any other line to ``_Reader.line``."""
-    for no, raw in numbered:
-        if st.cur is not None and "0" <= raw[:1] <= "9" and "CPU" not in raw and "NODE" not in raw:
-            st.row(no, raw)
-        else:
-            st.line(no, raw)
-
-
-def _walk(st: _Reader, first_no: int, lines: list[str]) -> None:
-    """Feed ``lines`` (numbered from ``first_no``) to the reader: data rows of the open section
-    (a digit first, no ``CPU``/``NODE``) are appended as they are, a run of them at once when they
-    all start with the same time of day; every other line goes to ``_Reader.line``. Rows are typed
-    in bulk by ``flush``."""
-    first = first_chars(lines)
-    data = (first >= "0") & (first <= "9")
-    text, ends = "", np.zeros(0, dtype=np.int64)
-    if data.any():
-        text = "".join(lines)
-        ends = line_ends(lines)
-        hits = [m.start() for m in _HEADER_WORDS.finditer(text)]
-        if hits:
-            data[np.searchsorted(ends, hits, side="right")] = False
-    for a, b, is_data in runs(data):
-        if not is_data or st.cur is None:
-            for j in range(a, b):
-                st.line(first_no + j, lines[j])
-            continue
-        tod = lines[a][: st.tlen]
-        start = int(ends[a - 1]) if a else 0
-        if "\n" not in tod and (not tod or text.count("\n" + tod, start, int(ends[b - 1])) == b - a - 1):
-            st.row(first_no + a, lines[a])  # every row of the run has this time of day
-            st.cur_rows.extend(lines[a + 1 : b])
-        else:
-            for j in range(a, b):
-                st.row(first_no + j, lines[j])
 
 
 #: The frames: name -> (bucket kind, leading columns, columns of the empty frame).
@@ -292,12 +253,6 @@ class _Reader(SysstatReader):
     def open(self, bucket: Bucket, no: int) -> None:
         super().open(bucket, no)
         self.tod = None
-
-    def row(self, no: int, raw: str) -> None:
-        """A data row of the open section, as it is."""
-        if raw[: self.tlen] != self.tod:  # a new time of day: maybe a new report (plain `mpstat 1`)
-            self.row_time(no, raw)
-        self.cur_rows.append(raw)
 
     def row_time(self, no: int, raw: str) -> None:
         """A row whose time differs from the previous row's: a new report unless it shares the run

@@ -2,7 +2,7 @@
 
 Several parsers read the regular bulk of a capture with one vectorised pass over its bytes and fall
 back to a careful row-by-row path for anything irregular (processlist ``_vertical_fast``, mysqladmin
-``_matrix``/``_cells``, interrupts ``_fast_counts``, sysstat ``read_plain``, mpstat ``_walk``). Each
+``_matrix``/``_cells``, interrupts ``_fast_counts``). Each
 capture below is parsed twice, once as shipped and once with every fast path of its format turned
 off, and the two results must be identical: frames (values, dtypes, line numbers), warnings, clock
 and meta. A second set of tests checks that the fast paths really run on regular captures, so the
@@ -18,15 +18,11 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from parsers import _sysstat, interrupts, mpstat, mysqladmin, processlist, registry
+from parsers import interrupts, mysqladmin, processlist, registry
 from parsers.base import ClockHints, ParsedSource
 from tests.conftest import FIXTURES, SAMPLES
 
 HINTS = ClockHints(start_local=pd.Timestamp("2026-04-21 16:43:19"), interval_s=1.0)
-
-
-def _walk_each(st: mpstat._Reader, first_no: int, lines: list[str]) -> None:
-    mpstat._walk_each(st, enumerate(lines, start=first_no))
 
 
 #: format -> (module, function, what the function returns to decline, or a careful replacement)
@@ -34,8 +30,6 @@ FAST_PATHS: dict[str, list[tuple[object, str, object]]] = {
     "processlist": [(processlist, "_vertical_fast", False)],
     "mysqladmin": [(mysqladmin, "_matrix", None), (mysqladmin, "_cells", None)],
     "interrupts": [(interrupts, "_fast_counts", None)],
-    "mpstat": [(_sysstat, "read_plain", None), (mpstat, "_walk", _walk_each)],
-    "iostat": [(_sysstat, "read_plain", None)],
 }
 
 
@@ -108,8 +102,6 @@ def _spy(monkeypatch: pytest.MonkeyPatch, module: object, name: str) -> list[obj
         ("processlist", "processlist/mariadb-10.11.19_vertical_ts.txt", processlist, "_vertical_fast"),
         ("mysqladmin", "mysqladmin/mariadb-10.11_ts-markers_ext_subset.txt", mysqladmin, "_matrix"),
         ("interrupts", "interrupts/linux-6.18_proc-interrupts_3snap.txt", interrupts, "_fast_counts"),
-        ("mpstat", "mpstat/mpstat-12.6.1_P-ALL_ts-markers.txt", _sysstat, "read_plain"),
-        ("iostat", "iostat/iostat-12.6.1_xt.txt", _sysstat, "read_plain"),
     ],
 )
 def test_the_fast_path_reads_a_regular_capture(
@@ -118,13 +110,6 @@ def test_the_fast_path_reads_a_regular_capture(
     results = _spy(monkeypatch, module, name)
     _parse(fmt, FIXTURES / fixture)
     assert results and all(r is not None and r is not False for r in results)
-
-
-def test_mpstat_walks_runs_of_rows_at_once(monkeypatch: pytest.MonkeyPatch) -> None:
-    calls = _spy(monkeypatch, mpstat, "_walk")
-    each = _spy(monkeypatch, mpstat, "_walk_each")
-    _parse("mpstat", FIXTURES / "mpstat/mpstat-12.6.1_P-ALL_ts-markers.txt")
-    assert len(calls) == 1 and not each
 
 
 def _irregular(text: str, every: int, odd: str) -> str:
@@ -142,8 +127,6 @@ def _irregular(text: str, every: int, odd: str) -> str:
         ("mysqladmin", "mysqladmin/mariadb-10.11_ts-markers_ext_subset.txt", "| Odd_status | 12,5 |\n"),
         # an IRQ row with a count that is not a number
         ("interrupts", "interrupts/linux-6.18_proc-interrupts_3snap.txt", " 99:  12x  7  IO-APIC  x\n"),
-        # a decimal comma in a row
-        ("mpstat", "mpstat/mpstat-12.6.1_P-ALL.txt", "12:00:00 AM  all  1,5 0,0\n"),
     ],
 )
 def test_irregular_text_is_read_alike_by_both_paths(
