@@ -48,6 +48,7 @@ _LEADING_WS = re.compile(r"\A\s+")
 _WS = re.compile(r"[ \n\t\r\f]+")
 _NULL = re.compile(r"\bnull\b")
 _IN_VALUES = re.compile(r"\b(in|values?)(?:[\s,]*\([\s?,]*\))+")
+_PARENS = re.compile(r"\([\s?,]*\)")  # what _IN_VALUES needs: a list of placeholders in parentheses
 _UNION = re.compile(r"\b(select\s.*?)(?:(\sunion(?:\sall)?)\s\1)+")
 _LIMIT = re.compile(r"\blimit \?(?:, ?\?| offset \?)?")
 _ORDER_BY = re.compile(r"\bORDER BY ", re.I)
@@ -82,8 +83,13 @@ def fingerprint(sql: str) -> str:
     if m:
         query = m.group(1)  # shorten multi-row INSERT statements at once, as pt does
 
-    query = _MLC.sub("", query)
-    query = _OLC.sub("", query)
+    # Each pattern runs only where its literal part occurs: a search led by \b or a class costs
+    # about 1.3 us a statement, a substring test 50 ns, and a processlist holds up to a million
+    # distinct statements. The tests are necessary conditions: results are unchanged.
+    if "/*" in query:
+        query = _MLC.sub("", query)
+    if "--" in query or "#" in query:
+        query = _OLC.sub("", query)
     query, n = _USE.subn("use ?", query)
     if n:
         return query
@@ -99,12 +105,16 @@ def fingerprint(sql: str) -> str:
         query = query[:-1]
     query = _WS.sub(" ", query)
     query = query.lower()
-    query = _NULL.sub("?", query)
-    query = _IN_VALUES.sub(r"\1(?+)", query)
-    query = _UNION.sub(r"\1 /*repeat\2*/", query)
-    query = _LIMIT.sub("limit ?", query, count=1)
+    if "null" in query:
+        query = _NULL.sub("?", query)
+    if "(" in query and _PARENS.search(query):
+        query = _IN_VALUES.sub(r"\1(?+)", query)
+    if "union" in query:
+        query = _UNION.sub(r"\1 /*repeat\2*/", query)
+    if "limit ?" in query:
+        query = _LIMIT.sub("limit ?", query, count=1)
 
-    m = _ORDER_BY.search(query)
+    m = _ORDER_BY.search(query) if "order by " in query else None
     if m:
         # Perl: `1 while s/\G(.+?)\s+ASC/$1/gi` from the end of ORDER BY: drop each chained ASC.
         pos = m.end()
