@@ -81,6 +81,14 @@ def _maxrss_bytes() -> int:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
 
 
+def _cpu_seconds() -> dict[str, float]:
+    """User + system CPU seconds of this process (``worker``) and of its ended child processes
+    (``parse processes``: the pool's children, counted once they have exited)."""
+    me = resource.getrusage(resource.RUSAGE_SELF)
+    kids = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return {"worker": me.ru_utime + me.ru_stime, "parse processes": kids.ru_utime + kids.ru_stime}
+
+
 def _rss_bytes(pid: int | str = "self") -> int | None:
     """Current resident set size of a process, from /proc/<pid>/statm (None when it is gone)."""
     try:
@@ -418,9 +426,11 @@ def ingest_one(bundle: Path, keep: bool) -> None:
             )
         upload_s = time.perf_counter() - t
     t = time.perf_counter()
+    cpu0 = _cpu_seconds()
     with stages.stage("ingest (case_ingest)"), _profiled("ingest"):
         services.case_ingest(case_id=case.pk)
     ingest_s = time.perf_counter() - t
+    cpu = {k: round(v - cpu0[k], 2) for k, v in _cpu_seconds().items()}
     peak = _maxrss_bytes()
     stages.stop.set()
     case = Case.objects.get(pk=case.pk)
@@ -430,6 +440,7 @@ def ingest_one(bundle: Path, keep: bool) -> None:
         "failure_reason": case.failure_reason,
         "upload_seconds": round(upload_s, 3),
         "ingest_seconds": round(ingest_s, 3),
+        "ingest_cpu_seconds": cpu,
         "peak_rss_bytes": peak,
         "sources": case.sources.count(),
         "not_used": list(case.not_used.values_list("member", "reason")),
@@ -593,6 +604,12 @@ def print_report(report: dict[str, Any]) -> None:
         f"    ingest (case_ingest)     {ing['ingest_seconds']:9.2f} s   = {ratio:.1f}x gzip|wc "
         f"(target <= {INGEST_TARGET_RATIO:g}x, then {INGEST_NEXT_TARGET_RATIO:g}x): {verdict}"
     )
+    cpu = ing.get("ingest_cpu_seconds")
+    if cpu:
+        print(
+            f"    CPU                      {sum(cpu.values()):9.2f} s   worker {cpu['worker']:.2f} s + parse "
+            f"processes {cpu['parse processes']:.2f} s (user + system; {os.cpu_count()} CPUs)"
+        )
     tree = ing.get("peak_tree_rss_bytes", ing["peak_rss_bytes"])
     rss_ok = "ok" if tree < RSS_TARGET_BYTES else "MISSED"
     print(
