@@ -383,8 +383,10 @@ def _instrument(stages: _Stages) -> None:
 
         setattr(owner, attr, wrapper)
 
-    tally(web.services._DetailWriter, "write", "reduce each parsed piece (prepare)")
-    tally(web.services._DetailWriter, "_chunk", "keep the raw text (zstd + COPY)")
+    import parsers.pieces
+
+    tally(parsers.pieces._Member, "take", "take parsed pieces back (wait + keep text)")
+    tally(web.services._DetailWriter, "keep", "keep the raw text (COPY of compressed chunks)")
 
     from_sources = Timeline.from_sources
 

@@ -13,6 +13,7 @@ bundle (epoch versus wall clock). When neither exists they are kept as if UTC, w
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import io
 import itertools
@@ -22,18 +23,24 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TextIO
+from typing import BinaryIO, TextIO
 
 import pandas as pd
 
-from parsers import registry
+from parsers import pieces, registry
 from parsers.archive import DEFAULT_LIMITS, BundleError, LimitExceeded, Limits, Member, Refused, walk
 from parsers.base import Clock, ClockHints, ParsedSource, ParseError, parse_marker, parse_ts_line
-from parsers.layout import offset_from_z, place, read_manifest
-from parsers.pieces import SNAPSHOT_FORMATS, PieceRunner, parse_in_pieces
+from parsers.layout import Placement, offset_from_z, place, read_manifest
+from parsers.pieces import SNAPSHOT_FORMATS, LocalRunner, Pipeline, Work, split, whole
+from parsers.pool import PiecePool
+from parsers.rawtext import TextChunk, TextChunker
 
 log = logging.getLogger(__name__)
 
+#: Bytes read at a time for a member's first lines (format detection, markers).
+HEAD_BYTES = 64 << 10
+#: At most this much is read for the first lines of a member whose lines are very long.
+HEAD_MAX_BYTES = 1 << 20
 #: Lines read from /proc/stat (pt-stalk -procstat) to count `cpuN` rows: 1 TS + 1 total + N CPUs.
 PROCSTAT_HEAD_LINES = 1100
 #: Host names shown in pages come from uploads: keep the characters a host name may have.
@@ -95,64 +102,62 @@ def read_bundle(
     display_name: str | None = None,
     limits: Limits = DEFAULT_LIMITS,
     progress: Callable[[str], None] | None = None,
-    on_source: Callable[[ParsedSource], ParsedSource] | None = None,
-    on_text: Callable[[str, str], None] | None = None,
-    runner: PieceRunner | None = None,
+    reduce: str | None = None,
+    keep_text: Callable[[str, tuple[TextChunk, ...]], None] | None = None,
+    processes: int = 0,
 ) -> Bundle:
     """Parse every member of the bundle at ``path``.
 
-    ``on_source`` sees each source as soon as its member is parsed (a large snapshot capture piece
-    by piece, see parsers/pieces.py; times not yet shifted to UTC when ``ts_is_local``) and returns
-    the source to keep: the ingest writes the per-sample detail
-    there and keeps a reduced copy, so a large bundle is never held whole.
+    Members are parsed piece by piece (parsers/pieces.py): snapshot captures are cut at their
+    markers, other members up to ``WHOLE_MAX_BYTES`` are one piece, longer ones are read as a stream
+    here. With ``processes`` > 0, pieces are parsed by that many parse processes (parsers/pool.py),
+    started only for a member of several pieces or a large one, while this process reads on.
 
-    ``on_text(member, text)`` sees, in order and block by block, the text of every member handed to
-    a parser, exactly as the parser reads it (UTF-8 with replacement, universal newlines), so its
-    ``line_no`` values count lines of that text: the ingest keeps it to show raw lines and to read a
-    snapshot's sessions and threads back.
+    ``reduce`` (``"module:function"``, ``ParsedSource`` -> ``ParsedSource``) is applied to each parsed
+    piece where it was parsed (times not yet shifted to UTC when ``ts_is_local``); the bundle keeps
+    only what it returns, so a large member is never held whole.
 
-    ``runner`` (a ``parsers.pool.PiecePool``) parses the pieces of large snapshot captures in
-    parallel; ``on_source`` then sees pieces the runner's reducer already reduced.
+    ``keep_text(member, chunks)`` receives, in order, the text of every member handed to a parser as
+    compressed chunks of whole lines (``parsers.rawtext``), numbered as the parsers number them:
+    the ingest keeps them to show raw lines and to read a snapshot's sessions and threads back.
 
     Raises ``parsers.archive.BundleError`` only when the container itself is unreadable before any
     member was read; limits passed midway become a warning and the members read so far are kept.
     """
     bundle = Bundle()
-    reader = _Reader(bundle, on_source, on_text, runner)
-    try:
-        for entry in walk(Path(path), limits=limits, display_name=display_name):
-            bundle.members_seen += 1
-            if isinstance(entry, Refused):
-                bundle.not_used.append(NotUsed(entry.name, entry.reason))
-                continue
-            if progress:
-                progress(entry.name)
-            reader.read(entry)
-    except LimitExceeded as exc:
-        bundle.warnings.append(str(exc))
-    except BundleError as exc:
-        if not bundle.members_seen:
-            raise
-        bundle.warnings.append(f"{exc}; the members before it were read")
+    work = Work(reduce=reduce, keep_text=keep_text is not None)
+    with contextlib.ExitStack() as stack:
+        pool = stack.enter_context(PiecePool(processes, work=work)) if processes else None
+        pipeline = stack.enter_context(Pipeline(local=LocalRunner(work), pool=pool, keep_text=keep_text))
+        reader = _Reader(bundle, pipeline, work, keep_text)
+        try:
+            for entry in walk(Path(path), limits=limits, display_name=display_name):
+                bundle.members_seen += 1
+                if isinstance(entry, Refused):
+                    reader.not_used(entry.name, entry.reason)
+                    continue
+                if progress:
+                    progress(entry.name)
+                reader.read(entry)
+        except LimitExceeded as exc:
+            bundle.warnings.append(str(exc))
+        except BundleError as exc:
+            if not bundle.members_seen:
+                raise
+            bundle.warnings.append(f"{exc}; the members before it were read")
     reader.finish()
     return bundle
 
 
 class _Tee:
-    """A text stream read by ``read(n)`` or line by line, whose text is also handed to ``sink`` (in
-    blocks of about ``TEE_CHARS`` characters when read line by line)."""
+    """A text stream read line by line, whose text is also handed to ``sink`` in blocks of about
+    ``TEE_CHARS`` characters."""
 
     TEE_CHARS = 1 << 20
 
-    def __init__(self, text: TextIO, sink: Callable[[str], None]) -> None:
+    def __init__(self, text: Iterable[str], sink: Callable[[str], None]) -> None:
         self.text = text
         self.sink = sink
-
-    def read(self, n: int = -1) -> str:
-        block = self.text.read(n)
-        if block:
-            self.sink(block)
-        return block
 
     def __iter__(self) -> Iterator[str]:
         lines: list[str] = []
@@ -168,18 +173,58 @@ class _Tee:
             self.sink("".join(lines))
 
 
+class _Prefixed(io.RawIOBase):
+    """``prefix`` (bytes already read) followed by the rest of ``raw``."""
+
+    def __init__(self, prefix: bytes, raw: BinaryIO) -> None:
+        self.prefix = memoryview(prefix)
+        self.raw = raw
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buf: bytearray | memoryview) -> int:  # type: ignore[override]
+        if self.prefix:
+            n = min(len(buf), len(self.prefix))
+            buf[:n] = self.prefix[:n]
+            self.prefix = self.prefix[n:]
+            return n
+        data = self.raw.read(len(buf))
+        buf[: len(data)] = data
+        return len(data)
+
+
+def _text(prefix: bytes, raw: BinaryIO) -> TextIO:
+    """``prefix`` + ``raw`` as the parsers read text: UTF-8 with replacement, universal newlines."""
+    return io.TextIOWrapper(
+        io.BufferedReader(_Prefixed(prefix, raw), 1 << 20), encoding="utf-8", errors="replace", newline=None
+    )
+
+
+def _head(raw: BinaryIO) -> bytes:
+    """The first bytes of a member: at least ``registry.HEAD_LINES`` lines, or all of a short member,
+    or ``HEAD_MAX_BYTES`` of a member whose lines are that long."""
+    data = raw.read(HEAD_BYTES)
+    while len(data) < HEAD_MAX_BYTES and data.count(b"\n") + data.count(b"\r") < registry.HEAD_LINES:
+        more = raw.read(HEAD_BYTES)
+        if not more:
+            break
+        data += more
+    return data
+
+
 class _Reader:
     def __init__(
         self,
         bundle: Bundle,
-        on_source: Callable[[ParsedSource], ParsedSource] | None = None,
-        on_text: Callable[[str, str], None] | None = None,
-        runner: PieceRunner | None = None,
+        pipeline: Pipeline,
+        work: Work,
+        keep_text: Callable[[str, tuple[TextChunk, ...]], None] | None = None,
     ) -> None:
         self.b = bundle
-        self.on_source = on_source
-        self.on_text = on_text
-        self.runner = runner
+        self.pipeline = pipeline
+        self.work = work
+        self.keep_text = keep_text
         self.offsets: Counter[int] = Counter()
         self.manifest: dict[str, str] = {}
         self.hosts: list[str] = []
@@ -188,28 +233,33 @@ class _Reader:
         self.ncpus: dict[str, list[int]] = {}
         self.layouts: Counter[str] = Counter()
 
+    def not_used(self, member: str, reason: str) -> None:
+        """List ``member`` as not used, in member order (after what is still being parsed)."""
+        self.pipeline.later(lambda: self.b.not_used.append(NotUsed(member, reason)))
+
     def read(self, member: Member) -> None:
         try:
             self._read(member)
         except BundleError as exc:  # the archive broke or hit a limit inside this member: stop the walk
-            self.b.not_used.append(NotUsed(member.name, str(exc)))
+            self.not_used(member.name, str(exc))
             raise
 
     def _read(self, member: Member) -> None:
         where = place(member.name)
         self.layouts[where.layout] += 1
-        text = io.TextIOWrapper(member.open(), encoding="utf-8", errors="replace", newline=None)
-        head_raw = list(itertools.islice(text, registry.HEAD_LINES))
-        head = [line.rstrip("\r\n") for line in head_raw]
+        raw = member.open()
+        first = _head(raw)
+        head_text = first.decode("utf-8", "replace").replace("\r\n", "\n").replace("\r", "\n")
+        head = head_text.split("\n")[: registry.HEAD_LINES]
         if not any(line.strip() for line in head):
-            self.b.not_used.append(NotUsed(member.name, "empty"))
+            self.not_used(member.name, "empty")
             return
         for line in head:
             marker = parse_ts_line(line) if line.startswith("TS") else None
             if marker is not None and marker.utc_offset_s is not None:
                 self.offsets[marker.utc_offset_s] += 1
         if where.layout == "collector":
-            self.manifest = read_manifest("".join(head_raw) + "".join(itertools.islice(text, 500)))
+            self.manifest = read_manifest("".join(itertools.islice(_text(first, raw), 560)))
             self._context(member.name, "manifest", {"manifest": dict(self.manifest)})
             return
         if where.suffix == "hostname":
@@ -219,7 +269,7 @@ class _Reader:
             self._context(member.name, "hostname", {"host": host})
             return
         if where.suffix == "procstat":
-            lines = head + [ln.rstrip("\n") for ln in itertools.islice(text, PROCSTAT_HEAD_LINES)]
+            lines = [ln.rstrip("\n") for ln in itertools.islice(_text(first, raw), PROCSTAT_HEAD_LINES)]
             cpus = {ln.split()[0] for ln in lines if re.match(r"^cpu\d+\s", ln)}
             if cpus:
                 self.ncpus.setdefault("procstat", []).append(len(cpus))
@@ -227,45 +277,53 @@ class _Reader:
                 return
         module = registry.detect(head)
         if module is None:
-            first = next((ln for ln in head if ln.strip()), "")[:80]
-            self.b.not_used.append(NotUsed(member.name, f"format not recognised (first line: {first!r})"))
+            first_line = next((ln for ln in head if ln.strip()), "")[:80]
+            self.not_used(member.name, f"format not recognised (first line: {first_line!r})")
             return
         hints = ClockHints(start_local=where.start_local, interval_s=where.interval_s)
-        in_pieces = module.FORMAT in SNAPSHOT_FORMATS and any(parse_marker(line) for line in head)
-        rest: Iterable[str] = text
-        if self.on_text is not None:
-            self.on_text(member.name, "".join(head_raw))
-            rest = _Tee(text, functools.partial(self.on_text, member.name))
-        try:
-            if in_pieces:
-                source = parse_in_pieces(
-                    module,
-                    head_raw,
-                    rest,
-                    member=member.name,
-                    clock=hints,
-                    on_piece=self.on_source,
-                    runner=self.runner,
-                )
-            else:
-                source = module.parse(itertools.chain(head_raw, rest), member=member.name, clock=hints)
-        except ParseError as exc:
-            self.b.not_used.append(NotUsed(member.name, f"{module.FORMAT}: {exc}"))
+        done = functools.partial(self._parsed, member.name, module.FORMAT, where)
+        if module.FORMAT in SNAPSHOT_FORMATS and any(parse_marker(line) for line in head):
+            self.pipeline.pieces(module, split(first, raw), member=member.name, clock=hints, done=done)
             return
+        most = pieces.WHOLE_MAX_BYTES
+        data = first + raw.read(most + 1 - len(first)) if len(first) <= most else first
+        if len(data) <= most:
+            large = len(data) >= pieces.PIECE_BYTES
+            self.pipeline.pieces(
+                module, [whole(data)], member=member.name, clock=hints, done=done, large=large
+            )
+            return
+        # too long to hold: read as a stream here, its text kept block by block
+        text: Iterable[str] = _text(data, raw)
+        chunker = TextChunker()
+        if self.keep_text is not None:
+            keep = functools.partial(self.keep_text, member.name)
+            text = _Tee(text, lambda block: keep(tuple(chunker.feed(block))))
+        try:
+            source: ParsedSource | Exception = self.work.reduced(
+                module.parse(text, member=member.name, clock=hints)
+            )
         except BundleError:
             raise
-        except Exception as exc:  # noqa: BLE001 - a parser bug must not sink the bundle; it is reported
-            log.exception("parser %s failed on %s", module.FORMAT, member.name)
-            self.b.not_used.append(
-                NotUsed(member.name, f"{module.FORMAT} parser failed: {type(exc).__name__}: {exc}")
-            )
+        except Exception as exc:  # noqa: BLE001 - reported as the member's reason, like a piece's
+            source = exc
+        if self.keep_text is not None:
+            self.keep_text(member.name, tuple(chunker.close()))
+        self.pipeline.later(functools.partial(done, source))
+
+    def _parsed(self, member: str, fmt: str, where: Placement, source: ParsedSource | Exception) -> None:
+        """A member's source (or the exception that made it unreadable), in member order."""
+        if isinstance(source, ParseError):
+            self.b.not_used.append(NotUsed(member, f"{fmt}: {source}"))
+            return
+        if isinstance(source, Exception):
+            log.error("parser %s failed on %s", fmt, member, exc_info=source)
+            self.b.not_used.append(NotUsed(member, f"{fmt} parser failed: {type(source).__name__}: {source}"))
             return
         if where.suffix == "vmstat-overall" and "vmstat" in source.frames:
             # `vmstat $RUN_TIME 2`: one average over the whole run, not a point of the 1 s series.
             source.frames = {"vmstat_overall": source.frames["vmstat"]}
             source.meta["variant"] = f"{source.meta.get('variant', 'vmstat')} (pt-stalk run average)"
-        if self.on_source is not None and not in_pieces:
-            source = self.on_source(source)
         self.b.sources.append(source)
         meta = source.meta
         if meta.get("host"):
@@ -283,9 +341,8 @@ class _Reader:
         frame = pd.DataFrame(
             {"ts": pd.Series([], dtype="datetime64[ns, UTC]"), "line_no": pd.Series([], dtype="int64")}
         )
-        self.b.sources.append(
-            ParsedSource(format=fmt, member=member, frames={fmt: frame}, clock=Clock.INFERRED, meta=meta)
-        )
+        source = ParsedSource(format=fmt, member=member, frames={fmt: frame}, clock=Clock.INFERRED, meta=meta)
+        self.pipeline.later(lambda: self.b.sources.append(source))
 
     def finish(self) -> None:
         b = self.b

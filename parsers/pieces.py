@@ -1,94 +1,152 @@
-"""Parse a large snapshot capture piece by piece, so a one-hour member is never held whole.
+"""Parse a bundle's members in pieces, several at once, so that a one-hour member is never held whole.
 
 Captures made of snapshots after ``TS``/``zzz`` markers (processlist, ps, performance_schema threads,
-/proc/meminfo, /proc/interrupts, mysqladmin extended-status) are cut at a marker every ``PIECE_CHARS`` characters. Each piece
-is parsed by the format's own ``parse`` and handed to ``on_piece`` (the ingest writes its detail rows
-and keeps a reduced copy); the reduced pieces are joined at the end. Every piece after the first
-starts again with the last snapshot of the one before, so that formats whose values are rates
-between snapshots (/proc/interrupts counters) get the rate of their first snapshot; the rows and
-warnings of that repeated snapshot are then dropped. Line numbers are shifted to the member's.
+/proc/meminfo, /proc/interrupts, mysqladmin extended-status) are cut at a marker every
+``PIECE_BYTES`` (:func:`split`); any other member up to ``WHOLE_MAX_BYTES`` is one piece. Pieces are
+bytes as uploaded, with universal newlines applied (``\\r\\n`` and a lone ``\\r`` become ``\\n``, as
+``io.TextIOWrapper(newline=None)`` reads them), so lines are numbered as the parsers number them.
+
+A piece is decoded (UTF-8 with replacement) and parsed by the format's own ``parse`` where a
+runner puts it: in this process (:class:`LocalRunner`) or in a parse process
+(``parsers.pool.PiecePool``). :class:`Work` says what else is done there: a reducer applied to the
+parsed piece, and the piece's text compressed into chunks (``parsers.rawtext``), so that only
+reduced frames and compressed text come back. :class:`Pipeline` keeps pieces of consecutive
+members in flight together and hands back each member's result, in member order.
+
+Every piece after the first starts again with the last snapshot of the one before, so that formats
+whose values are rates between snapshots (/proc/interrupts counters) get the rate of their first
+snapshot; the rows and warnings of that repeated snapshot are then dropped. Line numbers are
+shifted to the member's.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import functools
+import importlib
 import io
 import itertools
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import Future
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from types import ModuleType
-from typing import Protocol, TextIO
+from typing import BinaryIO, Protocol
 
 import pandas as pd
 
+from parsers import registry
 from parsers.base import ClockHints, ParsedSource, ParseError, ParseWarning
+from parsers.rawtext import TextChunk, chunks_of
 
-#: Characters of text per piece (about 8 MB): large enough that a parser's fixed costs do not show,
-#: small enough that the transient arrays of a parse (several times the text) stay in the low
-#: hundreds of MB.
-PIECE_CHARS = 8 * 1024 * 1024
+#: Bytes of text per piece (8 MiB): large enough that a parser's fixed costs do not show, small
+#: enough that the transient arrays of a parse (several times the text) stay in the low hundreds of MB.
+PIECE_BYTES = 8 << 20
+#: A member that is not cut at markers and is at most this long is parsed whole, as one piece
+#: (longer ones are read as a stream by the worker itself).
+WHOLE_MAX_BYTES = 64 << 20
 #: Formats made of snapshots after markers, which can be cut at a marker. mysqladmin is among them
 #: because a capture with a TS line before each table comes from one `mysqladmin extended-status`
 #: run per table, so its tables are absolute (a relative `ext -r -i` run writes no markers).
 SNAPSHOT_FORMATS = frozenset({"processlist", "ps", "threads", "meminfo", "interrupts", "mysqladmin"})
-MARKERS = ("\nTS ", "\nzzz ")
+MARKERS = (b"\nTS ", b"\nzzz ")
 LINE_COLUMNS = ("line_no", "line_end")
 
 
 @dataclass(frozen=True, slots=True)
 class Piece:
-    """``text`` starting at member line ``first_line``; its first ``overlap_lines`` lines repeat the
-    last snapshot of the piece before."""
+    """``data`` (UTF-8 bytes, ``\\n`` line ends) starting at member line ``first_line``; its first
+    ``overlap_lines`` lines (``overlap_bytes`` bytes) repeat the last snapshot of the piece before."""
 
-    text: str
+    data: bytes
     first_line: int
-    overlap_lines: int
+    overlap_lines: int = 0
+    overlap_bytes: int = 0
 
 
-def _last_marker(data: str, after: int) -> int:
+class Newlines:
+    """Universal newlines on bytes read block by block: ``\\r\\n`` and a lone ``\\r`` become
+    ``\\n``, a ``\\r`` at the end of a block waiting for the next one (it may start with ``\\n``).
+
+    >>> nl = Newlines()
+    >>> nl(b"a\\r"), nl(b"\\nb\\rc\\r"), nl(b"", final=True)
+    (b'a', b'\\nb\\nc', b'\\n')
+    """
+
+    def __init__(self) -> None:
+        self.cr = False
+
+    def __call__(self, block: bytes, *, final: bool = False) -> bytes:
+        if self.cr:
+            block, self.cr = b"\r" + block, False
+        if b"\r" not in block:
+            return block
+        if block.endswith(b"\r") and not final:
+            block, self.cr = block[:-1], True
+        return block.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
+
+
+def _blocks(head: bytes, rest: BinaryIO, size: int) -> Iterator[bytes]:
+    """``head`` then ``rest`` read ``size`` bytes at a time, newlines translated (see ``Newlines``)."""
+    nl = Newlines()
+    if head:
+        yield nl(head)
+    while block := rest.read(size):
+        yield nl(block)
+    if tail := nl(b"", final=True):
+        yield tail
+
+
+def _last_marker(data: bytes, after: int) -> int:
     """Start of the last marker line that starts at index ``after`` or later (-1 when there is none)."""
     found = max(data.rfind(m, max(after - 1, 0)) for m in MARKERS)
     if found >= 0 and found + 1 >= after:
         return found + 1
-    return 0 if after == 0 and data.startswith(("TS ", "zzz ")) else -1
+    return 0 if after == 0 and data.startswith((b"TS ", b"zzz ")) else -1
 
 
-def split(head: str, rest: TextIO, *, piece_chars: int = PIECE_CHARS) -> Iterator[Piece]:
-    r"""Cut ``head`` + ``rest`` into pieces that end just before a marker line.
+def split(head: bytes, rest: BinaryIO, *, piece_bytes: int | None = None) -> Iterator[Piece]:
+    r"""Cut ``head`` + ``rest`` (bytes as uploaded) into pieces that end just before a marker line.
 
     >>> import io
-    >>> text = "TS 1 a\nx\nTS 2 b\ny\nTS 3 c\nz\n"
-    >>> [(p.first_line, p.overlap_lines, p.text) for p in split("", io.StringIO(text), piece_chars=8)]
-    [(1, 0, 'TS 1 a\nx\n'), (1, 2, 'TS 1 a\nx\nTS 2 b\ny\n'), (3, 2, 'TS 2 b\ny\nTS 3 c\nz\n')]
+    >>> text = b"TS 1 a\nx\nTS 2 b\ny\nTS 3 c\nz\n"
+    >>> [(p.first_line, p.overlap_lines, p.data) for p in split(b"", io.BytesIO(text), piece_bytes=8)]
+    [(1, 0, b'TS 1 a\nx\n'), (1, 2, b'TS 1 a\nx\nTS 2 b\ny\n'), (3, 2, b'TS 2 b\ny\nTS 3 c\nz\n')]
     """
-    carry, first_line, overlap = head, 1, ""
-    block = rest.read(piece_chars)
+    blocks = _blocks(head, rest, piece_bytes or PIECE_BYTES)
+    carry, first_line, overlap = b"", 1, b""
+    block = next(blocks, b"")
     while True:
-        following = rest.read(piece_chars) if block else ""  # read ahead: is this the last block?
+        following = next(blocks, b"") if block else b""  # read ahead: is this the last block?
         data = carry + block
         if not following:
             if data[len(overlap) :].strip():
-                yield Piece(data, first_line, overlap.count("\n"))
+                yield Piece(data, first_line, overlap.count(b"\n"), len(overlap))
             return
         cut = _last_marker(data, len(overlap) + 1)  # a cut that leaves at least one new line
         if cut < 0:
             carry, block = data, following  # one snapshot longer than a piece: read on
             continue
         piece = data[:cut]
-        yield Piece(piece, first_line, overlap.count("\n"))
+        yield Piece(piece, first_line, overlap.count(b"\n"), len(overlap))
         last = _last_marker(piece, len(overlap))
-        overlap = piece[last:] if last >= 0 else ""
-        first_line += piece.count("\n") - overlap.count("\n")
+        overlap = piece[last:] if last >= 0 else b""
+        first_line += piece.count(b"\n") - overlap.count(b"\n")
         carry, block = overlap + data[cut:], following
+
+
+def whole(data: bytes) -> Piece:
+    """A member read whole (bytes as uploaded) as one piece."""
+    return Piece(Newlines()(data, final=True), 1)
 
 
 def _shift_lines(source: ParsedSource, offset: int, drop_before: int) -> ParsedSource:
     """Line numbers moved by ``offset``; rows and warnings of lines before ``drop_before`` dropped."""
+    if not offset and not drop_before:
+        return source
     frames = {}
     for name, frame in source.frames.items():
-        frame = frame.copy()
+        frame = frame.copy(deep=False)  # the line columns are replaced, the others shared
         for column in LINE_COLUMNS:
             if column in frame:
                 frame[column] = frame[column] + offset
@@ -104,6 +162,8 @@ def _shift_lines(source: ParsedSource, offset: int, drop_before: int) -> ParsedS
 
 
 def _join(pieces: list[ParsedSource]) -> ParsedSource:
+    if len(pieces) == 1:
+        return pieces[0]
     first = pieces[0]
     names = list(dict.fromkeys(name for p in pieces for name in p.frames))
     frames = {}
@@ -127,92 +187,260 @@ def _join(pieces: list[ParsedSource]) -> ParsedSource:
 
 
 def parse_piece(module: ModuleType, piece: Piece, *, member: str, clock: ClockHints) -> ParsedSource:
-    """One piece parsed by ``module.parse``, its line numbers the member's, the rows and warnings
-    of its overlap (the last snapshot of the piece before) dropped.
+    """One piece decoded (UTF-8 with replacement) and parsed by ``module.parse``, its line numbers
+    the member's, the rows and warnings of its overlap (the last snapshot of the piece before) dropped.
 
     Raises ``ParseError`` (with the member's line number) when the piece cannot be read.
     """
+    text = piece.data.decode("utf-8", "replace")
     try:
         # a file object: block parsers read it whole, line parsers split it at "\n" only, as the
         # member's own lines are counted (str.splitlines would also cut at \f, \x1c, U+2028 ...)
-        parsed = module.parse(io.StringIO(piece.text), member=member, clock=clock)
+        parsed = module.parse(io.StringIO(text), member=member, clock=clock)
     except ParseError as exc:
         raise ParseError(member, exc.line_no + piece.first_line - 1, exc.line, exc.reason) from exc
     drop_before = piece.first_line + piece.overlap_lines if piece.overlap_lines else 0
     return _shift_lines(parsed, piece.first_line - 1, drop_before)
 
 
-class PieceRunner(Protocol):
-    """Parses pieces elsewhere (``parsers.pool.PiecePool``): ``submit`` returns a future of what
-    ``parse_piece`` returns (reduced by the runner's own reducer, if it has one)."""
+@functools.cache
+def load(path: str) -> Callable[[ParsedSource], ParsedSource]:
+    """The function named ``"package.module:function"``."""
+    module, _, name = path.partition(":")
+    return getattr(importlib.import_module(module), name)
+
+
+@dataclass(frozen=True, slots=True)
+class Done:
+    """A parsed piece (reduced when the work says so) and its new lines as compressed chunks."""
+
+    source: ParsedSource
+    text: tuple[TextChunk, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Work:
+    """What a runner does with a piece: parse it, then apply ``reduce`` (``"module:function"``,
+    ``ParsedSource`` -> ``ParsedSource``) and, with ``keep_text``, compress the lines the piece adds
+    (not its overlap) into ``parsers.rawtext`` chunks."""
+
+    reduce: str | None = None
+    keep_text: bool = False
+
+    def __call__(self, fmt: str, piece: Piece, *, member: str, clock: ClockHints) -> Done:
+        source = self.reduced(parse_piece(registry.by_format(fmt), piece, member=member, clock=clock))
+        text: tuple[TextChunk, ...] = ()
+        if self.keep_text:
+            text = tuple(chunks_of(piece.data[piece.overlap_bytes :], piece.first_line + piece.overlap_lines))
+        return Done(source, text)
+
+    def reduced(self, source: ParsedSource) -> ParsedSource:
+        return load(self.reduce)(source) if self.reduce else source
+
+
+#: Work that only parses.
+PARSE_ONLY = Work()
+
+
+class Runner(Protocol):
+    """Runs ``Work`` on pieces: ``submit`` returns a future of its ``Done``, or of the
+    ``ParseError`` of a piece that is not the format. ``processes``: pieces it parses at once
+    besides this process (0: it parses in this process); ``started``: its processes are running."""
 
     processes: int
+    started: bool
+    work: Work
 
-    def submit(self, module: ModuleType, piece: Piece, *, member: str, clock: ClockHints) -> Future: ...
+    def submit(self, fmt: str, piece: Piece, *, member: str, clock: ClockHints) -> Future: ...
+
+
+class LocalRunner:
+    """Parses each piece in this process when it is submitted (the future is done on return)."""
+
+    processes = 0
+    started = True
+
+    def __init__(self, work: Work = PARSE_ONLY) -> None:
+        self.work = work
+
+    def submit(self, fmt: str, piece: Piece, *, member: str, clock: ClockHints) -> Future:
+        future: Future = Future()
+        try:
+            future.set_result(self.work(fmt, piece, member=member, clock=clock))
+        except Exception as exc:  # noqa: BLE001 - handed to whoever takes the result, as a pool does
+            future.set_exception(exc)
+        return future
+
+
+@dataclass(slots=True)
+class _Member:
+    """A member whose pieces are in flight; ``done`` gets its joined source or the exception."""
+
+    name: str
+    done: Callable[[ParsedSource | Exception], None]
+    kept: list[ParsedSource] = field(default_factory=list)
+    error: Exception | None = None
+    stopped: bool = False  # a piece failed: later pieces are not read
+    aborted: bool = False  # the archive broke inside the member: nothing is reported
+
+    def take(self, future: Future, keep_text: Callable[[str, tuple[TextChunk, ...]], None] | None) -> None:
+        try:
+            done: Done = future.result()
+        except ParseError as exc:
+            if not self.stopped:
+                if self.kept:  # what was read before stays; the cut is named
+                    self.kept[-1].warnings.append(
+                        ParseWarning(
+                            exc.line_no,
+                            "cut",
+                            f"the rest of the member was not read: line {exc.line_no}: {exc.reason}",
+                        )
+                    )
+                else:
+                    self.error = exc
+            self.stopped = True
+            return
+        except Exception as exc:  # noqa: BLE001 - a parser bug or a dead process: the member is not used
+            if not self.stopped:
+                self.error, self.kept = exc, []
+            self.stopped = True
+            return
+        if self.stopped:
+            return
+        if keep_text is not None and done.text:
+            keep_text(self.name, done.text)
+        self.kept.append(done.source)
+
+    def end(self) -> None:
+        if self.aborted:
+            return
+        if self.error is not None:
+            self.done(self.error)
+        elif not self.kept:
+            self.done(ParseError(self.name, 1, "", "no snapshot found"))
+        else:
+            self.done(_join(self.kept))
+
+
+class Pipeline:
+    """Members parsed piece by piece, pieces of consecutive members in flight together, results
+    handed back in the order things were added.
+
+    ``local`` parses a piece in this process; ``pool`` (optional) in parse processes, started for a
+    member of two pieces or more, or a large one: a bundle of small members starts none. At most
+    ``pool.processes + 1`` pieces wait in flight. ``keep_text(member, chunks)`` receives the text
+    chunks of each piece, in order. Use as a context manager; leaving it hands back everything.
+    """
+
+    def __init__(
+        self,
+        *,
+        local: Runner,
+        pool: Runner | None = None,
+        keep_text: Callable[[str, tuple[TextChunk, ...]], None] | None = None,
+    ) -> None:
+        self.local = local
+        self.pool = pool
+        self.keep_text = keep_text
+        self.queue: deque[tuple[_Member, Future] | Callable[[], None]] = deque()
+        self.in_flight = 0
+
+    def pieces(
+        self,
+        module: ModuleType,
+        pieces: Iterable[Piece],
+        *,
+        member: str,
+        clock: ClockHints,
+        done: Callable[[ParsedSource | Exception], None],
+        large: bool = False,
+    ) -> None:
+        """Parse the ``pieces`` of ``member`` with ``module``; ``done`` gets the joined source, or the
+        exception that made the member unreadable (a ``ParseError`` when its first piece is not the
+        format; a later piece that is not keeps what was read before it, with a ``cut`` warning).
+        ``large``: worth starting the parse processes for, even as one piece."""
+        job = _Member(member, done)
+        it = iter(pieces)
+        try:
+            first = next(it, None)
+            second = next(it, None) if first is not None else None
+            pool = self.pool
+            runner = (
+                pool if pool is not None and (pool.started or large or second is not None) else self.local
+            )
+            for piece in itertools.chain((p for p in (first, second) if p is not None), it):
+                if job.stopped:
+                    break  # the member is cut: the rest is not parsed (the archive reads past it)
+                self.queue.append((job, runner.submit(module.FORMAT, piece, member=member, clock=clock)))
+                self.in_flight += 1
+                self._drain(runner.processes + 1 if runner.processes else 0)
+        except BaseException:
+            job.aborted = True
+            raise
+        finally:
+            self.queue.append(job.end)
+            self._drain(self._limit())
+
+    def later(self, step: Callable[[], None]) -> None:
+        """Run ``step`` once everything added before it is handed back."""
+        self.queue.append(step)
+        self._drain(self._limit())
+
+    def _limit(self) -> int:
+        return self.pool.processes + 1 if self.pool is not None and self.pool.started else 0
+
+    def _drain(self, limit: int) -> None:
+        """Hand back from the front of the queue until at most ``limit`` pieces are in flight."""
+        while self.queue:
+            front = self.queue[0]
+            if isinstance(front, tuple):
+                if self.in_flight <= limit:
+                    return
+                self.queue.popleft()
+                self.in_flight -= 1
+                job, future = front
+                job.take(future, self.keep_text)
+            else:
+                self.queue.popleft()
+                front()
+
+    def close(self) -> None:
+        """Hand back everything still in flight."""
+        self._drain(0)
+
+    def __enter__(self) -> Pipeline:
+        return self
+
+    def __exit__(self, exc_type: object, *exc: object) -> None:
+        if exc_type is None:
+            self.close()
+        else:
+            for item in self.queue:
+                if isinstance(item, tuple):
+                    item[1].cancel()
+            self.queue.clear()
 
 
 def parse_in_pieces(
     module: ModuleType,
-    head_lines: Iterable[str],
-    rest: TextIO,
+    head: bytes,
+    rest: BinaryIO,
     *,
     member: str,
     clock: ClockHints,
-    on_piece: Callable[[ParsedSource], ParsedSource] | None = None,
-    piece_chars: int | None = None,
-    runner: PieceRunner | None = None,
+    runner: Runner | None = None,
+    piece_bytes: int | None = None,
+    keep_text: Callable[[str, tuple[TextChunk, ...]], None] | None = None,
 ) -> ParsedSource:
-    """Parse a snapshot capture piece by piece with ``module.parse``; see the module docstring.
-
-    With a ``runner`` (a pool of parse processes), a member of more than one piece has its pieces
-    parsed in parallel, at most ``runner.processes + 1`` in flight; ``on_piece`` still sees them in
-    order, in this process. Raises ``ParseError`` when the first piece is not the format; a later
-    piece that fails keeps what was read before it and adds a ``cut`` warning naming the line.
-    """
-    kept: list[ParsedSource] = []
-    pending: deque[Future | Piece] = deque()
-    pieces = split("".join(head_lines), rest, piece_chars=piece_chars or PIECE_CHARS)
-
-    def take() -> bool:
-        """Parse (or collect) the oldest pending piece; False once a piece could not be read."""
-        job = pending.popleft()
-        try:
-            if isinstance(job, Piece):
-                parsed = parse_piece(module, job, member=member, clock=clock)
-            else:
-                parsed = job.result()
-        except ParseError as exc:
-            if not kept:
-                raise
-            kept[-1].warnings.append(
-                ParseWarning(
-                    exc.line_no,
-                    "cut",
-                    f"the rest of the member was not read: line {exc.line_no}: {exc.reason}",
-                )
-            )
-            return False
-        kept.append(on_piece(parsed) if on_piece else parsed)
-        return True
-
-    try:
-        first = next(pieces, None)
-        if first is not None:
-            pending.append(first)
-        for piece in pieces:  # a second piece: the member is worth the runner's processes
-            if runner is not None and isinstance(pending[0], Piece):
-                pending[0] = runner.submit(module, pending[0], member=member, clock=clock)
-            pending.append(runner.submit(module, piece, member=member, clock=clock) if runner else piece)
-            while len(pending) > (runner.processes if runner else 0):
-                if not take():
-                    return _join(kept)
-        while pending:
-            if not take():
-                break
-    finally:
-        for job in pending:
-            if isinstance(job, Future):
-                job.cancel()
-    if not kept:
-        raise ParseError(member, 1, "", "no snapshot found")
-    return _join(kept)
+    """One snapshot capture (``head`` + ``rest``, bytes as uploaded) cut with :func:`split` and parsed
+    by ``runner`` (this process by default). Raises what makes the member unreadable (``ParseError``
+    when its first piece is not the format)."""
+    got: list[ParsedSource | Exception] = []
+    local = LocalRunner(runner.work if runner is not None else Work(keep_text=keep_text is not None))
+    with Pipeline(local=local, pool=runner, keep_text=keep_text) as pipeline:
+        pipeline.pieces(
+            module, split(head, rest, piece_bytes=piece_bytes), member=member, clock=clock, done=got.append
+        )
+    if isinstance(got[0], Exception):
+        raise got[0]
+    return got[0]

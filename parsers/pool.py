@@ -1,17 +1,17 @@
-"""Parse the pieces of large snapshot captures in parallel, in child processes.
+"""Parse the pieces of a bundle's members in parallel, in child processes.
 
 A one-hour bundle is mostly three or four snapshot members (processlist, ps, /proc/interrupts,
 mysqladmin) cut into pieces of a few MB (``parsers/pieces.py``); the pieces parse independently.
-``PiecePool(processes=N)`` keeps N child processes (``python -m parsers.pool``) and parses a piece
-in whichever is free; the caller reads the archive, keeps the raw text and joins the results in
-order meanwhile. The children are started with ``subprocess`` (not ``multiprocessing``) so that a
-pool also works inside a daemonic process such as a Celery prefork worker, and lazily: a bundle
-without a member of two pieces or more starts none.
+``PiecePool(processes=N, work=...)`` keeps N child processes (``python -m parsers.pool``) and gives
+each piece to whichever is free; the caller only reads the archive and cuts it meanwhile. The
+children are started with ``subprocess`` (not ``multiprocessing``) so that a pool also works inside
+a daemonic process such as a Celery prefork worker, and lazily: a bundle of small members starts none.
 
-Each child runs ``parse_piece`` and then, when the pool was given one, a reducer named by its
-import path (``"analyzer.timeline:reduce_piece"``), so that only the reduced frames cross the pipe.
-Requests and replies are pickles over the child's stdin and stdout; both ends are this project's
-code, and what a child reads is only ever text of the upload, never a pickle made from it.
+Each child runs the pool's ``parsers.pieces.Work`` on a piece: it decodes and parses it, applies the
+reducer named by its import path (``"analyzer.timeline:reduce_piece"``) and compresses the piece's
+text when asked, so that only reduced frames and compressed text cross the pipe. Requests and
+replies are pickles over the child's stdin and stdout; both ends are this project's code, and what a
+child reads of the upload is only ever bytes inside a request, never a pickle made from it.
 """
 
 from __future__ import annotations
@@ -19,22 +19,18 @@ from __future__ import annotations
 import contextlib
 import ctypes
 import ctypes.util
-import importlib
 import os
 import pickle
 import queue
 import subprocess
 import sys
 import threading
-from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
-from types import ModuleType
 from typing import IO, Any
 
-from parsers import registry
-from parsers.base import ClockHints, ParsedSource, ParseError
-from parsers.pieces import Piece, parse_piece
+from parsers.base import ClockHints, ParseError
+from parsers.pieces import PARSE_ONLY, Done, Piece, Work, load
 
 #: The directory that holds the ``parsers`` package: the children's import path.
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
@@ -46,23 +42,19 @@ class PoolError(RuntimeError):
     """A parse process died or broke the protocol (killed for memory, crashed)."""
 
 
-def _load(path: str) -> Callable[[ParsedSource], ParsedSource]:
-    module, _, name = path.partition(":")
-    return getattr(importlib.import_module(module), name)
-
-
 class _Child:
     """One ``python -m parsers.pool`` process and its pipes."""
 
-    def __init__(self, reduce: str | None) -> None:
+    def __init__(self, work: Work) -> None:
         env = dict(os.environ)
         env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(PROJECT_ROOT), env.get("PYTHONPATH")]))
-        args = [sys.executable, "-m", "parsers.pool", *(["--reduce", reduce] if reduce else [])]
+        args = [sys.executable, "-m", "parsers.pool", *(["--reduce", work.reduce] if work.reduce else [])]
+        args += ["--keep-text"] if work.keep_text else []
         self.proc = subprocess.Popen(
             args, stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env, cwd=PROJECT_ROOT
         )
 
-    def call(self, request: tuple[Any, ...]) -> ParsedSource:
+    def call(self, request: tuple[Any, ...]) -> Done:
         assert self.proc.stdin is not None and self.proc.stdout is not None
         try:
             pickle.dump(request, self.proc.stdin, protocol=pickle.HIGHEST_PROTOCOL)
@@ -94,32 +86,32 @@ class _Child:
 
 
 class PiecePool:
-    """``processes`` child processes parsing pieces (see the module docstring); a context manager.
-
-    ``reduce``: ``"module:function"`` applied in the child to each parsed piece (``ParsedSource`` ->
-    ``ParsedSource``), or None. ``submit`` returns a ``Future`` whose result is the piece's
-    ``ParsedSource`` (line numbers the member's), or raises ``ParseError`` (the piece is not the
-    format) or ``PoolError`` (the process died; it is replaced by a fresh one for the next piece).
+    """``processes`` child processes running ``work`` on pieces (see the module docstring); a context
+    manager. ``submit`` returns a ``Future`` whose result is the piece's ``Done`` (line numbers the
+    member's), or raises ``ParseError`` (the piece is not the format) or ``PoolError`` (the process
+    died; it is replaced by a fresh one for the next piece).
     """
 
-    def __init__(self, processes: int, *, reduce: str | None = None) -> None:
+    def __init__(self, processes: int, *, work: Work = PARSE_ONLY) -> None:
         if processes < 1:
             raise ValueError("a pool needs at least one process")
         self.processes = processes
-        self.reduce = reduce
+        self.work = work
         self._idle: queue.SimpleQueue[_Child] = queue.SimpleQueue()
         self._all: list[_Child] = []
         self._lock = threading.Lock()
         self._executor = ThreadPoolExecutor(max_workers=processes, thread_name_prefix="parse-piece")
+        self.started = False
 
-    def submit(self, module: ModuleType, piece: Piece, *, member: str, clock: ClockHints) -> Future:
-        return self._executor.submit(self._run, ("parse", module.FORMAT, piece, member, clock))
+    def submit(self, fmt: str, piece: Piece, *, member: str, clock: ClockHints) -> Future:
+        self.started = True
+        return self._executor.submit(self._run, ("parse", fmt, piece, member, clock))
 
-    def _run(self, request: tuple[Any, ...]) -> ParsedSource:
+    def _run(self, request: tuple[Any, ...]) -> Done:
         try:
             child = self._idle.get_nowait()
         except queue.Empty:
-            child = _Child(self.reduce)
+            child = _Child(self.work)
             with self._lock:
                 self._all.append(child)
         try:
@@ -144,9 +136,7 @@ class PiecePool:
         self.close()
 
 
-def _serve(
-    stdin: IO[bytes], stdout: IO[bytes], reduce: Callable[[ParsedSource], ParsedSource] | None
-) -> None:
+def _serve(stdin: IO[bytes], stdout: IO[bytes], work: Work) -> None:
     """The child's loop: one request in, one reply out, until stdin closes."""
     while True:
         try:
@@ -154,17 +144,16 @@ def _serve(
         except EOFError:
             return
         _, fmt, piece, member, clock = request
-        parsed = None
         try:
-            parsed = parse_piece(registry.by_format(fmt), piece, member=member, clock=clock)
-            reply: tuple[Any, ...] = ("ok", reduce(parsed) if reduce else parsed)
+            reply: tuple[Any, ...] = ("ok", work(fmt, piece, member=member, clock=clock))
         except ParseError as exc:
             reply = ("parse-error", exc.member, exc.line_no, exc.line, exc.reason)
         except Exception as exc:  # noqa: BLE001 - reported to the parent, which names the member
             reply = ("error", f"{type(exc).__name__}: {exc}")
+        request = piece = None
         pickle.dump(reply, stdout, protocol=pickle.HIGHEST_PROTOCOL)
         stdout.flush()
-        parsed = reply = None
+        reply = None
         if _LIBC is not None:
             _LIBC.malloc_trim(0)  # hand the piece's memory back to the OS (glibc keeps freed arenas)
 
@@ -174,11 +163,15 @@ _LIBC = ctypes.CDLL(_libc_name) if _libc_name and hasattr(ctypes.CDLL(_libc_name
 
 
 def main(argv: list[str] | None = None) -> int:
+    """``python -m parsers.pool [--reduce module:function] [--keep-text]``: serve requests on stdin."""
     args = list(sys.argv[1:] if argv is None else argv)
-    reduce = _load(args[1]) if args[:1] == ["--reduce"] else None
+    reduce = args[args.index("--reduce") + 1] if "--reduce" in args else None
+    work = Work(reduce=reduce, keep_text="--keep-text" in args)
+    if reduce:
+        load(reduce)  # fail now, not on the first piece
     stdin, stdout = sys.stdin.buffer, os.fdopen(os.dup(1), "wb")
     os.dup2(2, 1)  # anything printed by a library goes to stderr, never into the replies
-    _serve(stdin, stdout, reduce)
+    _serve(stdin, stdout, work)
     return 0
 
 

@@ -7,10 +7,13 @@ capture gives millions of rows. Timestamps are formatted with NumPy in one vecto
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 import numpy as np
 import pandas as pd
 from django.db import connection
 
+from parsers.rawtext import TextChunk
 from web.models import RawChunk, SampleIndex, SeriesPoint
 
 #: Rows per write() call: large enough to amortise the call, small enough to bound memory.
@@ -53,16 +56,17 @@ def copy_series(case_id: int, series: pd.DataFrame) -> None:
     _copy(SeriesPoint, frame)
 
 
-def copy_raw_chunk(
-    case_id: int, generation: int, *, member: str, line_start: int, line_end: int, data: bytes
-) -> None:
-    """Write one RawChunk: lines ``line_start..line_end`` of ``member``, Zstandard-compressed UTF-8."""
+def copy_raw_chunks(case_id: int, generation: int, *, member: str, chunks: Iterable[TextChunk]) -> None:
+    """Write RawChunk rows: the compressed lines ``line_start..line_end`` of ``member``, per chunk
+    (``parsers.rawtext``). Binary COPY: the compressed bytes go as they are, not hex-escaped."""
     with connection.cursor() as cursor:
         with cursor.cursor.copy(
             f"COPY {RawChunk._meta.db_table} (case_id, generation, member, line_start, line_end, text_zstd) "
-            "FROM STDIN"
+            "FROM STDIN (FORMAT BINARY)"
         ) as copy:
-            copy.write_row((case_id, generation, member[:500], line_start, line_end, data))
+            copy.set_types(["int8", "int4", "text", "int4", "int4", "bytea"])
+            for c in chunks:
+                copy.write_row((case_id, generation, member[:500], c.line_start, c.line_end, c.data))
 
 
 def copy_sample_index(case_id: int, main: pd.DataFrame, *, member: str, format: str) -> int:

@@ -17,7 +17,6 @@ from datetime import UTC, datetime, timedelta
 
 import numpy as np
 import pandas as pd
-import zstandard
 from django.db.models import DateTimeField, DurationField, ExpressionWrapper, F, QuerySet, Value
 from django.db.models.functions import Greatest
 
@@ -25,9 +24,8 @@ from analyzer.fingerprint import fingerprints
 from analyzer.timeline import THREAD_STATES_KEPT, session_is_active
 from parsers import registry
 from parsers.base import ClockHints, ParsedSource, ParseError
+from parsers.rawtext import text_of
 from web.models import Case, RawChunk, SampleIndex, SeriesPoint, Source
-
-_ZSTD = zstandard.ZstdDecompressor()
 
 #: Statement text sent per session: enough to read a query, bounded for a 1,000-session snapshot.
 MAX_INFO_CHARS = 2_000
@@ -276,7 +274,7 @@ def _member_lines(case: Case, member: str, first: int, last: int) -> tuple[list[
     )
     lines: list[str] = []
     for start, data in chunks:
-        text = _ZSTD.decompress(bytes(data)).decode()
+        text = text_of(bytes(data))
         got = text.split("\n")
         if text.endswith("\n"):
             got.pop()

@@ -14,11 +14,10 @@ import hashlib
 import logging
 import os
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pandas as pd
-import zstandard
 from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.core.files import File
@@ -28,11 +27,10 @@ from django.utils.text import get_valid_filename
 
 from analyzer import engine
 from analyzer.series import aggregate_series, search_terms
-from analyzer.timeline import Timeline, reduce_piece
+from analyzer.timeline import Timeline
 from parsers.archive import BundleError, Limits
-from parsers.base import ParsedSource
 from parsers.bundle import Bundle, read_bundle
-from parsers.pool import PiecePool
+from parsers.rawtext import TextChunk
 from web import bulk, charts
 from web.models import (
     FINAL_STATUSES,
@@ -54,7 +52,7 @@ _libc_name = ctypes.util.find_library("c")
 #: glibc, for malloc_trim (None elsewhere: then memory is only collected, not trimmed).
 _LIBC = ctypes.CDLL(_libc_name) if _libc_name and hasattr(ctypes.CDLL(_libc_name), "malloc_trim") else None
 
-#: What a parse process applies to each piece it parsed (see parsers/pool.py), as the worker does.
+#: What the ingest keeps of each parsed piece, applied where the piece was parsed (parsers/pieces.py).
 PIECE_REDUCER = "analyzer.timeline:reduce_piece"
 #: Warnings kept per source in the database (the count is kept whole): enough to see the pattern.
 MAX_WARNINGS_PER_SOURCE = 200
@@ -146,66 +144,17 @@ def _local_copy(upload: Upload) -> Iterator[Path]:
 
 
 class _DetailWriter:
-    """Keeps the text of every parsed member as compressed chunks of whole lines (``RawChunk``),
-    tagged with the ingest's generation, as the parsers read it; and hands back the reduced source
-    the analysis keeps (``analyzer.timeline.prepare``), so the full frames are dropped piece by piece.
-    """
-
-    #: Characters of text per chunk: a moment reads one or two chunks (a few ms to decompress).
-    CHUNK_CHARS = 2 << 20
-    #: Zstandard level: level 3 compresses this text about 25x at over 1 GB/s.
-    ZSTD_LEVEL = 3
+    """Writes the text of every parsed member, as the compressed chunks of whole lines the parse
+    hands over (``read_bundle``'s ``keep_text``), to ``RawChunk`` rows tagged with the ingest's
+    generation; ``discard`` removes them again."""
 
     def __init__(self, case_id: int, generation: int) -> None:
         self.case_id = case_id
         self.generation = generation
-        self.member: str | None = None
-        self.buffer: list[str] = []
-        self.buffered = 0
-        self.next_line = 1
-        self.compressor = zstandard.ZstdCompressor(level=self.ZSTD_LEVEL)
 
-    def text(self, member: str, block: str) -> None:
-        """The next ``block`` of ``member``'s text (``read_bundle``'s ``on_text``)."""
-        if member != self.member:
-            self.flush()
-            self.member, self.next_line = member, 1
-        self.buffer.append(block)
-        self.buffered += len(block)
-        if self.buffered >= self.CHUNK_CHARS:
-            data = "".join(self.buffer)
-            cut = data.rfind("\n") + 1
-            self.buffer, self.buffered = [data[cut:]], len(data) - cut
-            self._chunk(data[:cut])
-
-    def flush(self) -> None:
-        """Write what is buffered of the current member (its last lines, maybe without a newline)."""
-        data = "".join(self.buffer)
-        self.buffer, self.buffered = [], 0
-        if data:
-            self._chunk(data)
-
-    def _chunk(self, data: str) -> None:
-        if not data:
-            return
-        lines = data.count("\n") + (not data.endswith("\n"))
-        first = self.next_line
-        self.next_line += lines
-        bulk.copy_raw_chunk(
-            self.case_id,
-            self.generation,
-            member=self.member or "",
-            line_start=first,
-            line_end=first + lines - 1,
-            data=self.compressor.compress(data.encode()),
-        )
-
-    def write(self, source: ParsedSource) -> ParsedSource:
-        """A parsed source (or piece) reduced to what the analysis keeps (``read_bundle``'s ``on_source``)."""
-        try:
-            return reduce_piece(source)
-        finally:
-            _release_memory()
+    def keep(self, member: str, chunks: tuple[TextChunk, ...]) -> None:
+        if chunks:
+            bulk.copy_raw_chunks(self.case_id, self.generation, member=member, chunks=chunks)
 
     def discard(self) -> None:
         RawChunk.objects.filter(case_id=self.case_id, generation=self.generation).delete()
@@ -234,8 +183,7 @@ def case_ingest(*, case_id: int) -> None:
     detail = _DetailWriter(case_id, case.generation + 1)
     try:
         detail.discard()  # rows a crashed run of this generation may have left
-        bundle = _parse(case, on_source=detail.write, on_text=detail.text)
-        detail.flush()
+        bundle = _parse(case, keep_text=detail.keep)
         _release_memory()
         _set(case_id, status=CaseStatus.ANALYZING, progress=80, status_detail="running the rules")
         timeline = Timeline.from_sources(
@@ -262,7 +210,7 @@ def _fail(case_id: int, reason: str, detail: _DetailWriter | None = None) -> Non
     _set(case_id, status=CaseStatus.FAILED, failure_reason=reason[:2000] or "unknown error", status_detail="")
 
 
-def _parse(case: Case, *, on_source, on_text) -> Bundle:
+def _parse(case: Case, *, keep_text: Callable[[str, tuple[TextChunk, ...]], None]) -> Bundle:
     limits = Limits(
         max_members=settings.CASEBOOK_MAX_MEMBERS,
         max_total_bytes=settings.CASEBOOK_MAX_UNCOMPRESSED_BYTES,
@@ -274,19 +222,15 @@ def _parse(case: Case, *, on_source, on_text) -> Bundle:
         seen[0] += 1
         _set(case.pk, progress=min(75, 2 + seen[0]), status_detail=f"parsing {member[:250]}")
 
-    processes = settings.CASEBOOK_PARSE_PROCESSES
-    with (
-        _local_copy(case.upload) as path,
-        PiecePool(processes, reduce=PIECE_REDUCER) if processes else contextlib.nullcontext() as pool,
-    ):
+    with _local_copy(case.upload) as path:
         return read_bundle(
             path,
             display_name=case.upload.original_name,
             limits=limits,
             progress=progress,
-            on_source=on_source,
-            on_text=on_text,
-            runner=pool,
+            reduce=PIECE_REDUCER,
+            keep_text=keep_text,
+            processes=settings.CASEBOOK_PARSE_PROCESSES,
         )
 
 

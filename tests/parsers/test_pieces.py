@@ -1,4 +1,5 @@
-"""Snapshot captures parsed piece by piece give the same frames as one whole parse."""
+"""Snapshot captures parsed piece by piece give the same frames as one whole parse; the text kept
+of the pieces is the member's text, line for line, whatever its line ends."""
 
 from __future__ import annotations
 
@@ -10,7 +11,8 @@ import pytest
 
 from parsers import interrupts, mysqladmin, processlist
 from parsers.base import ClockHints, ParseError
-from parsers.pieces import parse_in_pieces
+from parsers.pieces import parse_in_pieces, split
+from parsers.rawtext import TextChunk, text_of
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
 
@@ -34,23 +36,29 @@ def _processlist(snapshots: int, sessions: int) -> str:
     return "\n".join(out) + "\n"
 
 
-def _both(module, text: str, piece_chars: int):
-    whole = module.parse(text.splitlines(keepends=True), member="m", clock=ClockHints())
-    head, rest = text.splitlines(keepends=True)[:5], io.StringIO("".join(text.splitlines(keepends=True)[5:]))
-    seen: list[int] = []
-
-    def on_piece(piece):
-        seen.append(len(piece.main))
-        return piece
-
-    pieced = parse_in_pieces(
-        module, head, rest, member="m", clock=ClockHints(), on_piece=on_piece, piece_chars=piece_chars
+def _pieced(module, text: str | bytes, piece_bytes: int, **kwargs):
+    """``text`` parsed in pieces of about ``piece_bytes``, read from a stream after a 200-byte head."""
+    data = text.encode() if isinstance(text, str) else text
+    return parse_in_pieces(
+        module,
+        data[:200],
+        io.BytesIO(data[200:]),
+        member="m",
+        clock=ClockHints(),
+        piece_bytes=piece_bytes,
+        **kwargs,
     )
-    return whole, pieced, seen
+
+
+def _both(module, text: str, piece_bytes: int):
+    whole = module.parse(text.splitlines(keepends=True), member="m", clock=ClockHints())
+    data = text.encode()
+    pieces = list(split(data[:200], io.BytesIO(data[200:]), piece_bytes=piece_bytes))
+    return whole, _pieced(module, text, piece_bytes), pieces
 
 
 def test_a_processlist_in_pieces_equals_the_whole_parse() -> None:
-    whole, pieced, seen = _both(processlist, _processlist(40, 7), piece_chars=3000)
+    whole, pieced, seen = _both(processlist, _processlist(40, 7), piece_bytes=3000)
     assert len(seen) > 5  # it was really cut
     columns = ["ts", "line_no", "line_end", "id", "time_s", "info"]
     pd.testing.assert_frame_equal(pieced.main[columns], whole.main[columns])
@@ -59,7 +67,7 @@ def test_a_processlist_in_pieces_equals_the_whole_parse() -> None:
 
 def test_interrupt_rates_continue_across_pieces() -> None:
     text = (FIXTURES / "interrupts" / "linux-6.18_proc-interrupts_3snap.txt").read_text()
-    whole, pieced, seen = _both(interrupts, text, piece_chars=200)
+    whole, pieced, seen = _both(interrupts, text, piece_bytes=200)
     assert len(seen) == 3
     columns = ["ts", "irq", "cpu", "count", "per_s", "line_no"]
     got = pieced.frames["interrupts"][columns].astype({"irq": "string"})
@@ -70,7 +78,7 @@ def test_interrupt_rates_continue_across_pieces() -> None:
 
 def test_status_counter_rates_continue_across_pieces() -> None:
     text = (FIXTURES / "mysqladmin" / "mariadb-10.11_ts-markers_ext_subset.txt").read_text()
-    whole, pieced, seen = _both(mysqladmin, text, piece_chars=1000)
+    whole, pieced, seen = _both(mysqladmin, text, piece_bytes=1000)
     assert len(seen) == 3
     columns = ["ts", "variable", "value", "per_s", "line_no"]
     got = pieced.frames["mysqladmin"][columns].astype({"variable": "string"})
@@ -84,14 +92,7 @@ def test_warnings_of_a_later_piece_carry_the_member_line_number() -> None:
     text = good + "TS 1776790400.000000000 2026-04-21 16:53:20\nhello world\n"
     lines = text.splitlines(keepends=True)
     whole = processlist.parse(lines, member="m", clock=ClockHints())
-    source = parse_in_pieces(
-        processlist,
-        lines[:3],
-        io.StringIO("".join(lines[3:])),
-        member="m",
-        clock=ClockHints(),
-        piece_chars=len(good) // 3,
-    )
+    source = _pieced(processlist, text, len(good) // 3)
     assert [(w.line_no, w.code) for w in source.warnings] == [(w.line_no, w.code) for w in whole.warnings]
     assert source.warnings and source.warnings[-1].line_no == len(lines)
 
@@ -100,8 +101,8 @@ def test_a_member_that_is_not_the_format_raises_on_its_first_piece() -> None:
     with pytest.raises(ParseError, match="line 2"):
         parse_in_pieces(
             processlist,
-            ["TS 1776790400.0 2026-04-21 16:53:20\n"],
-            io.StringIO("hello\n"),
+            b"TS 1776790400.0 2026-04-21 16:53:20\n",
+            io.BytesIO(b"hello\n"),
             member="m",
             clock=ClockHints(),
         )
@@ -111,9 +112,50 @@ def test_line_numbers_count_newlines_only_whatever_the_statement_holds() -> None
     # A statement with a form feed and a U+2028: str.splitlines would cut there and shift every
     # later line number; the member's lines (and the raw lines shown for them) end at "\n" only.
     text = _processlist(6, 2).replace("id = 101", "id = 101 /* a\x0cb\u2028c */")
-    _, pieced, seen = _both(processlist, text, piece_chars=700)
+    _, pieced, seen = _both(processlist, text, piece_bytes=700)
     assert len(seen) > 2
     lines = text.split("\n")
     for row in pieced.main.itertuples():
         assert lines[row.line_no - 1].startswith("*"), row.line_no
         assert lines[row.line_end - 1].lstrip().startswith("Info: SELECT"), row.line_end
+
+
+def _kept(text: bytes, piece_bytes: int, chunk_bytes: int, monkeypatch) -> tuple[list[TextChunk], object]:
+    monkeypatch.setattr("parsers.rawtext.CHUNK_BYTES", chunk_bytes)
+    chunks: list[TextChunk] = []
+    source = _pieced(processlist, text, piece_bytes, keep_text=lambda member, got: chunks.extend(got))
+    return chunks, source
+
+
+def test_the_text_kept_of_the_pieces_is_the_member_line_for_line(monkeypatch) -> None:
+    text = _processlist(30, 3)
+    chunks, _ = _kept(text.encode(), 900, 500, monkeypatch)
+    assert len(chunks) > 10
+    assert "".join(text_of(c.data) for c in chunks) == text  # each line once, the overlaps not repeated
+    assert [c.line_start for c in chunks] == [1] + [c.line_end + 1 for c in chunks[:-1]]
+    assert chunks[-1].line_end == text.count("\n")
+
+
+def test_carriage_returns_are_line_ends_as_a_text_stream_reads_them(monkeypatch) -> None:
+    # \r\n and lone \r, some of them cut between two reads: numbered as io.TextIOWrapper numbers them
+    text = _processlist(12, 2)
+    crlf = text.replace("\n", "\r\n").encode()
+    crlf = crlf.replace(
+        b"Info: SELECT * FROM t WHERE id = 1001\r\n", b"Info: SELECT * FROM t WHERE id = 1001\r"
+    )
+    want = io.TextIOWrapper(io.BytesIO(crlf), encoding="utf-8", newline=None).read()
+    for piece_bytes in (97, 301, 1000):  # odd sizes: reads end between \r and \n
+        chunks, source = _kept(crlf, piece_bytes, 256, monkeypatch)
+        assert "".join(text_of(c.data) for c in chunks) == want
+        lines = want.split("\n")
+        for row in source.main.itertuples():
+            assert lines[row.line_no - 1].startswith("*"), (piece_bytes, row.line_no)
+            assert lines[row.line_end - 1].lstrip().startswith("Info: SELECT"), (piece_bytes, row.line_end)
+        assert source.samples == 12
+
+
+def test_invalid_utf8_is_read_with_replacement_and_kept_as_bytes(monkeypatch) -> None:
+    data = _processlist(4, 2).replace("WHERE id = 102\n", "WHERE name = 'caf\xe9'\n").encode("latin-1")
+    chunks, source = _kept(data, 400, 300, monkeypatch)
+    assert "caf\ufffd" in "".join(source.main["info"].dropna())
+    assert "".join(text_of(c.data) for c in chunks) == data.decode("utf-8", "replace")

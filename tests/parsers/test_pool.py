@@ -12,35 +12,28 @@ import pandas as pd
 import pytest
 
 from parsers import interrupts, processlist
-from parsers.base import ClockHints, ParsedSource, ParseError
-from parsers.pieces import parse_in_pieces
+from parsers.base import ParsedSource, ParseError
+from parsers.pieces import Work, split
 from parsers.pool import PiecePool, PoolError
-from tests.parsers.test_pieces import _processlist
+from parsers.rawtext import text_of
+from tests.parsers.test_pieces import _pieced, _processlist
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
 
 
 def _mark(source: ParsedSource) -> ParsedSource:
-    """A reducer run in the child: it says where it ran."""
-    return dataclasses.replace(source, meta={**source.meta, "reduced_in": os.getpid()})
+    """A reducer run in the child: each row says which process reduced it."""
+    main = source.main.assign(reduced_in=os.getpid())
+    return dataclasses.replace(source, frames={**source.frames, next(iter(source.frames)): main})
 
 
 def _die(source: ParsedSource) -> ParsedSource:
     os._exit(3)
 
 
-def _pieced(module, text: str, piece_chars: int, runner=None, on_piece=None) -> ParsedSource:
-    lines = text.splitlines(keepends=True)
-    return parse_in_pieces(
-        module,
-        lines[:5],
-        io.StringIO("".join(lines[5:])),
-        member="m",
-        clock=ClockHints(),
-        piece_chars=piece_chars,
-        runner=runner,
-        on_piece=on_piece,
-    )
+def _pieces(text: str, piece_bytes: int) -> int:
+    data = text.encode()
+    return len(list(split(data[:200], io.BytesIO(data[200:]), piece_bytes=piece_bytes)))
 
 
 @pytest.fixture(scope="module")
@@ -51,10 +44,9 @@ def pool():
 
 def test_a_processlist_parsed_by_two_processes_equals_one_process(pool: PiecePool) -> None:
     text = _processlist(40, 7)
-    seen: list[int] = []
     alone = _pieced(processlist, text, 3000)
-    shared = _pieced(processlist, text, 3000, runner=pool, on_piece=lambda p: seen.append(len(p.main)) or p)
-    assert len(seen) > 5 and sum(seen) == 40 * 7
+    shared = _pieced(processlist, text, 3000, runner=pool)
+    assert _pieces(text, 3000) > 5 and pool.started
     pd.testing.assert_frame_equal(shared.main, alone.main)
     assert shared.samples == 40
 
@@ -83,23 +75,25 @@ def test_a_member_that_is_not_the_format_raises_with_its_line(pool: PiecePool) -
 
 
 def test_the_reducer_runs_in_the_child_processes() -> None:
-    with PiecePool(2, reduce="tests.parsers.test_pool:_mark") as pool:
-        pids: list[int] = []
-        _pieced(
-            processlist,
-            _processlist(20, 3),
-            1500,
-            runner=pool,
-            on_piece=lambda p: pids.append(p.meta["reduced_in"]) or p,
-        )
-    assert pids and os.getpid() not in pids and len(set(pids)) <= 2
+    with PiecePool(2, work=Work(reduce="tests.parsers.test_pool:_mark")) as pool:
+        source = _pieced(processlist, _processlist(20, 3), 1500, runner=pool)
+    pids = set(source.main["reduced_in"])
+    assert pids and os.getpid() not in pids and len(pids) <= 2
+
+
+def test_the_text_is_compressed_in_the_child_processes() -> None:
+    chunks = []
+    text = _processlist(20, 3)
+    with PiecePool(2, work=Work(keep_text=True)) as pool:
+        _pieced(processlist, text, 1500, runner=pool, keep_text=lambda member, got: chunks.extend(got))
+    assert "".join(text_of(c.data) for c in chunks) == text
 
 
 def test_a_process_that_dies_is_an_error_and_is_replaced() -> None:
-    with PiecePool(1, reduce="tests.parsers.test_pool:_die") as pool:
+    with PiecePool(1, work=Work(reduce="tests.parsers.test_pool:_die")) as pool:
         with pytest.raises(PoolError, match="exit status 3"):
             _pieced(processlist, _processlist(20, 3), 1500, runner=pool)
-        pool.reduce = None  # the next piece gets a fresh process, without the fatal reducer
+        pool.work = Work()  # the next piece gets a fresh process, without the fatal reducer
         assert len(_pieced(processlist, _processlist(20, 3), 1500, runner=pool).main) == 60
 
 
@@ -107,6 +101,6 @@ def test_a_member_of_one_piece_starts_no_process() -> None:
     pool = PiecePool(2)
     try:
         assert len(_pieced(processlist, _processlist(3, 2), 1 << 20, runner=pool).main) == 6
-        assert pool._all == []
+        assert pool._all == [] and not pool.started
     finally:
         pool.close()

@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
-import zstandard
 from django.core.files import File
 
 from parsers.pool import PiecePool
+from parsers.rawtext import text_of
 from tests.web.conftest import PROCESSLIST_NO_TS, VMSTAT, make_tar
 from web import moments, services
 from web.models import Case, CaseStatus, Finding, NotUsedMember, RawChunk, SeriesPoint, Source
@@ -225,7 +225,7 @@ def _member_text(tarball: Path, name: str) -> str:
 
 
 def test_the_text_of_every_parsed_member_is_kept_line_for_line(example2_tarball: Path, monkeypatch) -> None:
-    monkeypatch.setattr(services._DetailWriter, "CHUNK_CHARS", 4096)  # several chunks a member
+    monkeypatch.setattr("parsers.rawtext.CHUNK_BYTES", 4096)  # several chunks a member
     case = _ingest(example2_tarball)
     members = list(case.sources.exclude(samples=0).values_list("member", flat=True))
     assert len(members) >= 5
@@ -236,7 +236,7 @@ def test_the_text_of_every_parsed_member_is_kept_line_for_line(example2_tarball:
             .order_by("line_start")
             .values_list("line_start", "line_end", "text_zstd")
         )
-        texts = [zstandard.ZstdDecompressor().decompress(bytes(data)).decode() for *_, data in chunks]
+        texts = [text_of(bytes(data)) for *_, data in chunks]
         text = _member_text(example2_tarball, member)
         assert "".join(texts) == text, member
         assert [start for start, *_ in chunks] == [1] + [end + 1 for _, end, _ in chunks[:-1]], member
@@ -327,7 +327,7 @@ def test_a_capture_with_no_time_of_its_own_is_placed_with_the_others(tmp_path: P
 def test_pieces_parsed_by_parse_processes_give_the_same_case(
     example2_tarball: Path, settings, monkeypatch
 ) -> None:
-    monkeypatch.setattr("parsers.pieces.PIECE_CHARS", 20_000)  # every snapshot member in several pieces
+    monkeypatch.setattr("parsers.pieces.PIECE_BYTES", 20_000)  # every snapshot member in several pieces
 
     def summary(case: Case) -> tuple:
         return (
@@ -345,7 +345,7 @@ def test_pieces_parsed_by_parse_processes_give_the_same_case(
             started.append(len(self._all))
             super().close()
 
-    monkeypatch.setattr(services, "PiecePool", CountingPool)
+    monkeypatch.setattr("parsers.bundle.PiecePool", CountingPool)
     settings.CASEBOOK_PARSE_PROCESSES = 0
     alone = summary(_ingest(example2_tarball))
     assert started == []

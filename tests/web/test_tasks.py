@@ -51,19 +51,12 @@ def test_the_celery_limits_are_set(settings) -> None:
 
 
 def _parse_in_a_daemon(results) -> None:
-    import io
-
     from parsers import processlist
-    from parsers.base import ClockHints
-    from parsers.pieces import parse_in_pieces
     from parsers.pool import PiecePool
-    from tests.parsers.test_pieces import _processlist
+    from tests.parsers.test_pieces import _pieced, _processlist
 
-    text = _processlist(30, 4)
     with PiecePool(2) as pool:
-        source = parse_in_pieces(
-            processlist, [], io.StringIO(text), member="m", clock=ClockHints(), piece_chars=2000, runner=pool
-        )
+        source = _pieced(processlist, _processlist(30, 4), 2000, runner=pool)
         results.put((len(source.main), len(pool._all)))
 
 

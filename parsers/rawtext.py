@@ -1,0 +1,96 @@
+"""A member's text as the parsers read it, kept as Zstandard-compressed chunks of whole lines.
+
+A case keeps the text of every parsed member so that a page can show the raw lines behind any
+number and read one snapshot's sessions or threads back, without opening the upload again. Lines
+are numbered as the parsers number them: 1-based, ending at ``\\n`` only, after universal newlines
+(``\\r\\n`` and a lone ``\\r`` are line ends, as ``io.TextIOWrapper(newline=None)`` reads them). A
+chunk holds about ``CHUNK_BYTES`` of UTF-8 as uploaded (invalid sequences are kept as bytes and
+decoded with replacement by :func:`text_of`, which gives what the parsers read).
+
+Chunks are made where the text is read: in the parse processes for the pieces of snapshot captures
+(:func:`chunks_of`), line block by line block for the members the worker reads itself
+(:class:`TextChunker`). This module is plain Python: parse processes import it without Django.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import zstandard
+
+#: Bytes of text per chunk: a moment reads one or two chunks (a few ms to decompress).
+CHUNK_BYTES = 2 << 20
+#: Zstandard level 3 compresses capture text 20-40x at over 1 GB/s.
+ZSTD_LEVEL = 3
+
+_COMPRESSOR = zstandard.ZstdCompressor(level=ZSTD_LEVEL)
+_DECOMPRESSOR = zstandard.ZstdDecompressor()
+
+
+@dataclass(frozen=True, slots=True)
+class TextChunk:
+    """Lines ``line_start..line_end`` (1-based, inclusive) of a member, compressed (``data``)."""
+
+    line_start: int
+    line_end: int
+    data: bytes
+
+
+def chunks_of(text: bytes, first_line: int, *, chunk_bytes: int | None = None) -> list[TextChunk]:
+    """``text`` (whole lines, ``\\n`` line ends, starting at member line ``first_line``) cut after a
+    line end every ``chunk_bytes`` or so, each part compressed. The last line may lack its ``\\n``
+    (the end of a member).
+
+    >>> [(c.line_start, c.line_end, text_of(c.data)) for c in chunks_of(b"a\\nb\\nc", 7, chunk_bytes=2)]
+    [(7, 7, 'a\\n'), (8, 8, 'b\\n'), (9, 9, 'c')]
+    """
+    chunk_bytes = chunk_bytes or CHUNK_BYTES
+    out: list[TextChunk] = []
+    start, line = 0, first_line
+    while start < len(text):
+        cut = text.find(b"\n", start + chunk_bytes - 1) + 1 if len(text) - start > chunk_bytes else 0
+        end = cut or len(text)
+        part = text[start:end]
+        lines = part.count(b"\n") + (not part.endswith(b"\n"))
+        out.append(TextChunk(line, line + lines - 1, _COMPRESSOR.compress(part)))
+        start, line = end, line + lines
+    return out
+
+
+def text_of(data: bytes) -> str:
+    """The text of a compressed chunk, as the parsers read it (UTF-8 with replacement)."""
+    return _DECOMPRESSOR.decompress(data).decode("utf-8", "replace")
+
+
+class TextChunker:
+    """Chunks of one member's text fed block by block (``str``, as a text stream reads it); each
+    block may end mid-line. ``feed`` and ``close`` return the chunks completed so far."""
+
+    def __init__(self, *, chunk_bytes: int | None = None) -> None:
+        self.chunk_bytes = chunk_bytes
+        self.parts: list[bytes] = []
+        self.size = 0
+        self.next_line = 1
+
+    def feed(self, block: str) -> list[TextChunk]:
+        data = block.encode("utf-8")
+        self.parts.append(data)
+        self.size += len(data)
+        if self.size < (self.chunk_bytes or CHUNK_BYTES):
+            return []
+        joined = b"".join(self.parts)
+        cut = joined.rfind(b"\n") + 1
+        self.parts, self.size = [joined[cut:]], len(joined) - cut
+        return self._chunks(joined[:cut])
+
+    def close(self) -> list[TextChunk]:
+        joined = b"".join(self.parts)
+        self.parts, self.size = [], 0
+        return self._chunks(joined)
+
+    def _chunks(self, text: bytes) -> list[TextChunk]:
+        if not text:
+            return []
+        got = chunks_of(text, self.next_line, chunk_bytes=self.chunk_bytes)
+        self.next_line = got[-1].line_end + 1
+        return got
