@@ -23,6 +23,7 @@ applied in the same order:
 
 from __future__ import annotations
 
+import functools
 import re
 
 import numpy as np
@@ -98,6 +99,19 @@ def fingerprint(sql: str) -> str:
     query = _DQ_STRING.sub("?", query)
     query = _SQ_STRING.sub("?", query)
     query = _NUMBER.sub("?", query)
+    return _normalised(query)
+
+
+#: Distinct statements with their literals abstracted whose fingerprint is remembered.
+NORMALISED_CACHE = 1 << 16
+
+
+@functools.lru_cache(maxsize=NORMALISED_CACHE)
+def _normalised(query: str) -> str:
+    """The rest of the rules (leftover signs, white space, case, NULL, ``IN`` lists, ``UNION``,
+    ``LIMIT``, ``ASC``) on a statement whose strings and numbers are already ``?``. Statements that
+    differ only in their literals meet here (a processlist of OLTP traffic has a million distinct
+    statements and a few hundred shapes), so the result is remembered."""
     query = _LEFTOVER.sub("?", query)
 
     query = _LEADING_WS.sub("", query)

@@ -46,15 +46,31 @@ OTHER_IRQ = "(other)"
 THREAD_STATES_KEPT = frozenset({"R", "D", "Z", "T", "t", "X", "W"})
 
 
-def session_is_active(pl: pd.DataFrame) -> pd.Series:
+def session_is_active(pl: pd.DataFrame, *, own: np.ndarray | None = None) -> pd.Series:
     """Per session (row of a ``processlist`` frame with ``user``, ``command`` and ``info``): True when it
     runs client work (FINDINGS.md, "Counting sessions and threads right"): Command in
-    ``ACTIVE_COMMANDS``, not the collector's own statement (``OWN_QUERY``), not an internal user."""
-    info = pl["info"].astype("string").fillna("") if "info" in pl else pd.Series("", index=pl.index)
+    ``ACTIVE_COMMANDS``, not the collector's own statement (``OWN_QUERY``), not an internal user.
+    ``own``: the rows that run the collector's own statement, when the caller knows them already."""
+    if own is None:
+        info = pl["info"].astype("string").fillna("") if "info" in pl else pd.Series("", index=pl.index)
+        own = info.str.contains(OWN_QUERY, case=False, regex=True).to_numpy(dtype=bool)
     user = pl["user"].astype("string").fillna("") if "user" in pl else pd.Series("", index=pl.index)
     command = pl["command"].astype("string").fillna("") if "command" in pl else pd.Series("", index=pl.index)
-    own = info.str.contains(OWN_QUERY, case=False, regex=True)
     return (command.isin(ACTIVE_COMMANDS) & ~own & ~user.isin(INTERNAL_USERS)).astype(bool)
+
+
+def _statements(info: pd.Series, cache: dict[str, str] | None) -> tuple[pd.Categorical, np.ndarray]:
+    """The fingerprint of each row's statement (a category; missing for no statement) and whether it
+    is the collector's own (``OWN_QUERY``), each worked out once per distinct statement: a
+    processlist repeats its statements across sessions and snapshots."""
+    codes, uniques = pd.factorize(info, use_na_sentinel=True)
+    texts = pd.Series(uniques, dtype="string")
+    own = texts.str.contains(OWN_QUERY, case=False, regex=True).to_numpy(dtype=bool)
+    fp_codes, fp_names = pd.factorize(fingerprints(texts.where(texts != ""), cache), use_na_sentinel=True)
+    present = codes >= 0
+    row_fp = np.where(present, fp_codes[np.where(present, codes, 0)] if len(fp_codes) else -1, -1)
+    row_own = present & (own[np.where(present, codes, 0)] if len(own) else False)
+    return pd.Categorical.from_codes(row_fp, categories=pd.Index(fp_names, dtype=object)), row_own
 
 
 def prepare(source: ParsedSource, *, cache: dict[str, str] | None = None) -> ParsedSource:
@@ -71,11 +87,8 @@ def prepare(source: ParsedSource, *, cache: dict[str, str] | None = None) -> Par
     pl = frames.get("processlist")
     if pl is not None and "info" in pl:
         pl = pl[[c for c in PROCESSLIST_KEPT if c in pl]]
-        info = pl["info"].astype("string").fillna("")
-        pl = pl.drop(columns=["info"]).assign(
-            active=session_is_active(pl),
-            fingerprint=fingerprints(info.where(info != ""), cache),
-        )
+        fingerprint, own = _statements(pl["info"], cache)
+        pl = pl.drop(columns=["info"]).assign(active=session_is_active(pl, own=own), fingerprint=fingerprint)
         narrow = {c: "int32" for c in ("line_no", "line_end") if c in pl and pl[c].notna().all()}
         frames["processlist"] = pl.astype(
             {**{c: "category" for c in PROCESSLIST_CATEGORIES if c in pl}, **narrow}
@@ -115,31 +128,74 @@ def reduce_piece(source: ParsedSource) -> ParsedSource:
     return prepare(source, cache=_fingerprint_cache)
 
 
+def _sorted_codes(values: pd.Series) -> tuple[np.ndarray, np.ndarray]:
+    """Codes of ``values`` (-1 for missing) into its distinct values sorted as text (an object array),
+    as ``pd.factorize(values.astype("string"), sort=True)`` gives them, from a category's codes when
+    it is one (a few IRQ names over millions of rows)."""
+    if not isinstance(values.dtype, pd.CategoricalDtype):
+        codes, names = pd.factorize(values.astype("string"), sort=True, use_na_sentinel=True)
+        return codes, np.asarray(names, dtype=object)
+    cats = np.asarray(values.cat.categories.astype("string"), dtype=object)
+    codes = values.cat.codes.to_numpy().astype("int64")
+    used = np.unique(codes[codes >= 0])
+    names = cats[used]
+    order = np.argsort(names.astype(str), kind="stable")
+    remap = np.full(len(cats) + 1, -1, dtype="int64")  # the last slot: code -1 stays -1
+    remap[used[order]] = np.arange(len(used))
+    return remap[codes], names[order]
+
+
 def _fold_minor_irqs(it: pd.DataFrame) -> pd.DataFrame:
-    """Keep the IRQ_LINES_KEPT busiest lines per CPU; sum the others per (ts, cpu) as OTHER_IRQ."""
-    irq = it["irq"].astype("string")
-    top = it.assign(irq=irq).groupby("irq")["per_s"].sum().nlargest(IRQ_LINES_KEPT).index
-    keep = irq.isin(top).fillna(False).to_numpy()
-    rest = it[~keep]
-    parts = [it[keep].assign(irq=irq[keep])]
-    if len(rest):
-        grouped = rest.groupby(["ts", "cpu"], sort=False)
-        other = pd.DataFrame(
-            {
-                "per_s": grouped["per_s"].sum(min_count=1),
-                "line_no": grouped["line_no"].min(),
-            }
-        ).reset_index()
-        parts.append(other.assign(irq=OTHER_IRQ))
-    out = (
-        pd.concat(parts, ignore_index=True)
-        .sort_values(["ts", "line_no"], kind="stable")
-        .reset_index(drop=True)
+    """Keep the IRQ_LINES_KEPT busiest lines per CPU; sum the others per (ts, cpu) as OTHER_IRQ.
+
+    The busiest lines are those with the largest total ``per_s`` (ties: the first by name); a folded
+    row's ``per_s`` is the sum of its lines' (NaN when all are NaN), its ``line_no`` the first of
+    them. Rows come out sorted by (``ts``, ``line_no``), in narrow types: this frame has a row per
+    CPU per line per snapshot. NumPy throughout: a one-hour 64-CPU capture has 18 M such rows.
+    """
+    irq_codes, irq_names = _sorted_codes(it["irq"])
+    per_s = it["per_s"].to_numpy(dtype="float64", na_value=np.nan)
+    totals = np.bincount(
+        irq_codes[irq_codes >= 0], weights=np.nan_to_num(per_s[irq_codes >= 0]), minlength=len(irq_names)
     )
-    # what the rules read (ts, irq, cpu, per_s, line_no), in narrow types: this frame has a row per
-    # CPU per line per snapshot
-    out = out.drop(columns=[c for c in ("snapshot", "count") if c in out])
-    return out.astype({"irq": "category", "per_s": "float32", "line_no": "int32", "cpu": "int16"})
+    top = np.argsort(-totals, kind="stable")[:IRQ_LINES_KEPT]
+    keep = np.isin(irq_codes, top)
+    ts = it["ts"].to_numpy(dtype="datetime64[ns]").view("int64")
+    cpu = it["cpu"].to_numpy(dtype="int64")
+    line_no = it["line_no"].to_numpy(dtype="int64")
+    rest = np.flatnonzero(~keep)
+    out_ts, out_cpu, out_line, out_per_s = ts[keep], cpu[keep], line_no[keep], per_s[keep]
+    # the category of the result: the kept names present, and OTHER_IRQ when anything is folded
+    present = np.unique(irq_codes[keep & (irq_codes >= 0)])
+    categories = sorted([*irq_names[present].tolist(), *([OTHER_IRQ] if len(rest) else [])])
+    position = np.full(len(irq_names) + 1, -1, dtype="int64")  # the last slot: missing stays missing
+    position[present] = [categories.index(n) for n in irq_names[present]]
+    out_irq = position[irq_codes[keep]]
+    if len(rest):
+        # groups of (ts, cpu) numbered in order of first appearance, as groupby(sort=False)
+        snap = pd.factorize(ts[rest])[0].astype("int64")
+        low, span = int(cpu[rest].min()), int(cpu[rest].max()) - int(cpu[rest].min()) + 1
+        group, _ = pd.factorize(snap * span + cpu[rest] - low)
+        order = np.argsort(group, kind="stable")
+        starts = np.flatnonzero(np.diff(group[order], prepend=-1))
+        values = per_s[rest][order]
+        sums = np.add.reduceat(np.nan_to_num(values), starts)
+        seen = np.add.reduceat((~np.isnan(values)).astype("int64"), starts)
+        first = rest[order[starts]]
+        out_ts = np.concatenate([out_ts, ts[first]])
+        out_cpu = np.concatenate([out_cpu, cpu[first]])
+        out_line = np.concatenate([out_line, np.minimum.reduceat(line_no[rest][order], starts)])
+        out_per_s = np.concatenate([out_per_s, np.where(seen > 0, sums, np.nan)])
+        out_irq = np.concatenate([out_irq, np.full(len(starts), categories.index(OTHER_IRQ))])
+    order = np.lexsort((out_line, out_ts))
+    columns = {
+        "ts": pd.DatetimeIndex(out_ts[order].view("datetime64[ns]"), tz="UTC"),
+        "line_no": out_line[order].astype("int32"),
+        "irq": pd.Categorical.from_codes(out_irq[order], categories=pd.Index(categories, dtype="string")),
+        "cpu": out_cpu[order].astype("int16"),
+        "per_s": out_per_s[order].astype("float32"),
+    }
+    return pd.DataFrame({c: columns[c] for c in it.columns if c in columns})
 
 
 def _labels(values: pd.Series) -> pd.Series:

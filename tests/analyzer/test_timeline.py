@@ -46,3 +46,19 @@ def test_sleeping_threads_are_counted_not_kept() -> None:
     assert set(kept["ts"]) == set(raw["ts"])  # every snapshot is still seen
     assert len(kept) < len(raw)
     assert (kept["state"].astype("string") != "S").sum() == (raw["state"].astype("string") != "S").sum()
+
+
+def test_folding_keeps_the_busiest_lines_and_names_the_first_folded_line() -> None:
+    parsed = _parse(interrupts, FIXTURES / "interrupts" / "linux-6.18_proc-interrupts_3snap.txt")
+    before = parsed.frames["interrupts"].astype({"irq": "string"})
+    after = prepare(parsed).frames["interrupts"]
+    busiest = before.groupby("irq")["per_s"].sum().sort_values(ascending=False, kind="stable")
+    assert set(after["irq"].astype("string")) - {OTHER_IRQ} == set(busiest.index[:IRQ_LINES_KEPT])
+    folded = before[~before["irq"].isin(busiest.index[:IRQ_LINES_KEPT])]
+    other = after[after["irq"] == OTHER_IRQ]
+    first = folded.groupby(["ts", "cpu"])["line_no"].min()
+    assert other.set_index(["ts", other["cpu"].astype("int64")])["line_no"].to_dict() == first.to_dict()
+    # the first snapshot has no rates yet: its folded rows too
+    assert other[other["ts"] == before["ts"].min()]["per_s"].isna().all()
+    assert list(after.columns) == ["ts", "line_no", "irq", "cpu", "per_s"]
+    assert after.equals(after.sort_values(["ts", "line_no"], kind="stable"))
