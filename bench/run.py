@@ -367,7 +367,7 @@ def _instrument(stages: _Stages) -> None:
     wrap(analyzer.engine, "run", "rules (engine.run)")
     wrap(web.services, "_replace_derived", "write (_replace_derived)")
     wrap(web.services, "aggregate_series", "aggregate_series")
-    wrap(web.bulk, "copy_series", "COPY series")
+    wrap(web.bulk, "write_series", "write series")
 
     def tally(owner: Any, attr: str, label: str) -> None:
         """Many calls, one line: their summed wall time (reported once, after the ingest)."""
@@ -415,7 +415,7 @@ def ingest_one(bundle: Path, keep: bool) -> None:
     from django.db.models.functions import Length
 
     from web import services
-    from web.models import Case, RawChunk, SeriesPoint
+    from web.models import Case, RawChunk, Series
 
     stages = _Stages()
     _instrument(stages)
@@ -447,7 +447,8 @@ def ingest_one(bundle: Path, keep: bool) -> None:
         "sources": case.sources.count(),
         "not_used": list(case.not_used.values_list("member", "reason")),
         "findings": list(case.findings.values_list("key", flat=True)),
-        "series_points": SeriesPoint.objects.filter(case=case).count(),
+        "series": Series.objects.filter(case=case).count(),
+        "series_points": sum(len(t) for t in Series.objects.filter(case=case).values_list("ts_us", flat=True)),
         "raw_chunks": RawChunk.objects.filter(case=case).aggregate(
             chunks=Count("id"), bytes=Sum(Length("text_zstd"))
         ),
@@ -622,7 +623,7 @@ def print_report(report: dict[str, Any]) -> None:
         f"    final status             {ing['status']}{'  ' + ing['failure_reason'] if ing['failure_reason'] else ''}"
     )
     print(
-        f"    rows written             {ing['series_points']:,} series points, {ing['raw_chunks']['chunks']:,} raw "
+        f"    rows written             {ing['series']:,} series ({ing['series_points']:,} points), {ing['raw_chunks']['chunks']:,} raw "
         f"chunks ({(ing['raw_chunks']['bytes'] or 0) / MIB:,.1f} MiB); {ing['sources']} sources, "
         f"{len(ing['findings'])} findings"
     )

@@ -1,4 +1,4 @@
-"""Bulk writes with PostgreSQL COPY (psycopg 3): series points, the sample index, raw chunks.
+"""Bulk writes with PostgreSQL COPY (psycopg 3): series, the sample index, raw chunks.
 
 Rows are streamed to ``COPY ... FROM STDIN`` (CSV) in chunks, never built as ORM objects: a one-hour
 capture gives millions of rows. Timestamps are formatted with NumPy in one vectorised call (pandas'
@@ -7,6 +7,7 @@ capture gives millions of rows. Timestamps are formatted with NumPy in one vecto
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Iterable
 
 import numpy as np
@@ -14,7 +15,7 @@ import pandas as pd
 from django.db import connection
 
 from parsers.rawtext import TextChunk
-from web.models import RawChunk, SampleIndex, SeriesPoint
+from web.models import RawChunk, SampleIndex, Series
 
 #: Rows per write() call: large enough to amortise the call, small enough to bound memory.
 CHUNK_ROWS = 100_000
@@ -40,20 +41,27 @@ def _copy(model: type, frame: pd.DataFrame) -> None:
                 copy.write(chunk.to_csv(index=False, header=False, na_rep="\\N"))
 
 
-def copy_series(case_id: int, series: pd.DataFrame) -> None:
-    """Write a long frame (``series``, ``ts`` UTC, ``value``) as SeriesPoint rows of the case."""
+def write_series(case_id: int, series: pd.DataFrame) -> int:
+    """Write a long frame (``series``, ``ts`` UTC, ``value``) as one ``Series`` row per name, its
+    points sorted by time. Returns the number of rows written."""
     if not len(series):
-        return
-    max_len = SeriesPoint._meta.get_field("series").max_length
-    frame = pd.DataFrame(
-        {
-            "case_id": case_id,
-            "series": series["series"].astype("string").str.slice(0, max_len),
-            "ts": _iso_utc(series["ts"]),
-            "value": series["value"],
-        }
-    )
-    _copy(SeriesPoint, frame)
+        return 0
+    max_len = Series._meta.get_field("name").max_length
+    ts = series["ts"].dt.tz_convert("UTC").to_numpy(dtype="datetime64[us]").view("int64")
+    values = series["value"].to_numpy(dtype="float64", na_value=np.nan)
+    codes, names = pd.factorize(series["series"].astype("string").str.slice(0, max_len), sort=True)
+    order = np.lexsort((ts, codes))
+    starts = np.flatnonzero(np.diff(codes[order], prepend=-1))
+    bounds = [*starts.tolist(), len(order)]
+    with connection.cursor() as cursor:
+        with cursor.cursor.copy(
+            f"COPY {Series._meta.db_table} (case_id, name, ts_us, values) FROM STDIN (FORMAT BINARY)"
+        ) as copy:
+            copy.set_types(["int8", "text", "int8[]", "float8[]"])
+            for k, (a, b) in enumerate(itertools.pairwise(bounds)):
+                rows = order[a:b]
+                copy.write_row((case_id, str(names[k]), ts[rows].tolist(), values[rows].tolist()))
+    return len(names)
 
 
 def copy_raw_chunks(case_id: int, generation: int, *, member: str, chunks: Iterable[TextChunk]) -> None:

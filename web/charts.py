@@ -2,7 +2,7 @@
 
 ``timeline_charts(case)`` answers the page's timeline JSON (see templates/cases/detail.html and
 static/js/lib/charts.js for the contract); ``start``/``end`` narrow it to a zoomed range, re-read in
-detail. Series come from ``SeriesPoint`` rows (analyzer/series.py names them); each chart is a
+detail. Series come from ``Series`` rows (analyzer/series.py names them); each chart is a
 ``ChartDef`` whose series are an exact name or every name under a prefix.
 """
 
@@ -12,10 +12,9 @@ from dataclasses import dataclass
 from datetime import datetime
 
 import numpy as np
-from django.db import connection
 from tsdownsample import MinMaxLTTBDownsampler
 
-from web.models import Case, Finding, SeriesPoint
+from web.models import Case, Finding, Series
 
 #: Points per series sent to a chart: enough for a 2,000 px wide chart, bounded whatever the capture length.
 MAX_POINTS = 2000
@@ -167,26 +166,17 @@ def chart_ids_for_evidence(series_names: list[str]) -> list[str]:
 
 
 def _read(case: Case, start: datetime | None, end: datetime | None) -> dict[str, np.ndarray]:
-    """Every series of the case in ``[start, end]`` as ``{name: array of (epoch ms, value)}``, one
-    array per series aggregated by PostgreSQL (a Python loop per point costs seconds on long captures)."""
-    sql = (
-        f"SELECT series, array_agg(extract(epoch FROM ts) * 1000 ORDER BY ts), "
-        f"array_agg(value ORDER BY ts) FROM {SeriesPoint._meta.db_table} WHERE case_id = %s"
-    )
-    params: list[object] = [case.pk]
-    if start:
-        sql += " AND ts >= %s"
-        params.append(start)
-    if end:
-        sql += " AND ts <= %s"
-        params.append(end)
-    with connection.cursor() as cursor:
-        cursor.execute(sql + " GROUP BY series", params)
-        rows = cursor.fetchall()
-    return {
-        name: np.column_stack([np.asarray(ts, dtype="float64"), np.asarray(values, dtype="float64")])
-        for name, ts, values in rows
-    }
+    """Every series of the case in ``[start, end]`` as ``{name: array of (epoch ms, value)}``."""
+    lo = int(start.timestamp() * 1e6) if start else None
+    hi = int(end.timestamp() * 1e6) if end else None
+    out: dict[str, np.ndarray] = {}
+    for name, ts_us, values in Series.objects.filter(case=case).values_list("name", "ts_us", "values"):
+        ts = np.asarray(ts_us, dtype="int64")
+        a = int(np.searchsorted(ts, lo, side="left")) if lo is not None else 0
+        b = int(np.searchsorted(ts, hi, side="right")) if hi is not None else len(ts)
+        if b > a:
+            out[name] = np.column_stack([ts[a:b] / 1000.0, np.asarray(values[a:b], dtype="float64")])
+    return out
 
 
 def _downsample(arr: np.ndarray, max_points: int, scale: float = 1.0) -> list[list[float | None]]:

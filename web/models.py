@@ -1,13 +1,14 @@
 """Casebook's data: cases, their kept uploads, and the rows derived from them.
 
 Data and invariants only: every write goes through ``web/services.py``. Rows derived from a bundle
-(sources, members not used, series points, sample index, raw chunks, findings, rule results) are replaced
+(sources, members not used, series, sample index, raw chunks, findings, rule results) are replaced
 together in one transaction when a case is ingested or re-analyzed.
 """
 
 from __future__ import annotations
 
 from django.conf import settings
+from django.contrib.postgres.fields import ArrayField
 from django.db import models
 
 #: BULK_ROWS: the per-sample and series tables (millions of rows a case, written with COPY) keep their
@@ -122,21 +123,25 @@ class NotUsedMember(models.Model):
         return f"{self.member}: {self.reason[:60]}"
 
 
-class SeriesPoint(models.Model):
-    """One value of one aggregated series (``vmstat.r``, ``processlist.state:Sending data``) at ``ts``."""
+class Series(models.Model):
+    """One aggregated series of a case (``vmstat.r``, ``processlist.state:Sending data``): its times
+    (``ts_us``, microseconds since the Unix epoch, UTC, ascending) and values (``values``, the unit
+    the name implies; NaN where a sample had none), one row per series. A one-hour capture has a
+    few hundred series of 3,600 points: a row each is written and read back in milliseconds, where a
+    row per point was a COPY of half a million rows."""
 
     case = models.ForeignKey(
         Case, on_delete=models.CASCADE, related_name="+", db_constraint=False, db_index=False
-    )  # BULK_ROWS: the composite index below starts with case
-    series = models.CharField(max_length=200)
-    ts = models.DateTimeField()
-    value = models.FloatField(null=True)
+    )  # BULK_ROWS: the unique index below starts with case
+    name = models.CharField(max_length=200)
+    ts_us = ArrayField(models.BigIntegerField())
+    values = ArrayField(models.FloatField())
 
     class Meta:
-        indexes = [models.Index(fields=["case", "series", "ts"])]
+        constraints = [models.UniqueConstraint(fields=["case", "name"], name="series_case_name")]
 
     def __str__(self) -> str:
-        return f"{self.series} {self.ts:%H:%M:%S} {self.value}"
+        return f"{self.name} ({len(self.ts_us)} points)"
 
 
 class RawChunk(models.Model):

@@ -41,7 +41,7 @@ from web.models import (
     RawChunk,
     RuleResult,
     SampleIndex,
-    SeriesPoint,
+    Series,
     Source,
     Upload,
 )
@@ -239,7 +239,7 @@ def _replace_derived(
 ) -> None:
     """Replace every row derived from the bundle (inside the caller's transaction): the detail rows
     (raw chunks) of ``generation`` become current, those of other generations go."""
-    for model in (Source, NotUsedMember, SeriesPoint, SampleIndex, Finding, RuleResult):
+    for model in (Source, NotUsedMember, Series, SampleIndex, Finding, RuleResult):
         model.objects.filter(case=case).delete()
     RawChunk.objects.filter(case=case).exclude(generation=generation).delete()
     Source.objects.bulk_create(
@@ -261,7 +261,7 @@ def _replace_derived(
     NotUsedMember.objects.bulk_create(
         NotUsedMember(case=case, member=n.member[:500], reason=n.reason) for n in bundle.not_used
     )
-    bulk.copy_series(case.pk, aggregate_series(timeline))
+    bulk.write_series(case.pk, aggregate_series(timeline))
     for s in bundle.sources:
         if s.samples:
             bulk.copy_sample_index(case.pk, s.main, member=s.member, format=s.format)
