@@ -14,7 +14,6 @@ The container type is recognised by its magic bytes, never by the file name.
 from __future__ import annotations
 
 import bz2
-import gzip
 import io
 import lzma
 import posixpath
@@ -28,6 +27,7 @@ from pathlib import Path
 from typing import BinaryIO
 
 import zstandard
+from isal import igzip, isal_zlib
 
 GZIP_MAGIC = b"\x1f\x8b"
 BZIP2_MAGIC = b"BZh"
@@ -40,7 +40,15 @@ TAR_MAGIC_OFFSET = 257
 
 
 #: What the decompressors and tarfile raise on truncated or corrupt input.
-_CORRUPT = (EOFError, OSError, zlib.error, lzma.LZMAError, zstandard.ZstdError, tarfile.TarError)
+_CORRUPT = (
+    EOFError,
+    OSError,
+    zlib.error,
+    isal_zlib.error,
+    lzma.LZMAError,
+    zstandard.ZstdError,
+    tarfile.TarError,
+)
 
 
 class BundleError(ValueError):
@@ -134,7 +142,8 @@ def _decompressing(raw: BinaryIO) -> BinaryIO:
     buffered = raw if isinstance(raw, io.BufferedReader) else io.BufferedReader(raw, 1 << 20)  # type: ignore[arg-type]
     head = buffered.peek(8)[:8]
     if head.startswith(GZIP_MAGIC):
-        return gzip.GzipFile(fileobj=buffered)  # type: ignore[return-value]
+        # ISA-L's gzip reader: the same format as the gzip module, inflated about 3x faster
+        return igzip.GzipFile(fileobj=buffered)  # type: ignore[return-value]
     if head.startswith(BZIP2_MAGIC):
         return bz2.BZ2File(buffered)  # type: ignore[return-value]
     if head.startswith(XZ_MAGIC):

@@ -159,3 +159,22 @@ def test_invalid_utf8_is_read_with_replacement_and_kept_as_bytes(monkeypatch) ->
     chunks, source = _kept(data, 400, 300, monkeypatch)
     assert "caf\ufffd" in "".join(source.main["info"].dropna())
     assert "".join(text_of(c.data) for c in chunks) == data.decode("utf-8", "replace")
+
+
+@pytest.mark.parametrize("marker", ["TS", "zzz"])
+def test_the_cuts_do_not_depend_on_the_marker_search_window(monkeypatch, marker: str) -> None:
+    text = _processlist(25, 3)
+    if marker == "zzz":  # OSWatcher's markers instead of TS lines
+        text = text.replace("TS 17767903", "zzz ***Tue Apr 21 16:51:41 UTC 2026 17767903")
+    data = text.encode()
+
+    def cuts() -> list[tuple[int, int, bytes]]:
+        return [
+            (p.first_line, p.overlap_lines, p.data)
+            for p in split(data[:100], io.BytesIO(data[100:]), piece_bytes=700)
+        ]
+
+    monkeypatch.setattr("parsers.pieces.MARKER_WINDOW", 1 << 30)
+    whole = cuts()
+    monkeypatch.setattr("parsers.pieces.MARKER_WINDOW", 16)  # smaller than a snapshot: the window doubles
+    assert cuts() == whole and len(whole) > 10
