@@ -28,6 +28,7 @@ from __future__ import annotations
 import pandas as pd
 
 from analyzer.fingerprint import fingerprints
+from analyzer.timeline import value_is
 
 #: Nearest snapshots at most this far apart describe "the same moment" at the least: pt-stalk and the
 #: collector start ps, SHOW PROCESSLIST and vmstat in the same second but not at the same instant,
@@ -163,7 +164,7 @@ def pair_moments(
 def _mysqld_mask(ps: pd.DataFrame) -> pd.Series:
     if "is_mysqld" in ps:
         return ps["is_mysqld"].astype(bool)
-    return ps["comm"].astype("string").isin(MYSQLD_COMMS).fillna(False).astype(bool)
+    return pd.Series(value_is(ps["comm"], lambda s: s.isin(MYSQLD_COMMS)), index=ps.index)
 
 
 def _wchan_labels(ps: pd.DataFrame) -> pd.Series:
@@ -187,7 +188,7 @@ def d_threads_by_wchan(ps: pd.DataFrame, *, mysqld_only: bool = True) -> pd.Data
     if not has_thread_states(ps):
         return pd.DataFrame(index=pd.Index([], name="ts"))
     all_ts = pd.Index(ps["ts"].drop_duplicates().sort_values(), name="ts")
-    mask = ps["state"].astype("string").eq("D").fillna(False).astype(bool)
+    mask = pd.Series(value_is(ps["state"], lambda s: s == "D"), index=ps.index)
     if mysqld_only:
         mask &= _mysqld_mask(ps)
     rows = ps[mask]

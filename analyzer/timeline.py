@@ -14,7 +14,7 @@ point at raw lines, sorts by ``ts`` and derives what the rules share:
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -37,6 +37,28 @@ MYSQLD_COMMS = frozenset({"mysqld", "mariadbd"})
 PROCESSLIST_CATEGORIES = ("user", "host", "db", "command", "state", "fingerprint", "member")
 #: processlist columns the analysis keeps (the rest is per-sample detail, stored apart).
 PROCESSLIST_KEPT = ("ts", "line_no", "line_end", "id", "user", "command", "time_s", "state", "info")
+#: The frame of a reduced source that keeps the line range of each of its samples (``ts``,
+#: ``line_no`` first line, ``line_end`` last line), as the main frame had them before rows were dropped.
+SAMPLE_LINES = "sample_lines"
+#: Status counters and gauges of ``mysqladmin ext`` the analysis reads (rules and charts); the other
+#: few hundred are dropped when a source is reduced (``analyzer.rules.mysql.status`` refuses them).
+STATUS_KEPT = frozenset(
+    {
+        "Com_commit",
+        "Created_tmp_disk_tables",
+        "Created_tmp_tables",
+        "Innodb_data_fsyncs",
+        "Innodb_os_log_fsyncs",
+        "Innodb_row_lock_current_waits",
+        "Open_tables",
+        "Opened_tables",
+        "Questions",
+        "Table_open_cache_misses",
+        "Table_open_cache_overflows",
+        "Threads_connected",
+        "Threads_running",
+    }
+)
 #: /proc/interrupts lines kept per CPU (by total rate, in each parsed piece); the others are summed per
 #: CPU under OTHER_IRQ, so per-CPU totals stay exact while the frame stays small (a 64-CPU server
 #: with 100 lines gives 6,400 rows a snapshot).
@@ -57,6 +79,16 @@ def session_is_active(pl: pd.DataFrame, *, own: np.ndarray | None = None) -> pd.
     user = pl["user"].astype("string").fillna("") if "user" in pl else pd.Series("", index=pl.index)
     command = pl["command"].astype("string").fillna("") if "command" in pl else pd.Series("", index=pl.index)
     return (command.isin(ACTIVE_COMMANDS) & ~own & ~user.isin(INTERNAL_USERS)).astype(bool)
+
+
+def value_is(values: pd.Series, test: Callable[[pd.Series], pd.Series]) -> np.ndarray:
+    """``test`` (a vectorised test on a ``string`` Series: ``lambda s: s == "D"``) for each row of
+    ``values``, as a bool array (missing values: False). A category is tested once per distinct
+    value: the timeline's text columns are categories of a few values over millions of rows."""
+    if isinstance(values.dtype, pd.CategoricalDtype):
+        hit = test(pd.Series(values.cat.categories.astype("string"))).fillna(False).to_numpy(dtype=bool)
+        return np.append(hit, False)[values.cat.codes.to_numpy()]  # code -1 (missing) takes the False
+    return test(values.astype("string")).fillna(False).to_numpy(dtype=bool)
 
 
 def _statements(info: pd.Series, cache: dict[str, str] | None) -> tuple[pd.Categorical, np.ndarray]:
@@ -80,10 +112,15 @@ def prepare(source: ParsedSource, *, cache: dict[str, str] | None = None) -> Par
     (the statement text is stored apart as per-sample detail; rules read its fingerprint).
     ``ps_threads``: adds ``is_mysqld``; ``ps_state_counts`` (``ts``, ``state``, ``threads``) counts
     every thread by state, and only threads in ``THREAD_STATES_KEPT`` stay one row each (plus the
-    first row of every snapshot, so that each snapshot is still seen). Text columns become
-    categories. Idempotent; ``cache`` carries fingerprints across calls (statement -> fingerprint).
+    first row of every snapshot, so that each snapshot is still seen). ``mysqladmin``: only the
+    ``STATUS_KEPT`` variables. ``interrupts``: the minor IRQ lines folded (``_fold_minor_irqs``).
+    ``SAMPLE_LINES``: the line range of each sample of the main frame, as parsed. Text columns
+    become categories. Idempotent; ``cache`` carries fingerprints across calls (statement -> fingerprint).
     """
     frames = dict(source.frames)
+    main = next(iter(frames.values()), None)
+    if SAMPLE_LINES not in frames and main is not None and "ts" in main and "line_no" in main:
+        frames[SAMPLE_LINES] = _sample_lines(main)
     pl = frames.get("processlist")
     if pl is not None and "info" in pl:
         pl = pl[[c for c in PROCESSLIST_KEPT if c in pl]]
@@ -95,10 +132,8 @@ def prepare(source: ParsedSource, *, cache: dict[str, str] | None = None) -> Par
         )
     ps = frames.get("ps_threads")
     if ps is not None and "is_mysqld" not in ps:
-        comm = (
-            ps["comm"].astype("string") if "comm" in ps else pd.Series(pd.NA, index=ps.index, dtype="string")
-        )
-        ps = ps.assign(is_mysqld=comm.isin(MYSQLD_COMMS).fillna(False).astype(bool))
+        mysqld = value_is(ps["comm"], lambda s: s.isin(MYSQLD_COMMS)) if "comm" in ps else False
+        ps = ps.assign(is_mysqld=np.zeros(len(ps), dtype=bool) | mysqld)
         if "state" in ps and ps["state"].notna().any():
             state = ps["state"].astype("string")
             frames["ps_state_counts"] = (
@@ -107,6 +142,14 @@ def prepare(source: ParsedSource, *, cache: dict[str, str] | None = None) -> Par
             keep = state.isin(THREAD_STATES_KEPT).fillna(False) | ~ps["ts"].duplicated()
             ps = ps[keep.to_numpy()].reset_index(drop=True)
         frames["ps_threads"] = ps
+    ma = frames.get("mysqladmin")
+    if ma is not None and len(ma) and "variable" in ma:
+        kept = value_is(ma["variable"], lambda s: s.isin(STATUS_KEPT))
+        if not kept.all():
+            ma = ma[kept].reset_index(drop=True)
+            frames["mysqladmin"] = ma.assign(
+                variable=ma["variable"].astype("category").cat.remove_unused_categories()
+            )
     it = frames.get("interrupts")
     if it is not None and len(it) and "per_s" in it and not source.meta.get("interrupts_reduced"):
         frames["interrupts"] = _fold_minor_irqs(it)
@@ -126,6 +169,21 @@ def reduce_piece(source: ParsedSource) -> ParsedSource:
     if len(_fingerprint_cache) > MAX_CACHED_FINGERPRINTS:
         _fingerprint_cache.clear()
     return prepare(source, cache=_fingerprint_cache)
+
+
+def _sample_lines(main: pd.DataFrame) -> pd.DataFrame:
+    """Per distinct ``ts`` of a main frame: its first line (``line_no``) and last (``line_end``, or
+    ``line_no`` where rows have no end)."""
+    last = main["line_end"] if "line_end" in main else main["line_no"]
+    lines = pd.DataFrame(
+        {"ts": main["ts"], "line_no": main["line_no"], "line_end": last.fillna(main["line_no"])}
+    )
+    return (
+        lines.groupby("ts", sort=True)
+        .agg(line_no=("line_no", "min"), line_end=("line_end", "max"))
+        .reset_index()
+        .astype({"line_no": "int64", "line_end": "int64"})
+    )
 
 
 def _sorted_codes(values: pd.Series) -> tuple[np.ndarray, np.ndarray]:
@@ -250,7 +308,7 @@ class Timeline:
             if isinstance(found, dict):
                 variables.update({str(k): str(v) for k, v in found.items()})
             for name, frame in source.frames.items():
-                if len(frame):
+                if len(frame) and name != SAMPLE_LINES:
                     member = pd.Categorical.from_codes(np.zeros(len(frame), dtype="int8"), [source.member])
                     parts.setdefault(name, []).append(frame.assign(member=member))
         frames = {name: _joined(chunks) for name, chunks in parts.items()}

@@ -51,6 +51,11 @@ def within(ts: pd.Series, windows: list[Window]) -> pd.Series:
     nanoseconds since the epoch: millions of session rows are tested per rule)."""
     ns = pd.DatetimeIndex(ts).as_unit("ns").asi8
     mask = np.zeros(len(ns), dtype=bool)
+    ordered = ts.is_monotonic_increasing  # the timeline's frames are: each window is then a slice
     for w in windows:
-        mask |= (ns >= pd.Timestamp(w.start).value) & (ns <= pd.Timestamp(w.end).value)
+        lo, hi = pd.Timestamp(w.start).value, pd.Timestamp(w.end).value
+        if ordered:
+            mask[np.searchsorted(ns, lo, side="left") : np.searchsorted(ns, hi, side="right")] = True
+        else:
+            mask |= (ns >= lo) & (ns <= hi)
     return pd.Series(mask, index=ts.index)

@@ -27,7 +27,7 @@ from django.utils.text import get_valid_filename
 
 from analyzer import engine
 from analyzer.series import aggregate_series, search_terms
-from analyzer.timeline import Timeline
+from analyzer.timeline import SAMPLE_LINES, Timeline
 from parsers.archive import BundleError, Limits
 from parsers.bundle import Bundle, read_bundle
 from parsers.rawtext import TextChunk
@@ -264,7 +264,9 @@ def _replace_derived(
     bulk.write_series(case.pk, aggregate_series(timeline))
     for s in bundle.sources:
         if s.samples:
-            bulk.copy_sample_index(case.pk, s.main, member=s.member, format=s.format)
+            bulk.copy_sample_index(
+                case.pk, s.frames.get(SAMPLE_LINES, s.main), member=s.member, format=s.format
+            )
     Finding.objects.bulk_create(
         Finding(
             case=case,

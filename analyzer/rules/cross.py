@@ -35,12 +35,13 @@ from analyzer.rules.mysql import (
     merge_windows,
     need,
     snapshots,
+    state_in,
     status,
     top_values,
     variable,
     within_slack,
 )
-from analyzer.timeline import Timeline
+from analyzer.timeline import Timeline, value_is
 from analyzer.windows import sustained, within
 
 #: idle + iowait >= 30 %: the CPUs have room, so the load is not CPU work (FINDINGS.md, seed 000:
@@ -137,7 +138,7 @@ def load_from_uninterruptible_threads(tl: Timeline) -> Finding | None:
             agree.append("ps")
         peak_d, median_d = int(d_in.max()), float(d_in.median())
         at = d_in.idxmax()
-        d_rows = ps[(ps["ts"] == at) & ps["state"].astype("string").eq("D").fillna(False)]
+        d_rows = ps[(ps["ts"] == at) & value_is(ps["state"], lambda s: s == "D")]
         member, lines = tl.lines_of(d_rows)
         mysqld_at = int(d_rows["is_mysqld"].astype(bool).sum()) if "is_mysqld" in d_rows else 0
         evidence.append(
@@ -307,9 +308,7 @@ def commit_serialization(tl: Timeline) -> Finding | None:
     vm = tl.frame("vmstat")
     snaps = snapshots(pl)
     active = pl["active"].astype(bool)
-    fp = pl["fingerprint"].astype("string").fillna("")
-    state = pl["state"].astype("string").str.lower().fillna("")
-    committing = active & ((fp == "commit") | state.isin(COMMIT_STATES))
+    committing = active & (value_is(pl["fingerprint"], lambda s: s == "commit") | state_in(pl, COMMIT_STATES))
     active_n = count_per_snapshot(pl, active)
     n = count_per_snapshot(pl, committing)
     share = n / active_n.where(active_n > 0)

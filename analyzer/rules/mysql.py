@@ -30,7 +30,7 @@ import pandas as pd
 from analyzer import join
 from analyzer.engine import rule
 from analyzer.findings import Evidence, Finding, Severity, Window
-from analyzer.timeline import Timeline
+from analyzer.timeline import STATUS_KEPT, Timeline, value_is
 from analyzer.windows import sustained, within
 
 PILEUP_SHARE = 0.5  # one fingerprint is most of the active sessions (FINDINGS.md, seed 000)
@@ -134,11 +134,7 @@ def count_per_snapshot(pl: pd.DataFrame, mask: pd.Series) -> pd.Series:
 def state_in(pl: pd.DataFrame, states: frozenset[str]) -> pd.Series:
     """Rows whose State is one of ``states`` (compared lower-case: MariaDB capitalises them); a
     categorical State is compared once per distinct value."""
-    state = pl["state"]
-    if isinstance(state.dtype, pd.CategoricalDtype):
-        hit = np.append(state.cat.categories.astype("string").str.lower().isin(states), False)
-        return pd.Series(hit[state.cat.codes.to_numpy()], index=pl.index)  # code -1 (missing): False
-    return state.astype("string").str.lower().isin(states).fillna(False).astype(bool)
+    return pd.Series(value_is(pl["state"], lambda s: s.str.lower().isin(states)), index=pl.index)
 
 
 def need(n: int, wanted: int) -> int:
@@ -150,6 +146,8 @@ def need(n: int, wanted: int) -> int:
 def status(tl: Timeline, variable: str) -> pd.DataFrame:
     """One status variable from ``mysqladmin`` (``ts``, ``value``, ``per_s``, ``line_no``, ``member``),
     sorted by time; empty when the bundle has no such counter."""
+    if variable not in STATUS_KEPT:
+        raise ValueError(f"{variable} is not among the status variables the timeline keeps (STATUS_KEPT)")
     ma = tl.frame("mysqladmin")
     if not len(ma) or "variable" not in ma:
         return pd.DataFrame(columns=["ts", "value", "per_s", "line_no", "member"])
@@ -338,7 +336,7 @@ def tmp_table_churn(tl: Timeline) -> Finding | None:
                 ps_rows = ps[
                     (ps["ts"] == at)
                     & ps["is_mysqld"].astype(bool)
-                    & ps["state"].astype("string").eq("D").fillna(False)
+                    & value_is(ps["state"], lambda s: s == "D")
                 ]
                 member, lines = tl.lines_of(ps_rows)
                 tmp_at = {
@@ -707,10 +705,9 @@ def lock_waits(tl: Timeline) -> Finding | None:
     Innodb_row_lock_current_waits >= 3 for 3 consecutive samples."""
     pl = tl.frame("processlist")
     snaps = snapshots(pl)
-    state = pl["state"].astype("string").fillna("")
     # Match each distinct State once: a 1-hour capture has millions of rows but a few dozen states.
-    is_lock = {value: bool(LOCK_STATE_RE.match(value)) for value in state.unique()}
-    waiting = (pl["active"].astype(bool) & state.map(is_lock).astype(bool)).fillna(False).astype(bool)
+    is_lock = value_is(pl["state"], lambda s: s.str.match(LOCK_STATE_RE))
+    waiting = pd.Series(pl["active"].to_numpy(dtype=bool) & is_lock, index=pl.index)
     time_s = pd.to_numeric(pl["time_s"], errors="coerce")
     n = count_per_snapshot(pl, waiting)
     long_wait = count_per_snapshot(pl, waiting & (time_s >= LOCK_WAIT_MIN_S).fillna(False)) > 0
@@ -756,7 +753,7 @@ def lock_waits(tl: Timeline) -> Finding | None:
         cand = pl[
             within(pl["ts"], windows)
             & ~waiting
-            & (pl["active"].astype(bool) | (pl["command"].astype("string") == "Sleep"))
+            & (pl["active"].astype(bool) | value_is(pl["command"], lambda s: s == "Sleep"))
         ]
         cand = cand.assign(_t=pd.to_numeric(cand["time_s"], errors="coerce")).dropna(subset=["_t"])
         cand = cand[cand["_t"] >= min(peak_wait, LOCK_WAIT_MIN_S)]

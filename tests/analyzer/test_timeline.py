@@ -5,8 +5,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import pandas as pd
+import pytest
 
-from analyzer.timeline import IRQ_LINES_KEPT, OTHER_IRQ, prepare
+from analyzer.timeline import IRQ_LINES_KEPT, OTHER_IRQ, Timeline, prepare
 from parsers import interrupts, ps
 from parsers.base import ClockHints
 
@@ -62,3 +63,25 @@ def test_folding_keeps_the_busiest_lines_and_names_the_first_folded_line() -> No
     assert other[other["ts"] == before["ts"].min()]["per_s"].isna().all()
     assert list(after.columns) == ["ts", "line_no", "irq", "cpu", "per_s"]
     assert after.equals(after.sort_values(["ts", "line_no"], kind="stable"))
+
+
+def test_the_status_variables_the_analysis_reads_are_kept() -> None:
+    from analyzer.rules import mysql
+    from analyzer.series import MYSQLADMIN_GAUGES, MYSQLADMIN_RATES
+    from analyzer.timeline import STATUS_KEPT
+    from parsers import mysqladmin
+
+    assert set(MYSQLADMIN_RATES) | set(MYSQLADMIN_GAUGES) <= STATUS_KEPT
+    parsed = _parse(mysqladmin, FIXTURES / "mysqladmin" / "mariadb-10.11_ts-markers_ext_subset.txt")
+    reduced = prepare(parsed)
+    kept = set(reduced.frames["mysqladmin"]["variable"].astype("string"))
+    assert kept == set(parsed.frames["mysqladmin"]["variable"].astype("string")) & STATUS_KEPT
+    assert "Threads_running" in kept
+    # every sample keeps the lines of its whole table, not only of the rows kept
+    raw = parsed.frames["mysqladmin"].groupby("ts")["line_no"].agg(["min", "max"])
+    lines = reduced.frames["sample_lines"].set_index("ts")
+    assert (lines["line_no"] == raw["min"]).all() and (lines["line_end"] == raw["max"]).all()
+    timeline = Timeline.from_sources([reduced], ncpu=2)
+    with pytest.raises(ValueError, match="STATUS_KEPT"):
+        mysql.status(timeline, "Bytes_received")
+    assert len(mysql.status(timeline, "Threads_running")) == reduced.samples

@@ -254,3 +254,30 @@ def test_anonymous_visitors_get_404(client: Client, case: Case) -> None:
 
 def test_an_unknown_case_is_404(engineer_client: Client) -> None:
     assert engineer_client.get("/cases/999999/moment.json", {"t": str(AT_MS)}).status_code == 404
+
+
+# Snapshots that end with sleeping threads, which the analysis does not keep one by one.
+PS_ENDING_ASLEEP = """\
+TS 1776790301.000000000 2026-04-21 16:51:41
+    PID     TID    PPID USER     STAT %CPU COMMAND         WCHAN
+   1208    1301       1 mysql    D     0.5 mariadbd        do_unlinkat
+   1208    1302       1 mysql    S     0.0 mariadbd        futex_wait_queue
+   1208    1303       1 mysql    S     0.0 mariadbd        futex_wait_queue
+TS 1776790302.000000000 2026-04-21 16:51:42
+    PID     TID    PPID USER     STAT %CPU COMMAND         WCHAN
+   1208    1301       1 mysql    R    20.0 mariadbd        -
+   1208    1302       1 mysql    S     0.0 mariadbd        futex_wait_queue
+   1208    1303       1 mysql    S     0.0 mariadbd        futex_wait_queue
+"""
+
+
+def test_a_snapshot_ending_with_sleeping_threads_keeps_all_its_lines(tmp_path: Path) -> None:
+    case = _ingest(tmp_path, {"c/ps-threads.txt": PS_ENDING_ASLEEP})
+    rows = list(SampleIndex.objects.filter(case=case).order_by("ts").values_list("line_start", "line_end"))
+    assert rows == [(3, 5), (8, 10)]
+    threads = moments.threads_at(case=case, at=AT)
+    assert threads["ts"] == 1776790302000
+    assert threads["counts"] == {"R": 1, "S": 2} and threads["total"] == 3
+    assert [(r["tid"], r["state"]) for r in threads["rows"]] == [(1301, "R")]
+    raw = moments.raw_at(case=case, at=AT)["sources"][0]
+    assert raw["lines"] == PS_ENDING_ASLEEP.splitlines()[7:10]
