@@ -14,6 +14,8 @@ UTC, and the bundle step shifts it once the server's UTC offset is known (``utc_
 
 from __future__ import annotations
 
+import ctypes
+import ctypes.util
 import enum
 import itertools
 import re
@@ -22,6 +24,19 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
+
+_libc_name = ctypes.util.find_library("c")
+#: glibc, for malloc_trim (None elsewhere: then freed memory is only reused, not handed back).
+_LIBC = ctypes.CDLL(_libc_name) if _libc_name and hasattr(ctypes.CDLL(_libc_name), "malloc_trim") else None
+
+
+def release_memory() -> None:
+    """Hand freed memory back to the OS (glibc ``malloc_trim``). glibc keeps the small blocks of a
+    parsed piece's frames in its heap after they are freed, while large arrays come from their own
+    mappings: without this the resident size of a parse grows to the sum of what it ever held."""
+    if _LIBC is not None:
+        _LIBC.malloc_trim(0)
+
 
 #: Offsets are whole quarter hours everywhere on Earth (UTC+5:45, UTC+12:45 ...); rounding the
 #: difference between a TS marker's epoch and its wall-clock part to 15 min absorbs the few

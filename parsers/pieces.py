@@ -24,7 +24,6 @@ from __future__ import annotations
 import dataclasses
 import functools
 import importlib
-import io
 import itertools
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
@@ -35,9 +34,10 @@ from typing import BinaryIO, Protocol
 
 import numpy as np
 import pandas as pd
+from pandas.api.types import union_categoricals
 
 from parsers import registry
-from parsers.base import ClockHints, ParsedSource, ParseError, ParseWarning
+from parsers.base import ClockHints, ParsedSource, ParseError, ParseWarning, release_memory
 from parsers.rawtext import TextChunk, chunks_of
 
 #: Bytes of text per piece (8 MiB): large enough that a parser's fixed costs do not show, small
@@ -181,28 +181,81 @@ def _shift_lines(source: ParsedSource, offset: int, drop_before: int) -> ParsedS
 
 
 def _join(pieces: list[ParsedSource]) -> ParsedSource:
+    """The pieces of a member as one source: frames one under the other, warnings in order. The
+    pieces give their frames up (each column is released as soon as it is joined)."""
     if len(pieces) == 1:
         return pieces[0]
     first = pieces[0]
     names = list(dict.fromkeys(name for p in pieces for name in p.frames))
     frames = {}
     for name in names:
-        parts = [p.frames[name] for p in pieces if name in p.frames and len(p.frames[name])]
-        if not parts:
-            frames[name] = first.frames.get(name, pd.DataFrame())
-            continue
-        joined = pd.concat(parts, ignore_index=True)
-        # the pieces' categories differ, and concat turns such columns into strings: a category
-        # again (a few IRQ names, states, users repeated millions of times)
-        categorical = {
-            c for part in parts for c, t in part.dtypes.items() if isinstance(t, pd.CategoricalDtype)
-        }
-        for column in categorical:
-            if not isinstance(joined[column].dtype, pd.CategoricalDtype):
-                joined[column] = joined[column].astype("category")
-        frames[name] = joined
+        parts = [p.frames.pop(name) for p in pieces if name in p.frames]
+        empty = parts[0]
+        parts = [f for f in parts if len(f)]
+        frames[name] = _stacked(parts) if parts else empty
+        del empty
     warnings = list(itertools.chain.from_iterable(p.warnings for p in pieces))
     return dataclasses.replace(first, frames=frames, warnings=warnings)
+
+
+def _stacked(parts: list[pd.DataFrame]) -> pd.DataFrame:
+    """``parts`` one under the other, column by column, dropping each column from the parts (in
+    place: the caller hands the list over) once it is joined: a one-hour member's frame is never
+    held twice. A category column whose categories
+    differ between parts is joined to the sorted categories of its values (a few IRQ names,
+    states, users repeated millions of times)."""
+    columns = list(parts[0].columns)
+    if any(list(p.columns) != columns for p in parts):
+        joined = pd.concat(parts, ignore_index=True)  # different columns: aligned, missing as NaN
+        for column, dtype in parts[0].dtypes.items():
+            if isinstance(dtype, pd.CategoricalDtype) and not isinstance(
+                joined[column].dtype, pd.CategoricalDtype
+            ):
+                joined[column] = joined[column].astype("category")
+        return joined
+    out: dict[str, object] = {}
+    for column in columns:
+        values = [p[column] for p in parts]
+        if all(isinstance(v.dtype, pd.CategoricalDtype) for v in values) and any(
+            not v.cat.categories.equals(values[0].cat.categories) for v in values
+        ):
+            out[column] = pd.Series(union_categoricals([v.array for v in values], sort_categories=True))
+        else:
+            out[column] = pd.concat(values, ignore_index=True)
+        del values
+        for i, part in enumerate(parts):
+            parts[i] = part.drop(columns=column)
+        del part
+        release_memory()  # the column's parts, freed, go back before the next column is joined
+    return pd.DataFrame(out)
+
+
+#: Characters ``str.splitlines`` takes for line ends besides ``\n`` (a piece has no ``\r`` left).
+_OTHER_LINE_ENDS = ("\x0b", "\x0c", "\x1c", "\x1d", "\x1e", "\x85", "\u2028", "\u2029")
+
+
+class _Text:
+    """A piece's text read as a text file: ``read(n)`` by blocks, or its lines cut at ``\n`` only,
+    as the member's lines are counted. (``io.StringIO`` would hold it as four bytes a character.)"""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.pos = 0
+
+    def read(self, n: int = -1) -> str:
+        end = len(self.text) if n < 0 else self.pos + n
+        out = self.text[self.pos : end]
+        self.pos += len(out)
+        return out
+
+    def __iter__(self) -> Iterator[str]:
+        text = self.text[self.pos :] if self.pos else self.text
+        self.pos = len(self.text)
+        if not any(end in text for end in _OTHER_LINE_ENDS):  # each test a memchr
+            return iter(text.splitlines(keepends=True))
+        lines = [line + "\n" for line in text.split("\n")]
+        lines[-1] = lines[-1][:-1]  # the text after the last "\n": a last line without one, or nothing
+        return iter(lines if lines[-1] else lines[:-1])
 
 
 def parse_piece(module: ModuleType, piece: Piece, *, member: str, clock: ClockHints) -> ParsedSource:
@@ -213,9 +266,7 @@ def parse_piece(module: ModuleType, piece: Piece, *, member: str, clock: ClockHi
     """
     text = piece.data.decode("utf-8", "replace")
     try:
-        # a file object: block parsers read it whole, line parsers split it at "\n" only, as the
-        # member's own lines are counted (str.splitlines would also cut at \f, \x1c, U+2028 ...)
-        parsed = module.parse(io.StringIO(text), member=member, clock=clock)
+        parsed = module.parse(_Text(text), member=member, clock=clock)
     except ParseError as exc:
         raise ParseError(member, exc.line_no + piece.first_line - 1, exc.line, exc.reason) from exc
     drop_before = piece.first_line + piece.overlap_lines if piece.overlap_lines else 0

@@ -17,8 +17,6 @@ child reads of the upload is only ever bytes inside a request, never a pickle ma
 from __future__ import annotations
 
 import contextlib
-import ctypes
-import ctypes.util
 import os
 import pickle
 import queue
@@ -29,7 +27,7 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 from typing import IO, Any
 
-from parsers.base import ClockHints, ParseError
+from parsers.base import ClockHints, ParseError, release_memory
 from parsers.pieces import PARSE_ONLY, Done, Piece, Work, load
 
 #: The directory that holds the ``parsers`` package: the children's import path.
@@ -154,12 +152,7 @@ def _serve(stdin: IO[bytes], stdout: IO[bytes], work: Work) -> None:
         pickle.dump(reply, stdout, protocol=pickle.HIGHEST_PROTOCOL)
         stdout.flush()
         reply = None
-        if _LIBC is not None:
-            _LIBC.malloc_trim(0)  # hand the piece's memory back to the OS (glibc keeps freed arenas)
-
-
-_libc_name = ctypes.util.find_library("c")
-_LIBC = ctypes.CDLL(_libc_name) if _libc_name and hasattr(ctypes.CDLL(_libc_name), "malloc_trim") else None
+        release_memory()  # the piece's memory goes back to the OS before the next piece
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -478,11 +478,13 @@ def _numbers_of(chunk: _Bytes, vs: np.ndarray, ve: np.ndarray, decimal: bool) ->
 
 def _texts_of(buf: np.ndarray, ranges: list[tuple[np.ndarray, np.ndarray]]) -> list[list[str]]:
     """Each ``(vs, ve)`` of ``ranges`` as the list of the UTF-8 texts ``buf[vs:ve]``; every ``ve`` is
-    at a newline and no text holds one (one gather, one decode, one split for all)."""
-    starts = np.concatenate([r[0] for r in ranges])
-    lens = np.concatenate([r[1] for r in ranges]) + 1 - starts  # each text with its newline
-    offsets = np.cumsum(lens) - lens
-    index = np.repeat(starts - offsets, lens) + np.arange(int(offsets[-1] + lens[-1]))
+    at a newline and no text holds one (one gather, one decode, one split for all; 32-bit offsets:
+    a chunk is a few MB)."""
+    starts = np.concatenate([r[0] for r in ranges]).astype(np.int32)
+    lens = (np.concatenate([r[1] for r in ranges]) + 1).astype(np.int32) - starts  # each with its newline
+    offsets = np.cumsum(lens, dtype=np.int32) - lens
+    index = np.repeat(starts - offsets, lens)
+    index += np.arange(len(index), dtype=np.int32)
     flat = buf[index].tobytes().decode("utf-8").split("\n")
     out = []
     at = 0

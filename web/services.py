@@ -8,8 +8,6 @@ running it twice equals running it once. The original upload is never touched.
 from __future__ import annotations
 
 import contextlib
-import ctypes
-import ctypes.util
 import hashlib
 import logging
 import os
@@ -29,6 +27,7 @@ from analyzer import engine
 from analyzer.series import aggregate_series, search_terms
 from analyzer.timeline import SAMPLE_LINES, Timeline
 from parsers.archive import BundleError, Limits
+from parsers.base import release_memory
 from parsers.bundle import Bundle, read_bundle
 from parsers.rawtext import TextChunk
 from web import bulk, charts
@@ -47,10 +46,6 @@ from web.models import (
 )
 
 log = logging.getLogger(__name__)
-
-_libc_name = ctypes.util.find_library("c")
-#: glibc, for malloc_trim (None elsewhere: then memory is only collected, not trimmed).
-_LIBC = ctypes.CDLL(_libc_name) if _libc_name and hasattr(ctypes.CDLL(_libc_name), "malloc_trim") else None
 
 #: What the ingest keeps of each parsed piece, applied where the piece was parsed (parsers/pieces.py).
 PIECE_REDUCER = "analyzer.timeline:reduce_piece"
@@ -160,14 +155,6 @@ class _DetailWriter:
         RawChunk.objects.filter(case_id=self.case_id, generation=self.generation).delete()
 
 
-def _release_memory() -> None:
-    """Hand the memory of a parsed piece back to the OS before the next one (glibc keeps freed arenas
-    otherwise, and the worker's resident size would be the sum of its pieces' peaks). Frames are
-    freed by reference counting; a full gc.collect() per piece cost more than it gave."""
-    if _LIBC is not None:
-        _LIBC.malloc_trim(0)
-
-
 def case_ingest(*, case_id: int) -> None:
     """Parse, analyze and store a queued case; the case ends READY or FAILED with a reason.
 
@@ -184,7 +171,7 @@ def case_ingest(*, case_id: int) -> None:
     try:
         detail.discard()  # rows a crashed run of this generation may have left
         bundle = _parse(case, keep_text=detail.keep)
-        _release_memory()
+        release_memory()
         _set(case_id, status=CaseStatus.ANALYZING, progress=80, status_detail="running the rules")
         timeline = Timeline.from_sources(
             bundle.sources, ncpu=bundle.ncpu, host=bundle.host, utc_offset_s=bundle.utc_offset_s
