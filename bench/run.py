@@ -170,35 +170,42 @@ def gzip_wc(bundle: Path, repeats: int = 3) -> dict[str, Any]:
 # (2) Parsers, one member per process
 # ---------------------------------------------------------------------------------------------
 def parse_one(path: Path, member: str) -> dict[str, Any]:
-    """Child side: read ``path`` as bundle.py reads a member, time the parse call, report as JSON."""
-    import io
-
+    """Child side: parse ``path`` as the ingest parses a member, in this one process, and report as
+    JSON: snapshot captures cut into pieces at their markers, any other member as one piece; timed:
+    each piece decoded and parsed (``parsers.pieces.parse_piece``), not the reading and cutting nor
+    the join of the pieces (the ingest's figures have those)."""
     import pandas as pd  # noqa: F401 - imported before the clock starts, like in the worker
 
-    from parsers import registry
-    from parsers.base import ClockHints
+    from parsers import pieces, registry
+    from parsers.base import ClockHints, parse_marker
+    from parsers.bundle import head_of
     from parsers.layout import place
 
     size = path.stat().st_size
     where = place(member)
     with path.open("rb") as raw:
-        text = io.TextIOWrapper(raw, encoding="utf-8", errors="replace", newline=None)
-        head_raw = list(itertools.islice(text, registry.HEAD_LINES))
-        head = [line.rstrip("\r\n") for line in head_raw]
-        detected = registry.detect(head)
-        if detected is None:
+        first, head = head_of(raw)
+        module = registry.detect(head)
+        if module is None:
             return {"member": member, "bytes": size, "format": None, "error": "format not recognised"}
-        fmt = detected.FORMAT
-        module = registry.by_format(fmt)
+        fmt = module.FORMAT
         hints = ClockHints(start_local=where.start_local, interval_s=where.interval_s)
+        if fmt in pieces.SNAPSHOT_FORMATS and any(parse_marker(line) for line in head):
+            cut = pieces.split(first, raw)
+        else:
+            cut = iter([pieces.whole(first + raw.read())])
         rss_before = _rss_bytes()
-        cpu0, t0 = _cpu_s(), time.perf_counter()
+        wall = cpu = 0.0
+        parsed = []
         try:
             with _profiled(f"parse-{Path(member).name}"):
-                source = module.parse(itertools.chain(head_raw, text), member=member, clock=hints)
+                for piece in cut:  # reading and cutting the member are not the parser's time
+                    cpu0, t0 = _cpu_s(), time.perf_counter()
+                    parsed.append(pieces.parse_piece(module, piece, member=member, clock=hints))
+                    wall, cpu = wall + time.perf_counter() - t0, cpu + _cpu_s() - cpu0
         except Exception as exc:  # noqa: BLE001 - reported as the member's result, like bundle.py
             return {"member": member, "bytes": size, "format": fmt, "error": f"{type(exc).__name__}: {exc}"}
-        wall, cpu = time.perf_counter() - t0, _cpu_s() - cpu0
+    source = pieces.join(parsed)
     frames = {name: len(frame) for name, frame in source.frames.items()}
     # What the result keeps (the rest of the peak RSS was transient): deep, so strings count.
     frame_bytes = int(sum(frame.memory_usage(deep=True).sum() for frame in source.frames.values()))
@@ -448,7 +455,9 @@ def ingest_one(bundle: Path, keep: bool) -> None:
         "not_used": list(case.not_used.values_list("member", "reason")),
         "findings": list(case.findings.values_list("key", flat=True)),
         "series": Series.objects.filter(case=case).count(),
-        "series_points": sum(len(t) for t in Series.objects.filter(case=case).values_list("ts_us", flat=True)),
+        "series_points": sum(
+            len(t) for t in Series.objects.filter(case=case).values_list("ts_us", flat=True)
+        ),
         "raw_chunks": RawChunk.objects.filter(case=case).aggregate(
             chunks=Count("id"), bytes=Sum(Length("text_zstd"))
         ),

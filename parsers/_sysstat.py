@@ -12,6 +12,7 @@ Source: sysstat ``common.c`` (banner, ``S_TIME_FORMAT``), ``mpstat.c``, ``iostat
 
 from __future__ import annotations
 
+import functools
 import io
 import re
 from collections.abc import Callable, Iterable, Iterator
@@ -160,6 +161,7 @@ def decide_date_order(raws: Iterable[str], hints: Iterable[pd.Timestamp]) -> tup
     return "MDY", True
 
 
+@functools.lru_cache(maxsize=1024)  # every report of a day repeats its date
 def parse_date(raw: str, order: str) -> pd.Timestamp | None:
     """A sysstat date (``MM/DD/YY[YY]``, ``DD/MM/YYYY`` per ``order``, ``DD.MM.YYYY``,
     ``YYYY-MM-DD``) as a naive midnight Timestamp, or None when unreadable."""
@@ -400,20 +402,24 @@ def read_table(
     (``decimal=","``) when the first row shows them.
     """
     dec = "," if "," in rows[0] else "."
+    if len(rows[0].split()) != ncols:
+        return None  # the reader would take the first row's field count for every row
+    used = range(skip, ncols)  # the leading columns (a time of day) are not converted at all
     try:
         df = pd.read_csv(
-            io.StringIO("".join(rows)),
+            io.BytesIO("".join(rows).encode("utf-8")),  # the C reader's own input: no text copy
             sep=r"\s+",
             header=None,
             engine="c",
+            usecols=used,
             keep_default_na=False,
             na_values={all_col: ["all"]} if all_col is not None else [],
             decimal=dec,
-            dtype=dict.fromkeys(text_cols, str) or None,
+            dtype={i: str for i in text_cols if i in used} or None,
         )
     except (ValueError, pd.errors.ParserError):
         return None
-    if df.shape != (len(rows), ncols):
+    if df.shape != (len(rows), len(used)):
         return None
     num = [i for i in range(skip, ncols) if i not in text_cols]
     if any(df[i].dtype.kind not in "fiu" for i in num):

@@ -201,16 +201,18 @@ def _text(prefix: bytes, raw: BinaryIO) -> TextIO:
     )
 
 
-def _head(raw: BinaryIO) -> bytes:
-    """The first bytes of a member: at least ``registry.HEAD_LINES`` lines, or all of a short member,
-    or ``HEAD_MAX_BYTES`` of a member whose lines are that long."""
+def head_of(raw: BinaryIO) -> tuple[bytes, list[str]]:
+    """The first bytes of a member (at least ``registry.HEAD_LINES`` lines, or all of a short
+    member, or ``HEAD_MAX_BYTES`` of one whose lines are that long) and its first lines as text
+    (UTF-8 with replacement, universal newlines, without line ends): what detection looks at."""
     data = raw.read(HEAD_BYTES)
     while len(data) < HEAD_MAX_BYTES and data.count(b"\n") + data.count(b"\r") < registry.HEAD_LINES:
         more = raw.read(HEAD_BYTES)
         if not more:
             break
         data += more
-    return data
+    text = data.decode("utf-8", "replace").replace("\r\n", "\n").replace("\r", "\n")
+    return data, text.split("\n")[: registry.HEAD_LINES]
 
 
 class _Reader:
@@ -248,9 +250,7 @@ class _Reader:
         where = place(member.name)
         self.layouts[where.layout] += 1
         raw = member.open()
-        first = _head(raw)
-        head_text = first.decode("utf-8", "replace").replace("\r\n", "\n").replace("\r", "\n")
-        head = head_text.split("\n")[: registry.HEAD_LINES]
+        first, head = head_of(raw)
         if not any(line.strip() for line in head):
             self.not_used(member.name, "empty")
             return

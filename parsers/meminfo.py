@@ -144,7 +144,7 @@ def _fast(text: str, raw: list[str], base: int, state: dict) -> pd.DataFrame | N
     """
     try:
         df = pd.read_csv(
-            io.StringIO(text),
+            io.BytesIO(text.encode()),
             sep=r"\s+",
             header=None,
             names=["f", "v", "u", "x"],

@@ -70,7 +70,9 @@ Source: sysstat ``mpstat.c`` / ``man 1 mpstat`` (12.6); kernel ``include/linux/i
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import itertools
+import re
+from collections.abc import Callable, Iterable, Iterator
 
 import numpy as np
 import pandas as pd
@@ -83,6 +85,7 @@ from parsers._sysstat import (
     Shapes,
     SysstatReader,
     line_numbers,
+    line_prefix,
     read_table,
     to_floats,
     tod_seconds,
@@ -179,11 +182,22 @@ def parse(stream: Iterable[str], *, member: str, clock: ClockHints) -> ParsedSou
     Raises ``ParseError`` when the member is not mpstat output.
     """
     st = _Reader(member)
-    # The hot loop: a data row of the open section is appended as is; everything else goes to
-    # ``_Reader.line``. Rows are typed in bulk by ``flush``.
-    rest = st.lines(stream)
+    read = getattr(stream, "read", None)
+    if read is not None:
+        _walk_blocks(st, read)
+    else:
+        _walk_lines(st, st.lines(stream))
+    src = st.result(FORMAT, clock, SHAPES)
+    src.meta["node_sections_skipped"] = st.node_sections
+    src.meta["variant"] = _variant(st, src)
+    return src
+
+
+def _walk_lines(st: _Reader, numbered: Iterable[tuple[int, str]]) -> None:
+    """The line loop: a data row of the open section is appended as is; everything else goes to
+    ``_Reader.line``. Rows are typed in bulk by ``flush``."""
     cur_rows = st.cur_rows
-    for no, raw in rest:
+    for no, raw in numbered:
         if st.cur is not None and "0" <= raw[:1] <= "9" and "CPU" not in raw and "NODE" not in raw:
             if raw[: st.tlen] != st.tod:  # a new time of day: maybe a new report (plain `mpstat 1`)
                 st.row_time(no, raw)
@@ -191,10 +205,114 @@ def parse(stream: Iterable[str], *, member: str, clock: ClockHints) -> ParsedSou
             continue
         st.line(no, raw)
         cur_rows = st.cur_rows
-    src = st.result(FORMAT, clock, SHAPES)
-    src.meta["node_sections_skipped"] = st.node_sections
-    src.meta["variant"] = _variant(st, src)
-    return src
+
+
+#: Characters of a file read at a time by :func:`_walk_blocks`.
+BLOCK_CHARS = 1 << 20
+#: Where a line that is not a plain data row starts: after a line end, anything but a digit.
+_NOT_DIGIT_LINE = re.compile(r"\n(?=[^0-9])")
+#: Column names that make a digit-led line a header (``14:00:01  CPU  %usr ...``).
+_HEADER_WORDS = ("CPU", "NODE")
+#: Characters ``str.splitlines`` cuts at besides ``\n``: a run of rows holding one is read line by line.
+_OTHER_LINE_ENDS = ("\r", "\x0b", "\x0c", "\x1c", "\x1d", "\x1e", "\x85", "\u2028", "\u2029")
+
+
+def _walk_blocks(st: _Reader, read: Callable[[int], str]) -> None:
+    """:func:`_walk_lines` for a file, block by block: the lines that are not plain data rows are
+    found with one regex, and each run of data rows between them that shares one time of day is
+    appended at once (a report of ``mpstat -P ALL`` is a run). Lines with a pdsh or blank prefix go
+    to the line loop."""
+    carry, no, first = "", 1, True
+    while True:
+        block = read(BLOCK_CHARS)
+        text = carry + block
+        if not text:
+            return
+        cut = text.rfind("\n") + 1 if block else len(text)
+        if not cut:
+            carry = text
+            continue
+        text, carry = text[:cut], text[cut:]
+        if first:
+            lead = next((line for line in text.split("\n") if line.strip()), None)
+            if lead is None and block:
+                carry, no = "", no + text.count("\n")  # leading blank lines
+                continue
+            first = False
+            if lead is not None and line_prefix(lead)[0]:
+                rest = itertools.chain([text + carry], iter(lambda: read(BLOCK_CHARS), ""))
+                _walk_lines(st, st.lines(_renumbered(rest, no)))
+                return
+        no = _walk_text(st, text, no)
+        if not block:
+            return
+
+
+def _renumbered(blocks: Iterable[str], first_no: int) -> Iterator[str]:
+    """The lines of ``blocks`` after ``first_no - 1`` blank lines (so that ``SysstatReader.lines``
+    numbers them as the member does)."""
+    yield from itertools.repeat("\n", first_no - 1)
+    carry = ""
+    for block in blocks:
+        lines = (carry + block).split("\n")
+        carry = lines.pop()
+        yield from (line + "\n" for line in lines)
+    if carry:
+        yield carry
+
+
+def _other_lines(text: str) -> list[int]:
+    """Where the lines of ``text`` that are not plain data rows start, in order: blank lines and
+    lines that start with anything but a digit, and lines naming a CPU or NODE column. Found with
+    searches for a line end and for those two words, not line by line."""
+    starts = {m.start() + 1 for m in _NOT_DIGIT_LINE.finditer(text)}
+    if text and not "0" <= text[0] <= "9":
+        starts.add(0)
+    for word in _HEADER_WORDS:
+        at = text.find(word)
+        while at >= 0:
+            starts.add(text.rfind("\n", 0, at) + 1)
+            at = text.find(word, text.find("\n", at) + 1 or len(text))
+    starts.discard(len(text))
+    return sorted(starts)
+
+
+def _walk_text(st: _Reader, text: str, no: int) -> int:
+    """The lines of ``text`` (whole lines; the first is line ``no``) fed to the reader; returns the
+    number of the line after them."""
+    plain = not any(end in text for end in _OTHER_LINE_ENDS)  # runs may be cut with splitlines
+    at = 0
+    for start in _other_lines(text):
+        if start > at:
+            no = _rows(st, text[at:start], no, plain)
+        end = text.find("\n", start) + 1 or len(text)
+        if end - start == 1 and text[start] == "\n":
+            st.close()  # a blank line ends the section, as Reader.line would
+        else:
+            st.line(no, text[start:end])
+        no += 1
+        at = end
+    if at < len(text):
+        no = _rows(st, text[at:], no, plain)
+    return no
+
+
+def _rows(st: _Reader, run: str, no: int, plain: bool) -> int:
+    """A run of data rows (digit-led, no CPU/NODE; whole lines) starting at line ``no``; ``plain``:
+    it holds no character ``str.splitlines`` would cut at besides ``\n``."""
+    if not run.endswith("\n"):
+        run += "\n"  # the last line of the member
+    tod = run[: st.tlen]
+    if plain and st.cur is not None and "\n" not in tod:
+        rows = run.splitlines(keepends=True)
+        if run.count("\n" + tod) == len(rows) - 1:  # every row at the same time of day
+            if tod != st.tod:
+                st.row_time(no, rows[0])
+            st.cur_rows.extend(rows)
+            return no + len(rows)
+    n = run.count("\n")
+    _walk_lines(st, enumerate((line + "\n" for line in run.split("\n")[:n]), start=no))
+    return no + n
 
 
 #: The frames: name -> (bucket kind, leading columns, columns of the empty frame).
@@ -249,6 +367,8 @@ class _Reader(SysstatReader):
         self.tlen = 0  # its width: the header's time text
         self.header_time = ""
         self.report_key: tuple | None = None
+        #: the last header read in full: its text after the time of day, and its section
+        self.last_header: tuple[str, Bucket] | None = None
 
     def open(self, bucket: Bucket, no: int) -> None:
         super().open(bucket, no)
@@ -276,6 +396,11 @@ class _Reader(SysstatReader):
             return
         self.close()
         if not s or s.startswith("Average"):
+            return
+        known = self.known_header(s)
+        if known is not None:
+            self.header_time = s[: self.tlen]
+            self.open(known, no)
             return
         if self.context_line(s, no):
             self.report_key = None  # the next rows open a report even at the same time of day
@@ -314,7 +439,16 @@ class _Reader(SysstatReader):
             bucket = self.buckets[bkey] = Bucket(kind, cols, lead=lead)
             if kind == "cpu":
                 self.check_columns(no, cols, lambda col: col in COLUMN_MAP or col in TOPOLOGY or col == _INTR)
+        self.last_header = (s[self.tlen :], bucket)
         self.open(bucket, no)
+
+    def known_header(self, s: str) -> Bucket | None:
+        """The section of ``s`` when it repeats the last header read in full at another time of
+        day (every report of ``mpstat -P ALL`` repeats it); None otherwise."""
+        last = self.last_header
+        if last is not None and s[self.tlen :] == last[0] and last[1].kind != "skip":
+            return last[1]
+        return None
 
     def to_frame(self, b: Bucket) -> list[tuple[str, pd.DataFrame]]:
         return _to_frame(b, self.member, self.warns)

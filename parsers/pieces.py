@@ -180,7 +180,7 @@ def _shift_lines(source: ParsedSource, offset: int, drop_before: int) -> ParsedS
     return dataclasses.replace(source, frames=frames, warnings=warnings)
 
 
-def _join(pieces: list[ParsedSource]) -> ParsedSource:
+def join(pieces: list[ParsedSource]) -> ParsedSource:
     """The pieces of a member as one source: frames one under the other, warnings in order. The
     pieces give their frames up (each column is released as soon as it is joined)."""
     if len(pieces) == 1:
@@ -389,7 +389,7 @@ class _Member:
         elif not self.kept:
             self.done(ParseError(self.name, 1, "", "no snapshot found"))
         else:
-            self.done(_join(self.kept))
+            self.done(join(self.kept))
 
 
 class Pipeline:

@@ -723,7 +723,7 @@ def _aligned_rows(state: _State) -> None:
         starts = np.repeat(firsts - np.cumsum(counts) + counts, counts) + np.arange(int(counts.sum()))
         snaps = np.repeat(np.array([b[2] for b in bodies], dtype=np.int64), counts)
         raw = pd.read_csv(
-            io.StringIO("\n".join(b[3] for b in bodies)),
+            io.BytesIO(("\n".join(b[3] for b in bodies)).encode()),
             sep="|",
             header=None,
             names=list(range(n + 2)),  # empty cells before the first and after the last |
@@ -876,7 +876,7 @@ def _tsv_rows(
         # Numbers typed by the C reader (NULL and "" are SQL NULL); a cell that is not a number
         # (ValueError) sends the chunk to the all-text reading, where it is named.
         raw = pd.read_csv(
-            io.StringIO(data),
+            io.BytesIO(data.encode()),
             dtype={j: "float64" if j in numeric else str for j in range(n)},
             keep_default_na=False,
             na_values={j: ["NULL", ""] for j in numeric},
@@ -884,7 +884,7 @@ def _tsv_rows(
         )
     except (ValueError, pd.errors.ParserError):
         try:
-            raw = pd.read_csv(io.StringIO(data), dtype=str, na_filter=False, **options)
+            raw = pd.read_csv(io.BytesIO(data.encode()), dtype=str, na_filter=False, **options)
         except pd.errors.ParserError:
             raw = None
     # every row has the header's field count: none too long (no ParserError) and none too short

@@ -206,7 +206,13 @@ def _read_rows(
         dtypes = {names[-2]: str, names[-1]: str}
     try:
         raw = pd.read_csv(
-            io.StringIO(data), sep=r"\s+", header=None, names=names, dtype=dtypes, engine="c", na_filter=True
+            io.BytesIO(data.encode()),
+            sep=r"\s+",
+            header=None,
+            names=names,
+            dtype=dtypes,
+            engine="c",
+            na_filter=True,
         )
     except pd.errors.ParserError:
         # A row with too many fields: fall back to a split per line (rare) to name the culprits.

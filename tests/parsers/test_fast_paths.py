@@ -2,7 +2,8 @@
 
 Several parsers read the regular bulk of a capture with one vectorised pass over its bytes and fall
 back to a careful row-by-row path for anything irregular (processlist ``_vertical_fast``, mysqladmin
-``_matrix``/``_cells``, interrupts ``_fast_counts``). Each
+``_matrix``/``_cells``, interrupts ``_fast_counts``, mpstat ``_walk_blocks`` and its repeated
+headers). Each
 capture below is parsed twice, once as shipped and once with every fast path of its format turned
 off, and the two results must be identical: frames (values, dtypes, line numbers), warnings, clock
 and meta. A second set of tests checks that the fast paths really run on regular captures, so the
@@ -18,11 +19,15 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from parsers import interrupts, mysqladmin, processlist, registry
+from parsers import interrupts, mpstat, mysqladmin, processlist, registry
 from parsers.base import ClockHints, ParsedSource
 from tests.conftest import FIXTURES, SAMPLES
 
 HINTS = ClockHints(start_local=pd.Timestamp("2026-04-21 16:43:19"), interval_s=1.0)
+
+
+def _mpstat_line_by_line(st: mpstat._Reader, read) -> None:
+    mpstat._walk_lines(st, st.lines(mpstat._renumbered(iter(lambda: read(1 << 16), ""), 1)))
 
 
 #: format -> (module, function, what the function returns to decline, or a careful replacement)
@@ -30,6 +35,7 @@ FAST_PATHS: dict[str, list[tuple[object, str, object]]] = {
     "processlist": [(processlist, "_vertical_fast", False)],
     "mysqladmin": [(mysqladmin, "_matrix", None), (mysqladmin, "_cells", None)],
     "interrupts": [(interrupts, "_fast_counts", None)],
+    "mpstat": [(mpstat, "_walk_blocks", _mpstat_line_by_line), (mpstat._Reader, "known_header", None)],
 }
 
 
@@ -102,6 +108,7 @@ def _spy(monkeypatch: pytest.MonkeyPatch, module: object, name: str) -> list[obj
         ("processlist", "processlist/mariadb-10.11.19_vertical_ts.txt", processlist, "_vertical_fast"),
         ("mysqladmin", "mysqladmin/mariadb-10.11_ts-markers_ext_subset.txt", mysqladmin, "_matrix"),
         ("interrupts", "interrupts/linux-6.18_proc-interrupts_3snap.txt", interrupts, "_fast_counts"),
+        ("mpstat", "mpstat/mpstat-12.6.1_P-ALL_ts-markers.txt", mpstat, "_rows"),
     ],
 )
 def test_the_fast_path_reads_a_regular_capture(
@@ -127,6 +134,8 @@ def _irregular(text: str, every: int, odd: str) -> str:
         ("mysqladmin", "mysqladmin/mariadb-10.11_ts-markers_ext_subset.txt", "| Odd_status | 12,5 |\n"),
         # an IRQ row with a count that is not a number
         ("interrupts", "interrupts/linux-6.18_proc-interrupts_3snap.txt", " 99:  12x  7  IO-APIC  x\n"),
+        # a stray line and a form feed inside the runs of rows
+        ("mpstat", "mpstat/mpstat-12.6.1_P-ALL.txt", "12:00:00 AM  junk\x0c here\n"),
     ],
 )
 def test_irregular_text_is_read_alike_by_both_paths(
@@ -138,3 +147,25 @@ def test_irregular_text_is_read_alike_by_both_paths(
     assert fast.warnings, "the odd lines must be reported"
     _careful(monkeypatch, fmt)
     _assert_same(fast, _parse(fmt, path))
+
+
+@pytest.mark.parametrize(
+    "shape",
+    [
+        pytest.param(lambda t: "\n\n\n" + t, id="leading blank lines"),
+        pytest.param(lambda t: t.rstrip("\n"), id="no newline at the end"),
+        pytest.param(
+            lambda t: "".join("db1: " + line for line in t.splitlines(keepends=True)), id="pdsh prefix"
+        ),
+        pytest.param(lambda t: t.replace("\n", "\r\n"), id="CRLF line ends"),
+    ],
+)
+def test_mpstat_blocks_read_every_shape_as_lines_do(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, shape
+) -> None:
+    path = tmp_path / "mpstat.txt"
+    path.write_text(shape((FIXTURES / "mpstat/mpstat-12.6.1_P-ALL_ts-markers.txt").read_text()), newline="")
+    fast = _parse("mpstat", path)
+    assert fast.samples > 1
+    _careful(monkeypatch, "mpstat")
+    _assert_same(fast, _parse("mpstat", path))
