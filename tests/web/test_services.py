@@ -228,8 +228,19 @@ def _member_text(tarball: Path, name: str) -> str:
     return raw.decode("utf-8", "replace").replace("\r\n", "\n").replace("\r", "\n")
 
 
-def test_the_text_of_every_parsed_member_is_kept_line_for_line(example2_tarball: Path, monkeypatch) -> None:
+@pytest.mark.parametrize(
+    "whole_max",
+    [
+        pytest.param(None, id="members parsed whole or in pieces"),
+        pytest.param(1000, id="larger members read as a stream"),
+    ],
+)
+def test_the_text_of_every_parsed_member_is_kept_line_for_line(
+    example2_tarball: Path, monkeypatch, whole_max: int | None
+) -> None:
     monkeypatch.setattr("parsers.rawtext.CHUNK_BYTES", 4096)  # several chunks a member
+    if whole_max:
+        monkeypatch.setattr("parsers.pieces.WHOLE_MAX_BYTES", whole_max)
     case = _ingest(example2_tarball)
     members = list(case.sources.exclude(samples=0).values_list("member", flat=True))
     assert len(members) >= 5
