@@ -57,8 +57,9 @@ ROLLOVER_MIN_BACKSTEP_S = 12 * 3600
 #: A date hint (marker wall clock, pt-stalk start) within this many days of a banner date picks its
 #: day/month order.
 DATE_HINT_TOLERANCE_DAYS = 1
-#: Rows gathered before converting to typed columns: bounds memory on multi-GB members.
-FLUSH_ROWS = 200_000
+#: Rows gathered before converting to typed columns: bounds memory on multi-GB members, and a
+#: few MB of rows at a time reuse the same memory (one flush of 200,000 rows ran 10 % slower).
+FLUSH_ROWS = 50_000
 #: Stop listing individual bad lines after this many (one summary warning follows).
 MAX_LINE_WARNINGS = 50
 _EPOCH_DAY = pd.Timestamp("1970-01-01")
