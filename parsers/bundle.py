@@ -265,14 +265,14 @@ class _Reader:
         if where.suffix == "hostname":
             host = clean_host(head[0])
             if host:
-                self.hosts.append(host)
+                self.pipeline.later(lambda: self.hosts.append(host))  # in member order, as sources add theirs
             self._context(member.name, "hostname", {"host": host})
             return
         if where.suffix == "procstat":
             lines = [ln.rstrip("\n") for ln in itertools.islice(_text(first, raw), PROCSTAT_HEAD_LINES)]
             cpus = {ln.split()[0] for ln in lines if re.match(r"^cpu\d+\s", ln)}
             if cpus:
-                self.ncpus.setdefault("procstat", []).append(len(cpus))
+                self.pipeline.later(lambda: self.ncpus.setdefault("procstat", []).append(len(cpus)))
                 self._context(member.name, "procstat", {"ncpu": len(cpus)})
                 return
         module = registry.detect(head)

@@ -445,11 +445,11 @@ class Pipeline:
                 self.in_flight += 1
                 self._drain(runner.processes + 1 if runner.processes else 0)
         except BaseException:
-            job.aborted = True
-            raise
-        finally:
+            job.aborted = True  # the archive broke inside the member: the caller reports it
             self.queue.append(job.end)
-            self._drain(self._limit())
+            raise
+        self.queue.append(job.end)
+        self._drain(self._limit())
 
     def later(self, step: Callable[[], None]) -> None:
         """Run ``step`` once everything added before it is handed back."""

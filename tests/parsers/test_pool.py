@@ -104,3 +104,48 @@ def test_a_member_of_one_piece_starts_no_process() -> None:
         assert pool._all == [] and not pool.started
     finally:
         pool.close()
+
+
+def _bundle(tmp_path: Path) -> Path:
+    """A tar of several snapshot captures and other members, in a fixed order, one of them junk."""
+    import tarfile
+
+    members = [
+        ("c/processlist.txt", FIXTURES / "processlist" / "mariadb-10.11.19_vertical_ts.txt"),
+        ("c/notes.txt", None),
+        ("c/interrupts.txt", FIXTURES / "interrupts" / "linux-6.18_proc-interrupts_3snap.txt"),
+        ("c/vmstat.txt", FIXTURES / "loads" / "mariadb-10.11.19_tmptables-64_vmstat-t.txt"),
+        ("c/mysqladmin.txt", FIXTURES / "mysqladmin" / "mariadb-10.11_ts-markers_ext_subset.txt"),
+        ("c/ps.txt", FIXTURES / "loads" / "mariadb-10.11.19_tmptables-64_ps-eLo.txt"),
+    ]
+    path = tmp_path / "b.tar"
+    with tarfile.open(path, "w") as tar:
+        for name, source in members:
+            data = source.read_bytes() if source else b"just some notes\n"
+            info = tarfile.TarInfo(name)
+            info.size = len(data)
+            tar.addfile(info, io.BytesIO(data))
+    return path
+
+
+def test_a_bundle_read_by_parse_processes_comes_out_in_member_order(tmp_path: Path, monkeypatch) -> None:
+    from parsers.bundle import read_bundle
+
+    path = _bundle(tmp_path)
+    monkeypatch.setattr("parsers.pieces.PIECE_BYTES", 2000)  # every snapshot member in several pieces
+    alone = read_bundle(path, reduce="analyzer.timeline:reduce_piece")
+    shared = read_bundle(path, reduce="analyzer.timeline:reduce_piece", processes=2)
+    order = [(s.member, s.format, s.samples) for s in alone.sources]
+    assert [m for m, *_ in order] == [
+        "c/processlist.txt",
+        "c/interrupts.txt",
+        "c/vmstat.txt",
+        "c/mysqladmin.txt",
+        "c/ps.txt",
+    ]
+    assert [(s.member, s.format, s.samples) for s in shared.sources] == order
+    assert shared.not_used == alone.not_used and [n.member for n in alone.not_used] == ["c/notes.txt"]
+    for a, b in zip(alone.sources, shared.sources, strict=True):
+        assert a.frames.keys() == b.frames.keys()
+        for name in a.frames:
+            pd.testing.assert_frame_equal(a.frames[name], b.frames[name], check_categorical=False, obj=name)
