@@ -1,0 +1,41 @@
+"""The benchmark (bench/) still runs end to end on a small generated bundle: every member parsed, the
+ingest ready, the stage wrappers in place. Figures are not asserted (they are the benchmark's job)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+SOURCES = {"vmstat", "mpstat", "iostat", "ps", "interrupts", "processlist"}
+
+
+def test_the_benchmark_reports_every_parser_and_a_ready_ingest(tmp_path: Path) -> None:
+    bundle = tmp_path / "bench.tar.gz"
+    subprocess.run(
+        [sys.executable, "bench/generate_bundle.py", "--minutes", "0.1", "--out", str(bundle), "--quiet"],
+        cwd=ROOT,
+        check=True,
+        timeout=120,
+    )
+    done = subprocess.run(
+        [sys.executable, "bench/run.py", str(bundle), "--json", "--timeout", "300"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    report = json.loads(done.stdout)
+    parsed = {p["format"] for p in report["parsers"] if not p.get("error") and p["rows"] > 0}
+    assert SOURCES <= parsed, report["parsers"]
+    assert all(not p.get("error") for p in report["parsers"])
+    ingest = report["ingest"]
+    assert ingest["status"] == "ready", ingest.get("failure_reason") or ingest.get("error")
+    assert ingest["sources"] == 11 and ingest["series"] > 100 and ingest["raw_chunks"]["chunks"] > 0
+    stages = {s["stage"] for s in ingest["stages"]}
+    assert {"parse (read_bundle)", "rules (engine.run)", "write series"} <= stages
+    assert set(ingest["ingest_cpu_seconds"]) == {"worker", "parse processes"}
+    assert report["gzip_wc"]["lines"] > 0
