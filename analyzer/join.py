@@ -25,6 +25,7 @@ sleeps in); MySQL 8.0 manual, "The threads Table" (THREAD_OS_ID is the thread id
 
 from __future__ import annotations
 
+import numpy as np
 import pandas as pd
 
 from analyzer.fingerprint import fingerprints
@@ -167,6 +168,11 @@ def _mysqld_mask(ps: pd.DataFrame) -> pd.Series:
     return pd.Series(value_is(ps["comm"], lambda s: s.isin(MYSQLD_COMMS)), index=ps.index)
 
 
+def in_d_state(ps: pd.DataFrame) -> np.ndarray:
+    """Which rows of a ``ps_threads`` frame are threads in state D (uninterruptible sleep)."""
+    return value_is(ps["state"], lambda s: s == "D")
+
+
 def _wchan_labels(ps: pd.DataFrame) -> pd.Series:
     if "wchan" not in ps:
         return pd.Series(NO_WCHAN, index=ps.index, dtype="string")
@@ -188,7 +194,7 @@ def d_threads_by_wchan(ps: pd.DataFrame, *, mysqld_only: bool = True) -> pd.Data
     if not has_thread_states(ps):
         return pd.DataFrame(index=pd.Index([], name="ts"))
     all_ts = pd.Index(ps["ts"].drop_duplicates().sort_values(), name="ts")
-    mask = pd.Series(value_is(ps["state"], lambda s: s == "D"), index=ps.index)
+    mask = pd.Series(in_d_state(ps), index=ps.index)
     if mysqld_only:
         mask &= _mysqld_mask(ps)
     rows = ps[mask]

@@ -177,7 +177,7 @@ def parse_one(path: Path, member: str) -> dict[str, Any]:
     import pandas as pd  # noqa: F401 - imported before the clock starts, like in the worker
 
     from parsers import pieces, registry
-    from parsers.base import ClockHints, parse_marker
+    from parsers.base import ClockHints
     from parsers.bundle import head_of
     from parsers.layout import place
 
@@ -196,7 +196,7 @@ def parse_one(path: Path, member: str) -> dict[str, Any]:
             pieces.parse_piece(
                 module, pieces.whole(first[: first.rfind(b"\n") + 1]), member=member, clock=hints
             )
-        if fmt in pieces.SNAPSHOT_FORMATS and any(parse_marker(line) for line in head):
+        if pieces.in_snapshots(fmt, head):
             cut = pieces.split(first, raw)
         else:
             cut = iter([pieces.whole(first + raw.read())])

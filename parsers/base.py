@@ -241,6 +241,29 @@ def iter_lines(stream: Iterable[str]) -> Iterator[tuple[int, str]]:
 CHUNK_CHARS = 4 << 20
 
 
+#: Characters ``str.splitlines`` cuts at besides ``\n``; a member's lines end at ``\n`` only.
+OTHER_LINE_ENDS = ("\r", "\x0b", "\x0c", "\x1c", "\x1d", "\x1e", "\x85", "\u2028", "\u2029")
+
+
+def cuts_at_newlines_only(text: str) -> bool:
+    r"""True when ``str.splitlines`` would cut ``text`` only at ``\n`` (each test a memchr)."""
+    return not any(end in text for end in OTHER_LINE_ENDS)
+
+
+def lines_of(text: str) -> list[str]:
+    r"""``text`` cut into lines at ``\n`` only, each with its ``\n`` (a last line may lack it), as a
+    member's lines are numbered: ``str.splitlines`` when that cuts the same, it is the fastest.
+
+    >>> lines_of("a\fb\nc\n"), lines_of("a\nb")
+    (['a\x0cb\n', 'c\n'], ['a\n', 'b'])
+    """
+    if cuts_at_newlines_only(text):
+        return text.splitlines(keepends=True)
+    lines = [line + "\n" for line in text.split("\n")]
+    lines[-1] = lines[-1][:-1]  # the text after the last "\n": a last line without one, or nothing
+    return lines if lines[-1] else lines[:-1]
+
+
 def with_newlines(stream: Iterable[str]) -> Iterator[str]:
     """``stream`` with every line ending in ``\\n`` (lists of bare strings are accepted too).
 

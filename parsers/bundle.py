@@ -29,9 +29,9 @@ import pandas as pd
 
 from parsers import pieces, registry
 from parsers.archive import DEFAULT_LIMITS, BundleError, LimitExceeded, Limits, Member, Refused, walk
-from parsers.base import Clock, ClockHints, ParsedSource, ParseError, parse_marker, parse_ts_line
+from parsers.base import Clock, ClockHints, ParsedSource, ParseError, parse_ts_line
 from parsers.layout import Placement, offset_from_z, place, read_manifest
-from parsers.pieces import SNAPSHOT_FORMATS, LocalRunner, Pipeline, Work, split, whole
+from parsers.pieces import LocalRunner, Pipeline, Work, split, whole
 from parsers.pool import PiecePool
 from parsers.rawtext import TextChunk, TextChunker
 
@@ -282,7 +282,7 @@ class _Reader:
             return
         hints = ClockHints(start_local=where.start_local, interval_s=where.interval_s)
         done = functools.partial(self._parsed, member.name, module.FORMAT, where)
-        if module.FORMAT in SNAPSHOT_FORMATS and any(parse_marker(line) for line in head):
+        if pieces.in_snapshots(module.FORMAT, head):
             self.pipeline.pieces(module, split(first, raw), member=member.name, clock=hints, done=done)
             return
         most = pieces.WHOLE_MAX_BYTES

@@ -90,7 +90,7 @@ from parsers._sysstat import (
     to_floats,
     tod_seconds,
 )
-from parsers.base import ClockHints, ParsedSource, ParseError, safe_name
+from parsers.base import ClockHints, ParsedSource, ParseError, cuts_at_newlines_only, lines_of, safe_name
 
 FORMAT = "mpstat"
 
@@ -213,8 +213,6 @@ BLOCK_CHARS = 1 << 20
 _NOT_DIGIT_LINE = re.compile(r"\n(?=[^0-9])")
 #: Column names that make a digit-led line a header (``14:00:01  CPU  %usr ...``).
 _HEADER_WORDS = ("CPU", "NODE")
-#: Characters ``str.splitlines`` cuts at besides ``\n``: a run of rows holding one is read line by line.
-_OTHER_LINE_ENDS = ("\r", "\x0b", "\x0c", "\x1c", "\x1d", "\x1e", "\x85", "\u2028", "\u2029")
 
 
 def _walk_blocks(st: _Reader, read: Callable[[int], str]) -> None:
@@ -254,9 +252,9 @@ def _renumbered(blocks: Iterable[str], first_no: int) -> Iterator[str]:
     yield from itertools.repeat("\n", first_no - 1)
     carry = ""
     for block in blocks:
-        lines = (carry + block).split("\n")
-        carry = lines.pop()
-        yield from (line + "\n" for line in lines)
+        lines = lines_of(carry + block)
+        carry = lines.pop() if lines and not lines[-1].endswith("\n") else ""
+        yield from lines
     if carry:
         yield carry
 
@@ -280,7 +278,7 @@ def _other_lines(text: str) -> list[int]:
 def _walk_text(st: _Reader, text: str, no: int) -> int:
     """The lines of ``text`` (whole lines; the first is line ``no``) fed to the reader; returns the
     number of the line after them."""
-    plain = not any(end in text for end in _OTHER_LINE_ENDS)  # runs may be cut with splitlines
+    plain = cuts_at_newlines_only(text)  # its runs of rows may be cut with splitlines
     at = 0
     for start in _other_lines(text):
         if start > at:
@@ -298,7 +296,7 @@ def _walk_text(st: _Reader, text: str, no: int) -> int:
 
 
 def _rows(st: _Reader, run: str, no: int, plain: bool) -> int:
-    """A run of data rows (digit-led, no CPU/NODE; whole lines) starting at line ``no``; ``plain``:
+    r"""A run of data rows (digit-led, no CPU/NODE; whole lines) starting at line ``no``; ``plain``:
     it holds no character ``str.splitlines`` would cut at besides ``\n``."""
     if not run.endswith("\n"):
         run += "\n"  # the last line of the member
@@ -310,9 +308,9 @@ def _rows(st: _Reader, run: str, no: int, plain: bool) -> int:
                 st.row_time(no, rows[0])
             st.cur_rows.extend(rows)
             return no + len(rows)
-    n = run.count("\n")
-    _walk_lines(st, enumerate((line + "\n" for line in run.split("\n")[:n]), start=no))
-    return no + n
+    rows = lines_of(run)
+    _walk_lines(st, enumerate(rows, start=no))
+    return no + len(rows)
 
 
 #: The frames: name -> (bucket kind, leading columns, columns of the empty frame).

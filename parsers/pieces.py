@@ -37,7 +37,15 @@ import pandas as pd
 from pandas.api.types import union_categoricals
 
 from parsers import registry
-from parsers.base import ClockHints, ParsedSource, ParseError, ParseWarning, release_memory
+from parsers.base import (
+    ClockHints,
+    ParsedSource,
+    ParseError,
+    ParseWarning,
+    lines_of,
+    parse_marker,
+    release_memory,
+)
 from parsers.rawtext import TextChunk, chunks_of
 
 #: Bytes of text per piece (8 MiB): large enough that a parser's fixed costs do not show, small
@@ -51,6 +59,14 @@ WHOLE_MAX_BYTES = 64 << 20
 #: run per table, so its tables are absolute (a relative `ext -r -i` run writes no markers).
 SNAPSHOT_FORMATS = frozenset({"processlist", "ps", "threads", "meminfo", "interrupts", "mysqladmin"})
 MARKERS = (b"\nTS ", b"\nzzz ")
+
+
+def in_snapshots(fmt: str, head: list[str]) -> bool:
+    """Whether a member of format ``fmt`` whose first lines are ``head`` is cut at its markers: a
+    snapshot format whose head holds a ``TS``/``zzz`` marker."""
+    return fmt in SNAPSHOT_FORMATS and any(parse_marker(line) for line in head)
+
+
 LINE_COLUMNS = ("line_no", "line_end")
 
 
@@ -230,12 +246,8 @@ def _stacked(parts: list[pd.DataFrame]) -> pd.DataFrame:
     return pd.DataFrame(out)
 
 
-#: Characters ``str.splitlines`` takes for line ends besides ``\n`` (a piece has no ``\r`` left).
-_OTHER_LINE_ENDS = ("\x0b", "\x0c", "\x1c", "\x1d", "\x1e", "\x85", "\u2028", "\u2029")
-
-
 class _Text:
-    """A piece's text read as a text file: ``read(n)`` by blocks, or its lines cut at ``\n`` only,
+    r"""A piece's text read as a text file: ``read(n)`` by blocks, or its lines cut at ``\n`` only,
     as the member's lines are counted. (``io.StringIO`` would hold it as four bytes a character.)"""
 
     def __init__(self, text: str) -> None:
@@ -251,11 +263,7 @@ class _Text:
     def __iter__(self) -> Iterator[str]:
         text = self.text[self.pos :] if self.pos else self.text
         self.pos = len(self.text)
-        if not any(end in text for end in _OTHER_LINE_ENDS):  # each test a memchr
-            return iter(text.splitlines(keepends=True))
-        lines = [line + "\n" for line in text.split("\n")]
-        lines[-1] = lines[-1][:-1]  # the text after the last "\n": a last line without one, or nothing
-        return iter(lines if lines[-1] else lines[:-1])
+        return iter(lines_of(text))
 
 
 def parse_piece(module: ModuleType, piece: Piece, *, member: str, clock: ClockHints) -> ParsedSource:
@@ -489,28 +497,3 @@ class Pipeline:
                 if isinstance(item, tuple):
                     item[1].cancel()
             self.queue.clear()
-
-
-def parse_in_pieces(
-    module: ModuleType,
-    head: bytes,
-    rest: BinaryIO,
-    *,
-    member: str,
-    clock: ClockHints,
-    runner: Runner | None = None,
-    piece_bytes: int | None = None,
-    keep_text: Callable[[str, tuple[TextChunk, ...]], None] | None = None,
-) -> ParsedSource:
-    """One snapshot capture (``head`` + ``rest``, bytes as uploaded) cut with :func:`split` and parsed
-    by ``runner`` (this process by default). Raises what makes the member unreadable (``ParseError``
-    when its first piece is not the format)."""
-    got: list[ParsedSource | Exception] = []
-    local = LocalRunner(runner.work if runner is not None else Work(keep_text=keep_text is not None))
-    with Pipeline(local=local, pool=runner, keep_text=keep_text) as pipeline:
-        pipeline.pieces(
-            module, split(head, rest, piece_bytes=piece_bytes), member=member, clock=clock, done=got.append
-        )
-    if isinstance(got[0], Exception):
-        raise got[0]
-    return got[0]

@@ -1,8 +1,9 @@
 """Bulk writes with PostgreSQL COPY (psycopg 3): series, the sample index, raw chunks.
 
-Rows are streamed to ``COPY ... FROM STDIN`` (CSV) in chunks, never built as ORM objects: a one-hour
-capture gives millions of rows. Timestamps are formatted with NumPy in one vectorised call (pandas'
-``to_csv(date_format=...)`` formats them one by one).
+Rows go to ``COPY ... FROM STDIN``, never built as ORM objects: the sample index as CSV in chunks
+(timestamps formatted with NumPy in one vectorised call; pandas' ``to_csv(date_format=...)``
+formats them one by one), series and raw chunks in PostgreSQL's binary format (arrays and
+compressed bytes as they are, not as text).
 """
 
 from __future__ import annotations

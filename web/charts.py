@@ -165,17 +165,26 @@ def chart_ids_for_evidence(series_names: list[str]) -> list[str]:
     return [c.id for c in CHARTS if c.id in wanted][:MAX_FINDING_CHARTS]
 
 
+def series_arrays(*, case: Case, names: list[str] | None = None) -> dict[str, tuple[np.ndarray, np.ndarray]]:
+    """The stored series of the case (all, or those ``names``): name -> (times in microseconds since
+    the epoch, int64, ascending; values, float64)."""
+    rows = Series.objects.filter(case=case, **({"name__in": names} if names is not None else {}))
+    return {
+        name: (np.asarray(ts_us, dtype="int64"), np.asarray(values, dtype="float64"))
+        for name, ts_us, values in rows.values_list("name", "ts_us", "values")
+    }
+
+
 def _read(case: Case, start: datetime | None, end: datetime | None) -> dict[str, np.ndarray]:
     """Every series of the case in ``[start, end]`` as ``{name: array of (epoch ms, value)}``."""
     lo = int(start.timestamp() * 1e6) if start else None
     hi = int(end.timestamp() * 1e6) if end else None
     out: dict[str, np.ndarray] = {}
-    for name, ts_us, values in Series.objects.filter(case=case).values_list("name", "ts_us", "values"):
-        ts = np.asarray(ts_us, dtype="int64")
+    for name, (ts, values) in series_arrays(case=case).items():
         a = int(np.searchsorted(ts, lo, side="left")) if lo is not None else 0
         b = int(np.searchsorted(ts, hi, side="right")) if hi is not None else len(ts)
         if b > a:
-            out[name] = np.column_stack([ts[a:b] / 1000.0, np.asarray(values[a:b], dtype="float64")])
+            out[name] = np.column_stack([ts[a:b] / 1000.0, values[a:b]])
     return out
 
 

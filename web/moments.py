@@ -25,7 +25,8 @@ from analyzer.timeline import THREAD_STATES_KEPT, session_is_active
 from parsers import registry
 from parsers.base import ClockHints, ParsedSource, ParseError
 from parsers.rawtext import text_of
-from web.models import Case, RawChunk, SampleIndex, Series, Source
+from web.charts import series_arrays
+from web.models import Case, RawChunk, SampleIndex, Source
 
 #: Statement text sent per session: enough to read a query, bounded for a 1,000-session snapshot.
 MAX_INFO_CHARS = 2_000
@@ -174,8 +175,8 @@ def threads_at(*, case: Case, at: datetime) -> dict[str, object] | None:
     sleeping (states of ``THREAD_STATES_KEPT``: R, D, Z, T ...), D first, then R, then by %CPU; at
     most ``MAX_THREADS``. None when the case has no thread listing."""
     names = [f"threads.state:{code}" for code in PS_STATE_CODES]
-    series = list(Series.objects.filter(case=case, name__in=names).values_list("name", "ts_us", "values"))
-    every = np.unique(np.concatenate([np.asarray(t, dtype="int64") for _, t, _ in series])) if series else []
+    series = series_arrays(case=case, names=names)
+    every = np.unique(np.concatenate([ts for ts, _ in series.values()])) if series else []
     if not len(every):
         return None
     want = int(at.timestamp() * 1e6)
@@ -184,9 +185,9 @@ def threads_at(*, case: Case, at: datetime) -> dict[str, object] | None:
     ts_us = min(near, key=lambda t: (abs(t - want), t))  # the earlier one on a tie
     ts = datetime(1970, 1, 1, tzinfo=UTC) + timedelta(microseconds=ts_us)
     values: dict[str, int] = {}
-    for name, times, counts in series:
+    for name, (times, counts) in series.items():
         j = int(np.searchsorted(times, ts_us))
-        if j < len(times) and times[j] == ts_us and counts[j] == counts[j] and counts[j]:
+        if j < len(times) and times[j] == ts_us and not np.isnan(counts[j]) and counts[j]:
             values[name.split(":", 1)[1]] = int(counts[j])
     order = {code: i for i, code in enumerate(THREAD_STATE_ORDER)}
     counts = dict(sorted(values.items(), key=lambda kv: (order.get(kv[0], len(order)), -kv[1], kv[0])))

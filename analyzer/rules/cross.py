@@ -138,7 +138,7 @@ def load_from_uninterruptible_threads(tl: Timeline) -> Finding | None:
             agree.append("ps")
         peak_d, median_d = int(d_in.max()), float(d_in.median())
         at = d_in.idxmax()
-        d_rows = ps[(ps["ts"] == at) & value_is(ps["state"], lambda s: s == "D")]
+        d_rows = ps[(ps["ts"] == at) & join.in_d_state(ps)]
         member, lines = tl.lines_of(d_rows)
         mysqld_at = int(d_rows["is_mysqld"].astype(bool).sum()) if "is_mysqld" in d_rows else 0
         evidence.append(

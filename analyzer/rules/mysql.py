@@ -333,11 +333,7 @@ def tmp_table_churn(tl: Timeline) -> Finding | None:
                 at = file_d.idxmax()
                 row = side.loc[at]
                 parts = ", ".join(f"{c[6:]} {int(row[c])}" for c in file_cols if row[c] > 0)
-                ps_rows = ps[
-                    (ps["ts"] == at)
-                    & ps["is_mysqld"].astype(bool)
-                    & value_is(ps["state"], lambda s: s == "D")
-                ]
+                ps_rows = ps[(ps["ts"] == at) & ps["is_mysqld"].astype(bool) & join.in_d_state(ps)]
                 member, lines = tl.lines_of(ps_rows)
                 tmp_at = {
                     c[6:]: row[c]

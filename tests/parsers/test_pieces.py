@@ -11,7 +11,7 @@ import pytest
 
 from parsers import interrupts, mysqladmin, processlist
 from parsers.base import ClockHints, ParseError
-from parsers.pieces import parse_in_pieces, split
+from parsers.pieces import LocalRunner, Pipeline, Work, split
 from parsers.rawtext import TextChunk, text_of
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
@@ -36,18 +36,23 @@ def _processlist(snapshots: int, sessions: int) -> str:
     return "\n".join(out) + "\n"
 
 
+def parse_in_pieces(module, head: bytes, rest, *, runner=None, piece_bytes=None, keep_text=None):
+    """One snapshot capture (``head`` + ``rest``) cut and parsed as ``read_bundle`` does it, by
+    ``runner`` (this process by default); raises what makes the member unreadable."""
+    got = []
+    local = LocalRunner(runner.work if runner is not None else Work(keep_text=keep_text is not None))
+    with Pipeline(local=local, pool=runner, keep_text=keep_text) as pipeline:
+        cut = split(head, rest, piece_bytes=piece_bytes)
+        pipeline.pieces(module, cut, member="m", clock=ClockHints(), done=got.append)
+    if isinstance(got[0], Exception):
+        raise got[0]
+    return got[0]
+
+
 def _pieced(module, text: str | bytes, piece_bytes: int, **kwargs):
     """``text`` parsed in pieces of about ``piece_bytes``, read from a stream after a 200-byte head."""
     data = text.encode() if isinstance(text, str) else text
-    return parse_in_pieces(
-        module,
-        data[:200],
-        io.BytesIO(data[200:]),
-        member="m",
-        clock=ClockHints(),
-        piece_bytes=piece_bytes,
-        **kwargs,
-    )
+    return parse_in_pieces(module, data[:200], io.BytesIO(data[200:]), piece_bytes=piece_bytes, **kwargs)
 
 
 def _both(module, text: str, piece_bytes: int):
@@ -99,13 +104,7 @@ def test_warnings_of_a_later_piece_carry_the_member_line_number() -> None:
 
 def test_a_member_that_is_not_the_format_raises_on_its_first_piece() -> None:
     with pytest.raises(ParseError, match="line 2"):
-        parse_in_pieces(
-            processlist,
-            b"TS 1776790400.0 2026-04-21 16:53:20\n",
-            io.BytesIO(b"hello\n"),
-            member="m",
-            clock=ClockHints(),
-        )
+        parse_in_pieces(processlist, b"TS 1776790400.0 2026-04-21 16:53:20\n", io.BytesIO(b"hello\n"))
 
 
 def test_line_numbers_count_newlines_only_whatever_the_statement_holds() -> None:
