@@ -6,6 +6,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from django.conf import settings
+from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import ValidationError
 from django.http import FileResponse, Http404, HttpRequest, HttpResponse, JsonResponse
@@ -138,11 +139,23 @@ def _ms_param(request: HttpRequest, name: str) -> datetime | None:
 
 @require_POST
 def case_reanalyze(request: HttpRequest, case_id: int) -> HttpResponse:
+    """Queue the case again from its kept original (also takes back a case whose worker died).
+    A browser is sent back to the case page with a message; ``Accept: application/json`` gets
+    202 JSON, or 409 JSON while a live worker is processing the case."""
     case = _get_case_for_user(request, case_id)
+    wants_json = "application/json" in request.headers.get("Accept", "")
     try:
         services.case_reanalyze(case_id=case.pk)
     except services.CaseStateError as exc:
-        return JsonResponse({"message": str(exc), "extra": {}}, status=409)
+        if wants_json:
+            return JsonResponse({"message": str(exc), "extra": {"status": case.status}}, status=409)
+        messages.warning(request, str(exc))
+        return redirect("case-detail", case_id=case.pk)
+    if wants_json:
+        return JsonResponse({"id": case.pk, "status_url": reverse("case-status", args=[case.pk])}, status=202)
+    messages.success(
+        request, "Queued for a fresh analysis of the kept upload. This page follows its progress."
+    )
     return redirect("case-detail", case_id=case.pk)
 
 
