@@ -20,7 +20,9 @@ def _iso(value: datetime | None) -> str | None:
 def case_list(*, q: str = "") -> QuerySet[Case]:
     """Cases newest first, filtered by a free-text ``q`` over title, host, finding keys, and the
     capture's top query fingerprints and D-state wait channels."""
-    cases = Case.objects.select_related("upload").prefetch_related("findings")
+    # The timeline JSON of each case (megabytes) is not read here: decoding it for every row was most
+    # of the time of the list.
+    cases = Case.objects.select_related("upload").prefetch_related("findings").defer("charts_overview")
     q = q.strip()
     if q:
         cases = cases.filter(

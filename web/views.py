@@ -9,6 +9,8 @@ from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import ValidationError
+from django.db.models import TextField
+from django.db.models.functions import Cast
 from django.http import FileResponse, Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
@@ -26,7 +28,8 @@ def _get_case_for_user(request: HttpRequest, case_id: int) -> Case:
     if not request.user.is_authenticated:
         raise Http404
     try:
-        return Case.objects.select_related("upload").get(pk=case_id)
+        # charts_overview (megabytes of JSON) is loaded only by the timeline view that sends it.
+        return Case.objects.select_related("upload").defer("charts_overview").get(pk=case_id)
     except Case.DoesNotExist as exc:
         raise Http404 from exc
 
@@ -109,8 +112,16 @@ def case_timeline(request: HttpRequest, case_id: int) -> JsonResponse:
         start, end = (_ms_param(request, name) for name in ("start", "end"))
     except ValueError:
         return JsonResponse({"message": "start and end are epoch milliseconds", "extra": {}}, status=400)
-    if start is None and end is None and case.charts_overview is not None:
-        return JsonResponse(case.charts_overview)
+    if start is None and end is None:
+        # The whole capture's charts, built at ingest: sent as PostgreSQL keeps the text, without
+        # decoding and encoding megabytes of JSON on every visit.
+        overview = (
+            Case.objects.filter(pk=case.pk)
+            .values_list(Cast("charts_overview", output_field=TextField()), flat=True)
+            .first()
+        )
+        if overview is not None:
+            return HttpResponse(overview, content_type="application/json")
     return JsonResponse(charts.timeline_charts(case=case, start=start, end=end))
 
 
