@@ -32,7 +32,9 @@ PRODUCTION_ENV = {
 
 
 def _manage(*args: str, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
-    base = {k: v for k, v in os.environ.items() if not k.startswith("CASEBOOK_") or k.endswith("_URL")}
+    # The environment of a deployment: none of this test run's own variables (CASEBOOK_*, Django's).
+    keep = ("PATH", "HOME", "LANG", "TMPDIR", "CASEBOOK_DATABASE_URL", "CASEBOOK_REDIS_URL")
+    base = {k: v for k, v in os.environ.items() if k in keep}
     return subprocess.run(
         [sys.executable, "manage.py", *args],
         cwd=ROOT,

@@ -17,6 +17,12 @@ on a case only under a claim:
   an ingest happens only under that lock, so exactly one execution publishes the derived rows.
 
 The sweeper (web/sweeper.py) uses ``stale_before`` to find cases whose holder stopped reporting.
+
+An ingest split over several tasks (per-member tasks joined by the analysis, a Celery chord) keeps one
+claim: the task that claims passes the ``Claim`` (case id, token, generation) to the others, each runs
+inside its own ``Heartbeat(claim)`` and writes through ``update_if_held``/``holds_claim``. Tasks still
+waiting in the queue do not beat, so a fan-out stamps the heartbeat when it dispatches and
+``CASEBOOK_STALE_AFTER`` must cover the wait for a free worker.
 """
 
 from __future__ import annotations

@@ -288,7 +288,7 @@ def case_ingest(*, case_id: int, token: str | None = None) -> None:
 
 
 def _ingest_claimed(claim: Claim, beat: Heartbeat, detail: _DetailWriter) -> None:
-    case = Case.objects.select_related("upload").get(pk=claim.case_id)
+    case = Case.objects.select_related("upload").defer("charts_overview").get(pk=claim.case_id)
     detail.discard()  # rows a crashed run of this generation may have left
 
     def report(**fields: object) -> None:

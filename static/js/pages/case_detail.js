@@ -575,6 +575,7 @@ function main() {
 
   const status = page.dataset.status;
   if (page.dataset.statusUrl && !FINAL_STATUSES.has(status)) {
+    showProcessing({ ...caseData, detail: caseData.status_detail });
     pollStatus(page.dataset.statusUrl, status);
   }
   if (status === "ready") {
