@@ -89,7 +89,7 @@ def main() -> int:
         levels = []
         for count in users:
             before = (churn.completed, len(churn.samples), os.getloadavg()[0])
-            stats = _locust(
+            errors, stats = _locust(
                 stack, workdir, count, args.seconds, target, window, churn.session.cookies["sessionid"]
             )
             samples = churn.samples[before[1] :]
@@ -97,6 +97,7 @@ def main() -> int:
                 {
                     "users": count,
                     "requests": stats,
+                    "errors": errors,
                     "ingests_completed": churn.completed - before[0],
                     "ingest_running_pct": round(100 * sum(samples) / max(1, len(samples))),
                     "loadavg_1m": [round(before[2], 2), round(os.getloadavg()[0], 2)],
@@ -248,7 +249,7 @@ def _locust(
     case_id: int,
     window: tuple[int, int],
     session_id: str,
-) -> list[dict[str, object]]:
+) -> tuple[list[str], list[dict[str, object]]]:
     prefix = workdir / f"locust-{users}"
     env = {
         **os.environ,
@@ -269,8 +270,10 @@ def _locust(
         stdout=subprocess.DEVNULL,
         stderr=(workdir / f"locust-{users}.log").open("wb"),
     )
+    with open(f"{prefix}_failures.csv", newline="") as fh:
+        errors = [f"{row['Occurrences']} x {row['Name']}: {row['Error'][:200]}" for row in csv.DictReader(fh)]
     with open(f"{prefix}_stats.csv", newline="") as fh:
-        return [
+        return errors, [
             {
                 "name": row["Name"],
                 "requests": int(row["Request Count"]),
@@ -308,6 +311,8 @@ def _print(report: dict) -> None:
                 f"  {r['name']:<18} {r['requests']:>6} {r['failures']:>6} {r['p50_ms'] or '-':>7} "
                 f"{r['p95_ms'] or '-':>7} {r['p99_ms'] or '-':>7} {r['max_ms']:>7} {r['per_s']:>6}"
             )
+        for error in level["errors"]:
+            print(f"  error: {error}")
 
 
 if __name__ == "__main__":

@@ -98,7 +98,7 @@ def _take_back_silent(now: datetime, report: SweepReport) -> None:
             enqueued_at=now,
             updated_at=now,
         ):
-            log.warning("case %s re-queued: %s", case.pk, detail, extra={"case_id": case.pk})
+            log.warning("case %s: %s", case.pk, detail, extra={"case_id": case.pk})
             report.requeued.append(case.pk)
             services.case_send_ingest(case_id=case.pk)
 

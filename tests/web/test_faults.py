@@ -140,7 +140,11 @@ def test_a_worker_killed_mid_ingest_leaves_a_case_that_ends_ready(
     assert set(RawChunk.objects.filter(case=case).values_list("generation", flat=True)) == {2}
 
     lines = _json_lines((kill_stack.workdir / "worker-2.log").read_text())
-    requeued = [line for line in lines if line.get("case_id") == case.pk and "re-queued" in line["message"]]
+    requeued = [
+        line
+        for line in lines
+        if line.get("case_id") == case.pk and "Re-queued: the worker" in line["message"]
+    ]
     assert requeued and requeued[0]["task"] == "casebook.sweep_cases" and requeued[0]["level"] == "WARNING"
 
 
