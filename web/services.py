@@ -260,6 +260,9 @@ def case_ingest(*, case_id: int, token: str | None = None) -> None:
             "case %s is not queued; another worker has it or it is done", case_id, extra={"case_id": case_id}
         )
         return
+    log.info(
+        "case %s claimed by %s (generation %s)", case_id, token, claim.generation, extra={"case_id": case_id}
+    )
     detail = _DetailWriter(case_id, claim.generation)
     try:
         with Heartbeat(claim) as beat:
