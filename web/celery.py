@@ -18,3 +18,4 @@ def _log_like_the_web(**kwargs: object) -> None:
     from django.conf import settings
 
     logging.config.dictConfig(settings.LOGGING)
+    logging.captureWarnings(True)  # Python warnings become log lines too
