@@ -105,7 +105,7 @@ def case_status(request: HttpRequest, case_id: int) -> JsonResponse:
 
 
 @require_GET
-def case_timeline(request: HttpRequest, case_id: int) -> JsonResponse:
+def case_timeline(request: HttpRequest, case_id: int) -> HttpResponse:
     """Chart specs; ``?start=&end=`` (epoch ms) re-reads a zoomed range in detail."""
     case = _get_case_for_user(request, case_id)
     try:
