@@ -74,7 +74,12 @@ def main() -> int:
         CASEBOOK_SWEEP_INTERVAL="20",
     )
     stack.password = stack.env["CASEBOOK_ADMIN_PASSWORD"] = secrets.token_urlsafe(16)
-    report: dict[str, object] = {"cpus": os.cpu_count(), "users": users, "seconds": args.seconds}
+    report: dict[str, object] = {
+        "cpus": os.cpu_count(),
+        "users": users,
+        "seconds": args.seconds,
+        "ingest": not args.without_ingest,
+    }
     try:
         stack.run("migrate")
         stack.start_web()
@@ -85,7 +90,10 @@ def main() -> int:
         _wait_final(stack, target)
         window = _window(server_url, database, target)
         churn = _Churn(stack, _upload(stack, bundle, "load: the case re-analyzed meanwhile"))
-        churn.start()
+        if args.without_ingest:  # for comparison: the same requests with the worker idle
+            _wait_final(stack, churn.case_id)
+        else:
+            churn.start()
         levels = []
         for count in users:
             before = (churn.completed, len(churn.samples), os.getloadavg()[0])
@@ -103,7 +111,8 @@ def main() -> int:
                     "loadavg_1m": [round(before[2], 2), round(os.getloadavg()[0], 2)],
                 }
             )
-        churn.stop()
+        if churn.is_alive():
+            churn.stop()
         report["levels"] = levels
     finally:
         stack.stop_all()
@@ -125,6 +134,9 @@ def _args() -> argparse.Namespace:
     p.add_argument("--seconds", type=int, default=60, help="length of each level (default 60)")
     p.add_argument("--minutes", type=float, default=10, help="length of the generated capture (default 10)")
     p.add_argument("--web-workers", type=int, default=2, help="gunicorn workers (default 2, as scripts/run)")
+    p.add_argument(
+        "--without-ingest", action="store_true", help="no ingest during the levels (for comparison)"
+    )
     p.add_argument("--keep", action="store_true", help="keep the scratch database")
     p.add_argument("--json", action="store_true", help="a JSON report instead of the table")
     return p.parse_args()
@@ -294,9 +306,14 @@ def _ms(value: str) -> int | None:
 
 def _print(report: dict) -> None:
     bundle = report["bundle"]
+    meanwhile = (
+        f"while a {bundle['minutes']:g}-minute capture ({bundle['bytes'] / 2**20:.1f} MiB) is ingested again and again"
+        if report["ingest"]
+        else f"reading a {bundle['minutes']:g}-minute capture, no ingest running"
+    )
     print(
         f"Casebook load test: gunicorn on 127.0.0.1, {report['cpus']} CPUs, {report['seconds']} s per level, "
-        f"while a {bundle['minutes']:g}-minute capture ({bundle['bytes'] / 2**20:.1f} MiB) is ingested again and again"
+        + meanwhile
     )
     for level in report["levels"]:
         print(
