@@ -49,9 +49,12 @@ import threading
 import time
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlparse
 
 ROOT = Path(__file__).resolve().parent.parent
-BENCH_DB = "casebook_bench"
+#: ``casebook_bench`` by default; ``<database>_bench`` beside the database of CASEBOOK_DATABASE_URL, so
+#: that two checkouts on one machine (each with its own database and migrations) never share it.
+BENCH_DB = (urlparse(os.environ.get("CASEBOOK_DATABASE_URL", "")).path.lstrip("/") or "casebook") + "_bench"
 BENCH_DB_URL = f"postgres://postgres@127.0.0.1:5432/{BENCH_DB}"
 #: Uploaded copies of the bundle go here, never into the project's var/media.
 BENCH_MEDIA = "/tmp/casebook-bench-media"

@@ -59,5 +59,5 @@ setup_database() {
     say "creating database $db"
     psql "${CASEBOOK_DATABASE_URL%/*}/postgres" -qc "create database \"$db\""
   fi
-  "$PY" manage.py migrate --noinput -v 0
+  scripts/start migrate  # migrations and the first engineer login, as the Docker image runs them
 }

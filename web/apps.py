@@ -5,3 +5,6 @@ class WebConfig(AppConfig):
     name = "web"
     verbose_name = "Casebook"
     default_auto_field = "django.db.models.BigAutoField"
+
+    def ready(self) -> None:
+        from web import checks  # noqa: F401 - registers the deployment checks

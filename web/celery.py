@@ -1,11 +1,21 @@
 """The Celery application; configuration comes from Django settings prefixed ``CELERY_``."""
 
+import logging.config
 import os
 
-from celery import Celery
+from celery import Celery, signals
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "web.settings")
 
 app = Celery("casebook")
 app.config_from_object("django.conf:settings", namespace="CELERY")
 app.autodiscover_tasks(["web"])
+
+
+@signals.setup_logging.connect
+def _log_like_the_web(**kwargs: object) -> None:
+    """Worker and beat log through settings.LOGGING (JSON lines) instead of Celery's own format."""
+    from django.conf import settings
+
+    logging.config.dictConfig(settings.LOGGING)
+    logging.captureWarnings(True)  # Python warnings become log lines too

@@ -26,6 +26,9 @@ class CaseStatus(models.TextChoices):
 
 
 FINAL_STATUSES = (CaseStatus.READY, CaseStatus.FAILED)
+#: A worker holds the case (web/claims.py): it must keep reporting, or the sweeper takes the case back.
+PROCESSING_STATUSES = (CaseStatus.PARSING, CaseStatus.ANALYZING)
+UNFINISHED_STATUSES = (CaseStatus.QUEUED, *PROCESSING_STATUSES)
 
 
 class Case(models.Model):
@@ -59,10 +62,29 @@ class Case(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
     ingested_at = models.DateTimeField(null=True, blank=True)
+    # Fault handling (web/claims.py, web/sweeper.py). ``claim``: the token of the task execution that
+    # holds the case while it is parsing or analyzing ("" when none); ``claims``: how many claims were
+    # ever taken (each claim writes its detail rows under its own generation, so two executions never
+    # mix rows); ``heartbeat_at``: the last sign of life of the holder; ``enqueued_at``: when the ingest
+    # task was last handed to the broker (None: not yet, e.g. the broker was unreachable);
+    # ``requeues``: how often the sweeper took the case back from a silent worker since the last
+    # upload or re-analyze (bounded: then the case fails with the reason).
+    claim = models.CharField(max_length=200, blank=True)
+    claims = models.PositiveIntegerField(default=0)
+    heartbeat_at = models.DateTimeField(null=True, blank=True)
+    enqueued_at = models.DateTimeField(null=True, blank=True)
+    requeues = models.PositiveSmallIntegerField(default=0)
 
     class Meta:
         ordering = ("-created_at", "-id")
-        indexes = [models.Index(fields=["-created_at"]), models.Index(fields=["host"])]
+        indexes = [
+            models.Index(fields=["-created_at"]),
+            models.Index(fields=["host"]),
+            # What the sweeper scans every few seconds: the few cases not finished yet.
+            models.Index(
+                fields=["status"], name="case_unfinished_idx", condition=~models.Q(status__in=FINAL_STATUSES)
+            ),
+        ]
         constraints = [
             models.CheckConstraint(condition=models.Q(progress__lte=100), name="case_progress_at_most_100"),
             models.CheckConstraint(

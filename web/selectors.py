@@ -7,7 +7,8 @@ from datetime import datetime
 from django.db.models import Q, QuerySet
 
 from web.charts import chart_ids_for_evidence
-from web.models import Case, CaseStatus, Source
+from web.claims import is_stalled, last_report
+from web.models import FINAL_STATUSES, PROCESSING_STATUSES, Case, CaseStatus, Source
 
 SEVERITY_ORDER = {"critical": 0, "warning": 1, "info": 2}
 
@@ -19,7 +20,9 @@ def _iso(value: datetime | None) -> str | None:
 def case_list(*, q: str = "") -> QuerySet[Case]:
     """Cases newest first, filtered by a free-text ``q`` over title, host, finding keys, and the
     capture's top query fingerprints and D-state wait channels."""
-    cases = Case.objects.select_related("upload").prefetch_related("findings")
+    # The timeline JSON of each case (megabytes) is not read here: decoding it for every row was most
+    # of the time of the list.
+    cases = Case.objects.select_related("upload").prefetch_related("findings").defer("charts_overview")
     q = q.strip()
     if q:
         cases = cases.filter(
@@ -67,6 +70,21 @@ def case_status(case: Case) -> dict[str, object]:
         "ready": case.status == CaseStatus.READY,
         "failed": case.status == CaseStatus.FAILED,
         "url": f"/cases/{case.pk}/",
+        **processing_state(case),
+    }
+
+
+def processing_state(case: Case) -> dict[str, object]:
+    """How the processing of a case goes: ``processing`` (not ready or failed yet), ``last_report_at``
+    (ISO UTC: the worker's last heartbeat while parsing/analyzing, else None), ``stalled`` (that
+    worker stopped reporting: the sweeper will take the case back, and Re-analyze may) and
+    ``requeues`` (times it was taken back from a silent worker)."""
+    working = case.status in PROCESSING_STATUSES
+    return {
+        "processing": case.status not in FINAL_STATUSES,
+        "last_report_at": _iso(last_report(case)) if working else None,
+        "stalled": is_stalled(case),
+        "requeues": case.requeues,
     }
 
 
@@ -174,6 +192,9 @@ def case_detail_context(*, case: Case) -> dict[str, object]:
             "status": case.status,
             "status_label": CaseStatus(case.status).label,
             "failure_reason": case.failure_reason,
+            "progress": case.progress,
+            "status_detail": case.status_detail,
+            **processing_state(case),
             "created_at": _iso(case.created_at),
             "rule_versions": case.rule_versions,
             "upload": _upload(case),

@@ -1,8 +1,13 @@
 """Every write Casebook makes: create a case from an upload, ingest it, re-analyze it.
 
-Ingest is idempotent: a worker claims a case with a conditional update (QUEUED -> PARSING) and stops
-when another worker has it; the derived rows of a case are replaced together in one transaction, so
-running it twice equals running it once. The original upload is never touched.
+Ingest is idempotent: a worker claims a case (web/claims.py: QUEUED -> PARSING under a row lock, or
+a case whose holder went silent) and stops when another worker has it; while it works a heartbeat
+stamps the case, and the derived rows of a case are replaced together in one transaction, written only
+while the claim is still its own, so running it twice equals running it once. The original upload is
+never touched.
+
+The ingest task is handed to the broker after the case is committed. When the broker cannot be
+reached the case stays QUEUED and says so; the sweeper (web/sweeper.py) sends it once it can.
 """
 
 from __future__ import annotations
@@ -15,7 +20,11 @@ import tempfile
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
+import kombu.exceptions
 import pandas as pd
+import psycopg
+import redis.exceptions
+from celery.exceptions import SoftTimeLimitExceeded
 from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.core.files import File
@@ -31,6 +40,16 @@ from parsers.base import release_memory
 from parsers.bundle import Bundle, read_bundle
 from parsers.rawtext import TextChunk
 from web import bulk, charts
+from web.claims import (
+    Claim,
+    ClaimLost,
+    Heartbeat,
+    claim_case,
+    holds_claim,
+    is_stalled,
+    new_token,
+    update_if_held,
+)
 from web.models import (
     FINAL_STATUSES,
     Case,
@@ -51,12 +70,35 @@ log = logging.getLogger(__name__)
 PIECE_REDUCER = "analyzer.timeline:reduce_piece"
 #: Warnings kept per source in the database (the count is kept whole): enough to see the pattern.
 MAX_WARNINGS_PER_SOURCE = 200
-#: Database errors worth a retry of the whole task: the server or the connection went away.
-TRANSIENT_DB_ERRORS = (OperationalError, InterfaceError)
+#: Database errors worth a retry of the whole task: the server or the connection went away (Django's
+#: wrappers, and psycopg's own from the COPY paths).
+TRANSIENT_DB_ERRORS = (OperationalError, InterfaceError, psycopg.OperationalError, psycopg.InterfaceError)
+#: What sending a task raises when the broker cannot be reached (after Celery's publish retries).
+BROKER_ERRORS = (kombu.exceptions.OperationalError, redis.exceptions.RedisError, OSError)
+#: What a queued case says while its task could not be handed to the broker.
+BROKER_DOWN_DETAIL = (
+    "The task queue (Redis) cannot be reached right now: the upload is kept, and the case will be "
+    "queued automatically as soon as the queue is back."
+)
 
 
 class CaseStateError(Exception):
     """The case is not in a state that allows this action (e.g. re-analyze while parsing)."""
+
+
+class TransientError(Exception):
+    """The database connection was lost during an ingest: the task retries it (web/tasks.py)."""
+
+
+def is_transient(exc: BaseException | None) -> bool:
+    """Whether ``exc`` (or what caused it) is a lost database connection rather than a bad bundle."""
+    seen: set[int] = set()
+    while exc is not None and id(exc) not in seen:
+        if isinstance(exc, TRANSIENT_DB_ERRORS):
+            return True
+        seen.add(id(exc))
+        exc = exc.__cause__ or exc.__context__
+    return False
 
 
 def _hash_and_size(fh: File) -> tuple[str, int]:
@@ -86,7 +128,9 @@ def case_create(*, user, file: File, original_name: str, title: str = "", enqueu
         )
     safe = get_valid_filename(os.path.basename(original_name or "bundle"))[:120] or "bundle"
     case = Case.objects.create(
-        title=title.strip()[:200], created_by=user if user and user.is_authenticated else None
+        title=title.strip()[:200],
+        created_by=user if user and user.is_authenticated else None,
+        enqueued_at=timezone.now() if enqueue else None,
     )
     upload = Upload(case=case, original_name=(original_name or "bundle")[:255], size=size, sha256=sha256)
     upload.file.save(safe, file, save=False)
@@ -97,29 +141,75 @@ def case_create(*, user, file: File, original_name: str, title: str = "", enqueu
 
 
 def _enqueue(case_id: int) -> None:
+    """Send the ingest task once the current transaction commits (the worker must see the case)."""
+    transaction.on_commit(lambda: case_send_ingest(case_id=case_id))
+
+
+def case_send_ingest(*, case_id: int) -> bool:
+    """Hand a queued case's ingest task to the broker now; False when the broker cannot be reached.
+
+    On failure the case stays QUEUED with ``enqueued_at`` cleared and a status detail that says it will
+    be queued when the broker is back: the sweeper sends it then. Sending twice is harmless (the
+    claim lets one execution through).
+    """
     from web.tasks import case_ingest_task
 
-    transaction.on_commit(lambda: case_ingest_task.delay(case_id))
+    try:
+        case_ingest_task.delay(case_id)
+    except BROKER_ERRORS as exc:
+        log.warning(
+            "case %s: the ingest task could not be queued (%s)", case_id, exc, extra={"case_id": case_id}
+        )
+        Case.objects.filter(pk=case_id, status=CaseStatus.QUEUED).update(
+            enqueued_at=None, status_detail=BROKER_DOWN_DETAIL, updated_at=timezone.now()
+        )
+        return False
+    Case.objects.filter(pk=case_id, status=CaseStatus.QUEUED, status_detail=BROKER_DOWN_DETAIL).update(
+        status_detail="", updated_at=timezone.now()
+    )
+    return True
 
 
 @transaction.atomic
 def case_reanalyze(*, case_id: int, enqueue: bool = True) -> Case:
-    """Queue a ready or failed case for a fresh ingest from its kept original (after an upgrade).
+    """Queue a case for a fresh ingest from its kept original (after an upgrade, or to unstick it).
 
-    Raises ``CaseStateError`` while the case is queued or being processed.
+    Allowed when the case is ready or failed, still queued (its task is sent again), or stalled: a
+    parsing/analyzing case whose worker stopped reporting (``claims.is_stalled``); that worker's claim
+    is revoked, so it writes nothing if it ever wakes up. Raises ``CaseStateError`` while a live
+    worker is processing the case.
     """
     case = Case.objects.select_for_update().get(pk=case_id)
-    if case.status not in FINAL_STATUSES:
-        raise CaseStateError(f"case {case_id} is {case.status}; it can be re-analyzed once ready or failed")
+    if case.status not in (*FINAL_STATUSES, CaseStatus.QUEUED) and not is_stalled(case):
+        raise CaseStateError(
+            f"Case {case_id} is being processed ({CaseStatus(case.status).label.lower()}, "
+            f"{case.progress} %) and its worker is still reporting; it can be re-analyzed once it is "
+            "done, or if its worker stops reporting."
+        )
+    _discard_unpublished_detail(case)
     case.status, case.progress, case.failure_reason, case.status_detail = CaseStatus.QUEUED, 0, "", ""
-    case.save(update_fields=["status", "progress", "failure_reason", "status_detail", "updated_at"])
+    case.claim, case.requeues = "", 0
+    case.enqueued_at = timezone.now() if enqueue else None
+    case.save(
+        update_fields=[
+            "status",
+            "progress",
+            "failure_reason",
+            "status_detail",
+            "claim",
+            "requeues",
+            "enqueued_at",
+            "updated_at",
+        ]
+    )
     if enqueue:
         _enqueue(case.pk)
     return case
 
 
-def _set(case_id: int, **fields: object) -> None:
-    Case.objects.filter(pk=case_id).update(updated_at=timezone.now(), **fields)
+def _discard_unpublished_detail(case: Case) -> None:
+    """Detail rows written by claims that never published (a dead or revoked ingest)."""
+    RawChunk.objects.filter(case=case, generation__gt=case.generation).delete()
 
 
 @contextlib.contextmanager
@@ -155,49 +245,93 @@ class _DetailWriter:
         RawChunk.objects.filter(case_id=self.case_id, generation=self.generation).delete()
 
 
-def case_ingest(*, case_id: int) -> None:
+def case_ingest(*, case_id: int, token: str | None = None) -> None:
     """Parse, analyze and store a queued case; the case ends READY or FAILED with a reason.
 
-    A case another worker already claimed is left alone. Transient database errors are re-raised
-    (the task retries them) after putting the case back in the queue.
+    ``token`` names this execution (``claims.new_token``; a fresh one when omitted, as for a call
+    outside Celery). A case another live worker holds is left alone. A lost database connection
+    raises ``TransientError`` (the task retries, and the retry takes over its predecessor's claim);
+    a claim taken away meanwhile (``ClaimLost``) stops the work without a write.
     """
-    if not Case.objects.filter(pk=case_id, status=CaseStatus.QUEUED).update(
-        status=CaseStatus.PARSING, progress=1, status_detail="", failure_reason="", updated_at=timezone.now()
-    ):
-        log.info("case %s is not queued; another worker has it or it is done", case_id)
-        return
-    case = Case.objects.select_related("upload").get(pk=case_id)
-    detail = _DetailWriter(case_id, case.generation + 1)
-    try:
-        detail.discard()  # rows a crashed run of this generation may have left
-        bundle = _parse(case, keep_text=detail.keep)
-        release_memory()
-        _set(case_id, status=CaseStatus.ANALYZING, progress=80, status_detail="running the rules")
-        timeline = Timeline.from_sources(
-            bundle.sources, ncpu=bundle.ncpu, host=bundle.host, utc_offset_s=bundle.utc_offset_s
+    token = token or new_token(None)
+    claim = claim_case(case_id=case_id, token=token)
+    if claim is None:
+        log.info(
+            "case %s is not queued; another worker has it or it is done", case_id, extra={"case_id": case_id}
         )
-        outcome = engine.run(timeline)
-        with transaction.atomic():
-            _replace_derived(case, bundle, timeline, outcome, detail.generation)
-    except BundleError as exc:
-        _fail(case_id, f"The bundle could not be read: {exc}", detail)
-    except TRANSIENT_DB_ERRORS:
+        return
+    log.info(
+        "case %s claimed by %s (generation %s)", case_id, token, claim.generation, extra={"case_id": case_id}
+    )
+    detail = _DetailWriter(case_id, claim.generation)
+    try:
+        with Heartbeat(claim) as beat:
+            _ingest_claimed(claim, beat, detail)
+    except ClaimLost:
+        log.warning("case %s: claim %s was taken away; stopping", case_id, token, extra={"case_id": case_id})
         with contextlib.suppress(DatabaseError):
-            _set(case_id, status=CaseStatus.QUEUED, progress=0, status_detail="waiting for the database")
-        raise
-    except Exception as exc:  # noqa: BLE001 - any failure must leave a readable FAILED case
-        log.exception("ingest of case %s failed", case_id)
-        _fail(case_id, f"Internal error while processing the bundle ({type(exc).__name__}: {exc}).", detail)
+            detail.discard()
+    except Exception as exc:
+        if is_transient(exc):
+            with contextlib.suppress(DatabaseError):
+                update_if_held(claim, status_detail="the database connection was lost; retrying")
+            raise TransientError(f"case {case_id}: {exc}") from exc
+        if isinstance(exc, BundleError):
+            _fail(claim, f"The bundle could not be read: {exc}", detail)
+        elif isinstance(exc, SoftTimeLimitExceeded):
+            _fail(
+                claim,
+                f"Processing took longer than the limit of {settings.CELERY_TASK_SOFT_TIME_LIMIT} s and was "
+                "stopped. The original upload is kept: Re-analyze to try again (on a larger worker).",
+                detail,
+            )
+        else:  # any other failure must leave a readable FAILED case
+            log.exception("ingest of case %s failed", case_id, extra={"case_id": case_id})
+            _fail(claim, f"Internal error while processing the bundle ({type(exc).__name__}: {exc}).", detail)
 
 
-def _fail(case_id: int, reason: str, detail: _DetailWriter | None = None) -> None:
+def _ingest_claimed(claim: Claim, beat: Heartbeat, detail: _DetailWriter) -> None:
+    case = Case.objects.select_related("upload").defer("charts_overview").get(pk=claim.case_id)
+    detail.discard()  # rows a crashed run of this generation may have left
+
+    def report(**fields: object) -> None:
+        beat.check()
+        if not update_if_held(claim, **fields):
+            raise ClaimLost(f"case {claim.case_id}: the claim {claim.token} was taken away")
+
+    bundle = _parse(case, keep_text=detail.keep, report=report)
+    release_memory()
+    report(status=CaseStatus.ANALYZING, progress=80, status_detail="running the rules")
+    timeline = Timeline.from_sources(
+        bundle.sources, ncpu=bundle.ncpu, host=bundle.host, utc_offset_s=bundle.utc_offset_s
+    )
+    outcome = engine.run(timeline)
+    beat.check()
+    with transaction.atomic():
+        if not holds_claim(claim):
+            raise ClaimLost(f"case {claim.case_id}: the claim {claim.token} was taken away")
+        _replace_derived(case, bundle, timeline, outcome, claim.generation)
+
+
+def _fail(claim: Claim, reason: str, detail: _DetailWriter | None = None) -> None:
     if detail is not None:
         with contextlib.suppress(DatabaseError):
             detail.discard()
-    _set(case_id, status=CaseStatus.FAILED, failure_reason=reason[:2000] or "unknown error", status_detail="")
+    update_if_held(
+        claim,
+        status=CaseStatus.FAILED,
+        failure_reason=reason[:2000] or "unknown error",
+        status_detail="",
+        claim="",
+    )
 
 
-def _parse(case: Case, *, keep_text: Callable[[str, tuple[TextChunk, ...]], None]) -> Bundle:
+def _parse(
+    case: Case,
+    *,
+    keep_text: Callable[[str, tuple[TextChunk, ...]], None],
+    report: Callable[..., None],
+) -> Bundle:
     limits = Limits(
         max_members=settings.CASEBOOK_MAX_MEMBERS,
         max_total_bytes=settings.CASEBOOK_MAX_UNCOMPRESSED_BYTES,
@@ -207,7 +341,7 @@ def _parse(case: Case, *, keep_text: Callable[[str, tuple[TextChunk, ...]], None
 
     def progress(member: str) -> None:
         seen[0] += 1
-        _set(case.pk, progress=min(75, 2 + seen[0]), status_detail=f"parsing {member[:250]}")
+        report(progress=min(75, 2 + seen[0]), status_detail=f"parsing {member[:250]}")
 
     with _local_copy(case.upload) as path:
         return read_bundle(
@@ -311,6 +445,7 @@ def _replace_derived(
     case.search_terms = "\n".join(search_terms(timeline))
     case.progress = 100
     case.status_detail = ""
+    case.claim = ""
     if timed:
         case.status, case.failure_reason = CaseStatus.READY, ""
     else:
@@ -319,7 +454,32 @@ def _replace_derived(
             f"No supported capture was found in the bundle ({bundle.members_seen} member(s) looked at; "
             "see 'Not used' for the reason of each)."
         )
-    case.save()
+    # Only what the ingest derived: fields others write meanwhile (title, heartbeat...) are kept.
+    case.save(update_fields=[*_DERIVED_CASE_FIELDS, "updated_at"])
+
+
+#: The case fields an ingest writes when it publishes its result.
+_DERIVED_CASE_FIELDS = (
+    "host",
+    "kernel",
+    "ncpu",
+    "layout",
+    "window_start",
+    "window_end",
+    "utc_offset_s",
+    "utc_offset_origin",
+    "warnings",
+    "rule_versions",
+    "generation",
+    "ingested_at",
+    "charts_overview",
+    "search_terms",
+    "progress",
+    "status_detail",
+    "claim",
+    "status",
+    "failure_reason",
+)
 
 
 def _iso_utc(ts: pd.Timestamp) -> str:

@@ -45,6 +45,20 @@ def envlist(name: str, default: str) -> list[str]:
     return [item.strip() for item in os.environ.get(name, default).split(",") if item.strip()]
 
 
+def envchoice(name: str, default: str, choices: tuple[str, ...]) -> str:
+    raw = os.environ.get(name, default).strip().lower()
+    if raw not in choices:
+        raise ImproperlyConfigured(f"{name}={raw!r} is not one of {', '.join(choices)}")
+    return raw
+
+
+def envseconds(name: str, default: int, *, minimum: int = 1) -> int:
+    value = envint(name, default)
+    if value < minimum:
+        raise ImproperlyConfigured(f"{name}={value} must be at least {minimum} (seconds)")
+    return value
+
+
 def _database(url: str) -> dict[str, object]:
     parsed = urlparse(url)
     if parsed.scheme not in ("postgres", "postgresql"):
@@ -57,6 +71,10 @@ def _database(url: str) -> dict[str, object]:
         "HOST": parsed.hostname or "127.0.0.1",
         "PORT": str(parsed.port or 5432),
         "CONN_MAX_AGE": 60,
+        # A connection kept from an earlier request is pinged before reuse: after a database restart
+        # the first request reconnects instead of failing.
+        "CONN_HEALTH_CHECKS": True,
+        "OPTIONS": {"connect_timeout": 5},
         "TEST": {"NAME": "test_" + (parsed.path.lstrip("/") or "casebook")},
     }
 
@@ -70,6 +88,19 @@ if not SECRET_KEY:
     SECRET_KEY = "casebook-insecure-development-key-change-me-0123456789"
 ALLOWED_HOSTS = envlist("CASEBOOK_ALLOWED_HOSTS", "localhost,127.0.0.1,[::1],testserver")
 CSRF_TRUSTED_ORIGINS = envlist("CASEBOOK_CSRF_TRUSTED_ORIGINS", "")
+
+# Production behind HTTPS (README, "Production"): CASEBOOK_HTTPS=1 turns on the redirect to https,
+# HSTS and secure cookies; CASEBOOK_BEHIND_PROXY=1 trusts the proxy's X-Forwarded-Proto. The health
+# endpoints answer over plain HTTP whatever the host name (web/health.py), for the orchestrator's probes.
+CASEBOOK_HTTPS = envbool("CASEBOOK_HTTPS", False)
+SECURE_SSL_REDIRECT = CASEBOOK_HTTPS
+SESSION_COOKIE_SECURE = CASEBOOK_HTTPS
+CSRF_COOKIE_SECURE = CASEBOOK_HTTPS
+SECURE_HSTS_SECONDS = envint("CASEBOOK_HSTS_SECONDS", 31_536_000 if CASEBOOK_HTTPS else 0)
+SECURE_HSTS_INCLUDE_SUBDOMAINS = envbool("CASEBOOK_HSTS_INCLUDE_SUBDOMAINS", CASEBOOK_HTTPS)
+SECURE_HSTS_PRELOAD = envbool("CASEBOOK_HSTS_PRELOAD", CASEBOOK_HTTPS)
+if envbool("CASEBOOK_BEHIND_PROXY", False):
+    SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
 PUBLIC_URL = envstr("CASEBOOK_PUBLIC_URL", "http://127.0.0.1:8000").rstrip("/")
 
 INSTALLED_APPS = [
@@ -85,6 +116,8 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
+    "web.health.HealthMiddleware",  # first: probes need no host check, redirect, session or database
+    "web.logs.RequestLogMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
@@ -94,6 +127,7 @@ MIDDLEWARE = [
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "csp.middleware.CSPMiddleware",
+    "web.health.DatabaseUnavailableMiddleware",  # a 503 that says so while PostgreSQL is away
 ]
 
 ROOT_URLCONF = "web.urls"
@@ -160,10 +194,55 @@ CELERY_TASK_IGNORE_RESULT = True
 CELERY_TASK_ACKS_LATE = True
 CELERY_TASK_REJECT_ON_WORKER_LOST = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
-CELERY_TASK_SOFT_TIME_LIMIT = envint("CASEBOOK_TASK_SOFT_TIME_LIMIT", 3600)
-CELERY_TASK_TIME_LIMIT = envint("CASEBOOK_TASK_TIME_LIMIT", 3900)
+CELERY_TASK_SOFT_TIME_LIMIT = envseconds("CASEBOOK_TASK_SOFT_TIME_LIMIT", 3600)
+CELERY_TASK_TIME_LIMIT = envseconds("CASEBOOK_TASK_TIME_LIMIT", 3900)
+if CELERY_TASK_TIME_LIMIT <= CELERY_TASK_SOFT_TIME_LIMIT:
+    raise ImproperlyConfigured("CASEBOOK_TASK_TIME_LIMIT must be above CASEBOOK_TASK_SOFT_TIME_LIMIT")
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
+CELERY_BROKER_CONNECTION_MAX_RETRIES = None  # a worker waits for Redis for as long as it takes
+# Redis hands an unacknowledged message (acks_late) to another worker after this long: above the
+# hard time limit, so a task still running is never handed out twice; a task whose worker died
+# sooner is taken back by the sweeper (below), not by this timeout.
+CASEBOOK_VISIBILITY_MARGIN_S = 300
+CELERY_BROKER_TRANSPORT_OPTIONS = {
+    "visibility_timeout": CELERY_TASK_TIME_LIMIT + CASEBOOK_VISIBILITY_MARGIN_S
+}
+# When Redis goes away a running ingest goes on (it reports to PostgreSQL, not to Redis) and ends;
+# its acknowledgement may be lost with Redis, and a redelivered copy then finds the case done.
+CELERY_WORKER_CANCEL_LONG_RUNNING_TASKS_ON_CONNECTION_LOSS = False
+# Sending a task while Redis is down fails after about 1.5 s instead of holding an upload request;
+# the case then says it will be queued when Redis is back, and the sweeper sends it.
+CELERY_TASK_PUBLISH_RETRY_POLICY = {
+    "max_retries": 2,
+    "interval_start": 0,
+    "interval_step": 0.5,
+    "interval_max": 1,
+}
 CELERY_TASK_DEFAULT_QUEUE = envstr("CASEBOOK_QUEUE", "casebook")
+CELERY_WORKER_HIJACK_ROOT_LOGGER = False  # the worker logs through LOGGING below (web/celery.py)
+
+# Fault handling (web/claims.py, web/sweeper.py). A worker processing a case stamps it every
+# HEARTBEAT_INTERVAL s; one silent for STALE_AFTER s is taken to be dead (a loaded host can delay a
+# beat by seconds: several beats must be missed). Celery beat runs the sweeper every SWEEP_INTERVAL
+# s; a case is taken back at most MAX_REQUEUES times, then fails with the reason. A queued case whose
+# task was sent more than QUEUED_RESEND_AFTER s ago is sent again (its message may have been lost).
+CASEBOOK_HEARTBEAT_INTERVAL = envseconds("CASEBOOK_HEARTBEAT_INTERVAL", 10)
+CASEBOOK_STALE_AFTER = envseconds("CASEBOOK_STALE_AFTER", 60)
+CASEBOOK_SWEEP_INTERVAL = envseconds("CASEBOOK_SWEEP_INTERVAL", 20)
+CASEBOOK_MAX_REQUEUES = envseconds("CASEBOOK_MAX_REQUEUES", 2, minimum=0)
+CASEBOOK_QUEUED_RESEND_AFTER = envseconds("CASEBOOK_QUEUED_RESEND_AFTER", 900)
+if CASEBOOK_STALE_AFTER < 3 * CASEBOOK_HEARTBEAT_INTERVAL:
+    raise ImproperlyConfigured("CASEBOOK_STALE_AFTER must be at least 3 x CASEBOOK_HEARTBEAT_INTERVAL")
+CELERY_BEAT_SCHEDULE = {
+    "sweep-cases": {
+        "task": "casebook.sweep_cases",
+        "schedule": float(CASEBOOK_SWEEP_INTERVAL),
+        "options": {"expires": float(CASEBOOK_SWEEP_INTERVAL)},
+    }
+}
+CELERY_BEAT_SCHEDULE_FILENAME = envstr(
+    "CASEBOOK_BEAT_SCHEDULE_FILE", str(BASE_DIR / "var" / "celerybeat-schedule")
+)
 
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
@@ -194,9 +273,33 @@ SECURE_REFERRER_POLICY = "same-origin"
 X_FRAME_OPTIONS = "DENY"
 SESSION_COOKIE_HTTPONLY = True
 
+# Logs: one JSON object per line on stderr (web, worker, beat and gunicorn alike: web/logs.py), with
+# the task and case a line is about; CASEBOOK_LOG_FORMAT=text for reading by eye.
+CASEBOOK_LOG_FORMAT = envchoice("CASEBOOK_LOG_FORMAT", "json", ("json", "text"))
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
-    "handlers": {"console": {"class": "logging.StreamHandler"}},
+    "filters": {"context": {"()": "web.logs.ContextFilter"}},
+    "formatters": {
+        "json": {
+            "()": "pythonjsonlogger.json.JsonFormatter",
+            "fmt": "%(levelname)s %(name)s %(message)s %(process)d",
+            "rename_fields": {"levelname": "level", "name": "logger", "process": "pid"},
+            "timestamp": "time",
+        },
+        "text": {"format": "%(asctime)s %(levelname)s %(name)s [%(process)d] %(message)s"},
+    },
+    "handlers": {
+        "console": {
+            "class": "logging.StreamHandler",
+            "formatter": CASEBOOK_LOG_FORMAT,
+            "filters": ["context"],
+        }
+    },
     "root": {"handlers": ["console"], "level": envstr("CASEBOOK_LOG_LEVEL", "INFO")},
+    "loggers": {
+        # gunicorn's own loggers go through the handler above (web/gunicorn_conf.py).
+        "gunicorn.error": {"level": "INFO", "propagate": True},
+        "gunicorn.access": {"level": "WARNING", "propagate": True},
+    },
 }

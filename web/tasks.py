@@ -3,20 +3,34 @@
 from __future__ import annotations
 
 from celery import shared_task
+from django.conf import settings
 from django.db import InterfaceError, OperationalError
 
-from web import services
+from web import claims, services, sweeper
 
 
 @shared_task(
+    bind=True,
     name="casebook.case_ingest",
     ignore_result=True,
-    acks_late=True,  # safe: case_ingest claims with a conditional update and replaces rows atomically
-    reject_on_worker_lost=True,
-    autoretry_for=(OperationalError, InterfaceError),  # database gone: transient, retried
+    acks_late=True,  # safe: case_ingest claims the case and publishes its rows once, atomically
+    reject_on_worker_lost=True,  # a killed pool process: the message goes back to the queue at once
+    # The database went away (restart, fail-over): retried; the retry takes over this execution's claim.
+    autoretry_for=(services.TransientError, OperationalError, InterfaceError),
     retry_backoff=5,
     retry_backoff_max=120,
     max_retries=5,
 )
-def case_ingest_task(case_id: int) -> None:
-    services.case_ingest(case_id=case_id)
+def case_ingest_task(self, case_id: int) -> None:  # noqa: ANN001 - Celery's bound task
+    services.case_ingest(case_id=case_id, token=claims.new_token(self.request.id, self.request.retries or 0))
+
+
+@shared_task(
+    name="casebook.sweep_cases",
+    ignore_result=True,
+    # A sweep that waited longer than one interval in the queue (workers all busy, or none) is
+    # dropped: the next one does the same work, so they never pile up.
+    expires=settings.CASEBOOK_SWEEP_INTERVAL,
+)
+def sweep_cases_task() -> None:
+    sweeper.sweep()

@@ -6,8 +6,11 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from django.conf import settings
+from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import ValidationError
+from django.db.models import TextField
+from django.db.models.functions import Cast
 from django.http import FileResponse, Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
@@ -25,7 +28,8 @@ def _get_case_for_user(request: HttpRequest, case_id: int) -> Case:
     if not request.user.is_authenticated:
         raise Http404
     try:
-        return Case.objects.select_related("upload").get(pk=case_id)
+        # charts_overview (megabytes of JSON) is loaded only by the timeline view that sends it.
+        return Case.objects.select_related("upload").defer("charts_overview").get(pk=case_id)
     except Case.DoesNotExist as exc:
         raise Http404 from exc
 
@@ -101,15 +105,23 @@ def case_status(request: HttpRequest, case_id: int) -> JsonResponse:
 
 
 @require_GET
-def case_timeline(request: HttpRequest, case_id: int) -> JsonResponse:
+def case_timeline(request: HttpRequest, case_id: int) -> HttpResponse:
     """Chart specs; ``?start=&end=`` (epoch ms) re-reads a zoomed range in detail."""
     case = _get_case_for_user(request, case_id)
     try:
         start, end = (_ms_param(request, name) for name in ("start", "end"))
     except ValueError:
         return JsonResponse({"message": "start and end are epoch milliseconds", "extra": {}}, status=400)
-    if start is None and end is None and case.charts_overview is not None:
-        return JsonResponse(case.charts_overview)
+    if start is None and end is None:
+        # The whole capture's charts, built at ingest: sent as PostgreSQL keeps the text, without
+        # decoding and encoding megabytes of JSON on every visit.
+        overview = (
+            Case.objects.filter(pk=case.pk)
+            .values_list(Cast("charts_overview", output_field=TextField()), flat=True)
+            .first()
+        )
+        if overview is not None:
+            return HttpResponse(overview, content_type="application/json")
     return JsonResponse(charts.timeline_charts(case=case, start=start, end=end))
 
 
@@ -138,11 +150,23 @@ def _ms_param(request: HttpRequest, name: str) -> datetime | None:
 
 @require_POST
 def case_reanalyze(request: HttpRequest, case_id: int) -> HttpResponse:
+    """Queue the case again from its kept original (also takes back a case whose worker died).
+    A browser is sent back to the case page with a message; ``Accept: application/json`` gets
+    202 JSON, or 409 JSON while a live worker is processing the case."""
     case = _get_case_for_user(request, case_id)
+    wants_json = "application/json" in request.headers.get("Accept", "")
     try:
         services.case_reanalyze(case_id=case.pk)
     except services.CaseStateError as exc:
-        return JsonResponse({"message": str(exc), "extra": {}}, status=409)
+        if wants_json:
+            return JsonResponse({"message": str(exc), "extra": {"status": case.status}}, status=409)
+        messages.warning(request, str(exc))
+        return redirect("case-detail", case_id=case.pk)
+    if wants_json:
+        return JsonResponse({"id": case.pk, "status_url": reverse("case-status", args=[case.pk])}, status=202)
+    messages.success(
+        request, "Queued for a fresh analysis of the kept upload. This page follows its progress."
+    )
     return redirect("case-detail", case_id=case.pk)
 
 

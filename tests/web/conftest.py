@@ -9,10 +9,12 @@ from __future__ import annotations
 import io
 import os
 import tarfile
+import uuid
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+import redis
 from celery.contrib.testing.worker import start_worker
 from django.contrib.auth import get_user_model
 from django.test import Client
@@ -118,3 +120,25 @@ def celery_worker(transactional_db) -> Iterator[object]:
             yield worker
     finally:
         celery_app.conf.task_default_queue = old
+
+
+@pytest.fixture
+def private_queue(redis_client) -> Iterator[str]:
+    """A Celery queue of this test alone: tasks the code under test sends land there (and are deleted
+    afterwards), never in the queue a development worker consumes."""
+    queue = f"casebook-test-{os.getpid()}-{uuid.uuid4().hex[:8]}"
+    old = celery_app.conf.task_default_queue
+    celery_app.conf.task_default_queue = queue
+    try:
+        yield queue
+    finally:
+        celery_app.conf.task_default_queue = old
+        redis_client.delete(queue)
+
+
+@pytest.fixture
+def redis_client() -> redis.Redis:
+    """The real Redis of the broker URL (the tests' own database number)."""
+    from django.conf import settings
+
+    return redis.Redis.from_url(settings.CELERY_BROKER_URL)

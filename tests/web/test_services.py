@@ -9,6 +9,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 from django.core.files import File
+from django.utils import timezone
 
 from parsers.pool import PiecePool
 from parsers.rawtext import text_of
@@ -121,10 +122,16 @@ def test_a_case_not_queued_is_left_alone(tmp_path: Path) -> None:
     assert case.ingested_at == before
 
 
-def test_reanalyze_is_refused_while_the_case_is_processed(tmp_path: Path) -> None:
+def test_reanalyze_is_refused_while_a_live_worker_processes_the_case(tmp_path: Path) -> None:
     case = _create(make_tar(tmp_path / "b.tgz", {"vmstat.txt": VMSTAT.encode()}))
-    with pytest.raises(services.CaseStateError, match="queued"):
+    Case.objects.filter(pk=case.pk).update(
+        status=CaseStatus.PARSING, claim="task-1:0", heartbeat_at=timezone.now(), progress=30
+    )
+    with pytest.raises(
+        services.CaseStateError, match="being processed .parsing, 30 %. and its worker is still"
+    ):
         services.case_reanalyze(case_id=case.pk, enqueue=False)
+    assert Case.objects.get(pk=case.pk).claim == "task-1:0"
 
 
 def test_a_broken_member_never_sinks_the_rest(tmp_path: Path) -> None:

@@ -6,6 +6,7 @@ import time
 
 import pytest
 from django.core.files import File
+from django.db import InterfaceError, OperationalError
 
 from tests.web.conftest import EXAMPLE_BUNDLE
 from web import services
@@ -48,6 +49,29 @@ def test_the_celery_limits_are_set(settings) -> None:
     assert app.conf.task_soft_time_limit == settings.CELERY_TASK_SOFT_TIME_LIMIT > 0
     assert app.conf.task_time_limit > app.conf.task_soft_time_limit
     assert app.conf.broker_url.startswith("redis://")
+
+
+def test_a_task_that_died_is_redelivered_only_after_the_hard_time_limit(settings) -> None:
+    # Redis hands an unacknowledged message to another worker after the visibility timeout: it must
+    # exceed the hard limit, or a long ingest still running would be started a second time.
+    from web.celery import app
+
+    assert app.conf.task_acks_late is True and app.conf.worker_prefetch_multiplier == 1
+    assert app.conf.broker_transport_options["visibility_timeout"] > app.conf.task_time_limit
+    assert app.conf.broker_connection_max_retries is None  # workers wait for Redis for as long as it takes
+    assert app.conf.worker_cancel_long_running_tasks_on_connection_loss is False
+    policy = app.conf.task_publish_retry_policy
+    assert policy["max_retries"] * policy["interval_max"] <= 5  # an upload never waits long on a dead Redis
+
+
+def test_beat_runs_the_sweeper_at_the_configured_interval(settings) -> None:
+    from web.celery import app
+    from web.tasks import sweep_cases_task
+
+    (entry,) = [e for e in app.conf.beat_schedule.values() if e["task"] == sweep_cases_task.name]
+    assert entry["schedule"] == settings.CASEBOOK_SWEEP_INTERVAL
+    assert entry["options"]["expires"] == settings.CASEBOOK_SWEEP_INTERVAL  # sweeps never pile up
+    assert case_ingest_task.autoretry_for == (services.TransientError, OperationalError, InterfaceError)
 
 
 def _parse_in_a_daemon(results) -> None:

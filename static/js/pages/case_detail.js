@@ -10,7 +10,7 @@
 // lines): it is put on the page with textContent only.
 
 import { fetchJSON } from "../lib/http.js";
-import { formatEpochMs, formatTimes, zoneLabel, parseIso } from "../lib/timefmt.js";
+import { formatDuration, formatEpochMs, formatTimes, zoneLabel, parseIso } from "../lib/timefmt.js";
 import { buildCharts } from "../lib/charts.js";
 
 const FINAL_STATUSES = new Set(["ready", "failed"]);
@@ -38,6 +38,37 @@ function setupTimes(offsetS) {
   }
 }
 
+// The processing panel (#case-processing): progress, what the worker does, when it last reported,
+// and whether it stopped reporting. `data` is the status JSON (selectors.case_status).
+function showProcessing(data) {
+  const progress = document.getElementById("case-progress");
+  if (!progress) {
+    return;
+  }
+  if (Number.isFinite(data.progress)) {
+    progress.value = data.progress;
+    progress.textContent = `${data.progress} %`;
+    document.getElementById("case-progress-text").textContent = `${data.progress} %`;
+  }
+  const detail = document.getElementById("case-status-detail");
+  if (data.detail) {
+    detail.textContent = data.detail;
+  } else {
+    detail.textContent = data.status === "queued" ? "Waiting for a worker to pick it up." : "Working on it.";
+  }
+  const report = document.getElementById("case-last-report");
+  const at = parseIso(data.last_report_at);
+  report.hidden = !Number.isFinite(at);
+  if (Number.isFinite(at)) {
+    const time = document.getElementById("case-last-report-time");
+    time.setAttribute("datetime", data.last_report_at);
+    time.textContent = formatEpochMs(at, 0, "time");
+    const age = Math.max(0, Date.now() - at);
+    document.getElementById("case-last-report-age").textContent = `(${formatDuration(age) || "0 s"} ago)`;
+  }
+  document.getElementById("case-stalled").hidden = !data.stalled;
+}
+
 function pollStatus(url, initial) {
   const label = document.getElementById("case-status-label");
   const badge = document.getElementById("case-status-badge");
@@ -58,6 +89,7 @@ function pollStatus(url, initial) {
       if (label && data.status_label) {
         label.textContent = data.status_label;
       }
+      showProcessing(data);
       if (status !== initial && FINAL_STATUSES.has(status)) {
         window.location.reload();
         return;
@@ -543,6 +575,7 @@ function main() {
 
   const status = page.dataset.status;
   if (page.dataset.statusUrl && !FINAL_STATUSES.has(status)) {
+    showProcessing({ ...caseData, detail: caseData.status_detail });
     pollStatus(page.dataset.statusUrl, status);
   }
   if (status === "ready") {

@@ -107,7 +107,9 @@ function pollStatus(created) {
       lastStatus = status;
       markStep(status);
     }
-    statusText.textContent = data.status_label || status;
+    // The detail says what the worker does, or that the case waits for the task queue to come back.
+    const label = data.status_label || status;
+    statusText.textContent = data.detail ? `${label}: ${data.detail}` : label;
     if (status === "ready") {
       statusText.textContent = "Ready: opening the case…";
       caseLink.hidden = false;

@@ -1,0 +1,283 @@
+"""Servers and processes a test starts itself, for tests of what happens when they fail.
+
+- ``PostgresServer``: a throw-away cluster of the machine's PostgreSQL 15 (initdb/pg_ctl under
+  /usr/lib/postgresql/15/bin) on a spare loopback port, run as the ``postgres`` user when the tests
+  run as root (initdb refuses root).
+- ``RedisServer``: a ``redis-server`` on a spare loopback port that keeps nothing on disk, like the
+  one this machine runs: a restart loses what was queued.
+- ``Process``: a command in a process group of its own, logging to a file, that can be stopped
+  politely or killed with SIGKILL as a whole (the way the OOM killer or a host crash ends a worker).
+- ``CasebookProcesses``: Casebook's own processes (``scripts/start web|worker|beat|migrate``) pointed
+  at a database and a broker, with the fault-handling intervals shortened so a test takes seconds.
+
+The shared services of the machine are never stopped or restarted.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import psycopg
+
+ROOT = Path(__file__).resolve().parent.parent
+PG_BIN = Path("/usr/lib/postgresql/15/bin")
+#: Seconds any server or process gets to start or stop on a busy 2-core machine.
+START_TIMEOUT_S = 90
+
+
+def free_port() -> int:
+    """A TCP port nothing listens on right now (the kernel's pick for port 0), on 127.0.0.1."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def wait_for(
+    what: str, check: Callable[[], object], timeout_s: float = START_TIMEOUT_S, every_s: float = 0.2
+):  # noqa: ANN201
+    """Poll ``check`` until it returns a true value (returned) or raise ``TimeoutError`` naming ``what``."""
+    deadline = time.monotonic() + timeout_s
+    last_error: BaseException | None = None
+    while time.monotonic() < deadline:
+        try:
+            value = check()
+        except Exception as exc:  # noqa: BLE001 - a server still starting answers with errors
+            last_error = exc
+        else:
+            if value:
+                return value
+        time.sleep(every_s)
+    raise TimeoutError(f"{what}: not within {timeout_s:.0f} s (last error: {last_error!r})")
+
+
+def _as_postgres(args: list[str]) -> list[str]:
+    return ["runuser", "-u", "postgres", "--", *args] if os.geteuid() == 0 else args
+
+
+class PostgresServer:
+    """A PostgreSQL 15 cluster in a temporary folder, listening on 127.0.0.1:``port`` only."""
+
+    def __init__(self) -> None:
+        if not (PG_BIN / "initdb").exists():
+            raise RuntimeError(f"PostgreSQL 15 binaries not found in {PG_BIN}")
+        self.base = Path(tempfile.mkdtemp(prefix="casebook-pg-"))
+        if os.geteuid() == 0:
+            shutil.chown(self.base, "postgres", "postgres")
+        self.data = self.base / "data"
+        self.log = self.base / "server.log"
+        self.port = free_port()
+        subprocess.run(
+            _as_postgres(
+                [str(PG_BIN / "initdb"), "-D", str(self.data), "-U", "postgres", "--auth=trust", "-E", "UTF8"]
+                + ["--no-sync", "--no-instructions"]
+            ),
+            check=True,
+            capture_output=True,
+            timeout=START_TIMEOUT_S,
+        )
+
+    def url(self, database: str = "postgres") -> str:
+        return f"postgres://postgres@127.0.0.1:{self.port}/{database}"
+
+    def start(self) -> None:
+        options = (
+            f"-p {self.port} -c listen_addresses=127.0.0.1 -k {self.base} "
+            # A test cluster: durability is not what is tested, speed on a busy disk is welcome.
+            "-c fsync=off -c full_page_writes=off -c synchronous_commit=off"
+        )
+        subprocess.run(
+            _as_postgres(
+                [str(PG_BIN / "pg_ctl"), "-D", str(self.data), "-l", str(self.log), "-o", options]
+                + ["-w", "-t", str(START_TIMEOUT_S), "start"]
+            ),
+            check=True,
+            capture_output=True,
+            timeout=START_TIMEOUT_S + 10,
+        )
+
+    def stop(self, mode: str = "fast") -> None:
+        """``fast``: every session is ended (what a restart does to the connections of a worker)."""
+        subprocess.run(
+            _as_postgres([str(PG_BIN / "pg_ctl"), "-D", str(self.data), "-m", mode, "-w", "stop"]),
+            check=False,
+            capture_output=True,
+            timeout=START_TIMEOUT_S,
+        )
+
+    def create_database(self, name: str) -> None:
+        with psycopg.connect(self.url(), autocommit=True) as conn:
+            conn.execute(f'CREATE DATABASE "{name}"')
+
+    def destroy(self) -> None:
+        self.stop("immediate")
+        shutil.rmtree(self.base, ignore_errors=True)
+
+
+class Process:
+    """A command in its own process group (``start_new_session``), output to ``log``."""
+
+    def __init__(self, name: str, args: list[str], *, env: dict[str, str], log: Path) -> None:
+        self.name = name
+        self.log = log
+        self._log_fh = log.open("ab")
+        self.popen = subprocess.Popen(
+            args,
+            env=env,
+            cwd=ROOT,
+            stdin=subprocess.DEVNULL,
+            stdout=self._log_fh,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
+
+    @property
+    def pgid(self) -> int:
+        return self.popen.pid  # the leader of its own session and group
+
+    def alive(self) -> bool:
+        return self.popen.poll() is None
+
+    def kill9(self) -> None:
+        """SIGKILL to the whole group at once: the process and every child it started."""
+        os.killpg(self.pgid, signal.SIGKILL)
+        self.popen.wait(timeout=30)
+
+    def stop(self, timeout_s: float = 30) -> None:
+        """SIGTERM to the group, SIGKILL to what is left after ``timeout_s``."""
+        if self.alive():
+            try:
+                os.killpg(self.pgid, signal.SIGTERM)
+                self.popen.wait(timeout=timeout_s)
+            except subprocess.TimeoutExpired:
+                pass
+            except ProcessLookupError:
+                pass
+        try:
+            os.killpg(self.pgid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        if self.alive():
+            self.popen.wait(timeout=30)
+        self._log_fh.close()
+
+    def text(self) -> str:
+        return self.log.read_text(errors="replace")
+
+
+def live_group_members(pgid: int) -> list[int]:
+    """Pids of processes of group ``pgid`` that still run (zombies waiting for a parent excluded)."""
+    found = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        state, group = fields[0], int(fields[2])
+        if group == pgid and state != "Z":
+            found.append(int(stat.parent.name))
+    return found
+
+
+class RedisServer:
+    """``redis-server`` on 127.0.0.1:``port``; nothing kept on disk, so a restart empties it."""
+
+    def __init__(self, workdir: Path) -> None:
+        self.workdir = workdir
+        self.port = free_port()
+        self.process: Process | None = None
+
+    def url(self, db: int = 0) -> str:
+        return f"redis://127.0.0.1:{self.port}/{db}"
+
+    def start(self) -> None:
+        args = ["redis-server", "--port", str(self.port), "--bind", "127.0.0.1", "--save", ""]
+        args += ["--appendonly", "no", "--dir", str(self.workdir)]
+        self.process = Process("redis", args, env=dict(os.environ), log=self.workdir / "redis.log")
+        wait_for(f"redis on port {self.port}", self.ping)
+
+    def ping(self) -> bool:
+        with socket.create_connection(("127.0.0.1", self.port), timeout=2) as s:
+            s.sendall(b"PING\r\n")
+            return s.recv(16).startswith(b"+PONG")
+
+    def stop(self) -> None:
+        if self.process is not None:
+            self.process.stop()
+            self.process = None
+
+
+#: Fault-handling intervals for tests (seconds): a silent worker is noticed within about 15 s.
+FAST_FAULTS = {
+    "CASEBOOK_HEARTBEAT_INTERVAL": "2",
+    "CASEBOOK_STALE_AFTER": "12",
+    "CASEBOOK_SWEEP_INTERVAL": "3",
+}
+
+
+class CasebookProcesses:
+    """Casebook's processes as ``scripts/start`` runs them, against ``database_url`` and ``redis_url``."""
+
+    def __init__(
+        self, workdir: Path, *, database_url: str, redis_url: str, media_root: Path, **env: str
+    ) -> None:
+        self.workdir = workdir
+        self.queue = f"casebook-faults-{os.getpid()}-{free_port()}"
+        self.web_port = free_port()
+        self.user, self.password = "faults-engineer", "faults-engineer-password-1"
+        self.env = {
+            **os.environ,
+            "CASEBOOK_DATABASE_URL": database_url,
+            "CASEBOOK_REDIS_URL": redis_url,
+            "CASEBOOK_QUEUE": self.queue,
+            "CASEBOOK_MEDIA_ROOT": str(media_root),
+            "CASEBOOK_BIND": f"127.0.0.1:{self.web_port}",
+            "CASEBOOK_WEB_WORKERS": "2",
+            "CASEBOOK_WORKER_CONCURRENCY": "1",
+            "CASEBOOK_PARSE_PROCESSES": "1",
+            "CASEBOOK_BEAT_SCHEDULE_FILE": str(workdir / "celerybeat-schedule"),
+            "CASEBOOK_LOG_FORMAT": "json",
+            "CASEBOOK_ADMIN_USER": self.user,
+            "CASEBOOK_ADMIN_PASSWORD": self.password,
+            **FAST_FAULTS,
+            **env,
+        }
+        self.processes: list[Process] = []
+
+    @property
+    def base_url(self) -> str:
+        return f"http://127.0.0.1:{self.web_port}"
+
+    def start(self, role: str, name: str | None = None) -> Process:
+        name = name or role
+        process = Process(
+            name, [str(ROOT / "scripts" / "start"), role], env=self.env, log=self.workdir / f"{name}.log"
+        )
+        self.processes.append(process)
+        return process
+
+    def run(self, role: str) -> None:
+        """A one-shot role (``migrate``), to its end."""
+        process = self.start(role)
+        code = process.popen.wait(timeout=START_TIMEOUT_S * 2)
+        process.stop()
+        if code != 0:
+            raise RuntimeError(f"scripts/start {role} exited {code}:\n{process.text()[-3000:]}")
+
+    def start_web(self) -> Process:
+        import requests
+
+        web = self.start("web")
+        wait_for("the web's /healthz", lambda: requests.get(f"{self.base_url}/healthz", timeout=5).ok)
+        return web
+
+    def stop_all(self) -> None:
+        for process in reversed(self.processes):
+            process.stop()

@@ -1,0 +1,119 @@
+"""The sweeper (web/sweeper.py) on the real database and the real Redis: cases of silent workers are
+taken back (bounded, then failed with a reason), lost messages are sent again, live work is left alone."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+from pathlib import Path
+
+import pytest
+from django.core.files import File
+from django.utils import timezone
+
+from tests.web.conftest import VMSTAT, make_tar
+from web import broker, claims, services, sweeper
+from web.models import Case, CaseStatus
+
+pytestmark = pytest.mark.django_db
+
+
+def _case(tmp_path: Path) -> Case:
+    path = make_tar(tmp_path / "b.tgz", {"vmstat.txt": VMSTAT.encode()})
+    with path.open("rb") as fh:
+        return services.case_create(user=None, file=File(fh), original_name=path.name, enqueue=False)
+
+
+def _claimed(tmp_path: Path, *, silent_for_s: float, requeues: int = 0) -> Case:
+    case = _case(tmp_path)
+    claims.claim_case(case_id=case.pk, token="dead-task:0")
+    Case.objects.filter(pk=case.pk).update(
+        heartbeat_at=timezone.now() - timedelta(seconds=silent_for_s),
+        requeues=requeues,
+        status_detail="parsing vmstat.txt",
+    )
+    return Case.objects.get(pk=case.pk)
+
+
+def _ago(seconds: float):  # noqa: ANN202 - a datetime
+    return timezone.now() - timedelta(seconds=seconds)
+
+
+def test_a_case_whose_worker_went_silent_is_queued_again_and_its_task_sent(
+    tmp_path: Path, settings, private_queue: str, redis_client
+) -> None:
+    case = _claimed(tmp_path, silent_for_s=settings.CASEBOOK_STALE_AFTER + 5)
+    report = sweeper.sweep()
+    assert report.requeued == [case.pk]
+    case.refresh_from_db()
+    assert (case.status, case.claim, case.requeues) == (CaseStatus.QUEUED, "", 1)
+    assert case.status_detail.startswith("Re-queued: the worker processing it stopped reporting at ")
+    assert "while parsing vmstat.txt" in case.status_detail
+    assert redis_client.llen(private_queue) == 1
+    # The revoked worker, should it wake up, can no longer publish anything.
+    assert not claims.update_if_held(claims.Claim(case.pk, "dead-task:0", 1), progress=50)
+
+
+def test_a_case_whose_worker_keeps_dying_fails_with_a_readable_reason(
+    tmp_path: Path, settings, private_queue: str, redis_client
+) -> None:
+    case = _claimed(
+        tmp_path, silent_for_s=settings.CASEBOOK_STALE_AFTER + 5, requeues=settings.CASEBOOK_MAX_REQUEUES
+    )
+    assert sweeper.sweep().failed == [case.pk]
+    case.refresh_from_db()
+    assert case.status == CaseStatus.FAILED
+    assert case.failure_reason.startswith(
+        f"The worker processing this bundle stopped reporting {settings.CASEBOOK_MAX_REQUEUES + 1} times"
+    )
+    assert "while parsing vmstat.txt" in case.failure_reason
+    assert case.failure_reason.endswith("The original upload is kept: Re-analyze to try again.")
+    assert redis_client.llen(private_queue) == 0
+
+
+def test_a_live_worker_is_left_alone(tmp_path: Path, settings, private_queue: str) -> None:
+    case = _claimed(tmp_path, silent_for_s=settings.CASEBOOK_STALE_AFTER - 10)
+    assert sweeper.sweep() == sweeper.SweepReport()
+    assert Case.objects.get(pk=case.pk).claim == "dead-task:0"
+
+
+def test_a_queued_case_whose_task_never_reached_the_broker_is_sent(
+    tmp_path: Path, private_queue: str, redis_client
+) -> None:
+    case = _case(tmp_path)
+    Case.objects.filter(pk=case.pk).update(
+        enqueued_at=None, status_detail=services.BROKER_DOWN_DETAIL, updated_at=_ago(30)
+    )
+    assert sweeper.sweep().resent == [case.pk]
+    case.refresh_from_db()
+    assert case.enqueued_at is not None and case.status_detail == ""
+    assert redis_client.llen(private_queue) == 1
+
+
+def test_a_queued_case_sent_before_the_broker_restarted_is_sent_again(
+    tmp_path: Path, private_queue: str, redis_client
+) -> None:
+    started = broker.started_at()
+    assert started is not None
+    case = _case(tmp_path)
+    Case.objects.filter(pk=case.pk).update(enqueued_at=started - timedelta(seconds=60), updated_at=_ago(30))
+    assert sweeper.sweep().resent == [case.pk]
+    assert redis_client.llen(private_queue) == 1
+
+
+def test_a_queued_case_sent_a_moment_ago_waits_for_its_worker(
+    tmp_path: Path, private_queue: str, redis_client
+) -> None:
+    case = _case(tmp_path)
+    Case.objects.filter(pk=case.pk).update(enqueued_at=_ago(1), updated_at=_ago(20))
+    assert sweeper.sweep().resent == []
+    assert redis_client.llen(private_queue) == 0
+
+
+def test_a_queued_case_waiting_too_long_is_sent_again(
+    tmp_path: Path, settings, private_queue: str, redis_client
+) -> None:
+    case = _case(tmp_path)
+    waited = _ago(settings.CASEBOOK_QUEUED_RESEND_AFTER + 60)
+    Case.objects.filter(pk=case.pk).update(enqueued_at=waited, updated_at=waited)
+    assert sweeper.sweep().resent == [case.pk]
+    assert redis_client.llen(private_queue) == 1
