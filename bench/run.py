@@ -18,8 +18,8 @@ What it prints (bench/README.md explains each figure and the targets):
    that parse call. Reported: MB/s of member text (MB = 10^6 bytes), rows/s of the main frame, CPU
    seconds (user+sys; > wall means more than one core was used), peak RSS of that process.
 3. Ingest: a fresh process with ``DJANGO_SETTINGS_MODULE=web.settings`` and
-   ``CASEBOOK_DATABASE_URL=postgres://postgres@127.0.0.1:5432/casebook_bench`` (created and migrated
-   when missing; uploads stored under /tmp/casebook-bench-media) runs
+   ``CASEBOOK_DATABASE_URL=postgres://postgres@127.0.0.1:5432/casebook_bench`` (created afresh and
+   migrated; uploads stored under /tmp/casebook-bench-media) runs
    ``web.services.case_create(user=None, file=File(fh), original_name=..., enqueue=False)`` (timed as
    "upload") then ``web.services.case_ingest(case_id=...)`` (timed as "ingest": the body the Celery
    worker runs). Reported: wall times, ingest / gzip|wc ratio, peak RSS (``ru_maxrss``), the case's
@@ -282,13 +282,13 @@ def parsers_stage(bundle: Path, scratch: Path, timeout: float) -> list[dict[str,
 # (3) Ingest: upload to READY, in a fresh process
 # ---------------------------------------------------------------------------------------------
 def ensure_database() -> None:
-    """Create the benchmark database when missing, then ``manage.py migrate`` it."""
+    """Create the benchmark database afresh, then ``manage.py migrate`` it: it is scratch, and a
+    database left by another checkout (other migrations applied) must not decide this run."""
     import psycopg
 
     with psycopg.connect("postgresql://postgres@127.0.0.1:5432/postgres", autocommit=True) as conn:
-        exists = conn.execute("SELECT 1 FROM pg_database WHERE datname = %s", (BENCH_DB,)).fetchone()
-        if not exists:
-            conn.execute(f'CREATE DATABASE "{BENCH_DB}"')
+        conn.execute(f'DROP DATABASE IF EXISTS "{BENCH_DB}" WITH (FORCE)')
+        conn.execute(f'CREATE DATABASE "{BENCH_DB}"')
     subprocess.run(
         [_python(), "manage.py", "migrate", "--noinput", "-v", "0"],
         cwd=ROOT,
