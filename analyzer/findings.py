@@ -20,7 +20,19 @@ class Severity(enum.StrEnum):
     @property
     def rank(self) -> int:
         """0 for the most severe: sort findings by it."""
-        return {"critical": 0, "warning": 1, "info": 2}[self.value]
+        return severity_rank(self.value)
+
+
+#: The one severity order, most severe first (the engine, the web and the API sort by it).
+SEVERITY_ORDER: tuple[Severity, ...] = (Severity.CRITICAL, Severity.WARNING, Severity.INFO)
+
+
+def severity_rank(value: str) -> int:
+    """Position of a severity (``"critical"`` ...) in SEVERITY_ORDER; unknown values sort last."""
+    for i, sev in enumerate(SEVERITY_ORDER):
+        if sev.value == value:
+            return i
+    return len(SEVERITY_ORDER)
 
 
 @dataclass(frozen=True, slots=True)

@@ -6,11 +6,10 @@ from datetime import datetime
 
 from django.db.models import Q, QuerySet
 
+from analyzer.findings import severity_rank
 from web.charts import chart_ids_for_evidence
 from web.claims import is_stalled, last_report
 from web.models import FINAL_STATUSES, PROCESSING_STATUSES, Case, CaseStatus, Source
-
-SEVERITY_ORDER = {"critical": 0, "warning": 1, "info": 2}
 
 
 def _iso(value: datetime | None) -> str | None:
@@ -90,7 +89,7 @@ def processing_state(case: Case) -> dict[str, object]:
 
 def findings_for_case(*, case: Case) -> list[dict[str, object]]:
     """Findings most severe first, as stored (evidence as a list of labelled values)."""
-    rows = sorted(case.findings.all(), key=lambda f: (SEVERITY_ORDER.get(f.severity, 9), f.position))
+    rows = sorted(case.findings.all(), key=lambda f: (severity_rank(f.severity), f.position))
     return [
         {
             "key": f.key,

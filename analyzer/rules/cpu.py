@@ -8,17 +8,23 @@ Averages hide one hot core (seed 004, Yoshinori Matsunobu: mpstat showed one CPU
 vmstat said 88 % idle): ``single-cpu-saturation`` reads mpstat per CPU. ``cpu-steal`` is time the
 hypervisor gave to other guests while ours wanted to run. ``context-switch-storm`` is scheduling
 itself becoming the work (too many threads, mutex ping-pong).
-
-The helpers ``per_run``, ``sustained_samples`` and ``held_seconds`` are shared by the memory, io and
-irq rule families.
 """
 
 from __future__ import annotations
 
-import math
-
 import pandas as pd
 
+from analyzer.detect import (
+    baseline,
+    held_seconds,
+    per_run,
+    step_seconds,
+    sustained_samples,
+    vmstat_rate_evidence,
+)
+from analyzer.detect import (
+    busy as busy_pct,
+)
 from analyzer.engine import rule
 from analyzer.findings import Evidence, Finding, Severity, Window
 from analyzer.timeline import Timeline
@@ -40,7 +46,7 @@ def cpu_saturation(tl: Timeline) -> Finding | None:
         return None
     rows = vm[within(vm["ts"], windows)]
     member, lines = tl.lines_of(rows)
-    held = sum(w.seconds for w in windows) + len(windows)
+    held = held_seconds(windows, step_seconds(vm["ts"]))
     evidence = [
         Evidence("run queue r (max)", int(rows["r"].max()), "threads", "vmstat.r", member, lines),
         Evidence("run queue r (median)", float(rows["r"].median()), "threads", "vmstat.r", member, lines),
@@ -97,76 +103,6 @@ def cpu_saturation(tl: Timeline) -> Finding | None:
 
 
 # ---------------------------------------------------------------------------------------------
-# Shared helpers (also imported by memory.py, io.py, irq.py)
-# ---------------------------------------------------------------------------------------------
-
-SUSTAINED_S = 5.0  # a condition must cover 5 s: longer than a scheduler burst or a cron job start (as above)
-MIN_SUSTAINED_SAMPLES = 2  # at least two consecutive reports agree, whatever the interval: one can be a fluke
-
-
-def per_run(frame: pd.DataFrame) -> list[pd.DataFrame]:
-    """``frame`` split by ``member`` (one run of one tool each), without since-boot reports.
-
-    pt-stalk writes a 1 s series and a 30 s ``-overall`` run of the same tool; the timeline puts both
-    under one frame name, so rates and sustained windows are computed run by run.
-    """
-    if not len(frame):
-        return []
-    if "since_boot" in frame:
-        frame = frame[~frame["since_boot"].astype(bool)]
-    if "member" not in frame:
-        return [frame] if len(frame) else []
-    return [part for _, part in frame.groupby("member", sort=False) if len(part)]
-
-
-def vmstat_rate_evidence(
-    tl: Timeline, windows: list[Window], column: str, label: str, ncpu: int
-) -> tuple[pd.DataFrame, float, list[Evidence]]:
-    """The vmstat rows in ``windows`` and the evidence of a per-second ``column`` (``in``, ``cs``):
-    median, max and median per CPU, and the CPU count. Returns (rows, median per CPU, evidence)."""
-    vm = tl.frame("vmstat")
-    rows = vm[within(vm["ts"], windows)]
-    member, lines = tl.lines_of(rows)
-    median = float(rows[column].median())
-    per_cpu = median / ncpu
-    series = f"vmstat.{column}"
-    evidence = [
-        Evidence(f"{label} (median)", int(median), "/s", series, member, lines),
-        Evidence(f"{label} (max)", int(rows[column].max()), "/s", series, member, lines),
-        Evidence(f"{column} per CPU (median)", int(round(per_cpu)), "/s per cpu", series, member, lines),
-        Evidence("CPUs", ncpu, "cpus", "ncpu"),
-    ]
-    return rows, per_cpu, evidence
-
-
-def step_seconds(ts: pd.Series) -> float:
-    """The median interval between distinct timestamps (1.0 when there is only one)."""
-    diffs = pd.Series(ts.drop_duplicates().sort_values()).diff().dropna()
-    step = diffs.median().total_seconds() if len(diffs) else 1.0
-    return step if step > 0 else 1.0
-
-
-def sustained_samples(ts: pd.Series, seconds: float = SUSTAINED_S) -> int:
-    """How many consecutive samples of this series cover ``seconds`` (at least MIN_SUSTAINED_SAMPLES).
-
-    At 1 s (pt-stalk) 5 s is 5 samples; a 30 s OSWatcher report already averages 30 s, so 2 do.
-    """
-    return max(MIN_SUSTAINED_SAMPLES, math.ceil(seconds / step_seconds(ts) - 1e-9))
-
-
-def held_seconds(windows: list[Window], step: float) -> float:
-    """Seconds covered by ``windows``: each sample stands for the interval it averages."""
-    return sum(w.seconds for w in windows) + step * len(windows)
-
-
-def _busy(frame: pd.DataFrame) -> pd.Series:
-    """mpstat busy percent: 100 - %idle - %iowait. %iowait is idle time with I/O outstanding
-    (mpstat(1); seed 001: "don't trust iowait", it is available CPU), so it does not count as busy."""
-    iowait = frame["iowait"] if "iowait" in frame else 0.0
-    return 100.0 - frame["idle"] - iowait
-
-
-# ---------------------------------------------------------------------------------------------
 # single-cpu-saturation
 # ---------------------------------------------------------------------------------------------
 
@@ -185,7 +121,7 @@ def single_cpu_saturation(tl: Timeline) -> Finding | None:
     """
     hits: list[tuple[float, float, int, list[Window], pd.DataFrame, pd.Series]] = []
     for run in per_run(tl.frame("mpstat_cpu")):
-        run = run.assign(busy=_busy(run))
+        run = run.assign(busy=busy_pct(run))
         cpus = run[run["cpu"] >= 0]
         wide = cpus.pivot_table(index="ts", columns="cpu", values="busy", aggfunc="mean")
         if wide.shape[1] < 2:
@@ -439,16 +375,6 @@ CS_PER_CPU_CRITICAL = 100_000  # 25-50 % of every CPU spent switching
 CS_BASELINE_FACTOR = 5.0  # five times the capture's own quiet level: a change of regime, not load noise
 # ...and at least 20k/s per CPU (~5-10 % of a CPU switching): below it a rise is ordinary load
 CS_PER_CPU_FLOOR = 20_000
-BASELINE_QUANTILE = 0.10  # the capture's quiet level: its 10th percentile (robust to a few idle gaps)
-BASELINE_MIN_SAMPLES = 5  # fewer samples make no baseline: only the fixed bar applies
-
-
-def baseline(values: pd.Series) -> float | None:
-    """The quiet level of a per-second series: its BASELINE_QUANTILE, or None with too few samples."""
-    values = values.dropna()
-    if len(values) < BASELINE_MIN_SAMPLES:
-        return None
-    return float(values.quantile(BASELINE_QUANTILE))
 
 
 @rule(key="context-switch-storm", requires=("vmstat", "ncpu"))

@@ -26,21 +26,24 @@ from __future__ import annotations
 import pandas as pd
 
 from analyzer import join
-from analyzer.engine import rule
-from analyzer.findings import Evidence, Finding, Severity, Window
-from analyzer.rules.mysql import (
+from analyzer.detect import (
+    available_cpu,
     count_per_snapshot,
+    d_threads_bar,
     held_seconds,
-    join_d_threshold,
     merge_windows,
+    nearest,
     need,
     snapshots,
     state_in,
     status,
+    step_seconds,
     top_values,
     variable,
     within_slack,
 )
+from analyzer.engine import rule
+from analyzer.findings import Evidence, Finding, Severity, Window
 from analyzer.timeline import Timeline, value_is
 from analyzer.windows import sustained, within
 
@@ -81,22 +84,6 @@ QUEUED_PER_CPU = 2.0
 IDLE_SHARE_OF_AVAILABLE_MIN = 0.5
 
 
-def _available(vm: pd.DataFrame) -> pd.Series:
-    """idle + iowait per vmstat sample (percent); iowait missing counts as 0."""
-    wa = vm["wa"] if "wa" in vm else 0
-    return vm["id"] + wa
-
-
-def _nearest(left_ts: pd.Series, right: pd.DataFrame, column: str | pd.Series) -> pd.Series:
-    """For each distinct ``left_ts``, the value of ``column`` at the nearest ``right`` sample (NaN when
-    none is within the join tolerance). Indexed by the left times."""
-    values = right[column] if isinstance(column, str) else column
-    pairs = join.pair_moments(left_ts, right["ts"])
-    by_ts = pd.Series(values.to_numpy(), index=right["ts"]).groupby(level=0).mean()
-    out = by_ts.reindex(pairs["other_ts"]).to_numpy()
-    return pd.Series(out, index=pd.Index(pairs["ts"]), dtype="float64")
-
-
 @rule(
     key="load-from-uninterruptible-threads",
     requires=("vmstat",),
@@ -106,8 +93,8 @@ def load_from_uninterruptible_threads(tl: Timeline) -> Finding | None:
     """Threads in D state (ps, else vmstat b) >= max(10, ncpu) while idle + iowait >= 30 %, sustained."""
     vm = tl.frame("vmstat")
     ncpu = tl.ncpu or 0
-    bar = join_d_threshold(ncpu)
-    available = _available(vm)
+    bar = d_threads_bar(ncpu)
+    available = available_cpu(vm)
     ps = tl.frame("ps_threads")
     windows: list[Window] = []
     d_all = pd.Series(dtype="int64")
@@ -117,7 +104,7 @@ def load_from_uninterruptible_threads(tl: Timeline) -> Finding | None:
         # evidence says how many are the server's.
         d_all = join.d_threads_by_wchan(ps, mysqld_only=False).sum(axis=1).astype("int64")
         d_all = d_all.reindex(pd.Index(ps["ts"].drop_duplicates().sort_values()), fill_value=0)
-        avail_at = _nearest(d_all.index.to_series(), vm, available)
+        avail_at = nearest(d_all.index.to_series(), vm, available)
         hit = (d_all >= bar) & (avail_at >= AVAILABLE_CPU_MIN_PCT)
         windows += sustained(d_all.index.to_series(), hit, min_samples=need(len(d_all), MIN_PS_SNAPSHOTS))
         by_wchan = join.d_threads_by_wchan(ps, mysqld_only=True)
@@ -244,7 +231,7 @@ def load_from_uninterruptible_threads(tl: Timeline) -> Finding | None:
                 )
             )
 
-    held = held_seconds(windows)
+    held = held_seconds(windows, step_seconds(vm["ts"]))
     idle_mean = float(vm_in["id"].mean()) if len(vm_in) else float("nan")
     wa_mean = float(vm_in["wa"].mean()) if len(vm_in) and "wa" in vm_in else 0.0
     meaning = join.wchan_meaning(dominant) if dominant else ""
@@ -312,7 +299,7 @@ def commit_serialization(tl: Timeline) -> Finding | None:
     active_n = count_per_snapshot(pl, active)
     n = count_per_snapshot(pl, committing)
     share = n / active_n.where(active_n > 0)
-    avail_at = _nearest(snaps, vm, _available(vm))
+    avail_at = nearest(snaps, vm, available_cpu(vm))
     hit = (
         (n >= COMMIT_MIN_SESSIONS)
         & (share >= COMMIT_MIN_SHARE)
@@ -415,7 +402,7 @@ def commit_serialization(tl: Timeline) -> Finding | None:
     ):
         if value is not None:
             evidence.append(Evidence(f"variable {name}", value, "", "variables"))
-    held = held_seconds(windows)
+    held = held_seconds(windows, step_seconds(snaps))
     relaxed = flush in ("0", "2") and sync_binlog not in (None, "1")
     explanation = (
         f"For {held:.0f} s up to {peak} sessions at once were committing ({float(share[in_win].max()) * 100:.0f} % of "
@@ -481,14 +468,14 @@ def iowait_understates_io(tl: Timeline) -> Finding | None:
     sustained."""
     vm = tl.frame("vmstat")
     ncpu = tl.ncpu or 0
-    available = _available(vm)
+    available = available_cpu(vm)
     queued = vm["r"] + (vm["b"] if "b" in vm else 0)
     pl = tl.frame("processlist")
     active_at = pd.Series(float("nan"), index=vm.index)
     if len(pl) and "active" in pl:
         active_n = count_per_snapshot(pl, pl["active"])
         frame = pd.DataFrame({"ts": active_n.index, "n": active_n.to_numpy()})
-        active_at = pd.Series(_nearest(vm["ts"], frame, "n").reindex(vm["ts"]).to_numpy(), index=vm.index)
+        active_at = pd.Series(nearest(vm["ts"], frame, "n").reindex(vm["ts"]).to_numpy(), index=vm.index)
     work = pd.concat([queued.astype("float64"), active_at], axis=1).max(axis=1)
     idle_dominates = vm["id"] >= IDLE_SHARE_OF_AVAILABLE_MIN * available
     hit = (available >= IDLE_PLUS_WAIT_MIN_PCT) & idle_dominates & (work >= QUEUED_PER_CPU * ncpu)
@@ -529,7 +516,7 @@ def iowait_understates_io(tl: Timeline) -> Finding | None:
         if active_at[mask].median() >= QUEUED_PER_CPU * ncpu:
             agree.append("processlist")
     work_median = float(work[mask].median())
-    held = held_seconds(windows)
+    held = held_seconds(windows, step_seconds(vm["ts"]))
     return Finding(
         key="iowait-understates-io",
         severity=Severity.WARNING,

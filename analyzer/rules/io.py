@@ -12,9 +12,9 @@ from __future__ import annotations
 
 import pandas as pd
 
+from analyzer.detect import held_seconds, per_run, step_seconds, sustained_samples
 from analyzer.engine import rule
 from analyzer.findings import Evidence, Finding, Severity
-from analyzer.rules.cpu import held_seconds, per_run, step_seconds, sustained_samples
 from analyzer.timeline import Timeline
 from analyzer.windows import sustained, within
 

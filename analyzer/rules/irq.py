@@ -14,9 +14,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from analyzer.engine import rule
-from analyzer.findings import Evidence, Finding, Severity, Window
-from analyzer.rules.cpu import (
+from analyzer.detect import (
     baseline,
     held_seconds,
     per_run,
@@ -24,6 +22,8 @@ from analyzer.rules.cpu import (
     sustained_samples,
     vmstat_rate_evidence,
 )
+from analyzer.engine import rule
+from analyzer.findings import Evidence, Finding, Severity, Window
 from analyzer.timeline import OTHER_IRQ, Timeline
 from analyzer.windows import sustained, within
 

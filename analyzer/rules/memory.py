@@ -9,9 +9,9 @@ means memory is oversubscribed now, not once.
 
 from __future__ import annotations
 
+from analyzer.detect import held_seconds, per_run, step_seconds
 from analyzer.engine import rule
 from analyzer.findings import Evidence, Finding, Severity, Window
-from analyzer.rules.cpu import held_seconds, per_run, step_seconds
 from analyzer.timeline import Timeline
 from analyzer.windows import sustained, within
 

@@ -24,13 +24,28 @@ from __future__ import annotations
 
 import re
 
-import numpy as np
 import pandas as pd
 
 from analyzer import join
+from analyzer.detect import (
+    count_per_snapshot,
+    d_threads_bar,
+    ev,
+    held_seconds,
+    merge_windows,
+    need,
+    snapshots,
+    state_in,
+    status,
+    step_seconds,
+    top_values,
+    variable,
+    variables_evidence,
+    within_slack,
+)
 from analyzer.engine import rule
 from analyzer.findings import Evidence, Finding, Severity, Window
-from analyzer.timeline import STATUS_KEPT, Timeline, value_is
+from analyzer.timeline import Timeline, value_is
 from analyzer.windows import sustained, within
 
 PILEUP_SHARE = 0.5  # one fingerprint is most of the active sessions (FINDINGS.md, seed 000)
@@ -98,109 +113,6 @@ LOCK_WAIT_SEVERE_S = 60
 #: InnoDB row-lock waits are invisible in State (``updating``, ``executing``): the gauge
 #: Innodb_row_lock_current_waits counts them (MySQL manual, "Server Status Variables").
 ROW_LOCK_MIN_WAITS = 3
-
-
-NO_SLACK = pd.Timedelta(0)
-#: Below 10, D-state threads are ordinary I/O noise (FINDINGS.md, seed 000)
-D_THREADS_MIN = 10
-#: One D thread per CPU adds as much to the load average as the machine has cores (FINDINGS.md)
-D_THREADS_PER_CPU = 1.0
-
-
-# -------------------------------------------------------------------------------------------------
-# Helpers shared with analyzer/rules/cross.py
-# -------------------------------------------------------------------------------------------------
-
-
-def snapshots(pl: pd.DataFrame) -> pd.Series:
-    """The distinct processlist snapshot times, sorted (a Series indexed by itself)."""
-    ts = pl["ts"]
-    if ts.is_monotonic_increasing:  # the timeline's frames are sorted: no hashing of every row
-        values = pd.DatetimeIndex(ts).asi8
-        first = np.ones(len(values), dtype=bool)
-        first[1:] = values[1:] != values[:-1]
-        idx = pd.Index(ts[first], name="ts")
-    else:
-        idx = pd.Index(ts.drop_duplicates().sort_values())
-    return idx.to_series()
-
-
-def count_per_snapshot(pl: pd.DataFrame, mask: pd.Series) -> pd.Series:
-    """Rows where ``mask`` holds, per snapshot (0 for snapshots with none), indexed by ``ts``."""
-    counts = pl["ts"][np.asarray(mask, dtype=bool)].value_counts(sort=False)
-    return counts.reindex(snapshots(pl).index, fill_value=0).astype("int64").rename(None)
-
-
-def state_in(pl: pd.DataFrame, states: frozenset[str]) -> pd.Series:
-    """Rows whose State is one of ``states`` (compared lower-case: MariaDB capitalises them); a
-    categorical State is compared once per distinct value."""
-    return pd.Series(value_is(pl["state"], lambda s: s.str.lower().isin(states)), index=pl.index)
-
-
-def need(n: int, wanted: int) -> int:
-    """Consecutive samples a window needs: ``wanted``, or all there are when the capture is shorter
-    (a single pt-stalk processlist snapshot is still evidence; confidence then says 1 snapshot)."""
-    return max(1, min(wanted, n))
-
-
-def status(tl: Timeline, variable: str) -> pd.DataFrame:
-    """One status variable from ``mysqladmin`` (``ts``, ``value``, ``per_s``, ``line_no``, ``member``),
-    sorted by time; empty when the bundle has no such counter."""
-    if variable not in STATUS_KEPT:
-        raise ValueError(f"{variable} is not among the status variables the timeline keeps (STATUS_KEPT)")
-    ma = tl.frame("mysqladmin")
-    if not len(ma) or "variable" not in ma:
-        return pd.DataFrame(columns=["ts", "value", "per_s", "line_no", "member"])
-    rows = ma[(ma["variable"] == variable).to_numpy(dtype=bool, na_value=False)]
-    return rows.sort_values("ts", kind="stable").reset_index(drop=True)
-
-
-def merge_windows(windows: list[Window], slack: pd.Timedelta = NO_SLACK) -> list[Window]:
-    """Union of windows: sorted, overlapping (or within ``slack``) ones merged."""
-    out: list[Window] = []
-    for w in sorted(windows, key=lambda w: w.start):
-        if out and w.start <= out[-1].end + slack:
-            out[-1] = Window(out[-1].start, max(out[-1].end, w.end))
-        else:
-            out.append(w)
-    return out
-
-
-def within_slack(ts: pd.Series, windows: list[Window], slack: pd.Timedelta) -> pd.Series:
-    """``within`` widened by ``slack`` on both sides (another source samples a little off the window)."""
-    return within(ts, [Window(w.start - slack, w.end + slack) for w in windows])
-
-
-def held_seconds(windows: list[Window]) -> float:
-    """Seconds covered by ``windows`` (a one-sample window counts as one interval, 1 s)."""
-    return sum(w.seconds for w in windows) + len(windows)
-
-
-def top_values(values: pd.Series, n: int = 3) -> list[tuple[str, int]]:
-    """The ``n`` most frequent values (missing/empty as ``(none)``) with their counts."""
-    counts = values.astype("string").fillna("").replace("", "(none)").value_counts().head(n)
-    return [(str(k), int(v)) for k, v in counts.items()]
-
-
-def variable(tl: Timeline, name: str) -> str | None:
-    """A server variable from the bundle's -variables (None when absent)."""
-    value = tl.variables.get(name)
-    return None if value is None else str(value)
-
-
-def variables_evidence(tl: Timeline, names: tuple[str, ...]) -> list[Evidence]:
-    """Evidence for the server variables among ``names`` that the bundle has (-variables)."""
-    found = ((name, variable(tl, name)) for name in names)
-    return [
-        Evidence(f"variable {name}", value, "", "variables") for name, value in found if value is not None
-    ]
-
-
-def _ev_status(
-    tl: Timeline, label: str, rows: pd.DataFrame, value: float, unit: str, series: str
-) -> Evidence:
-    member, lines = tl.lines_of(rows)
-    return Evidence(label, value, unit, series, member, lines)
 
 
 # -------------------------------------------------------------------------------------------------
@@ -286,11 +198,11 @@ def tmp_table_churn(tl: Timeline) -> Finding | None:
             agree.append("status counters")
         disk_rows = churn_rates
         evidence.append(
-            _ev_status(tl, "Created_tmp_disk_tables per second (median)", disk_rows,
+            ev(tl, "Created_tmp_disk_tables per second (median)", disk_rows,
                        round(float(disk_rows["disk_per_s"].median()), 1), "/s", "mysqladmin.Created_tmp_disk_tables")
         )  # fmt: skip
         evidence.append(
-            _ev_status(tl, "Created_tmp_disk_tables per second (max)", disk_rows,
+            ev(tl, "Created_tmp_disk_tables per second (max)", disk_rows,
                        round(float(disk_rows["disk_per_s"].max()), 1), "/s", "mysqladmin.Created_tmp_disk_tables")
         )  # fmt: skip
         if disk_rows["share"].notna().any():
@@ -370,9 +282,9 @@ def tmp_table_churn(tl: Timeline) -> Finding | None:
     )
 
     ncpu = tl.ncpu or 0
-    severe = file_peak >= max(join_d_threshold(ncpu), 1)
+    severe = file_peak >= max(d_threads_bar(ncpu), 1)
     tmpdir = variable(tl, "tmpdir") or "the tmpdir"
-    held = held_seconds(windows)
+    held = held_seconds(windows, step_seconds(snaps))
     by_states = bool(state_windows)
     if by_states:
         what = f"up to {peak_tmp} sessions at once were creating or removing internal temporary tables"
@@ -451,12 +363,6 @@ def tmp_table_churn(tl: Timeline) -> Finding | None:
     )
 
 
-def join_d_threshold(ncpu: int) -> int:
-    """D-state threads that matter: >= 10 and >= one per CPU (the load they add equals the cores).
-    Shared with ``load-from-uninterruptible-threads`` (analyzer/rules/cross.py)."""
-    return max(D_THREADS_MIN, int(ncpu * D_THREADS_PER_CPU))
-
-
 @rule(key="table-cache-contention", requires=("processlist",), optional=("mysqladmin", "variables"))
 def table_cache_contention(tl: Timeline) -> Finding | None:
     """>= 10 active sessions and >= 10 % of active in Opening tables / closing tables, sustained."""
@@ -491,13 +397,13 @@ def table_cache_contention(tl: Timeline) -> Finding | None:
         st = st[within_slack(st["ts"], windows, tol)]
         if len(st):
             evidence.append(
-                _ev_status(tl, label, st, round(float(st["per_s"].median()), 1), "/s", f"mysqladmin.{name}")
+                ev(tl, label, st, round(float(st["per_s"].median()), 1), "/s", f"mysqladmin.{name}")
             )
     open_tables = status(tl, "Open_tables")
     open_tables = open_tables[within_slack(open_tables["ts"], windows, tol)]
     if len(open_tables):
         evidence.append(
-            _ev_status(
+            ev(
                 tl,
                 "Open_tables (max)",
                 open_tables,
@@ -513,7 +419,7 @@ def table_cache_contention(tl: Timeline) -> Finding | None:
     suggested = "100000"
     if current is not None and current.isdigit():
         suggested = str(max(int(current) * 4, 4000))
-    held = held_seconds(windows)
+    held = held_seconds(windows, step_seconds(snaps))
     peak = int(n[in_win].max())
     return Finding(
         key="table-cache-contention",
@@ -579,7 +485,7 @@ def active_sessions_overload(tl: Timeline) -> Finding | None:
     running = running[within_slack(running["ts"], windows, tol)]
     if len(running):
         evidence.append(
-            _ev_status(
+            ev(
                 tl,
                 "Threads_running (median)",
                 running,
@@ -593,12 +499,10 @@ def active_sessions_overload(tl: Timeline) -> Finding | None:
         vm_in = vm[within_slack(vm["ts"], windows, tol)]
         if len(vm_in):
             evidence.append(
-                _ev_status(
-                    tl, "run queue r (median)", vm_in, float(vm_in["r"].median()), "threads", "vmstat.r"
-                )
+                ev(tl, "run queue r (median)", vm_in, float(vm_in["r"].median()), "threads", "vmstat.r")
             )
             evidence.append(
-                _ev_status(tl, "idle id (mean)", vm_in, round(float(vm_in["id"].mean()), 1), "%", "vmstat.id")
+                ev(tl, "idle id (mean)", vm_in, round(float(vm_in["id"].mean()), 1), "%", "vmstat.id")
             )
     evidence += [
         Evidence(f"query '{fp[:200]}'", c, "session-snapshots", "processlist.fingerprint")
@@ -608,7 +512,7 @@ def active_sessions_overload(tl: Timeline) -> Finding | None:
         Evidence(f"State '{s}'", c, "session-snapshots", "processlist.state")
         for s, c in top_values(rows["state"])
     ]
-    held = held_seconds(windows)
+    held = held_seconds(windows, step_seconds(snaps))
     return Finding(
         key="active-sessions-overload",
         severity=Severity.CRITICAL if median >= ACTIVE_SEVERE_PER_CPU * ncpu else Severity.WARNING,
@@ -775,7 +679,7 @@ def lock_waits(tl: Timeline) -> Finding | None:
         agree.append("Innodb_row_lock_current_waits")
         rl = row_locks[within(row_locks["ts"], row_windows)]
         evidence.append(
-            _ev_status(
+            ev(
                 tl,
                 "InnoDB row-lock waits now (max)",
                 rl,
@@ -785,7 +689,7 @@ def lock_waits(tl: Timeline) -> Finding | None:
             )
         )
         peak_n = max(peak_n, int(rl["value"].max()))
-    held = held_seconds(all_windows)
+    held = held_seconds(all_windows, step_seconds(snaps))
     severe = peak_n >= LOCK_WAIT_SEVERE_SESSIONS or peak_wait >= LOCK_WAIT_SEVERE_S
     return Finding(
         key="lock-waits",

@@ -1,0 +1,261 @@
+"""Detection helpers every rule family shares: sustained windows, per-run frames, snapshots of the
+processlist, status counters, baselines, evidence builders.
+
+One module so that a newcomer reads each helper once and every family measures the same way (one
+``held_seconds``, one notion of "sustained", one quiet level). Rules import from here, never from
+another family's file. No Django, no I/O: pure functions over ``analyzer.timeline.Timeline`` frames.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+
+from analyzer import join
+from analyzer.findings import Evidence, Window
+from analyzer.timeline import STATUS_KEPT, Timeline, value_is
+from analyzer.windows import sustained, within
+
+__all__ = [
+    "BASELINE_MIN_SAMPLES",
+    "BASELINE_QUANTILE",
+    "MIN_SUSTAINED_SAMPLES",
+    "NO_SLACK",
+    "SUSTAINED_S",
+    "available_cpu",
+    "baseline",
+    "busy",
+    "count_per_snapshot",
+    "d_threads_bar",
+    "ev",
+    "held_seconds",
+    "merge_windows",
+    "nearest",
+    "need",
+    "per_run",
+    "snapshots",
+    "state_in",
+    "status",
+    "step_seconds",
+    "sustained",
+    "sustained_samples",
+    "top_values",
+    "variable",
+    "variables_evidence",
+    "vmstat_rate_evidence",
+    "within",
+    "within_slack",
+]
+
+#: A condition must cover 5 s: longer than a scheduler burst or a cron job start (FINDINGS.md "sustained").
+SUSTAINED_S = 5.0
+#: At least two consecutive reports agree, whatever the interval: one can be a fluke.
+MIN_SUSTAINED_SAMPLES = 2
+#: The capture's quiet level: its 10th percentile (robust to a few idle gaps)...
+BASELINE_QUANTILE = 0.10
+#: ...of at least 5 samples; fewer make no baseline and only a rule's fixed bar applies.
+BASELINE_MIN_SAMPLES = 5
+NO_SLACK = pd.Timedelta(0)
+#: Below 10, D-state threads are ordinary I/O noise (FINDINGS.md, seed 000)...
+D_THREADS_MIN = 10
+#: ...and one D thread per CPU adds as much to the load average as the machine has cores.
+D_THREADS_PER_CPU = 1.0
+
+
+# --- time and windows --------------------------------------------------------------------------
+
+
+def step_seconds(ts: pd.Series) -> float:
+    """The median interval in seconds between distinct timestamps of ``ts`` (1.0 when there is only one)."""
+    diffs = pd.Series(pd.Series(ts).drop_duplicates().sort_values()).diff().dropna()
+    step = diffs.median().total_seconds() if len(diffs) else 1.0
+    return step if step > 0 else 1.0
+
+
+def sustained_samples(ts: pd.Series, seconds: float = SUSTAINED_S) -> int:
+    """How many consecutive samples of this series cover ``seconds`` (at least MIN_SUSTAINED_SAMPLES).
+
+    At 1 s (pt-stalk) 5 s is 5 samples; a 30 s OSWatcher report already averages 30 s, so 2 do.
+    """
+    return max(MIN_SUSTAINED_SAMPLES, math.ceil(seconds / step_seconds(ts) - 1e-9))
+
+
+def held_seconds(windows: list[Window], step: float = 1.0) -> float:
+    """Seconds covered by ``windows``: each sample stands for the ``step`` seconds it averages, so a
+    one-sample window of a 1 s series holds 1 s and one of a 30 s series holds 30 s."""
+    return sum(w.seconds for w in windows) + step * len(windows)
+
+
+def merge_windows(windows: list[Window], slack: pd.Timedelta = NO_SLACK) -> list[Window]:
+    """Union of windows: sorted, overlapping (or within ``slack``) ones merged."""
+    out: list[Window] = []
+    for w in sorted(windows, key=lambda w: w.start):
+        if out and w.start <= out[-1].end + slack:
+            out[-1] = Window(out[-1].start, max(out[-1].end, w.end))
+        else:
+            out.append(w)
+    return out
+
+
+def within_slack(ts: pd.Series, windows: list[Window], slack: pd.Timedelta) -> pd.Series:
+    """``within`` widened by ``slack`` on both sides (another source samples a little off the window)."""
+    return within(ts, [Window(w.start - slack, w.end + slack) for w in windows])
+
+
+def need(n: int, wanted: int) -> int:
+    """Consecutive samples a window needs: ``wanted``, or all there are when the capture is shorter
+    (a single pt-stalk processlist snapshot is still evidence; confidence then says 1 snapshot)."""
+    return max(1, min(wanted, n))
+
+
+def per_run(frame: pd.DataFrame) -> list[pd.DataFrame]:
+    """``frame`` split by ``member`` (one run of one tool each), without since-boot reports.
+
+    The timeline keeps one primary capture per source and moment (``analyzer.captures``), so two
+    members of a frame follow each other in time; rates and sustained windows are still computed run
+    by run, since the interval can change between them.
+    """
+    if not len(frame):
+        return []
+    if "since_boot" in frame:
+        frame = frame[~frame["since_boot"].astype(bool)]
+    if "member" not in frame:
+        return [frame] if len(frame) else []
+    return [part for _, part in frame.groupby("member", sort=False, observed=True) if len(part)]
+
+
+# --- quiet levels --------------------------------------------------------------------------------
+
+
+def baseline(values: pd.Series) -> float | None:
+    """The quiet level of a per-second series: its BASELINE_QUANTILE, or None with too few samples."""
+    values = values.dropna()
+    if len(values) < BASELINE_MIN_SAMPLES:
+        return None
+    return float(values.quantile(BASELINE_QUANTILE))
+
+
+def d_threads_bar(ncpu: int) -> int:
+    """D-state threads that matter: >= 10 and >= one per CPU (the load they add equals the cores).
+    Used by ``tmp-table-churn`` and ``load-from-uninterruptible-threads``."""
+    return max(D_THREADS_MIN, int(ncpu * D_THREADS_PER_CPU))
+
+
+# --- CPU -----------------------------------------------------------------------------------------
+
+
+def busy(frame: pd.DataFrame) -> pd.Series:
+    """mpstat busy percent: 100 - %idle - %iowait. %iowait is idle time with I/O outstanding
+    (mpstat(1); seed 001: "don't trust iowait", it is available CPU), so it does not count as busy."""
+    iowait = frame["iowait"] if "iowait" in frame else 0.0
+    return 100.0 - frame["idle"] - iowait
+
+
+def available_cpu(vm: pd.DataFrame) -> pd.Series:
+    """vmstat idle + iowait per sample (percent); iowait missing counts as 0 (seed 001)."""
+    wa = vm["wa"] if "wa" in vm else 0
+    return vm["id"] + wa
+
+
+def nearest(left_ts: pd.Series, right: pd.DataFrame, column: str | pd.Series) -> pd.Series:
+    """For each distinct ``left_ts``, the value of ``column`` at the nearest ``right`` sample (NaN when
+    none is within the join tolerance). Indexed by the left times."""
+    values = right[column] if isinstance(column, str) else column
+    pairs = join.pair_moments(left_ts, right["ts"])
+    by_ts = pd.Series(values.to_numpy(), index=right["ts"]).groupby(level=0).mean()
+    out = by_ts.reindex(pairs["other_ts"]).to_numpy()
+    return pd.Series(out, index=pd.Index(pairs["ts"]), dtype="float64")
+
+
+def vmstat_rate_evidence(
+    tl: Timeline, windows: list[Window], column: str, label: str, ncpu: int
+) -> tuple[pd.DataFrame, float, list[Evidence]]:
+    """The vmstat rows in ``windows`` and the evidence of a per-second ``column`` (``in``, ``cs``):
+    median, max and median per CPU, and the CPU count. Returns (rows, median per CPU, evidence)."""
+    vm = tl.frame("vmstat")
+    rows = vm[within(vm["ts"], windows)]
+    member, lines = tl.lines_of(rows)
+    median = float(rows[column].median())
+    per_cpu = median / ncpu
+    series = f"vmstat.{column}"
+    evidence = [
+        Evidence(f"{label} (median)", int(median), "/s", series, member, lines),
+        Evidence(f"{label} (max)", int(rows[column].max()), "/s", series, member, lines),
+        Evidence(f"{column} per CPU (median)", int(round(per_cpu)), "/s per cpu", series, member, lines),
+        Evidence("CPUs", ncpu, "cpus", "ncpu"),
+    ]
+    return rows, per_cpu, evidence
+
+
+# --- processlist -----------------------------------------------------------------------------------
+
+
+def snapshots(pl: pd.DataFrame) -> pd.Series:
+    """The distinct processlist snapshot times, sorted (a Series indexed by itself)."""
+    ts = pl["ts"]
+    if ts.is_monotonic_increasing:  # the timeline's frames are sorted: no hashing of every row
+        values = pd.DatetimeIndex(ts).asi8
+        first = np.ones(len(values), dtype=bool)
+        first[1:] = values[1:] != values[:-1]
+        idx = pd.Index(ts[first], name="ts")
+    else:
+        idx = pd.Index(ts.drop_duplicates().sort_values())
+    return idx.to_series()
+
+
+def count_per_snapshot(pl: pd.DataFrame, mask: pd.Series) -> pd.Series:
+    """Rows where ``mask`` holds, per snapshot (0 for snapshots with none), indexed by ``ts``."""
+    counts = pl["ts"][np.asarray(mask, dtype=bool)].value_counts(sort=False)
+    return counts.reindex(snapshots(pl).index, fill_value=0).astype("int64").rename(None)
+
+
+def state_in(pl: pd.DataFrame, states: frozenset[str]) -> pd.Series:
+    """Rows whose State is one of ``states`` (compared lower-case: MariaDB capitalises them); a
+    categorical State is compared once per distinct value."""
+    return pd.Series(value_is(pl["state"], lambda s: s.str.lower().isin(states)), index=pl.index)
+
+
+def top_values(values: pd.Series, n: int = 3) -> list[tuple[str, int]]:
+    """The ``n`` most frequent values (missing/empty as ``(none)``) with their counts."""
+    counts = values.astype("string").fillna("").replace("", "(none)").value_counts().head(n)
+    return [(str(k), int(v)) for k, v in counts.items()]
+
+
+# --- status counters and variables ---------------------------------------------------------------
+
+
+def status(tl: Timeline, name: str) -> pd.DataFrame:
+    """One status variable from ``mysqladmin`` (``ts``, ``value``, ``per_s``, ``line_no``, ``member``),
+    sorted by time; empty when the bundle has no such counter. Raises ValueError for a variable the
+    timeline does not keep (``STATUS_KEPT``)."""
+    if name not in STATUS_KEPT:
+        raise ValueError(f"{name} is not among the status variables the timeline keeps (STATUS_KEPT)")
+    ma = tl.frame("mysqladmin")
+    if not len(ma) or "variable" not in ma:
+        return pd.DataFrame(columns=["ts", "value", "per_s", "line_no", "member"])
+    rows = ma[(ma["variable"] == name).to_numpy(dtype=bool, na_value=False)]
+    return rows.sort_values("ts", kind="stable").reset_index(drop=True)
+
+
+def variable(tl: Timeline, name: str) -> str | None:
+    """A server variable from the bundle's -variables (None when absent)."""
+    value = tl.variables.get(name)
+    return None if value is None else str(value)
+
+
+def variables_evidence(tl: Timeline, names: tuple[str, ...]) -> list[Evidence]:
+    """Evidence for the server variables among ``names`` that the bundle has (-variables)."""
+    found = ((name, variable(tl, name)) for name in names)
+    return [
+        Evidence(f"variable {name}", value, "", "variables") for name, value in found if value is not None
+    ]
+
+
+def ev(
+    tl: Timeline, label: str, rows: pd.DataFrame, value: float | int | str, unit: str, series: str
+) -> Evidence:
+    """Evidence of ``value`` pointing at the raw lines of ``rows`` (their first member's line range)."""
+    member, lines = tl.lines_of(rows)
+    return Evidence(label, value, unit, series, member, lines)
