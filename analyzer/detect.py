@@ -259,3 +259,30 @@ def ev(
     """Evidence of ``value`` pointing at the raw lines of ``rows`` (their first member's line range)."""
     member, lines = tl.lines_of(rows)
     return Evidence(label, value, unit, series, member, lines)
+
+
+#: How ``column_evidence`` summarises a column: the statistic and the rounding of the value shown.
+SUMMARIES = {
+    "max": lambda s: int(s.max()),
+    "max1": lambda s: round(float(s.max()), 1),
+    "max2": lambda s: round(float(s.max()), 2),
+    "median": lambda s: float(s.median()),
+    "median0": lambda s: int(s.median()),
+    "median1": lambda s: round(float(s.median()), 1),
+    "median2": lambda s: round(float(s.median()), 2),
+    "mean1": lambda s: round(float(s.mean()), 1),
+}
+
+
+def column_evidence(
+    tl: Timeline, rows: pd.DataFrame, frame: str, specs: tuple[tuple[str, str, str, str], ...]
+) -> list[Evidence]:
+    """Evidence of several columns of ``rows`` (rows of the timeline frame ``frame``), all pointing at
+    the same raw lines. ``specs``: (label, column, summary in SUMMARIES, unit); a column the rows
+    lack, or that is all missing, is left out."""
+    member, lines = tl.lines_of(rows)
+    return [
+        Evidence(label, SUMMARIES[how](rows[column]), unit, f"{frame}.{column}", member, lines)
+        for label, column, how, unit in specs
+        if column in rows and rows[column].notna().any()
+    ]
