@@ -271,6 +271,9 @@ SUMMARIES = {
     "median1": lambda s: round(float(s.median()), 1),
     "median2": lambda s: round(float(s.median()), 2),
     "mean1": lambda s: round(float(s.mean()), 1),
+    "min": lambda s: int(s.min()),
+    "first": lambda s: int(s.iloc[0]),
+    "last": lambda s: int(s.iloc[-1]),
 }
 
 

@@ -10,11 +10,14 @@ in parallel (RAID arrays, SSDs), and ``svctm``, from which seed 004 derived util
 
 from __future__ import annotations
 
+import dataclasses
+
 import pandas as pd
 
-from analyzer.detect import held_seconds, per_run, step_seconds, sustained_samples
+from analyzer.detect import column_evidence, held_seconds, per_run, step_seconds, sustained_samples
 from analyzer.engine import rule
-from analyzer.findings import Evidence, Finding, Severity
+from analyzer.findings import Evidence, Finding, Severity, Window
+from analyzer.texts import RuleTexts
 from analyzer.timeline import Timeline
 from analyzer.windows import sustained, within
 
@@ -50,19 +53,55 @@ def _await(frame: pd.DataFrame) -> pd.Series:
     return pd.concat(parts, axis=1).max(axis=1)
 
 
-@rule(key="disk-saturation", requires=("iostat",))
-def disk_saturation(tl: Timeline) -> Finding | None:
-    """For a device: aqu-sz >= AQU_SZ_MIN and await >= AWAIT_MS (or >= AWAIT_BASELINE_FACTOR x its
-    unqueued await and >= AWAIT_FLOOR_MS), sustained. Since-boot reports are left out.
+DISK_SATURATION = RuleTexts(
+    title="Disk {device} saturated: {aqu:.1f} requests queued, {wait:.0f} ms per I/O at {mib:.1f} MiB/s",
+    explanation=(
+        "For {held:.0f} s device {device} had {aqu:.1f} requests in flight on average and each took about "
+        "{wait:.0f} ms, queue included, while it moved {iops:.0f} I/O per second ({mib:.1f} MiB/s). Requests "
+        "were waiting for the device: every query that reads a page or commits a transaction on it waits too."
+    ),
+    recommendation=(
+        "Find who does the I/O: pidstat -d 1 (or iotop -o). In MySQL:\n"
+        "- innodb_flush_method=O_DIRECT (data not cached twice, seed 004); set innodb_io_capacity /\n"
+        "  innodb_io_capacity_max to what the device sustains, not more;\n"
+        "- a RAID controller write cache with battery (BBWC) turns each fsync from milliseconds into\n"
+        "  microseconds (seed 004); keep redo logs / binlogs off a device saturated by data reads;\n"
+        "- scheduler: cat /sys/block/{device}/queue/scheduler; mq-deadline or none for SSD/RAID;\n"
+        "- otherwise spread the data over more devices or move to a faster one."
+    ),
+    caveats=(
+        "%util near 100 % is not saturation on SSDs, NVMe and RAID arrays, which serve many requests in parallel (iostat(1)); it is not used here.",
+        "svctm is deprecated (sysstat 11: 'Do not trust this field any more') and gone in sysstat 12; it is not used here.",
+        "dm-* and md* devices are stacked on physical disks: the same I/O shows on both.",
+        "The first iostat report averages since boot and is left out.",
+    ),
+    sources=(
+        "iostat(1), sysstat 12.6 (aqu-sz, r_await, w_await, %util)",
+        "seed 004 (Yoshinori Matsunobu: don't trust %util)",
+        "Brendan Gregg, The USE Method (disk saturation)",
+    ),
+    confidence="iostat; held {held:.0f} s in {n_windows} window(s)",
+    disproof="If the application's latency did not rise in the window and the device is a parallel array, the queue is throughput, not waiting: compare await with the device's specification.",
+)
 
-    Input: ``iostat`` (``device``, ``aqu_sz`` requests, ``r_await w_await`` ms, ``r_per_s w_per_s``,
-    ``r_bytes_per_s w_bytes_per_s`` bytes/s, ``util_pct``). Source: iostat(1), sysstat 12.6; seed 004.
-    """
-    hits = []
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class _Saturated:
+    held: float
+    aqu: float
+    device: str
+    windows: list[Window]
+    rows: pd.DataFrame
+    service_ms: float | None
+
+
+def _saturated_devices(tl: Timeline) -> list[_Saturated]:
+    """Every device with a sustained queue and slow requests, longest first."""
+    hits: list[_Saturated] = []
     for run in per_run(tl.frame("iostat")):
         if "aqu_sz" not in run:
             continue  # the default (non -x) report has no queue size: nothing to judge saturation by
-        for device, dev in run.groupby("device", sort=False):
+        for device, dev in run.groupby("device", sort=False, observed=True):
             dev = dev.sort_values("ts")
             wait = _await(dev)
             unqueued = wait[(dev["aqu_sz"] < UNQUEUED_AQU_SZ) & (wait > 0)]
@@ -75,79 +114,53 @@ def disk_saturation(tl: Timeline) -> Finding | None:
             if windows:
                 rows = dev[within(dev["ts"], windows)]
                 held = held_seconds(windows, step_seconds(dev["ts"]))
-                hits.append((held, float(rows["aqu_sz"].median()), str(device), windows, rows, service))
+                hits.append(
+                    _Saturated(held, float(rows["aqu_sz"].median()), str(device), windows, rows, service)
+                )
+    return sorted(hits, key=lambda h: (-h.held, -h.aqu, h.device))
+
+
+@rule(key="disk-saturation", requires=("iostat",))
+def disk_saturation(tl: Timeline) -> Finding | None:
+    """For a device: aqu-sz >= AQU_SZ_MIN and await >= AWAIT_MS (or >= AWAIT_BASELINE_FACTOR x its
+    unqueued await and >= AWAIT_FLOOR_MS), sustained. Since-boot reports are left out.
+
+    Input: ``iostat`` (``device``, ``aqu_sz`` requests, ``r_await w_await`` ms, ``r_per_s w_per_s``,
+    ``r_bytes_per_s w_bytes_per_s`` bytes/s, ``util_pct``). Source: iostat(1), sysstat 12.6; seed 004.
+    """
+    hits = _saturated_devices(tl)
     if not hits:
         return None
-    hits.sort(key=lambda h: (-h[0], -h[1], h[2]))
-    held, aqu, device, windows, rows, service = hits[0]
+    hot = hits[0]
+    rows = hot.rows
     member, lines = tl.lines_of(rows)
-    wait = float(_await(rows).median())
 
     def med(col: str, scale: float = 1.0, digits: int = 1) -> float:
         return round(float(rows[col].median()) / scale, digits) if col in rows else 0.0
 
     evidence = [
-        Evidence("device", device, "", "iostat.device", member, lines),
-        Evidence("aqu-sz (median)", round(aqu, 2), "requests", "iostat.aqu_sz", member, lines),
-        Evidence(
-            "aqu-sz (max)", round(float(rows["aqu_sz"].max()), 2), "requests", "iostat.aqu_sz", member, lines
-        ),
-        Evidence("r_await (median)", med("r_await"), "ms", "iostat.r_await", member, lines),
-        Evidence("w_await (median)", med("w_await"), "ms", "iostat.w_await", member, lines),
-        Evidence("r/s (median)", med("r_per_s"), "/s", "iostat.r_per_s", member, lines),
-        Evidence("w/s (median)", med("w_per_s"), "/s", "iostat.w_per_s", member, lines),
-        Evidence(
-            "rMB/s (median)", med("r_bytes_per_s", MIB, 2), "MiB/s", "iostat.r_bytes_per_s", member, lines
-        ),
-        Evidence(
-            "wMB/s (median)", med("w_bytes_per_s", MIB, 2), "MiB/s", "iostat.w_bytes_per_s", member, lines
-        ),
-    ]
-    if "util_pct" in rows:
-        evidence.append(Evidence("%util (median)", med("util_pct"), "%", "iostat.util_pct", member, lines))
-    if service is not None:
+        Evidence("device", hot.device, "", "iostat.device", member, lines),
+        Evidence("aqu-sz (median)", round(hot.aqu, 2), "requests", "iostat.aqu_sz", member, lines),
+        Evidence("aqu-sz (max)", round(float(rows["aqu_sz"].max()), 2), "requests", "iostat.aqu_sz", member, lines),
+    ] + [
+        Evidence(label, med(col), unit, f"iostat.{col}", member, lines)
+        for label, col, unit in (("r_await (median)", "r_await", "ms"), ("w_await (median)", "w_await", "ms"),
+                                 ("r/s (median)", "r_per_s", "/s"), ("w/s (median)", "w_per_s", "/s"))
+    ] + [
+        Evidence(f"{d}MB/s (median)", med(f"{d}_bytes_per_s", MIB, 2), "MiB/s", f"iostat.{d}_bytes_per_s", member, lines)
+        for d in ("r", "w")
+    ]  # fmt: skip
+    evidence += column_evidence(tl, rows, "iostat", (("%util (median)", "util_pct", "median1", "%"),))
+    if hot.service_ms is not None:
+        label = "await with no queue (aqu-sz < 1) in this capture"
+        evidence.append(Evidence(label, round(hot.service_ms, 2), "ms", "iostat.r_await"))
+    if len(hits) > 1:
         evidence.append(
-            Evidence(
-                "await with no queue (aqu-sz < 1) in this capture", round(service, 2), "ms", "iostat.r_await"
-            )
+            Evidence("other saturated devices", ", ".join(h.device for h in hits[1:]), "", "iostat.device")
         )
-    others = [h[2] for h in hits[1:]]
-    if others:
-        evidence.append(Evidence("other saturated devices", ", ".join(others), "", "iostat.device"))
-    mib = med("r_bytes_per_s", MIB, 2) + med("w_bytes_per_s", MIB, 2)
-    iops = med("r_per_s") + med("w_per_s")
-    return Finding(
-        key="disk-saturation",
-        severity=Severity.CRITICAL if wait >= CRITICAL_AWAIT_MS else Severity.WARNING,
-        title=f"Disk {device} saturated: {aqu:.1f} requests queued, {wait:.0f} ms per I/O at {mib:.1f} MiB/s",
-        explanation=(
-            f"For {held:.0f} s device {device} had {aqu:.1f} requests in flight on average and each took about "
-            f"{wait:.0f} ms, queue included, while it moved {iops:.0f} I/O per second ({mib:.1f} MiB/s). Requests "
-            "were waiting for the device: every query that reads a page or commits a transaction on it waits too."
-        ),
-        windows=tuple(windows),
-        evidence=tuple(evidence),
-        recommendation=(
-            "Find who does the I/O: pidstat -d 1 (or iotop -o). In MySQL:\n"
-            "- innodb_flush_method=O_DIRECT (data not cached twice, seed 004); set innodb_io_capacity /\n"
-            "  innodb_io_capacity_max to what the device sustains, not more;\n"
-            "- a RAID controller write cache with battery (BBWC) turns each fsync from milliseconds into\n"
-            "  microseconds (seed 004); keep redo logs / binlogs off a device saturated by data reads;\n"
-            f"- scheduler: cat /sys/block/{device}/queue/scheduler; mq-deadline or none for SSD/RAID;\n"
-            "- otherwise spread the data over more devices or move to a faster one."
-        ),
-        caveats=(
-            "%util near 100 % is not saturation on SSDs, NVMe and RAID arrays, which serve many requests in parallel (iostat(1)); it is not used here.",
-            "svctm is deprecated (sysstat 11: 'Do not trust this field any more') and gone in sysstat 12; it is not used here.",
-            "dm-* and md* devices are stacked on physical disks: the same I/O shows on both.",
-            "The first iostat report averages since boot and is left out.",
-        ),
-        sources=(
-            "iostat(1), sysstat 12.6 (aqu-sz, r_await, w_await, %util)",
-            "seed 004 (Yoshinori Matsunobu: don't trust %util)",
-            "Brendan Gregg, The USE Method (disk saturation)",
-        ),
-        confidence=f"iostat; held {held:.0f} s in {len(windows)} window(s)",
-        disproof="If the application's latency did not rise in the window and the device is a parallel array, the queue is throughput, not waiting: compare await with the device's specification.",
-        related=("swap-activity",),
-    )
+    wait = float(_await(rows).median())
+    return DISK_SATURATION.finding(
+        "disk-saturation", Severity.CRITICAL if wait >= CRITICAL_AWAIT_MS else Severity.WARNING, hot.windows,
+        evidence, related=("swap-activity",), device=hot.device, aqu=hot.aqu, wait=wait, held=hot.held,
+        mib=med("r_bytes_per_s", MIB, 2) + med("w_bytes_per_s", MIB, 2), iops=med("r_per_s") + med("w_per_s"),
+    )  # fmt: skip
