@@ -12,10 +12,13 @@ Seed 004: a single core handling a network card's interrupts saturates while the
 
 from __future__ import annotations
 
+import dataclasses
+
 import pandas as pd
 
 from analyzer.detect import (
     baseline,
+    column_evidence,
     held_seconds,
     per_run,
     step_seconds,
@@ -24,6 +27,7 @@ from analyzer.detect import (
 )
 from analyzer.engine import rule
 from analyzer.findings import Evidence, Finding, Severity, Window
+from analyzer.texts import RuleTexts
 from analyzer.timeline import OTHER_IRQ, Timeline
 from analyzer.windows import sustained, within
 
@@ -160,6 +164,124 @@ def _pinned(tl: Timeline, rows: pd.DataFrame) -> list[tuple[str, int, float, flo
     return sorted(out, key=lambda p: -p[3])
 
 
+# ---------------------------------------------------------------------------------------------
+# interrupt-storm
+# ---------------------------------------------------------------------------------------------
+
+INTERRUPT_STORM = RuleTexts(
+    title="Interrupt storm: {in_total:,} interrupts/s ({per_cpu:,} per CPU){mostly}",
+    explanation=(
+        "For {held:.0f} s the CPUs took {in_total:,} interrupts per second, {why}. Every "
+        "interrupt stops the query running on that CPU; at this rate the server spends real time handling "
+        "them and throughput drops (seed 003: 55k/s against 16k/s for the same work).{below_bar}"
+    ),
+    recommendation="{recommendation}",
+    caveats=(
+        "kernel.timer_migration=0 may not help on a cloud VM: the fix has to be on the physical host (seed 003).",
+        "vmstat `in` includes the timer: a busy CPU ticks up to CONFIG_HZ (250-1000) times a second by itself.",
+        "The quiet level is this capture's own 10th percentile; a capture taken entirely during the storm has only the fixed bar.",
+    ),
+    sources=(
+        "seed 003 (yejr: interrupts 55k/s vs 16k/s in a MySQL load test)",
+        "kernel bugzilla 124661 (kernel.timer_migration=1 causes too many Rescheduling interrupts)",
+        "vmstat(8): in",
+    ),
+    confidence="{agree}; held {held:.0f} s in {n_windows} window(s)",
+    disproof="If the same load with another client or after a reboot gives the same `in` per query, the interrupts are the work itself (packets, I/O completions), not a storm.",
+)
+STORM_BELOW_BAR = (
+    " Below the fixed bar this is a storm only if the same work usually causes fewer interrupts: "
+    "compare with a capture of the same load on a healthy server or after the fix."
+)
+STORM_FIX_TIMER = (
+    "LOC (local timer) and RES (rescheduling IPIs) dominate, the signature of kernel bug 124661\n"
+    "(kernel.timer_migration=1 moves timers to CPUs wrongly seen as idle). Try:\n"
+    "  sysctl -w kernel.timer_migration=0\n"
+    "  echo 'kernel.timer_migration = 0' >> /etc/sysctl.conf && sysctl -p   # persist\n"
+    "and compare vmstat `in` under the same load."
+)
+STORM_FIX_DEVICE = (
+    "The top lines are {names}. For a device IRQ, spread it over CPUs (irqbalance, or\n"
+    "echo <cpu-list> > /proc/irq/<N>/smp_affinity_list); for a network card, enable interrupt\n"
+    "coalescing (ethtool -c <dev>; ethtool -C <dev> rx-usecs 50) and use several queues (ethtool -l).\n"
+    "Compare vmstat `in` under the same load afterwards."
+)
+STORM_FIX_UNKNOWN = (
+    "Name the source: the bundle has no /proc/interrupts deltas. Capture them:\n"
+    "  cat /proc/interrupts > /tmp/i1; sleep 10; cat /proc/interrupts > /tmp/i2\n"
+    "then compare the lines (or watch -d -n1 cat /proc/interrupts). If LOC and RES grow fastest,\n"
+    "try sysctl -w kernel.timer_migration=0 (kernel bug 124661)."
+)
+
+
+@dataclasses.dataclass(slots=True)
+class _StormWindows:
+    fixed: list[Window]
+    relative: list[Window]
+    step: float = 1.0
+    base_per_cpu: float | None = None
+
+
+def _storm_windows(tl: Timeline, ncpu: int) -> _StormWindows:
+    """vmstat ``in`` per CPU above the fixed bar, and above the capture's quiet level, sustained."""
+    out = _StormWindows([], [])
+    for run in per_run(tl.frame("vmstat")):
+        per_cpu = run["in"] / ncpu
+        need = sustained_samples(run["ts"])
+        over_bar = per_cpu >= IN_PER_CPU_MAX
+        found_fixed = sustained(run["ts"], over_bar, min_samples=need)
+        base = baseline(per_cpu)
+        found_rel: list[Window] = []
+        if base is not None:
+            rise = (per_cpu >= IN_BASELINE_FACTOR * base) & (per_cpu >= IN_PER_CPU_FLOOR)
+            found_rel = sustained(run["ts"], rise | over_bar, min_samples=need)
+            out.base_per_cpu = base if out.base_per_cpu is None else out.base_per_cpu
+        out.fixed += found_fixed
+        out.relative += found_rel
+        if found_fixed or found_rel:
+            out.step = step_seconds(run["ts"])
+    return out
+
+
+def _per_cpu_evidence(
+    tl: Timeline,
+    table_in: pd.DataFrame,
+    cpu_rows: pd.DataFrame,
+    series: str,
+    windows: list[Window],
+    slack: float,
+) -> list[Evidence]:
+    """The busiest, median and quietest CPU's interrupts/s in the windows."""
+    member, lines = tl.lines_of(cpu_rows[_near(cpu_rows["ts"], windows, pd.Timedelta(seconds=slack))])
+    means = table_in.mean()
+    return [
+        Evidence(f"busiest CPU {int(means.idxmax())}, intr/s (mean)", round(float(means.max()), 1), "/s", series, member, lines),
+        Evidence("median CPU, intr/s (mean)", round(float(means.median()), 1), "/s", series, member, lines),
+        Evidence("quietest CPU, intr/s (mean)", round(float(means.min()), 1), "/s", series, member, lines),
+    ]  # fmt: skip
+
+
+def _line_evidence(
+    tl: Timeline, lines_rows: pd.DataFrame, line_rates: pd.Series, in_window: bool
+) -> list[Evidence]:
+    """The top IRQ lines by rate and the LOC + RES share of all interrupts."""
+    member, lines = tl.lines_of(lines_rows)
+    where = "" if in_window else " (whole capture)"
+    out = [
+        Evidence(f"IRQ {_describe(tl, str(irq))}{where}", round(float(rate), 1), "/s", "interrupts.per_s", member, lines)
+        for irq, rate in line_rates.head(TOP_LINES).items()
+    ]  # fmt: skip
+    total = float(line_rates.sum())
+    if total > 0:
+        share = (float(line_rates.get("LOC", 0.0)) + float(line_rates.get("RES", 0.0))) / total * 100
+        out.append(
+            Evidence(
+                "LOC + RES share of all interrupts", round(share, 1), "%", "interrupts.per_s", member, lines
+            )
+        )
+    return out
+
+
 @rule(
     key="interrupt-storm",
     requires=("vmstat", "ncpu"),
@@ -174,197 +296,131 @@ def interrupt_storm(tl: Timeline) -> Finding | None:
     ``interrupts`` (per-line, per-CPU rates) when present. Source: seed 003; kernel bugzilla 124661.
     """
     ncpu = tl.ncpu or 0
-    fixed: list[Window] = []
-    relative: list[Window] = []
-    step = 1.0
-    base_per_cpu: float | None = None
-    for run in per_run(tl.frame("vmstat")):
-        per_cpu = run["in"] / ncpu
-        need = sustained_samples(run["ts"])
-        over_bar = per_cpu >= IN_PER_CPU_MAX
-        found_fixed = sustained(run["ts"], over_bar, min_samples=need)
-        base = baseline(per_cpu)
-        found_rel: list[Window] = []
-        if base is not None:
-            rise = (per_cpu >= IN_BASELINE_FACTOR * base) & (per_cpu >= IN_PER_CPU_FLOOR)
-            found_rel = sustained(run["ts"], rise | over_bar, min_samples=need)
-            base_per_cpu = base if base_per_cpu is None else base_per_cpu
-        fixed += found_fixed
-        relative += found_rel
-        if found_fixed or found_rel:
-            step = step_seconds(run["ts"])
-    if not fixed and not relative:
+    found = _storm_windows(tl, ncpu)
+    if not found.fixed and not found.relative:
         return None
-    windows = fixed or relative
-    slack = step
+    windows, slack, base = found.fixed or found.relative, found.step, found.base_per_cpu
     lines_rows, lines_in_window = _in_windows(_rated(tl), windows, slack)
     line_rates = _line_rates(lines_rows) if len(lines_rows) else pd.Series(dtype=float)
     loc, res = float(line_rates.get("LOC", 0.0)), float(line_rates.get("RES", 0.0))
     table, cpu_rows, cpu_series = _per_cpu_table(tl)
-    table_in = (
-        table[_near(table.index.to_series(), windows, pd.Timedelta(seconds=slack))] if len(table) else table
-    )
+    near = _near(table.index.to_series(), windows, pd.Timedelta(seconds=slack)) if len(table) else None
+    table_in = table[near] if len(table) else table
     unbalanced = bool(len(table_in)) and bool(_unbalanced(table_in).any())
     res_dominant = loc > 0 and res >= RES_TO_LOC_MIN * loc
-    if not fixed and not (res_dominant or unbalanced):
+    if not found.fixed and not (res_dominant or unbalanced):
         return None  # a rise without a storm's shape: the load started, interrupts followed
     rows, per_cpu_med, evidence = vmstat_rate_evidence(tl, windows, "in", "interrupts in", ncpu)
-    member, lines = tl.lines_of(rows)
-    in_med = per_cpu_med * ncpu
-    held = held_seconds(windows, step)
-    if base_per_cpu and per_cpu_med >= IN_BASELINE_FACTOR * base_per_cpu:  # a quiet part exists
+    if base and per_cpu_med >= IN_BASELINE_FACTOR * base:  # a quiet part exists
         evidence += [
-            Evidence(
-                "capture's quiet level, in (10th percentile)",
-                int(round(base_per_cpu * ncpu)),
-                "/s",
-                "vmstat.in",
-            ),
-            Evidence("rise over the quiet level", round(per_cpu_med / base_per_cpu, 1), "x", "vmstat.in"),
-        ]
-    evidence.append(
-        Evidence("context switches cs (median)", int(rows["cs"].median()), "/s", "vmstat.cs", member, lines)
+            Evidence("capture's quiet level, in (10th percentile)", int(round(base * ncpu)), "/s", "vmstat.in"),
+            Evidence("rise over the quiet level", round(per_cpu_med / base, 1), "x", "vmstat.in"),
+        ]  # fmt: skip
+    evidence += column_evidence(
+        tl, rows, "vmstat", (("context switches cs (median)", "cs", "median0", "/s"),)
     )
     agree = ["vmstat"]
     if len(table_in):
-        cpu_in = cpu_rows[_near(cpu_rows["ts"], windows, pd.Timedelta(seconds=slack))]
-        c_member, c_lines = tl.lines_of(cpu_in)
-        means = table_in.mean()
-        busiest = int(means.idxmax())
-        evidence += [
-            Evidence(
-                f"busiest CPU {busiest}, intr/s (mean)",
-                round(float(means.max()), 1),
-                "/s",
-                cpu_series,
-                c_member,
-                c_lines,
-            ),
-            Evidence(
-                "median CPU, intr/s (mean)",
-                round(float(means.median()), 1),
-                "/s",
-                cpu_series,
-                c_member,
-                c_lines,
-            ),
-            Evidence(
-                "quietest CPU, intr/s (mean)",
-                round(float(means.min()), 1),
-                "/s",
-                cpu_series,
-                c_member,
-                c_lines,
-            ),
-        ]
+        evidence += _per_cpu_evidence(tl, table_in, cpu_rows, cpu_series, windows, slack)
         agree.append(cpu_series.split(".")[0])
     top = line_rates.head(TOP_LINES)
     if len(top):
-        i_member, i_lines = tl.lines_of(lines_rows)
-        where = "" if lines_in_window else " (whole capture)"
-        total = float(line_rates.sum())
-        evidence += [
-            Evidence(
-                f"IRQ {_describe(tl, str(irq))}{where}",
-                round(float(rate), 1),
-                "/s",
-                "interrupts.per_s",
-                i_member,
-                i_lines,
-            )
-            for irq, rate in top.items()
-        ]
-        if total > 0:
-            evidence.append(
-                Evidence(
-                    "LOC + RES share of all interrupts",
-                    round((loc + res) / total * 100, 1),
-                    "%",
-                    "interrupts.per_s",
-                    i_member,
-                    i_lines,
-                )
-            )
+        evidence += _line_evidence(tl, lines_rows, line_rates, lines_in_window)
         agree.append("/proc/interrupts")
-    loc_res_top = len(top) >= 2 and set(map(str, top.index[:2])) == {"LOC", "RES"}
     names = ", ".join(str(i) for i in top.index[:3]) if len(top) else ""
-    if loc_res_top:
-        recommendation = (
-            "LOC (local timer) and RES (rescheduling IPIs) dominate, the signature of kernel bug 124661\n"
-            "(kernel.timer_migration=1 moves timers to CPUs wrongly seen as idle). Try:\n"
-            "  sysctl -w kernel.timer_migration=0\n"
-            "  echo 'kernel.timer_migration = 0' >> /etc/sysctl.conf && sysctl -p   # persist\n"
-            "and compare vmstat `in` under the same load."
-        )
-    elif len(top):
-        recommendation = (
-            f"The top lines are {names}. For a device IRQ, spread it over CPUs (irqbalance, or\n"
-            "echo <cpu-list> > /proc/irq/<N>/smp_affinity_list); for a network card, enable interrupt\n"
-            "coalescing (ethtool -c <dev>; ethtool -C <dev> rx-usecs 50) and use several queues (ethtool -l).\n"
-            "Compare vmstat `in` under the same load afterwards."
-        )
+    if len(top) >= 2 and set(map(str, top.index[:2])) == {"LOC", "RES"}:
+        recommendation = STORM_FIX_TIMER
     else:
-        recommendation = (
-            "Name the source: the bundle has no /proc/interrupts deltas. Capture them:\n"
-            "  cat /proc/interrupts > /tmp/i1; sleep 10; cat /proc/interrupts > /tmp/i2\n"
-            "then compare the lines (or watch -d -n1 cat /proc/interrupts). If LOC and RES grow fastest,\n"
-            "try sysctl -w kernel.timer_migration=0 (kernel bug 124661)."
-        )
+        recommendation = STORM_FIX_DEVICE.format(names=names) if len(top) else STORM_FIX_UNKNOWN
+    # Below the fixed bar a rise with a storm's shape is still what heavy MySQL concurrency can look
+    # like (a real 64-session sysbench on 2 CPUs here: RES 3 x LOC, 1.3k/s per CPU): only a run of the
+    # same work with fewer interrupts proves a storm, as in seed 003. Reported, not alarmed.
+    severity = Severity.INFO
     if per_cpu_med >= IN_PER_CPU_CRITICAL:
         severity = Severity.CRITICAL
-    elif fixed:
+    elif found.fixed:
         severity = Severity.WARNING
+    if found.fixed:
+        why = f"above {IN_PER_CPU_MAX:,} per CPU, five times the fastest timer tick"
     else:
-        # Below the fixed bar a rise with a storm's shape is still what heavy MySQL concurrency can look
-        # like (a real 64-session sysbench on 2 CPUs here: RES 3 x LOC, 1.3k/s per CPU): only a run of the
-        # same work with fewer interrupts proves a storm, as in seed 003. Reported, not alarmed.
-        severity = Severity.INFO
-    why = []
-    if fixed:
-        why.append(f"above {IN_PER_CPU_MAX:,} per CPU, five times the fastest timer tick")
-    else:
-        why.append(
-            f"{per_cpu_med / base_per_cpu:.1f} x this capture's quiet level"
-            if base_per_cpu
-            else "far above this capture's quiet level"
-        )
-        if res_dominant:
-            why.append("with rescheduling interrupts (RES) outnumbering timer ticks (LOC)")
-        if unbalanced:
-            why.append("and spread unevenly across the CPUs")
-    return Finding(
-        key="interrupt-storm",
-        severity=severity,
-        title=f"Interrupt storm: {int(in_med):,} interrupts/s ({round(per_cpu_med):,} per CPU)"
-        + (f", mostly {names}" if names else ""),
-        explanation=(
-            f"For {held:.0f} s the CPUs took {int(in_med):,} interrupts per second, {' '.join(why)}. Every "
-            "interrupt stops the query running on that CPU; at this rate the server spends real time handling "
-            "them and throughput drops (seed 003: 55k/s against 16k/s for the same work)."
-            + (
-                ""
-                if fixed
-                else " Below the fixed bar this is a storm only if the same work usually causes fewer interrupts: "
-                "compare with a capture of the same load on a healthy server or after the fix."
-            )
-        ),
-        windows=tuple(windows),
-        evidence=tuple(evidence),
-        recommendation=recommendation,
-        caveats=(
-            "kernel.timer_migration=0 may not help on a cloud VM: the fix has to be on the physical host (seed 003).",
-            "vmstat `in` includes the timer: a busy CPU ticks up to CONFIG_HZ (250-1000) times a second by itself.",
-            "The quiet level is this capture's own 10th percentile; a capture taken entirely during the storm has only the fixed bar.",
-        ),
-        sources=(
-            "seed 003 (yejr: interrupts 55k/s vs 16k/s in a MySQL load test)",
-            "kernel bugzilla 124661 (kernel.timer_migration=1 causes too many Rescheduling interrupts)",
-            "vmstat(8): in",
-        ),
-        confidence=f"{' + '.join(agree)}; held {held:.0f} s in {len(windows)} window(s)",
-        disproof="If the same load with another client or after a reboot gives the same `in` per query, the interrupts are the work itself (packets, I/O completions), not a storm.",
+        why = " ".join(
+            [f"{per_cpu_med / base:.1f} x this capture's quiet level" if base else "far above this capture's quiet level"]
+            + (["with rescheduling interrupts (RES) outnumbering timer ticks (LOC)"] if res_dominant else [])
+            + (["and spread unevenly across the CPUs"] if unbalanced else [])
+        )  # fmt: skip
+    return INTERRUPT_STORM.finding(
+        "interrupt-storm", severity, windows, evidence,
         related=("interrupt-imbalance", "context-switch-storm", "single-cpu-saturation"),
-    )
+        in_total=int(per_cpu_med * ncpu), per_cpu=round(per_cpu_med), mostly=f", mostly {names}" if names else "",
+        held=held_seconds(windows, found.step), why=why, below_bar="" if found.fixed else STORM_BELOW_BAR,
+        recommendation=recommendation, agree=" + ".join(agree),
+    )  # fmt: skip
+
+
+# ---------------------------------------------------------------------------------------------
+# interrupt-imbalance
+# ---------------------------------------------------------------------------------------------
+
+INTERRUPT_IMBALANCE = RuleTexts(
+    title="Interrupts unbalanced across CPUs: CPU {busiest} takes {ratio:.1f} x the median CPU{starved}",
+    explanation=(
+        "For {held:.0f} s CPU {busiest} took {busiest_rate:,.0f} interrupts/s against {median:,.0f}/s on "
+        "the median CPU{starved}. {what}"
+    ),
+    recommendation="{recommendation}",
+    caveats=(
+        "CPUs left idle take few interrupts by design (tickless idle); a few quiet CPUs under a light load are normal.",
+        "CPUs isolated on purpose (isolcpus, nohz_full) take almost none.",
+    ),
+    sources=(
+        "seed 003 (mpstat -I SUM -P ALL uneven; affinity change did not help)",
+        "seed 004 (one core handling a NIC's interrupts)",
+        "mpstat(1) -I SUM",
+    ),
+    confidence="{agree}; held {held:.0f} s in {n_windows} window(s)",
+    disproof="If the busiest CPU's %irq + %soft stays low (mpstat -P ALL), the extra interrupts cost it little and the imbalance is harmless.",
+)
+IMBALANCE_PINNED = (
+    "Device interrupt {irq} ({rate:,.0f}/s) is {share:.0f} % handled by CPU {cpu}: one core "
+    "does the work of that device, and it saturates long before the others."
+)
+IMBALANCE_PINNED_FIX = (
+    "Spread the device's interrupts over CPUs:\n"
+    "  systemctl enable --now irqbalance\n"
+    "  cat /proc/irq/{irq}/smp_affinity_list ; echo <cpu-list> > /proc/irq/{irq}/smp_affinity_list\n"
+    "For a network card: use several queues (ethtool -l <dev>; ethtool -L <dev> combined <n>), or RPS/RFS\n"
+    "for a single-queue card:\n"
+    "  echo <hex-cpu-mask> > /sys/class/net/<dev>/queues/rx-0/rps_cpus\n"
+    "  sysctl -w net.core.rps_sock_flow_entries=32768"
+)
+IMBALANCE_PER_CPU = (
+    "The busiest CPUs mostly take {lines}: timer ticks and inter-processor "
+    "interrupts, which follow where threads run. IRQ affinity cannot move them (seed 003: changing it did not "
+    "help); look at why threads crowd those CPUs, or at an interrupt storm."
+)
+IMBALANCE_PER_CPU_FIX = (
+    "No device IRQ is pinned; the imbalance is per-CPU interrupts (timer, rescheduling) following the threads.\n"
+    "Check where threads run (ps -eLo pid,tid,psr,pcpu,comm --sort=-pcpu | head) and any CPU pinning\n"
+    "(taskset -cp <pid>, cgroup cpuset, numactl). If RES and LOC grow fastest under load, see interrupt-storm\n"
+    "(sysctl -w kernel.timer_migration=0)."
+)
+IMBALANCE_OTHER = "Some CPUs take far more interrupts than the others."
+IMBALANCE_OTHER_FIX = (
+    "Compare two readings of /proc/interrupts to see which lines land on the busiest CPUs:\n"
+    "  watch -d -n1 cat /proc/interrupts\n"
+    "then spread device IRQs with irqbalance or /proc/irq/<N>/smp_affinity_list, and RPS/RFS for network queues."
+)
+
+
+def _imbalance_story(tl: Timeline, pinned: list, top_busiest: pd.Series) -> tuple[str, str]:
+    """(what, recommendation) for a pinned device IRQ, per-CPU lines, or an unnamed imbalance."""
+    if pinned:
+        irq, cpu, share, rate = pinned[0]
+        what = IMBALANCE_PINNED.format(irq=_describe(tl, irq), rate=rate, share=share * 100, cpu=cpu)
+        return what, IMBALANCE_PINNED_FIX.format(irq=irq)
+    if len(top_busiest) and str(top_busiest.index[0]) in PER_CPU_LINES:
+        return IMBALANCE_PER_CPU.format(lines=", ".join(map(str, top_busiest.index))), IMBALANCE_PER_CPU_FIX
+    return IMBALANCE_OTHER, IMBALANCE_OTHER_FIX
 
 
 @rule(
@@ -387,124 +443,45 @@ def interrupt_imbalance(tl: Timeline) -> Finding | None:
     if not windows:
         return None
     step = step_seconds(ts)
-    held = held_seconds(windows, step)
-    in_win = table[within(ts, windows)]
-    means = in_win.mean()
-    busiest = int(means.idxmax())
-    median = float(means.median())
+    means = table[within(ts, windows)].mean()
+    busiest, median = int(means.idxmax()), float(means.median())
     starved = sorted(int(c) for c, v in means.items() if v < NEAR_ZERO_SHARE * median)
     ratio = float(means.max()) / median if median > 0 else float("inf")
-    rows = cpu_rows[_near(cpu_rows["ts"], windows, pd.Timedelta(seconds=step))]
-    member, lines = tl.lines_of(rows)
+    member, lines = tl.lines_of(cpu_rows[_near(cpu_rows["ts"], windows, pd.Timedelta(seconds=step))])
     evidence = [
         Evidence("busiest CPU", busiest, "cpu", cpu_series, member, lines),
-        Evidence(
-            f"CPU {busiest} intr/s (mean)", round(float(means.max()), 1), "/s", cpu_series, member, lines
-        ),
+        Evidence(f"CPU {busiest} intr/s (mean)", round(float(means.max()), 1), "/s", cpu_series, member, lines),
         Evidence("median CPU intr/s (mean)", round(median, 1), "/s", cpu_series, member, lines),
         Evidence("busiest / median", round(ratio, 2), "x", cpu_series, member, lines),
         Evidence("CPUs", int(table.shape[1]), "cpus", cpu_series),
-    ]
-    evidence += [
-        Evidence(
-            f"CPU {c} intr/s (mean), near zero", round(float(means[c]), 1), "/s", cpu_series, member, lines
-        )
+    ] + [
+        Evidence(f"CPU {c} intr/s (mean), near zero", round(float(means[c]), 1), "/s", cpu_series, member, lines)
         for c in starved
-    ]
+    ]  # fmt: skip
     irq_rows, _ = _in_windows(_rated(tl), windows, step)
     pinned = _pinned(tl, irq_rows)
     i_member, i_lines = tl.lines_of(irq_rows)
     evidence += [
-        Evidence(
-            f"IRQ {_describe(tl, irq)} pinned to CPU {cpu}",
-            round(rate, 1),
-            "/s",
-            "interrupts.per_s",
-            i_member,
-            i_lines,
-        )
+        Evidence(f"IRQ {_describe(tl, irq)} pinned to CPU {cpu}", round(rate, 1), "/s", "interrupts.per_s", i_member, i_lines)
         for irq, cpu, _share, rate in pinned
-    ]
+    ]  # fmt: skip
     # Without /proc/interrupts (mpstat -I SUM alone) there are no IRQ lines to name.
     on_busiest = irq_rows[irq_rows["cpu"] == busiest] if "cpu" in irq_rows else irq_rows.iloc[0:0]
     busiest_lines = _line_rates(on_busiest) if len(on_busiest) else pd.Series(dtype=float)
-    if (
-        len(busiest_lines)
-        and busiest_lines.sum() > 0
-        and busiest_lines.get("LOC", 0.0) >= TIMER_ONLY_SHARE * busiest_lines.sum()
-    ):
+    total = float(busiest_lines.sum()) if len(busiest_lines) else 0.0
+    if total > 0 and busiest_lines.get("LOC", 0.0) >= TIMER_ONLY_SHARE * total:
         return None  # the busiest CPU only ticks because it is busy
     top_busiest = busiest_lines.head(3)
     evidence += [
-        Evidence(
-            f"CPU {busiest}: IRQ {_describe(tl, str(irq))}",
-            round(float(rate), 1),
-            "/s",
-            "interrupts.per_s",
-            i_member,
-            i_lines,
-        )
+        Evidence(f"CPU {busiest}: IRQ {_describe(tl, str(irq))}", round(float(rate), 1), "/s", "interrupts.per_s", i_member, i_lines)
         for irq, rate in top_busiest.items()
-    ]
-    per_cpu_kind = len(top_busiest) and not pinned and str(top_busiest.index[0]) in PER_CPU_LINES
-    if pinned:
-        irq, cpu, share, rate = pinned[0]
-        what = (
-            f"Device interrupt {_describe(tl, irq)} ({rate:,.0f}/s) is {share * 100:.0f} % handled by CPU {cpu}: one core "
-            "does the work of that device, and it saturates long before the others."
-        )
-        recommendation = (
-            "Spread the device's interrupts over CPUs:\n"
-            "  systemctl enable --now irqbalance\n"
-            f"  cat /proc/irq/{irq}/smp_affinity_list ; echo <cpu-list> > /proc/irq/{irq}/smp_affinity_list\n"
-            "For a network card: use several queues (ethtool -l <dev>; ethtool -L <dev> combined <n>), or RPS/RFS\n"
-            "for a single-queue card:\n"
-            "  echo <hex-cpu-mask> > /sys/class/net/<dev>/queues/rx-0/rps_cpus\n"
-            "  sysctl -w net.core.rps_sock_flow_entries=32768"
-        )
-    elif per_cpu_kind:
-        what = (
-            f"The busiest CPUs mostly take {', '.join(map(str, top_busiest.index))}: timer ticks and inter-processor "
-            "interrupts, which follow where threads run. IRQ affinity cannot move them (seed 003: changing it did not "
-            "help); look at why threads crowd those CPUs, or at an interrupt storm."
-        )
-        recommendation = (
-            "No device IRQ is pinned; the imbalance is per-CPU interrupts (timer, rescheduling) following the threads.\n"
-            "Check where threads run (ps -eLo pid,tid,psr,pcpu,comm --sort=-pcpu | head) and any CPU pinning\n"
-            "(taskset -cp <pid>, cgroup cpuset, numactl). If RES and LOC grow fastest under load, see interrupt-storm\n"
-            "(sysctl -w kernel.timer_migration=0)."
-        )
-    else:
-        what = "Some CPUs take far more interrupts than the others."
-        recommendation = (
-            "Compare two readings of /proc/interrupts to see which lines land on the busiest CPUs:\n"
-            "  watch -d -n1 cat /proc/interrupts\n"
-            "then spread device IRQs with irqbalance or /proc/irq/<N>/smp_affinity_list, and RPS/RFS for network queues."
-        )
-    starved_txt = f"; CPUs {', '.join(map(str, starved))} took almost none" if starved else ""
-    return Finding(
-        key="interrupt-imbalance",
-        severity=Severity.WARNING if pinned else Severity.INFO,
-        title=f"Interrupts unbalanced across CPUs: CPU {busiest} takes {ratio:.1f} x the median CPU{starved_txt}",
-        explanation=(
-            f"For {held:.0f} s CPU {busiest} took {float(means.max()):,.0f} interrupts/s against {median:,.0f}/s on "
-            f"the median CPU{starved_txt}. {what}"
-        ),
-        windows=tuple(windows),
-        evidence=tuple(evidence),
-        recommendation=recommendation,
-        caveats=(
-            "CPUs left idle take few interrupts by design (tickless idle); a few quiet CPUs under a light load are normal.",
-            "CPUs isolated on purpose (isolcpus, nohz_full) take almost none.",
-        ),
-        sources=(
-            "seed 003 (mpstat -I SUM -P ALL uneven; affinity change did not help)",
-            "seed 004 (one core handling a NIC's interrupts)",
-            "mpstat(1) -I SUM",
-        ),
-        confidence=f"{cpu_series.split('.')[0]}"
-        + (" + /proc/interrupts" if len(irq_rows) else "")
-        + f"; held {held:.0f} s in {len(windows)} window(s)",
-        disproof="If the busiest CPU's %irq + %soft stays low (mpstat -P ALL), the extra interrupts cost it little and the imbalance is harmless.",
-        related=("single-cpu-saturation", "interrupt-storm"),
-    )
+    ]  # fmt: skip
+    what, recommendation = _imbalance_story(tl, pinned, top_busiest)
+    agree = cpu_series.split(".")[0] + (" + /proc/interrupts" if len(irq_rows) else "")
+    return INTERRUPT_IMBALANCE.finding(
+        "interrupt-imbalance", Severity.WARNING if pinned else Severity.INFO, windows, evidence,
+        related=("single-cpu-saturation", "interrupt-storm"), busiest=busiest, ratio=ratio, median=median,
+        starved=f"; CPUs {', '.join(map(str, starved))} took almost none" if starved else "",
+        held=held_seconds(windows, step), busiest_rate=float(means.max()), what=what,
+        recommendation=recommendation, agree=agree,
+    )  # fmt: skip
