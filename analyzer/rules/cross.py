@@ -23,13 +23,17 @@ translation of the Percona blog post "Don't trust vmstat iowait numbers"); Linux
 
 from __future__ import annotations
 
+import dataclasses
+
 import pandas as pd
 
 from analyzer import join
 from analyzer.detect import (
     available_cpu,
+    column_evidence,
     count_per_snapshot,
     d_threads_bar,
+    ev,
     held_seconds,
     merge_windows,
     nearest,
@@ -40,10 +44,12 @@ from analyzer.detect import (
     step_seconds,
     top_values,
     variable,
+    variables_evidence,
     within_slack,
 )
 from analyzer.engine import rule
 from analyzer.findings import Evidence, Finding, Severity, Window
+from analyzer.texts import RuleTexts
 from analyzer.timeline import Timeline, value_is
 from analyzer.windows import sustained, within
 
@@ -84,21 +90,63 @@ QUEUED_PER_CPU = 2.0
 IDLE_SHARE_OF_AVAILABLE_MIN = 0.5
 
 
-@rule(
-    key="load-from-uninterruptible-threads",
-    requires=("vmstat",),
-    optional=("ps_threads", "ncpu", "processlist", "pfs_threads", "top_load"),
+# ---------------------------------------------------------------------------------------------
+# load-from-uninterruptible-threads
+# ---------------------------------------------------------------------------------------------
+
+LOAD_FROM_D_THREADS = RuleTexts(
+    title="Load from {peak_d} threads in uninterruptible sleep (D) while CPUs are {idle:.0f} % idle{mostly}",
+    explanation=(
+        "For {held:.0f} s up to {peak_d} threads were in uninterruptible sleep (state D) while the CPUs were "
+        "{idle:.0f} % idle and {wa:.0f} % in iowait. Linux counts D-state threads in the load average "
+        "as if they were running, so the load climbs although the CPUs have room: the threads are waiting, "
+        "not working.{dominant_text}{vmstat_blind}"
+    ),
+    recommendation=(
+        "Name what the D threads wait for, then remove that wait:\n"
+        "  ps -eLo pid,tid,stat,pcpu,comm,wchan:32 | awk '$3 ~ /^D/' | sort -k6 | uniq -c -f5 | sort -rn | head\n"
+        "  cat /proc/<pid>/task/<tid>/stack      # the kernel stack of one D thread (root)\n"
+        "File creation/deletion (unlinkat, path_openat): temporary tables in tmpdir, see tmp-table-churn\n"
+        "(tmpdir on tmpfs). Block I/O (io_schedule, blk_mq_get_tag): see the device in iostat -x.\n"
+        "fsync/journal (jbd2, xlog): the commit path, see commit-serialization."
+    ),
+    caveats=(
+        "ps samples the threads once per snapshot: the count is a moment, not an average like the load.",
+        "The load average is per machine: D threads of other processes (backup, NFS client) count too.",
+    ),
+    sources=(
+        "seed 000 (load 588 on 14 cores, 547 mysqld threads in D in unlinkat)",
+        'Brendan Gregg, "Linux Load Averages: Solving the Mystery" (2017)',
+        "ps(1) PROCESS STATE CODES",
+    ),
+    disproof=(
+        "Read /proc/loadavg and count D threads (`ps -eLo stat | grep -c ^D`) in the same second a few times: "
+        "if the load minus the runnable threads does not track the D count, the load comes from elsewhere."
+    ),
 )
-def load_from_uninterruptible_threads(tl: Timeline) -> Finding | None:
-    """Threads in D state (ps, else vmstat b) >= max(10, ncpu) while idle + iowait >= 30 %, sustained."""
-    vm = tl.frame("vmstat")
-    ncpu = tl.ncpu or 0
-    bar = d_threads_bar(ncpu)
+VMSTAT_BLIND = (
+    " vmstat b and wa stayed low because they count only threads waiting for block I/O; threads "
+    "sleeping in D on a kernel lock (a directory's inode lock, the mmap lock) count in the load but in neither."
+)
+
+
+@dataclasses.dataclass(slots=True)
+class _DThreads:
+    """What ps and vmstat say about D-state threads: windows, counts per snapshot, wait channels."""
+
+    windows: list[Window]
+    vm_windows: list[Window]
+    d_all: pd.Series
+    by_wchan: pd.DataFrame
+
+
+def _d_threads(tl: Timeline, bar: int) -> _DThreads:
+    """Windows where D-state threads (ps, all processes; else vmstat b) >= ``bar`` while idle + iowait
+    >= AVAILABLE_CPU_MIN_PCT, sustained."""
+    vm, ps = tl.frame("vmstat"), tl.frame("ps_threads")
     available = available_cpu(vm)
-    ps = tl.frame("ps_threads")
     windows: list[Window] = []
-    d_all = pd.Series(dtype="int64")
-    by_wchan = pd.DataFrame()
+    d_all, by_wchan = pd.Series(dtype="int64"), pd.DataFrame()
     if join.has_thread_states(ps):
         # Load counts every D thread, not only mysqld's: the threshold uses all of them, the
         # evidence says how many are the server's.
@@ -110,177 +158,221 @@ def load_from_uninterruptible_threads(tl: Timeline) -> Finding | None:
         by_wchan = join.d_threads_by_wchan(ps, mysqld_only=True)
     vm_hit = (vm["b"] >= bar) & (available >= AVAILABLE_CPU_MIN_PCT)
     vm_windows = sustained(vm["ts"], vm_hit, min_samples=need(len(vm), SUSTAINED_SAMPLES))
-    windows = merge_windows(windows + vm_windows)
-    if not windows:
-        return None
+    return _DThreads(merge_windows(windows + vm_windows), vm_windows, d_all, by_wchan)
 
+
+def _wchan_evidence(
+    tl: Timeline, d: _DThreads, at: pd.Timestamp, member, lines
+) -> tuple[list[Evidence], str]:
+    """The top wait channels of mysqld's D threads at ``at``, and the dominant one ('' when none)."""
+    if not len(d.by_wchan.columns) or at not in d.by_wchan.index:
+        return [], ""
+    row = d.by_wchan.loc[at]
+    out = []
+    for wchan, n in row[row > 0].sort_values(ascending=False, kind="stable").head(TOP_WCHANS).items():
+        meaning = join.wchan_meaning(str(wchan))
+        label = f"mysqld threads in D in wchan {wchan}" + (f" ({meaning})" if meaning else "")
+        out.append(Evidence(label, int(n), "threads", "ps_threads.wchan", member, lines))
+    return out, (str(row.idxmax()) if (row > 0).any() else "")
+
+
+def _sessions_beside(
+    tl: Timeline, ps: pd.DataFrame, at: pd.Timestamp, dominant: str, member, lines
+) -> list[Evidence]:
+    """The processlist at the moment of the most D threads: how many sessions, in which states."""
+    pl = tl.frame("processlist")
+    if not len(pl) or not dominant:
+        return []
+    side = join.threads_beside_sessions(ps, pl)
+    if at not in side.index or pd.isna(side.loc[at, "processlist_ts"]):
+        return []
+    srow = side.loc[at]
+    states = sorted(
+        ((c[6:], int(srow[c])) for c in side.columns if c.startswith("state:") and pd.notna(srow[c]) and srow[c] > 0),
+        key=lambda sc: -sc[1],
+    )  # fmt: skip
+    said = ", ".join(f"{n} in '{s}'" for s, n in states[:TOP_WCHANS])
+    text = (f"{int(srow[f'wchan:{dominant}'])} mysqld threads in D state in {dominant} while "
+            f"{int(srow['active'])} sessions were active ({said})")  # fmt: skip
+    return [Evidence("at the same moment", text, "", "ps_threads.wchan", member, lines)]
+
+
+def _pfs_evidence(tl: Timeline, ps: pd.DataFrame) -> list[Evidence]:
+    """Through performance_schema.threads: the sessions behind the D threads, by wait channel."""
+    pfs, pl = tl.frame("pfs_threads"), tl.frame("processlist")
+    if not len(pfs) or "thread_os_id" not in pfs:
+        return []
+    behind = join.sessions_by_wchan(join.thread_sessions(ps, pfs, pl if len(pl) else None))
+    return [
+        Evidence(f"sessions behind D threads in {b['wchan']}",
+                 f"{int(b['sessions'])} sessions in '{b['session_state']}' running {str(b['fingerprint'])[:300]}",
+                 "", "pfs_threads.processlist_id")
+        for _, b in behind.head(TOP_WCHANS).iterrows()
+    ]  # fmt: skip
+
+
+def _ps_d_evidence(tl: Timeline, d: _DThreads, bar: int) -> tuple[list[Evidence], list[str], int, float, str]:
+    """Evidence from ps (D-thread counts, wait channels, the sessions beside them). Returns
+    (evidence, sources that agree, peak D, median D, dominant wait channel)."""
+    in_win = within(d.d_all.index.to_series(), d.windows) if len(d.d_all) else None
+    if in_win is None or not in_win.any():
+        return [], [], 0, 0.0, ""
+    ps = tl.frame("ps_threads")
+    d_in = d.d_all[in_win]
+    agree = ["ps"] if d_in.max() >= bar else []
+    at = d_in.idxmax()
+    d_rows = ps[(ps["ts"] == at) & join.in_d_state(ps)]
+    member, lines = tl.lines_of(d_rows)
+    mysqld_at = int(d_rows["is_mysqld"].astype(bool).sum()) if "is_mysqld" in d_rows else 0
+    evidence = [
+        Evidence("threads in D state (max)", int(d_in.max()), "threads", "ps_threads.state", member, lines),
+        Evidence("threads in D state (median)", float(d_in.median()), "threads", "ps_threads.state"),
+        Evidence("of them mysqld/mariadbd threads (at the max)", mysqld_at, "threads", "ps_threads.comm", member, lines),
+    ]  # fmt: skip
+    wchans, dominant = _wchan_evidence(tl, d, at, member, lines)
+    beside = _sessions_beside(tl, ps, at, dominant, member, lines)
+    pfs = _pfs_evidence(tl, ps)
+    agree += (["processlist"] if beside else []) + (["performance_schema.threads"] if pfs else [])
+    return evidence + wchans + beside + pfs, agree, int(d_in.max()), float(d_in.median()), dominant
+
+
+@rule(
+    key="load-from-uninterruptible-threads",
+    requires=("vmstat",),
+    optional=("ps_threads", "ncpu", "processlist", "pfs_threads", "top_load"),
+)
+def load_from_uninterruptible_threads(tl: Timeline) -> Finding | None:
+    """Threads in D state (ps, else vmstat b) >= max(10, ncpu) while idle + iowait >= 30 %, sustained."""
+    vm, ps = tl.frame("vmstat"), tl.frame("ps_threads")
+    ncpu = tl.ncpu or 0
+    bar = d_threads_bar(ncpu)
+    d = _d_threads(tl, bar)
+    if not d.windows:
+        return None
+    windows = d.windows
     tol = join.join_tolerance(vm["ts"], ps["ts"] if len(ps) else vm["ts"])
     vm_in = vm[within_slack(vm["ts"], windows, tol)]
-    evidence: list[Evidence] = []
-    agree: list[str] = []
-    peak_d, median_d, dominant = 0, 0.0, ""
-    if len(d_all) and within(d_all.index.to_series(), windows).any():
-        d_in = d_all[within(d_all.index.to_series(), windows)]
-        if d_in.max() >= bar:
-            agree.append("ps")
-        peak_d, median_d = int(d_in.max()), float(d_in.median())
-        at = d_in.idxmax()
-        d_rows = ps[(ps["ts"] == at) & join.in_d_state(ps)]
-        member, lines = tl.lines_of(d_rows)
-        mysqld_at = int(d_rows["is_mysqld"].astype(bool).sum()) if "is_mysqld" in d_rows else 0
-        evidence.append(
-            Evidence("threads in D state (max)", peak_d, "threads", "ps_threads.state", member, lines)
-        )
-        evidence.append(Evidence("threads in D state (median)", median_d, "threads", "ps_threads.state"))
-        evidence.append(
-            Evidence(
-                "of them mysqld/mariadbd threads (at the max)",
-                mysqld_at,
-                "threads",
-                "ps_threads.comm",
-                member,
-                lines,
-            )
-        )
-        if len(by_wchan.columns) and at in by_wchan.index:
-            row = by_wchan.loc[at]
-            for wchan, n in row[row > 0].sort_values(ascending=False, kind="stable").head(TOP_WCHANS).items():
-                meaning = join.wchan_meaning(str(wchan))
-                evidence.append(
-                    Evidence(
-                        f"mysqld threads in D in wchan {wchan}" + (f" ({meaning})" if meaning else ""),
-                        int(n),
-                        "threads",
-                        "ps_threads.wchan",
-                        member,
-                        lines,
-                    )  # fmt: skip
-                )
-            if (row > 0).any():
-                dominant = str(row.idxmax())
-        pl = tl.frame("processlist")
-        if len(pl) and dominant:
-            side = join.threads_beside_sessions(ps, pl)
-            if at in side.index and pd.notna(side.loc[at, "processlist_ts"]):
-                srow = side.loc[at]
-                states = [
-                    (c[6:], int(srow[c]))
-                    for c in side.columns
-                    if c.startswith("state:") and pd.notna(srow[c]) and srow[c] > 0
-                ]
-                states.sort(key=lambda sc: -sc[1])
-                said = ", ".join(f"{n} in '{s}'" for s, n in states[:TOP_WCHANS])
-                evidence.append(
-                    Evidence(
-                        "at the same moment",
-                        f"{int(srow[f'wchan:{dominant}'])} mysqld threads in D state in {dominant} while "
-                        f"{int(srow['active'])} sessions were active ({said})",
-                        "",
-                        "ps_threads.wchan",
-                        member,
-                        lines,
-                    )  # fmt: skip
-                )
-                agree.append("processlist")
-        pfs = tl.frame("pfs_threads")
-        if len(pfs) and "thread_os_id" in pfs:
-            behind = join.sessions_by_wchan(join.thread_sessions(ps, pfs, pl if len(pl) else None))
-            for _, b in behind.head(TOP_WCHANS).iterrows():
-                evidence.append(
-                    Evidence(
-                        f"sessions behind D threads in {b['wchan']}",
-                        f"{int(b['sessions'])} sessions in '{b['session_state']}' running {str(b['fingerprint'])[:300]}",
-                        "",
-                        "pfs_threads.processlist_id",
-                    )  # fmt: skip
-                )
-            if len(behind):
-                agree.append("performance_schema.threads")
-    if vm_windows:
-        agree.append("vmstat b")
-    if len(vm_in):
-        member, lines = tl.lines_of(vm_in)
-        for col, label, unit in (("r", "run queue r (median)", "threads"), ("b", "blocked b (max)", "threads"),
-                                 ("id", "idle id (mean)", "%"), ("wa", "iowait wa (mean)", "%")):  # fmt: skip
-            if col in vm_in:
-                value = (
-                    vm_in[col].max()
-                    if col == "b"
-                    else vm_in[col].median()
-                    if col == "r"
-                    else vm_in[col].mean()
-                )
-                evidence.append(Evidence(label, round(float(value), 1), unit, f"vmstat.{col}", member, lines))
-        if not peak_d:
-            peak_d, median_d = int(vm_in["b"].max()), float(vm_in["b"].median())
-    if ncpu:
-        evidence.append(Evidence("CPUs", ncpu, "cpus", "ncpu"))
+    evidence, agree, peak_d, median_d, dominant = _ps_d_evidence(tl, d, bar)
+    agree += ["vmstat b"] if d.vm_windows else []
+    evidence += column_evidence(tl, vm_in, "vmstat", (
+        ("run queue r (median)", "r", "median1", "threads"), ("blocked b (max)", "b", "max1", "threads"),
+        ("idle id (mean)", "id", "mean1", "%"), ("iowait wa (mean)", "wa", "mean1", "%"),
+    ))  # fmt: skip
+    if not peak_d and len(vm_in):
+        peak_d, median_d = int(vm_in["b"].max()), float(vm_in["b"].median())
+    evidence += [Evidence("CPUs", ncpu, "cpus", "ncpu")] if ncpu else []
     load = tl.frame("top_load")
-    if len(load) and "load1" in load:
-        load_in = load[within_slack(load["ts"], windows, tol)]
-        if len(load_in):
-            member, lines = tl.lines_of(load_in)
-            evidence.append(
-                Evidence(
-                    "load average, 1 min (max)",
-                    round(float(load_in["load1"].max()), 2),
-                    "",
-                    "top_load.load1",
-                    member,
-                    lines,
+    load_in = load[within_slack(load["ts"], windows, tol)] if "load1" in load else load.iloc[0:0]
+    if len(load_in):
+        evidence.append(
+            ev(
+                tl,
+                "load average, 1 min (max)",
+                load_in,
+                round(float(load_in["load1"].max()), 2),
+                "",
+                "top_load.load1",
+            )
+        )
+    meaning = join.wchan_meaning(dominant) if dominant else ""
+    dominant_text = (f" Most of the server's D threads slept in {dominant}" + (f": {meaning}." if meaning else ".")
+                     if dominant else "")  # fmt: skip
+    blind = not d.vm_windows and len(vm_in) and vm_in["b"].max() < bar
+    severe = bool(ncpu) and median_d >= D_SEVERE_PER_CPU * ncpu
+    return LOAD_FROM_D_THREADS.finding(
+        "load-from-uninterruptible-threads", Severity.CRITICAL if severe else Severity.WARNING, windows, evidence,
+        peak_d=peak_d, idle=float(vm_in["id"].mean()) if len(vm_in) else float("nan"),
+        wa=float(vm_in["wa"].mean()) if len(vm_in) and "wa" in vm_in else 0.0,
+        mostly=f", mostly in {dominant}" if dominant else "", held=held_seconds(windows, step_seconds(vm["ts"])),
+        dominant_text=dominant_text, vmstat_blind=VMSTAT_BLIND if blind else "",
+        agree=" + ".join(agree) or "vmstat",
+    )  # fmt: skip
+
+
+# ---------------------------------------------------------------------------------------------
+# commit-serialization
+# ---------------------------------------------------------------------------------------------
+
+COMMIT_SERIALIZATION = RuleTexts(
+    title="{peak} sessions queued on commit while CPUs are {idle:.0f} % idle",
+    explanation=(
+        "For {held:.0f} s up to {peak} sessions at once were committing ({share:.0f} % of "
+        "the active ones) while the CPUs were {idle:.0f} % idle{iowait_text}. Commits are serialised on the "
+        "redo-log (and binary-log) flush: one thread writes and fsyncs while the others wait on a mutex for the "
+        "group commit, and the kernel counts that wait as idle, not iowait. The server has CPU to spare; the "
+        "commit path is the bottleneck.{flush_text}"
+    ),
+    recommendation="{recommendation}",
+    caveats=(
+        "iowait understates I/O waits: a thread waiting for another thread's fsync is idle, not iowait (seed 001).",
+        "'query end' also covers other end-of-statement work (e.g. the binary log of a large transaction).",
+        "Semi-synchronous replication makes commits wait for a replica's ACK: that shows the same way.",
+    ),
+    sources=(
+        'seed 001 ("don\'t trust vmstat iowait", sysbench 64 threads on 2 cores)',
+        "MySQL manual, innodb_flush_log_at_trx_commit and sync_binlog",
+    ),
+    confidence="processlist + vmstat agree; held {held:.0f} s in {n_windows} window(s)",
+    disproof=(
+        "Set innodb_flush_log_at_trx_commit=2 for a few minutes on a test or replica: if the commit states and "
+        "throughput do not change, the fsync is not the serialisation point (look at locks or the binlog)."
+    ),
+)
+COMMIT_FIX_RELAXED = (
+    "Durability is already relaxed (innodb_flush_log_at_trx_commit={flush}, sync_binlog={sync_binlog}):\n"
+    "commits still queue, so look at the log device's write latency (iostat -x: w_await, f_await),\n"
+    "semi-synchronous replication waits (Rpl_semi_sync_master_tx_avg_wait_time), and the binlog group\n"
+    "commit (binlog_group_commit_sync_delay / binlog_commit_wait_count in MariaDB)."
+)
+COMMIT_FIX_DURABLE = (
+    "If losing up to about a second of committed transactions on an OS crash or power loss is acceptable:\n"
+    "  SET GLOBAL innodb_flush_log_at_trx_commit = 2;  -- write the redo log at commit, fsync it once a second\n"
+    "  SET GLOBAL sync_binlog = 0;                     -- or e.g. 100: fsync the binary log every N commit groups\n"
+    "  -- persist both in my.cnf [mysqld]\n"
+    "Trade-off: with 2, a mysqld crash loses nothing but an OS crash or power cut loses the last ~1 s of\n"
+    "commits; with sync_binlog != 1 the binary log can lose transactions InnoDB kept, and replicas can\n"
+    "diverge after such a crash. Keep both at 1 where every commit must survive, and make fsync cheap\n"
+    "instead: a controller with a battery/flash-backed write cache, or a faster log device (seed 001:\n"
+    "setting 2 gave +60 % throughput on disks without a BBU)."
+)
+
+
+def _log_device_evidence(tl: Timeline, windows: list[Window], tol: pd.Timedelta) -> list[Evidence]:
+    """The busiest writing device in the windows: w/s, w_await, f/s (iostat -x)."""
+    io = tl.frame("iostat")
+    io_in = io[within_slack(io["ts"], windows, tol)] if "w_per_s" in io else io.iloc[0:0]
+    if not len(io_in):
+        return []
+    busiest = io_in.groupby("device", observed=True)["w_per_s"].median().sort_values(ascending=False)
+    if not len(busiest):
+        return []
+    dev = str(busiest.index[0])
+    rows = io_in[io_in["device"].astype(str) == dev]
+    return column_evidence(tl, rows, "iostat", (
+        (f"{dev} w/s (median, busiest writer)", "w_per_s", "median1", "/s"),
+        (f"{dev} w_await (median)", "w_await", "median2", "ms"),
+        (f"{dev} f/s flushes (median)", "f_per_s", "median1", "/s"),
+    ))  # fmt: skip
+
+
+def _commit_counter_evidence(tl: Timeline, windows: list[Window], tol: pd.Timedelta) -> list[Evidence]:
+    """Redo-log fsyncs and commits per second in the windows (mysqladmin)."""
+    out = []
+    for name in ("Innodb_os_log_fsyncs", "Com_commit"):
+        st = status(tl, name).dropna(subset=["per_s"])
+        st = st[within_slack(st["ts"], windows, tol)]
+        if len(st):
+            out.append(
+                ev(
+                    tl,
+                    f"{name} per second (median)",
+                    st,
+                    round(float(st["per_s"].median()), 1),
+                    "/s",
+                    f"mysqladmin.{name}",
                 )
             )
-
-    held = held_seconds(windows, step_seconds(vm["ts"]))
-    idle_mean = float(vm_in["id"].mean()) if len(vm_in) else float("nan")
-    wa_mean = float(vm_in["wa"].mean()) if len(vm_in) and "wa" in vm_in else 0.0
-    meaning = join.wchan_meaning(dominant) if dominant else ""
-    explanation = (
-        f"For {held:.0f} s up to {peak_d} threads were in uninterruptible sleep (state D) while the CPUs were "
-        f"{idle_mean:.0f} % idle and {wa_mean:.0f} % in iowait. Linux counts D-state threads in the load average "
-        "as if they were running, so the load climbs although the CPUs have room: the threads are waiting, not working."
-    )
-    if dominant:
-        explanation += f" Most of the server's D threads slept in {dominant}" + (
-            f": {meaning}." if meaning else "."
-        )
-    if not vm_windows and len(vm_in) and vm_in["b"].max() < bar:
-        explanation += (
-            " vmstat b and wa stayed low because they count only threads waiting for block I/O; threads "
-            "sleeping in D on a kernel lock (a directory's inode lock, the mmap lock) count in the load but in neither."
-        )
-    severe = bool(ncpu) and median_d >= D_SEVERE_PER_CPU * ncpu
-    return Finding(
-        key="load-from-uninterruptible-threads",
-        severity=Severity.CRITICAL if severe else Severity.WARNING,
-        title=f"Load from {peak_d} threads in uninterruptible sleep (D) while CPUs are {idle_mean:.0f} % idle"
-        + (f", mostly in {dominant}" if dominant else ""),
-        explanation=explanation,
-        windows=tuple(windows),
-        evidence=tuple(evidence),
-        recommendation=(
-            "Name what the D threads wait for, then remove that wait:\n"
-            "  ps -eLo pid,tid,stat,pcpu,comm,wchan:32 | awk '$3 ~ /^D/' | sort -k6 | uniq -c -f5 | sort -rn | head\n"
-            "  cat /proc/<pid>/task/<tid>/stack      # the kernel stack of one D thread (root)\n"
-            "File creation/deletion (unlinkat, path_openat): temporary tables in tmpdir, see tmp-table-churn\n"
-            "(tmpdir on tmpfs). Block I/O (io_schedule, blk_mq_get_tag): see the device in iostat -x.\n"
-            "fsync/journal (jbd2, xlog): the commit path, see commit-serialization."
-        ),
-        caveats=(
-            "ps samples the threads once per snapshot: the count is a moment, not an average like the load.",
-            "The load average is per machine: D threads of other processes (backup, NFS client) count too.",
-        ),
-        sources=(
-            "seed 000 (load 588 on 14 cores, 547 mysqld threads in D in unlinkat)",
-            'Brendan Gregg, "Linux Load Averages: Solving the Mystery" (2017)',
-            "ps(1) PROCESS STATE CODES",
-        ),  # fmt: skip
-        confidence=f"{' + '.join(agree) or 'vmstat'} agree; held {held:.0f} s in {len(windows)} window(s)",
-        disproof=(
-            "Read /proc/loadavg and count D threads (`ps -eLo stat | grep -c ^D`) in the same second a few times: "
-            "if the load minus the runnable threads does not track the D count, the load comes from elsewhere."
-        ),
-    )
+    return out
 
 
 @rule(
@@ -291,8 +383,7 @@ def load_from_uninterruptible_threads(tl: Timeline) -> Finding | None:
 def commit_serialization(tl: Timeline) -> Finding | None:
     """>= 8 active sessions and >= 30 % of active in the commit phase while idle + iowait >= 30 %,
     for 3 consecutive snapshots."""
-    pl = tl.frame("processlist")
-    vm = tl.frame("vmstat")
+    pl, vm = tl.frame("processlist"), tl.frame("vmstat")
     snaps = snapshots(pl)
     active = pl["active"].astype(bool)
     committing = active & (value_is(pl["fingerprint"], lambda s: s == "commit") | state_in(pl, COMMIT_STATES))
@@ -311,9 +402,8 @@ def commit_serialization(tl: Timeline) -> Finding | None:
     in_win = within(snaps, windows)
     rows = pl[committing & within(pl["ts"], windows)]
     member, lines = tl.lines_of(rows)
-    peak = int(n[in_win].max())
     evidence = [
-        Evidence("sessions in the commit phase (max)", peak, "sessions", "processlist.state", member, lines),
+        Evidence("sessions in the commit phase (max)", int(n[in_win].max()), "sessions", "processlist.state", member, lines),
         Evidence("sessions in the commit phase (median)", float(n[in_win].median()), "sessions", "processlist.state", member, lines),
         Evidence("their share of active sessions (max)", round(float(share[in_win].max()) * 100, 1), "%", "processlist.active"),
     ]  # fmt: skip
@@ -327,139 +417,68 @@ def commit_serialization(tl: Timeline) -> Finding | None:
     ]
     tol = join.join_tolerance(pl["ts"], vm["ts"])
     vm_in = vm[within_slack(vm["ts"], windows, tol)]
-    idle_mean = float(vm_in["id"].mean()) if len(vm_in) else float("nan")
-    wa_mean = float(vm_in["wa"].mean()) if len(vm_in) and "wa" in vm_in else 0.0
-    if len(vm_in):
-        vm_member, vm_lines = tl.lines_of(vm_in)
-        evidence.append(
-            Evidence("idle id (mean)", round(idle_mean, 1), "%", "vmstat.id", vm_member, vm_lines)
-        )
-        evidence.append(
-            Evidence("iowait wa (mean)", round(wa_mean, 1), "%", "vmstat.wa", vm_member, vm_lines)
-        )
-    io = tl.frame("iostat")
-    if len(io) and "w_per_s" in io:
-        io_in = io[within_slack(io["ts"], windows, tol)]
-        if len(io_in):
-            busiest = io_in.groupby("device", observed=True)["w_per_s"].median().sort_values(ascending=False)
-            if len(busiest):
-                dev = str(busiest.index[0])
-                dev_rows = io_in[io_in["device"].astype(str) == dev]
-                io_member, io_lines = tl.lines_of(dev_rows)
-                evidence.append(
-                    Evidence(
-                        f"{dev} w/s (median, busiest writer)",
-                        round(float(dev_rows["w_per_s"].median()), 1),
-                        "/s",
-                        "iostat.w_per_s",
-                        io_member,
-                        io_lines,
-                    )
-                )
-                if "w_await" in dev_rows and dev_rows["w_await"].notna().any():
-                    evidence.append(
-                        Evidence(
-                            f"{dev} w_await (median)",
-                            round(float(dev_rows["w_await"].median()), 2),
-                            "ms",
-                            "iostat.w_await",
-                            io_member,
-                            io_lines,
-                        )
-                    )
-                if "f_per_s" in dev_rows and dev_rows["f_per_s"].notna().any():
-                    evidence.append(
-                        Evidence(
-                            f"{dev} f/s flushes (median)",
-                            round(float(dev_rows["f_per_s"].median()), 1),
-                            "/s",
-                            "iostat.f_per_s",
-                            io_member,
-                            io_lines,
-                        )
-                    )
-    for name in ("Innodb_os_log_fsyncs", "Com_commit"):
-        st = status(tl, name).dropna(subset=["per_s"])
-        st = st[within_slack(st["ts"], windows, tol)]
-        if len(st):
-            s_member, s_lines = tl.lines_of(st)
-            evidence.append(
-                Evidence(
-                    f"{name} per second (median)",
-                    round(float(st["per_s"].median()), 1),
-                    "/s",
-                    f"mysqladmin.{name}",
-                    s_member,
-                    s_lines,
-                )
-            )
-    flush = variable(tl, "innodb_flush_log_at_trx_commit")
-    sync_binlog = variable(tl, "sync_binlog")
-    for name, value in (
-        ("innodb_flush_log_at_trx_commit", flush),
-        ("sync_binlog", sync_binlog),
-        ("log_bin", variable(tl, "log_bin")),
-    ):
-        if value is not None:
-            evidence.append(Evidence(f"variable {name}", value, "", "variables"))
-    held = held_seconds(windows, step_seconds(snaps))
+    evidence += column_evidence(
+        tl,
+        vm_in,
+        "vmstat",
+        (("idle id (mean)", "id", "mean1", "%"), ("iowait wa (mean)", "wa", "mean1", "%")),
+    )
+    evidence += _log_device_evidence(tl, windows, tol) + _commit_counter_evidence(tl, windows, tol)
+    evidence += variables_evidence(tl, ("innodb_flush_log_at_trx_commit", "sync_binlog", "log_bin"))
+    flush, sync_binlog = variable(tl, "innodb_flush_log_at_trx_commit"), variable(tl, "sync_binlog")
+    wa = float(vm_in["wa"].mean()) if len(vm_in) and "wa" in vm_in else 0.0
     relaxed = flush in ("0", "2") and sync_binlog not in (None, "1")
-    explanation = (
-        f"For {held:.0f} s up to {peak} sessions at once were committing ({float(share[in_win].max()) * 100:.0f} % of "
-        f"the active ones) while the CPUs were {idle_mean:.0f} % idle"
-        + (
-            f" and iowait only {wa_mean:.0f} %"
-            if wa_mean < IOWAIT_LOW_PCT
-            else f" with {wa_mean:.0f} % iowait"
-        )
-        + ". Commits are serialised on the redo-log (and binary-log) flush: one thread writes and fsyncs while "
-        "the others wait on a mutex for the group commit, and the kernel counts that wait as idle, not iowait. "
-        "The server has CPU to spare; the commit path is the bottleneck."
-    )
-    if flush == "1":
-        explanation += " innodb_flush_log_at_trx_commit is 1: every commit waits for an fsync."
-    if relaxed:
-        recommendation = (
-            f"Durability is already relaxed (innodb_flush_log_at_trx_commit={flush}, sync_binlog={sync_binlog}):\n"
-            "commits still queue, so look at the log device's write latency (iostat -x: w_await, f_await),\n"
-            "semi-synchronous replication waits (Rpl_semi_sync_master_tx_avg_wait_time), and the binlog group\n"
-            "commit (binlog_group_commit_sync_delay / binlog_commit_wait_count in MariaDB)."
-        )
-    else:
-        recommendation = (
-            "If losing up to about a second of committed transactions on an OS crash or power loss is acceptable:\n"
-            "  SET GLOBAL innodb_flush_log_at_trx_commit = 2;  -- write the redo log at commit, fsync it once a second\n"
-            "  SET GLOBAL sync_binlog = 0;                     -- or e.g. 100: fsync the binary log every N commit groups\n"
-            "  -- persist both in my.cnf [mysqld]\n"
-            "Trade-off: with 2, a mysqld crash loses nothing but an OS crash or power cut loses the last ~1 s of\n"
-            "commits; with sync_binlog != 1 the binary log can lose transactions InnoDB kept, and replicas can\n"
-            "diverge after such a crash. Keep both at 1 where every commit must survive, and make fsync cheap\n"
-            "instead: a controller with a battery/flash-backed write cache, or a faster log device (seed 001:\n"
-            "setting 2 gave +60 % throughput on disks without a BBU)."
-        )
-    return Finding(
-        key="commit-serialization",
-        severity=Severity.CRITICAL if share[in_win].median() >= 0.5 else Severity.WARNING,
-        title=f"{peak} sessions queued on commit while CPUs are {idle_mean:.0f} % idle",
-        explanation=explanation,
-        windows=tuple(windows),
-        evidence=tuple(evidence),
-        recommendation=recommendation,
-        caveats=(
-            "iowait understates I/O waits: a thread waiting for another thread's fsync is idle, not iowait (seed 001).",
-            "'query end' also covers other end-of-statement work (e.g. the binary log of a large transaction).",
-            "Semi-synchronous replication makes commits wait for a replica's ACK: that shows the same way.",
-        ),
-        sources=(
-            'seed 001 ("don\'t trust vmstat iowait", sysbench 64 threads on 2 cores)',
-            "MySQL manual, innodb_flush_log_at_trx_commit and sync_binlog",
-        ),  # fmt: skip
-        confidence=f"processlist + vmstat agree; held {held:.0f} s in {len(windows)} window(s)",
-        disproof=(
-            "Set innodb_flush_log_at_trx_commit=2 for a few minutes on a test or replica: if the commit states and "
-            "throughput do not change, the fsync is not the serialisation point (look at locks or the binlog)."
-        ),
-    )
+    return COMMIT_SERIALIZATION.finding(
+        "commit-serialization", Severity.CRITICAL if share[in_win].median() >= 0.5 else Severity.WARNING,
+        windows, evidence, peak=int(n[in_win].max()), share=float(share[in_win].max()) * 100,
+        idle=float(vm_in["id"].mean()) if len(vm_in) else float("nan"), held=held_seconds(windows, step_seconds(snaps)),
+        iowait_text=f" and iowait only {wa:.0f} %" if wa < IOWAIT_LOW_PCT else f" with {wa:.0f} % iowait",
+        flush_text=" innodb_flush_log_at_trx_commit is 1: every commit waits for an fsync." if flush == "1" else "",
+        recommendation=(COMMIT_FIX_RELAXED.format(flush=flush, sync_binlog=sync_binlog) if relaxed
+                        else COMMIT_FIX_DURABLE),
+    )  # fmt: skip
+
+
+# ---------------------------------------------------------------------------------------------
+# iowait-understates-io
+# ---------------------------------------------------------------------------------------------
+
+IOWAIT_UNDERSTATES_IO = RuleTexts(
+    title="CPUs {available:.0f} % idle+iowait with {work:.0f} tasks queued on {ncpu} CPUs",
+    explanation=(
+        "For {held:.0f} s the CPUs were {idle:.0f} % idle and {wa:.0f} % in iowait while "
+        "{work:.0f} threads or statements were queued ({per_cpu:.1f} per CPU). If the work "
+        "were CPU-bound there would be no idle time; it waits instead on something the CPU counters do not "
+        "show as iowait: a commit flush, a lock, a file-system lock. Read idle + iowait as available CPU and "
+        "look for the serialisation point."
+    ),
+    recommendation=(
+        "Find where the queued work waits:\n"
+        "  SHOW FULL PROCESSLIST;   -- states: commit phase, temporary tables, lock waits\n"
+        "  ps -eLo pid,tid,stat,comm,wchan:32 | awk '$3 ~ /^D/'   -- threads in D and their wait channel\n"
+        "  SHOW ENGINE INNODB STATUS\\G   -- SEMAPHORES: mutex/rw-lock waits\n"
+        "Then fix that point (see the related findings) rather than adding CPUs or faster disks blindly."
+    ),
+    caveats=(
+        "In a container with a CPU quota, idle time is the host's: throttled threads wait with the CPUs idle.",
+        "Active sessions include those waiting on a slow client (Sending to client/Writing to net).",
+    ),
+    sources=(
+        'seed 001 ("don\'t trust vmstat iowait": treat idle + iowait as available CPU)',
+        "vmstat(8)",
+    ),
+    disproof="If `mpstat -P ALL 1` shows the idle time on a few CPUs only while the others are 100 % busy, the work is pinned, not waiting (see single-cpu-saturation).",
+)
+
+
+def _active_at(tl: Timeline, vm: pd.DataFrame) -> pd.Series:
+    """Active sessions of the nearest processlist snapshot, per vmstat row (NaN without one)."""
+    pl = tl.frame("processlist")
+    if not len(pl) or "active" not in pl:
+        return pd.Series(float("nan"), index=vm.index)
+    active_n = count_per_snapshot(pl, pl["active"])
+    frame = pd.DataFrame({"ts": active_n.index, "n": active_n.to_numpy()})
+    return pd.Series(nearest(vm["ts"], frame, "n").reindex(vm["ts"]).to_numpy(), index=vm.index)
 
 
 @rule(key="iowait-understates-io", requires=("vmstat", "ncpu"), optional=("processlist",))
@@ -470,12 +489,7 @@ def iowait_understates_io(tl: Timeline) -> Finding | None:
     ncpu = tl.ncpu or 0
     available = available_cpu(vm)
     queued = vm["r"] + (vm["b"] if "b" in vm else 0)
-    pl = tl.frame("processlist")
-    active_at = pd.Series(float("nan"), index=vm.index)
-    if len(pl) and "active" in pl:
-        active_n = count_per_snapshot(pl, pl["active"])
-        frame = pd.DataFrame({"ts": active_n.index, "n": active_n.to_numpy()})
-        active_at = pd.Series(nearest(vm["ts"], frame, "n").reindex(vm["ts"]).to_numpy(), index=vm.index)
+    active_at = _active_at(tl, vm)
     work = pd.concat([queued.astype("float64"), active_at], axis=1).max(axis=1)
     idle_dominates = vm["id"] >= IDLE_SHARE_OF_AVAILABLE_MIN * available
     hit = (available >= IDLE_PLUS_WAIT_MIN_PCT) & idle_dominates & (work >= QUEUED_PER_CPU * ncpu)
@@ -485,66 +499,25 @@ def iowait_understates_io(tl: Timeline) -> Finding | None:
     mask = within(vm["ts"], windows)
     rows = vm[mask]
     member, lines = tl.lines_of(rows)
-    idle_mean = float(rows["id"].mean())
-    wa_mean = float(rows["wa"].mean()) if "wa" in rows else 0.0
-    evidence = [
-        Evidence("idle id (mean)", round(idle_mean, 1), "%", "vmstat.id", member, lines),
-        Evidence("iowait wa (mean)", round(wa_mean, 1), "%", "vmstat.wa", member, lines),
-        Evidence(
-            "idle + iowait (mean)", round(float(available[mask].mean()), 1), "%", "vmstat.id", member, lines
-        ),
-        Evidence(
-            "runnable + blocked r+b (median)",
-            float(queued[mask].median()),
-            "threads",
-            "vmstat.r",
-            member,
-            lines,
-        ),
+    evidence = column_evidence(
+        tl, rows, "vmstat", (("idle id (mean)", "id", "mean1", "%"), ("iowait wa (mean)", "wa", "mean1", "%"))
+    )
+    evidence += [
+        Evidence("idle + iowait (mean)", round(float(available[mask].mean()), 1), "%", "vmstat.id", member, lines),
+        Evidence("runnable + blocked r+b (median)", float(queued[mask].median()), "threads", "vmstat.r", member, lines),
         Evidence("CPUs", ncpu, "cpus", "ncpu"),
-    ]
+    ]  # fmt: skip
     agree = ["vmstat"]
     if active_at[mask].notna().any():
-        evidence.append(
-            Evidence(
-                "active sessions (median)", float(active_at[mask].median()), "sessions", "processlist.active"
-            )
-        )
-        evidence.append(
-            Evidence("active sessions (max)", int(active_at[mask].max()), "sessions", "processlist.active")
-        )
-        if active_at[mask].median() >= QUEUED_PER_CPU * ncpu:
-            agree.append("processlist")
+        evidence += [
+            Evidence("active sessions (median)", float(active_at[mask].median()), "sessions", "processlist.active"),
+            Evidence("active sessions (max)", int(active_at[mask].max()), "sessions", "processlist.active"),
+        ]  # fmt: skip
+        agree += ["processlist"] if active_at[mask].median() >= QUEUED_PER_CPU * ncpu else []
+    idle, wa = float(rows["id"].mean()), float(rows["wa"].mean()) if "wa" in rows else 0.0
     work_median = float(work[mask].median())
-    held = held_seconds(windows, step_seconds(vm["ts"]))
-    return Finding(
-        key="iowait-understates-io",
-        severity=Severity.WARNING,
-        title=f"CPUs {idle_mean + wa_mean:.0f} % idle+iowait with {work_median:.0f} tasks queued on {ncpu} CPUs",
-        explanation=(
-            f"For {held:.0f} s the CPUs were {idle_mean:.0f} % idle and {wa_mean:.0f} % in iowait while "
-            f"{work_median:.0f} threads or statements were queued ({work_median / ncpu:.1f} per CPU). If the work "
-            "were CPU-bound there would be no idle time; it waits instead on something the CPU counters do not "
-            "show as iowait: a commit flush, a lock, a file-system lock. Read idle + iowait as available CPU and "
-            "look for the serialisation point."
-        ),
-        windows=tuple(windows),
-        evidence=tuple(evidence),
-        recommendation=(
-            "Find where the queued work waits:\n"
-            "  SHOW FULL PROCESSLIST;   -- states: commit phase, temporary tables, lock waits\n"
-            "  ps -eLo pid,tid,stat,comm,wchan:32 | awk '$3 ~ /^D/'   -- threads in D and their wait channel\n"
-            "  SHOW ENGINE INNODB STATUS\\G   -- SEMAPHORES: mutex/rw-lock waits\n"
-            "Then fix that point (see the related findings) rather than adding CPUs or faster disks blindly."
-        ),
-        caveats=(
-            "In a container with a CPU quota, idle time is the host's: throttled threads wait with the CPUs idle.",
-            "Active sessions include those waiting on a slow client (Sending to client/Writing to net).",
-        ),
-        sources=(
-            'seed 001 ("don\'t trust vmstat iowait": treat idle + iowait as available CPU)',
-            "vmstat(8)",
-        ),
-        confidence=f"{' + '.join(agree)} agree; held {held:.0f} s in {len(windows)} window(s)",
-        disproof="If `mpstat -P ALL 1` shows the idle time on a few CPUs only while the others are 100 % busy, the work is pinned, not waiting (see single-cpu-saturation).",
-    )
+    return IOWAIT_UNDERSTATES_IO.finding(
+        "iowait-understates-io", Severity.WARNING, windows, evidence, available=idle + wa, work=work_median,
+        ncpu=ncpu, held=held_seconds(windows, step_seconds(vm["ts"])), idle=idle, wa=wa,
+        per_cpu=work_median / ncpu, agree=" + ".join(agree),
+    )  # fmt: skip
