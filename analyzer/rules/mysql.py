@@ -22,12 +22,14 @@ collector's own SHOW PROCESSLIST.
 
 from __future__ import annotations
 
+import dataclasses
 import re
 
 import pandas as pd
 
 from analyzer import join
 from analyzer.detect import (
+    column_evidence,
     count_per_snapshot,
     d_threads_bar,
     ev,
@@ -45,6 +47,7 @@ from analyzer.detect import (
 )
 from analyzer.engine import rule
 from analyzer.findings import Evidence, Finding, Severity, Window
+from analyzer.texts import RuleTexts
 from analyzer.timeline import Timeline, value_is
 from analyzer.windows import sustained, within
 
@@ -116,8 +119,221 @@ ROW_LOCK_MIN_WAITS = 3
 
 
 # -------------------------------------------------------------------------------------------------
-# Rules
+# tmp-table-churn
 # -------------------------------------------------------------------------------------------------
+
+TMP_TABLE_CHURN = RuleTexts(
+    title="{title}",
+    explanation=(
+        "For {held:.0f} s {what}. Each on-disk temporary table is a file created in {tmpdir} and deleted "
+        "when the query ends: with many sessions doing it at once, the file system serialises them on the "
+        "directory's lock and the threads wait in uninterruptible sleep (D), which raises the load average "
+        "without using CPU.{ps_confirms}"
+    ),
+    recommendation=(
+        "Put tmpdir on a RAM-backed file system (seed 000: load 65 -> 2 per core, 4k -> 11k queries/s):\n"
+        "  mkdir -p /srv/mysqldata/tmpram && chown mysql:mysql /srv/mysqldata/tmpram\n"
+        "  mount -t tmpfs -o size=3072M tmpfs /srv/mysqldata/tmpram\n"
+        "  echo 'tmpfs /srv/mysqldata/tmpram tmpfs size=3072M 0 0' >> /etc/fstab\n"
+        "  # my.cnf, [mysqld]: tmpdir = /srv/mysqldata/tmpram   (tmpdir is not dynamic: restart mysqld)\n"
+        "  df -hTP /srv/mysqldata/tmpram; mysql -e \"SHOW GLOBAL VARIABLES LIKE 'tmpdir'\"\n"
+        "Then review the query: EXPLAIN shows 'Using temporary'; TEXT/BLOB columns in GROUP BY, ORDER BY or\n"
+        "DISTINCT force the temporary table to disk whatever tmp_table_size says: select fewer columns, cast or\n"
+        "drop the TEXT column, add an index that serves the GROUP BY, or cache the result at the application."
+    ),
+    caveats=(
+        (
+            "Raising tmp_table_size/max_heap_table_size does not help when the temporary tables go to disk "
+            "regardless (TEXT/BLOB columns; seed 000 raised them from 32M to 64M without effect)."
+        ),
+        (
+            "MariaDB reports most of such a query as 'Sending data' (the spill shows briefly as 'Converting "
+            "HEAP to Aria'): the status counters, not the states, carry the evidence there."
+        ),
+        "Size the tmpfs for the largest temporary table (it uses RAM) and allow the path in AppArmor/SELinux.",
+        (
+            "MySQL 8.0.16+ puts on-disk internal temporary tables in InnoDB session temporary tablespaces "
+            "(innodb_temp_tablespaces_dir), not as files in tmpdir: move that directory instead."
+        ),
+        (
+            "The collector's own queries create a few temporary tables per second; rates below "
+            "{disk_min:g}/s are not counted."
+        ),
+    ),
+    sources=(
+        "seed 000 (load 588 on 14 cores from tmp tables; tmpdir on tmpfs)",
+        "MySQL manual, Internal Temporary Table Use",
+        "MariaDB KB, General Thread States",
+    ),
+    disproof=(
+        "List {tmpdir} twice a second apart (`ls -la {tmpdir} | grep '#sql'`): if no #sql files appear and "
+        "vanish, and SHOW GLOBAL STATUS LIKE 'Created_tmp_disk_tables' does not grow, the temporary tables are "
+        "not on disk and this is not the cause."
+    ),
+)
+
+
+@dataclasses.dataclass(slots=True)
+class _TmpTables:
+    """Where temporary tables churn: by processlist states, by status counters, or both."""
+
+    state_windows: list[Window]
+    counter_windows: list[Window]
+    tmp_n: pd.Series  # sessions in temporary-table states per snapshot
+    tmp_share: pd.Series  # their share of the active sessions
+    rates: pd.DataFrame  # ts, disk_per_s, all_per_s, share, line_no, member
+
+    @property
+    def windows(self) -> list[Window]:
+        return merge_windows(self.state_windows + self.counter_windows)
+
+
+def _tmp_rates(tl: Timeline) -> pd.DataFrame:
+    """Created_tmp_disk_tables and Created_tmp_tables per second, and the on-disk share."""
+    disk = status(tl, "Created_tmp_disk_tables").dropna(subset=["per_s"])
+    if not len(disk):
+        return pd.DataFrame()
+    every = status(tl, "Created_tmp_tables").dropna(subset=["per_s"])
+    rates = disk[["ts", "per_s", "line_no", "member"]].rename(columns={"per_s": "disk_per_s"})
+    rates = rates.merge(every[["ts", "per_s"]].rename(columns={"per_s": "all_per_s"}), on="ts", how="left")
+    return rates.assign(share=rates["disk_per_s"] / rates["all_per_s"].where(rates["all_per_s"] > 0))
+
+
+def _tmp_tables(tl: Timeline) -> _TmpTables:
+    """Sessions in TMP_STATES (>= 5 and >= 20 % of active, or >= 50), and on-disk temporary tables
+    >= 20/s and >= 25 % of all, each sustained."""
+    pl = tl.frame("processlist")
+    snaps = snapshots(pl)
+    active_n = count_per_snapshot(pl, pl["active"])
+    tmp_n = count_per_snapshot(pl, pl["active"].astype(bool) & state_in(pl, TMP_STATES))
+    tmp_share = tmp_n / active_n.where(active_n > 0)
+    many = (tmp_share >= TMP_STATE_MIN_SHARE) | (tmp_n >= TMP_STATE_MANY_SESSIONS)
+    state_hit = (tmp_n >= TMP_STATE_MIN_SESSIONS) & many
+    state_windows = sustained(snaps, state_hit, min_samples=need(len(snaps), MIN_SNAPSHOTS))
+    rates = _tmp_rates(tl)
+    counter_windows: list[Window] = []
+    if len(rates):
+        hit = (rates["disk_per_s"] >= TMP_DISK_PER_S_MIN) & (rates["share"] >= TMP_DISK_MIN_SHARE)
+        counter_windows = sustained(rates["ts"], hit, min_samples=need(len(rates), MIN_COUNTER_SAMPLES))
+    return _TmpTables(state_windows, counter_windows, tmp_n, tmp_share, rates)
+
+
+def _tmp_state_evidence(
+    tl: Timeline, t: _TmpTables, tmp_rows: pd.DataFrame, snap_in: pd.Series
+) -> list[Evidence]:
+    """Sessions in temporary-table states: the peak, its share, the top states."""
+    if not len(tmp_rows):
+        return []
+    member, lines = tl.lines_of(tmp_rows)
+    peak = int(t.tmp_n[snap_in].max()) if snap_in.any() else 0
+    return [
+        Evidence("sessions in temporary-table states (max)", peak, "sessions", "processlist.state", member, lines),
+        Evidence("their share of active sessions (max)", round(float(t.tmp_share[snap_in].max()) * 100, 1), "%", "processlist.active"),
+    ] + [
+        Evidence(f"State '{state}'", n, "session-snapshots", "processlist.state", member, lines)
+        for state, n in top_values(tmp_rows["state"])
+    ]  # fmt: skip
+
+
+def _tmp_counter_evidence(tl: Timeline, churn: pd.DataFrame) -> list[Evidence]:
+    """On-disk temporary tables per second (median, max) and their share of all temporary tables."""
+    if not len(churn):
+        return []
+    series = "mysqladmin.Created_tmp_disk_tables"
+    out = [
+        ev(tl, "Created_tmp_disk_tables per second (median)", churn, round(float(churn["disk_per_s"].median()), 1), "/s", series),
+        ev(tl, "Created_tmp_disk_tables per second (max)", churn, round(float(churn["disk_per_s"].max()), 1), "/s", series),
+    ]  # fmt: skip
+    if churn["share"].notna().any():
+        share = round(float(churn["share"].median()) * 100, 1)
+        out.append(
+            Evidence(
+                "on-disk share of Created_tmp_tables (median)", share, "%", "mysqladmin.Created_tmp_tables"
+            )
+        )
+    return out
+
+
+def _tmp_query_evidence(tl: Timeline, in_pl: pd.DataFrame, tmp_rows: pd.DataFrame) -> list[Evidence]:
+    """The query behind it: the sessions in temporary-table states, else (MariaDB reports the whole
+    query as `Sending data`) the most common query among the active sessions of the window."""
+    active_in = in_pl[in_pl["active"].astype(bool) & in_pl["fingerprint"].notna()]
+    source_rows = tmp_rows[tmp_rows["fingerprint"].notna()] if len(tmp_rows) else active_in
+    if not len(source_rows):
+        source_rows = active_in
+    if not len(source_rows):
+        return []
+    fp, n = top_values(source_rows["fingerprint"], 1)[0]
+    member, lines = tl.lines_of(source_rows[source_rows["fingerprint"] == fp])
+    label = "query building them" if len(tmp_rows) else "most common query among active sessions"
+    return [
+        Evidence(label, fp[:500], "", "processlist.fingerprint", member, lines),
+        Evidence(f"{label}: session-snapshots", n, "session-snapshots", "processlist.fingerprint"),
+    ]
+
+
+def _file_wait_evidence(tl: Timeline, windows: list[Window], tol: pd.Timedelta) -> tuple[list[Evidence], int]:
+    """Server threads in D state in file creation/deletion wait channels at the same moments (ps),
+    and the sessions behind them (performance_schema.threads). Returns (evidence, peak threads)."""
+    ps, pl = tl.frame("ps_threads"), tl.frame("processlist")
+    if not join.has_thread_states(ps):
+        return [], 0
+    out: list[Evidence] = []
+    peak = 0
+    side = join.threads_beside_sessions(ps, pl)
+    side = side[within_slack(side.index.to_series(), windows, tol)] if len(side) else side
+    file_cols = [c for c in side.columns if c.startswith("wchan:") and join.is_file_wchan(c[6:])]
+    if len(side) and file_cols:
+        file_d = side[file_cols].sum(axis=1)
+        peak = int(file_d.max())
+        if peak > 0:
+            out += _file_wait_moment(tl, ps, side, file_cols, file_d.idxmax(), peak)
+    pfs = tl.frame("pfs_threads")
+    if len(pfs) and "thread_os_id" in pfs:
+        behind = join.sessions_by_wchan(join.thread_sessions(ps, pfs, pl))
+        behind = behind[behind["wchan"].map(join.is_file_wchan).astype(bool)] if len(behind) else behind
+        if len(behind):
+            top = behind.iloc[0]
+            text = f"{int(top['sessions'])} sessions in '{top['session_state']}' running {str(top['fingerprint'])[:300]}"
+            out.append(
+                Evidence(
+                    f"sessions behind the D threads in {top['wchan']}", text, "", "pfs_threads.processlist_id"
+                )
+            )
+    return out, peak
+
+
+def _file_wait_moment(
+    tl: Timeline, ps: pd.DataFrame, side: pd.DataFrame, file_cols: list[str], at: pd.Timestamp, peak: int
+) -> list[Evidence]:
+    """The moment with the most file-wait D threads: their wait channels beside the sessions' states."""
+    row = side.loc[at]
+    parts = ", ".join(f"{c[6:]} {int(row[c])}" for c in file_cols if row[c] > 0)
+    ps_rows = ps[(ps["ts"] == at) & ps["is_mysqld"].astype(bool) & join.in_d_state(ps)]
+    member, lines = tl.lines_of(ps_rows)
+    tmp_at = {c[6:]: row[c] for c in side.columns if c.startswith("state:") and c[6:].lower() in TMP_STATES}
+    tmp_text = ", ".join(f"{int(v)} in '{k}'" for k, v in tmp_at.items() if pd.notna(v) and v > 0)
+    active_at = row.get("active")
+    sessions = (f"while {tmp_text}" if tmp_text
+                else f"while {int(active_at)} sessions were active" if pd.notna(active_at) else "")  # fmt: skip
+    return [
+        Evidence("mysqld threads in D state creating/deleting files (max)", peak, "threads", "ps_threads.wchan", member, lines),
+        Evidence("at the same moment", f"{peak} mysqld threads in D state ({parts}) {sessions}".strip(), "", "ps_threads.wchan", member, lines),
+    ]  # fmt: skip
+
+
+def _tmp_what(t: _TmpTables, peak_tmp: int, churn: pd.DataFrame) -> str:
+    """What was seen, in words: the sessions in temporary-table states, or the on-disk rate."""
+    if t.state_windows:
+        what = f"up to {peak_tmp} sessions at once were creating or removing internal temporary tables"
+    else:
+        what = "the server created on-disk temporary tables at a high rate"
+    if len(churn):
+        rate = float(churn["disk_per_s"].median())
+        share = churn["share"].notna().any()
+        what += (f" ({rate:.0f} on-disk temporary tables per second, {float(churn['share'].median()) * 100:.0f} % "
+                 "of all temporary tables)" if share else f" ({rate:.0f} on-disk temporary tables per second)")  # fmt: skip
+    return what
 
 
 @rule(
@@ -129,238 +345,94 @@ def tmp_table_churn(tl: Timeline) -> Finding | None:
     """Sessions in temporary-table states (>= 5 and >= 20 % of active, or >= 50), or on-disk
     temporary tables >= 20/s and >= 25 % of all temporary tables, sustained; stronger with mysqld D
     threads in file creation/deletion wait channels at the same moment."""
-    pl = tl.frame("processlist")
-    snaps = snapshots(pl)
-    active_n = count_per_snapshot(pl, pl["active"])
-    tmp_mask = pl["active"].astype(bool) & state_in(pl, TMP_STATES)
-    tmp_n = count_per_snapshot(pl, tmp_mask)
-    tmp_share = tmp_n / active_n.where(active_n > 0)
-    state_hit = (tmp_n >= TMP_STATE_MIN_SESSIONS) & (
-        (tmp_share >= TMP_STATE_MIN_SHARE) | (tmp_n >= TMP_STATE_MANY_SESSIONS)
-    )
-    state_windows = sustained(snaps, state_hit, min_samples=need(len(snaps), MIN_SNAPSHOTS))
-
-    disk = status(tl, "Created_tmp_disk_tables").dropna(subset=["per_s"])
-    every = status(tl, "Created_tmp_tables").dropna(subset=["per_s"])
-    rates = pd.DataFrame()
-    counter_windows: list[Window] = []
-    if len(disk):
-        rates = disk[["ts", "per_s", "line_no", "member"]].rename(columns={"per_s": "disk_per_s"})
-        rates = rates.merge(
-            every[["ts", "per_s"]].rename(columns={"per_s": "all_per_s"}), on="ts", how="left"
-        )
-        rates["share"] = rates["disk_per_s"] / rates["all_per_s"].where(rates["all_per_s"] > 0)
-        counter_hit = (rates["disk_per_s"] >= TMP_DISK_PER_S_MIN) & (rates["share"] >= TMP_DISK_MIN_SHARE)
-        counter_windows = sustained(
-            rates["ts"], counter_hit, min_samples=need(len(rates), MIN_COUNTER_SAMPLES)
-        )
-
-    windows = merge_windows(state_windows + counter_windows)
+    t = _tmp_tables(tl)
+    windows = t.windows
     if not windows:
         return None
+    pl = tl.frame("processlist")
     tol = join.join_tolerance(pl["ts"])
-    evidence: list[Evidence] = []
-    agree: list[str] = []
     in_pl = pl[within_slack(pl["ts"], windows, tol)]
     tmp_rows = in_pl[in_pl["active"].astype(bool) & state_in(in_pl, TMP_STATES)]
-    snap_in = within_slack(tmp_n.index.to_series(), windows, tol)
-    peak_tmp = int(tmp_n[snap_in].max()) if snap_in.any() else 0
-    if state_windows:
-        agree.append("processlist states")
-    if len(tmp_rows):
-        member, lines = tl.lines_of(tmp_rows)
-        evidence.append(
-            Evidence(
-                "sessions in temporary-table states (max)",
-                peak_tmp,
-                "sessions",
-                "processlist.state",
-                member,
-                lines,
-            )
-        )
-        evidence.append(
-            Evidence(
-                "their share of active sessions (max)",
-                round(float(tmp_share[snap_in].max()) * 100, 1),
-                "%",
-                "processlist.active",
-            )
-        )
-        for state, n in top_values(tmp_rows["state"]):
-            evidence.append(
-                Evidence(f"State '{state}'", n, "session-snapshots", "processlist.state", member, lines)
-            )
-
-    churn_rates = rates[within_slack(rates["ts"], windows, tol)] if len(rates) else rates
-    if len(churn_rates):
-        if counter_windows:
-            agree.append("status counters")
-        disk_rows = churn_rates
-        evidence.append(
-            ev(tl, "Created_tmp_disk_tables per second (median)", disk_rows,
-                       round(float(disk_rows["disk_per_s"].median()), 1), "/s", "mysqladmin.Created_tmp_disk_tables")
-        )  # fmt: skip
-        evidence.append(
-            ev(tl, "Created_tmp_disk_tables per second (max)", disk_rows,
-                       round(float(disk_rows["disk_per_s"].max()), 1), "/s", "mysqladmin.Created_tmp_disk_tables")
-        )  # fmt: skip
-        if disk_rows["share"].notna().any():
-            evidence.append(
-                Evidence(
-                    "on-disk share of Created_tmp_tables (median)",
-                    round(float(disk_rows["share"].median()) * 100, 1),
-                    "%",
-                    "mysqladmin.Created_tmp_tables",
-                )
-            )
-
-    # The query behind it: the sessions in temporary-table states, else (MariaDB reports the whole
-    # query as `Sending data`) the most common query among the active sessions of the window.
-    active_in = in_pl[in_pl["active"].astype(bool) & in_pl["fingerprint"].notna()]
-    source_rows = tmp_rows[tmp_rows["fingerprint"].notna()] if len(tmp_rows) else active_in
-    if not len(source_rows):
-        source_rows = active_in
-    if len(source_rows):
-        fp, n = top_values(source_rows["fingerprint"], 1)[0]
-        member, lines = tl.lines_of(source_rows[source_rows["fingerprint"] == fp])
-        label = "query building them" if len(tmp_rows) else "most common query among active sessions"
-        evidence.append(Evidence(label, fp[:500], "", "processlist.fingerprint", member, lines))
-        evidence.append(
-            Evidence(f"{label}: session-snapshots", n, "session-snapshots", "processlist.fingerprint")
-        )
-
-    # Cross-source: server threads in D state in file creation/deletion at the same moments.
-    file_peak = 0
-    ps = tl.frame("ps_threads")
-    if join.has_thread_states(ps):
-        side = join.threads_beside_sessions(ps, pl)
-        side = side[within_slack(side.index.to_series(), windows, tol)] if len(side) else side
-        file_cols = [c for c in side.columns if c.startswith("wchan:") and join.is_file_wchan(c[6:])]
-        if len(side) and file_cols:
-            file_d = side[file_cols].sum(axis=1)
-            file_peak = int(file_d.max())
-            if file_peak > 0:
-                agree.append("ps wait channels")
-                at = file_d.idxmax()
-                row = side.loc[at]
-                parts = ", ".join(f"{c[6:]} {int(row[c])}" for c in file_cols if row[c] > 0)
-                ps_rows = ps[(ps["ts"] == at) & ps["is_mysqld"].astype(bool) & join.in_d_state(ps)]
-                member, lines = tl.lines_of(ps_rows)
-                tmp_at = {
-                    c[6:]: row[c]
-                    for c in side.columns
-                    if c.startswith("state:") and c[6:].lower() in TMP_STATES
-                }
-                tmp_text = ", ".join(f"{int(v)} in '{k}'" for k, v in tmp_at.items() if pd.notna(v) and v > 0)
-                active_at = row.get("active")
-                sessions = (
-                    f"while {tmp_text}" if tmp_text
-                    else f"while {int(active_at)} sessions were active" if pd.notna(active_at) else ""
-                )  # fmt: skip
-                evidence.append(Evidence("mysqld threads in D state creating/deleting files (max)", file_peak,
-                                         "threads", "ps_threads.wchan", member, lines))  # fmt: skip
-                evidence.append(Evidence("at the same moment", f"{file_peak} mysqld threads in D state ({parts}) {sessions}".strip(),
-                                         "", "ps_threads.wchan", member, lines))  # fmt: skip
-        pfs = tl.frame("pfs_threads")
-        if len(pfs) and "thread_os_id" in pfs:
-            behind = join.sessions_by_wchan(join.thread_sessions(ps, pfs, pl))
-            behind = behind[behind["wchan"].map(join.is_file_wchan).astype(bool)] if len(behind) else behind
-            if len(behind):
-                top = behind.iloc[0]
-                evidence.append(
-                    Evidence(
-                        f"sessions behind the D threads in {top['wchan']}",
-                        f"{int(top['sessions'])} sessions in '{top['session_state']}' running {str(top['fingerprint'])[:300]}",
-                        "",
-                        "pfs_threads.processlist_id",
-                    )
-                )
-
+    snap_in = within_slack(t.tmp_n.index.to_series(), windows, tol)
+    peak_tmp = int(t.tmp_n[snap_in].max()) if snap_in.any() else 0
+    churn = t.rates[within_slack(t.rates["ts"], windows, tol)] if len(t.rates) else t.rates
+    files, file_peak = _file_wait_evidence(tl, windows, tol)
+    evidence = (_tmp_state_evidence(tl, t, tmp_rows, snap_in) + _tmp_counter_evidence(tl, churn)
+                + _tmp_query_evidence(tl, in_pl, tmp_rows) + files)  # fmt: skip
     evidence += variables_evidence(
         tl, ("tmpdir", "tmp_table_size", "max_heap_table_size", "internal_tmp_mem_storage_engine", "version")
     )
+    agree = (["processlist states"] if t.state_windows else []) + (
+        ["status counters"] if t.counter_windows and len(churn) else []) + (
+        ["ps wait channels"] if file_peak > 0 else [])  # fmt: skip
+    severe = file_peak >= max(d_threads_bar(tl.ncpu or 0), 1)
+    title = (f"Temporary tables on disk: {peak_tmp} sessions creating/removing them" if t.state_windows
+             else f"{float(churn['disk_per_s'].median()):.0f} on-disk temporary tables per second")  # fmt: skip
+    ps_confirms = (f" ps confirms it: up to {file_peak} server threads were in D state in file creation/deletion "
+                   "wait channels at the same moments.") if file_peak else ""  # fmt: skip
+    return TMP_TABLE_CHURN.finding(
+        "tmp-table-churn", Severity.CRITICAL if severe else Severity.WARNING, windows, evidence,
+        title=title, held=held_seconds(windows, step_seconds(snapshots(pl))), what=_tmp_what(t, peak_tmp, churn),
+        tmpdir=variable(tl, "tmpdir") or "the tmpdir", ps_confirms=ps_confirms, disk_min=TMP_DISK_PER_S_MIN,
+        agree=" + ".join(agree) or "processlist",
+    )  # fmt: skip
 
-    ncpu = tl.ncpu or 0
-    severe = file_peak >= max(d_threads_bar(ncpu), 1)
-    tmpdir = variable(tl, "tmpdir") or "the tmpdir"
-    held = held_seconds(windows, step_seconds(snaps))
-    by_states = bool(state_windows)
-    if by_states:
-        what = f"up to {peak_tmp} sessions at once were creating or removing internal temporary tables"
-    else:
-        what = "the server created on-disk temporary tables at a high rate"
-    if len(churn_rates):
-        what += (
-            f" ({float(churn_rates['disk_per_s'].median()):.0f} on-disk temporary tables per second, "
-            f"{float(churn_rates['share'].median()) * 100:.0f} % of all temporary tables)"
-            if churn_rates["share"].notna().any()
-            else f" ({float(churn_rates['disk_per_s'].median()):.0f} on-disk temporary tables per second)"
-        )
-    explanation = (
-        f"For {held:.0f} s {what}. Each on-disk temporary table is a file created in {tmpdir} and deleted "
-        "when the query ends: with many sessions doing it at once, the file system serialises them on the "
-        "directory's lock and the threads wait in uninterruptible sleep (D), which raises the load average "
-        "without using CPU."
-    )
-    if file_peak:
-        explanation += (
-            f" ps confirms it: up to {file_peak} server threads were in D state in file creation/deletion "
-            "wait channels at the same moments."
-        )
-    return Finding(
-        key="tmp-table-churn",
-        severity=Severity.CRITICAL if severe else Severity.WARNING,
-        title=(
-            f"Temporary tables on disk: {peak_tmp} sessions creating/removing them"
-            if by_states
-            else f"{float(churn_rates['disk_per_s'].median()):.0f} on-disk temporary tables per second"
-        ),  # fmt: skip
-        explanation=explanation,
-        windows=tuple(windows),
-        evidence=tuple(evidence),
-        recommendation=(
-            "Put tmpdir on a RAM-backed file system (seed 000: load 65 -> 2 per core, 4k -> 11k queries/s):\n"
-            "  mkdir -p /srv/mysqldata/tmpram && chown mysql:mysql /srv/mysqldata/tmpram\n"
-            "  mount -t tmpfs -o size=3072M tmpfs /srv/mysqldata/tmpram\n"
-            "  echo 'tmpfs /srv/mysqldata/tmpram tmpfs size=3072M 0 0' >> /etc/fstab\n"
-            "  # my.cnf, [mysqld]: tmpdir = /srv/mysqldata/tmpram   (tmpdir is not dynamic: restart mysqld)\n"
-            "  df -hTP /srv/mysqldata/tmpram; mysql -e \"SHOW GLOBAL VARIABLES LIKE 'tmpdir'\"\n"
-            "Then review the query: EXPLAIN shows 'Using temporary'; TEXT/BLOB columns in GROUP BY, ORDER BY or\n"
-            "DISTINCT force the temporary table to disk whatever tmp_table_size says: select fewer columns, cast or\n"
-            "drop the TEXT column, add an index that serves the GROUP BY, or cache the result at the application."
+
+# -------------------------------------------------------------------------------------------------
+# table-cache-contention
+# -------------------------------------------------------------------------------------------------
+
+TABLE_CACHE_CONTENTION = RuleTexts(
+    title="{peak} sessions waiting to open or close tables",
+    explanation=(
+        "For {held:.0f} s up to {peak} active sessions were in 'Opening tables' or 'closing tables'. "
+        "When the table cache (table_open_cache) is smaller than the tables the concurrent sessions use, "
+        "each query must close a cached table and open another, and those steps serialise on the cache lock."
+        "{current_text}"
+    ),
+    recommendation=(
+        "Raise the table cache (dynamic; seed 000 went from 2000 to 100000):\n"
+        "  SET GLOBAL table_open_cache = {suggested};\n"
+        "  -- and persist it in my.cnf [mysqld]: table_open_cache = {suggested}\n"
+        "  -- table_open_cache_instances = 16 (MySQL 5.6.6+, not dynamic) splits the cache lock\n"
+        "Check that the process may open that many files: open_files_limit, `ulimit -n`, systemd LimitNOFILE.\n"
+        "Then watch: SHOW GLOBAL STATUS LIKE 'Table_open_cache%'; (misses and overflows should stop growing)."
+    ),
+    caveats=(
+        (
+            "Sessions also show 'Opening tables' while waiting for FLUSH TABLES or DDL, or when "
+            "table_definition_cache is too small; check for those first."
         ),
-        caveats=(
-            (
-                "Raising tmp_table_size/max_heap_table_size does not help when the temporary tables go to disk "
-                "regardless (TEXT/BLOB columns; seed 000 raised them from 32M to 64M without effect)."
-            ),
-            (
-                "MariaDB reports most of such a query as 'Sending data' (the spill shows briefly as 'Converting "
-                "HEAP to Aria'): the status counters, not the states, carry the evidence there."
-            ),
-            "Size the tmpfs for the largest temporary table (it uses RAM) and allow the path in AppArmor/SELinux.",
-            (
-                "MySQL 8.0.16+ puts on-disk internal temporary tables in InnoDB session temporary tablespaces "
-                "(innodb_temp_tablespaces_dir), not as files in tmpdir: move that directory instead."
-            ),
-            (
-                "The collector's own queries create a few temporary tables per second; rates below "
-                f"{TMP_DISK_PER_S_MIN:g}/s are not counted."
-            ),
-        ),
-        sources=(
-            "seed 000 (load 588 on 14 cores from tmp tables; tmpdir on tmpfs)",
-            "MySQL manual, Internal Temporary Table Use",
-            "MariaDB KB, General Thread States",
-        ),  # fmt: skip
-        confidence=f"{' + '.join(agree) or 'processlist'} agree; held {held:.0f} s in {len(windows)} window(s)",
-        disproof=(
-            f"List {tmpdir} twice a second apart (`ls -la {tmpdir} | grep '#sql'`): if no #sql files appear and "
-            "vanish, and SHOW GLOBAL STATUS LIKE 'Created_tmp_disk_tables' does not grow, the temporary tables are "
-            "not on disk and this is not the cause."
-        ),
-    )
+        "Each cached table holds file descriptors (two for a MyISAM table): the OS limit must follow.",
+    ),
+    sources=(
+        "seed 000 (Opening tables / closing tables after the tmpdir fix; table_open_cache 2000 -> 100000)",
+        "MySQL manual, How MySQL Opens and Closes Tables",
+    ),
+    confidence="processlist; held {held:.0f} s in {n_windows} window(s)",
+    disproof="If Table_open_cache_misses and Opened_tables do not grow in the window, the cache is large enough and the sessions wait for something else (FLUSH TABLES, a metadata lock).",
+)
+
+
+def _status_evidence(
+    tl: Timeline, windows: list[Window], tol: pd.Timedelta, specs: tuple[tuple[str, str, str], ...]
+) -> list[Evidence]:
+    """Evidence of status variables in the windows. ``specs``: (variable, label, how) where how is
+    ``rate`` (median per second), ``max`` (the gauge's max) or ``median`` (the gauge's median)."""
+    out = []
+    for name, label, how in specs:
+        st = status(tl, name)
+        st = st.dropna(subset=["per_s"]) if how == "rate" else st
+        st = st[within_slack(st["ts"], windows, tol)]
+        if not len(st):
+            continue
+        if how == "rate":
+            out.append(ev(tl, label, st, round(float(st["per_s"].median()), 1), "/s", f"mysqladmin.{name}"))
+        elif how == "max":
+            out.append(ev(tl, label, st, int(st["value"].max()), "", f"mysqladmin.{name}"))
+        else:
+            out.append(ev(tl, label, st, float(st["value"].median()), "threads", f"mysqladmin.{name}"))
+    return out
 
 
 @rule(key="table-cache-contention", requires=("processlist",), optional=("mysqladmin", "variables"))
@@ -382,79 +454,56 @@ def table_cache_contention(tl: Timeline) -> Finding | None:
     evidence = [
         Evidence("sessions opening/closing tables (max)", int(n[in_win].max()), "sessions", "processlist.state", member, lines),
         Evidence("their share of active sessions (max)", round(float(share[in_win].max()) * 100, 1), "%", "processlist.active"),
-    ]  # fmt: skip
-    evidence += [
+    ] + [
         Evidence(f"State '{s}'", c, "session-snapshots", "processlist.state", member, lines)
         for s, c in top_values(rows["state"])
-    ]
-    tol = join.join_tolerance(pl["ts"])
-    for name, label in (
-        ("Table_open_cache_misses", "Table_open_cache_misses per second (median)"),
-        ("Table_open_cache_overflows", "Table_open_cache_overflows per second (median)"),
-        ("Opened_tables", "Opened_tables per second (median)"),
-    ):
-        st = status(tl, name).dropna(subset=["per_s"])
-        st = st[within_slack(st["ts"], windows, tol)]
-        if len(st):
-            evidence.append(
-                ev(tl, label, st, round(float(st["per_s"].median()), 1), "/s", f"mysqladmin.{name}")
-            )
-    open_tables = status(tl, "Open_tables")
-    open_tables = open_tables[within_slack(open_tables["ts"], windows, tol)]
-    if len(open_tables):
-        evidence.append(
-            ev(
-                tl,
-                "Open_tables (max)",
-                open_tables,
-                int(open_tables["value"].max()),
-                "tables",
-                "mysqladmin.Open_tables",
-            )
-        )
-    current = variable(tl, "table_open_cache")
+    ]  # fmt: skip
+    evidence += _status_evidence(tl, windows, join.join_tolerance(pl["ts"]), (
+        ("Table_open_cache_misses", "Table_open_cache_misses per second (median)", "rate"),
+        ("Table_open_cache_overflows", "Table_open_cache_overflows per second (median)", "rate"),
+        ("Opened_tables", "Opened_tables per second (median)", "rate"),
+        ("Open_tables", "Open_tables (max)", "max"),
+    ))  # fmt: skip
     evidence += variables_evidence(
         tl, ("table_open_cache", "table_open_cache_instances", "table_definition_cache", "open_files_limit")
     )
-    suggested = "100000"
-    if current is not None and current.isdigit():
-        suggested = str(max(int(current) * 4, 4000))
-    held = held_seconds(windows, step_seconds(snaps))
-    peak = int(n[in_win].max())
-    return Finding(
-        key="table-cache-contention",
-        severity=Severity.WARNING,
-        title=f"{peak} sessions waiting to open or close tables",
-        explanation=(
-            f"For {held:.0f} s up to {peak} active sessions were in 'Opening tables' or 'closing tables'. "
-            "When the table cache (table_open_cache) is smaller than the tables the concurrent sessions use, "
-            "each query must close a cached table and open another, and those steps serialise on the cache lock."
-            + (f" table_open_cache is {current}." if current is not None else "")
-        ),
-        windows=tuple(windows),
-        evidence=tuple(evidence),
-        recommendation=(
-            f"Raise the table cache (dynamic; seed 000 went from 2000 to 100000):\n"
-            f"  SET GLOBAL table_open_cache = {suggested};\n"
-            "  -- and persist it in my.cnf [mysqld]: table_open_cache = " + suggested + "\n"
-            "  -- table_open_cache_instances = 16 (MySQL 5.6.6+, not dynamic) splits the cache lock\n"
-            "Check that the process may open that many files: open_files_limit, `ulimit -n`, systemd LimitNOFILE.\n"
-            "Then watch: SHOW GLOBAL STATUS LIKE 'Table_open_cache%'; (misses and overflows should stop growing)."
-        ),
-        caveats=(
-            (
-                "Sessions also show 'Opening tables' while waiting for FLUSH TABLES or DDL, or when "
-                "table_definition_cache is too small; check for those first."
-            ),
-            "Each cached table holds file descriptors (two for a MyISAM table): the OS limit must follow.",
-        ),
-        sources=(
-            "seed 000 (Opening tables / closing tables after the tmpdir fix; table_open_cache 2000 -> 100000)",
-            "MySQL manual, How MySQL Opens and Closes Tables",
-        ),  # fmt: skip
-        confidence=f"processlist; held {held:.0f} s in {len(windows)} window(s)",
-        disproof="If Table_open_cache_misses and Opened_tables do not grow in the window, the cache is large enough and the sessions wait for something else (FLUSH TABLES, a metadata lock).",
-    )
+    current = variable(tl, "table_open_cache")
+    suggested = str(max(int(current) * 4, 4000)) if current is not None and current.isdigit() else "100000"
+    return TABLE_CACHE_CONTENTION.finding(
+        "table-cache-contention", Severity.WARNING, windows, evidence, peak=int(n[in_win].max()),
+        held=held_seconds(windows, step_seconds(snaps)), suggested=suggested,
+        current_text=f" table_open_cache is {current}." if current is not None else "",
+    )  # fmt: skip
+
+
+# -------------------------------------------------------------------------------------------------
+# active-sessions-overload
+# -------------------------------------------------------------------------------------------------
+
+ACTIVE_SESSIONS_OVERLOAD = RuleTexts(
+    title="{peak} statements running at once on {ncpu} CPUs",
+    explanation=(
+        "For {held:.0f} s the server ran a median of {median:.0f} statements at once, {per_cpu:.1f} per CPU "
+        "(the bar is {bar:g}). A core runs one thread at a time: the others wait for a CPU, a lock "
+        "or I/O, and every statement's latency grows with the crowd."
+    ),
+    recommendation=(
+        "Cap concurrency where it comes from: the application's connection pool size (a few connections\n"
+        "per core is usually the fastest), or the server's thread pool:\n"
+        "  # MariaDB / Percona Server, my.cnf [mysqld] (restart):\n"
+        "  thread_handling = pool-of-threads\n"
+        "  # or limit statements inside InnoDB (dynamic):\n"
+        "  SET GLOBAL innodb_thread_concurrency = <2 x CPUs>;\n"
+        "Then see what the crowd runs (top queries and states in the evidence)."
+    ),
+    caveats=(
+        "Sessions waiting on locks or on a slow client count as active too.",
+        "The processlist is sampled: a burst shorter than a snapshot interval is not seen.",
+    ),
+    sources=("seeds 000 and 001", "MariaDB KB, Thread Pool in MariaDB"),
+    confidence="processlist{with_counters}; held {held:.0f} s in {n_windows} window(s)",
+    disproof="If Threads_running stays below 4 x CPUs between snapshots (mysqladmin ext -i1), the crowd was a momentary burst.",
+)
 
 
 @rule(key="active-sessions-overload", requires=("processlist", "ncpu"), optional=("mysqladmin", "vmstat"))
@@ -464,8 +513,7 @@ def active_sessions_overload(tl: Timeline) -> Finding | None:
     ncpu = tl.ncpu or 0
     snaps = snapshots(pl)
     active_n = count_per_snapshot(pl, pl["active"])
-    hit = active_n >= ACTIVE_PER_CPU * ncpu
-    windows = sustained(snaps, hit, min_samples=need(len(snaps), MIN_SNAPSHOTS))
+    windows = sustained(snaps, active_n >= ACTIVE_PER_CPU * ncpu, min_samples=need(len(snaps), MIN_SNAPSHOTS))
     if not windows:
         return None
     in_win = active_n[within(snaps, windows)]
@@ -476,71 +524,55 @@ def active_sessions_overload(tl: Timeline) -> Finding | None:
         Evidence("active sessions (max)", int(in_win.max()), "sessions", "processlist.active", member, lines),
         Evidence("active sessions (median)", median, "sessions", "processlist.active", member, lines),
         Evidence("CPUs", ncpu, "cpus", "ncpu"),
-        Evidence(
-            "active sessions per CPU (median)", round(median / ncpu, 1), "sessions/cpu", "processlist.active"
-        ),
-    ]
+        Evidence("active sessions per CPU (median)", round(median / ncpu, 1), "sessions/cpu", "processlist.active"),
+    ]  # fmt: skip
     tol = join.join_tolerance(pl["ts"])
-    running = status(tl, "Threads_running")
-    running = running[within_slack(running["ts"], windows, tol)]
-    if len(running):
-        evidence.append(
-            ev(
-                tl,
-                "Threads_running (median)",
-                running,
-                float(running["value"].median()),
-                "threads",
-                "mysqladmin.Threads_running",
-            )
-        )
+    running = _status_evidence(tl, windows, tol, (("Threads_running", "Threads_running (median)", "median"),))
     vm = tl.frame("vmstat")
-    if len(vm) and "r" in vm:
-        vm_in = vm[within_slack(vm["ts"], windows, tol)]
-        if len(vm_in):
-            evidence.append(
-                ev(tl, "run queue r (median)", vm_in, float(vm_in["r"].median()), "threads", "vmstat.r")
-            )
-            evidence.append(
-                ev(tl, "idle id (mean)", vm_in, round(float(vm_in["id"].mean()), 1), "%", "vmstat.id")
-            )
-    evidence += [
-        Evidence(f"query '{fp[:200]}'", c, "session-snapshots", "processlist.fingerprint")
-        for fp, c in top_values(rows["fingerprint"])
-    ]
+    vm_in = vm[within_slack(vm["ts"], windows, tol)] if "r" in vm else vm.iloc[0:0]
+    evidence += running + column_evidence(tl, vm_in, "vmstat", (
+        ("run queue r (median)", "r", "median", "threads"), ("idle id (mean)", "id", "mean1", "%"),
+    ))  # fmt: skip
+    evidence += [Evidence(f"query '{fp[:200]}'", c, "session-snapshots", "processlist.fingerprint")
+                 for fp, c in top_values(rows["fingerprint"])]  # fmt: skip
     evidence += [
         Evidence(f"State '{s}'", c, "session-snapshots", "processlist.state")
         for s, c in top_values(rows["state"])
     ]
-    held = held_seconds(windows, step_seconds(snaps))
-    return Finding(
-        key="active-sessions-overload",
-        severity=Severity.CRITICAL if median >= ACTIVE_SEVERE_PER_CPU * ncpu else Severity.WARNING,
-        title=f"{int(in_win.max())} statements running at once on {ncpu} CPUs",
-        explanation=(
-            f"For {held:.0f} s the server ran a median of {median:.0f} statements at once, {median / ncpu:.1f} per CPU "
-            f"(the bar is {ACTIVE_PER_CPU:g}). A core runs one thread at a time: the others wait for a CPU, a lock "
-            "or I/O, and every statement's latency grows with the crowd."
-        ),
-        windows=tuple(windows),
-        evidence=tuple(evidence),
-        recommendation=(
-            "Cap concurrency where it comes from: the application's connection pool size (a few connections\n"
-            "per core is usually the fastest), or the server's thread pool:\n"
-            "  # MariaDB / Percona Server, my.cnf [mysqld] (restart):\n"
-            "  thread_handling = pool-of-threads\n"
-            "  # or limit statements inside InnoDB (dynamic):\n"
-            "  SET GLOBAL innodb_thread_concurrency = <2 x CPUs>;\n"
-            "Then see what the crowd runs (top queries and states in the evidence)."
-        ),
-        caveats=(
-            "Sessions waiting on locks or on a slow client count as active too.",
-            "The processlist is sampled: a burst shorter than a snapshot interval is not seen.",
-        ),
-        sources=("seeds 000 and 001", "MariaDB KB, Thread Pool in MariaDB"),
-        confidence=f"processlist{' + mysqladmin' if len(running) else ''}; held {held:.0f} s in {len(windows)} window(s)",
-        disproof="If Threads_running stays below 4 x CPUs between snapshots (mysqladmin ext -i1), the crowd was a momentary burst.",
-    )
+    severe = median >= ACTIVE_SEVERE_PER_CPU * ncpu
+    return ACTIVE_SESSIONS_OVERLOAD.finding(
+        "active-sessions-overload", Severity.CRITICAL if severe else Severity.WARNING, windows, evidence,
+        peak=int(in_win.max()), ncpu=ncpu, held=held_seconds(windows, step_seconds(snaps)), median=median,
+        per_cpu=median / ncpu, bar=ACTIVE_PER_CPU, with_counters=" + mysqladmin" if running else "",
+    )  # fmt: skip
+
+
+# -------------------------------------------------------------------------------------------------
+# long-running-queries
+# -------------------------------------------------------------------------------------------------
+
+LONG_RUNNING_QUERIES = RuleTexts(
+    title="{sessions} statement(s) running for {bar} s or more (longest {peak} s)",
+    explanation=(
+        "{sessions} session(s) ran one statement for {bar} s or more; the longest had been running "
+        "{peak} s. A long statement keeps its locks and its read view open: it can block DDL behind a metadata "
+        "lock, other writers behind row locks, and InnoDB purge (the history list grows)."
+    ),
+    recommendation=(
+        "Look at the oldest statements and transactions:\n"
+        "  SELECT * FROM information_schema.processlist WHERE command <> 'Sleep' ORDER BY time DESC LIMIT 10;\n"
+        "  SELECT trx_mysql_thread_id, trx_started, trx_state, trx_query FROM information_schema.innodb_trx ORDER BY trx_started LIMIT 10;\n"
+        "EXPLAIN the query for a missing index; if it must be stopped: KILL QUERY <Id>;\n"
+        "Cap SELECTs with max_execution_time (MySQL 5.7.8+, ms) or max_statement_time (MariaDB 10.1+, s)."
+    ),
+    caveats=(
+        "Backups (mysqldump, 'SELECT /*!40001 SQL_NO_CACHE */') and reports are long by design.",
+        "Sessions waiting for a lock also show a growing Time: see lock-waits if it fired.",
+    ),
+    sources=("classic (FINDINGS.md)", "pt-kill(1) --busy-time"),
+    confidence="{rows} row(s) in {snapshots} snapshot(s); Time is the statement's own duration",
+    disproof="If the same session Id shows a smaller Time in the next snapshot, it ran several statements, not one long one.",
+)
 
 
 @rule(key="long-running-queries", requires=("processlist",))
@@ -549,18 +581,17 @@ def long_running_queries(tl: Timeline) -> Finding | None:
     pl = tl.frame("processlist")
     time_s = pd.to_numeric(pl["time_s"], errors="coerce")
     mask = (pl["active"].astype(bool) & (time_s >= LONG_QUERY_S)).fillna(False).astype(bool)
-    snaps = snapshots(pl)
-    hit = count_per_snapshot(pl, mask) > 0
-    windows = sustained(snaps, hit, min_samples=1)
+    windows = sustained(snapshots(pl), count_per_snapshot(pl, mask) > 0, min_samples=1)
     if not windows:
         return None
     rows = pl[mask].assign(_t=time_s[mask])
     longest = rows.sort_values("_t", ascending=False, kind="stable").iloc[0]
     sessions = int(rows["id"].nunique())
     member, lines = tl.lines_of(rows)
+    longest_lines = (int(longest["line_no"]), int(longest.get("line_end", longest["line_no"])))
     evidence = [
-        Evidence("sessions running >= 60 s", sessions, "sessions", "processlist.time_s", member, lines),
-        Evidence("longest Time", int(longest["_t"]), "s", "processlist.time_s", member, (int(longest["line_no"]), int(longest.get("line_end", longest["line_no"])))),
+        Evidence(f"sessions running >= {LONG_QUERY_S} s", sessions, "sessions", "processlist.time_s", member, lines),
+        Evidence("longest Time", int(longest["_t"]), "s", "processlist.time_s", member, longest_lines),
         Evidence("longest: session Id", int(longest["id"]) if pd.notna(longest["id"]) else "?", "", "processlist.id"),
         Evidence("longest: State", str(longest["state"]) if pd.notna(longest["state"]) else "(none)", "", "processlist.state"),
         Evidence("longest: query", str(longest["fingerprint"] or "")[:500], "", "processlist.fingerprint"),
@@ -571,32 +602,91 @@ def long_running_queries(tl: Timeline) -> Finding | None:
         for fp, c in top_values(per_session["fingerprint"])
     ]
     peak = int(longest["_t"])
-    return Finding(
-        key="long-running-queries",
-        severity=Severity.CRITICAL if peak >= LONG_QUERY_SEVERE_S else Severity.WARNING,
-        title=f"{sessions} statement(s) running for {LONG_QUERY_S} s or more (longest {peak} s)",
-        explanation=(
-            f"{sessions} session(s) ran one statement for {LONG_QUERY_S} s or more; the longest had been running "
-            f"{peak} s. A long statement keeps its locks and its read view open: it can block DDL behind a metadata "
-            "lock, other writers behind row locks, and InnoDB purge (the history list grows)."
+    return LONG_RUNNING_QUERIES.finding(
+        "long-running-queries", Severity.CRITICAL if peak >= LONG_QUERY_SEVERE_S else Severity.WARNING, windows,
+        evidence, sessions=sessions, bar=LONG_QUERY_S, peak=peak, rows=len(rows), snapshots=rows["ts"].nunique(),
+    )  # fmt: skip
+
+
+# -------------------------------------------------------------------------------------------------
+# lock-waits
+# -------------------------------------------------------------------------------------------------
+
+LOCK_WAITS = RuleTexts(
+    title="{peak} sessions waiting for locks{longest_title}",
+    explanation=(
+        "For {held:.0f} s sessions queued behind locks: up to {peak} at once{longest_text}. Every statement "
+        "that needs the same table or rows joins the queue until the holder commits, finishes or is killed; a "
+        "DDL waiting for a metadata lock also blocks every later query on its table.{blocker_text}"
+    ),
+    recommendation=(
+        "Find the blocker (the oldest transaction or DDL), then decide whether to end it:\n"
+        "  SELECT * FROM sys.schema_table_lock_waits;     -- metadata locks (MySQL 5.7+, performance_schema)\n"
+        "  SELECT * FROM sys.innodb_lock_waits;           -- row locks (MySQL 5.7+)\n"
+        "  SELECT * FROM information_schema.METADATA_LOCK_INFO;  -- MariaDB (plugin metadata_lock_info)\n"
+        "  SELECT trx_mysql_thread_id, trx_started, trx_query FROM information_schema.innodb_trx ORDER BY trx_started;\n"
+        "  KILL <blocking Id>;\n"
+        "Run DDL with a short wait so it cannot queue everyone: SET SESSION lock_wait_timeout = 5; before ALTER,\n"
+        "or pt-online-schema-change / gh-ost."
+    ),
+    caveats=(
+        (
+            "InnoDB row-lock waits do not show in State (they look like 'updating' or 'executing'); only the status "
+            "counter Innodb_row_lock_current_waits or sys.innodb_lock_waits show them."
         ),
-        windows=tuple(windows),
-        evidence=tuple(evidence),
-        recommendation=(
-            "Look at the oldest statements and transactions:\n"
-            "  SELECT * FROM information_schema.processlist WHERE command <> 'Sleep' ORDER BY time DESC LIMIT 10;\n"
-            "  SELECT trx_mysql_thread_id, trx_started, trx_state, trx_query FROM information_schema.innodb_trx ORDER BY trx_started LIMIT 10;\n"
-            "EXPLAIN the query for a missing index; if it must be stopped: KILL QUERY <Id>;\n"
-            "Cap SELECTs with max_execution_time (MySQL 5.7.8+, ms) or max_statement_time (MariaDB 10.1+, s)."
-        ),
-        caveats=(
-            "Backups (mysqldump, 'SELECT /*!40001 SQL_NO_CACHE */') and reports are long by design.",
-            "Sessions waiting for a lock also show a growing Time: see lock-waits if it fired.",
-        ),
-        sources=("classic (FINDINGS.md)", "pt-kill(1) --busy-time"),
-        confidence=f"{len(rows)} row(s) in {rows['ts'].nunique()} snapshot(s); Time is the statement's own duration",
-        disproof="If the same session Id shows a smaller Time in the next snapshot, it ran several statements, not one long one.",
+        "An idle session (Sleep) can hold locks inside an open transaction: the blocker may not be running anything.",
+    ),
+    sources=("classic (FINDINGS.md)", "MySQL manual, Metadata Locking", "MySQL sys schema"),
+    confidence="{agree}; held {held:.0f} s in {n_windows} window(s)",
+    disproof="If sys.schema_table_lock_waits and sys.innodb_lock_waits are empty while the states persist, the sessions are not blocked by another session (e.g. a lock held by a stuck storage engine call).",
+)
+
+
+def _blocker(pl: pd.DataFrame, waiting: pd.Series, windows: list[Window], peak_wait: int) -> Evidence | None:
+    """The blocker candidate: the oldest session in the windows that is not itself waiting, a running
+    statement (long Time) or an idle one holding an open transaction (Sleep with a long Time)."""
+    running_or_idle = pl["active"].astype(bool) | value_is(pl["command"], lambda s: s == "Sleep")
+    cand = pl[within(pl["ts"], windows) & ~waiting & running_or_idle]
+    cand = cand.assign(_t=pd.to_numeric(cand["time_s"], errors="coerce")).dropna(subset=["_t"])
+    cand = cand[cand["_t"] >= min(peak_wait, LOCK_WAIT_MIN_S)]
+    if not len(cand):
+        return None
+    b = cand.sort_values("_t", ascending=False, kind="stable").iloc[0]
+    what = (
+        str(b["fingerprint"])[:300]
+        if pd.notna(b["fingerprint"])
+        else f"idle ({b['command']}), transaction possibly open"
     )
+    state = b["state"] if pd.notna(b["state"]) else ""
+    text = f"session {b['id']} ({b['user']}), Time {int(b['_t'])} s, State '{state}': {what}"
+    lines = (int(b["line_no"]), int(b["line_end"]) if "line_end" in b else int(b["line_no"]))
+    return Evidence(
+        "oldest session not waiting (blocker candidate)", text, "", "processlist", str(b["member"]), lines
+    )
+
+
+def _lock_state_evidence(
+    tl: Timeline, pl: pd.DataFrame, waiting: pd.Series, windows: list[Window], n: pd.Series
+) -> tuple[list[Evidence], int, int, str]:
+    """Sessions in lock-wait states: (evidence, peak sessions, longest wait s, blocker sentence)."""
+    rows = pl[waiting & within(pl["ts"], windows)]
+    member, lines = tl.lines_of(rows)
+    peak_n = int(n[within(snapshots(pl), windows)].max())
+    peak_wait = int(pd.to_numeric(pl["time_s"], errors="coerce")[rows.index].max()) if len(rows) else 0
+    evidence = [
+        Evidence("sessions waiting for a lock (max)", peak_n, "sessions", "processlist.state", member, lines),
+        Evidence("longest wait (Time)", peak_wait, "s", "processlist.time_s", member, lines),
+    ] + [
+        Evidence(f"State '{s}'", c, "session-snapshots", "processlist.state", member, lines)
+        for s, c in top_values(rows["state"])
+    ] + [
+        Evidence(f"waiting query '{fp[:200]}'", c, "session-snapshots", "processlist.fingerprint")
+        for fp, c in top_values(rows["fingerprint"], 2)
+    ]  # fmt: skip
+    blocker = _blocker(pl, waiting, windows, peak_wait)
+    if blocker is not None:
+        evidence.append(blocker)
+    return evidence, peak_n, peak_wait, str(blocker.value) if blocker is not None else ""
 
 
 @rule(key="lock-waits", requires=("processlist",), optional=("mysqladmin",))
@@ -616,115 +706,75 @@ def lock_waits(tl: Timeline) -> Finding | None:
     row_locks = status(tl, "Innodb_row_lock_current_waits")
     row_windows: list[Window] = []
     if len(row_locks):
+        need_rows = need(len(row_locks), MIN_COUNTER_SAMPLES)
         row_windows = sustained(
-            row_locks["ts"],
-            row_locks["value"] >= ROW_LOCK_MIN_WAITS,
-            min_samples=need(len(row_locks), MIN_COUNTER_SAMPLES),
+            row_locks["ts"], row_locks["value"] >= ROW_LOCK_MIN_WAITS, min_samples=need_rows
         )
     all_windows = merge_windows(windows + row_windows)
     if not all_windows:
         return None
     evidence: list[Evidence] = []
     agree: list[str] = []
-    peak_n, peak_wait = 0, 0
-    blocker_text = ""
+    peak_n, peak_wait, blocker_text = 0, 0, ""
     if windows:
         agree.append("processlist states")
-        rows = pl[waiting & within(pl["ts"], windows)]
-        member, lines = tl.lines_of(rows)
-        peak_n = int(n[within(snaps, windows)].max())
-        peak_wait = int(time_s[rows.index].max()) if len(rows) else 0
-        evidence.append(
-            Evidence(
-                "sessions waiting for a lock (max)", peak_n, "sessions", "processlist.state", member, lines
-            )
-        )
-        evidence.append(Evidence("longest wait (Time)", peak_wait, "s", "processlist.time_s", member, lines))
-        evidence += [
-            Evidence(f"State '{s}'", c, "session-snapshots", "processlist.state", member, lines)
-            for s, c in top_values(rows["state"])
-        ]
-        evidence += [
-            Evidence(f"waiting query '{fp[:200]}'", c, "session-snapshots", "processlist.fingerprint")
-            for fp, c in top_values(rows["fingerprint"], 2)
-        ]
-        # The blocker is usually the oldest session that is not itself waiting: a running statement
-        # (long Time), or an idle one holding an open transaction (Sleep with a long Time).
-        cand = pl[
-            within(pl["ts"], windows)
-            & ~waiting
-            & (pl["active"].astype(bool) | value_is(pl["command"], lambda s: s == "Sleep"))
-        ]
-        cand = cand.assign(_t=pd.to_numeric(cand["time_s"], errors="coerce")).dropna(subset=["_t"])
-        cand = cand[cand["_t"] >= min(peak_wait, LOCK_WAIT_MIN_S)]
-        if len(cand):
-            b = cand.sort_values("_t", ascending=False, kind="stable").iloc[0]
-            what = (
-                str(b["fingerprint"])[:300]
-                if pd.notna(b["fingerprint"])
-                else f"idle ({b['command']}), transaction possibly open"
-            )
-            blocker_text = f"session {b['id']} ({b['user']}), Time {int(b['_t'])} s, State '{b['state'] if pd.notna(b['state']) else ''}': {what}"
-            evidence.append(
-                Evidence(
-                    "oldest session not waiting (blocker candidate)",
-                    blocker_text,
-                    "",
-                    "processlist",
-                    str(b["member"]),
-                    (int(b["line_no"]), int(b["line_end"]) if "line_end" in b else int(b["line_no"])),
-                )
-            )
+        evidence, peak_n, peak_wait, blocker_text = _lock_state_evidence(tl, pl, waiting, windows, n)
     if row_windows:
         agree.append("Innodb_row_lock_current_waits")
         rl = row_locks[within(row_locks["ts"], row_windows)]
+        series = "mysqladmin.Innodb_row_lock_current_waits"
         evidence.append(
-            ev(
-                tl,
-                "InnoDB row-lock waits now (max)",
-                rl,
-                int(rl["value"].max()),
-                "waits",
-                "mysqladmin.Innodb_row_lock_current_waits",
-            )
+            ev(tl, "InnoDB row-lock waits now (max)", rl, int(rl["value"].max()), "waits", series)
         )
         peak_n = max(peak_n, int(rl["value"].max()))
-    held = held_seconds(all_windows, step_seconds(snaps))
     severe = peak_n >= LOCK_WAIT_SEVERE_SESSIONS or peak_wait >= LOCK_WAIT_SEVERE_S
-    return Finding(
-        key="lock-waits",
-        severity=Severity.CRITICAL if severe else Severity.WARNING,
-        title=f"{peak_n} sessions waiting for locks" + (f" (up to {peak_wait} s)" if peak_wait else ""),
-        explanation=(
-            f"For {held:.0f} s sessions queued behind locks: up to {peak_n} at once"
-            + (f", the longest waiting {peak_wait} s" if peak_wait else "")
-            + ". Every statement that needs the same table or rows joins the queue until the holder commits, "
-            "finishes or is killed; a DDL waiting for a metadata lock also blocks every later query on its table."
-            + (f" Oldest session not waiting: {blocker_text}." if blocker_text else "")
-        ),
-        windows=tuple(all_windows),
-        evidence=tuple(evidence),
-        recommendation=(
-            "Find the blocker (the oldest transaction or DDL), then decide whether to end it:\n"
-            "  SELECT * FROM sys.schema_table_lock_waits;     -- metadata locks (MySQL 5.7+, performance_schema)\n"
-            "  SELECT * FROM sys.innodb_lock_waits;           -- row locks (MySQL 5.7+)\n"
-            "  SELECT * FROM information_schema.METADATA_LOCK_INFO;  -- MariaDB (plugin metadata_lock_info)\n"
-            "  SELECT trx_mysql_thread_id, trx_started, trx_query FROM information_schema.innodb_trx ORDER BY trx_started;\n"
-            "  KILL <blocking Id>;\n"
-            "Run DDL with a short wait so it cannot queue everyone: SET SESSION lock_wait_timeout = 5; before ALTER,\n"
-            "or pt-online-schema-change / gh-ost."
-        ),
-        caveats=(
-            (
-                "InnoDB row-lock waits do not show in State (they look like 'updating' or 'executing'); only the status "
-                "counter Innodb_row_lock_current_waits or sys.innodb_lock_waits show them."
-            ),
-            "An idle session (Sleep) can hold locks inside an open transaction: the blocker may not be running anything.",
-        ),
-        sources=("classic (FINDINGS.md)", "MySQL manual, Metadata Locking", "MySQL sys schema"),
-        confidence=f"{' + '.join(agree)}; held {held:.0f} s in {len(all_windows)} window(s)",
-        disproof="If sys.schema_table_lock_waits and sys.innodb_lock_waits are empty while the states persist, the sessions are not blocked by another session (e.g. a lock held by a stuck storage engine call).",
+    return LOCK_WAITS.finding(
+        "lock-waits", Severity.CRITICAL if severe else Severity.WARNING, all_windows, evidence,
+        peak=peak_n, longest_title=f" (up to {peak_wait} s)" if peak_wait else "",
+        held=held_seconds(all_windows, step_seconds(snaps)),
+        longest_text=f", the longest waiting {peak_wait} s" if peak_wait else "",
+        blocker_text=f" Oldest session not waiting: {blocker_text}." if blocker_text else "",
+        agree=" + ".join(agree),
+    )  # fmt: skip
+
+
+# -------------------------------------------------------------------------------------------------
+# same-query-pileup
+# -------------------------------------------------------------------------------------------------
+
+SAME_QUERY_PILEUP = RuleTexts(
+    title="{peak} sessions running the same fast query at once",
+    explanation=(
+        "One query shape accounted for up to {share:.0f} % of the active sessions "
+        "({peak} at the peak), each running for {fast_s} s or less. The query "
+        "itself is fast; so many copies at the same moment compete for CPU, locks and temporary tables."
+    ),
+    recommendation=(
+        "Throttle or cache this query at the application (result cache, fewer identical requests),\n"
+        "and cap concurrency with the connection pool size. Inspect it with:\n"
+        "  EXPLAIN <the query with real values>;\n"
+        "and in MariaDB/Percona Server consider thread_handling=pool-of-threads."
+    ),
+    caveats=(
+        "The processlist is sampled: sessions between snapshots are not seen.",
+        "Fingerprints replace literals; different values of the same shape count as one query.",
+    ),
+    sources=("seed 000 (load 588 from one query in tmp tables)", "pt-fingerprint(1)"),
+    confidence="seen in {snapshots} consecutive snapshot(s)",
+    disproof="If the application's request rate did not rise in the window, look for a slowdown that made the query pile up.",
+)
+
+
+def _top_fingerprint(pl: pd.DataFrame, active: pd.DataFrame) -> pd.DataFrame:
+    """Per snapshot: the most frequent fingerprint among ``active``, its sessions ``n``, their median
+    Time, the snapshot's active sessions and the share (indexed by ts)."""
+    per_fp = active.groupby(["ts", "fingerprint"], observed=True).agg(
+        n=("id", "size"), time_med=("time_s", "median")
     )
+    per_fp = per_fp.reset_index().sort_values(["ts", "n"], ascending=[True, False])
+    active_n = pl.groupby("ts")["active"].sum()
+    top = per_fp.drop_duplicates("ts").set_index("ts").reindex(active_n.index)
+    return top.assign(active=active_n, share=top["n"] / active_n.where(active_n > 0))
 
 
 @rule(key="same-query-pileup", requires=("processlist",))
@@ -735,20 +785,15 @@ def same_query_pileup(tl: Timeline) -> Finding | None:
     active = pl[pl["active"] & fp.notna() & ~fp.isin(TRANSACTION_CONTROL)]
     if not len(active):
         return None
-    per_fp = active.groupby(["ts", "fingerprint"]).agg(n=("id", "size"), time_med=("time_s", "median"))
-    per_fp = per_fp.reset_index().sort_values(["ts", "n"], ascending=[True, False])
-    top = per_fp.drop_duplicates("ts").set_index("ts")
-    snapshots = pl.groupby("ts")["active"].sum()
-    top = top.reindex(snapshots.index)
-    top["active"] = snapshots
-    top["share"] = top["n"] / top["active"].where(top["active"] > 0)
+    top = _top_fingerprint(pl, active)
     hit = (
         (top["n"] >= PILEUP_MIN_SESSIONS)
         & (top["share"] >= PILEUP_SHARE)
         & (top["time_med"] <= FAST_QUERY_MAX_TIME_S)
     )
-    need = min(MIN_SNAPSHOTS, len(top))
-    windows = sustained(top.index.to_series(), hit.fillna(False).astype(bool), min_samples=need)
+    windows = sustained(
+        top.index.to_series(), hit.fillna(False).astype(bool), min_samples=min(MIN_SNAPSHOTS, len(top))
+    )
     if not windows:
         return None
     in_win = top[within(top.index.to_series(), windows)]
@@ -756,58 +801,18 @@ def same_query_pileup(tl: Timeline) -> Finding | None:
     rows = active[(active["fingerprint"] == fingerprint) & within(active["ts"], windows)]
     member, lines = tl.lines_of(rows)
     peak = in_win.loc[in_win["fingerprint"] == fingerprint]
-    states = rows["state"].astype("string").fillna("(none)").value_counts().head(3)
     evidence = [
         Evidence("query fingerprint", fingerprint[:500], "", "processlist.fingerprint", member, lines),
-        Evidence(
-            "sessions running it (max)",
-            int(peak["n"].max()),
-            "sessions",
-            "processlist.fingerprint",
-            member,
-            lines,
-        ),
-        Evidence(
-            "share of active sessions (max)",
-            round(float(peak["share"].max()) * 100, 1),
-            "%",
-            "processlist.active",
-        ),
+        Evidence("sessions running it (max)", int(peak["n"].max()), "sessions", "processlist.fingerprint", member, lines),
+        Evidence("share of active sessions (max)", round(float(peak["share"].max()) * 100, 1), "%", "processlist.active"),
         Evidence("active sessions (max)", int(in_win["active"].max()), "sessions", "processlist.active"),
-        Evidence(
-            "Time of those sessions (max)",
-            int(rows["time_s"].max()),
-            "s",
-            "processlist.time_s",
-            member,
-            lines,
-        ),
-    ]
+        Evidence("Time of those sessions (max)", int(rows["time_s"].max()), "s", "processlist.time_s", member, lines),
+    ]  # fmt: skip
+    states = rows["state"].astype("string").fillna("(none)").value_counts().head(3)
     evidence += [
-        Evidence(f"State '{s}'", int(n), "session-snapshots", "processlist.state") for s, n in states.items()
+        Evidence(f"State '{s}'", int(c), "session-snapshots", "processlist.state") for s, c in states.items()
     ]
-    return Finding(
-        key="same-query-pileup",
-        severity=Severity.WARNING,
-        title=f"{int(peak['n'].max())} sessions running the same fast query at once",
-        explanation=(
-            f"One query shape accounted for up to {float(peak['share'].max()) * 100:.0f} % of the active sessions "
-            f"({int(peak['n'].max())} at the peak), each running for {FAST_QUERY_MAX_TIME_S} s or less. The query "
-            "itself is fast; so many copies at the same moment compete for CPU, locks and temporary tables."
-        ),
-        windows=tuple(windows),
-        evidence=tuple(evidence),
-        recommendation=(
-            "Throttle or cache this query at the application (result cache, fewer identical requests),\n"
-            "and cap concurrency with the connection pool size. Inspect it with:\n"
-            "  EXPLAIN <the query with real values>;\n"
-            "and in MariaDB/Percona Server consider thread_handling=pool-of-threads."
-        ),
-        caveats=(
-            "The processlist is sampled: sessions between snapshots are not seen.",
-            "Fingerprints replace literals; different values of the same shape count as one query.",
-        ),
-        sources=("seed 000 (load 588 from one query in tmp tables)", "pt-fingerprint(1)"),
-        confidence=f"seen in {len(in_win)} consecutive snapshot(s)",
-        disproof="If the application's request rate did not rise in the window, look for a slowdown that made the query pile up.",
-    )
+    return SAME_QUERY_PILEUP.finding(
+        "same-query-pileup", Severity.WARNING, windows, evidence, peak=int(peak["n"].max()),
+        share=float(peak["share"].max()) * 100, fast_s=FAST_QUERY_MAX_TIME_S, snapshots=len(in_win),
+    )  # fmt: skip
