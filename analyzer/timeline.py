@@ -1,8 +1,10 @@
 """One timeline per case: every parsed source's frames on UTC, joined by name, with derived columns.
 
-``Timeline.from_sources`` concatenates the frames of the same name from every source (two pt-stalk
-collections of the same host give one vmstat series), adds a ``member`` column so evidence can
-point at raw lines, sorts by ``ts`` and derives what the rules share:
+``Timeline.from_sources`` keeps, for each source and stretch of time, the rows of its primary capture
+(``analyzer.primary``: finest interval, then clock, then coverage; overlapping captures and pt-stalk's
+``-overall`` summaries never reach a rule or a chart), joins the frames of the same name in time
+order (two pt-stalk collections of the same host, back to back, give one vmstat series), adds a
+``member`` column so evidence can point at raw lines, and derives what the rules share:
 
 - ``vmstat`` without its since-boot rows (they average since boot: not this capture's behaviour);
 - (``prepare``, per source) ``processlist`` with ``active`` (FINDINGS.md, "Counting sessions and threads right": Command
@@ -20,6 +22,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
+from analyzer import primary
 from analyzer.fingerprint import fingerprints
 from parsers.base import ParsedSource
 
@@ -289,6 +292,8 @@ class Timeline:
     host: str | None = None
     utc_offset_s: int | None = None
     variables: dict[str, str] = field(default_factory=dict)
+    #: member -> what it became (``analyzer.primary.Role``: primary, overlap or summary, and why).
+    roles: dict[str, primary.Role] = field(default_factory=dict)
 
     @classmethod
     def from_sources(
@@ -299,20 +304,27 @@ class Timeline:
         host: str | None = None,
         utc_offset_s: int | None = None,
     ) -> Timeline:
+        """Join the frames of every source by name, keeping for each source and stretch of time only
+        its primary capture (``analyzer.primary.select``); ``roles`` records what each member became."""
         parts: dict[str, list[pd.DataFrame]] = {}
         variables: dict[str, str] = {}
         cache: dict[str, str] = {}
-        for source in sources:
-            source = prepare(source, cache=cache)
+        prepared = [prepare(source, cache=cache) for source in sources]
+        selection = primary.select(prepared)
+        for source in prepared:
             found = source.meta.get("variables")
             if isinstance(found, dict):
                 variables.update({str(k): str(v) for k, v in found.items()})
             for name, frame in source.frames.items():
+                keep = selection.kept.get(name, {}).get(source.member)
+                if keep is not None and not keep.all():
+                    frame = frame[keep]
                 if len(frame) and name != SAMPLE_LINES:
                     member = pd.Categorical.from_codes(np.zeros(len(frame), dtype="int8"), [source.member])
                     parts.setdefault(name, []).append(frame.assign(member=member))
         frames = {name: _joined(chunks) for name, chunks in parts.items()}
         tl = cls(frames=frames, ncpu=ncpu, host=host, utc_offset_s=utc_offset_s, variables=variables)
+        tl.roles = selection.roles
         tl._derive()
         return tl
 

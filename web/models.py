@@ -111,6 +111,12 @@ class Upload(models.Model):
         return f"{self.original_name} ({self.size:,} bytes)"
 
 
+class SourceRole(models.TextChoices):
+    PRIMARY = "primary", "primary"
+    OVERLAP = "overlap", "overlap"
+    SUMMARY = "summary", "summary"
+
+
 class Source(models.Model):
     """One parsed member: its format, sample count, window and clock provenance."""
 
@@ -125,6 +131,10 @@ class Source(models.Model):
     meta = models.JSONField(default=dict)
     warnings = models.JSONField(default=list)  # [{"line", "code", "message"}], capped
     warning_count = models.PositiveIntegerField(default=0)
+    #: What the member became among the captures of its source (analyzer/primary.py): the primary
+    #: capture rules and charts read, an overlap kept for its raw lines, or a whole-run summary.
+    role = models.CharField(max_length=10, choices=SourceRole.choices, blank=True)
+    role_reason = models.CharField(max_length=500, blank=True)
 
     class Meta:
         ordering = ("member",)

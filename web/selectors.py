@@ -155,7 +155,8 @@ def case_report(*, case: Case) -> dict[str, object]:
 
 
 def _source(s: Source) -> dict[str, object]:
-    """A parsed member as the page and the report show it: format, samples, window, clock, variant."""
+    """A parsed member as the page and the report show it: format, samples, window, clock, variant, and
+    its role among the captures of its source (primary, overlap, summary) with the reason."""
     return {
         "member": s.member,
         "format": s.format,
@@ -164,6 +165,8 @@ def _source(s: Source) -> dict[str, object]:
         "end": _iso(s.end),
         "clock": s.clock,
         "variant": s.variant,
+        "role": s.role,
+        "role_reason": s.role_reason,
     }
 
 

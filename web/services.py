@@ -376,6 +376,8 @@ def _replace_derived(
             meta=_jsonable_meta(s.meta),
             warnings=[w.as_dict() for w in s.warnings[:MAX_WARNINGS_PER_SOURCE]],
             warning_count=len(s.warnings),
+            role=timeline.roles[s.member].role if s.member in timeline.roles else "",
+            role_reason=timeline.roles[s.member].reason[:500] if s.member in timeline.roles else "",
         )
         for s in bundle.sources
     )

@@ -120,7 +120,8 @@ class Command(BaseCommand):
                 self.stdout.write(f"  context {s['format']:<13} {s['member']}")
                 continue
             self.stdout.write(
-                f"  source {s['format']:<12} {s['samples']:>6} samples  {s['start']} .. {s['end']}  [{s['clock']}]  {s['member']}"
+                f"  source {s['format']:<12} {s['samples']:>6} samples  {s['start']} .. {s['end']}  [{s['clock']}]  "
+                f"{s.get('role') or '-':<7}  {s['member']}"
             )
         for n in report["not_used"]:
             self.stdout.write(f"  not used {n['member']}: {n['reason']}")
