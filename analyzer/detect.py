@@ -110,12 +110,20 @@ def need(n: int, wanted: int) -> int:
     return max(1, min(wanted, n))
 
 
-def per_run(frame: pd.DataFrame) -> list[pd.DataFrame]:
-    """``frame`` split by ``member`` (one run of one tool each), without since-boot reports.
+#: Two captures of one source are one run when the second starts within this many of the first's
+#: intervals after its last sample, at the same interval (+/- 10 %): back-to-back collections.
+JOIN_GAP_STEPS = 2.5
+SAME_STEP_TOLERANCE = 0.10
 
-    The timeline keeps one primary capture per source and moment (``analyzer.captures``), so two
-    members of a frame follow each other in time; rates and sustained windows are still computed run
-    by run, since the interval can change between them.
+
+def per_run(frame: pd.DataFrame) -> list[pd.DataFrame]:
+    """``frame`` split into runs of one tool at one interval, without since-boot reports.
+
+    The timeline keeps one primary capture per source and moment (``analyzer.primary``), so the
+    members of a frame follow each other in time. Members that follow each other at the same
+    interval (two pt-stalk collections back to back) are joined into one run, in time order;
+    a member at another interval, or after a gap, starts a run of its own: rates and sustained
+    windows are computed run by run.
     """
     if not len(frame):
         return []
@@ -123,7 +131,26 @@ def per_run(frame: pd.DataFrame) -> list[pd.DataFrame]:
         frame = frame[~frame["since_boot"].astype(bool)]
     if "member" not in frame:
         return [frame] if len(frame) else []
-    return [part for _, part in frame.groupby("member", sort=False, observed=True) if len(part)]
+    parts = [part for _, part in frame.groupby("member", sort=False, observed=True) if len(part)]
+    parts.sort(key=lambda p: p["ts"].iloc[0])
+    runs: list[list[pd.DataFrame]] = []
+    last_step = 0.0
+    for part in parts:
+        step = step_seconds(part["ts"])
+        if runs and _follows(runs[-1][-1], part, last_step, step):
+            runs[-1].append(part)
+        else:
+            runs.append([part])
+        last_step = step
+    return [run[0] if len(run) == 1 else pd.concat(run) for run in runs]
+
+
+def _follows(before: pd.DataFrame, after: pd.DataFrame, step_before: float, step_after: float) -> bool:
+    """``after`` continues ``before``: the same interval, starting within JOIN_GAP_STEPS of them."""
+    if abs(step_after - step_before) > SAME_STEP_TOLERANCE * max(step_before, step_after):
+        return False
+    gap = (after["ts"].iloc[0] - before["ts"].iloc[-1]).total_seconds()
+    return 0 < gap <= JOIN_GAP_STEPS * step_before
 
 
 # --- quiet levels --------------------------------------------------------------------------------

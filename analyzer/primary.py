@@ -16,7 +16,7 @@ stretch of time, which capture is the **primary** one:
 3. then coverage (more samples), then the member name (a stable order).
 
 Captures are taken in that order; each claims its own time span (first to last sample, widened by
-half its interval), and keeps only the samples no better capture already claimed. Captures that
+half its interval, at least 0.5 s), and keeps only the samples no better capture already claimed. Captures that
 follow each other in time are all primary, each for its stretch, and the frame joins them in time
 order. A capture whose every sample falls inside a better one's span is an **overlap**: it stays
 in the bundle for its raw lines and the moment panel, never in a rule or a chart. pt-stalk's
@@ -115,10 +115,16 @@ def _capture(source: ParsedSource, name: str, frame: pd.DataFrame) -> Capture:
     )
 
 
+#: A sample stands for at least the second around it: a single snapshot (a one-off ``-ps``) claims
+#: +/- 0.5 s, so a second capture of the same moment taken a few hundred ms later is an overlap.
+MIN_HALF_CLAIM_S = 0.5
+
+
 def _claim(capture: Capture) -> tuple[int, int]:
     """The span a capture claims, in ns: first to last sample, widened by half its interval (a
-    sample stands for the interval around it)."""
-    half = 0 if not np.isfinite(capture.step_s) else int(capture.step_s * 5e8)
+    sample stands for the interval around it), and by at least MIN_HALF_CLAIM_S."""
+    half_s = capture.step_s / 2 if np.isfinite(capture.step_s) else MIN_HALF_CLAIM_S
+    half = int(max(half_s, MIN_HALF_CLAIM_S) * 1e9)
     return capture.start.value - half, capture.end.value + half
 
 

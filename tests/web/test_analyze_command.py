@@ -48,3 +48,28 @@ def test_reuse_reports_the_ready_case_of_the_same_bytes(tmp_path: Path) -> None:
     call_command("analyze", str(path), "--json", "--sync", stdout=first)
     call_command("analyze", str(path), "--json", "--sync", "--reuse", stdout=again)
     assert json.loads(again.getvalue())["case"] == json.loads(first.getvalue())["case"]
+
+
+def test_each_source_says_what_it_became_among_the_captures_of_its_source(tmp_path: Path) -> None:
+    """pt-stalk's -vmstat beside a `vmstat -t` of the same minute and its -vmstat-overall run: the
+    per-line capture is primary, the pt-stalk one an overlap, the run average a summary; the
+    saturation of the minute is found once."""
+    from tests.analyzer.captures import vmstat_rows_text
+    from tests.analyzer.test_primary import BOOT, SATURATED, START, vmstat_t_text
+
+    prefix = f"{START:%Y_%m_%d_%H_%M_%S}"
+    path = make_tar(tmp_path / "b.tgz", {
+        f"{prefix}-vmstat": vmstat_rows_text([BOOT] + SATURATED).encode(),
+        f"{prefix}-vmstat-overall": vmstat_rows_text([BOOT, SATURATED[0]]).encode(),
+        f"{prefix}-hostname": b"db1\n",
+        "vmstat-t.txt": vmstat_t_text([BOOT] + SATURATED, START).encode(),
+    })  # fmt: skip
+    out = StringIO()
+    call_command("analyze", str(path), "--json", "--sync", stdout=out)
+    report = json.loads(out.getvalue())
+    roles = {s["member"]: (s["role"], s["role_reason"]) for s in report["sources"]}
+    assert roles["vmstat-t.txt"][0] == "primary"
+    assert roles[f"{prefix}-vmstat"][0] == "overlap"
+    assert "vmstat-t.txt covers the same minutes at 1 s with per-line times" in roles[f"{prefix}-vmstat"][1]
+    assert roles[f"{prefix}-vmstat-overall"][0] == "summary"
+    assert roles[f"{prefix}-hostname"][0] == "primary"
