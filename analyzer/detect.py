@@ -27,6 +27,8 @@ __all__ = [
     "available_cpu",
     "baseline",
     "busy",
+    "concurrent_load",
+    "load_rate_evidence",
     "count_per_snapshot",
     "d_threads_bar",
     "ev",
@@ -34,6 +36,10 @@ __all__ = [
     "merge_windows",
     "nearest",
     "need",
+    "over_quiet",
+    "per_host",
+    "short_note",
+    "sustained_or_extreme",
     "per_run",
     "snapshots",
     "state_in",
@@ -153,7 +159,58 @@ def _follows(before: pd.DataFrame, after: pd.DataFrame, step_before: float, step
     return 0 < gap <= JOIN_GAP_STEPS * step_before
 
 
-# --- quiet levels --------------------------------------------------------------------------------
+# --- quiet levels and host scale -----------------------------------------------------------------
+
+#: A count (sessions, threads) at least this many times the capture's quiet level is a change of
+#: regime, not the server's ordinary concurrency.
+QUIET_RISE_FACTOR = 2.0
+#: Sessions and threads are sampled once a second: a condition read from them must hold 5 s, like
+#: the OS rules (FINDINGS.md "sustained"), or be extreme (``sustained_or_extreme``).
+SESSIONS_SUSTAINED_S = 5.0
+#: An extreme condition may fire on this many consecutive samples (then the finding says why).
+EXTREME_MIN_SAMPLES = 3
+
+
+def over_quiet(values: pd.Series, bar: float, factor: float = QUIET_RISE_FACTOR) -> pd.Series:
+    """``values`` >= ``bar`` and, when the capture has a quiet part (its quiet level, ``baseline``, is
+    below the bar), >= ``factor`` x that quiet level: a server that always runs near the bar is read
+    against itself; one taken wholly during a problem has no quiet part and only the bar applies."""
+    hit = values >= bar
+    quiet = baseline(values)
+    if quiet is not None and quiet < bar:
+        hit &= values >= factor * quiet
+    return hit
+
+
+def per_host(minimum: float, ncpu: int | None, per_cpu: float) -> float:
+    """A count threshold that grows with the host: ``minimum``, or ``per_cpu`` x ncpu when larger
+    (14 sessions committing at once is a queue on 2 CPUs and ordinary group commit on 64)."""
+    return max(minimum, per_cpu * (ncpu or 0))
+
+
+def sustained_or_extreme(
+    ts: pd.Series, hit: pd.Series, extreme: pd.Series | None = None, seconds: float = SESSIONS_SUSTAINED_S
+) -> tuple[list[Window], list[Window]]:
+    """Windows where ``hit`` holds for ``seconds`` (all the samples when the capture is shorter), and
+    the shorter windows (>= EXTREME_MIN_SAMPLES samples) where ``extreme`` held throughout, which a
+    rule keeps only with a sentence saying why. ``ts``: distinct sample times; masks aligned with it."""
+    ts = pd.Series(ts).reset_index(drop=True)
+    hit = pd.Series(hit).reset_index(drop=True).fillna(False).astype(bool)
+    wanted = need(len(ts), sustained_samples(ts, seconds))
+    windows = sustained(ts, hit, min_samples=wanted)
+    short: list[Window] = []
+    if extreme is not None and wanted > EXTREME_MIN_SAMPLES:
+        extreme = pd.Series(extreme).reset_index(drop=True).fillna(False).astype(bool) & hit
+        found = sustained(ts, extreme, min_samples=EXTREME_MIN_SAMPLES)
+        short = [w for w in found if not any(w.start <= x.end and x.start <= w.end for x in windows)]
+    return windows, short
+
+
+def short_note(short: list[Window], why: str) -> str:
+    """The sentence a finding carries for windows kept shorter than its rule's: '' when none."""
+    if not short:
+        return ""
+    return f"; {len(short)} window(s) shorter than {SESSIONS_SUSTAINED_S:g} s kept because {why}"
 
 
 def baseline(values: pd.Series) -> float | None:
@@ -214,6 +271,49 @@ def vmstat_rate_evidence(
         Evidence("CPUs", ncpu, "cpus", "ncpu"),
     ]
     return rows, per_cpu, evidence
+
+
+#: An I/O load: iowait at least 10 % of CPU time, or half a thread per CPU blocked on I/O (vmstat b).
+IO_LOAD_IOWAIT_PCT = 10.0
+IO_LOAD_BLOCKED_PER_CPU = 0.5
+#: A CPU saturation, as cpu-saturation reads it: run queue >= 2 x ncpu with at most 5 % idle.
+SCHED_RUNQUEUE_PER_CPU = 2.0
+SCHED_IDLE_MAX_PCT = 5.0
+
+
+def concurrent_load(tl: Timeline, windows: list[Window], ncpu: int) -> str:
+    """The I/O or scheduling load that ran in ``windows`` (vmstat), in words, or '' when none.
+
+    Interrupts and context switches follow such a load (an I/O completion interrupts a CPU and wakes
+    a thread, often with a rescheduling IPI to another CPU; runnable threads queued behind busy cores
+    are switched in and out): they are its evidence, not a separate storm (seed 003's storm came
+    with neither: run queue 2-5 on 32 CPUs, no iowait).
+    """
+    vm = tl.frame("vmstat")
+    rows = vm[within(vm["ts"], windows)] if len(vm) else vm
+    if not len(rows) or not ncpu:
+        return ""
+    wa = float(rows["wa"].mean()) if "wa" in rows else 0.0
+    blocked = float(rows["b"].median()) if "b" in rows else 0.0
+    if wa >= IO_LOAD_IOWAIT_PCT or blocked >= max(1.0, IO_LOAD_BLOCKED_PER_CPU * ncpu):
+        return f"an I/O load (iowait {wa:.0f} %, {blocked:.0f} threads blocked on I/O)"
+    runq, idle = float(rows["r"].median()), float(rows["id"].mean())
+    if runq >= SCHED_RUNQUEUE_PER_CPU * ncpu and idle <= SCHED_IDLE_MAX_PCT:
+        return f"a CPU saturation (run queue {runq:.0f} on {ncpu} CPUs, {idle:.0f} % idle)"
+    return ""
+
+
+def load_rate_evidence(tl: Timeline, rows: pd.DataFrame, ncpu: int) -> list[Evidence]:
+    """Interrupts and context switches per CPU in ``rows`` (vmstat): what a load brings with it."""
+    if not ncpu or not len(rows):
+        return []
+    member, lines = tl.lines_of(rows)
+    return [
+        Evidence(f"{label} per CPU (median)", int(round(float(rows[col].median()) / ncpu)), "/s per cpu",
+                 f"vmstat.{col}", member, lines)
+        for col, label in (("in", "interrupts in"), ("cs", "context switches cs"))
+        if col in rows and rows[col].notna().any()
+    ]  # fmt: skip
 
 
 # --- processlist -----------------------------------------------------------------------------------

@@ -65,6 +65,11 @@ EXPLAINS: tuple[Explains, ...] = (
              "the active sessions wait to open and close tables"),
     # The device itself is saturated.
     Explains("disk-saturation", "load-from-uninterruptible-threads", "the threads in D state wait for the saturated device"),
+    # Consequences of a load are its evidence: I/O completions and the IPIs that wake their threads,
+    # threads switched in and out behind busy cores (a storm is reported only beyond what they explain).
+    Explains("disk-saturation", "interrupt-storm", "the device's completions interrupt the CPUs and wake the waiting threads"),
+    Explains("cpu-saturation", "interrupt-storm", "rescheduling interrupts follow the runnable threads queued behind busy cores"),
+    Explains("cpu-saturation", "context-switch-storm", "the runnable threads queued behind busy cores are switched in and out"),
 )  # fmt: skip
 
 #: Two findings belong together when their windows overlap within this slack: sources sample at

@@ -467,13 +467,121 @@ STATES = (
     "Copying to tmp table",
     "Removing tmp table",
     "Searching rows for update",
+    "Converting HEAP to Aria",
+    "Waiting for handler commit",
 )
-STATE_WEIGHTS = np.array([30, 12, 3, 6, 10, 12, 8, 3, 3, 4, 3, 6], dtype=float)
+STATE_WEIGHTS = np.array([30, 12, 3, 6, 10, 12, 8, 3, 3, 4, 3, 6, 0, 0], dtype=float)
 #: During the I/O stall most running queries wait on the disk: these states take over.
 STALL_STATES = (0, 5, 4)  # Sending data, Commit, Updating
 #: Kernel functions D-state mariadbd threads sleep in during the stall (Linux 5.15 names).
 D_WCHANS = ("io_schedule", "jbd2_log_wait_commit", "folio_wait_bit_common", "blk_mq_get_tag")
 IDLE_WCHAN = "poll_schedule_timeout.constprop.0"
+
+
+# ---------------------------------------------------------------------------------------------
+# Load shapes: how the server behaves at stress 0 (its quiet level) and 1 (the load window)
+# ---------------------------------------------------------------------------------------------
+Pair = tuple[float, float]
+
+
+def lerp(pair: Pair, s: float) -> float:
+    """The value of a (quiet, loaded) pair at stress ``s`` in [0, 1]."""
+    return pair[0] + (pair[1] - pair[0]) * s
+
+
+@dataclass(frozen=True)
+class Shape:
+    """One load shape, after the seeds (../shared/seeds). Every pair is (quiet, loaded); the capture
+    moves from the first to the second inside the load window (``Spec.incident``).
+
+    ``active_per_cpu``: running statements per CPU (None: the legacy fixed share of the sessions);
+    ``stuck``: probability a running statement is still running a second later; ``stall_states`` and
+    ``stall_share``: the states loaded sessions take; ``stall_query``: the one statement they run
+    (None: the usual mix); ``blocked``: share of running sessions whose thread sleeps in D, in one of
+    ``d_wchans``; ``usr``/``sys``/``iowait``: CPU percent; ``runq_per_cpu``: vmstat r per CPU;
+    ``b_per_cpu``: vmstat b per CPU; ``intr_per_cpu``/``cs_per_cpu``: vmstat in/cs per CPU;
+    ``r_iops``/``w_iops`` per device, ``r_await``/``w_await`` ms; ``status_boost``: status counter
+    rates multiplied at stress 1 (on-disk temporary tables, commits, log fsyncs).
+    """
+
+    name: str
+    active_per_cpu: Pair | None = None
+    stuck: Pair = (0.15, 0.95)
+    stall_states: tuple[int, ...] = (0, 5, 4)  # Sending data, Commit, Updating
+    stall_share: Pair = (0.0, 0.85)
+    stall_query: str | None = None
+    blocked: Pair = (0.10, 0.95)
+    d_wchans: tuple[str, ...] = (
+        "io_schedule",
+        "jbd2_log_wait_commit",
+        "folio_wait_bit_common",
+        "blk_mq_get_tag",
+    )
+    usr: Pair = (38.0, 30.0)
+    usr_sd: Pair = (9.0, 9.0)
+    sys: Pair = (7.0, 10.0)
+    iowait: Pair = (1.0, 36.0)
+    runq_per_cpu: Pair = (0.35, 0.25)
+    b_per_cpu: Pair | None = None  # None: the legacy 1 + 12 % of the sessions at stress 1
+    intr_per_cpu: Pair = (1200.0, 1800.0)
+    mpstat_intr_per_cpu: Pair = (600.0, 1500.0)
+    io_irq_boost: float = 2.5
+    cs_per_cpu: Pair = (5200.0, 4160.0)
+    r_iops: Pair = (110.0, 275.0)
+    w_iops: Pair = (900.0, 630.0)
+    r_await: Pair = (0.12, 18.12)
+    w_await: Pair = (0.05, 45.05)
+    util: Pair = (18.0, 98.0)
+    status_boost: tuple[tuple[str, float], ...] = ()
+    throughput_drop: float = 0.6
+
+
+#: The GROUP BY of seed 000 / scripts/load_mariadb.py: an on-disk temporary table on every run.
+TMP_QUERY = "SELECT grp, COUNT(*), SUM(n) FROM t{b} GROUP BY grp ORDER BY NULL"
+QUIET_ACTIVE = (0.8, 0.8)  # a healthy OLTP server runs about one statement per core or less
+#: Disks that keep up: the load of these shapes is not on the storage.
+QUIET_DISKS = {"r_iops": (110, 130), "w_iops": (900, 950), "r_await": (0.12, 0.2), "w_await": (0.05, 0.1),
+               "util": (18, 25)}  # fmt: skip
+SHAPES = {
+    # The original benchmark shape: steady OLTP with an I/O stall (disk slow, sessions stuck).
+    "io-stall": Shape("io-stall"),
+    # No load window at all: the quiet level throughout.
+    "healthy": Shape("healthy", active_per_cpu=QUIET_ACTIVE, stuck=(0.15, 0.15), stall_share=(0, 0),
+                     blocked=(0.02, 0.02), iowait=(1, 1), usr=(30, 30), sys=(6, 6), b_per_cpu=(0.02, 0.02),
+                     **QUIET_DISKS),
+    # CPU-bound (USE method): more runnable threads than cores, no idle time.
+    "cpu-bound": Shape("cpu-bound", active_per_cpu=(0.8, 6.0), stuck=(0.15, 0.5), stall_states=(0, 3, 7),
+                       stall_share=(0, 0.6), blocked=(0.02, 0.01), usr=(30, 82), usr_sd=(9, 2), sys=(6, 17),
+                       iowait=(1, 0), runq_per_cpu=(0.35, 3.5), b_per_cpu=(0.02, 0.02), cs_per_cpu=(5200, 9000),
+                       intr_per_cpu=(1200, 2000), **QUIET_DISKS),
+    # I/O-bound: reads wait for a slow device, threads in D in io_schedule, iowait high.
+    "io-bound": Shape("io-bound", active_per_cpu=(0.8, 3.0), stuck=(0.15, 0.6), stall_states=(0, 0, 4),
+                      stall_share=(0, 0.8), blocked=(0.02, 0.7), d_wchans=("io_schedule", "blk_mq_get_tag"),
+                      usr=(30, 12), sys=(6, 8), iowait=(1, 55), runq_per_cpu=(0.35, 0.3), b_per_cpu=(0.02, 1.5),
+                      intr_per_cpu=(1200, 6000), io_irq_boost=3.0, cs_per_cpu=(5200, 7000), r_iops=(110, 900),
+                      r_await=(0.12, 45), util=(18, 100)),
+    # Seed 000: one GROUP BY on every session builds an on-disk temporary table; threads wait in D in
+    # unlinkat on the tmpdir's inode lock (not counted by vmstat b), the CPUs stay 40-50 % idle.
+    "tmp-tables": Shape("tmp-tables", active_per_cpu=(0.8, 8.0), stuck=(0.15, 0.3), stall_states=(10, 9, 12),
+                        stall_share=(0, 0.9), stall_query=TMP_QUERY, blocked=(0.02, 0.6),
+                        d_wchans=("do_unlinkat", "path_openat", "do_unlinkat"), usr=(30, 35), sys=(6, 15),
+                        iowait=(1, 3), runq_per_cpu=(0.35, 1.0), b_per_cpu=(0.02, 0.05),
+                        status_boost=(("Created_tmp_disk_tables", 60.0), ("Created_tmp_tables", 4.0)), **QUIET_DISKS),
+    # Seed 001: commits serialise on the redo-log fsync: most sessions at COMMIT, CPUs idle, low iowait.
+    "commit": Shape("commit", active_per_cpu=(0.8, 6.0), stuck=(0.15, 0.5), stall_states=(5, 13, 5),
+                    stall_share=(0, 0.8), stall_query="COMMIT", blocked=(0.02, 0.1),
+                    d_wchans=("jbd2_log_wait_commit",), usr=(30, 25), sys=(6, 10), iowait=(1, 6),
+                    runq_per_cpu=(0.35, 0.3), b_per_cpu=(0.02, 0.1), r_iops=(110, 110), r_await=(0.12, 0.2),
+                    w_iops=(900, 2500), w_await=(0.05, 2.0), util=(18, 60), status_boost=(("Com_commit", 3.0), ("Innodb_os_log_fsyncs", 3.0))),
+}  # fmt: skip
+SHAPES_DEFAULT = SHAPES["io-stall"]
+#: Host sizes for --host (CPUs, threads per ps snapshot, sessions, disks, IRQ lines): tens, hundreds
+#: and a thousand sessions.
+HOSTS = {
+    "small": (2, 240, 40, 1, 8),
+    "medium": (16, 700, 300, 4, 24),
+    "large": (64, 1600, 1000, 8, 60),
+}
 
 
 # ---------------------------------------------------------------------------------------------
@@ -491,10 +599,16 @@ class Spec:
     irqs: int
     seed: int
     start: datetime
+    shape: str = "io-stall"
+    incident: tuple[float, float] = (0.60, 0.70)
 
     @property
     def samples(self) -> int:
         return max(2, round(self.minutes * 60))
+
+    @property
+    def load(self) -> Shape:
+        return SHAPES[self.shape]
 
 
 @dataclass
@@ -525,10 +639,11 @@ def _hms(epoch: float) -> str:
     return datetime.fromtimestamp(int(epoch), UTC).strftime("%H:%M:%S")
 
 
-def stress_curve(n: int) -> np.ndarray:
-    """Load factor per second in [0, 1]: 1 inside the I/O stall (INCIDENT), ramps of RAMP_S seconds."""
+def stress_curve(n: int, incident: tuple[float, float] = INCIDENT) -> np.ndarray:
+    """Load factor per second in [0, 1]: 1 inside the load window (``incident``, fractions of the
+    run), ramps of RAMP_S seconds (at most a quarter of the window)."""
     k = np.arange(n, dtype=float)
-    a, b = INCIDENT[0] * n, INCIDENT[1] * n
+    a, b = incident[0] * n, incident[1] * n
     ramp = max(1.0, min(RAMP_S, (b - a) / 4))
     up = np.clip((k - a) / ramp, 0, 1)
     down = np.clip((b - k) / ramp, 0, 1)
@@ -585,8 +700,16 @@ def _literal(template: str, rng: np.random.Generator) -> str:
     )
 
 
-def step_sessions(s: Sessions, k: int, stress: float, rng: np.random.Generator) -> None:
-    """Advance the sessions to second ``k``: churn, who runs what, which ones are stuck on I/O."""
+def step_sessions(
+    s: Sessions,
+    k: int,
+    stress: float,
+    rng: np.random.Generator,
+    shape: Shape = SHAPES_DEFAULT,
+    ncpu: int = 64,
+) -> None:
+    """Advance the sessions to second ``k``: churn, who runs what, which ones are stuck (on I/O, a
+    lock, a commit: the shape's load)."""
     n = len(s.ids)
     churn = np.flatnonzero((rng.random(n) < SESSION_CHURN_PER_S) & (s.query_start < 0))
     for i in churn:
@@ -596,10 +719,16 @@ def step_sessions(s: Sessions, k: int, stress: float, rng: np.random.Generator) 
         s.next_tid = s.next_tid + 1 if s.next_tid + 1 < PID_MAX else FIRST_CONN_TID + n
         s.hosts[i] = _host(rng)
         s.last_active[i] = k
-    p_active = 0.22 + 0.45 * stress
+    # A running query ends this second unless it is stuck (on the stalled disk, a commit...).
+    p_stuck = lerp(shape.stuck, stress)
+    if shape.active_per_cpu is None:
+        p_active = 0.22 + 0.45 * stress
+    else:
+        # Steady state: a share a of the sessions runs when idle ones start with p and running ones
+        # stay with p_stuck: a = p / (1 - p_stuck + p), so p = a (1 - p_stuck) / (1 - a).
+        a = min(0.95, lerp(shape.active_per_cpu, stress) * ncpu / max(1, n))
+        p_active = a * (1 - p_stuck) / (1 - a)
     running = s.query_start >= 0
-    # A running query ends this second unless it is stuck on the stalled disk.
-    p_stuck = 0.15 + 0.8 * stress
     stuck = running & (rng.random(n) < p_stuck)
     ended = running & ~stuck
     s.query_start[ended] = -1
@@ -607,17 +736,23 @@ def step_sessions(s: Sessions, k: int, stress: float, rng: np.random.Generator) 
     start = (s.query_start < 0) & (rng.random(n) < p_active)
     q_idx = rng.choice(len(QUERIES), size=n, p=QUERY_WEIGHTS / QUERY_WEIGHTS.sum())
     st_idx = rng.choice(len(STATES), size=n, p=STATE_WEIGHTS / STATE_WEIGHTS.sum())
-    stall_pick = rng.random(n) < 0.85 * stress
-    stall_state = rng.choice(STALL_STATES, size=n)
+    stall_pick = rng.random(n) < lerp(shape.stall_share, stress)
+    stall_state = rng.choice(shape.stall_states, size=n)
     for i in np.flatnonzero(start):
         s.query_start[i] = k
-        s.query[i] = _literal(QUERIES[q_idx[i]], rng)
-        s.state[i] = STATES[stall_state[i] if stall_pick[i] else st_idx[i]]
+        stalled = bool(stall_pick[i])
+        template = shape.stall_query if stalled and shape.stall_query else QUERIES[q_idx[i]]
+        s.query[i] = _literal(template, rng)
+        s.state[i] = STATES[stall_state[i] if stalled else st_idx[i]]
     for i in np.flatnonzero(ended & ~start):
         s.query[i] = None
         s.state[i] = ""
     s.active = s.query_start >= 0
-    s.blocked = s.active & (k - s.query_start >= 1) & (rng.random(n) < 0.1 + 0.85 * stress)
+    p_blocked = lerp(shape.blocked, stress)
+    if shape.active_per_cpu is None:
+        s.blocked = s.active & (k - s.query_start >= 1) & (rng.random(n) < p_blocked)
+    else:  # a thread can wait in D from its first second (a file creation, a read)
+        s.blocked = s.active & (rng.random(n) < p_blocked)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -726,7 +861,9 @@ def new_threads(spec: Spec, rng: np.random.Generator) -> Threads:
     return Threads(before=before, mysqld_helpers=helpers, comm_before=[r[5] for r in rows])
 
 
-def ps_block(th: Threads, s: Sessions, rng: np.random.Generator, stress: float) -> str:
+def ps_block(
+    th: Threads, s: Sessions, rng: np.random.Generator, stress: float, d_wchans: tuple[str, ...] = D_WCHANS
+) -> str:
     """One ``ps -eLo pid,tid,ppid,user,stat,pcpu,comm,wchan:32`` listing (header included)."""
     out = [PS_HEAD]
     jitter = rng.random(len(th.before))
@@ -742,11 +879,11 @@ def ps_block(th: Threads, s: Sessions, rng: np.random.Generator, stress: float) 
     for tid, stat, wchan, pcpu in th.mysqld_helpers:
         rows.append((tid, f"{prefix} {tid:5d} {pp}{stat:<4} {pcpu:4.1f} mariadbd        {wchan}\n"))
     r = rng.random(len(s.ids))
-    d_pick = rng.integers(0, len(D_WCHANS), len(s.ids))
+    d_pick = rng.integers(0, len(d_wchans), len(s.ids))
     pcpu = np.round(rng.gamma(1.2, 1.5, len(s.ids)), 1)
     for i, tid in enumerate(s.tids.tolist()):
         if s.blocked[i]:
-            stat, wchan = "Dl", D_WCHANS[d_pick[i]]
+            stat, wchan = "Dl", d_wchans[d_pick[i]]
         elif s.active[i] and r[i] < 0.7:
             stat, wchan = "Rl", "-"
         elif s.active[i]:
@@ -849,10 +986,12 @@ def new_irqs(spec: Spec, rng: np.random.Generator) -> Irqs:
     return Irqs(prefixes, suffixes, totals, counts, rate_m, np.array(io_rows))
 
 
-def interrupts_block(ir: Irqs, ncpu: int, stress: float, rng: np.random.Generator) -> str:
+def interrupts_block(
+    ir: Irqs, ncpu: int, stress: float, rng: np.random.Generator, shape: Shape = SHAPES_DEFAULT
+) -> str:
     """One ``cat /proc/interrupts`` (header + rows), after advancing the counters by one second."""
     rates = ir.rates.copy()
-    rates[ir.io_rows] *= 1 + 2.5 * stress
+    rates[ir.io_rows] *= 1 + shape.io_irq_boost * stress
     ir.counts = (ir.counts + rng.poisson(rates)) % (1 << 32)
     header = " " * 11 + "".join(f"CPU{c:<8d}" for c in range(ncpu)) + "\n"
     full = " %10d" * ncpu
@@ -874,11 +1013,11 @@ def mysqladmin_block(values: dict[str, float | int | str]) -> str:
     return "".join(out)
 
 
-def cpu_split(n: int, stress: float, rng: np.random.Generator) -> np.ndarray:
+def cpu_split(n: int, stress: float, rng: np.random.Generator, shape: Shape = SHAPES_DEFAULT) -> np.ndarray:
     """n rows of (usr nice sys iowait irq soft steal guest gnice idle) percentages summing to 100."""
-    usr = np.clip(rng.normal(38 - 8 * stress, 9, n), 0, 95)
-    sys_ = np.clip(rng.normal(7 + 3 * stress, 2, n), 0, 30)
-    iow = np.clip(rng.normal(1 + 35 * stress, 2 + 8 * stress, n), 0, 90)
+    usr = np.clip(rng.normal(lerp(shape.usr, stress), lerp(shape.usr_sd, stress), n), 0, 95)
+    sys_ = np.clip(rng.normal(lerp(shape.sys, stress), 2, n), 0, 30)
+    iow = np.clip(rng.normal(lerp(shape.iowait, stress), 2 + 8 * stress * (shape.iowait[1] > 10), n), 0, 90)
     irq = np.clip(rng.normal(0.3, 0.2, n), 0, 5)
     soft = np.clip(rng.normal(1.5, 0.6, n), 0, 10)
     m = np.zeros((n, 10))
@@ -900,7 +1039,10 @@ def generate(spec: Spec, out: Path, *, quiet: bool = False) -> dict[str, object]
     t_begin = time.perf_counter()
     rng = np.random.default_rng(spec.seed)
     n = spec.samples
-    stress = stress_curve(n + 1)
+    shape = spec.load
+    stress = stress_curve(n + 1, spec.incident) if shape.name != "healthy" else np.zeros(n + 1)
+    # Status counter rates were measured on a 64-CPU server: a smaller host does proportionally less.
+    rate_scale = spec.cpus / 64
     t0 = spec.start.timestamp()
     stamp = spec.start.strftime("%Y%m%dT%H%M%S")
     top = f"casebook-{HOST}-{stamp}"
@@ -956,12 +1098,12 @@ def generate(spec: Spec, out: Path, *, quiet: bool = False) -> dict[str, object]
             # vmstat / iostat: N+1 reports, the first since boot (averages since boot, small).
             vm.write(_vmstat_row(k, s, spec, rng, free_kib, t))
             free_kib = max(2_000_000.0, free_kib + rng.normal(0, 20_000) - 30_000 * s)
-            io_.write(_iostat_report(k, s, dev_names, rng, t))
+            io_.write(_iostat_report(k, s, dev_names, rng, t, shape))
             if k == n:
                 break
             # mpstat: interval k ends at t0 + k + 1.
             head_t, row_t = _hms(t), _hms(t + 1)
-            cpu = cpu_split(spec.cpus, s, rng)
+            cpu = cpu_split(spec.cpus, s, rng, shape)
             allrow = np.round(cpu.mean(axis=0), 2)
             allrow[9] = round(100 - allrow[:9].sum(), 2)
             block = np.vstack([allrow, cpu])
@@ -972,7 +1114,7 @@ def generate(spec: Spec, out: Path, *, quiet: bool = False) -> dict[str, object]
                 MPSTAT_FMT % (row_t, name, *vals) for name, vals in zip(names, block.tolist(), strict=True)
             )
             mp.write("".join(lines) + "\n")
-            intr_cpu = np.round(rng.gamma(8, 600 * (1 + 1.5 * s) / 8, spec.cpus), 2)
+            intr_cpu = np.round(rng.gamma(8, lerp(shape.mpstat_intr_per_cpu, s) / 8, spec.cpus), 2)
             intr_all = np.concatenate([[round(intr_cpu.sum(), 2)], intr_cpu])
             mpi_sum += intr_all
             mpi.write(
@@ -984,12 +1126,12 @@ def generate(spec: Spec, out: Path, *, quiet: bool = False) -> dict[str, object]
                 + "\n"
             )
             # Snapshot loop: ps, interrupts, processlist, mysqladmin, each after its TS line.
-            step_sessions(sessions, k, s, rng)
+            step_sessions(sessions, k, s, rng, shape, spec.cpus)
             loop = t + 0.004 + float(rng.uniform(0, 0.03))
-            ps.write(_ts_line(loop) + ps_block(threads, sessions, rng, s))
-            intr.write(_ts_line(loop + 0.045) + interrupts_block(irqs, spec.cpus, s, rng))
+            ps.write(_ts_line(loop) + ps_block(threads, sessions, rng, s, shape.d_wchans))
+            intr.write(_ts_line(loop + 0.045) + interrupts_block(irqs, spec.cpus, s, rng, shape))
             pl.write(_ts_line(loop + 0.052) + processlist_block(sessions, k))
-            _advance_status(status, sessions, s, rng, k)
+            _advance_status(status, sessions, s, rng, k, shape, rate_scale)
             ma.write(_ts_line(loop + 0.061) + mysqladmin_block(status))
             if not quiet and time.perf_counter() - last_report > 10:
                 last_report = time.perf_counter()
@@ -1108,15 +1250,21 @@ def _vmstat_row(k: int, s: float, spec: Spec, rng: np.random.Generator, free_kib
             0,
             when,
         )
-    cpu = cpu_split(1, s, rng)[0]
+    shape = spec.load
+    cpu = cpu_split(1, s, rng, shape)[0]
     us, sy, wa = round(cpu[0] + cpu[1]), round(cpu[2] + cpu[4] + cpu[5]), round(cpu[3])
+    if us + sy + wa > 100:
+        us = max(0, 100 - sy - wa)
     idle = max(0, 100 - us - sy - wa)
-    r = rng.poisson(spec.cpus * (0.35 - 0.1 * s))
-    b = rng.poisson(1 + spec.sessions * 0.12 * s)
+    r = rng.poisson(spec.cpus * lerp(shape.runq_per_cpu, s))
+    if shape.b_per_cpu is None:
+        b = rng.poisson(1 + spec.sessions * 0.12 * s)
+    else:
+        b = rng.poisson(spec.cpus * lerp(shape.b_per_cpu, s))
     bi = rng.poisson(3400 * (1 + 2 * s))
     bo = rng.poisson(58000 * (1 - 0.5 * s))
-    intr = rng.poisson(spec.cpus * 1200 * (1 + 0.5 * s))
-    cs = rng.poisson(spec.cpus * 5200 * (1 - 0.2 * s))
+    intr = rng.poisson(spec.cpus * lerp(shape.intr_per_cpu, s))
+    cs = rng.poisson(spec.cpus * lerp(shape.cs_per_cpu, s))
     return VMSTAT_ROW % (
         r,
         b,
@@ -1139,22 +1287,24 @@ def _vmstat_row(k: int, s: float, spec: Spec, rng: np.random.Generator, free_kib
     )
 
 
-def _iostat_report(k: int, s: float, devs: list[str], rng: np.random.Generator, t: float) -> str:
+def _iostat_report(
+    k: int, s: float, devs: list[str], rng: np.random.Generator, t: float, shape: Shape = SHAPES_DEFAULT
+) -> str:
     iso = datetime.fromtimestamp(int(t), UTC).strftime("%Y-%m-%dT%H:%M:%S+0000")
     nd = len(devs)
     boost = 0.05 if k == 0 else 1.0  # since boot: low averages
-    r = rng.gamma(4, 110 * (1 + 1.5 * s) / 4, nd) * boost
-    w = rng.gamma(4, 900 * (1 - 0.3 * s) / 4, nd) * boost
+    r = rng.gamma(4, lerp(shape.r_iops, s) / 4, nd) * boost
+    w = rng.gamma(4, lerp(shape.w_iops, s) / 4, nd) * boost
     rkb = r * rng.uniform(14, 18, nd)
     wkb = w * rng.uniform(24, 40, nd)
     rrqm = r * rng.uniform(0, 0.05, nd)
     wrqm = w * rng.uniform(0.1, 0.4, nd)
-    r_await = rng.gamma(3, (0.12 + 18 * s) / 3, nd)
-    w_await = rng.gamma(3, (0.05 + 45 * s) / 3, nd)
+    r_await = rng.gamma(3, lerp(shape.r_await, s) / 3, nd)
+    w_await = rng.gamma(3, lerp(shape.w_await, s) / 3, nd)
     f = w * 0.08
     f_await = rng.gamma(2, (0.3 + 30 * s) / 2, nd)
     aqu = (r * r_await + w * w_await) / 1000
-    util = np.clip(rng.normal(18 + 80 * s, 4, nd), 0, 100)
+    util = np.clip(rng.normal(lerp(shape.util, s), 4, nd), 0, 100)
     lines = [f"{iso}\n", IOSTAT_HEAD]
     for i, dev in enumerate(devs):
         vals = (
@@ -1186,11 +1336,19 @@ def _iostat_report(k: int, s: float, devs: list[str], rng: np.random.Generator, 
 
 
 def _advance_status(
-    status: dict[str, float | int | str], s: Sessions, stress: float, rng: np.random.Generator, k: int
+    status: dict[str, float | int | str],
+    s: Sessions,
+    stress: float,
+    rng: np.random.Generator,
+    k: int,
+    shape: Shape = SHAPES_DEFAULT,
+    scale: float = 1.0,
 ) -> None:
-    throughput = 1 - 0.6 * stress  # the stall halves what the server gets done
+    throughput = 1 - shape.throughput_drop * stress  # the stall halves what the server gets done
+    boost = dict(shape.status_boost)
     for name, rate in STATUS_RATES.items():
-        status[name] = float(status[name]) + float(rng.poisson(rate * throughput))
+        grow = 1 + (boost.get(name, 1.0) - 1) * stress
+        status[name] = float(status[name]) + float(rng.poisson(rate * scale * throughput * grow))
     status["Uptime"] = UPTIME_AT_START_S + k
     status["Uptime_since_flush_status"] = UPTIME_AT_START_S + k
     status["Threads_connected"] = len(s.ids) + 1
@@ -1199,7 +1357,8 @@ def _advance_status(
     status["Innodb_buffer_pool_pages_dirty"] = int(rng.normal(310_000 + 600_000 * stress, 8_000))
     status["Innodb_checkpoint_age"] = int(rng.normal(300e6 + 400e6 * stress, 10e6))
     status["Innodb_history_list_length"] = int(rng.normal(2_000 + 40_000 * stress, 300))
-    status["Innodb_row_lock_current_waits"] = int(rng.poisson(1 + 30 * stress))
+    row_lock_waits = 30 * stress if shape.name == "io-stall" else 0.0  # the stall holds row locks
+    status["Innodb_row_lock_current_waits"] = int(rng.poisson(1 + row_lock_waits))
     status["Innodb_data_pending_fsyncs"] = int(rng.poisson(0.2 + 20 * stress))
     status["Memory_used"] = int(rng.normal(2.1e9, 5e6))
 
@@ -1323,11 +1482,33 @@ def main(argv: list[str] | None = None) -> int:
     )
     p.add_argument("--disks", type=int, default=8, help="iostat devices (default 8)")
     p.add_argument("--irqs", type=int, default=60, help="numbered IRQ lines in /proc/interrupts (default 60)")
+    p.add_argument(
+        "--host",
+        choices=sorted(HOSTS),
+        help="host size preset: small (2 CPUs, 40 sessions), medium (16, 300), large (64, 1000); "
+        "sets --cpus --threads --sessions --disks --irqs",
+    )
+    p.add_argument(
+        "--shape",
+        choices=sorted(SHAPES),
+        default="io-stall",
+        help="load shape inside the load window (default io-stall; healthy: no load at all)",
+    )
+    p.add_argument(
+        "--incident",
+        type=float,
+        nargs=2,
+        metavar=("START", "END"),
+        default=INCIDENT,
+        help="the load window as fractions of the run (default %(default)s)",
+    )
     p.add_argument("--seed", type=int, default=20260421)
     p.add_argument("--start", default="2026-04-21T14:00:00", help="capture start, UTC (default %(default)s)")
     p.add_argument("--out", type=Path, help="output .tar.gz (default /tmp/casebook-bench-<minutes>m.tar.gz)")
     p.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
     args = p.parse_args(argv)
+    if args.host:
+        args.cpus, args.threads, args.sessions, args.disks, args.irqs = HOSTS[args.host]
     if args.sessions + 60 > args.threads:
         p.error("--threads must exceed --sessions by at least 60 (kernel threads, daemons, mariadbd helpers)")
     minutes = args.minutes
@@ -1338,12 +1519,15 @@ def main(argv: list[str] | None = None) -> int:
         p.error(f"write generated bundles outside the project ({project}), e.g. under /tmp")
     out.parent.mkdir(parents=True, exist_ok=True)
     start = datetime.fromisoformat(args.start).replace(tzinfo=UTC)
-    spec = Spec(minutes, args.cpus, args.threads, args.sessions, args.disks, args.irqs, args.seed, start)
+    spec = Spec(
+        minutes, args.cpus, args.threads, args.sessions, args.disks, args.irqs, args.seed, start,
+        shape=args.shape, incident=tuple(args.incident),
+    )  # fmt: skip
     info = generate(spec, out, quiet=args.quiet)
     print(f"bundle        {out}")
     print(
         f"capture       {spec.samples} s at 1 s, {spec.cpus} CPUs, {spec.threads} threads, "
-        f"{spec.sessions} sessions, {spec.disks} disks, {spec.irqs} IRQ lines"
+        f"{spec.sessions} sessions, {spec.disks} disks, {spec.irqs} IRQ lines; shape {spec.shape}"
     )
     print(f"compressed    {info['compressed_bytes']:,} bytes ({_human(info['compressed_bytes'])})")
     print(

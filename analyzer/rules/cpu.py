@@ -21,7 +21,9 @@ import pandas as pd
 from analyzer.detect import (
     baseline,
     column_evidence,
+    concurrent_load,
     held_seconds,
+    load_rate_evidence,
     per_run,
     step_seconds,
     sustained_samples,
@@ -95,6 +97,7 @@ def cpu_saturation(tl: Timeline) -> Finding | None:
         ("system CPU sy (mean)", "sy", "mean1", "%"),
         ("idle id (mean)", "id", "mean1", "%"),
     ))  # fmt: skip
+    evidence += load_rate_evidence(tl, rows, ncpu)  # the switches and IPIs this load brings (not a storm)
     agree = ["vmstat"]
     active = _active_sessions(tl, windows)
     if len(active):
@@ -393,7 +396,7 @@ CONTEXT_SWITCH_STORM = RuleTexts(
         "For {held:.0f} s the CPUs switched between threads about {per_cpu:,} times per second each. "
         "Each switch costs a few microseconds plus cold caches, so a large share of the CPU goes to "
         "scheduling instead of queries. It usually means more runnable threads than cores, or threads "
-        "waking each other on a contended lock."
+        "waking each other on a contended lock.{with_load}"
     ),
     recommendation=(
         "See which threads switch and why:\n"
@@ -441,6 +444,9 @@ def context_switch_storm(tl: Timeline) -> Finding | None:
     if not windows:
         return None
     rows, per_cpu_med, evidence = vmstat_rate_evidence(tl, windows, "cs", "context switches cs", ncpu)
+    load = concurrent_load(tl, windows, ncpu)
+    if load and per_cpu_med < CS_PER_CPU_CRITICAL:
+        return None  # threads of that load switching: its evidence (cpu-saturation, disk-saturation)
     if base_per_cpu and per_cpu_med >= CS_BASELINE_FACTOR * base_per_cpu:  # the capture has a quiet part
         evidence += [
             Evidence("capture's quiet level, cs per CPU (10th percentile)", int(round(base_per_cpu)), "/s per cpu", "vmstat.cs"),
@@ -455,4 +461,5 @@ def context_switch_storm(tl: Timeline) -> Finding | None:
         "context-switch-storm", Severity.CRITICAL if severe else Severity.WARNING, windows, evidence,
         related=("cpu-saturation", "interrupt-storm"), cs=int(per_cpu_med * ncpu), per_cpu=round(per_cpu_med),
         held=held_seconds(windows, step),
+        with_load=f" {load[0].upper()}{load[1:]} ran in the same window, but it does not explain so many." if load else "",
     )  # fmt: skip

@@ -38,10 +38,14 @@ from analyzer.detect import (
     merge_windows,
     nearest,
     need,
+    over_quiet,
+    per_host,
+    short_note,
     snapshots,
     state_in,
     status,
     step_seconds,
+    sustained_or_extreme,
     top_values,
     variable,
     variables_evidence,
@@ -56,9 +60,8 @@ from analyzer.windows import sustained, within
 #: idle + iowait >= 30 %: the CPUs have room, so the load is not CPU work (FINDINGS.md, seed 000:
 #: 40-50 % idle with a load of 588 on 14 cores).
 AVAILABLE_CPU_MIN_PCT = 30.0
-#: 3 consecutive ps snapshots (3 s with the collector) and 5 consecutive vmstat samples (as
+#: 5 s of ps snapshots (detect.SESSIONS_SUSTAINED_S) and 5 consecutive vmstat samples (as
 #: cpu-saturation): longer than a burst of file deletions or a journal commit.
-MIN_PS_SNAPSHOTS = 3
 SUSTAINED_SAMPLES = 5
 #: Critical when the D threads alone are 4 x the cores: the load average is then mostly waiting.
 D_SEVERE_PER_CPU = 4.0
@@ -70,11 +73,18 @@ TOP_WCHANS = 3
 #: statements flush the binlog and redo in ``query end``; MariaDB/Percona ``Commit``); a session whose
 #: Info is ``COMMIT`` counts whatever its State (seed 001 shows State NULL, MySQL 8.0 ``starting``).
 COMMIT_STATES = frozenset({"waiting for handler commit", "query end", "commit", "committing"})
-#: Group commit makes a few sessions wait together as a matter of course; eight or more at once, and
-#: a third of the active sessions, held for 3 snapshots, is a queue behind the flush (seed 001: most
-#: of 64).
+#: Group commit makes a few sessions wait together as a matter of course: one flush serves every
+#: session that reached the commit meanwhile, and a busy host has about as many committers in flight
+#: as it has cores. A queue is more than that: at least 8 sessions and at least one per CPU (14 of 800
+#: sessions committing on a healthy 64-CPU server is ordinary group commit), a third of the active
+#: sessions, twice the capture's quiet level when it has one, held 5 s (seed 001: most of 64
+#: sessions on 2 CPUs for minutes).
 COMMIT_MIN_SESSIONS = 8
+COMMIT_SESSIONS_PER_CPU = 1.0
 COMMIT_MIN_SHARE = 0.30
+#: Extreme: most active sessions committing, four times the bar: kept from 3 snapshots.
+COMMIT_EXTREME_SHARE = 0.80
+COMMIT_EXTREME_FACTOR = 4.0
 #: iowait below 10 % while commits queue is seed 001's "iowait understates the waits" (it showed 1-14 %).
 IOWAIT_LOW_PCT = 10.0
 
@@ -154,7 +164,7 @@ def _d_threads(tl: Timeline, bar: int) -> _DThreads:
         d_all = d_all.reindex(pd.Index(ps["ts"].drop_duplicates().sort_values()), fill_value=0)
         avail_at = nearest(d_all.index.to_series(), vm, available)
         hit = (d_all >= bar) & (avail_at >= AVAILABLE_CPU_MIN_PCT)
-        windows += sustained(d_all.index.to_series(), hit, min_samples=need(len(d_all), MIN_PS_SNAPSHOTS))
+        windows += sustained_or_extreme(d_all.index.to_series(), hit)[0]
         by_wchan = join.d_threads_by_wchan(ps, mysqld_only=True)
     vm_hit = (vm["b"] >= bar) & (available >= AVAILABLE_CPU_MIN_PCT)
     vm_windows = sustained(vm["ts"], vm_hit, min_samples=need(len(vm), SUSTAINED_SAMPLES))
@@ -312,7 +322,7 @@ COMMIT_SERIALIZATION = RuleTexts(
         'seed 001 ("don\'t trust vmstat iowait", sysbench 64 threads on 2 cores)',
         "MySQL manual, innodb_flush_log_at_trx_commit and sync_binlog",
     ),
-    confidence="processlist + vmstat agree; held {held:.0f} s in {n_windows} window(s)",
+    confidence="processlist + vmstat agree; held {held:.0f} s in {n_windows} window(s){short}",
     disproof=(
         "Set innodb_flush_log_at_trx_commit=2 for a few minutes on a test or replica: if the commit states and "
         "throughput do not change, the fsync is not the serialisation point (look at locks or the binlog)."
@@ -391,12 +401,11 @@ def commit_serialization(tl: Timeline) -> Finding | None:
     n = count_per_snapshot(pl, committing)
     share = n / active_n.where(active_n > 0)
     avail_at = nearest(snaps, vm, available_cpu(vm))
-    hit = (
-        (n >= COMMIT_MIN_SESSIONS)
-        & (share >= COMMIT_MIN_SHARE)
-        & (avail_at.to_numpy() >= AVAILABLE_CPU_MIN_PCT)
-    )
-    windows = sustained(snaps, hit, min_samples=need(len(snaps), MIN_PS_SNAPSHOTS))
+    bar = per_host(COMMIT_MIN_SESSIONS, tl.ncpu, COMMIT_SESSIONS_PER_CPU)
+    hit = over_quiet(n, bar) & (share >= COMMIT_MIN_SHARE) & (avail_at.to_numpy() >= AVAILABLE_CPU_MIN_PCT)
+    extreme = (n >= COMMIT_EXTREME_FACTOR * bar) & (share >= COMMIT_EXTREME_SHARE)
+    windows, short = sustained_or_extreme(snaps, hit, extreme)
+    windows = merge_windows(windows + short)
     if not windows:
         return None
     in_win = within(snaps, windows)
@@ -436,6 +445,7 @@ def commit_serialization(tl: Timeline) -> Finding | None:
         flush_text=" innodb_flush_log_at_trx_commit is 1: every commit waits for an fsync." if flush == "1" else "",
         recommendation=(COMMIT_FIX_RELAXED.format(flush=flush, sync_binlog=sync_binlog) if relaxed
                         else COMMIT_FIX_DURABLE),
+        short=short_note(short, f"{COMMIT_EXTREME_SHARE:.0%} or more of the active sessions were committing"),
     )  # fmt: skip
 
 

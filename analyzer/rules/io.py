@@ -14,7 +14,14 @@ import dataclasses
 
 import pandas as pd
 
-from analyzer.detect import column_evidence, held_seconds, per_run, step_seconds, sustained_samples
+from analyzer.detect import (
+    column_evidence,
+    held_seconds,
+    load_rate_evidence,
+    per_run,
+    step_seconds,
+    sustained_samples,
+)
 from analyzer.engine import rule
 from analyzer.findings import Evidence, Finding, Severity, Window
 from analyzer.texts import RuleTexts
@@ -120,7 +127,7 @@ def _saturated_devices(tl: Timeline) -> list[_Saturated]:
     return sorted(hits, key=lambda h: (-h.held, -h.aqu, h.device))
 
 
-@rule(key="disk-saturation", requires=("iostat",))
+@rule(key="disk-saturation", requires=("iostat",), optional=("vmstat", "ncpu"))
 def disk_saturation(tl: Timeline) -> Finding | None:
     """For a device: aqu-sz >= AQU_SZ_MIN and await >= AWAIT_MS (or >= AWAIT_BASELINE_FACTOR x its
     unqueued await and >= AWAIT_FLOOR_MS), sustained. Since-boot reports are left out.
@@ -158,6 +165,9 @@ def disk_saturation(tl: Timeline) -> Finding | None:
         evidence.append(
             Evidence("other saturated devices", ", ".join(h.device for h in hits[1:]), "", "iostat.device")
         )
+    vm = tl.frame("vmstat")
+    if len(vm) and tl.ncpu:  # the completions and wakeups of this I/O: its evidence, not a storm
+        evidence += load_rate_evidence(tl, vm[within(vm["ts"], hot.windows)], tl.ncpu)
     wait = float(_await(rows).median())
     return DISK_SATURATION.finding(
         "disk-saturation", Severity.CRITICAL if wait >= CRITICAL_AWAIT_MS else Severity.WARNING, hot.windows,

@@ -19,6 +19,7 @@ import pandas as pd
 from analyzer.detect import (
     baseline,
     column_evidence,
+    concurrent_load,
     held_seconds,
     per_run,
     step_seconds,
@@ -311,6 +312,9 @@ def interrupt_storm(tl: Timeline) -> Finding | None:
     if not found.fixed and not (res_dominant or unbalanced):
         return None  # a rise without a storm's shape: the load started, interrupts followed
     rows, per_cpu_med, evidence = vmstat_rate_evidence(tl, windows, "in", "interrupts in", ncpu)
+    load = concurrent_load(tl, windows, ncpu)
+    if load and per_cpu_med < IN_PER_CPU_CRITICAL:
+        return None  # the completions and IPIs of that load: its evidence (disk-saturation, cpu-saturation)
     if base and per_cpu_med >= IN_BASELINE_FACTOR * base:  # a quiet part exists
         evidence += [
             Evidence("capture's quiet level, in (10th percentile)", int(round(base * ncpu)), "/s", "vmstat.in"),
@@ -352,7 +356,9 @@ def interrupt_storm(tl: Timeline) -> Finding | None:
         "interrupt-storm", severity, windows, evidence,
         related=("interrupt-imbalance", "context-switch-storm", "single-cpu-saturation"),
         in_total=int(per_cpu_med * ncpu), per_cpu=round(per_cpu_med), mostly=f", mostly {names}" if names else "",
-        held=held_seconds(windows, found.step), why=why, below_bar="" if found.fixed else STORM_BELOW_BAR,
+        held=held_seconds(windows, found.step), why=why,
+        below_bar=(f" {load[0].upper()}{load[1:]} ran in the same window: part of these interrupts are its own, but "
+                   f"not {per_cpu_med:,.0f} per CPU." if load else "") + ("" if found.fixed else STORM_BELOW_BAR),
         recommendation=recommendation, agree=" + ".join(agree),
     )  # fmt: skip
 

@@ -25,6 +25,7 @@ from __future__ import annotations
 import dataclasses
 import re
 
+import numpy as np
 import pandas as pd
 
 from analyzer import join
@@ -36,10 +37,13 @@ from analyzer.detect import (
     held_seconds,
     merge_windows,
     need,
+    over_quiet,
+    per_host,
     snapshots,
     state_in,
     status,
     step_seconds,
+    sustained_or_extreme,
     top_values,
     variable,
     variables_evidence,
@@ -52,9 +56,12 @@ from analyzer.timeline import Timeline, value_is
 from analyzer.windows import sustained, within
 
 PILEUP_SHARE = 0.5  # one fingerprint is most of the active sessions (FINDINGS.md, seed 000)
-PILEUP_MIN_SESSIONS = 50  # fewer concurrent sessions is ordinary application concurrency
+#: A crowd of one query: at least 20 sessions and as many as the overload bar (4 per core: seed 000's
+#: ~630 on 14 cores, the real 64-session load on 2 CPUs here); fewer is ordinary application concurrency.
+PILEUP_MIN_SESSIONS = 20
+PILEUP_SESSIONS_PER_CPU = 4.0
 FAST_QUERY_MAX_TIME_S = 1  # Time 0-1 s: each execution is fast, the concurrency is the problem
-MIN_SNAPSHOTS = 3  # seen in 3 consecutive snapshots (3 s with pt-stalk): not a single burst
+MIN_SNAPSHOTS = 3  # at least 3 snapshots even when they are far apart (SESSIONS_SUSTAINED_S at 1 s: 5)
 #: Transaction control is not a query the application can throttle or cache: 55 sessions at COMMIT
 #: (seed 001) are commit-serialization, not a pile-up of one query.
 TRANSACTION_CONTROL = frozenset(
@@ -78,6 +85,7 @@ TMP_STATES = frozenset(
     }
 )
 TMP_STATE_MIN_SESSIONS = 5  # a handful of GROUP BYs building temporary tables at once is any busy server
+TMP_STATE_SESSIONS_PER_CPU = 0.25  # ...and a quarter per core on a large one (64 CPUs: 16)
 TMP_STATE_MIN_SHARE = 0.20  # >= 20 % of the active sessions in temporary-table states (FINDINGS.md)
 TMP_STATE_MANY_SESSIONS = 50  # or >= 50 sessions whatever their share (FINDINGS.md, seed 000: ~217)
 #: On-disk temporary tables per second. The collector's own statements make a few temporary tables
@@ -92,6 +100,7 @@ TMP_DISK_MIN_SHARE = 0.25
 # table-cache-contention ------------------------------------------------------------------------
 TABLE_CACHE_STATES = frozenset({"opening tables", "opening table", "closing tables"})
 TABLE_CACHE_MIN_SESSIONS = 10  # a few sessions opening tables is normal after a restart or DDL
+TABLE_CACHE_SESSIONS_PER_CPU = 0.5  # ...and on a large host, half a session per core
 TABLE_CACHE_MIN_SHARE = 0.10  # seed 000 after the tmpdir fix: 69 + 45 of ~800 active (14 %)
 
 # active-sessions-overload ----------------------------------------------------------------------
@@ -208,13 +217,13 @@ def _tmp_tables(tl: Timeline) -> _TmpTables:
     tmp_n = count_per_snapshot(pl, pl["active"].astype(bool) & state_in(pl, TMP_STATES))
     tmp_share = tmp_n / active_n.where(active_n > 0)
     many = (tmp_share >= TMP_STATE_MIN_SHARE) | (tmp_n >= TMP_STATE_MANY_SESSIONS)
-    state_hit = (tmp_n >= TMP_STATE_MIN_SESSIONS) & many
-    state_windows = sustained(snaps, state_hit, min_samples=need(len(snaps), MIN_SNAPSHOTS))
+    bar = per_host(TMP_STATE_MIN_SESSIONS, tl.ncpu, TMP_STATE_SESSIONS_PER_CPU)
+    state_windows, _ = sustained_or_extreme(snaps, over_quiet(tmp_n, bar) & many)
     rates = _tmp_rates(tl)
     counter_windows: list[Window] = []
     if len(rates):
-        hit = (rates["disk_per_s"] >= TMP_DISK_PER_S_MIN) & (rates["share"] >= TMP_DISK_MIN_SHARE)
-        counter_windows = sustained(rates["ts"], hit, min_samples=need(len(rates), MIN_COUNTER_SAMPLES))
+        hit = over_quiet(rates["disk_per_s"], TMP_DISK_PER_S_MIN) & (rates["share"] >= TMP_DISK_MIN_SHARE)
+        counter_windows, _ = sustained_or_extreme(rates["ts"], hit)
     return _TmpTables(state_windows, counter_windows, tmp_n, tmp_share, rates)
 
 
@@ -444,8 +453,8 @@ def table_cache_contention(tl: Timeline) -> Finding | None:
     mask = pl["active"].astype(bool) & state_in(pl, TABLE_CACHE_STATES)
     n = count_per_snapshot(pl, mask)
     share = n / active_n.where(active_n > 0)
-    hit = (n >= TABLE_CACHE_MIN_SESSIONS) & (share >= TABLE_CACHE_MIN_SHARE)
-    windows = sustained(snaps, hit, min_samples=need(len(snaps), MIN_SNAPSHOTS))
+    bar = per_host(TABLE_CACHE_MIN_SESSIONS, tl.ncpu, TABLE_CACHE_SESSIONS_PER_CPU)
+    windows, _ = sustained_or_extreme(snaps, over_quiet(n, bar) & (share >= TABLE_CACHE_MIN_SHARE))
     if not windows:
         return None
     in_win = within(n.index.to_series(), windows)
@@ -508,12 +517,12 @@ ACTIVE_SESSIONS_OVERLOAD = RuleTexts(
 
 @rule(key="active-sessions-overload", requires=("processlist", "ncpu"), optional=("mysqladmin", "vmstat"))
 def active_sessions_overload(tl: Timeline) -> Finding | None:
-    """Active sessions >= 4 x ncpu for MIN_SNAPSHOTS consecutive snapshots."""
+    """Active sessions >= 4 x ncpu (and twice the capture's quiet level when it has one) for 5 s."""
     pl = tl.frame("processlist")
     ncpu = tl.ncpu or 0
     snaps = snapshots(pl)
     active_n = count_per_snapshot(pl, pl["active"])
-    windows = sustained(snaps, active_n >= ACTIVE_PER_CPU * ncpu, min_samples=need(len(snaps), MIN_SNAPSHOTS))
+    windows, _ = sustained_or_extreme(snaps, over_quiet(active_n, ACTIVE_PER_CPU * ncpu))
     if not windows:
         return None
     in_win = active_n[within(snaps, windows)]
@@ -575,12 +584,40 @@ LONG_RUNNING_QUERIES = RuleTexts(
 )
 
 
+#: Time tracks a statement when, between two snapshots of its session, it grew by the time between
+#: them, within this many seconds (or a fifth of the interval): snapshots are taken a few ms apart.
+TIME_TRACK_TOLERANCE_S = 2.0
+
+
+def _time_tracks_statement(pl: pd.DataFrame, long: pd.Series, time_s: pd.Series) -> pd.Series:
+    """For each row of ``pl`` flagged ``long``: True unless the session's previous snapshot, taken
+    while this statement should already have been running (Time says so), shows the same statement
+    with a Time that does not fit (a statement that ran 70 s cannot read 0 s ten seconds earlier).
+    A row with no such earlier snapshot (the capture starts mid-statement) is taken at its word."""
+    rows = pd.DataFrame(
+        {"ts": pl["ts"], "id": pl["id"], "t": time_s, "fp": pl["fingerprint"].astype("string")}
+    )
+    rows = rows[pl["active"].astype(bool).to_numpy() & rows["id"].isin(rows.loc[long, "id"]).to_numpy()]
+    rows = rows.sort_values(["id", "ts"], kind="stable")
+    prev = rows.groupby("id", sort=False).shift(1)
+    dt = (rows["ts"] - prev["ts"]).dt.total_seconds()
+    during = prev["ts"].notna() & (dt < rows["t"])  # the earlier snapshot fell inside the statement's run
+    fits = (rows["t"] - prev["t"] - dt).abs() <= np.maximum(TIME_TRACK_TOLERANCE_S, 0.2 * dt)
+    contradicted = during & (prev["fp"] == rows["fp"]).fillna(False) & ~fits
+    out = pd.Series(True, index=pl.index)
+    out[contradicted[contradicted].index] = False
+    return out & long
+
+
 @rule(key="long-running-queries", requires=("processlist",))
 def long_running_queries(tl: Timeline) -> Finding | None:
-    """Active statements with Time >= LONG_QUERY_S in any snapshot (Time is itself the duration)."""
+    """Active statements with Time >= LONG_QUERY_S whose Time tracks the statement across snapshots
+    (``_time_tracks_statement``)."""
     pl = tl.frame("processlist")
     time_s = pd.to_numeric(pl["time_s"], errors="coerce")
     mask = (pl["active"].astype(bool) & (time_s >= LONG_QUERY_S)).fillna(False).astype(bool)
+    if mask.any():
+        mask = _time_tracks_statement(pl, mask, time_s)
     windows = sustained(snapshots(pl), count_per_snapshot(pl, mask) > 0, min_samples=1)
     if not windows:
         return None
@@ -787,13 +824,11 @@ def same_query_pileup(tl: Timeline) -> Finding | None:
         return None
     top = _top_fingerprint(pl, active)
     hit = (
-        (top["n"] >= PILEUP_MIN_SESSIONS)
+        (top["n"] >= per_host(PILEUP_MIN_SESSIONS, tl.ncpu, PILEUP_SESSIONS_PER_CPU))
         & (top["share"] >= PILEUP_SHARE)
         & (top["time_med"] <= FAST_QUERY_MAX_TIME_S)
     )
-    windows = sustained(
-        top.index.to_series(), hit.fillna(False).astype(bool), min_samples=min(MIN_SNAPSHOTS, len(top))
-    )
+    windows, _ = sustained_or_extreme(top.index.to_series(), hit.fillna(False).astype(bool))
     if not windows:
         return None
     in_win = top[within(top.index.to_series(), windows)]

@@ -53,12 +53,12 @@ def test_it_fires_when_one_fingerprint_is_most_active_sessions() -> None:
     "snapshots",
     [
         pytest.param([_snapshot(0, 5)] * 5, id="idle healthy capture"),
-        pytest.param([_snapshot(40, 5)] * 5, id="fewer than 50 sessions"),
+        pytest.param([_snapshot(15, 2)] * 5, id="fewer than 20 sessions"),
         pytest.param([_snapshot(60, 70)] * 5, id="under half of the active sessions"),
         pytest.param([_snapshot(70, 10, time_s=30)] * 5, id="slow queries, not a fast pile-up"),
         pytest.param(
             [_snapshot(70, 10), _snapshot(70, 10), _snapshot(0, 10), _snapshot(70, 10)],
-            id="not 3 snapshots in a row",
+            id="not 5 s in a row",
         ),
     ],
 )
