@@ -236,3 +236,45 @@ def test_nothing_cross_source_fires_on_the_real_idle_capture() -> None:
     )
     assert out.findings == []
     assert out.not_evaluated == []
+
+
+# --- calibration: the commit queue scales with the host -------------------------------------------
+
+
+def _commit_capture(committing: int, others: int, ncpu: int, snapshots: int = 8):
+    rows = [("app", "Execute", 0, "NULL", "COMMIT")] * committing
+    rows += [("app", "Execute", 0, "statistics", f"SELECT c FROM sbtest WHERE id={i}") for i in range(others)]
+    rows += [("app", "Sleep", 3, "", "NULL")] * 20
+    vm = vmstat_text([(1, 0, 30, 10, 55, 5)] * (snapshots + 2))
+    return mysql_timeline(vm=vm, pl=processlist_text([rows] * snapshots), ncpu=ncpu)
+
+
+@pytest.mark.parametrize(
+    ("committing", "others", "ncpu", "fires"),
+    [
+        pytest.param(14, 30, 64, False, id="14 committing on 64 CPUs: ordinary group commit"),
+        pytest.param(40, 60, 64, False, id="40 of 100 on 64 CPUs: fewer than one per core"),
+        pytest.param(70, 60, 64, True, id="70 of 130 on 64 CPUs: a queue"),
+        pytest.param(14, 30, 2, True, id="the same 14 on 2 CPUs: a queue"),
+    ],
+)
+def test_the_commit_queue_is_read_against_the_cpu_count(
+    committing: int, others: int, ncpu: int, fires: bool
+) -> None:
+    out = _one(_commit_capture(committing, others, ncpu), "commit-serialization")
+    assert bool(out.findings) is fires
+
+
+def test_commits_for_3_seconds_are_not_a_queue_unless_extreme() -> None:
+    quiet = [("app", "Execute", 0, "statistics", f"SELECT c FROM sbtest WHERE id={i}") for i in range(30)]
+    burst = [("app", "Execute", 0, "NULL", "COMMIT")] * 14 + quiet
+    extreme = [("app", "Execute", 0, "NULL", "COMMIT")] * 60 + quiet[:5]
+    vm = vmstat_text([(1, 0, 30, 10, 55, 5)] * 14)
+    short = mysql_timeline(vm=vm, pl=processlist_text([quiet] * 4 + [burst] * 3 + [quiet] * 5), ncpu=2)
+    assert _one(short, "commit-serialization").findings == []
+    strong = mysql_timeline(vm=vm, pl=processlist_text([quiet] * 4 + [extreme] * 3 + [quiet] * 5), ncpu=2)
+    [finding] = _one(strong, "commit-serialization").findings
+    assert (
+        "shorter than 5 s kept because 80% or more of the active sessions were committing"
+        in finding.confidence
+    )

@@ -269,3 +269,27 @@ def test_interrupt_imbalance_without_per_cpu_interrupts_is_not_evaluated() -> No
     tl = os_timeline(vm=vmstat_rows_text([{}] * 6), ncpu=NCPU)
     out = engine.run(tl, only=("interrupt-imbalance",))
     assert out.not_evaluated == [NotEvaluated("interrupt-imbalance", ("interrupts or mpstat_intr",))]
+
+
+# --- calibration: interrupts that follow a load are its evidence -----------------------------------
+
+
+def test_6000_interrupts_per_cpu_of_an_io_load_on_2_cpus_are_not_a_storm() -> None:
+    """The I/O completions and rescheduling IPIs of a real 2-CPU I/O load: iowait 40 %, 2 blocked."""
+    rows = [{}] + [{"in": 12_000, "cs": 20_000, "b": 2, "us": 10, "sy": 8, "id": 42, "wa": 40}] * 10
+    assert (
+        engine.run(os_timeline(vm=vmstat_rows_text(rows), ncpu=2), only=("interrupt-storm",)).findings == []
+    )
+
+
+def test_the_same_interrupts_with_no_load_behind_them_are_a_storm() -> None:
+    rows = [{}] + [{"in": 12_000, "cs": 20_000, "b": 0, "us": 10, "sy": 8, "id": 82, "wa": 0}] * 10
+    [finding] = engine.run(os_timeline(vm=vmstat_rows_text(rows), ncpu=2), only=("interrupt-storm",)).findings
+    assert finding.severity is Severity.WARNING
+
+
+def test_beyond_the_critical_bar_a_storm_is_reported_even_beside_a_load() -> None:
+    rows = [{}] + [{"in": 50_000, "cs": 20_000, "b": 2, "us": 10, "sy": 8, "id": 42, "wa": 40}] * 10
+    [finding] = engine.run(os_timeline(vm=vmstat_rows_text(rows), ncpu=2), only=("interrupt-storm",)).findings
+    assert finding.severity is Severity.CRITICAL
+    assert "An I/O load (iowait 40 %, 2 threads blocked on I/O) ran in the same window" in finding.explanation

@@ -299,6 +299,22 @@ def test_long_running_queries_stays_silent(rows) -> None:
     assert _only(mysql_timeline(pl=processlist_text([rows] * 3)), "long-running-queries").findings == []
 
 
+def test_a_time_that_does_not_track_the_statement_is_not_a_long_query() -> None:
+    """Inside a temporary-table churn each session runs the GROUP BY again and again, fast; a Time of
+    75 s in one snapshot that read 0 and 1 s in the snapshots around it, for the same statement,
+    is not a statement that ran 75 s."""
+    churn = "SELECT grp, COUNT(*), SUM(n) FROM t GROUP BY grp ORDER BY NULL"
+    times = [0, 1, 75, 0, 1, 0]
+    snapshots = [[OWN, ("app", "Query", t, "Removing tmp table", churn)] for t in times]
+    assert _only(mysql_timeline(pl=processlist_text(snapshots)), "long-running-queries").findings == []
+
+
+def test_a_capture_that_starts_mid_statement_takes_time_at_its_word() -> None:
+    snapshots = [[OWN, ("app", "Query", 300 + i, "Sending data", REPORT)] for i in range(2)]
+    [finding] = _only(mysql_timeline(pl=processlist_text(snapshots)), "long-running-queries").findings
+    assert _values(finding)["longest Time"] == 301
+
+
 # lock-waits --------------------------------------------------------------------------------------
 
 ALTER = "ALTER TABLE orders ADD COLUMN note TEXT"
