@@ -26,6 +26,11 @@ same arguments give the same tar content) around a steady OLTP load with one I/O
 queries), so that the rules have something to find. Session ids map to thread ids consistently
 across ps and processlist.
 
+``--host`` picks a host size (2, 16 or 64 CPUs with tens, hundreds or a thousand sessions) and
+``--shape`` the load inside the load window (``--incident``): ``healthy`` (no load: about one
+statement per core), ``cpu-bound``, ``io-bound``, ``tmp-tables`` (seed 000), ``commit`` (seed 001),
+or ``io-stall`` (the default above). See ``Shape`` and ``SHAPES``.
+
 Streaming: every member is written line block by line block to a file in a scratch directory next
 to the output, then streamed into the gzip'd tar (``tar`` needs each member's size before its
 bytes) and deleted; no member is ever held in memory whole.

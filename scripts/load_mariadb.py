@@ -90,6 +90,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--sessions", type=int, default=64, help="concurrent client sessions (default 64)")
     p.add_argument("--rows", type=int, default=2000, help="rows in casebook_load.t (default 2000)")
     p.add_argument("--tmp-table-size", type=int, default=16384, help="session tmp_table_size, bytes")
+    p.add_argument("--db", default=DB, help=f"database to create and drop (default {DB})")
     p.add_argument("--host", default="127.0.0.1")
     p.add_argument("--port", type=int, default=3306)
     p.add_argument("--user", default="root")
@@ -102,10 +103,10 @@ def main(argv: list[str] | None = None) -> int:
             return 2
 
     try:
-        run_sql(args, setup_sql(args.rows))
+        run_sql(args, setup_sql(args.rows).replace(DB, args.db))
         with tempfile.TemporaryDirectory(prefix="casebook-load-") as tmp:
             script = Path(tmp) / "tmptables.lua"
-            script.write_text(LUA.format(tmp=args.tmp_table_size, query=QUERY))
+            script.write_text(LUA.format(tmp=args.tmp_table_size, query=QUERY.replace(DB, args.db)))
             cmd = [
                 "sysbench",
                 f"--threads={args.sessions}",
@@ -117,7 +118,7 @@ def main(argv: list[str] | None = None) -> int:
                 f"--mysql-port={args.port}",
                 f"--mysql-user={args.user}",
                 f"--mysql-password={args.password}",
-                f"--mysql-db={DB}",
+                f"--mysql-db={args.db}",
                 str(script),
                 "run",
             ]
@@ -129,7 +130,7 @@ def main(argv: list[str] | None = None) -> int:
         return 130
     finally:
         try:
-            run_sql(args, f"DROP DATABASE IF EXISTS {DB};")
+            run_sql(args, f"DROP DATABASE IF EXISTS {args.db};")
         except subprocess.CalledProcessError as exc:
             print(f"load_mariadb: clean-up failed: {exc}", file=sys.stderr)
     return 0

@@ -64,22 +64,7 @@ done
 # of the processes of this example (MariaDB, its clients, sysbench, pt-stalk, the load script: told
 # by the program and its first argument) and cut every other one to the base name of its program,
 # so no unrelated arguments ship. Kernel threads ([kworker/0:1]) are kept as they are.
-for f in "$DEST"/*-ps; do
-    python3 - "$f" <<'PY'
-import re, sys
-path = sys.argv[1]
-keep = re.compile(r"mariadbd|mysqld|mysql|sysbench|pt-stalk|load_mariadb|^\[")
-row = re.compile(r"^((?:\S+\s+){10})(\S.*)$")  # UID PID PPID C SZ RSS PSR STIME TTY TIME | CMD
-out = []
-for line in open(path, encoding="utf-8", errors="replace"):
-    m = row.match(line.rstrip("\n"))
-    if line.startswith(("TS ", "UID ")) or not m or keep.search(" ".join(m.group(2).split()[:2])):
-        out.append(line.rstrip("\n"))
-    else:
-        out.append(m.group(1) + m.group(2).split()[0].rsplit("/", 1)[-1])
-open(path, "w", encoding="utf-8").write("\n".join(out) + "\n")
-PY
-done
+python3 "$ROOT/scripts/clean_ps_args.py" "$DEST"/*-ps
 
 mkdir -p "$(dirname "$OUT")"
 tar -C "$WORK" --owner=0 --group=0 --numeric-owner --sort=name -czf "$OUT" "$(basename "$DEST")"
