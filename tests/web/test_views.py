@@ -185,3 +185,24 @@ def test_a_long_series_is_downsampled_and_keeps_its_peak(engineer_client: Client
     points = runqueue["series"][0]["data"]
     assert len(points) <= 2000 and max(v for _, v in points) == 97
     assert points[0][0] == 1776790302000.0 and points[-1][0] == 1776790302000.0 + 10_799_000
+
+
+def test_the_sources_table_says_what_each_capture_became(engineer_client: Client, tmp_path: Path) -> None:
+    """pt-stalk's -vmstat beside a `vmstat -t` of the same minute: the page shows the role column with
+    the reason of each member."""
+    from tests.analyzer.captures import vmstat_rows_text
+    from tests.analyzer.test_primary import BOOT, SATURATED, START, vmstat_t_text
+
+    prefix = f"{START:%Y_%m_%d_%H_%M_%S}"
+    case = _ingest_tar(tmp_path, {
+        f"{prefix}-vmstat": vmstat_rows_text([BOOT] + SATURATED).encode(),
+        "vmstat-t.txt": vmstat_t_text([BOOT] + SATURATED, START).encode(),
+    })  # fmt: skip
+    assert dict(case.sources.values_list("member", "role")) == {
+        f"{prefix}-vmstat": "overlap",
+        "vmstat-t.txt": "primary",
+    }
+    page = engineer_client.get(f"/cases/{case.pk}/").content.decode()
+    assert '<th scope="col">Role</th>' in page
+    assert "badge--overlap" in page and "badge--primary" in page
+    assert "vmstat-t.txt covers the same minutes at 1 s with per-line times" in page
