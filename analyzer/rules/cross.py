@@ -391,8 +391,9 @@ def _commit_counter_evidence(tl: Timeline, windows: list[Window], tol: pd.Timede
     optional=("iostat", "variables", "mysqladmin", "ncpu"),
 )
 def commit_serialization(tl: Timeline) -> Finding | None:
-    """>= 8 active sessions and >= 30 % of active in the commit phase while idle + iowait >= 30 %,
-    for 3 consecutive snapshots."""
+    """Sessions in the commit phase >= max(8, ncpu) (and twice the capture's quiet level when it has
+    one), >= 30 % of the active ones, while idle + iowait >= 30 %, for 5 s (3 snapshots when extreme:
+    >= 80 % of the active sessions and 4 x the bar)."""
     pl, vm = tl.frame("processlist"), tl.frame("vmstat")
     snaps = snapshots(pl)
     active = pl["active"].astype(bool)

@@ -61,13 +61,11 @@ PILEUP_SHARE = 0.5  # one fingerprint is most of the active sessions (FINDINGS.m
 PILEUP_MIN_SESSIONS = 20
 PILEUP_SESSIONS_PER_CPU = 4.0
 FAST_QUERY_MAX_TIME_S = 1  # Time 0-1 s: each execution is fast, the concurrency is the problem
-MIN_SNAPSHOTS = 3  # at least 3 snapshots even when they are far apart (SESSIONS_SUSTAINED_S at 1 s: 5)
 #: Transaction control is not a query the application can throttle or cache: 55 sessions at COMMIT
 #: (seed 001) are commit-serialization, not a pile-up of one query.
 TRANSACTION_CONTROL = frozenset(
     {"commit", "rollback", "begin", "start transaction", "commit work", "rollback work"}
 )
-MIN_COUNTER_SAMPLES = 3  # 3 consecutive per-second rates from mysqladmin: not one noisy interval
 
 # tmp-table-churn ---------------------------------------------------------------------------------
 #: States of a session building, converting or dropping an internal temporary table (MySQL 5.x-8.0
@@ -124,7 +122,7 @@ LOCK_WAIT_SEVERE_SESSIONS = 10  # ten queued sessions (or a minute of waiting) i
 LOCK_WAIT_SEVERE_S = 60
 #: InnoDB row-lock waits are invisible in State (``updating``, ``executing``): the gauge
 #: Innodb_row_lock_current_waits counts them (MySQL manual, "Server Status Variables").
-ROW_LOCK_MIN_WAITS = 3
+ROW_LOCK_MIN_WAITS = 3  # ...held 5 s (detect.SESSIONS_SUSTAINED_S)
 
 
 # -------------------------------------------------------------------------------------------------
@@ -209,8 +207,8 @@ def _tmp_rates(tl: Timeline) -> pd.DataFrame:
 
 
 def _tmp_tables(tl: Timeline) -> _TmpTables:
-    """Sessions in TMP_STATES (>= 5 and >= 20 % of active, or >= 50), and on-disk temporary tables
-    >= 20/s and >= 25 % of all, each sustained."""
+    """Sessions in TMP_STATES (>= max(5, ncpu / 4) and >= 20 % of active, or >= 50), and on-disk
+    temporary tables >= 20/s and >= 25 % of all, each over the quiet level and held 5 s."""
     pl = tl.frame("processlist")
     snaps = snapshots(pl)
     active_n = count_per_snapshot(pl, pl["active"])
@@ -351,9 +349,10 @@ def _tmp_what(t: _TmpTables, peak_tmp: int, churn: pd.DataFrame) -> str:
     optional=("mysqladmin", "ps_threads", "pfs_threads", "variables", "ncpu"),
 )
 def tmp_table_churn(tl: Timeline) -> Finding | None:
-    """Sessions in temporary-table states (>= 5 and >= 20 % of active, or >= 50), or on-disk
-    temporary tables >= 20/s and >= 25 % of all temporary tables, sustained; stronger with mysqld D
-    threads in file creation/deletion wait channels at the same moment."""
+    """Sessions in temporary-table states (>= max(5, ncpu / 4) and >= 20 % of active, or >= 50), or
+    on-disk temporary tables >= 20/s and >= 25 % of all temporary tables, each also twice the
+    capture's quiet level when it has one, for 5 s; stronger with mysqld D threads in file
+    creation/deletion wait channels at the same moment."""
     t = _tmp_tables(tl)
     windows = t.windows
     if not windows:
@@ -446,7 +445,8 @@ def _status_evidence(
 
 @rule(key="table-cache-contention", requires=("processlist",), optional=("mysqladmin", "variables"))
 def table_cache_contention(tl: Timeline) -> Finding | None:
-    """>= 10 active sessions and >= 10 % of active in Opening tables / closing tables, sustained."""
+    """>= max(10, ncpu / 2) active sessions (twice the quiet level when the capture has one) and
+    >= 10 % of active in Opening tables / closing tables, for 5 s."""
     pl = tl.frame("processlist")
     snaps = snapshots(pl)
     active_n = count_per_snapshot(pl, pl["active"])
@@ -728,8 +728,8 @@ def _lock_state_evidence(
 
 @rule(key="lock-waits", requires=("processlist",), optional=("mysqladmin",))
 def lock_waits(tl: Timeline) -> Finding | None:
-    """>= 3 sessions in lock-wait states, or one waiting >= 10 s, in 2 consecutive snapshots; or
-    Innodb_row_lock_current_waits >= 3 for 3 consecutive samples."""
+    """>= 3 sessions in lock-wait states, or one waiting >= 10 s (its Time proves the wait), in 2
+    consecutive snapshots; or Innodb_row_lock_current_waits >= 3 for 5 s."""
     pl = tl.frame("processlist")
     snaps = snapshots(pl)
     # Match each distinct State once: a 1-hour capture has millions of rows but a few dozen states.
@@ -743,10 +743,7 @@ def lock_waits(tl: Timeline) -> Finding | None:
     row_locks = status(tl, "Innodb_row_lock_current_waits")
     row_windows: list[Window] = []
     if len(row_locks):
-        need_rows = need(len(row_locks), MIN_COUNTER_SAMPLES)
-        row_windows = sustained(
-            row_locks["ts"], row_locks["value"] >= ROW_LOCK_MIN_WAITS, min_samples=need_rows
-        )
+        row_windows, _ = sustained_or_extreme(row_locks["ts"], row_locks["value"] >= ROW_LOCK_MIN_WAITS)
     all_windows = merge_windows(windows + row_windows)
     if not all_windows:
         return None
@@ -816,7 +813,8 @@ def _top_fingerprint(pl: pd.DataFrame, active: pd.DataFrame) -> pd.DataFrame:
 
 @rule(key="same-query-pileup", requires=("processlist",))
 def same_query_pileup(tl: Timeline) -> Finding | None:
-    """One fingerprint >= 50 % of active sessions and >= 50 sessions, median Time <= 1 s, sustained."""
+    """One fingerprint >= 50 % of active sessions and >= max(20, 4 x ncpu) sessions, median Time
+    <= 1 s, for 5 s."""
     pl = tl.frame("processlist")
     fp = pl["fingerprint"]  # a category: isin looks at the distinct fingerprints, not at every row
     active = pl[pl["active"] & fp.notna() & ~fp.isin(TRANSACTION_CONTROL)]
