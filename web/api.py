@@ -13,7 +13,6 @@ from __future__ import annotations
 from django.core.exceptions import ValidationError
 from django.shortcuts import get_object_or_404
 from django.urls import reverse
-from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import serializers, status
 from rest_framework.decorators import api_view, parser_classes
@@ -41,7 +40,9 @@ from web.api_serializers import (
 )
 from web.models import Case
 
-CASE_ID = OpenApiParameter("case_id", OpenApiTypes.INT, OpenApiParameter.PATH, description="The case's id.")
+CASE_ID = OpenApiParameter(
+    "case_id", {"type": "integer", "minimum": 1}, OpenApiParameter.PATH, description="The case's id."
+)
 
 
 def _errors(*codes: int) -> dict[int, type[ErrorSerializer]]:
@@ -233,4 +234,14 @@ def case_compare_api(request: Request) -> Response:
             "other": {k: other[k] for k in side_fields},
             **compare.compare_cases(base, other),
         }
+    )
+
+
+@extend_schema(exclude=True)
+@api_view(["GET", "POST", "PUT", "PATCH", "DELETE"])
+def api_not_found(request: Request, rest: str = "") -> Response:
+    """Any other URL under /api/: a JSON 404 in the API's error shape, not the site's HTML page."""
+    return Response(
+        {"message": "No such API endpoint (see /api/docs/).", "extra": {"path": request.path[:200]}},
+        status=status.HTTP_404_NOT_FOUND,
     )

@@ -2,7 +2,7 @@
 
 from django.contrib import admin
 from django.contrib.auth import views as auth_views
-from django.urls import path
+from django.urls import path, re_path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
 
 from web import api, views, views_account
@@ -38,4 +38,5 @@ urlpatterns = [
         SpectacularSwaggerSplitView.as_view(url_name="api-schema", template_name="api/docs.html"),
         name="api-docs",
     ),
+    re_path(r"^api/(?P<rest>[\s\S]*)\Z", api.api_not_found),  # last: a JSON 404 for any other API path
 ]

@@ -194,3 +194,8 @@ def test_an_unknown_case_is_404(api: Client, cases, index: int) -> None:
 @pytest.mark.parametrize("index", range(6))
 def test_every_endpoint_needs_a_token(client: Client, cases, index: int) -> None:
     assert client.get(_case_urls(cases["example"].pk)[index]).status_code == 401
+
+
+def test_an_unknown_api_path_is_a_json_404(api: Client) -> None:
+    answer = api.get("/api/cases/-3/\r\nx/")
+    assert answer.status_code == 404 and answer.json()["message"].startswith("No such API endpoint")
