@@ -5,10 +5,12 @@ from __future__ import annotations
 
 import base64
 import hashlib
+import io
 import re
 
 import pytest
 from django.contrib.auth import get_user_model
+from django.core.management import CommandError, call_command
 from django.test import Client
 
 from web import api_tokens
@@ -125,3 +127,17 @@ def test_a_session_post_without_csrf_is_refused(engineer) -> None:
     browser.force_login(engineer)
     assert browser.post("/settings/tokens/", {"name": "x"}).status_code == 403
     assert browser.post("/api/cases/", {}).status_code == 403
+
+
+def test_the_command_prints_a_working_token(engineer) -> None:
+    out = io.StringIO()
+    call_command("create_api_token", "alice", "--name", "ci", stdout=out)
+    token = out.getvalue().strip()
+    assert re.fullmatch(r"cb_[A-Za-z0-9_-]{43}", token)
+    assert ApiToken.objects.get(user=engineer).name == "ci"
+    assert Client().get("/api/cases/", **_bearer(token)).status_code == 200
+
+
+def test_the_command_refuses_an_unknown_user(db) -> None:
+    with pytest.raises(CommandError, match="no active user 'nobody'"):
+        call_command("create_api_token", "nobody")
