@@ -82,7 +82,8 @@ def test_a_malformed_authorization_header_is_401(client: Client) -> None:
 def test_basic_auth_with_the_login_password_is_refused(client: Client, engineer) -> None:
     basic = base64.b64encode(b"alice:correct horse battery").decode()
     answer = client.get("/api/cases/", HTTP_AUTHORIZATION=f"Basic {basic}")
-    assert answer.status_code == 401 and answer["WWW-Authenticate"].startswith("Bearer")
+    assert answer.status_code == 401 and answer["WWW-Authenticate"] == "Bearer"
+    assert answer.json()["message"].startswith("HTTP basic auth is not accepted: make an API token")
 
 
 def test_the_token_of_a_deactivated_user_is_refused(engineer_client: Client, engineer) -> None:
