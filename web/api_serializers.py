@@ -7,11 +7,25 @@ Times are ISO 8601 UTC strings (``2026-04-21T16:51:41Z``); series points are ``[
 
 from __future__ import annotations
 
+from datetime import UTC, datetime, timedelta
+
 from rest_framework import serializers
 
 from web.models import CaseStatus
 
 STATUS = serializers.ChoiceField(choices=CaseStatus.choices)
+#: Instants a query may name: from the epoch to a day before the end of year 9999 (a window around
+#: an instant near datetime's limits overflows; no capture lies outside these).
+EARLIEST = datetime(1970, 1, 1, tzinfo=UTC)
+LATEST = datetime(9999, 12, 31, tzinfo=UTC) - timedelta(days=1)
+
+
+def _in_range(value: datetime | None) -> datetime | None:
+    if value is not None and not EARLIEST <= value <= LATEST:
+        raise serializers.ValidationError(
+            f"Must lie between {EARLIEST:%Y-%m-%d} and {LATEST:%Y-%m-%d} (UTC)."
+        )
+    return value
 
 
 class ErrorSerializer(serializers.Serializer):
@@ -53,9 +67,18 @@ class SeriesQuerySerializer(serializers.Serializer):
     end = serializers.DateTimeField(required=False, help_text="Up to this time (ISO 8601).")
     max_points = serializers.IntegerField(required=False, min_value=10, max_value=20_000, default=2_000)
 
+    def validate_start(self, value: datetime) -> datetime:
+        return _in_range(value)
+
+    def validate_end(self, value: datetime) -> datetime:
+        return _in_range(value)
+
 
 class MomentQuerySerializer(serializers.Serializer):
-    at = serializers.DateTimeField(help_text="The instant (ISO 8601; UTC if no offset).")
+    at = serializers.DateTimeField(help_text="The instant (ISO 8601; UTC if no offset), 1970 to 9999.")
+
+    def validate_at(self, value: datetime) -> datetime:
+        return _in_range(value)
 
 
 class CompareQuerySerializer(serializers.Serializer):
