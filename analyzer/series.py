@@ -200,14 +200,20 @@ def _mysqladmin(tl: Timeline) -> list[pd.DataFrame]:
 SEARCH_TERMS_EACH = 20
 
 
+def query_fingerprints(tl: Timeline, top: int = SEARCH_TERMS_EACH) -> list[str]:
+    """The ``top`` most frequent query fingerprints (literals replaced by ``?``) among the active
+    sessions of the processlist snapshots, most frequent first; [] without a processlist."""
+    pl = tl.frame("processlist")
+    if not len(pl) or "fingerprint" not in pl:
+        return []
+    fps = pl.loc[pl["active"].astype(bool), "fingerprint"].astype("string").dropna()
+    return [str(fp) for fp in fps.value_counts().index[:top] if fp]
+
+
 def search_terms(tl: Timeline) -> list[str]:
     """The capture's most frequent query fingerprints (active sessions) and wait channels of threads in
     D state, most frequent first: what the team looks past cases up by."""
-    terms: list[str] = []
-    pl = tl.frame("processlist")
-    if len(pl) and "fingerprint" in pl:
-        fps = pl.loc[pl["active"].astype(bool), "fingerprint"].astype("string").dropna()
-        terms += [str(fp) for fp in fps.value_counts().index[:SEARCH_TERMS_EACH] if fp]
+    terms = query_fingerprints(tl)
     ps = tl.frame("ps_threads")
     if len(ps) and "wchan" in ps and "state" in ps:
         blocked = ps.loc[ps["state"].astype("string").eq("D").fillna(False).to_numpy(), "wchan"].astype(

@@ -169,7 +169,7 @@ def _upload(stack: CasebookProcesses, path: Path, title: str) -> int:
     with path.open("rb") as fh:
         answer = requests.post(
             f"{stack.base_url}/api/cases/",
-            auth=(stack.user, stack.password),
+            headers=stack.api_headers(),
             files={"bundle": (path.name, fh)},
             data={"title": title},
             timeout=INGEST_TIMEOUT_S,
@@ -180,7 +180,7 @@ def _upload(stack: CasebookProcesses, path: Path, title: str) -> int:
 
 def _status(stack: CasebookProcesses, case_id: int) -> str:
     answer = requests.get(
-        f"{stack.base_url}/api/cases/{case_id}/", auth=(stack.user, stack.password), timeout=60
+        f"{stack.base_url}/api/cases/{case_id}/status/", headers=stack.api_headers(), timeout=60
     )
     answer.raise_for_status()
     return str(answer.json()["status"])

@@ -250,6 +250,7 @@ class CasebookProcesses:
             **env,
         }
         self.processes: list[Process] = []
+        self._api_token: str | None = None
 
     @property
     def base_url(self) -> str:
@@ -270,6 +271,22 @@ class CasebookProcesses:
         process.stop()
         if code != 0:
             raise RuntimeError(f"scripts/start {role} exited {code}:\n{process.text()[-3000:]}")
+
+    def api_headers(self) -> dict[str, str]:
+        """The ``Authorization`` header of an API token of the engineer (``manage.py create_api_token``,
+        run once, after ``migrate`` created the account)."""
+        if self._api_token is None:
+            made = subprocess.run(
+                [str(ROOT / ".venv" / "bin" / "python"), "manage.py", "create_api_token", self.user],
+                cwd=ROOT,
+                env=self.env,
+                capture_output=True,
+                text=True,
+                timeout=START_TIMEOUT_S,
+                check=True,
+            )
+            self._api_token = made.stdout.strip()
+        return {"Authorization": f"Bearer {self._api_token}"}
 
     def start_web(self) -> Process:
         import requests

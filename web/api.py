@@ -1,42 +1,115 @@
-"""The JSON API (DRF): create a case with curl, list cases, read a case's report.
+"""The JSON API (DRF) for engineers' scripts: upload a bundle, poll its status, read the report, the
+findings, the series and a moment, list and search cases page by page, compare two cases.
 
-curl -u engineer:PASSWORD -F bundle=@pt-stalk.tar.gz -F title="ticket 123" http://HOST/api/cases/
+Authentication: a personal token (``Authorization: Bearer cb_...``, made on the settings page,
+web/authentication.py) or the browser's session; HTTP basic auth is not accepted. Every case is
+looked up through ``selectors.cases_for(user)``: a case the user may not see answers 404, like one
+that does not exist. Errors are ``{"message", "extra"}`` (web/api_errors.py). The schema is served
+at ``/api/schema/`` and browsable at ``/api/docs/``.
 """
 
 from __future__ import annotations
 
 from django.core.exceptions import ValidationError
 from django.shortcuts import get_object_or_404
-from drf_spectacular.utils import extend_schema
+from django.urls import reverse
+from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import serializers, status
 from rest_framework.decorators import api_view, parser_classes
+from rest_framework.pagination import PageNumberPagination
 from rest_framework.parsers import FormParser, MultiPartParser
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from web import selectors, services
+from web import charts, compare, moments, selectors, services
+from web.api_serializers import (
+    CaseCreatedSerializer,
+    CaseCreateSerializer,
+    CaseListQuerySerializer,
+    CasePageSerializer,
+    CaseStatusSerializer,
+    CompareQuerySerializer,
+    CompareSerializer,
+    ErrorSerializer,
+    FindingsSerializer,
+    MomentQuerySerializer,
+    MomentSerializer,
+    ReportSerializer,
+    SeriesListSerializer,
+    SeriesQuerySerializer,
+)
 from web.models import Case
 
+CASE_ID = OpenApiParameter(
+    "case_id", {"type": "integer", "minimum": 1}, OpenApiParameter.PATH, description="The case's id."
+)
 
-class CaseCreateSerializer(serializers.Serializer):
-    bundle = serializers.FileField()
-    title = serializers.CharField(max_length=200, required=False, allow_blank=True)
+
+def _errors(*codes: int) -> dict[int, type[ErrorSerializer]]:
+    """Error responses of an operation; 401 (no valid token) and 403 (a session without its CSRF
+    token) are possible everywhere."""
+    return dict.fromkeys((401, 403, *codes), ErrorSerializer)
 
 
-@extend_schema(request=CaseCreateSerializer, responses={201: dict, 200: dict})
+class CasePagination(PageNumberPagination):
+    """``?page=`` (from 1) and ``?page_size=`` (50, at most 200); a page past the last is a 404."""
+
+    page_size = 50
+    page_size_query_param = "page_size"
+    max_page_size = 200
+
+
+def _case(request: Request, case_id: int) -> Case:
+    """The case if ``request.user`` may see it, else 404 (the same for a case that does not exist)."""
+    return get_object_or_404(
+        selectors.cases_for(request.user).select_related("upload").defer("charts_overview"), pk=case_id
+    )
+
+
+def _query(serializer_class: type[serializers.Serializer], request: Request) -> dict:
+    """The validated query parameters (repeated ones as lists where the serializer has a ListField);
+    raises DRF's ValidationError (a 400) otherwise."""
+    data: dict[str, object] = {}
+    for key in request.query_params:
+        field = serializer_class().fields.get(key)
+        values = request.query_params.getlist(key)
+        data[key] = values if isinstance(field, serializers.ListField) else values[-1]
+    serializer = serializer_class(data=data)
+    serializer.is_valid(raise_exception=True)
+    return serializer.validated_data
+
+
+@extend_schema(
+    methods=["GET"],
+    operation_id="cases_list",
+    summary="List and search cases, newest first, page by page",
+    parameters=[CaseListQuerySerializer],
+    responses={200: CasePageSerializer, **_errors(400, 404)},
+)
+@extend_schema(
+    methods=["POST"],
+    operation_id="cases_create",
+    summary="Upload a bundle: a new case, queued for analysis",
+    request={"multipart/form-data": CaseCreateSerializer},
+    responses={201: CaseCreatedSerializer, **_errors(400)},
+)
 @api_view(["GET", "POST"])
 @parser_classes([MultiPartParser, FormParser])
 def case_list_create_api(request: Request) -> Response:
-    """GET: cases newest first (``?q=`` filters). POST multipart ``bundle`` (+ ``title``): a new case."""
+    """GET: the cases the user may see (``?q=`` searches). POST multipart ``bundle`` (+ ``title``)."""
     if request.method == "GET":
-        cases = selectors.case_list(q=request.query_params.get("q", ""))[:200]
-        return Response([selectors.case_row(c) for c in cases])
+        query = _query(CaseListQuerySerializer, request)
+        visible = selectors.cases_for(request.user).values("pk")
+        cases = selectors.case_list(q=query.get("q", "")).filter(pk__in=visible)
+        paginator = CasePagination()
+        page = paginator.paginate_queryset(cases, request)
+        return paginator.get_paginated_response([selectors.case_row(c) for c in page])
+    return _case_create(request)
+
+
+def _case_create(request: Request) -> Response:
     serializer = CaseCreateSerializer(data=request.data)
-    if not serializer.is_valid():
-        return Response(
-            {"message": "The upload is not valid.", "extra": serializer.errors},
-            status=status.HTTP_400_BAD_REQUEST,
-        )
+    serializer.is_valid(raise_exception=True)
     bundle = serializer.validated_data["bundle"]
     try:
         case = services.case_create(
@@ -47,12 +120,128 @@ def case_list_create_api(request: Request) -> Response:
         )
     except ValidationError as exc:
         return Response({"message": " ".join(exc.messages), "extra": {}}, status=status.HTTP_400_BAD_REQUEST)
-    return Response(selectors.case_status(case), status=status.HTTP_201_CREATED)
+    # The task was handed to the broker when the case was committed; what happened is on the case now.
+    case.refresh_from_db()
+    queued = case.enqueued_at is not None
+    if queued:
+        message = f"Case {case.pk} is saved and queued for analysis: poll its status_url."
+    else:
+        message = f"Case {case.pk} is saved. {case.status_detail or services.BROKER_DOWN_DETAIL}"
+    body = {
+        **selectors.case_status(case),
+        "queued": queued,
+        "message": message,
+        "status_url": reverse("api-case-status", args=[case.pk]),
+        "report_url": reverse("api-case", args=[case.pk]),
+        "findings_url": reverse("api-case-findings", args=[case.pk]),
+    }
+    return Response(body, status=status.HTTP_201_CREATED)
 
 
-@extend_schema(responses={200: dict})
+@extend_schema(
+    operation_id="cases_report",
+    summary="The case report (the document of manage.py analyze --json)",
+    parameters=[CASE_ID],
+    responses={200: ReportSerializer, **_errors(404)},
+)
 @api_view(["GET"])
 def case_report_api(request: Request, case_id: int) -> Response:
-    """The case report: sources, members not used, warnings, findings (same as ``analyze --json``)."""
-    case = get_object_or_404(Case, pk=case_id)
-    return Response(selectors.case_report(case=case))
+    """Sources, members not used, warnings, findings, rules not evaluated; times ISO 8601 UTC."""
+    return Response(selectors.case_report(case=_case(request, case_id)))
+
+
+@extend_schema(
+    operation_id="cases_status",
+    summary="Poll a case: queued, parsing, analyzing, ready or failed",
+    parameters=[CASE_ID],
+    responses={200: CaseStatusSerializer, **_errors(404)},
+)
+@api_view(["GET"])
+def case_status_api(request: Request, case_id: int) -> Response:
+    """Status, progress, what the worker is doing (or why the case waits) and the failure reason."""
+    return Response(selectors.case_status(_case(request, case_id)))
+
+
+@extend_schema(
+    operation_id="cases_findings",
+    summary="The findings of a case, most severe first",
+    parameters=[CASE_ID],
+    responses={200: FindingsSerializer, **_errors(404)},
+)
+@api_view(["GET"])
+def case_findings_api(request: Request, case_id: int) -> Response:
+    """Each finding with its windows, evidence (series, value, unit, member and lines),
+    recommendation, caveats, sources, confidence and the check that would disprove it."""
+    case = _case(request, case_id)
+    return Response(
+        {"case": case.pk, "status": case.status, "findings": selectors.findings_for_case(case=case)}
+    )
+
+
+@extend_schema(
+    operation_id="cases_series",
+    summary="The series of a case: their names, or their points in a time range",
+    parameters=[CASE_ID, SeriesQuerySerializer],
+    responses={200: SeriesListSerializer, **_errors(400, 404)},
+)
+@api_view(["GET"])
+def case_series_api(request: Request, case_id: int) -> Response:
+    """Without ``name``: every series with its point count and time range. With ``name`` (repeated):
+    those series' points ``[epoch ms, value]`` in ``[start, end]``, at most ``max_points`` each."""
+    case = _case(request, case_id)
+    query = _query(SeriesQuerySerializer, request)
+    rows = charts.series_listing(
+        case=case,
+        names=query.get("name") or None,
+        start=query.get("start"),
+        end=query.get("end"),
+        max_points=query["max_points"],
+    )
+    return Response({"case": case.pk, "series": rows})
+
+
+@extend_schema(
+    operation_id="cases_moment",
+    summary="One moment of a case: processlist and threads then, and every source's raw lines",
+    parameters=[CASE_ID, MomentQuerySerializer],
+    responses={200: MomentSerializer, **_errors(400, 404)},
+)
+@api_view(["GET"])
+def case_moment_api(request: Request, case_id: int) -> Response:
+    """The SHOW PROCESSLIST and ps thread snapshots nearest to ``at`` and the raw lines of every
+    source at that instant (the case page's moment panel)."""
+    case = _case(request, case_id)
+    query = _query(MomentQuerySerializer, request)
+    return Response(moments.moment(case=case, at=query["at"]))
+
+
+@extend_schema(
+    operation_id="cases_compare",
+    summary="Compare two cases: findings appeared, disappeared or changed severity; fingerprints new and gone",
+    parameters=[CompareQuerySerializer],
+    responses={200: CompareSerializer, **_errors(400, 404)},
+)
+@api_view(["GET"])
+def case_compare_api(request: Request) -> Response:
+    """``other`` against ``base`` (web/compare.py): e.g. after a fix against before it."""
+    query = _query(CompareQuerySerializer, request)
+    base = selectors.compare_input(_case(request, query["base"]))
+    other = selectors.compare_input(_case(request, query["other"]))
+    side_fields = ("id", "title", "host", "status", "window_start", "window_end")
+    return Response(
+        {
+            "base": {k: base[k] for k in side_fields},
+            "other": {k: other[k] for k in side_fields},
+            **compare.compare_cases(base, other),
+        }
+    )
+
+
+@extend_schema(exclude=True)
+@api_view(["GET", "POST", "PUT", "PATCH", "DELETE"])
+def api_not_found(request: Request, rest: str = "") -> Response:
+    """Any other URL under /api/: a JSON 404 in the API's error shape, not the site's HTML page."""
+    return Response(
+        {"message": "No such API endpoint (see /api/docs/).", "extra": {"path": request.path[:200]}},
+        status=status.HTTP_404_NOT_FOUND,
+    )

@@ -9,7 +9,7 @@ detail. Series come from ``Series`` rows (analyzer/series.py names them); each c
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import UTC, datetime
 
 import numpy as np
 from tsdownsample import MinMaxLTTBDownsampler
@@ -246,3 +246,36 @@ def timeline_charts(
 
 def _ms(iso: str) -> float:
     return datetime.fromisoformat(iso.replace("Z", "+00:00")).timestamp() * 1000.0
+
+
+def series_listing(
+    *,
+    case: Case,
+    names: list[str] | None = None,
+    start: datetime | None = None,
+    end: datetime | None = None,
+    max_points: int = MAX_POINTS,
+) -> list[dict[str, object]]:
+    """The case's stored series for the API, by name: ``{"name", "points" (stored, whole capture),
+    "first", "last" (ISO UTC or None)}``; with ``names`` each also has ``data``: ``[epoch ms, value]``
+    within ``[start, end]``, at most ``max_points`` (MinMaxLTTB, peaks kept), null for no value.
+    Unknown names are left out."""
+    out = []
+    for name, (ts, values) in sorted(series_arrays(case=case, names=names).items()):
+        row: dict[str, object] = {
+            "name": name,
+            "points": len(ts),
+            "first": _iso_us(ts[0]) if len(ts) else None,
+            "last": _iso_us(ts[-1]) if len(ts) else None,
+        }
+        if names is not None:
+            a = int(np.searchsorted(ts, int(start.timestamp() * 1e6), side="left")) if start else 0
+            b = int(np.searchsorted(ts, int(end.timestamp() * 1e6), side="right")) if end else len(ts)
+            arr = np.column_stack([ts[a:b] / 1000.0, values[a:b]]) if b > a else np.empty((0, 2))
+            row["data"] = _downsample(arr, max_points) if len(arr) else []
+        out.append(row)
+    return out
+
+
+def _iso_us(ts_us: np.int64) -> str:
+    return datetime.fromtimestamp(int(ts_us) / 1e6, tz=UTC).isoformat().replace("+00:00", "Z")

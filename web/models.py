@@ -56,6 +56,9 @@ class Case(models.Model):
     # What the team searches past cases by, besides title, host and finding keys: the capture's most
     # frequent query fingerprints and D-state wait channels, one per line (filled at ingest).
     search_terms = models.TextField(blank=True)
+    # The capture's most frequent query fingerprints among active sessions, most frequent first
+    # (analyzer.series.query_fingerprints, filled at ingest): what a comparison of two cases reads.
+    query_fingerprints = models.JSONField(default=list, blank=True)
     created_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="cases"
     )
@@ -263,3 +266,26 @@ class RuleResult(models.Model):
 
     def __str__(self) -> str:
         return f"{self.key} {self.outcome}"
+
+
+class ApiToken(models.Model):
+    """A personal token for the JSON API (``Authorization: Bearer <token>``).
+
+    Only the SHA-256 of the token is kept (``key_sha256``, hex): the token itself is shown once, when
+    it is made, and cannot be read back. ``prefix`` (its first characters) tells tokens apart in the
+    list. A revoked token (``revoked_at`` set) authenticates nothing; the row stays for the record.
+    """
+
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="api_tokens")
+    name = models.CharField(max_length=100)
+    key_sha256 = models.CharField(max_length=64, unique=True)
+    prefix = models.CharField(max_length=16)
+    created_at = models.DateTimeField(auto_now_add=True)
+    last_used_at = models.DateTimeField(null=True, blank=True)
+    revoked_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ("-created_at", "-id")
+
+    def __str__(self) -> str:
+        return f"{self.name} ({self.prefix}…)"

@@ -16,6 +16,14 @@ def _iso(value: datetime | None) -> str | None:
     return value.isoformat().replace("+00:00", "Z") if value else None
 
 
+def cases_for(user) -> QuerySet[Case]:
+    """The cases ``user`` may see: every case for a signed-in engineer (one team for now), none for
+    an anonymous visitor. Every API lookup goes through it, so a case outside it answers 404."""
+    if user is None or not user.is_authenticated:
+        return Case.objects.none()
+    return Case.objects.all()
+
+
 def case_list(*, q: str = "") -> QuerySet[Case]:
     """Cases newest first, filtered by a free-text ``q`` over title, host, finding keys, and the
     capture's top query fingerprints and D-state wait channels."""
@@ -217,3 +225,19 @@ def case_detail_context(*, case: Case) -> dict[str, object]:
 def _upload_name(case: Case) -> str:
     upload = getattr(case, "upload", None)
     return upload.original_name if upload else f"Case {case.pk}"
+
+
+def compare_input(case: Case) -> dict[str, object]:
+    """What ``web.compare.compare_cases`` needs of one case, plus the case's identity: ``{"id",
+    "title", "host", "status", "window_start", "window_end", "findings": [{"key", "severity",
+    "title"}], "fingerprints": [str, most frequent first]}``."""
+    return {
+        "id": case.pk,
+        "title": case.title or _upload_name(case),
+        "host": case.host,
+        "status": case.status,
+        "window_start": _iso(case.window_start),
+        "window_end": _iso(case.window_end),
+        "findings": list(case.findings.values("key", "severity", "title")),
+        "fingerprints": list(case.query_fingerprints or []),
+    }

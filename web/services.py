@@ -33,7 +33,7 @@ from django.utils import timezone
 from django.utils.text import get_valid_filename
 
 from analyzer import engine
-from analyzer.series import aggregate_series, search_terms
+from analyzer.series import aggregate_series, query_fingerprints, search_terms
 from analyzer.timeline import SAMPLE_LINES, Timeline
 from parsers.archive import BundleError, Limits
 from parsers.base import release_memory
@@ -445,6 +445,7 @@ def _replace_derived(
     case.ingested_at = timezone.now()
     case.charts_overview = charts.timeline_charts(case=case)
     case.search_terms = "\n".join(search_terms(timeline))
+    case.query_fingerprints = query_fingerprints(timeline)
     case.progress = 100
     case.status_detail = ""
     case.claim = ""
@@ -476,6 +477,7 @@ _DERIVED_CASE_FIELDS = (
     "ingested_at",
     "charts_overview",
     "search_terms",
+    "query_fingerprints",
     "progress",
     "status_detail",
     "claim",

@@ -112,6 +112,7 @@ INSTALLED_APPS = [
     "django.contrib.staticfiles",
     "rest_framework",
     "drf_spectacular",
+    "drf_spectacular_sidecar",  # Swagger UI served from our own static files (strict CSP, no CDN)
     "web",
 ]
 
@@ -244,15 +245,31 @@ CELERY_BEAT_SCHEDULE_FILENAME = envstr(
     "CASEBOOK_BEAT_SCHEDULE_FILE", str(BASE_DIR / "var" / "celerybeat-schedule")
 )
 
+# The API takes a personal token (web/authentication.py: ``Authorization: Bearer cb_...``) or the
+# browser's session (with its CSRF token); never the login password (no basic auth).
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
+        "web.authentication.ApiTokenAuthentication",  # first: a 401 says ``WWW-Authenticate: Bearer``
         "rest_framework.authentication.SessionAuthentication",
-        "rest_framework.authentication.BasicAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+    "EXCEPTION_HANDLER": "web.api_errors.api_exception_handler",
 }
-SPECTACULAR_SETTINGS = {"TITLE": "Casebook API", "VERSION": "1", "SERVE_INCLUDE_SCHEMA": False}
+SPECTACULAR_SETTINGS = {
+    "TITLE": "Casebook API",
+    "DESCRIPTION": (
+        "Upload diagnostic bundles, poll their analysis, read reports, findings, series and moments, "
+        "list and search cases, compare two cases. Authenticate with a personal API token (made on "
+        "your settings page): `Authorization: Bearer cb_...`."
+    ),
+    "VERSION": "1",
+    "SERVE_INCLUDE_SCHEMA": False,
+    "COMPONENT_SPLIT_REQUEST": True,  # the upload's request body is its own (multipart) component
+    "SWAGGER_UI_DIST": "SIDECAR",
+    "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
+    "REDOC_DIST": "SIDECAR",
+}
 
 # Strict Content Security Policy: no inline script or style, nothing from another origin.
 CONTENT_SECURITY_POLICY = {

@@ -2,10 +2,10 @@
 
 from django.contrib import admin
 from django.contrib.auth import views as auth_views
-from django.urls import path
-from drf_spectacular.views import SpectacularAPIView
+from django.urls import path, re_path
+from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
 
-from web import api, views
+from web import api, views, views_account
 
 urlpatterns = [
     path("", views.case_list, name="case-list"),
@@ -21,8 +21,22 @@ urlpatterns = [
     path("collect.sh", views.collector, name="collector"),
     path("accounts/login/", auth_views.LoginView.as_view(), name="login"),
     path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
+    path("settings/", views_account.user_settings, name="user-settings"),
+    path("settings/tokens/", views_account.api_token_create, name="api-token-create"),
+    path("settings/tokens/<int:token_id>/revoke/", views_account.api_token_revoke, name="api-token-revoke"),
     path("admin/", admin.site.urls),
     path("api/cases/", api.case_list_create_api, name="api-cases"),
     path("api/cases/<int:case_id>/", api.case_report_api, name="api-case"),
+    path("api/cases/<int:case_id>/status/", api.case_status_api, name="api-case-status"),
+    path("api/cases/<int:case_id>/findings/", api.case_findings_api, name="api-case-findings"),
+    path("api/cases/<int:case_id>/series/", api.case_series_api, name="api-case-series"),
+    path("api/cases/<int:case_id>/moment/", api.case_moment_api, name="api-case-moment"),
+    path("api/compare/", api.case_compare_api, name="api-compare"),
     path("api/schema/", SpectacularAPIView.as_view(), name="api-schema"),
+    path(
+        "api/docs/",
+        SpectacularSwaggerSplitView.as_view(url_name="api-schema", template_name="api/docs.html"),
+        name="api-docs",
+    ),
+    re_path(r"^api/(?P<rest>[\s\S]*)\Z", api.api_not_found),  # last: a JSON 404 for any other API path
 ]

@@ -74,6 +74,20 @@ def engineer_client(engineer) -> Client:
 
 
 @pytest.fixture
+def api_token(engineer) -> str:
+    """A personal API token of the engineer (web/api_tokens.py)."""
+    from web.api_tokens import api_token_create
+
+    return api_token_create(user=engineer, name="tests")[1]
+
+
+@pytest.fixture
+def api_client(api_token: str) -> Client:
+    """A client presenting the engineer's API token, as a script would."""
+    return Client(HTTP_AUTHORIZATION=f"Bearer {api_token}")
+
+
+@pytest.fixture
 def example2_tarball(tmp_path: Path) -> Path:
     """The real pt-stalk 3.7.1 collection example2 (../shared/samples), tarred the way a customer would."""
     if not EXAMPLE2.is_dir():

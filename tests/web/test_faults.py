@@ -204,7 +204,7 @@ def _upload(stack: CasebookProcesses, path: Path, title: str) -> requests.Respon
     with path.open("rb") as fh:
         return requests.post(
             f"{stack.base_url}/api/cases/",
-            auth=(stack.user, stack.password),
+            headers=stack.api_headers(),
             files={"bundle": (path.name, fh)},
             data={"title": title},
             timeout=60,

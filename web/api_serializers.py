@@ -1,0 +1,250 @@
+"""The shapes the JSON API takes and returns, as DRF serializers: they validate the input and let
+drf-spectacular describe every response exactly in ``/api/schema/`` (the schemathesis test checks
+the served responses against it).
+
+Times are ISO 8601 UTC strings (``2026-04-21T16:51:41Z``); series points are ``[epoch ms, value]``.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+
+from rest_framework import serializers
+
+from web.models import CaseStatus
+
+STATUS = serializers.ChoiceField(choices=CaseStatus.choices)
+#: Instants a query may name: from the epoch to a day before the end of year 9999 (a window around
+#: an instant near datetime's limits overflows; no capture lies outside these).
+EARLIEST = datetime(1970, 1, 1, tzinfo=UTC)
+LATEST = datetime(9999, 12, 31, tzinfo=UTC) - timedelta(days=1)
+
+
+def _in_range(value: datetime | None) -> datetime | None:
+    if value is not None and not EARLIEST <= value <= LATEST:
+        raise serializers.ValidationError(
+            f"Must lie between {EARLIEST:%Y-%m-%d} and {LATEST:%Y-%m-%d} (UTC)."
+        )
+    return value
+
+
+class ErrorSerializer(serializers.Serializer):
+    """Every error: a sentence for a person, and the details (field errors, the case's status...)."""
+
+    message = serializers.CharField()
+    extra = serializers.DictField()
+
+
+# --- input ---------------------------------------------------------------------------------------
+
+
+class CaseCreateSerializer(serializers.Serializer):
+    bundle = serializers.FileField(help_text="The bundle: .tar(.gz/.bz2/.xz/.zst), .zip or one capture file.")
+    title = serializers.CharField(max_length=200, required=False, allow_blank=True)
+
+
+class CaseListQuerySerializer(serializers.Serializer):
+    q = serializers.CharField(
+        required=False,
+        allow_blank=True,
+        max_length=200,
+        help_text="Search: title, host, finding key, query fingerprint or wait channel.",
+    )
+    page = serializers.IntegerField(required=False, min_value=1, default=1)
+    page_size = serializers.IntegerField(required=False, min_value=1, max_value=200, default=50)
+
+
+class SeriesQuerySerializer(serializers.Serializer):
+    name = serializers.ListField(
+        child=serializers.CharField(max_length=200),
+        required=False,
+        max_length=50,
+        help_text="Series to read (repeat the parameter); none: list the case's series without points.",
+    )
+    start = serializers.DateTimeField(
+        required=False, help_text="From this time (ISO 8601; UTC if no offset)."
+    )
+    end = serializers.DateTimeField(required=False, help_text="Up to this time (ISO 8601).")
+    max_points = serializers.IntegerField(required=False, min_value=10, max_value=20_000, default=2_000)
+
+    def validate_start(self, value: datetime) -> datetime:
+        return _in_range(value)
+
+    def validate_end(self, value: datetime) -> datetime:
+        return _in_range(value)
+
+
+class MomentQuerySerializer(serializers.Serializer):
+    at = serializers.DateTimeField(help_text="The instant (ISO 8601; UTC if no offset), 1970 to 9999.")
+
+    def validate_at(self, value: datetime) -> datetime:
+        return _in_range(value)
+
+
+class CompareQuerySerializer(serializers.Serializer):
+    base = serializers.IntegerField(min_value=1, help_text="The reference case (before the fix, host A).")
+    other = serializers.IntegerField(min_value=1, help_text="The case compared with it (after, host B).")
+
+
+# --- output --------------------------------------------------------------------------------------
+
+
+class CaseRowSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    url = serializers.CharField(help_text="The case page (path).")
+    title = serializers.CharField()
+    host = serializers.CharField(allow_blank=True)
+    window_start = serializers.DateTimeField(allow_null=True)
+    window_end = serializers.DateTimeField(allow_null=True)
+    status = STATUS
+    status_label = serializers.CharField()
+    finding_keys = serializers.ListField(child=serializers.CharField())
+    created_at = serializers.DateTimeField()
+
+
+class CasePageSerializer(serializers.Serializer):
+    count = serializers.IntegerField(help_text="Cases matching, over all pages.")
+    next = serializers.URLField(allow_null=True)
+    previous = serializers.URLField(allow_null=True)
+    results = CaseRowSerializer(many=True)
+
+
+class CaseStatusSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    status = STATUS
+    label = serializers.CharField()
+    status_label = serializers.CharField()
+    progress = serializers.IntegerField(help_text="Percent.")
+    detail = serializers.CharField(allow_blank=True, help_text="What the worker is doing, or why it waits.")
+    failure_reason = serializers.CharField(allow_blank=True)
+    ready = serializers.BooleanField()
+    failed = serializers.BooleanField()
+    url = serializers.CharField()
+    processing = serializers.BooleanField()
+    last_report_at = serializers.DateTimeField(allow_null=True)
+    stalled = serializers.BooleanField()
+    requeues = serializers.IntegerField()
+
+
+class CaseCreatedSerializer(CaseStatusSerializer):
+    queued = serializers.BooleanField(
+        help_text="False when the task queue (Redis) could not be reached: the upload is kept and the "
+        "case is queued automatically once the queue is back."
+    )
+    message = serializers.CharField()
+    status_url = serializers.CharField()
+    report_url = serializers.CharField()
+    findings_url = serializers.CharField()
+
+
+class FindingSerializer(serializers.Serializer):
+    key = serializers.CharField()
+    severity = serializers.ChoiceField(choices=("critical", "warning", "info"))
+    title = serializers.CharField()
+    summary = serializers.CharField()
+    windows = serializers.ListField(child=serializers.ListField(child=serializers.CharField()))
+    evidence = serializers.ListField(child=serializers.DictField())
+    recommendation = serializers.CharField(allow_blank=True)
+    caveats = serializers.ListField(child=serializers.CharField())
+    sources = serializers.ListField(child=serializers.CharField())
+    confidence = serializers.CharField(allow_blank=True)
+    disproof = serializers.CharField(allow_blank=True)
+    related = serializers.ListField(child=serializers.CharField())
+    rule_version = serializers.IntegerField()
+    charts = serializers.ListField(child=serializers.CharField())
+
+
+class FindingsSerializer(serializers.Serializer):
+    case = serializers.IntegerField()
+    status = STATUS
+    findings = FindingSerializer(many=True)
+
+
+class ReportSerializer(serializers.Serializer):
+    """The same document as ``manage.py analyze --json``."""
+
+    case = serializers.IntegerField()
+    url = serializers.CharField()
+    status = STATUS
+    failure_reason = serializers.CharField(allow_null=True)
+    host = serializers.CharField(allow_null=True)
+    kernel = serializers.CharField(allow_null=True)
+    ncpu = serializers.IntegerField(allow_null=True)
+    window = serializers.ListField(child=serializers.DateTimeField(allow_null=True))
+    utc_offset_s = serializers.IntegerField(allow_null=True)
+    upload = serializers.DictField(allow_null=True)
+    sources = serializers.ListField(child=serializers.DictField())
+    not_used = serializers.ListField(child=serializers.DictField())
+    warnings = serializers.ListField(child=serializers.JSONField())
+    findings = serializers.ListField(child=serializers.DictField())
+    not_evaluated = serializers.ListField(child=serializers.DictField())
+    rule_versions = serializers.DictField()
+
+
+class SeriesSerializer(serializers.Serializer):
+    name = serializers.CharField()
+    points = serializers.IntegerField(help_text="Points stored (the whole capture).")
+    first = serializers.DateTimeField(allow_null=True)
+    last = serializers.DateTimeField(allow_null=True)
+    data = serializers.ListField(
+        child=serializers.ListField(
+            child=serializers.FloatField(allow_null=True), min_length=2, max_length=2
+        ),
+        required=False,
+        help_text="[epoch ms, value] in the range asked, at most max_points (MinMaxLTTB); null: no value.",
+    )
+
+
+class SeriesListSerializer(serializers.Serializer):
+    case = serializers.IntegerField()
+    series = SeriesSerializer(many=True)
+
+
+class MomentSerializer(serializers.Serializer):
+    at = serializers.IntegerField(help_text="The instant asked, epoch ms.")
+    processlist = serializers.DictField(allow_null=True, help_text="The nearest SHOW PROCESSLIST snapshot.")
+    threads = serializers.DictField(allow_null=True, help_text="The nearest ps thread snapshot.")
+    raw = serializers.DictField(allow_null=True, help_text="The raw lines of every source then.")
+
+
+class CompareSideSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    title = serializers.CharField()
+    host = serializers.CharField(allow_blank=True)
+    status = STATUS
+    window_start = serializers.DateTimeField(allow_null=True)
+    window_end = serializers.DateTimeField(allow_null=True)
+
+
+class SeverityChangeSerializer(serializers.Serializer):
+    key = serializers.CharField()
+    title = serializers.CharField()
+    before = serializers.CharField()
+    after = serializers.CharField()
+    direction = serializers.ChoiceField(choices=("worse", "better"))
+
+
+class FindingRefSerializer(serializers.Serializer):
+    key = serializers.CharField()
+    title = serializers.CharField()
+    severity = serializers.CharField()
+
+
+class FindingDiffSerializer(serializers.Serializer):
+    appeared = FindingRefSerializer(many=True)
+    disappeared = FindingRefSerializer(many=True)
+    changed_severity = SeverityChangeSerializer(many=True)
+    unchanged = FindingRefSerializer(many=True)
+
+
+class FingerprintDiffSerializer(serializers.Serializer):
+    new = serializers.ListField(child=serializers.CharField())
+    gone = serializers.ListField(child=serializers.CharField())
+    kept = serializers.ListField(child=serializers.CharField())
+
+
+class CompareSerializer(serializers.Serializer):
+    base = CompareSideSerializer()
+    other = CompareSideSerializer()
+    findings = FindingDiffSerializer()
+    fingerprints = FingerprintDiffSerializer()

@@ -1,0 +1,76 @@
+"""The user's settings page: personal API tokens, made, listed and revoked (web/api_tokens.py).
+
+A new token is shown once, on the page the creation redirects to (kept in the session until that
+page is shown, then dropped): only its SHA-256 is stored, so it cannot be shown again.
+"""
+
+from __future__ import annotations
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import redirect, render
+from django.urls import reverse
+from django.views.decorators.cache import never_cache
+from django.views.decorators.http import require_GET, require_POST
+
+from web import api_tokens
+from web.forms import ApiTokenForm
+
+#: Session key holding a just-made token until the settings page has shown it once.
+NEW_TOKEN_SESSION_KEY = "casebook_new_api_token"
+
+
+def _page(request: HttpRequest, form: ApiTokenForm, *, status: int = 200) -> HttpResponse:
+    new_token = request.session.pop(NEW_TOKEN_SESSION_KEY, None)
+    tokens = [
+        {
+            "id": t.pk,
+            "name": t.name,
+            "prefix": t.prefix,
+            "created_at": t.created_at,
+            "last_used_at": t.last_used_at,
+            "revoked_at": t.revoked_at,
+        }
+        for t in api_tokens.api_tokens_for(user=request.user)
+    ]
+    context = {
+        "form": form,
+        "tokens": tokens,
+        "new_token": new_token,
+        "api_base": request.build_absolute_uri("/api/"),
+        "docs_url": reverse("api-docs"),
+    }
+    return render(request, "account/settings.html", context, status=status)
+
+
+@never_cache
+@login_required
+@require_GET
+def user_settings(request: HttpRequest) -> HttpResponse:
+    return _page(request, ApiTokenForm())
+
+
+@login_required
+@require_POST
+def api_token_create(request: HttpRequest) -> HttpResponse:
+    form = ApiTokenForm(request.POST)
+    if not form.is_valid():
+        return _page(request, form, status=400)
+    try:
+        row, token = api_tokens.api_token_create(user=request.user, name=form.cleaned_data["name"])
+    except api_tokens.TokenLimitError as exc:
+        form.add_error(None, str(exc))
+        return _page(request, form, status=400)
+    request.session[NEW_TOKEN_SESSION_KEY] = {"id": row.pk, "name": row.name, "token": token}
+    return redirect("user-settings")
+
+
+@login_required
+@require_POST
+def api_token_revoke(request: HttpRequest, token_id: int) -> HttpResponse:
+    if api_tokens.api_token_revoke(user=request.user, token_id=token_id):
+        messages.success(request, "The token is revoked: requests that present it are refused from now on.")
+    else:
+        messages.warning(request, "No such active token.")
+    return redirect("user-settings")
