@@ -24,7 +24,8 @@ from analyzer.fingerprint import fingerprints
 from analyzer.timeline import THREAD_STATES_KEPT, session_is_active
 from parsers import registry
 from parsers.base import ClockHints, ParsedSource, ParseError
-from parsers.rawtext import text_of
+from parsers.rawtext import lines_in
+from web import levels
 from web.charts import series_arrays
 from web.models import Case, RawChunk, SampleIndex, Source
 
@@ -42,6 +43,8 @@ MAX_RAW_LINE_CHARS = 4_000
 #: A source's sample counts as "at that moment" within its own interval, and never less than this
 #: (collectors sample every 1 s; clocks of two tools started a moment apart differ by up to 1 s).
 MIN_REACH_S = 2.0
+#: How far around a moment the thread counts are read first (µs): wider than any sampling interval.
+NEAR_US = 3_600 * 1_000_000
 #: ps(1) process state codes (procps-ng "PROCESS STATE CODES", plus K and P of some kernels): the
 #: names of the ``threads.state:<code>`` series written by analyzer/series.py.
 PS_STATE_CODES = ("D", "R", "S", "I", "T", "t", "W", "X", "Z", "K", "P")
@@ -175,7 +178,12 @@ def threads_at(*, case: Case, at: datetime) -> dict[str, object] | None:
     sleeping (states of ``THREAD_STATES_KEPT``: R, D, Z, T ...), D first, then R, then by %CPU; at
     most ``MAX_THREADS``. None when the case has no thread listing."""
     names = [f"threads.state:{code}" for code in PS_STATE_CODES]
-    series = series_arrays(case=case, names=names)
+    # Only the samples near the moment (the levels of detail read just that range), the whole series
+    # if a capture has none there.
+    want_us = int(at.timestamp() * 1e6)
+    series = levels.read_range(case.pk, names, want_us - NEAR_US, want_us + NEAR_US, 10**9)
+    if not series:
+        series = series_arrays(case=case, names=names)
     every = np.unique(np.concatenate([ts for ts, _ in series.values()])) if series else []
     if not len(every):
         return None
@@ -280,11 +288,8 @@ def _member_lines(case: Case, member: str, first: int, last: int) -> tuple[list[
     )
     lines: list[str] = []
     for start, data in chunks:
-        text = text_of(bytes(data))
-        got = text.split("\n")
-        if text.endswith("\n"):
-            got.pop()
-        lines.extend(got[max(first - start, 0) : last - start + 1])
+        skip = max(first - start, 0)
+        lines.extend(lines_in(bytes(data), skip, last - start + 1 - skip))
     if not lines:
         return lines, (
             f"The raw text of {member} is not stored with this case (ingested by an older version of "
