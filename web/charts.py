@@ -339,27 +339,36 @@ def _slice(
     return out
 
 
-def _read(
-    case: Case, prefixes: list[str], lo: int | None, hi: int | None, max_points: int
-) -> dict[str, tuple[np.ndarray, np.ndarray]]:
-    """The series under ``prefixes`` between ``lo`` and ``hi`` (µs, None = open), from the levels of
-    detail (web/levels.py: the finest with at most twice ``max_points`` points in the range, only
-    those bytes read); a case ingested before they existed gets them written first."""
-    names = [
+def stored_names(case: Case, prefixes: list[str], names: list[str]) -> list[str]:
+    """The names of the case's series that are one of ``names`` or start with one of ``prefixes``."""
+    exact = set(names)
+    return [
         n
         for n in SeriesLevel.objects.filter(case=case, level=0).values_list("name", flat=True)
-        if n.startswith(tuple(prefixes))
+        if n in exact or n.startswith(tuple(prefixes))
     ]
-    if not names and Series.objects.filter(case=case).exists():
-        # Ingested before the levels existed: written once from the stored series, then read as usual.
-        with transaction.atomic():
-            bulk.write_series_levels(case.pk, ((n, t, v) for n, (t, v) in series_arrays(case=case).items()))
-        names = [
-            n
-            for n in SeriesLevel.objects.filter(case=case, level=0).values_list("name", flat=True)
-            if n.startswith(tuple(prefixes))
-        ]
+
+
+def _read(
+    case: Case, prefixes: list[str], exact: list[str], lo: int | None, hi: int | None, max_points: int
+) -> dict[str, tuple[np.ndarray, np.ndarray]]:
+    """The series ``exact`` or under ``prefixes`` between ``lo`` and ``hi`` (µs, None = open), from the levels of
+    detail (web/levels.py: the finest with at most twice ``max_points`` points in the range, only
+    those bytes read); a case ingested before they existed gets them written first."""
+    names = stored_names(case, prefixes, exact)
+    if not names and ensure_levels(case):
+        names = stored_names(case, prefixes, exact)
     return levels.read_range(case.pk, names, lo, hi, 2 * max_points)
+
+
+def ensure_levels(case: Case) -> bool:
+    """Write the levels of detail of a case ingested before they existed, from its stored series
+    (once; a few seconds for a 24-hour capture). Returns whether it wrote any."""
+    if SeriesLevel.objects.filter(case=case).exists() or not Series.objects.filter(case=case).exists():
+        return False
+    with transaction.atomic():
+        bulk.write_series_levels(case.pk, ((n, t, v) for n, (t, v) in series_arrays(case=case).items()))
+    return True
 
 
 # ------------------------------------------------------------------------------------- downsampling
@@ -547,7 +556,7 @@ def timeline_charts(
     names = sorted({n for c in wanted for n, _ in c.series})
     lo = int(start.timestamp() * 1e6) if start else None
     hi = int(end.timestamp() * 1e6) if end else None
-    data = _read(case, prefixes + names, lo, hi, max_points) if wanted else {}
+    data = _read(case, prefixes, names, lo, hi, max_points) if wanted else {}
     hline = [{"label": f"ncpu = {case.ncpu}", "value": case.ncpu}] if case.ncpu else []
     lo_ms = lo / 1000.0 if lo is not None else None
     hi_ms = hi / 1000.0 if hi is not None else None
