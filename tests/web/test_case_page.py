@@ -136,7 +136,26 @@ def _check_case_page(browser, live_server, case: Case, label: str, root_key: str
     assert wlo < lo < hi < whi and (hi - lo) < 0.5 * (whi - wlo)
     page.wait_for_timeout(300)
     assert all(n > 0 for n in dict(page.evaluate(ALL_CHARTS_DRAWN)).values())
+    csv_link = page.get_attribute("#export-series-csv", "href")
+    assert f"start={lo}" in csv_link.replace(f"start={lo - 1}", f"start={lo}") and "charts=" in csv_link
     page.click("#reset-zoom")
+
+    # "Show on charts" of a finding zooms every chart to its window and marks its charts.
+    page.locator(f"#finding-{root_key} > summary").click()
+    show = page.locator(f"#finding-{root_key} button[data-window-start]").first
+    window_start = page.evaluate("(b) => Date.parse(b.dataset.windowStart)", show.element_handle())
+    show.click()
+    page.wait_for_timeout(300)
+    lo, hi = page.evaluate(X_RANGES)[0]
+    assert lo <= window_start <= hi and hi - lo < whi - wlo
+    assert page.locator(".chart.is-highlighted").count() >= 1
+    page.locator(f"#finding-{root_key} > summary").click()
+    page.click("#reset-zoom")
+
+    # Each chart saves as a PNG.
+    with page.expect_download() as png:
+        page.click("#chart-cpu .chart__png")
+    assert png.value.suggested_filename == "cpu.png"
 
     # A click on a chart fills the moment panel; so does Enter on a focused chart.
     target = page.locator(

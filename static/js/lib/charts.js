@@ -831,7 +831,7 @@ export function buildTimeline(container, overviewHost, timeline, options = {}) {
     },
     /** Show a window with a quarter of its length as context on each side. */
     zoomTo(startMs, endMs) {
-      const pad = Math.max((endMs - startMs) / 4, 30 * MIN_RANGE_MS);
+      const pad = Math.max((endMs - startMs) / 4, 5 * MIN_RANGE_MS);
       applyRange(Math.max(extent[0], startMs - pad), Math.min(extent[1], endMs + pad), null);
     },
     /** New data for the same charts (a zoomed range read in detail), matched by chart id. */
