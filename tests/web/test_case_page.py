@@ -84,6 +84,11 @@ def _scroll_width(page) -> int:
     return page.evaluate("() => document.documentElement.scrollWidth")
 
 
+WIDE = """() => [...document.querySelectorAll('body *')]
+  .filter(e => e.getBoundingClientRect().right > window.innerWidth + 1 && !e.closest('.table-wrap, pre'))
+  .slice(0, 6).map(e => `${e.tagName}.${e.className}#${e.id} ${Math.round(e.getBoundingClientRect().right)}`)"""
+
+
 def _check_case_page(browser, live_server, case: Case, label: str, root_key: str) -> None:  # noqa: F811
     out = ARTIFACTS / label
     out.mkdir(parents=True, exist_ok=True)
@@ -113,7 +118,7 @@ def _check_case_page(browser, live_server, case: Case, label: str, root_key: str
     for width in WIDTHS:
         page.set_viewport_size({"width": width, "height": 900})
         page.wait_for_timeout(300)
-        assert _scroll_width(page) == width, (width, _scroll_width(page))
+        assert _scroll_width(page) == width, (width, _scroll_width(page), page.evaluate(WIDE))
         page.screenshot(path=str(out / f"page-{width}.png"), full_page=True)
     page.set_viewport_size({"width": 1440, "height": 900})
     page.wait_for_timeout(300)
@@ -174,6 +179,15 @@ def _check_case_page(browser, live_server, case: Case, label: str, root_key: str
     with page.expect_response(lambda r: "moment.json" in r.url):
         page.keyboard.press("Enter")
     page.wait_for_function(f"() => document.getElementById('moment-time').textContent !== {first_time!r}")
+
+    # Still no sideways scrolling with every finding open and the moment panel filled (long SQL).
+    page.evaluate("() => document.querySelectorAll('details.finding').forEach(d => { d.open = true; })")
+    for width in (390, 1440):
+        page.set_viewport_size({"width": width, "height": 900})
+        page.wait_for_timeout(300)
+        assert _scroll_width(page) == width, ("opened", width, _scroll_width(page), page.evaluate(WIDE))
+    page.locator("#findings").screenshot(path=str(out / "findings-open-1440.png"))
+    page.evaluate("() => document.querySelectorAll('details.finding').forEach(d => { d.open = false; })")
 
     # A finding's evidence is two clicks from its raw lines: open it, click a raw-lines cell.
     page.locator(f"#finding-{root_key} > summary").click()
