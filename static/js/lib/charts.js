@@ -725,6 +725,7 @@ export function buildTimeline(container, overviewHost, timeline, options = {}) {
   }
 
   const strip = overviewHost ? activity() : null;
+  let resettingStrip = false;
   if (strip && extent) {
     overviewHost.hidden = false;
     const label = el("p", "overview__label muted small", `Overview: ${strip.label}, whole capture. Drag across it to zoom every chart.`);
@@ -784,8 +785,16 @@ export function buildTimeline(container, overviewHost, timeline, options = {}) {
               // The strip always shows the whole capture: the dragged range becomes the brush and
               // the range of every chart below.
               onZoomComplete: ({ chart: c }) => {
+                if (resettingStrip) {
+                  return; // resetZoom reports a zoom too
+                }
                 const { min, max } = c.scales.x;
-                c.resetZoom("none");
+                resettingStrip = true;
+                try {
+                  c.resetZoom("none");
+                } finally {
+                  resettingStrip = false;
+                }
                 applyRange(min, max, null);
               },
             },
