@@ -102,7 +102,12 @@ def _mpstat(tl: Timeline) -> list[pd.DataFrame]:
         busy = (100.0 - cpu["idle"]).clip(lower=0)
         wide = cpu.assign(busy=busy).pivot_table(index="ts", columns="cpu", values="busy", aggfunc="mean")
         stats = pd.DataFrame({"max": wide.max(axis=1), "median": wide.median(axis=1)})
-        out += [_pivot_long(stats, "mpstat.busy:"), _pivot_long(_top(wide), "mpstat.busy:cpu")]
+        out += [
+            _pivot_long(stats, "mpstat.busy:"),
+            _pivot_long(_top(wide), "mpstat.busy:cpu"),
+            # Every CPU, for the CPU x time heatmap (a line each would be a tangle of 64).
+            _pivot_long(wide, "mpstat.cpu_busy:"),
+        ]
     intr = tl.frame("mpstat_intr")
     if len(intr) and "intr_per_s" in intr:
         intr = intr[intr["cpu"] >= 0]
@@ -112,6 +117,7 @@ def _mpstat(tl: Timeline) -> list[pd.DataFrame]:
         out += [
             _pivot_long(pd.DataFrame({"median": wide.median(axis=1)}), "mpstat.intr:"),
             _pivot_long(_top(wide), "mpstat.intr:cpu"),
+            _pivot_long(wide, "mpstat.cpu_intr:"),
         ]
     return out
 
@@ -221,6 +227,29 @@ def search_terms(tl: Timeline) -> list[str]:
         )
         terms += [str(w) for w in blocked.dropna().value_counts().index[:SEARCH_TERMS_EACH] if w and w != "-"]
     return terms
+
+
+#: IRQ lines of the IRQ x CPU heatmap: the busiest ones (a heatmap row each stays readable).
+IRQ_CPU_LINES = 16
+
+
+def irq_cpu_rates(tl: Timeline, lines: int = IRQ_CPU_LINES) -> pd.DataFrame:
+    """Mean interrupts per second of the busiest ``lines`` IRQ lines on each CPU over the capture
+    (/proc/interrupts counters turned into rates): a frame indexed by IRQ line (busiest first) with
+    one column per CPU number (int, ascending); empty without interrupts. Shows where the kernel
+    delivers each device's interrupts (interrupt-imbalance: one CPU taking a NIC's queues)."""
+    irq = tl.frame("interrupts")
+    if not len(irq) or "per_s" not in irq or "cpu" not in irq:
+        return pd.DataFrame()
+    mean = irq.groupby(["irq", "cpu"], observed=True, sort=False)["per_s"].mean().dropna()
+    mean = mean[mean.index.get_level_values("cpu") >= 0]
+    if mean.empty:
+        return pd.DataFrame()
+    wide = mean.unstack("cpu").fillna(0.0).sort_index(axis=1)
+    order = wide.sum(axis=1).sort_values(ascending=False).index[:lines]
+    wide = wide.loc[order]
+    wide.index = wide.index.astype(str)
+    return wide
 
 
 def aggregate_series(tl: Timeline) -> pd.DataFrame:

@@ -606,10 +606,11 @@ class Spec:
     start: datetime
     shape: str = "io-stall"
     incident: tuple[float, float] = (0.60, 0.70)
+    interval: int = 1  # seconds between samples (collect.sh --interval)
 
     @property
     def samples(self) -> int:
-        return max(2, round(self.minutes * 60))
+        return max(2, round(self.minutes * 60 / self.interval))
 
     @property
     def load(self) -> Shape:
@@ -992,12 +993,17 @@ def new_irqs(spec: Spec, rng: np.random.Generator) -> Irqs:
 
 
 def interrupts_block(
-    ir: Irqs, ncpu: int, stress: float, rng: np.random.Generator, shape: Shape = SHAPES_DEFAULT
+    ir: Irqs,
+    ncpu: int,
+    stress: float,
+    rng: np.random.Generator,
+    shape: Shape = SHAPES_DEFAULT,
+    interval: int = 1,
 ) -> str:
-    """One ``cat /proc/interrupts`` (header + rows), after advancing the counters by one second."""
+    """One ``cat /proc/interrupts`` (header + rows), after advancing the counters by one interval."""
     rates = ir.rates.copy()
     rates[ir.io_rows] *= 1 + shape.io_irq_boost * stress
-    ir.counts = (ir.counts + rng.poisson(rates)) % (1 << 32)
+    ir.counts = (ir.counts + rng.poisson(rates * interval)) % (1 << 32)
     header = " " * 11 + "".join(f"CPU{c:<8d}" for c in range(ncpu)) + "\n"
     full = " %10d" * ncpu
     out = [header]
@@ -1099,7 +1105,7 @@ def generate(spec: Spec, out: Path, *, quiet: bool = False) -> dict[str, object]
 
         for k in range(n + 1):
             s = float(stress[k])
-            t = t0 + k
+            t = t0 + k * spec.interval
             # vmstat / iostat: N+1 reports, the first since boot (averages since boot, small).
             vm.write(_vmstat_row(k, s, spec, rng, free_kib, t))
             free_kib = max(2_000_000.0, free_kib + rng.normal(0, 20_000) - 30_000 * s)
@@ -1107,7 +1113,7 @@ def generate(spec: Spec, out: Path, *, quiet: bool = False) -> dict[str, object]
             if k == n:
                 break
             # mpstat: interval k ends at t0 + k + 1.
-            head_t, row_t = _hms(t), _hms(t + 1)
+            head_t, row_t = _hms(t), _hms(t + spec.interval)
             cpu = cpu_split(spec.cpus, s, rng, shape)
             allrow = np.round(cpu.mean(axis=0), 2)
             allrow[9] = round(100 - allrow[:9].sum(), 2)
@@ -1119,7 +1125,9 @@ def generate(spec: Spec, out: Path, *, quiet: bool = False) -> dict[str, object]
                 MPSTAT_FMT % (row_t, name, *vals) for name, vals in zip(names, block.tolist(), strict=True)
             )
             mp.write("".join(lines) + "\n")
-            intr_cpu = np.round(rng.gamma(8, lerp(shape.mpstat_intr_per_cpu, s) / 8, spec.cpus), 2)
+            intr_cpu = np.round(
+                rng.gamma(8, lerp(shape.mpstat_intr_per_cpu, s) / 8, spec.cpus), 2
+            )  # per second
             intr_all = np.concatenate([[round(intr_cpu.sum(), 2)], intr_cpu])
             mpi_sum += intr_all
             mpi.write(
@@ -1134,9 +1142,11 @@ def generate(spec: Spec, out: Path, *, quiet: bool = False) -> dict[str, object]
             step_sessions(sessions, k, s, rng, shape, spec.cpus)
             loop = t + 0.004 + float(rng.uniform(0, 0.03))
             ps.write(_ts_line(loop) + ps_block(threads, sessions, rng, s, shape.d_wchans))
-            intr.write(_ts_line(loop + 0.045) + interrupts_block(irqs, spec.cpus, s, rng, shape))
+            intr.write(
+                _ts_line(loop + 0.045) + interrupts_block(irqs, spec.cpus, s, rng, shape, spec.interval)
+            )
             pl.write(_ts_line(loop + 0.052) + processlist_block(sessions, k))
-            _advance_status(status, sessions, s, rng, k, shape, rate_scale)
+            _advance_status(status, sessions, s, rng, k, shape, rate_scale, spec.interval)
             ma.write(_ts_line(loop + 0.061) + mysqladmin_block(status))
             if not quiet and time.perf_counter() - last_report > 10:
                 last_report = time.perf_counter()
@@ -1201,7 +1211,7 @@ class _CountingWriter:
 
 def _pack(out: Path, top: str, members: dict[str, Member], spec: Spec, t0: float) -> int:
     """Stream the member files into ``out`` as a gzip'd tar (one directory, like collect.sh)."""
-    mtime = int(t0 + spec.samples + 2)
+    mtime = int(t0 + spec.samples * spec.interval + 2)
     with (
         out.open("wb") as raw,
         gzip.GzipFile(fileobj=raw, mode="wb", compresslevel=GZIP_LEVEL, mtime=mtime) as gz,
@@ -1348,14 +1358,15 @@ def _advance_status(
     k: int,
     shape: Shape = SHAPES_DEFAULT,
     scale: float = 1.0,
+    interval: int = 1,
 ) -> None:
     throughput = 1 - shape.throughput_drop * stress  # the stall halves what the server gets done
     boost = dict(shape.status_boost)
     for name, rate in STATUS_RATES.items():
         grow = 1 + (boost.get(name, 1.0) - 1) * stress
-        status[name] = float(status[name]) + float(rng.poisson(rate * scale * throughput * grow))
-    status["Uptime"] = UPTIME_AT_START_S + k
-    status["Uptime_since_flush_status"] = UPTIME_AT_START_S + k
+        status[name] = float(status[name]) + float(rng.poisson(rate * scale * throughput * grow * interval))
+    status["Uptime"] = UPTIME_AT_START_S + k * interval
+    status["Uptime_since_flush_status"] = UPTIME_AT_START_S + k * interval
     status["Threads_connected"] = len(s.ids) + 1
     status["Threads_running"] = int(s.active.sum()) + 1
     status["Threads_cached"] = 12
@@ -1426,8 +1437,8 @@ def _write_manifest(m: Member, spec: Spec, t0: float) -> None:
         "timezone": "UTC",
         "start_epoch": f"{t0:.9f}",
         "start_local": spec.start.strftime("%Y-%m-%d %H:%M:%S"),
-        "interval": "1",
-        "duration": str(n),
+        "interval": str(spec.interval),
+        "duration": str(n * spec.interval),
         "max_mb": "4096",
         "samples_planned": str(n),
         "lc_all": "C",
@@ -1438,13 +1449,13 @@ def _write_manifest(m: Member, spec: Spec, t0: float) -> None:
         "version.iostat": "sysstat version 12.6.1",
         "version.ps": "ps from procps-ng 4.0.2",
         "version.server": "10.11.19-MariaDB-0+deb12u1-log",
-        "command.vmstat.txt": f"vmstat -t -n 1 {n + 1}",
+        "command.vmstat.txt": f"vmstat -t -n {spec.interval} {n + 1}",
         "clock.vmstat.txt": "per-line (vmstat -t, zone named in the header); first line since boot",
-        "command.mpstat.txt": f"mpstat -P ALL 1 {n}",
+        "command.mpstat.txt": f"mpstat -P ALL {spec.interval} {n}",
         "clock.mpstat.txt": "header+time-of-day (ISO banner date, HH:MM:SS per row, local time)",
-        "command.mpstat-intr.txt": f"mpstat -I SUM -P ALL 1 {n}",
+        "command.mpstat-intr.txt": f"mpstat -I SUM -P ALL {spec.interval} {n}",
         "clock.mpstat-intr.txt": "header+time-of-day (ISO banner date, HH:MM:SS per row, local time)",
-        "command.iostat.txt": f"iostat -dxk -t 1 {n + 1}",
+        "command.iostat.txt": f"iostat -dxk -t {spec.interval} {n + 1}",
         "clock.iostat.txt": "per-line (iostat -t, ISO with UTC offset); first report since boot",
         "command.meminfo.txt": "cat /proc/meminfo",
         "command.variables.txt": "mysql -uroot -h127.0.0.1 -e 'SHOW GLOBAL VARIABLES'",
@@ -1462,7 +1473,9 @@ def _write_manifest(m: Member, spec: Spec, t0: float) -> None:
 
 
 def _finish_manifest(m: Member, spec: Spec, t0: float, n: int) -> None:
-    m.write(f"end_epoch: {t0 + n + 1.2:.9f}\nsamples: {n}\nstopped_by: duration\nmissing: none\n")
+    m.write(
+        f"end_epoch: {t0 + n * spec.interval + 1.2:.9f}\nsamples: {n}\nstopped_by: duration\nmissing: none\n"
+    )
 
 
 def _human(n: float) -> str:
@@ -1507,6 +1520,7 @@ def main(argv: list[str] | None = None) -> int:
         default=INCIDENT,
         help="the load window as fractions of the run (default %(default)s)",
     )
+    p.add_argument("--interval", type=int, default=1, help="seconds between samples (default 1)")
     p.add_argument("--seed", type=int, default=20260421)
     p.add_argument("--start", default="2026-04-21T14:00:00", help="capture start, UTC (default %(default)s)")
     p.add_argument("--out", type=Path, help="output .tar.gz (default /tmp/casebook-bench-<minutes>m.tar.gz)")
@@ -1526,12 +1540,12 @@ def main(argv: list[str] | None = None) -> int:
     start = datetime.fromisoformat(args.start).replace(tzinfo=UTC)
     spec = Spec(
         minutes, args.cpus, args.threads, args.sessions, args.disks, args.irqs, args.seed, start,
-        shape=args.shape, incident=tuple(args.incident),
+        shape=args.shape, incident=tuple(args.incident), interval=args.interval,
     )  # fmt: skip
     info = generate(spec, out, quiet=args.quiet)
     print(f"bundle        {out}")
     print(
-        f"capture       {spec.samples} s at 1 s, {spec.cpus} CPUs, {spec.threads} threads, "
+        f"capture       {spec.samples} samples at {spec.interval} s, {spec.cpus} CPUs, {spec.threads} threads, "
         f"{spec.sessions} sessions, {spec.disks} disks, {spec.irqs} IRQ lines; shape {spec.shape}"
     )
     print(f"compressed    {info['compressed_bytes']:,} bytes ({_human(info['compressed_bytes'])})")

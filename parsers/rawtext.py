@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import numpy as np
 import zstandard
 
 #: Bytes of text per chunk: a moment reads one or two chunks (a few ms to decompress).
@@ -60,6 +61,29 @@ def chunks_of(text: bytes, first_line: int, *, chunk_bytes: int | None = None) -
 def text_of(data: bytes) -> str:
     """The text of a compressed chunk, as the parsers read it (UTF-8 with replacement)."""
     return _DECOMPRESSOR.decompress(data).decode("utf-8", "replace")
+
+
+def lines_in(data: bytes, first: int, count: int) -> list[str]:
+    r"""Lines ``first .. first + count - 1`` (0-based within the chunk) of a compressed chunk, decoded
+    like :func:`text_of`, without splitting or decoding the rest of the chunk (a moment needs a few
+    hundred lines of a chunk of 2 MiB: finding the line ends with NumPy costs a millisecond or two).
+
+    >>> chunk = chunks_of(b"a\nb\nc\nd\n", 1)[0].data
+    >>> lines_in(chunk, 1, 2), lines_in(chunk, 3, 5)
+    (['b', 'c'], ['d'])
+    """
+    raw = _DECOMPRESSOR.decompress(data)
+    if count <= 0 or not raw:
+        return []
+    ends = np.flatnonzero(np.frombuffer(raw, dtype=np.uint8) == 0x0A)
+    if not len(ends) or ends[-1] != len(raw) - 1:
+        ends = np.append(ends, len(raw))  # a last line without its newline
+    starts = np.concatenate([[0], ends[:-1] + 1])
+    lo, hi = max(first, 0), min(first + count, len(ends))
+    return [
+        raw[a:b].decode("utf-8", "replace")
+        for a, b in zip(starts[lo:hi].tolist(), ends[lo:hi].tolist(), strict=True)
+    ]
 
 
 class TextChunker:

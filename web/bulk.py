@@ -16,7 +16,8 @@ import pandas as pd
 from django.db import connection
 
 from parsers.rawtext import TextChunk
-from web.models import RawChunk, SampleIndex, Series
+from web.levels import levels_of
+from web.models import RawChunk, SampleIndex, Series, SeriesLevel
 
 #: Rows per write() call: large enough to amortise the call, small enough to bound memory.
 CHUNK_ROWS = 100_000
@@ -44,7 +45,7 @@ def _copy(model: type, frame: pd.DataFrame) -> None:
 
 def write_series(case_id: int, series: pd.DataFrame) -> int:
     """Write a long frame (``series``, ``ts`` UTC, ``value``) as one ``Series`` row per name, its
-    points sorted by time. Returns the number of rows written."""
+    points sorted by time, and its ``SeriesLevel`` rows (web/levels.py). Returns the number of rows written."""
     if not len(series):
         return 0
     max_len = Series._meta.get_field("name").max_length
@@ -62,7 +63,41 @@ def write_series(case_id: int, series: pd.DataFrame) -> int:
             for k, (a, b) in enumerate(itertools.pairwise(bounds)):
                 rows = order[a:b]
                 copy.write_row((case_id, str(names[k]), ts[rows].tolist(), values[rows].tolist()))
+    write_series_levels(
+        case_id,
+        (
+            (str(names[k]), ts[order[a:b]], values[order[a:b]])
+            for k, (a, b) in enumerate(itertools.pairwise(bounds))
+        ),
+    )
     return len(names)
+
+
+def write_series_levels(case_id: int, series: Iterable[tuple[str, np.ndarray, np.ndarray]]) -> None:
+    """Write the ``SeriesLevel`` rows (web/levels.py) of each ``(name, ts µs int64 ascending, values
+    float64)``: every level of detail, as little-endian bytes."""
+    with connection.cursor() as cursor:
+        with cursor.cursor.copy(
+            f"COPY {SeriesLevel._meta.db_table} (case_id, name, level, n, t_first_us, t_last_us, ts, values) "
+            "FROM STDIN (FORMAT BINARY)"
+        ) as copy:
+            copy.set_types(["int8", "text", "int2", "int4", "int8", "int8", "bytea", "bytea"])
+            for name, ts, values in series:
+                if not len(ts):
+                    continue
+                for level, lts, lvalues in levels_of(ts, values):
+                    copy.write_row(
+                        (
+                            case_id,
+                            name,
+                            level,
+                            len(lts),
+                            int(lts[0]),
+                            int(lts[-1]),
+                            lts.astype("<i8").tobytes(),
+                            lvalues.astype("<f8").tobytes(),
+                        )
+                    )
 
 
 def copy_raw_chunks(case_id: int, generation: int, *, member: str, chunks: Iterable[TextChunk]) -> None:

@@ -1,30 +1,68 @@
-"""The charts of a case page: which series go on which chart, read back downsampled.
+"""The charts of a case page: which series go on which chart, in which section, read back bounded.
 
-``timeline_charts(case)`` answers the page's timeline JSON (see templates/cases/detail.html and
-static/js/lib/charts.js for the contract); ``start``/``end`` narrow it to a zoomed range, re-read in
-detail. Series come from ``Series`` rows (analyzer/series.py names them); each chart is a
-``ChartDef`` whose series are an exact name or every name under a prefix.
+``timeline_charts(case)`` answers the page's timeline JSON (contract in static/js/lib/charts.js);
+``start``/``end`` narrow it to a zoomed range, re-read in detail, and ``chart_ids`` to the charts the
+page has open. Series come from ``Series`` rows (analyzer/series.py names them); each chart is a
+``ChartDef`` whose series are exact names or every name under a prefix.
+
+Bounded whatever the capture length: a line chart sends at most ``max_points`` instants (default
+``MAX_POINTS``), chosen by MinMaxLTTB (tsdownsample) on each of its series so that every series keeps
+its own peaks, and all its series share those instants (one ``t`` array per chart); a heatmap sends at
+most ``MAX_COLUMNS`` time columns, each the largest value of its time bucket.
 """
 
 from __future__ import annotations
 
+import struct
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
 import numpy as np
+import pandas as pd
+from django.db import transaction
+from django.db.models import BinaryField, Func, Q
 from tsdownsample import MinMaxLTTBDownsampler
 
-from web.models import Case, Finding, Series
+from web import bulk, levels
+from web.models import Case, Finding, Series, SeriesLevel
 
-#: Points per series sent to a chart: enough for a 2,000 px wide chart, bounded whatever the capture length.
+#: Version of the timeline JSON; an overview stored at ingest in an older shape is rebuilt on read.
+VERSION = 2
+#: Instants per line chart: the width of a wide chart in pixels, bounded whatever the capture length
+#: (a 24-hour capture at 1 s has 86,400 samples per series).
 MAX_POINTS = 2000
+#: Instants per line chart in the overview stored at ingest (the first paint): the whole page's
+#: JSON stays under 1 MB for a 24-hour capture; zooming fetches MAX_POINTS for the range shown.
+OVERVIEW_POINTS = 800
+#: Time columns per heatmap: one per 4-5 px of a laptop-wide chart.
+MAX_COLUMNS = 240
+#: Fewest points MinMaxLTTB picks per series of a chart with many series.
+MIN_POINTS_PER_SERIES = 100
+#: Significant digits sent per value: what a reader can see on a chart, and JSON a third the size.
+SIGNIFICANT_DIGITS = 4
+
+#: The page's collapsible sections, in order (DESIGN.md, "Case page"; issue 12).
+SECTIONS = (
+    ("cpu", "CPU"),
+    ("memory", "Memory"),
+    ("disk", "Disk"),
+    ("interrupts", "Network and interrupts"),
+    ("threads", "Threads"),
+    ("mysql", "MySQL"),
+)
 
 
 @dataclass(frozen=True, slots=True)
 class ChartDef:
-    """One chart: ``series`` are exact names with labels, ``prefix`` takes every series under it."""
+    """One chart: ``series`` are exact names with labels, ``prefix`` takes every series under it.
+
+    ``kind`` is ``line`` or ``heatmap`` (one row per series under ``prefix``, time across; with
+    ``also``, a second prefix whose series are combined with the first by the element-wise maximum,
+    e.g. r_await and w_await into await).
+    """
 
     id: str
+    section: str
     title: str
     unit: str
     stacked: bool = False
@@ -32,29 +70,33 @@ class ChartDef:
     prefix: str = ""
     ncpu_line: bool = False
     scale: float = 1.0  # stored unit -> charted unit (KiB -> GiB, bytes/s -> MB/s)
+    kind: str = "line"
+    also: str = ""
 
 
 CHARTS = (
     ChartDef(
-        "cpu", "CPU (vmstat)", "%", True, tuple((f"vmstat.{c}", c) for c in ("us", "sy", "wa", "st", "id"))
+        "cpu",
+        "cpu",
+        "CPU (vmstat)",
+        "%",
+        True,
+        tuple((f"vmstat.{c}", c) for c in ("us", "sy", "wa", "st", "id")),
     ),
     ChartDef(
         "runqueue",
+        "cpu",
         "Run queue r and blocked b vs CPUs (vmstat)",
         "threads",
         series=(("vmstat.r", "r"), ("vmstat.b", "b")),
         ncpu_line=True,
     ),
-    ChartDef("cpus", "Per-CPU busy: max, median and the busiest CPUs (mpstat)", "%", prefix="mpstat.busy:"),
+    ChartDef("heat-cpu", "cpu", "Busy % per CPU (mpstat)", "%", prefix="mpstat.cpu_busy:", kind="heatmap"),
     ChartDef(
-        "system",
-        "Interrupts and context switches per second (vmstat)",
-        "/s",
-        series=(("vmstat.in", "in"), ("vmstat.cs", "cs")),
+        "cpus", "cpu", "Per-CPU busy: max, median and the busiest CPUs (mpstat)", "%", prefix="mpstat.busy:"
     ),
-    ChartDef("intr", "Interrupts per second by CPU (mpstat -I SUM)", "/s", prefix="mpstat.intr:"),
-    ChartDef("irq", "Top interrupt lines, all CPUs (/proc/interrupts)", "/s", prefix="interrupts.irq:"),
     ChartDef(
+        "memory",
         "memory",
         "Memory (vmstat)",
         "GiB",
@@ -67,10 +109,27 @@ CHARTS = (
         scale=1 / 1024**2,
     ),
     ChartDef(
-        "swap", "Swap in/out si, so (vmstat)", "KiB/s", series=(("vmstat.si", "si"), ("vmstat.so", "so"))
+        "swap",
+        "memory",
+        "Swap in/out si, so (vmstat)",
+        "KiB/s",
+        series=(("vmstat.si", "si"), ("vmstat.so", "so")),
+    ),
+    ChartDef(
+        "heat-disk-util", "disk", "%util per device (iostat)", "%", prefix="iostat.util_pct:", kind="heatmap"
+    ),
+    ChartDef(
+        "heat-disk-await",
+        "disk",
+        "Latency per device: the larger of r_await and w_await (iostat)",
+        "ms",
+        prefix="iostat.r_await:",
+        also="iostat.w_await:",
+        kind="heatmap",
     ),
     ChartDef(
         "disk-throughput-r",
+        "disk",
         "Disk reads by device (iostat)",
         "MB/s",
         prefix="iostat.r_bytes_per_s:",
@@ -78,20 +137,66 @@ CHARTS = (
     ),
     ChartDef(
         "disk-throughput-w",
+        "disk",
         "Disk writes by device (iostat)",
         "MB/s",
         prefix="iostat.w_bytes_per_s:",
         scale=1e-6,
     ),
-    ChartDef("disk-r-await", "Read latency r_await by device (iostat)", "ms", prefix="iostat.r_await:"),
-    ChartDef("disk-w-await", "Write latency w_await by device (iostat)", "ms", prefix="iostat.w_await:"),
-    ChartDef("disk-queue", "Queue size aqu-sz by device (iostat)", "requests", prefix="iostat.aqu_sz:"),
-    ChartDef("threads", "Threads by state (ps)", "threads", True, prefix="threads.state:", ncpu_line=True),
     ChartDef(
-        "wchan", "Threads in D state by wait channel (ps wchan)", "threads", True, prefix="threads.wchan:"
+        "disk-r-await", "disk", "Read latency r_await by device (iostat)", "ms", prefix="iostat.r_await:"
+    ),
+    ChartDef(
+        "disk-w-await", "disk", "Write latency w_await by device (iostat)", "ms", prefix="iostat.w_await:"
+    ),
+    ChartDef(
+        "disk-queue", "disk", "Queue size aqu-sz by device (iostat)", "requests", prefix="iostat.aqu_sz:"
+    ),
+    ChartDef(
+        "system",
+        "interrupts",
+        "Interrupts and context switches per second (vmstat)",
+        "/s",
+        series=(("vmstat.in", "in"), ("vmstat.cs", "cs")),
+    ),
+    ChartDef(
+        "heat-intr",
+        "interrupts",
+        "Interrupts per second per CPU (mpstat -I SUM)",
+        "/s",
+        prefix="mpstat.cpu_intr:",
+        kind="heatmap",
+    ),
+    ChartDef(
+        "intr", "interrupts", "Interrupts per second by CPU (mpstat -I SUM)", "/s", prefix="mpstat.intr:"
+    ),
+    ChartDef(
+        "irq",
+        "interrupts",
+        "Top interrupt lines, all CPUs (/proc/interrupts)",
+        "/s",
+        prefix="interrupts.irq:",
+    ),
+    ChartDef(
+        "threads",
+        "threads",
+        "Threads by state (ps)",
+        "threads",
+        True,
+        prefix="threads.state:",
+        ncpu_line=True,
+    ),
+    ChartDef(
+        "wchan",
+        "threads",
+        "Threads in D state by wait channel (ps wchan)",
+        "threads",
+        True,
+        prefix="threads.wchan:",
     ),
     ChartDef(
         "processlist",
+        "mysql",
         "Active sessions by State (processlist)",
         "sessions",
         True,
@@ -100,6 +205,7 @@ CHARTS = (
     ),
     ChartDef(
         "fingerprints",
+        "mysql",
         "Active sessions by query fingerprint (processlist)",
         "sessions",
         True,
@@ -107,12 +213,22 @@ CHARTS = (
     ),
     ChartDef(
         "threads-running",
+        "mysql",
         "Threads_running and Threads_connected (status)",
         "threads",
         prefix="mysqladmin.gauge:",
         ncpu_line=True,
     ),
-    ChartDef("status-rates", "Status counters per second (mysqladmin)", "/s", prefix="mysqladmin.rate:"),
+    ChartDef(
+        "status-rates", "mysql", "Status counters per second (mysqladmin)", "/s", prefix="mysqladmin.rate:"
+    ),
+)
+#: The IRQ x CPU heatmap: built at ingest from the interrupts frame (analyzer.series.irq_cpu_rates)
+#: and kept in the stored overview; it averages the whole capture, so a zoom does not change it.
+IRQ_CPU_CHART = (
+    "heat-irq-cpu",
+    "interrupts",
+    "Interrupts per second by IRQ line and CPU, capture mean (/proc/interrupts)",
 )
 
 #: Evidence series (``<frame>.<column>``) -> the charts that show them, for each finding's own charts.
@@ -131,10 +247,10 @@ _EVIDENCE_CHARTS = {
     "vmstat.free_kib": ("memory",),
     "vmstat.swpd_kib": ("memory",),
     "vmstat.cache_kib": ("memory",),
-    "mpstat_cpu": ("cpus",),
-    "mpstat_intr": ("intr",),
-    "interrupts": ("irq",),
-    "iostat": ("disk-r-await", "disk-w-await", "disk-queue"),
+    "mpstat_cpu": ("heat-cpu", "cpus"),
+    "mpstat_intr": ("heat-intr", "intr"),
+    "interrupts": ("irq", "heat-irq-cpu"),
+    "iostat": ("heat-disk-util", "heat-disk-await", "disk-queue"),
     "ps_threads": ("threads", "wchan"),
     "pfs_threads": ("wchan",),
     "processlist.state": ("processlist",),
@@ -162,86 +278,318 @@ def chart_ids_for_evidence(series_names: list[str]) -> list[str]:
             if key in _EVIDENCE_CHARTS:
                 wanted.update(_EVIDENCE_CHARTS[key])
                 break
-    return [c.id for c in CHARTS if c.id in wanted][:MAX_FINDING_CHARTS]
+    order = [c.id for c in CHARTS] + [IRQ_CPU_CHART[0]]
+    return [c for c in order if c in wanted][:MAX_FINDING_CHARTS]
 
 
-def series_arrays(*, case: Case, names: list[str] | None = None) -> dict[str, tuple[np.ndarray, np.ndarray]]:
-    """The stored series of the case (all, or those ``names``): name -> (times in microseconds since
-    the epoch, int64, ascending; values, float64)."""
-    rows = Series.objects.filter(case=case, **({"name__in": names} if names is not None else {}))
+# ------------------------------------------------------------------------------------------ reading
+class _ArraySend(Func):
+    """PostgreSQL's ``array_send(anyarray)``: the array in the binary wire format, read by NumPy
+    without a Python object per element (a 24-hour capture holds millions of points)."""
+
+    function = "array_send"
+    output_field = BinaryField()
+
+
+def _decode(buf: bytes, kind: str) -> np.ndarray:
+    """A one-dimensional int8[] or float8[] in PostgreSQL's binary array format (``array_send``:
+    ndim, has-null flag, element oid, then per dimension its length and lower bound, then each
+    element as a 4-byte length and 8 bytes big-endian) -> a native NumPy array (int64 or float64).
+    Raises ValueError on an array of another shape or with NULL elements (the ingest writes NaN)."""
+    ndim, has_null, _oid = struct.unpack_from(">iiI", buf, 0)
+    native = "int64" if kind == "i" else "float64"
+    if ndim == 0:
+        return np.empty(0, dtype=native)
+    if ndim != 1 or has_null:
+        raise ValueError("expected a one-dimensional array without NULL elements")
+    (n,) = struct.unpack_from(">i", buf, 12)
+    body = np.frombuffer(buf, dtype=[("len", ">i4"), ("v", f">{kind}8")], count=n, offset=20)
+    return body["v"].astype(native)
+
+
+def series_arrays(
+    *, case: Case, names: list[str] | None = None, prefixes: list[str] | None = None
+) -> dict[str, tuple[np.ndarray, np.ndarray]]:
+    """The stored series of the case (all, those ``names``, or those under any of ``prefixes``):
+    name -> (times in microseconds since the epoch, int64, ascending; values, float64)."""
+    rows = Series.objects.filter(case=case)
+    if names is not None:
+        rows = rows.filter(name__in=names)
+    if prefixes is not None:
+        match = Q(pk__in=[])
+        for prefix in prefixes:
+            match |= Q(name__startswith=prefix)
+        rows = rows.filter(match)
+    rows = rows.annotate(ts_bin=_ArraySend("ts_us"), v_bin=_ArraySend("values"))
     return {
-        name: (np.asarray(ts_us, dtype="int64"), np.asarray(values, dtype="float64"))
-        for name, ts_us, values in rows.values_list("name", "ts_us", "values")
+        name: (_decode(bytes(ts), "i"), _decode(bytes(values), "f"))
+        for name, ts, values in rows.values_list("name", "ts_bin", "v_bin")
     }
 
 
-def _read(case: Case, start: datetime | None, end: datetime | None) -> dict[str, np.ndarray]:
-    """Every series of the case in ``[start, end]`` as ``{name: array of (epoch ms, value)}``."""
-    lo = int(start.timestamp() * 1e6) if start else None
-    hi = int(end.timestamp() * 1e6) if end else None
-    out: dict[str, np.ndarray] = {}
-    for name, (ts, values) in series_arrays(case=case).items():
-        a = int(np.searchsorted(ts, lo, side="left")) if lo is not None else 0
-        b = int(np.searchsorted(ts, hi, side="right")) if hi is not None else len(ts)
+def _slice(
+    arrays: dict[str, tuple[np.ndarray, np.ndarray]], lo_us: int | None, hi_us: int | None
+) -> dict[str, tuple[np.ndarray, np.ndarray]]:
+    out = {}
+    for name, (ts, values) in arrays.items():
+        a = int(np.searchsorted(ts, lo_us, side="left")) if lo_us is not None else 0
+        b = int(np.searchsorted(ts, hi_us, side="right")) if hi_us is not None else len(ts)
         if b > a:
-            out[name] = np.column_stack([ts[a:b] / 1000.0, values[a:b]])
+            out[name] = (ts[a:b], values[a:b])
     return out
 
 
-def _downsample(arr: np.ndarray, max_points: int, scale: float = 1.0) -> list[list[float | None]]:
-    """At most ``max_points`` points with MinMaxLTTB (keeps the peaks that a plain stride drops),
-    values multiplied by ``scale``."""
-    if len(arr) > max_points:
-        x = np.ascontiguousarray(arr[:, 0])  # tsdownsample reads contiguous arrays only
-        idx = MinMaxLTTBDownsampler().downsample(x, np.nan_to_num(arr[:, 1]), n_out=max_points)
-        arr = arr[np.sort(idx)]
-    out = np.column_stack([arr[:, 0], arr[:, 1] * scale]).tolist()
-    if np.isnan(arr[:, 1]).any():  # JSON has no NaN: a missing value is null
-        out = [[t, None if v != v else v] for t, v in out]
+def stored_names(case: Case, prefixes: list[str], names: list[str]) -> list[str]:
+    """The names of the case's series that are one of ``names`` or start with one of ``prefixes``."""
+    exact = set(names)
+    return [
+        n
+        for n in SeriesLevel.objects.filter(case=case, level=0).values_list("name", flat=True)
+        if n in exact or n.startswith(tuple(prefixes))
+    ]
+
+
+def _read(
+    case: Case, prefixes: list[str], exact: list[str], lo: int | None, hi: int | None, max_points: int
+) -> dict[str, tuple[np.ndarray, np.ndarray]]:
+    """The series ``exact`` or under ``prefixes`` between ``lo`` and ``hi`` (µs, None = open), from the levels of
+    detail (web/levels.py: the finest with at most twice ``max_points`` points in the range, only
+    those bytes read); a case ingested before they existed gets them written first."""
+    names = stored_names(case, prefixes, exact)
+    if not names and ensure_levels(case):
+        names = stored_names(case, prefixes, exact)
+    return levels.read_range(case.pk, names, lo, hi, 2 * max_points)
+
+
+def ensure_levels(case: Case) -> bool:
+    """Write the levels of detail of a case ingested before they existed, from its stored series
+    (once; a few seconds for a 24-hour capture). Returns whether it wrote any."""
+    if SeriesLevel.objects.filter(case=case).exists() or not Series.objects.filter(case=case).exists():
+        return False
+    with transaction.atomic():
+        bulk.write_series_levels(case.pk, ((n, t, v) for n, (t, v) in series_arrays(case=case).items()))
+    return True
+
+
+# ------------------------------------------------------------------------------------- downsampling
+def _round(values: np.ndarray) -> list[float | None]:
+    """Values to ``SIGNIFICANT_DIGITS`` digits of the series' largest magnitude; NaN -> None."""
+    finite = np.isfinite(values)
+    magnitudes = np.abs(values[finite])
+    top = float(magnitudes.max()) if magnitudes.size else 0.0
+    decimals = int(max(0, SIGNIFICANT_DIGITS - 1 - np.floor(np.log10(top)))) if top > 0 else 0
+    rounded = np.round(np.where(finite, values, 0.0), min(decimals, 6))
+    out = rounded.astype("int64").tolist() if decimals == 0 else rounded.tolist()
+    for i in np.flatnonzero(~finite).tolist():
+        out[i] = None
     return out
+
+
+def _aligned(parts: list[tuple[np.ndarray, np.ndarray]]) -> tuple[np.ndarray, list[np.ndarray]]:
+    """Series of one chart on the union of their instants (NaN where one has no sample then)."""
+    t = (
+        parts[0][0]
+        if all(len(p[0]) == len(parts[0][0]) and (p[0] == parts[0][0]).all() for p in parts)
+        else None
+    )
+    if t is None:
+        t = np.unique(np.concatenate([p[0] for p in parts]))
+    columns = []
+    for ts, values in parts:
+        if len(ts) == len(t) and (ts == t).all():
+            columns.append(values)
+            continue
+        col = np.full(len(t), np.nan)
+        col[np.searchsorted(t, ts)] = values
+        columns.append(col)
+    return t, columns
+
+
+def _pick(t: np.ndarray, columns: list[np.ndarray], max_points: int) -> np.ndarray:
+    """Indices of at most ``max_points`` instants that keep each series' shape and peaks: the union
+    of MinMaxLTTB's picks on every series, each given an equal share."""
+    if len(t) <= max_points:
+        return np.arange(len(t))
+    share = max(MIN_POINTS_PER_SERIES, max_points // max(1, len(columns)))
+    share -= share % 2  # MinMaxLTTB works on pairs
+    x = np.ascontiguousarray(t, dtype="float64")
+    picked = set()
+    for col in columns:
+        idx = MinMaxLTTBDownsampler().downsample(x, np.ascontiguousarray(np.nan_to_num(col)), n_out=share)
+        picked.update(int(i) for i in idx)
+        if len(picked) >= max_points:
+            break
+    return np.array(sorted(picked), dtype="int64")[:max_points]
+
+
+def _heat_columns(
+    t: np.ndarray, columns: list[np.ndarray], lo_ms: float, hi_ms: float
+) -> tuple[float, float, np.ndarray]:
+    """Rows bucketed into at most ``MAX_COLUMNS`` equal time columns over [lo_ms, hi_ms], each cell
+    the largest value of its bucket (a short spike stays visible); NaN where a bucket has no sample.
+    Returns (first column's start ms, column width ms, grid rows x columns)."""
+    t_ms = t / 1000.0
+    span = max(hi_ms - lo_ms, 1.0)
+    step = float(np.median(np.diff(t_ms))) if len(t_ms) > 1 else span
+    ncol = int(min(MAX_COLUMNS, max(1, round(span / max(step, 1.0)))))
+    width = span / ncol
+    bucket = np.clip(((t_ms - lo_ms) / width).astype("int64"), 0, ncol - 1)  # ascending: t is sorted
+    starts = np.flatnonzero(np.diff(bucket, prepend=-1))
+    stacked = np.vstack(columns)
+    peaks = np.maximum.reduceat(np.where(np.isnan(stacked), -np.inf, stacked), starts, axis=1)
+    grid = np.full((len(columns), ncol), np.nan)
+    grid[:, bucket[starts]] = np.where(np.isneginf(peaks), np.nan, peaks)
+    return lo_ms, width, grid
 
 
 def _label(text: str) -> str:
     return text if len(text) <= MAX_LABEL else text[: MAX_LABEL - 1] + "…"
 
 
+def _natural(name: str) -> tuple:
+    """Sort key putting ``cpu2`` before ``cpu10``."""
+    tail = name.rsplit(":", 1)[-1]
+    return (0, int(tail), "") if tail.isdigit() else (1, 0, tail)
+
+
+# ----------------------------------------------------------------------------------------- building
+def _line_chart(chart: ChartDef, data: dict, hline: list, max_points: int) -> dict[str, object] | None:
+    if chart.prefix:
+        names = sorted((n for n in data if n.startswith(chart.prefix)), key=lambda n: -np.nansum(data[n][1]))
+        pairs = [(n, n[len(chart.prefix) :]) for n in names]
+    else:
+        pairs = [(n, label) for n, label in chart.series if n in data]
+    if not pairs:
+        return None
+    t, columns = _aligned([data[n] for n, _ in pairs])
+    idx = _pick(t, columns, max_points)
+    return {
+        **_common(chart),
+        "t": (t[idx] // 1000).tolist(),
+        "series": [
+            {"label": _label(label), "v": _round(col[idx] * chart.scale)}
+            for (_, label), col in zip(pairs, columns, strict=True)
+        ],
+        "hlines": hline if chart.ncpu_line else [],
+    }
+
+
+def _heatmap(
+    chart: ChartDef, data: dict, lo_ms: float | None, hi_ms: float | None
+) -> dict[str, object] | None:
+    names = sorted((n for n in data if n.startswith(chart.prefix)), key=_natural)
+    if not names:
+        return None
+    t, columns = _aligned([data[n] for n in names])
+    if chart.also:
+        for i, name in enumerate(names):
+            other = data.get(chart.also + name[len(chart.prefix) :])
+            if other is not None:
+                pos = np.searchsorted(t, other[0])
+                ok = (pos < len(t)) & (t[np.minimum(pos, len(t) - 1)] == other[0])
+                col = columns[i].copy()
+                col[pos[ok]] = np.fmax(col[pos[ok]], other[1][ok])
+                columns[i] = col
+    lo = lo_ms if lo_ms is not None else t[0] / 1000.0
+    hi = hi_ms if hi_ms is not None else t[-1] / 1000.0
+    x0, width, grid = _heat_columns(t, columns, lo, hi)
+    finite = grid[np.isfinite(grid)]
+    return {
+        **_common(chart),
+        "rows": [_label(n[len(chart.prefix) :]) for n in names],
+        "x0": round(x0),
+        "dx": round(width, 1),
+        "v": [_round(row) for row in grid],
+        "max": float(finite.max()) if finite.size else 0.0,
+    }
+
+
+def _common(chart: ChartDef) -> dict[str, object]:
+    return {
+        "id": chart.id,
+        "section": chart.section,
+        "title": chart.title,
+        "unit": chart.unit,
+        "stacked": chart.stacked,
+        "kind": chart.kind,
+    }
+
+
+def irq_cpu_chart(rates: pd.DataFrame) -> dict[str, object] | None:
+    """The IRQ x CPU heatmap spec from ``analyzer.series.irq_cpu_rates`` (rows: IRQ lines, columns:
+    CPUs, mean interrupts per second); None when empty."""
+    if rates is None or rates.empty:
+        return None
+    chart_id, section, title = IRQ_CPU_CHART
+    values = rates.to_numpy(dtype="float64")
+    return {
+        "id": chart_id,
+        "section": section,
+        "title": title,
+        "unit": "/s",
+        "stacked": False,
+        "kind": "grid",
+        "rows": [_label(str(r)) for r in rates.index],
+        "cols": [str(c) for c in rates.columns],
+        "v": [_round(row) for row in values],
+        "max": float(values.max()) if values.size else 0.0,
+    }
+
+
 def timeline_charts(
-    *, case: Case, start: datetime | None = None, end: datetime | None = None, max_points: int = MAX_POINTS
+    *,
+    case: Case,
+    start: datetime | None = None,
+    end: datetime | None = None,
+    max_points: int = MAX_POINTS,
+    chart_ids: list[str] | None = None,
+    extra: list[dict[str, object]] | None = None,
 ) -> dict[str, object]:
-    """The chart specs of the case page, each series downsampled to ``max_points``."""
-    data = _read(case, start, end)
-    charts: list[dict[str, object]] = []
+    """The timeline JSON of the case page (contract: static/js/lib/charts.js).
+
+    ``start``/``end`` (aware datetimes) narrow it to a range read in detail; ``chart_ids`` to those
+    charts (unknown ids are ignored); ``max_points`` bounds each line chart's instants; ``extra``
+    are chart specs computed elsewhere (the IRQ x CPU heatmap at ingest), placed in their section.
+    """
+    wanted = [c for c in CHARTS if chart_ids is None or c.id in chart_ids]
+    prefixes = sorted({p for c in wanted for p in (c.prefix, c.also) if p})
+    names = sorted({n for c in wanted for n, _ in c.series})
+    lo = int(start.timestamp() * 1e6) if start else None
+    hi = int(end.timestamp() * 1e6) if end else None
+    data = _read(case, prefixes, names, lo, hi, max_points) if wanted else {}
     hline = [{"label": f"ncpu = {case.ncpu}", "value": case.ncpu}] if case.ncpu else []
-    for chart in CHARTS:
-        if chart.prefix:
-            names = sorted(
-                (n for n in data if n.startswith(chart.prefix)), key=lambda n: -np.nansum(data[n][:, 1])
-            )
-            pairs = [(n, n[len(chart.prefix) :]) for n in names]
-        else:
-            pairs = [(n, label) for n, label in chart.series if n in data]
-        if not pairs:
-            continue
-        charts.append(
-            {
-                "id": chart.id,
-                "title": chart.title,
-                "unit": chart.unit,
-                "stacked": chart.stacked,
-                "kind": "line",
-                "series": [
-                    {"label": _label(label), "data": _downsample(data[n], max_points, chart.scale)}
-                    for n, label in pairs
-                ],
-                "hlines": hline if chart.ncpu_line else [],
-            }
+    lo_ms = lo / 1000.0 if lo is not None else None
+    hi_ms = hi / 1000.0 if hi is not None else None
+    charts: list[dict[str, object]] = []
+    for chart in wanted:
+        spec = (
+            _heatmap(chart, data, lo_ms, hi_ms)
+            if chart.kind == "heatmap"
+            else _line_chart(chart, data, hline, max_points)
         )
+        if spec:
+            charts.append(spec)
+    for spec in extra or []:
+        after = max(
+            (i for i, c in enumerate(charts) if c["section"] == spec["section"]), default=len(charts) - 1
+        )
+        charts.insert(after + 1, spec)
     windows = [
-        {"key": f.key, "severity": f.severity, "start_ms": _ms(a), "end_ms": _ms(b)}
+        {"key": f.key, "severity": f.severity, "title": f.title, "start_ms": _ms(a), "end_ms": _ms(b)}
         for f in Finding.objects.filter(case=case).order_by("position")
         for a, b in f.windows
     ]
-    return {"utc_offset_s": case.utc_offset_s, "ncpu": case.ncpu, "charts": charts, "windows": windows}
+    extent = [_ms_dt(case.window_start), _ms_dt(case.window_end)]
+    return {
+        "version": VERSION,
+        "utc_offset_s": case.utc_offset_s,
+        "ncpu": case.ncpu,
+        "extent": extent if None not in extent else None,
+        "range": [lo_ms, hi_ms] if lo is not None or hi is not None else None,
+        "sections": [{"id": sid, "title": title} for sid, title in SECTIONS],
+        "charts": charts,
+        "windows": windows,
+    }
 
 
 def _ms(iso: str) -> float:
@@ -271,11 +619,16 @@ def series_listing(
         if names is not None:
             a = int(np.searchsorted(ts, int(start.timestamp() * 1e6), side="left")) if start else 0
             b = int(np.searchsorted(ts, int(end.timestamp() * 1e6), side="right")) if end else len(ts)
-            arr = np.column_stack([ts[a:b] / 1000.0, values[a:b]]) if b > a else np.empty((0, 2))
-            row["data"] = _downsample(arr, max_points) if len(arr) else []
+            t, v = ts[a:b] // 1000, values[a:b]
+            idx = _pick(t, [v], max_points)
+            row["data"] = [list(p) for p in zip(t[idx].tolist(), _round(v[idx]), strict=True)]
         out.append(row)
     return out
 
 
 def _iso_us(ts_us: np.int64) -> str:
     return datetime.fromtimestamp(int(ts_us) / 1e6, tz=UTC).isoformat().replace("+00:00", "Z")
+
+
+def _ms_dt(value: datetime | None) -> float | None:
+    return value.timestamp() * 1000.0 if value else None

@@ -179,6 +179,39 @@ class Series(models.Model):
         return f"{self.name} ({len(self.ts_us)} points)"
 
 
+class SeriesLevel(models.Model):
+    """One series of a case at one level of detail, as little-endian bytes for range reads: level 0
+    holds every sample; level k keeps, of each run of ``LEVEL_FACTOR ** k`` samples, the smallest
+    and the largest value at their own times (min/max downsampling: peaks survive). A zoomed chart
+    reads the finest level that has at most a few thousand points in the range, and only the bytes
+    of that range (``substring`` on uncompressed, out-of-line storage: PostgreSQL fetches just the
+    TOAST chunks it needs). Written with ``Series`` by the ingest (web/bulk.py); read by
+    web/charts.py.
+
+    ``ts``: int64 microseconds since the epoch, ascending; ``values``: float64 (NaN: no value);
+    ``n`` points; ``t_first_us``/``t_last_us`` the first and last time (to estimate where a time lies).
+    """
+
+    case = models.ForeignKey(
+        Case, on_delete=models.CASCADE, related_name="+", db_constraint=False, db_index=False
+    )  # BULK_ROWS: the unique index below starts with case
+    name = models.CharField(max_length=200)
+    level = models.PositiveSmallIntegerField()
+    n = models.PositiveIntegerField()
+    t_first_us = models.BigIntegerField()
+    t_last_us = models.BigIntegerField()
+    ts = models.BinaryField()
+    values = models.BinaryField()
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["case", "level", "name"], name="series_level_case_level_name")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.name} level {self.level} ({self.n} points)"
+
+
 class RawChunk(models.Model):
     """Lines ``line_start..line_end`` (1-based, inclusive) of one parsed member, as its parser read
     them (UTF-8, universal newlines), compressed with Zstandard: the per-sample detail of a case. The
@@ -218,7 +251,13 @@ class SampleIndex(models.Model):
     line_end = models.PositiveIntegerField()
 
     class Meta:
-        indexes = [models.Index(fields=["case", "ts"])]
+        indexes = [
+            models.Index(fields=["case", "ts"]),
+            # The moment panel: the snapshot of a format nearest to a time, and a member's sample
+            # before it, in one index step each whatever the capture length.
+            models.Index(fields=["case", "format", "ts"], name="sampleindex_case_format_ts"),
+            models.Index(fields=["case", "member", "ts"], name="sampleindex_case_member_ts"),
+        ]
 
     def __str__(self) -> str:
         return f"{self.member} {self.ts:%H:%M:%S} lines {self.line_start}-{self.line_end}"

@@ -17,14 +17,15 @@ from datetime import UTC, datetime, timedelta
 
 import numpy as np
 import pandas as pd
-from django.db.models import DateTimeField, DurationField, ExpressionWrapper, F, QuerySet, Value
+from django.db.models import DateTimeField, DurationField, ExpressionWrapper, F, Q, QuerySet, Value
 from django.db.models.functions import Greatest
 
 from analyzer.fingerprint import fingerprints
 from analyzer.timeline import THREAD_STATES_KEPT, session_is_active
 from parsers import registry
 from parsers.base import ClockHints, ParsedSource, ParseError
-from parsers.rawtext import text_of
+from parsers.rawtext import lines_in
+from web import levels
 from web.charts import series_arrays
 from web.models import Case, RawChunk, SampleIndex, Source
 
@@ -42,6 +43,8 @@ MAX_RAW_LINE_CHARS = 4_000
 #: A source's sample counts as "at that moment" within its own interval, and never less than this
 #: (collectors sample every 1 s; clocks of two tools started a moment apart differ by up to 1 s).
 MIN_REACH_S = 2.0
+#: How far around a moment the thread counts are read first (µs): wider than any sampling interval.
+NEAR_US = 3_600 * 1_000_000
 #: ps(1) process state codes (procps-ng "PROCESS STATE CODES", plus K and P of some kernels): the
 #: names of the ``threads.state:<code>`` series written by analyzer/series.py.
 PS_STATE_CODES = ("D", "R", "S", "I", "T", "t", "W", "X", "Z", "K", "P")
@@ -83,13 +86,19 @@ def moment(*, case: Case, at: datetime) -> dict[str, object]:
 
 
 def _records(frame: pd.DataFrame, columns: tuple[str, ...]) -> list[dict[str, object]]:
-    """Rows of ``frame`` as JSON-ready dicts (missing columns and values -> None)."""
-    out = pd.DataFrame({c: frame[c] if c in frame else None for c in columns}, index=frame.index)
-    out = out.astype(object).where(out.notna(), None)
-    return [
-        {k: (v.item() if isinstance(v, np.generic) else v) for k, v in row.items()}
-        for row in out.to_dict("records")
-    ]
+    """Rows of ``frame`` as JSON-ready dicts (missing columns and values -> None). Built column by
+    column: a 1,000-session snapshot takes milliseconds, where ``to_dict("records")`` took a tenth
+    of a second."""
+    n = len(frame)
+    values = []
+    for c in columns:
+        if c not in frame:
+            values.append([None] * n)
+            continue
+        col = frame[c]
+        out = col.astype(object).where(col.notna(), None).tolist()
+        values.append([v.item() if isinstance(v, np.generic) else v for v in out])
+    return [dict(zip(columns, row, strict=True)) for row in zip(*values, strict=True)] if n else []
 
 
 def _snapshot(
@@ -175,7 +184,12 @@ def threads_at(*, case: Case, at: datetime) -> dict[str, object] | None:
     sleeping (states of ``THREAD_STATES_KEPT``: R, D, Z, T ...), D first, then R, then by %CPU; at
     most ``MAX_THREADS``. None when the case has no thread listing."""
     names = [f"threads.state:{code}" for code in PS_STATE_CODES]
-    series = series_arrays(case=case, names=names)
+    # Only the samples near the moment (the levels of detail read just that range), the whole series
+    # if a capture has none there.
+    want_us = int(at.timestamp() * 1e6)
+    series = levels.read_range(case.pk, names, want_us - NEAR_US, want_us + NEAR_US, 10**9)
+    if not series:
+        series = series_arrays(case=case, names=names)
     every = np.unique(np.concatenate([ts for ts, _ in series.values()])) if series else []
     if not len(every):
         return None
@@ -271,40 +285,43 @@ def raw_at(*, case: Case, at: datetime) -> dict[str, object] | None:
 def _member_lines(case: Case, member: str, first: int, last: int) -> tuple[list[str], str | None]:
     """Lines ``first..last`` (1-based, inclusive) of ``member`` as its parser numbered them, read from
     the case's raw chunks. Returns the lines and an error message (or None)."""
+    found, error = _lines_of_members(case, {member: (first, last)})
+    return found.get(member, []), error
+
+
+def _lines_of_members(
+    case: Case, wanted: dict[str, tuple[int, int]]
+) -> tuple[dict[str, list[str]], str | None]:
+    """Lines ``first..last`` of each wanted member, from its raw chunks read in one query. Returns
+    the lines found per member and an error message (or None) naming a member without stored text."""
+    match = Q(pk__in=[])
+    for member, (first, last) in wanted.items():
+        match |= Q(member=member, line_start__lte=last, line_end__gte=first)
     chunks = (
-        RawChunk.objects.filter(
-            case=case, generation=case.generation, member=member, line_start__lte=last, line_end__gte=first
-        )
-        .order_by("line_start")
-        .values_list("line_start", "text_zstd")
+        RawChunk.objects.filter(match, case=case, generation=case.generation)
+        .order_by("member", "line_start")
+        .values_list("member", "line_start", "text_zstd")
     )
-    lines: list[str] = []
-    for start, data in chunks:
-        text = text_of(bytes(data))
-        got = text.split("\n")
-        if text.endswith("\n"):
-            got.pop()
-        lines.extend(got[max(first - start, 0) : last - start + 1])
-    if not lines:
-        return lines, (
-            f"The raw text of {member} is not stored with this case (ingested by an older version of "
-            "Casebook): re-analyze the case to read it."
-        )
-    return lines, None
+    found: dict[str, list[str]] = {}
+    for member, start, data in chunks:
+        first, last = wanted[member]
+        skip = max(first - start, 0)
+        found.setdefault(member, []).extend(lines_in(bytes(data), skip, last - start + 1 - skip))
+    missing = [m for m in wanted if not found.get(m)]
+    error = (
+        f"The raw text of {missing[0]} is not stored with this case (ingested by an older version of "
+        "Casebook): re-analyze the case to read it."
+        if missing
+        else None
+    )
+    return found, error
 
 
 def _read_lines(case: Case, wanted: dict[str, tuple[int, int]]) -> tuple[dict[str, list[str]], str | None]:
-    """Lines ``first..last`` of each wanted member (see ``_member_lines``), cut to
+    """Lines ``first..last`` of each wanted member (see ``_lines_of_members``), cut to
     ``MAX_RAW_LINE_CHARS``. Returns the lines found and the first error message (or None)."""
-    found: dict[str, list[str]] = {}
-    errors: list[str] = []
-    for member, (first, last) in wanted.items():
-        lines, error = _member_lines(case, member, first, last)
-        if error:
-            errors.append(error)
-        else:
-            found[member] = [_cut(line) for line in lines]
-    return found, (errors[0] if errors else None)
+    found, error = _lines_of_members(case, wanted)
+    return {m: [_cut(line) for line in lines] for m, lines in found.items() if lines}, error
 
 
 def _cut(line: str) -> str:

@@ -119,6 +119,71 @@ def findings_for_case(*, case: Case) -> list[dict[str, object]]:
     ]
 
 
+#: Longest root-cause sentence of the verdict (the finding's summary is cut at its first sentence).
+MAX_VERDICT_SENTENCE = 320
+
+
+def _first_sentence(text: str) -> str:
+    """The first sentence of ``text`` (up to ". " followed by a capital), cut at MAX_VERDICT_SENTENCE."""
+    for i, ch in enumerate(text):
+        if ch == "." and text[i + 1 : i + 2] == " " and text[i + 2 : i + 3].isupper():
+            text = text[: i + 1]
+            break
+    return text if len(text) <= MAX_VERDICT_SENTENCE else text[: MAX_VERDICT_SENTENCE - 1] + "…"
+
+
+def verdict(
+    *, findings: list[dict[str, object]], not_evaluated: list[dict[str, object]], rules_run: int
+) -> dict[str, object]:
+    """What the case page says first: the root cause in one sentence, what it explains, when, how
+    sure, and the first thing to check (issue 12).
+
+    ``findings`` as ``findings_for_case`` gives them (most severe first); ``not_evaluated`` rule results
+    (``key``, ``reason`` such as "needs ps_threads and vmstat", ``outcome``); ``rules_run`` the number
+    of rules the analysis ran (``Case.rule_versions``). The root is the finding the others name first in
+    their ``related`` (analyzer/grouping.py), the one explaining most on a tie, else the most severe.
+    Returns ``{"root", "explains", "others", "when": [start, end] ISO, "sentence", "confidence",
+    "check", "evaluated", "not_evaluated", "missing"}``; ``root`` is None when nothing was found.
+    """
+    by_key = {f["key"]: f for f in findings}
+    explained: dict[str, list[dict[str, object]]] = {}
+    for f in findings:
+        related = f.get("related") or []
+        if related and related[0] in by_key and related[0] != f["key"]:
+            root_of = by_key[related[0]]
+            if f["key"] in (root_of.get("related") or []):
+                explained.setdefault(root_of["key"], []).append(f)
+    order = {f["key"]: i for i, f in enumerate(findings)}
+    roots = sorted(explained, key=lambda k: (-len(explained[k]), order[k]))
+    root = by_key[roots[0]] if roots else (findings[0] if findings else None)
+    explains = explained.get(root["key"], []) if root else []
+    covered = {root["key"], *(f["key"] for f in explains)} if root else set()
+    windows = [w for w in (root or {}).get("windows") or [] if len(w) == 2]
+    failed = [n for n in not_evaluated if n.get("outcome") == "failed"]
+    missing = sorted(
+        {
+            part.strip()
+            for n in not_evaluated
+            if n.get("outcome") != "failed" and str(n.get("reason", "")).startswith("needs ")
+            for part in str(n["reason"])[6:].replace(" and ", ",").split(",")
+            if part.strip()
+        }
+    )
+    return {
+        "root": root,
+        "explains": explains,
+        "others": [f for f in findings if f["key"] not in covered],
+        "when": [windows[0][0], windows[-1][1]] if windows else None,
+        "sentence": _first_sentence(str(root["summary"])) if root else "",
+        "confidence": root.get("confidence", "") if root else "",
+        "check": root.get("disproof", "") if root else "",
+        "evaluated": max(0, rules_run - len(not_evaluated)),
+        "not_evaluated": len(not_evaluated) - len(failed),
+        "failed": len(failed),
+        "missing": missing,
+    }
+
+
 def case_report(*, case: Case) -> dict[str, object]:
     """The case as one JSON document (``analyze --json`` and ``GET /api/cases/<id>/``); times ISO 8601 UTC."""
     from django.conf import settings
@@ -187,6 +252,10 @@ def _upload(case: Case) -> dict[str, object] | None:
 
 def case_detail_context(*, case: Case) -> dict[str, object]:
     """The plain context of the case page."""
+    findings = findings_for_case(case=case)
+    not_evaluated = [
+        {"key": r.key, "reason": r.detail, "outcome": r.outcome} for r in case.rule_results.all()
+    ]
     return {
         "case": {
             "id": case.pk,
@@ -215,10 +284,11 @@ def case_detail_context(*, case: Case) -> dict[str, object]:
         ],
         "not_used": [{"member": n.member, "reason": n.reason} for n in case.not_used.all()],
         "warnings": list(case.warnings),
-        "findings": findings_for_case(case=case),
-        "not_evaluated": [
-            {"key": r.key, "reason": r.detail, "outcome": r.outcome} for r in case.rule_results.all()
-        ],
+        "findings": findings,
+        "not_evaluated": not_evaluated,
+        "verdict": verdict(
+            findings=findings, not_evaluated=not_evaluated, rules_run=len(case.rule_versions or {})
+        ),
     }
 
 

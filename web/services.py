@@ -33,7 +33,7 @@ from django.utils import timezone
 from django.utils.text import get_valid_filename
 
 from analyzer import engine
-from analyzer.series import aggregate_series, query_fingerprints, search_terms
+from analyzer.series import aggregate_series, irq_cpu_rates, query_fingerprints, search_terms
 from analyzer.timeline import SAMPLE_LINES, Timeline
 from parsers.archive import BundleError, Limits
 from parsers.base import release_memory
@@ -60,6 +60,7 @@ from web.models import (
     RuleResult,
     SampleIndex,
     Series,
+    SeriesLevel,
     Source,
     Upload,
 )
@@ -360,7 +361,7 @@ def _replace_derived(
 ) -> None:
     """Replace every row derived from the bundle (inside the caller's transaction): the detail rows
     (raw chunks) of ``generation`` become current, those of other generations go."""
-    for model in (Source, NotUsedMember, Series, SampleIndex, Finding, RuleResult):
+    for model in (Source, NotUsedMember, Series, SeriesLevel, SampleIndex, Finding, RuleResult):
         model.objects.filter(case=case).delete()
     RawChunk.objects.filter(case=case).exclude(generation=generation).delete()
     Source.objects.bulk_create(
@@ -443,7 +444,11 @@ def _replace_derived(
     case.rule_versions = outcome.versions
     case.generation = generation
     case.ingested_at = timezone.now()
-    case.charts_overview = charts.timeline_charts(case=case)
+    case.charts_overview = charts.timeline_charts(
+        case=case,
+        max_points=charts.OVERVIEW_POINTS,
+        extra=[c for c in [charts.irq_cpu_chart(irq_cpu_rates(timeline))] if c],
+    )
     case.search_terms = "\n".join(search_terms(timeline))
     case.query_fingerprints = query_fingerprints(timeline)
     case.progress = 100

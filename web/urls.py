@@ -16,6 +16,12 @@ urlpatterns = [
     path("cases/<int:case_id>/status.json", views.case_status, name="case-status"),
     path("cases/<int:case_id>/timeline.json", views.case_timeline, name="case-timeline"),
     path("cases/<int:case_id>/moment.json", views.case_moment, name="case-moment"),
+    path(
+        "cases/<int:case_id>/findings.<str:fmt>",
+        views.case_findings_export,
+        name="case-findings-export",
+    ),
+    path("cases/<int:case_id>/series.csv", views.case_series_csv, name="case-series-csv"),
     path("cases/<int:case_id>/reanalyze/", views.case_reanalyze, name="case-reanalyze"),
     path("cases/<int:case_id>/bundle/", views.case_upload, name="case-upload"),
     path("collect.sh", views.collector, name="collector"),

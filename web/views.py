@@ -10,15 +10,23 @@ from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import ValidationError
 from django.db.models import TextField
+from django.db.models.fields.json import KeyTextTransform
 from django.db.models.functions import Cast
-from django.http import FileResponse, Http404, HttpRequest, HttpResponse, JsonResponse
+from django.http import (
+    FileResponse,
+    Http404,
+    HttpRequest,
+    HttpResponse,
+    JsonResponse,
+    StreamingHttpResponse,
+)
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 
-from web import charts, moments, selectors, services
+from web import charts, exports, moments, selectors, services
 from web.forms import CaseUploadForm
-from web.models import Case
+from web.models import Case, CaseStatus
 
 COLLECTOR = Path(settings.BASE_DIR) / "scripts" / "collect.sh"
 
@@ -94,6 +102,9 @@ def case_detail(request: HttpRequest, case_id: int) -> HttpResponse:
         "moment": reverse("case-moment", args=[case.pk]),
         "reanalyze": reverse("case-reanalyze", args=[case.pk]),
         "upload_download": reverse("case-upload", args=[case.pk]),
+        "findings_json": reverse("case-findings-export", args=[case.pk, "json"]),
+        "findings_csv": reverse("case-findings-export", args=[case.pk, "csv"]),
+        "series_csv": reverse("case-series-csv", args=[case.pk]),
     }
     return render(request, "cases/detail.html", context)
 
@@ -106,23 +117,65 @@ def case_status(request: HttpRequest, case_id: int) -> JsonResponse:
 
 @require_GET
 def case_timeline(request: HttpRequest, case_id: int) -> HttpResponse:
-    """Chart specs; ``?start=&end=`` (epoch ms) re-reads a zoomed range in detail."""
+    """The timeline JSON (web/charts.py): the whole capture's overview, or with ``?start=&end=``
+    (epoch ms) a range re-read in detail, optionally only ``?charts=id,id`` (the sections open)."""
     case = _get_case_for_user(request, case_id)
     try:
         start, end = (_ms_param(request, name) for name in ("start", "end"))
     except ValueError:
         return JsonResponse({"message": "start and end are epoch milliseconds", "extra": {}}, status=400)
-    if start is None and end is None:
+    ids = [c for c in request.GET.get("charts", "").split(",") if c][:50] or None
+    if start is None and end is None and ids is None:
         # The whole capture's charts, built at ingest: sent as PostgreSQL keeps the text, without
-        # decoding and encoding megabytes of JSON on every visit.
-        overview = (
+        # decoding and encoding the JSON on every visit. An overview of an older shape is rebuilt once.
+        row = (
             Case.objects.filter(pk=case.pk)
-            .values_list(Cast("charts_overview", output_field=TextField()), flat=True)
+            .annotate(version=KeyTextTransform("version", "charts_overview"))
+            .values_list(Cast("charts_overview", output_field=TextField()), "version")
             .first()
         )
-        if overview is not None:
-            return HttpResponse(overview, content_type="application/json")
-    return JsonResponse(charts.timeline_charts(case=case, start=start, end=end))
+        if row and row[0] is not None and row[1] == str(charts.VERSION):
+            return HttpResponse(row[0], content_type="application/json")
+        overview = charts.timeline_charts(case=case, max_points=charts.OVERVIEW_POINTS)
+        if case.status == CaseStatus.READY:
+            Case.objects.filter(pk=case.pk, generation=case.generation).update(charts_overview=overview)
+        return JsonResponse(overview)
+    return JsonResponse(charts.timeline_charts(case=case, start=start, end=end, chart_ids=ids))
+
+
+@require_GET
+def case_findings_export(request: HttpRequest, case_id: int, fmt: str) -> HttpResponse:
+    """The findings of the case as a download: ``json`` (the report's findings and rules not
+    evaluated) or ``csv`` (one row per finding; windows and evidence flattened)."""
+    case = _get_case_for_user(request, case_id)
+    if fmt not in ("json", "csv"):
+        raise Http404
+    name = f"case-{case.pk}-findings.{fmt}"
+    if fmt == "json":
+        body = exports.findings_json(case=case)
+        response = HttpResponse(body, content_type="application/json")
+    else:
+        response = HttpResponse(exports.findings_csv(case=case), content_type="text/csv; charset=utf-8")
+    response["Content-Disposition"] = f'attachment; filename="{name}"'
+    return response
+
+
+@require_GET
+def case_series_csv(request: HttpRequest, case_id: int) -> HttpResponse:
+    """Every stored series of the charts asked (``?charts=id,id``, default all) between ``?start=``
+    and ``?end=`` (epoch ms, default the whole capture) as CSV, one row per instant and series."""
+    case = _get_case_for_user(request, case_id)
+    try:
+        start, end = (_ms_param(request, name) for name in ("start", "end"))
+    except ValueError:
+        return JsonResponse({"message": "start and end are epoch milliseconds", "extra": {}}, status=400)
+    ids = [c for c in request.GET.get("charts", "").split(",") if c][:50] or None
+    response = StreamingHttpResponse(
+        exports.series_csv_lines(case=case, start=start, end=end, chart_ids=ids),
+        content_type="text/csv; charset=utf-8",
+    )
+    response["Content-Disposition"] = f'attachment; filename="case-{case.pk}-series.csv"'
+    return response
 
 
 @require_GET

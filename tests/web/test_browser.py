@@ -64,13 +64,14 @@ def test_an_engineer_uploads_a_bundle_and_sees_findings_and_charts(
     page.wait_for_url(f"{live_server.url}/cases/*/", timeout=120_000)
 
     page.wait_for_selector("#findings .finding", timeout=30_000)
-    titles = page.locator("#findings .finding h3").all_inner_texts()
+    titles = page.locator("#findings .finding .finding__title").all_inner_texts()
     assert titles, "no finding shown"
     assert page.locator("#sources-table").inner_text().count("processlist") >= 1
     # Chart.js drew the charts: each canvas has a Chart instance with data points.
     page.wait_for_function("() => window.Chart && Object.keys(Chart.instances).length >= 3", timeout=30_000)
     drawn = page.evaluate(
-        "() => Object.values(Chart.instances).map(c => [c.canvas.closest('figure').id, c.data.datasets.reduce((n, d) => n + d.data.length, 0)])"
+        "() => Object.values(Chart.instances).filter(c => c.canvas.closest('figure'))"
+        ".map(c => [c.canvas.closest('figure').id, c.data.datasets.reduce((n, d) => n + d.data.length, 0)])"
     )
     charts = dict(drawn)
     assert charts["chart-cpu"] > 0 and charts["chart-runqueue"] > 0 and charts["chart-processlist"] > 0

@@ -9,7 +9,7 @@ from django.core.files import File
 from django.test import Client
 
 from tests.web.conftest import PROCESSLIST_NO_TS, VMSTAT, make_tar
-from web import services
+from web import charts, services
 from web.models import Case
 
 pytestmark = pytest.mark.django_db
@@ -98,15 +98,23 @@ def test_the_timeline_gives_chart_specs_on_one_axis(engineer_client: Client, rea
     charts = {c["id"]: c for c in body["charts"]}
     assert [s["label"] for s in charts["cpu"]["series"]] == ["us", "sy", "wa", "st", "id"]
     assert charts["cpu"]["stacked"] is True
-    first_point = charts["runqueue"]["series"][0]["data"][0]
-    assert first_point == [1776790302000.0, 1.0]  # 16:51:42 UTC (since-boot line at :41 left out), r = 1
+    runqueue = charts["runqueue"]
+    # 16:51:42 UTC (since-boot line at :41 left out), r = 1; every series of a chart on its times
+    assert (runqueue["t"][0], runqueue["series"][0]["v"][0]) == (1776790302000, 1)
+    assert all(len(s["v"]) == len(runqueue["t"]) for s in runqueue["series"])
+    assert charts["cpu"]["section"] == "cpu" and body["version"] == 2
+    assert [s["id"] for s in body["sections"]][:3] == ["cpu", "memory", "disk"]
 
 
 def test_the_timeline_rereads_a_zoomed_range(engineer_client: Client, ready_case: Case) -> None:
     url = f"/cases/{ready_case.pk}/timeline.json"
     zoomed = engineer_client.get(url, {"start": 1776790303000, "end": 1776790303000}).json()
     runqueue = next(c for c in zoomed["charts"] if c["id"] == "runqueue")
-    assert runqueue["series"][0]["data"] == [[1776790303000.0, 1.0]]  # only 16:51:43
+    assert (runqueue["t"], runqueue["series"][0]["v"]) == ([1776790303000], [1])  # only 16:51:43
+    only = engineer_client.get(
+        url, {"start": 1776790303000, "end": 1776790309000, "charts": "runqueue"}
+    ).json()
+    assert [c["id"] for c in only["charts"]] == ["runqueue"]
     assert engineer_client.get(url, {"start": "yesterday"}).status_code == 400
 
 
@@ -182,9 +190,17 @@ def test_a_long_series_is_downsampled_and_keeps_its_peak(engineer_client: Client
     case = _ingest_tar(tmp_path, {"2026_04_21_16_51_41-vmstat": "".join(text).encode()})
     assert case.status == "ready", list(case.not_used.values_list("reason", flat=True))
     runqueue = next(c for c in case.charts_overview["charts"] if c["id"] == "runqueue")
-    points = runqueue["series"][0]["data"]
-    assert len(points) <= 2000 and max(v for _, v in points) == 97
-    assert points[0][0] == 1776790302000.0 and points[-1][0] == 1776790302000.0 + 10_799_000
+    assert len(runqueue["t"]) <= charts.OVERVIEW_POINTS and max(runqueue["series"][0]["v"]) == 97
+    assert runqueue["t"][0] == 1776790302000 and runqueue["t"][-1] == 1776790302000 + 10_799_000
+    # Zoomed on 10 minutes around the spike: read again at full detail, every second.
+    url = f"/cases/{case.pk}/timeline.json"
+    lo, hi = 1776790302000 + 6_700_000, 1776790302000 + 7_300_000
+    zoomed = next(
+        c
+        for c in engineer_client.get(url, {"start": lo, "end": hi}).json()["charts"]
+        if c["id"] == "runqueue"
+    )
+    assert zoomed["t"] == list(range(lo, hi + 1, 1000)) and max(zoomed["series"][0]["v"]) == 97
 
 
 def test_the_sources_table_says_what_each_capture_became(engineer_client: Client, tmp_path: Path) -> None:

@@ -1,10 +1,55 @@
-// Time formatting in the *server's* local time.
+// Time formatting in the *server's* local time, in UTC or in the viewer's zone (setZone).
 //
 // The server sends instants as epoch milliseconds (timeline JSON) or ISO 8601 strings (page
 // context) plus the captured host's UTC offset in seconds (`utc_offset_s`, east of UTC positive,
 // null when unknown). Everything is formatted by shifting the instant by that offset and reading
 // the UTC fields, so the viewer's own time zone never leaks into the page. With an unknown offset
 // the times are shown in UTC and labelled so.
+
+// The zone the page shows capture times in: "server" (the captured host's offset, the default),
+// "utc", or "viewer" (the browser's own zone, daylight saving included). See setZone/zoneOffset.
+const zone = { mode: "server", serverOffsetS: null };
+const ZONE_MODES = new Set(["server", "utc", "viewer"]);
+
+/** Choose the zone of capture times: mode "server" | "utc" | "viewer"; serverOffsetS as sent. */
+export function setZone(mode, serverOffsetS) {
+  zone.mode = ZONE_MODES.has(mode) ? mode : "server";
+  zone.serverOffsetS = typeof serverOffsetS === "number" && Number.isFinite(serverOffsetS) ? serverOffsetS : null;
+}
+
+/** The zone mode in force ("server", "utc" or "viewer"). */
+export function zoneMode() {
+  return zone.mode;
+}
+
+/** Offset in seconds east of UTC of the chosen zone at instant `ms` (null: the server's is unknown). */
+export function zoneOffset(ms) {
+  if (zone.mode === "utc") {
+    return 0;
+  }
+  if (zone.mode === "viewer") {
+    return -new Date(Number.isFinite(ms) ? ms : Date.now()).getTimezoneOffset() * 60;
+  }
+  return zone.serverOffsetS;
+}
+
+/** Sentence naming the zone chosen, e.g. "server local time (UTC+02:00)", "UTC", "your time (Europe/Paris, UTC+01:00)". */
+export function chosenZoneLabel() {
+  if (zone.mode === "utc") {
+    return "UTC";
+  }
+  if (zone.mode === "viewer") {
+    let name = "";
+    try {
+      name = Intl.DateTimeFormat().resolvedOptions().timeZone || "";
+    } catch {
+      name = "";
+    }
+    const off = formatOffset(zoneOffset(Date.now()));
+    return name ? `your time (${name}, ${off})` : `your time (${off})`;
+  }
+  return zoneLabel(zone.serverOffsetS);
+}
 
 const pad = (n, width = 2) => String(Math.trunc(Math.abs(n))).padStart(width, "0");
 
@@ -139,12 +184,12 @@ export function formatRange(startMs, endMs, offsetS) {
  * in the `datetime` attribute and becomes the title (hover) in UTC.
  */
 export function formatTimes(root, offsetS) {
+  const at = (ms) => (typeof offsetS === "function" ? offsetS(ms) : offsetS);
   for (const el of root.querySelectorAll("[data-range-start][data-range-end][data-zone]")) {
     const start = parseIso(el.dataset.rangeStart);
     const end = parseIso(el.dataset.rangeEnd);
     if (Number.isFinite(start) && Number.isFinite(end)) {
-      const zoneOffset = el.dataset.zone === "utc" ? 0 : offsetS;
-      el.textContent = formatRange(start, end, zoneOffset);
+      el.textContent = formatRange(start, end, el.dataset.zone === "utc" ? 0 : at(start));
       const duration = formatDuration(end - start);
       if (duration && el.dataset.duration !== undefined) {
         el.textContent += ` (${duration})`;
@@ -164,7 +209,7 @@ export function formatTimes(root, offsetS) {
     } else if (zone === "utc") {
       el.textContent = formatEpochMs(ms, 0, style);
     } else {
-      el.textContent = formatEpochMs(ms, offsetS, style);
+      el.textContent = formatEpochMs(ms, at(ms), style);
     }
     el.title = `${formatEpochMs(ms, 0, "datetime")} UTC`;
   }

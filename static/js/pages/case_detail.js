@@ -1,17 +1,29 @@
 // Case page (templates/cases/detail.html).
 //
 // Config from data-* on #case-page: data-status-url, data-timeline-url, data-moment-url,
-// data-status (the status when the page was rendered). Data from json_script #case-data (the
-// `case` context dict, for utc_offset_s). Formats every <time data-zone> in the server's local
-// time, polls the status while the case is not final and reloads when it is, renders the timeline
-// charts, and fills the Moment panel when a chart is clicked (GET moment.json?t=<epoch ms>).
+// data-series-csv-url, data-status (the status when the page was rendered). Data from json_script
+// #case-data (the `case` context dict, for utc_offset_s). Formats every time in the zone chosen
+// (server local time, UTC or the viewer's, remembered in localStorage), polls the status while the
+// case is not final and reloads when it is, draws the timeline (sections, overview strip, heatmaps,
+// detail re-read on zoom), links the findings to it ("Show on charts", sparklines), and fills the
+// Moment panel when a chart is clicked (GET moment.json?t=<epoch ms>).
 //
 // Everything shown in the Moment panel comes from the upload (SQL text, host and user names, raw
 // lines): it is put on the page with textContent only.
 
 import { fetchJSON } from "../lib/http.js";
-import { formatDuration, formatEpochMs, formatTimes, zoneLabel, parseIso } from "../lib/timefmt.js";
-import { buildCharts } from "../lib/charts.js";
+import {
+  chosenZoneLabel,
+  formatDuration,
+  formatEpochMs,
+  formatRange,
+  formatTimes,
+  parseIso,
+  setZone,
+  zoneMode,
+  zoneOffset,
+} from "../lib/timefmt.js";
+import { buildTimeline, drawSparkline } from "../lib/charts.js";
 
 const FINAL_STATUSES = new Set(["ready", "failed"]);
 const STATUS_POLL_MS = 2000;
@@ -31,11 +43,47 @@ function showMessage(el, text, kind = "info") {
   el.hidden = false;
 }
 
-function setupTimes(offsetS) {
-  formatTimes(document, offsetS);
-  for (const el of document.querySelectorAll("[data-zone-label]")) {
-    el.textContent = zoneLabel(offsetS);
+// localStorage key of the zone chosen (server, utc, viewer): the choice holds across cases.
+const ZONE_KEY = "casebook.zone";
+// Everything that must be redrawn when the zone changes (the timeline's charts).
+const zoneListeners = [];
+
+function storedZone() {
+  try {
+    return window.localStorage.getItem(ZONE_KEY) || "server";
+  } catch {
+    return "server"; // storage disabled
   }
+}
+
+function renderTimes() {
+  formatTimes(document, zoneOffset);
+  for (const el of document.querySelectorAll("[data-zone-label]")) {
+    el.textContent = chosenZoneLabel();
+  }
+}
+
+function setupTimes(offsetS) {
+  setZone(storedZone(), offsetS);
+  renderTimes();
+  const select = document.getElementById("zone-select");
+  if (!select) {
+    return;
+  }
+  select.value = zoneMode();
+  select.closest(".zone-switch").hidden = false;
+  select.addEventListener("change", () => {
+    setZone(select.value, offsetS);
+    try {
+      window.localStorage.setItem(ZONE_KEY, zoneMode());
+    } catch {
+      // storage disabled: the choice holds for this page only
+    }
+    renderTimes();
+    for (const listener of zoneListeners) {
+      listener();
+    }
+  });
 }
 
 // The processing panel (#case-processing): progress, what the worker does, when it last reported,
@@ -184,7 +232,7 @@ function part(id) {
   return { root, pick };
 }
 
-function renderProcesslist(pl, atMs, offsetS) {
+function renderProcesslist(pl, atMs) {
   const { pick } = part("moment-processlist");
   const tbody = pick("content").querySelector("tbody");
   tbody.replaceChildren();
@@ -196,7 +244,7 @@ function renderProcesslist(pl, atMs, offsetS) {
     return;
   }
   pick("meta").textContent =
-    `snapshot at ${formatEpochMs(pl.ts, offsetS, "time-ms")} (${relative(pl.ts, atMs)}): ` +
+    `snapshot at ${formatEpochMs(pl.ts, zoneOffset(pl.ts), "time-ms")} (${relative(pl.ts, atMs)}): ` +
     `${plural(pl.sessions, "session")}, ${pl.active.toLocaleString("en-US")} active`;
   for (const r of pl.rows) {
     const tr = el("tr", r.active ? "is-active" : "");
@@ -222,7 +270,7 @@ function renderProcesslist(pl, atMs, offsetS) {
   }
 }
 
-function renderThreads(th, atMs, offsetS) {
+function renderThreads(th, atMs) {
   const { pick } = part("moment-threads");
   const tbody = pick("table").querySelector("tbody");
   tbody.replaceChildren();
@@ -235,7 +283,7 @@ function renderThreads(th, atMs, offsetS) {
     return;
   }
   pick("meta").textContent =
-    `ps snapshot at ${formatEpochMs(th.ts, offsetS, "time-ms")} (${relative(th.ts, atMs)}): ` +
+    `ps snapshot at ${formatEpochMs(th.ts, zoneOffset(th.ts), "time-ms")} (${relative(th.ts, atMs)}): ` +
     plural(th.total, "thread");
   for (const [state, n] of Object.entries(th.counts)) {
     const li = el("li", `state-count state-count--${state === "D" || state === "R" ? state : "other"}`);
@@ -271,7 +319,7 @@ function lineRange(start, end) {
   return end > start ? `lines ${start}–${end}` : `line ${start}`;
 }
 
-function renderRaw(raw, atMs, offsetS) {
+function renderRaw(raw, atMs) {
   const { pick } = part("moment-raw");
   const list = pick("content");
   list.replaceChildren();
@@ -295,7 +343,7 @@ function renderRaw(raw, atMs, offsetS) {
       el("span", "mono raw-source__member", src.member),
       el("span", "badge badge--clock", src.format),
       el("span", "muted", lineRange(src.line_start, src.line_end)),
-      el("span", "muted", `${formatEpochMs(src.ts, offsetS, "time-ms")} (${relative(src.ts, atMs)})`),
+      el("span", "muted", `${formatEpochMs(src.ts, zoneOffset(src.ts), "time-ms")} (${relative(src.ts, atMs)})`),
     );
     details.append(summary);
     const pre = el("pre", "raw-lines");
@@ -322,7 +370,7 @@ function renderRaw(raw, atMs, offsetS) {
  * The Moment panel: `load(ms)` fetches moment.json?t=ms and renders it; a newer click cancels an
  * older request. Returns {load}.
  */
-function momentPanel(url, offsetS, onClose) {
+function momentPanel(url, onClose) {
   const panel = document.getElementById("moment");
   const body = document.getElementById("moment-body");
   const status = document.getElementById("moment-status");
@@ -377,8 +425,8 @@ function momentPanel(url, offsetS, onClose) {
     controller = new AbortController();
     const mine = controller;
     panel.hidden = false;
-    time.textContent = formatEpochMs(ms, offsetS, "full");
-    showMessage(status, `Loading the snapshots at ${formatEpochMs(ms, offsetS, "time")}…`);
+    time.textContent = formatEpochMs(ms, zoneOffset(ms), "full");
+    showMessage(status, `Loading the snapshots at ${formatEpochMs(ms, zoneOffset(ms), "time")}…`);
     body.classList.add("is-stale");
     let data;
     try {
@@ -396,9 +444,9 @@ function momentPanel(url, offsetS, onClose) {
     }
     status.hidden = true;
     body.classList.remove("is-stale");
-    renderProcesslist(data.processlist, data.at, offsetS);
-    renderThreads(data.threads, data.at, offsetS);
-    renderRaw(data.raw, data.at, offsetS);
+    renderProcesslist(data.processlist, data.at);
+    renderThreads(data.threads, data.at);
+    renderRaw(data.raw, data.at);
     body.hidden = false;
     offerJump();
   }
@@ -433,6 +481,48 @@ function linkEvidenceToMoments(open) {
   });
 }
 
+// A link to a finding (verdict, related keys) opens it.
+function linkFindings() {
+  document.addEventListener("click", (event) => {
+    const link = event.target.closest("a[data-finding-link]");
+    if (!link) {
+      return;
+    }
+    const target = document.getElementById(link.getAttribute("href").slice(1));
+    if (target && target.tagName === "DETAILS") {
+      target.open = true;
+    }
+  });
+  if (window.location.hash.startsWith("#finding-")) {
+    const target = document.getElementById(window.location.hash.slice(1));
+    if (target && target.tagName === "DETAILS") {
+      target.open = true;
+    }
+  }
+}
+
+// The findings open for printing (the PDF is the verdict, the findings with their evidence, and
+// their main charts), and close again afterwards as they were.
+function setupPrint() {
+  let closed = [];
+  window.addEventListener("beforeprint", () => {
+    closed = [...document.querySelectorAll("details.finding:not([open])")];
+    for (const d of closed) {
+      d.open = true;
+    }
+  });
+  window.addEventListener("afterprint", () => {
+    for (const d of closed) {
+      d.open = false;
+    }
+    closed = [];
+  });
+}
+
+function rangeText(min, max) {
+  return `Showing ${formatRange(min, max, zoneOffset(min))} (${formatDuration(max - min)})`;
+}
+
 async function setupCharts(url) {
   const container = document.getElementById("charts");
   const message = document.getElementById("charts-message");
@@ -449,31 +539,27 @@ async function setupCharts(url) {
     showMessage(message, `The charts could not be loaded: ${err.message}`, "error");
     return;
   }
-  const zone = document.getElementById("charts-zone");
-  if (zone) {
-    zone.textContent = zoneLabel(timeline.utc_offset_s ?? null);
-  }
-  // Every chart set on the page (timeline, each finding's own) shows the picked moment.
-  const controllers = [];
-  const offsetS = timeline.utc_offset_s ?? null;
+  let controller = null;
   const panel = page.dataset.momentUrl
-    ? momentPanel(page.dataset.momentUrl, offsetS, () => controllers.forEach((c) => c.setPicked(null)))
+    ? momentPanel(page.dataset.momentUrl, () => controller && controller.setPicked(null))
     : null;
-  const pick = (ms) => {
-    for (const c of controllers) {
-      c.setPicked(ms);
-    }
-    if (panel) {
-      panel.load(ms);
-    }
+  const rangeLabel = document.getElementById("charts-range");
+  const csvLink = document.getElementById("export-series-csv");
+  const loadDetail = detailLoader(url, () => controller);
+  const onRangeChange = (min, max) => {
+    rangeLabel.textContent = rangeText(min, max);
+    updateCsvLink(csvLink, controller, min, max);
+    loadDetail(min, max);
   };
-  let controller;
   try {
-    controller = buildCharts(container, timeline, {
-      onRangeChange: detailLoader(url, () => controller),
-      onPick: pick,
+    controller = buildTimeline(container, document.getElementById("overview"), timeline, {
+      onRangeChange,
+      onPick: (ms) => {
+        if (panel) {
+          panel.load(ms);
+        }
+      },
     });
-    controllers.push(controller);
   } catch (err) {
     showMessage(message, `The charts could not be drawn: ${err.message}`, "error");
     return;
@@ -484,16 +570,29 @@ async function setupCharts(url) {
   }
   message.hidden = true;
   toolbar.hidden = false;
+  document.getElementById("charts-help").hidden = false;
+  rangeLabel.textContent = rangeText(...controller.extent);
+  updateCsvLink(csvLink, controller, ...controller.extent);
+  container.addEventListener("toggle", () => updateCsvLink(csvLink, controller, ...controller.range()), true);
   resetButton.addEventListener("click", () => controller.reset());
-  controllers.push(...drawFindingCharts(timeline, pick));
+  zoneListeners.push(() => {
+    controller.redraw();
+    rangeLabel.textContent = rangeText(...controller.range());
+  });
+  markMainCharts(controller);
+  drawSparklines(controller, timeline);
   if (panel) {
     linkEvidenceToMoments((ms) => {
-      pick(ms);
-      document.getElementById("moment").scrollIntoView({ behavior: "smooth", block: "start" });
+      controller.setPicked(ms);
+      panel.load(ms);
+      const moment = document.getElementById("moment");
+      moment.scrollIntoView({ behavior: "smooth", block: "start" });
+      document.getElementById("moment-title").focus({ preventScroll: true });
     });
   }
 
-  // "Show on charts" buttons of the finding windows (event delegation over the findings list).
+  // "Show on charts": zoom every chart to the window, open the sections of the finding's charts,
+  // scroll to the first of them and mark them for a moment.
   document.addEventListener("click", (event) => {
     const button = event.target.closest("button[data-window-start]");
     if (!button) {
@@ -501,9 +600,22 @@ async function setupCharts(url) {
     }
     const start = parseIso(button.dataset.windowStart);
     const end = parseIso(button.dataset.windowEnd);
-    if (Number.isFinite(start) && Number.isFinite(end)) {
-      controller.zoomTo(start, end);
-      document.getElementById("timeline").scrollIntoView({ behavior: "smooth", block: "start" });
+    if (!Number.isFinite(start) || !Number.isFinite(end)) {
+      return;
+    }
+    controller.zoomTo(start, end);
+    const finding = button.closest(".finding");
+    const ids = (finding ? finding.dataset.chartIds : "").split(" ").filter(Boolean);
+    const figures = controller.openSectionsOf(ids);
+    const target = figures[0] || document.getElementById("timeline");
+    target.scrollIntoView({ behavior: "smooth", block: "start" });
+    for (const figure of figures) {
+      figure.classList.add("is-highlighted");
+      window.setTimeout(() => figure.classList.remove("is-highlighted"), 2500);
+    }
+    const canvas = target.querySelector("canvas");
+    if (canvas) {
+      canvas.focus({ preventScroll: true });
     }
   });
   for (const button of document.querySelectorAll("button[data-window-start]")) {
@@ -511,9 +623,47 @@ async function setupCharts(url) {
   }
 }
 
+// The series CSV link follows the visible range and the open sections.
+function updateCsvLink(link, controller, min, max) {
+  if (!link || !controller) {
+    return;
+  }
+  const base = page.dataset.seriesCsvUrl;
+  const ids = controller.openChartIds().join(",");
+  link.href = `${base}?start=${Math.floor(min)}&end=${Math.ceil(max)}&charts=${encodeURIComponent(ids)}`;
+}
+
+// The charts a finding points at are its "main" charts: the ones printed.
+function markMainCharts(controller) {
+  for (const finding of document.querySelectorAll(".finding[data-chart-ids]")) {
+    for (const id of finding.dataset.chartIds.split(" ").filter(Boolean)) {
+      const figure = controller.figure(id);
+      if (figure) {
+        figure.classList.add("is-main");
+      }
+    }
+  }
+}
+
+function drawSparklines(controller, timeline) {
+  for (const canvas of document.querySelectorAll("canvas.sparkline[data-chart-id]")) {
+    const finding = canvas.closest(".finding");
+    const key = finding ? finding.dataset.findingKey : "";
+    const spec = controller.spec(canvas.dataset.chartId);
+    if (!spec) {
+      canvas.hidden = true;
+      continue;
+    }
+    const windows = (timeline.windows || []).filter((w) => w.key === key);
+    drawSparkline(canvas, spec, windows, controller.extent);
+    canvas.setAttribute("aria-label", `Trend of "${spec.title}" over the whole capture, this finding's windows shaded`);
+  }
+}
+
 // Re-read a zoomed range in detail (the first answer is downsampled over the whole capture), a
-// moment after the last zoom or pan; an answer that arrives after a newer request is dropped.
-const DETAIL_DELAY_MS = 400;
+// moment after the last zoom or pan, for the charts of the open sections; an answer that arrives
+// after a newer request is dropped. Back at the whole capture, the first answer is shown again.
+const DETAIL_DELAY_MS = 350;
 function detailLoader(url, getController) {
   let timer = null;
   let sequence = 0;
@@ -525,9 +675,13 @@ function detailLoader(url, getController) {
         return;
       }
       const [first, last] = controller.extent;
-      const whole = max - min >= 0.95 * (last - first);
-      const target = whole ? url : `${url}?start=${Math.floor(min)}&end=${Math.ceil(max)}`;
       const mine = ++sequence;
+      if (max - min >= 0.95 * (last - first)) {
+        controller.restore();
+        return;
+      }
+      const ids = controller.openChartIds().join(",");
+      const target = `${url}?start=${Math.floor(min)}&end=${Math.ceil(max)}&charts=${encodeURIComponent(ids)}`;
       try {
         const detail = await fetchJSON(target);
         if (mine === sequence) {
@@ -541,30 +695,6 @@ function detailLoader(url, getController) {
   };
 }
 
-// Each finding card shows the charts its evidence points at, shaded with its own windows only.
-// Returns their controllers; a click on one of them picks a moment like the timeline's (onPick).
-function drawFindingCharts(timeline, onPick) {
-  const controllers = [];
-  for (const holder of document.querySelectorAll(".finding__charts[data-chart-ids]")) {
-    const ids = holder.dataset.chartIds.split(" ").filter(Boolean);
-    const key = holder.dataset.findingKey;
-    const own = {
-      utc_offset_s: timeline.utc_offset_s,
-      ncpu: timeline.ncpu,
-      charts: ids.map((id) => (timeline.charts || []).find((c) => c.id === id)).filter(Boolean),
-      windows: (timeline.windows || []).filter((w) => w.key === key),
-    };
-    if (own.charts.length) {
-      try {
-        controllers.push(buildCharts(holder, own, { idPrefix: `finding-${key}-chart-`, compact: true, onPick }));
-      } catch (err) {
-        holder.textContent = `The evidence charts could not be drawn: ${err.message}`;
-      }
-    }
-  }
-  return controllers;
-}
-
 function main() {
   if (!page) {
     return;
@@ -572,6 +702,8 @@ function main() {
   const caseData = readJSON("case-data") || {};
   const offsetS = typeof caseData.utc_offset_s === "number" ? caseData.utc_offset_s : null;
   setupTimes(offsetS);
+  linkFindings();
+  setupPrint();
 
   const status = page.dataset.status;
   if (page.dataset.statusUrl && !FINAL_STATUSES.has(status)) {

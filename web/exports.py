@@ -1,0 +1,94 @@
+"""Downloads of a case page (issue 12, "out of the page"): findings as JSON or CSV, series as CSV.
+
+Reads only, like selectors; kept apart because they format files rather than page context.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
+
+from web import levels
+from web.charts import CHARTS, ensure_levels, stored_names
+from web.models import Case
+from web.selectors import case_report
+
+#: Columns of the findings CSV, one row per finding.
+FINDINGS_CSV_COLUMNS = (
+    "key", "severity", "title", "summary", "windows", "confidence", "disproof", "evidence",
+    "recommendation", "caveats", "sources", "rule_version",
+)  # fmt: skip
+#: Rows of the series CSV written per chunk of the streamed answer.
+CSV_ROWS_PER_CHUNK = 5_000
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+
+
+def findings_json(*, case: Case) -> str:
+    """``{"case", "host", "window", "utc_offset_s", "findings": [...], "not_evaluated": [...]}`` as
+    the report (``analyze --json``, the API) gives them; times ISO 8601 UTC."""
+    report = case_report(case=case)
+    keep = ("case", "url", "host", "window", "utc_offset_s", "findings", "not_evaluated", "rule_versions")
+    return json.dumps({k: report[k] for k in keep}, indent=2, ensure_ascii=False)
+
+
+def findings_csv(*, case: Case) -> str:
+    """One row per finding (``FINDINGS_CSV_COLUMNS``): windows as ``start/end`` ISO pairs joined by
+    ``; ``, evidence as ``label = value unit (series, member:lines)`` joined by ``; ``."""
+    out = io.StringIO()
+    writer = csv.writer(out)
+    writer.writerow(FINDINGS_CSV_COLUMNS)
+    for f in case_report(case=case)["findings"]:
+        evidence = "; ".join(
+            f"{label} = {e.get('value')}{' ' + e['unit'] if e.get('unit') else ''}"
+            f" ({e.get('series') or ''}, {e.get('member') or ''}:{'-'.join(map(str, e.get('lines') or []))})"
+            for label, e in f["evidence"].items()
+        )
+        writer.writerow(
+            [
+                f["key"],
+                f["severity"],
+                f["title"],
+                f["summary"],
+                "; ".join(f"{a}/{b}" for a, b in f["windows"]),
+                f["confidence"],
+                f["disproof"],
+                evidence,
+                f["recommendation"],
+                "; ".join(f["caveats"]),
+                " ".join(f["sources"]),
+                f["rule_version"],
+            ]
+        )
+    return out.getvalue()
+
+
+def series_csv_lines(
+    *, case: Case, start: datetime | None, end: datetime | None, chart_ids: list[str] | None
+) -> Iterator[str]:
+    """CSV text in chunks: header ``time_utc,series,value`` then every stored sample (not downsampled)
+    of the series the charts ``chart_ids`` (all when None) draw, between ``start`` and ``end``
+    (inclusive, aware datetimes, None = open), series by name, then by time."""
+    charts = [c for c in CHARTS if chart_ids is None or c.id in chart_ids]
+    prefixes = sorted({p for c in charts for p in (c.prefix, c.also) if p})
+    exact = sorted({n for c in charts for n, _ in c.series})
+    lo = int(start.timestamp() * 1e6) if start else None
+    hi = int(end.timestamp() * 1e6) if end else None
+    yield "time_utc,series,value\n"
+    ensure_levels(case)
+    names = stored_names(case, prefixes, exact)
+    # Every sample of the range (level 0 whatever its size), read as bytes (web/levels.py).
+    arrays = levels.read_range(case.pk, names, lo, hi, 2**62) if names else {}
+    for name in sorted(arrays):
+        ts, values = arrays[name]
+        a, b = 0, len(ts)
+        for first in range(a, b, CSV_ROWS_PER_CHUNK):
+            out = io.StringIO()
+            writer = csv.writer(out, lineterminator="\n")
+            last = min(b, first + CSV_ROWS_PER_CHUNK)
+            for t_us, v in zip(ts[first:last].tolist(), values[first:last].tolist(), strict=True):
+                when = (_EPOCH + timedelta(microseconds=t_us)).isoformat().replace("+00:00", "Z")
+                writer.writerow([when, name, "" if v != v else repr(v)])
+            yield out.getvalue()
