@@ -3,6 +3,7 @@ and per-second rates of long frames of counters. Not a format."""
 
 from __future__ import annotations
 
+import io
 import re
 
 import numpy as np
@@ -21,6 +22,39 @@ from parsers.base import (
 MARKER_LINE = re.compile(r"^(?:TS|zzz) [^\n]*$", re.M)
 
 
+def marker_lines(text: str, found: list[re.Match[str]]) -> np.ndarray:
+    """0-based line index in ``text`` of each match in ``found`` (in order), counted incrementally."""
+    out = np.empty(len(found), dtype="int64")
+    line, counted = 0, 0
+    for i, m in enumerate(found):
+        line += text.count("\n", counted, m.start())
+        counted = m.start()
+        out[i] = line
+    return out
+
+
+def read_rows(
+    text: str, found: list[re.Match[str]], **read_csv: object
+) -> tuple[pd.DataFrame, np.ndarray, np.ndarray]:
+    """``text`` read by pandas' C reader (``read_csv`` options as given), its marker lines (``found``)
+    turned into comments the reader skips, so no copy of the text is cut apart: returns the frame,
+    the 0-based line index of each of its rows in ``text``, and the line index of each marker."""
+    marker_idx = marker_lines(text, found)
+    data = text.encode()
+    if found:
+        data = data.replace(b"\nTS ", b"\n#TS ").replace(b"\nzzz ", b"\n#zzz ")
+        if data.startswith((b"TS ", b"zzz ")):
+            data = b"#" + data
+    frame = pd.read_csv(
+        io.BytesIO(data), header=None, comment="#", skip_blank_lines=False, engine="c", **read_csv
+    )
+    n_lines = text.count("\n") + (0 if text.endswith("\n") else 1)
+    rows = np.delete(np.arange(n_lines, dtype="int64"), marker_idx)
+    if len(rows) != len(frame):  # a '#' inside a line: the caller reads line by line
+        raise ValueError("a '#' inside a line")
+    return frame, rows, marker_idx
+
+
 def cut_at_marker(text: str) -> int:
     """End a chunk before its last marker line (a snapshot stays whole), else at a line end."""
     at = max(text.rfind("\nTS "), text.rfind("\nzzz "))
@@ -28,30 +62,31 @@ def cut_at_marker(text: str) -> int:
 
 
 def snapshots(text: str, base: int, member: str, first_line: re.Pattern[str] | None = None):
-    """``(marker or None, first line number, text)`` of each snapshot of ``text`` (lines numbered
-    from ``base``): the text after each ``TS``/``zzz`` marker, or, with no marker, cut where
-    ``first_line`` matches (the first line of each snapshot, e.g. ``Ip:``)."""
+    """``(marker or None, first line number, start, end)`` of each snapshot of ``text`` (lines
+    numbered from ``base``; ``text[start:end]`` its lines): the text after each ``TS``/``zzz``
+    marker, or, with no marker, cut where ``first_line`` matches (the first line of each snapshot,
+    e.g. ``Ip:``)."""
     found = list(MARKER_LINE.finditer(text))
     out = []
     if found:
-        pos, line = 0, base
         if text[: found[0].start()].strip():
-            out.append((None, base, text[: found[0].start()]))
-        for i, m in enumerate(found):
-            line = base + text.count("\n", 0, m.start())
+            out.append((None, base, 0, found[0].start()))
+        for i, (m, line) in enumerate(zip(found, marker_lines(text, found), strict=True)):
             marker = parse_marker(m.group(0))
             if marker is None:
-                raise ParseError(member, line, m.group(0), "unreadable TS marker")
+                raise ParseError(member, base + int(line), m.group(0), "unreadable TS marker")
             end = found[i + 1].start() if i + 1 < len(found) else len(text)
-            out.append((marker, line + 1, text[m.end() + 1 : end]))
-        del pos
+            out.append((marker, base + int(line) + 1, min(m.end() + 1, end), end))
         return out
     starts = [m.start() for m in first_line.finditer(text)] if first_line is not None else []
     if not starts or starts[0] != 0 and text[: starts[0]].strip():
         starts = [0, *starts]
+    line, counted = base, 0
     for i, start in enumerate(starts):
         end = starts[i + 1] if i + 1 < len(starts) else len(text)
-        out.append((None, base + text.count("\n", 0, start), text[start:end]))
+        line += text.count("\n", counted, start)
+        counted = start
+        out.append((None, line, start, end))
     return out
 
 

@@ -46,13 +46,13 @@ procps vmstat.c (``diskformat``, ``disksum_format``).
 
 from __future__ import annotations
 
-import io
 import re
 from collections.abc import Iterable
 
 import numpy as np
 import pandas as pd
 
+from parsers import _counters
 from parsers.base import (
     Clock,
     ClockHints,
@@ -144,36 +144,31 @@ def _chunk(
     for m in found:
         marker = parse_marker(m.group(0).rstrip("\n"))
         if marker is None:
-            line_no = base + text.count("\n", 0, m.start())
+            line_no = base + int(_counters.marker_lines(text, [m])[0])
             raise ParseError(member, line_no, m.group(0), "unreadable TS marker")
         markers.append(marker)
-    data = _MARKER_LINE.sub("\n", text) if found else text  # a marker becomes a blank line: numbering kept
     try:
-        df = pd.read_csv(
-            io.StringIO(data),
+        df, line_idx, starts = _counters.read_rows(
+            text,
+            found,
             sep=r"\s+",
-            header=None,
             names=["major", "minor", "device", *[f"f{i}" for i in range(_MAX_FIELDS)]],
-            dtype={"device": "string", **{f"f{i}": "float64" for i in range(_MAX_FIELDS)}},
-            engine="c",
-            skip_blank_lines=False,
+            dtype={"device": "category"},  # counters inferred (int64, float64 where a kernel has fewer)
             on_bad_lines="error",
         )
+        if any(df[f"f{i}"].dtype == object for i in range(_MAX_FIELDS)):
+            raise ValueError("a counter is not a number")
     except (ValueError, pd.errors.ParserError) as exc:
         return _slow_chunk(text, base, snap0, member, warnings, markers, str(exc))
-    line_idx = np.arange(len(df))
-    is_marker_line = np.zeros(len(df), dtype=bool)
-    starts = np.array([text.count("\n", 0, m.start()) for m in found], dtype="int64")
-    is_marker_line[starts[starts < len(df)]] = True
-    blank = df["major"].isna().to_numpy() & ~is_marker_line
+    blank = df["major"].isna().to_numpy()
     if not found:
         snap = _snapshots_by_repeat(df["device"].to_numpy(dtype=object), ~blank) + snap0
     else:
         snap = np.searchsorted(starts, line_idx, side="right") - 1 + snap0
-        if (snap < snap0).any() and (~blank & (snap < snap0)).any():
+        if (~blank & (snap < snap0)).any():
             markers.insert(0, None)  # rows before the first marker: a snapshot of their own
             snap = snap + 1
-    keep = ~blank & ~is_marker_line
+    keep = ~blank
     old_partition = df["f3"].notna().to_numpy() & df["f4"].isna().to_numpy()
     numeric = (
         pd.to_numeric(df["major"], errors="coerce").notna()
@@ -184,7 +179,7 @@ def _chunk(
         return _slow_chunk(text, base, snap0, member, warnings, markers, "odd line")
     short = keep & df["f10"].isna().to_numpy()
     if short.any():
-        i = int(np.flatnonzero(short)[0])
+        i = int(line_idx[np.flatnonzero(short)[0]])
         warnings.append(
             ParseWarning(
                 base + i, "old-partition-line", "partition line with 4 counters (kernel < 2.6.25) skipped"
@@ -198,7 +193,7 @@ def _chunk(
             "line_no": line_idx[keep] + base,
             "snapshot": snap[keep],
             "device": df["device"].to_numpy(dtype=object)[keep],
-            **{name: df[f"f{i}"].to_numpy()[keep] for i, name in enumerate(COUNTERS)},
+            **{name: df[f"f{i}"].to_numpy(dtype="float64")[keep] for i, name in enumerate(COUNTERS)},
         }
     )
     if not found and snap0 == 0:

@@ -37,7 +37,6 @@ Source: kernel mm/vmstat.c (``vmstat_text``); Documentation/admin-guide/mm/trans
 
 from __future__ import annotations
 
-import io
 import re
 from collections.abc import Iterable
 
@@ -79,22 +78,23 @@ def _chunk(text: str, base: int, member: str, warnings: list[ParseWarning]):
         marker = parse_marker(m.group(0))
         if marker is None:
             raise ParseError(
-                member, base + text.count("\n", 0, m.start()), m.group(0), "unreadable TS marker"
+                member, base + int(_counters.marker_lines(text, [m])[0]), m.group(0), "unreadable TS marker"
             )
         markers.append(marker)
-    data = _counters.MARKER_LINE.sub("", text) if found else text
     try:
-        df = pd.read_csv(
-            io.StringIO(data), sep=" ", header=None, names=["f", "v"], dtype={"f": "object", "v": "float64"},
-            engine="c", skip_blank_lines=False, on_bad_lines="error", na_filter=False,
-        )  # fmt: skip
-        names_all = df["f"].to_numpy(dtype=object)
-        ok = names_all != ""
-        idx = np.flatnonzero(ok)
-        names, vals = names_all[idx], df["v"].to_numpy()[idx]
+        df, rows, starts = _counters.read_rows(
+            text, found, sep=" ", names=["f", "v"], dtype={"f": "category"}, on_bad_lines="error"
+        )
+        if df["v"].dtype == object:
+            raise ValueError("a value is not a number")
+        ok = df["f"].notna().to_numpy()
+        if np.isnan(df["v"].to_numpy(dtype="float64")[ok]).any():
+            raise ValueError("a value is missing")
+        idx = rows[ok]
+        names, vals = df["f"].to_numpy(dtype=object)[ok], df["v"].to_numpy(dtype="float64")[ok]
     except (ValueError, pd.errors.ParserError):
         idx, names, vals = _slow(text, base, member, warnings)
-    starts = np.array([text.count("\n", 0, m.start()) for m in found], dtype="int64")
+        starts = _counters.marker_lines(text, found)
     if found:
         snap = np.searchsorted(starts, idx, side="right") - 1
         if (snap < 0).any():

@@ -113,6 +113,29 @@ CHARTS = (
         ncpu_line=True,
     ),
     ChartDef("status-rates", "Status counters per second (mysqladmin)", "/s", prefix="mysqladmin.rate:"),
+    ChartDef(
+        "innodb-history",
+        "InnoDB history list length (SHOW ENGINE INNODB STATUS)",
+        "undo records",
+        series=(("innodb.history_list_length", "history list length"),),
+    ),
+    ChartDef(
+        "innodb-rates",
+        "InnoDB rows read and changed per second (between monitor outputs)",
+        "rows/s",
+        series=(("innodb.rows_read_per_s", "rows read"), ("innodb.rows_changed_per_s", "rows changed")),
+    ),
+    ChartDef(
+        "innodb-log",
+        "Redo written per second (between monitor outputs)",
+        "MB/s",
+        series=(("innodb.log_bytes_per_s", "log bytes"),),
+        scale=1e-6,
+    ),
+    ChartDef("netstat", "TCP counters per second (netstat -s)", "/s", prefix="netstat_s.rate:"),
+    ChartDef(
+        "vmstat-reclaim", "Reclaim and paging per second (/proc/vmstat)", "/s", prefix="procvmstat.rate:"
+    ),
 )
 
 #: Evidence series (``<frame>.<column>``) -> the charts that show them, for each finding's own charts.
@@ -135,6 +158,11 @@ _EVIDENCE_CHARTS = {
     "mpstat_intr": ("intr",),
     "interrupts": ("irq",),
     "iostat": ("disk-r-await", "disk-w-await", "disk-queue"),
+    "innodb_status.history_list_length": ("innodb-history",),
+    "innodb_rates.history_growth_per_s": ("innodb-history",),
+    "innodb_rates.log_bytes_per_s": ("innodb-log",),
+    "netstat_s": ("netstat",),
+    "procvmstat": ("vmstat-reclaim",),
     "ps_threads": ("threads", "wchan"),
     "pfs_threads": ("wchan",),
     "processlist.state": ("processlist",),

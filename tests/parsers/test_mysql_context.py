@@ -34,7 +34,7 @@ def test_lock_waits_read_the_summary_and_the_detail() -> None:
     waits = sum("waiting_trx_id:" in ln for ln in text)  # one snapshot can fall between two lock requests
     assert waits >= 5 and len(src.main) == waits
     assert (src.main["waiting_query"] == "UPDATE test.casebook_ctx_rows SET v = v + 2 WHERE id = 1").all()
-    assert (src.main["blocking_query"] == "SELECT SLEEP(190)").all()
+    assert src.main["blocking_query"].str.fullmatch(r"SELECT SLEEP\(\d+\)").all()
     assert src.frames["lock_waits_summary"]["num_waiters"].tolist() == [1.0] * sum(
         "num_waiters:" in ln for ln in text
     )
