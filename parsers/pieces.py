@@ -281,11 +281,39 @@ def parse_piece(module: ModuleType, piece: Piece, *, member: str, clock: ClockHi
     try:
         parsed = module.parse(_Text(text), member=member, clock=clock)
     except ParseError as exc:
-        raise ParseError(member, exc.line_no + piece.first_line - 1, exc.line, exc.reason) from exc
+        parsed = _as_pasted(module, piece, text, member, clock)
+        if parsed is None:
+            raise ParseError(member, exc.line_no + piece.first_line - 1, exc.line, exc.reason) from exc
     if not_utf8 is not None:
         parsed.warnings.append(not_utf8)
     drop_before = piece.first_line + piece.overlap_lines if piece.overlap_lines else 0
     return _shift_lines(parsed, piece.first_line - 1, drop_before)
+
+
+def _as_pasted(
+    module: ModuleType, piece: Piece, text: str, member: str, clock: ClockHints
+) -> ParsedSource | None:
+    """A small whole member the parser refused, read again as a capture pasted into a note: the
+    prose and ``#`` lines around it blanked (``parsers.pasted.strip_note``), said in a warning; None
+    when that changes nothing or still fails."""
+    if piece.first_line != 1 or piece.overlap_lines or len(piece.data) > pasted.PASTED_MAX_BYTES:
+        return None
+    stripped, skipped = pasted.strip_note(text)
+    if not skipped:
+        return None
+    try:
+        parsed = module.parse(_Text(stripped), member=member, clock=clock)
+    except ParseError:
+        return None
+    parsed.warnings.insert(
+        0,
+        ParseWarning(
+            skipped[0],
+            "pasted-note",
+            f"lines {pasted.ranges(skipped)} skipped: prose or # comments around a pasted capture",
+        ),
+    )
+    return parsed
 
 
 @functools.cache
