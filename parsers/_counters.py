@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import io
 import re
+from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
@@ -22,8 +23,48 @@ from parsers.base import (
 MARKER_LINE = re.compile(r"^(?:TS|zzz) [^\n]*$", re.M)
 
 
+@dataclass(frozen=True, slots=True)
+class Found:
+    """A marker line found in a chunk: ``text[start:end]`` (the ``re.Match`` calls its users make)."""
+
+    text: str
+    begin: int
+    stop: int
+
+    def start(self) -> int:
+        return self.begin
+
+    def end(self) -> int:
+        return self.stop
+
+    def group(self, _: int = 0) -> str:
+        return self.text[self.begin : self.stop]
+
+
+def find_markers(text: str) -> list[Found] | list[re.Match[str]]:
+    """The ``TS``/``zzz`` marker lines of ``text``: NumPy over the bytes of an ASCII text (the line
+    starts whose first bytes are ``TS `` or ``zzz ``), else the regex ``MARKER_LINE``."""
+    if not text.isascii():
+        return list(MARKER_LINE.finditer(text))
+    a = np.frombuffer(text.encode(), dtype=np.uint8)
+    newlines = np.flatnonzero(a == 10)
+    starts = np.concatenate(([0], newlines + 1))
+    starts = starts[starts + 3 < len(a)]
+    ts = (a[starts] == 84) & (a[starts + 1] == 83) & (a[starts + 2] == 32)
+    zzz = (a[starts] == 122) & (a[starts + 1] == 122) & (a[starts + 2] == 122) & (a[starts + 3] == 32)
+    hits = starts[ts | zzz]
+    ends = newlines[np.searchsorted(newlines, hits)] if len(newlines) else np.full(len(hits), len(a))
+    ends = np.where(ends < hits, len(a), ends)
+    return [Found(text, int(b), int(e)) for b, e in zip(hits, ends, strict=True)]
+
+
 def marker_lines(text: str, found: list[re.Match[str]]) -> np.ndarray:
-    """0-based line index in ``text`` of each match in ``found`` (in order), counted incrementally."""
+    """0-based line index in ``text`` of each match in ``found`` (in order): the newlines before
+    each, found by NumPy in the bytes of an ASCII text, else counted from one match to the next."""
+    if text.isascii():
+        newlines = np.flatnonzero(np.frombuffer(text.encode(), dtype=np.uint8) == 10)
+        starts = np.fromiter((m.start() for m in found), dtype="int64", count=len(found))
+        return np.searchsorted(newlines, starts).astype("int64")
     out = np.empty(len(found), dtype="int64")
     line, counted = 0, 0
     for i, m in enumerate(found):
@@ -42,7 +83,9 @@ def read_rows(
     marker_idx = marker_lines(text, found)
     data = text.encode()
     if found:
-        data = data.replace(b"\nTS ", b"\n#TS ").replace(b"\nzzz ", b"\n#zzz ")
+        data = data.replace(b"\nTS ", b"\n#TS ")
+        if b"\nzzz " in data:
+            data = data.replace(b"\nzzz ", b"\n#zzz ")
         if data.startswith((b"TS ", b"zzz ")):
             data = b"#" + data
     frame = pd.read_csv(
@@ -66,15 +109,14 @@ def snapshots(text: str, base: int, member: str, first_line: re.Pattern[str] | N
     numbered from ``base``; ``text[start:end]`` its lines): the text after each ``TS``/``zzz``
     marker, or, with no marker, cut where ``first_line`` matches (the first line of each snapshot,
     e.g. ``Ip:``)."""
-    found = list(MARKER_LINE.finditer(text))
+    found = find_markers(text)
     out = []
     if found:
         if text[: found[0].start()].strip():
             out.append((None, base, 0, found[0].start()))
-        for i, (m, line) in enumerate(zip(found, marker_lines(text, found), strict=True)):
-            marker = parse_marker(m.group(0))
-            if marker is None:
-                raise ParseError(member, base + int(line), m.group(0), "unreadable TS marker")
+        lines = marker_lines(text, found)
+        markers = markers_of([m.group(0) for m in found], member, base, lines)
+        for i, (m, line, marker) in enumerate(zip(found, lines, markers, strict=True)):
             end = found[i + 1].start() if i + 1 < len(found) else len(text)
             out.append((marker, base + int(line) + 1, min(m.end() + 1, end), end))
         return out
@@ -87,6 +129,34 @@ def snapshots(text: str, base: int, member: str, first_line: re.Pattern[str] | N
         line += text.count("\n", counted, start)
         counted = start
         out.append((None, line, start, end))
+    return out
+
+
+_TS_FAST = re.compile(r"^TS (\d{9,11})(?:\.(\d{1,9}))? (\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2})\s*$")
+
+
+def markers_of(
+    lines: list[str], member: str, base_line: int = 0, line_idx: np.ndarray | None = None
+) -> list[TsMarker]:
+    """The markers of ``lines`` (marker lines of one chunk), pt-stalk's ``TS <epoch.ns> <date> <time>``
+    read in one vectorised pass (a one-hour member has 3,600 of them), any other shape one by one
+    (``parse_marker``). Raises ``ParseError`` for an unreadable marker (line ``base_line`` +
+    ``line_idx[i]``)."""
+    matches = [_TS_FAST.match(line) for line in lines]
+    if lines and all(matches):
+        ns = np.array(
+            [int(m.group(1)) * 1_000_000_000 + int(((m.group(2) or "") + "000000000")[:9]) for m in matches]
+        )
+        utc = pd.DatetimeIndex(ns.view("datetime64[ns]"), tz="UTC")
+        wall = pd.to_datetime([m.group(3) for m in matches], format="%Y-%m-%d %H:%M:%S")
+        return [TsMarker(utc=u, wall=w) for u, w in zip(utc, wall, strict=True)]
+    out = []
+    for i, line in enumerate(lines):
+        marker = parse_marker(line)
+        if marker is None:
+            no = base_line + (int(line_idx[i]) if line_idx is not None else 0)
+            raise ParseError(member, no, line, "unreadable TS marker")
+        out.append(marker)
     return out
 
 
@@ -107,10 +177,16 @@ def per_second(ts_ns: np.ndarray, codes: np.ndarray, values: np.ndarray) -> np.n
 
 
 def long_frame(
-    ts_ns: np.ndarray, line_no: np.ndarray, fields: list[str] | np.ndarray, values: np.ndarray
+    ts_ns: np.ndarray,
+    line_no: np.ndarray,
+    fields: list[str] | np.ndarray | pd.Categorical,
+    values: np.ndarray,
 ) -> pd.DataFrame:
     """The long frame ``ts``, ``line_no``, ``field`` (category), ``value``, ``per_s``."""
-    codes, names = pd.factorize(np.asarray(fields, dtype=object))
+    if isinstance(fields, pd.Categorical):
+        codes, names = fields.codes.astype("int64"), fields.categories
+    else:
+        codes, names = pd.factorize(np.asarray(fields, dtype=object))
     return pd.DataFrame(
         {
             "ts": pd.DatetimeIndex(ts_ns.view("datetime64[ns]"), tz="UTC"),
@@ -126,7 +202,7 @@ def finish(
     markers: list[TsMarker | None],
     snap_of: list[np.ndarray],
     lines: list[np.ndarray],
-    fields: list[str] | np.ndarray,
+    fields: list[str] | np.ndarray | pd.Categorical,
     values: list[np.ndarray],
     clock: ClockHints,
     warnings: list[ParseWarning],

@@ -139,14 +139,11 @@ def _chunk(
 ) -> tuple[pd.DataFrame, list[TsMarker | None]]:
     """One chunk of ``/proc/diskstats`` snapshots: markers found by regex, the rest read by pandas'
     C reader; ``snapshot`` numbers continue from ``snap0``."""
-    found = list(_MARKER_LINE.finditer(text))
-    markers: list[TsMarker | None] = []
-    for m in found:
-        marker = parse_marker(m.group(0).rstrip("\n"))
-        if marker is None:
-            line_no = base + int(_counters.marker_lines(text, [m])[0])
-            raise ParseError(member, line_no, m.group(0), "unreadable TS marker")
-        markers.append(marker)
+    found = _counters.find_markers(text)
+    lines = [m.group(0).rstrip("\n") for m in found]
+    markers: list[TsMarker | None] = list(
+        _counters.markers_of(lines, member, base, _counters.marker_lines(text, found))
+    )
     try:
         df, line_idx, starts = _counters.read_rows(
             text,

@@ -42,6 +42,7 @@ from collections.abc import Iterable
 
 import numpy as np
 import pandas as pd
+from pandas.api.types import union_categoricals
 
 from parsers import _counters
 from parsers.base import (
@@ -49,7 +50,6 @@ from parsers.base import (
     ParsedSource,
     ParseError,
     ParseWarning,
-    parse_marker,
     raw_blocks,
     text_chunks,
 )
@@ -72,15 +72,10 @@ def _chunk(text: str, base: int, member: str, warnings: list[ParseWarning]):
     """(markers, snapshot index per row, line numbers, names, values) of a chunk: markers found by
     regex and blanked (numbering kept), the rest read at once by pandas' C reader; line by line
     when it holds an odd line. Without markers a snapshot starts at each ``nr_free_pages``."""
-    found = list(_counters.MARKER_LINE.finditer(text))
-    markers = []
-    for m in found:
-        marker = parse_marker(m.group(0))
-        if marker is None:
-            raise ParseError(
-                member, base + int(_counters.marker_lines(text, [m])[0]), m.group(0), "unreadable TS marker"
-            )
-        markers.append(marker)
+    found = _counters.find_markers(text)
+    markers = _counters.markers_of(
+        [m.group(0) for m in found], member, base, _counters.marker_lines(text, found)
+    )
     try:
         df, rows, starts = _counters.read_rows(
             text, found, sep=" ", names=["f", "v"], dtype={"f": "category"}, on_bad_lines="error"
@@ -91,7 +86,7 @@ def _chunk(text: str, base: int, member: str, warnings: list[ParseWarning]):
         if np.isnan(df["v"].to_numpy(dtype="float64")[ok]).any():
             raise ValueError("a value is missing")
         idx = rows[ok]
-        names, vals = df["f"].to_numpy(dtype=object)[ok], df["v"].to_numpy(dtype="float64")[ok]
+        names, vals = df["f"].array[ok], df["v"].to_numpy(dtype="float64")[ok]  # names: a Categorical
     except (ValueError, pd.errors.ParserError):
         idx, names, vals = _slow(text, base, member, warnings)
         starts = _counters.marker_lines(text, found)
@@ -101,7 +96,7 @@ def _chunk(text: str, base: int, member: str, warnings: list[ParseWarning]):
             markers.insert(0, None)
             snap = snap + 1
     else:
-        firsts = np.flatnonzero(names == "nr_free_pages")
+        firsts = np.flatnonzero(np.asarray(names, dtype=object) == "nr_free_pages")
         snap = np.maximum(np.searchsorted(firsts, np.arange(len(names)), side="right") - 1, 0)
         markers = [None] * (int(snap.max()) + 1 if len(snap) else 0)
     return markers, snap, idx + base, names, vals
@@ -139,7 +134,7 @@ def parse(stream: Iterable[str], *, member: str, clock: ClockHints) -> ParsedSou
         lines.append(line_no)
         fields.append(names)
         values.append(vals)
-    fields = np.concatenate(fields) if fields else np.zeros(0, dtype=object)
+    fields = union_categoricals([pd.Categorical(f) for f in fields]) if fields else pd.Categorical([])
     frame, times = _counters.finish(markers, snap_of, lines, fields, values, clock, warnings)
     new = (
         "allocstall_* per zone (kernel >= 4.8)"
