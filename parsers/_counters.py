@@ -41,13 +41,37 @@ class Found:
         return self.text[self.begin : self.stop]
 
 
+_last: list[tuple[str, bytes, np.ndarray]] = []
+
+
+def _bytes_and_newlines(text: str) -> tuple[bytes, np.ndarray]:
+    """``text`` encoded and the offsets of its newlines, computed once per chunk (the marker search,
+    the marker line numbers and the reader all need them; a chunk is several MB)."""
+    if _last and _last[0][0] is text:
+        return _last[0][1], _last[0][2]
+    data = text.encode()
+    newlines = np.flatnonzero(np.frombuffer(data, dtype=np.uint8) == 10)
+    _last[:] = [(text, data, newlines)]
+    return data, newlines
+
+
+def forget() -> None:
+    """Drop the cached bytes of the last chunk (called when a member is parsed)."""
+    _last.clear()
+
+
+def bytes_of(text: str) -> bytes:
+    """``text`` encoded, from the cache of its chunk."""
+    return _bytes_and_newlines(text)[0]
+
+
 def find_markers(text: str) -> list[Found] | list[re.Match[str]]:
     """The ``TS``/``zzz`` marker lines of ``text``: NumPy over the bytes of an ASCII text (the line
     starts whose first bytes are ``TS `` or ``zzz ``), else the regex ``MARKER_LINE``."""
     if not text.isascii():
         return list(MARKER_LINE.finditer(text))
-    a = np.frombuffer(text.encode(), dtype=np.uint8)
-    newlines = np.flatnonzero(a == 10)
+    data, newlines = _bytes_and_newlines(text)
+    a = np.frombuffer(data, dtype=np.uint8)
     starts = np.concatenate(([0], newlines + 1))
     starts = starts[starts + 3 < len(a)]
     ts = (a[starts] == 84) & (a[starts + 1] == 83) & (a[starts + 2] == 32)
@@ -62,7 +86,7 @@ def marker_lines(text: str, found: list[re.Match[str]]) -> np.ndarray:
     """0-based line index in ``text`` of each match in ``found`` (in order): the newlines before
     each, found by NumPy in the bytes of an ASCII text, else counted from one match to the next."""
     if text.isascii():
-        newlines = np.flatnonzero(np.frombuffer(text.encode(), dtype=np.uint8) == 10)
+        _, newlines = _bytes_and_newlines(text)
         starts = np.fromiter((m.start() for m in found), dtype="int64", count=len(found))
         return np.searchsorted(newlines, starts).astype("int64")
     out = np.empty(len(found), dtype="int64")
@@ -81,7 +105,7 @@ def read_rows(
     turned into comments the reader skips, so no copy of the text is cut apart: returns the frame,
     the 0-based line index of each of its rows in ``text``, and the line index of each marker."""
     marker_idx = marker_lines(text, found)
-    data = text.encode()
+    data = _bytes_and_newlines(text)[0]
     if found:
         data = data.replace(b"\nTS ", b"\n#TS ")
         if b"\nzzz " in data:
@@ -91,7 +115,7 @@ def read_rows(
     frame = pd.read_csv(
         io.BytesIO(data), header=None, comment="#", skip_blank_lines=False, engine="c", **read_csv
     )
-    n_lines = text.count("\n") + (0 if text.endswith("\n") else 1)
+    n_lines = len(_bytes_and_newlines(text)[1]) + (0 if text.endswith("\n") else 1)
     rows = np.delete(np.arange(n_lines, dtype="int64"), marker_idx)
     if len(rows) != len(frame):  # a '#' inside a line: the caller reads line by line
         raise ValueError("a '#' inside a line")

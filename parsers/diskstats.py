@@ -123,6 +123,7 @@ def parse(stream: Iterable[str], *, member: str, clock: ClockHints) -> ParsedSou
         frame, chunk_markers = _chunk(text, base, len(markers), member, warnings)
         parts.append(frame)
         markers += chunk_markers
+    _counters.forget()
     frame = pd.concat(parts, ignore_index=True) if len(parts) > 1 else parts[0]
     frame, clock_kind, local = _timed(frame, markers, clock, warnings)
     return _result(_with_rates(frame, warnings), member, clock_kind, warnings, local, "/proc/diskstats")

@@ -134,7 +134,7 @@ def _digit_runs(text: str) -> tuple[np.ndarray, np.ndarray]:
     """The start offset and value of every run of ASCII digits in ``text``, in order (values float64,
     exact below 2**53): NumPy on the bytes of a whole chunk, where a regex over a one-hour member
     would be the parser's whole time. Offsets are the text's when it is ASCII (the caller checks)."""
-    a = np.frombuffer(text.encode(), dtype=np.uint8)
+    a = np.frombuffer(_counters.bytes_of(text), dtype=np.uint8)
     digit = (a >= 48) & (a <= 57)
     before = np.concatenate(([False], digit[:-1]))
     after = np.concatenate((digit[1:], [False]))
@@ -148,15 +148,26 @@ def _digit_runs(text: str) -> tuple[np.ndarray, np.ndarray]:
     return starts, np.bincount(run, weights=weights, minlength=len(starts))
 
 
+_by_skeleton: dict[str, tuple[np.ndarray, np.ndarray, list[str]]] = {}
+
+
 def _layout_of(snap: str) -> tuple[np.ndarray, np.ndarray, list[str]]:
     """For a snapshot shape: which digit runs are values (not the ``3`` of ``InType3``), the line
-    offset and field name of each value."""
+    offset and field name of each value. Shapes differ when a counter gains a digit; their skeleton
+    (values as ``#``, digits of names kept) does not, and its layout is reused."""
+    skeleton = _VALUE.sub("#", snap)
+    known = _by_skeleton.get(skeleton)
+    if known is not None:
+        return known
     runs = list(_DIGITS.finditer(snap))
     values = {m.start() for m in _VALUE.finditer(snap)}
     value_idx = np.array([i for i, m in enumerate(runs) if m.start() in values], dtype="int64")
-    layout = _layout(_VALUE.sub("#", snap))
+    layout = _layout(skeleton)
     offsets = np.array([o for o, _ in layout], dtype="int64")
-    return value_idx, offsets, [f for _, f in layout]
+    if len(_by_skeleton) > 1000:  # bounded: a member of another shape every snapshot
+        _by_skeleton.clear()
+    _by_skeleton[skeleton] = (value_idx, offsets, [f for _, f in layout])
+    return _by_skeleton[skeleton]
 
 
 def parse(stream: Iterable[str], *, member: str, clock: ClockHints) -> ParsedSource:
@@ -195,6 +206,7 @@ def parse(stream: Iterable[str], *, member: str, clock: ClockHints) -> ParsedSou
             lines.append(first + offsets)
             fields.extend(names)
             values.append(nums)
+    _counters.forget()
     frame, times = _counters.finish(markers, snap_of, lines, fields, values, clock, warnings)
     return ParsedSource(
         format=FORMAT,

@@ -135,6 +135,7 @@ def parse(stream: Iterable[str], *, member: str, clock: ClockHints) -> ParsedSou
         fields.append(names)
         values.append(vals)
     fields = union_categoricals([pd.Categorical(f) for f in fields]) if fields else pd.Categorical([])
+    _counters.forget()
     frame, times = _counters.finish(markers, snap_of, lines, fields, values, clock, warnings)
     new = (
         "allocstall_* per zone (kernel >= 4.8)"
