@@ -167,3 +167,24 @@ def test_pt_stalk_3_7_samples(suffix: str, module) -> None:
 def test_detection(name: str, fmt: str) -> None:
     head = (FIXTURES / name).read_text().splitlines()[:60]
     assert registry.detect(head).FORMAT == fmt
+
+
+@pytest.mark.parametrize(
+    "name,module,column",
+    [("linux_diskstats.txt", diskstats, "r_per_s"), ("linux_netstat_s_idle.txt", netstat_s, "per_s"),
+     ("linux_procvmstat.txt", procvmstat, "per_s")],
+)  # fmt: skip
+def test_pieces_cut_at_markers_give_the_rates_and_lines_of_one_reading(
+    name: str, module, column: str
+) -> None:
+    import io
+
+    from parsers import pieces
+
+    data = (FIXTURES / name).read_bytes()
+    cut = list(pieces.split(b"", io.BytesIO(data), piece_bytes=len(data) // 3))
+    assert len(cut) >= 3
+    joined = pieces.join([pieces.parse_piece(module, p, member=name, clock=HINTS) for p in cut]).main
+    whole = read(module, name).main
+    assert joined["line_no"].tolist() == whole["line_no"].tolist()
+    assert np.allclose(joined[column].to_numpy(), whole[column].to_numpy(), equal_nan=True)
