@@ -65,6 +65,11 @@ EXPLAINS: tuple[Explains, ...] = (
              "the active sessions wait to open and close tables"),
     # The device itself is saturated.
     Explains("disk-saturation", "load-from-uninterruptible-threads", "the threads in D state wait for the saturated device"),
+    # The InnoDB and kernel context (issue 11): consequences of a cause another finding names.
+    Explains("long-transaction", "purge-lag", "the open transaction's read view holds back the purge of undo records"),
+    Explains("disk-saturation", "innodb-pending-io", "InnoDB's reads and writes wait in the saturated device's queue"),
+    Explains("cpu-saturation", "tcp-retransmits",
+             "with no CPU left, acknowledgements are sent late and segments are retransmitted, loopback included"),
 )  # fmt: skip
 
 #: Two findings belong together when their windows overlap within this slack: sources sample at
