@@ -19,7 +19,18 @@ from analyzer.timeline import Timeline
 RuleFn = Callable[[Timeline], Finding | None]
 
 #: The families in analyzer/rules/, imported once so their @rule decorators register.
-RULE_FAMILIES = ("cpu", "memory", "io", "irq", "mysql", "cross")
+RULE_FAMILIES = (
+    "cpu",
+    "memory",
+    "io",
+    "irq",
+    "mysql",
+    "cross",
+    "innodb",
+    "kernel",
+    "replication",
+    "counters",
+)
 
 
 @dataclass(frozen=True, slots=True)

@@ -70,6 +70,11 @@ EXPLAINS: tuple[Explains, ...] = (
     Explains("disk-saturation", "interrupt-storm", "the device's completions interrupt the CPUs and wake the waiting threads"),
     Explains("cpu-saturation", "interrupt-storm", "rescheduling interrupts follow the runnable threads queued behind busy cores"),
     Explains("cpu-saturation", "context-switch-storm", "the runnable threads queued behind busy cores are switched in and out"),
+    # The InnoDB and kernel context (issue 11): consequences of a cause another finding names.
+    Explains("long-transaction", "purge-lag", "the open transaction's read view holds back the purge of undo records"),
+    Explains("disk-saturation", "innodb-pending-io", "InnoDB's reads and writes wait in the saturated device's queue"),
+    Explains("cpu-saturation", "tcp-retransmits",
+             "with no CPU left, acknowledgements are sent late and segments are retransmitted, loopback included"),
 )  # fmt: skip
 
 #: Two findings belong together when their windows overlap within this slack: sources sample at

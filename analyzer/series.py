@@ -38,6 +38,23 @@ MYSQLADMIN_RATES = (
     "Innodb_data_fsyncs",
 )
 MYSQLADMIN_GAUGES = ("Threads_running", "Threads_connected")
+#: InnoDB monitor series: gauges of each output, and the rates between two outputs (analyzer/context.py).
+INNODB_GAUGES = ("history_list_length", "checkpoint_age_bytes", "semaphore_waits", "transactions_active")
+INNODB_RATES = ("rows_read_per_s", "rows_changed_per_s", "log_bytes_per_s", "history_growth_per_s")
+#: Kernel counters charted as per-second rates (netstat -s, /proc/vmstat names).
+NETSTAT_RATES = (
+    "InSegs",
+    "OutSegs",
+    "RetransSegs",
+    "ListenOverflows",
+    "ListenDrops",
+    "ActiveOpens",
+    "PassiveOpens",
+)
+PROCVMSTAT_RATES = (
+    "pgscan_direct", "allocstall_normal", "allocstall_movable", "allocstall", "compact_stall", "pgmajfault",
+    "pswpin", "pswpout", "thp_fault_alloc",
+)  # fmt: skip
 EMPTY = pd.DataFrame(columns=["series", "ts", "value"])
 
 
@@ -202,6 +219,31 @@ def _mysqladmin(tl: Timeline) -> list[pd.DataFrame]:
     return out
 
 
+def _innodb(tl: Timeline) -> list[pd.DataFrame]:
+    out = []
+    st = tl.frame("innodb_status")
+    cols = [c for c in INNODB_GAUGES if c in st]
+    if len(st) and cols:
+        out.append(_long(st, "innodb.", cols))
+    rates = tl.frame("innodb_rates")
+    cols = [c for c in INNODB_RATES if c in rates]
+    if len(rates) and cols:
+        out.append(_long(rates, "innodb.", cols))
+    return out
+
+
+def _counter_rates(tl: Timeline, frame: str, fields: tuple[str, ...]) -> list[pd.DataFrame]:
+    """Per-second rates of the ``fields`` of a long counter frame (``netstat_s``, ``procvmstat``)."""
+    f = tl.frame(frame)
+    if not len(f) or "field" not in f:
+        return []
+    rows = f[f["field"].isin(fields).to_numpy(dtype=bool)].dropna(subset=["per_s"])
+    if not len(rows):
+        return []
+    wide = rows.pivot_table(index="ts", columns="field", values="per_s", aggfunc="mean", observed=True)
+    return [_pivot_long(wide, f"{frame}.rate:")]
+
+
 #: Fingerprints and wait channels remembered per case for searching past cases.
 SEARCH_TERMS_EACH = 20
 
@@ -262,6 +304,9 @@ def aggregate_series(tl: Timeline) -> pd.DataFrame:
         *_iostat(tl),
         *_threads(tl),
         *_mysqladmin(tl),
+        *_innodb(tl),
+        *_counter_rates(tl, "netstat_s", NETSTAT_RATES),
+        *_counter_rates(tl, "procvmstat", PROCVMSTAT_RATES),
     ]
     parts = [p for p in parts if len(p)]
     if not parts:

@@ -23,6 +23,7 @@ import numpy as np
 import pandas as pd
 
 from analyzer import primary
+from analyzer.context import derive as derive_context
 from analyzer.fingerprint import fingerprints
 from parsers.base import ParsedSource
 
@@ -49,6 +50,27 @@ STATUS_KEPT = frozenset(
     {
         "Com_commit",
         "Created_tmp_disk_tables",
+        # the counter rules (analyzer/rules/counters.py)
+        "Aborted_clients",
+        "Aborted_connects",
+        "Binlog_cache_disk_use",
+        "Binlog_cache_use",
+        "Connection_errors_max_connections",
+        "Connections",
+        "Handler_read_first",
+        "Handler_read_key",
+        "Handler_read_last",
+        "Handler_read_next",
+        "Handler_read_prev",
+        "Handler_read_rnd",
+        "Handler_read_rnd_next",
+        "Innodb_buffer_pool_read_requests",
+        "Innodb_buffer_pool_reads",
+        "Innodb_buffer_pool_wait_free",
+        "Innodb_log_waits",
+        "Max_used_connections",
+        "Select_full_join",
+        "Threads_created",
         "Created_tmp_tables",
         "Innodb_data_fsyncs",
         "Innodb_os_log_fsyncs",
@@ -332,6 +354,7 @@ class Timeline:
         vm = self.frames.get("vmstat")
         if vm is not None and "since_boot" in vm:
             self.frames["vmstat"] = vm[~vm["since_boot"].astype(bool)].reset_index(drop=True)
+        derive_context(self.frames)  # the InnoDB and kernel context (diskstats -> iostat ...)
 
     @property
     def inputs(self) -> frozenset[str]:

@@ -27,7 +27,7 @@ from typing import BinaryIO, TextIO
 
 import pandas as pd
 
-from parsers import pieces, registry
+from parsers import pasted, pieces, registry
 from parsers.archive import DEFAULT_LIMITS, BundleError, LimitExceeded, Limits, Member, Refused, walk
 from parsers.base import Clock, ClockHints, ParsedSource, ParseError, parse_ts_line
 from parsers.layout import Placement, offset_from_z, place, read_manifest
@@ -197,7 +197,10 @@ class _Prefixed(io.RawIOBase):
 def _text(prefix: bytes, raw: BinaryIO) -> TextIO:
     """``prefix`` + ``raw`` as the parsers read text: UTF-8 with replacement, universal newlines."""
     return io.TextIOWrapper(
-        io.BufferedReader(_Prefixed(prefix, raw), 1 << 20), encoding="utf-8", errors="replace", newline=None
+        io.BufferedReader(_Prefixed(prefix, raw), 1 << 20),
+        encoding="utf-8",
+        errors=pasted.ERRORS,
+        newline=None,
     )
 
 
@@ -211,7 +214,7 @@ def head_of(raw: BinaryIO) -> tuple[bytes, list[str]]:
         if not more:
             break
         data += more
-    text = data.decode("utf-8", "replace").replace("\r\n", "\n").replace("\r", "\n")
+    text = data.decode("utf-8", pasted.ERRORS).replace("\r\n", "\n").replace("\r", "\n")
     return data, text.split("\n")[: registry.HEAD_LINES]
 
 

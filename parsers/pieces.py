@@ -36,7 +36,7 @@ import numpy as np
 import pandas as pd
 from pandas.api.types import union_categoricals
 
-from parsers import registry
+from parsers import pasted, registry
 from parsers.base import (
     ClockHints,
     ParsedSource,
@@ -57,7 +57,12 @@ WHOLE_MAX_BYTES = 64 << 20
 #: Formats made of snapshots after markers, which can be cut at a marker. mysqladmin is among them
 #: because a capture with a TS line before each table comes from one `mysqladmin extended-status`
 #: run per table, so its tables are absolute (a relative `ext -r -i` run writes no markers).
-SNAPSHOT_FORMATS = frozenset({"processlist", "ps", "threads", "meminfo", "interrupts", "mysqladmin"})
+SNAPSHOT_FORMATS = frozenset(
+    {
+        "processlist", "ps", "threads", "meminfo", "interrupts", "mysqladmin",
+        "diskstats", "netstat_s", "procvmstat", "innodb_trx", "lock_waits", "slave_status",
+    }
+)  # fmt: skip
 MARKERS = (b"\nTS ", b"\nzzz ")
 
 
@@ -267,18 +272,48 @@ class _Text:
 
 
 def parse_piece(module: ModuleType, piece: Piece, *, member: str, clock: ClockHints) -> ParsedSource:
-    """One piece decoded (UTF-8 with replacement) and parsed by ``module.parse``, its line numbers
+    """One piece decoded (UTF-8, other bytes as Windows-1252: parsers/pasted.py) and parsed by ``module.parse``, its line numbers
     the member's, the rows and warnings of its overlap (the last snapshot of the piece before) dropped.
 
     Raises ``ParseError`` (with the member's line number) when the piece cannot be read.
     """
-    text = piece.data.decode("utf-8", "replace")
+    text, not_utf8 = pasted.decode(piece.data)  # a cp1252 byte from a pasted note read as such, said
     try:
         parsed = module.parse(_Text(text), member=member, clock=clock)
     except ParseError as exc:
-        raise ParseError(member, exc.line_no + piece.first_line - 1, exc.line, exc.reason) from exc
+        parsed = _as_pasted(module, piece, text, member, clock)
+        if parsed is None:
+            raise ParseError(member, exc.line_no + piece.first_line - 1, exc.line, exc.reason) from exc
+    if not_utf8 is not None:
+        parsed.warnings.append(not_utf8)
     drop_before = piece.first_line + piece.overlap_lines if piece.overlap_lines else 0
     return _shift_lines(parsed, piece.first_line - 1, drop_before)
+
+
+def _as_pasted(
+    module: ModuleType, piece: Piece, text: str, member: str, clock: ClockHints
+) -> ParsedSource | None:
+    """A small whole member the parser refused, read again as a capture pasted into a note: the
+    prose and ``#`` lines around it blanked (``parsers.pasted.strip_note``), said in a warning; None
+    when that changes nothing or still fails."""
+    if piece.first_line != 1 or piece.overlap_lines or len(piece.data) > pasted.PASTED_MAX_BYTES:
+        return None
+    stripped, skipped = pasted.strip_note(text)
+    if not skipped:
+        return None
+    try:
+        parsed = module.parse(_Text(stripped), member=member, clock=clock)
+    except ParseError:
+        return None
+    parsed.warnings.insert(
+        0,
+        ParseWarning(
+            skipped[0],
+            "pasted-note",
+            f"lines {pasted.ranges(skipped)} skipped: prose or # comments around a pasted capture",
+        ),
+    )
+    return parsed
 
 
 @functools.cache

@@ -14,18 +14,28 @@ from types import ModuleType
 HEAD_LINES = 60
 
 # Most specific first: processlist and mysqladmin tables share `+---+` borders; ps listings and
-# `top -b` share a PID column; iostat and mpstat share the sysstat banner.
+# `top -b` share a PID column; iostat and mpstat share the sysstat banner. The InnoDB monitor, its
+# transaction tables and SHOW SLAVE STATUS are `\G` output like a vertical processlist; `vmstat -d`
+# (diskstats) has a header vmstat must not claim.
 _MODULES = (
+    "innodb_status",
+    "lock_waits",
+    "innodb_trx",
+    "slave_status",
     "processlist",
     "mysqladmin",
     "variables",
     "threads",
     "top",
+    "diskstats",
     "vmstat",
+    "vmstat_headerless",
     "mpstat",
     "iostat",
     "interrupts",
     "ps",
+    "netstat_s",
+    "procvmstat",
     "meminfo",
     "ptstalk_output",
 )

@@ -222,6 +222,36 @@ CHARTS = (
     ChartDef(
         "status-rates", "mysql", "Status counters per second (mysqladmin)", "/s", prefix="mysqladmin.rate:"
     ),
+    ChartDef(
+        "innodb-history",
+        "mysql",
+        "InnoDB history list length (SHOW ENGINE INNODB STATUS)",
+        "undo records",
+        series=(("innodb.history_list_length", "history list length"),),
+    ),
+    ChartDef(
+        "innodb-rates",
+        "mysql",
+        "InnoDB rows read and changed per second (between monitor outputs)",
+        "rows/s",
+        series=(("innodb.rows_read_per_s", "rows read"), ("innodb.rows_changed_per_s", "rows changed")),
+    ),
+    ChartDef(
+        "innodb-log",
+        "mysql",
+        "Redo written per second (between monitor outputs)",
+        "MB/s",
+        series=(("innodb.log_bytes_per_s", "log bytes"),),
+        scale=1e-6,
+    ),
+    ChartDef("netstat", "interrupts", "TCP counters per second (netstat -s)", "/s", prefix="netstat_s.rate:"),
+    ChartDef(
+        "vmstat-reclaim",
+        "memory",
+        "Reclaim and paging per second (/proc/vmstat)",
+        "/s",
+        prefix="procvmstat.rate:",
+    ),
 )
 #: The IRQ x CPU heatmap: built at ingest from the interrupts frame (analyzer.series.irq_cpu_rates)
 #: and kept in the stored overview; it averages the whole capture, so a zoom does not change it.
@@ -251,6 +281,11 @@ _EVIDENCE_CHARTS = {
     "mpstat_intr": ("heat-intr", "intr"),
     "interrupts": ("irq", "heat-irq-cpu"),
     "iostat": ("heat-disk-util", "heat-disk-await", "disk-queue"),
+    "innodb_status.history_list_length": ("innodb-history",),
+    "innodb_rates.history_growth_per_s": ("innodb-history",),
+    "innodb_rates.log_bytes_per_s": ("innodb-log",),
+    "netstat_s": ("netstat",),
+    "procvmstat": ("vmstat-reclaim",),
     "ps_threads": ("threads", "wchan"),
     "pfs_threads": ("wchan",),
     "processlist.state": ("processlist",),

@@ -1,1 +1,2 @@
-"""Findings rules, one module per family (cpu, memory, io, irq, mysql, cross). See FINDINGS.md."""
+"""Findings rules, one module per family (cpu, memory, io, irq, mysql, cross, innodb, kernel, replication,
+counters; helpers of the last four in context_kit). See FINDINGS.md."""

@@ -45,6 +45,10 @@ def _captures() -> Iterator[tuple[str, Path]]:
     for path in sorted(itertools.chain.from_iterable(r.rglob("*") for r in roots)):
         if not path.is_file() or path.suffix in {".md", ".sh", ".gz", ".py", ".html", ".json"}:
             continue
+        if path.name.startswith(
+            "pasted_"
+        ):  # a capture inside a note: read once the note is stripped (pieces.py)
+            continue
         with path.open(encoding="utf-8", errors="replace") as fh:
             head = [line.rstrip("\r\n") for line in itertools.islice(fh, registry.HEAD_LINES)]
         module = registry.detect(head)

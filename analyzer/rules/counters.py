@@ -1,0 +1,330 @@
+"""Status-counter rules every MySQL advisor has (FINDINGS.md, second table): ratios and rates of
+``mysqladmin extended-status`` counters against ``-variables``, each with its formula and the
+computed numbers in the evidence. Source: MySQL 8.4 Reference Manual, Server Status Variables.
+"""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from analyzer.engine import rule
+from analyzer.findings import Finding, Severity, Window
+from analyzer.rules.context_kit import Texts, cite, growth, span, status_rows, variable_number
+from analyzer.timeline import Timeline
+from analyzer.windows import sustained
+
+SUSTAINED_SAMPLES = 5  # 5 s at pt-stalk's 1 s: one busy second is not a finding
+
+COUNTER_SOURCES = ("MySQL 8.4 Reference Manual, Server Status Variables", "FINDINGS.md (counter rules)")
+
+
+def _texts(title: str, explanation: str, recommendation: str, caveat: str = "") -> Texts:
+    return Texts(title, explanation, recommendation, (caveat,) if caveat else (), COUNTER_SOURCES)
+
+
+def _rates(tl: Timeline, *names: str) -> pd.DataFrame:
+    """Per-second rates of status counters side by side, indexed by ``ts`` (NaN rows dropped)."""
+    cols = {n: status_rows(tl, n).drop_duplicates("ts").set_index("ts")["per_s"] for n in names}
+    return pd.DataFrame(cols).dropna()
+
+
+def _sustained(frame: pd.DataFrame, hot: pd.Series) -> list[Window]:
+    return sustained(frame.index.to_series(), hot, min_samples=SUSTAINED_SAMPLES)
+
+
+BUFFER_POOL_MISS_RATIO = 0.01  # 1 % of page requests from disk, sustained
+MIN_READ_REQUESTS_PER_S = 1000.0  # an idle server's few requests make any ratio meaningless
+BUFFER_POOL_TEXTS = _texts(
+    "Buffer pool misses: {ratio:.1f} % of page reads from disk ({reads:,.0f}/s)",
+    "Formula: Innodb_buffer_pool_reads / Innodb_buffer_pool_read_requests = {reads:,.0f}/s / {requests:,.0f}/s = "
+    "{ratio:.2f} % over {seconds:.0f} s; Innodb_buffer_pool_wait_free grew by {wait_free:,.0f}. The working set "
+    "does not fit in the buffer pool.",
+    "A larger innodb_buffer_pool_size (leave OS headroom), or find the scan that floods it (full-scans).",
+)
+
+
+@rule(key="buffer-pool-misses", requires=("mysqladmin",))
+def buffer_pool_misses(tl: Timeline) -> Finding | None:
+    """reads / read_requests >= BUFFER_POOL_MISS_RATIO sustained, or wait_free growing."""
+    r = _rates(tl, "Innodb_buffer_pool_reads", "Innodb_buffer_pool_read_requests")
+    wait_free = growth(status_rows(tl, "Innodb_buffer_pool_wait_free"))
+    windows: list[Window] = []
+    if len(r):
+        req = r["Innodb_buffer_pool_read_requests"]
+        hot = (req >= MIN_READ_REQUESTS_PER_S) & (
+            r["Innodb_buffer_pool_reads"] / req.where(req > 0) >= BUFFER_POOL_MISS_RATIO
+        )
+        windows = _sustained(r, hot.fillna(False))
+    if not windows and wait_free <= 0:
+        return None
+    rows = r[r.index.isin([t for w in windows for t in r.index if w.start <= t <= w.end])] if windows else r
+    reads, requests = (
+        float(rows.iloc[:, 0].mean()) if len(rows) else 0.0,
+        float(rows.iloc[:, 1].mean()) if len(rows) else 0.0,
+    )
+    numbers = {"ratio": reads / requests * 100 if requests else 0.0, "reads": reads, "requests": requests,
+               "seconds": sum(w.seconds for w in windows), "wait_free": wait_free}  # fmt: skip
+    src = status_rows(tl, "Innodb_buffer_pool_reads")
+    evidence = [
+        cite(
+            tl,
+            "Innodb_buffer_pool_reads per second",
+            round(reads, 1),
+            "/s",
+            "mysqladmin.Innodb_buffer_pool_reads",
+            src,
+        ),
+        cite(
+            tl,
+            "Innodb_buffer_pool_read_requests per second",
+            round(requests, 1),
+            "/s",
+            "mysqladmin.Innodb_buffer_pool_read_requests",
+            src,
+        ),
+        cite(
+            tl,
+            "reads / read_requests",
+            round(numbers["ratio"], 3),
+            "%",
+            "mysqladmin.Innodb_buffer_pool_reads",
+            src,
+        ),
+        cite(
+            tl,
+            "Innodb_buffer_pool_wait_free (growth)",
+            wait_free,
+            "",
+            "mysqladmin.Innodb_buffer_pool_wait_free",
+            status_rows(tl, "Innodb_buffer_pool_wait_free"),
+        ),
+    ]
+    return BUFFER_POOL_TEXTS.finding(
+        "buffer-pool-misses",
+        Severity.WARNING,
+        numbers,
+        windows or span(src),
+        evidence,
+        confidence="mysqladmin counters",
+    )
+
+
+def _growth_rule(
+    key: str, variable: str, minimum: float, texts: Texts, tl: Timeline, extra: dict | None = None
+) -> Finding | None:
+    """A counter that grew by ``minimum`` or more during the capture."""
+    rows = status_rows(tl, variable)
+    grown = growth(rows)
+    if grown < minimum:
+        return None
+    hot = rows[rows["per_s"] > 0]
+    seconds = (rows["ts"].max() - rows["ts"].min()).total_seconds() or 1.0
+    numbers = {"grown": grown, "seconds": seconds, "per_s": grown / seconds, **(extra or {})}
+    evidence = [
+        cite(tl, f"{variable} (growth during the capture)", grown, "", f"mysqladmin.{variable}", rows),
+        cite(
+            tl,
+            f"{variable} per second (mean)",
+            round(numbers["per_s"], 2),
+            "/s",
+            f"mysqladmin.{variable}",
+            rows,
+        ),
+    ]
+    return texts.finding(
+        key, Severity.WARNING, numbers, span(hot), evidence, confidence="mysqladmin counters"
+    )
+
+
+LOG_WAITS_TEXTS = _texts(
+    "InnoDB log waits: the log buffer filled {grown:,.0f} times",
+    "Formula: growth of Innodb_log_waits = {grown:,.0f} in {seconds:.0f} s ({per_s:.2f}/s). Each one is a "
+    "transaction that waited for the log buffer to be flushed before it could write its redo.",
+    "A larger innodb_log_buffer_size (64-256 MiB for large transactions).",
+)
+
+
+@rule(key="log-waits", requires=("mysqladmin",))
+def log_waits(tl: Timeline) -> Finding | None:
+    """Innodb_log_waits grew during the capture."""
+    return _growth_rule("log-waits", "Innodb_log_waits", 1, LOG_WAITS_TEXTS, tl)
+
+
+ABORTED_MIN = 5  # a one-off client that did not close is noise; five in a capture is a pattern
+ABORTED_TEXTS = _texts(
+    "Aborted connections: {grown:,.0f} during the capture ({per_s:.2f}/s)",
+    "Formula: growth of {which} = {grown:,.0f} in {seconds:.0f} s. Connections that failed to authenticate or "
+    "were closed without a proper quit.",
+    "Look at the error log (log_warnings / log_error_verbosity 3): failed authentication, connect_timeout, "
+    "wait_timeout, clients or proxies that do not close their connections.",
+)
+
+
+@rule(key="aborted-connections", requires=("mysqladmin",))
+def aborted_connections(tl: Timeline) -> Finding | None:
+    """Aborted_connects or Aborted_clients grew by ABORTED_MIN or more."""
+    best = max(("Aborted_connects", "Aborted_clients"), key=lambda v: growth(status_rows(tl, v)))
+    return _growth_rule("aborted-connections", best, ABORTED_MIN, ABORTED_TEXTS, tl, {"which": best})
+
+
+BINLOG_SPILL_RATIO = 0.10  # FINDINGS.md: above about 10 % of transactions spill their binlog cache
+MIN_BINLOG_TRX = 10
+BINLOG_TEXTS = _texts(
+    "Binlog cache spills: {ratio:.0f} % of transactions wrote their binlog cache to disk",
+    "Formula: growth of Binlog_cache_disk_use / growth of Binlog_cache_use = {disk:,.0f} / {use:,.0f} = {ratio:.1f} %.",
+    "A larger binlog_cache_size (it is per session), or smaller transactions.",
+)
+
+
+@rule(key="binlog-cache-spills", requires=("mysqladmin",))
+def binlog_cache_spills(tl: Timeline) -> Finding | None:
+    """Binlog_cache_disk_use / Binlog_cache_use >= BINLOG_SPILL_RATIO over the capture."""
+    disk_rows, use_rows = status_rows(tl, "Binlog_cache_disk_use"), status_rows(tl, "Binlog_cache_use")
+    disk, use = growth(disk_rows), growth(use_rows)
+    if use < MIN_BINLOG_TRX or disk / use < BINLOG_SPILL_RATIO:
+        return None
+    numbers = {"disk": disk, "use": use, "ratio": disk / use * 100}
+    evidence = [cite(tl, "Binlog_cache_disk_use (growth)", disk, "", "mysqladmin.Binlog_cache_disk_use", disk_rows),
+                cite(tl, "Binlog_cache_use (growth)", use, "", "mysqladmin.Binlog_cache_use", use_rows),
+                cite(tl, "disk_use / use", round(numbers["ratio"], 1), "%", "mysqladmin.Binlog_cache_disk_use", disk_rows)]  # fmt: skip
+    return BINLOG_TEXTS.finding(
+        "binlog-cache-spills",
+        Severity.WARNING,
+        numbers,
+        span(disk_rows),
+        evidence,
+        confidence="mysqladmin counters",
+    )
+
+
+THREADS_CREATED_PER_S = 5.0  # a thread created per 200 ms: the thread cache is not serving the reconnects
+CONNECTIONS_PER_S = 10.0  # "while Connections per second is high"
+THREAD_CACHE_TEXTS = _texts(
+    "Thread cache misses: {created:.1f} threads created per second for {seconds:.0f} s",
+    "Formula: Threads_created/s = {created:.1f} while Connections/s = {connections:.1f} ({miss:.0f} % of new "
+    "connections needed a new thread); thread_cache_size is {cache}.",
+    "A larger thread_cache_size; connection pooling at the application.",
+)
+
+
+@rule(key="thread-cache-misses", requires=("mysqladmin",))
+def thread_cache_misses(tl: Timeline) -> Finding | None:
+    """Threads_created/s >= THREADS_CREATED_PER_S with Connections/s >= CONNECTIONS_PER_S, sustained."""
+    r = _rates(tl, "Threads_created", "Connections")
+    if not len(r):
+        return None
+    hot = (r["Threads_created"] >= THREADS_CREATED_PER_S) & (r["Connections"] >= CONNECTIONS_PER_S)
+    windows = _sustained(r, hot)
+    if not windows:
+        return None
+    rows = r[hot]
+    created, conns = float(rows["Threads_created"].mean()), float(rows["Connections"].mean())
+    numbers = {"created": created, "connections": conns, "miss": created / conns * 100, "seconds": sum(w.seconds for w in windows),
+               "cache": tl.variables.get("thread_cache_size", "unknown")}  # fmt: skip
+    src = status_rows(tl, "Threads_created")
+    evidence = [cite(tl, "Threads_created per second", round(created, 1), "/s", "mysqladmin.Threads_created", src),
+                cite(tl, "Connections per second", round(conns, 1), "/s", "mysqladmin.Connections", status_rows(tl, "Connections"))]  # fmt: skip
+    return THREAD_CACHE_TEXTS.finding(
+        "thread-cache-misses", Severity.WARNING, numbers, windows, evidence, confidence="mysqladmin counters"
+    )
+
+
+CONNECTION_SATURATION = 0.9  # FINDINGS.md: 90 % of max_connections
+CONNECTIONS_TEXTS = _texts(
+    "Connections near the limit: {connected:.0f} of max_connections {max_conn:.0f} ({pct:.0f} %)",
+    "Formula: Threads_connected / max_connections = {connected:.0f} / {max_conn:.0f} = {pct:.0f} %; "
+    "Max_used_connections {max_used:.0f}; Connection_errors_max_connections grew by {refused:,.0f} (refused).",
+    "Pool connections at the application; raise max_connections only with the memory each one costs.",
+)
+
+
+@rule(key="connection-saturation", requires=("mysqladmin", "variables"))
+def connection_saturation(tl: Timeline) -> Finding | None:
+    """Threads_connected >= CONNECTION_SATURATION x max_connections, Max_used_connections reached it,
+    or Connection_errors_max_connections growing."""
+    limit = variable_number(tl, "max_connections")
+    connected = status_rows(tl, "Threads_connected")
+    used = status_rows(tl, "Max_used_connections")
+    refused_rows = status_rows(tl, "Connection_errors_max_connections")
+    refused = growth(refused_rows)
+    if not limit or not len(connected):
+        return None
+    peak = float(connected["value"].max())
+    max_used = float(used["value"].max()) if len(used) else 0.0
+    if peak < CONNECTION_SATURATION * limit and max_used < limit and refused <= 0:
+        return None
+    numbers = {
+        "connected": peak,
+        "max_conn": limit,
+        "pct": peak / limit * 100,
+        "max_used": max_used,
+        "refused": refused,
+    }
+    hot = connected[connected["value"] >= CONNECTION_SATURATION * limit]
+    evidence = [cite(tl, "Threads_connected (max)", peak, "", "mysqladmin.Threads_connected", connected),
+                cite(tl, "max_connections", limit, "", "variables.max_connections", connected.iloc[:0]),
+                cite(tl, "Connection_errors_max_connections (growth)", refused, "", "mysqladmin.Connection_errors_max_connections", refused_rows)]  # fmt: skip
+    severity = Severity.CRITICAL if refused > 0 else Severity.WARNING
+    return CONNECTIONS_TEXTS.finding(
+        "connection-saturation",
+        severity,
+        numbers,
+        span(hot) or span(connected),
+        evidence,
+        confidence="mysqladmin and variables",
+    )
+
+
+# Joins without an index per second. The collector's own queries count here: pt-stalk's lock-wait and
+# transaction queries join INFORMATION_SCHEMA tables without indexes, 7.4/s measured on the example
+# bundle (tests/fixtures/bundles); 20/s is well above what the collector alone makes.
+FULL_JOINS_PER_S = 20.0
+RND_NEXT_SHARE = 0.9  # Handler_read_rnd_next is 90 % of the row reads: table scans dominate
+MIN_HANDLER_READS_PER_S = 10_000.0
+HANDLER_READS = ("Handler_read_first", "Handler_read_key", "Handler_read_last", "Handler_read_next",
+                 "Handler_read_prev", "Handler_read_rnd", "Handler_read_rnd_next")  # fmt: skip
+FULL_SCANS_TEXTS = _texts(
+    "Full scans: {what}",
+    "Formula: Handler_read_rnd_next / sum(Handler_read_*) = {rnd_next:,.0f}/s / {total:,.0f}/s = {share:.0f} %; "
+    "Select_full_join = {joins:.1f}/s, over {seconds:.0f} s.",
+    "Find the statements without a usable index: the top fingerprints in the same window, EXPLAIN them, and add "
+    "the index their WHERE or JOIN needs.",
+)
+
+
+@rule(key="full-scans", requires=("mysqladmin",))
+def full_scans(tl: Timeline) -> Finding | None:
+    """Select_full_join/s >= FULL_JOINS_PER_S sustained, or Handler_read_rnd_next >= RND_NEXT_SHARE
+    of the Handler_read_* rates (at MIN_HANDLER_READS_PER_S or more) sustained."""
+    r = _rates(tl, *HANDLER_READS)
+    joins = _rates(tl, "Select_full_join")
+    windows, hot_rows = [], r.iloc[:0]
+    if len(r):
+        total = r.sum(axis=1)
+        hot = (total >= MIN_HANDLER_READS_PER_S) & (
+            r["Handler_read_rnd_next"] / total.where(total > 0) >= RND_NEXT_SHARE
+        )
+        windows = _sustained(r, hot.fillna(False))
+        hot_rows = r[hot.fillna(False)]
+    if not windows and len(joins):
+        windows = _sustained(joins, joins["Select_full_join"] >= FULL_JOINS_PER_S)
+    if not windows:
+        return None
+    total = float(hot_rows.sum(axis=1).mean()) if len(hot_rows) else 0.0
+    rnd = float(hot_rows["Handler_read_rnd_next"].mean()) if len(hot_rows) else 0.0
+    share = rnd / total * 100 if total else 0.0
+    joins_per_s = float(joins["Select_full_join"].mean()) if len(joins) else 0.0
+    what = (
+        f"{share:.0f} % of row reads are table scans ({rnd:,.0f}/s)"
+        if len(hot_rows)
+        else f"{joins_per_s:.1f} joins without an index per second (Select_full_join)"
+    )
+    numbers = {"what": what, "rnd_next": rnd, "total": total, "share": share,
+               "joins": joins_per_s, "seconds": sum(w.seconds for w in windows)}  # fmt: skip
+    src = status_rows(tl, "Handler_read_rnd_next")
+    evidence = [cite(tl, "Handler_read_rnd_next per second", round(rnd, 1), "/s", "mysqladmin.Handler_read_rnd_next", src),
+                cite(tl, "sum of Handler_read_* per second", round(total, 1), "/s", "mysqladmin.Handler_read_*", src),
+                cite(tl, "Select_full_join per second", round(numbers["joins"], 2), "/s", "mysqladmin.Select_full_join", status_rows(tl, "Select_full_join"))]  # fmt: skip
+    return FULL_SCANS_TEXTS.finding(
+        "full-scans", Severity.WARNING, numbers, windows, evidence, confidence="mysqladmin counters"
+    )

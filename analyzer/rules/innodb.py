@@ -1,0 +1,541 @@
+"""InnoDB monitor rules: what SHOW ENGINE INNODB STATUS (pt-stalk -innodbstatus1/2) and
+information_schema.INNODB_TRX (-transactions) say about latches, purge, transactions, deadlocks,
+the redo log and pending I/O. Source: MySQL 8.4 Reference Manual 17.17.3 "InnoDB Standard Monitor
+and Lock Monitor Output", 17.6.6 "Undo Logs", 17.7.5 "Deadlocks in InnoDB"; FINDINGS.md.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from analyzer.engine import rule
+from analyzer.findings import Finding, Severity, Window
+from analyzer.rules.context_kit import Texts, cite, span, variable_number
+from analyzer.timeline import Timeline
+
+# --- innodb-semaphore-waits ------------------------------------------------------------------
+SEMAPHORE_SECONDS = 1.0  # a wait of a second or more is seen by every query on that latch
+SEMAPHORE_THREADS_MIN = 3  # several threads queued on latches at once (FINDINGS.md: "several threads")
+SEMAPHORE_LONG_S = 10.0  # "any wait of seconds": one thread stuck 10 s is already a stall
+FATAL_SEMAPHORE_S = 600.0  # innodb_fatal_semaphore_wait_threshold default: the server aborts itself
+SEMAPHORE_CRITICAL_S = FATAL_SEMAPHORE_S / 2  # half-way to the self-kill
+
+LATCH_NAMES = {
+    "btr0sea": "adaptive hash index", "lock0lock": "lock system", "dict0dict": "data dictionary",
+    "buf0buf": "buffer pool", "buf0flu": "buffer pool flushing", "log0log": "redo log", "trx0sys": "transaction system",
+    "fil0fil": "tablespace cache", "srv0srv": "server", "row0purge": "purge",
+}  # fmt: skip
+
+SEMAPHORE_TEXTS = Texts(
+    title="InnoDB latch waits: {threads} threads waiting, up to {longest:.0f} s, mostly on {latch}",
+    explanation=(
+        "SHOW ENGINE INNODB STATUS lists {threads} threads that waited on an internal latch for {min_s:.0f} s or "
+        "more (longest {longest:.0f} s at {where}). Every query that needs the {latch} waits behind them; at "
+        "{fatal:.0f} s (innodb_fatal_semaphore_wait_threshold) InnoDB kills the server on purpose."
+    ),
+    recommendation=(
+        "Find the hot latch and its usual fix:\n"
+        "- adaptive hash index (btr0sea): SET GLOBAL innodb_adaptive_hash_index=OFF, or more\n"
+        "  innodb_adaptive_hash_index_parts;\n"
+        "- data dictionary (dict0dict): DDL or too many tables opened at once (table_open_cache);\n"
+        "- buffer pool (buf0buf/buf0flu): more innodb_buffer_pool_instances, storage that keeps up;\n"
+        "- lock system (lock0lock): hot rows, long transactions holding many locks."
+    ),
+    caveats=(
+        "Waits of 0 s are normal on a busy server and are not counted.",
+        "The monitor is a snapshot: a stall between the two outputs is not seen.",
+    ),
+    sources=("MySQL 8.4 Reference Manual, InnoDB Standard Monitor Output (SEMAPHORES)", "FINDINGS.md"),
+    disproof="If the same threads do not appear in the next monitor output and queries did not slow, it was a passing wait.",
+)
+
+
+@rule(key="innodb-semaphore-waits", requires=("innodb_status",))
+def semaphore_waits(tl: Timeline) -> Finding | None:
+    """Threads waiting >= SEMAPHORE_SECONDS on latches: SEMAPHORE_THREADS_MIN of them in one
+    output, or one for SEMAPHORE_LONG_S. Input: ``innodb_semaphores`` (seconds, wait_file, latch)."""
+    sem = tl.frame("innodb_semaphores")
+    if not len(sem):
+        return None
+    long = sem[sem["seconds"] >= SEMAPHORE_SECONDS]
+    per_output = long.groupby("ts").size()
+    if not len(long) or (
+        per_output.max() < SEMAPHORE_THREADS_MIN and long["seconds"].max() < SEMAPHORE_LONG_S
+    ):
+        return None
+    top = long.sort_values("seconds", ascending=False).iloc[0]
+    files = long["wait_file"].astype(str).str.split(".").str[0]
+    hot = files.value_counts().index[0]
+    numbers = {
+        "threads": int(per_output.max()), "longest": float(long["seconds"].max()), "min_s": SEMAPHORE_SECONDS,
+        "where": f"{top['wait_file']} line {top['wait_line']}", "latch": LATCH_NAMES.get(hot, hot), "fatal": FATAL_SEMAPHORE_S,
+    }  # fmt: skip
+    status = tl.frame("innodb_status")
+    evidence = [
+        cite(
+            tl,
+            "threads waiting >= 1 s (most in one output)",
+            numbers["threads"],
+            "threads",
+            "innodb_semaphores.seconds",
+            long,
+        ),
+        cite(tl, "longest wait", numbers["longest"], "s", "innodb_semaphores.seconds", long),
+        cite(tl, "hot latch (file)", f"{hot} ({numbers['latch']})", "", "innodb_semaphores.wait_file", long),
+        cite(tl, "what is waited for", str(top["latch"])[:200], "", "innodb_semaphores.latch", long),
+    ]
+    for _, row in status.iterrows():
+        evidence.append(
+            cite(
+                tl,
+                f"OS WAIT ARRAY reservation count at {row['ts']:%H:%M:%S}",
+                row["os_wait_reservations"],
+                "",
+                "innodb_status.os_wait_reservations",
+                status,
+            )
+        )
+    severity = Severity.CRITICAL if numbers["longest"] >= SEMAPHORE_CRITICAL_S else Severity.WARNING
+    return SEMAPHORE_TEXTS.finding(
+        "innodb-semaphore-waits", severity, numbers, span(long), evidence, confidence="InnoDB monitor"
+    )
+
+
+# --- purge-lag -------------------------------------------------------------------------------
+HISTORY_LENGTH_HIGH = 1_000_000  # FINDINGS.md: "large (e.g. > 1 M)": purge is far behind
+HISTORY_LENGTH_CRITICAL = 10_000_000  # ten times that: every read of changed rows walks long undo chains
+HISTORY_GROWTH_PER_S = 1_000.0  # growing by 1,000 undo records/s: a 30 s capture adds 30,000
+OLDEST_TRX_FOR_GROWTH_S = 60.0  # growth matters when an old transaction (read view) holds purge back
+
+PURGE_TEXTS = Texts(
+    title="Purge lag: history list length {hll:,.0f} ({growth:+,.0f}/s), oldest transaction active {oldest:.0f} s",
+    explanation=(
+        "InnoDB keeps the old versions of changed rows (undo) until no transaction can still read them. The "
+        "history list length, undo records not yet purged, was {hll:,.0f} and changed by {growth:+,.0f} per "
+        "second between the monitor outputs, while the oldest transaction had been active {oldest:.0f} s. Reads "
+        "walk longer version chains and the undo tablespace grows."
+    ),
+    recommendation=(
+        "Find and end the long transaction:\n"
+        "  SELECT trx_id, trx_started, trx_mysql_thread_id, trx_query FROM information_schema.innodb_trx ORDER BY trx_started LIMIT 5;\n"
+        "then consider innodb_purge_threads and innodb_max_purge_lag."
+    ),
+    caveats=(
+        "A long read view (a REPEATABLE READ backup or report) also blocks purge, even without writes.",
+    ),
+    sources=("MySQL 8.4 Reference Manual, Purge Configuration", "FINDINGS.md"),
+    disproof="If the history list length falls back once the named transaction ends, purge was only waiting for it.",
+)
+
+
+@rule(key="purge-lag", requires=("innodb_status",))
+def purge_lag(tl: Timeline) -> Finding | None:
+    """History list length >= HISTORY_LENGTH_HIGH, or growing >= HISTORY_GROWTH_PER_S while the
+    oldest transaction is >= OLDEST_TRX_FOR_GROWTH_S old. Input: ``innodb_status``, ``innodb_rates``."""
+    st = tl.frame("innodb_status").dropna(subset=["history_list_length"])
+    if not len(st):
+        return None
+    rates = tl.frame("innodb_rates")
+    growth = float(rates["history_growth_per_s"].max()) if len(rates) else 0.0
+    hll = float(st["history_list_length"].max())
+    oldest = float(st["oldest_active_s"].max())
+    growing = growth >= HISTORY_GROWTH_PER_S and oldest >= OLDEST_TRX_FOR_GROWTH_S
+    if hll < HISTORY_LENGTH_HIGH and not growing:
+        return None
+    numbers = {"hll": hll, "growth": growth if np.isfinite(growth) else 0.0, "oldest": oldest}
+    evidence = [
+        cite(
+            tl,
+            f"history list length at {r.ts:%H:%M:%S}",
+            int(r.history_list_length),
+            "undo records",
+            "innodb_status.history_list_length",
+            st,
+        )
+        for r in st.itertuples()
+    ]
+    evidence.append(
+        cite(
+            tl,
+            "history list growth (between outputs)",
+            round(numbers["growth"], 1),
+            "/s",
+            "innodb_rates.history_growth_per_s",
+            rates,
+        )
+    )
+    evidence.append(cite(tl, "oldest active transaction", oldest, "s", "innodb_status.oldest_active_s", st))
+    evidence += _oldest_transaction(tl)
+    severity = Severity.CRITICAL if hll >= HISTORY_LENGTH_CRITICAL else Severity.WARNING
+    return PURGE_TEXTS.finding(
+        "purge-lag",
+        severity,
+        numbers,
+        span(st),
+        evidence,
+        confidence="InnoDB monitor",
+        related=("long-transaction",),
+    )
+
+
+def _oldest_transaction(tl: Timeline) -> list:
+    """Evidence on the oldest active transaction of the monitor, joined to its processlist row."""
+    trx = tl.frame("innodb_transactions")
+    if not len(trx) or not trx["active_s"].notna().any():
+        return []
+    row = trx.loc[trx["active_s"].idxmax()]
+    out = [
+        cite(
+            tl,
+            "oldest transaction (trx id, MySQL thread id)",
+            f"{row['trx_id']}, thread {row['thread_id']:.0f}",
+            "",
+            "innodb_transactions.trx_id",
+            trx.loc[[row.name]],
+        )
+    ]
+    pl = tl.frame("processlist")
+    if len(pl) and "id" in pl and pd.notna(row["thread_id"]):
+        match = pl[pl["id"] == row["thread_id"]]
+        if len(match):
+            last = match.iloc[-1]
+            out.append(
+                cite(
+                    tl,
+                    "its session in the processlist (user, Command, Time)",
+                    f"{last.get('user')}, {last.get('command')}, {last.get('time_s')} s",
+                    "",
+                    "processlist.id",
+                    match.tail(1),
+                )
+            )
+    return out
+
+
+# --- long-transaction ------------------------------------------------------------------------
+LONG_TRX_S = 180.0  # FINDINGS.md "more than a few minutes": 3 min holds locks and undo for 180 s
+LONG_TRX_CRITICAL_S = 3600.0  # an hour: purge and every lock it holds are held that long
+
+LONG_TRX_TEXTS = Texts(
+    title="Transaction open for {active:.0f} s (thread {thread}, {locks:.0f} lock structs, {undo:.0f} undo entries)",
+    explanation=(
+        "Transaction {trx} of MySQL thread {thread} had been active for {active:.0f} s ({state}). Until it "
+        "commits or rolls back it keeps its row locks ({locks:.0f} lock structs) and holds back purge of every "
+        "row changed since it started. Current statement: {query}."
+    ),
+    recommendation=(
+        "Commit or kill it (KILL {thread};) and find the application path that leaves transactions open: a session\n"
+        "with Command Sleep and an open transaction is idle in transaction (autocommit off, a missing COMMIT, an\n"
+        "exception path that skips it)."
+    ),
+    caveats=(
+        "A long REPEATABLE READ read-only transaction (a backup) is expected; check who runs it before killing it.",
+    ),
+    sources=("MySQL 8.4 Reference Manual, INFORMATION_SCHEMA INNODB_TRX", "FINDINGS.md"),
+    disproof="If the transaction is a backup with --single-transaction that ends on schedule, it is expected.",
+)
+
+
+@rule(key="long-transaction", any_of=(("innodb_status", "innodb_trx"),))
+def long_transaction(tl: Timeline) -> Finding | None:
+    """A transaction active >= LONG_TRX_S in the monitor's TRANSACTIONS list or in INNODB_TRX."""
+    rows = []
+    for name, series in (
+        ("innodb_trx", "innodb_trx.active_s"),
+        ("innodb_transactions", "innodb_transactions.active_s"),
+    ):
+        f = tl.frame(name)
+        if len(f) and "active_s" in f:
+            rows.append((f[f["active_s"] >= LONG_TRX_S], series))
+    rows = [(r, s) for r, s in rows if len(r)]
+    if not rows:
+        return None
+    frame, series = max(rows, key=lambda r: float(r[0]["active_s"].max()))
+    top = frame.loc[frame["active_s"].idxmax()]
+    numbers = {
+        "active": float(top["active_s"]), "thread": f"{top['thread_id']:.0f}" if pd.notna(top["thread_id"]) else "?",
+        "trx": top["trx_id"], "state": top.get("state", ""), "query": (str(top.get("query") or "") or "none (idle in transaction?)")[:200],
+        "locks": float(top.get("lock_structs", np.nan) if pd.notna(top.get("lock_structs", np.nan)) else 0),
+        "undo": float(top.get("undo_entries", top.get("rows_modified", 0)) if pd.notna(top.get("undo_entries", top.get("rows_modified", 0))) else 0),
+    }  # fmt: skip
+    same = frame[frame["trx_id"] == top["trx_id"]]
+    evidence = [
+        cite(tl, "seconds active (longest)", numbers["active"], "s", series, same),
+        cite(
+            tl,
+            "trx id / MySQL thread id",
+            f"{numbers['trx']} / {numbers['thread']}",
+            "",
+            series.split(".")[0] + ".trx_id",
+            same,
+        ),
+        cite(tl, "lock structs", numbers["locks"], "", series.split(".")[0] + ".lock_structs", same),
+        cite(tl, "transactions over the threshold", int(frame["trx_id"].nunique()), "", series, frame),
+    ]
+    severity = Severity.CRITICAL if numbers["active"] >= LONG_TRX_CRITICAL_S else Severity.WARNING
+    windows = [Window(same["ts"].min(), same["ts"].max())]
+    return LONG_TRX_TEXTS.finding(
+        "long-transaction", severity, numbers, windows, evidence, confidence=series.split(".")[0]
+    )
+
+
+# --- innodb-deadlock -------------------------------------------------------------------------
+DEADLOCK_BEFORE_S = 300.0  # a deadlock up to 5 min before the capture still explains its minutes
+
+DEADLOCK_TEXTS = Texts(
+    title="InnoDB deadlock {when}: transaction {victim} rolled back",
+    explanation=(
+        "The latest detected deadlock happened {age:.0f} s before the monitor output of {at}. {detail} InnoDB "
+        "rolled back transaction {victim}; the application got error 1213 and must retry it."
+    ),
+    recommendation=(
+        "Take locks in one order in every code path, keep transactions short, and give the statements an index\n"
+        "that narrows the locked range (each UPDATE/DELETE locks every index record it scans). Deadlocks are\n"
+        "normal in small numbers: watch the rate (innodb_print_all_deadlocks=ON logs each one)."
+    ),
+    caveats=("SHOW ENGINE INNODB STATUS keeps only the latest deadlock: others may have happened.",),
+    sources=("MySQL 8.4 Reference Manual, Deadlocks in InnoDB", "FINDINGS.md"),
+    disproof="If the deadlock is older than the incident and did not repeat, it is not the cause.",
+)
+
+
+@rule(key="innodb-deadlock", requires=("innodb_status",))
+def innodb_deadlock(tl: Timeline) -> Finding | None:
+    """The LATEST DETECTED DEADLOCK dated inside the capture or DEADLOCK_BEFORE_S before its start;
+    warning when it happened between two monitor outputs (during the capture)."""
+    st = tl.frame("innodb_status").dropna(subset=["deadlock_age_s"])
+    if not len(st):
+        return None
+    at = st["ts"] - pd.to_timedelta(st["deadlock_age_s"], unit="s")
+    start = tl.window[0] if tl.window else st["ts"].min()
+    recent = st[(at >= start - pd.Timedelta(seconds=DEADLOCK_BEFORE_S)).to_numpy()]
+    if not len(recent):
+        return None
+    last = recent.iloc[-1]
+    when_ts = last["ts"] - pd.Timedelta(seconds=float(last["deadlock_age_s"]))
+    during = bool(when_ts >= start)
+    dl = tl.frame("innodb_deadlock")
+    dl = dl[dl["ts"] == last["ts"]] if len(dl) else dl
+    victim = (
+        next((f"({int(r.n)}) {r.trx_id}" for r in dl.itertuples() if r.rolled_back), "?") if len(dl) else "?"
+    )
+    detail = " ".join(
+        f"Transaction ({int(r.n)}) ran {str(r.query)[:120]!r} and waited for {str(r.waits_for)[:120]!r}."
+        for r in dl.itertuples()
+    )
+    numbers = {"age": float(last["deadlock_age_s"]), "at": f"{last['ts']:%H:%M:%S}", "victim": victim, "detail": detail,
+               "when": "during the capture" if during else "just before the capture"}  # fmt: skip
+    evidence = [
+        cite(
+            tl,
+            "deadlock age at the monitor output",
+            numbers["age"],
+            "s",
+            "innodb_status.deadlock_age_s",
+            recent,
+        )
+    ]
+    for r in dl.itertuples():
+        rows = dl[dl["n"] == r.n]
+        evidence.append(
+            cite(tl, f"transaction ({r.n}) statement", str(r.query)[:300], "", "innodb_deadlock.query", rows)
+        )
+        evidence.append(
+            cite(
+                tl,
+                f"transaction ({r.n}) waits for",
+                str(r.waits_for)[:300],
+                "",
+                "innodb_deadlock.waits_for",
+                rows,
+            )
+        )
+        if r.holds:
+            evidence.append(
+                cite(tl, f"transaction ({r.n}) holds", str(r.holds)[:300], "", "innodb_deadlock.holds", rows)
+            )
+    severity = Severity.WARNING if during else Severity.INFO
+    return DEADLOCK_TEXTS.finding(
+        "innodb-deadlock",
+        severity,
+        numbers,
+        [Window(when_ts, when_ts)],
+        evidence,
+        confidence="InnoDB monitor",
+    )
+
+
+# --- checkpoint-age-high ---------------------------------------------------------------------
+CHECKPOINT_WARN = 0.75  # async flushing pressure starts around 75 % of the redo capacity (Percona)
+CHECKPOINT_CRITICAL = 0.875  # sync flushing: user threads flush pages themselves, writes stall
+
+CHECKPOINT_TEXTS = Texts(
+    title="Redo log {pct:.0f} % full: checkpoint age {age_mib:,.0f} MiB of {cap_mib:,.0f} MiB",
+    explanation=(
+        "The checkpoint age, redo written since the last checkpoint ({age_mib:,.0f} MiB), reached {pct:.0f} % of "
+        "the redo capacity ({cap_mib:,.0f} MiB, {cap_from}) while the log advanced {log_mib_s:.1f} MiB/s. Near "
+        "the end of the redo log InnoDB must flush dirty pages before it can write more: commits stall."
+    ),
+    recommendation=(
+        "A larger redo log (innodb_redo_log_capacity on MySQL 8.0.30+, innodb_log_file_size otherwise), and\n"
+        "innodb_io_capacity / innodb_io_capacity_max that match what the storage sustains."
+    ),
+    caveats=("The async/sync flushing margins differ between versions; 75 % and 87.5 % are approximations.",),
+    sources=(
+        "Percona, InnoDB flushing in action",
+        "MySQL 8.4 Reference Manual, Optimizing InnoDB Redo Logging",
+    ),
+    disproof="If the checkpoint age falls back well below the capacity within seconds, flushing kept up.",
+)
+
+
+def redo_capacity(tl: Timeline, st: pd.DataFrame) -> tuple[float | None, str]:
+    """The redo capacity in bytes and where it came from: the variables, else ``Max checkpoint age``."""
+    cap = variable_number(tl, "innodb_redo_log_capacity")
+    if cap:
+        return cap, "innodb_redo_log_capacity"
+    size = variable_number(tl, "innodb_log_file_size")
+    if size:
+        files = variable_number(tl, "innodb_log_files_in_group") or 1.0
+        return size * files, "innodb_log_file_size x innodb_log_files_in_group"
+    if "max_checkpoint_age_bytes" in st and st["max_checkpoint_age_bytes"].notna().any():
+        return float(st["max_checkpoint_age_bytes"].max()), "Max checkpoint age in the monitor"
+    return None, ""
+
+
+@rule(key="checkpoint-age-high", requires=("innodb_status",), optional=("variables",))
+def checkpoint_age_high(tl: Timeline) -> Finding | None:
+    """Checkpoint age (LSN - last checkpoint) >= CHECKPOINT_WARN of the redo capacity."""
+    st = tl.frame("innodb_status").dropna(subset=["checkpoint_age_bytes"])
+    cap, origin = redo_capacity(tl, st)
+    if not len(st) or not cap:
+        return None
+    pct = st["checkpoint_age_bytes"] / cap
+    hot = st[(pct >= CHECKPOINT_WARN).to_numpy()]
+    if not len(hot):
+        return None
+    rates = tl.frame("innodb_rates")
+    mib = 1024 * 1024
+    numbers = {"pct": float(pct.max() * 100), "age_mib": float(st["checkpoint_age_bytes"].max()) / mib, "cap_mib": cap / mib,
+               "cap_from": origin, "log_mib_s": float(rates["log_bytes_per_s"].max()) / mib if len(rates) else 0.0}  # fmt: skip
+    evidence = [
+        cite(
+            tl,
+            f"checkpoint age at {r.ts:%H:%M:%S}",
+            f"{r.checkpoint_age_bytes:,.0f} B = {r.checkpoint_age_bytes / cap * 100:.1f} % of {cap:,.0f} B",
+            "",
+            "innodb_status.checkpoint_age_bytes",
+            st,
+        )
+        for r in st.itertuples()
+    ]
+    evidence.append(
+        cite(
+            tl,
+            "log written (between outputs)",
+            round(numbers["log_mib_s"], 2),
+            "MiB/s",
+            "innodb_rates.log_bytes_per_s",
+            rates,
+        )
+    )
+    evidence.append(
+        cite(
+            tl,
+            "modified (dirty) pages",
+            float(st["modified_pages"].max()),
+            "pages",
+            "innodb_status.modified_pages",
+            st,
+        )
+    )
+    severity = Severity.CRITICAL if pct.max() >= CHECKPOINT_CRITICAL else Severity.WARNING
+    return CHECKPOINT_TEXTS.finding(
+        "checkpoint-age-high", severity, numbers, span(hot), evidence, confidence="InnoDB monitor"
+    )
+
+
+# --- innodb-pending-io -----------------------------------------------------------------------
+PENDING_COLUMNS = (
+    "pending_aio_reads", "pending_aio_writes", "pending_fsync_log", "pending_fsync_pool", "pending_reads",
+    "pending_writes_lru", "pending_writes_flush_list", "pending_writes_single_page", "pending_log_writes",
+)  # fmt: skip
+PENDING_MIN_OUTPUTS = (
+    2  # FINDINGS.md: non-zero "in both samples": one snapshot of a busy server may catch one
+)
+
+PENDING_TEXTS = Texts(
+    title="InnoDB I/O pending in every monitor output ({pending:.0f} operations at most)",
+    explanation=(
+        "In all {n} monitor outputs InnoDB had I/O waiting to complete (at most {pending:.0f}: {which}). The "
+        "storage did not keep up with what InnoDB asked of it; with {free:.0f} free pages in the buffer pool."
+    ),
+    recommendation=(
+        "See disk-saturation and the same minutes of iostat (await, aqu-sz of the data and log devices).\n"
+        "Free buffers near 0 with single-page flushes means the buffer pool has no clean pages: a larger\n"
+        "innodb_buffer_pool_size, or innodb_lru_scan_depth / more page cleaners."
+    ),
+    caveats=("Two snapshots 30 s apart are a small sample of the capture.",),
+    sources=(
+        "MySQL 8.4 Reference Manual, InnoDB Standard Monitor Output (FILE I/O, BUFFER POOL)",
+        "FINDINGS.md",
+    ),
+    disproof="If iostat shows the devices idle in the same minutes, the pending counts are momentary.",
+)
+
+
+@rule(key="innodb-pending-io", requires=("innodb_status",))
+def innodb_pending_io(tl: Timeline) -> Finding | None:
+    """Pending aio reads/writes, fsyncs or page writes > 0 in every monitor output (at least
+    PENDING_MIN_OUTPUTS of them)."""
+    st = tl.frame("innodb_status")
+    cols = [c for c in PENDING_COLUMNS if c in st]
+    if len(st) < PENDING_MIN_OUTPUTS or not cols:
+        return None
+    total = st[cols].fillna(0).sum(axis=1)
+    if not (total > 0).all():
+        return None
+    worst = st.loc[total.idxmax()]
+    which = ", ".join(f"{c.removeprefix('pending_')} {worst[c]:.0f}" for c in cols if worst[c] > 0)
+    numbers = {
+        "n": len(st),
+        "pending": float(total.max()),
+        "which": which,
+        "free": float(st["free_pages"].min()),
+    }
+    evidence = [
+        cite(tl, f"pending I/O at {r.ts:%H:%M:%S}", float(t), "operations", "innodb_status.pending_*", st)
+        for r, t in zip(st.itertuples(), total, strict=True)
+    ]
+    evidence += [
+        cite(tl, c.replace("_", " "), float(st[c].max()), "", f"innodb_status.{c}", st)
+        for c in cols
+        if st[c].max() > 0
+    ]
+    io = tl.frame("iostat")
+    if len(io) and "aqu_sz" in io:
+        near = io[
+            (io["ts"] >= st["ts"].min() - pd.Timedelta(seconds=60))
+            & (io["ts"] <= st["ts"].max() + pd.Timedelta(seconds=60))
+        ]
+        if len(near):
+            evidence.append(
+                cite(
+                    tl,
+                    "iostat aqu-sz (max, same minutes)",
+                    round(float(near["aqu_sz"].max()), 2),
+                    "requests",
+                    "iostat.aqu_sz",
+                    near,
+                )
+            )
+    return PENDING_TEXTS.finding(
+        "innodb-pending-io",
+        Severity.WARNING,
+        numbers,
+        span(st),
+        evidence,
+        confidence="InnoDB monitor",
+        related=("disk-saturation",),
+    )
