@@ -244,6 +244,22 @@ CELERY_BEAT_SCHEDULE_FILENAME = envstr(
     "CASEBOOK_BEAT_SCHEDULE_FILE", str(BASE_DIR / "var" / "celerybeat-schedule")
 )
 
+# Django's cache on the same Redis as Celery (its own key prefix): the per-client count of unknown
+# share tokens (web/share_views.py) must be shared by every web process.
+CACHES = {
+    "default": {
+        "BACKEND": "django.core.cache.backends.redis.RedisCache",
+        "LOCATION": CELERY_BROKER_URL,
+        "KEY_PREFIX": "casebook",
+        "TIMEOUT": 300,
+    }
+}
+# Share links (web/shares.py): a client that asked for SHARE_GUESS_LIMIT unknown, expired or revoked
+# tokens within SHARE_GUESS_WINDOW s gets 429 on every /s/ URL until the window is over.
+CASEBOOK_SHARE_GUESS_LIMIT = envint("CASEBOOK_SHARE_GUESS_LIMIT", 20)
+CASEBOOK_SHARE_GUESS_WINDOW = envseconds("CASEBOOK_SHARE_GUESS_WINDOW", 600)
+CASEBOOK_BEHIND_PROXY = envbool("CASEBOOK_BEHIND_PROXY", False)
+
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
         "rest_framework.authentication.SessionAuthentication",

@@ -5,7 +5,7 @@ from django.contrib.auth import views as auth_views
 from django.urls import path
 from drf_spectacular.views import SpectacularAPIView
 
-from web import api, views
+from web import api, api_shares, share_views, views
 
 urlpatterns = [
     path("", views.case_list, name="case-list"),
@@ -24,5 +24,8 @@ urlpatterns = [
     path("admin/", admin.site.urls),
     path("api/cases/", api.case_list_create_api, name="api-cases"),
     path("api/cases/<int:case_id>/", api.case_report_api, name="api-case"),
+    path("api/cases/<int:case_id>/shares/", api_shares.share_list_create_api, name="api-shares"),
+    path("api/cases/<int:case_id>/shares/<int:share_id>/", api_shares.share_detail_api, name="api-share"),
+    *share_views.urlpatterns(),
     path("api/schema/", SpectacularAPIView.as_view(), name="api-schema"),
 ]

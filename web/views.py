@@ -16,7 +16,7 @@ from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 
-from web import charts, moments, selectors, services
+from web import charts, moments, selectors, services, shares
 from web.forms import CaseUploadForm
 from web.models import Case
 
@@ -95,6 +95,7 @@ def case_detail(request: HttpRequest, case_id: int) -> HttpResponse:
         "reanalyze": reverse("case-reanalyze", args=[case.pk]),
         "upload_download": reverse("case-upload", args=[case.pk]),
     }
+    context["shares"] = shares.share_rows(case)
     return render(request, "cases/detail.html", context)
 
 
