@@ -201,7 +201,8 @@ class Redactor:
         self.vocabulary = vocabulary
         self.key = key
         self.names: dict[str, str] = {}  # value (hosts lower-cased) -> pseudonym
-        alternatives: list[tuple[str, bool]] = []  # (value, case-insensitive)
+        folded: list[str] = []  # host names: matched whatever their case
+        exact: list[str] = []
         for enabled, prefix, values, fold in (
             (choices.hosts, "host", vocabulary.hosts, True),
             (choices.users, "user", vocabulary.users, False),
@@ -211,11 +212,10 @@ class Redactor:
                 continue
             for i, value in enumerate(sorted(set(values)), start=1):
                 key_ = value.lower() if fold else value
-                if key_ not in self.names:
+                if key_ and key_ not in self.names:
                     self.names[key_] = f"{prefix}-{i}"
-                    alternatives.append((value, fold))
-        alternatives.sort(key=lambda a: -len(a[0]))  # the longest value wins where two overlap
-        parts = [f"(?i:{re.escape(v)})" if fold else re.escape(v) for v, fold in alternatives]
+                    (folded if fold else exact).append(key_)
+        parts = ([f"(?i:{_trie(folded)})"] if folded else []) + ([_trie(exact)] if exact else [])
         self._known = re.compile(f"{_BEFORE}(?:{'|'.join(parts)}){_AFTER}") if parts else None
 
     # ------------------------------------------------------------------ strings
@@ -283,6 +283,31 @@ class Redactor:
             "users": len(v.users) if c.users else None,
             "schemas": len(v.schemas) if c.schemas else None,
         }
+
+
+def _trie(values: list[str]) -> str:
+    """One regex matching any of ``values`` (non-empty), built as a trie: a thousand host names are
+    tried in one pass over a string instead of one alternative after another. A longer value is
+    tried before its prefix (``app1`` before ``app``).
+
+    >>> _trie(["app", "app1", "db"])
+    '(?:app(?:1)?|db)'
+    """
+    root: dict[str, dict] = {}
+    for value in values:
+        node = root
+        for ch in value:
+            node = node.setdefault(ch, {})
+        node[""] = {}
+
+    def build(node: dict[str, dict]) -> str:
+        branches = [re.escape(ch) + build(child) for ch, child in sorted(node.items()) if ch]
+        if not branches:
+            return ""
+        body = branches[0] if len(branches) == 1 else f"(?:{'|'.join(branches)})"
+        return f"(?:{body})?" if "" in node else body
+
+    return build(root)
 
 
 def scrub_sql(statement: str) -> str:

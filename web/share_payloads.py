@@ -52,8 +52,20 @@ def report(data: dict[str, object], redactor: Redactor | None, url: str) -> dict
 
 
 def timeline(data: dict[str, object], redactor: Redactor | None) -> dict[str, object]:
-    """The charts JSON (chart titles, series labels such as query fingerprints, windows)."""
-    return data if redactor is None else redactor.walk(data)
+    """The charts JSON (chart titles, series labels such as query fingerprints, windows). Every
+    string goes through the redactor; the points of a series (``data``: [epoch ms, value] pairs,
+    numbers by the contract of charts.timeline_charts, about all of a megabyte-sized answer) are
+    passed as they are."""
+    if redactor is None:
+        return data
+    charts = []
+    for chart in data.get("charts", []):
+        series = [
+            {**redactor.walk({k: v for k, v in s.items() if k != "data"}), "data": s.get("data", [])}
+            for s in chart.get("series", [])
+        ]
+        charts.append({**redactor.walk({k: v for k, v in chart.items() if k != "series"}), "series": series})
+    return {**redactor.walk({k: v for k, v in data.items() if k != "charts"}), "charts": charts}
 
 
 def timeline_csv(data: dict[str, object]) -> str:

@@ -128,16 +128,17 @@ def _resolve_token(request: HttpRequest, token: str) -> Shared | HttpResponse:
             except ValueError:  # expired between add and incr
                 cache.add(key, 1, timeout=settings.CASEBOOK_SHARE_GUESS_WINDOW)
         return _not_found()
-    return Shared(share, _case(share.case_id), shares.redactor_for(share), f"/s/{token}/", False)
+    case = _case(share.case_id)
+    return Shared(share, case, shares.redactor_for(share, case), f"/s/{token}/", False)
 
 
 def _resolve_preview(request: HttpRequest, case_id: int, share_id: int) -> Shared:
     case = _case_for_engineer(request, case_id)
-    share = ShareLink.objects.select_related("case").filter(pk=share_id, case=case).first()
+    share = ShareLink.objects.filter(pk=share_id, case=case).first()
     if share is None:
         raise Http404
     base = reverse("share-preview", args=[case.pk, share.pk])
-    return Shared(share, case, shares.redactor_for(share), base, True)
+    return Shared(share, case, shares.redactor_for(share, case), base, True)
 
 
 def _case(case_id: int) -> Case:
@@ -207,7 +208,11 @@ def shared_status(request: HttpRequest, shared: Shared) -> HttpResponse:
     return JsonResponse(shared.redactor.walk(data) if shared.redactor else data)
 
 
-def _timeline(request: HttpRequest, shared: Shared) -> dict[str, object] | HttpResponse:
+def _timeline(
+    request: HttpRequest, shared: Shared, *, as_text: bool = False
+) -> dict[str, object] | HttpResponse:
+    """The charts as the link sends them; ``as_text``: the whole capture's charts of a link without
+    redaction are answered as stored (JSON text), as the engineer's page gets them."""
     try:
         start, end = (views._ms_param(request, name) for name in ("start", "end"))
     except ValueError:
@@ -219,6 +224,8 @@ def _timeline(request: HttpRequest, shared: Shared) -> dict[str, object] | HttpR
             .values_list(Cast("charts_overview", output_field=TextField()), flat=True)
             .first()
         )
+        if stored and as_text and shared.redactor is None:
+            return HttpResponse(stored, content_type="application/json")
         data = json.loads(stored) if stored else None
     if data is None:
         data = charts.timeline_charts(case=shared.case, start=start, end=end)
@@ -227,7 +234,7 @@ def _timeline(request: HttpRequest, shared: Shared) -> dict[str, object] | HttpR
 
 @shared_view
 def shared_timeline(request: HttpRequest, shared: Shared) -> HttpResponse:
-    data = _timeline(request, shared)
+    data = _timeline(request, shared, as_text=True)
     return data if isinstance(data, HttpResponse) else JsonResponse(data)
 
 

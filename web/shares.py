@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from datetime import timedelta
 
 from django.conf import settings
-from django.db import transaction
+from django.core.cache import cache
 from django.db.models import F
 from django.utils import timezone
 
@@ -32,6 +32,8 @@ from web.models import Case, RawChunk, ShareLink, Source
 TOKEN_BYTES = 32
 DEFAULT_DAYS = 30
 MAX_DAYS = 365
+#: How long a case's collected vocabulary stays in the cache (links keep their own copy anyway).
+VOCABULARY_CACHE_S = 24 * 3600
 
 
 def token_hash(token: str) -> str:
@@ -82,7 +84,7 @@ def create_share(
         allow_bundle=allow_bundle,
     )
     if choices.any:
-        vocabulary_for(share)
+        vocabulary_for(share, case)
     return NewShare(share, token)
 
 
@@ -118,11 +120,9 @@ def share_for_token(token: str) -> ShareLink | None:
     revoked tokens are not told apart."""
     if not token or len(token) > 200:
         return None
-    return (
-        ShareLink.objects.select_related("case")
-        .filter(token_sha256=token_hash(token), revoked_at__isnull=True, expires_at__gt=timezone.now())
-        .first()
-    )
+    return ShareLink.objects.filter(
+        token_sha256=token_hash(token), revoked_at__isnull=True, expires_at__gt=timezone.now()
+    ).first()
 
 
 def record_view(share: ShareLink) -> None:
@@ -141,26 +141,31 @@ def choices_of(share: ShareLink) -> Choices:
     )
 
 
-def redactor_for(share: ShareLink) -> Redactor | None:
-    """The link's redactor, or None when it redacts nothing."""
+def redactor_for(share: ShareLink, case: Case) -> Redactor | None:
+    """The link's redactor for its ``case``, or None when it redacts nothing."""
     choices = choices_of(share)
     if not choices.any:
         return None
     key = f"{settings.SECRET_KEY}:share:{share.pk}".encode()
-    return Redactor(choices, vocabulary_for(share), key)
+    return Redactor(choices, vocabulary_for(share, case), key)
 
 
-def vocabulary_for(share: ShareLink) -> Vocabulary:
-    """The case's vocabulary for ``share``: kept on the link, collected again when the case's
-    generation (a re-analysis) changed since."""
-    case = share.case
+def vocabulary_for(share: ShareLink, case: Case) -> Vocabulary:
+    """The vocabulary of ``case`` (the link's) for ``share``: kept on the link, taken again when the
+    case's generation changed since (a re-analysis). Collecting it reads the whole processlist
+    (seconds for a long capture), so it is also kept in Django's cache for the case's generation:
+    a second link of the same case gets it at once."""
     if share.vocabulary is None or share.vocabulary_generation != case.generation:
-        share.vocabulary = collect_vocabulary(case).as_json()
-        share.vocabulary_generation = case.generation
-        with transaction.atomic():
-            ShareLink.objects.filter(pk=share.pk).update(
-                vocabulary=share.vocabulary, vocabulary_generation=share.vocabulary_generation
-            )
+        # The ingest's time as well: another database (tests, a second deployment) on the same
+        # Redis has cases of the same number and generation.
+        stamp = case.ingested_at.timestamp() if case.ingested_at else 0
+        key = f"share-vocabulary:{case.pk}:{case.generation}:{stamp}"
+        data = cache.get(key)
+        if data is None:
+            data = collect_vocabulary(case).as_json()
+            cache.set(key, data, timeout=VOCABULARY_CACHE_S)
+        share.vocabulary, share.vocabulary_generation = data, case.generation
+        ShareLink.objects.filter(pk=share.pk).update(vocabulary=data, vocabulary_generation=case.generation)
     return Vocabulary.from_json(share.vocabulary)
 
 
