@@ -42,7 +42,10 @@ def _row(row: dict[str, object], case_id: int) -> dict[str, object]:
     }
 
 
-@extend_schema(request=ShareCreateSerializer, responses={200: dict, 201: dict})
+@extend_schema(methods=["GET"], operation_id="case_shares_list", responses={200: dict})
+@extend_schema(
+    methods=["POST"], operation_id="case_shares_create", request=ShareCreateSerializer, responses={201: dict}
+)
 @api_view(["GET", "POST"])
 def share_list_create_api(request: Request, case_id: int) -> Response:
     """GET: the case's links, newest first. POST: a new link; the answer's ``url`` holds the token,
@@ -64,7 +67,8 @@ def share_list_create_api(request: Request, case_id: int) -> Response:
     )
 
 
-@extend_schema(responses={200: dict})
+@extend_schema(methods=["GET"], operation_id="case_share_retrieve", responses={200: dict})
+@extend_schema(methods=["DELETE"], operation_id="case_share_revoke", responses={200: dict})
 @api_view(["GET", "DELETE"])
 def share_detail_api(request: Request, case_id: int, share_id: int) -> Response:
     """GET: one link of the case. DELETE: revoke it (its URL answers 404 from now on)."""

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import functools
 import json
+import logging
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -29,11 +30,14 @@ from django.shortcuts import redirect, render
 from django.template.loader import render_to_string
 from django.urls import path, reverse
 from django.views.decorators.http import require_POST
+from redis.exceptions import RedisError
 
 from analyzer.redact import Redactor
 from web import charts, moments, selectors, share_payloads, shares, views
 from web.forms import ShareForm
 from web.models import Case, ShareLink
+
+log = logging.getLogger(__name__)
 
 
 def _case_for_engineer(request: HttpRequest, case_id: int) -> Case:
@@ -113,20 +117,37 @@ def _misses_key(request: HttpRequest) -> str:
     return f"share-misses:{client_ip(request)}"
 
 
+def _misses(key: str) -> int:
+    """Bad tokens counted for this client; 0 while Redis cannot be reached (the limit is then not
+    applied: links keep working through a Redis outage, as the rest of the web does)."""
+    try:
+        return int(cache.get(key) or 0)
+    except RedisError:
+        log.warning("share links: the bad-token count cannot be read (Redis unreachable)")
+        return 0
+
+
+def _count_miss(key: str) -> None:
+    try:
+        if not cache.add(key, 1, timeout=settings.CASEBOOK_SHARE_GUESS_WINDOW):
+            try:
+                cache.incr(key)
+            except ValueError:  # expired between add and incr
+                cache.add(key, 1, timeout=settings.CASEBOOK_SHARE_GUESS_WINDOW)
+    except RedisError:
+        log.warning("share links: a bad token was not counted (Redis unreachable)")
+
+
 def _resolve_token(request: HttpRequest, token: str) -> Shared | HttpResponse:
     key = _misses_key(request)
-    if (cache.get(key) or 0) >= settings.CASEBOOK_SHARE_GUESS_LIMIT:
+    if _misses(key) >= settings.CASEBOOK_SHARE_GUESS_LIMIT:
         response = HttpResponse("Too many requests for unknown links; try again later.\n", status=429)
         response["Retry-After"] = str(settings.CASEBOOK_SHARE_GUESS_WINDOW)
         response["Content-Type"] = "text/plain; charset=utf-8"
         return _private(response)
     share = shares.share_for_token(token)
     if share is None:
-        if not cache.add(key, 1, timeout=settings.CASEBOOK_SHARE_GUESS_WINDOW):
-            try:
-                cache.incr(key)
-            except ValueError:  # expired between add and incr
-                cache.add(key, 1, timeout=settings.CASEBOOK_SHARE_GUESS_WINDOW)
+        _count_miss(key)
         return _not_found()
     case = _case(share.case_id)
     return Shared(share, case, shares.redactor_for(share, case), f"/s/{token}/", False)

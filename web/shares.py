@@ -10,6 +10,7 @@ the case was re-analyzed since.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import io
 import secrets
@@ -20,6 +21,7 @@ from django.conf import settings
 from django.core.cache import cache
 from django.db.models import F
 from django.utils import timezone
+from redis.exceptions import RedisError
 
 from analyzer.redact import REDACT_ALL, STATEMENT_FORMATS, Choices, Redactor, Vocabulary, VocabularyBuilder
 from parsers import registry
@@ -160,10 +162,14 @@ def vocabulary_for(share: ShareLink, case: Case) -> Vocabulary:
         # Redis has cases of the same number and generation.
         stamp = case.ingested_at.timestamp() if case.ingested_at else 0
         key = f"share-vocabulary:{case.pk}:{case.generation}:{stamp}"
-        data = cache.get(key)
+        try:
+            data = cache.get(key)
+        except RedisError:  # no cache while Redis is away: collected again
+            data = None
         if data is None:
             data = collect_vocabulary(case).as_json()
-            cache.set(key, data, timeout=VOCABULARY_CACHE_S)
+            with contextlib.suppress(RedisError):
+                cache.set(key, data, timeout=VOCABULARY_CACHE_S)
         share.vocabulary, share.vocabulary_generation = data, case.generation
         ShareLink.objects.filter(pk=share.pk).update(vocabulary=data, vocabulary_generation=case.generation)
     return Vocabulary.from_json(share.vocabulary)

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from django.core.cache import cache
 from django.core.files import File
-from django.test import Client
+from django.test import Client, override_settings
 from django.utils import timezone
 
 from analyzer.redact import REDACT_ALL, Choices
@@ -391,3 +391,17 @@ def test_the_api_creates_lists_and_revokes_links(case: Case, engineer_client: Cl
 
 def test_the_api_answers_404_for_an_unknown_case(engineer_client: Client) -> None:
     assert engineer_client.get("/api/cases/999999/shares/").status_code == 404
+
+
+def test_links_keep_working_while_redis_is_unreachable(case: Case) -> None:
+    good = _link(case)  # its vocabulary collected while Redis was there
+    away = {
+        "default": {
+            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            "LOCATION": "redis://127.0.0.1:1/0",
+        }
+    }
+    with override_settings(CACHES=away):
+        assert Client().get(good).status_code == 200
+        assert Client().get("/s/" + "C" * 43 + "/").status_code == 404
+        assert Client().get(_link(case)).status_code == 200  # a new link: collected without the cache
