@@ -25,6 +25,7 @@ replaced where it happens to be a word of prose (a schema named ``orders`` in "o
 
 from __future__ import annotations
 
+import bisect
 import hashlib
 import hmac
 import re
@@ -56,6 +57,9 @@ _AFTER = r"(?![\w$-])"
 _IPV4 = re.compile(
     r"(?<![\w.])(?:(?:25[0-5]|2[0-4]\d|1?\d?\d)\.){3}(?:25[0-5]|2[0-4]\d|1?\d?\d)(?![\w]|\.\d)"
 )
+#: A token where texts are cut (at the end, before an ellipsis or a closing quote): checked for the
+#: beginning of a known value (``acme_bil…`` of ``acme_billing``).
+_CUT = re.compile(r"(?<![\w$.-])[\w$.-]{3,}(?=…|'|\Z)")
 _PORT = re.compile(r":\d+\Z")
 _SQ = re.compile(r"'(?:[^'\\]|\\.)*'", re.S)
 _DQ = re.compile(r'"(?:[^"\\]|\\.)*"', re.S)
@@ -217,11 +221,22 @@ class Redactor:
                     (folded if fold else exact).append(key_)
         parts = ([f"(?i:{_trie(folded)})"] if folded else []) + ([_trie(exact)] if exact else [])
         self._known = re.compile(f"{_BEFORE}(?:{'|'.join(parts)}){_AFTER}") if parts else None
+        self._folded, self._exact = sorted(folded), sorted(exact)
 
     # ------------------------------------------------------------------ strings
     def _name(self, match: re.Match[str]) -> str:
         value = match.group(0)
         return self.names.get(value) or self.names.get(value.lower()) or value
+
+    def _cut(self, match: re.Match[str]) -> str:
+        """A token at the end of a text or before ``…`` or ``'`` (where a label, an evidence value or a
+        statement was cut to a length) that begins a known value: what is left of a value, as ``?``."""
+        token = match.group(0)
+        for values, probe in ((self._folded, token.lower()), (self._exact, token)):
+            i = bisect.bisect_left(values, probe)
+            if i < len(values) and values[i] != probe and values[i].startswith(probe):
+                return "?"
+        return token
 
     def _ip(self, match: re.Match[str]) -> str:
         ip = match.group(0)
@@ -237,18 +252,22 @@ class Redactor:
         pseudonym, and, when hosts are redacted, every other IPv4 address by a keyed one."""
         if self._known is not None:
             value = self._known.sub(self._name, value)
+            if "…" in value or "'" in value or value[-1:].isalnum() or value[-1:] in "_$.-":
+                value = _CUT.sub(self._cut, value)
         if self.choices.hosts:
             value = _IPV4.sub(self._ip, value)
         return value
 
-    def sql(self, statement: str | None) -> str | None:
+    def sql(self, statement: str | None, *, cut: bool = False) -> str | None:
         """A statement as the link shows it: its fingerprint when literals are redacted (a
-        statement cut before a closing quote loses everything from that quote), then ``text``."""
+        statement cut before a closing quote loses everything from that quote), then ``text``.
+        ``cut``: the statement was cut to a length (it then ends with ``…``, and what is left of a
+        value at its end is redacted too)."""
         if statement is None:
             return None
         if self.choices.literals and statement.strip().upper() != "NULL":
             statement = scrub_sql(statement)
-        return self.text(statement)
+        return self.text(statement + "…" if cut else statement)
 
     # ------------------------------------------------------------------ structures
     def walk(self, value: object) -> object:

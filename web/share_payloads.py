@@ -94,7 +94,10 @@ def moment(data: dict[str, object], redactor: Redactor | None) -> dict[str, obje
         if pl:
             data["processlist"] = {
                 **pl,
-                "rows": [{**r, "info": redactor.sql(r.get("info"))} for r in pl["rows"]],
+                "rows": [
+                    {**r, "info": redactor.sql(r.get("info"), cut=bool(r.get("info_cut")))}
+                    for r in pl["rows"]
+                ],
             }
         raw = data.get("raw")
         if raw:

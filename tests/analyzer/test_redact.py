@@ -116,3 +116,13 @@ def test_the_builder_collects_hosts_without_ports_and_leaves_builtins() -> None:
         ["acme_prod"],
     )
     assert (v.literals, v.statements) == (4, 3)
+
+
+def test_what_is_left_of_a_value_cut_to_a_length_is_redacted_too() -> None:
+    r = Redactor(Choices(), VOCAB, b"k")
+    assert r.text("select * from acme_pr…") == "select * from ?…"  # a chart label cut at 80 characters
+    assert r.text("query 'select a from acme_p'") == "query 'select a from ?'"  # an evidence label
+    assert r.text("running select * from APP1.AC") == "running select * from ?"  # at the end
+    assert (r.text("the acm"), r.text("the ac")) == ("the ?", "the ac")  # two characters tell little
+    assert r.sql("SELECT * FROM acme_pr", cut=True) == "select * from ?…"
+    assert r.text("acme is fine, so is the app, acme_prod.t") == "acme is fine, so is the user-1, db-1.t"

@@ -18,7 +18,7 @@ from django.utils import timezone
 from analyzer.redact import REDACT_ALL, Choices
 from tests.web.conftest import make_tar
 from tests.web.share_capture import SECRETS, VMSTAT, processlist
-from web import services, shares
+from web import moments, services, shares
 from web.models import Case, CaseStatus, SampleIndex, ShareLink
 
 pytestmark = pytest.mark.django_db
@@ -405,3 +405,35 @@ def test_links_keep_working_while_redis_is_unreachable(case: Case) -> None:
         assert Client().get(good).status_code == 200
         assert Client().get("/s/" + "C" * 43 + "/").status_code == 404
         assert Client().get(_link(case)).status_code == 200  # a new link: collected without the cache
+
+
+def test_a_value_cut_short_in_a_chart_label_or_a_long_statement_is_redacted(
+    tmp_path: Path, engineer, monkeypatch
+) -> None:
+    """Chart labels are cut at 80 characters and statements at moments.MAX_INFO_CHARS: what is left
+    of a schema name there ("acme_") is not served either."""
+    columns = "a" * 61  # "select <61 a> from acme_billing...": the schema starts at character 74
+    statement = f"SELECT {columns} FROM acme_billing.invoices WHERE id = 5"
+    pl = "".join(
+        f"TS {1776790301 + i}.500000000 2026-04-21 16:51:{41 + i:02d}\n"
+        + "".join(
+            f"*************************** {n}. row ***************************\n"
+            f"     Id: {n}\n   User: acme_report\n   Host: 10.20.30.41:{5000 + n}\n     db: acme_billing\n"
+            f"Command: Query\n   Time: 1\n  State: Sending data\n   Info: {statement}\n"
+            for n in range(1, 4)
+        )
+        for i in range(3)
+    )
+    path = make_tar(tmp_path / "long.tgz", {"c/2026_04_21_16_51_41-processlist": pl.encode()})
+    with path.open("rb") as fh:
+        case = services.case_create(user=engineer, file=File(fh), original_name="long.tgz", enqueue=False)
+    services.case_ingest(case_id=case.pk)
+    base = _link(case)
+    timeline = Client().get(f"{base}timeline.json").json()
+    labels = [s["label"] for c in timeline["charts"] for s in c["series"] if c["id"] == "fingerprints"]
+    assert labels == [f"select {columns} from ?…"]
+    monkeypatch.setattr(moments, "MAX_INFO_CHARS", len(f"SELECT {columns} FROM acme_bi"))
+    moment = Client().get(f"{base}moment.json?t=1776790302500").json()
+    assert {r["info"] for r in moment["processlist"]["rows"]} == {f"select {columns} from ?…"}
+    served = _served(Client(), _urls(case, base)).decode().lower()
+    assert "acme_" not in served and "acme_bi" not in served
