@@ -63,7 +63,9 @@ def share_list_create_api(request: Request, case_id: int) -> Response:
         return Response({"message": str(exc), "extra": {}}, status=status.HTTP_400_BAD_REQUEST)
     row = next(r for r in shares.share_rows(case) if r["id"] == made.share.pk)
     return Response(
-        {**_row(row, case.pk), "url": request.build_absolute_uri(made.path)}, status=status.HTTP_201_CREATED
+        {**_row(row, case.pk), "url": request.build_absolute_uri(made.path)},
+        status=status.HTTP_201_CREATED,
+        headers={"Cache-Control": "no-store, private"},  # the only answer that holds the token
     )
 
 

@@ -55,17 +55,20 @@ def share_create(request: HttpRequest, case_id: int) -> HttpResponse:
         return render(request, "shares/created.html", {"case_id": case.pk, "form": form}, status=400)
     d = form.cleaned_data
     made = shares.create_from_fields(case=case, user=request.user, fields=d)
-    return render(
-        request,
-        "shares/created.html",
-        {
-            "case_id": case.pk,
-            "share": made.share,
-            "url": request.build_absolute_uri(made.path),
-            "redaction": shares.redaction_label(made.share),
-            "preview_url": reverse("share-preview", args=[case.pk, made.share.pk]),
-        },
-        status=201,
+    # The only page that holds the token: kept by no cache, sent as no referrer.
+    return _private(
+        render(
+            request,
+            "shares/created.html",
+            {
+                "case_id": case.pk,
+                "share": made.share,
+                "url": request.build_absolute_uri(made.path),
+                "redaction": shares.redaction_label(made.share),
+                "preview_url": reverse("share-preview", args=[case.pk, made.share.pk]),
+            },
+            status=201,
+        )
     )
 
 
@@ -218,7 +221,7 @@ def shared_page(request: HttpRequest, shared: Shared) -> HttpResponse:
         "report": shared.redactor.report() if shared.redactor else None,
         "withheld": _withheld(shared),
     }
-    if not shared.preview:
+    if not shared.preview and request.method == "GET":
         shares.record_view(shared.share)
     return render(request, "cases/detail.html", context)
 
