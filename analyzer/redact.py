@@ -57,6 +57,9 @@ _AFTER = r"(?![\w$-])"
 _IPV4 = re.compile(
     r"(?<![\w.])(?:(?:25[0-5]|2[0-4]\d|1?\d?\d)\.){3}(?:25[0-5]|2[0-4]\d|1?\d?\d)(?![\w]|\.\d)"
 )
+#: Texts are cut to 80 characters or more (chart labels 80, evidence 200-500, statements 2,000):
+#: a word ending a shorter text, with no ``…`` after it, is whole.
+MIN_CUT_AT = 60
 #: A token where texts are cut (at the end, before an ellipsis or a closing quote): checked for the
 #: beginning of a known value (``acme_bil…`` of ``acme_billing``).
 _CUT = re.compile(r"(?<![\w$.-])[\w$.-]{3,}(?=…|'|\Z)")
@@ -232,6 +235,8 @@ class Redactor:
         """A token at the end of a text or before ``…`` or ``'`` (where a label, an evidence value or a
         statement was cut to a length) that begins a known value: what is left of a value, as ``?``."""
         token = match.group(0)
+        if match.start() < MIN_CUT_AT and not match.string.startswith("…", match.end()):
+            return token  # a short text ending in a word was not cut: "case", "the app"
         for values, probe in ((self._folded, token.lower()), (self._exact, token)):
             i = bisect.bisect_left(values, probe)
             if i < len(values) and values[i] != probe and values[i].startswith(probe):
@@ -271,12 +276,14 @@ class Redactor:
 
     # ------------------------------------------------------------------ structures
     def walk(self, value: object) -> object:
-        """A JSON-like value (dicts, lists, strings, numbers) with every string through ``text``;
-        dict keys too. Numbers and None are returned as they are."""
+        """A JSON-like value (dicts, lists, strings, numbers) with every string value through
+        ``text``. Dict keys are the structure (field names a page or a script reads) and are kept:
+        a caller whose keys are data (labels used as keys) redacts them itself. Numbers and None
+        are returned as they are."""
         if isinstance(value, str):
             return self.text(value)
         if isinstance(value, dict):
-            return {self.text(k) if isinstance(k, str) else k: self.walk(v) for k, v in value.items()}
+            return {k: self.walk(v) for k, v in value.items()}
         if isinstance(value, list | tuple):
             if value and not isinstance(value[0], str | dict | list | tuple):
                 if all(not isinstance(v, str | dict | list | tuple) for v in value):

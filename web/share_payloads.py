@@ -48,6 +48,11 @@ def report(data: dict[str, object], redactor: Redactor | None, url: str) -> dict
     if redactor.choices.literals:
         data["warnings"] = [_unquote(str(w)) for w in data.get("warnings", [])]
         data["not_used"] = [{**n, "reason": _unquote(n["reason"])} for n in data.get("not_used", [])]
+    # A finding's evidence is keyed by its labels ("query 'select ... from shop.t'"): data as keys.
+    data["findings"] = [
+        {**f, "evidence": {redactor.text(k): v for k, v in f.get("evidence", {}).items()}}
+        for f in data.get("findings", [])
+    ]
     return redactor.walk(data)
 
 

@@ -45,13 +45,17 @@ def test_only_the_chosen_kinds_are_replaced() -> None:
     assert Redactor(Choices(), VOCAB).sql("SELECT 'x' FROM acme_prod.t") == "select ? from db-1.t"
 
 
-def test_walk_redacts_every_string_and_leaves_numbers() -> None:
-    r = Redactor(Choices(), VOCAB)
-    data = {"shop": [{"label": "acme_prod.t"}, [1.0, None]], "n": 3, "points": [[1, 2.5], [2, None]]}
+def test_walk_redacts_every_string_value_and_leaves_keys_and_numbers() -> None:
+    r = Redactor(Choices(), Vocabulary(users=["shop", "case", "findings"], schemas=["acme_prod", "urlsdb"]))
+    data = {
+        "shop": [{"label": "acme_prod.t"}, [1.0, None]],
+        "case": "findings",
+        "urls": [[1, 2.5], [2, None]],
+    }
     assert r.walk(data) == {
-        "user-2": [{"label": "db-1.t"}, [1.0, None]],
-        "n": 3,
-        "points": [[1, 2.5], [2, None]],
+        "shop": [{"label": "db-1.t"}, [1.0, None]],
+        "case": "user-2",
+        "urls": [[1, 2.5], [2, None]],
     }
 
 
@@ -121,8 +125,12 @@ def test_the_builder_collects_hosts_without_ports_and_leaves_builtins() -> None:
 def test_what_is_left_of_a_value_cut_to_a_length_is_redacted_too() -> None:
     r = Redactor(Choices(), VOCAB, b"k")
     assert r.text("select * from acme_pr…") == "select * from ?…"  # a chart label cut at 80 characters
-    assert r.text("query 'select a from acme_p'") == "query 'select a from ?'"  # an evidence label
-    assert r.text("running select * from APP1.AC") == "running select * from ?"  # at the end
-    assert (r.text("the acm"), r.text("the ac")) == ("the ?", "the ac")  # two characters tell little
+    label = "query 'select a, b, c, d, e, f, g, h, i, j, k, l, m, n, o, p, q from acme_p'"
+    assert r.text(label) == label.replace("acme_p'", "?'")  # an evidence label
+    long = "running select a, b, c, d, e, f, g, h, i, j, k, l, m, n, o, p from "
+    assert r.text(long + "APP1.AC") == long + "?"  # at the end of a text cut to a length
+    assert r.text(long + "acm") == long + "?"
+    assert r.text(long + "ac") == long + "ac"  # two characters tell little
+    assert r.text("acme") == "acme" and r.text("the acm") == "the acm"  # short texts were not cut
     assert r.sql("SELECT * FROM acme_pr", cut=True) == "select * from ?…"
     assert r.text("acme is fine, so is the app, acme_prod.t") == "acme is fine, so is the user-1, db-1.t"

@@ -437,3 +437,19 @@ def test_a_value_cut_short_in_a_chart_label_or_a_long_statement_is_redacted(
     assert {r["info"] for r in moment["processlist"]["rows"]} == {f"select {columns} from ?…"}
     served = _served(Client(), _urls(case, base)).decode().lower()
     assert "acme_" not in served and "acme_bi" not in served
+
+
+def test_values_named_like_the_pages_fields_do_not_break_it(case: Case) -> None:
+    """A schema called "case" or a user called "findings" is data: the page's structure (its context,
+    its JSON field names) stays as it is."""
+    made = shares.create_share(case=case, user=None)
+    words = ["case", "findings", "urls", "share", "status", "sources", "charts", "label", "data"]
+    vocabulary = {**made.share.vocabulary, "users": words, "schemas": ["casebook", "series"]}
+    ShareLink.objects.filter(pk=made.share.pk).update(vocabulary=vocabulary)
+    page = Client().get(made.path)
+    assert page.status_code == 200
+    assert 'id="findings"' in page.content.decode() and 'id="redaction-report"' in page.content.decode()
+    timeline = Client().get(f"{made.path}timeline.json").json()
+    assert timeline["charts"] and all({"id", "title", "series"} <= set(c) for c in timeline["charts"])
+    report = Client().get(f"{made.path}report.json").json()
+    assert {"case", "findings", "sources", "status"} <= set(report)
