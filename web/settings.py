@@ -252,6 +252,8 @@ CACHES = {
         "LOCATION": CELERY_BROKER_URL,
         "KEY_PREFIX": "casebook",
         "TIMEOUT": 300,
+        # A Redis that is away costs a request at most a second (the callers go on without it).
+        "OPTIONS": {"socket_connect_timeout": 1, "socket_timeout": 1},
     }
 }
 # Share links (web/shares.py): a client that asked for SHARE_GUESS_LIMIT unknown, expired or revoked
