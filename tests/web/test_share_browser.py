@@ -7,6 +7,7 @@ Debian's chromium driven by Playwright, as in tests/web/test_browser.py (its ``b
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 
 import pytest
@@ -30,17 +31,24 @@ NO_SIDEWAYS_SCROLL = (
 
 
 def _ready_case(engineer) -> Case:
+    """The example bundle ingested by the real Celery worker (as an upload is)."""
     with EXAMPLE_BUNDLE.open("rb") as fh:
-        case = services.case_create(
-            user=engineer, file=File(fh), original_name=EXAMPLE_BUNDLE.name, enqueue=False
-        )
-    services.case_ingest(case_id=case.pk)
-    case.refresh_from_db()
-    assert case.status == CaseStatus.READY, case.failure_reason
+        case = services.case_create(user=engineer, file=File(fh), original_name=EXAMPLE_BUNDLE.name)
+    deadline = time.monotonic() + 120
+    while case.status not in (CaseStatus.READY, CaseStatus.FAILED) and time.monotonic() < deadline:
+        time.sleep(0.5)
+        case.refresh_from_db()
+    assert case.status == CaseStatus.READY, case.failure_reason or case.status
     return case
 
 
-def test_a_customer_opens_a_shared_case_on_a_phone(live_server, engineer, browser, tmp_path: Path) -> None:  # noqa: F811
+def test_a_customer_opens_a_shared_case_on_a_phone(
+    live_server,
+    celery_worker,
+    engineer,
+    browser,  # noqa: F811 - the fixture imported above
+    tmp_path: Path,
+) -> None:
     case = _ready_case(engineer)
 
     engineer_page = browser.new_page(viewport={"width": 1400, "height": 1000})
