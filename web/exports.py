@@ -14,7 +14,6 @@ from datetime import UTC, datetime, timedelta
 from web import levels
 from web.charts import CHARTS, ensure_levels, stored_names
 from web.models import Case
-from web.selectors import case_report
 
 #: Columns of the findings CSV, one row per finding.
 FINDINGS_CSV_COLUMNS = (
@@ -26,21 +25,21 @@ CSV_ROWS_PER_CHUNK = 5_000
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 
 
-def findings_json(*, case: Case) -> str:
-    """``{"case", "host", "window", "utc_offset_s", "findings": [...], "not_evaluated": [...]}`` as
-    the report (``analyze --json``, the API) gives them; times ISO 8601 UTC."""
-    report = case_report(case=case)
+def findings_json(report: dict[str, object]) -> str:
+    """``{"case", "host", "window", "utc_offset_s", "findings": [...], "not_evaluated": [...]}`` from
+    the report (``selectors.case_report``, as ``analyze --json`` and the API give it, or a share link's
+    redacted copy); times ISO 8601 UTC."""
     keep = ("case", "url", "host", "window", "utc_offset_s", "findings", "not_evaluated", "rule_versions")
     return json.dumps({k: report[k] for k in keep}, indent=2, ensure_ascii=False)
 
 
-def findings_csv(*, case: Case) -> str:
-    """One row per finding (``FINDINGS_CSV_COLUMNS``): windows as ``start/end`` ISO pairs joined by
+def findings_csv(report: dict[str, object]) -> str:
+    """From the report (as ``findings_json``), one row per finding (``FINDINGS_CSV_COLUMNS``): windows as ``start/end`` ISO pairs joined by
     ``; ``, evidence as ``label = value unit (series, member:lines)`` joined by ``; ``."""
     out = io.StringIO()
     writer = csv.writer(out)
     writer.writerow(FINDINGS_CSV_COLUMNS)
-    for f in case_report(case=case)["findings"]:
+    for f in report["findings"]:
         evidence = "; ".join(
             f"{label} = {e.get('value')}{' ' + e['unit'] if e.get('unit') else ''}"
             f" ({e.get('series') or ''}, {e.get('member') or ''}:{'-'.join(map(str, e.get('lines') or []))})"

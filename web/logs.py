@@ -9,6 +9,7 @@ about a case passes ``extra={"case_id": ...}``, which the formatter keeps as a f
 from __future__ import annotations
 
 import logging
+import re
 import time
 from collections.abc import Callable
 
@@ -31,9 +32,23 @@ class ContextFilter(logging.Filter):
         return True
 
 
+#: A share link's token in a path: logged as ``/s/…/`` (the token opens the case to whoever reads it).
+_SHARE_TOKEN = re.compile(r"\A/s/[^/]+")
+
+
+def logged_path(path: str) -> str:
+    """``path`` as a log line shows it: a share token masked, at most 300 characters.
+
+    >>> logged_path("/s/oUzUijAfBNvlwCTO-dXFCMWfmG2zksoC_eLo4VTOxJw/timeline.json")
+    '/s/…/timeline.json'
+    """
+    return _SHARE_TOKEN.sub("/s/…", path)[:300]
+
+
 class RequestLogMiddleware:
-    """One log line per request: method, path (no query string: it may hold search terms), status,
-    duration in milliseconds and the user id; 5xx at ERROR, 4xx at WARNING, the rest at INFO."""
+    """One log line per request: method, path (no query string: it may hold search terms; a share
+    token masked), status, duration in milliseconds and the user id; 5xx at ERROR, 4xx at WARNING,
+    the rest at INFO."""
 
     def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
         self.get_response = get_response
@@ -51,12 +66,12 @@ class RequestLogMiddleware:
             level,
             "%s %s %s %.1f ms",
             request.method,
-            request.path,
+            logged_path(request.path),
             status,
             duration_ms,
             extra={
                 "method": request.method,
-                "path": request.path[:300],
+                "path": logged_path(request.path),
                 "status": status,
                 "duration_ms": duration_ms,
                 "user_id": user_id,

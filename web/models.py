@@ -328,3 +328,49 @@ class ApiToken(models.Model):
 
     def __str__(self) -> str:
         return f"{self.name} ({self.prefix}…)"
+
+
+class ShareLink(models.Model):
+    """A read-only link to one case for a customer (web/shares.py). The token itself is never
+    stored: only its SHA-256 (``token_sha256``, hex); the URL is shown once, when it is made.
+    ``redact_*``: what the link redacts when it serves the case (analyzer/redact.py; the stored case
+    is never changed). ``vocabulary``: the case's hosts, users and schemas and its literal counts,
+    collected for the link from ``vocabulary_generation`` of the case (collected again after a
+    re-analysis). A link answers while ``revoked_at`` is None and ``expires_at`` is ahead."""
+
+    case = models.ForeignKey(Case, on_delete=models.CASCADE, related_name="share_links")
+    token_sha256 = models.CharField(max_length=64, unique=True)
+    label = models.CharField(max_length=200, blank=True)  # whom it was sent to, for the engineers
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="share_links"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+    expires_at = models.DateTimeField()
+    revoked_at = models.DateTimeField(null=True, blank=True)
+    revoked_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    last_viewed_at = models.DateTimeField(null=True, blank=True)
+    view_count = models.PositiveIntegerField(default=0)
+    redact_literals = models.BooleanField(default=True)
+    redact_hosts = models.BooleanField(default=True)
+    redact_users = models.BooleanField(default=True)
+    redact_schemas = models.BooleanField(default=True)
+    allow_bundle = models.BooleanField(default=False)  # the raw upload (never with redaction)
+    vocabulary = models.JSONField(null=True, blank=True)
+    vocabulary_generation = models.PositiveIntegerField(null=True, blank=True)
+
+    class Meta:
+        ordering = ("-created_at", "-id")
+        constraints = [
+            models.CheckConstraint(
+                condition=models.Q(allow_bundle=False)
+                | models.Q(
+                    redact_literals=False, redact_hosts=False, redact_users=False, redact_schemas=False
+                ),
+                name="sharelink_bundle_only_unredacted",
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"Share {self.pk} of case {self.case_id}"

@@ -99,7 +99,8 @@ CSRF_COOKIE_SECURE = CASEBOOK_HTTPS
 SECURE_HSTS_SECONDS = envint("CASEBOOK_HSTS_SECONDS", 31_536_000 if CASEBOOK_HTTPS else 0)
 SECURE_HSTS_INCLUDE_SUBDOMAINS = envbool("CASEBOOK_HSTS_INCLUDE_SUBDOMAINS", CASEBOOK_HTTPS)
 SECURE_HSTS_PRELOAD = envbool("CASEBOOK_HSTS_PRELOAD", CASEBOOK_HTTPS)
-if envbool("CASEBOOK_BEHIND_PROXY", False):
+CASEBOOK_BEHIND_PROXY = envbool("CASEBOOK_BEHIND_PROXY", False)
+if CASEBOOK_BEHIND_PROXY:
     SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
 PUBLIC_URL = envstr("CASEBOOK_PUBLIC_URL", "http://127.0.0.1:8000").rstrip("/")
 
@@ -244,6 +245,23 @@ CELERY_BEAT_SCHEDULE = {
 CELERY_BEAT_SCHEDULE_FILENAME = envstr(
     "CASEBOOK_BEAT_SCHEDULE_FILE", str(BASE_DIR / "var" / "celerybeat-schedule")
 )
+
+# Django's cache on the same Redis as Celery (its own key prefix): the per-client count of unknown
+# share tokens (web/share_views.py) must be shared by every web process.
+CACHES = {
+    "default": {
+        "BACKEND": "django.core.cache.backends.redis.RedisCache",
+        "LOCATION": CELERY_BROKER_URL,
+        "KEY_PREFIX": "casebook",
+        "TIMEOUT": 300,
+        # A Redis that is away costs a request at most a second (the callers go on without it).
+        "OPTIONS": {"socket_connect_timeout": 1, "socket_timeout": 1},
+    }
+}
+# Share links (web/shares.py): a client that asked for SHARE_GUESS_LIMIT unknown, expired or revoked
+# tokens within SHARE_GUESS_WINDOW s gets 429 on every /s/ URL until the window is over.
+CASEBOOK_SHARE_GUESS_LIMIT = envint("CASEBOOK_SHARE_GUESS_LIMIT", 20)
+CASEBOOK_SHARE_GUESS_WINDOW = envseconds("CASEBOOK_SHARE_GUESS_WINDOW", 600)
 
 # The API takes a personal token (web/authentication.py: ``Authorization: Bearer cb_...``) or the
 # browser's session (with its CSRF token); never the login password (no basic auth).

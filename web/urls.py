@@ -5,7 +5,7 @@ from django.contrib.auth import views as auth_views
 from django.urls import path, re_path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
 
-from web import api, views, views_account
+from web import api, api_shares, share_views, views, views_account
 
 urlpatterns = [
     path("", views.case_list, name="case-list"),
@@ -38,6 +38,9 @@ urlpatterns = [
     path("api/cases/<int:case_id>/series/", api.case_series_api, name="api-case-series"),
     path("api/cases/<int:case_id>/moment/", api.case_moment_api, name="api-case-moment"),
     path("api/compare/", api.case_compare_api, name="api-compare"),
+    path("api/cases/<int:case_id>/shares/", api_shares.share_list_create_api, name="api-shares"),
+    path("api/cases/<int:case_id>/shares/<int:share_id>/", api_shares.share_detail_api, name="api-share"),
+    *share_views.urlpatterns(),
     path("api/schema/", SpectacularAPIView.as_view(), name="api-schema"),
     path(
         "api/docs/",

@@ -24,7 +24,7 @@ from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 
-from web import charts, exports, moments, selectors, services
+from web import charts, exports, moments, selectors, services, shares
 from web.forms import CaseUploadForm
 from web.models import Case, CaseStatus
 
@@ -106,6 +106,7 @@ def case_detail(request: HttpRequest, case_id: int) -> HttpResponse:
         "findings_csv": reverse("case-findings-export", args=[case.pk, "csv"]),
         "series_csv": reverse("case-series-csv", args=[case.pk]),
     }
+    context["shares"] = shares.share_rows(case)
     return render(request, "cases/detail.html", context)
 
 
@@ -150,12 +151,16 @@ def case_findings_export(request: HttpRequest, case_id: int, fmt: str) -> HttpRe
     case = _get_case_for_user(request, case_id)
     if fmt not in ("json", "csv"):
         raise Http404
-    name = f"case-{case.pk}-findings.{fmt}"
+    return findings_download(selectors.case_report(case=case), fmt, f"case-{case.pk}-findings.{fmt}")
+
+
+def findings_download(report: dict[str, object], fmt: str, name: str) -> HttpResponse:
+    """The findings of a report (the case's, or a share link's redacted copy) as a ``json`` or ``csv``
+    attachment named ``name``."""
     if fmt == "json":
-        body = exports.findings_json(case=case)
-        response = HttpResponse(body, content_type="application/json")
+        response = HttpResponse(exports.findings_json(report), content_type="application/json")
     else:
-        response = HttpResponse(exports.findings_csv(case=case), content_type="text/csv; charset=utf-8")
+        response = HttpResponse(exports.findings_csv(report), content_type="text/csv; charset=utf-8")
     response["Content-Disposition"] = f'attachment; filename="{name}"'
     return response
 

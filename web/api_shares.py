@@ -1,0 +1,84 @@
+"""Share links in the JSON API (DRF): list, create and revoke the customer links of a case.
+
+curl -u engineer:PASSWORD -H 'Content-Type: application/json' -d '{"days": 14}' http://HOST/api/cases/12/shares/
+curl -u engineer:PASSWORD -X DELETE http://HOST/api/cases/12/shares/3/
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from django.http import Http404
+from django.urls import reverse
+from drf_spectacular.utils import extend_schema
+from rest_framework import serializers, status
+from rest_framework.decorators import api_view
+from rest_framework.request import Request
+from rest_framework.response import Response
+
+from web import shares
+from web.models import ShareLink
+from web.share_views import _case_for_engineer
+
+
+class ShareCreateSerializer(serializers.Serializer):
+    label = serializers.CharField(max_length=200, required=False, allow_blank=True, default="")
+    days = serializers.IntegerField(min_value=1, max_value=shares.MAX_DAYS, default=shares.DEFAULT_DAYS)
+    redact_literals = serializers.BooleanField(default=True)
+    redact_hosts = serializers.BooleanField(default=True)
+    redact_users = serializers.BooleanField(default=True)
+    redact_schemas = serializers.BooleanField(default=True)
+    allow_bundle = serializers.BooleanField(default=False)
+
+
+def _iso(value: datetime | None) -> str | None:
+    return value.isoformat().replace("+00:00", "Z") if value else None
+
+
+def _row(row: dict[str, object], case_id: int) -> dict[str, object]:
+    return {
+        **{k: _iso(v) if isinstance(v, datetime) else v for k, v in row.items()},
+        "preview_url": reverse("share-preview", args=[case_id, row["id"]]),
+    }
+
+
+@extend_schema(methods=["GET"], operation_id="case_shares_list", responses={200: dict})
+@extend_schema(
+    methods=["POST"], operation_id="case_shares_create", request=ShareCreateSerializer, responses={201: dict}
+)
+@api_view(["GET", "POST"])
+def share_list_create_api(request: Request, case_id: int) -> Response:
+    """GET: the case's links, newest first. POST: a new link; the answer's ``url`` holds the token,
+    shown this once (only its hash is kept)."""
+    case = _case_for_engineer(request, case_id)
+    if request.method == "GET":
+        return Response([_row(r, case.pk) for r in shares.share_rows(case)])
+    serializer = ShareCreateSerializer(data=request.data)
+    if not serializer.is_valid():
+        return Response({"message": "The link is not valid.", "extra": serializer.errors}, status=400)
+    d = serializer.validated_data
+    try:
+        made = shares.create_from_fields(case=case, user=request.user, fields=d)
+    except ValueError as exc:
+        return Response({"message": str(exc), "extra": {}}, status=status.HTTP_400_BAD_REQUEST)
+    row = next(r for r in shares.share_rows(case) if r["id"] == made.share.pk)
+    return Response(
+        {**_row(row, case.pk), "url": request.build_absolute_uri(made.path)},
+        status=status.HTTP_201_CREATED,
+        headers={"Cache-Control": "no-store, private"},  # the only answer that holds the token
+    )
+
+
+@extend_schema(methods=["GET"], operation_id="case_share_retrieve", responses={200: dict})
+@extend_schema(methods=["DELETE"], operation_id="case_share_revoke", responses={200: dict})
+@api_view(["GET", "DELETE"])
+def share_detail_api(request: Request, case_id: int, share_id: int) -> Response:
+    """GET: one link of the case. DELETE: revoke it (its URL answers 404 from now on)."""
+    case = _case_for_engineer(request, case_id)
+    share = ShareLink.objects.filter(pk=share_id, case=case).first()
+    if share is None:
+        raise Http404
+    if request.method == "DELETE":
+        shares.revoke_share(share=share, user=request.user)
+    row = next(r for r in shares.share_rows(case) if r["id"] == share.pk)
+    return Response(_row(row, case.pk))

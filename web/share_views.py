@@ -1,0 +1,346 @@
+"""Share links over HTTP: the engineer's side (create, revoke, preview) and the customer's (``/s/<token>/``).
+
+A shared page is the case page (templates/cases/detail.html) in its read-only mode (``read_only``
+in the context): no upload, delete, share or re-analyze control, no link to other cases or to the
+engineers' pages, its JSON and CSV under the link's own URL, everything redacted as the link says
+(web/share_payloads.py). The engineer's preview (``/cases/<id>/shares/<share>/preview/``) serves the
+very same responses, without counting a view.
+
+Unknown, expired and revoked tokens get one and the same 404. Every shared response says
+``X-Robots-Tag: noindex``, ``Referrer-Policy: no-referrer`` and ``Cache-Control: no-store``, beside the
+site's strict CSP. A client (by IP) that asked for ``CASEBOOK_SHARE_GUESS_LIMIT`` bad tokens within
+``CASEBOOK_SHARE_GUESS_WINDOW`` seconds gets 429 on every ``/s/`` URL until that window is over
+(counted in Django's cache, on Redis, so every web process agrees).
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from django.conf import settings
+from django.core.cache import cache
+from django.db.models import TextField
+from django.db.models.functions import Cast
+from django.http import FileResponse, Http404, HttpRequest, HttpResponse, JsonResponse
+from django.shortcuts import redirect, render
+from django.template.loader import render_to_string
+from django.urls import path, reverse
+from django.views.decorators.http import require_POST
+from redis.exceptions import RedisError
+
+from analyzer.redact import Redactor
+from web import charts, moments, selectors, share_payloads, shares, views
+from web.forms import ShareForm
+from web.models import Case, ShareLink
+
+log = logging.getLogger(__name__)
+
+
+def _case_for_engineer(request: HttpRequest, case_id: int) -> Case:
+    """The case if this engineer may see it, else 404 (the one place share views look cases up)."""
+    return views._get_case_for_user(request, case_id)
+
+
+# ---------------------------------------------------------------------------------- engineer's side
+@require_POST
+def share_create(request: HttpRequest, case_id: int) -> HttpResponse:
+    """Make a link (form fields of ``ShareForm``); the answer shows its URL, the only time it is shown."""
+    case = _case_for_engineer(request, case_id)
+    form = ShareForm(request.POST)
+    if not form.is_valid():
+        return render(request, "shares/created.html", {"case_id": case.pk, "form": form}, status=400)
+    d = form.cleaned_data
+    made = shares.create_from_fields(case=case, user=request.user, fields=d)
+    # The only page that holds the token: kept by no cache, sent as no referrer.
+    return _private(
+        render(
+            request,
+            "shares/created.html",
+            {
+                "case_id": case.pk,
+                "share": made.share,
+                "url": request.build_absolute_uri(made.path),
+                "redaction": shares.redaction_label(made.share),
+                "preview_url": reverse("share-preview", args=[case.pk, made.share.pk]),
+            },
+            status=201,
+        )
+    )
+
+
+@require_POST
+def share_revoke(request: HttpRequest, case_id: int, share_id: int) -> HttpResponse:
+    case = _case_for_engineer(request, case_id)
+    share = ShareLink.objects.filter(pk=share_id, case=case).first()
+    if share is None:
+        raise Http404
+    shares.revoke_share(share=share, user=request.user)
+    return redirect(f"{reverse('case-detail', args=[case.pk])}#shares")
+
+
+# ---------------------------------------------------------------------------------- access
+@dataclass(frozen=True)
+class Shared:
+    """One shared request: the link, its case, its redactor, where its URLs start."""
+
+    share: ShareLink
+    case: Case
+    redactor: Redactor | None
+    base: str  # "/s/<token>/" or the preview's "/cases/<id>/shares/<share>/preview/"
+    preview: bool
+
+
+def _private(response: HttpResponse) -> HttpResponse:
+    response["X-Robots-Tag"] = "noindex, nofollow, noarchive"
+    response["Referrer-Policy"] = "no-referrer"
+    response["Cache-Control"] = "no-store, private"
+    return response
+
+
+def _not_found() -> HttpResponse:
+    """The one answer to an unknown, expired or revoked token."""
+    return _private(HttpResponse(render_to_string("shares/not_found.html"), status=404))
+
+
+def client_ip(request: HttpRequest) -> str:
+    """The client's address: REMOTE_ADDR, or behind a proxy (CASEBOOK_BEHIND_PROXY) the last
+    address of X-Forwarded-For (the one the proxy added; earlier ones are the client's say)."""
+    if settings.CASEBOOK_BEHIND_PROXY:
+        forwarded = [a.strip() for a in request.headers.get("X-Forwarded-For", "").split(",") if a.strip()]
+        if forwarded:
+            return forwarded[-1][:64]
+    return request.META.get("REMOTE_ADDR", "")[:64]
+
+
+def _misses_key(request: HttpRequest) -> str:
+    return f"share-misses:{client_ip(request)}"
+
+
+def _misses(key: str) -> int:
+    """Bad tokens counted for this client; 0 while Redis cannot be reached (the limit is then not
+    applied: links keep working through a Redis outage, as the rest of the web does)."""
+    try:
+        return int(cache.get(key) or 0)
+    except RedisError:
+        log.warning("share links: the bad-token count cannot be read (Redis unreachable)")
+        return 0
+
+
+def _count_miss(key: str) -> None:
+    try:
+        if not cache.add(key, 1, timeout=settings.CASEBOOK_SHARE_GUESS_WINDOW):
+            try:
+                cache.incr(key)
+            except ValueError:  # expired between add and incr
+                cache.add(key, 1, timeout=settings.CASEBOOK_SHARE_GUESS_WINDOW)
+    except RedisError:
+        log.warning("share links: a bad token was not counted (Redis unreachable)")
+
+
+def _resolve_token(request: HttpRequest, token: str) -> Shared | HttpResponse:
+    key = _misses_key(request)
+    if _misses(key) >= settings.CASEBOOK_SHARE_GUESS_LIMIT:
+        response = HttpResponse("Too many requests for unknown links; try again later.\n", status=429)
+        response["Retry-After"] = str(settings.CASEBOOK_SHARE_GUESS_WINDOW)
+        response["Content-Type"] = "text/plain; charset=utf-8"
+        return _private(response)
+    share = shares.share_for_token(token)
+    if share is None:
+        _count_miss(key)
+        return _not_found()
+    case = _case(share.case_id)
+    return Shared(share, case, shares.redactor_for(share, case), f"/s/{token}/", False)
+
+
+def _resolve_preview(request: HttpRequest, case_id: int, share_id: int) -> Shared:
+    case = _case_for_engineer(request, case_id)
+    share = ShareLink.objects.filter(pk=share_id, case=case).first()
+    if share is None:
+        raise Http404
+    base = reverse("share-preview", args=[case.pk, share.pk])
+    return Shared(share, case, shares.redactor_for(share, case), base, True)
+
+
+def _case(case_id: int) -> Case:
+    return Case.objects.select_related("upload").defer("charts_overview").get(pk=case_id)
+
+
+def shared_view(func: Callable[[HttpRequest, Shared], HttpResponse]) -> Callable[..., HttpResponse]:
+    """A view served both at ``/s/<token>/...`` and at the engineer's preview URL, with the shared
+    headers on every answer (404 and 429 included)."""
+
+    @functools.wraps(func)
+    def view(
+        request: HttpRequest, token: str | None = None, case_id: int = 0, share_id: int = 0
+    ) -> HttpResponse:
+        if request.method not in ("GET", "HEAD"):
+            return _private(HttpResponse(status=405, headers={"Allow": "GET, HEAD"}))
+        if token is not None:
+            shared = _resolve_token(request, token)
+            if isinstance(shared, HttpResponse):
+                return shared
+        else:
+            shared = _resolve_preview(request, case_id, share_id)
+        return _private(func(request, shared))
+
+    return view
+
+
+# ---------------------------------------------------------------------------------- customer's side
+def _withheld(shared: Shared) -> list[str]:
+    out = []
+    if not shared.share.allow_bundle:
+        out.append("the original bundle (not downloadable from this link)")
+    if shared.redactor and shared.redactor.choices.literals:
+        out.append("the text of statements: each is shown as its fingerprint, literals as ?")
+    return out
+
+
+@shared_view
+def shared_page(request: HttpRequest, shared: Shared) -> HttpResponse:
+    case = shared.case
+    context = share_payloads.page_context(selectors.case_detail_context(case=case), shared.redactor)
+    base = shared.base
+    context["urls"] = {
+        "status": f"{base}status.json",
+        "timeline": f"{base}timeline.json",
+        "moment": f"{base}moment.json",
+        "report": f"{base}report.json",
+        "timeline_csv": f"{base}timeline.csv",
+        "series_csv": f"{base}timeline.csv",
+        "findings_json": f"{base}findings.json",
+        "findings_csv": f"{base}findings.csv",
+        "upload_download": f"{base}bundle/" if shared.share.allow_bundle else "",
+    }
+    context["read_only"] = True
+    context["share"] = {
+        "preview": shared.preview,
+        "expires_at": shared.share.expires_at,
+        "redacted": shared.redactor is not None,
+        "report": shared.redactor.report() if shared.redactor else None,
+        "withheld": _withheld(shared),
+    }
+    if not shared.preview and request.method == "GET":
+        shares.record_view(shared.share)
+    return render(request, "cases/detail.html", context)
+
+
+@shared_view
+def shared_status(request: HttpRequest, shared: Shared) -> HttpResponse:
+    data = {**selectors.case_status(shared.case), "url": shared.base}
+    return JsonResponse(shared.redactor.walk(data) if shared.redactor else data)
+
+
+def _timeline(
+    request: HttpRequest, shared: Shared, *, as_text: bool = False
+) -> dict[str, object] | HttpResponse:
+    """The charts as the link sends them; ``as_text``: the whole capture's charts of a link without
+    redaction are answered as stored (JSON text), as the engineer's page gets them."""
+    try:
+        start, end = (views._ms_param(request, name) for name in ("start", "end"))
+    except ValueError:
+        return JsonResponse({"message": "start and end are epoch milliseconds", "extra": {}}, status=400)
+    data = None
+    if start is None and end is None:
+        stored = (
+            Case.objects.filter(pk=shared.case.pk)
+            .values_list(Cast("charts_overview", output_field=TextField()), flat=True)
+            .first()
+        )
+        if stored and as_text and shared.redactor is None:
+            return HttpResponse(stored, content_type="application/json")
+        data = json.loads(stored) if stored else None
+    if data is None:
+        data = charts.timeline_charts(case=shared.case, start=start, end=end)
+    return share_payloads.timeline(data, shared.redactor)
+
+
+@shared_view
+def shared_timeline(request: HttpRequest, shared: Shared) -> HttpResponse:
+    data = _timeline(request, shared, as_text=True)
+    return data if isinstance(data, HttpResponse) else JsonResponse(data)
+
+
+@shared_view
+def shared_timeline_csv(request: HttpRequest, shared: Shared) -> HttpResponse:
+    data = _timeline(request, shared)
+    if isinstance(data, HttpResponse):
+        return data
+    response = HttpResponse(share_payloads.timeline_csv(data), content_type="text/csv; charset=utf-8")
+    response["Content-Disposition"] = f'attachment; filename="case-{shared.case.pk}-charts.csv"'
+    return response
+
+
+@shared_view
+def shared_moment(request: HttpRequest, shared: Shared) -> HttpResponse:
+    try:
+        at = moments.parse_epoch_ms(request.GET.get("t"))
+    except ValueError:
+        return JsonResponse({"message": "t must be a time in epoch milliseconds", "extra": {}}, status=400)
+    return JsonResponse(share_payloads.moment(moments.moment(case=shared.case, at=at), shared.redactor))
+
+
+@shared_view
+def shared_report(request: HttpRequest, shared: Shared) -> HttpResponse:
+    data = selectors.case_report(case=shared.case)
+    return JsonResponse(share_payloads.report(data, shared.redactor, request.build_absolute_uri(shared.base)))
+
+
+def _shared_findings(request: HttpRequest, shared: Shared, fmt: str) -> HttpResponse:
+    data = selectors.case_report(case=shared.case)
+    report = share_payloads.report(data, shared.redactor, request.build_absolute_uri(shared.base))
+    return views.findings_download(report, fmt, f"case-{shared.case.pk}-findings.{fmt}")
+
+
+@shared_view
+def shared_findings_json(request: HttpRequest, shared: Shared) -> HttpResponse:
+    return _shared_findings(request, shared, "json")
+
+
+@shared_view
+def shared_findings_csv(request: HttpRequest, shared: Shared) -> HttpResponse:
+    return _shared_findings(request, shared, "csv")
+
+
+@shared_view
+def shared_bundle(request: HttpRequest, shared: Shared) -> HttpResponse:
+    if not shared.share.allow_bundle or shared.redactor is not None:
+        return _not_found()
+    upload = shared.case.upload
+    return FileResponse(upload.file.open("rb"), as_attachment=True, filename=upload.original_name)
+
+
+_ENDPOINTS = (
+    ("", shared_page, "page"),
+    ("status.json", shared_status, "status"),
+    ("timeline.json", shared_timeline, "timeline"),
+    ("timeline.csv", shared_timeline_csv, "timeline-csv"),
+    ("moment.json", shared_moment, "moment"),
+    ("report.json", shared_report, "report"),
+    ("findings.json", shared_findings_json, "findings-json"),
+    ("findings.csv", shared_findings_csv, "findings-csv"),
+    ("bundle/", shared_bundle, "bundle"),
+)
+
+
+def urlpatterns() -> list:
+    """The share routes: engineer's create and revoke, and every shared endpoint under both the
+    token URL and the preview URL."""
+    routes = [
+        path("cases/<int:case_id>/shares/", share_create, name="share-create"),
+        path("cases/<int:case_id>/shares/<int:share_id>/revoke/", share_revoke, name="share-revoke"),
+    ]
+    for suffix, view, name in _ENDPOINTS:
+        routes.append(path(f"s/<str:token>/{suffix}", view, name=f"shared-{name}"))
+        routes.append(
+            path(
+                f"cases/<int:case_id>/shares/<int:share_id>/preview/{suffix}",
+                view,
+                name="share-preview" if not suffix else f"share-preview-{name}",
+            )
+        )
+    return routes

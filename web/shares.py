@@ -1,0 +1,254 @@
+"""Share links: a customer's read-only, optionally redacted view of one case.
+
+Writes (create, revoke, a view recorded) and the reads the shared views need. A token is
+``secrets.token_urlsafe(32)`` (256 bits); only its SHA-256 is stored, so a link's URL exists only in
+the answer that made it. Redaction (analyzer/redact.py) needs the case's hosts, users and schemas:
+they are collected once per link from the capture's processlist (and performance_schema threads)
+text kept with the case, read again piece by piece as the ingest reads it, and collected again when
+the case was re-analyzed since.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import io
+import secrets
+from dataclasses import dataclass
+from datetime import timedelta
+
+from django.conf import settings
+from django.core.cache import cache
+from django.db.models import F
+from django.utils import timezone
+from redis.exceptions import RedisError
+
+from analyzer.redact import REDACT_ALL, STATEMENT_FORMATS, Choices, Redactor, Vocabulary, VocabularyBuilder
+from parsers import registry
+from parsers.base import ClockHints
+from parsers.pieces import parse_piece, split
+from parsers.rawtext import text_of
+from web.models import Case, RawChunk, ShareLink, Source
+
+#: Token bytes: 32 random bytes (256 bits), 43 URL-safe characters.
+TOKEN_BYTES = 32
+DEFAULT_DAYS = 30
+MAX_DAYS = 365
+#: How long a case's collected vocabulary stays in the cache (links keep their own copy anyway).
+VOCABULARY_CACHE_S = 24 * 3600
+
+
+def token_hash(token: str) -> str:
+    """The stored form of a token: SHA-256, hex."""
+    return hashlib.sha256(token.encode("utf-8", "replace")).hexdigest()
+
+
+@dataclass(frozen=True)
+class NewShare:
+    """A link just made: the row, and its token (shown once: it is not stored)."""
+
+    share: ShareLink
+    token: str
+
+    @property
+    def path(self) -> str:
+        return f"/s/{self.token}/"
+
+
+def create_share(
+    *,
+    case: Case,
+    user: object | None,
+    days: int = DEFAULT_DAYS,
+    choices: Choices = REDACT_ALL,
+    allow_bundle: bool = False,
+    label: str = "",
+) -> NewShare:
+    """A new link to ``case``, valid ``days`` days (1..MAX_DAYS), redacting as ``choices`` says.
+
+    Raises ValueError when ``days`` is out of range or a raw bundle is allowed on a redacted link
+    (the bundle is the capture as taken: it would give back everything the redaction hides)."""
+    if not 1 <= days <= MAX_DAYS:
+        raise ValueError(f"A link lasts 1 to {MAX_DAYS} days.")
+    if allow_bundle and choices.any:
+        raise ValueError("The raw bundle can be allowed only on a link without redaction.")
+    token = secrets.token_urlsafe(TOKEN_BYTES)
+    share = ShareLink.objects.create(
+        case=case,
+        token_sha256=token_hash(token),
+        label=label[:200],
+        created_by=user if getattr(user, "is_authenticated", False) else None,
+        expires_at=timezone.now() + timedelta(days=days),
+        redact_literals=choices.literals,
+        redact_hosts=choices.hosts,
+        redact_users=choices.users,
+        redact_schemas=choices.schemas,
+        allow_bundle=allow_bundle,
+    )
+    if choices.any:
+        vocabulary_for(share, case)
+    return NewShare(share, token)
+
+
+def create_from_fields(*, case: Case, user: object | None, fields: dict[str, object]) -> NewShare:
+    """``create_share`` from a form's or a serializer's cleaned fields: ``days``, ``label``,
+    ``redact_literals``, ``redact_hosts``, ``redact_users``, ``redact_schemas``, ``allow_bundle``."""
+    return create_share(
+        case=case,
+        user=user,
+        days=int(fields["days"]),
+        choices=Choices(
+            literals=bool(fields["redact_literals"]),
+            hosts=bool(fields["redact_hosts"]),
+            users=bool(fields["redact_users"]),
+            schemas=bool(fields["redact_schemas"]),
+        ),
+        allow_bundle=bool(fields["allow_bundle"]),
+        label=str(fields.get("label") or ""),
+    )
+
+
+def revoke_share(*, share: ShareLink, user: object | None) -> ShareLink:
+    """Revoke ``share`` now (a link revoked already keeps its first revocation)."""
+    if share.revoked_at is None:
+        share.revoked_at = timezone.now()
+        share.revoked_by = user if getattr(user, "is_authenticated", False) else None
+        share.save(update_fields=["revoked_at", "revoked_by"])
+    return share
+
+
+def share_for_token(token: str) -> ShareLink | None:
+    """The live link of ``token`` (not revoked, not expired), else None: unknown, expired and
+    revoked tokens are not told apart."""
+    if not token or len(token) > 200:
+        return None
+    return ShareLink.objects.filter(
+        token_sha256=token_hash(token), revoked_at__isnull=True, expires_at__gt=timezone.now()
+    ).first()
+
+
+def record_view(share: ShareLink) -> None:
+    """Count one view of the shared page (in the database, without a read-modify-write race)."""
+    ShareLink.objects.filter(pk=share.pk).update(
+        view_count=F("view_count") + 1, last_viewed_at=timezone.now()
+    )
+
+
+def choices_of(share: ShareLink) -> Choices:
+    return Choices(
+        literals=share.redact_literals,
+        hosts=share.redact_hosts,
+        users=share.redact_users,
+        schemas=share.redact_schemas,
+    )
+
+
+def redactor_for(share: ShareLink, case: Case) -> Redactor | None:
+    """The link's redactor for its ``case``, or None when it redacts nothing."""
+    choices = choices_of(share)
+    if not choices.any:
+        return None
+    key = f"{settings.SECRET_KEY}:share:{share.pk}".encode()
+    return Redactor(choices, vocabulary_for(share, case), key)
+
+
+def vocabulary_for(share: ShareLink, case: Case) -> Vocabulary:
+    """The vocabulary of ``case`` (the link's) for ``share``: kept on the link, taken again when the
+    case's generation changed since (a re-analysis). Collecting it reads the whole processlist
+    (seconds for a long capture), so it is also kept in Django's cache for the case's generation:
+    a second link of the same case gets it at once."""
+    if share.vocabulary is None or share.vocabulary_generation != case.generation:
+        # The ingest's time as well: another database (tests, a second deployment) on the same
+        # Redis has cases of the same number and generation.
+        stamp = case.ingested_at.timestamp() if case.ingested_at else 0
+        key = f"share-vocabulary:{case.pk}:{case.generation}:{stamp}"
+        try:
+            data = cache.get(key)
+        except RedisError:  # no cache while Redis is away: collected again
+            data = None
+        if data is None:
+            data = collect_vocabulary(case).as_json()
+            with contextlib.suppress(RedisError):
+                cache.set(key, data, timeout=VOCABULARY_CACHE_S)
+        share.vocabulary, share.vocabulary_generation = data, case.generation
+        ShareLink.objects.filter(pk=share.pk).update(vocabulary=data, vocabulary_generation=case.generation)
+    return Vocabulary.from_json(share.vocabulary)
+
+
+class _ChunkReader(io.RawIOBase):
+    """The kept text of one member (UTF-8 bytes) read from its compressed chunks in line order."""
+
+    def __init__(self, case: Case, member: str) -> None:
+        self.chunks = (
+            RawChunk.objects.filter(case=case, generation=case.generation, member=member)
+            .order_by("line_start")
+            .values_list("text_zstd", flat=True)
+            .iterator(chunk_size=4)
+        )
+        self.buffer = b""
+
+    def readable(self) -> bool:
+        return True
+
+    def read(self, size: int = -1) -> bytes:
+        while size < 0 or len(self.buffer) < size:
+            data = next(self.chunks, None)
+            if data is None:
+                break
+            self.buffer += text_of(bytes(data)).encode("utf-8")
+        out, self.buffer = (self.buffer, b"") if size < 0 else (self.buffer[:size], self.buffer[size:])
+        return out
+
+
+def collect_vocabulary(case: Case) -> Vocabulary:
+    """Hosts, users, schemas and literal counts of every processlist and performance_schema
+    threads member of the case, read from its kept text piece by piece (8 MiB at a time)."""
+    builder = VocabularyBuilder()
+    members = Source.objects.filter(case=case, format__in=STATEMENT_FORMATS).values_list("member", "format")
+    for member, fmt in members:
+        module = registry.by_format(fmt)
+        for piece in split(b"", _ChunkReader(case, member)):
+            parsed = parse_piece(module, piece, member=member, clock=ClockHints())
+            for frame in parsed.frames.values():
+                builder.add_processlist(frame)
+    return builder.vocabulary()
+
+
+def share_rows(case: Case) -> list[dict[str, object]]:
+    """The links of a case as its page lists them, newest first."""
+    now = timezone.now()
+    rows = []
+    for s in case.share_links.select_related("created_by"):
+        state = "revoked" if s.revoked_at else ("expired" if s.expires_at <= now else "active")
+        rows.append(
+            {
+                "id": s.pk,
+                "label": s.label,
+                "created_by": s.created_by.get_username() if s.created_by else "",
+                "created_at": s.created_at,
+                "expires_at": s.expires_at,
+                "revoked_at": s.revoked_at,
+                "last_viewed_at": s.last_viewed_at,
+                "view_count": s.view_count,
+                "state": state,
+                "redaction": redaction_label(s),
+                "allow_bundle": s.allow_bundle,
+            }
+        )
+    return rows
+
+
+def redaction_label(share: ShareLink) -> str:
+    """What a link redacts, in words: "literals, hosts, users, schemas" or "none"."""
+    c = choices_of(share)
+    kinds = [
+        k
+        for k, on in (
+            ("literals", c.literals),
+            ("hosts", c.hosts),
+            ("users", c.users),
+            ("schemas", c.schemas),
+        )
+        if on
+    ]
+    return ", ".join(kinds) or "none"
