@@ -39,6 +39,7 @@ def test_a_script_takes_a_bundle_from_upload_to_findings(celery_worker, engineer
         "cpu-saturation",
         "same-query-pileup",
         "tmp-table-churn",
+        "tcp-retransmits",
     ]
 
 
