@@ -200,21 +200,31 @@ def _mysqladmin(tl: Timeline) -> list[pd.DataFrame]:
 SEARCH_TERMS_EACH = 20
 
 
+def top_fingerprints(tl: Timeline) -> list[str]:
+    """The capture's most frequent query fingerprints among active processlist sessions (literals
+    replaced by ``?``), most frequent first, at most ``SEARCH_TERMS_EACH``."""
+    pl = tl.frame("processlist")
+    if not len(pl) or "fingerprint" not in pl:
+        return []
+    fps = pl.loc[pl["active"].astype(bool), "fingerprint"].astype("string").dropna()
+    return [str(fp) for fp in fps.value_counts().index[:SEARCH_TERMS_EACH] if fp]
+
+
+def top_wait_channels(tl: Timeline) -> list[str]:
+    """The wait channels (ps ``wchan``) of threads in D state (uninterruptible sleep), most frequent
+    first, at most ``SEARCH_TERMS_EACH``; ``-`` (no channel) is left out."""
+    ps = tl.frame("ps_threads")
+    if not len(ps) or "wchan" not in ps or "state" not in ps:
+        return []
+    in_d = ps["state"].astype("string").eq("D").fillna(False).to_numpy()
+    blocked = ps.loc[in_d, "wchan"].astype("string").dropna()
+    return [str(w) for w in blocked.value_counts().index[:SEARCH_TERMS_EACH] if w and w != "-"]
+
+
 def search_terms(tl: Timeline) -> list[str]:
     """The capture's most frequent query fingerprints (active sessions) and wait channels of threads in
     D state, most frequent first: what the team looks past cases up by."""
-    terms: list[str] = []
-    pl = tl.frame("processlist")
-    if len(pl) and "fingerprint" in pl:
-        fps = pl.loc[pl["active"].astype(bool), "fingerprint"].astype("string").dropna()
-        terms += [str(fp) for fp in fps.value_counts().index[:SEARCH_TERMS_EACH] if fp]
-    ps = tl.frame("ps_threads")
-    if len(ps) and "wchan" in ps and "state" in ps:
-        blocked = ps.loc[ps["state"].astype("string").eq("D").fillna(False).to_numpy(), "wchan"].astype(
-            "string"
-        )
-        terms += [str(w) for w in blocked.dropna().value_counts().index[:SEARCH_TERMS_EACH] if w and w != "-"]
-    return terms
+    return top_fingerprints(tl) + top_wait_channels(tl)
 
 
 def aggregate_series(tl: Timeline) -> pd.DataFrame:
