@@ -12,6 +12,7 @@ from django.contrib.postgres.fields import ArrayField
 from django.contrib.postgres.indexes import GinIndex
 from django.contrib.postgres.search import SearchVectorField
 from django.db import models
+from django.db.models.functions import Upper
 
 #: BULK_ROWS: the per-sample and series tables (millions of rows a case, written with COPY) keep their
 #: case link without a database constraint: a foreign-key check per COPY'd row costs more than the
@@ -125,6 +126,7 @@ class Case(models.Model):
             models.Index(fields=["host"]),
             models.Index(fields=["team", "-created_at"], name="case_team_created_idx"),
             GinIndex(fields=["search_vector"], name="case_search_vector_idx"),
+            models.Index(Upper("customer"), name="case_customer_upper_idx"),  # customer__iexact
             GinIndex(fields=["host"], opclasses=["gin_trgm_ops"], name="case_host_trgm_idx"),
             GinIndex(fields=["ticket"], opclasses=["gin_trgm_ops"], name="case_ticket_trgm_idx"),
             GinIndex(fields=["finding_keys"], name="case_finding_keys_idx"),

@@ -4,14 +4,15 @@ list's filters and sort orders.
 PostgreSQL full-text search (``to_tsvector``/``websearch_to_tsquery`` with the ``simple``
 configuration: case data is identifiers, host names and SQL, which stemming and stop words would
 mangle) over title, customer, ticket, tags, host, finding keys, wait channels, query fingerprints and
-notes, kept in ``Case.search_vector`` (GIN index); plus trigram word similarity (pg_trgm, GIN
-indexes) on host and ticket, which finds ``db-prod-3`` in ``db-prod-3.example.com`` and ``4711`` in
-``ZD-4711`` where the text search sees one token. See the PostgreSQL manual, chapter 12 (Full Text
+notes, kept in ``Case.search_vector`` (GIN index); plus pg_trgm (GIN trigram indexes) on host and
+ticket: a part of one (``db-prod-3`` of ``db-prod-3.example.com``, ``4711`` of ``ZD-4711``, where the
+text search sees one token), or, when nothing else matched, one similar to it (word similarity). See the PostgreSQL manual, chapter 12 (Full Text
 Search) and F.35 (pg_trgm).
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, time, timedelta
 
@@ -67,16 +68,35 @@ def search_document() -> CombinedSearchVector:
 
 
 def search(cases: QuerySet[Case], text: str) -> QuerySet[Case]:
-    """``cases`` matching ``text`` (web search syntax: words are ANDed, ``"a phrase"``, ``or``,
-    ``-word``) in the search document, or similar to it by trigram word similarity in host or
-    ticket; annotated with ``rank`` (text rank plus the best trigram similarity)."""
+    """``cases`` matching ``text``, annotated with ``rank`` (best first under the ``relevance`` sort).
+
+    First: the search document matches (web search syntax: words are ANDed, ``"a phrase"``, ``or``,
+    ``-word``), or ``text`` is part of the host or the ticket (a pg_trgm index serves the substring
+    match). When nothing matches that way: the cases whose host or ticket is similar to ``text``
+    (pg_trgm word similarity, ``%>``), for a host or ticket typed a little wrong.
+    """
     text = text.strip()[:MAX_QUERY_CHARS]
     query = SearchQuery(text, config=SEARCH_CONFIG, search_type="websearch")
-    return cases.filter(
-        Q(search_vector=query) | Q(host__trigram_word_similar=text) | Q(ticket__trigram_word_similar=text)
-    ).annotate(
-        rank=SearchRank(F("search_vector"), query)
-        + Greatest(TrigramWordSimilarity(text, "host"), TrigramWordSimilarity(text, "ticket"))
+    literal = re.escape(text)  # a substring, not a pattern: PostgreSQL's ~* on the trigram index
+    # The ids matching each condition, each read on its own GIN index, joined (UNION): the cases
+    # themselves are then read by id. As one OR over the rows, PostgreSQL read and decompressed the
+    # search vector of every case of the team.
+    matching = (
+        Case.objects.filter(search_vector=query)
+        .order_by()
+        .values("pk")
+        .union(Case.objects.filter(host__iregex=literal).order_by().values("pk"))
+        .union(Case.objects.filter(ticket__iregex=literal).order_by().values("pk"))
+    )
+    found = cases.filter(pk__in=matching)
+    if found.exists():
+        return found.annotate(rank=SearchRank(F("search_vector"), query))
+    similar = cases.filter(
+        Q(pk__in=Case.objects.filter(host__trigram_word_similar=text).values("pk"))
+        | Q(pk__in=Case.objects.filter(ticket__trigram_word_similar=text).values("pk"))
+    )
+    return similar.annotate(
+        rank=Greatest(TrigramWordSimilarity(text, "host"), TrigramWordSimilarity(text, "ticket"))
     )
 
 
@@ -108,7 +128,9 @@ def apply_filters(cases: QuerySet[Case], f: CaseFilters) -> QuerySet[Case]:
     if f.customer:
         cases = cases.filter(customer__iexact=f.customer.strip())
     if f.host:
-        cases = cases.filter(Q(host__icontains=f.host.strip()) | Q(host__trigram_word_similar=f.host.strip()))
+        cases = cases.filter(
+            host__iregex=re.escape(f.host.strip())
+        )  # a part of the host name (pg_trgm index)
     if f.status in CaseStatus.values:
         cases = cases.filter(status=f.status)
     if f.tag:

@@ -27,7 +27,11 @@ def cases_for(user) -> QuerySet[Case]:
     """
     if user is None or not user.is_authenticated or not user.is_active:
         return Case.objects.none()
-    return Case.objects.filter(team__in=Team.objects.filter(members=user).values("pk"))
+    # The team ids are read first (one small query): with literal ids PostgreSQL estimates how many
+    # cases a team has, and picks the search indexes instead of walking all of a team's cases.
+    return Case.objects.filter(
+        team_id__in=list(Team.objects.filter(members=user).values_list("pk", flat=True))
+    )
 
 
 def teams_of(user) -> QuerySet[Team]:

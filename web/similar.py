@@ -25,7 +25,7 @@ LABELS = {
 #: The dominant wait channels and fingerprints compared: the most frequent of each capture.
 DOMINANT = {"finding_keys": 50, "wait_channels": 5, "fingerprints": 10}
 #: Cases scored at most (the newest that overlap): bounds the time on a team with a long history.
-MAX_CANDIDATES = 500
+MAX_CANDIDATES = 300
 #: Cases shown.
 MAX_SIMILAR = 10
 

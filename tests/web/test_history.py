@@ -97,6 +97,7 @@ def test_host_is_found_by_trigram_similarity(history: dict[str, Case], engineer)
     Case.objects.filter(pk=history["idle"].pk).update(host="db-prod-3.example.com")
     assert _ids(engineer, q="db-prod-3") == [history["idle"].pk]
     assert _ids(engineer, host="prod-3") == [history["idle"].pk]
+    assert _ids(engineer, q="db-prod-3.exmple.com") == [history["idle"].pk]  # a typo: similar, not a part
 
 
 @pytest.mark.parametrize(

@@ -12,6 +12,7 @@ import django.contrib.postgres.indexes
 import django.contrib.postgres.operations
 import django.contrib.postgres.search
 import django.db.models.deletion
+import django.db.models.functions.text
 from django.conf import settings
 from django.db import migrations, models
 
@@ -139,6 +140,12 @@ class Migration(migrations.Migration):
         migrations.AddIndex(
             model_name="case",
             index=models.Index(fields=["team", "-created_at"], name="case_team_created_idx"),
+        ),
+        migrations.AddIndex(
+            model_name="case",
+            index=models.Index(
+                django.db.models.functions.text.Upper("customer"), name="case_customer_upper_idx"
+            ),
         ),
         migrations.AddIndex(
             model_name="case",
