@@ -41,13 +41,21 @@ def teams_of(user) -> QuerySet[Team]:
     return Team.objects.filter(members=user)
 
 
+#: What a line of the case list shows (``case_row``): the rest of a case (timeline JSON, fingerprints,
+#: notes, search vector...) is not read, which keeps a search over thousands of cases narrow.
+CASE_ROW_FIELDS = (
+    "id", "title", "host", "window_start", "window_end", "status", "finding_keys", "customer", "ticket", "tags",
+    "created_at", "upload__original_name",
+)  # fmt: skip
+
+
 def case_list(*, user, filters: CaseFilters | None = None) -> QuerySet[Case]:
     """The cases ``user`` may see, narrowed, searched and ordered by ``filters`` (web/search.py:
     full-text search over title, customer, ticket, tags, host, finding keys, wait channels, query
     fingerprints and notes, trigram similarity on host and ticket). Newest first by default."""
     # The timeline JSON of each case (megabytes) is not read here: decoding it for every row was most
     # of the time of the list.
-    cases = cases_for(user).select_related("upload").defer("charts_overview", "search_vector", "notes")
+    cases = cases_for(user).select_related("upload").only(*CASE_ROW_FIELDS)
     return apply_filters(cases, filters or CaseFilters())
 
 

@@ -72,7 +72,15 @@ def case_list(request: HttpRequest) -> HttpResponse:
 @login_required
 @require_GET
 def case_new(request: HttpRequest) -> HttpResponse:
-    return render(request, "cases/new.html", {"form": CaseUploadForm(), "upload_url": reverse("case-create")})
+    return render(
+        request,
+        "cases/new.html",
+        {
+            "form": CaseUploadForm(),
+            "upload_url": reverse("case-create"),
+            "teams": list(selectors.teams_of(request.user)),
+        },
+    )
 
 
 @login_required
@@ -129,7 +137,12 @@ def _duplicate_upload(
     message = f"These exact bytes were uploaded before as case #{first['id']} ({first['title']})."
     if wants_json:
         return JsonResponse({"message": message, "extra": {"duplicate_of": earlier}}, status=409)
-    context = {"form": form, "upload_url": reverse("case-create"), "duplicate_of": earlier}
+    context = {
+        "form": form,
+        "upload_url": reverse("case-create"),
+        "duplicate_of": earlier,
+        "teams": list(selectors.teams_of(request.user)),
+    }
     return render(request, "cases/new.html", context, status=409)
 
 
