@@ -60,7 +60,10 @@ LIST_PARAMETERS = [
 ]
 
 
-@extend_schema(request=CaseCreateSerializer, responses={201: dict, 200: dict}, parameters=LIST_PARAMETERS)
+@extend_schema(methods=["GET"], operation_id="cases_list", responses={200: dict}, parameters=LIST_PARAMETERS)
+@extend_schema(
+    methods=["POST"], operation_id="cases_create", request=CaseCreateSerializer, responses={201: dict}
+)
 @api_view(["GET", "POST"])
 @parser_classes([MultiPartParser, FormParser])
 def case_list_create_api(request: Request) -> Response:
