@@ -88,8 +88,11 @@ def search(cases: QuerySet[Case], text: str) -> QuerySet[Case]:
         .union(Case.objects.filter(host__iregex=literal).order_by().values("pk"))
         .union(Case.objects.filter(ticket__iregex=literal).order_by().values("pk"))
     )
-    found = cases.filter(pk__in=matching)
-    if found.exists():
+    # Whether anything matches, asked of each condition alone (a LIMIT 1 that stops at the first
+    # match): asked of the union, it would compute the whole union once more.
+    conditions = (Q(search_vector=query), Q(host__iregex=literal), Q(ticket__iregex=literal))
+    if any(cases.filter(condition).exists() for condition in conditions):
+        found = cases.filter(pk__in=matching)
         return found.annotate(rank=SearchRank(F("search_vector"), query))
     similar = cases.filter(
         Q(pk__in=Case.objects.filter(host__trigram_word_similar=text).values("pk"))
