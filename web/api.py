@@ -86,7 +86,8 @@ def case_list_create_api(request: Request) -> Response:
         )
     bundle = serializer.validated_data["bundle"]
     team_id = serializer.validated_data.get("team")
-    earlier = selectors.earlier_uploads(user=request.user, sha256=services.sha256_of(bundle))
+    sha256 = services.sha256_of(bundle)
+    earlier = selectors.earlier_uploads(user=request.user, sha256=sha256)
     try:
         team = selectors.teams_of(request.user).filter(pk=team_id).first() if team_id else None
         if team_id and team is None:
@@ -97,6 +98,7 @@ def case_list_create_api(request: Request) -> Response:
             original_name=bundle.name,
             title=serializer.validated_data.get("title", ""),
             team=team,
+            sha256=sha256,
         )
     except ValidationError as exc:
         return Response({"message": " ".join(exc.messages), "extra": {}}, status=status.HTTP_400_BAD_REQUEST)

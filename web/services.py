@@ -142,17 +142,28 @@ def team_for_new_case(*, user, team: Team | None = None) -> Team:
 
 @transaction.atomic
 def case_create(
-    *, user, file: File, original_name: str, title: str = "", enqueue: bool = True, team: Team | None = None
+    *,
+    user,
+    file: File,
+    original_name: str,
+    title: str = "",
+    enqueue: bool = True,
+    team: Team | None = None,
+    sha256: str | None = None,
 ) -> Case:
     """Create a case from an uploaded bundle, keep the original in storage, and queue its ingest.
 
     ``file``: a Django ``File`` (an ``UploadedFile`` from a form, or ``File(open(path, 'rb'))``).
-    ``team``: the case's team (``team_for_new_case``). Raises ``ValidationError`` for an empty or too
+    ``team``: the case's team (``team_for_new_case``). ``sha256``: the upload's SHA-256 when the
+    caller has it already (``sha256_of``). Raises ``ValidationError`` for an empty or too
     large upload, or a team the user may not use. With ``enqueue`` the ingest task is sent to the
     worker after the transaction commits.
     """
     team = team_for_new_case(user=user, team=team)
-    sha256, size = _hash_and_size(file)
+    if sha256 is None:
+        sha256, size = _hash_and_size(file)
+    else:  # already read by the caller (``sha256_of``): a large upload is not read twice
+        size = file.size
     if size == 0:
         raise ValidationError("The bundle is empty.")
     if size > settings.CASEBOOK_MAX_UPLOAD_BYTES:

@@ -99,8 +99,9 @@ def case_create(request: HttpRequest) -> HttpResponse:
             request, "cases/new.html", {"form": form, "upload_url": reverse("case-create")}, status=400
         )
     bundle = form.cleaned_data["bundle"]
+    sha256 = services.sha256_of(bundle)
     if not form.cleaned_data["allow_duplicate"]:
-        earlier = selectors.earlier_uploads(user=request.user, sha256=services.sha256_of(bundle))
+        earlier = selectors.earlier_uploads(user=request.user, sha256=sha256)
         if earlier:
             return _duplicate_upload(request, form, earlier, wants_json)
     try:
@@ -113,6 +114,7 @@ def case_create(request: HttpRequest) -> HttpResponse:
             original_name=bundle.name,
             title=form.cleaned_data["title"],
             team=team,
+            sha256=sha256,
         )
     except ValidationError as exc:
         return JsonResponse({"message": " ".join(exc.messages), "extra": {}}, status=400)

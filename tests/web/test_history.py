@@ -302,3 +302,19 @@ def test_the_api_upload_says_which_cases_had_the_same_bytes(
     with bundle.open("rb") as fh:
         second = engineer_client.post("/api/cases/", {"bundle": fh}).json()
     assert first["duplicate_of"] == [] and [c["id"] for c in second["duplicate_of"]] == [first["id"]]
+
+
+def test_a_search_keeps_the_filters_chosen(engineer_client: Client, history: dict[str, Case]) -> None:
+    body = engineer_client.get("/", {"customer": "Acme Corp", "severity": "critical"}).content.decode()
+    form = body[body.index('id="case-search"') : body.index("</form>", body.index('id="case-search"'))]
+    assert '<input type="hidden" name="customer" value="Acme Corp">' in form
+    assert '<input type="hidden" name="severity" value="critical">' in form
+
+
+def test_invalid_details_are_refused_with_the_reason(
+    engineer_client: Client, history: dict[str, Case]
+) -> None:
+    response = engineer_client.post(f"/cases/{history['idle'].pk}/details/", {"ticket": "x" * 101})
+    assert response.status_code == 400
+    assert "at most 100 characters" in response.content.decode()
+    assert Case.objects.get(pk=history["idle"].pk).ticket == ""
