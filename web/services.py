@@ -180,7 +180,7 @@ def case_create(
     upload = Upload(case=case, original_name=(original_name or "bundle")[:255], size=size, sha256=sha256)
     upload.file.save(safe, file, save=False)
     upload.save()
-    Case.objects.filter(pk=case.pk).update(search_vector=search_document())
+    case_refresh_search(case_id=case.pk)
     if enqueue:
         _enqueue(case.pk)
     return case
@@ -505,7 +505,7 @@ def _replace_derived(
         )
     # Only what the ingest derived: fields others write meanwhile (title, heartbeat...) are kept.
     case.save(update_fields=[*_DERIVED_CASE_FIELDS, "updated_at"])
-    Case.objects.filter(pk=case.pk).update(search_vector=search_document())
+    case_refresh_search(case_id=case.pk)
 
 
 #: The case fields an ingest writes when it publishes its result.
@@ -578,5 +578,12 @@ def case_update_details(
         case.title = title.strip()[:200]
         fields.append("title")
     case.save(update_fields=fields)
-    Case.objects.filter(pk=case.pk).update(search_vector=search_document())
+    case_refresh_search(case_id=case.pk)
     return case
+
+
+def case_refresh_search(*, case_id: int) -> None:
+    """Rebuild the case's full-text search document (``Case.search_vector``, web/search.py) from its
+    title, customer, ticket, tags, host, finding keys, wait channels, fingerprints and notes: after
+    any of them changes."""
+    Case.objects.filter(pk=case_id).update(search_vector=search_document())

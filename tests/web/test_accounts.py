@@ -137,3 +137,22 @@ def test_the_admin_manages_users_and_teams(db) -> None:
     assert client.get(f"/admin/auth/user/{admin.pk}/change/").status_code == 200
     assert client.get("/admin/web/case/").status_code == 200
     assert client.get("/admin/axes/accessattempt/").status_code == 200
+
+
+def test_a_case_edited_in_the_admin_is_found_by_its_new_details(db) -> None:
+    from web import selectors
+    from web.models import Case
+    from web.search import CaseFilters
+
+    admin = get_user_model().objects.create_superuser("root", password=PASSWORD)
+    team = Team.objects.create(name="Support EU")
+    team.members.add(admin)
+    case = Case.objects.create(title="slow", team=team)
+    client = Client()
+    client.force_login(admin)
+    response = client.post(
+        f"/admin/web/case/{case.pk}/change/",
+        {"title": "slow", "team": team.pk, "customer": "Initech", "ticket": "ZD-9", "tags": "", "notes": ""},
+    )
+    assert response.status_code == 302, response.content[:2000]
+    assert [c.pk for c in selectors.case_list(user=admin, filters=CaseFilters(q="initech"))] == [case.pk]
