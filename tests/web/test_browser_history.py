@@ -9,19 +9,30 @@ import pytest
 
 from tests.web.history import ingest, load_bundle
 from tests.web.test_browser import browser  # noqa: F401 - the fixture
+from web.models import Case
 
 pytestmark = pytest.mark.browser
+
+
+@pytest.fixture
+def cases(live_server, tmp_path: Path) -> tuple[Case, Case, Case]:
+    """Three ready cases of the default team, ingested before the browser starts: the ORM is used
+    outside Playwright's event loop, so that its connection is the test's own and closed with it."""
+    return (
+        ingest(load_bundle(tmp_path, "idle", "idle"), title="before the fix"),
+        ingest(load_bundle(tmp_path, "tmptables-64", "tmp"), title="reports stall"),
+        ingest(load_bundle(tmp_path, "tmptables-64", "again"), title="stall again"),
+    )
 
 
 def test_an_engineer_annotates_finds_and_compares_cases(
     live_server,
     engineer,
+    cases: tuple[Case, Case, Case],
     browser,  # noqa: F811 - the fixture imported above
     tmp_path: Path,
 ) -> None:
-    idle = ingest(load_bundle(tmp_path, "idle", "idle"), title="before the fix")
-    loaded = ingest(load_bundle(tmp_path, "tmptables-64", "tmp"), title="reports stall")
-    again = ingest(load_bundle(tmp_path, "tmptables-64", "again"), title="stall again")
+    idle, loaded, again = cases
     page = browser.new_page(viewport={"width": 1280, "height": 900})
     errors: list[str] = []
     page.on("pageerror", lambda exc: errors.append(str(exc)))
@@ -60,4 +71,5 @@ def test_an_engineer_annotates_finds_and_compares_cases(
     assert all(a > 0 and b > 0 for a, b in drawn[:1]), drawn
     assert page.locator('#compare-findings tr[data-change="appeared"]').count() == 2
     page.screenshot(path=str(tmp_path / "compare.png"), full_page=True)
+    page.close()  # no request of the page's scripts left running into the live server's shutdown
     assert not errors, errors
