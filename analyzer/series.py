@@ -248,27 +248,31 @@ def _counter_rates(tl: Timeline, frame: str, fields: tuple[str, ...]) -> list[pd
 SEARCH_TERMS_EACH = 20
 
 
-def query_fingerprints(tl: Timeline, top: int = SEARCH_TERMS_EACH) -> list[str]:
-    """The ``top`` most frequent query fingerprints (literals replaced by ``?``) among the active
-    sessions of the processlist snapshots, most frequent first; [] without a processlist."""
+def top_fingerprints(tl: Timeline) -> list[str]:
+    """The capture's most frequent query fingerprints among active processlist sessions (literals
+    replaced by ``?``), most frequent first, at most ``SEARCH_TERMS_EACH``."""
     pl = tl.frame("processlist")
     if not len(pl) or "fingerprint" not in pl:
         return []
     fps = pl.loc[pl["active"].astype(bool), "fingerprint"].astype("string").dropna()
-    return [str(fp) for fp in fps.value_counts().index[:top] if fp]
+    return [str(fp) for fp in fps.value_counts().index[:SEARCH_TERMS_EACH] if fp]
+
+
+def top_wait_channels(tl: Timeline) -> list[str]:
+    """The wait channels (ps ``wchan``) of threads in D state (uninterruptible sleep), most frequent
+    first, at most ``SEARCH_TERMS_EACH``; ``-`` (no channel) is left out."""
+    ps = tl.frame("ps_threads")
+    if not len(ps) or "wchan" not in ps or "state" not in ps:
+        return []
+    in_d = ps["state"].astype("string").eq("D").fillna(False).to_numpy()
+    blocked = ps.loc[in_d, "wchan"].astype("string").dropna()
+    return [str(w) for w in blocked.value_counts().index[:SEARCH_TERMS_EACH] if w and w != "-"]
 
 
 def search_terms(tl: Timeline) -> list[str]:
     """The capture's most frequent query fingerprints (active sessions) and wait channels of threads in
     D state, most frequent first: what the team looks past cases up by."""
-    terms = query_fingerprints(tl)
-    ps = tl.frame("ps_threads")
-    if len(ps) and "wchan" in ps and "state" in ps:
-        blocked = ps.loc[ps["state"].astype("string").eq("D").fillna(False).to_numpy(), "wchan"].astype(
-            "string"
-        )
-        terms += [str(w) for w in blocked.dropna().value_counts().index[:SEARCH_TERMS_EACH] if w and w != "-"]
-    return terms
+    return top_fingerprints(tl) + top_wait_channels(tl)
 
 
 #: IRQ lines of the IRQ x CPU heatmap: the busiest ones (a heatmap row each stays readable).

@@ -38,6 +38,7 @@ from web.api_serializers import (
     SeriesListSerializer,
     SeriesQuerySerializer,
 )
+from web.forms import CaseFilterForm
 from web.models import Case
 
 CASE_ID = OpenApiParameter(
@@ -96,11 +97,14 @@ def _query(serializer_class: type[serializers.Serializer], request: Request) -> 
 @api_view(["GET", "POST"])
 @parser_classes([MultiPartParser, FormParser])
 def case_list_create_api(request: Request) -> Response:
-    """GET: the cases the user may see (``?q=`` searches). POST multipart ``bundle`` (+ ``title``)."""
+    """GET: the cases of the user's teams, newest first, a page at a time, searched and filtered (the
+    case list's parameters). POST multipart ``bundle`` (+ ``title``, ``team``): a new case; its answer
+    says ``duplicate_of`` (earlier cases of the user's teams with the same bytes)."""
     if request.method == "GET":
         query = _query(CaseListQuerySerializer, request)
-        visible = selectors.cases_for(request.user).values("pk")
-        cases = selectors.case_list(q=query.get("q", "")).filter(pk__in=visible)
+        form = CaseFilterForm({k: v for k, v in query.items() if k not in ("page", "page_size")})
+        form.is_valid()
+        cases = selectors.case_list(user=request.user, filters=form.filters())
         paginator = CasePagination()
         page = paginator.paginate_queryset(cases, request)
         return paginator.get_paginated_response([selectors.case_row(c) for c in page])
@@ -111,12 +115,20 @@ def _case_create(request: Request) -> Response:
     serializer = CaseCreateSerializer(data=request.data)
     serializer.is_valid(raise_exception=True)
     bundle = serializer.validated_data["bundle"]
+    team_id = serializer.validated_data.get("team")
+    sha256 = services.sha256_of(bundle)
+    earlier = selectors.earlier_uploads(user=request.user, sha256=sha256)
     try:
+        team = selectors.teams_of(request.user).filter(pk=team_id).first() if team_id else None
+        if team_id and team is None:
+            raise ValidationError("You are not a member of that team.")
         case = services.case_create(
             user=request.user,
             file=bundle,
             original_name=bundle.name,
             title=serializer.validated_data.get("title", ""),
+            team=team,
+            sha256=sha256,
         )
     except ValidationError as exc:
         return Response({"message": " ".join(exc.messages), "extra": {}}, status=status.HTTP_400_BAD_REQUEST)
@@ -134,6 +146,7 @@ def _case_create(request: Request) -> Response:
         "status_url": reverse("api-case-status", args=[case.pk]),
         "report_url": reverse("api-case", args=[case.pk]),
         "findings_url": reverse("api-case-findings", args=[case.pk]),
+        "duplicate_of": earlier,
     }
     return Response(body, status=status.HTTP_201_CREATED)
 

@@ -41,6 +41,9 @@ class ErrorSerializer(serializers.Serializer):
 class CaseCreateSerializer(serializers.Serializer):
     bundle = serializers.FileField(help_text="The bundle: .tar(.gz/.bz2/.xz/.zst), .zip or one capture file.")
     title = serializers.CharField(max_length=200, required=False, allow_blank=True)
+    team = serializers.IntegerField(
+        required=False, min_value=1, help_text="The team's id (default: your first team)."
+    )
 
 
 class CaseListQuerySerializer(serializers.Serializer):
@@ -48,7 +51,36 @@ class CaseListQuerySerializer(serializers.Serializer):
         required=False,
         allow_blank=True,
         max_length=200,
-        help_text="Search: title, host, finding key, query fingerprint or wait channel.",
+        help_text="Full-text search: title, customer, ticket, tags, host, finding keys, wait channels, "
+        "query fingerprints, notes.",
+    )
+    customer = serializers.CharField(
+        required=False, max_length=200, help_text="The customer (exact, any case)."
+    )
+    host = serializers.CharField(required=False, max_length=255, help_text="Host name, or part of it.")
+    status = serializers.ChoiceField(
+        required=False, choices=("queued", "parsing", "analyzing", "ready", "failed")
+    )
+    finding = serializers.CharField(
+        required=False, max_length=80, help_text="A finding key, e.g. tmp-table-churn."
+    )
+    severity = serializers.ChoiceField(required=False, choices=("critical", "warning", "info"))
+    tag = serializers.CharField(required=False, max_length=50)
+    date_from = serializers.DateField(required=False, help_text="Captured on or after this UTC day.")
+    date_to = serializers.DateField(required=False, help_text="Captured on or before this UTC day.")
+    sort = serializers.ChoiceField(
+        required=False,
+        choices=(
+            "-created",
+            "created",
+            "-captured",
+            "captured",
+            "host",
+            "customer",
+            "title",
+            "status",
+            "relevance",
+        ),
     )
     page = serializers.IntegerField(required=False, min_value=1, default=1)
     page_size = serializers.IntegerField(required=False, min_value=1, max_value=200, default=50)
@@ -135,6 +167,10 @@ class CaseCreatedSerializer(CaseStatusSerializer):
     status_url = serializers.CharField()
     report_url = serializers.CharField()
     findings_url = serializers.CharField()
+    duplicate_of = serializers.ListField(
+        child=serializers.DictField(),
+        help_text="Earlier cases of your teams whose upload had the same bytes (SHA-256), newest first.",
+    )
 
 
 class FindingSerializer(serializers.Serializer):

@@ -1,6 +1,11 @@
 """Forms of the web UI."""
 
+from __future__ import annotations
+
 from django import forms
+
+from web.models import CaseStatus
+from web.search import SEVERITIES, SORTS, CaseFilters
 
 
 class CaseUploadForm(forms.Form):
@@ -9,6 +14,79 @@ class CaseUploadForm(forms.Form):
         help_text=".tar, .tar.gz/.tgz, .tar.bz2, .tar.xz, .tar.zst, .zip, or a single capture file",
         allow_empty_file=False,
     )
+    team = forms.IntegerField(required=False, widget=forms.HiddenInput)
+    # An upload whose bytes the team has seen before is refused with a link to that case unless this
+    # is set ("make a new case anyway").
+    allow_duplicate = forms.BooleanField(
+        required=False, label="Make a new case even if these bytes were uploaded before"
+    )
+
+
+class CaseDetailsForm(forms.Form):
+    """What the engineers record about a case, edited on the case page."""
+
+    title = forms.CharField(max_length=200, required=False)
+    customer = forms.CharField(max_length=200, required=False, help_text="The customer's organisation.")
+    ticket = forms.CharField(max_length=100, required=False, help_text="Ticket reference, e.g. ZD-4711.")
+    tags = forms.CharField(max_length=1100, required=False, help_text="Comma-separated.")
+    notes = forms.CharField(
+        required=False, max_length=100_000, widget=forms.Textarea(attrs={"rows": 6}), help_text="Markdown."
+    )
+
+    def tag_list(self) -> list[str]:
+        return [t for t in self.cleaned_data.get("tags", "").split(",") if t.strip()]
+
+
+class CaseFilterForm(forms.Form):
+    """The case list's search, filters and sort (GET); every field optional."""
+
+    q = forms.CharField(max_length=500, required=False)
+    customer = forms.CharField(max_length=200, required=False)
+    host = forms.CharField(max_length=255, required=False)
+    status = forms.ChoiceField(choices=[("", "any status"), *CaseStatus.choices], required=False)
+    finding = forms.CharField(max_length=80, required=False, label="Finding key")
+    severity = forms.ChoiceField(
+        choices=[("", "any severity"), *((s, s) for s in SEVERITIES)], required=False
+    )
+    tag = forms.CharField(max_length=50, required=False)
+    date_from = forms.DateField(
+        required=False, label="Captured from", widget=forms.DateInput(attrs={"type": "date"})
+    )
+    date_to = forms.DateField(
+        required=False, label="Captured to", widget=forms.DateInput(attrs={"type": "date"})
+    )
+    sort = forms.ChoiceField(
+        choices=[
+            ("", "default"),
+            ("-created", "newest upload"),
+            ("created", "oldest upload"),
+            ("-captured", "latest capture"),
+            ("captured", "earliest capture"),
+            ("host", "host"),
+            ("customer", "customer"),
+            ("title", "title"),
+            ("status", "status"),
+            ("relevance", "relevance (search)"),
+        ],
+        required=False,
+    )
+
+    def filters(self) -> CaseFilters:
+        """The valid fields as ``CaseFilters`` (an invalid field is left out)."""
+        data = self.cleaned_data if self.is_bound and hasattr(self, "cleaned_data") else {}
+        sort = data.get("sort") or ""
+        return CaseFilters(
+            q=data.get("q") or "",
+            customer=data.get("customer") or "",
+            host=data.get("host") or "",
+            status=data.get("status") or "",
+            finding_key=data.get("finding") or "",
+            severity=data.get("severity") or "",
+            tag=data.get("tag") or "",
+            date_from=data.get("date_from"),
+            date_to=data.get("date_to"),
+            sort=sort if sort in SORTS else "",
+        )
 
 
 class ApiTokenForm(forms.Form):

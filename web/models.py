@@ -9,7 +9,10 @@ from __future__ import annotations
 
 from django.conf import settings
 from django.contrib.postgres.fields import ArrayField
+from django.contrib.postgres.indexes import GinIndex
+from django.contrib.postgres.search import SearchVectorField
 from django.db import models
+from django.db.models.functions import Upper
 
 #: BULK_ROWS: the per-sample and series tables (millions of rows a case, written with COPY) keep their
 #: case link without a database constraint: a foreign-key check per COPY'd row costs more than the
@@ -29,6 +32,32 @@ FINAL_STATUSES = (CaseStatus.READY, CaseStatus.FAILED)
 #: A worker holds the case (web/claims.py): it must keep reporting, or the sweeper takes the case back.
 PROCESSING_STATUSES = (CaseStatus.PARSING, CaseStatus.ANALYZING)
 UNFINISHED_STATUSES = (CaseStatus.QUEUED, *PROCESSING_STATUSES)
+
+
+#: The team of a small deployment: engineers made without ``--team`` and cases made without a user
+#: (``manage.py analyze``) belong to it.
+DEFAULT_TEAM_NAME = "Default"
+
+
+class Team(models.Model):
+    """A group of engineers who see and work on each other's cases, and nothing of other teams'
+    (``web.selectors.cases_for``). A case belongs to exactly one team."""
+
+    name = models.CharField(max_length=100, unique=True)
+    members = models.ManyToManyField(settings.AUTH_USER_MODEL, related_name="teams", blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ("name",)
+
+    def __str__(self) -> str:
+        return self.name
+
+
+def default_team_id() -> int:
+    """The id of the default team (made on first use): the team of a case created without one."""
+    team, _ = Team.objects.get_or_create(name=DEFAULT_TEAM_NAME)
+    return team.pk
 
 
 class Case(models.Model):
@@ -56,12 +85,24 @@ class Case(models.Model):
     # What the team searches past cases by, besides title, host and finding keys: the capture's most
     # frequent query fingerprints and D-state wait channels, one per line (filled at ingest).
     search_terms = models.TextField(blank=True)
-    # The capture's most frequent query fingerprints among active sessions, most frequent first
-    # (analyzer.series.query_fingerprints, filled at ingest): what a comparison of two cases reads.
-    query_fingerprints = models.JSONField(default=list, blank=True)
     created_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="cases"
     )
+    team = models.ForeignKey(Team, on_delete=models.PROTECT, related_name="cases", default=default_team_id)
+    # What the engineers record about the case (editable on the case page): the customer's
+    # organisation, their ticket reference, free tags, and notes in Markdown (rendered sanitised).
+    customer = models.CharField(max_length=200, blank=True)
+    ticket = models.CharField(max_length=100, blank=True)
+    tags = ArrayField(models.CharField(max_length=50), default=list, blank=True)
+    notes = models.TextField(blank=True)
+    # What a case is compared and found by (filled at ingest): the keys of its findings, the
+    # capture's most frequent query fingerprints and D-state wait channels, most frequent first.
+    finding_keys = ArrayField(models.CharField(max_length=80), default=list, blank=True)
+    fingerprints = ArrayField(models.TextField(), default=list, blank=True)
+    wait_channels = ArrayField(models.CharField(max_length=100), default=list, blank=True)
+    # Full-text search document (web/search.py keeps it current): title, customer, ticket and tags
+    # weigh most, then host, then finding keys, wait channels and fingerprints, then notes.
+    search_vector = SearchVectorField(null=True, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
     ingested_at = models.DateTimeField(null=True, blank=True)
@@ -83,6 +124,14 @@ class Case(models.Model):
         indexes = [
             models.Index(fields=["-created_at"]),
             models.Index(fields=["host"]),
+            models.Index(fields=["team", "-created_at"], name="case_team_created_idx"),
+            GinIndex(fields=["search_vector"], name="case_search_vector_idx"),
+            models.Index(Upper("customer"), name="case_customer_upper_idx"),  # customer__iexact
+            GinIndex(fields=["host"], opclasses=["gin_trgm_ops"], name="case_host_trgm_idx"),
+            GinIndex(fields=["ticket"], opclasses=["gin_trgm_ops"], name="case_ticket_trgm_idx"),
+            GinIndex(fields=["finding_keys"], name="case_finding_keys_idx"),
+            GinIndex(fields=["fingerprints"], name="case_fingerprints_idx"),
+            GinIndex(fields=["wait_channels"], name="case_wait_channels_idx"),
             # What the sweeper scans every few seconds: the few cases not finished yet.
             models.Index(
                 fields=["status"], name="case_unfinished_idx", condition=~models.Q(status__in=FINAL_STATUSES)

@@ -4,12 +4,14 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from django.db.models import Q, QuerySet
+from django.db.models import QuerySet
 
 from analyzer.findings import severity_rank
+from web import compare
 from web.charts import chart_ids_for_evidence
 from web.claims import is_stalled, last_report
-from web.models import FINAL_STATUSES, PROCESSING_STATUSES, Case, CaseStatus, Source
+from web.models import FINAL_STATUSES, PROCESSING_STATUSES, Case, CaseStatus, Source, Team, Upload
+from web.search import CaseFilters, apply_filters
 
 
 def _iso(value: datetime | None) -> str | None:
@@ -17,32 +19,69 @@ def _iso(value: datetime | None) -> str | None:
 
 
 def cases_for(user) -> QuerySet[Case]:
-    """The cases ``user`` may see: every case for a signed-in engineer (one team for now), none for
-    an anonymous visitor. Every API lookup goes through it, so a case outside it answers 404."""
-    if user is None or not user.is_authenticated:
+    """The cases ``user`` may see and work on: every case of every team the user belongs to, and
+    nothing else (an anonymous or inactive user: none). THE access rule of Casebook: every view,
+    JSON endpoint and API call resolves cases through it, and answers 404 for a case outside it.
+
+    ``user``: a ``django.contrib.auth`` user or ``AnonymousUser`` (``request.user``), or None.
+    """
+    if user is None or not user.is_authenticated or not user.is_active:
         return Case.objects.none()
-    return Case.objects.all()
+    # The team ids are read first (one small query): with literal ids PostgreSQL estimates how many
+    # cases a team has, and picks the search indexes instead of walking all of a team's cases.
+    return Case.objects.filter(
+        team_id__in=list(Team.objects.filter(members=user).values_list("pk", flat=True))
+    )
 
 
-def case_list(*, q: str = "") -> QuerySet[Case]:
-    """Cases newest first, filtered by a free-text ``q`` over title, host, finding keys, and the
-    capture's top query fingerprints and D-state wait channels."""
+def teams_of(user) -> QuerySet[Team]:
+    """The teams ``user`` belongs to, by name (none for an anonymous user)."""
+    if user is None or not user.is_authenticated:
+        return Team.objects.none()
+    return Team.objects.filter(members=user)
+
+
+#: What a line of the case list shows (``case_row``): the rest of a case (timeline JSON, fingerprints,
+#: notes, search vector...) is not read, which keeps a search over thousands of cases narrow.
+CASE_ROW_FIELDS = (
+    "id", "title", "host", "window_start", "window_end", "status", "finding_keys", "customer", "ticket", "tags",
+    "created_at", "upload__original_name",
+)  # fmt: skip
+
+
+def case_list(*, user, filters: CaseFilters | None = None) -> QuerySet[Case]:
+    """The cases ``user`` may see, narrowed, searched and ordered by ``filters`` (web/search.py:
+    full-text search over title, customer, ticket, tags, host, finding keys, wait channels, query
+    fingerprints and notes, trigram similarity on host and ticket). Newest first by default."""
     # The timeline JSON of each case (megabytes) is not read here: decoding it for every row was most
     # of the time of the list.
-    cases = Case.objects.select_related("upload").prefetch_related("findings").defer("charts_overview")
-    q = q.strip()
-    if q:
-        cases = cases.filter(
-            Q(title__icontains=q)
-            | Q(host__icontains=q)
-            | Q(findings__key__icontains=q)
-            | Q(search_terms__icontains=q)
-        ).distinct()
-    return cases
+    cases = cases_for(user).select_related("upload").only(*CASE_ROW_FIELDS)
+    return apply_filters(cases, filters or CaseFilters())
+
+
+def earlier_uploads(*, user, sha256: str, before: Case | None = None) -> list[dict[str, object]]:
+    """Cases of ``user``'s teams whose upload had these exact bytes (same SHA-256), newest first
+    (those created before ``before`` when given), as ``{"id", "url", "title", "created_at",
+    "status"}``: an upload already seen says so and links to them."""
+    uploads = Upload.objects.filter(sha256=sha256, case__in=cases_for(user))
+    if before is not None:
+        uploads = uploads.filter(case_id__lt=before.pk)
+    rows = uploads.select_related("case").order_by("-case_id")[:5]
+    return [
+        {
+            "id": u.case_id,
+            "url": f"/cases/{u.case_id}/",
+            "title": u.case.title or u.original_name,
+            "created_at": _iso(u.case.created_at),
+            "status": u.case.status,
+        }
+        for u in rows
+    ]
 
 
 def ready_case_with_sha256(*, sha256: str) -> Case | None:
-    """The newest ready case whose upload has these bytes, or None."""
+    """The newest ready case whose upload has these bytes, or None (``analyze --reuse``: the command
+    line sees every team's cases)."""
     return (
         Case.objects.select_related("upload").filter(upload__sha256=sha256, status=CaseStatus.READY).first()
     )
@@ -59,7 +98,10 @@ def case_row(case: Case) -> dict[str, object]:
         "window_end": _iso(case.window_end),
         "status": case.status,
         "status_label": CaseStatus(case.status).label,
-        "finding_keys": sorted({f.key for f in case.findings.all()}),
+        "finding_keys": sorted(case.finding_keys),
+        "customer": case.customer,
+        "ticket": case.ticket,
+        "tags": list(case.tags),
         "created_at": _iso(case.created_at),
     }
 
@@ -308,6 +350,5 @@ def compare_input(case: Case) -> dict[str, object]:
         "status": case.status,
         "window_start": _iso(case.window_start),
         "window_end": _iso(case.window_end),
-        "findings": list(case.findings.values("key", "severity", "title")),
-        "fingerprints": list(case.query_fingerprints or []),
+        **compare.case_input(case),
     }

@@ -33,7 +33,7 @@ from django.utils import timezone
 from django.utils.text import get_valid_filename
 
 from analyzer import engine
-from analyzer.series import aggregate_series, irq_cpu_rates, query_fingerprints, search_terms
+from analyzer.series import aggregate_series, irq_cpu_rates, top_fingerprints, top_wait_channels
 from analyzer.timeline import SAMPLE_LINES, Timeline
 from parsers.archive import BundleError, Limits
 from parsers.base import release_memory
@@ -62,13 +62,20 @@ from web.models import (
     Series,
     SeriesLevel,
     Source,
+    Team,
     Upload,
+    default_team_id,
 )
+from web.search import search_document
 
 log = logging.getLogger(__name__)
 
 #: What the ingest keeps of each parsed piece, applied where the piece was parsed (parsers/pieces.py).
 PIECE_REDUCER = "analyzer.timeline:reduce_piece"
+#: Longest fingerprint kept on a case (characters): a GIN index entry must stay under about 2.7 kB.
+MAX_FINGERPRINT_CHARS = 1000
+#: Tags a case carries at most, and the longest tag (characters).
+MAX_TAGS, MAX_TAG_CHARS = 20, 50
 #: Warnings kept per source in the database (the count is kept whole): enough to see the pattern.
 MAX_WARNINGS_PER_SOURCE = 200
 #: Database errors worth a retry of the whole task: the server or the connection went away (Django's
@@ -102,6 +109,11 @@ def is_transient(exc: BaseException | None) -> bool:
     return False
 
 
+def sha256_of(fh: File) -> str:
+    """The SHA-256 (hex) of an uploaded file's bytes, read in chunks; the file is rewound."""
+    return _hash_and_size(fh)[0]
+
+
 def _hash_and_size(fh: File) -> tuple[str, int]:
     digest = hashlib.sha256()
     size = 0
@@ -112,15 +124,47 @@ def _hash_and_size(fh: File) -> tuple[str, int]:
     return digest.hexdigest(), size
 
 
+def team_for_new_case(*, user, team: Team | None = None) -> Team:
+    """The team a new case of ``user`` goes to: ``team`` when given (it must be one of the user's),
+    else the user's first team by name; without a user (``manage.py analyze``), ``team`` or the
+    default team. Raises ``ValidationError`` for a team the user is not in, or a user in no team."""
+    if user is None or not user.is_authenticated:
+        return team or Team.objects.get(pk=default_team_id())
+    mine = Team.objects.filter(members=user)
+    if team is not None:
+        if not mine.filter(pk=team.pk).exists():
+            raise ValidationError("You are not a member of that team.")
+        return team
+    first = mine.order_by("name").first()
+    if first is None:
+        raise ValidationError("Your login belongs to no team yet: an administrator adds you to one.")
+    return first
+
+
 @transaction.atomic
-def case_create(*, user, file: File, original_name: str, title: str = "", enqueue: bool = True) -> Case:
+def case_create(
+    *,
+    user,
+    file: File,
+    original_name: str,
+    title: str = "",
+    enqueue: bool = True,
+    team: Team | None = None,
+    sha256: str | None = None,
+) -> Case:
     """Create a case from an uploaded bundle, keep the original in storage, and queue its ingest.
 
     ``file``: a Django ``File`` (an ``UploadedFile`` from a form, or ``File(open(path, 'rb'))``).
-    Raises ``ValidationError`` for an empty or too large upload. With ``enqueue`` the ingest task is
-    sent to the worker after the transaction commits.
+    ``team``: the case's team (``team_for_new_case``). ``sha256``: the upload's SHA-256 when the
+    caller has it already (``sha256_of``). Raises ``ValidationError`` for an empty or too
+    large upload, or a team the user may not use. With ``enqueue`` the ingest task is sent to the
+    worker after the transaction commits.
     """
-    sha256, size = _hash_and_size(file)
+    team = team_for_new_case(user=user, team=team)
+    if sha256 is None:
+        sha256, size = _hash_and_size(file)
+    else:  # already read by the caller (``sha256_of``): a large upload is not read twice
+        size = file.size
     if size == 0:
         raise ValidationError("The bundle is empty.")
     if size > settings.CASEBOOK_MAX_UPLOAD_BYTES:
@@ -130,12 +174,14 @@ def case_create(*, user, file: File, original_name: str, title: str = "", enqueu
     safe = get_valid_filename(os.path.basename(original_name or "bundle"))[:120] or "bundle"
     case = Case.objects.create(
         title=title.strip()[:200],
+        team=team,
         created_by=user if user and user.is_authenticated else None,
         enqueued_at=timezone.now() if enqueue else None,
     )
     upload = Upload(case=case, original_name=(original_name or "bundle")[:255], size=size, sha256=sha256)
     upload.file.save(safe, file, save=False)
     upload.save()
+    case_refresh_search(case_id=case.pk)
     if enqueue:
         _enqueue(case.pk)
     return case
@@ -449,8 +495,10 @@ def _replace_derived(
         max_points=charts.OVERVIEW_POINTS,
         extra=[c for c in [charts.irq_cpu_chart(irq_cpu_rates(timeline))] if c],
     )
-    case.search_terms = "\n".join(search_terms(timeline))
-    case.query_fingerprints = query_fingerprints(timeline)
+    case.finding_keys = sorted({f.key for f in outcome.findings})
+    case.fingerprints = [fp[:MAX_FINGERPRINT_CHARS] for fp in top_fingerprints(timeline)]
+    case.wait_channels = [w[:100] for w in top_wait_channels(timeline)]
+    case.search_terms = "\n".join(case.fingerprints + case.wait_channels)
     case.progress = 100
     case.status_detail = ""
     case.claim = ""
@@ -464,6 +512,7 @@ def _replace_derived(
         )
     # Only what the ingest derived: fields others write meanwhile (title, heartbeat...) are kept.
     case.save(update_fields=[*_DERIVED_CASE_FIELDS, "updated_at"])
+    case_refresh_search(case_id=case.pk)
 
 
 #: The case fields an ingest writes when it publishes its result.
@@ -482,7 +531,9 @@ _DERIVED_CASE_FIELDS = (
     "ingested_at",
     "charts_overview",
     "search_terms",
-    "query_fingerprints",
+    "finding_keys",
+    "fingerprints",
+    "wait_channels",
     "progress",
     "status_detail",
     "claim",
@@ -509,3 +560,37 @@ def _jsonable_meta(meta: dict[str, object]) -> dict[str, object]:
         else:
             out[key] = str(value)
     return out
+
+
+@transaction.atomic
+def case_update_details(
+    *, case_id: int, customer: str, ticket: str, tags: list[str], notes: str, title: str | None = None
+) -> Case:
+    """Set what the engineers record about a case (customer organisation, ticket reference, tags,
+    Markdown notes, and the title when given) and refresh its search document. Tags are stripped,
+    deduplicated (first spelling kept) and capped (``MAX_TAGS`` of ``MAX_TAG_CHARS``). The ingest never
+    writes these fields, so an edit during a re-analyze is kept."""
+    case = Case.objects.select_for_update().get(pk=case_id)
+    seen: dict[str, str] = {}
+    for tag in tags:
+        tag = tag.strip()[:MAX_TAG_CHARS]
+        if tag and tag.lower() not in seen:
+            seen[tag.lower()] = tag
+    case.customer = customer.strip()[:200]
+    case.ticket = ticket.strip()[:100]
+    case.tags = list(seen.values())[:MAX_TAGS]
+    case.notes = notes
+    fields = ["customer", "ticket", "tags", "notes", "updated_at"]
+    if title is not None:
+        case.title = title.strip()[:200]
+        fields.append("title")
+    case.save(update_fields=fields)
+    case_refresh_search(case_id=case.pk)
+    return case
+
+
+def case_refresh_search(*, case_id: int) -> None:
+    """Rebuild the case's full-text search document (``Case.search_vector``, web/search.py) from its
+    title, customer, ticket, tags, host, finding keys, wait channels, fingerprints and notes: after
+    any of them changes."""
+    Case.objects.filter(pk=case_id).update(search_vector=search_document())

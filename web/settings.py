@@ -7,6 +7,7 @@ Every value that differs between machines comes from the environment; a malforme
 from __future__ import annotations
 
 import os
+from datetime import timedelta
 from pathlib import Path
 from urllib.parse import urlparse
 
@@ -111,6 +112,8 @@ INSTALLED_APPS = [
     "django.contrib.sessions",
     "django.contrib.messages",
     "django.contrib.staticfiles",
+    "django.contrib.postgres",  # full-text search and trigram lookups (web/search.py)
+    "axes",  # repeated failed logins throttled (below)
     "rest_framework",
     "drf_spectacular",
     "drf_spectacular_sidecar",  # Swagger UI served from our own static files (strict CSP, no CDN)
@@ -130,6 +133,7 @@ MIDDLEWARE = [
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "csp.middleware.CSPMiddleware",
     "web.health.DatabaseUnavailableMiddleware",  # a 503 that says so while PostgreSQL is away
+    "axes.middleware.AxesMiddleware",  # last: answers a locked-out login with the lockout page
 ]
 
 ROOT_URLCONF = "web.urls"
@@ -159,6 +163,31 @@ AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
     {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
 ]
+AUTHENTICATION_BACKENDS = [
+    # django-axes first: it refuses a login attempt of a locked-out username from that address.
+    "axes.backends.AxesStandaloneBackend",
+    "django.contrib.auth.backends.ModelBackend",
+]
+# Failed logins: after CASEBOOK_LOGIN_FAILURE_LIMIT failures for one username from one address, that
+# pair is locked out for CASEBOOK_LOGIN_COOLOFF_MINUTES (429 and a page that says so); a success resets
+# the count. Admins unlock earlier in the admin (Axes: access attempts) or `manage.py axes_reset`.
+AXES_FAILURE_LIMIT = envint("CASEBOOK_LOGIN_FAILURE_LIMIT", 5)
+AXES_COOLOFF_TIME = timedelta(minutes=envint("CASEBOOK_LOGIN_COOLOFF_MINUTES", 15))
+AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
+AXES_RESET_ON_SUCCESS = True
+AXES_LOCKOUT_TEMPLATE = "registration/locked_out.html"
+AXES_HTTP_RESPONSE_CODE = 429
+AXES_VERBOSE = False
+
+# E-mail (password reset): printed on the console unless an SMTP server is configured.
+EMAIL_BACKEND = envstr("CASEBOOK_EMAIL_BACKEND", "django.core.mail.backends.console.EmailBackend")
+EMAIL_HOST = envstr("CASEBOOK_EMAIL_HOST", "localhost")
+EMAIL_PORT = envint("CASEBOOK_EMAIL_PORT", 25)
+EMAIL_HOST_USER = envstr("CASEBOOK_EMAIL_USER", "")
+EMAIL_HOST_PASSWORD = envstr("CASEBOOK_EMAIL_PASSWORD", "")
+EMAIL_USE_TLS = envbool("CASEBOOK_EMAIL_TLS", False)
+DEFAULT_FROM_EMAIL = envstr("CASEBOOK_EMAIL_FROM", "casebook@localhost")
+
 LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "case-list"
 LOGOUT_REDIRECT_URL = "login"
@@ -336,5 +365,7 @@ LOGGING = {
         # gunicorn's own loggers go through the handler above (web/gunicorn_conf.py).
         "gunicorn.error": {"level": "INFO", "propagate": True},
         "gunicorn.access": {"level": "WARNING", "propagate": True},
+        # django-axes logs every login at INFO; failures and lockouts (WARNING) are what matter.
+        "axes": {"level": "WARNING", "propagate": True},
     },
 }

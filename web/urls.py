@@ -2,7 +2,7 @@
 
 from django.contrib import admin
 from django.contrib.auth import views as auth_views
-from django.urls import path, re_path
+from django.urls import include, path, re_path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
 
 from web import api, api_shares, share_views, views, views_account
@@ -24,12 +24,17 @@ urlpatterns = [
     path("cases/<int:case_id>/series.csv", views.case_series_csv, name="case-series-csv"),
     path("cases/<int:case_id>/reanalyze/", views.case_reanalyze, name="case-reanalyze"),
     path("cases/<int:case_id>/bundle/", views.case_upload, name="case-upload"),
+    path("cases/<int:case_id>/details/", views.case_details, name="case-details"),
+    path("cases/<int:case_id>/compare/", views.case_compare, name="case-compare"),
+    path("cases/<int:case_id>/compare.json", views.case_compare_json, name="case-compare-json"),
     path("collect.sh", views.collector, name="collector"),
     path("accounts/login/", auth_views.LoginView.as_view(), name="login"),
     path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
     path("settings/", views_account.user_settings, name="user-settings"),
     path("settings/tokens/", views_account.api_token_create, name="api-token-create"),
     path("settings/tokens/<int:token_id>/revoke/", views_account.api_token_revoke, name="api-token-revoke"),
+    # Password change and reset by e-mail (Django's views; templates/registration/).
+    path("accounts/", include("django.contrib.auth.urls")),
     path("admin/", admin.site.urls),
     path("api/cases/", api.case_list_create_api, name="api-cases"),
     path("api/cases/<int:case_id>/", api.case_report_api, name="api-case"),

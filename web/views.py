@@ -9,6 +9,7 @@ from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import ValidationError
+from django.core.paginator import Paginator
 from django.db.models import TextField
 from django.db.models.fields.json import KeyTextTransform
 from django.db.models.functions import Cast
@@ -24,20 +25,28 @@ from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 
-from web import charts, exports, moments, selectors, services, shares
-from web.forms import CaseUploadForm
+from web import charts, compare, exports, moments, selectors, services, shares, similar
+from web.forms import CaseDetailsForm, CaseFilterForm, CaseUploadForm
+from web.markup import render_markdown
 from web.models import Case, CaseStatus
+
+#: Cases per page of the case list.
+PAGE_SIZE = 50
 
 COLLECTOR = Path(settings.BASE_DIR) / "scripts" / "collect.sh"
 
 
 def _get_case_for_user(request: HttpRequest, case_id: int) -> Case:
-    """The case if this user may see it (every signed-in engineer sees every case), else 404."""
-    if not request.user.is_authenticated:
-        raise Http404
+    """The case if this user may see it (``selectors.cases_for``: a case of one of the user's
+    teams), else 404, alike for a case of another team and a case that does not exist."""
     try:
         # charts_overview (megabytes of JSON) is loaded only by the timeline view that sends it.
-        return Case.objects.select_related("upload").defer("charts_overview").get(pk=case_id)
+        return (
+            selectors.cases_for(request.user)
+            .select_related("upload", "team")
+            .defer("charts_overview", "search_vector")
+            .get(pk=case_id)
+        )
     except Case.DoesNotExist as exc:
         raise Http404 from exc
 
@@ -45,15 +54,41 @@ def _get_case_for_user(request: HttpRequest, case_id: int) -> Case:
 @login_required
 @require_GET
 def case_list(request: HttpRequest) -> HttpResponse:
-    q = request.GET.get("q", "")[:200]
-    cases = [selectors.case_row(c) for c in selectors.case_list(q=q)[:200]]
-    return render(request, "cases/list.html", {"cases": cases, "q": q})
+    """The cases of the user's teams: searched, filtered, sorted (``CaseFilterForm``), 50 a page."""
+    form = CaseFilterForm(request.GET)
+    form.is_valid()
+    filters = form.filters()
+    page = Paginator(selectors.case_list(user=request.user, filters=filters), PAGE_SIZE).get_page(
+        request.GET.get("page")
+    )
+    query = request.GET.copy()
+    query.pop("page", None)
+    return render(
+        request,
+        "cases/list.html",
+        {
+            "cases": [selectors.case_row(c) for c in page.object_list],
+            "page": page,
+            "form": form,
+            "q": filters.q,
+            "filtered": filters.active,
+            "query": query.urlencode(),
+        },
+    )
 
 
 @login_required
 @require_GET
 def case_new(request: HttpRequest) -> HttpResponse:
-    return render(request, "cases/new.html", {"form": CaseUploadForm(), "upload_url": reverse("case-create")})
+    return render(
+        request,
+        "cases/new.html",
+        {
+            "form": CaseUploadForm(),
+            "upload_url": reverse("case-create"),
+            "teams": list(selectors.teams_of(request.user)),
+        },
+    )
 
 
 @login_required
@@ -72,9 +107,22 @@ def case_create(request: HttpRequest) -> HttpResponse:
             request, "cases/new.html", {"form": form, "upload_url": reverse("case-create")}, status=400
         )
     bundle = form.cleaned_data["bundle"]
+    sha256 = services.sha256_of(bundle)
+    if not form.cleaned_data["allow_duplicate"]:
+        earlier = selectors.earlier_uploads(user=request.user, sha256=sha256)
+        if earlier:
+            return _duplicate_upload(request, form, earlier, wants_json)
     try:
+        team = selectors.teams_of(request.user).filter(pk=form.cleaned_data["team"]).first()
+        if form.cleaned_data["team"] and team is None:
+            raise ValidationError("You are not a member of that team.")
         case = services.case_create(
-            user=request.user, file=bundle, original_name=bundle.name, title=form.cleaned_data["title"]
+            user=request.user,
+            file=bundle,
+            original_name=bundle.name,
+            title=form.cleaned_data["title"],
+            team=team,
+            sha256=sha256,
         )
     except ValidationError as exc:
         return JsonResponse({"message": " ".join(exc.messages), "extra": {}}, status=400)
@@ -88,6 +136,24 @@ def case_create(request: HttpRequest) -> HttpResponse:
         },
         status=201,
     )
+
+
+def _duplicate_upload(
+    request: HttpRequest, form: CaseUploadForm, earlier: list[dict[str, object]], wants_json: bool
+) -> HttpResponse:
+    """409: these bytes were uploaded before (same SHA-256) as the cases ``earlier``; nothing was
+    made. Sending again with ``allow_duplicate`` makes a new case anyway."""
+    first = earlier[0]
+    message = f"These exact bytes were uploaded before as case #{first['id']} ({first['title']})."
+    if wants_json:
+        return JsonResponse({"message": message, "extra": {"duplicate_of": earlier}}, status=409)
+    context = {
+        "form": form,
+        "upload_url": reverse("case-create"),
+        "duplicate_of": earlier,
+        "teams": list(selectors.teams_of(request.user)),
+    }
+    return render(request, "cases/new.html", context, status=409)
 
 
 @require_GET
@@ -105,9 +171,109 @@ def case_detail(request: HttpRequest, case_id: int) -> HttpResponse:
         "findings_json": reverse("case-findings-export", args=[case.pk, "json"]),
         "findings_csv": reverse("case-findings-export", args=[case.pk, "csv"]),
         "series_csv": reverse("case-series-csv", args=[case.pk]),
+        "details": reverse("case-details", args=[case.pk]),
+        "compare": reverse("case-compare", args=[case.pk]),
     }
     context["shares"] = shares.share_rows(case)
+    context.update(_history_context(request, case))
     return render(request, "cases/detail.html", context)
+
+
+def _history_context(request: HttpRequest, case: Case, form: CaseDetailsForm | None = None) -> dict:
+    """The case page's team parts: the details form and notes, earlier uploads of the same bytes,
+    similar cases (templates/cases/_meta.html, _similar.html)."""
+    upload = getattr(case, "upload", None)
+    visible = selectors.cases_for(request.user)
+    return {
+        "meta": {
+            "customer": case.customer,
+            "ticket": case.ticket,
+            "tags": list(case.tags),
+            "team": case.team.name,
+            "notes_html": render_markdown(case.notes),
+            "form": form
+            or CaseDetailsForm(
+                initial={
+                    "title": case.title,
+                    "customer": case.customer,
+                    "ticket": case.ticket,
+                    "tags": ", ".join(case.tags),
+                    "notes": case.notes,
+                }
+            ),
+        },
+        "same_bytes": selectors.earlier_uploads(user=request.user, sha256=upload.sha256, before=case)
+        if upload
+        else [],
+        "similar": similar.similar_cases(case=case, candidates=visible),
+    }
+
+
+@require_POST
+def case_details(request: HttpRequest, case_id: int) -> HttpResponse:
+    """Save the case's title, customer, ticket, tags and notes (``CaseDetailsForm``), back to the page."""
+    case = _get_case_for_user(request, case_id)
+    form = CaseDetailsForm(request.POST)
+    if not form.is_valid():
+        context = selectors.case_detail_context(case=case)
+        context["urls"] = {"details": reverse("case-details", args=[case.pk])}
+        context.update(_history_context(request, case, form))
+        return render(request, "cases/detail.html", context, status=400)
+    data = form.cleaned_data
+    services.case_update_details(
+        case_id=case.pk,
+        title=data["title"],
+        customer=data["customer"],
+        ticket=data["ticket"],
+        tags=form.tag_list(),
+        notes=data["notes"],
+    )
+    messages.success(request, "Case details saved.")
+    return redirect("case-detail", case_id=case.pk)
+
+
+@require_GET
+def case_compare(request: HttpRequest, case_id: int) -> HttpResponse:
+    """Compare this case (the baseline) with ``?with=<id>`` (chosen from the team's other cases),
+    metrics ``?metric=`` (repeatable). Tables server-side; the overlaid charts drawn by
+    static/js/pages/case_compare.js from the same document as ``compare.json``."""
+    if not request.user.is_authenticated:
+        return redirect(f"{reverse('login')}?next={request.get_full_path()}")
+    case = _get_case_for_user(request, case_id)
+    other = _other_case(request)
+    context: dict[str, object] = {
+        "case": {"id": case.pk, "title": case.title or f"Case {case.pk}", "host": case.host},
+        "choices": [
+            {"id": c.pk, "title": c.title or f"Case {c.pk}", "host": c.host}
+            for c in selectors.cases_for(request.user).exclude(pk=case.pk).only("id", "title", "host")[:200]
+        ],
+        "other_id": other.pk if other else None,
+        "comparison": None,
+    }
+    if other is not None:
+        context["comparison"] = compare.compare(case, other, request.GET.getlist("metric"))
+        context["json_url"] = reverse("case-compare-json", args=[case.pk])
+    return render(request, "cases/compare.html", context)
+
+
+@require_GET
+def case_compare_json(request: HttpRequest, case_id: int) -> JsonResponse:
+    """The comparison of this case with ``?with=<id>`` as JSON (web/compare.py)."""
+    case = _get_case_for_user(request, case_id)
+    other = _other_case(request)
+    if other is None:
+        return JsonResponse({"message": "with= names the case to compare with", "extra": {}}, status=400)
+    return JsonResponse(compare.compare(case, other, request.GET.getlist("metric")))
+
+
+def _other_case(request: HttpRequest) -> Case | None:
+    """The case of ``?with=`` (None when absent); 404 when the user may not see it."""
+    raw = request.GET.get("with", "").strip()
+    if not raw:
+        return None
+    if not raw.isdigit():
+        raise Http404
+    return _get_case_for_user(request, int(raw))
 
 
 @require_GET

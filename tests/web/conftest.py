@@ -20,6 +20,7 @@ from django.contrib.auth import get_user_model
 from django.test import Client
 
 from web.celery import app as celery_app
+from web.models import Team, default_team_id
 
 BUNDLES = Path(__file__).resolve().parent.parent / "fixtures" / "bundles"
 EXAMPLE_BUNDLE = BUNDLES / "ptstalk-mariadb-tmptables.tar.gz"
@@ -58,12 +59,25 @@ def _media_in_tmp(settings, tmp_path: Path) -> Path:
 
 @pytest.fixture
 def engineer(db):
-    return get_user_model().objects.create_user("alice", password="correct horse battery")
+    """An engineer of the default team (the team of cases made without a user)."""
+    user = get_user_model().objects.create_user("alice", password="correct horse battery")
+    Team.objects.get(pk=default_team_id()).members.add(user)
+    return user
 
 
 @pytest.fixture
 def other_engineer(db):
-    return get_user_model().objects.create_user("bob", password="correct horse battery")
+    """An engineer of another team ("Other"): sees none of the default team's cases."""
+    user = get_user_model().objects.create_user("bob", password="correct horse battery")
+    Team.objects.get_or_create(name="Other")[0].members.add(user)
+    return user
+
+
+@pytest.fixture
+def other_client(other_engineer) -> Client:
+    client = Client()
+    client.force_login(other_engineer)
+    return client
 
 
 @pytest.fixture

@@ -7,7 +7,7 @@ from io import StringIO
 from pathlib import Path
 
 import pytest
-from django.core.management import call_command
+from django.core.management import CommandError, call_command
 
 from tests.web.conftest import make_tar
 
@@ -73,3 +73,16 @@ def test_each_source_says_what_it_became_among_the_captures_of_its_source(tmp_pa
     assert "vmstat-t.txt covers the same minutes at 1 s with per-line times" in roles[f"{prefix}-vmstat"][1]
     assert roles[f"{prefix}-vmstat-overall"][0] == "summary"
     assert roles[f"{prefix}-hostname"][0] == "primary"
+
+
+def test_team_puts_the_case_in_that_team(tmp_path: Path) -> None:
+    from tests.web.conftest import VMSTAT
+    from web.models import Case, Team
+
+    Team.objects.create(name="Support EU")
+    path = make_tar(tmp_path / "b.tgz", {"2026_04_21_16_51_41-vmstat": VMSTAT.encode()})
+    out = StringIO()
+    call_command("analyze", str(path), "--json", "--sync", "--team", "Support EU", stdout=out)
+    assert Case.objects.get(pk=json.loads(out.getvalue())["case"]).team.name == "Support EU"
+    with pytest.raises(CommandError, match="no team named 'Nope'"):
+        call_command("analyze", str(path), "--sync", "--team", "Nope", stdout=StringIO())

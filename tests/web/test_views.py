@@ -136,7 +136,7 @@ def test_reanalyze_requeues_a_ready_case(
 
 def test_the_api_answers_the_browser_session_too(engineer_client: Client, ready_case: Case) -> None:
     listed = engineer_client.get("/api/cases/").json()
-    assert listed["results"][0]["id"] == ready_case.pk
+    assert listed["count"] == 1 and listed["results"][0]["id"] == ready_case.pk
     report = engineer_client.get(f"/api/cases/{ready_case.pk}/").json()
     assert report["sources"][0]["format"] == "vmstat"
     assert report["not_used"][0]["member"] == "junk.bin"

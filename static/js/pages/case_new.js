@@ -58,6 +58,33 @@ function showError(message, extra) {
   errorBox.hidden = false;
 }
 
+// The team uploaded these bytes before (409 with extra.duplicate_of): link to those cases, and tick
+// "make a new case anyway" so that submitting again makes one.
+function showDuplicate(message, cases) {
+  errorBox.replaceChildren();
+  const p = document.createElement("p");
+  p.textContent = message;
+  errorBox.append(p);
+  const list = document.createElement("ul");
+  for (const c of cases) {
+    const li = document.createElement("li");
+    const a = document.createElement("a");
+    a.href = c.url;
+    a.textContent = `Open case #${c.id} (${c.title})`;
+    li.append(a);
+    list.append(li);
+  }
+  errorBox.append(list);
+  const allow = form.querySelector("input[name=allow_duplicate]");
+  if (allow) {
+    allow.checked = true;
+    const hint = document.createElement("p");
+    hint.textContent = "Or upload again to make a new case from these bytes anyway.";
+    errorBox.append(hint);
+  }
+  errorBox.hidden = false;
+}
+
 function setBusy(busy) {
   submit.disabled = busy;
   for (const el of form.querySelectorAll("input")) {
@@ -168,6 +195,11 @@ async function onSubmit(event) {
     cancel.removeEventListener("click", onCancel);
   }
   setBusy(false);
+  if (answer.status === 409 && answer.body && answer.body.extra && answer.body.extra.duplicate_of) {
+    panel.hidden = true;
+    showDuplicate(answer.body.message, answer.body.extra.duplicate_of);
+    return;
+  }
   if (answer.status !== 201 && answer.status !== 200) {
     panel.hidden = true;
     showError(errorMessage(answer.status, answer.body, "The upload was refused"), answer.body && answer.body.extra);

@@ -21,7 +21,7 @@ from django.db import connection
 from django.db.migrations.executor import MigrationExecutor
 
 from web import selectors, services
-from web.models import FINAL_STATUSES, Case, CaseStatus
+from web.models import FINAL_STATUSES, Case, CaseStatus, Team
 from web.tasks import case_ingest_task
 
 #: How often the command looks at the case while a worker processes it.
@@ -56,6 +56,9 @@ class Command(BaseCommand):
             "--sync", action="store_true", help="run the ingest task inline instead of on a worker"
         )
         parser.add_argument("--title", default="", help="a title for the case")
+        parser.add_argument(
+            "--team", default="", help="the team the case belongs to (default: the default team)"
+        )
         parser.add_argument("--timeout", type=float, default=900.0, help="seconds to wait for the worker")
         parser.add_argument(
             "--reuse",
@@ -80,6 +83,7 @@ class Command(BaseCommand):
                     original_name=path.name,
                     title=str(opts["title"]),
                     enqueue=not opts["sync"],
+                    team=self._team(str(opts["team"])),
                 )
             except ValidationError as exc:
                 raise CommandError(" ".join(exc.messages)) from exc
@@ -88,6 +92,14 @@ class Command(BaseCommand):
         else:
             self._wait(case.pk, float(opts["timeout"]))  # type: ignore[arg-type]
         self._report(Case.objects.select_related("upload").get(pk=case.pk), bool(opts["json"]))
+
+    def _team(self, name: str) -> Team | None:
+        if not name:
+            return None
+        team = Team.objects.filter(name=name).first()
+        if team is None:
+            raise CommandError(f"no team named {name!r} (manage.py create_engineer --team makes one)")
+        return team
 
     def _report(self, case: Case, as_json: bool) -> None:
         report = selectors.case_report(case=case)
