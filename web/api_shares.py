@@ -1,7 +1,8 @@
 """Share links in the JSON API (DRF): list, create and revoke the customer links of a case.
 
-curl -u engineer:PASSWORD -H 'Content-Type: application/json' -d '{"days": 14}' http://HOST/api/cases/12/shares/
-curl -u engineer:PASSWORD -X DELETE http://HOST/api/cases/12/shares/3/
+curl -H "Authorization: Bearer $TOKEN" -H 'Content-Type: application/json' -d '{"days": 14}' \
+     http://HOST/api/cases/12/shares/
+curl -H "Authorization: Bearer $TOKEN" -X DELETE http://HOST/api/cases/12/shares/3/
 """
 
 from __future__ import annotations
@@ -10,13 +11,14 @@ from datetime import datetime
 
 from django.http import Http404
 from django.urls import reverse
-from drf_spectacular.utils import extend_schema
+from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import serializers, status
 from rest_framework.decorators import api_view
 from rest_framework.request import Request
 from rest_framework.response import Response
 
 from web import shares
+from web.api import CASE_ID, _errors
 from web.models import ShareLink
 from web.share_views import _case_for_engineer
 
@@ -31,6 +33,34 @@ class ShareCreateSerializer(serializers.Serializer):
     allow_bundle = serializers.BooleanField(default=False)
 
 
+class ShareSerializer(serializers.Serializer):
+    """One link of a case, as the case page lists it (times ISO 8601 UTC, null when not yet)."""
+
+    id = serializers.IntegerField()
+    label = serializers.CharField(allow_blank=True)
+    created_by = serializers.CharField(allow_blank=True)
+    created_at = serializers.CharField()
+    expires_at = serializers.CharField()
+    revoked_at = serializers.CharField(allow_null=True)
+    last_viewed_at = serializers.CharField(allow_null=True)
+    view_count = serializers.IntegerField()
+    state = serializers.ChoiceField(choices=("active", "expired", "revoked"))
+    redaction = serializers.CharField()
+    allow_bundle = serializers.BooleanField()
+    preview_url = serializers.CharField()
+
+
+class ShareCreatedSerializer(ShareSerializer):
+    url = serializers.CharField(
+        help_text="The link, token included: shown this once (only its hash is kept)."
+    )
+
+
+SHARE_ID = OpenApiParameter(
+    "share_id", {"type": "integer", "minimum": 1}, OpenApiParameter.PATH, description="The link's id."
+)
+
+
 def _iso(value: datetime | None) -> str | None:
     return value.isoformat().replace("+00:00", "Z") if value else None
 
@@ -42,9 +72,20 @@ def _row(row: dict[str, object], case_id: int) -> dict[str, object]:
     }
 
 
-@extend_schema(methods=["GET"], operation_id="case_shares_list", responses={200: dict})
 @extend_schema(
-    methods=["POST"], operation_id="case_shares_create", request=ShareCreateSerializer, responses={201: dict}
+    methods=["GET"],
+    operation_id="case_shares_list",
+    summary="The case's share links, newest first",
+    parameters=[CASE_ID],
+    responses={200: ShareSerializer(many=True), **_errors(404)},
+)
+@extend_schema(
+    methods=["POST"],
+    operation_id="case_shares_create",
+    summary="A new share link for a customer",
+    parameters=[CASE_ID],
+    request=ShareCreateSerializer,
+    responses={201: ShareCreatedSerializer, **_errors(400, 404)},
 )
 @api_view(["GET", "POST"])
 def share_list_create_api(request: Request, case_id: int) -> Response:
@@ -69,8 +110,20 @@ def share_list_create_api(request: Request, case_id: int) -> Response:
     )
 
 
-@extend_schema(methods=["GET"], operation_id="case_share_retrieve", responses={200: dict})
-@extend_schema(methods=["DELETE"], operation_id="case_share_revoke", responses={200: dict})
+@extend_schema(
+    methods=["GET"],
+    operation_id="case_share_retrieve",
+    summary="One share link of the case",
+    parameters=[CASE_ID, SHARE_ID],
+    responses={200: ShareSerializer, **_errors(404)},
+)
+@extend_schema(
+    methods=["DELETE"],
+    operation_id="case_share_revoke",
+    summary="Revoke a share link (its URL answers 404 from now on)",
+    parameters=[CASE_ID, SHARE_ID],
+    responses={200: ShareSerializer, **_errors(404)},
+)
 @api_view(["GET", "DELETE"])
 def share_detail_api(request: Request, case_id: int, share_id: int) -> Response:
     """GET: one link of the case. DELETE: revoke it (its URL answers 404 from now on)."""
