@@ -165,7 +165,7 @@ _fingerprint_cache: dict[str, str] = {}
 def reduce_piece(source: ParsedSource) -> ParsedSource:
     """``prepare`` with fingerprints remembered across the calls of this process (bounded by
     ``MAX_CACHED_FINGERPRINTS``): what an ingest applies to each parsed piece of a capture, in
-    the worker or in a parse process (``parsers.pool``), before the full frames are dropped."""
+    the worker or in a parse process (``parsers.ingest.pool``), before the full frames are dropped."""
     if len(_fingerprint_cache) > MAX_CACHED_FINGERPRINTS:
         _fingerprint_cache.clear()
     return prepare(source, cache=_fingerprint_cache)

@@ -35,9 +35,9 @@ from django.utils.text import get_valid_filename
 from analyzer import engine
 from analyzer.series import aggregate_series, search_terms
 from analyzer.timeline import SAMPLE_LINES, Timeline
-from parsers.archive import BundleError, Limits
 from parsers.base import release_memory
-from parsers.bundle import Bundle, read_bundle
+from parsers.ingest.archive import BundleError, Limits
+from parsers.ingest.bundle import Bundle, read_bundle
 from parsers.rawtext import TextChunk
 from web import bulk, charts
 from web.claims import (
@@ -66,7 +66,7 @@ from web.models import (
 
 log = logging.getLogger(__name__)
 
-#: What the ingest keeps of each parsed piece, applied where the piece was parsed (parsers/pieces.py).
+#: What the ingest keeps of each parsed piece, applied where the piece was parsed (parsers/ingest/pieces.py).
 PIECE_REDUCER = "analyzer.timeline:reduce_piece"
 #: Warnings kept per source in the database (the count is kept whole): enough to see the pattern.
 MAX_WARNINGS_PER_SOURCE = 200

@@ -180,11 +180,11 @@ WHITENOISE_USE_FINDERS = True
 FILE_UPLOAD_MAX_MEMORY_SIZE = 2 * 1024 * 1024
 DATA_UPLOAD_MAX_MEMORY_SIZE = 5 * 1024 * 1024
 CASEBOOK_MAX_UPLOAD_BYTES = envint("CASEBOOK_MAX_UPLOAD_BYTES", 4 * 1024**3)
-# Archive limits (a decompression bomb stops here; see parsers/archive.py).
+# Archive limits (a decompression bomb stops here; see parsers/ingest/archive.py).
 CASEBOOK_MAX_MEMBERS = envint("CASEBOOK_MAX_MEMBERS", 5000)
 CASEBOOK_MAX_UNCOMPRESSED_BYTES = envint("CASEBOOK_MAX_UNCOMPRESSED_BYTES", 16 * 1024**3)
 CASEBOOK_MAX_RATIO = envint("CASEBOOK_MAX_RATIO", 200)
-# Processes that parse the pieces of a large capture in parallel during an ingest (parsers/pool.py);
+# Processes that parse the pieces of a large capture in parallel during an ingest (parsers/ingest/pool.py);
 # 0 parses everything in the worker process itself. Started only for members of two pieces or more.
 CASEBOOK_PARSE_PROCESSES = envint("CASEBOOK_PARSE_PROCESSES", os.cpu_count() or 1)
 

@@ -1,4 +1,4 @@
-"""Pieces parsed in child processes (parsers/pool.py) give what one process gives, in order, with
+"""Pieces parsed in child processes (parsers/ingest/pool.py) give what one process gives, in order, with
 the same warnings; a piece that is not the format, a reducer and a dying process behave as named."""
 
 from __future__ import annotations
@@ -13,8 +13,8 @@ import pytest
 
 from parsers import interrupts, processlist
 from parsers.base import ParsedSource, ParseError
-from parsers.pieces import Work, split
-from parsers.pool import PiecePool, PoolError
+from parsers.ingest.pieces import Work, split
+from parsers.ingest.pool import PiecePool, PoolError
 from parsers.rawtext import text_of
 from tests.parsers.test_pieces import _pieced, _processlist
 
@@ -129,10 +129,10 @@ def _bundle(tmp_path: Path) -> Path:
 
 
 def test_a_bundle_read_by_parse_processes_comes_out_in_member_order(tmp_path: Path, monkeypatch) -> None:
-    from parsers.bundle import read_bundle
+    from parsers.ingest.bundle import read_bundle
 
     path = _bundle(tmp_path)
-    monkeypatch.setattr("parsers.pieces.PIECE_BYTES", 2000)  # every snapshot member in several pieces
+    monkeypatch.setattr("parsers.ingest.pieces.PIECE_BYTES", 2000)  # every snapshot member in several pieces
     alone = read_bundle(path, reduce="analyzer.timeline:reduce_piece")
     shared = read_bundle(path, reduce="analyzer.timeline:reduce_piece", processes=2)
     order = [(s.member, s.format, s.samples) for s in alone.sources]

@@ -27,12 +27,13 @@ from typing import BinaryIO, TextIO
 
 import pandas as pd
 
-from parsers import pieces, registry
-from parsers.archive import DEFAULT_LIMITS, BundleError, LimitExceeded, Limits, Member, Refused, walk
+from parsers import registry
 from parsers.base import Clock, ClockHints, ParsedSource, ParseError, parse_ts_line
+from parsers.ingest import pieces
+from parsers.ingest.archive import DEFAULT_LIMITS, BundleError, LimitExceeded, Limits, Member, Refused, walk
+from parsers.ingest.pieces import LocalRunner, Pipeline, Work, split, whole
+from parsers.ingest.pool import PiecePool
 from parsers.layout import Placement, offset_from_z, place, read_manifest
-from parsers.pieces import LocalRunner, Pipeline, Work, split, whole
-from parsers.pool import PiecePool
 from parsers.rawtext import TextChunk, TextChunker
 
 log = logging.getLogger(__name__)
@@ -108,9 +109,9 @@ def read_bundle(
 ) -> Bundle:
     """Parse every member of the bundle at ``path``.
 
-    Members are parsed piece by piece (parsers/pieces.py): snapshot captures are cut at their
+    Members are parsed piece by piece (parsers/ingest/pieces.py): snapshot captures are cut at their
     markers, other members up to ``WHOLE_MAX_BYTES`` are one piece, longer ones are read as a stream
-    here. With ``processes`` > 0, pieces are parsed by that many parse processes (parsers/pool.py),
+    here. With ``processes`` > 0, pieces are parsed by that many parse processes (parsers/ingest/pool.py),
     started only for a member of several pieces or a large one, while this process reads on.
 
     ``reduce`` (``"module:function"``, ``ParsedSource`` -> ``ParsedSource``) is applied to each parsed
@@ -121,7 +122,7 @@ def read_bundle(
     compressed chunks of whole lines (``parsers.rawtext``), numbered as the parsers number them:
     the ingest keeps them to show raw lines and to read a snapshot's sessions and threads back.
 
-    Raises ``parsers.archive.BundleError`` only when the container itself is unreadable before any
+    Raises ``parsers.ingest.archive.BundleError`` only when the container itself is unreadable before any
     member was read; limits passed midway become a warning and the members read so far are kept.
     """
     bundle = Bundle()
