@@ -481,7 +481,8 @@ IDLE_WCHAN = "poll_schedule_timeout.constprop.0"
 # ---------------------------------------------------------------------------------------------
 @dataclass(frozen=True)
 class Spec:
-    """What to generate: duration (minutes at 1 s), machine and server sizes, seed, start time."""
+    """What to generate: duration (minutes), machine and server sizes, seed, start time, and the
+    sampling interval (seconds between snapshots; counters advance by that much between them)."""
 
     minutes: float
     cpus: int
@@ -491,10 +492,11 @@ class Spec:
     irqs: int
     seed: int
     start: datetime
+    interval: int = 1
 
     @property
     def samples(self) -> int:
-        return max(2, round(self.minutes * 60))
+        return max(2, round(self.minutes * 60 / self.interval))
 
 
 @dataclass
@@ -585,10 +587,11 @@ def _literal(template: str, rng: np.random.Generator) -> str:
     )
 
 
-def step_sessions(s: Sessions, k: int, stress: float, rng: np.random.Generator) -> None:
-    """Advance the sessions to second ``k``: churn, who runs what, which ones are stuck on I/O."""
+def step_sessions(s: Sessions, k: int, stress: float, rng: np.random.Generator, dt: int = 1) -> None:
+    """Advance the sessions to second ``k`` (``dt`` s after the last step): churn, who runs what,
+    which ones are stuck on I/O."""
     n = len(s.ids)
-    churn = np.flatnonzero((rng.random(n) < SESSION_CHURN_PER_S) & (s.query_start < 0))
+    churn = np.flatnonzero((rng.random(n) < SESSION_CHURN_PER_S * dt) & (s.query_start < 0))
     for i in churn:
         s.ids[i] = s.next_id
         s.next_id += 1
@@ -617,7 +620,7 @@ def step_sessions(s: Sessions, k: int, stress: float, rng: np.random.Generator) 
         s.query[i] = None
         s.state[i] = ""
     s.active = s.query_start >= 0
-    s.blocked = s.active & (k - s.query_start >= 1) & (rng.random(n) < 0.1 + 0.85 * stress)
+    s.blocked = s.active & (k - s.query_start >= dt) & (rng.random(n) < 0.1 + 0.85 * stress)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -849,11 +852,11 @@ def new_irqs(spec: Spec, rng: np.random.Generator) -> Irqs:
     return Irqs(prefixes, suffixes, totals, counts, rate_m, np.array(io_rows))
 
 
-def interrupts_block(ir: Irqs, ncpu: int, stress: float, rng: np.random.Generator) -> str:
-    """One ``cat /proc/interrupts`` (header + rows), after advancing the counters by one second."""
+def interrupts_block(ir: Irqs, ncpu: int, stress: float, rng: np.random.Generator, dt: int = 1) -> str:
+    """One ``cat /proc/interrupts`` (header + rows), after advancing the counters by ``dt`` seconds."""
     rates = ir.rates.copy()
     rates[ir.io_rows] *= 1 + 2.5 * stress
-    ir.counts = (ir.counts + rng.poisson(rates)) % (1 << 32)
+    ir.counts = (ir.counts + rng.poisson(rates * dt)) % (1 << 32)
     header = " " * 11 + "".join(f"CPU{c:<8d}" for c in range(ncpu)) + "\n"
     full = " %10d" * ncpu
     out = [header]
@@ -950,9 +953,10 @@ def generate(spec: Spec, out: Path, *, quiet: bool = False) -> dict[str, object]
         free_kib = 18_500_000.0
         last_report = time.perf_counter()
 
+        dt = spec.interval
         for k in range(n + 1):
             s = float(stress[k])
-            t = t0 + k
+            t = t0 + k * dt
             # vmstat / iostat: N+1 reports, the first since boot (averages since boot, small).
             vm.write(_vmstat_row(k, s, spec, rng, free_kib, t))
             free_kib = max(2_000_000.0, free_kib + rng.normal(0, 20_000) - 30_000 * s)
@@ -960,7 +964,7 @@ def generate(spec: Spec, out: Path, *, quiet: bool = False) -> dict[str, object]
             if k == n:
                 break
             # mpstat: interval k ends at t0 + k + 1.
-            head_t, row_t = _hms(t), _hms(t + 1)
+            head_t, row_t = _hms(t), _hms(t + dt)
             cpu = cpu_split(spec.cpus, s, rng)
             allrow = np.round(cpu.mean(axis=0), 2)
             allrow[9] = round(100 - allrow[:9].sum(), 2)
@@ -984,12 +988,12 @@ def generate(spec: Spec, out: Path, *, quiet: bool = False) -> dict[str, object]
                 + "\n"
             )
             # Snapshot loop: ps, interrupts, processlist, mysqladmin, each after its TS line.
-            step_sessions(sessions, k, s, rng)
+            step_sessions(sessions, k * dt, s, rng, dt)
             loop = t + 0.004 + float(rng.uniform(0, 0.03))
             ps.write(_ts_line(loop) + ps_block(threads, sessions, rng, s))
-            intr.write(_ts_line(loop + 0.045) + interrupts_block(irqs, spec.cpus, s, rng))
-            pl.write(_ts_line(loop + 0.052) + processlist_block(sessions, k))
-            _advance_status(status, sessions, s, rng, k)
+            intr.write(_ts_line(loop + 0.045) + interrupts_block(irqs, spec.cpus, s, rng, dt))
+            pl.write(_ts_line(loop + 0.052) + processlist_block(sessions, k * dt))
+            _advance_status(status, sessions, s, rng, k * dt, dt)
             ma.write(_ts_line(loop + 0.061) + mysqladmin_block(status))
             if not quiet and time.perf_counter() - last_report > 10:
                 last_report = time.perf_counter()
@@ -1054,7 +1058,7 @@ class _CountingWriter:
 
 def _pack(out: Path, top: str, members: dict[str, Member], spec: Spec, t0: float) -> int:
     """Stream the member files into ``out`` as a gzip'd tar (one directory, like collect.sh)."""
-    mtime = int(t0 + spec.samples + 2)
+    mtime = int(t0 + spec.samples * spec.interval + 2)
     with (
         out.open("wb") as raw,
         gzip.GzipFile(fileobj=raw, mode="wb", compresslevel=GZIP_LEVEL, mtime=mtime) as gz,
@@ -1186,11 +1190,17 @@ def _iostat_report(k: int, s: float, devs: list[str], rng: np.random.Generator, 
 
 
 def _advance_status(
-    status: dict[str, float | int | str], s: Sessions, stress: float, rng: np.random.Generator, k: int
+    status: dict[str, float | int | str],
+    s: Sessions,
+    stress: float,
+    rng: np.random.Generator,
+    k: int,
+    dt: int = 1,
 ) -> None:
+    """The status counters at second ``k``, ``dt`` s after the last table."""
     throughput = 1 - 0.6 * stress  # the stall halves what the server gets done
     for name, rate in STATUS_RATES.items():
-        status[name] = float(status[name]) + float(rng.poisson(rate * throughput))
+        status[name] = float(status[name]) + float(rng.poisson(rate * throughput * dt))
     status["Uptime"] = UPTIME_AT_START_S + k
     status["Uptime_since_flush_status"] = UPTIME_AT_START_S + k
     status["Threads_connected"] = len(s.ids) + 1
@@ -1262,7 +1272,7 @@ def _write_manifest(m: Member, spec: Spec, t0: float) -> None:
         "timezone": "UTC",
         "start_epoch": f"{t0:.9f}",
         "start_local": spec.start.strftime("%Y-%m-%d %H:%M:%S"),
-        "interval": "1",
+        "interval": str(spec.interval),
         "duration": str(n),
         "max_mb": "4096",
         "samples_planned": str(n),
@@ -1274,13 +1284,13 @@ def _write_manifest(m: Member, spec: Spec, t0: float) -> None:
         "version.iostat": "sysstat version 12.6.1",
         "version.ps": "ps from procps-ng 4.0.2",
         "version.server": "10.11.19-MariaDB-0+deb12u1-log",
-        "command.vmstat.txt": f"vmstat -t -n 1 {n + 1}",
+        "command.vmstat.txt": f"vmstat -t -n {spec.interval} {n + 1}",
         "clock.vmstat.txt": "per-line (vmstat -t, zone named in the header); first line since boot",
-        "command.mpstat.txt": f"mpstat -P ALL 1 {n}",
+        "command.mpstat.txt": f"mpstat -P ALL {spec.interval} {n}",
         "clock.mpstat.txt": "header+time-of-day (ISO banner date, HH:MM:SS per row, local time)",
-        "command.mpstat-intr.txt": f"mpstat -I SUM -P ALL 1 {n}",
+        "command.mpstat-intr.txt": f"mpstat -I SUM -P ALL {spec.interval} {n}",
         "clock.mpstat-intr.txt": "header+time-of-day (ISO banner date, HH:MM:SS per row, local time)",
-        "command.iostat.txt": f"iostat -dxk -t 1 {n + 1}",
+        "command.iostat.txt": f"iostat -dxk -t {spec.interval} {n + 1}",
         "clock.iostat.txt": "per-line (iostat -t, ISO with UTC offset); first report since boot",
         "command.meminfo.txt": "cat /proc/meminfo",
         "command.variables.txt": "mysql -uroot -h127.0.0.1 -e 'SHOW GLOBAL VARIABLES'",
@@ -1298,7 +1308,9 @@ def _write_manifest(m: Member, spec: Spec, t0: float) -> None:
 
 
 def _finish_manifest(m: Member, spec: Spec, t0: float, n: int) -> None:
-    m.write(f"end_epoch: {t0 + n + 1.2:.9f}\nsamples: {n}\nstopped_by: duration\nmissing: none\n")
+    m.write(
+        f"end_epoch: {t0 + n * spec.interval + 1.2:.9f}\nsamples: {n}\nstopped_by: duration\nmissing: none\n"
+    )
 
 
 def _human(n: float) -> str:
@@ -1313,7 +1325,8 @@ def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(
         description=__doc__.split("\n\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter
     )
-    p.add_argument("--minutes", type=float, default=60, help="capture length at 1 s (default 60)")
+    p.add_argument("--minutes", type=float, default=60, help="capture length (default 60)")
+    p.add_argument("--interval", type=int, default=1, help="seconds between samples (default 1)")
     p.add_argument(
         "--cpus", type=int, default=64, help="CPUs (mpstat rows, /proc/interrupts columns; default 64)"
     )
@@ -1338,11 +1351,23 @@ def main(argv: list[str] | None = None) -> int:
         p.error(f"write generated bundles outside the project ({project}), e.g. under /tmp")
     out.parent.mkdir(parents=True, exist_ok=True)
     start = datetime.fromisoformat(args.start).replace(tzinfo=UTC)
-    spec = Spec(minutes, args.cpus, args.threads, args.sessions, args.disks, args.irqs, args.seed, start)
+    if args.interval < 1:
+        p.error("--interval must be 1 s or more")
+    spec = Spec(
+        minutes,
+        args.cpus,
+        args.threads,
+        args.sessions,
+        args.disks,
+        args.irqs,
+        args.seed,
+        start,
+        args.interval,
+    )
     info = generate(spec, out, quiet=args.quiet)
     print(f"bundle        {out}")
     print(
-        f"capture       {spec.samples} s at 1 s, {spec.cpus} CPUs, {spec.threads} threads, "
+        f"capture       {spec.samples} samples at {spec.interval} s, {spec.cpus} CPUs, {spec.threads} threads, "
         f"{spec.sessions} sessions, {spec.disks} disks, {spec.irqs} IRQ lines"
     )
     print(f"compressed    {info['compressed_bytes']:,} bytes ({_human(info['compressed_bytes'])})")
