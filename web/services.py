@@ -34,7 +34,7 @@ from django.utils.text import get_valid_filename
 
 from analyzer import engine
 from analyzer.series import aggregate_series, search_terms
-from analyzer.timeline import SAMPLE_LINES, Timeline
+from analyzer.timeline import SAMPLE_LINES, Timeline, reduce_piece
 from parsers.base import release_memory
 from parsers.ingest.archive import BundleError, Limits
 from parsers.ingest.bundle import Bundle, read_bundle
@@ -66,8 +66,9 @@ from web.models import (
 
 log = logging.getLogger(__name__)
 
-#: What the ingest keeps of each parsed piece, applied where the piece was parsed (parsers/ingest/pieces.py).
-PIECE_REDUCER = "analyzer.timeline:reduce_piece"
+#: What the ingest keeps of each parsed piece, handed to the pipeline and applied where the piece was
+#: parsed (parsers/ingest/pieces.py).
+PIECE_REDUCER = reduce_piece
 #: Warnings kept per source in the database (the count is kept whole): enough to see the pattern.
 MAX_WARNINGS_PER_SOURCE = 200
 #: Database errors worth a retry of the whole task: the server or the connection went away (Django's

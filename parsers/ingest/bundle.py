@@ -103,7 +103,7 @@ def read_bundle(
     display_name: str | None = None,
     limits: Limits = DEFAULT_LIMITS,
     progress: Callable[[str], None] | None = None,
-    reduce: str | None = None,
+    reduce: Callable[[ParsedSource], ParsedSource] | None = None,
     keep_text: Callable[[str, tuple[TextChunk, ...]], None] | None = None,
     processes: int = 0,
 ) -> Bundle:
@@ -114,9 +114,11 @@ def read_bundle(
     here. With ``processes`` > 0, pieces are parsed by that many parse processes (parsers/ingest/pool.py),
     started only for a member of several pieces or a large one, while this process reads on.
 
-    ``reduce`` (``"module:function"``, ``ParsedSource`` -> ``ParsedSource``) is applied to each parsed
-    piece where it was parsed (times not yet shifted to UTC when ``ts_is_local``); the bundle keeps
-    only what it returns, so a large member is never held whole.
+    ``reduce`` (a callable, ``ParsedSource`` -> ``ParsedSource``; picklable by reference when
+    ``processes`` > 0, see ``pieces.Work``) is applied to each parsed piece where it was parsed (times
+    not yet shifted to UTC when ``ts_is_local``); the bundle keeps only what it returns, so a large
+    member is never held whole. The caller hands it in: the ingest passes the analysis's
+    ``analyzer.timeline.reduce_piece``; None keeps every parsed frame whole.
 
     ``keep_text(member, chunks)`` receives, in order, the text of every member handed to a parser as
     compressed chunks of whole lines (``parsers.rawtext``), numbered as the parsers number them:

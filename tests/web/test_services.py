@@ -377,3 +377,26 @@ def test_pieces_parsed_by_parse_processes_give_the_same_case(
     shared = summary(_ingest(example2_tarball))
     assert started == [2]
     assert shared == alone and alone[0] == CaseStatus.READY
+
+
+def test_the_ingest_hands_the_analysis_reducer_to_the_pipeline(tmp_path: Path, monkeypatch) -> None:
+    """The reduce step is an object the ingest passes in (``services.PIECE_REDUCER``), not a name the
+    pipeline imports: whatever the ingest holds there is what reduces every parsed member."""
+    from analyzer.timeline import reduce_piece
+
+    assert services.PIECE_REDUCER is reduce_piece
+    seen: list[str] = []
+
+    def spy(source):
+        seen.append(source.member)
+        return reduce_piece(source)
+
+    monkeypatch.setattr(services, "PIECE_REDUCER", spy)
+    path = make_tar(
+        tmp_path / "b.tgz", {"c/vmstat.txt": VMSTAT.encode(), "c/pl.txt": PROCESSLIST_NO_TS.encode()}
+    )
+    with path.open("rb") as fh:
+        case = services.case_create(user=None, file=File(fh), original_name=path.name, enqueue=False)
+    services.case_ingest(case_id=case.pk)
+    assert Case.objects.get(pk=case.pk).status == CaseStatus.READY
+    assert sorted(set(seen)) == ["c/pl.txt", "c/vmstat.txt"]
