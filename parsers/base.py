@@ -78,6 +78,10 @@ class ParseError(ValueError):
         self.reason = reason
         super().__init__(f"{member} line {line_no}: {reason}")
 
+    def __reduce__(self) -> tuple[type[ParseError], tuple[str, int, str, str]]:
+        """Pickled with its four fields (a parse's outcome travels between workers)."""
+        return (type(self), (self.member, self.line_no, self.line, self.reason))
+
 
 @dataclass(frozen=True, slots=True)
 class ClockHints:

@@ -133,23 +133,38 @@ def read_bundle(
         pool = stack.enter_context(PiecePool(processes, work=work)) if processes else None
         pipeline = stack.enter_context(Pipeline(local=LocalRunner(work), pool=pool, keep_text=keep_text))
         reader = _Reader(bundle, pipeline, work, keep_text)
-        try:
-            for entry in walk(Path(path), limits=limits, display_name=display_name):
-                bundle.members_seen += 1
-                if isinstance(entry, Refused):
-                    reader.not_used(entry.name, entry.reason)
-                    continue
-                if progress:
-                    progress(entry.name)
-                reader.read(entry)
-        except LimitExceeded as exc:
-            bundle.warnings.append(str(exc))
-        except BundleError as exc:
-            if not bundle.members_seen:
-                raise
-            bundle.warnings.append(f"{exc}; the members before it were read")
+        walk_into(reader, path, limits=limits, display_name=display_name, progress=progress)
     reader.finish()
     return bundle
+
+
+def walk_into(
+    reader: _Reader,
+    path: Path | str,
+    *,
+    limits: Limits,
+    display_name: str | None,
+    progress: Callable[[str], None] | None,
+) -> None:
+    """Walk the bundle at ``path`` and hand each member to ``reader`` (``read_bundle``'s loop, also
+    used to plan a fan-out): limits passed midway and a container that breaks after its first member
+    become warnings of the reader's bundle."""
+    bundle = reader.b
+    try:
+        for entry in walk(Path(path), limits=limits, display_name=display_name):
+            bundle.members_seen += 1
+            if isinstance(entry, Refused):
+                reader.not_used(entry.name, entry.reason)
+                continue
+            if progress:
+                progress(entry.name)
+            reader.read(entry)
+    except LimitExceeded as exc:
+        bundle.warnings.append(str(exc))
+    except BundleError as exc:
+        if not bundle.members_seen:
+            raise
+        bundle.warnings.append(f"{exc}; the members before it were read")
 
 
 class _Tee:
@@ -219,6 +234,12 @@ def head_of(raw: BinaryIO) -> tuple[bytes, list[str]]:
 
 
 class _Reader:
+    """Reads members one by one for a bundle: detects each, hands its pieces to ``pipeline``, and
+    collects what comes back in member order. Every step that must wait for the members before it is
+    handed to ``pipeline.later`` as a ``functools.partial`` of one of this reader's methods with
+    plain arguments, so that a fan-out can record the steps and replay them on another reader
+    (``parsers.ingest.fanout``)."""
+
     def __init__(
         self,
         bundle: Bundle,
@@ -240,7 +261,29 @@ class _Reader:
 
     def not_used(self, member: str, reason: str) -> None:
         """List ``member`` as not used, in member order (after what is still being parsed)."""
-        self.pipeline.later(lambda: self.b.not_used.append(NotUsed(member, reason)))
+        self.pipeline.later(functools.partial(self.add_not_used, member, reason))
+
+    def add_not_used(self, member: str, reason: str) -> None:
+        self.b.not_used.append(NotUsed(member, reason))
+
+    def add_host(self, host: str) -> None:
+        self.hosts.append(host)
+
+    def add_ncpu(self, origin: str, ncpu: int) -> None:
+        self.ncpus.setdefault(origin, []).append(ncpu)
+
+    def add_source(self, source: ParsedSource) -> None:
+        self.b.sources.append(source)
+
+    def observed(self) -> dict[str, object]:
+        """What this reader saw of the bundle as a whole while reading (not in member order)."""
+        return {"offsets": self.offsets, "manifest": self.manifest, "layouts": self.layouts}
+
+    def restore(self, observed: dict[str, object]) -> None:
+        """Take over what another reader ``observed`` of the same bundle."""
+        self.offsets = observed["offsets"]  # type: ignore[assignment]
+        self.manifest = observed["manifest"]  # type: ignore[assignment]
+        self.layouts = observed["layouts"]  # type: ignore[assignment]
 
     def read(self, member: Member) -> None:
         try:
@@ -268,14 +311,16 @@ class _Reader:
         if where.suffix == "hostname":
             host = clean_host(head[0])
             if host:
-                self.pipeline.later(lambda: self.hosts.append(host))  # in member order, as sources add theirs
+                self.pipeline.later(
+                    functools.partial(self.add_host, host)
+                )  # in member order, as sources add theirs
             self._context(member.name, "hostname", {"host": host})
             return
         if where.suffix == "procstat":
             lines = [ln.rstrip("\n") for ln in itertools.islice(_text(first, raw), PROCSTAT_HEAD_LINES)]
             cpus = {ln.split()[0] for ln in lines if re.match(r"^cpu\d+\s", ln)}
             if cpus:
-                self.pipeline.later(lambda: self.ncpus.setdefault("procstat", []).append(len(cpus)))
+                self.pipeline.later(functools.partial(self.add_ncpu, "procstat", len(cpus)))
                 self._context(member.name, "procstat", {"ncpu": len(cpus)})
                 return
         module = registry.detect(head)
@@ -284,7 +329,7 @@ class _Reader:
             self.not_used(member.name, f"format not recognised (first line: {first_line!r})")
             return
         hints = ClockHints(start_local=where.start_local, interval_s=where.interval_s)
-        done = functools.partial(self._parsed, member.name, module.FORMAT, where)
+        done = functools.partial(self.parsed, member.name, module.FORMAT, where)
         if pieces.in_snapshots(module.FORMAT, head):
             self.pipeline.pieces(module, split(first, raw), member=member.name, clock=hints, done=done)
             return
@@ -314,7 +359,7 @@ class _Reader:
             self.keep_text(member.name, tuple(chunker.close()))
         self.pipeline.later(functools.partial(done, source))
 
-    def _parsed(self, member: str, fmt: str, where: Placement, source: ParsedSource | Exception) -> None:
+    def parsed(self, member: str, fmt: str, where: Placement, source: ParsedSource | Exception) -> None:
         """A member's source (or the exception that made it unreadable), in member order."""
         if isinstance(source, ParseError):
             self.b.not_used.append(NotUsed(member, f"{fmt}: {source}"))
@@ -345,7 +390,7 @@ class _Reader:
             {"ts": pd.Series([], dtype="datetime64[ns, UTC]"), "line_no": pd.Series([], dtype="int64")}
         )
         source = ParsedSource(format=fmt, member=member, frames={fmt: frame}, clock=Clock.INFERRED, meta=meta)
-        self.pipeline.later(lambda: self.b.sources.append(source))
+        self.pipeline.later(functools.partial(self.add_source, source))
 
     def finish(self) -> None:
         b = self.b
