@@ -109,7 +109,10 @@ def prepare(source: ParsedSource, *, cache: dict[str, str] | None = None) -> Par
     """The source reduced to what the analysis keeps, with the derived columns the rules share.
 
     ``processlist``: adds ``active`` and ``fingerprint``, keeps ``PROCESSLIST_KEPT`` but ``info``
-    (the statement text is stored apart as per-sample detail; rules read its fingerprint).
+    (the statement text is stored apart as per-sample detail; rules read its fingerprint);
+    ``processlist_sessions`` (``ts``, ``sessions``) counts every session of each snapshot, and only
+    the rows the rules read stay (``_sessions_kept``): a day of 1,000 mostly idle sessions is not
+    held one row each.
     ``ps_threads``: adds ``is_mysqld``; ``ps_state_counts`` (``ts``, ``state``, ``threads``) counts
     every thread by state, and only threads in ``THREAD_STATES_KEPT`` stay one row each (plus the
     first row of every snapshot, so that each snapshot is still seen). ``mysqladmin``: only the
@@ -126,6 +129,10 @@ def prepare(source: ParsedSource, *, cache: dict[str, str] | None = None) -> Par
         pl = pl[[c for c in PROCESSLIST_KEPT if c in pl]]
         fingerprint, own = _statements(pl["info"], cache)
         pl = pl.drop(columns=["info"]).assign(active=session_is_active(pl, own=own), fingerprint=fingerprint)
+        frames["processlist_sessions"] = (
+            pl.groupby("ts", sort=True).size().rename("sessions").astype("int32").reset_index()
+        )
+        pl = pl[_sessions_kept(pl)].reset_index(drop=True)
         narrow = {c: "int32" for c in ("line_no", "line_end") if c in pl and pl[c].notna().all()}
         frames["processlist"] = pl.astype(
             {**{c: "category" for c in PROCESSLIST_CATEGORIES if c in pl}, **narrow}
@@ -155,6 +162,33 @@ def prepare(source: ParsedSource, *, cache: dict[str, str] | None = None) -> Par
         frames["interrupts"] = _fold_minor_irqs(it)
         source = dataclasses.replace(source, meta={**source.meta, "interrupts_reduced": True})
     return dataclasses.replace(source, frames=frames)
+
+
+def _sessions_kept(pl: pd.DataFrame) -> np.ndarray:
+    """The processlist rows the rules read (a bool per row of a frame in snapshot order): every active
+    session; the first and the last row of each snapshot (every snapshot stays seen, and the line
+    range of the rows is the capture's); and of the idle (``Sleep``) sessions of each snapshot the
+    first with the longest ``Time`` (what ``lock-waits`` names as a possible blocker: the longest idle
+    session at any moment is the first such row of some snapshot). The other idle sessions are
+    counted in ``processlist_sessions`` only; their lines stay in the kept text."""
+    ts = pl["ts"].to_numpy()
+    n = len(ts)
+    keep = pl["active"].to_numpy(dtype=bool).copy()
+    if not n:
+        return keep
+    new = np.ones(n, dtype=bool)
+    new[1:] = ts[1:] != ts[:-1]
+    keep |= new
+    keep |= np.append(new[1:], True)  # the last row of each snapshot
+    if "command" in pl:
+        sleeping = value_is(pl["command"], lambda s: s == "Sleep")
+        if sleeping.any():
+            time_s = pd.to_numeric(pl["time_s"], errors="coerce").to_numpy(dtype="float64", na_value=np.nan)
+            rows = pd.DataFrame(
+                {"snap": np.cumsum(new)[sleeping], "t": np.nan_to_num(time_s[sleeping], nan=-1.0)}
+            )
+            keep[np.flatnonzero(sleeping)[rows.groupby("snap")["t"].idxmax().to_numpy()]] = True
+    return keep
 
 
 #: Distinct statements whose fingerprint ``reduce_piece`` remembers (then it starts afresh).
