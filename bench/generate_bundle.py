@@ -1041,6 +1041,104 @@ def generate(spec: Spec, out: Path, *, quiet: bool = False) -> dict[str, object]
     }
 
 
+#: OSWatcher's tools in an archive (``archive/osw<tool>/<host>_<tool>_YY.MM.DD.HH00.dat``, a file an hour).
+OSW_TOOLS = ("vmstat", "mpstat", "iostat", "ps", "meminfo")
+#: ``vmstat 1 3`` as OSWatcher runs it: no timestamp columns (the zzz line dates the block).
+OSW_VMSTAT_HEAD = (
+    "procs -----------memory---------- ---swap-- -----io---- -system-- ------cpu-----\n"
+    " r  b   swpd   free   buff  cache   si   so    bi    bo   in   cs us sy id wa st\n"
+)
+
+
+def _zzz(t: float) -> str:
+    """OSWatcher's snapshot marker (``date`` of a server on UTC)."""
+    return datetime.fromtimestamp(int(t), UTC).strftime("zzz ***%a %b %d %H:%M:%S UTC %Y\n")
+
+
+def generate_oswatcher(spec: Spec, out: Path, *, quiet: bool = False) -> dict[str, object]:
+    """Write an OSWatcher (oswbb) archive to ``out`` (a .tar.gz): every ``spec.interval`` s a ``zzz``
+    marker then ``vmstat 1 3`` (first line since boot), ``mpstat -P ALL`` (one report), ``iostat -xk -t``
+    (one report), the thread listing and /proc/meminfo, one file per tool and hour, as OSWatcher's
+    archive keeps them (48 hourly files of each tool by default). The thread listing has the
+    collector's ``ps -eLo ...wchan`` columns (OSWatcher itself runs ``ps -elf``: a process per row)."""
+    t_begin = time.perf_counter()
+    rng = np.random.default_rng(spec.seed)
+    n = spec.samples
+    stress = stress_curve(n)
+    t0 = spec.start.timestamp()
+    scratch = Path(tempfile.mkdtemp(prefix=".casebook-bench-", dir=out.parent))
+    members: dict[str, Member] = {}
+    hour_files: dict[str, Member] = {}
+    sessions = new_sessions(spec, rng)
+    threads = new_threads(spec, rng)
+    dev_names = [f"nvme{d}n1" for d in range(spec.disks)]
+    banner = f"Linux {KERNEL} ({HOST}) \t{spec.start:%Y-%m-%d} \t_x86_64_\t({spec.cpus} CPU)\n\n"
+    free_kib = 18_500_000.0
+    dt = spec.interval
+    try:
+        for k in range(n):
+            s = float(stress[k])
+            t = t0 + k * dt
+            hour = datetime.fromtimestamp(int(t), UTC).strftime("%y.%m.%d.%H00")
+            for tool in OSW_TOOLS:
+                name = f"osw{tool}/{HOST}_{tool}_{hour}.dat"
+                if name not in members:
+                    if tool in hour_files:
+                        hour_files[tool].fh.close()
+                    path = scratch / name.replace("/", "_")
+                    m = Member(
+                        f"archive/{name}",
+                        path,
+                        path.open("w", encoding="utf-8", buffering=WRITE_BUFFER_BYTES),
+                    )
+                    members[name] = hour_files[tool] = m
+            step_sessions(sessions, k * dt, s, rng, dt)
+            zzz = _zzz(t)
+            rows = [
+                _vmstat_row(0 if j == 0 else k * 3 + j, s, spec, rng, free_kib, t + j)[:-21] + "\n"
+                for j in range(3)
+            ]
+            hour_files["vmstat"].write(zzz + OSW_VMSTAT_HEAD + "".join(rows))
+            free_kib = max(2_000_000.0, free_kib + rng.normal(0, 20_000) - 30_000 * s)
+            cpu = cpu_split(spec.cpus, s, rng)
+            allrow = np.round(cpu.mean(axis=0), 2)
+            allrow[9] = round(100 - allrow[:9].sum(), 2)
+            names = ["all", *map(str, range(spec.cpus))]
+            head_t, row_t = _hms(t), _hms(t + 1)
+            block = [f"{head_t:<11}{MPSTAT_HEAD}"] + [
+                MPSTAT_FMT % (row_t, nm, *vals)
+                for nm, vals in zip(names, np.vstack([allrow, cpu]).tolist(), strict=True)
+            ]
+            hour_files["mpstat"].write(zzz + banner + "".join(block) + "\n")
+            hour_files["iostat"].write(zzz + banner + _iostat_report(k + 1, s, dev_names, rng, t + 1))
+            hour_files["ps"].write(zzz + ps_block(threads, sessions, rng, s))
+            hour_files["meminfo"].write(zzz + _meminfo_text(rng))
+            if not quiet and k % 500 == 0:
+                print(f"  ... {k + 1}/{n} snapshots written", file=sys.stderr)
+        for m in members.values():
+            m.fh.close()
+        t_written = time.perf_counter()
+        text_bytes = sum(m.path.stat().st_size for m in members.values())
+        text_lines = sum(m.lines for m in members.values())
+        tar_bytes = _pack(out, "archive", members, spec, t0)
+    finally:
+        for m in members.values():
+            if not m.fh.closed:
+                m.fh.close()
+        shutil.rmtree(scratch, ignore_errors=True)
+    return {
+        "path": str(out),
+        "samples": n,
+        "files": len(members),
+        "compressed_bytes": out.stat().st_size,
+        "text_bytes": text_bytes,
+        "text_lines": text_lines,
+        "tar_bytes": tar_bytes,
+        "write_s": round(t_written - t_begin, 1),
+        "pack_s": round(time.perf_counter() - t_written, 1),
+    }
+
+
 class _CountingWriter:
     """A write-only file object that counts the bytes going through it (the tar stream size)."""
 
@@ -1340,6 +1438,13 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--start", default="2026-04-21T14:00:00", help="capture start, UTC (default %(default)s)")
     p.add_argument("--out", type=Path, help="output .tar.gz (default /tmp/casebook-bench-<minutes>m.tar.gz)")
     p.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
+    p.add_argument(
+        "--layout",
+        choices=("collector", "oswatcher"),
+        default="collector",
+        help="collector bundle (default), or an OSWatcher archive of hourly files (vmstat, mpstat, iostat, "
+        "ps, meminfo; use with --interval 30, OSWatcher's default)",
+    )
     args = p.parse_args(argv)
     if args.sessions + 60 > args.threads:
         p.error("--threads must exceed --sessions by at least 60 (kernel threads, daemons, mariadbd helpers)")
@@ -1364,6 +1469,20 @@ def main(argv: list[str] | None = None) -> int:
         start,
         args.interval,
     )
+    if args.layout == "oswatcher":
+        info = generate_oswatcher(spec, out, quiet=args.quiet)
+        print(f"archive       {out}")
+        print(
+            f"capture       {spec.samples} snapshots at {spec.interval} s in {info['files']} hourly files, "
+            f"{spec.cpus} CPUs, {spec.threads} threads, {spec.disks} disks"
+        )
+        print(f"compressed    {info['compressed_bytes']:,} bytes ({_human(info['compressed_bytes'])})")
+        print(
+            f"uncompressed  {info['text_bytes']:,} bytes of text in {info['text_lines']:,} lines "
+            f"({_human(info['text_bytes'])})"
+        )
+        print(f"took          {info['write_s']} s to write the files, {info['pack_s']} s to pack them")
+        return 0
     info = generate(spec, out, quiet=args.quiet)
     print(f"bundle        {out}")
     print(
