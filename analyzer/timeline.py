@@ -134,9 +134,8 @@ def prepare(source: ParsedSource, *, cache: dict[str, str] | None = None) -> Par
         )
         pl = pl[_sessions_kept(pl)].reset_index(drop=True)
         narrow = {c: "int32" for c in ("line_no", "line_end") if c in pl and pl[c].notna().all()}
-        frames["processlist"] = pl.astype(
-            {**{c: "category" for c in PROCESSLIST_CATEGORIES if c in pl}, **narrow}
-        )
+        pl = pl.astype({**{c: "category" for c in PROCESSLIST_CATEGORIES if c in pl}, **narrow})
+        frames["processlist"] = _narrow(pl, ("time_s",))
     ps = frames.get("ps_threads")
     if ps is not None and "is_mysqld" not in ps:
         mysqld = value_is(ps["comm"], lambda s: s.isin(MYSQLD_COMMS)) if "comm" in ps else False
@@ -148,7 +147,7 @@ def prepare(source: ParsedSource, *, cache: dict[str, str] | None = None) -> Par
             )
             keep = state.isin(THREAD_STATES_KEPT).fillna(False) | ~ps["ts"].duplicated()
             ps = ps[keep.to_numpy()].reset_index(drop=True)
-        frames["ps_threads"] = ps
+        frames["ps_threads"] = _narrow(ps, ("line_no", "snapshot", "pid", "tid", "ppid"))
     ma = frames.get("mysqladmin")
     if ma is not None and len(ma) and "variable" in ma:
         kept = value_is(ma["variable"], lambda s: s.isin(STATUS_KEPT))
@@ -162,6 +161,24 @@ def prepare(source: ParsedSource, *, cache: dict[str, str] | None = None) -> Par
         frames["interrupts"] = _fold_minor_irqs(it)
         source = dataclasses.replace(source, meta={**source.meta, "interrupts_reduced": True})
     return dataclasses.replace(source, frames=frames)
+
+
+#: The range a 32-bit integer column holds.
+INT32_RANGE = (-(2**31), 2**31 - 1)
+
+
+def _narrow(frame: pd.DataFrame, columns: tuple[str, ...]) -> pd.DataFrame:
+    """``columns`` of ``frame`` that are 64-bit integers (``int64``, nullable ``Int64``) as 32-bit
+    ones when every value fits (line numbers, pids, tids, Time in seconds): lossless, half the bytes
+    of a day-long capture's rows."""
+    types = {}
+    for column in columns:
+        if column not in frame or str(frame[column].dtype) not in ("int64", "Int64") or not len(frame):
+            continue
+        low, high = frame[column].min(), frame[column].max()
+        if pd.isna(low) or (INT32_RANGE[0] <= low and high <= INT32_RANGE[1]):
+            types[column] = "int32" if str(frame[column].dtype) == "int64" else "Int32"
+    return frame.astype(types) if types else frame
 
 
 def _sessions_kept(pl: pd.DataFrame) -> np.ndarray:
