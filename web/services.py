@@ -255,7 +255,9 @@ def case_ingest(*, case_id: int, token: str | None = None) -> None:
     ``token`` names this execution (``claims.new_token``; a fresh one when omitted, as for a call
     outside Celery). A case another live worker holds is left alone. A lost database connection
     raises ``TransientError`` (the task retries, and the retry takes over its predecessor's claim);
-    a claim taken away meanwhile (``ClaimLost``) stops the work without a write.
+    a claim taken away meanwhile (``ClaimLost``) stops the work without a write. With
+    ``CASEBOOK_INGEST_FANOUT`` this task only plans the parse and sends its parts (web/fanout.py); the
+    chord's last task leaves the case READY or FAILED.
     """
     token = token or new_token(None)
     claim = claim_case(case_id=case_id, token=token)
