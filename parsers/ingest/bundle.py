@@ -28,7 +28,7 @@ from typing import BinaryIO, TextIO
 import pandas as pd
 
 from parsers import registry
-from parsers.base import Clock, ClockHints, ParsedSource, ParseError, parse_ts_line
+from parsers.base import Clock, ClockHints, ParsedSource, ParseError, parse_ts_line, steady_heap
 from parsers.ingest import pieces
 from parsers.ingest.archive import DEFAULT_LIMITS, BundleError, LimitExceeded, Limits, Member, Refused, walk
 from parsers.ingest.pieces import LocalRunner, Pipeline, Work, split, whole
@@ -127,6 +127,7 @@ def read_bundle(
     Raises ``parsers.ingest.archive.BundleError`` only when the container itself is unreadable before any
     member was read; limits passed midway become a warning and the members read so far are kept.
     """
+    steady_heap()
     bundle = Bundle()
     work = Work(reduce=reduce, keep_text=keep_text is not None)
     with contextlib.ExitStack() as stack:

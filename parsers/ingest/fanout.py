@@ -29,7 +29,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-from parsers.base import ClockHints, ParsedSource, ParseError
+from parsers.base import ClockHints, ParsedSource, ParseError, steady_heap
 from parsers.ingest.archive import DEFAULT_LIMITS, Limits
 from parsers.ingest.bundle import Bundle, _Reader, walk_into
 from parsers.ingest.pieces import Done, Piece, Work, _Member
@@ -154,6 +154,7 @@ def plan_bundle(
     be one piece (``pieces.WHOLE_MAX_BYTES``) are parsed here as a stream, with ``reduce`` and
     ``keep_text`` as in ``read_bundle``. Raises ``BundleError`` as ``read_bundle`` does.
     """
+    steady_heap()
     bundle = Bundle()
     recorder = _Recorder(put, part_bytes or PART_BYTES)
     reader = _Reader(bundle, recorder, Work(reduce=reduce), keep_text)  # type: ignore[arg-type]
@@ -178,6 +179,7 @@ def parse_part(
     this process. Returns each piece's ``Done`` (its text handed to ``keep_text`` instead of kept in
     it) or the exception that piece raised; after a piece that is not the format the rest are not
     parsed (``assemble`` ignores them, as a pipeline does)."""
+    steady_heap()
     out: list[Done | Exception] = []
     for ref in part.pieces:
         piece = Piece(get(ref.key), ref.first_line, ref.overlap_lines, ref.overlap_bytes)
@@ -199,6 +201,7 @@ def assemble(plan: Plan, outcomes: dict[int, list[Done | Exception]]) -> Bundle:
     """The bundle ``read_bundle`` would have read, from ``plan`` and the outcome of each of its parts
     (``outcomes[part.index]``, as ``parse_part`` returns it). A part with no outcome makes its
     member not used, with the reason."""
+    steady_heap()
     bundle = Bundle(warnings=list(plan.warnings), members_seen=plan.members_seen)
     reader = _Reader(bundle, _Immediately(), Work())  # type: ignore[arg-type]
     reader.restore(plan.observed)
