@@ -127,7 +127,8 @@ def read_bundle(
     Raises ``parsers.ingest.archive.BundleError`` only when the container itself is unreadable before any
     member was read; limits passed midway become a warning and the members read so far are kept.
     """
-    steady_heap()
+    if processes:
+        steady_heap()  # this process keeps and joins what the parse processes send back
     bundle = Bundle()
     work = Work(reduce=reduce, keep_text=keep_text is not None)
     with contextlib.ExitStack() as stack:

@@ -179,7 +179,6 @@ def parse_part(
     this process. Returns each piece's ``Done`` (its text handed to ``keep_text`` instead of kept in
     it) or the exception that piece raised; after a piece that is not the format the rest are not
     parsed (``assemble`` ignores them, as a pipeline does)."""
-    steady_heap()
     out: list[Done | Exception] = []
     for ref in part.pieces:
         piece = Piece(get(ref.key), ref.first_line, ref.overlap_lines, ref.overlap_bytes)

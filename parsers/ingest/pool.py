@@ -29,7 +29,7 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 from typing import IO, Any
 
-from parsers.base import ClockHints, ParseError, release_memory, steady_heap
+from parsers.base import ClockHints, ParseError, release_memory
 from parsers.ingest.pieces import PARSE_ONLY, Done, Piece, Work
 
 #: The directory that holds the ``parsers`` package: the children's import path.
@@ -166,7 +166,6 @@ def _serve(stdin: IO[bytes], stdout: IO[bytes], work: Work) -> None:
 def main(argv: list[str] | None = None) -> int:
     """``python -m parsers.ingest.pool``: read the ``Work`` (the first pickle on stdin), then serve
     requests on stdin until it closes."""
-    steady_heap()
     stdin, stdout = sys.stdin.buffer, os.fdopen(os.dup(1), "wb")
     try:
         work = pickle.load(stdin)
