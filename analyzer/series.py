@@ -85,6 +85,15 @@ def _vmstat(tl: Timeline) -> pd.DataFrame:
     return _long(vm, "vmstat.", [c for c in VMSTAT_COLUMNS if c in vm])
 
 
+def _sessions(tl: Timeline) -> pd.Series:
+    """Sessions per processlist snapshot, idle ones included (``processlist_sessions``, counted before
+    the idle rows were dropped; rows of the processlist frame when a timeline has no counts)."""
+    counts = tl.frame("processlist_sessions")
+    if len(counts) and "sessions" in counts:
+        return counts.groupby("ts")["sessions"].sum()
+    return tl.frame("processlist").groupby("ts").size()
+
+
 def _processlist(tl: Timeline) -> list[pd.DataFrame]:
     states = tl.processlist_counts("state")
     if not len(states):
@@ -97,7 +106,7 @@ def _processlist(tl: Timeline) -> list[pd.DataFrame]:
     totals = pd.DataFrame(
         {
             "active": states.sum(axis=1),
-            "sessions": tl.frame("processlist").groupby("ts").size().reindex(states.index, fill_value=0),
+            "sessions": _sessions(tl).reindex(states.index, fill_value=0),
         }
     )
     fps = tl.processlist_counts("fingerprint", top=TOP_FINGERPRINTS + 1)

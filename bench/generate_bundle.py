@@ -594,7 +594,8 @@ HOSTS = {
 # ---------------------------------------------------------------------------------------------
 @dataclass(frozen=True)
 class Spec:
-    """What to generate: duration (minutes at 1 s), machine and server sizes, seed, start time."""
+    """What to generate: duration (minutes), machine and server sizes, seed, start time, and the
+    sampling interval (seconds between snapshots; counters advance by that much between them)."""
 
     minutes: float
     cpus: int
@@ -713,11 +714,12 @@ def step_sessions(
     rng: np.random.Generator,
     shape: Shape = SHAPES_DEFAULT,
     ncpu: int = 64,
+    dt: int = 1,
 ) -> None:
-    """Advance the sessions to second ``k``: churn, who runs what, which ones are stuck (on I/O, a
+    """Advance the sessions to second ``k`` (``dt`` s after the last step): churn, who runs what, which ones are stuck (on I/O, a
     lock, a commit: the shape's load)."""
     n = len(s.ids)
-    churn = np.flatnonzero((rng.random(n) < SESSION_CHURN_PER_S) & (s.query_start < 0))
+    churn = np.flatnonzero((rng.random(n) < SESSION_CHURN_PER_S * dt) & (s.query_start < 0))
     for i in churn:
         s.ids[i] = s.next_id
         s.next_id += 1
@@ -756,7 +758,7 @@ def step_sessions(
     s.active = s.query_start >= 0
     p_blocked = lerp(shape.blocked, stress)
     if shape.active_per_cpu is None:
-        s.blocked = s.active & (k - s.query_start >= 1) & (rng.random(n) < p_blocked)
+        s.blocked = s.active & (k - s.query_start >= dt) & (rng.random(n) < p_blocked)
     else:  # a thread can wait in D from its first second (a file creation, a read)
         s.blocked = s.active & (rng.random(n) < p_blocked)
 
@@ -1103,9 +1105,10 @@ def generate(spec: Spec, out: Path, *, quiet: bool = False) -> dict[str, object]
         free_kib = 18_500_000.0
         last_report = time.perf_counter()
 
+        dt = spec.interval
         for k in range(n + 1):
             s = float(stress[k])
-            t = t0 + k * spec.interval
+            t = t0 + k * dt
             # vmstat / iostat: N+1 reports, the first since boot (averages since boot, small).
             vm.write(_vmstat_row(k, s, spec, rng, free_kib, t))
             free_kib = max(2_000_000.0, free_kib + rng.normal(0, 20_000) - 30_000 * s)
@@ -1113,7 +1116,7 @@ def generate(spec: Spec, out: Path, *, quiet: bool = False) -> dict[str, object]
             if k == n:
                 break
             # mpstat: interval k ends at t0 + k + 1.
-            head_t, row_t = _hms(t), _hms(t + spec.interval)
+            head_t, row_t = _hms(t), _hms(t + dt)
             cpu = cpu_split(spec.cpus, s, rng, shape)
             allrow = np.round(cpu.mean(axis=0), 2)
             allrow[9] = round(100 - allrow[:9].sum(), 2)
@@ -1139,14 +1142,12 @@ def generate(spec: Spec, out: Path, *, quiet: bool = False) -> dict[str, object]
                 + "\n"
             )
             # Snapshot loop: ps, interrupts, processlist, mysqladmin, each after its TS line.
-            step_sessions(sessions, k, s, rng, shape, spec.cpus)
+            step_sessions(sessions, k * dt, s, rng, shape, spec.cpus, dt)
             loop = t + 0.004 + float(rng.uniform(0, 0.03))
             ps.write(_ts_line(loop) + ps_block(threads, sessions, rng, s, shape.d_wchans))
-            intr.write(
-                _ts_line(loop + 0.045) + interrupts_block(irqs, spec.cpus, s, rng, shape, spec.interval)
-            )
-            pl.write(_ts_line(loop + 0.052) + processlist_block(sessions, k))
-            _advance_status(status, sessions, s, rng, k, shape, rate_scale, spec.interval)
+            intr.write(_ts_line(loop + 0.045) + interrupts_block(irqs, spec.cpus, s, rng, shape, dt))
+            pl.write(_ts_line(loop + 0.052) + processlist_block(sessions, k * dt))
+            _advance_status(status, sessions, s, rng, k * dt, shape, rate_scale, dt)
             ma.write(_ts_line(loop + 0.061) + mysqladmin_block(status))
             if not quiet and time.perf_counter() - last_report > 10:
                 last_report = time.perf_counter()
@@ -1191,6 +1192,104 @@ def generate(spec: Spec, out: Path, *, quiet: bool = False) -> dict[str, object]
         "members": sizes,
         "write_s": round(t_written - t_begin, 1),
         "pack_s": round(t_end - t_written, 1),
+    }
+
+
+#: OSWatcher's tools in an archive (``archive/osw<tool>/<host>_<tool>_YY.MM.DD.HH00.dat``, a file an hour).
+OSW_TOOLS = ("vmstat", "mpstat", "iostat", "ps", "meminfo")
+#: ``vmstat 1 3`` as OSWatcher runs it: no timestamp columns (the zzz line dates the block).
+OSW_VMSTAT_HEAD = (
+    "procs -----------memory---------- ---swap-- -----io---- -system-- ------cpu-----\n"
+    " r  b   swpd   free   buff  cache   si   so    bi    bo   in   cs us sy id wa st\n"
+)
+
+
+def _zzz(t: float) -> str:
+    """OSWatcher's snapshot marker (``date`` of a server on UTC)."""
+    return datetime.fromtimestamp(int(t), UTC).strftime("zzz ***%a %b %d %H:%M:%S UTC %Y\n")
+
+
+def generate_oswatcher(spec: Spec, out: Path, *, quiet: bool = False) -> dict[str, object]:
+    """Write an OSWatcher (oswbb) archive to ``out`` (a .tar.gz): every ``spec.interval`` s a ``zzz``
+    marker then ``vmstat 1 3`` (first line since boot), ``mpstat -P ALL`` (one report), ``iostat -xk -t``
+    (one report), the thread listing and /proc/meminfo, one file per tool and hour, as OSWatcher's
+    archive keeps them (48 hourly files of each tool by default). The thread listing has the
+    collector's ``ps -eLo ...wchan`` columns (OSWatcher itself runs ``ps -elf``: a process per row)."""
+    t_begin = time.perf_counter()
+    rng = np.random.default_rng(spec.seed)
+    n = spec.samples
+    stress = stress_curve(n)
+    t0 = spec.start.timestamp()
+    scratch = Path(tempfile.mkdtemp(prefix=".casebook-bench-", dir=out.parent))
+    members: dict[str, Member] = {}
+    hour_files: dict[str, Member] = {}
+    sessions = new_sessions(spec, rng)
+    threads = new_threads(spec, rng)
+    dev_names = [f"nvme{d}n1" for d in range(spec.disks)]
+    banner = f"Linux {KERNEL} ({HOST}) \t{spec.start:%Y-%m-%d} \t_x86_64_\t({spec.cpus} CPU)\n\n"
+    free_kib = 18_500_000.0
+    dt = spec.interval
+    try:
+        for k in range(n):
+            s = float(stress[k])
+            t = t0 + k * dt
+            hour = datetime.fromtimestamp(int(t), UTC).strftime("%y.%m.%d.%H00")
+            for tool in OSW_TOOLS:
+                name = f"osw{tool}/{HOST}_{tool}_{hour}.dat"
+                if name not in members:
+                    if tool in hour_files:
+                        hour_files[tool].fh.close()
+                    path = scratch / name.replace("/", "_")
+                    m = Member(
+                        f"archive/{name}",
+                        path,
+                        path.open("w", encoding="utf-8", buffering=WRITE_BUFFER_BYTES),
+                    )
+                    members[name] = hour_files[tool] = m
+            step_sessions(sessions, k * dt, s, rng, dt=dt)
+            zzz = _zzz(t)
+            rows = [
+                _vmstat_row(0 if j == 0 else k * 3 + j, s, spec, rng, free_kib, t + j)[:-21] + "\n"
+                for j in range(3)
+            ]
+            hour_files["vmstat"].write(zzz + OSW_VMSTAT_HEAD + "".join(rows))
+            free_kib = max(2_000_000.0, free_kib + rng.normal(0, 20_000) - 30_000 * s)
+            cpu = cpu_split(spec.cpus, s, rng)
+            allrow = np.round(cpu.mean(axis=0), 2)
+            allrow[9] = round(100 - allrow[:9].sum(), 2)
+            names = ["all", *map(str, range(spec.cpus))]
+            head_t, row_t = _hms(t), _hms(t + 1)
+            block = [f"{head_t:<11}{MPSTAT_HEAD}"] + [
+                MPSTAT_FMT % (row_t, nm, *vals)
+                for nm, vals in zip(names, np.vstack([allrow, cpu]).tolist(), strict=True)
+            ]
+            hour_files["mpstat"].write(zzz + banner + "".join(block) + "\n")
+            hour_files["iostat"].write(zzz + banner + _iostat_report(k + 1, s, dev_names, rng, t + 1))
+            hour_files["ps"].write(zzz + ps_block(threads, sessions, rng, s))
+            hour_files["meminfo"].write(zzz + _meminfo_text(rng))
+            if not quiet and k % 500 == 0:
+                print(f"  ... {k + 1}/{n} snapshots written", file=sys.stderr)
+        for m in members.values():
+            m.fh.close()
+        t_written = time.perf_counter()
+        text_bytes = sum(m.path.stat().st_size for m in members.values())
+        text_lines = sum(m.lines for m in members.values())
+        tar_bytes = _pack(out, "archive", members, spec, t0)
+    finally:
+        for m in members.values():
+            if not m.fh.closed:
+                m.fh.close()
+        shutil.rmtree(scratch, ignore_errors=True)
+    return {
+        "path": str(out),
+        "samples": n,
+        "files": len(members),
+        "compressed_bytes": out.stat().st_size,
+        "text_bytes": text_bytes,
+        "text_lines": text_lines,
+        "tar_bytes": tar_bytes,
+        "write_s": round(t_written - t_begin, 1),
+        "pack_s": round(time.perf_counter() - t_written, 1),
     }
 
 
@@ -1358,15 +1457,16 @@ def _advance_status(
     k: int,
     shape: Shape = SHAPES_DEFAULT,
     scale: float = 1.0,
-    interval: int = 1,
+    dt: int = 1,
 ) -> None:
+    """The status counters at second ``k``, ``dt`` s after the last table."""
     throughput = 1 - shape.throughput_drop * stress  # the stall halves what the server gets done
     boost = dict(shape.status_boost)
     for name, rate in STATUS_RATES.items():
         grow = 1 + (boost.get(name, 1.0) - 1) * stress
-        status[name] = float(status[name]) + float(rng.poisson(rate * scale * throughput * grow * interval))
-    status["Uptime"] = UPTIME_AT_START_S + k * interval
-    status["Uptime_since_flush_status"] = UPTIME_AT_START_S + k * interval
+        status[name] = float(status[name]) + float(rng.poisson(rate * scale * throughput * grow * dt))
+    status["Uptime"] = UPTIME_AT_START_S + k
+    status["Uptime_since_flush_status"] = UPTIME_AT_START_S + k
     status["Threads_connected"] = len(s.ids) + 1
     status["Threads_running"] = int(s.active.sum()) + 1
     status["Threads_cached"] = 12
@@ -1490,7 +1590,8 @@ def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(
         description=__doc__.split("\n\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter
     )
-    p.add_argument("--minutes", type=float, default=60, help="capture length at 1 s (default 60)")
+    p.add_argument("--minutes", type=float, default=60, help="capture length (default 60)")
+    p.add_argument("--interval", type=int, default=1, help="seconds between samples (default 1)")
     p.add_argument(
         "--cpus", type=int, default=64, help="CPUs (mpstat rows, /proc/interrupts columns; default 64)"
     )
@@ -1520,11 +1621,17 @@ def main(argv: list[str] | None = None) -> int:
         default=INCIDENT,
         help="the load window as fractions of the run (default %(default)s)",
     )
-    p.add_argument("--interval", type=int, default=1, help="seconds between samples (default 1)")
     p.add_argument("--seed", type=int, default=20260421)
     p.add_argument("--start", default="2026-04-21T14:00:00", help="capture start, UTC (default %(default)s)")
     p.add_argument("--out", type=Path, help="output .tar.gz (default /tmp/casebook-bench-<minutes>m.tar.gz)")
     p.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
+    p.add_argument(
+        "--layout",
+        choices=("collector", "oswatcher"),
+        default="collector",
+        help="collector bundle (default), or an OSWatcher archive of hourly files (vmstat, mpstat, iostat, "
+        "ps, meminfo; use with --interval 30, OSWatcher's default)",
+    )
     args = p.parse_args(argv)
     if args.host:
         args.cpus, args.threads, args.sessions, args.disks, args.irqs = HOSTS[args.host]
@@ -1538,10 +1645,26 @@ def main(argv: list[str] | None = None) -> int:
         p.error(f"write generated bundles outside the project ({project}), e.g. under /tmp")
     out.parent.mkdir(parents=True, exist_ok=True)
     start = datetime.fromisoformat(args.start).replace(tzinfo=UTC)
+    if args.interval < 1:
+        p.error("--interval must be 1 s or more")
     spec = Spec(
         minutes, args.cpus, args.threads, args.sessions, args.disks, args.irqs, args.seed, start,
         shape=args.shape, incident=tuple(args.incident), interval=args.interval,
     )  # fmt: skip
+    if args.layout == "oswatcher":
+        info = generate_oswatcher(spec, out, quiet=args.quiet)
+        print(f"archive       {out}")
+        print(
+            f"capture       {spec.samples} snapshots at {spec.interval} s in {info['files']} hourly files, "
+            f"{spec.cpus} CPUs, {spec.threads} threads, {spec.disks} disks"
+        )
+        print(f"compressed    {info['compressed_bytes']:,} bytes ({_human(info['compressed_bytes'])})")
+        print(
+            f"uncompressed  {info['text_bytes']:,} bytes of text in {info['text_lines']:,} lines "
+            f"({_human(info['text_bytes'])})"
+        )
+        print(f"took          {info['write_s']} s to write the files, {info['pack_s']} s to pack them")
+        return 0
     info = generate(spec, out, quiet=args.quiet)
     print(f"bundle        {out}")
     print(

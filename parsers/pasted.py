@@ -1,12 +1,12 @@
 """Captures as people paste them: prose and ``#`` lines around them, bytes that are not UTF-8.
 
 A capture copied into a ticket note arrives with prose or ``#`` comment lines around it, Windows line
-ends (read as ``\\n``, parsers/pieces.py), no banner, and, from a Windows editor or mail client,
+ends (read as ``\\n``, parsers/ingest/pieces.py), no banner, and, from a Windows editor or mail client,
 bytes of Windows-1252 (``é`` as the single byte 0xE9) that are not UTF-8. ``decode`` reads those
 bytes as Windows-1252 instead of replacing them, and says where the first one was. ``strip_note``
 blanks the prose and comment lines before and after the capture (and ``#`` lines anywhere), keeping
 the line numbering, for a second reading when the parser refused the member as it came
-(parsers/pieces.py). ``vmstat -w -t`` rows without their header: ``parsers.vmstat_headerless``.
+(parsers/ingest/pieces.py). ``vmstat -w -t`` rows without their header: ``parsers.vmstat_headerless``.
 Not a format.
 """
 

@@ -14,6 +14,7 @@ Chunks are made where the text is read: in the parse processes for the pieces of
 
 from __future__ import annotations
 
+import threading
 from dataclasses import dataclass
 
 import numpy as np
@@ -24,8 +25,18 @@ CHUNK_BYTES = 2 << 20
 #: Zstandard level 3 compresses capture text 20-40x at over 1 GB/s.
 ZSTD_LEVEL = 3
 
-_COMPRESSOR = zstandard.ZstdCompressor(level=ZSTD_LEVEL)
-_DECOMPRESSOR = zstandard.ZstdDecompressor()
+
+class _PerThread(threading.local):
+    """A compressor and a decompressor per thread: a ``ZstdCompressor``/``ZstdDecompressor`` holds
+    one zstd context and must not be used by two threads at once (python-zstandard's docs), and the
+    web reads moments from several request threads of one process (gunicorn gthread)."""
+
+    def __init__(self) -> None:
+        self.compressor = zstandard.ZstdCompressor(level=ZSTD_LEVEL)
+        self.decompressor = zstandard.ZstdDecompressor()
+
+
+_zstd = _PerThread()
 
 
 @dataclass(frozen=True, slots=True)
@@ -53,14 +64,15 @@ def chunks_of(text: bytes, first_line: int, *, chunk_bytes: int | None = None) -
         end = cut or len(text)
         part = text[start:end]
         lines = part.count(b"\n") + (not part.endswith(b"\n"))
-        out.append(TextChunk(line, line + lines - 1, _COMPRESSOR.compress(part)))
+        out.append(TextChunk(line, line + lines - 1, _zstd.compressor.compress(part)))
         start, line = end, line + lines
     return out
 
 
 def text_of(data: bytes) -> str:
-    """The text of a compressed chunk, as the parsers read it (UTF-8 with replacement)."""
-    return _DECOMPRESSOR.decompress(data).decode("utf-8", "replace")
+    """The text of a compressed chunk, as the parsers read it (UTF-8 with replacement). Safe to call
+    from several threads at once."""
+    return _zstd.decompressor.decompress(data).decode("utf-8", "replace")
 
 
 def lines_in(data: bytes, first: int, count: int) -> list[str]:
@@ -72,7 +84,7 @@ def lines_in(data: bytes, first: int, count: int) -> list[str]:
     >>> lines_in(chunk, 1, 2), lines_in(chunk, 3, 5)
     (['b', 'c'], ['d'])
     """
-    raw = _DECOMPRESSOR.decompress(data)
+    raw = _zstd.decompressor.decompress(data)
     if count <= 0 or not raw:
         return []
     ends = np.flatnonzero(np.frombuffer(raw, dtype=np.uint8) == 0x0A)

@@ -2,7 +2,7 @@
 
 The collector is a POSIX sh script customers run on their database server; these tests run it once
 (module fixture, ~4.5 s) and read the tarball it prints, then check its shape file by file, its
-behaviour when a tool is missing and on SIGTERM, and that ``parsers.bundle.read_bundle`` puts every
+behaviour when a tool is missing and on SIGTERM, and that ``parsers.ingest.bundle.read_bundle`` puts every
 source on one overlapping window. Needs dash, procps, sysstat, the mysql client and MariaDB at
 127.0.0.1:3306 (root, no password); skipped when dash or the server is absent.
 """
@@ -412,13 +412,13 @@ def test_sigterm_packs_what_was_captured_and_stops_background_tools(tmp_path: Pa
 
 
 # ---------------------------------------------------------------------------------------------
-# Through the product: parsers.bundle.read_bundle
+# Through the product: parsers.ingest.bundle.read_bundle
 # ---------------------------------------------------------------------------------------------
 SIX_SOURCES = ("vmstat", "mpstat", "iostat", "ps", "interrupts", "processlist")
 
 
 def test_read_bundle_finds_the_six_sources_on_one_window(run: Run) -> None:
-    from parsers.bundle import read_bundle
+    from parsers.ingest.bundle import read_bundle
 
     bundle = read_bundle(run.tarball)
     sources = {fmt: bundle.by_format(fmt) for fmt in SIX_SOURCES}
@@ -431,7 +431,7 @@ def test_read_bundle_finds_the_six_sources_on_one_window(run: Run) -> None:
 
 
 def test_read_bundle_leaves_no_source_file_unused(run: Run) -> None:
-    from parsers.bundle import read_bundle
+    from parsers.ingest.bundle import read_bundle
 
     bundle = read_bundle(run.tarball)
     unused = {Path(n.member).name for n in bundle.not_used}
@@ -449,7 +449,7 @@ def test_read_bundle_leaves_no_source_file_unused(run: Run) -> None:
 
 
 def test_read_bundle_processlist_snapshot_time_is_its_ts_marker(run: Run) -> None:
-    from parsers.bundle import read_bundle
+    from parsers.ingest.bundle import read_bundle
 
     bundle = read_bundle(run.tarball)
     (source,) = bundle.by_format("processlist")
@@ -460,7 +460,7 @@ def test_read_bundle_processlist_snapshot_time_is_its_ts_marker(run: Run) -> Non
 
 
 def test_read_bundle_takes_host_and_offset_from_the_manifest(run: Run) -> None:
-    from parsers.bundle import read_bundle
+    from parsers.ingest.bundle import read_bundle
 
     bundle = read_bundle(run.tarball)
     assert (bundle.layout, bundle.host, bundle.ncpu) == ("collector", socket.gethostname(), os.cpu_count())

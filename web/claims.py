@@ -1,7 +1,7 @@
 """Who is working on a case: claims, heartbeats, and taking a case back from a worker that died.
 
-An ingest (today one task; later a chord of per-member tasks and the analysis that joins them) works
-on a case only under a claim:
+An ingest (one task, or with ``CASEBOOK_INGEST_FANOUT`` a chord of part tasks and the analysis that
+joins them, web/fanout.py) works on a case only under a claim:
 
 - ``claim_case`` moves a QUEUED case to PARSING with a fresh token, under a row lock. It also takes
   over a case whose holder went silent (no heartbeat for ``CASEBOOK_STALE_AFTER`` seconds), and a
@@ -18,9 +18,10 @@ on a case only under a claim:
 
 The sweeper (web/sweeper.py) uses ``stale_before`` to find cases whose holder stopped reporting.
 
-An ingest split over several tasks (per-member tasks joined by the analysis, a Celery chord) keeps one
-claim: the task that claims passes the ``Claim`` (case id, token, generation) to the others, each runs
-inside its own ``Heartbeat(claim)`` and writes through ``update_if_held``/``holds_claim``. Tasks still
+An ingest split over several tasks (web/fanout.py: part tasks joined by the analysis, a Celery chord)
+keeps one claim: the task that claims passes the ``Claim`` (case id, token, generation) to the others,
+each runs inside its own ``Heartbeat(claim)`` (``services.run_claimed``) and writes through
+``update_if_held``/``holds_claim``. Tasks still
 waiting in the queue do not beat, so a fan-out stamps the heartbeat when it dispatches and
 ``CASEBOOK_STALE_AFTER`` must cover the wait for a free worker.
 """

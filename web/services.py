@@ -13,6 +13,7 @@ reached the case stays QUEUED and says so; the sweeper (web/sweeper.py) sends it
 from __future__ import annotations
 
 import contextlib
+import functools
 import hashlib
 import logging
 import os
@@ -34,10 +35,10 @@ from django.utils.text import get_valid_filename
 
 from analyzer import engine
 from analyzer.series import aggregate_series, irq_cpu_rates, top_fingerprints, top_wait_channels
-from analyzer.timeline import SAMPLE_LINES, Timeline
-from parsers.archive import BundleError, Limits
+from analyzer.timeline import SAMPLE_LINES, Timeline, reduce_piece
 from parsers.base import release_memory
-from parsers.bundle import Bundle, read_bundle
+from parsers.ingest.archive import BundleError, Limits
+from parsers.ingest.bundle import Bundle, read_bundle
 from parsers.rawtext import TextChunk
 from web import bulk, charts
 from web.claims import (
@@ -70,8 +71,9 @@ from web.search import search_document
 
 log = logging.getLogger(__name__)
 
-#: What the ingest keeps of each parsed piece, applied where the piece was parsed (parsers/pieces.py).
-PIECE_REDUCER = "analyzer.timeline:reduce_piece"
+#: What the ingest keeps of each parsed piece, handed to the pipeline and applied where the piece was
+#: parsed (parsers/ingest/pieces.py).
+PIECE_REDUCER = reduce_piece
 #: Longest fingerprint kept on a case (characters): a GIN index entry must stay under about 2.7 kB.
 MAX_FINGERPRINT_CHARS = 1000
 #: Tags a case carries at most, and the longest tag (characters).
@@ -260,8 +262,10 @@ def _discard_unpublished_detail(case: Case) -> None:
 
 
 @contextlib.contextmanager
-def _local_copy(upload: Upload) -> Iterator[Path]:
-    """A local path to the kept bundle: the file itself on local storage, else a temporary copy."""
+def local_copy(upload: Upload) -> Iterator[Path]:
+    """A local path to the kept bundle, read through Django's storage API: the file itself on a
+    storage with local paths (``FileSystemStorage``), else a temporary copy streamed from the storage
+    (S3 and the like, where workers on other hosts read the same upload)."""
     try:
         yield Path(upload.file.path)
         return
@@ -298,7 +302,9 @@ def case_ingest(*, case_id: int, token: str | None = None) -> None:
     ``token`` names this execution (``claims.new_token``; a fresh one when omitted, as for a call
     outside Celery). A case another live worker holds is left alone. A lost database connection
     raises ``TransientError`` (the task retries, and the retry takes over its predecessor's claim);
-    a claim taken away meanwhile (``ClaimLost``) stops the work without a write.
+    a claim taken away meanwhile (``ClaimLost``) stops the work without a write. With
+    ``CASEBOOK_INGEST_FANOUT`` this task only plans the parse and sends its parts (web/fanout.py); the
+    chord's last task leaves the case READY or FAILED.
     """
     token = token or new_token(None)
     claim = claim_case(case_id=case_id, token=token)
@@ -310,10 +316,20 @@ def case_ingest(*, case_id: int, token: str | None = None) -> None:
     log.info(
         "case %s claimed by %s (generation %s)", case_id, token, claim.generation, extra={"case_id": case_id}
     )
+    run_claimed(claim, functools.partial(_ingest_claimed, claim))
+
+
+def run_claimed(claim: Claim, work: Callable[[Heartbeat, _DetailWriter], None]) -> None:
+    """Run ``work(beat, detail)`` under ``claim``, inside a heartbeat: any task of an ingest (the whole
+    ingest, or a part of a fan-out, web/fanout.py) runs this way. A claim taken away stops it
+    quietly; a lost database connection raises ``TransientError`` (the task retries); any other
+    failure leaves the case FAILED with a reason and its unpublished detail rows removed."""
+    case_id = claim.case_id
+    token = claim.token
     detail = _DetailWriter(case_id, claim.generation)
     try:
         with Heartbeat(claim) as beat:
-            _ingest_claimed(claim, beat, detail)
+            work(beat, detail)
     except ClaimLost:
         log.warning("case %s: claim %s was taken away; stopping", case_id, token, extra={"case_id": case_id})
         with contextlib.suppress(DatabaseError):
@@ -337,16 +353,35 @@ def case_ingest(*, case_id: int, token: str | None = None) -> None:
             _fail(claim, f"Internal error while processing the bundle ({type(exc).__name__}: {exc}).", detail)
 
 
-def _ingest_claimed(claim: Claim, beat: Heartbeat, detail: _DetailWriter) -> None:
-    case = Case.objects.select_related("upload").defer("charts_overview").get(pk=claim.case_id)
-    detail.discard()  # rows a crashed run of this generation may have left
+def reporter(claim: Claim, beat: Heartbeat) -> Callable[..., None]:
+    """``report(**fields)``: write case fields (status, progress, detail) while ``claim`` holds the
+    case; raises ``ClaimLost`` once it does not."""
 
     def report(**fields: object) -> None:
         beat.check()
         if not update_if_held(claim, **fields):
             raise ClaimLost(f"case {claim.case_id}: the claim {claim.token} was taken away")
 
+    return report
+
+
+def _ingest_claimed(claim: Claim, beat: Heartbeat, detail: _DetailWriter) -> None:
+    case = Case.objects.select_related("upload").defer("charts_overview").get(pk=claim.case_id)
+    detail.discard()  # rows a crashed run of this generation may have left
+    report = reporter(claim, beat)
+    if settings.CASEBOOK_INGEST_FANOUT:
+        from web import fanout
+
+        fanout.dispatch(claim, case, report=report, keep_text=detail.keep)
+        return
     bundle = _parse(case, keep_text=detail.keep, report=report)
+    analyze_and_publish(claim, beat, case, bundle)
+
+
+def analyze_and_publish(claim: Claim, beat: Heartbeat, case: Case, bundle: Bundle) -> None:
+    """The parsed ``bundle`` of ``case`` through the timeline and the rules, then every derived row
+    written in one transaction, only while ``claim`` still holds the case."""
+    report = reporter(claim, beat)
     release_memory()
     report(status=CaseStatus.ANALYZING, progress=80, status_detail="running the rules")
     timeline = Timeline.from_sources(
@@ -373,29 +408,38 @@ def _fail(claim: Claim, reason: str, detail: _DetailWriter | None = None) -> Non
     )
 
 
-def _parse(
-    case: Case,
-    *,
-    keep_text: Callable[[str, tuple[TextChunk, ...]], None],
-    report: Callable[..., None],
-) -> Bundle:
-    limits = Limits(
+def upload_limits() -> Limits:
+    """The limits every walk of an upload is held to (settings ``CASEBOOK_MAX_*``)."""
+    return Limits(
         max_members=settings.CASEBOOK_MAX_MEMBERS,
         max_total_bytes=settings.CASEBOOK_MAX_UNCOMPRESSED_BYTES,
         max_ratio=settings.CASEBOOK_MAX_RATIO,
     )
+
+
+def member_progress(report: Callable[..., None]) -> Callable[[str], None]:
+    """The walk's ``progress(member)``: the case shows the member being read and a progress that grows."""
     seen = [0]
 
     def progress(member: str) -> None:
         seen[0] += 1
         report(progress=min(75, 2 + seen[0]), status_detail=f"parsing {member[:250]}")
 
-    with _local_copy(case.upload) as path:
+    return progress
+
+
+def _parse(
+    case: Case,
+    *,
+    keep_text: Callable[[str, tuple[TextChunk, ...]], None],
+    report: Callable[..., None],
+) -> Bundle:
+    with local_copy(case.upload) as path:
         return read_bundle(
             path,
             display_name=case.upload.original_name,
-            limits=limits,
-            progress=progress,
+            limits=upload_limits(),
+            progress=member_progress(report),
             reduce=PIECE_REDUCER,
             keep_text=keep_text,
             processes=settings.CASEBOOK_PARSE_PROCESSES,

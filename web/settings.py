@@ -211,17 +211,27 @@ WHITENOISE_USE_FINDERS = True
 FILE_UPLOAD_MAX_MEMORY_SIZE = 2 * 1024 * 1024
 DATA_UPLOAD_MAX_MEMORY_SIZE = 5 * 1024 * 1024
 CASEBOOK_MAX_UPLOAD_BYTES = envint("CASEBOOK_MAX_UPLOAD_BYTES", 4 * 1024**3)
-# Archive limits (a decompression bomb stops here; see parsers/archive.py).
+# Archive limits (a decompression bomb stops here; see parsers/ingest/archive.py).
 CASEBOOK_MAX_MEMBERS = envint("CASEBOOK_MAX_MEMBERS", 5000)
 CASEBOOK_MAX_UNCOMPRESSED_BYTES = envint("CASEBOOK_MAX_UNCOMPRESSED_BYTES", 16 * 1024**3)
 CASEBOOK_MAX_RATIO = envint("CASEBOOK_MAX_RATIO", 200)
-# Processes that parse the pieces of a large capture in parallel during an ingest (parsers/pool.py);
+# Processes that parse the pieces of a large capture in parallel during an ingest (parsers/ingest/pool.py);
 # 0 parses everything in the worker process itself. Started only for members of two pieces or more.
 CASEBOOK_PARSE_PROCESSES = envint("CASEBOOK_PARSE_PROCESSES", os.cpu_count() or 1)
+# Fan-out (web/fanout.py): the parts of one bundle's parse become Celery tasks that any worker of any
+# host takes (a chord joins them for the analysis); the upload and the parts are read through Django's
+# storage, so every worker host must share it (a shared volume, or S3 through django-storages).
+CASEBOOK_INGEST_FANOUT = envbool("CASEBOOK_INGEST_FANOUT", False)
+# Bytes of capture text per fan-out task (several pieces of 8 MiB of one member).
+CASEBOOK_FANOUT_PART_BYTES = envint("CASEBOOK_FANOUT_PART_BYTES", 64 << 20)
 
-# Celery: Redis broker; results are not kept (tasks write their outcome to PostgreSQL).
+# Celery: Redis broker; results are not kept (tasks write their outcome to PostgreSQL), but for a
+# fan-out's chord.
 CELERY_BROKER_URL = envstr("CASEBOOK_REDIS_URL", "redis://127.0.0.1:6379/0")
 CELERY_TASK_IGNORE_RESULT = True
+# A chord (the fan-out) counts its finished parts in the result backend; only its tasks keep results.
+CELERY_RESULT_BACKEND = CELERY_BROKER_URL
+CELERY_RESULT_EXPIRES = 24 * 3600
 CELERY_TASK_ACKS_LATE = True
 CELERY_TASK_REJECT_ON_WORKER_LOST = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1

@@ -26,7 +26,7 @@ from redis.exceptions import RedisError
 from analyzer.redact import REDACT_ALL, STATEMENT_FORMATS, Choices, Redactor, Vocabulary, VocabularyBuilder
 from parsers import registry
 from parsers.base import ClockHints
-from parsers.pieces import parse_piece, split
+from parsers.ingest.pieces import parse_piece, split
 from parsers.rawtext import text_of
 from web.models import Case, RawChunk, ShareLink, Source
 

@@ -6,7 +6,17 @@ from celery import shared_task
 from django.conf import settings
 from django.db import InterfaceError, OperationalError
 
-from web import claims, services, sweeper
+from web import claims, fanout, services, sweeper
+
+#: How every task of an ingest retries when the database went away (restart, fail-over).
+INGEST_RETRIES = {
+    "acks_late": True,
+    "reject_on_worker_lost": True,
+    "autoretry_for": (services.TransientError, OperationalError, InterfaceError),
+    "retry_backoff": 5,
+    "retry_backoff_max": 120,
+    "max_retries": 5,
+}
 
 
 @shared_task(
@@ -23,6 +33,18 @@ from web import claims, services, sweeper
 )
 def case_ingest_task(self, case_id: int) -> None:  # noqa: ANN001 - Celery's bound task
     services.case_ingest(case_id=case_id, token=claims.new_token(self.request.id, self.request.retries or 0))
+
+
+@shared_task(name="casebook.ingest_part", ignore_result=False, **INGEST_RETRIES)  # a chord counts its results
+def ingest_part_task(claim: dict, index: int) -> None:
+    """One part of a fanned-out ingest (web/fanout.py), under the ingest's claim."""
+    fanout.run_part(claim, index)
+
+
+@shared_task(name="casebook.ingest_analyze", ignore_result=True, **INGEST_RETRIES)
+def ingest_analyze_task(results: list, claim: dict) -> None:
+    """The chord's body: the fanned-out ingest's parts assembled, analyzed and published."""
+    fanout.run_analyze(claim)
 
 
 @shared_task(

@@ -9,7 +9,7 @@ import tarfile
 from pathlib import Path
 
 from analyzer.timeline import Timeline
-from parsers.bundle import Bundle, read_bundle
+from parsers.ingest.bundle import Bundle, read_bundle
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "context"
 SAMPLES = Path(__file__).resolve().parents[3] / "shared" / "samples"

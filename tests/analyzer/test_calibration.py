@@ -24,7 +24,7 @@ from analyzer import engine
 from analyzer.findings import Severity
 from analyzer.timeline import Timeline
 from bench.generate_bundle import HOSTS, Spec, generate
-from parsers.bundle import read_bundle
+from parsers.ingest.bundle import read_bundle
 
 START = datetime(2026, 4, 21, 14, 0, tzinfo=UTC)
 MINUTES = 40 / 60

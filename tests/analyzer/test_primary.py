@@ -19,7 +19,7 @@ from analyzer import engine
 from analyzer.timeline import Timeline
 from parsers import vmstat
 from parsers.base import ClockHints
-from parsers.bundle import read_bundle
+from parsers.ingest.bundle import read_bundle
 from tests.analyzer.captures import VMSTAT_HEADER, vmstat_rows_text
 from tests.conftest import SAMPLES
 

@@ -85,3 +85,35 @@ def test_the_status_variables_the_analysis_reads_are_kept() -> None:
     with pytest.raises(ValueError, match="STATUS_KEPT"):
         mysql.status(timeline, "Bytes_received")
     assert len(mysql.status(timeline, "Threads_running")) == reduced.samples
+
+
+def test_idle_sessions_are_counted_and_only_the_longest_idle_one_of_a_snapshot_kept() -> None:
+    from parsers import processlist
+
+    def row(n: int, id_: int, command: str, time_s: int, info: str = "NULL") -> str:
+        return (
+            f"*************************** {n}. row ***************************\n"
+            f"     Id: {id_}\n   User: app\n   Host: h:1\n     db: shop\nCommand: {command}\n"
+            f"   Time: {time_s}\n  State: {'Sending data' if command == 'Query' else ''}\n   Info: {info}\n"
+        )
+
+    text = (
+        "TS 1776790301.0 2026-04-21 16:51:41\n"
+        + row(1, 7, "Sleep", 5)
+        + row(2, 8, "Sleep", 300)
+        + row(3, 9, "Query", 2, "SELECT 1 FROM t WHERE a = 4")
+        + row(4, 10, "Sleep", 300)
+        + row(5, 11, "Sleep", 40)
+        + row(6, 12, "Query", 0, "SHOW FULL PROCESSLIST")
+        + "TS 1776790302.0 2026-04-21 16:51:42\n"
+        + row(1, 7, "Sleep", 6)
+        + row(2, 8, "Sleep", 301)
+    )
+    source = processlist.parse(text.splitlines(keepends=True), member="pl", clock=ClockHints())
+    reduced = prepare(source)
+    kept = reduced.frames["processlist"]
+    # first 1: 7 (first row), 8 (longest idle, first of the two at 300 s), 9 (active), 12 (last row);
+    # then 7 (first), 8 (last, and the longest idle)
+    assert kept["id"].tolist() == [7, 8, 9, 12, 7, 8]
+    assert reduced.frames["processlist_sessions"]["sessions"].tolist() == [6, 2]
+    assert prepare(reduced).frames["processlist"]["id"].tolist() == kept["id"].tolist()  # idempotent

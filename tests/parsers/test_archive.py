@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from parsers.archive import BundleError, LimitExceeded, Limits, Member, Refused, walk
+from parsers.ingest.archive import BundleError, LimitExceeded, Limits, Member, Refused, walk
 
 VMSTAT = b"""procs -----------memory---------- ---swap-- -----io---- -system-- ------cpu-----
  r  b   swpd   free   buff  cache   si   so    bi    bo   in   cs us sy id wa st

@@ -31,7 +31,7 @@ import pytest
 from _pytest.mark.structures import ParameterSet
 
 from parsers.base import Clock, ParsedSource
-from parsers.bundle import Bundle, NotUsed, read_bundle
+from parsers.ingest.bundle import Bundle, NotUsed, read_bundle
 
 pytestmark = pytest.mark.samples
 

@@ -179,7 +179,7 @@ def test_pieces_cut_at_markers_give_the_rates_and_lines_of_one_reading(
 ) -> None:
     import io
 
-    from parsers import pieces
+    from parsers.ingest import pieces
 
     data = (FIXTURES / name).read_bytes()
     cut = list(pieces.split(b"", io.BytesIO(data), piece_bytes=len(data) // 3))

@@ -10,7 +10,7 @@ import pytest
 
 from parsers import vmstat_headerless
 from parsers.base import ClockHints
-from parsers.bundle import read_bundle
+from parsers.ingest.bundle import read_bundle
 from parsers.pasted import decode, strip_note
 from tests.analyzer.context_captures import FIXTURES
 

@@ -11,7 +11,7 @@ import pytest
 
 from parsers import interrupts, mysqladmin, processlist
 from parsers.base import ClockHints, ParseError
-from parsers.pieces import LocalRunner, Pipeline, Work, split
+from parsers.ingest.pieces import LocalRunner, Pipeline, Work, split
 from parsers.rawtext import TextChunk, text_of
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
@@ -176,7 +176,9 @@ def test_the_cuts_do_not_depend_on_the_marker_search_window(monkeypatch, marker:
             for p in split(data[:100], io.BytesIO(data[100:]), piece_bytes=700)
         ]
 
-    monkeypatch.setattr("parsers.pieces.MARKER_WINDOW", 1 << 30)
+    monkeypatch.setattr("parsers.ingest.pieces.MARKER_WINDOW", 1 << 30)
     whole = cuts()
-    monkeypatch.setattr("parsers.pieces.MARKER_WINDOW", 16)  # smaller than a snapshot: the window doubles
+    monkeypatch.setattr(
+        "parsers.ingest.pieces.MARKER_WINDOW", 16
+    )  # smaller than a snapshot: the window doubles
     assert cuts() == whole and len(whole) > 10

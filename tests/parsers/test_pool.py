@@ -1,4 +1,4 @@
-"""Pieces parsed in child processes (parsers/pool.py) give what one process gives, in order, with
+"""Pieces parsed in child processes (parsers/ingest/pool.py) give what one process gives, in order, with
 the same warnings; a piece that is not the format, a reducer and a dying process behave as named."""
 
 from __future__ import annotations
@@ -13,8 +13,8 @@ import pytest
 
 from parsers import interrupts, processlist
 from parsers.base import ParsedSource, ParseError
-from parsers.pieces import Work, split
-from parsers.pool import PiecePool, PoolError
+from parsers.ingest.pieces import Work, split
+from parsers.ingest.pool import PiecePool, PoolError
 from parsers.rawtext import text_of
 from tests.parsers.test_pieces import _pieced, _processlist
 
@@ -29,6 +29,18 @@ def _mark(source: ParsedSource) -> ParsedSource:
 
 def _die(source: ParsedSource) -> ParsedSource:
     os._exit(3)
+
+
+@dataclasses.dataclass(frozen=True)
+class _Head:
+    """A reducer object with its own setting, handed to the pipeline as it is (not named by a string):
+    keeps the first ``rows`` rows of each frame of a piece, marked with the process that cut them."""
+
+    rows: int
+
+    def __call__(self, source: ParsedSource) -> ParsedSource:
+        frames = {k: f.head(self.rows).assign(reduced_in=os.getpid()) for k, f in source.frames.items()}
+        return dataclasses.replace(source, frames=frames)
 
 
 def _pieces(text: str, piece_bytes: int) -> int:
@@ -75,10 +87,33 @@ def test_a_member_that_is_not_the_format_raises_with_its_line(pool: PiecePool) -
 
 
 def test_the_reducer_runs_in_the_child_processes() -> None:
-    with PiecePool(2, work=Work(reduce="tests.parsers.test_pool:_mark")) as pool:
+    with PiecePool(2, work=Work(reduce=_mark)) as pool:
         source = _pieced(processlist, _processlist(20, 3), 1500, runner=pool)
     pids = set(source.main["reduced_in"])
     assert pids and os.getpid() not in pids and len(pids) <= 2
+
+
+def test_a_reducer_object_is_handed_to_the_parse_processes_as_it_is(tmp_path: Path, monkeypatch) -> None:
+    import tarfile
+
+    from parsers.ingest.bundle import read_bundle
+
+    text = _processlist(300, 7).encode()  # larger than the head read for detection: cut in pieces
+    path = tmp_path / "b.tar"
+    with tarfile.open(path, "w") as tar:
+        info = tarfile.TarInfo("c/processlist.txt")
+        info.size = len(text)
+        tar.addfile(info, io.BytesIO(text))
+    monkeypatch.setattr("parsers.ingest.pieces.PIECE_BYTES", 20_000)
+    reducer = _Head(rows=1)
+    whole = read_bundle(path).sources[0].main
+    alone = read_bundle(path, reduce=reducer).sources[0].main
+    shared = read_bundle(path, reduce=reducer, processes=2).sources[0].main
+    assert len(whole) == 300 * 7
+    assert 5 < len(alone) < 300  # one row kept of each piece
+    assert set(alone["reduced_in"]) == {os.getpid()}
+    assert os.getpid() not in set(shared["reduced_in"])  # the object travelled to the parse processes
+    pd.testing.assert_frame_equal(alone.drop(columns="reduced_in"), shared.drop(columns="reduced_in"))
 
 
 def test_the_text_is_compressed_in_the_child_processes() -> None:
@@ -90,7 +125,7 @@ def test_the_text_is_compressed_in_the_child_processes() -> None:
 
 
 def test_a_process_that_dies_is_an_error_and_is_replaced() -> None:
-    with PiecePool(1, work=Work(reduce="tests.parsers.test_pool:_die")) as pool:
+    with PiecePool(1, work=Work(reduce=_die)) as pool:
         with pytest.raises(PoolError, match="exit status 3"):
             _pieced(processlist, _processlist(20, 3), 1500, runner=pool)
         pool.work = Work()  # the next piece gets a fresh process, without the fatal reducer
@@ -129,12 +164,13 @@ def _bundle(tmp_path: Path) -> Path:
 
 
 def test_a_bundle_read_by_parse_processes_comes_out_in_member_order(tmp_path: Path, monkeypatch) -> None:
-    from parsers.bundle import read_bundle
+    from analyzer.timeline import reduce_piece
+    from parsers.ingest.bundle import read_bundle
 
     path = _bundle(tmp_path)
-    monkeypatch.setattr("parsers.pieces.PIECE_BYTES", 2000)  # every snapshot member in several pieces
-    alone = read_bundle(path, reduce="analyzer.timeline:reduce_piece")
-    shared = read_bundle(path, reduce="analyzer.timeline:reduce_piece", processes=2)
+    monkeypatch.setattr("parsers.ingest.pieces.PIECE_BYTES", 2000)  # every snapshot member in several pieces
+    alone = read_bundle(path, reduce=reduce_piece)
+    shared = read_bundle(path, reduce=reduce_piece, processes=2)
     order = [(s.member, s.format, s.samples) for s in alone.sources]
     assert [m for m, *_ in order] == [
         "c/processlist.txt",

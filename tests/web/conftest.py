@@ -6,7 +6,7 @@ queue of its own, so a dev worker running on the same Redis never takes the test
 
 from __future__ import annotations
 
-import io
+import contextlib
 import os
 import tarfile
 import uuid
@@ -17,8 +17,11 @@ import pytest
 import redis
 from celery.contrib.testing.worker import start_worker
 from django.contrib.auth import get_user_model
+from django.db import connection
 from django.test import Client
 
+from tests.bundles import make_tar  # noqa: F401 - the web tests import it from here
+from tests.servers import CasebookProcesses
 from web.celery import app as celery_app
 from web.models import Team, default_team_id
 
@@ -125,16 +128,6 @@ def example1_tarball(tmp_path: Path) -> Path:
     return path
 
 
-def make_tar(path: Path, members: dict[str, bytes]) -> Path:
-    """A .tar.gz with the given members (name -> bytes)."""
-    with tarfile.open(path, "w:gz") as tar:
-        for name, data in members.items():
-            info = tarfile.TarInfo(name)
-            info.size = len(data)
-            tar.addfile(info, io.BytesIO(data))
-    return path
-
-
 @pytest.fixture
 def celery_worker(transactional_db) -> Iterator[object]:
     """A real Celery worker thread on the real Redis broker, consuming a queue private to this run."""
@@ -148,6 +141,36 @@ def celery_worker(transactional_db) -> Iterator[object]:
             yield worker
     finally:
         celery_app.conf.task_default_queue = old
+
+
+@contextlib.contextmanager
+def processes_on_test_db(
+    tmp_path: Path, settings, redis_client: redis.Redis, **env: str
+) -> Iterator[CasebookProcesses]:
+    """Casebook's processes (``scripts/start``) on the test database and the machine's Redis, on a queue
+    of their own that this process sends to; ``env``: settings of theirs. Everything they started and
+    left in the broker (their queue, a killed worker's unacknowledged message) goes afterwards."""
+    db = connection.settings_dict
+    stack = CasebookProcesses(
+        tmp_path,
+        database_url=f"postgres://{db['USER']}@{db['HOST']}:{db['PORT']}/{db['NAME']}",
+        redis_url=settings.CELERY_BROKER_URL,
+        media_root=Path(settings.MEDIA_ROOT),
+        **env,
+    )
+    old = celery_app.conf.task_default_queue
+    celery_app.conf.task_default_queue = stack.queue
+    try:
+        yield stack
+    finally:
+        celery_app.conf.task_default_queue = old
+        stack.stop_all()
+        connection.close()
+        redis_client.delete(stack.queue)
+        for tag, raw in redis_client.hgetall("unacked").items():
+            if stack.queue.encode() in raw:
+                redis_client.hdel("unacked", tag)
+                redis_client.zrem("unacked_index", tag)
 
 
 @pytest.fixture

@@ -17,8 +17,6 @@ seconds to ingest, so the faults land in the middle of the work.
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -27,8 +25,8 @@ import psycopg
 import pytest
 import requests
 from django.core.files import File
-from django.db import connection
 
+from tests.bundles import generated_collection
 from tests.servers import (
     CasebookProcesses,
     PostgresServer,
@@ -36,9 +34,8 @@ from tests.servers import (
     live_group_members,
     wait_for,
 )
-from tests.web.conftest import EXAMPLE_BUNDLE, VMSTAT, make_tar
+from tests.web.conftest import EXAMPLE_BUNDLE, VMSTAT, make_tar, processes_on_test_db
 from web import services
-from web.celery import app as celery_app
 from web.models import Case, CaseStatus, RawChunk, Source
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -52,14 +49,7 @@ READY_AFTER_RESTART_S = 150
 def busy_bundle(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A generated 4-minute collection (64 CPUs, 2,000 threads, 1,000 sessions): about 10 s of work."""
     out = tmp_path_factory.mktemp("bundle") / "collection-4m.tar.gz"
-    subprocess.run(
-        [sys.executable, "bench/generate_bundle.py", "--minutes", "4", "--out", str(out), "--quiet"],
-        cwd=ROOT,
-        check=True,
-        capture_output=True,
-        timeout=300,
-    )
-    return out
+    return generated_collection(out, 4)
 
 
 def _no_duplicates(rows: dict[str, list[tuple]]) -> None:
@@ -77,27 +67,8 @@ def _json_lines(text: str) -> list[dict]:
 @pytest.fixture
 def kill_stack(transactional_db, tmp_path: Path, settings, redis_client) -> Iterator[CasebookProcesses]:
     """Worker processes on the test database and the machine's Redis, on a queue of their own."""
-    db = connection.settings_dict
-    stack = CasebookProcesses(
-        tmp_path,
-        database_url=f"postgres://{db['USER']}@{db['HOST']}:{db['PORT']}/{db['NAME']}",
-        redis_url=settings.CELERY_BROKER_URL,
-        media_root=Path(settings.MEDIA_ROOT),
-    )
-    old = celery_app.conf.task_default_queue
-    celery_app.conf.task_default_queue = stack.queue
-    try:
+    with processes_on_test_db(tmp_path, settings, redis_client) as stack:
         yield stack
-    finally:
-        celery_app.conf.task_default_queue = old
-        stack.stop_all()
-        connection.close()
-        # What the killed worker left in the broker: its queue and its unacknowledged message.
-        redis_client.delete(stack.queue)
-        for tag, raw in redis_client.hgetall("unacked").items():
-            if stack.queue.encode() in raw:
-                redis_client.hdel("unacked", tag)
-                redis_client.zrem("unacked_index", tag)
 
 
 def test_a_worker_killed_mid_ingest_leaves_a_case_that_ends_ready(

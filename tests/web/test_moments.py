@@ -281,3 +281,25 @@ def test_a_snapshot_ending_with_sleeping_threads_keeps_all_its_lines(tmp_path: P
     assert [(r["tid"], r["state"]) for r in threads["rows"]] == [(1301, "R")]
     raw = moments.raw_at(case=case, at=AT)["sources"][0]
     assert raw["lines"] == PS_ENDING_ASLEEP.splitlines()[7:10]
+
+
+@pytest.mark.django_db(transaction=True)
+def test_moments_are_read_from_several_threads_at_once(tmp_path: Path) -> None:
+    """As under threaded gunicorn: each request thread decompresses the kept text at the same time."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from django.db import connection
+
+    case = _ingest(tmp_path, {"c/processlist.txt": PROCESSLIST, "c/ps-threads.txt": PS})
+    want = moments.moment(case=case, at=AT)
+    assert want["raw"] and want["processlist"]
+
+    def read(_: int) -> dict[str, object]:
+        try:
+            return moments.moment(case=Case.objects.get(pk=case.pk), at=AT)
+        finally:
+            connection.close()
+
+    with ThreadPoolExecutor(max_workers=8) as pool:
+        got = list(pool.map(read, range(64)))
+    assert all(g == want for g in got)

@@ -11,7 +11,7 @@ import pytest
 from django.core.files import File
 from django.utils import timezone
 
-from parsers.pool import PiecePool
+from parsers.ingest.pool import PiecePool
 from parsers.rawtext import text_of
 from tests.web.conftest import PROCESSLIST_NO_TS, VMSTAT, make_tar
 from web import moments, services
@@ -247,7 +247,7 @@ def test_the_text_of_every_parsed_member_is_kept_line_for_line(
 ) -> None:
     monkeypatch.setattr("parsers.rawtext.CHUNK_BYTES", 4096)  # several chunks a member
     if whole_max:
-        monkeypatch.setattr("parsers.pieces.WHOLE_MAX_BYTES", whole_max)
+        monkeypatch.setattr("parsers.ingest.pieces.WHOLE_MAX_BYTES", whole_max)
     case = _ingest(example2_tarball)
     members = list(case.sources.exclude(samples=0).values_list("member", flat=True))
     assert len(members) >= 5
@@ -349,7 +349,9 @@ def test_a_capture_with_no_time_of_its_own_is_placed_with_the_others(tmp_path: P
 def test_pieces_parsed_by_parse_processes_give_the_same_case(
     example2_tarball: Path, settings, monkeypatch
 ) -> None:
-    monkeypatch.setattr("parsers.pieces.PIECE_BYTES", 20_000)  # every snapshot member in several pieces
+    monkeypatch.setattr(
+        "parsers.ingest.pieces.PIECE_BYTES", 20_000
+    )  # every snapshot member in several pieces
 
     def summary(case: Case) -> tuple:
         return (
@@ -367,7 +369,7 @@ def test_pieces_parsed_by_parse_processes_give_the_same_case(
             started.append(len(self._all))
             super().close()
 
-    monkeypatch.setattr("parsers.bundle.PiecePool", CountingPool)
+    monkeypatch.setattr("parsers.ingest.bundle.PiecePool", CountingPool)
     settings.CASEBOOK_PARSE_PROCESSES = 0
     alone = summary(_ingest(example2_tarball))
     assert started == []
@@ -375,3 +377,26 @@ def test_pieces_parsed_by_parse_processes_give_the_same_case(
     shared = summary(_ingest(example2_tarball))
     assert started == [2]
     assert shared == alone and alone[0] == CaseStatus.READY
+
+
+def test_the_ingest_hands_the_analysis_reducer_to_the_pipeline(tmp_path: Path, monkeypatch) -> None:
+    """The reduce step is an object the ingest passes in (``services.PIECE_REDUCER``), not a name the
+    pipeline imports: whatever the ingest holds there is what reduces every parsed member."""
+    from analyzer.timeline import reduce_piece
+
+    assert services.PIECE_REDUCER is reduce_piece
+    seen: list[str] = []
+
+    def spy(source):
+        seen.append(source.member)
+        return reduce_piece(source)
+
+    monkeypatch.setattr(services, "PIECE_REDUCER", spy)
+    path = make_tar(
+        tmp_path / "b.tgz", {"c/vmstat.txt": VMSTAT.encode(), "c/pl.txt": PROCESSLIST_NO_TS.encode()}
+    )
+    with path.open("rb") as fh:
+        case = services.case_create(user=None, file=File(fh), original_name=path.name, enqueue=False)
+    services.case_ingest(case_id=case.pk)
+    assert Case.objects.get(pk=case.pk).status == CaseStatus.READY
+    assert sorted(set(seen)) == ["c/pl.txt", "c/vmstat.txt"]

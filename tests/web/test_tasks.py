@@ -76,7 +76,7 @@ def test_beat_runs_the_sweeper_at_the_configured_interval(settings) -> None:
 
 def _parse_in_a_daemon(results) -> None:
     from parsers import processlist
-    from parsers.pool import PiecePool
+    from parsers.ingest.pool import PiecePool
     from tests.parsers.test_pieces import _pieced, _processlist
 
     with PiecePool(2) as pool:

@@ -11,7 +11,7 @@ import pytest
 from analyzer import engine
 from analyzer.findings import NotEvaluated, Severity
 from analyzer.timeline import Timeline
-from parsers.bundle import read_bundle
+from parsers.ingest.bundle import read_bundle
 from tests.analyzer.captures import (
     idle_timeline,
     mpstat_cpu_text,

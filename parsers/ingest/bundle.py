@@ -27,12 +27,13 @@ from typing import BinaryIO, TextIO
 
 import pandas as pd
 
-from parsers import pasted, pieces, registry
-from parsers.archive import DEFAULT_LIMITS, BundleError, LimitExceeded, Limits, Member, Refused, walk
-from parsers.base import Clock, ClockHints, ParsedSource, ParseError, parse_ts_line
+from parsers import pasted, registry
+from parsers.base import Clock, ClockHints, ParsedSource, ParseError, parse_ts_line, steady_heap
+from parsers.ingest import pieces
+from parsers.ingest.archive import DEFAULT_LIMITS, BundleError, LimitExceeded, Limits, Member, Refused, walk
+from parsers.ingest.pieces import LocalRunner, Pipeline, Work, split, whole
+from parsers.ingest.pool import PiecePool
 from parsers.layout import Placement, offset_from_z, place, read_manifest
-from parsers.pieces import LocalRunner, Pipeline, Work, split, whole
-from parsers.pool import PiecePool
 from parsers.rawtext import TextChunk, TextChunker
 
 log = logging.getLogger(__name__)
@@ -102,51 +103,70 @@ def read_bundle(
     display_name: str | None = None,
     limits: Limits = DEFAULT_LIMITS,
     progress: Callable[[str], None] | None = None,
-    reduce: str | None = None,
+    reduce: Callable[[ParsedSource], ParsedSource] | None = None,
     keep_text: Callable[[str, tuple[TextChunk, ...]], None] | None = None,
     processes: int = 0,
 ) -> Bundle:
     """Parse every member of the bundle at ``path``.
 
-    Members are parsed piece by piece (parsers/pieces.py): snapshot captures are cut at their
+    Members are parsed piece by piece (parsers/ingest/pieces.py): snapshot captures are cut at their
     markers, other members up to ``WHOLE_MAX_BYTES`` are one piece, longer ones are read as a stream
-    here. With ``processes`` > 0, pieces are parsed by that many parse processes (parsers/pool.py),
+    here. With ``processes`` > 0, pieces are parsed by that many parse processes (parsers/ingest/pool.py),
     started only for a member of several pieces or a large one, while this process reads on.
 
-    ``reduce`` (``"module:function"``, ``ParsedSource`` -> ``ParsedSource``) is applied to each parsed
-    piece where it was parsed (times not yet shifted to UTC when ``ts_is_local``); the bundle keeps
-    only what it returns, so a large member is never held whole.
+    ``reduce`` (a callable, ``ParsedSource`` -> ``ParsedSource``; picklable by reference when
+    ``processes`` > 0, see ``pieces.Work``) is applied to each parsed piece where it was parsed (times
+    not yet shifted to UTC when ``ts_is_local``); the bundle keeps only what it returns, so a large
+    member is never held whole. The caller hands it in: the ingest passes the analysis's
+    ``analyzer.timeline.reduce_piece``; None keeps every parsed frame whole.
 
     ``keep_text(member, chunks)`` receives, in order, the text of every member handed to a parser as
     compressed chunks of whole lines (``parsers.rawtext``), numbered as the parsers number them:
     the ingest keeps them to show raw lines and to read a snapshot's sessions and threads back.
 
-    Raises ``parsers.archive.BundleError`` only when the container itself is unreadable before any
+    Raises ``parsers.ingest.archive.BundleError`` only when the container itself is unreadable before any
     member was read; limits passed midway become a warning and the members read so far are kept.
     """
+    if processes:
+        steady_heap()  # this process keeps and joins what the parse processes send back
     bundle = Bundle()
     work = Work(reduce=reduce, keep_text=keep_text is not None)
     with contextlib.ExitStack() as stack:
         pool = stack.enter_context(PiecePool(processes, work=work)) if processes else None
         pipeline = stack.enter_context(Pipeline(local=LocalRunner(work), pool=pool, keep_text=keep_text))
         reader = _Reader(bundle, pipeline, work, keep_text)
-        try:
-            for entry in walk(Path(path), limits=limits, display_name=display_name):
-                bundle.members_seen += 1
-                if isinstance(entry, Refused):
-                    reader.not_used(entry.name, entry.reason)
-                    continue
-                if progress:
-                    progress(entry.name)
-                reader.read(entry)
-        except LimitExceeded as exc:
-            bundle.warnings.append(str(exc))
-        except BundleError as exc:
-            if not bundle.members_seen:
-                raise
-            bundle.warnings.append(f"{exc}; the members before it were read")
+        walk_into(reader, path, limits=limits, display_name=display_name, progress=progress)
     reader.finish()
     return bundle
+
+
+def walk_into(
+    reader: _Reader,
+    path: Path | str,
+    *,
+    limits: Limits,
+    display_name: str | None,
+    progress: Callable[[str], None] | None,
+) -> None:
+    """Walk the bundle at ``path`` and hand each member to ``reader`` (``read_bundle``'s loop, also
+    used to plan a fan-out): limits passed midway and a container that breaks after its first member
+    become warnings of the reader's bundle."""
+    bundle = reader.b
+    try:
+        for entry in walk(Path(path), limits=limits, display_name=display_name):
+            bundle.members_seen += 1
+            if isinstance(entry, Refused):
+                reader.not_used(entry.name, entry.reason)
+                continue
+            if progress:
+                progress(entry.name)
+            reader.read(entry)
+    except LimitExceeded as exc:
+        bundle.warnings.append(str(exc))
+    except BundleError as exc:
+        if not bundle.members_seen:
+            raise
+        bundle.warnings.append(f"{exc}; the members before it were read")
 
 
 class _Tee:
@@ -219,6 +239,12 @@ def head_of(raw: BinaryIO) -> tuple[bytes, list[str]]:
 
 
 class _Reader:
+    """Reads members one by one for a bundle: detects each, hands its pieces to ``pipeline``, and
+    collects what comes back in member order. Every step that must wait for the members before it is
+    handed to ``pipeline.later`` as a ``functools.partial`` of one of this reader's methods with
+    plain arguments, so that a fan-out can record the steps and replay them on another reader
+    (``parsers.ingest.fanout``)."""
+
     def __init__(
         self,
         bundle: Bundle,
@@ -240,7 +266,29 @@ class _Reader:
 
     def not_used(self, member: str, reason: str) -> None:
         """List ``member`` as not used, in member order (after what is still being parsed)."""
-        self.pipeline.later(lambda: self.b.not_used.append(NotUsed(member, reason)))
+        self.pipeline.later(functools.partial(self.add_not_used, member, reason))
+
+    def add_not_used(self, member: str, reason: str) -> None:
+        self.b.not_used.append(NotUsed(member, reason))
+
+    def add_host(self, host: str) -> None:
+        self.hosts.append(host)
+
+    def add_ncpu(self, origin: str, ncpu: int) -> None:
+        self.ncpus.setdefault(origin, []).append(ncpu)
+
+    def add_source(self, source: ParsedSource) -> None:
+        self.b.sources.append(source)
+
+    def observed(self) -> dict[str, object]:
+        """What this reader saw of the bundle as a whole while reading (not in member order)."""
+        return {"offsets": self.offsets, "manifest": self.manifest, "layouts": self.layouts}
+
+    def restore(self, observed: dict[str, object]) -> None:
+        """Take over what another reader ``observed`` of the same bundle."""
+        self.offsets = observed["offsets"]  # type: ignore[assignment]
+        self.manifest = observed["manifest"]  # type: ignore[assignment]
+        self.layouts = observed["layouts"]  # type: ignore[assignment]
 
     def read(self, member: Member) -> None:
         try:
@@ -268,14 +316,16 @@ class _Reader:
         if where.suffix == "hostname":
             host = clean_host(head[0])
             if host:
-                self.pipeline.later(lambda: self.hosts.append(host))  # in member order, as sources add theirs
+                self.pipeline.later(
+                    functools.partial(self.add_host, host)
+                )  # in member order, as sources add theirs
             self._context(member.name, "hostname", {"host": host})
             return
         if where.suffix == "procstat":
             lines = [ln.rstrip("\n") for ln in itertools.islice(_text(first, raw), PROCSTAT_HEAD_LINES)]
             cpus = {ln.split()[0] for ln in lines if re.match(r"^cpu\d+\s", ln)}
             if cpus:
-                self.pipeline.later(lambda: self.ncpus.setdefault("procstat", []).append(len(cpus)))
+                self.pipeline.later(functools.partial(self.add_ncpu, "procstat", len(cpus)))
                 self._context(member.name, "procstat", {"ncpu": len(cpus)})
                 return
         module = registry.detect(head)
@@ -284,7 +334,7 @@ class _Reader:
             self.not_used(member.name, f"format not recognised (first line: {first_line!r})")
             return
         hints = ClockHints(start_local=where.start_local, interval_s=where.interval_s)
-        done = functools.partial(self._parsed, member.name, module.FORMAT, where)
+        done = functools.partial(self.parsed, member.name, module.FORMAT, where)
         if pieces.in_snapshots(module.FORMAT, head):
             self.pipeline.pieces(module, split(first, raw), member=member.name, clock=hints, done=done)
             return
@@ -314,7 +364,7 @@ class _Reader:
             self.keep_text(member.name, tuple(chunker.close()))
         self.pipeline.later(functools.partial(done, source))
 
-    def _parsed(self, member: str, fmt: str, where: Placement, source: ParsedSource | Exception) -> None:
+    def parsed(self, member: str, fmt: str, where: Placement, source: ParsedSource | Exception) -> None:
         """A member's source (or the exception that made it unreadable), in member order."""
         if isinstance(source, ParseError):
             self.b.not_used.append(NotUsed(member, f"{fmt}: {source}"))
@@ -345,7 +395,7 @@ class _Reader:
             {"ts": pd.Series([], dtype="datetime64[ns, UTC]"), "line_no": pd.Series([], dtype="int64")}
         )
         source = ParsedSource(format=fmt, member=member, frames={fmt: frame}, clock=Clock.INFERRED, meta=meta)
-        self.pipeline.later(lambda: self.b.sources.append(source))
+        self.pipeline.later(functools.partial(self.add_source, source))
 
     def finish(self) -> None:
         b = self.b

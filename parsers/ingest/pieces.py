@@ -8,7 +8,8 @@ bytes as uploaded, with universal newlines applied (``\\r\\n`` and a lone ``\\r`
 
 A piece is decoded (UTF-8 with replacement) and parsed by the format's own ``parse`` where a
 runner puts it: in this process (:class:`LocalRunner`) or in a parse process
-(``parsers.pool.PiecePool``). :class:`Work` says what else is done there: a reducer applied to the
+(``parsers.ingest.pool.PiecePool``). :class:`Work` says what else is done there: a reducer (a
+callable handed in by the caller, e.g. the analysis's ``analyzer.timeline.reduce_piece``) applied to the
 parsed piece, and the piece's text compressed into chunks (``parsers.rawtext``), so that only
 reduced frames and compressed text come back. :class:`Pipeline` keeps pieces of consecutive
 members in flight together and hands back each member's result, in member order.
@@ -22,8 +23,6 @@ shifted to the member's.
 from __future__ import annotations
 
 import dataclasses
-import functools
-import importlib
 import itertools
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
@@ -316,13 +315,6 @@ def _as_pasted(
     return parsed
 
 
-@functools.cache
-def load(path: str) -> Callable[[ParsedSource], ParsedSource]:
-    """The function named ``"package.module:function"``."""
-    module, _, name = path.partition(":")
-    return getattr(importlib.import_module(module), name)
-
-
 @dataclass(frozen=True, slots=True)
 class Done:
     """A parsed piece (reduced when the work says so) and its new lines as compressed chunks."""
@@ -333,11 +325,14 @@ class Done:
 
 @dataclass(frozen=True, slots=True)
 class Work:
-    """What a runner does with a piece: parse it, then apply ``reduce`` (``"module:function"``,
-    ``ParsedSource`` -> ``ParsedSource``) and, with ``keep_text``, compress the lines the piece adds
-    (not its overlap) into ``parsers.rawtext`` chunks."""
+    """What a runner does with a piece: parse it, then apply ``reduce`` (a callable, ``ParsedSource``
+    -> ``ParsedSource``, handed in by whoever runs the ingest: this package does not know the
+    analysis) and, with ``keep_text``, compress the lines the piece adds (not its overlap) into
+    ``parsers.rawtext`` chunks. A ``Work`` given to parse processes travels to them by pickle, so its
+    reducer must be picklable: a module-level function (pickled by its name) or an instance of a
+    module-level class."""
 
-    reduce: str | None = None
+    reduce: Callable[[ParsedSource], ParsedSource] | None = None
     keep_text: bool = False
 
     def __call__(self, fmt: str, piece: Piece, *, member: str, clock: ClockHints) -> Done:
@@ -348,7 +343,7 @@ class Work:
         return Done(source, text)
 
     def reduced(self, source: ParsedSource) -> ParsedSource:
-        return load(self.reduce)(source) if self.reduce else source
+        return self.reduce(source) if self.reduce is not None else source
 
 
 #: Work that only parses.

@@ -1,17 +1,19 @@
 """Parse the pieces of a bundle's members in parallel, in child processes.
 
 A one-hour bundle is mostly three or four snapshot members (processlist, ps, /proc/interrupts,
-mysqladmin) cut into pieces of a few MB (``parsers/pieces.py``); the pieces parse independently.
-``PiecePool(processes=N, work=...)`` keeps N child processes (``python -m parsers.pool``) and gives
+mysqladmin) cut into pieces of a few MB (``parsers/ingest/pieces.py``); the pieces parse independently.
+``PiecePool(processes=N, work=...)`` keeps N child processes (``python -m parsers.ingest.pool``) and gives
 each piece to whichever is free; the caller only reads the archive and cuts it meanwhile. The
 children are started with ``subprocess`` (not ``multiprocessing``) so that a pool also works inside
 a daemonic process such as a Celery prefork worker, and lazily: a bundle of small members starts none.
 
-Each child runs the pool's ``parsers.pieces.Work`` on a piece: it decodes and parses it, applies the
-reducer named by its import path (``"analyzer.timeline:reduce_piece"``) and compresses the piece's
-text when asked, so that only reduced frames and compressed text cross the pipe. Requests and
-replies are pickles over the child's stdin and stdout; both ends are this project's code, and what a
-child reads of the upload is only ever bytes inside a request, never a pickle made from it.
+Each child runs the pool's ``parsers.ingest.pieces.Work`` on a piece: it decodes and parses it, applies
+the reducer the caller handed in with the ``Work`` and compresses the piece's text when asked, so that
+only reduced frames and compressed text cross the pipe. The ``Work`` itself is the first message a
+child reads (its reducer pickled by reference: a module-level function or an instance of a
+module-level class). Requests and replies are pickles over the child's stdin and stdout; both ends
+are this project's code, and what a child reads of the upload is only ever bytes inside a request,
+never a pickle made from it.
 """
 
 from __future__ import annotations
@@ -28,10 +30,10 @@ from pathlib import Path
 from typing import IO, Any
 
 from parsers.base import ClockHints, ParseError, release_memory
-from parsers.pieces import PARSE_ONLY, Done, Piece, Work, load
+from parsers.ingest.pieces import PARSE_ONLY, Done, Piece, Work
 
 #: The directory that holds the ``parsers`` package: the children's import path.
-PROJECT_ROOT = Path(__file__).resolve().parent.parent
+PROJECT_ROOT = Path(__file__).resolve().parents[2]
 #: Seconds a child gets to exit after its stdin is closed, before it is killed.
 EXIT_WAIT_S = 5.0
 
@@ -41,20 +43,26 @@ class PoolError(RuntimeError):
 
 
 class _Child:
-    """One ``python -m parsers.pool`` process and its pipes."""
+    """One ``python -m parsers.ingest.pool`` process and its pipes."""
 
     def __init__(self, work: Work) -> None:
         env = dict(os.environ)
         env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(PROJECT_ROOT), env.get("PYTHONPATH")]))
-        args = [sys.executable, "-m", "parsers.pool", *(["--reduce", work.reduce] if work.reduce else [])]
-        args += ["--keep-text"] if work.keep_text else []
         self.proc = subprocess.Popen(
-            args, stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env, cwd=PROJECT_ROOT
+            [sys.executable, "-m", "parsers.ingest.pool"],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            env=env,
+            cwd=PROJECT_ROOT,
         )
+        self.work: Work | None = work  # sent with the first request
 
     def call(self, request: tuple[Any, ...]) -> Done:
         assert self.proc.stdin is not None and self.proc.stdout is not None
         try:
+            if self.work is not None:
+                pickle.dump(self.work, self.proc.stdin, protocol=pickle.HIGHEST_PROTOCOL)
+                self.work = None
             pickle.dump(request, self.proc.stdin, protocol=pickle.HIGHEST_PROTOCOL)
             self.proc.stdin.flush()
             kind, *payload = pickle.load(self.proc.stdout)
@@ -156,13 +164,15 @@ def _serve(stdin: IO[bytes], stdout: IO[bytes], work: Work) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """``python -m parsers.pool [--reduce module:function] [--keep-text]``: serve requests on stdin."""
-    args = list(sys.argv[1:] if argv is None else argv)
-    reduce = args[args.index("--reduce") + 1] if "--reduce" in args else None
-    work = Work(reduce=reduce, keep_text="--keep-text" in args)
-    if reduce:
-        load(reduce)  # fail now, not on the first piece
+    """``python -m parsers.ingest.pool``: read the ``Work`` (the first pickle on stdin), then serve
+    requests on stdin until it closes."""
     stdin, stdout = sys.stdin.buffer, os.fdopen(os.dup(1), "wb")
+    try:
+        work = pickle.load(stdin)
+    except EOFError:
+        return 0
+    if not isinstance(work, Work):
+        raise SystemExit(f"a parse process needs a Work first, not {type(work).__name__}")
     os.dup2(2, 1)  # anything printed by a library goes to stderr, never into the replies
     _serve(stdin, stdout, work)
     return 0

@@ -1,0 +1,107 @@
+"""The fan-out for real: a bundle's parts taken by a Celery worker subprocess (``scripts/start worker``
+with ``CASEBOOK_INGEST_FANOUT=1``) on the real Redis, joined by a chord, give the case the single-task
+ingest gives: the same sources, findings and series, under one claim, each text row written once."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from django.core.files import File
+from django.core.files.storage import default_storage
+
+from tests.bundles import generated_collection
+from tests.servers import CasebookProcesses, wait_for
+from tests.web.conftest import processes_on_test_db
+from web import services
+from web.fanout import WORK_DIR
+from web.models import Case, CaseStatus, Finding, RawChunk, Series, Source
+
+ROOT = Path(__file__).resolve().parents[2]
+READY_WITHIN_S = 240
+
+
+@pytest.fixture(scope="module")
+def two_minutes(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A generated 2-minute collection (64 CPUs, 2,000 threads, 1,000 sessions; 61 MB of text):
+    its processlist and ps members are several pieces of 8 MiB each."""
+    out = tmp_path_factory.mktemp("bundle") / "collection-2m.tar.gz"
+    return generated_collection(out, 2)
+
+
+@pytest.fixture
+def fanout_stack(transactional_db, tmp_path: Path, settings, redis_client) -> Iterator[CasebookProcesses]:
+    """Two fan-out worker processes on the test database and the machine's Redis, on a queue of their own;
+    one part a task (a piece of 8 MiB)."""
+    with processes_on_test_db(
+        tmp_path,
+        settings,
+        redis_client,
+        CASEBOOK_INGEST_FANOUT="1",
+        CASEBOOK_FANOUT_PART_BYTES=str(8 << 20),
+        CASEBOOK_PARSE_PROCESSES="0",
+    ) as stack:
+        yield stack
+
+
+def _findings(case: Case) -> list[tuple]:
+    return list(
+        Finding.objects.filter(case=case)
+        .order_by("position")
+        .values_list("key", "severity", "title", "summary", "windows", "evidence", "confidence", "related")
+    )
+
+
+def _series(case: Case) -> dict[str, tuple[list, list]]:
+    return {s.name: (s.ts_us, [round(v, 9) for v in s.values]) for s in Series.objects.filter(case=case)}
+
+
+def _sources(case: Case) -> list[tuple]:
+    return list(
+        Source.objects.filter(case=case)
+        .order_by("pk")
+        .values_list("member", "format", "samples", "start", "end", "clock", "warning_count")
+    )
+
+
+def test_a_bundle_through_the_chord_gives_the_case_of_the_single_task(
+    fanout_stack: CasebookProcesses, two_minutes: Path, settings
+) -> None:
+    fanout_stack.start("worker", "worker-1")
+    fanout_stack.start("worker", "worker-2")
+    with two_minutes.open("rb") as fh:
+        fanned = services.case_create(user=None, file=File(fh), original_name=two_minutes.name)
+    with two_minutes.open("rb") as fh:
+        single = services.case_create(user=None, file=File(fh), original_name=two_minutes.name, enqueue=False)
+    settings.CASEBOOK_INGEST_FANOUT = False
+    services.case_ingest(case_id=single.pk)
+    wait_for(
+        "the fanned-out case done",
+        lambda: Case.objects.filter(pk=fanned.pk, status__in=(CaseStatus.READY, CaseStatus.FAILED)).exists(),
+        timeout_s=READY_WITHIN_S,
+        every_s=0.5,
+    )
+    fanned.refresh_from_db()
+    single.refresh_from_db()
+    assert fanned.status == single.status == CaseStatus.READY, fanned.failure_reason
+
+    logs = "".join((fanout_stack.workdir / f"worker-{n}.log").read_text() for n in (1, 2))
+    assert logs.count('"task": "casebook.ingest_part"') >= 6  # the parts ran as tasks of their own
+    assert '"task": "casebook.ingest_analyze"' in logs
+
+    assert _sources(fanned) == _sources(single)
+    assert _findings(fanned) == _findings(single) and _findings(single)
+    assert _series(fanned) == _series(single) and len(_series(single)) > 50
+    for field in ("host", "ncpu", "window_start", "window_end", "utc_offset_s", "warnings", "search_terms"):
+        assert getattr(fanned, field) == getattr(single, field), field
+    # one claim across the fan-out; every text row once, all of its generation
+    assert fanned.claims == fanned.generation == 1 and fanned.claim == "" and fanned.requeues == 0
+    rows = list(
+        RawChunk.objects.filter(case=fanned).values_list("member", "line_start", "line_end", "generation")
+    )
+    assert len(rows) == len(set(rows)) == RawChunk.objects.filter(case=single).count()
+    assert {r[3] for r in rows} == {1}
+    # the work files are gone
+    folders, files = default_storage.listdir(WORK_DIR) if default_storage.exists(WORK_DIR) else ([], [])
+    assert f"case-{fanned.pk}" not in folders

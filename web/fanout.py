@@ -1,0 +1,209 @@
+"""Fan-out of one ingest over Celery: the parts of a bundle's parse are tasks that any worker of any
+host takes, and a chord joins them for the analysis (``CASEBOOK_INGEST_FANOUT``).
+
+The parse work itself is ``parsers/ingest/fanout.py``; this module keeps what crosses between
+workers in Django's storage (``default_storage``: the media folder here, S3 through django-storages
+in production), under ``ingest-work/case-<id>/gen-<generation>/``:
+
+- ``dispatch`` (inside the claimed ingest task) walks the upload once (read through the storage API,
+  ``services.local_copy``), stores every piece (Zstandard) and the plan, and sends
+  ``chord([casebook.ingest_part(i) for each part], casebook.ingest_analyze)``;
+- ``run_part`` (any worker) parses one part, writes its text chunks (``RawChunk``, under the claim's
+  generation) and stores its outcome;
+- ``run_analyze`` (the chord's body, any worker) assembles the bundle from the plan and the
+  outcomes, then runs the rules and publishes, as the single-task ingest does; the work files go.
+
+One claim covers the whole fan-out (web/claims.py): every task gets the ``Claim`` (case, token,
+generation), runs inside its own ``Heartbeat`` and writes only while the claim holds. A task whose
+claim was taken away (the sweeper re-queued the case, a re-analyze) does nothing; a part run twice
+(a redelivered message) replaces its own text rows. Plans and outcomes are pickles made by these
+tasks (an upload's bytes only ever as ``bytes`` values inside them): the storage must be writable
+by Casebook's processes only.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import itertools
+import logging
+import os
+import pickle
+from collections.abc import Callable
+
+import zstandard
+from celery import chord
+from django.conf import settings
+from django.core.files.base import ContentFile
+from django.core.files.storage import default_storage
+
+from parsers.ingest.fanout import Part, Plan, assemble, parse_part, plan_bundle
+from parsers.ingest.pieces import Work
+from parsers.rawtext import TextChunk
+from web import services
+from web.claims import Claim, holds_claim
+from web.models import Case, RawChunk
+
+log = logging.getLogger(__name__)
+
+#: Where the fan-out's pieces, plan and outcomes live in the storage.
+WORK_DIR = "ingest-work"
+#: Zstandard level of stored pieces: fast, and capture text shrinks 10-20x.
+PIECE_LEVEL = 1
+
+
+def _prefix(claim: Claim) -> str:
+    return f"{WORK_DIR}/case-{claim.case_id}/gen-{claim.generation}"
+
+
+def _put(name: str, data: bytes, *, level: int = PIECE_LEVEL) -> str:
+    """Store ``data`` compressed under ``name`` (replacing a file of that name); the name stored."""
+    if default_storage.exists(name):
+        default_storage.delete(name)
+    return default_storage.save(name, ContentFile(zstandard.ZstdCompressor(level=level).compress(data)))
+
+
+def _get(name: str) -> bytes:
+    with default_storage.open(name, "rb") as fh:
+        return zstandard.ZstdDecompressor().decompress(fh.read())
+
+
+def _remove(folder: str) -> None:
+    """Delete ``folder`` of the storage and everything under it (missing: nothing to do)."""
+    try:
+        folders, files = default_storage.listdir(folder)
+    except FileNotFoundError:
+        return
+    for name in files:
+        default_storage.delete(f"{folder}/{name}")
+    for sub in folders:
+        _remove(f"{folder}/{sub}")
+    with contextlib.suppress(OSError, NotImplementedError):  # a file system: the empty folder itself
+        os.rmdir(default_storage.path(folder))
+
+
+def _claim_args(claim: Claim) -> dict[str, object]:
+    return dataclasses.asdict(claim)
+
+
+def dispatch(
+    claim: Claim,
+    case: Case,
+    *,
+    report: Callable[..., None],
+    keep_text: Callable[[str, tuple[TextChunk, ...]], None],
+) -> int:
+    """Plan the parse of ``case``'s upload, store its pieces and plan, and send the chord of its parts.
+    Runs under ``claim`` (inside the ingest task's heartbeat); returns the number of parts sent."""
+    from web.tasks import ingest_analyze_task, ingest_part_task
+
+    _remove(f"{WORK_DIR}/case-{claim.case_id}")  # the work of earlier claims, dead by now
+    prefix = _prefix(claim)
+    numbers = itertools.count()
+
+    def put(data: bytes) -> str:
+        return _put(f"{prefix}/piece-{next(numbers):06d}.zst", data)
+
+    with services.local_copy(case.upload) as path:
+        plan = plan_bundle(
+            path,
+            put=put,
+            display_name=case.upload.original_name,
+            limits=services.upload_limits(),
+            progress=services.member_progress(report),
+            reduce=services.PIECE_REDUCER,
+            keep_text=keep_text,
+            part_bytes=settings.CASEBOOK_FANOUT_PART_BYTES,
+        )
+    _put(f"{prefix}/plan.pickle.zst", pickle.dumps(plan, protocol=pickle.HIGHEST_PROTOCOL), level=3)
+    report(progress=40, status_detail=f"parsing: {len(plan.parts)} part(s) handed to the workers")
+    args = _claim_args(claim)
+    body = ingest_analyze_task.s(args)
+    if plan.parts:
+        chord(ingest_part_task.s(args, part.index) for part in plan.parts)(body)
+    else:
+        body.delay([])
+    log.info(
+        "case %s: %s part(s) sent to the workers",
+        claim.case_id,
+        len(plan.parts),
+        extra={"case_id": claim.case_id},
+    )
+    return len(plan.parts)
+
+
+def _plan(claim: Claim) -> Plan:
+    return pickle.loads(_get(f"{_prefix(claim)}/plan.pickle.zst"))  # noqa: S301 - written by dispatch
+
+
+def _outcome_name(claim: Claim, index: int) -> str:
+    return f"{_prefix(claim)}/outcome-{index:06d}.pickle.zst"
+
+
+def _first_new_line(part: Part) -> int:
+    first = part.pieces[0]
+    return first.first_line + first.overlap_lines
+
+
+def _discard_part_text(claim: Claim, plan: Plan, part: Part) -> None:
+    """Text rows an earlier run of this very part wrote (a redelivered message): they are written again."""
+    after = [p for p in plan.parts if p.member == part.member and p.index > part.index]
+    rows = RawChunk.objects.filter(
+        case_id=claim.case_id,
+        generation=claim.generation,
+        member=part.member[:500],
+        line_start__gte=_first_new_line(part),
+    )
+    if after:
+        rows = rows.filter(line_start__lt=_first_new_line(after[0]))
+    rows.delete()
+
+
+def run_part(claim_args: dict[str, object], index: int) -> None:
+    """Parse part ``index`` of the claimed case's plan (task ``casebook.ingest_part``)."""
+    claim = Claim(**claim_args)  # type: ignore[arg-type]
+
+    def work(beat, detail) -> None:  # noqa: ANN001 - services.run_claimed's callback
+        report = services.reporter(claim, beat)
+        plan = _plan(claim)
+        part = plan.parts[index]
+        report(status_detail=f"parsing {part.member[:200]} (part {index + 1} of {len(plan.parts)})")
+        _discard_part_text(claim, plan, part)
+        outcomes = parse_part(
+            part, get=_get, work=Work(reduce=services.PIECE_REDUCER, keep_text=True), keep_text=detail.keep
+        )
+        beat.check()
+        _put(_outcome_name(claim, index), pickle.dumps(outcomes, protocol=pickle.HIGHEST_PROTOCOL), level=3)
+
+    services.run_claimed(claim, work)
+
+
+def run_analyze(claim_args: dict[str, object]) -> None:
+    """Assemble the claimed case's bundle from its parts and analyze it (task ``casebook.ingest_analyze``,
+    the chord's body); the work files go once the case is no longer this claim's."""
+    claim = Claim(**claim_args)  # type: ignore[arg-type]
+
+    def work(beat, detail) -> None:  # noqa: ANN001 - services.run_claimed's callback
+        case = Case.objects.select_related("upload").defer("charts_overview").get(pk=claim.case_id)
+        plan = _plan(claim)
+        outcomes = {}
+        for part in plan.parts:
+            name = _outcome_name(claim, part.index)
+            if default_storage.exists(name):
+                outcomes[part.index] = pickle.loads(_get(name))  # noqa: S301 - written by run_part
+        bundle = assemble(plan, outcomes)
+        del outcomes, plan
+        services.analyze_and_publish(claim, beat, case, bundle)
+
+    services.run_claimed(claim, work)
+    if not _still_held(claim):
+        _remove(_prefix(claim))
+        with contextlib.suppress(OSError, NotImplementedError):  # the case's folder, once empty
+            os.rmdir(default_storage.path(f"{WORK_DIR}/case-{claim.case_id}"))
+
+
+def _still_held(claim: Claim) -> bool:
+    from django.db import transaction
+
+    with transaction.atomic():
+        return holds_claim(claim)
