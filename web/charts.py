@@ -497,6 +497,8 @@ def _line_chart(chart: ChartDef, data: dict, hline: list, max_points: int) -> di
     if not pairs:
         return None
     t, columns = _aligned([data[n] for n, _ in pairs])
+    if not any(np.isfinite(col).any() for col in columns):
+        return None  # nothing to draw (e.g. a rate between monitor outputs of a capture with one)
     idx = _pick(t, columns, max_points)
     return {
         **_common(chart),
