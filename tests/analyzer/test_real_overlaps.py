@@ -25,6 +25,7 @@ LOADS = {
     "cpu": "cpu-saturation",  # sysbench oltp_point_select, 32 threads on 2 CPUs
     "io": "disk-saturation",  # 48 direct 1 MiB readers keeping the disk's queue full
     "tmp": "tmp-table-churn",  # scripts/load_mariadb.py: 64 sessions, HEAP spilled to Aria
+    "commit": "commit-serialization",  # sysbench oltp_write_only, 32 threads, 16 direct readers
 }
 ALARMS = (Severity.WARNING, Severity.CRITICAL)
 #: scripts/make_overlap_bundles.sh: the load starts WARMUP_S (6 s) before the captures and runs
