@@ -1,54 +1,14 @@
 """Helpers of the InnoDB, kernel-counter and status-counter rules (innodb, kernel, replication,
-counters): a rule's texts declared as data beside it, counters read from the timeline, windows of
-snapshot samples. Detection stays in the rule; the words live in its ``Texts``."""
+counters): counters read from the timeline, windows of snapshot samples, evidence citing raw lines.
+Detection stays in the rule; its words are an ``analyzer.texts.RuleTexts`` beside it, the confidence
+line given per finding (``confidence="{confidence}"``)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import pandas as pd
 
-from analyzer.findings import Evidence, Finding, Severity, Window
+from analyzer.findings import Evidence, Window
 from analyzer.timeline import Timeline
-
-
-@dataclass(frozen=True, slots=True)
-class Texts:
-    """A rule's words as ``str.format`` templates, filled from the numbers its detection returns."""
-
-    title: str
-    explanation: str
-    recommendation: str
-    caveats: tuple[str, ...] = ()
-    sources: tuple[str, ...] = ()
-    disproof: str = ""
-
-    def finding(
-        self,
-        key: str,
-        severity: Severity,
-        numbers: dict[str, object],
-        windows: list[Window],
-        evidence: list[Evidence],
-        *,
-        confidence: str = "",
-        related: tuple[str, ...] = (),
-    ) -> Finding:
-        """The finding, every template filled from ``numbers``."""
-        return Finding(
-            key=key,
-            severity=severity,
-            title=self.title.format(**numbers),
-            explanation=self.explanation.format(**numbers),
-            windows=tuple(windows),
-            evidence=tuple(evidence),
-            recommendation=self.recommendation.format(**numbers),
-            caveats=tuple(c.format(**numbers) for c in self.caveats),
-            sources=self.sources,
-            confidence=confidence,
-            disproof=self.disproof.format(**numbers),
-            related=related,
-        )
 
 
 def status_rows(tl: Timeline, variable: str) -> pd.DataFrame:

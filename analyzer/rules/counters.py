@@ -9,7 +9,8 @@ import pandas as pd
 
 from analyzer.engine import rule
 from analyzer.findings import Finding, Severity, Window
-from analyzer.rules.context_kit import Texts, cite, growth, span, status_rows, variable_number
+from analyzer.rules.context_kit import cite, growth, span, status_rows, variable_number
+from analyzer.texts import RuleTexts
 from analyzer.timeline import Timeline
 from analyzer.windows import sustained
 
@@ -18,8 +19,15 @@ SUSTAINED_SAMPLES = 5  # 5 s at pt-stalk's 1 s: one busy second is not a finding
 COUNTER_SOURCES = ("MySQL 8.4 Reference Manual, Server Status Variables", "FINDINGS.md (counter rules)")
 
 
-def _texts(title: str, explanation: str, recommendation: str, caveat: str = "") -> Texts:
-    return Texts(title, explanation, recommendation, (caveat,) if caveat else (), COUNTER_SOURCES)
+def _texts(title: str, explanation: str, recommendation: str, caveat: str = "") -> RuleTexts:
+    return RuleTexts(
+        title,
+        explanation,
+        recommendation,
+        (caveat,) if caveat else (),
+        COUNTER_SOURCES,
+        confidence="{confidence}",
+    )
 
 
 def _rates(tl: Timeline, *names: str) -> pd.DataFrame:
@@ -102,15 +110,15 @@ def buffer_pool_misses(tl: Timeline) -> Finding | None:
     return BUFFER_POOL_TEXTS.finding(
         "buffer-pool-misses",
         Severity.WARNING,
-        numbers,
         windows or span(src),
         evidence,
         confidence="mysqladmin counters",
+        **numbers,
     )
 
 
 def _growth_rule(
-    key: str, variable: str, minimum: float, texts: Texts, tl: Timeline, extra: dict | None = None
+    key: str, variable: str, minimum: float, texts: RuleTexts, tl: Timeline, extra: dict | None = None
 ) -> Finding | None:
     """A counter that grew by ``minimum`` or more during the capture."""
     rows = status_rows(tl, variable)
@@ -132,7 +140,7 @@ def _growth_rule(
         ),
     ]
     return texts.finding(
-        key, Severity.WARNING, numbers, span(hot), evidence, confidence="mysqladmin counters"
+        key, Severity.WARNING, span(hot), evidence, confidence="mysqladmin counters", **numbers
     )
 
 
@@ -190,10 +198,10 @@ def binlog_cache_spills(tl: Timeline) -> Finding | None:
     return BINLOG_TEXTS.finding(
         "binlog-cache-spills",
         Severity.WARNING,
-        numbers,
         span(disk_rows),
         evidence,
         confidence="mysqladmin counters",
+        **numbers,
     )
 
 
@@ -225,7 +233,12 @@ def thread_cache_misses(tl: Timeline) -> Finding | None:
     evidence = [cite(tl, "Threads_created per second", round(created, 1), "/s", "mysqladmin.Threads_created", src),
                 cite(tl, "Connections per second", round(conns, 1), "/s", "mysqladmin.Connections", status_rows(tl, "Connections"))]  # fmt: skip
     return THREAD_CACHE_TEXTS.finding(
-        "thread-cache-misses", Severity.WARNING, numbers, windows, evidence, confidence="mysqladmin counters"
+        "thread-cache-misses",
+        Severity.WARNING,
+        windows,
+        evidence,
+        confidence="mysqladmin counters",
+        **numbers,
     )
 
 
@@ -268,10 +281,10 @@ def connection_saturation(tl: Timeline) -> Finding | None:
     return CONNECTIONS_TEXTS.finding(
         "connection-saturation",
         severity,
-        numbers,
         span(hot) or span(connected),
         evidence,
         confidence="mysqladmin and variables",
+        **numbers,
     )
 
 
@@ -326,5 +339,5 @@ def full_scans(tl: Timeline) -> Finding | None:
                 cite(tl, "sum of Handler_read_* per second", round(total, 1), "/s", "mysqladmin.Handler_read_*", src),
                 cite(tl, "Select_full_join per second", round(numbers["joins"], 2), "/s", "mysqladmin.Select_full_join", status_rows(tl, "Select_full_join"))]  # fmt: skip
     return FULL_SCANS_TEXTS.finding(
-        "full-scans", Severity.WARNING, numbers, windows, evidence, confidence="mysqladmin counters"
+        "full-scans", Severity.WARNING, windows, evidence, confidence="mysqladmin counters", **numbers
     )

@@ -11,7 +11,8 @@ import pandas as pd
 
 from analyzer.engine import rule
 from analyzer.findings import Finding, Severity, Window
-from analyzer.rules.context_kit import Texts, cite, span, variable_number
+from analyzer.rules.context_kit import cite, span, variable_number
+from analyzer.texts import RuleTexts
 from analyzer.timeline import Timeline
 
 # --- innodb-semaphore-waits ------------------------------------------------------------------
@@ -27,7 +28,7 @@ LATCH_NAMES = {
     "fil0fil": "tablespace cache", "srv0srv": "server", "row0purge": "purge",
 }  # fmt: skip
 
-SEMAPHORE_TEXTS = Texts(
+SEMAPHORE_TEXTS = RuleTexts(
     title="InnoDB latch waits: {threads} threads waiting, up to {longest:.0f} s, mostly on {latch}",
     explanation=(
         "SHOW ENGINE INNODB STATUS lists {threads} threads that waited on an internal latch for {min_s:.0f} s or "
@@ -48,6 +49,7 @@ SEMAPHORE_TEXTS = Texts(
     ),
     sources=("MySQL 8.4 Reference Manual, InnoDB Standard Monitor Output (SEMAPHORES)", "FINDINGS.md"),
     disproof="If the same threads do not appear in the next monitor output and queries did not slow, it was a passing wait.",
+    confidence="{confidence}",
 )
 
 
@@ -98,7 +100,7 @@ def semaphore_waits(tl: Timeline) -> Finding | None:
         )
     severity = Severity.CRITICAL if numbers["longest"] >= SEMAPHORE_CRITICAL_S else Severity.WARNING
     return SEMAPHORE_TEXTS.finding(
-        "innodb-semaphore-waits", severity, numbers, span(long), evidence, confidence="InnoDB monitor"
+        "innodb-semaphore-waits", severity, span(long), evidence, confidence="InnoDB monitor", **numbers
     )
 
 
@@ -108,7 +110,7 @@ HISTORY_LENGTH_CRITICAL = 10_000_000  # ten times that: every read of changed ro
 HISTORY_GROWTH_PER_S = 1_000.0  # growing by 1,000 undo records/s: a 30 s capture adds 30,000
 OLDEST_TRX_FOR_GROWTH_S = 60.0  # growth matters when an old transaction (read view) holds purge back
 
-PURGE_TEXTS = Texts(
+PURGE_TEXTS = RuleTexts(
     title="Purge lag: history list length {hll:,.0f} ({growth:+,.0f}/s), oldest transaction active {oldest:.0f} s",
     explanation=(
         "InnoDB keeps the old versions of changed rows (undo) until no transaction can still read them. The "
@@ -126,6 +128,7 @@ PURGE_TEXTS = Texts(
     ),
     sources=("MySQL 8.4 Reference Manual, Purge Configuration", "FINDINGS.md"),
     disproof="If the history list length falls back once the named transaction ends, purge was only waiting for it.",
+    confidence="{confidence}",
 )
 
 
@@ -171,11 +174,11 @@ def purge_lag(tl: Timeline) -> Finding | None:
     return PURGE_TEXTS.finding(
         "purge-lag",
         severity,
-        numbers,
         span(st),
         evidence,
         confidence="InnoDB monitor",
         related=("long-transaction",),
+        **numbers,
     )
 
 
@@ -217,7 +220,7 @@ def _oldest_transaction(tl: Timeline) -> list:
 LONG_TRX_S = 180.0  # FINDINGS.md "more than a few minutes": 3 min holds locks and undo for 180 s
 LONG_TRX_CRITICAL_S = 3600.0  # an hour: purge and every lock it holds are held that long
 
-LONG_TRX_TEXTS = Texts(
+LONG_TRX_TEXTS = RuleTexts(
     title="Transaction open for {active:.0f} s (thread {thread}, {locks:.0f} lock structs, {undo:.0f} undo entries)",
     explanation=(
         "Transaction {trx} of MySQL thread {thread} had been active for {active:.0f} s ({state}). Until it "
@@ -234,6 +237,7 @@ LONG_TRX_TEXTS = Texts(
     ),
     sources=("MySQL 8.4 Reference Manual, INFORMATION_SCHEMA INNODB_TRX", "FINDINGS.md"),
     disproof="If the transaction is a backup with --single-transaction that ends on schedule, it is expected.",
+    confidence="{confidence}",
 )
 
 
@@ -276,14 +280,14 @@ def long_transaction(tl: Timeline) -> Finding | None:
     severity = Severity.CRITICAL if numbers["active"] >= LONG_TRX_CRITICAL_S else Severity.WARNING
     windows = [Window(same["ts"].min(), same["ts"].max())]
     return LONG_TRX_TEXTS.finding(
-        "long-transaction", severity, numbers, windows, evidence, confidence=series.split(".")[0]
+        "long-transaction", severity, windows, evidence, confidence=series.split(".")[0], **numbers
     )
 
 
 # --- innodb-deadlock -------------------------------------------------------------------------
 DEADLOCK_BEFORE_S = 300.0  # a deadlock up to 5 min before the capture still explains its minutes
 
-DEADLOCK_TEXTS = Texts(
+DEADLOCK_TEXTS = RuleTexts(
     title="InnoDB deadlock {when}: transaction {victim} rolled back",
     explanation=(
         "The latest detected deadlock happened {age:.0f} s before the monitor output of {at}. {detail} InnoDB "
@@ -297,6 +301,7 @@ DEADLOCK_TEXTS = Texts(
     caveats=("SHOW ENGINE INNODB STATUS keeps only the latest deadlock: others may have happened.",),
     sources=("MySQL 8.4 Reference Manual, Deadlocks in InnoDB", "FINDINGS.md"),
     disproof="If the deadlock is older than the incident and did not repeat, it is not the cause.",
+    confidence="{confidence}",
 )
 
 
@@ -359,10 +364,10 @@ def innodb_deadlock(tl: Timeline) -> Finding | None:
     return DEADLOCK_TEXTS.finding(
         "innodb-deadlock",
         severity,
-        numbers,
         [Window(when_ts, when_ts)],
         evidence,
         confidence="InnoDB monitor",
+        **numbers,
     )
 
 
@@ -370,7 +375,7 @@ def innodb_deadlock(tl: Timeline) -> Finding | None:
 CHECKPOINT_WARN = 0.75  # async flushing pressure starts around 75 % of the redo capacity (Percona)
 CHECKPOINT_CRITICAL = 0.875  # sync flushing: user threads flush pages themselves, writes stall
 
-CHECKPOINT_TEXTS = Texts(
+CHECKPOINT_TEXTS = RuleTexts(
     title="Redo log {pct:.0f} % full: checkpoint age {age_mib:,.0f} MiB of {cap_mib:,.0f} MiB",
     explanation=(
         "The checkpoint age, redo written since the last checkpoint ({age_mib:,.0f} MiB), reached {pct:.0f} % of "
@@ -387,6 +392,7 @@ CHECKPOINT_TEXTS = Texts(
         "MySQL 8.4 Reference Manual, Optimizing InnoDB Redo Logging",
     ),
     disproof="If the checkpoint age falls back well below the capacity within seconds, flushing kept up.",
+    confidence="{confidence}",
 )
 
 
@@ -452,7 +458,7 @@ def checkpoint_age_high(tl: Timeline) -> Finding | None:
     )
     severity = Severity.CRITICAL if pct.max() >= CHECKPOINT_CRITICAL else Severity.WARNING
     return CHECKPOINT_TEXTS.finding(
-        "checkpoint-age-high", severity, numbers, span(hot), evidence, confidence="InnoDB monitor"
+        "checkpoint-age-high", severity, span(hot), evidence, confidence="InnoDB monitor", **numbers
     )
 
 
@@ -465,7 +471,7 @@ PENDING_MIN_OUTPUTS = (
     2  # FINDINGS.md: non-zero "in both samples": one snapshot of a busy server may catch one
 )
 
-PENDING_TEXTS = Texts(
+PENDING_TEXTS = RuleTexts(
     title="InnoDB I/O pending in every monitor output ({pending:.0f} operations at most)",
     explanation=(
         "In all {n} monitor outputs InnoDB had I/O waiting to complete (at most {pending:.0f}: {which}). The "
@@ -482,6 +488,7 @@ PENDING_TEXTS = Texts(
         "FINDINGS.md",
     ),
     disproof="If iostat shows the devices idle in the same minutes, the pending counts are momentary.",
+    confidence="{confidence}",
 )
 
 
@@ -505,8 +512,15 @@ def innodb_pending_io(tl: Timeline) -> Finding | None:
         "free": float(st["free_pages"].min()),
     }
     evidence = [
-        cite(tl, f"pending I/O at {r.ts:%H:%M:%S}", float(t), "operations", "innodb_status.pending_*", st)
-        for r, t in zip(st.itertuples(), total, strict=True)
+        cite(
+            tl,
+            f"pending I/O at {ts:%H:%M:%S}",
+            float(t),
+            "operations",
+            "innodb_status.pending_*",
+            st.iloc[[i]],
+        )
+        for i, (ts, t) in enumerate(zip(st["ts"], total, strict=True))
     ]
     evidence += [
         cite(tl, c.replace("_", " "), float(st[c].max()), "", f"innodb_status.{c}", st)
@@ -533,9 +547,9 @@ def innodb_pending_io(tl: Timeline) -> Finding | None:
     return PENDING_TEXTS.finding(
         "innodb-pending-io",
         Severity.WARNING,
-        numbers,
         span(st),
         evidence,
         confidence="InnoDB monitor",
         related=("disk-saturation",),
+        **numbers,
     )

@@ -9,14 +9,15 @@ from __future__ import annotations
 
 from analyzer.engine import rule
 from analyzer.findings import Finding, Severity
-from analyzer.rules.context_kit import Texts, cite, field_rows, growth, span, status_rows
+from analyzer.rules.context_kit import cite, field_rows, growth, span, status_rows
+from analyzer.texts import RuleTexts
 from analyzer.timeline import Timeline
 from analyzer.windows import sustained
 
 # --- listen-queue-overflow -------------------------------------------------------------------
 LISTEN_OVERFLOWS_MIN = 1  # any overflow is a refused or delayed connection attempt
 
-LISTEN_TEXTS = Texts(
+LISTEN_TEXTS = RuleTexts(
     title="Listen queue overflowed {overflows:,.0f} times ({drops:,.0f} SYNs dropped) during the capture",
     explanation=(
         "The kernel counted {overflows:,.0f} listen-queue overflows and {drops:,.0f} dropped SYNs in "
@@ -33,6 +34,7 @@ LISTEN_TEXTS = Texts(
         "MySQL 8.4 Reference Manual, back_log",
     ),
     disproof="If the overflows belong to another service's socket (ss -lnt shows its Recv-Q), MySQL is not concerned.",
+    confidence="{confidence}",
 )
 
 
@@ -99,10 +101,10 @@ def listen_queue_overflow(tl: Timeline) -> Finding | None:
     return LISTEN_TEXTS.finding(
         "listen-queue-overflow",
         Severity.WARNING,
-        numbers,
         span(hot),
         evidence,
         confidence="netstat -s counters",
+        **numbers,
     )
 
 
@@ -111,7 +113,7 @@ RETRANSMIT_RATIO = 0.01  # FINDINGS.md: above about 1 % of segments sent, sustai
 MIN_OUT_SEGS_PER_S = 100.0  # below this a handful of retransmits is a large ratio of nothing
 SUSTAINED_SAMPLES = 5  # pt-stalk samples every second: 5 s
 
-RETRANSMIT_TEXTS = Texts(
+RETRANSMIT_TEXTS = RuleTexts(
     title="TCP retransmits at {ratio:.1f} % of segments sent for {seconds:.0f} s",
     explanation=(
         "For {seconds:.0f} s the host retransmitted {retrans:,.0f} segments per second out of {out:,.0f} sent "
@@ -125,6 +127,7 @@ RETRANSMIT_TEXTS = Texts(
     caveats=("netstat -s counts every TCP connection of the host, not only MySQL's.",),
     sources=("RFC 6298", "netstat(8)", "FINDINGS.md"),
     disproof="If the retransmits belong to another service's traffic (ss -ti), MySQL is not concerned.",
+    confidence="{confidence}",
 )
 
 
@@ -160,7 +163,7 @@ def tcp_retransmits(tl: Timeline) -> Finding | None:
         cite(tl, "RetransSegs / OutSegs", round(numbers["ratio"], 2), "%", "netstat_s.RetransSegs", src),
     ]
     return RETRANSMIT_TEXTS.finding(
-        "tcp-retransmits", Severity.WARNING, numbers, windows, evidence, confidence="netstat -s counters"
+        "tcp-retransmits", Severity.WARNING, windows, evidence, confidence="netstat -s counters", **numbers
     )
 
 
@@ -172,7 +175,7 @@ RECLAIM_FIELDS = (
 )  # fmt: skip
 RECLAIM_MIN = 1  # FINDINGS.md: "grow during the capture": each stall is a thread waiting on memory
 
-RECLAIM_TEXTS = Texts(
+RECLAIM_TEXTS = RuleTexts(
     title="Direct reclaim and compaction stalls: {stalls:,.0f} allocation stalls, {scanned:,.0f} pages scanned directly",
     explanation=(
         "During the capture the kernel counted {stalls:,.0f} allocation stalls, {scanned:,.0f} pages scanned by "
@@ -187,6 +190,7 @@ RECLAIM_TEXTS = Texts(
     caveats=("The counters are host-wide: another process may be the one allocating.",),
     sources=("kernel mm/vmstat.c (/proc/vmstat)", "Documentation/admin-guide/mm/transhuge.rst"),
     disproof="If the stalls stop with THP disabled and the latency does not change, they were not the cause.",
+    confidence="{confidence}",
 )
 
 
@@ -232,8 +236,8 @@ def direct_reclaim_stalls(tl: Timeline) -> Finding | None:
     return RECLAIM_TEXTS.finding(
         "direct-reclaim-stalls",
         Severity.WARNING,
-        numbers,
         span(grown),
         evidence,
         confidence="/proc/vmstat counters",
+        **numbers,
     )

@@ -5,13 +5,14 @@ from __future__ import annotations
 
 from analyzer.engine import rule
 from analyzer.findings import Finding, Severity
-from analyzer.rules.context_kit import Texts, cite, span
+from analyzer.rules.context_kit import cite, span
+from analyzer.texts import RuleTexts
 from analyzer.timeline import Timeline
 
 LAG_S = 60.0  # a minute behind: reads from the replica see data a minute old
 LAG_CRITICAL_S = 600.0  # ten minutes: failover to it would lose or wait for that much
 
-LAG_TEXTS = Texts(
+LAG_TEXTS = RuleTexts(
     title="Replica {problem}",
     explanation=(
         "SHOW SLAVE STATUS on this server (channel {channel!r}) showed Seconds_Behind_Master up to {lag} and the "
@@ -25,6 +26,7 @@ LAG_TEXTS = Texts(
     caveats=("Seconds_Behind_Master compares event timestamps: after a pause of the source it can jump.",),
     sources=("MySQL 8.4 Reference Manual, SHOW REPLICA STATUS", "FINDINGS.md"),
     disproof="If the lag falls steadily during the capture, the replica is catching up.",
+    confidence="{confidence}",
 )
 
 
@@ -84,8 +86,8 @@ def replica_lag(tl: Timeline) -> Finding | None:
     return LAG_TEXTS.finding(
         "replica-lag",
         Severity.CRITICAL if bad else Severity.WARNING,
-        numbers,
         span(rows),
         evidence,
         confidence="SHOW SLAVE STATUS",
+        **numbers,
     )
