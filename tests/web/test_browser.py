@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.web.browser_steps import log_in, page_errors
 from tests.web.conftest import EXAMPLE_BUNDLE
 
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
@@ -46,15 +47,8 @@ def test_an_engineer_uploads_a_bundle_and_sees_findings_and_charts(
     live_server, celery_worker, engineer, browser, tmp_path
 ) -> None:
     page = browser.new_page(viewport={"width": 1400, "height": 1000})
-    errors: list[str] = []
-    page.on("pageerror", lambda exc: errors.append(str(exc)))
-    page.on("console", lambda msg: errors.append(msg.text) if msg.type == "error" else None)
-
-    page.goto(f"{live_server.url}/")
-    page.fill("#id_username", "alice")
-    page.fill("#id_password", "correct horse battery")
-    page.click("#login-form button[type=submit]")
-    page.wait_for_url(f"{live_server.url}/")
+    errors = page_errors(page)
+    log_in(page, live_server.url)
 
     page.goto(f"{live_server.url}/cases/new/")
     page.set_input_files("#upload-form input[type=file]", str(EXAMPLE_BUNDLE))

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.web.browser_steps import log_in, page_errors
 from tests.web.history import ingest, load_bundle
 from tests.web.test_browser import browser  # noqa: F401 - the fixture
 from web.models import Case
@@ -34,14 +35,8 @@ def test_an_engineer_annotates_finds_and_compares_cases(
 ) -> None:
     idle, loaded, again = cases
     page = browser.new_page(viewport={"width": 1280, "height": 900})
-    errors: list[str] = []
-    page.on("pageerror", lambda exc: errors.append(str(exc)))
-    page.on("console", lambda msg: errors.append(msg.text) if msg.type == "error" else None)
-    page.goto(f"{live_server.url}/")
-    page.fill("#id_username", "alice")
-    page.fill("#id_password", "correct horse battery")
-    page.click("#login-form button[type=submit]")
-    page.wait_for_url(f"{live_server.url}/")
+    errors = page_errors(page)
+    log_in(page, live_server.url)
 
     page.goto(f"{live_server.url}/cases/{loaded.pk}/")
     page.click("#case-meta summary")

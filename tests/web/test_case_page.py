@@ -20,6 +20,7 @@ from pathlib import Path
 import pytest
 from django.core.files import File
 
+from tests.web.browser_steps import log_in, page_errors
 from tests.web.conftest import EXAMPLE_BUNDLE
 from tests.web.test_browser import browser  # noqa: F401 - the shared Chromium fixture
 from web import selectors, services
@@ -34,7 +35,6 @@ ARTIFACTS = Path(os.environ.get("CASEBOOK_TEST_ARTIFACTS", ROOT / "var" / "test-
 LONG_ARGS = ("--minutes", "240", "--interval", "10", "--cpus", "16", "--threads", "120", "--sessions", "40")
 LONG_ARGS += ("--disks", "4", "--irqs", "12")
 WIDTHS = (1440, 1024, 390)
-PASSWORD = "correct horse battery"
 
 ALL_CHARTS_DRAWN = """() => Object.values(Chart.instances)
   .filter(c => c.canvas.closest('figure.chart'))
@@ -66,14 +66,6 @@ def long_bundle(tmp_path: Path) -> Path:
     return out
 
 
-def _log_in(page, url: str) -> None:
-    page.goto(f"{url}/accounts/login/")
-    page.fill("#id_username", "alice")
-    page.fill("#id_password", PASSWORD)
-    page.click("#login-form button[type=submit]")
-    page.wait_for_url(f"{url}/")
-
-
 def _open_case(page, url: str, case: Case) -> None:
     page.goto(f"{url}/cases/{case.pk}/")
     page.wait_for_selector("#charts .chart canvas", timeout=30_000)
@@ -94,10 +86,8 @@ def _check_case_page(browser, live_server, case: Case, label: str, root_key: str
     out.mkdir(parents=True, exist_ok=True)
     context = browser.new_context(viewport={"width": 1440, "height": 900})
     page = context.new_page()
-    errors: list[str] = []
-    page.on("pageerror", lambda exc: errors.append(str(exc)))
-    page.on("console", lambda msg: errors.append(msg.text) if msg.type == "error" else None)
-    _log_in(page, live_server.url)
+    errors = page_errors(page)
+    log_in(page, live_server.url)
     _open_case(page, live_server.url, case)
 
     # The verdict comes first and names the root cause.
@@ -249,7 +239,7 @@ def _check_case_page(browser, live_server, case: Case, label: str, root_key: str
     # axe-core (injected, so this one context bypasses the page's CSP): no serious violation.
     axe_context = browser.new_context(viewport={"width": 1440, "height": 900}, bypass_csp=True)
     page = axe_context.new_page()
-    _log_in(page, live_server.url)
+    log_in(page, live_server.url)
     _open_case(page, live_server.url, case)
     page.add_script_tag(path=str(AXE))
     violations = page.evaluate(

@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 from django.core.files import File
 
+from tests.web.browser_steps import log_in, page_errors
 from tests.web.conftest import EXAMPLE_BUNDLE
 from tests.web.test_browser import browser  # noqa: F401 - the fixture
 from web import services
@@ -52,11 +53,7 @@ def test_a_customer_opens_a_shared_case_on_a_phone(
     case = _ready_case(engineer)
 
     engineer_page = browser.new_page(viewport={"width": 1400, "height": 1000})
-    engineer_page.goto(f"{live_server.url}/cases/{case.pk}/")
-    engineer_page.fill("#id_username", "alice")
-    engineer_page.fill("#id_password", "correct horse battery")
-    engineer_page.click("#login-form button[type=submit]")
-    engineer_page.wait_for_url(f"{live_server.url}/cases/{case.pk}/")
+    log_in(engineer_page, live_server.url, f"/cases/{case.pk}/")
     engineer_page.click("#shares > summary")
     engineer_page.fill("#share-label", "customer on the phone")
     engineer_page.click("#share-create")
@@ -65,9 +62,7 @@ def test_a_customer_opens_a_shared_case_on_a_phone(
 
     context = browser.new_context(viewport=PHONE, is_mobile=True, has_touch=True)  # no cookies: no login
     page = context.new_page()
-    errors: list[str] = []
-    page.on("pageerror", lambda exc: errors.append(str(exc)))
-    page.on("console", lambda msg: errors.append(msg.text) if msg.type == "error" else None)
+    errors = page_errors(page)
     page.goto(url)
     page.wait_for_selector("#findings .finding", timeout=30_000)
     page.wait_for_function("() => window.Chart && Object.keys(Chart.instances).length >= 3", timeout=30_000)
