@@ -241,9 +241,9 @@ def _timeline(
     """The charts as the link sends them; ``as_text``: the whole capture's charts of a link without
     redaction are answered as stored (JSON text), as the engineer's page gets them."""
     try:
-        start, end = (views._ms_param(request, name) for name in ("start", "end"))
+        start, end = views.range_params(request)
     except ValueError:
-        return JsonResponse({"message": "start and end are epoch milliseconds", "extra": {}}, status=400)
+        return views.range_error()
     data = None
     if start is None and end is None:
         stored = (

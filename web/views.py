@@ -288,9 +288,9 @@ def case_timeline(request: HttpRequest, case_id: int) -> HttpResponse:
     (epoch ms) a range re-read in detail, optionally only ``?charts=id,id`` (the sections open)."""
     case = _get_case_for_user(request, case_id)
     try:
-        start, end = (_ms_param(request, name) for name in ("start", "end"))
+        start, end = range_params(request)
     except ValueError:
-        return JsonResponse({"message": "start and end are epoch milliseconds", "extra": {}}, status=400)
+        return range_error()
     ids = [c for c in request.GET.get("charts", "").split(",") if c][:50] or None
     if start is None and end is None and ids is None:
         # The whole capture's charts, built at ingest: sent as PostgreSQL keeps the text, without
@@ -337,9 +337,9 @@ def case_series_csv(request: HttpRequest, case_id: int) -> HttpResponse:
     and ``?end=`` (epoch ms, default the whole capture) as CSV, one row per instant and series."""
     case = _get_case_for_user(request, case_id)
     try:
-        start, end = (_ms_param(request, name) for name in ("start", "end"))
+        start, end = range_params(request)
     except ValueError:
-        return JsonResponse({"message": "start and end are epoch milliseconds", "extra": {}}, status=400)
+        return range_error()
     ids = [c for c in request.GET.get("charts", "").split(",") if c][:50] or None
     response = StreamingHttpResponse(
         exports.series_csv_lines(case=case, start=start, end=end, chart_ids=ids),
@@ -367,9 +367,21 @@ def case_moment(request: HttpRequest, case_id: int) -> JsonResponse:
     return JsonResponse(moments.moment(case=case, at=at))
 
 
-def _ms_param(request: HttpRequest, name: str) -> datetime | None:
-    raw = request.GET.get(name)
-    return datetime.fromtimestamp(float(raw) / 1000.0, tz=UTC) if raw else None
+def range_params(request: HttpRequest) -> tuple[datetime | None, datetime | None]:
+    """``?start=`` and ``?end=`` (epoch milliseconds, each optional) as aware UTC datetimes (None
+    when absent). Raises ValueError on a value that is not a number or not a representable time."""
+    out = []
+    for raw in (request.GET.get("start"), request.GET.get("end")):
+        try:
+            out.append(datetime.fromtimestamp(float(raw) / 1000.0, tz=UTC) if raw else None)
+        except (OverflowError, OSError) as exc:  # a number far outside the years datetime holds
+            raise ValueError(f"{raw!r} is not a time") from exc
+    return out[0], out[1]
+
+
+def range_error() -> JsonResponse:
+    """The 400 answer to a ``start``/``end`` that is not epoch milliseconds."""
+    return JsonResponse({"message": "start and end are epoch milliseconds", "extra": {}}, status=400)
 
 
 @require_POST

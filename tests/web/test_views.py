@@ -116,6 +116,9 @@ def test_the_timeline_rereads_a_zoomed_range(engineer_client: Client, ready_case
     ).json()
     assert [c["id"] for c in only["charts"]] == ["runqueue"]
     assert engineer_client.get(url, {"start": "yesterday"}).status_code == 400
+    # A number beyond the years a datetime holds is refused too, not a server error.
+    assert engineer_client.get(url, {"end": "1e300"}).status_code == 400
+    assert engineer_client.get(f"/cases/{ready_case.pk}/series.csv", {"start": "-1e20"}).status_code == 400
 
 
 def test_the_original_bundle_downloads_byte_for_byte(engineer_client: Client, ready_case: Case) -> None:
