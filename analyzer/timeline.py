@@ -213,7 +213,7 @@ def _sessions_kept(pl: pd.DataFrame) -> np.ndarray:
     first with the longest ``Time`` (what ``lock-waits`` names as a possible blocker: the longest idle
     session at any moment is the first such row of some snapshot). The other idle sessions are
     counted in ``processlist_sessions`` only; their lines stay in the kept text."""
-    ts = pl["ts"].to_numpy()
+    ts = pl["ts"].to_numpy(dtype="datetime64[ns]")  # not Timestamp objects, one per row
     n = len(ts)
     keep = pl["active"].to_numpy(dtype=bool).copy()
     if not n:

@@ -127,14 +127,12 @@ class _CountingReader(io.RawIOBase):
 
     def readinto(self, buf: bytearray | memoryview) -> int:
         try:
-            data = self._raw.read(len(buf))
+            n = self._raw.readinto(buf)  # straight into the caller's buffer: no bytes made and copied
         except _CORRUPT as exc:
             raise BundleError(f"{self._name}: archive is truncated or corrupt ({exc})") from exc
-        n = len(data)
         if n:
             self._budget.charge(n, self._name)
-            buf[:n] = data
-        return n
+        return n or 0
 
 
 def _decompressing(raw: BinaryIO) -> BinaryIO:
@@ -223,7 +221,7 @@ def _walk_tar(path: Path, limits: Limits, budget: _Budget) -> Iterator[Member | 
         stream = _decompressing(fh)
         try:
             # reads of TAR_READ_BYTES: tarfile's default (10 KiB records) costs a Python call per record
-            tar = tarfile.open(fileobj=stream, mode="r|", bufsize=TAR_READ_BYTES)
+            tar = tarfile.open(fileobj=stream, mode="r:")
         except _CORRUPT as exc:
             raise BundleError(f"not a readable tar archive (truncated or corrupt: {exc})") from exc
         count = 0

@@ -139,9 +139,17 @@ def _last_marker(data: bytes, after: int) -> int:
     return 0 if after == 0 and data.startswith((b"TS ", b"zzz ")) else -1
 
 
+#: Bytes compared at a time by ``_lines``: its temporary array stays below the mmap threshold that
+#: the worker fixes (``parsers.base.steady_heap``), so it is reused rather than mapped afresh.
+LINES_STRIDE = 1 << 19
+
+
 def _lines(data: bytes) -> int:
     """Line ends in ``data`` (NumPy counts them about three times faster than ``bytes.count``)."""
-    return int(np.count_nonzero(np.frombuffer(data, dtype=np.uint8) == 10))
+    codes = np.frombuffer(data, dtype=np.uint8)
+    return sum(
+        int(np.count_nonzero(codes[i : i + LINES_STRIDE] == 10)) for i in range(0, len(codes), LINES_STRIDE)
+    )
 
 
 def split(head: bytes, rest: BinaryIO, *, piece_bytes: int | None = None) -> Iterator[Piece]:
@@ -157,21 +165,30 @@ def split(head: bytes, rest: BinaryIO, *, piece_bytes: int | None = None) -> Ite
     block = next(blocks, b"")
     while True:
         following = next(blocks, b"") if block else b""  # read ahead: is this the last block?
-        data = carry + block
         if not following:
+            data = carry + block
             if data[len(overlap) :].strip():
                 yield Piece(data, first_line, _lines(overlap), len(overlap))
             return
-        cut = _last_marker(data, len(overlap) + 1)  # a cut that leaves at least one new line
-        if cut < 0:
-            carry, block = data, following  # one snapshot longer than a piece: read on
-            continue
-        piece = data[:cut]
+        # The cut: the last marker line after the overlap (so that the piece adds a line). It is
+        # nearly always in the block just read, and the piece is then made in one copy of the carry
+        # and the block's head; else the two are joined and searched (a snapshot at the block's start).
+        at = _last_marker(block, 1)
+        if at > 0:
+            after: bytes | memoryview = memoryview(block)[at:]
+            piece = b"".join((carry, memoryview(block)[:at]))
+        else:
+            data = carry + block
+            cut = _last_marker(data, len(overlap) + 1)
+            if cut < 0:
+                carry, block = data, following  # one snapshot longer than a piece: read on
+                continue
+            piece, after = data[:cut], data[cut:]
         yield Piece(piece, first_line, _lines(overlap), len(overlap))
         last = _last_marker(piece, len(overlap))
         overlap = piece[last:] if last >= 0 else b""
         first_line += _lines(piece) - _lines(overlap)
-        carry, block = overlap + data[cut:], following
+        carry, block = b"".join((overlap, after)), following
 
 
 def whole(data: bytes) -> Piece:
