@@ -44,6 +44,9 @@ HEAD_BYTES = 64 << 10
 HEAD_MAX_BYTES = 1 << 20
 #: Lines read from /proc/stat (pt-stalk -procstat) to count `cpuN` rows: 1 TS + 1 total + N CPUs.
 PROCSTAT_HEAD_LINES = 1100
+#: An upload at least this large (compressed) starts its parse processes at once (``PiecePool.warm``):
+#: it surely holds a member cut in pieces, and the processes' start then overlaps the first reads.
+WARM_BYTES = 4 << 20
 #: Host names shown in pages come from uploads: keep the characters a host name may have.
 HOST_CHARS = re.compile(r"[^A-Za-z0-9._:-]")
 #: Where a CPU count is read, most trusted first (the collector's manifest `nproc` comes before all).
@@ -133,6 +136,8 @@ def read_bundle(
     work = Work(reduce=reduce, keep_text=keep_text is not None)
     with contextlib.ExitStack() as stack:
         pool = stack.enter_context(PiecePool(processes, work=work)) if processes else None
+        if pool is not None and Path(path).stat().st_size >= WARM_BYTES:
+            pool.warm()  # a large upload: the parse processes start while the small members are read
         pipeline = stack.enter_context(Pipeline(local=LocalRunner(work), pool=pool, keep_text=keep_text))
         reader = _Reader(bundle, pipeline, work, keep_text)
         walk_into(reader, path, limits=limits, display_name=display_name, progress=progress)

@@ -447,13 +447,20 @@ class _Member:
             self.done(join(self.kept))
 
 
+def _in_flight(processes: int) -> int:
+    """Pieces in flight for ``processes`` parse processes (0: none, each is parsed when submitted):
+    two for each and one more, so that a process that is done finds a piece waiting while the
+    worker still waits on an older, slower one (pieces are handed back in order)."""
+    return 2 * processes + 1 if processes else 0
+
+
 class Pipeline:
     """Members parsed piece by piece, pieces of consecutive members in flight together, results
     handed back in the order things were added.
 
     ``local`` parses a piece in this process; ``pool`` (optional) in parse processes, started for a
     member of two pieces or more, or a large one: a bundle of small members starts none. At most
-    ``pool.processes + 1`` pieces wait in flight. ``keep_text(member, chunks)`` receives the text
+    ``2 * pool.processes + 1`` pieces wait in flight. ``keep_text(member, chunks)`` receives the text
     chunks of each piece, in order. Use as a context manager; leaving it hands back everything.
     """
 
@@ -498,7 +505,7 @@ class Pipeline:
                     break  # the member is cut: the rest is not parsed (the archive reads past it)
                 self.queue.append((job, runner.submit(module.FORMAT, piece, member=member, clock=clock)))
                 self.in_flight += 1
-                self._drain(runner.processes + 1 if runner.processes else 0)
+                self._drain(_in_flight(runner.processes))
         except BaseException:
             job.aborted = True  # the archive broke inside the member: the caller reports it
             self.queue.append(job.end)
@@ -512,7 +519,7 @@ class Pipeline:
         self._drain(self._limit())
 
     def _limit(self) -> int:
-        return self.pool.processes + 1 if self.pool is not None and self.pool.started else 0
+        return _in_flight(self.pool.processes) if self.pool is not None and self.pool.started else 0
 
     def _drain(self, limit: int) -> None:
         """Hand back from the front of the queue until at most ``limit`` pieces are in flight."""

@@ -37,6 +37,10 @@ from parsers.ingest.pieces import PARSE_ONLY, Done, Piece, Work
 PROJECT_ROOT = Path(__file__).resolve().parents[2]
 #: Seconds a child gets to exit after its stdin is closed, before it is killed.
 EXIT_WAIT_S = 5.0
+#: NumPy's BLAS (OpenBLAS) starts a thread per CPU in every process for its matrix products (the
+#: parsers' digit sums) and those threads spin while they wait: in parse processes that already
+#: fill the CPUs they only take time from each other.
+BLAS_THREADS = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")
 #: Bytes a pipe to or from a child holds (``F_SETPIPE_SZ``; Linux's default is 64 KiB): a piece of
 #: several MB then crosses in a few writes rather than a hundred, with as many fewer wake-ups.
 PIPE_BYTES = 1 << 20
@@ -63,6 +67,8 @@ class _Child:
     def __init__(self, work: Work) -> None:
         env = dict(os.environ)
         env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(PROJECT_ROOT), env.get("PYTHONPATH")]))
+        for name in BLAS_THREADS:  # one thread each: the pool is the parallelism (see BLAS_THREADS)
+            env.setdefault(name, "1")
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "parsers.ingest.pool"],
             stdin=subprocess.PIPE,
@@ -73,6 +79,16 @@ class _Child:
         _widen(self.proc.stdin)
         _widen(self.proc.stdout)
         self.work: Work | None = work  # sent with the first request
+
+    def send_work(self) -> None:
+        """Send the ``Work`` now (the child imports its reducer's module on reading it) rather than
+        with the first request. A child that died meanwhile is found out by ``call``."""
+        assert self.proc.stdin is not None
+        if self.work is not None:
+            with contextlib.suppress(OSError):
+                pickle.dump(self.work, self.proc.stdin, protocol=pickle.HIGHEST_PROTOCOL)
+                self.proc.stdin.flush()
+                self.work = None
 
     def call(self, request: tuple[Any, ...]) -> Done:
         assert self.proc.stdin is not None and self.proc.stdout is not None
@@ -129,6 +145,18 @@ class PiecePool:
         self._lock = threading.Lock()
         self._executor = ThreadPoolExecutor(max_workers=processes, thread_name_prefix="parse-piece")
         self.started = False
+
+    def warm(self) -> None:
+        """Start every child now and hand it the ``Work``, so that its imports (about half a second
+        of CPU: pandas, the parsers, the reducer's module) run while the caller reads the small
+        members that come before the large ones. ``started`` stays False: members are still sent
+        here only when they are worth it (``parsers.ingest.pieces.Pipeline``)."""
+        with self._lock:
+            while len(self._all) < self.processes:
+                child = _Child(self.work)
+                child.send_work()
+                self._all.append(child)
+                self._idle.put(child)
 
     def submit(self, fmt: str, piece: Piece, *, member: str, clock: ClockHints) -> Future:
         self.started = True

@@ -141,6 +141,18 @@ def test_a_member_of_one_piece_starts_no_process() -> None:
         pool.close()
 
 
+def test_a_warmed_pool_has_its_processes_running_before_the_first_piece() -> None:
+    with PiecePool(2, work=Work(reduce=_mark)) as pool:
+        pool.warm()
+        children = list(pool._all)
+        assert len(children) == 2 and all(c.proc.poll() is None for c in children)
+        assert not pool.started  # small members are still parsed where they are read
+        source = _pieced(processlist, _processlist(20, 3), 1500, runner=pool)
+        assert pool._all == children  # the pieces went to the processes already running
+    assert set(source.main["reduced_in"]) <= {c.proc.pid for c in children}
+    assert all(c.proc.returncode == 0 for c in children)  # ended cleanly on close
+
+
 def _bundle(tmp_path: Path) -> Path:
     """A tar of several snapshot captures and other members, in a fixed order, one of them junk."""
     import tarfile
