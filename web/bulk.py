@@ -9,6 +9,7 @@ compressed bytes as they are, not as text).
 from __future__ import annotations
 
 import itertools
+import struct
 from collections.abc import Iterable
 
 import numpy as np
@@ -43,6 +44,32 @@ def _copy(model: type, frame: pd.DataFrame) -> None:
                 copy.write(chunk.to_csv(index=False, header=False, na_rep="\\N"))
 
 
+#: PostgreSQL's binary COPY format (PostgreSQL docs, COPY, "Binary Format"): the signature, the
+#: flags (none) and the length of the header extension (none); a tuple starts with its field count
+#: (int16) and each field is its length (int32) then its bytes; -1 as a field count ends the data.
+BINARY_COPY_HEADER = b"PGCOPY\n\xff\r\n\x00" + struct.pack(">ii", 0, 0)
+BINARY_COPY_TRAILER = struct.pack(">h", -1)
+_FIELDS_4 = struct.pack(">h", 4)
+#: Type oids of array elements (pg_type: int8, float8).
+INT8_OID, FLOAT8_OID = 20, 701
+
+
+def _binary_field(data: bytes) -> bytes:
+    return struct.pack(">i", len(data)) + data
+
+
+def _binary_array(values: np.ndarray, dtype: str, element_oid: int) -> bytes:
+    """A one-dimensional array without NULLs in PostgreSQL's binary form (``array_send``,
+    src/backend/utils/adt/arrayfuncs.c): dimensions (1), a NULL flag (0), the element type's oid,
+    the length and lower bound (1) of the dimension, then each element as its length (int32) and its
+    big-endian bytes. ``dtype``: ``>i8`` for int8, ``>f8`` for float8 (a NaN stays a NaN, as a
+    Python float would send it)."""
+    cells = np.empty(len(values), dtype=[("length", ">i4"), ("value", dtype)])
+    cells["length"] = 8
+    cells["value"] = values
+    return struct.pack(">iiIii", 1, 0, element_oid, len(values), 1) + cells.tobytes()
+
+
 def write_series(case_id: int, series: pd.DataFrame) -> int:
     """Write a long frame (``series``, ``ts`` UTC, ``value``) as one ``Series`` row per name, its
     points sorted by time, and its ``SeriesLevel`` rows (web/levels.py). Returns the number of rows written."""
@@ -59,10 +86,21 @@ def write_series(case_id: int, series: pd.DataFrame) -> int:
         with cursor.cursor.copy(
             f"COPY {Series._meta.db_table} (case_id, name, ts_us, values) FROM STDIN (FORMAT BINARY)"
         ) as copy:
-            copy.set_types(["int8", "text", "int8[]", "float8[]"])
+            copy.write(BINARY_COPY_HEADER)
             for k, (a, b) in enumerate(itertools.pairwise(bounds)):
                 rows = order[a:b]
-                copy.write_row((case_id, str(names[k]), ts[rows].tolist(), values[rows].tolist()))
+                copy.write(
+                    b"".join(
+                        (
+                            _FIELDS_4,
+                            _binary_field(struct.pack(">q", case_id)),
+                            _binary_field(str(names[k]).encode("utf-8")),
+                            _binary_field(_binary_array(ts[rows], ">i8", INT8_OID)),
+                            _binary_field(_binary_array(values[rows], ">f8", FLOAT8_OID)),
+                        )
+                    )
+                )
+            copy.write(BINARY_COPY_TRAILER)
     write_series_levels(
         case_id,
         (

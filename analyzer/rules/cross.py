@@ -187,13 +187,16 @@ def _wchan_evidence(
 
 
 def _sessions_beside(
-    tl: Timeline, ps: pd.DataFrame, at: pd.Timestamp, dominant: str, member, lines
+    tl: Timeline, ps: pd.DataFrame, d: _DThreads, at: pd.Timestamp, dominant: str, member, lines
 ) -> list[Evidence]:
-    """The processlist at the moment of the most D threads: how many sessions, in which states."""
+    """The processlist at the moment of the most D threads: how many sessions, in which states.
+    Only the snapshots around ``at`` are paired, with the tolerance the whole capture gives."""
     pl = tl.frame("processlist")
     if not len(pl) or not dominant:
         return []
-    side = join.threads_beside_sessions(ps, pl)
+    tolerance = join.join_tolerance(d.by_wchan.index.to_series(), pl["ts"])
+    near = pl[((pl["ts"] - at).abs() <= tolerance).to_numpy()]
+    side = join.threads_beside_sessions(ps[(ps["ts"] == at).to_numpy()], near, tolerance=tolerance)
     if at not in side.index or pd.isna(side.loc[at, "processlist_ts"]):
         return []
     srow = side.loc[at]
@@ -240,7 +243,7 @@ def _ps_d_evidence(tl: Timeline, d: _DThreads, bar: int) -> tuple[list[Evidence]
         Evidence("of them mysqld/mariadbd threads (at the max)", mysqld_at, "threads", "ps_threads.comm", member, lines),
     ]  # fmt: skip
     wchans, dominant = _wchan_evidence(tl, d, at, member, lines)
-    beside = _sessions_beside(tl, ps, at, dominant, member, lines)
+    beside = _sessions_beside(tl, ps, d, at, dominant, member, lines)
     pfs = _pfs_evidence(tl, ps)
     agree += (["processlist"] if beside else []) + (["performance_schema.threads"] if pfs else [])
     return evidence + wchans + beside + pfs, agree, int(d_in.max()), float(d_in.median()), dominant
