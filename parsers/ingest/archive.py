@@ -110,8 +110,10 @@ class _Budget:
             )
 
 
-#: Bytes tarfile reads from the decompressed stream at a time.
-TAR_READ_BYTES = 1 << 20
+#: Bytes a member's reader asks of the decompressed stream at a time (the caller's buffer is filled
+#: by several reads): the decompressors' own bytes objects of this size come from the heap and are
+#: reused, where larger ones would be fresh mappings in a worker that fixes the mmap threshold.
+READ_BYTES = 512 << 10
 
 
 class _CountingReader(io.RawIOBase):
@@ -127,7 +129,9 @@ class _CountingReader(io.RawIOBase):
 
     def readinto(self, buf: bytearray | memoryview) -> int:
         try:
-            n = self._raw.readinto(buf)  # straight into the caller's buffer: no bytes made and copied
+            # straight into the caller's buffer, at most READ_BYTES at a time: the decompressors
+            # make a bytes object of what they return, which stays below the mmap threshold
+            n = self._raw.readinto(memoryview(buf)[:READ_BYTES])
         except _CORRUPT as exc:
             raise BundleError(f"{self._name}: archive is truncated or corrupt ({exc})") from exc
         if n:
@@ -220,7 +224,9 @@ def _walk_tar(path: Path, limits: Limits, budget: _Budget) -> Iterator[Member | 
     with path.open("rb") as fh:
         stream = _decompressing(fh)
         try:
-            # reads of TAR_READ_BYTES: tarfile's default (10 KiB records) costs a Python call per record
+            # "r:" (not the stream mode "r|"): the members' bytes are read from the decompressed
+            # stream where they are, not copied through tarfile's stream buffer; tarfile only ever
+            # seeks forward here, which every decompressor used allows (a member left unread is skipped)
             tar = tarfile.open(fileobj=stream, mode="r:")
         except _CORRUPT as exc:
             raise BundleError(f"not a readable tar archive (truncated or corrupt: {exc})") from exc

@@ -107,13 +107,23 @@ class Newlines:
         return block.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
 
 
-def _blocks(head: bytes, rest: BinaryIO, size: int) -> Iterator[bytes]:
-    """``head`` then ``rest`` read ``size`` bytes at a time, newlines translated (see ``Newlines``)."""
+def _blocks(head: bytes, rest: BinaryIO, size: int) -> Iterator[bytes | bytearray]:
+    """``head`` then ``rest`` read ``size`` bytes at a time, newlines translated (see ``Newlines``).
+
+    ``rest`` is read into two buffers used in turn (``readinto``), so a block is only valid until
+    the second block after it is asked for: the caller reads one block ahead and copies what it
+    keeps. A fresh 8 MiB block per read would cost its pages afresh each time in a worker whose
+    large blocks are mapped (``parsers.base.steady_heap``)."""
     nl = Newlines()
     if head:
         yield nl(head)
-    while block := rest.read(size):
-        yield nl(block)
+    buffers = (bytearray(size), bytearray(size))
+    for turn in itertools.count():
+        buffer = buffers[turn % 2]
+        n = rest.readinto(buffer)
+        if not n:
+            break
+        yield nl(buffer if n == size else buffer[:n])
     if tail := nl(b"", final=True):
         yield tail
 
