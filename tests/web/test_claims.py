@@ -115,6 +115,23 @@ def test_the_heartbeat_stamps_the_case_and_notices_a_lost_claim(tmp_path: Path, 
 
 
 @pytest.mark.django_db
+def test_the_heartbeat_stamps_the_case_as_the_work_starts(tmp_path: Path) -> None:
+    """A task shorter than one interval (a part of a fan-out) still counts as a sign of life; a claim
+    already gone shows at the first check, before any interval passed (the interval is a day here)."""
+    case = _queued_case(tmp_path)
+    claim = claims.claim_case(case_id=case.pk, token="task-a:0")
+    _silence(case)
+    with claims.Heartbeat(claim) as beat:
+        assert not claims.is_stalled(Case.objects.get(pk=case.pk))
+        beat.check()
+    _silence(case)
+    Case.objects.filter(pk=case.pk).update(claim="task-b:0")  # someone else took it
+    with claims.Heartbeat(claim) as beat, pytest.raises(claims.ClaimLost):
+        beat.check()
+    assert claims.is_stalled(Case.objects.get(pk=case.pk))  # not stamped for the claim that is gone
+
+
+@pytest.mark.django_db
 def test_reanalyze_takes_back_a_stalled_case_and_drops_its_unpublished_detail(tmp_path: Path) -> None:
     case = _queued_case(tmp_path)
     claim = claims.claim_case(case_id=case.pk, token="task-a:0")
