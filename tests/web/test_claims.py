@@ -13,7 +13,7 @@ from django.utils import timezone
 
 from parsers.rawtext import chunks_of
 from tests.web.conftest import VMSTAT, make_tar
-from web import claims, services
+from web import claims, fanout, services
 from web.models import Case, CaseStatus, RawChunk, Source
 
 
@@ -129,6 +129,23 @@ def test_the_heartbeat_stamps_the_case_as_the_work_starts(tmp_path: Path) -> Non
     with claims.Heartbeat(claim) as beat, pytest.raises(claims.ClaimLost):
         beat.check()
     assert claims.is_stalled(Case.objects.get(pk=case.pk))  # not stamped for the claim that is gone
+
+
+@pytest.mark.django_db
+def test_a_late_task_of_the_claim_that_published_the_case_keeps_its_text(tmp_path: Path) -> None:
+    """A part of a fan-out redelivered after its claim's chord completed and published (its worker was
+    killed after the part counted, before the part's message was acknowledged): the claim is gone, the
+    part stops, and the text rows of that generation, now the case's own, stay."""
+    case = _queued_case(tmp_path)
+    services.case_ingest(case_id=case.pk, token="task-a:0")
+    case.refresh_from_db()
+    rows = RawChunk.objects.filter(case=case, generation=case.generation).count()
+    assert case.status == CaseStatus.READY and case.generation == 1 and rows
+    fanout.run_part({"case_id": case.pk, "token": "task-a:0", "generation": 1}, 0)
+    fanout.run_analyze({"case_id": case.pk, "token": "task-a:0", "generation": 1})
+    case.refresh_from_db()
+    assert case.status == CaseStatus.READY and case.generation == 1
+    assert RawChunk.objects.filter(case=case, generation=1).count() == rows
 
 
 @pytest.mark.django_db
