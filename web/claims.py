@@ -8,11 +8,11 @@ joins them, web/fanout.py) works on a case only under a claim:
   case held by an earlier execution of the same task (a Celery retry: that execution has ended).
   Each claim gets its own generation number, under which its detail rows are written, so two
   executions never mix rows.
-- ``Heartbeat`` (a context manager) stamps ``Case.heartbeat_at`` every ``CASEBOOK_HEARTBEAT_INTERVAL``
-  seconds from a thread, for as long as the work runs and the claim is still its own; every task that
-  works on the case under the claim runs inside one. ``check()`` raises ``ClaimLost`` once the claim
-  was taken away (the sweeper or a re-analyze gave the case to someone else); the work then stops
-  without writing.
+- ``Heartbeat`` (a context manager) stamps ``Case.heartbeat_at`` when the work starts, then every
+  ``CASEBOOK_HEARTBEAT_INTERVAL`` seconds from a thread, for as long as the work runs and the claim is
+  still its own; every task that works on the case under the claim runs inside one. ``check()``
+  raises ``ClaimLost`` once the claim was taken away (the sweeper or a re-analyze gave the case to
+  someone else); the work then stops without writing.
 - ``holds_claim`` locks the case row and tells whether the token still holds it: the final write of
   an ingest happens only under that lock, so exactly one execution publishes the derived rows.
 
@@ -21,9 +21,10 @@ The sweeper (web/sweeper.py) uses ``stale_before`` to find cases whose holder st
 An ingest split over several tasks (web/fanout.py: part tasks joined by the analysis, a Celery chord)
 keeps one claim: the task that claims passes the ``Claim`` (case id, token, generation) to the others,
 each runs inside its own ``Heartbeat(claim)`` (``services.run_claimed``) and writes through
-``update_if_held``/``holds_claim``. Tasks still
-waiting in the queue do not beat, so a fan-out stamps the heartbeat when it dispatches and
-``CASEBOOK_STALE_AFTER`` must cover the wait for a free worker.
+``update_if_held``/``holds_claim``. Each task stamps the case as it starts (parts are often shorter
+than a heartbeat interval), so a fan-out that keeps going keeps the case alive however long it lasts.
+Tasks still waiting in the queue do not beat, so ``CASEBOOK_STALE_AFTER`` must cover the wait for a
+free worker.
 """
 
 from __future__ import annotations
@@ -159,7 +160,8 @@ def update_if_held(held: Claim, /, **fields: object) -> bool:
 
 
 class Heartbeat:
-    """Stamp ``Case.heartbeat_at`` every ``CASEBOOK_HEARTBEAT_INTERVAL`` s while the work runs.
+    """Stamp ``Case.heartbeat_at`` when the work starts, then every ``CASEBOOK_HEARTBEAT_INTERVAL`` s
+    while it runs.
 
     Use as ``with Heartbeat(claim) as beat: ... beat.check() ...``. The thread has its own database
     connection (closed when it stops). A failed write (database restarting) is logged and retried at
@@ -175,8 +177,23 @@ class Heartbeat:
         self._thread = threading.Thread(target=self._run, name=f"heartbeat-case-{claim.case_id}", daemon=True)
 
     def __enter__(self) -> Heartbeat:
+        # The start of the work is a sign of life: stamped at once (through the caller's connection),
+        # not only after the first interval. The tasks of a fan-out (web/fanout.py) are often shorter
+        # than an interval; the thread alone never stamped them, so a healthy fan-out that lasted longer
+        # than CASEBOOK_STALE_AFTER looked silent since its claim and the sweeper re-queued it (then
+        # FAILED it after CASEBOOK_MAX_REQUEUES). A claim already gone shows at the first ``check()``.
+        if not self._stamp(timezone.now()):
+            self._lost.set()
         self._thread.start()
         return self
+
+    def _stamp(self, now: datetime) -> bool:
+        """Stamp the case's heartbeat while the claim holds it; False when it does not any more."""
+        return bool(
+            Case.objects.filter(
+                pk=self.claim.case_id, claim=self.claim.token, status__in=PROCESSING_STATUSES
+            ).update(heartbeat_at=now)
+        )
 
     def __exit__(
         self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
@@ -200,9 +217,7 @@ class Heartbeat:
                 now = timezone.now()
                 try:
                     close_old_connections()  # a connection broken by a database restart is replaced
-                    held = Case.objects.filter(
-                        pk=self.claim.case_id, claim=self.claim.token, status__in=PROCESSING_STATUSES
-                    ).update(heartbeat_at=now)
+                    held = self._stamp(now)
                 except DatabaseError as exc:
                     log.warning(
                         "case %s: heartbeat not written (%s)",

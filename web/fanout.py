@@ -164,6 +164,10 @@ def run_part(claim_args: dict[str, object], index: int) -> None:
     claim = Claim(**claim_args)  # type: ignore[arg-type]
 
     def work(beat, detail) -> None:  # noqa: ANN001 - services.run_claimed's callback
+        # A message of a claim that is gone (redelivered by Redis after a worker was killed, an hour
+        # later, when the sweeper's new claim has long replaced it and removed its work files): stop
+        # quietly before reading them, rather than fail on the missing plan with an error in the log.
+        beat.check()
         report = services.reporter(claim, beat)
         plan = _plan(claim)
         part = plan.parts[index]
@@ -184,6 +188,7 @@ def run_analyze(claim_args: dict[str, object]) -> None:
     claim = Claim(**claim_args)  # type: ignore[arg-type]
 
     def work(beat, detail) -> None:  # noqa: ANN001 - services.run_claimed's callback
+        beat.check()  # the chord of a claim that is gone (see run_part): nothing to assemble
         case = Case.objects.select_related("upload").defer("charts_overview").get(pk=claim.case_id)
         plan = _plan(claim)
         outcomes = {}

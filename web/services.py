@@ -293,7 +293,13 @@ class _DetailWriter:
             bulk.copy_raw_chunks(self.case_id, self.generation, member=member, chunks=chunks)
 
     def discard(self) -> None:
-        RawChunk.objects.filter(case_id=self.case_id, generation=self.generation).delete()
+        """Remove this generation's text rows, unless the case has published this generation: then
+        they are the case's own rows. A task of a claim that is gone (a fan-out part redelivered by
+        Redis after its worker was killed, arriving once the chord of that very claim had completed
+        and published) discards its work, and must not take the published text with it."""
+        RawChunk.objects.filter(case_id=self.case_id, generation=self.generation).exclude(
+            case__generation=self.generation
+        ).delete()
 
 
 def case_ingest(*, case_id: int, token: str | None = None) -> None:

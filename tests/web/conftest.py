@@ -20,10 +20,10 @@ from django.contrib.auth import get_user_model
 from django.db import connection
 from django.test import Client
 
-from tests.bundles import make_tar  # noqa: F401 - the web tests import it from here
+from tests.bundles import generated_collection, make_tar  # noqa: F401 - make_tar: the web tests import it from here
 from tests.servers import CasebookProcesses
 from web.celery import app as celery_app
-from web.models import Team, default_team_id
+from web.models import Case, Finding, Series, Source, Team, default_team_id
 
 BUNDLES = Path(__file__).resolve().parent.parent / "fixtures" / "bundles"
 EXAMPLE_BUNDLE = BUNDLES / "ptstalk-mariadb-tmptables.tar.gz"
@@ -173,6 +173,14 @@ def processes_on_test_db(
                 redis_client.zrem("unacked_index", tag)
 
 
+@pytest.fixture(scope="session")
+def busy_bundle(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A generated 4-minute collection (64 CPUs, 2,000 threads, 1,000 sessions): about 10 s of work,
+    22 parts of a fan-out at 8 MiB a part."""
+    out = tmp_path_factory.mktemp("bundle") / "collection-4m.tar.gz"
+    return generated_collection(out, 4)
+
+
 @pytest.fixture
 def private_queue(redis_client) -> Iterator[str]:
     """A Celery queue of this test alone: tasks the code under test sends land there (and are deleted
@@ -193,3 +201,26 @@ def redis_client() -> redis.Redis:
     from django.conf import settings
 
     return redis.Redis.from_url(settings.CELERY_BROKER_URL)
+
+
+def case_findings(case: Case) -> list[tuple]:
+    """The findings of ``case`` in order, every field a reader sees (for comparing two ingests)."""
+    return list(
+        Finding.objects.filter(case=case)
+        .order_by("position")
+        .values_list("key", "severity", "title", "summary", "windows", "evidence", "confidence", "related")
+    )
+
+
+def case_series(case: Case) -> dict[str, tuple[list, list]]:
+    """The series of ``case`` by name: timestamps and values (rounded to 9 digits)."""
+    return {s.name: (s.ts_us, [round(v, 9) for v in s.values]) for s in Series.objects.filter(case=case)}
+
+
+def case_sources(case: Case) -> list[tuple]:
+    """The sources of ``case`` in the order they were written."""
+    return list(
+        Source.objects.filter(case=case)
+        .order_by("pk")
+        .values_list("member", "format", "samples", "start", "end", "clock", "warning_count")
+    )

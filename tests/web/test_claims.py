@@ -13,7 +13,7 @@ from django.utils import timezone
 
 from parsers.rawtext import chunks_of
 from tests.web.conftest import VMSTAT, make_tar
-from web import claims, services
+from web import claims, fanout, services
 from web.models import Case, CaseStatus, RawChunk, Source
 
 
@@ -112,6 +112,40 @@ def test_the_heartbeat_stamps_the_case_and_notices_a_lost_claim(tmp_path: Path, 
             time.sleep(0.05)
         with pytest.raises(claims.ClaimLost):
             beat.check()
+
+
+@pytest.mark.django_db
+def test_the_heartbeat_stamps_the_case_as_the_work_starts(tmp_path: Path) -> None:
+    """A task shorter than one interval (a part of a fan-out) still counts as a sign of life; a claim
+    already gone shows at the first check, before any interval passed (the interval is a day here)."""
+    case = _queued_case(tmp_path)
+    claim = claims.claim_case(case_id=case.pk, token="task-a:0")
+    _silence(case)
+    with claims.Heartbeat(claim) as beat:
+        assert not claims.is_stalled(Case.objects.get(pk=case.pk))
+        beat.check()
+    _silence(case)
+    Case.objects.filter(pk=case.pk).update(claim="task-b:0")  # someone else took it
+    with claims.Heartbeat(claim) as beat, pytest.raises(claims.ClaimLost):
+        beat.check()
+    assert claims.is_stalled(Case.objects.get(pk=case.pk))  # not stamped for the claim that is gone
+
+
+@pytest.mark.django_db
+def test_a_late_task_of_the_claim_that_published_the_case_keeps_its_text(tmp_path: Path) -> None:
+    """A part of a fan-out redelivered after its claim's chord completed and published (its worker was
+    killed after the part counted, before the part's message was acknowledged): the claim is gone, the
+    part stops, and the text rows of that generation, now the case's own, stay."""
+    case = _queued_case(tmp_path)
+    services.case_ingest(case_id=case.pk, token="task-a:0")
+    case.refresh_from_db()
+    rows = RawChunk.objects.filter(case=case, generation=case.generation).count()
+    assert case.status == CaseStatus.READY and case.generation == 1 and rows
+    fanout.run_part({"case_id": case.pk, "token": "task-a:0", "generation": 1}, 0)
+    fanout.run_analyze({"case_id": case.pk, "token": "task-a:0", "generation": 1})
+    case.refresh_from_db()
+    assert case.status == CaseStatus.READY and case.generation == 1
+    assert RawChunk.objects.filter(case=case, generation=1).count() == rows
 
 
 @pytest.mark.django_db

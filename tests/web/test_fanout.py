@@ -1,10 +1,14 @@
 """The fan-out for real: a bundle's parts taken by a Celery worker subprocess (``scripts/start worker``
 with ``CASEBOOK_INGEST_FANOUT=1``) on the real Redis, joined by a chord, give the case the single-task
-ingest gives: the same sources, findings and series, under one claim, each text row written once."""
+ingest gives: the same sources, findings and series, under one claim, each text row written once; and
+a fan-out of many short parts that lasts longer than ``CASEBOOK_STALE_AFTER`` is not taken for a dead
+worker (every task stamps the case as it starts)."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
+from datetime import datetime
 from pathlib import Path
 
 import pytest
@@ -13,10 +17,10 @@ from django.core.files.storage import default_storage
 
 from tests.bundles import generated_collection
 from tests.servers import CasebookProcesses, wait_for
-from tests.web.conftest import processes_on_test_db
+from tests.web.conftest import case_findings, case_series, case_sources, processes_on_test_db
 from web import services
 from web.fanout import WORK_DIR
-from web.models import Case, CaseStatus, Finding, RawChunk, Series, Source
+from web.models import Case, CaseStatus, RawChunk
 
 ROOT = Path(__file__).resolve().parents[2]
 READY_WITHIN_S = 240
@@ -45,26 +49,6 @@ def fanout_stack(transactional_db, tmp_path: Path, settings, redis_client) -> It
         yield stack
 
 
-def _findings(case: Case) -> list[tuple]:
-    return list(
-        Finding.objects.filter(case=case)
-        .order_by("position")
-        .values_list("key", "severity", "title", "summary", "windows", "evidence", "confidence", "related")
-    )
-
-
-def _series(case: Case) -> dict[str, tuple[list, list]]:
-    return {s.name: (s.ts_us, [round(v, 9) for v in s.values]) for s in Series.objects.filter(case=case)}
-
-
-def _sources(case: Case) -> list[tuple]:
-    return list(
-        Source.objects.filter(case=case)
-        .order_by("pk")
-        .values_list("member", "format", "samples", "start", "end", "clock", "warning_count")
-    )
-
-
 def test_a_bundle_through_the_chord_gives_the_case_of_the_single_task(
     fanout_stack: CasebookProcesses, two_minutes: Path, settings
 ) -> None:
@@ -90,9 +74,9 @@ def test_a_bundle_through_the_chord_gives_the_case_of_the_single_task(
     assert logs.count('"task": "casebook.ingest_part"') >= 6  # the parts ran as tasks of their own
     assert '"task": "casebook.ingest_analyze"' in logs
 
-    assert _sources(fanned) == _sources(single)
-    assert _findings(fanned) == _findings(single) and _findings(single)
-    assert _series(fanned) == _series(single) and len(_series(single)) > 50
+    assert case_sources(fanned) == case_sources(single)
+    assert case_findings(fanned) == case_findings(single) and case_findings(single)
+    assert case_series(fanned) == case_series(single) and len(case_series(single)) > 50
     for field in ("host", "ncpu", "window_start", "window_end", "utc_offset_s", "warnings", "search_terms"):
         assert getattr(fanned, field) == getattr(single, field), field
     # one claim across the fan-out; every text row once, all of its generation
@@ -105,3 +89,49 @@ def test_a_bundle_through_the_chord_gives_the_case_of_the_single_task(
     # the work files are gone
     folders, files = default_storage.listdir(WORK_DIR) if default_storage.exists(WORK_DIR) else ([], [])
     assert f"case-{fanned.pk}" not in folders
+
+
+def _log_time(line: dict) -> datetime:
+    return datetime.fromisoformat(line["time"])  # ISO 8601 with its UTC offset
+
+
+def test_every_task_of_a_fanout_stamps_the_case_so_a_long_one_is_not_taken_for_a_dead_worker(
+    transactional_db, tmp_path: Path, settings, redis_client, busy_bundle: Path
+) -> None:
+    """Parts shorter than a heartbeat interval, a whole fan-out longer than ``CASEBOOK_STALE_AFTER``
+    (22 parts one after the other on one worker process: about 10 s, against 6): each task of the
+    chord stamps the case when it starts, so the sweeper never takes the healthy ingest for a dead one
+    (it used to: only a task longer than an interval ever stamped, and such a fan-out was re-queued,
+    then failed after ``CASEBOOK_MAX_REQUEUES``)."""
+    with processes_on_test_db(
+        tmp_path,
+        settings,
+        redis_client,
+        CASEBOOK_INGEST_FANOUT="1",
+        CASEBOOK_FANOUT_PART_BYTES=str(8 << 20),
+        CASEBOOK_PARSE_PROCESSES="0",
+        CASEBOOK_HEARTBEAT_INTERVAL="2",
+        CASEBOOK_STALE_AFTER="6",
+        CASEBOOK_SWEEP_INTERVAL="1",
+    ) as stack:
+        stack.start("worker")  # one task at a time: the parts run one after the other
+        stack.start("beat")
+        with busy_bundle.open("rb") as fh:
+            case = services.case_create(user=None, file=File(fh), original_name=busy_bundle.name)
+        wait_for(
+            "the case done",
+            lambda: Case.objects.filter(
+                pk=case.pk, status__in=(CaseStatus.READY, CaseStatus.FAILED)
+            ).exists(),
+            timeout_s=90,
+            every_s=0.5,
+        )
+        case.refresh_from_db()
+        lines = [
+            json.loads(x) for x in (stack.workdir / "worker.log").read_text().splitlines() if x[:1] == "{"
+        ]
+    assert case.status == CaseStatus.READY, case.failure_reason
+    assert case.requeues == 0 and case.claims == 1, case.status_detail
+    # The last stamp is the analysis's start, not the claim's (which is all there was before).
+    dispatched = [line for line in lines if "part(s) sent to the workers" in line["message"]]
+    assert len(dispatched) == 1 and case.heartbeat_at > _log_time(dispatched[0])

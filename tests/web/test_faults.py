@@ -2,12 +2,15 @@
 
 Casebook's own processes run as subprocesses (``scripts/start web|worker|beat``), on a queue of
 their own, with the fault-handling intervals shortened (tests/servers.py: heartbeat 2 s, silent
-after 12 s, a sweep every 3 s). The bundle is a generated 5-minute collection, which takes several
-seconds to ingest, so the faults land in the middle of the work.
+after 12 s, a sweep every 3 s). The bundle is a generated 4-minute collection (``busy_bundle``), which
+takes several seconds to ingest, so the faults land in the middle of the work.
 
-- The kill test runs on the test database and the machine's Redis: a worker is killed with its
-  whole process group while it parses; another worker and beat are started; the case ends ready
-  within two minutes, its rows written once.
+- The kill tests run on the test database and the machine's Redis: a worker is killed with its
+  whole process group while it parses (one task), or between the parts of a fan-out
+  (``CASEBOOK_INGEST_FANOUT``: a part done, the next one running, others queued); another worker and
+  beat are started; the case ends ready within two minutes, with the rows of an undisturbed ingest,
+  written once. The killed part's message, handed out again as Redis would after its visibility
+  timeout, then does nothing.
 - The restart tests start a PostgreSQL and a Redis of their own on spare loopback ports, with the
   web, a worker and beat pointed at them, and restart each server while an ingest runs: the web keeps
   answering (503 with a message where it must), an upload made while Redis is down is kept and
@@ -16,17 +19,21 @@ seconds to ingest, so the faults land in the middle of the work.
 
 from __future__ import annotations
 
+import base64
 import json
+import pickle
 import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import psycopg
 import pytest
+import redis
 import requests
+import zstandard
 from django.core.files import File
+from django.core.files.storage import default_storage
 
-from tests.bundles import generated_collection
 from tests.servers import (
     CasebookProcesses,
     PostgresServer,
@@ -34,22 +41,24 @@ from tests.servers import (
     live_group_members,
     wait_for,
 )
-from tests.web.conftest import EXAMPLE_BUNDLE, VMSTAT, make_tar, processes_on_test_db
+from tests.web.conftest import (
+    EXAMPLE_BUNDLE,
+    VMSTAT,
+    case_findings,
+    case_series,
+    case_sources,
+    make_tar,
+    processes_on_test_db,
+)
 from web import services
-from web.models import Case, CaseStatus, RawChunk, Source
+from web.fanout import WORK_DIR
+from web.models import Case, CaseStatus, Finding, RawChunk, Series, Source
 
 ROOT = Path(__file__).resolve().parents[2]
 #: The issue's bound: after the kill, the case is ready within two minutes.
 READY_AFTER_KILL_S = 120
 #: Bound for every case of the restart tests to end ready once the server is back.
 READY_AFTER_RESTART_S = 150
-
-
-@pytest.fixture(scope="module")
-def busy_bundle(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A generated 4-minute collection (64 CPUs, 2,000 threads, 1,000 sessions): about 10 s of work."""
-    out = tmp_path_factory.mktemp("bundle") / "collection-4m.tar.gz"
-    return generated_collection(out, 4)
 
 
 def _no_duplicates(rows: dict[str, list[tuple]]) -> None:
@@ -117,6 +126,207 @@ def test_a_worker_killed_mid_ingest_leaves_a_case_that_ends_ready(
         if line.get("case_id") == case.pk and "Re-queued: the worker" in line["message"]
     ]
     assert requeued and requeued[0]["task"] == "casebook.sweep_cases" and requeued[0]["level"] == "WARNING"
+
+
+@pytest.fixture
+def fanout_kill_stack(
+    transactional_db, tmp_path: Path, settings, redis_client
+) -> Iterator[CasebookProcesses]:
+    """Fan-out worker processes (``CASEBOOK_INGEST_FANOUT=1``, a part a task of 8 MiB, one task at a
+    time) on the test database and the machine's Redis, on a queue of their own."""
+    with processes_on_test_db(
+        tmp_path,
+        settings,
+        redis_client,
+        CASEBOOK_INGEST_FANOUT="1",
+        CASEBOOK_FANOUT_PART_BYTES=str(8 << 20),
+        CASEBOOK_PARSE_PROCESSES="0",
+    ) as stack:
+        yield stack
+
+
+def _work_files(case_id: int, generation: int, *, parts: int | None = None) -> tuple[int | None, set[int]]:
+    """The fan-out's work files of one claim of a case (web/fanout.py): the number of parts its plan
+    has (``None`` before the plan is stored; ``parts`` when given, without reading the plan again) and
+    the indexes of the parts whose outcome is stored."""
+    prefix = f"{WORK_DIR}/case-{case_id}/gen-{generation}"
+    try:
+        _, files = default_storage.listdir(prefix)
+    except FileNotFoundError:
+        return None, set()
+    done = {int(name.split("-")[1].split(".")[0]) for name in files if name.startswith("outcome-")}
+    if parts is not None or "plan.pickle.zst" not in files:
+        return parts, done
+    with default_storage.open(f"{prefix}/plan.pickle.zst", "rb") as fh:
+        plan = pickle.loads(zstandard.ZstdDecompressor().decompress(fh.read()))  # noqa: S301 - ours
+    return len(plan.parts), done
+
+
+def _parts_held(redis_client: redis.Redis, queue: str, case_id: int) -> list[int]:
+    """Indexes of the ``casebook.ingest_part`` messages of ``case_id`` that a worker of ``queue`` took
+    and has not acknowledged yet (acks_late: the part it is running), from Kombu's ``unacked`` hash."""
+    held = []
+    for raw in redis_client.hvals("unacked"):
+        payload, _exchange, routing_key = json.loads(raw)
+        headers = payload.get("headers") or {}
+        if routing_key != queue or headers.get("task") != "casebook.ingest_part":
+            continue
+        args = json.loads(base64.b64decode(payload["body"]))[0] if payload.get("body") else None
+        if args and args[0].get("case_id") == case_id:
+            held.append(args[1])
+    return held
+
+
+def _redeliver_unacked(redis_client: redis.Redis, queue: str) -> list[str]:
+    """Put the messages of ``queue`` that a worker took and never acknowledged back in the queue, as
+    Kombu does once their visibility timeout has passed; the ids of their tasks."""
+    ids = []
+    for tag, raw in redis_client.hgetall("unacked").items():
+        payload, _exchange, routing_key = json.loads(raw)
+        if routing_key != queue:
+            continue
+        with redis_client.pipeline() as pipe:
+            pipe.lpush(queue, json.dumps(payload))
+            pipe.hdel("unacked", tag)
+            pipe.zrem("unacked_index", tag)
+            pipe.execute()
+        ids.append(payload["headers"]["id"])
+    return ids
+
+
+def test_a_fanout_worker_killed_between_parts_leaves_a_case_that_ends_ready(
+    fanout_kill_stack: CasebookProcesses, busy_bundle: Path, redis_client: redis.Redis, settings
+) -> None:
+    """kill -9 of a fan-out worker while the chord's parts are half done: the killed part's message is
+    left unacknowledged in Redis (it would come back only after the visibility timeout, an hour), so
+    the chord of that claim never completes. A fresh worker runs the parts still queued, then the
+    sweeper takes the case back and a new claim runs a new chord; the case ends with the rows a clean
+    ingest gives, once.
+
+    The kill lands while a part runs (its message held, its outcome not stored yet). Should that part
+    have finished in the instant before the kill (its result counted by the chord, its message not
+    acknowledged yet), the chord completes on the fresh worker under the first claim: also a right
+    ending, checked the same way."""
+    stack = fanout_kill_stack
+    first = stack.start("worker", "worker-1")
+    with busy_bundle.open("rb") as fh:
+        case = services.case_create(user=None, file=File(fh), original_name=busy_bundle.name)
+
+    # Mid-fan-out: the plan stored, a part's outcome stored, others still to run, and the worker
+    # holding the message of a part whose outcome is not stored yet: the part it runs (read from the
+    # storage and from Redis).
+    seen: dict[str, object] = {}
+
+    def part_running() -> bool:
+        parts, done = _work_files(case.pk, 1, parts=seen.get("parts"))  # type: ignore[arg-type]
+        held = _parts_held(redis_client, stack.queue, case.pk)
+        seen.update(parts=parts, done=sorted(done), held=held)
+        return bool(parts and 1 <= len(done) < parts - 1 and set(held) - done)
+
+    wait_for("the first worker running a part, one done", part_running, timeout_s=60, every_s=0.02)
+    first.kill9()
+    killed_at = time.monotonic()
+    wait_for(
+        "every process of the killed worker gone", lambda: not live_group_members(first.pgid), timeout_s=30
+    )
+    parts, done_at_kill = _work_files(case.pk, 1)
+    assert parts and len(done_at_kill) < parts - 1, seen  # parts were left to run
+    assert _parts_held(redis_client, stack.queue, case.pk), "no part left unacknowledged by the kill"
+    case.refresh_from_db()
+    assert case.status == CaseStatus.PARSING and case.claim and case.generation == 0 and case.claims == 1
+
+    stack.start("worker", "worker-2")
+    stack.start("beat")
+
+    # Meanwhile, the same bundle ingested undisturbed (in this process, one task): the reference.
+    with busy_bundle.open("rb") as fh:
+        clean = services.case_create(user=None, file=File(fh), original_name=busy_bundle.name, enqueue=False)
+    settings.CASEBOOK_INGEST_FANOUT = False
+    services.case_ingest(case_id=clean.pk)
+    clean.refresh_from_db()
+    assert clean.status == CaseStatus.READY, clean.failure_reason
+
+    wait_for(
+        "the fanned-out case ready after the kill",
+        lambda: Case.objects.filter(pk=case.pk, status__in=(CaseStatus.READY, CaseStatus.FAILED)).exists(),
+        timeout_s=max(1.0, READY_AFTER_KILL_S - (time.monotonic() - killed_at)),
+        every_s=0.5,
+    )
+    took_s = time.monotonic() - killed_at
+    case.refresh_from_db()
+    assert case.status == CaseStatus.READY, case.failure_reason
+    assert took_s < READY_AFTER_KILL_S
+    # Taken back once by the sweeper, then one new claim ran the whole fan-out again (or, see above,
+    # the first claim's chord completed).
+    taken_back = case.claims == 2
+    assert case.claim == "" and case.generation == case.claims
+    assert (case.requeues, case.claims) in ((1, 2), (0, 1)), (case.requeues, case.claims, seen)
+
+    # The rows of a clean ingest, once each.
+    assert case_sources(case) == case_sources(clean)
+    assert case_findings(case) == case_findings(clean) and case_findings(clean)
+    assert case_series(case) == case_series(clean)
+    _no_duplicates(
+        {
+            "sources": list(Source.objects.filter(case=case).values_list("member", "format")),
+            "series": list(Series.objects.filter(case=case).values_list("name", flat=True)),
+            "findings": list(Finding.objects.filter(case=case).values_list("position", flat=True)),
+        }
+    )
+    chunks = list(RawChunk.objects.filter(case=case).values_list("member", "line_start", "line_end"))
+    clean_chunks = list(RawChunk.objects.filter(case=clean).values_list("member", "line_start", "line_end"))
+    assert len(chunks) == len(set(chunks)) == len(clean_chunks)
+    assert set(chunks) == set(clean_chunks)
+    assert set(RawChunk.objects.filter(case=case).values_list("generation", flat=True)) == {case.generation}
+    for field in ("host", "ncpu", "window_start", "window_end", "utc_offset_s", "warnings", "search_terms"):
+        assert getattr(case, field) == getattr(clean, field), field
+
+    # The work files of both claims are gone.
+    folders = default_storage.listdir(WORK_DIR)[0] if default_storage.exists(WORK_DIR) else []
+    assert f"case-{case.pk}" not in folders
+
+    log = stack.workdir / "worker-2.log"
+    requeued = [
+        line
+        for line in _json_lines(log.read_text())
+        if line.get("case_id") == case.pk and "Re-queued: the worker" in line["message"]
+    ]
+    assert len(requeued) == case.requeues and all(r["task"] == "casebook.sweep_cases" for r in requeued)
+
+    # Redis hands the killed part's message out again once its visibility timeout has passed (an
+    # hour); done now. That part, and the analysis of the dead claim's chord it completes (when the
+    # case was taken back), find the claim gone and do nothing: the case, its rows and its work folder
+    # stay as they are.
+    before = (case.status, case.generation, case_findings(case), len(chunks), case.updated_at)
+    redelivered = _redeliver_unacked(redis_client, stack.queue)
+    assert redelivered
+
+    def redelivered_done() -> bool:
+        lines = _json_lines(log.read_text())
+        ended = {line.get("task_id") for line in lines if " succeeded in " in line["message"]}
+        analyses = [
+            line
+            for line in lines
+            if line.get("task") == "casebook.ingest_analyze" and " succeeded in " in line["message"]
+        ]
+        return set(redelivered) <= ended and len(analyses) == 1 + taken_back
+
+    wait_for(
+        "the redelivered part (and the dead claim's analysis)", redelivered_done, timeout_s=60, every_s=0.5
+    )
+    case.refresh_from_db()
+    after = (case.status, case.generation, case_findings(case), RawChunk.objects.filter(case=case).count())
+    assert (*after, case.updated_at) == before
+    assert not default_storage.exists(f"{WORK_DIR}/case-{case.pk}")
+    lines = _json_lines(log.read_text())
+    assert not [line for line in lines if line["level"] in ("ERROR", "CRITICAL")], "errors in worker-2.log"
+    stopped = {
+        line["task"]
+        for line in lines
+        if line.get("case_id") == case.pk and "was taken away" in line["message"]
+    }
+    assert "casebook.ingest_part" in stopped
+    assert ("casebook.ingest_analyze" in stopped) == taken_back
 
 
 # ------------------------------------------------------------------------ restarts of Redis and PostgreSQL
