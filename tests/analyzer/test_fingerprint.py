@@ -88,3 +88,19 @@ def test_fingerprints_keeps_index_name_and_missing_values() -> None:
 def test_fingerprints_of_an_all_missing_series_is_all_missing() -> None:
     out = fingerprints(pd.Series([None, None], dtype=object))
     assert out.isna().all() and len(out) == 2
+
+
+def test_the_number_pattern_matches_what_the_plain_alternation_matches() -> None:
+    """``_NUMBER`` is written digit-first for speed; it must cut exactly what the rule as stated
+    (hexadecimal ``0x..``, or a digit and pt's ``[0-9a-f.xb]`` tail with an exponent's sign) cuts."""
+    import random
+    import re
+
+    from analyzer.fingerprint import _NUMBER
+
+    stated = re.compile(r"0x[0-9a-fA-F]+|[0-9][0-9a-f.xb]*(?:(?<=e)[+-][0-9]+)?")
+    shapes = ["0x1F", "00x1F", "10x5", "0X1F", "0x", "0xg", "1e+5", "1.5e-3", "2b", "x1", "a0x1", "9x1F"]
+    rnd = random.Random(13)
+    alphabet = "0123456789abcdefxXABeE+-. ()'_,="
+    texts = shapes + ["".join(rnd.choice(alphabet) for _ in range(rnd.randint(1, 24))) for _ in range(20_000)]
+    assert [_NUMBER.sub("?", t) for t in texts] == [stated.sub("?", t) for t in texts]
