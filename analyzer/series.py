@@ -62,7 +62,9 @@ def _long(frame: pd.DataFrame, prefix: str, columns: list[str]) -> pd.DataFrame:
     if not len(frame) or not columns:
         return EMPTY
     melted = frame[["ts", *columns]].melt(id_vars="ts", var_name="series", value_name="value")
-    melted["series"] = prefix + melted["series"].astype(str)
+    # a category: the prefix is added once per name, not to a new string for each of millions of rows
+    names = melted["series"].astype("category")
+    melted["series"] = names.cat.rename_categories([prefix + str(c) for c in names.cat.categories])
     return melted[["series", "ts", "value"]]
 
 
@@ -122,6 +124,7 @@ def _mpstat(tl: Timeline) -> list[pd.DataFrame]:
     out = []
     cpu = tl.frame("mpstat_cpu")
     if len(cpu) and "idle" in cpu:
+        cpu = cpu[[c for c in ("ts", "cpu", "idle", "since_boot") if c in cpu]]  # not a copy of every column
         cpu = cpu[cpu["cpu"] >= 0]
         if "since_boot" in cpu:
             cpu = cpu[~cpu["since_boot"].astype(bool)]
@@ -136,6 +139,7 @@ def _mpstat(tl: Timeline) -> list[pd.DataFrame]:
         ]
     intr = tl.frame("mpstat_intr")
     if len(intr) and "intr_per_s" in intr:
+        intr = intr[[c for c in ("ts", "cpu", "intr_per_s", "since_boot") if c in intr]]
         intr = intr[intr["cpu"] >= 0]
         if "since_boot" in intr:
             intr = intr[~intr["since_boot"].astype(bool)]
@@ -148,12 +152,40 @@ def _mpstat(tl: Timeline) -> list[pd.DataFrame]:
     return out
 
 
+#: Rows grouped at a time by the per-group reductions of the interrupts frame (a day of a 64-CPU
+#: server's /proc/interrupts is 9.4 M rows, and a groupby over all of them at once holds several
+#: arrays of that length: 300 MB): partial results are combined, a few hundred thousand rows at most.
+GROUP_ROWS = 1 << 20
+
+
+def _grouped_in_slices(frame: pd.DataFrame, keys: list[str], column: str, how: list[str]) -> pd.DataFrame:
+    """``frame.groupby(keys, observed=True, sort=False)[column].agg(how)`` for ``how`` among ``sum``
+    and ``count`` (sums of the non-missing values, NaN where none; their number), worked out on
+    slices of ``GROUP_ROWS`` rows and combined: the same groups in the same order (first
+    appearance), the values summed as float64 (sums may differ from one pass in their last bits)."""
+    parts = [
+        frame.iloc[start : start + GROUP_ROWS][[*keys, column]]
+        .astype({column: "float64"})  # partial sums of float32 rates would round at each step
+        .groupby(keys, observed=True, sort=False)[column]
+        .agg(how)
+        for start in range(0, len(frame), GROUP_ROWS)
+    ]
+    joined = pd.concat(parts)
+    if len(parts) == 1:
+        out = joined
+    else:
+        out = joined.groupby(level=list(range(len(keys))), observed=True, sort=False).sum(min_count=1)
+    if "count" in how:
+        out["count"] = out["count"].fillna(0).astype("int64")
+    return out
+
+
 def _interrupts(tl: Timeline) -> list[pd.DataFrame]:
     irq = tl.frame("interrupts")
     if not len(irq) or "per_s" not in irq:
         return []
-    # grouped in place: a filtered copy of a long capture's interrupts frame costs hundreds of MB
-    per_line = irq.groupby(["ts", "irq"], observed=True, sort=False)["per_s"].sum(min_count=1)
+    per_line = _grouped_in_slices(irq, ["ts", "irq"], "per_s", ["sum", "count"])
+    per_line = per_line["sum"].where(per_line["count"] > 0)  # sum(min_count=1): NaN where none was read
     lines = per_line.dropna().unstack("irq").sort_index()
     if lines.empty:
         return []
@@ -296,7 +328,8 @@ def irq_cpu_rates(tl: Timeline, lines: int = IRQ_CPU_LINES) -> pd.DataFrame:
     irq = tl.frame("interrupts")
     if not len(irq) or "per_s" not in irq or "cpu" not in irq:
         return pd.DataFrame()
-    mean = irq.groupby(["irq", "cpu"], observed=True, sort=False)["per_s"].mean().dropna()
+    totals = _grouped_in_slices(irq, ["irq", "cpu"], "per_s", ["sum", "count"])
+    mean = (totals["sum"] / totals["count"].where(totals["count"] > 0)).dropna().astype(irq["per_s"].dtype)
     mean = mean[mean.index.get_level_values("cpu") >= 0]
     if mean.empty:
         return pd.DataFrame()
@@ -325,5 +358,6 @@ def aggregate_series(tl: Timeline) -> pd.DataFrame:
     if not parts:
         return EMPTY.copy()
     out = pd.concat(parts, ignore_index=True)
+    out["series"] = out["series"].astype("category")  # parts' categories differ: one set for all
     out["value"] = pd.to_numeric(out["value"], errors="coerce").astype("float64")
     return out

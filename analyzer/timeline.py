@@ -160,7 +160,7 @@ def prepare(source: ParsedSource, *, cache: dict[str, str] | None = None) -> Par
         pl = pl[_sessions_kept(pl)].reset_index(drop=True)
         narrow = {c: "int32" for c in ("line_no", "line_end") if c in pl and pl[c].notna().all()}
         pl = pl.astype({**{c: "category" for c in PROCESSLIST_CATEGORIES if c in pl}, **narrow})
-        frames["processlist"] = _narrow(pl, ("time_s",))
+        frames["processlist"] = _narrow(pl, ("time_s", "id"))
     ps = frames.get("ps_threads")
     if ps is not None and "is_mysqld" not in ps:
         mysqld = value_is(ps["comm"], lambda s: s.isin(MYSQLD_COMMS)) if "comm" in ps else False
@@ -234,7 +234,7 @@ def _sessions_kept(pl: pd.DataFrame) -> np.ndarray:
 
 
 #: Distinct statements whose fingerprint ``reduce_piece`` remembers (then it starts afresh).
-MAX_CACHED_FINGERPRINTS = 100_000
+MAX_CACHED_FINGERPRINTS = 20_000
 _fingerprint_cache: dict[str, str] = {}
 
 
@@ -448,7 +448,9 @@ class Timeline:
         pl = self.frame("processlist")
         if not len(pl):
             return pd.DataFrame()
-        rows = pl[pl["active"]] if active_only else pl
+        rows = pl[["ts", column]]  # only what is counted: a long capture has millions of rows
+        if active_only:
+            rows = rows[pl["active"].to_numpy(dtype=bool)]
         values = _labels(rows[column])
         if top is not None:
             keep = values.value_counts().index[:top]

@@ -327,6 +327,8 @@ class _Stages:
         self.tallies: dict[str, tuple[float, int]] = {}
         self.lock = threading.Lock()
         self.stop = threading.Event()
+        #: (all processes, the worker alone, the stage) at the largest sample
+        self.peak_split: tuple[int, int, str] = (0, 0, "")
         self.thread = threading.Thread(target=self._sample, daemon=True)
         self.thread.start()
 
@@ -336,6 +338,8 @@ class _Stages:
             with self.lock:
                 for depth in range(len(self.stack)):
                     self.peaks[depth] = max(self.peaks.get(depth, 0), rss)
+                if rss > self.peak_split[0]:  # the largest sample: how much of it is the worker's
+                    self.peak_split = (rss, _rss_bytes() or 0, self.stack[-1] if self.stack else "")
 
     @contextlib.contextmanager
     def stage(self, name: str, **extra: Any):  # noqa: ANN201 - context manager
@@ -469,6 +473,7 @@ def ingest_one(bundle: Path, keep: bool) -> None:
         "ingest_seconds": round(ingest_s, 3),
         "ingest_cpu_seconds": cpu,
         "ingest_system_cpu_seconds": system,
+        "peak_split": stages.peak_split,
         "peak_rss_bytes": peak,
         "sources": case.sources.count(),
         "not_used": list(case.not_used.values_list("member", "reason")),
@@ -653,6 +658,12 @@ def print_report(report: dict[str, Any]) -> None:
         f"    peak RSS                 {_mib(tree):>11}   (target < 1 GiB): {rss_ok}   worker process, plus its "
         f"parse processes (sampled every {RSS_SAMPLE_S:g} s); the worker alone: {_mib(ing['peak_rss_bytes'])}"
     )
+    split = ing.get("peak_split")
+    if split and split[0]:
+        print(
+            f"      at the largest sample    {_mib(split[0]):>11}   worker {_mib(split[1])} + parse processes "
+            f"{_mib(split[0] - split[1])}, in stage {split[2]!r}"
+        )
     print(
         f"    final status             {ing['status']}{'  ' + ing['failure_reason'] if ing['failure_reason'] else ''}"
     )

@@ -78,7 +78,10 @@ def write_series(case_id: int, series: pd.DataFrame) -> int:
     max_len = Series._meta.get_field("name").max_length
     ts = series["ts"].dt.tz_convert("UTC").to_numpy(dtype="datetime64[us]").view("int64")
     values = series["value"].to_numpy(dtype="float64", na_value=np.nan)
-    codes, names = pd.factorize(series["series"].astype("string").str.slice(0, max_len), sort=True)
+    # names cut to the column's length once per distinct name (two may become one), not once per point
+    codes, distinct = pd.factorize(series["series"], sort=False)
+    cut, names = pd.factorize(pd.Index([str(n)[:max_len] for n in distinct], dtype=object), sort=True)
+    codes = cut[codes]
     order = np.lexsort((ts, codes))
     starts = np.flatnonzero(np.diff(codes[order], prepend=-1))
     bounds = [*starts.tolist(), len(order)]

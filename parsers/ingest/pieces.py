@@ -49,7 +49,7 @@ from parsers.rawtext import TextChunk, chunks_of
 
 #: Bytes of text per piece (8 MiB): large enough that a parser's fixed costs do not show, small
 #: enough that the transient arrays of a parse (several times the text) stay in the low hundreds of MB.
-PIECE_BYTES = 8 << 20
+PIECE_BYTES = 4 << 20
 #: A member that is not cut at markers and is at most this long is parsed whole, as one piece
 #: (longer ones are read as a stream by the worker itself).
 WHOLE_MAX_BYTES = 64 << 20

@@ -43,3 +43,20 @@ def test_a_long_series_keeps_every_point(engineer) -> None:
     row = Series.objects.get(case=case)
     assert np.array_equal(np.array(row.ts_us), ts.as_unit("us").asi8)
     assert np.array_equal(np.array(row.values), values)
+
+
+def test_names_past_the_column_length_are_cut_and_merged(engineer) -> None:
+    case = Case.objects.create(title="bulk", team=engineer.teams.get())
+    limit = Series._meta.get_field("name").max_length
+    long_a, long_b = "x" * limit + "a", "x" * limit + "b"  # the same name once cut
+    t0 = pd.Timestamp("2026-11-25 10:00", tz="UTC")
+    frame = pd.DataFrame(
+        {
+            "ts": [t0, t0 + pd.Timedelta(seconds=1), t0],
+            "series": pd.Categorical([long_a, long_b, "vmstat.b"]),
+            "value": [1.0, 2.0, 3.0],
+        }
+    )
+    assert bulk.write_series(case.pk, frame) == 2
+    cut = Series.objects.get(case=case, name="x" * limit)
+    assert cut.values == [1.0, 2.0] and len(cut.ts_us) == 2
