@@ -117,3 +117,32 @@ def test_idle_sessions_are_counted_and_only_the_longest_idle_one_of_a_snapshot_k
     assert kept["id"].tolist() == [7, 8, 9, 12, 7, 8]
     assert reduced.frames["processlist_sessions"]["sessions"].tolist() == [6, 2]
     assert prepare(reduced).frames["processlist"]["id"].tolist() == kept["id"].tolist()  # idempotent
+
+
+def test_interrupt_series_and_irq_cpu_rates_do_not_depend_on_the_slices_they_are_grouped_in(
+    monkeypatch,
+) -> None:
+    from analyzer import series
+
+    parsed = prepare(_parse(interrupts, FIXTURES / "interrupts" / "linux-6.18_proc-interrupts_3snap.txt"))
+    tl = Timeline.from_sources([parsed])
+    irq = tl.frame("interrupts").astype({"per_s": "float64"})
+    stated = irq.groupby(["ts", "irq"], observed=True)["per_s"].sum(min_count=1).dropna()
+    whole_series = series._interrupts(tl)[0]
+    whole_rates = series.irq_cpu_rates(tl)
+    monkeypatch.setattr(series, "GROUP_ROWS", 7)  # many slices, groups cut across them
+    sliced_series = series._interrupts(tl)[0]
+    sliced_rates = series.irq_cpu_rates(tl)
+    key = ["series", "ts"]
+    pd.testing.assert_frame_equal(
+        whole_series.sort_values(key, ignore_index=True),
+        sliced_series.sort_values(key, ignore_index=True),
+        rtol=1e-12,
+    )
+    pd.testing.assert_frame_equal(whole_rates, sliced_rates, rtol=1e-6)
+    got = whole_series.assign(irq=whole_series["series"].astype(str).str.removeprefix("interrupts.irq:"))
+    got = got.dropna(subset=["value"]).set_index(["ts", "irq"])["value"].sort_index()
+    assert len(got) and got.index.isin(stated.index).all()
+    pd.testing.assert_series_equal(
+        got, stated.reindex(got.index).rename("value"), check_names=False, rtol=1e-12
+    )
