@@ -190,19 +190,21 @@ class _ChunkReader(io.RawIOBase):
     def readable(self) -> bool:
         return True
 
-    def read(self, size: int = -1) -> bytes:
-        while size < 0 or len(self.buffer) < size:
+    def readinto(self, buf: bytearray | memoryview) -> int:
+        while len(self.buffer) < len(buf):
             data = next(self.chunks, None)
             if data is None:
                 break
             self.buffer += text_of(bytes(data)).encode("utf-8")
-        out, self.buffer = (self.buffer, b"") if size < 0 else (self.buffer[:size], self.buffer[size:])
-        return out
+        n = min(len(buf), len(self.buffer))
+        buf[:n] = self.buffer[:n]
+        self.buffer = self.buffer[n:]
+        return n
 
 
 def collect_vocabulary(case: Case) -> Vocabulary:
     """Hosts, users, schemas and literal counts of every processlist and performance_schema
-    threads member of the case, read from its kept text piece by piece (8 MiB at a time)."""
+    threads member of the case, read from its kept text piece by piece (``PIECE_BYTES`` at a time)."""
     builder = VocabularyBuilder()
     members = Source.objects.filter(case=case, format__in=STATEMENT_FORMATS).values_list("member", "format")
     for member, fmt in members:

@@ -42,8 +42,10 @@ EXIT_WAIT_S = 5.0
 #: fill the CPUs they only take time from each other.
 BLAS_THREADS = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")
 #: A parse process that holds more than this after a piece hands its free memory back at once (a
-#: piece of 8 MiB needs 100-250 MB while it is parsed; the process itself, 70 MB).
+#: piece of 4 MiB needs 60-150 MB while it is parsed; the process itself, 70 MB).
 TRIM_ABOVE_BYTES = 320 << 20
+#: A parse process that holds more than this when the member changes hands its free memory back.
+TRIM_ON_CHANGE_ABOVE_BYTES = 144 << 20
 #: Bytes a pipe to or from a child holds (``F_SETPIPE_SZ``; Linux's default is 64 KiB): a piece of
 #: several MB then crosses in a few writes rather than a hundred, with as many fewer wake-ups.
 PIPE_BYTES = 1 << 20
@@ -201,9 +203,10 @@ def _serve(stdin: IO[bytes], stdout: IO[bytes], work: Work) -> None:
 
     Memory a piece freed stays in the process for the next one (glibc keeps it), which spares the
     fresh pages a trim would cost on every piece; it is handed back (``release_memory``) when the
-    member changes, since the pieces of the next member may need much less (a day's processlist
-    pieces leave about 200 MB that its mysqladmin pieces would only hold), and after any piece that
-    left the process above ``TRIM_ABOVE_BYTES``."""
+    member changes while the process holds more than ``TRIM_ON_CHANGE_ABOVE_BYTES`` (a day's
+    processlist pieces leave about 200 MB that its mysqladmin pieces would only hold; the hundreds of
+    small hourly files of an OSWatcher archive change member at every piece and leave little), and
+    after any piece that left the process above ``TRIM_ABOVE_BYTES``."""
     last_member = None
     while True:
         try:
@@ -211,7 +214,11 @@ def _serve(stdin: IO[bytes], stdout: IO[bytes], work: Work) -> None:
         except EOFError:
             return
         _, fmt, piece, member, clock = request
-        if member != last_member and last_member is not None:
+        if (
+            member != last_member
+            and last_member is not None
+            and _resident_bytes() > TRIM_ON_CHANGE_ABOVE_BYTES
+        ):
             release_memory()
         last_member = member
         try:

@@ -182,3 +182,20 @@ def test_the_cuts_do_not_depend_on_the_marker_search_window(monkeypatch, marker:
         "parsers.ingest.pieces.MARKER_WINDOW", 16
     )  # smaller than a snapshot: the window doubles
     assert cuts() == whole and len(whole) > 10
+
+
+def test_a_stream_that_can_only_read_is_cut_as_one_that_reads_into_a_buffer() -> None:
+    class ReadOnly:
+        def __init__(self, data: bytes) -> None:
+            self.inner = io.BytesIO(data)
+
+        def read(self, n: int = -1) -> bytes:
+            return self.inner.read(n)
+
+    data = _processlist(25, 3).encode()
+    both = [
+        [(p.first_line, p.overlap_lines, p.data) for p in split(data[:100], stream, piece_bytes=700)]
+        for stream in (io.BytesIO(data[100:]), ReadOnly(data[100:]))
+    ]
+    assert both[0] == both[1] and len(both[0]) > 10
+    assert all(type(p[2]) is bytes for p in both[1])
