@@ -18,6 +18,7 @@ import ctypes
 import ctypes.util
 import enum
 import itertools
+import os
 import re
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
@@ -48,6 +49,15 @@ def steady_heap() -> None:
     without glibc."""
     if _LIBC is not None:
         _LIBC.mallopt(M_MMAP_THRESHOLD, MMAP_THRESHOLD_BYTES)
+
+
+def resident_bytes() -> int:
+    """This process's resident set size in bytes (``/proc/self/statm``, proc(5)); 0 where there is none."""
+    try:
+        with open("/proc/self/statm") as fh:
+            return int(fh.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+    except (OSError, ValueError, IndexError):
+        return 0
 
 
 def release_memory() -> None:

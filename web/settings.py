@@ -222,7 +222,7 @@ CASEBOOK_PARSE_PROCESSES = envint("CASEBOOK_PARSE_PROCESSES", os.cpu_count() or 
 # host takes (a chord joins them for the analysis); the upload and the parts are read through Django's
 # storage, so every worker host must share it (a shared volume, or S3 through django-storages).
 CASEBOOK_INGEST_FANOUT = envbool("CASEBOOK_INGEST_FANOUT", False)
-# Bytes of capture text per fan-out task (several pieces of 4 MiB of one member).
+# Bytes of capture text per fan-out task (several pieces of 4-8 MiB of one member).
 CASEBOOK_FANOUT_PART_BYTES = envint("CASEBOOK_FANOUT_PART_BYTES", 64 << 20)
 
 # Celery: Redis broker; results are not kept (tasks write their outcome to PostgreSQL), but for a

@@ -28,7 +28,15 @@ from typing import BinaryIO, TextIO
 import pandas as pd
 
 from parsers import pasted, registry
-from parsers.base import Clock, ClockHints, ParsedSource, ParseError, parse_ts_line, steady_heap
+from parsers.base import (
+    Clock,
+    ClockHints,
+    ParsedSource,
+    ParseError,
+    parse_ts_line,
+    resident_bytes,
+    steady_heap,
+)
 from parsers.ingest import pieces
 from parsers.ingest.archive import DEFAULT_LIMITS, BundleError, LimitExceeded, Limits, Member, Refused, walk
 from parsers.ingest.pieces import LocalRunner, Pipeline, Work, split, whole
@@ -341,7 +349,9 @@ class _Reader:
         hints = ClockHints(start_local=where.start_local, interval_s=where.interval_s)
         done = functools.partial(self.parsed, member.name, module.FORMAT, where)
         if pieces.in_snapshots(module.FORMAT, head):
-            self.pipeline.pieces(module, split(first, raw), member=member.name, clock=hints, done=done)
+            size = pieces.piece_bytes(resident_bytes())
+            cut = split(first, raw, piece_bytes=size)
+            self.pipeline.pieces(module, cut, member=member.name, clock=hints, done=done)
             return
         most = pieces.WHOLE_MAX_BYTES
         data = first + raw.read(most + 1 - len(first)) if len(first) <= most else first

@@ -48,10 +48,25 @@ from parsers.base import (
 )
 from parsers.rawtext import TextChunk, chunks_of
 
-#: Bytes of text per piece (4 MiB): large enough that a parser's fixed costs do not show much (8 MiB
-#: parsed a tenth faster), small enough that a parse process stays near 150 MB (the transient arrays of
-#: a parse are several times the text): what keeps a day-long dense capture's ingest under 1 GiB.
-PIECE_BYTES = 4 << 20
+#: Bytes of text per piece (8 MiB): large enough that a parser's fixed costs do not show, small
+#: enough that the transient arrays of a parse (several times the text) stay near 200 MB a process.
+PIECE_BYTES = 8 << 20
+#: Bytes per piece once the worker holds ``SMALL_PIECES_ABOVE_BYTES`` (``piece_bytes``): a day-long
+#: dense capture's kept frames leave less room for the parse processes, which stay near 150 MB with
+#: pieces of this size (their parse costs a little more CPU).
+SMALL_PIECE_BYTES = 4 << 20
+#: Resident size of the worker past which members are cut into ``SMALL_PIECE_BYTES`` pieces.
+SMALL_PIECES_ABOVE_BYTES = 480 << 20
+
+
+def piece_bytes(held: int) -> int:
+    """The size of the pieces to cut a member into when the process that keeps what they give back
+    holds ``held`` bytes (its resident size): ``PIECE_BYTES``, or ``SMALL_PIECE_BYTES`` past
+    ``SMALL_PIECES_ABOVE_BYTES``, so that the worker and its parse processes stay under 1 GiB
+    together on a day-long capture (DESIGN.md, Targets)."""
+    return SMALL_PIECE_BYTES if held > SMALL_PIECES_ABOVE_BYTES else PIECE_BYTES
+
+
 #: A member that is not cut at markers and is at most this long is parsed whole, as one piece
 #: (longer ones are read as a stream by the worker itself).
 WHOLE_MAX_BYTES = 64 << 20

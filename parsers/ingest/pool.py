@@ -30,7 +30,7 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 from typing import IO, Any
 
-from parsers.base import ClockHints, ParseError, release_memory
+from parsers.base import ClockHints, ParseError, release_memory, resident_bytes
 from parsers.ingest.pieces import PARSE_ONLY, Done, Piece, Work
 
 #: The directory that holds the ``parsers`` package: the children's import path.
@@ -42,7 +42,7 @@ EXIT_WAIT_S = 5.0
 #: fill the CPUs they only take time from each other.
 BLAS_THREADS = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")
 #: A parse process that holds more than this after a piece hands its free memory back at once (a
-#: piece of 4 MiB needs 60-150 MB while it is parsed; the process itself, 70 MB).
+#: piece of 8 MiB needs 100-250 MB while it is parsed; the process itself, 70 MB).
 TRIM_ABOVE_BYTES = 320 << 20
 #: A parse process that holds more than this when the member changes hands its free memory back.
 TRIM_ON_CHANGE_ABOVE_BYTES = 144 << 20
@@ -217,7 +217,7 @@ def _serve(stdin: IO[bytes], stdout: IO[bytes], work: Work) -> None:
         if (
             member != last_member
             and last_member is not None
-            and _resident_bytes() > TRIM_ON_CHANGE_ABOVE_BYTES
+            and resident_bytes() > TRIM_ON_CHANGE_ABOVE_BYTES
         ):
             release_memory()
         last_member = member
@@ -231,17 +231,8 @@ def _serve(stdin: IO[bytes], stdout: IO[bytes], work: Work) -> None:
         pickle.dump(reply, stdout, protocol=pickle.HIGHEST_PROTOCOL)
         stdout.flush()
         reply = None
-        if _resident_bytes() > TRIM_ABOVE_BYTES:
+        if resident_bytes() > TRIM_ABOVE_BYTES:
             release_memory()
-
-
-def _resident_bytes() -> int:
-    """This process's resident set size (/proc/self/statm; 0 where there is none)."""
-    try:
-        with open("/proc/self/statm") as fh:
-            return int(fh.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
-    except (OSError, ValueError, IndexError):
-        return 0
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -199,3 +199,10 @@ def test_a_stream_that_can_only_read_is_cut_as_one_that_reads_into_a_buffer() ->
     ]
     assert both[0] == both[1] and len(both[0]) > 10
     assert all(type(p[2]) is bytes for p in both[1])
+
+
+def test_pieces_get_smaller_once_the_worker_holds_a_lot() -> None:
+    from parsers.ingest import pieces
+
+    assert pieces.piece_bytes(200 << 20) == pieces.PIECE_BYTES
+    assert pieces.piece_bytes(pieces.SMALL_PIECES_ABOVE_BYTES + 1) == pieces.SMALL_PIECE_BYTES < pieces.PIECE_BYTES
