@@ -205,4 +205,8 @@ def test_pieces_get_smaller_once_the_worker_holds_a_lot() -> None:
     from parsers.ingest import pieces
 
     assert pieces.piece_bytes(200 << 20) == pieces.PIECE_BYTES
-    assert pieces.piece_bytes(pieces.SMALL_PIECES_ABOVE_BYTES + 1) == pieces.SMALL_PIECE_BYTES < pieces.PIECE_BYTES
+    assert (
+        pieces.piece_bytes(pieces.SMALL_PIECES_ABOVE_BYTES + 1)
+        == pieces.SMALL_PIECE_BYTES
+        < pieces.PIECE_BYTES
+    )
