@@ -74,30 +74,15 @@ def listen_queue_overflow(tl: Timeline) -> Finding | None:
             hot,
         ),
     ]
-    conn = status_rows(tl, "Connections")
-    if len(conn):
-        evidence.append(
-            cite(
-                tl,
-                "Connections per second (peak)",
-                round(float(conn["per_s"].max()), 1),
-                "/s",
-                "mysqladmin.Connections",
-                conn,
-            )
-        )
-    connected = status_rows(tl, "Threads_connected")
-    if len(connected):
-        evidence.append(
-            cite(
-                tl,
-                "Threads_connected (max)",
-                float(connected["value"].max()),
-                "",
-                "mysqladmin.Threads_connected",
-                connected,
-            )
-        )
+    for variable, label, column, unit, digits in (
+        ("Connections", "Connections per second (peak)", "per_s", "/s", 1),
+        ("Threads_connected", "Threads_connected (max)", "value", "", None),
+    ):
+        rows = status_rows(tl, variable)
+        if len(rows):
+            peak = float(rows[column].max())
+            shown = peak if digits is None else round(peak, digits)
+            evidence.append(cite(tl, label, shown, unit, f"mysqladmin.{variable}", rows))
     return LISTEN_TEXTS.finding(
         "listen-queue-overflow",
         Severity.WARNING,

@@ -173,6 +173,22 @@ def processes_on_test_db(
                 redis_client.zrem("unacked_index", tag)
 
 
+@pytest.fixture
+def fanout_stack(transactional_db, tmp_path: Path, settings, redis_client) -> Iterator[CasebookProcesses]:
+    """Fan-out worker processes (``CASEBOOK_INGEST_FANOUT=1``, a part a task of 8 MiB, parsed in the
+    task's own process) on the test database and the machine's Redis, on a queue of their own; the
+    test starts as many as it needs."""
+    with processes_on_test_db(
+        tmp_path,
+        settings,
+        redis_client,
+        CASEBOOK_INGEST_FANOUT="1",
+        CASEBOOK_FANOUT_PART_BYTES=str(8 << 20),
+        CASEBOOK_PARSE_PROCESSES="0",
+    ) as stack:
+        yield stack
+
+
 @pytest.fixture(scope="session")
 def busy_bundle(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A generated 4-minute collection (64 CPUs, 2,000 threads, 1,000 sessions): about 10 s of work,

@@ -7,7 +7,6 @@ worker (every task stamps the case as it starts)."""
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from datetime import datetime
 from pathlib import Path
 
@@ -32,21 +31,6 @@ def two_minutes(tmp_path_factory: pytest.TempPathFactory) -> Path:
     its processlist and ps members are several pieces of 8 MiB each."""
     out = tmp_path_factory.mktemp("bundle") / "collection-2m.tar.gz"
     return generated_collection(out, 2)
-
-
-@pytest.fixture
-def fanout_stack(transactional_db, tmp_path: Path, settings, redis_client) -> Iterator[CasebookProcesses]:
-    """Two fan-out worker processes on the test database and the machine's Redis, on a queue of their own;
-    one part a task (a piece of 8 MiB)."""
-    with processes_on_test_db(
-        tmp_path,
-        settings,
-        redis_client,
-        CASEBOOK_INGEST_FANOUT="1",
-        CASEBOOK_FANOUT_PART_BYTES=str(8 << 20),
-        CASEBOOK_PARSE_PROCESSES="0",
-    ) as stack:
-        yield stack
 
 
 def test_a_bundle_through_the_chord_gives_the_case_of_the_single_task(

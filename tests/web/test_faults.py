@@ -128,23 +128,6 @@ def test_a_worker_killed_mid_ingest_leaves_a_case_that_ends_ready(
     assert requeued and requeued[0]["task"] == "casebook.sweep_cases" and requeued[0]["level"] == "WARNING"
 
 
-@pytest.fixture
-def fanout_kill_stack(
-    transactional_db, tmp_path: Path, settings, redis_client
-) -> Iterator[CasebookProcesses]:
-    """Fan-out worker processes (``CASEBOOK_INGEST_FANOUT=1``, a part a task of 8 MiB, one task at a
-    time) on the test database and the machine's Redis, on a queue of their own."""
-    with processes_on_test_db(
-        tmp_path,
-        settings,
-        redis_client,
-        CASEBOOK_INGEST_FANOUT="1",
-        CASEBOOK_FANOUT_PART_BYTES=str(8 << 20),
-        CASEBOOK_PARSE_PROCESSES="0",
-    ) as stack:
-        yield stack
-
-
 def _work_files(case_id: int, generation: int, *, parts: int | None = None) -> tuple[int | None, set[int]]:
     """The fan-out's work files of one claim of a case (web/fanout.py): the number of parts its plan
     has (``None`` before the plan is stored; ``parts`` when given, without reading the plan again) and
@@ -195,7 +178,7 @@ def _redeliver_unacked(redis_client: redis.Redis, queue: str) -> list[str]:
 
 
 def test_a_fanout_worker_killed_between_parts_leaves_a_case_that_ends_ready(
-    fanout_kill_stack: CasebookProcesses, busy_bundle: Path, redis_client: redis.Redis, settings
+    fanout_stack: CasebookProcesses, busy_bundle: Path, redis_client: redis.Redis, settings
 ) -> None:
     """kill -9 of a fan-out worker while the chord's parts are half done: the killed part's message is
     left unacknowledged in Redis (it would come back only after the visibility timeout, an hour), so
@@ -207,7 +190,7 @@ def test_a_fanout_worker_killed_between_parts_leaves_a_case_that_ends_ready(
     have finished in the instant before the kill (its result counted by the chord, its message not
     acknowledged yet), the chord completes on the fresh worker under the first claim: also a right
     ending, checked the same way."""
-    stack = fanout_kill_stack
+    stack = fanout_stack
     first = stack.start("worker", "worker-1")
     with busy_bundle.open("rb") as fh:
         case = services.case_create(user=None, file=File(fh), original_name=busy_bundle.name)
