@@ -140,7 +140,8 @@ def prepare(source: ParsedSource, *, cache: dict[str, str] | None = None) -> Par
     held one row each.
     ``ps_threads``: adds ``is_mysqld``; ``ps_state_counts`` (``ts``, ``state``, ``threads``) counts
     every thread by state, and only threads in ``THREAD_STATES_KEPT`` stay one row each (plus the
-    first row of every snapshot, so that each snapshot is still seen). ``mysqladmin``: only the
+    first row of every snapshot, so that each snapshot is still seen); a ps parser given
+    ``PARSE_OPTIONS`` did both already. ``mysqladmin``: only the
     ``STATUS_KEPT`` variables. ``interrupts``: the minor IRQ lines folded (``_fold_minor_irqs``).
     ``SAMPLE_LINES``: the line range of each sample of the main frame, as parsed. Text columns
     become categories. Idempotent; ``cache`` carries fingerprints across calls (statement -> fingerprint).
@@ -148,7 +149,8 @@ def prepare(source: ParsedSource, *, cache: dict[str, str] | None = None) -> Par
     frames = dict(source.frames)
     main = next(iter(frames.values()), None)
     if SAMPLE_LINES not in frames and main is not None and "ts" in main and "line_no" in main:
-        frames[SAMPLE_LINES] = _sample_lines(main)
+        # a parser that counted the rows it did not keep gives their line range with the counts
+        frames[SAMPLE_LINES] = _sample_lines(frames.get("ps_state_counts", main))
     pl = frames.get("processlist")
     if pl is not None and "info" in pl:
         pl = pl[[c for c in PROCESSLIST_KEPT if c in pl]]
@@ -165,7 +167,10 @@ def prepare(source: ParsedSource, *, cache: dict[str, str] | None = None) -> Par
     if ps is not None and "is_mysqld" not in ps:
         mysqld = value_is(ps["comm"], lambda s: s.isin(MYSQLD_COMMS)) if "comm" in ps else False
         ps = ps.assign(is_mysqld=np.zeros(len(ps), dtype=bool) | mysqld)
-        if "state" in ps and ps["state"].notna().any():
+        counted = frames.get("ps_state_counts")
+        if counted is not None:  # the parser counted and kept the threads (``PARSE_OPTIONS``)
+            frames["ps_state_counts"] = counted[["ts", "state", "threads"]]
+        elif "state" in ps and ps["state"].notna().any():
             state = ps["state"].astype("string")
             frames["ps_state_counts"] = (
                 ps.assign(state=state).groupby(["ts", "state"]).size().rename("threads").reset_index()
@@ -233,6 +238,10 @@ def _sessions_kept(pl: pd.DataFrame) -> np.ndarray:
     return keep
 
 
+#: What ``reduce_piece`` drops, its parsers need not build (``parsers.ingest.pieces.Work``): ps
+#: threads outside ``THREAD_STATES_KEPT`` are counted by the parser, not typed row by row.
+PARSE_OPTIONS = {"ps": {"states": THREAD_STATES_KEPT}}
+
 #: Distinct statements whose fingerprint ``reduce_piece`` remembers (then it starts afresh).
 MAX_CACHED_FINGERPRINTS = 20_000
 _fingerprint_cache: dict[str, str] = {}
@@ -245,6 +254,9 @@ def reduce_piece(source: ParsedSource) -> ParsedSource:
     if len(_fingerprint_cache) > MAX_CACHED_FINGERPRINTS:
         _fingerprint_cache.clear()
     return prepare(source, cache=_fingerprint_cache)
+
+
+reduce_piece.parse_options = PARSE_OPTIONS  # type: ignore[attr-defined]
 
 
 def _sample_lines(main: pd.DataFrame) -> pd.DataFrame:

@@ -40,6 +40,8 @@ Output: one frame, ``ps_threads``, one row per thread (per process when the list
     ``meta``: ``variant`` (``ps -eLo with wchan``, ``ps alx with wchan, no threads``), ``columns`` (header
     tokens), ``threads`` (bool), ``snapshots`` (list of ``(snapshot, first_line, last_line)``),
     ``utc_offset_s`` when a ``TS`` marker gives it.
+    With ``parse(..., states=...)`` (what an ingest asks for): only the threads in those states and
+    the first of each snapshot are rows, and ``ps_state_counts`` counts them all by state.
 
 Warnings: ``bad-row`` (a row that cannot be read, dropped), ``unknown-column`` (header token not known,
     ignored), ``no-start-time`` (no marker and no start: timestamps count from the epoch),
@@ -153,6 +155,9 @@ _COLUMNS = (
     "wchan",
 )
 _TEXT = ("user", "stat", "comm", "wchan")
+_NUMBERS = ("pid", "tid", "ppid", "pcpu")
+#: The frame of thread counts by state that ``parse(..., states=...)`` adds.
+COUNTS_FRAME = "ps_state_counts"
 
 
 def _header_tokens(line: str) -> list[str] | None:
@@ -416,11 +421,14 @@ def _basename(token: str) -> str:
     return token.rsplit("/", 1)[-1] or token
 
 
-def _split(layout: _Layout, rows: _Rows) -> tuple[dict[str, object], np.ndarray]:
+def _split(
+    layout: _Layout, rows: _Rows, only: tuple[str, ...] | None = None
+) -> tuple[dict[str, object], np.ndarray]:
     """Cut a chunk of rows into raw columns by fixed field boundaries.
 
     Returns ``{column: (n_ok, w) uint8 block, or (codes, uniques) for text}`` for the rows that fit
-    the layout, and the mask of those rows; the others are read token by token in ``_split_tokens``.
+    the layout (of the columns in ``only`` when given), and the mask of those rows; the others are
+    read token by token in ``_split_tokens``.
     """
     cap = layout.cols[-1].hs + FIRST_TOKEN_WINDOW if layout.free_last else None
     grid = _grid(rows, cap)
@@ -432,6 +440,8 @@ def _split(layout: _Layout, rows: _Rows) -> tuple[dict[str, object], np.ndarray]
         ok &= rows.lens <= width
     raw: dict[str, object] = {}
     for out, idx in layout.src.items():
+        if only is not None and out not in only:
+            continue
         s, e = bounds[idx]
         if out == "comm" and layout.free_last:  # the first token: blank from its first blank on
             block = _block(grid, ok, rows.lens, s, width)
@@ -550,7 +560,7 @@ def _to_frame(layout: _Layout, rows: _Rows, member: str, warnings: list[ParseWar
     order = np.concatenate([fast_idx, slow_idx])
     keep = np.ones(len(order), dtype=bool)
     cols: dict[str, object] = {}
-    for out in ("pid", "tid", "ppid", "pcpu"):
+    for out in _NUMBERS:
         if out not in raw:
             continue
         block = raw[out]
@@ -604,7 +614,7 @@ def _to_frame(layout: _Layout, rows: _Rows, member: str, warnings: list[ParseWar
     rows = order[keep][sel]
     n = len(rows)
     piece: dict[str, object] = {"line_no": nos[rows], "snapshot": snaps[rows]}
-    for out in ("pid", "tid", "ppid", "pcpu"):
+    for out in _NUMBERS:
         if out in cols:
             piece[out] = np.asarray(cols[out])[keep][sel]
     piece["tid"] = piece.get("tid", piece["pid"])
@@ -662,6 +672,12 @@ class _State:
 
     member: str
     warnings: list[ParseWarning]
+    #: ``parse(states=...)``: the states whose threads are typed; None: every thread
+    states: frozenset[str] | None = None
+    #: threads counted but not typed (``_counted``): (snapshot, state) -> threads
+    untyped: dict[tuple[int, str], int] = field(default_factory=dict)
+    #: snapshots whose first row was typed
+    first_typed: set[int] = field(default_factory=set)
     pieces: list[dict[str, object]] = field(default_factory=list)
     layout: _Layout | None = None
     snapshot: int = -1
@@ -689,7 +705,49 @@ def _emit(
     for a in range(0, len(idx), CHUNK_ROWS):
         sel = idx[a : a + CHUNK_ROWS]
         rows = _Rows(buf, starts[sel], lens[sel], ~hi[sel], sel + base + 1, snaps[a : a + CHUNK_ROWS])
+        if st.states is not None and "stat" in st.layout.src:
+            rows = _counted(st, rows)
         st.pieces.append(_to_frame(st.layout, rows, st.member, st.warnings))
+
+
+def _plain_digits(block: np.ndarray) -> np.ndarray:
+    """Rows of a (n, w) uint8 block that hold digits and blanks only, at least one digit."""
+    digit = (block - np.uint8(48)) <= 9  # uint8: below "0" wraps around
+    return (digit | (block == _SPACE)).all(axis=1) & digit.any(axis=1)
+
+
+def _counted(st: _State, rows: _Rows) -> _Rows:
+    """The rows of a chunk that ``_to_frame`` types when ``parse`` was given ``states``.
+
+    The others are threads in another state (sleeping ``S`` and idle ``I`` threads: nine in ten on a
+    busy server) on a well-formed row (every field in place, one token each, PID digits) that is not
+    the first of its snapshot: they are only counted, by their STAT, into ``st.untyped``; their other
+    cells are not read (so a garbled %CPU there is not warned about). Any other row is typed, read,
+    warned about or refused as without ``states`` (a ``ps m`` listing's ``-`` PID is refused)."""
+    layout = st.layout
+    assert layout is not None
+    raw, ok = _split(layout, rows, only=("stat", "pid"))
+    fast = np.flatnonzero(ok)
+    codes, uniq = raw["stat"]
+    letters = [u.decode("ascii").strip()[:1] for u in uniq]
+    other = np.array([letter not in st.states and letter != "" for letter in letters], dtype=bool)
+    skip = other[codes] if len(codes) else np.zeros(0, dtype=bool)
+    skip &= _plain_digits(raw["pid"])
+    head = np.ones(len(rows.snaps), dtype=bool)  # the first row of each snapshot in the chunk ...
+    head[1:] = rows.snaps[1:] != rows.snaps[:-1]
+    head &= ~np.isin(rows.snaps, list(st.first_typed))  # ... unless an earlier chunk had it
+    skip &= ~head[fast]
+    st.first_typed.update(np.unique(rows.snaps).tolist())
+    if skip.any():
+        pairs = pd.DataFrame({"snapshot": rows.snaps[fast[skip]], "code": codes[skip]})
+        for (snap, code), n in pairs.value_counts(sort=False).items():
+            key = (int(snap), letters[int(code)])
+            st.untyped[key] = st.untyped.get(key, 0) + int(n)
+    keep = np.ones(len(rows.starts), dtype=bool)
+    keep[fast[skip]] = False
+    return _Rows(
+        rows.buf, rows.starts[keep], rows.lens[keep], rows.ascii_ok[keep], rows.nos[keep], rows.snaps[keep]
+    )
 
 
 def _scan(st: _State, text: str, base: int) -> None:
@@ -764,12 +822,19 @@ def _scan(st: _State, text: str, base: int) -> None:
     _emit(st, buf, starts, lens, hi, base)
 
 
-def parse(stream: Iterable[str], *, member: str, clock: ClockHints) -> ParsedSource:
+def parse(
+    stream: Iterable[str], *, member: str, clock: ClockHints, states: frozenset[str] | None = None
+) -> ParsedSource:
     """Parse a ps listing (one or many snapshots) into ``ps_threads``; see the module docstring.
 
-    ``stream``: text lines. Raises ``ParseError`` when the member is not a ps listing.
+    ``stream``: text lines. ``states``: when given (and the listing has STAT or S), only the threads
+    in these states (first letters: ``R``, ``D``...) and the first thread of each snapshot are rows of
+    ``ps_threads``, and a second frame, ``ps_state_counts`` (``ts``, ``line_no`` and ``line_end`` the first
+    and last row of the snapshot, ``state``, ``threads`` int64), counts every thread of each snapshot by state: a day of
+    2,000 mostly sleeping threads a second is counted, not typed row by row. Raises ``ParseError``
+    when the member is not a ps listing.
     """
-    st = _State(member, [])
+    st = _State(member, [], states)
     for first, text in text_chunks(raw_blocks(stream)):  # whole lines, a few MB at a time
         _scan(st, text, first - 1)
     warnings = st.warnings
@@ -781,6 +846,9 @@ def parse(stream: Iterable[str], *, member: str, clock: ClockHints) -> ParsedSou
         times.ts[frame["snapshot"].to_numpy()] if len(frame) else pd.Series([], dtype="datetime64[ns, UTC]")
     )
     frame = frame[list(_COLUMNS)]
+    frames = {FRAME: frame}
+    if states is not None and st.layout is not None and "stat" in st.layout.src:
+        frames = {FRAME: _kept(frame, states), COUNTS_FRAME: _counts(st, frame, times.ts)}
     meta: dict[str, object] = {
         "tool": "ps",
         "columns": [c.name for c in st.layout.cols] if st.layout else [],
@@ -790,7 +858,33 @@ def parse(stream: Iterable[str], *, member: str, clock: ClockHints) -> ParsedSou
     if times.utc_offset_s is not None:
         meta["utc_offset_s"] = times.utc_offset_s
     meta["variant"] = _variant(st.layout)
-    return ParsedSource(FORMAT, member, {FRAME: frame}, times.clock, warnings, meta, times.ts_is_local)
+    return ParsedSource(FORMAT, member, frames, times.clock, warnings, meta, times.ts_is_local)
+
+
+def _kept(frame: pd.DataFrame, states: frozenset[str]) -> pd.DataFrame:
+    """The rows of threads in ``states`` and the first row of each snapshot."""
+    keep = frame["state"].isin(states).to_numpy(dtype=bool) | ~frame["snapshot"].duplicated().to_numpy()
+    return frame if keep.all() else frame[keep].reset_index(drop=True)
+
+
+def _counts(st: _State, frame: pd.DataFrame, ts: pd.DatetimeIndex) -> pd.DataFrame:
+    """Threads per snapshot and state: the typed rows of ``frame`` and those ``_counted`` skipped."""
+    typed = frame.groupby(["snapshot", "state"], observed=True).size()
+    counts = dict(zip(typed.index.tolist(), typed.tolist(), strict=True))
+    for key, n in st.untyped.items():
+        counts[key] = counts.get(key, 0) + n
+    keys = sorted(counts)
+    snap = np.array([k[0] for k in keys], dtype=np.int64)
+    first_row = frame.groupby("snapshot")["line_no"].min()  # the first row of a snapshot is typed
+    return pd.DataFrame(
+        {
+            "ts": pd.Series(ts[snap] if len(snap) else [], dtype="datetime64[ns, UTC]"),
+            "line_no": first_row.reindex(snap).to_numpy(dtype=np.int64),
+            "line_end": np.array([st.snap_lines[k][1] for k in snap], dtype=np.int64),
+            "state": pd.Series([k[1] for k in keys], dtype="string"),
+            "threads": np.array([counts[k] for k in keys], dtype=np.int64),
+        }
+    )
 
 
 #: Headers of the standard listings (procps-ng ps(1) "EXAMPLES"), by their column names.

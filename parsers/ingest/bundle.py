@@ -369,7 +369,7 @@ class _Reader:
             text = _Tee(text, lambda block: keep(tuple(chunker.feed(block))))
         try:
             source: ParsedSource | Exception = self.work.reduced(
-                module.parse(text, member=member.name, clock=hints)
+                module.parse(text, member=member.name, clock=hints, **self.work.options(module.FORMAT))
             )
         except BundleError:
             raise

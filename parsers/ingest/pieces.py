@@ -319,17 +319,20 @@ class _Text:
         return iter(lines_of(text))
 
 
-def parse_piece(module: ModuleType, piece: Piece, *, member: str, clock: ClockHints) -> ParsedSource:
+def parse_piece(
+    module: ModuleType, piece: Piece, *, member: str, clock: ClockHints, **options: object
+) -> ParsedSource:
     """One piece decoded (UTF-8, other bytes as Windows-1252: parsers/pasted.py) and parsed by ``module.parse``, its line numbers
     the member's, the rows and warnings of its overlap (the last snapshot of the piece before) dropped.
 
-    Raises ``ParseError`` (with the member's line number) when the piece cannot be read.
+    ``options``: keyword arguments of ``module.parse`` (``Work.options``). Raises ``ParseError`` (with
+    the member's line number) when the piece cannot be read.
     """
     text, not_utf8 = pasted.decode(piece.data)  # a cp1252 byte from a pasted note read as such, said
     try:
-        parsed = module.parse(_Text(text), member=member, clock=clock)
+        parsed = module.parse(_Text(text), member=member, clock=clock, **options)
     except ParseError as exc:
-        parsed = _as_pasted(module, piece, text, member, clock)
+        parsed = _as_pasted(module, piece, text, member, clock, options)
         if parsed is None:
             raise ParseError(member, exc.line_no + piece.first_line - 1, exc.line, exc.reason) from exc
     if not_utf8 is not None:
@@ -339,7 +342,7 @@ def parse_piece(module: ModuleType, piece: Piece, *, member: str, clock: ClockHi
 
 
 def _as_pasted(
-    module: ModuleType, piece: Piece, text: str, member: str, clock: ClockHints
+    module: ModuleType, piece: Piece, text: str, member: str, clock: ClockHints, options: dict[str, object]
 ) -> ParsedSource | None:
     """A small whole member the parser refused, read again as a capture pasted into a note: the
     prose and ``#`` lines around it blanked (``parsers.pasted.strip_note``), said in a warning; None
@@ -350,7 +353,7 @@ def _as_pasted(
     if not skipped:
         return None
     try:
-        parsed = module.parse(_Text(stripped), member=member, clock=clock)
+        parsed = module.parse(_Text(stripped), member=member, clock=clock, **options)
     except ParseError:
         return None
     parsed.warnings.insert(
@@ -379,13 +382,22 @@ class Work:
     analysis) and, with ``keep_text``, compress the lines the piece adds (not its overlap) into
     ``parsers.rawtext`` chunks. A ``Work`` given to parse processes travels to them by pickle, so its
     reducer must be picklable: a module-level function (pickled by its name) or an instance of a
-    module-level class."""
+    module-level class.
+
+    A reducer may tell the parsers what it drops anyway, so that they need not build it: its
+    ``parse_options`` attribute (format -> keyword arguments of that format's ``parse``, e.g.
+    ``{"ps": {"states": ...}}``) is handed to the parser of each piece (``options``)."""
 
     reduce: Callable[[ParsedSource], ParsedSource] | None = None
     keep_text: bool = False
 
+    def options(self, fmt: str) -> dict[str, object]:
+        """Keyword arguments for the parser of ``fmt``: the reducer's ``parse_options`` for it."""
+        return dict(getattr(self.reduce, "parse_options", {}).get(fmt, {}))
+
     def __call__(self, fmt: str, piece: Piece, *, member: str, clock: ClockHints) -> Done:
-        source = self.reduced(parse_piece(registry.by_format(fmt), piece, member=member, clock=clock))
+        module = registry.by_format(fmt)
+        source = self.reduced(parse_piece(module, piece, member=member, clock=clock, **self.options(fmt)))
         text: tuple[TextChunk, ...] = ()
         if self.keep_text:
             text = tuple(chunks_of(piece.data[piece.overlap_bytes :], piece.first_line + piece.overlap_lines))

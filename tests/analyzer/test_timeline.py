@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
+import io
+import re
 from pathlib import Path
 
 import pandas as pd
 import pytest
 
-from analyzer.timeline import IRQ_LINES_KEPT, OTHER_IRQ, Timeline, prepare
+from analyzer.timeline import IRQ_LINES_KEPT, OTHER_IRQ, Timeline, prepare, reduce_piece
 from parsers import interrupts, ps
 from parsers.base import ClockHints
+from parsers.ingest.pieces import Work, parse_piece, split
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
 
@@ -47,6 +50,31 @@ def test_sleeping_threads_are_counted_not_kept() -> None:
     assert set(kept["ts"]) == set(raw["ts"])  # every snapshot is still seen
     assert len(kept) < len(raw)
     assert (kept["state"].astype("string") != "S").sum() == (raw["state"].astype("string") != "S").sum()
+
+
+def test_threads_counted_by_the_parser_reduce_as_prepare_reduces_the_full_parse() -> None:
+    """What an ingest does (``reduce_piece`` hands ``PARSE_OPTIONS`` to ps) gives the frames that
+    ``prepare`` gives from every thread, piece by piece (each piece after the first starts with the
+    last snapshot of the one before: its rows and counts must not count twice)."""
+    text = (FIXTURES / "ps" / "procps-ng-4.0.2_eLo-wchan.txt").read_text()
+    copies = [  # the two snapshots again, 10 s later each time
+        re.sub(r"^TS (\d+)", lambda m, k=k: f"TS {int(m.group(1)) + 10 * k}", text, flags=re.M)
+        for k in range(4)
+    ]
+    pieces = list(split(b"", io.BytesIO("".join(copies).encode()), piece_bytes=1024))
+    assert len(pieces) > 2 and pieces[1].overlap_lines
+    for piece in pieces:
+        lean = Work(reduce=reduce_piece)("ps", piece, member="ps", clock=ClockHints()).source
+        full = Work(reduce=prepare)("ps", piece, member="ps", clock=ClockHints()).source
+        assert (
+            "ps_state_counts"
+            in parse_piece(
+                ps, piece, member="ps", clock=ClockHints(), **Work(reduce=reduce_piece).options("ps")
+            ).frames
+        )
+        assert lean.frames.keys() == full.frames.keys()
+        for name, frame in full.frames.items():
+            pd.testing.assert_frame_equal(lean.frames[name], frame, check_categorical=False)
 
 
 def test_folding_keeps_the_busiest_lines_and_names_the_first_folded_line() -> None:

@@ -353,3 +353,74 @@ def test_unmarked_snapshot_before_the_first_marker_counts_back_from_it() -> None
         pd.Timestamp("2026-11-22 12:27:15", tz="UTC"),
         pd.Timestamp("2026-11-22 12:27:17", tz="UTC"),
     ]
+
+
+# --- states: threads of other states counted, not typed (what the ingest asks for) -------------------
+
+KEPT = frozenset({"R", "D"})
+
+
+def _listing(snapshots: int, threads: int) -> list[str]:
+    """A ps -eLo listing of one mysqld: thread t is D when t % 7 == 3, R when t % 11 == 5, else S."""
+    lines = []
+    for snap in range(snapshots):
+        lines += [f"TS {1795350437 + snap}.084825799 2026-11-22 12:27:{17 + snap}", HEADER]
+        for tid in range(1000, 1000 + threads):
+            stat = "D" if tid % 7 == 3 else "R" if tid % 11 == 5 else "Sl"
+            wchan = "io_schedule" if stat == "D" else "-" if stat == "R" else "futex_do_wait"
+            lines.append(f" 3774 {tid:>5}     1 mysql    {stat:<5} {tid % 10}.{snap} mariadbd        {wchan}")
+    return lines
+
+
+def _by_state(frame: pd.DataFrame) -> dict[tuple[object, str], int]:
+    return {
+        (ts, str(state)): int(n)
+        for (ts, state), n in frame.groupby(["ts", frame["state"].astype("string")]).size().items()
+    }
+
+
+def test_states_types_only_those_threads_and_counts_every_thread():
+    lines = _listing(snapshots=3, threads=500)
+    full = ps.parse(lines, member="m", clock=ClockHints())
+    lean = ps.parse(lines, member="m", clock=ClockHints(), states=KEPT)
+    kept = full.main[full.main["state"].isin(KEPT) | ~full.main["snapshot"].duplicated()]
+    pd.testing.assert_frame_equal(lean.main, kept.reset_index(drop=True), check_categorical=False)
+    assert lean.main.groupby("snapshot").tid.first().tolist() == [1000, 1000, 1000]  # S, but first
+    counts = lean.frames[ps.COUNTS_FRAME]
+    pairs = zip(zip(counts.ts, counts.state, strict=True), counts.threads, strict=True)
+    assert dict(pairs) == _by_state(full.main)
+    assert counts.groupby("ts").threads.sum().tolist() == [500, 500, 500]
+    first_rows = full.main.groupby("ts").line_no.agg(["min", "max"])
+    lines_of = counts.groupby("ts")[["line_no", "line_end"]].agg({"line_no": "min", "line_end": "max"})
+    assert lines_of.to_numpy().tolist() == first_rows.to_numpy().tolist()
+
+
+def test_states_spanning_chunks_keep_one_first_row_per_snapshot():
+    lines = _listing(snapshots=2, threads=ps.CHUNK_ROWS + 900)  # each snapshot over two chunks
+    lean = ps.parse(lines, member="m", clock=ClockHints(), states=KEPT)
+    s_rows = lean.main[lean.main["state"] == "S"]
+    assert s_rows.groupby("snapshot").size().tolist() == [1, 1]
+    assert lean.frames[ps.COUNTS_FRAME].groupby("ts").threads.sum().tolist() == [ps.CHUNK_ROWS + 900] * 2
+
+
+def test_states_counts_odd_sleeping_rows_and_still_reads_the_others(samples):
+    overflow = f"{3774:>5} 99999999     1 mysql    Sl    0.0 mariadbd        futex_do_wait"
+    garbled_s = " 3774  3780     1 mysql    Sl    x.0 mariadbd        futex_do_wait"
+    garbled_d = " 3774  3781     1 mysql    D     x.0 mariadbd        io_schedule"
+    lines = [HEADER, ROW, overflow, garbled_s, garbled_d]
+    lean = ps.parse(lines, member="m", clock=START, states=KEPT)
+    assert lean.main.tid.tolist() == [3779]  # the first row; the D row's %CPU is not a number
+    assert [(w.line_no, w.code) for w in lean.warnings] == [(5, "bad-row")]  # its other cells not read
+    counts = lean.frames[ps.COUNTS_FRAME]
+    assert (counts.state.tolist(), counts.threads.tolist()) == (["S"], [3])
+    with pytest.raises(ParseError) as err:  # a ps m listing's '-' PID rows are still refused
+        with (samples / "coreos-sosreport-master1/ps/ps_auxwwwm").open() as fh:
+            ps.parse(fh, member="ps_auxwwwm", clock=START, states=KEPT)
+    assert err.value.line_no == 3
+
+
+def test_states_is_ignored_without_a_stat_column(samples):
+    path = samples / "My-gather/pt-stalk/example2/2026_04_21_16_51_41-ps"  # ps -eaF: no STAT
+    with path.open() as fh:
+        lean = ps.parse(fh, member=path.name, clock=START, states=KEPT)
+    assert list(lean.frames) == [ps.FRAME] and len(lean.main) == 16
