@@ -186,7 +186,7 @@ def fingerprints(series: pd.Series, cache: dict[str, str] | None = None) -> pd.S
         codes, uniques = pd.factorize(series[present].astype(str), sort=False)
         memo = cache if cache is not None else {}
         prints = np.empty(len(uniques), dtype=object)
-        for i, u in enumerate(uniques):
+        for i, u in enumerate(uniques.tolist()):
             found = memo.get(u)
             if found is None:
                 found = memo[u] = fingerprint(u)

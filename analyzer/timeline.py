@@ -29,6 +29,8 @@ from parsers.base import ParsedSource
 
 #: Commands of sessions that run a statement (prepared statements show `Execute`).
 ACTIVE_COMMANDS = frozenset({"Query", "Execute"})
+#: Command of an idle session (connected, waiting for its client's next statement).
+IDLE_COMMANDS = frozenset({"Sleep"})
 #: Users of server-internal rows that are never client work.
 INTERNAL_USERS = frozenset({"system user", "event_scheduler", "DELAYED"})
 #: The collectors' own statements (pt-stalk, collect.sh, mysqladmin ext) would count themselves as load.
@@ -135,9 +137,9 @@ def prepare(source: ParsedSource, *, cache: dict[str, str] | None = None) -> Par
 
     ``processlist``: adds ``active`` and ``fingerprint``, keeps ``PROCESSLIST_KEPT`` but ``info``
     (the statement text is stored apart as per-sample detail; rules read its fingerprint);
-    ``processlist_sessions`` (``ts``, ``sessions``) counts every session of each snapshot, and only
-    the rows the rules read stay (``_sessions_kept``): a day of 1,000 mostly idle sessions is not
-    held one row each.
+    ``processlist_sessions`` (``ts``, ``sessions``) counts every session of each snapshot (or sums
+    what a parser given ``PARSE_OPTIONS`` counted), and only the rows the rules read stay
+    (``_sessions_kept``): a day of 1,000 mostly idle sessions is not held one row each.
     ``ps_threads``: adds ``is_mysqld``; ``ps_state_counts`` (``ts``, ``state``, ``threads``) counts
     every thread by state, and only threads in ``THREAD_STATES_KEPT`` stay one row each (plus the
     first row of every snapshot, so that each snapshot is still seen); a ps parser given
@@ -156,8 +158,11 @@ def prepare(source: ParsedSource, *, cache: dict[str, str] | None = None) -> Par
         pl = pl[[c for c in PROCESSLIST_KEPT if c in pl]]
         fingerprint, own = _statements(pl["info"], cache)
         pl = pl.drop(columns=["info"]).assign(active=session_is_active(pl, own=own), fingerprint=fingerprint)
+        counted = frames.get("processlist_sessions")  # the parser counted them (``PARSE_OPTIONS``)
         frames["processlist_sessions"] = (
-            pl.groupby("ts", sort=True).size().rename("sessions").astype("int32").reset_index()
+            counted.groupby("ts", sort=True)["sessions"].sum().astype("int32").reset_index()
+            if counted is not None
+            else pl.groupby("ts", sort=True).size().rename("sessions").astype("int32").reset_index()
         )
         pl = pl[_sessions_kept(pl)].reset_index(drop=True)
         narrow = {c: "int32" for c in ("line_no", "line_end") if c in pl and pl[c].notna().all()}
@@ -228,7 +233,7 @@ def _sessions_kept(pl: pd.DataFrame) -> np.ndarray:
     keep |= new
     keep |= np.append(new[1:], True)  # the last row of each snapshot
     if "command" in pl:
-        sleeping = value_is(pl["command"], lambda s: s == "Sleep")
+        sleeping = value_is(pl["command"], lambda s: s.isin(IDLE_COMMANDS))
         if sleeping.any():
             time_s = pd.to_numeric(pl["time_s"], errors="coerce").to_numpy(dtype="float64", na_value=np.nan)
             rows = pd.DataFrame(
@@ -239,8 +244,9 @@ def _sessions_kept(pl: pd.DataFrame) -> np.ndarray:
 
 
 #: What ``reduce_piece`` drops, its parsers need not build (``parsers.ingest.pieces.Work``): ps
-#: threads outside ``THREAD_STATES_KEPT`` are counted by the parser, not typed row by row.
-PARSE_OPTIONS = {"ps": {"states": THREAD_STATES_KEPT}}
+#: threads outside ``THREAD_STATES_KEPT`` and idle processlist sessions (``IDLE_COMMANDS``, but the
+#: rows ``_sessions_kept`` keeps) are counted by the parser, not typed row by row.
+PARSE_OPTIONS = {"ps": {"states": THREAD_STATES_KEPT}, "processlist": {"idle": IDLE_COMMANDS}}
 
 #: Distinct statements whose fingerprint ``reduce_piece`` remembers (then it starts afresh).
 MAX_CACHED_FINGERPRINTS = 20_000

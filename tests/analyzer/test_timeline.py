@@ -10,9 +10,10 @@ import pandas as pd
 import pytest
 
 from analyzer.timeline import IRQ_LINES_KEPT, OTHER_IRQ, Timeline, prepare, reduce_piece
-from parsers import interrupts, ps
+from parsers import interrupts, ps, registry
 from parsers.base import ClockHints
 from parsers.ingest.pieces import Work, parse_piece, split
+from tests.analyzer.captures import processlist_text
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
 
@@ -52,25 +53,43 @@ def test_sleeping_threads_are_counted_not_kept() -> None:
     assert (kept["state"].astype("string") != "S").sum() == (raw["state"].astype("string") != "S").sum()
 
 
-def test_threads_counted_by_the_parser_reduce_as_prepare_reduces_the_full_parse() -> None:
-    """What an ingest does (``reduce_piece`` hands ``PARSE_OPTIONS`` to ps) gives the frames that
-    ``prepare`` gives from every thread, piece by piece (each piece after the first starts with the
-    last snapshot of the one before: its rows and counts must not count twice)."""
+def _ps_capture() -> str:
     text = (FIXTURES / "ps" / "procps-ng-4.0.2_eLo-wchan.txt").read_text()
-    copies = [  # the two snapshots again, 10 s later each time
+    return "".join(  # the two snapshots again, 10 s later each time
         re.sub(r"^TS (\d+)", lambda m, k=k: f"TS {int(m.group(1)) + 10 * k}", text, flags=re.M)
         for k in range(4)
-    ]
-    pieces = list(split(b"", io.BytesIO("".join(copies).encode()), piece_bytes=1024))
+    )
+
+
+def _processlist_capture() -> str:
+    def session(n: int, snap: int) -> tuple[str, str, int, str, str]:
+        if n % 5 == 1:
+            return ("app", "Query", snap % 3, "Sending data", f"SELECT * FROM t WHERE id = {n * snap}")
+        if n == 7:
+            return ("event_scheduler", "Daemon", 900 + snap, "Waiting on empty queue", "NULL")
+        return ("app", "Sleep", (n * 37 + snap) % 60, "", "NULL")
+
+    return processlist_text([[session(n, snap) for n in range(1, 30)] for snap in range(8)])
+
+
+@pytest.mark.parametrize(
+    ("fmt", "capture", "counts"),
+    [("ps", _ps_capture, "ps_state_counts"), ("processlist", _processlist_capture, "processlist_sessions")],
+)
+def test_rows_counted_by_the_parser_reduce_as_prepare_reduces_the_full_parse(fmt, capture, counts) -> None:
+    """What an ingest does (``reduce_piece`` hands ``PARSE_OPTIONS`` to the parser) gives the frames
+    that ``prepare`` gives from every row, piece by piece (each piece after the first starts with
+    the last snapshot of the one before: its rows and counts must not count twice)."""
+    pieces = list(split(b"", io.BytesIO(capture().encode()), piece_bytes=2048))
     assert len(pieces) > 2 and pieces[1].overlap_lines
+    options = Work(reduce=reduce_piece).options(fmt)
+    module = registry.by_format(fmt)
     for piece in pieces:
-        lean = Work(reduce=reduce_piece)("ps", piece, member="ps", clock=ClockHints()).source
-        full = Work(reduce=prepare)("ps", piece, member="ps", clock=ClockHints()).source
-        assert (
-            "ps_state_counts"
-            in parse_piece(
-                ps, piece, member="ps", clock=ClockHints(), **Work(reduce=reduce_piece).options("ps")
-            ).frames
+        lean = Work(reduce=reduce_piece)(fmt, piece, member=fmt, clock=ClockHints()).source
+        full = Work(reduce=prepare)(fmt, piece, member=fmt, clock=ClockHints()).source
+        parsed = parse_piece(module, piece, member=fmt, clock=ClockHints(), **options)
+        assert counts in parsed.frames and len(parsed.main) < len(
+            parse_piece(module, piece, member=fmt, clock=ClockHints()).main
         )
         assert lean.frames.keys() == full.frames.keys()
         for name, frame in full.frames.items():

@@ -373,3 +373,75 @@ def test_leading_blank_on_every_line_and_state_null(samples: Path) -> None:
 def test_variant_names_layout_and_flavour_columns(fixtures: Path) -> None:
     src = _parse(fixtures / "processlist" / "mariadb-10.11.19_tsv_ts.txt")
     assert src.meta["variant"] == "processlist tab-separated (mysql -B), MariaDB column Progress"
+
+
+# ---------------------------------------------------------------------------------------------
+# idle: Sleep sessions counted, not typed (what the ingest asks for)
+# ---------------------------------------------------------------------------------------------
+IDLE = frozenset({"Sleep"})
+
+
+def _vertical(snapshots: int, sessions: int) -> list[str]:
+    """A vertical capture, MariaDB columns: session i sleeps unless i % 4 == 1 (a query); the
+    sleeping sessions' Time grows with i, ties at i % 50, so the longest idle is not the last row."""
+    lines = []
+    for snap in range(snapshots):
+        lines.append(f"TS {1776789801 + snap}.009025316 2026-04-21 16:43:{21 + snap}")
+        for i in range(sessions):
+            query = i % 4 == 1
+            lines += [
+                f"*************************** {i + 1}. row ***************************",
+                f"      Id: {1000 + i}",
+                "    User: app",
+                f"    Host: 10.20.4.{i % 250}:{40000 + i}",
+                "      db: shop",
+                f" Command: {'Query' if query else 'Sleep'}",
+                f"    Time: {0 if query else 100 + i % 50}",
+                f"   State: {'Sending data' if query else ''}",
+                f"    Info: {f'SELECT * FROM orders WHERE id = {i}' if query else 'NULL'}",
+                "Progress: 0.000",
+            ]
+    return lines
+
+
+def test_idle_sessions_are_counted_and_the_rows_the_rules_read_stay() -> None:
+    lines = _vertical(snapshots=3, sessions=120)
+    full = processlist.parse(lines, member="m", clock=HINTS)
+    lean = processlist.parse(lines, member="m", clock=HINTS, idle=IDLE)
+    rows = full.main
+    sleeping = rows["command"] == "Sleep"
+    assert sleeping.sum() == 270
+    kept = lean.main
+    assert (kept["command"] != "Sleep").sum() == (~sleeping).sum()  # every other session typed
+    pd.testing.assert_frame_equal(  # the kept rows are the full parse's, cell for cell
+        kept, rows[rows["line_no"].isin(kept["line_no"])].reset_index(drop=True)
+    )
+    idle_kept = kept[kept["command"] == "Sleep"]
+    first_longest = rows[sleeping & (rows["time_s"] == 149)].groupby("snapshot")["line_no"].min()
+    assert set(first_longest) <= set(idle_kept["line_no"])  # the longest idle session of each snapshot
+    assert set(rows.groupby("snapshot")["line_no"].agg(["min", "max"]).to_numpy().ravel()) <= set(
+        kept["line_no"]
+    )  # the first and the last row of each snapshot
+    assert len(idle_kept) < sleeping.sum() // 20  # a few per snapshot (and per chunk it runs over)
+    sessions = lean.frames[processlist.SESSIONS_FRAME]
+    assert sessions["sessions"].tolist() == [120, 120, 120]
+    assert sessions["ts"].tolist() == rows.groupby("snapshot")["ts"].first().tolist()
+    assert sessions["line_end"].tolist() == rows.groupby("snapshot")["line_end"].max().tolist()
+
+
+def test_idle_over_many_chunks_counts_each_session_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(processlist, "CHUNK_CHARS", 4096)  # a snapshot over many chunks
+    lines = _vertical(snapshots=2, sessions=200)
+    lean = processlist.parse(lines, member="m", clock=HINTS, idle=IDLE)
+    assert lean.frames[processlist.SESSIONS_FRAME]["sessions"].tolist() == [200, 200]
+    assert (lean.main["command"] == "Query").sum() == 100
+
+
+def test_idle_leaves_other_layouts_typed_and_counted(fixtures: Path) -> None:
+    path = fixtures / "processlist" / "mariadb-10.11.19_table_ts.txt"
+    full = _parse(path)
+    with path.open() as fh:
+        lean = processlist.parse(fh, member=path.name, clock=HINTS, idle=IDLE)
+    pd.testing.assert_frame_equal(lean.main, full.main)
+    sessions = lean.frames[processlist.SESSIONS_FRAME]
+    assert sessions["sessions"].tolist() == full.main.groupby("snapshot").size().tolist()
