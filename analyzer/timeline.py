@@ -269,6 +269,23 @@ def _sample_lines(main: pd.DataFrame) -> pd.DataFrame:
     """Per distinct ``ts`` of a main frame: its first line (``line_no``) and last (``line_end``, or
     ``line_no`` where rows have no end)."""
     last = main["line_end"] if "line_end" in main else main["line_no"]
+    ts = main["ts"]
+    if (
+        len(ts)
+        and ts.is_monotonic_increasing
+        and main["line_no"].dtype.kind in "iu"
+        and last.dtype.kind in "iu"
+    ):
+        # in time order, as parsers give their rows: each sample's rows are one run
+        t = ts.to_numpy(dtype="datetime64[ns]").view("int64")
+        first = np.flatnonzero(np.r_[True, t[1:] != t[:-1]])
+        return pd.DataFrame(
+            {
+                "ts": ts.iloc[first].reset_index(drop=True),
+                "line_no": np.minimum.reduceat(main["line_no"].to_numpy(dtype="int64"), first),
+                "line_end": np.maximum.reduceat(last.to_numpy(dtype="int64"), first),
+            }
+        )
     lines = pd.DataFrame(
         {"ts": main["ts"], "line_no": main["line_no"], "line_end": last.fillna(main["line_no"])}
     )

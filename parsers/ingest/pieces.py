@@ -234,12 +234,12 @@ def _shift_lines(source: ParsedSource, offset: int, drop_before: int) -> ParsedS
         return source
     frames = {}
     for name, frame in source.frames.items():
+        if "line_no" in frame and drop_before:
+            frame = _from_line(frame, drop_before - offset)
         frame = frame.copy(deep=False)  # the line columns are replaced, the others shared
         for column in LINE_COLUMNS:
             if column in frame:
                 frame[column] = frame[column] + offset
-        if "line_no" in frame and drop_before:
-            frame = frame[frame["line_no"] >= drop_before].reset_index(drop=True)
         frames[name] = frame
     warnings = [
         ParseWarning(w.line_no + offset if w.line_no else 0, w.code, w.message)
@@ -247,6 +247,15 @@ def _shift_lines(source: ParsedSource, offset: int, drop_before: int) -> ParsedS
         if not drop_before or w.line_no == 0 or w.line_no + offset >= drop_before
     ]
     return dataclasses.replace(source, frames=frames, warnings=warnings)
+
+
+def _from_line(frame: pd.DataFrame, first: int) -> pd.DataFrame:
+    """The rows of ``frame`` whose ``line_no`` is ``first`` or later: a slice when the rows are in
+    line order (as parsers give them; the overlap is then a head), else a copy of those rows."""
+    line_no = frame["line_no"]
+    if line_no.dtype.kind in "iu" and line_no.is_monotonic_increasing:
+        return frame.iloc[int(np.searchsorted(line_no.to_numpy(), first)) :].reset_index(drop=True)
+    return frame[line_no >= first].reset_index(drop=True)
 
 
 def join(pieces: list[ParsedSource]) -> ParsedSource:
