@@ -725,6 +725,11 @@ def main(argv: list[str] | None = None) -> int:
         finally:
             shutil.rmtree(scratch, ignore_errors=True)
     if not args.skip_ingest:
+        # the project's bytecode, as a deployed install has it (Dockerfile, scripts/setup.sh): parse
+        # processes then do not compile the sources again where PYTHONDONTWRITEBYTECODE is set
+        subprocess.run(
+            [sys.executable, "-m", "compileall", "-q", "analyzer", "parsers", "web"], cwd=ROOT, check=True
+        )
         print("  ingesting ...", file=sys.stderr)
         report["ingest"] = ingest_stage(
             bundle, args.timeout, int(args.max_rss_gib * (1 << 30)), args.keep_case

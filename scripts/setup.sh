@@ -24,6 +24,9 @@ setup_venv() {
     .venv/bin/pip install --quiet --disable-pip-version-check -r requirements.txt
     echo "$want" > .venv/.requirements.sha256
   fi
+  # The project's bytecode, written even where PYTHONDONTWRITEBYTECODE is set: every ingest starts
+  # parse processes that import the parsers and the analysis (python -m parsers.ingest.pool).
+  "$PY" -m compileall -q analyzer parsers web >/dev/null
 }
 
 apt_install() {

@@ -149,6 +149,7 @@ def test_the_image_installs_dependencies_at_build_time_collects_static_files_and
     copy_all = steps.index(("COPY", ". ."))
     assert install < copy_all  # dependencies in a layer of their own, before the code
     assert any("manage.py collectstatic --noinput" in args for args in runs)
+    assert any("-m compileall -q analyzer parsers web" in args for args in runs)  # parse processes start fast
     user = steps[instructions.index("USER")][1]
     assert user not in ("root", "0") and any("useradd" in a and user in a for a in runs)
     assert instructions.index("USER") > max(i for i, (ins, _) in enumerate(steps) if ins == "RUN")
