@@ -828,11 +828,12 @@ def parse(
     """Parse a ps listing (one or many snapshots) into ``ps_threads``; see the module docstring.
 
     ``stream``: text lines. ``states``: when given (and the listing has STAT or S), only the threads
-    in these states (first letters: ``R``, ``D``...) and the first thread of each snapshot are rows of
-    ``ps_threads``, and a second frame, ``ps_state_counts`` (``ts``, ``line_no`` and ``line_end`` the first
-    and last row of the snapshot, ``state``, ``threads`` int64), counts every thread of each snapshot by state: a day of
-    2,000 mostly sleeping threads a second is counted, not typed row by row. Raises ``ParseError``
-    when the member is not a ps listing.
+    in these states (first letters: ``R``, ``D``...) and the first thread of each snapshot are rows
+    of ``ps_threads`` (see ``_counted``), and a second frame, ``ps_state_counts`` (``ts``,
+    ``line_no`` and ``line_end`` the first and last row of the snapshot, ``state``, ``threads``
+    int64), counts every thread of each snapshot by state: a day of 2,000 mostly sleeping threads a
+    second is counted, not typed row by row. Raises ``ParseError`` when the member is not a ps
+    listing.
     """
     st = _State(member, [], states)
     for first, text in text_chunks(raw_blocks(stream)):  # whole lines, a few MB at a time
