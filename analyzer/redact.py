@@ -1,9 +1,10 @@
-"""Redaction of what a shared link serves: query literals, client hosts, MySQL users and schemas.
+"""Redaction of what a shared link serves: query literals, hosts, MySQL users and schemas, passwords.
 
 A case is stored as captured; what a customer's link shows is redacted when it is served, with the
 choices of that link (:class:`Choices`). :class:`Redactor` takes the values a case holds (its
-:class:`Vocabulary`, collected from the capture's processlist by :class:`VocabularyBuilder`) and
-gives each one a pseudonym that is the same everywhere on the link: ``host-1``, ``user-2``, ``db-3``
+:class:`Vocabulary`: client hosts, users and schemas collected from the capture's processlist by
+:class:`VocabularyBuilder`, and the server's own names, ``server_names``) and gives each one a
+pseudonym that is the same everywhere on the link: ``host-1``, ``user-2``, ``db-3``, ``server-1``
 (numbered in sorted order of the values, so every response of the link agrees without state).
 
 - **Literals**: statement text becomes its fingerprint (``analyzer.fingerprint``: strings and
@@ -13,11 +14,40 @@ gives each one a pseudonym that is the same everywhere on the link: ``host-1``, 
 - **Hosts, users, schemas**: each known value, as a whole token (not inside a longer name:
   ``app`` is not replaced in ``app1`` or ``application``), is replaced in every string served:
   page text, chart labels, moment rows, raw lines, JSON and CSV cells. Hosts also lose their
-  ``:port``-less form's case (DNS names are case-insensitive); any IPv4 address that is not a known
-  host gets a keyed pseudonym ``host-<6 hex>`` (the same on the whole link).
+  ``:port``-less form's case (DNS names are case-insensitive). A value glued to a client's short
+  option is a token too (``mysql -uacme -hdb1.acme.io -Dshop``).
+- **The server's own names** (with hosts): the case's host, the host a capture names in its header
+  (sysstat banners, a ``hostname`` member, the collector's manifest, ``hostname``, ``report_host`` and
+  ``wsrep_node_name`` of the variables, the nodes of ``wsrep_cluster_address``), each with its short
+  form (``db1`` of ``db1.acme.io``): ``server-N``, one per short name. MySQL builds file names from
+  the host name (``db1-slow.log``, ``db1-relay-bin.000002``, ``db1.err``), and collectors put it in
+  directory and archive names (``casebook-db1-20260421T165141``): a server name is a token that no
+  letter or digit touches (``-``, ``_`` and ``.`` end it). Names that are words of every MySQL
+  server (``GENERIC_SERVER_NAMES``: ``mysql``, ``localhost`` ...) and names of fewer than
+  ``MIN_SERVER_NAME`` characters are kept: they tell nothing, and replacing them would garble the
+  page (the schema ``mysql``, the processlist field ``db``).
+- **Addresses** (with hosts): any IPv4 address that is not a known host gets a keyed pseudonym
+  ``host-<6 hex>`` (the same on the whole link); so does any IPv6 address (full, compressed, with a
+  zone ``%eth0``, in brackets with a port, or as MySQL and netstat write it, ``addr:port``).
+  An IPv4-mapped address (``::ffff:10.0.0.5``) gets its IPv4 address's pseudonym. Only what is an
+  address beyond doubt is taken: with ``::`` it holds a digit (``std::map`` and ``dead::beef`` are
+  names), without ``::`` it has eight groups, one of three or four digits (a time ``12:34:56``, a
+  MAC ``00:1a:2b:3c:4d:5e`` or a WWN ``21:00:00:24:ff:4c:a8:5e`` is not an address).
 - Built-in accounts and schemas (``root``, ``system user``, ``event_scheduler``, ``mysql``,
-  ``information_schema``, ``performance_schema``, ``sys``) and loopback hosts are the same on every
-  server and are kept.
+  ``information_schema``, ``performance_schema``, ``sys``) and loopback and unspecified addresses
+  (``127.0.0.1``, ``::1``, ``::``) are the same on every server and are kept.
+- **Passwords** (``mask_secrets``): always masked, whatever the link's choices (a password is never
+  something for a customer's other readers, nor for the engineer's page to show): on command lines
+  (``ps`` with arguments, pt-stalk's ``-output`` and ``-trigger``) ``--password=***`` and
+  ``--password ***`` (any long option ending in ``pass``, ``passwd`` or ``password``: ``--mysql-password``,
+  ``--password2``), ``-p***`` after a MySQL client, pt-tool, mydumper or xtrabackup (``-P3306`` is a
+  port and stays), ``-p ***`` only for the tools whose ``-p`` takes the next word (Percona Toolkit,
+  mydumper, myloader: for ``mysql`` it is the database, and ``mysql -p`` alone prompts), ``p=***``
+  in a DSN (``h=db1,u=root,p=***``), ``user:***@`` in a URI and ``MYSQL_PWD=***``; in statements,
+  the string after ``IDENTIFIED BY`` / ``IDENTIFIED WITH plugin BY|AS`` (and its ``REPLACE``),
+  ``PASSWORD('x')``, ``SET PASSWORD ... = 'x'``, ``PASSWORD = 'x'`` (``MASTER_PASSWORD``,
+  ``SOURCE_PASSWORD``, ``START REPLICA ... PASSWORD``, ``CREATE SERVER ... PASSWORD 'x'``) and
+  ``authentication_string = 'x'`` becomes ``'***'``.
 
 Pure Python (and pandas for the builder): no Django. Replacement goes the safe way: a value is also
 replaced where it happens to be a word of prose (a schema named ``orders`` in "orders table").
@@ -28,6 +58,7 @@ from __future__ import annotations
 import bisect
 import hashlib
 import hmac
+import ipaddress
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -50,6 +81,29 @@ BUILTIN_USERS = frozenset(
 )
 BUILTIN_SCHEMAS = frozenset({"mysql", "information_schema", "performance_schema", "sys", "NULL"})
 LOOPBACK_HOSTS = frozenset({"localhost", "127.0.0.1", "::1", ""})
+#: Server names that are words of every MySQL server or Linux box (a schema, binaries, replication
+#: roles, loopback names): a server called so tells nothing, and replacing the word would garble the
+#: page (``/var/lib/mysql``, ``mysql.user``, ``Master_Host``). Compared case-insensitively.
+GENERIC_SERVER_NAMES = frozenset(
+    {
+        "localhost", "localhost.localdomain", "localhost6", "localdomain", "mysql", "mysqld", "mariadb",
+        "mariadbd", "server", "host", "hostname", "node", "database", "master", "slave", "source",
+        "replica", "primary", "secondary", "linux", "none",
+    }
+)  # fmt: skip
+#: Shorter server names are kept: ``db`` is also the processlist's schema field, ``h1`` a heading.
+MIN_SERVER_NAME = 3
+#: A host name as a capture writes it (letters, digits, ``-``, ``_``, dots between labels), or an
+#: IPv4 address: what ``server_names`` takes from the capture's headers and variables.
+_HOST_NAME = re.compile(
+    r"[A-Za-z0-9](?:[A-Za-z0-9_-]*[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9_-]*[A-Za-z0-9])?)*"
+)
+#: A value glued to a client's short option: ``mysql -uacme -hdb1.acme.io -Dshop`` is redacted as a
+#: token of its own.
+_GLUED = re.compile(r"(?<=\s-[uhD])[^\s'\"]+")
+#: Where a server name ends: no letter or digit next to it (``db1-slow.log``, ``casebook-db1-2026``).
+_SERVER_BEFORE = r"(?<![A-Za-z0-9$])"
+_SERVER_AFTER = r"(?![A-Za-z0-9$])"
 #: Whole-token boundaries: a value is not replaced inside a longer name (``app`` in ``app1``,
 #: ``web`` in ``web-01``); dots, quotes, backticks, ``@``, ``:`` and spaces end a token.
 _BEFORE = r"(?<![\w$-])"
@@ -57,6 +111,57 @@ _AFTER = r"(?![\w$-])"
 _IPV4 = re.compile(
     r"(?<![\w.])(?:(?:25[0-5]|2[0-4]\d|1?\d?\d)\.){3}(?:25[0-5]|2[0-4]\d|1?\d?\d)(?![\w]|\.\d)"
 )
+#: An IPv6 candidate: hex groups and colons (two colons among the first groups), an optional dotted
+#: IPv4 tail, zone and ``:port``, not inside a word, a dotted name or a longer colon run. What it finds
+#: is checked by ``_ipv6_of`` (times and MAC addresses are found here and left there).
+_IPV6 = re.compile(
+    r"(?<![\w.:%-])(?=[0-9A-Fa-f]{0,4}:[0-9A-Fa-f]{0,4}:)[0-9A-Fa-f:]+"
+    r"(?:\.\d{1,3}\.\d{1,3}\.\d{1,3})?(?:%[\w.-]+)?(?::\d{1,5})?(?![\w:]|\.\d)"
+)
+#: Groups of a full (uncompressed) IPv6 address: 8, or 7 with a dotted IPv4 tail.
+_IPV6_GROUPS = 8
+#: A full IPv6 address has a group of at least this many digits (MAC addresses, WWNs and times have
+#: groups of two).
+_IPV6_WIDE_GROUP = 3
+#: The mask of a password.
+MASK = "***"
+#: Cheap test before the password patterns: none of them can match a text without one of these.
+_SECRET_HINT = re.compile(r"[Pp](?:[Aa][Ss][Ss]|[Ww][Dd]|=)|[Ii][Dd][Ee][Nn][Tt][Ii]|://|-p")
+#: A quoted SQL string (backslash escapes and doubled quotes inside), or what is left of one at the
+#: end of a text cut to a length.
+_SQL_STRING = r"""(?:'(?:[^'\\]|\\.|'')*(?:'|\Z)|"(?:[^"\\]|\\.|"")*(?:"|\Z))"""
+#: A name in a statement (a plugin, an account's user or host part): quoted or bare.
+_SQL_NAME = r"""(?:'(?:[^'\\]|\\.|'')*'|"(?:[^"\\]|\\.|"")*"|`[^`]*`|[\w$.%-]+(?:\(\))?)"""
+#: What introduces a password in a statement (group ``lead``), then the quoted password.
+_SQL_SECRET = re.compile(
+    r"(?P<lead>(?i:\bIDENTIFIED\s+(?:WITH\s+" + _SQL_NAME + r"\s+)?(?:BY|AS)(?:\s+PASSWORD)?"
+    r"|\b(?:OLD_)?PASSWORD\s*\("
+    r"|\b(?:MASTER_|SOURCE_)?PASSWORD(?:\s+FOR\s+" + _SQL_NAME + "(?:@" + _SQL_NAME + r")?)?\s*=?"
+    r"|\bAUTHENTICATION_STRING\s*=)\s*)" + _SQL_STRING
+)
+#: ``ALTER USER ... IDENTIFIED BY '***' REPLACE 'current'``: the current password too.
+_SQL_REPLACE = re.compile(r"(?P<lead>'\*\*\*'\s+(?i:REPLACE)\s+)" + _SQL_STRING)
+#: A long option naming a password, its value after ``=`` or after blanks (not another option).
+_OPT_SECRET = re.compile(
+    r"(?P<lead>(?<![\w-])--(?:[\w-]*-)?pass(?:word|wd)?\d?(?:=|[ \t]+(?=[^\s-])))"
+    r"""(?:"[^"]*"|'[^']*'|[^\s"']\S*)"""
+)
+#: Programs whose ``-p`` is the password: MySQL and MariaDB clients and servers, Percona Toolkit,
+#: mydumper/myloader, the backup tools; the group ``next`` names those whose ``-p`` also takes the
+#: next word (for the mysql clients it is then the database: ``mysql -p shop`` prompts).
+_CLIENT = re.compile(
+    r"(?:(?<=[\s/'\"=])|^)(?:(?P<next>pt-[\w-]+|mydumper|myloader)"
+    r"|mysql[\w-]*|mariadb[\w-]*|mariabackup|xtrabackup|innobackupex)(?=[\s'\"]|\Z)"
+)
+_COMMAND_END = re.compile(r"[;|&\n]")
+_SHORT_P = re.compile(r"(?<![\w-])-p(?=[^\s])\S+")
+_SHORT_P_NEXT = re.compile(r"(?<![\w-])-p[ \t]+(?=[^\s-])\S+")
+#: A pt-tool DSN (``h=db1,u=root,p=secret``): keys of one letter, two or more pairs.
+_DSN = re.compile(r"(?<![\w=,])[A-Za-z]=[^\s,]*(?:,[A-Za-z]=[^\s,]*)+")
+_DSN_P = re.compile(r"(?:(?<=,)|\A)p=[^,]*")
+#: ``scheme://user:password@host``.
+_URI_SECRET = re.compile(r"(?P<lead>\b[A-Za-z][\w+.-]*://[^\s:/@]+:)[^\s@/]+(?=@)")
+_ENV_SECRET = re.compile(r"(?P<lead>(?<![\w])MYSQL_PWD=)\S+")
 #: Texts are cut to 80 characters or more (chart labels 80, evidence 200-500, statements 2,000):
 #: a word ending a shorter text, with no ``…`` after it, is whole.
 MIN_CUT_AT = 60
@@ -104,13 +209,15 @@ REDACT_ALL = Choices()
 class Vocabulary:
     """The values of one case that a link may redact, as captured: client hosts (without port),
     MySQL users, schemas (processlist ``db``); ``literals``: literals in the capture's statements
-    (every session snapshot counted), ``statements``: session snapshots with a statement."""
+    (every session snapshot counted), ``statements``: session snapshots with a statement;
+    ``servers``: the server's own names (``server_names``; redacted with the hosts)."""
 
     hosts: list[str] = field(default_factory=list)
     users: list[str] = field(default_factory=list)
     schemas: list[str] = field(default_factory=list)
     literals: int = 0
     statements: int = 0
+    servers: list[str] = field(default_factory=list)
 
     def as_json(self) -> dict[str, object]:
         return {
@@ -119,6 +226,7 @@ class Vocabulary:
             "schemas": self.schemas,
             "literals": self.literals,
             "statements": self.statements,
+            "servers": self.servers,
         }
 
     @classmethod
@@ -130,6 +238,7 @@ class Vocabulary:
             schemas=list(data.get("schemas", [])),
             literals=int(data.get("literals", 0)),
             statements=int(data.get("statements", 0)),
+            servers=list(data.get("servers", [])),
         )
 
 
@@ -154,6 +263,11 @@ class VocabularyBuilder:
         self.schemas: set[str] = set()
         self.literals = 0
         self.statements = 0
+        self.servers: set[str] = set()
+
+    def add_servers(self, names: Iterable[str]) -> None:
+        """Add the server's own names (``server_names``)."""
+        self.servers.update(names)
 
     def add_processlist(self, frame: pd.DataFrame) -> None:
         """Add the sessions of one processlist frame (any number of snapshots); a
@@ -178,29 +292,112 @@ class VocabularyBuilder:
             schemas=sorted(s for s in self.schemas if s and s not in BUILTIN_SCHEMAS),
             literals=self.literals,
             statements=self.statements,
+            servers=sorted(self.servers),
         )
 
 
 def host_of(value: str) -> str:
     """A processlist ``Host`` without its client port: ``10.0.0.5:41234`` -> ``10.0.0.5``,
-    ``[::1]:3306`` -> ``::1``.
+    ``[::1]:3306`` -> ``::1``; MySQL writes an IPv6 client as ``address:port`` without brackets
+    (``2001:db8::5:53412``, ``::ffff:10.0.0.5:53412``): the last group is taken for the port when it
+    is decimal and what is before it is an address; an IPv4-mapped address is its IPv4 client.
 
     >>> host_of("app1.example.com:50928"), host_of("localhost"), host_of("[fe80::1]:3306")
     ('app1.example.com', 'localhost', 'fe80::1')
+    >>> host_of("2001:db8::5:53412"), host_of("::ffff:10.0.0.5:40022"), host_of("fe80::1%eth0")
+    ('2001:db8::5', '10.0.0.5', 'fe80::1%eth0')
     """
     value = value.strip()
     if value.startswith("["):
         return value[1 : value.find("]")] if "]" in value else value
     if value.count(":") == 1:
         return _PORT.sub("", value)
+    address = _parse_ipv6(value)
+    head, _, port = value.rpartition(":")
+    if port.isdigit() and "%" not in value and _parse_ipv6(head) is not None:
+        address = _parse_ipv6(head)
+        value = head
+    if address is not None and address.ipv4_mapped is not None:
+        return str(address.ipv4_mapped)  # an IPv4 client of a server listening on IPv6
     return value
+
+
+def _parse_ipv6(text: str) -> ipaddress.IPv6Address | None:
+    """``text`` (no zone, no port) as an IPv6 address when it is one beyond doubt (see the module
+    docstring), else None."""
+    if "::" in text:
+        if not any(c.isdigit() for c in text):
+            return None  # std::map, dead::beef: names; "::" alone: the unspecified address, kept
+    else:
+        groups = text.split(":")
+        if len(groups) != _IPV6_GROUPS - ("." in groups[-1]) or not any(
+            len(g) >= _IPV6_WIDE_GROUP for g in groups
+        ):
+            return None
+    try:
+        return ipaddress.IPv6Address(text)
+    except ValueError:
+        return None
+
+
+def _ipv6_of(token: str) -> tuple[ipaddress.IPv6Address, str] | None:
+    """What ``_IPV6`` found, as (address, what follows it and stays: ``:port``), or None when it is
+    not an address. The zone (``%eth0``) goes with the address; a last decimal group is taken for a
+    port only when the whole is not an address (``::ffff:10.0.0.5:3306``, ``2001:db8::5:53412``)."""
+    body, zoned, zone = token.partition("%")
+    if zoned:
+        _, colon, port = zone.partition(":")
+        address = _parse_ipv6(body)
+        return (address, colon + port) if address is not None else None
+    address = _parse_ipv6(body)
+    if address is not None:
+        return address, ""
+    head, _, port = body.rpartition(":")
+    if head and port.isdigit():
+        address = _parse_ipv6(head)
+        if address is not None:
+            return address, ":" + port
+    return None
+
+
+def server_names(host: str | None, metas: Iterable[dict[str, object]]) -> list[str]:
+    """The server's own names in a case, sorted, lower-cased, without duplicates: ``host`` (the
+    case's, from the manifest or a ``hostname`` member) and, from each source's ``meta``, ``host``
+    (a sysstat banner, a ``hostname`` member), ``pdsh_host``, the manifest's ``hostname``, and the
+    variables' ``hostname``, ``report_host``, ``wsrep_node_name`` and the nodes of
+    ``wsrep_cluster_address`` (``gcomm://db1,db2:4567``). Values that are not host names or IPv4
+    addresses are skipped.
+
+    >>> server_names("DB1.acme.io", [{"host": "db1"}, {"variables": {"hostname": "db1.acme.io",
+    ...     "wsrep_cluster_address": "gcomm://db2.acme.io:4567,db3"}}, {"host": "(none)"}])
+    ['db1', 'db1.acme.io', 'db2.acme.io', 'db3']
+    """
+    found = [host]
+    for meta in metas:
+        found += [meta.get("host"), meta.get("pdsh_host")]
+        manifest = meta.get("manifest")
+        if isinstance(manifest, dict):
+            found.append(manifest.get("hostname"))
+        variables = meta.get("variables")
+        if isinstance(variables, dict):
+            found += [variables.get(k) for k in ("hostname", "report_host", "wsrep_node_name")]
+            cluster = str(variables.get("wsrep_cluster_address") or "")
+            if cluster.startswith("gcomm://"):
+                found += [node.rsplit(":", 1)[0] for node in cluster[8:].split(",")]
+    names = set()
+    for value in found:
+        value = str(value or "").strip().rstrip(".")
+        if _HOST_NAME.fullmatch(value):
+            names.add(value.lower())
+    return sorted(names)
 
 
 class Redactor:
     """Redacts strings and JSON-like values for one link (see the module docstring).
 
     ``choices``: what the link redacts; ``vocabulary``: the case's values; ``key``: bytes that make
-    the pseudonyms of unknown IPv4 addresses the link's own (e.g. the link's id and a secret).
+    the pseudonyms of unknown IP addresses the link's own (e.g. the link's id and a secret).
+    Passwords are masked whatever the choices (``mask_secrets``).
     """
 
     def __init__(self, choices: Choices, vocabulary: Vocabulary, key: bytes = b"") -> None:
@@ -210,8 +407,13 @@ class Redactor:
         self.names: dict[str, str] = {}  # value (hosts lower-cased) -> pseudonym
         folded: list[str] = []  # host names: matched whatever their case
         exact: list[str] = []
+        servers = _server_groups(vocabulary.servers) if choices.hosts else {}
+        for i, short in enumerate(sorted(servers), start=1):
+            for name in servers[short]:
+                self.names[name] = f"server-{i}"
+        hosts = [h for h in vocabulary.hosts if h.lower() not in self.names]
         for enabled, prefix, values, fold in (
-            (choices.hosts, "host", vocabulary.hosts, True),
+            (choices.hosts, "host", hosts, True),
             (choices.users, "user", vocabulary.users, False),
             (choices.schemas, "db", vocabulary.schemas, False),
         ):
@@ -222,9 +424,19 @@ class Redactor:
                 if key_ and key_ not in self.names:
                     self.names[key_] = f"{prefix}-{i}"
                     (folded if fold else exact).append(key_)
+            if prefix == "host":  # an IPv6 host also under its canonical spelling
+                for value in values:
+                    address = _parse_ipv6(value.split("%")[0])
+                    if address is not None and value.lower() in self.names:
+                        self.names.setdefault(str(address), self.names[value.lower()])
+        self.counts = {"hosts": len(set(folded)), "servers": len(servers)}
+        server_names_ = sorted({n for names in servers.values() for n in names})
         parts = ([f"(?i:{_trie(folded)})"] if folded else []) + ([_trie(exact)] if exact else [])
-        self._known = re.compile(f"{_BEFORE}(?:{'|'.join(parts)}){_AFTER}") if parts else None
-        self._folded, self._exact = sorted(folded), sorted(exact)
+        known = [f"{_BEFORE}(?:{'|'.join(parts)}){_AFTER}"] if parts else []
+        # A known value first: at one place, a client host "db1.acme.io" wins over the server "db1".
+        known += [f"{_SERVER_BEFORE}(?i:{_trie(server_names_)}){_SERVER_AFTER}"] if server_names_ else []
+        self._known = re.compile("|".join(known)) if known else None
+        self._folded, self._exact = sorted({*folded, *server_names_}), sorted(exact)
 
     # ------------------------------------------------------------------ strings
     def _name(self, match: re.Match[str]) -> str:
@@ -243,6 +455,10 @@ class Redactor:
                 return "?"
         return token
 
+    def _keyed(self, address: str) -> str:
+        """The link's own pseudonym of an address that is not a known host."""
+        return "host-" + hmac.new(self.key, address.encode(), hashlib.sha256).hexdigest()[:6]
+
     def _ip(self, match: re.Match[str]) -> str:
         ip = match.group(0)
         known = self.names.get(ip)
@@ -250,11 +466,43 @@ class Redactor:
             return known
         if ip in LOOPBACK_HOSTS:
             return ip
-        return "host-" + hmac.new(self.key, ip.encode(), hashlib.sha256).hexdigest()[:6]
+        return self._keyed(ip)
+
+    def _ip6(self, match: re.Match[str]) -> str:
+        token = match.group(0)
+        found = _ipv6_of(token)
+        if found is None:
+            return token
+        if (
+            token.lower() in self.names
+        ):  # a client collected with its port (a link made before ports were cut)
+            return self.names[token.lower()]
+        address, rest = found
+        mapped = address.ipv4_mapped
+        if address.is_loopback or address.is_unspecified or (mapped is not None and mapped.is_loopback):
+            return token
+        key = str(mapped if mapped is not None else address)  # a mapped address is its IPv4 host
+        written = token[: len(token) - len(rest)].lower()
+        return (
+            self.names.get(written) or self.names.get(str(address)) or self.names.get(key) or self._keyed(key)
+        ) + rest
 
     def text(self, value: str) -> str:
-        """``value`` with every known host, user and schema (as the link chose) replaced by its
-        pseudonym, and, when hosts are redacted, every other IPv4 address by a keyed one."""
+        """``value`` with every password masked (``mask_secrets``), every known host, server name,
+        user and schema (as the link chose) replaced by its pseudonym, and, when hosts are
+        redacted, every other IPv6 and IPv4 address by a keyed one."""
+        value = mask_secrets(value)
+        if " -" in value:
+            value = _GLUED.sub(self._glued, value)
+        return self._names(value)
+
+    def _glued(self, match: re.Match[str]) -> str:
+        return self._names(match.group(0))
+
+    def _names(self, value: str) -> str:
+        """``text`` but for passwords and values glued to an option."""
+        if self.choices.hosts and ("::" in value or value.count(":") >= _IPV6_GROUPS - 1):
+            value = _IPV6.sub(self._ip6, value)
         if self._known is not None:
             value = self._known.sub(self._name, value)
             if "…" in value or "'" in value or value[-1:].isalnum() or value[-1:] in "_$.-":
@@ -300,15 +548,40 @@ class Redactor:
         return [self.text(line) for line in lines]
 
     def report(self) -> dict[str, object]:
-        """What the link replaces in this case: counts by kind (None for a kind not chosen)."""
+        """What the link replaces in this case: counts by kind (None for a kind not chosen);
+        ``servers``: the server's names (short names, with the hosts)."""
         v, c = self.vocabulary, self.choices
         return {
             "literals": v.literals if c.literals else None,
             "statements": v.statements if c.literals else None,
-            "hosts": len(v.hosts) if c.hosts else None,
+            "hosts": self.counts["hosts"] if c.hosts else None,
+            "servers": self.counts["servers"] if c.hosts else None,
             "users": len(v.users) if c.users else None,
             "schemas": len(v.schemas) if c.schemas else None,
         }
+
+
+def _server_groups(names: Iterable[str]) -> dict[str, set[str]]:
+    """The server's names by short name (the first label; an IPv4 address is its own): each group
+    gets one pseudonym. Generic and short names are left out (``GENERIC_SERVER_NAMES``).
+
+    >>> sorted((k, sorted(v)) for k, v in _server_groups(["db1.acme.io", "DB1", "mysql", "10.0.0.9"]).items())
+    [('10.0.0.9', ['10.0.0.9']), ('db1', ['db1', 'db1.acme.io'])]
+    """
+    groups: dict[str, set[str]] = {}
+    for name in names:
+        name = name.strip().lower()
+        if not _telling(name):
+            continue
+        short = name if _IPV4.fullmatch(name) else name.split(".")[0]
+        group = groups.setdefault(short if _telling(short) else name, set())
+        group.update({name, short} if _telling(short) else {name})
+    return groups
+
+
+def _telling(name: str) -> bool:
+    """A server name that says something about the customer (see ``GENERIC_SERVER_NAMES``)."""
+    return len(name) >= MIN_SERVER_NAME and name not in GENERIC_SERVER_NAMES and name not in LOOPBACK_HOSTS
 
 
 def _trie(values: list[str]) -> str:
@@ -334,6 +607,55 @@ def _trie(values: list[str]) -> str:
         return f"(?:{body})?" if "" in node else body
 
     return build(root)
+
+
+def _masked(match: re.Match[str]) -> str:
+    return match["lead"] + MASK
+
+
+def _masked_string(match: re.Match[str]) -> str:
+    return f"{match['lead']}'{MASK}'"
+
+
+def may_hold_secrets(text: str) -> bool:
+    """False when ``mask_secrets`` surely leaves ``text`` as it is (one quick search: a long text,
+    such as a stored JSON answer, can be served as it is then)."""
+    return _SECRET_HINT.search(text) is not None
+
+
+def mask_secrets(text: str) -> str:
+    """``text`` with every password on a command line or in a statement masked (see the module
+    docstring for the forms).
+
+    >>> mask_secrets("root 7 1 0 16:51 pts/0 00:00:00 mysql -uroot -pS3cr3t -P3306 -h db1 shop")
+    'root 7 1 0 16:51 pts/0 00:00:00 mysql -uroot -p*** -P3306 -h db1 shop'
+    >>> mask_secrets("pt-stalk --password hunter2 -- -p x; mysql -p shop; logger -p daemon.err")
+    'pt-stalk --password *** -- -p ***; mysql -p shop; logger -p daemon.err'
+    >>> mask_secrets("CREATE USER 'a'@'%' IDENTIFIED BY 'it''s' PASSWORD EXPIRE")
+    "CREATE USER 'a'@'%' IDENTIFIED BY '***' PASSWORD EXPIRE"
+    """
+    if not may_hold_secrets(text):
+        return text
+    text = _SQL_SECRET.sub(_masked_string, text)
+    text = _SQL_REPLACE.sub(_masked_string, text)
+    text = _OPT_SECRET.sub(_masked, text)
+    text = _URI_SECRET.sub(_masked, text)
+    text = _ENV_SECRET.sub(_masked, text)
+    text = _DSN.sub(lambda m: _DSN_P.sub("p=" + MASK, m.group(0)), text)
+    clients = list(_CLIENT.finditer(text))
+    if not clients:
+        return text
+    out = [text[: clients[0].end()]]
+    for i, m in enumerate(clients):  # each program's arguments: up to the next program or ; | & newline
+        end = clients[i + 1].start() if i + 1 < len(clients) else len(text)
+        stop = _COMMAND_END.search(text, m.end(), end)
+        args, rest = text[m.end() : stop.start() if stop else end], text[stop.start() if stop else end : end]
+        if m["next"]:
+            args = _SHORT_P_NEXT.sub("-p " + MASK, args)
+        out += [_SHORT_P.sub("-p" + MASK, args), rest]
+        if i + 1 < len(clients):
+            out.append(text[end : clients[i + 1].end()])
+    return "".join(out)
 
 
 def scrub_sql(statement: str) -> str:

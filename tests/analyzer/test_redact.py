@@ -1,10 +1,23 @@
-"""analyzer/redact.py: pseudonyms, whole-token replacement, statement text in every processlist layout."""
+"""analyzer/redact.py: pseudonyms, whole-token replacement, statement text in every processlist layout,
+IPv6 addresses, the server's own names, passwords."""
 
 from __future__ import annotations
 
-import pandas as pd
+import re
+from pathlib import Path
 
-from analyzer.redact import Choices, Redactor, Vocabulary, VocabularyBuilder, processlist_lines
+import pandas as pd
+import pytest
+
+from analyzer.redact import (
+    Choices,
+    Redactor,
+    Vocabulary,
+    VocabularyBuilder,
+    mask_secrets,
+    processlist_lines,
+    server_names,
+)
 
 VOCAB = Vocabulary(
     hosts=["10.1.2.3", "app1.acme.io"], users=["shop", "app"], schemas=["acme_prod"], literals=4, statements=2
@@ -134,3 +147,261 @@ def test_what_is_left_of_a_value_cut_to_a_length_is_redacted_too() -> None:
     assert r.text("acme") == "acme" and r.text("the acm") == "the acm"  # short texts were not cut
     assert r.sql("SELECT * FROM acme_pr", cut=True) == "select * from ?…"
     assert r.text("acme is fine, so is the app, acme_prod.t") == "acme is fine, so is the user-1, db-1.t"
+
+
+# ------------------------------------------------------------------ IPv6 addresses
+@pytest.mark.parametrize(
+    ("line", "keyed"),
+    [
+        (
+            "    Host: 2001:db8:85a3::8a2e:370:7334:51234",
+            "2001:db8:85a3::8a2e:370:7334",
+        ),  # MySQL: address:port
+        ("connect from 2001:0db8:85a3:0000:0000:8a2e:0370:7334", "2001:db8:85a3::8a2e:370:7334"),  # full
+        ("    Host: fe80::a1b2:3ff:fe4c:5d6e%eth0", "fe80::a1b2:3ff:fe4c:5d6e"),  # link-local, zone
+        ("mysql -h [2001:db8::10]:3306", "2001:db8::10"),  # brackets and port
+        (
+            "tcp6       0      0 2001:db8::10:3306       2001:db8::77:44128      ESTABLISHED",
+            "2001:db8::77:44128",
+        ),
+    ],
+)
+def test_an_ipv6_address_gets_a_keyed_pseudonym(line: str, keyed: str) -> None:
+    r = Redactor(Choices(), VOCAB, b"k")
+    out = r.text(line)
+    assert re.search(r"host-[0-9a-f]{6}", out), out
+    assert keyed not in out and "%eth0" not in out and r.text(line) == out  # the same on the link
+    assert Redactor(Choices(hosts=False), VOCAB, b"k").text(line) == line  # hosts not chosen
+
+
+def test_an_ipv6_address_keeps_its_brackets_and_port_and_is_the_same_however_written() -> None:
+    r = Redactor(Choices(), VOCAB, b"k")
+    name = r.text("2001:db8::10")
+    assert r.text("[2001:db8::10]:3306") == f"[{name}]:3306"
+    assert r.text("2001:0DB8:0000:0000:0000:0000:0000:0010") == name
+
+
+def test_an_ipv4_mapped_address_is_its_ipv4_host() -> None:
+    r = Redactor(Choices(), VOCAB, b"k")
+    assert r.text("    Host: ::ffff:10.1.2.3:40022") == "    Host: host-1:40022"  # a known host
+    assert r.text("::ffff:192.168.7.9") == r.text("192.168.7.9") == r.text("::ffff:c0a8:709")
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "TS 1776790301.500000000 2026-04-21 16:43:21",
+        "16:43:21     CPU    %usr   %nice    %sys %iowait    %irq   %soft  %steal  %guest  %gnice   %idle",
+        "2026-04-21T16:43:21.123456+02:00 12:34:56 1:02:03:04",
+        "link/ether 00:1a:2b:3c:4d:5e brd ff:ff:ff:ff:ff:ff",
+        "port_name 21:00:00:24:ff:4c:a8:5e",  # a Fibre Channel WWN: eight groups of two
+        "#3  0x0000000001a2b3c4 in Item_func::val_int() at sql/item_func.cc:1234",
+        "#4  dd::cache::Dictionary_client::acquire<dd::Table> std::map<int, int>::find dead::beef",
+        "tcp6       0      0 :::33060                :::*                    LISTEN      5555/mysqld",
+        "    Host: ::1:42180",
+        "bind-address [::1]:3306 ::ffff:127.0.0.1 ::",
+    ],
+)
+def test_times_mac_addresses_names_and_loopback_are_not_taken_for_ipv6(line: str) -> None:
+    assert Redactor(Choices(), VOCAB, b"k").text(line) == line
+
+
+def test_the_builder_collects_ipv6_clients_without_their_port() -> None:
+    b = VocabularyBuilder()
+    b.add_processlist(
+        pd.DataFrame(
+            {
+                "user": ["app", "app", "app"],
+                "host": ["2001:db8::5:53412", "::ffff:10.1.2.3:40022", "[fe80::1]:3306"],
+                "db": [None, None, None],
+                "info": [None, None, None],
+            }
+        )
+    )
+    assert b.vocabulary().hosts == ["10.1.2.3", "2001:db8::5", "fe80::1"]
+
+
+# ------------------------------------------------------------------ the server's own names
+SERVERS = Vocabulary(
+    hosts=["10.1.2.3", "db-prod-17.acme.io"],
+    users=["shop"],
+    servers=server_names("db-prod-17.acme.io", [{"host": "db-prod-17"}, {"host": "mysql"}]),
+)
+
+
+@pytest.mark.parametrize(
+    ("line", "expected"),
+    [
+        ("hostname\tdb-prod-17", "hostname\tserver-1"),  # -variables
+        (
+            "slow_query_log_file\t/var/lib/mysql/db-prod-17-slow.log",
+            "slow_query_log_file\t/var/lib/mysql/server-1-slow.log",
+        ),
+        (
+            "relay_log_index\t/var/lib/mysql/db-prod-17-relay-bin.index",
+            "relay_log_index\t/var/lib/mysql/server-1-relay-bin.index",
+        ),
+        ("kernel.hostname = db-prod-17", "kernel.hostname = server-1"),  # -sysctl
+        (
+            "Linux 5.14.0-611.el9.x86_64 (DB-PROD-17.acme.io) \t04/21/2026 \t_x86_64_\t(64 CPU)",
+            "Linux 5.14.0-611.el9.x86_64 (server-1) \t04/21/2026 \t_x86_64_\t(64 CPU)",
+        ),
+        (
+            "2026_04_21_16_44_20 Removing empty file /tmp/pt/collected/db-prod-17//2026_04_21_16_43_19-dmesg",
+            "2026_04_21_16_44_20 Removing empty file /tmp/pt/collected/server-1//2026_04_21_16_43_19-dmesg",
+        ),
+        (
+            "casebook-db-prod-17.acme.io-20260421T165141/vmstat.txt",
+            "casebook-server-1-20260421T165141/vmstat.txt",
+        ),
+        (
+            "archive/oswvmstat/db-prod-17_vmstat_26.04.21.1600.dat",
+            "archive/oswvmstat/server-1_vmstat_26.04.21.1600.dat",
+        ),
+    ],
+)
+def test_the_servers_own_name_becomes_server_n_in_file_names_and_headers(line: str, expected: str) -> None:
+    assert Redactor(Choices(), SERVERS, b"k").text(line) == expected
+
+
+def test_a_server_name_is_not_replaced_inside_a_longer_name_and_generic_names_are_kept() -> None:
+    r = Redactor(Choices(), SERVERS, b"k")
+    assert r.text("db-prod-171 xdb-prod-17 /var/lib/mysql/ mysql.user") == (
+        "db-prod-171 xdb-prod-17 /var/lib/mysql/ mysql.user"
+    )
+    assert r.report()["servers"] == 1 and r.report()["hosts"] == 1  # the server is not a client host
+    assert r.text("    Host: db-prod-17.acme.io:3306") == "    Host: server-1:3306"
+    assert Redactor(Choices(hosts=False), SERVERS, b"k").text("db-prod-17") == "db-prod-17"
+
+
+def test_server_names_come_from_the_captures_headers_variables_and_manifest() -> None:
+    metas = [
+        {"host": "node0", "variant": "iostat -dx"},
+        {"manifest": {"hostname": "db1.acme.io", "nproc": "8"}},
+        {"variables": {"hostname": "db1", "report_host": "172.31.10.2", "wsrep_cluster_address": "gcomm://"}},
+        {"pdsh_host": "web-3"},
+        {"host": "not a host name"},
+    ]
+    assert server_names(None, metas) == ["172.31.10.2", "db1", "db1.acme.io", "node0", "web-3"]
+
+
+def test_the_servers_name_is_redacted_in_a_real_pt_stalk_collection(samples: Path) -> None:
+    """My-gather example1 (host node0): its -hostname, -variables, -sysctl, -trigger, -output and -ps."""
+    folder = samples / "My-gather" / "pt-stalk" / "example1"
+    variables = dict(
+        line.split("\t", 1)
+        for line in (folder / "2026_04_21_16_43_19-variables").read_text().splitlines()
+        if "\t" in line
+    )
+    servers = server_names(None, [{"variables": variables}])
+    assert servers == ["172.31.10.2", "node0"]  # report_host, hostname
+    r = Redactor(Choices(), Vocabulary(servers=servers), b"k")
+    for suffix in ("hostname", "variables", "sysctl", "trigger", "output", "ps"):
+        text = (folder / f"2026_04_21_16_43_19-{suffix}").read_text()
+        redacted = "\n".join(r.text(line) for line in text.splitlines())
+        assert "node0" not in redacted and "172.31.10.2" not in redacted, suffix
+        assert "server-2" in redacted, suffix  # node0 (172.31.10.2 is server-1)
+
+
+# ------------------------------------------------------------------ passwords
+@pytest.mark.parametrize(
+    ("line", "expected"),
+    [
+        (
+            "root       14016   13962  0 11562  8448  44 16:51 pts/0    00:00:00 /bin/mysqladmin -uroot -pS3cr3t -P3306 ext -i1 -c30",
+            "root       14016   13962  0 11562  8448  44 16:51 pts/0    00:00:00 /bin/mysqladmin -uroot -p*** -P3306 ext -i1 -c30",
+        ),
+        (
+            "root        7122    5620  0 28761  7680   3 16:43 pts/0    00:00:00 sudo ./pt-stalk --no-stalk --user=root --password=S3cr3t --dest=/tmp/pt",
+            "root        7122    5620  0 28761  7680   3 16:43 pts/0    00:00:00 sudo ./pt-stalk --no-stalk --user=root --password=*** --dest=/tmp/pt",
+        ),
+        ("mysqldump --user root --password S3cr3t shop", "mysqldump --user root --password *** shop"),
+        (
+            "sysbench --mysql-user=sb --mysql-password='S3 cr3t' run",
+            "sysbench --mysql-user=sb --mysql-password=*** run",
+        ),
+        (
+            "perl /usr/bin/pt-table-checksum -p S3cr3t h=db1,u=root,p=S3cr3t,P=3306",
+            "perl /usr/bin/pt-table-checksum -p *** h=db1,u=root,p=***,P=3306",
+        ),
+        ("mydumper -u backup -p S3cr3t -B shop", "mydumper -u backup -p *** -B shop"),
+        (
+            "python app.py --dsn mysql://shop:S3cr3t@10.0.0.5:3306/shop",
+            "python app.py --dsn mysql://shop:***@10.0.0.5:3306/shop",
+        ),
+        ("MYSQL_PWD=S3cr3t mysql -uroot", "MYSQL_PWD=*** mysql -uroot"),
+        (
+            "CREATE USER 'ro'@'%' IDENTIFIED WITH caching_sha2_password BY 'S3cr3t'",
+            "CREATE USER 'ro'@'%' IDENTIFIED WITH caching_sha2_password BY '***'",
+        ),
+        ("ALTER USER u IDENTIFIED BY 'N3w' REPLACE 'Old'", "ALTER USER u IDENTIFIED BY '***' REPLACE '***'"),
+        (
+            "GRANT USAGE ON *.* TO u IDENTIFIED BY PASSWORD '*2470C0C06DEE42FD1618BB99005ADCA2EC9D1E19'",
+            "GRANT USAGE ON *.* TO u IDENTIFIED BY PASSWORD '***'",
+        ),
+        ("SET PASSWORD FOR 'app'@'%' = PASSWORD('S3cr3t')", "SET PASSWORD FOR 'app'@'%' = PASSWORD('***')"),
+        (
+            "CHANGE MASTER TO MASTER_HOST='db2', MASTER_PASSWORD='S3cr3t', MASTER_PORT=3306",
+            "CHANGE MASTER TO MASTER_HOST='db2', MASTER_PASSWORD='***', MASTER_PORT=3306",
+        ),
+        (
+            'CHANGE REPLICATION SOURCE TO SOURCE_USER="repl", SOURCE_PASSWORD = "S3cr3t"',
+            "CHANGE REPLICATION SOURCE TO SOURCE_USER=\"repl\", SOURCE_PASSWORD = '***'",
+        ),
+        ("START REPLICA USER='repl' PASSWORD='S3cr3t'", "START REPLICA USER='repl' PASSWORD='***'"),
+        (
+            "   Info: ALTER USER 'app'@'%' IDENTIFIED BY 'S3cr3t-cut-short…",
+            "   Info: ALTER USER 'app'@'%' IDENTIFIED BY '***'",
+        ),
+    ],
+)
+def test_passwords_on_command_lines_and_in_statements_are_masked(line: str, expected: str) -> None:
+    assert mask_secrets(line) == expected
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "root       14017   13962  0 11562  8448  44 16:51 pts/0    00:00:00 mysql -uroot -p shop",  # prompts; shop is the db
+        "root       14017   13962  0 11562  8448  44 16:51 pts/0    00:00:00 mysql -uroot -p -h db1 -P3306",
+        "root        1939     865  0 25724  5484   3 Oct25 ?        00:00:00 /sbin/dhclient -d -q -pf /var/run/dhclient-ens33.pid",
+        "root        1730    1690  0 12:52 ?        00:00:00 logger -p daemon.err -t mysqld_safe -i -t mysqld",
+        "  -p, --password[=name] ",
+        "Password to use when connecting to server. If password is",
+        "mysqld --password-history=5 --default-password-lifetime=0",
+        "update mysql.user set authentication_string = ? where user = ?",
+    ],
+)
+def test_what_is_not_a_password_is_left_as_it_is(line: str) -> None:
+    assert mask_secrets(line) == line
+
+
+def test_passwords_are_masked_whatever_the_link_redacts() -> None:
+    none = Choices(literals=False, hosts=False, users=False, schemas=False)
+    r = Redactor(none, VOCAB, b"k")
+    assert r.text("mysql -ushop -pS3cr3t") == "mysql -ushop -p***"
+    assert r.sql("CREATE USER shop IDENTIFIED BY 'S3cr3t'") == "CREATE USER shop IDENTIFIED BY '***'"
+    assert r.raw_lines("ps", ["root 1 0 0 ? 00:00:00 mysql -pS3cr3t"]) == [
+        "root 1 0 0 ? 00:00:00 mysql -p***"
+    ]
+
+
+def test_values_glued_to_a_clients_short_options_are_redacted() -> None:
+    r = Redactor(Choices(), VOCAB, b"k")
+    assert (
+        r.text("mysql -ushop -hAPP1.acme.io -Dacme_prod -h10.1.2.3")
+        == "mysql -uuser-2 -hhost-2 -Ddb-1 -hhost-1"
+    )
+
+
+def test_no_line_of_the_real_samples_without_an_ipv4_address_is_changed(samples: Path) -> None:
+    """ps, top, netstat, iostat, mpstat, processlist, variables, mysql --help ... of every sample: no
+    password and no IPv6 address there, so nothing is taken for one (times, MAC addresses, options)."""
+    r = Redactor(Choices(literals=False), Vocabulary(), b"k")
+    dotted = re.compile(r"\d+\.\d+\.\d+\.\d+")
+    changed = []
+    for path in sorted(p for p in samples.rglob("*") if p.is_file() and p.suffix not in (".bz2", ".gz")):
+        for line in path.read_text(errors="replace").splitlines():
+            if not dotted.search(line) and r.text(line) != line:
+                changed.append((path.name, line))
+    assert changed == []
