@@ -1,10 +1,12 @@
 """What a share link serves, built from the engineer's payloads and redacted with the link's choices.
 
-Each function takes the payload the engineer's view would send (selectors, charts, moments) and a
-``Redactor`` (or None for a link without redaction) and returns what the link sends. Statement text
-becomes fingerprints where it is known to be a statement (processlist ``info``, the raw lines of
-processlists and performance_schema threads); quoted text in parser warnings and reasons loses its
-quotes' content; then every string goes through the redactor (hosts, users, schemas, IPv4).
+Each function takes the payload the engineer's view would send (selectors, charts, moments) and the
+link's ``Redactor`` (None: the payload as it is, for callers outside a link) and returns what the
+link sends. Statement text becomes fingerprints where it is known to be a statement (processlist
+``info``, the raw lines of processlists and performance_schema threads); quoted text in parser
+warnings and reasons loses its quotes' content; then every string goes through the redactor
+(passwords on every link; hosts and the server's names, users, schemas, IPv6 and IPv4 addresses as
+the link chose).
 """
 
 from __future__ import annotations

@@ -3,8 +3,9 @@
 A shared page is the case page (templates/cases/detail.html) in its read-only mode (``read_only``
 in the context): no upload, delete, share or re-analyze control, no link to other cases or to the
 engineers' pages, its JSON and CSV under the link's own URL, everything redacted as the link says
-(web/share_payloads.py). The engineer's preview (``/cases/<id>/shares/<share>/preview/``) serves the
-very same responses, without counting a view.
+(web/share_payloads.py), and passwords masked on every link, one without redaction too. The
+engineer's preview (``/cases/<id>/shares/<share>/preview/``) serves the very same responses, without
+counting a view.
 
 Unknown, expired and revoked tokens get one and the same 404. Every shared response says
 ``X-Robots-Tag: noindex``, ``Referrer-Policy: no-referrer`` and ``Cache-Control: no-store``, beside the
@@ -32,7 +33,7 @@ from django.urls import path, reverse
 from django.views.decorators.http import require_POST
 from redis.exceptions import RedisError
 
-from analyzer.redact import Redactor
+from analyzer.redact import Redactor, may_hold_secrets
 from web import charts, moments, selectors, share_payloads, shares, views
 from web.forms import ShareForm
 from web.models import Case, ShareLink
@@ -89,7 +90,7 @@ class Shared:
 
     share: ShareLink
     case: Case
-    redactor: Redactor | None
+    redactor: Redactor  # what the link redacts (``choices``); it masks passwords whatever they are
     base: str  # "/s/<token>/" or the preview's "/cases/<id>/shares/<share>/preview/"
     preview: bool
 
@@ -195,8 +196,12 @@ def _withheld(shared: Shared) -> list[str]:
     out = []
     if not shared.share.allow_bundle:
         out.append("the original bundle (not downloadable from this link)")
-    if shared.redactor and shared.redactor.choices.literals:
+    if shared.redactor.choices.literals:
         out.append("the text of statements: each is shown as its fingerprint, literals as ?")
+    out.append(
+        "passwords on command lines and in statements, shown as ***"
+        + (" (the bundle is the capture as taken)" if shared.share.allow_bundle else "")
+    )
     return out
 
 
@@ -220,8 +225,8 @@ def shared_page(request: HttpRequest, shared: Shared) -> HttpResponse:
     context["share"] = {
         "preview": shared.preview,
         "expires_at": shared.share.expires_at,
-        "redacted": shared.redactor is not None,
-        "report": shared.redactor.report() if shared.redactor else None,
+        "redacted": shared.redactor.choices.any,
+        "report": shared.redactor.report(),
         "withheld": _withheld(shared),
     }
     if not shared.preview and request.method == "GET":
@@ -232,14 +237,15 @@ def shared_page(request: HttpRequest, shared: Shared) -> HttpResponse:
 @shared_view
 def shared_status(request: HttpRequest, shared: Shared) -> HttpResponse:
     data = {**selectors.case_status(shared.case), "url": shared.base}
-    return JsonResponse(shared.redactor.walk(data) if shared.redactor else data)
+    return JsonResponse(shared.redactor.walk(data))
 
 
 def _timeline(
     request: HttpRequest, shared: Shared, *, as_text: bool = False
 ) -> dict[str, object] | HttpResponse:
     """The charts as the link sends them; ``as_text``: the whole capture's charts of a link without
-    redaction are answered as stored (JSON text), as the engineer's page gets them."""
+    redaction are answered as stored (JSON text), as the engineer's page gets them, unless they hold
+    something a password could be (``may_hold_secrets``: they are then read and masked)."""
     try:
         start, end = views.range_params(request)
     except ValueError:
@@ -251,7 +257,7 @@ def _timeline(
             .values_list(Cast("charts_overview", output_field=TextField()), flat=True)
             .first()
         )
-        if stored and as_text and shared.redactor is None:
+        if stored and as_text and not shared.redactor.choices.any and not may_hold_secrets(stored):
             return HttpResponse(stored, content_type="application/json")
         data = json.loads(stored) if stored else None
     if data is None:
@@ -308,7 +314,7 @@ def shared_findings_csv(request: HttpRequest, shared: Shared) -> HttpResponse:
 
 @shared_view
 def shared_bundle(request: HttpRequest, shared: Shared) -> HttpResponse:
-    if not shared.share.allow_bundle or shared.redactor is not None:
+    if not shared.share.allow_bundle or shared.redactor.choices.any:
         return _not_found()
     upload = shared.case.upload
     return FileResponse(upload.file.open("rb"), as_attachment=True, filename=upload.original_name)

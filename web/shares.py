@@ -5,7 +5,9 @@ Writes (create, revoke, a view recorded) and the reads the shared views need. A 
 the answer that made it. Redaction (analyzer/redact.py) needs the case's hosts, users and schemas:
 they are collected once per link from the capture's processlist (and performance_schema threads)
 text kept with the case, read again piece by piece as the ingest reads it, and collected again when
-the case was re-analyzed since.
+the case was re-analyzed since; the server's own names come from the case's host and its sources'
+headers (``analyzer.redact.server_names``). Every link has a redactor, even one that redacts none of
+the kinds: passwords are masked on every link.
 """
 
 from __future__ import annotations
@@ -23,7 +25,15 @@ from django.db.models import F
 from django.utils import timezone
 from redis.exceptions import RedisError
 
-from analyzer.redact import REDACT_ALL, STATEMENT_FORMATS, Choices, Redactor, Vocabulary, VocabularyBuilder
+from analyzer.redact import (
+    REDACT_ALL,
+    STATEMENT_FORMATS,
+    Choices,
+    Redactor,
+    Vocabulary,
+    VocabularyBuilder,
+    server_names,
+)
 from parsers import registry
 from parsers.base import ClockHints
 from parsers.ingest.pieces import parse_piece, split
@@ -143,21 +153,25 @@ def choices_of(share: ShareLink) -> Choices:
     )
 
 
-def redactor_for(share: ShareLink, case: Case) -> Redactor | None:
-    """The link's redactor for its ``case``, or None when it redacts nothing."""
+def redactor_for(share: ShareLink, case: Case) -> Redactor:
+    """The link's redactor for its ``case``. A link that redacts none of the kinds still has one: it
+    masks passwords (and needs no vocabulary)."""
     choices = choices_of(share)
-    if not choices.any:
-        return None
     key = f"{settings.SECRET_KEY}:share:{share.pk}".encode()
-    return Redactor(choices, vocabulary_for(share, case), key)
+    return Redactor(choices, vocabulary_for(share, case) if choices.any else Vocabulary(), key)
 
 
 def vocabulary_for(share: ShareLink, case: Case) -> Vocabulary:
     """The vocabulary of ``case`` (the link's) for ``share``: kept on the link, taken again when the
     case's generation changed since (a re-analysis). Collecting it reads the whole processlist
     (seconds for a long capture), so it is also kept in Django's cache for the case's generation:
-    a second link of the same case gets it at once."""
-    if share.vocabulary is None or share.vocabulary_generation != case.generation:
+    a second link of the same case gets it at once. A vocabulary kept before the server's names were
+    collected gets them (read from the case alone, in milliseconds)."""
+    if share.vocabulary is not None and share.vocabulary_generation == case.generation:
+        if "servers" not in share.vocabulary:
+            share.vocabulary = {**share.vocabulary, "servers": server_names_of(case)}
+            ShareLink.objects.filter(pk=share.pk).update(vocabulary=share.vocabulary)
+    else:
         # The ingest's time as well: another database (tests, a second deployment) on the same
         # Redis has cases of the same number and generation.
         stamp = case.ingested_at.timestamp() if case.ingested_at else 0
@@ -170,6 +184,8 @@ def vocabulary_for(share: ShareLink, case: Case) -> Vocabulary:
             data = collect_vocabulary(case).as_json()
             with contextlib.suppress(RedisError):
                 cache.set(key, data, timeout=VOCABULARY_CACHE_S)
+        if "servers" not in data:  # kept in the cache before the server's names were collected
+            data = {**data, "servers": server_names_of(case)}
         share.vocabulary, share.vocabulary_generation = data, case.generation
         ShareLink.objects.filter(pk=share.pk).update(vocabulary=data, vocabulary_generation=case.generation)
     return Vocabulary.from_json(share.vocabulary)
@@ -204,8 +220,10 @@ class _ChunkReader(io.RawIOBase):
 
 def collect_vocabulary(case: Case) -> Vocabulary:
     """Hosts, users, schemas and literal counts of every processlist and performance_schema
-    threads member of the case, read from its kept text piece by piece (``PIECE_BYTES`` at a time)."""
+    threads member of the case, read from its kept text piece by piece (``PIECE_BYTES`` at a time),
+    and the server's own names (``server_names_of``)."""
     builder = VocabularyBuilder()
+    builder.add_servers(server_names_of(case))
     members = Source.objects.filter(case=case, format__in=STATEMENT_FORMATS).values_list("member", "format")
     for member, fmt in members:
         module = registry.by_format(fmt)
@@ -214,6 +232,12 @@ def collect_vocabulary(case: Case) -> Vocabulary:
             for frame in parsed.frames.values():
                 builder.add_processlist(frame)
     return builder.vocabulary()
+
+
+def server_names_of(case: Case) -> list[str]:
+    """The server's own names in ``case``: its host and the names its sources' headers, the manifest
+    and the variables give (``analyzer.redact.server_names``)."""
+    return server_names(case.host, Source.objects.filter(case=case).values_list("meta", flat=True))
 
 
 def share_rows(case: Case) -> list[dict[str, object]]:

@@ -17,7 +17,15 @@ from django.utils import timezone
 
 from analyzer.redact import REDACT_ALL, Choices
 from tests.web.conftest import make_tar
-from tests.web.share_capture import SECRETS, VMSTAT, processlist
+from tests.web.share_capture import (
+    SECRETS,
+    SERVER,
+    SERVER_SECRETS,
+    VMSTAT,
+    processlist,
+    server_processlist,
+    server_ps,
+)
 from web import moments, services, shares
 from web.models import Case, CaseStatus, SampleIndex, ShareLink
 
@@ -458,3 +466,75 @@ def test_values_named_like_the_pages_fields_do_not_break_it(case: Case) -> None:
     assert timeline["charts"] and all({"id", "title", "series"} <= set(c) for c in timeline["charts"])
     report = Client().get(f"{made.path}report.json").json()
     assert {"case", "findings", "sources", "status"} <= set(report)
+
+
+# ------------------------------------------------------------------ the server's name, IPv6, passwords
+@pytest.fixture
+def server_case(tmp_path: Path, engineer) -> Case:
+    path = make_tar(
+        tmp_path / "db-prod-17.tgz",
+        {
+            "c/2026_04_21_16_51_41-hostname": f"{SERVER}\n".encode(),
+            "c/2026_04_21_16_51_41-processlist": server_processlist().encode(),
+            "c/2026_04_21_16_51_41-ps": server_ps().encode(),
+        },
+    )
+    with path.open("rb") as fh:
+        case = services.case_create(
+            user=engineer, file=File(fh), original_name="pt-stalk-db-prod-17.tgz", enqueue=False
+        )
+    services.case_ingest(case_id=case.pk)
+    case = Case.objects.get(pk=case.pk)
+    assert case.status == CaseStatus.READY, case.failure_reason
+    assert case.host == SERVER
+    return case
+
+
+def _leaks(served: str, kinds: tuple[str, ...]) -> list[tuple[str, str]]:
+    return [(k, v) for k in kinds for v in SERVER_SECRETS[k] if v.lower() in served.lower()]
+
+
+def test_a_redacted_link_serves_no_server_name_ipv6_address_or_password(server_case: Case) -> None:
+    served = _served(Client(), _urls(server_case, _link(server_case))).decode()
+    assert _leaks(served, ("servers", "addresses", "passwords")) == []
+    assert "server-1" in served  # the page's host, the title, the report, a pt-stalk path
+    assert "--dest=/tmp/pt/collected/server-1/" in served and "--password=***" in served
+    assert "/bin/mysqladmin -uuser-1 -p*** -P3306" in served
+    assert "-pf /var/run/dhclient-ens33.pid" in served  # dhclient's -pf is not a password
+
+
+def test_passwords_are_masked_on_a_link_without_redaction(server_case: Case) -> None:
+    served = _served(Client(), _urls(server_case, _link(server_case, choices=NO_REDACTION))).decode()
+    assert _leaks(served, ("passwords",)) == []
+    assert [v for v in SERVER_SECRETS["servers"] + SERVER_SECRETS["addresses"] if v not in served] == []
+    assert "IDENTIFIED BY '***'" in served and "SOURCE_PASSWORD='***'" in served
+    assert "--password *** --single-transaction" in served
+
+
+def test_the_servers_name_is_a_pseudonym_the_same_everywhere(server_case: Case) -> None:
+    base = _link(server_case)
+    client = Client()
+    page = client.get(base).content.decode()
+    assert '<span class="mono">server-1</span>' in page
+    assert '<span data-kind="servers">the server\'s name as server-N</span>' in page
+    assert client.get(f"{base}report.json").json()["host"] == "server-1"
+    at = round(
+        SampleIndex.objects.filter(case=server_case, format="processlist").earliest("ts").ts.timestamp()
+        * 1000
+    )
+    moment = client.get(f"{base}moment.json?t={at}").json()
+    # 10.20.30.44 (a client of a server listening on IPv6: ::ffff:10.20.30.44) and 2001:db8:ac::7
+    hosts = {r["host"] for r in moment["processlist"]["rows"]}
+    assert hosts == {"", "localhost", "host-1:40100", "host-2:51234"}
+    raw = [line for s in moment["raw"]["sources"] for line in s["lines"]]
+    assert "    Host: host-1:40100" in raw and "    Host: host-2:51234" in raw
+    assert any("mysql -uuser-1 -p -h host-" in line and "%eth0" not in line for line in raw)
+
+
+def test_a_link_made_before_server_names_were_collected_gets_them(server_case: Case) -> None:
+    made = shares.create_share(case=server_case, user=None)
+    older = {k: v for k, v in made.share.vocabulary.items() if k != "servers"}
+    ShareLink.objects.filter(pk=made.share.pk).update(vocabulary=older)
+    served = _served(Client(), _urls(server_case, made.path)).decode()
+    assert _leaks(served, ("servers",)) == [] and "server-1" in served
+    assert ShareLink.objects.get(pk=made.share.pk).vocabulary["servers"] == [SERVER]
