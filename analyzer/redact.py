@@ -18,8 +18,9 @@ pseudonym that is the same everywhere on the link: ``host-1``, ``user-2``, ``db-
   option is a token too (``mysql -uacme -hdb1.acme.io -Dshop``).
 - **The server's own names** (with hosts): the case's host, the host a capture names in its header
   (sysstat banners, a ``hostname`` member, the collector's manifest, ``hostname``, ``report_host`` and
-  ``wsrep_node_name`` of the variables, the nodes of ``wsrep_cluster_address``), each with its short
-  form (``db1`` of ``db1.acme.io``): ``server-N``, one per short name. MySQL builds file names from
+  ``wsrep_node_name`` of the variables, the nodes of ``wsrep_cluster_address``) and the replication
+  source of SHOW SLAVE STATUS (``Master_Host``: its binary logs are named after it), each with its
+  short form (``db1`` of ``db1.acme.io``): ``server-N``, one per short name. MySQL builds file names from
   the host name (``db1-slow.log``, ``db1-relay-bin.000002``, ``db1.err``), and collectors put it in
   directory and archive names (``casebook-db1-20260421T165141``): a server name is a token that no
   letter or digit touches (``-``, ``_`` and ``.`` end it). Names that are words of every MySQL
@@ -185,6 +186,8 @@ _INFO_COLUMN = 7
 INFO_FIELDS = frozenset({"Info", "PROCESSLIST_INFO"})
 #: Formats whose raw lines hold statements (processlist, pt-stalk -threads).
 STATEMENT_FORMATS = frozenset({"processlist", "threads"})
+#: Formats the vocabulary is collected from: those, and SHOW SLAVE STATUS (the replication source).
+VOCABULARY_FORMATS = STATEMENT_FORMATS | {"slave_status"}
 
 
 @dataclass(frozen=True)
@@ -255,7 +258,8 @@ def count_literals(sql: str) -> int:
 
 class VocabularyBuilder:
     """Collects a :class:`Vocabulary` from processlist frames (``parsers.processlist``: columns
-    ``user``, ``host``, ``db``, ``info``), one piece of a capture at a time."""
+    ``user``, ``host``, ``db``, ``info``) and replica status frames (``source_host``: a server), one
+    piece of a capture at a time."""
 
     def __init__(self) -> None:
         self.hosts: set[str] = set()
@@ -271,7 +275,12 @@ class VocabularyBuilder:
 
     def add_processlist(self, frame: pd.DataFrame) -> None:
         """Add the sessions of one processlist frame (any number of snapshots); a
-        performance_schema.threads frame (``processlist_user`` ...) is read the same way."""
+        performance_schema.threads frame (``processlist_user`` ...) is read the same way. A replica
+        status frame's ``source_host`` (``parsers.slave_status``) is a server of the case: its
+        binary logs are named after it (``db-src-3-bin.000042``)."""
+        if "source_host" in frame:
+            sources = frame["source_host"].dropna().unique()
+            self.servers.update(server_names(None, ({"host": str(v)} for v in sources)))
         frame = frame.rename(columns={f"processlist_{c}": c for c in ("user", "host", "db", "info")})
         for column, into in (("user", self.users), ("db", self.schemas)):
             if column in frame:

@@ -6,7 +6,7 @@ the answer that made it. Redaction (analyzer/redact.py) needs the case's hosts, 
 they are collected once per link from the capture's processlist (and performance_schema threads)
 text kept with the case, read again piece by piece as the ingest reads it, and collected again when
 the case was re-analyzed since; the server's own names come from the case's host and its sources'
-headers (``analyzer.redact.server_names``). Every link has a redactor, even one that redacts none of
+headers (``analyzer.redact.server_names``), its replication source from SHOW SLAVE STATUS. Every link has a redactor, even one that redacts none of
 the kinds: passwords are masked on every link.
 """
 
@@ -27,7 +27,7 @@ from redis.exceptions import RedisError
 
 from analyzer.redact import (
     REDACT_ALL,
-    STATEMENT_FORMATS,
+    VOCABULARY_FORMATS,
     Choices,
     Redactor,
     Vocabulary,
@@ -46,6 +46,9 @@ DEFAULT_DAYS = 30
 MAX_DAYS = 365
 #: How long a case's collected vocabulary stays in the cache (links keep their own copy anyway).
 VOCABULARY_CACHE_S = 24 * 3600
+#: Part of the cache key: a vocabulary cached by an older Casebook (2: the server's names and the
+#: replication source's host added) is not taken.
+VOCABULARY_VERSION = 2
 
 
 def token_hash(token: str) -> str:
@@ -163,19 +166,16 @@ def redactor_for(share: ShareLink, case: Case) -> Redactor:
 
 def vocabulary_for(share: ShareLink, case: Case) -> Vocabulary:
     """The vocabulary of ``case`` (the link's) for ``share``: kept on the link, taken again when the
-    case's generation changed since (a re-analysis). Collecting it reads the whole processlist
-    (seconds for a long capture), so it is also kept in Django's cache for the case's generation:
-    a second link of the same case gets it at once. A vocabulary kept before the server's names were
-    collected gets them (read from the case alone, in milliseconds)."""
-    if share.vocabulary is not None and share.vocabulary_generation == case.generation:
-        if "servers" not in share.vocabulary:
-            share.vocabulary = {**share.vocabulary, "servers": server_names_of(case)}
-            ShareLink.objects.filter(pk=share.pk).update(vocabulary=share.vocabulary)
-    else:
+    case's generation changed since (a re-analysis) or when it was collected by an older Casebook
+    (no ``servers``: neither the server's names nor the replication source were collected then).
+    Collecting it reads the whole processlist (seconds for a long capture), so it is also kept in
+    Django's cache for the case's generation: a second link of the same case gets it at once."""
+    stored = share.vocabulary
+    if stored is None or share.vocabulary_generation != case.generation or "servers" not in stored:
         # The ingest's time as well: another database (tests, a second deployment) on the same
         # Redis has cases of the same number and generation.
         stamp = case.ingested_at.timestamp() if case.ingested_at else 0
-        key = f"share-vocabulary:{case.pk}:{case.generation}:{stamp}"
+        key = f"share-vocabulary:{VOCABULARY_VERSION}:{case.pk}:{case.generation}:{stamp}"
         try:
             data = cache.get(key)
         except RedisError:  # no cache while Redis is away: collected again
@@ -184,8 +184,6 @@ def vocabulary_for(share: ShareLink, case: Case) -> Vocabulary:
             data = collect_vocabulary(case).as_json()
             with contextlib.suppress(RedisError):
                 cache.set(key, data, timeout=VOCABULARY_CACHE_S)
-        if "servers" not in data:  # kept in the cache before the server's names were collected
-            data = {**data, "servers": server_names_of(case)}
         share.vocabulary, share.vocabulary_generation = data, case.generation
         ShareLink.objects.filter(pk=share.pk).update(vocabulary=data, vocabulary_generation=case.generation)
     return Vocabulary.from_json(share.vocabulary)
@@ -220,11 +218,12 @@ class _ChunkReader(io.RawIOBase):
 
 def collect_vocabulary(case: Case) -> Vocabulary:
     """Hosts, users, schemas and literal counts of every processlist and performance_schema
-    threads member of the case, read from its kept text piece by piece (``PIECE_BYTES`` at a time),
-    and the server's own names (``server_names_of``)."""
+    threads member of the case, and the replication source of its SHOW SLAVE STATUS members (a
+    server), read from their kept text piece by piece (``PIECE_BYTES`` at a time); and the server's
+    own names (``server_names_of``)."""
     builder = VocabularyBuilder()
     builder.add_servers(server_names_of(case))
-    members = Source.objects.filter(case=case, format__in=STATEMENT_FORMATS).values_list("member", "format")
+    members = Source.objects.filter(case=case, format__in=VOCABULARY_FORMATS).values_list("member", "format")
     for member, fmt in members:
         module = registry.by_format(fmt)
         for piece in split(b"", _ChunkReader(case, member)):

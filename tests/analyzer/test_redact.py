@@ -274,6 +274,19 @@ def test_a_server_name_is_not_replaced_inside_a_longer_name_and_generic_names_ar
     assert Redactor(Choices(hosts=False), SERVERS, b"k").text("db-prod-17") == "db-prod-17"
 
 
+def test_the_builder_takes_a_replicas_source_for_a_server() -> None:
+    b = VocabularyBuilder()
+    b.add_processlist(
+        pd.DataFrame({"channel": [""], "source_host": ["DB-SRC-03.acme.io"], "io_running": ["Yes"]})
+    )
+    v = b.vocabulary()
+    assert (v.hosts, v.servers) == ([], ["db-src-03.acme.io"])
+    r = Redactor(Choices(), v, b"k")
+    assert r.text("              Master_Log_File: db-src-03-bin.000042") == (
+        "              Master_Log_File: server-1-bin.000042"
+    )
+
+
 def test_server_names_come_from_the_captures_headers_variables_and_manifest() -> None:
     metas = [
         {"host": "node0", "variant": "iostat -dx"},

@@ -1,8 +1,8 @@
 """A real-shaped capture for the share tests: SHOW FULL PROCESSLIST\\G after pt-stalk's TS lines (three
 snapshots, 1 s apart, MariaDB's column set, a multi-line Info) and vmstat -t of the same seconds,
 holding literals, client hosts, MySQL users and schemas that a redacted link must never serve; and a
-second capture holding the server's own name, IPv6 clients and passwords (``server_processlist``,
-``server_ps``).
+second capture holding the server's own name, its replication source, IPv6 clients and passwords
+(``server_processlist``, ``server_ps``, ``server_slave_status``).
 """
 
 from __future__ import annotations
@@ -101,11 +101,12 @@ VMSTAT = (
 #: A pt-stalk collection of the server db-prod-17.acme-corp.internal: its -hostname member, a
 #: SHOW FULL PROCESSLIST\G with IPv6 clients (MySQL writes ``address:port``; an IPv4 client of a
 #: server listening on IPv6 is ``::ffff:a.b.c.d:port``) and statements that set passwords, and a
-#: ``ps -eaF`` listing (pt-stalk's -ps, here after TS lines) whose command lines hold passwords.
+#: ``ps -eaF`` listing (pt-stalk's -ps, here after TS lines) whose command lines hold passwords, and
+#: SHOW SLAVE STATUS\G naming the replication source (its binary logs are named after it).
 SERVER = "db-prod-17.acme-corp.internal"
 #: Values a redacted link must not serve, by kind; passwords are never served, on any link.
 SERVER_SECRETS = {
-    "servers": ["db-prod-17"],
+    "servers": ["db-prod-17", "db-src-03"],  # the server, its replication source
     "addresses": ["2001:db8:ac::7", "fe80::a1b2:3ff:fe4c:5d6e", "10.20.30.44"],
     "passwords": ["Ro-S3cret-Pw", "Repl-S3cret", "Adm1n-S3cret", "Tr1gg3r-Pw", "Dump-S3cret"],
 }
@@ -154,4 +155,25 @@ def server_ps() -> str:
     return "".join(
         f"TS {epoch}.400000000 2026-04-21 16:51:{41 + i:02d}\n{header}{rows}"
         for i, epoch in enumerate(_EPOCHS)
+    )
+
+
+def server_slave_status() -> str:
+    row = (
+        "*************************** 1. row ***************************\n"
+        "               Slave_IO_State: Waiting for source to send event\n"
+        "                  Master_Host: db-src-03.acme-corp.internal\n"
+        "                  Master_Port: 3306\n"
+        "              Master_Log_File: db-src-03-bin.000042\n"
+        "          Read_Master_Log_Pos: 19230\n"
+        "               Relay_Log_File: db-prod-17-relay-bin.000007\n"
+        "        Relay_Master_Log_File: db-src-03-bin.000042\n"
+        "             Slave_IO_Running: Yes\n"
+        "            Slave_SQL_Running: Yes\n"
+        "          Exec_Master_Log_Pos: 19230\n"
+        "        Seconds_Behind_Master: 0\n"
+        "      Slave_SQL_Running_State: Replica has read all relay log; waiting for more updates\n"
+    )
+    return "".join(
+        f"TS {epoch}.600000000 2026-04-21 16:51:{41 + i:02d}\n{row}" for i, epoch in enumerate(_EPOCHS)
     )

@@ -25,6 +25,7 @@ from tests.web.share_capture import (
     processlist,
     server_processlist,
     server_ps,
+    server_slave_status,
 )
 from web import moments, services, shares
 from web.models import Case, CaseStatus, SampleIndex, ShareLink
@@ -477,6 +478,7 @@ def server_case(tmp_path: Path, engineer) -> Case:
             "c/2026_04_21_16_51_41-hostname": f"{SERVER}\n".encode(),
             "c/2026_04_21_16_51_41-processlist": server_processlist().encode(),
             "c/2026_04_21_16_51_41-ps": server_ps().encode(),
+            "c/2026_04_21_16_51_41-slave-status": server_slave_status().encode(),
         },
     )
     with path.open("rb") as fh:
@@ -516,7 +518,10 @@ def test_the_servers_name_is_a_pseudonym_the_same_everywhere(server_case: Case) 
     client = Client()
     page = client.get(base).content.decode()
     assert '<span class="mono">server-1</span>' in page
-    assert '<span data-kind="servers">the server\'s name as server-N</span>' in page
+    assert (
+        '<span data-kind="servers">2 servers (its own name, its replication source or cluster) as server-N</span>'
+        in page
+    )
     assert client.get(f"{base}report.json").json()["host"] == "server-1"
     at = round(
         SampleIndex.objects.filter(case=server_case, format="processlist").earliest("ts").ts.timestamp()
@@ -528,6 +533,10 @@ def test_the_servers_name_is_a_pseudonym_the_same_everywhere(server_case: Case) 
     assert hosts == {"", "localhost", "host-1:40100", "host-2:51234"}
     raw = [line for s in moment["raw"]["sources"] for line in s["lines"]]
     assert "    Host: host-1:40100" in raw and "    Host: host-2:51234" in raw
+    # db-prod-17 (the case's host) and db-src-03 (its source), in sorted order
+    assert "                  Master_Host: server-2" in raw
+    assert "              Master_Log_File: server-2-bin.000042" in raw
+    assert "               Relay_Log_File: server-1-relay-bin.000007" in raw
     assert any("mysql -uuser-1 -p -h host-" in line and "%eth0" not in line for line in raw)
 
 
@@ -537,4 +546,7 @@ def test_a_link_made_before_server_names_were_collected_gets_them(server_case: C
     ShareLink.objects.filter(pk=made.share.pk).update(vocabulary=older)
     served = _served(Client(), _urls(server_case, made.path)).decode()
     assert _leaks(served, ("servers",)) == [] and "server-1" in served
-    assert ShareLink.objects.get(pk=made.share.pk).vocabulary["servers"] == [SERVER]
+    assert ShareLink.objects.get(pk=made.share.pk).vocabulary["servers"] == [
+        SERVER,
+        "db-src-03.acme-corp.internal",
+    ]
