@@ -293,7 +293,7 @@ def _stacked(parts: list[pd.DataFrame]) -> pd.DataFrame:
         return joined
     out: dict[str, object] = {}
     for column in columns:
-        values = [p[column] for p in parts]
+        values = [p.pop(column) for p in parts]  # taken out of the part (a view: no copy)
         if all(isinstance(v.dtype, pd.CategoricalDtype) for v in values) and any(
             not v.cat.categories.equals(values[0].cat.categories) for v in values
         ):
@@ -301,9 +301,6 @@ def _stacked(parts: list[pd.DataFrame]) -> pd.DataFrame:
         else:
             out[column] = pd.concat(values, ignore_index=True)
         del values
-        for i, part in enumerate(parts):
-            parts[i] = part.drop(columns=column)
-        del part
         release_memory()  # the column's parts, freed, go back before the next column is joined
     return pd.DataFrame(out)
 
