@@ -406,7 +406,8 @@ class Work:
         source = self.reduced(parse_piece(module, piece, member=member, clock=clock, **self.options(fmt)))
         text: tuple[TextChunk, ...] = ()
         if self.keep_text:
-            text = tuple(chunks_of(piece.data[piece.overlap_bytes :], piece.first_line + piece.overlap_lines))
+            first = piece.first_line + piece.overlap_lines
+            text = tuple(chunks_of(piece.data, first, skip=piece.overlap_bytes))
         return Done(source, text)
 
     def reduced(self, source: ParsedSource) -> ParsedSource:
