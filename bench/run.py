@@ -84,19 +84,45 @@ def _maxrss_bytes() -> int:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
 
 
-def _cpu_seconds() -> dict[str, float]:
-    """User + system CPU seconds of this process (``worker``) and of its ended child processes
-    (``parse processes``: the pool's children, counted once they have exited)."""
+def _children() -> list[int]:
+    """The live child processes of this process (the parse processes)."""
+    out: list[int] = []
+    with contextlib.suppress(OSError):
+        for task in os.listdir("/proc/self/task"):
+            with open(f"/proc/self/task/{task}/children") as fh:
+                out.extend(int(child) for child in fh.read().split())
+    return out
+
+
+def _live_cpu_seconds(pid: int) -> tuple[float, float]:
+    """(user, system) CPU seconds of a live process, from /proc/<pid>/stat (0 when it is gone)."""
+    try:
+        with open(f"/proc/{pid}/stat") as fh:
+            fields = fh.read().rsplit(")", 1)[1].split()
+    except OSError:
+        return 0.0, 0.0
+    tick = os.sysconf("SC_CLK_TCK")
+    return int(fields[11]) / tick, int(fields[12]) / tick  # utime, stime (proc(5) fields 14, 15)
+
+
+def _cpu_seconds(*, system_only: bool = False) -> dict[str, float]:
+    """User + system CPU seconds of this process (``worker``) and of its child processes (``parse
+    processes``: those that ended, from getrusage, and those still running, kept by the worker
+    between bundles, from /proc); with ``system_only`` the system (kernel) part only."""
     me = resource.getrusage(resource.RUSAGE_SELF)
     kids = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return {"worker": me.ru_utime + me.ru_stime, "parse processes": kids.ru_utime + kids.ru_stime}
+    live = [_live_cpu_seconds(pid) for pid in _children()]
+    if system_only:
+        return {"worker": me.ru_stime, "parse processes": kids.ru_stime + sum(s for _, s in live)}
+    return {
+        "worker": me.ru_utime + me.ru_stime,
+        "parse processes": kids.ru_utime + kids.ru_stime + sum(u + s for u, s in live),
+    }
 
 
 def _system_cpu_seconds() -> dict[str, float]:
     """The system (kernel) part of ``_cpu_seconds``: page faults of fresh memory, pipes, files."""
-    me = resource.getrusage(resource.RUSAGE_SELF)
-    kids = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return {"worker": me.ru_stime, "parse processes": kids.ru_stime}
+    return _cpu_seconds(system_only=True)
 
 
 def _rss_bytes(pid: int | str = "self") -> int | None:
@@ -445,6 +471,8 @@ def ingest_one(bundle: Path, keep: bool) -> None:
     from web import services
     from web.models import Case, RawChunk, Series
 
+    # a running worker: its parse processes started with it (web/celery.py) and wait, ready
+    services.warm_parse_processes(wait=True)
     stages = _Stages()
     _instrument(stages)
     _event("start", rss_bytes=_rss_bytes())

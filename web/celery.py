@@ -19,3 +19,12 @@ def _log_like_the_web(**kwargs: object) -> None:
 
     logging.config.dictConfig(settings.LOGGING)
     logging.captureWarnings(True)  # Python warnings become log lines too
+
+
+@signals.worker_process_init.connect
+def _start_parse_processes(**kwargs: object) -> None:
+    """Each worker process starts its parse processes as it starts (``services.warm_parse_processes``):
+    the first bundle it takes then does not wait for them."""
+    from web import services
+
+    services.warm_parse_processes()

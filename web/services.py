@@ -39,6 +39,8 @@ from analyzer.timeline import SAMPLE_LINES, Timeline, reduce_piece
 from parsers.base import release_memory
 from parsers.ingest.archive import BundleError, Limits
 from parsers.ingest.bundle import Bundle, read_bundle
+from parsers.ingest.pieces import Work
+from parsers.ingest.pool import keep_warm
 from parsers.rawtext import TextChunk
 from web import bulk, charts
 from web.claims import (
@@ -450,6 +452,16 @@ def _parse(
             keep_text=keep_text,
             processes=settings.CASEBOOK_PARSE_PROCESSES,
         )
+
+
+def warm_parse_processes(*, wait: bool = False) -> None:
+    """Start the parse processes an ingest uses (``CASEBOOK_PARSE_PROCESSES``; with ``wait``, return
+    once they are ready): a worker process calls this when it starts (web/celery.py), so that no
+    bundle waits for them to start and import pandas and the parsers; they stay, idle, between
+    bundles (``parsers.ingest.pool.kept``). The work is the one ``_parse`` hands to ``read_bundle``."""
+    if settings.CASEBOOK_PARSE_PROCESSES:
+        work = Work(reduce=PIECE_REDUCER, keep_text=True)
+        keep_warm(settings.CASEBOOK_PARSE_PROCESSES, work=work, wait=wait)
 
 
 def _replace_derived(

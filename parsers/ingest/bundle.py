@@ -40,7 +40,7 @@ from parsers.base import (
 from parsers.ingest import pieces
 from parsers.ingest.archive import DEFAULT_LIMITS, BundleError, LimitExceeded, Limits, Member, Refused, walk
 from parsers.ingest.pieces import LocalRunner, Pipeline, Work, split, whole
-from parsers.ingest.pool import PiecePool
+from parsers.ingest.pool import kept
 from parsers.layout import Placement, offset_from_z, place, read_manifest
 from parsers.rawtext import TextChunk, TextChunker
 
@@ -52,7 +52,7 @@ HEAD_BYTES = 64 << 10
 HEAD_MAX_BYTES = 1 << 20
 #: Lines read from /proc/stat (pt-stalk -procstat) to count `cpuN` rows: 1 TS + 1 total + N CPUs.
 PROCSTAT_HEAD_LINES = 1100
-#: An upload at least this large (compressed) starts its parse processes at once (``PiecePool.warm``):
+#: An upload at least this large (compressed) starts its parse processes at once (``PiecePool.warm``),
 #: it surely holds a member cut in pieces, and the processes' start then overlaps the first reads.
 WARM_BYTES = 4 << 20
 #: Host names shown in pages come from uploads: keep the characters a host name may have.
@@ -143,7 +143,7 @@ def read_bundle(
     bundle = Bundle()
     work = Work(reduce=reduce, keep_text=keep_text is not None)
     with contextlib.ExitStack() as stack:
-        pool = stack.enter_context(PiecePool(processes, work=work)) if processes else None
+        pool = stack.enter_context(kept(processes, work=work)) if processes else None
         if pool is not None and Path(path).stat().st_size >= WARM_BYTES:
             pool.warm()  # a large upload: the parse processes start while the small members are read
         pipeline = stack.enter_context(Pipeline(local=LocalRunner(work), pool=pool, keep_text=keep_text))

@@ -20,7 +20,9 @@ takes several seconds to ingest, so the faults land in the middle of the work.
 from __future__ import annotations
 
 import base64
+import contextlib
 import json
+import os
 import pickle
 import time
 from collections.abc import Iterator
@@ -78,6 +80,36 @@ def kill_stack(transactional_db, tmp_path: Path, settings, redis_client) -> Iter
     """Worker processes on the test database and the machine's Redis, on a queue of their own."""
     with processes_on_test_db(tmp_path, settings, redis_client) as stack:
         yield stack
+
+
+def _parse_processes(pgid: int) -> list[int]:
+    """The parse processes (``python -m parsers.ingest.pool``) among the processes of group ``pgid``."""
+    found = []
+    for pid in live_group_members(pgid):
+        with contextlib.suppress(OSError):
+            if b"parsers.ingest.pool" in Path(f"/proc/{pid}/cmdline").read_bytes():
+                found.append(pid)
+    return found
+
+
+def test_a_worker_starts_its_parse_processes_with_it_and_keeps_them_between_bundles(
+    kill_stack: CasebookProcesses, example2_tarball: Path
+) -> None:
+    worker = kill_stack.start("worker")
+    env = kill_stack.env  # each of the worker's processes (its concurrency) starts its own
+    wanted = int(env.get("CASEBOOK_WORKER_CONCURRENCY", 2)) * int(
+        env.get("CASEBOOK_PARSE_PROCESSES", os.cpu_count() or 1)
+    )
+    wait_for("the worker's parse processes", lambda: len(_parse_processes(worker.pgid)) == wanted)
+    before = sorted(_parse_processes(worker.pgid))
+    with example2_tarball.open("rb") as fh:
+        case = services.case_create(user=None, file=File(fh), original_name=example2_tarball.name)
+    wait_for(
+        "the case ready",
+        lambda: Case.objects.filter(pk=case.pk, status__in=(CaseStatus.READY, CaseStatus.FAILED)).exists(),
+    )
+    assert Case.objects.get(pk=case.pk).status == CaseStatus.READY
+    assert sorted(_parse_processes(worker.pgid)) == before  # the same processes, waiting for the next
 
 
 def test_a_worker_killed_mid_ingest_leaves_a_case_that_ends_ready(

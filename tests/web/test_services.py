@@ -11,7 +11,7 @@ import pytest
 from django.core.files import File
 from django.utils import timezone
 
-from parsers.ingest.pool import PiecePool
+from parsers.ingest.pool import PiecePool, close_kept
 from parsers.rawtext import text_of
 from tests.web.conftest import PROCESSLIST_NO_TS, VMSTAT, make_tar
 from web import moments, services
@@ -365,18 +365,24 @@ def test_pieces_parsed_by_parse_processes_give_the_same_case(
     started: list[int] = []
 
     class CountingPool(PiecePool):
-        def close(self) -> None:
+        def rest(self) -> bool:  # the end of a bundle: the pool is kept for the next
             started.append(len(self._all))
-            super().close()
+            return super().rest()
 
-    monkeypatch.setattr("parsers.ingest.bundle.PiecePool", CountingPool)
+    close_kept()
+    monkeypatch.setattr("parsers.ingest.pool.PiecePool", CountingPool)
     settings.CASEBOOK_PARSE_PROCESSES = 0
     alone = summary(_ingest(example2_tarball))
     assert started == []
     settings.CASEBOOK_PARSE_PROCESSES = 2
-    shared = summary(_ingest(example2_tarball))
-    assert started == [2]
-    assert shared == alone and alone[0] == CaseStatus.READY
+    try:
+        shared = summary(_ingest(example2_tarball))
+        assert started == [2]
+        again = summary(_ingest(example2_tarball))  # the same two processes, waiting since
+        assert started == [2, 2]
+    finally:
+        close_kept()
+    assert shared == alone == again and alone[0] == CaseStatus.READY
 
 
 def test_the_ingest_hands_the_analysis_reducer_to_the_pipeline(tmp_path: Path, monkeypatch) -> None:
