@@ -325,6 +325,10 @@ def case_ingest(*, case_id: int, token: str | None = None) -> None:
         "case %s claimed by %s (generation %s)", case_id, token, claim.generation, extra={"case_id": case_id}
     )
     run_claimed(claim, functools.partial(_ingest_claimed, claim))
+    try:
+        warm_parse_processes()  # the next bundle's, now that this one's are closed
+    except Exception:  # noqa: BLE001 - best effort: the next bundle starts its own
+        log.warning("could not start the parse processes of the next bundle", exc_info=True)
 
 
 def run_claimed(claim: Claim, work: Callable[[Heartbeat, _DetailWriter], None]) -> None:
@@ -455,10 +459,11 @@ def _parse(
 
 
 def warm_parse_processes(*, wait: bool = False) -> None:
-    """Start the parse processes an ingest uses (``CASEBOOK_PARSE_PROCESSES``; with ``wait``, return
-    once they are ready): a worker process calls this when it starts (web/celery.py), so that no
-    bundle waits for them to start and import pandas and the parsers; they stay, idle, between
-    bundles (``parsers.ingest.pool.kept``). The work is the one ``_parse`` hands to ``read_bundle``."""
+    """Start the parse processes of the next ingest (``CASEBOOK_PARSE_PROCESSES``; with ``wait``,
+    return once they are ready): a worker process calls this when it starts (web/celery.py) and
+    after each ingest, so that no bundle waits for them to start and import pandas and the parsers
+    (``parsers.ingest.pool.keep_warm``); an ingest closes its own before the analysis. The work is
+    the one ``_parse`` hands to ``read_bundle``."""
     if settings.CASEBOOK_PARSE_PROCESSES:
         work = Work(reduce=PIECE_REDUCER, keep_text=True)
         keep_warm(settings.CASEBOOK_PARSE_PROCESSES, work=work, wait=wait)

@@ -40,7 +40,7 @@ from parsers.base import (
 from parsers.ingest import pieces
 from parsers.ingest.archive import DEFAULT_LIMITS, BundleError, LimitExceeded, Limits, Member, Refused, walk
 from parsers.ingest.pieces import LocalRunner, Pipeline, Work, split, whole
-from parsers.ingest.pool import kept
+from parsers.ingest.pool import warmed
 from parsers.layout import Placement, offset_from_z, place, read_manifest
 from parsers.rawtext import TextChunk, TextChunker
 
@@ -143,7 +143,7 @@ def read_bundle(
     bundle = Bundle()
     work = Work(reduce=reduce, keep_text=keep_text is not None)
     with contextlib.ExitStack() as stack:
-        pool = stack.enter_context(kept(processes, work=work)) if processes else None
+        pool = stack.enter_context(warmed(processes, work=work)) if processes else None
         if pool is not None and Path(path).stat().st_size >= WARM_BYTES:
             pool.warm()  # a large upload: the parse processes start while the small members are read
         pipeline = stack.enter_context(Pipeline(local=LocalRunner(work), pool=pool, keep_text=keep_text))

@@ -186,19 +186,19 @@ class PiecePool:
         self._idle.put(child)
         return result
 
-    def rest(self) -> bool:
-        """Between two uses (nothing in flight): every child hands its free memory back and waits,
-        imports done, for the next piece; ``started`` is False again. False when a child is gone
-        or broke the protocol: the pool is then only fit to be closed."""
+    def alive(self) -> bool:
+        """True while every child started so far runs."""
+        with self._lock:
+            return all(child.proc.poll() is None for child in self._all)
+
+    def ready(self) -> None:
+        """Return once every child has read the ``Work`` (its imports done) and waits for a piece.
+        A child that died meanwhile is found out by the next piece, as always."""
         with self._lock:
             children = list(self._all)
-        try:
-            for child in children:
-                child.call(("rest",))
-        except (PoolError, ParseError, ValueError):  # ValueError: a pipe closed already
-            return False
-        self.started = False
-        return True
+        for child in children:
+            with contextlib.suppress(PoolError, ParseError, ValueError):  # ValueError: a closed pipe
+                child.call(("ready",))
 
     def close(self) -> None:
         self._executor.shutdown(wait=True, cancel_futures=True)
@@ -216,59 +216,63 @@ class PiecePool:
         self.close()
 
 
-#: Pools whose children wait between two bundles, by (processes, work) (``kept``).
-_KEPT: dict[tuple[int, Work], PiecePool] = {}
-_KEPT_LOCK = threading.Lock()
+#: Pools started ahead of their bundle (``keep_warm``), by (processes, work), waiting for ``warmed``.
+_WAITING: dict[tuple[int, Work], PiecePool] = {}
+_WAITING_LOCK = threading.Lock()
 
 
 @contextlib.contextmanager
-def kept(processes: int, *, work: Work = PARSE_ONLY) -> Iterator[PiecePool]:
-    """A ``PiecePool(processes, work=work)`` whose children outlive the block: afterwards they hand
-    their free memory back and wait, imported (about 0.3 s of CPU each: pandas, the parsers, the
-    reducer's module), for the next bundle this process reads with the same ``processes`` and
-    ``work`` (an ingest worker reads one bundle after another). A block that raised, or a pool whose
-    child died, ends closed; a second block while the pool is in use gets a pool of its own. The
-    children end with this process (their stdin closes) or with ``close_kept``."""
+def warmed(processes: int, *, work: Work = PARSE_ONLY) -> Iterator[PiecePool]:
+    """A ``PiecePool(processes, work=work)`` for one bundle: the one ``keep_warm`` started ahead,
+    its children already imported (about 0.3 s of CPU each: pandas, the parsers, the reducer's
+    module), else a new one. Closed at the end of the block once a piece went to it, so that the
+    parse processes' memory is handed back before the analysis (``keep_warm`` starts the next
+    bundle's); a pool no piece went to (a bundle of small members) waits on for the next one."""
     key = (processes, work)
-    with _KEPT_LOCK:
-        pool = _KEPT.pop(key, None)
-    if pool is None:
-        pool = PiecePool(processes, work=work)
-    rested = False
+    with _WAITING_LOCK:
+        pool = _WAITING.pop(key, None)
+    if pool is not None and not pool.alive():  # one died while it waited (killed for memory)
+        pool.close()
+        pool = None
+    pool = pool or PiecePool(processes, work=work)
+    unused = False
     try:
         yield pool
-        rested = pool.rest()
+        unused = not pool.started and bool(pool._all) and pool.alive()
     finally:
-        with _KEPT_LOCK:
-            if rested and key not in _KEPT:
-                _KEPT[key] = pool
+        with _WAITING_LOCK:
+            if unused and key not in _WAITING:
+                _WAITING[key] = pool
                 pool = None
         if pool is not None:
             pool.close()
 
 
 def keep_warm(processes: int, *, work: Work = PARSE_ONLY, wait: bool = False) -> None:
-    """Start the children of ``kept(processes, work=work)`` now (a worker process does this when it
-    starts, so that its first bundle does not wait for them); with ``wait``, return once they are
-    ready (their imports done)."""
-    if wait:
-        with kept(processes, work=work) as pool:
-            pool.warm()
-        return
-    pool = PiecePool(processes, work=work)
-    pool.warm()
-    with _KEPT_LOCK:
-        if (processes, work) not in _KEPT:
-            _KEPT[(processes, work)] = pool
+    """Start the parse processes of the next ``warmed(processes, work=work)`` now, unless some wait
+    already: a worker process does this when it starts and after each bundle, so that no bundle
+    waits for them. With ``wait``, return once they are ready (their imports done)."""
+    key = (processes, work)
+    with _WAITING_LOCK:
+        if key in _WAITING:
             return
-    pool.close()
+        pool = _WAITING[key] = PiecePool(processes, work=work)
+    try:
+        pool.warm()
+    except BaseException:  # a Work that cannot be pickled, a process that cannot start
+        with _WAITING_LOCK:
+            _WAITING.pop(key, None)
+        pool.close()
+        raise
+    if wait:
+        pool.ready()
 
 
 def close_kept() -> None:
-    """Close every kept pool (their children exit)."""
-    with _KEPT_LOCK:
-        pools = list(_KEPT.values())
-        _KEPT.clear()
+    """Close the pools that wait for a bundle (their children exit)."""
+    with _WAITING_LOCK:
+        pools = list(_WAITING.values())
+        _WAITING.clear()
     for pool in pools:
         pool.close()
 
@@ -291,9 +295,7 @@ def _serve(stdin: IO[bytes], stdout: IO[bytes], work: Work) -> None:
             request = pickle.load(stdin)
         except EOFError:
             return
-        if request[0] == "rest":  # between two bundles: hand back what the last one left
-            release_memory()
-            last_member = None
+        if request[0] == "ready":  # the Work is read: its imports are done
             pickle.dump(("ok", None), stdout, protocol=pickle.HIGHEST_PROTOCOL)
             stdout.flush()
             continue

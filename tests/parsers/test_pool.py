@@ -14,7 +14,7 @@ import pytest
 from parsers import interrupts, processlist
 from parsers.base import ParsedSource, ParseError
 from parsers.ingest.pieces import Work, split
-from parsers.ingest.pool import PiecePool, PoolError, close_kept, keep_warm, kept
+from parsers.ingest.pool import _WAITING, _WAITING_LOCK, PiecePool, PoolError, close_kept, keep_warm, warmed
 from parsers.rawtext import text_of
 from tests.parsers.test_pieces import _pieced, _processlist
 
@@ -199,76 +199,60 @@ def test_a_bundle_read_by_parse_processes_comes_out_in_member_order(tmp_path: Pa
             pd.testing.assert_frame_equal(a.frames[name], b.frames[name], check_categorical=False, obj=name)
 
 
-# --- pools kept between bundles (an ingest worker reads one bundle after another) --------------------
+# --- parse processes started ahead of their bundle (an ingest worker reads one bundle after another) ---
 
 
 def _reduced_in(pool: PiecePool) -> set[int]:
     return set(_pieced(processlist, _processlist(20, 3), 1500, runner=pool).main["reduced_in"])
 
 
-def test_a_kept_pool_parses_the_next_bundle_with_the_same_processes() -> None:
-    work = Work(reduce=_mark)
-    try:
-        with kept(2, work=work) as first:
-            pids = _reduced_in(first)
-            children = list(first._all)
-        assert all(c.proc.poll() is None for c in children)  # still running, idle
-        assert not first.started  # the next bundle's small members are parsed where they are read
-        with kept(2, work=work) as second:
-            assert second is first
-            assert _reduced_in(second) <= {c.proc.pid for c in children}
-        with kept(2, work=Work(reduce=_Head(5))) as other:  # other work: other processes
-            assert other is not first
-    finally:
-        close_kept()
-    assert pids and all(c.proc.returncode == 0 for c in children)  # ended cleanly when closed
-
-
-def test_a_kept_pool_in_use_is_not_shared_and_one_that_raised_is_closed() -> None:
-    work = Work(reduce=_mark)
-    try:
-        with kept(2, work=work) as outer, kept(2, work=work) as inner:
-            assert inner is not outer
-            _reduced_in(outer)
-            outer_children = list(outer._all)
-            _reduced_in(inner)
-        assert all(c.proc.returncode == 0 for c in outer_children)  # the first back is kept, the other closed
-        with kept(2, work=work) as again:
-            assert again is inner
-        with pytest.raises(RuntimeError), kept(2, work=work) as pool:
-            _reduced_in(pool)
-            children = list(pool._all)
-            raise RuntimeError("the ingest failed")
-        assert all(c.proc.returncode == 0 for c in children)
-        with kept(2, work=work) as fresh:
-            assert fresh is not pool
-    finally:
-        close_kept()
-
-
-def test_a_kept_pool_whose_process_died_is_not_kept() -> None:
-    try:
-        with kept(1, work=Work(reduce=_mark)) as pool:
-            _reduced_in(pool)
-            (child,) = pool._all
-        child.proc.kill()
-        child.proc.wait()
-        with kept(1, work=Work(reduce=_mark)) as again:
-            assert again is pool
-            with pytest.raises(PoolError):
-                _reduced_in(again)
-            assert _reduced_in(again)  # a fresh process took the next pieces
-    finally:
-        close_kept()
-
-
-def test_keep_warm_waits_for_ready_processes() -> None:
+def test_a_bundle_takes_the_processes_started_ahead_and_closes_them() -> None:
     work = Work(reduce=_mark)
     try:
         keep_warm(2, work=work, wait=True)
-        with kept(2, work=work) as pool:
-            assert len(pool._all) == 2 and not pool.started
+        with warmed(2, work=work) as pool:
             children = list(pool._all)
+            assert len(children) == 2 and all(c.proc.poll() is None for c in children)
+            assert not pool.started  # small members are still parsed where they are read
             assert _reduced_in(pool) <= {c.proc.pid for c in children}
+        assert all(c.proc.returncode == 0 for c in children)  # closed: their memory back before the analysis
+        with warmed(2, work=work) as fresh:  # none waits now: a new pool, started as pieces come
+            assert fresh is not pool and fresh._all == []
+    finally:
+        close_kept()
+
+
+def test_processes_no_piece_went_to_wait_on_for_the_next_bundle() -> None:
+    work = Work(reduce=_mark)
+    try:
+        keep_warm(2, work=work)
+        with warmed(2, work=work) as pool:
+            children = list(pool._all)
+            _pieced(processlist, _processlist(3, 2), 1 << 20, runner=pool)  # one piece: parsed here
+        keep_warm(2, work=work)  # already waiting: nothing more is started
+        with warmed(2, work=work) as again:
+            assert again is pool and again._all == children
+            assert _reduced_in(again) <= {c.proc.pid for c in children}
+        with warmed(2, work=Work(reduce=_Head(5))) as other:  # other work: other processes
+            assert other is not pool
+    finally:
+        close_kept()
+
+
+def test_a_waiting_pool_whose_process_died_is_replaced() -> None:
+    work = Work(reduce=_mark)
+    try:
+        keep_warm(1, work=work, wait=True)
+        with warmed(1, work=work) as pool:
+            (child,) = pool._all
+            child.proc.kill()
+            child.proc.wait()
+        keep_warm(1, work=work, wait=True)
+        with _WAITING_LOCK:
+            (waiting,) = _WAITING.values()
+        waiting._all[0].proc.kill()
+        waiting._all[0].proc.wait()
+        with warmed(1, work=work) as pool:
+            assert pool is not waiting and _reduced_in(pool)  # a fresh process took the pieces
     finally:
         close_kept()

@@ -92,7 +92,7 @@ def _parse_processes(pgid: int) -> list[int]:
     return found
 
 
-def test_a_worker_starts_its_parse_processes_with_it_and_keeps_them_between_bundles(
+def test_a_worker_starts_its_parse_processes_ahead_of_each_bundle(
     kill_stack: CasebookProcesses, example2_tarball: Path
 ) -> None:
     worker = kill_stack.start("worker")
@@ -109,7 +109,10 @@ def test_a_worker_starts_its_parse_processes_with_it_and_keeps_them_between_bund
         lambda: Case.objects.filter(pk=case.pk, status__in=(CaseStatus.READY, CaseStatus.FAILED)).exists(),
     )
     assert Case.objects.get(pk=case.pk).status == CaseStatus.READY
-    assert sorted(_parse_processes(worker.pgid)) == before  # the same processes, waiting for the next
+    wait_for(  # the bundle's own closed before its analysis, the next bundle's started after it
+        "parse processes for the next bundle",
+        lambda: len(after := _parse_processes(worker.pgid)) == wanted and after != before,
+    )
 
 
 def test_a_worker_killed_mid_ingest_leaves_a_case_that_ends_ready(

@@ -365,9 +365,9 @@ def test_pieces_parsed_by_parse_processes_give_the_same_case(
     started: list[int] = []
 
     class CountingPool(PiecePool):
-        def rest(self) -> bool:  # the end of a bundle: the pool is kept for the next
+        def close(self) -> None:
             started.append(len(self._all))
-            return super().rest()
+            super().close()
 
     close_kept()
     monkeypatch.setattr("parsers.ingest.pool.PiecePool", CountingPool)
@@ -377,8 +377,8 @@ def test_pieces_parsed_by_parse_processes_give_the_same_case(
     settings.CASEBOOK_PARSE_PROCESSES = 2
     try:
         shared = summary(_ingest(example2_tarball))
-        assert started == [2]
-        again = summary(_ingest(example2_tarball))  # the same two processes, waiting since
+        assert started == [2]  # closed at the end of the parse, and two more started for the next
+        again = summary(_ingest(example2_tarball))  # on the two started ahead
         assert started == [2, 2]
     finally:
         close_kept()
