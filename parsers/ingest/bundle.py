@@ -349,7 +349,7 @@ class _Reader:
         hints = ClockHints(start_local=where.start_local, interval_s=where.interval_s)
         done = functools.partial(self.parsed, member.name, module.FORMAT, where)
         if pieces.in_snapshots(module.FORMAT, head):
-            size = pieces.piece_bytes(resident_bytes())
+            size = pieces.piece_bytes(resident_bytes(), member.size, module.FORMAT)
             cut = split(first, raw, piece_bytes=size)
             self.pipeline.pieces(module, cut, member=member.name, clock=hints, done=done)
             return
