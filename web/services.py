@@ -325,10 +325,6 @@ def case_ingest(*, case_id: int, token: str | None = None) -> None:
         "case %s claimed by %s (generation %s)", case_id, token, claim.generation, extra={"case_id": case_id}
     )
     run_claimed(claim, functools.partial(_ingest_claimed, claim))
-    try:
-        warm_parse_processes()  # the next bundle's, now that this one's are closed
-    except Exception:  # noqa: BLE001 - best effort: the next bundle starts its own
-        log.warning("could not start the parse processes of the next bundle", exc_info=True)
 
 
 def run_claimed(claim: Claim, work: Callable[[Heartbeat, _DetailWriter], None]) -> None:
@@ -464,9 +460,13 @@ def warm_parse_processes(*, wait: bool = False) -> None:
     after each ingest, so that no bundle waits for them to start and import pandas and the parsers
     (``parsers.ingest.pool.keep_warm``); an ingest closes its own before the analysis. The work is
     the one ``_parse`` hands to ``read_bundle``."""
-    if settings.CASEBOOK_PARSE_PROCESSES:
+    if not settings.CASEBOOK_PARSE_PROCESSES:
+        return
+    try:
         work = Work(reduce=PIECE_REDUCER, keep_text=True)
         keep_warm(settings.CASEBOOK_PARSE_PROCESSES, work=work, wait=wait)
+    except Exception:  # noqa: BLE001 - best effort: a bundle without them starts its own
+        log.warning("could not start the parse processes of the next bundle", exc_info=True)
 
 
 def _replace_derived(

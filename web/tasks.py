@@ -32,7 +32,12 @@ INGEST_RETRIES = {
     max_retries=5,
 )
 def case_ingest_task(self, case_id: int) -> None:  # noqa: ANN001 - Celery's bound task
-    services.case_ingest(case_id=case_id, token=claims.new_token(self.request.id, self.request.retries or 0))
+    try:
+        services.case_ingest(
+            case_id=case_id, token=claims.new_token(self.request.id, self.request.retries or 0)
+        )
+    finally:
+        services.warm_parse_processes()  # the next bundle's, now that this one's are closed
 
 
 @shared_task(name="casebook.ingest_part", ignore_result=False, **INGEST_RETRIES)  # a chord counts its results
