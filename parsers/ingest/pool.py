@@ -7,6 +7,9 @@ each piece to whichever is free; the caller only reads the archive and cuts it m
 children are started with ``subprocess`` (not ``multiprocessing``) so that a pool also works inside
 a daemonic process such as a Celery prefork worker, and lazily: a bundle of small members starts none.
 
+A worker starts the parse processes of its next bundle ahead (``keep_warm``: when it starts and after
+each bundle); ``warmed`` hands them to that bundle, which closes them at the end of its parse.
+
 Each child runs the pool's ``parsers.ingest.pieces.Work`` on a piece: it decodes and parses it, applies
 the reducer the caller handed in with the ``Work`` and compresses the piece's text when asked, so that
 only reduced frames and compressed text cross the pipe. The ``Work`` itself is the first message a
@@ -268,7 +271,7 @@ def keep_warm(processes: int, *, work: Work = PARSE_ONLY, wait: bool = False) ->
         pool.ready()
 
 
-def close_kept() -> None:
+def close_waiting() -> None:
     """Close the pools that wait for a bundle (their children exit)."""
     with _WAITING_LOCK:
         pools = list(_WAITING.values())
@@ -277,7 +280,7 @@ def close_kept() -> None:
         pool.close()
 
 
-atexit.register(close_kept)
+atexit.register(close_waiting)
 
 
 def _serve(stdin: IO[bytes], stdout: IO[bytes], work: Work) -> None:

@@ -14,7 +14,15 @@ import pytest
 from parsers import interrupts, processlist
 from parsers.base import ParsedSource, ParseError
 from parsers.ingest.pieces import Work, split
-from parsers.ingest.pool import _WAITING, _WAITING_LOCK, PiecePool, PoolError, close_kept, keep_warm, warmed
+from parsers.ingest.pool import (
+    _WAITING,
+    _WAITING_LOCK,
+    PiecePool,
+    PoolError,
+    close_waiting,
+    keep_warm,
+    warmed,
+)
 from parsers.rawtext import text_of
 from tests.parsers.test_pieces import _pieced, _processlist
 
@@ -219,7 +227,7 @@ def test_a_bundle_takes_the_processes_started_ahead_and_closes_them() -> None:
         with warmed(2, work=work) as fresh:  # none waits now: a new pool, started as pieces come
             assert fresh is not pool and fresh._all == []
     finally:
-        close_kept()
+        close_waiting()
 
 
 def test_processes_no_piece_went_to_wait_on_for_the_next_bundle() -> None:
@@ -236,7 +244,7 @@ def test_processes_no_piece_went_to_wait_on_for_the_next_bundle() -> None:
         with warmed(2, work=Work(reduce=_Head(5))) as other:  # other work: other processes
             assert other is not pool
     finally:
-        close_kept()
+        close_waiting()
 
 
 def test_a_waiting_pool_whose_process_died_is_replaced() -> None:
@@ -255,4 +263,4 @@ def test_a_waiting_pool_whose_process_died_is_replaced() -> None:
         with warmed(1, work=work) as pool:
             assert pool is not waiting and _reduced_in(pool)  # a fresh process took the pieces
     finally:
-        close_kept()
+        close_waiting()

@@ -11,7 +11,7 @@ import pytest
 from django.core.files import File
 from django.utils import timezone
 
-from parsers.ingest.pool import PiecePool, close_kept
+from parsers.ingest.pool import PiecePool, close_waiting
 from parsers.rawtext import text_of
 from tests.web.conftest import PROCESSLIST_NO_TS, VMSTAT, make_tar
 from web import moments, services
@@ -369,7 +369,7 @@ def test_pieces_parsed_by_parse_processes_give_the_same_case(
             started.append(len(self._all))
             super().close()
 
-    close_kept()
+    close_waiting()
     monkeypatch.setattr("parsers.ingest.pool.PiecePool", CountingPool)
     settings.CASEBOOK_PARSE_PROCESSES = 0
     alone = summary(_ingest(example2_tarball))
@@ -382,7 +382,7 @@ def test_pieces_parsed_by_parse_processes_give_the_same_case(
         again = summary(_ingest(example2_tarball))  # on the two started ahead
         assert started == [2, 2]
     finally:
-        close_kept()
+        close_waiting()
     assert shared == alone == again and alone[0] == CaseStatus.READY
 
 
