@@ -84,12 +84,12 @@ def _maxrss_bytes() -> int:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
 
 
-def _children() -> list[int]:
-    """The live child processes of this process (the parse processes)."""
+def _children(pid: int | str = "self") -> list[int]:
+    """The live child processes of a process (of the ingest: its parse processes)."""
     out: list[int] = []
     with contextlib.suppress(OSError):
-        for task in os.listdir("/proc/self/task"):
-            with open(f"/proc/self/task/{task}/children") as fh:
+        for task in os.listdir(f"/proc/{pid}/task"):
+            with open(f"/proc/{pid}/task/{task}/children") as fh:
                 out.extend(int(child) for child in fh.read().split())
     return out
 
@@ -136,15 +136,11 @@ def _rss_bytes(pid: int | str = "self") -> int | None:
 
 def _tree_rss_bytes(pid: int | str = "self") -> int:
     """Resident set size of a process and all its descendants (the ingest's parse processes)."""
-    pid = os.getpid() if pid == "self" else int(pid)
-    total, todo = 0, [pid]
+    total, todo = 0, [os.getpid() if pid == "self" else int(pid)]
     while todo:
         current = todo.pop()
         total += _rss_bytes(current) or 0
-        with contextlib.suppress(OSError):
-            for task in os.listdir(f"/proc/{current}/task"):
-                with open(f"/proc/{current}/task/{task}/children") as fh:
-                    todo.extend(int(child) for child in fh.read().split())
+        todo.extend(_children(current))
     return total
 
 

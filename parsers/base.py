@@ -284,6 +284,23 @@ def cuts_at_newlines_only(text: str) -> bool:
     return not any(end in text for end in OTHER_LINE_ENDS)
 
 
+def first_of_snapshots(snaps: np.ndarray, seen: set[int]) -> np.ndarray:
+    """For rows in file order (``snaps``: the snapshot of each): True at the first row of each
+    snapshot that ``seen`` (the snapshots of earlier chunks of the same parse) does not hold; ``seen``
+    then holds every snapshot of ``snaps``. A parser that counts rows rather than typing them keeps
+    these, so that every snapshot keeps a row (``ps.parse(states=...)``, ``processlist.parse(idle=...)``).
+
+    >>> seen = {0}
+    >>> first_of_snapshots(np.array([0, 0, 1, 1, 2]), seen).tolist(), sorted(seen)
+    ([False, False, True, False, True], [0, 1, 2])
+    """
+    first = np.ones(len(snaps), dtype=bool)
+    first[1:] = snaps[1:] != snaps[:-1]
+    first &= ~np.isin(snaps, list(seen))
+    seen.update(np.unique(snaps).tolist())
+    return first
+
+
 def lines_of(text: str) -> list[str]:
     r"""``text`` cut into lines at ``\n`` only, each with its ``\n`` (a last line may lack it), as a
     member's lines are numbered: ``str.splitlines`` when that cuts the same, it is the fastest.

@@ -88,6 +88,7 @@ from parsers.base import (
     ParseWarning,
     TsMarker,
     cut_lines,
+    first_of_snapshots,
     parse_marker,
     raw_blocks,
     safe_name,
@@ -544,10 +545,8 @@ def _untyped(
     if time_s is None:
         return None
     idle[long_info] = False
-    edge = np.ones(len(snaps), dtype=bool)
-    edge[1:] = snaps[1:] != snaps[:-1]  # the first row of each snapshot in the chunk ...
-    edge &= ~np.isin(snaps, list(state.first_typed))  # ... unless an earlier chunk had it
-    edge[:-1] |= snaps[1:] != snaps[:-1]  # the last
+    edge = first_of_snapshots(snaps, state.first_typed)
+    edge[:-1] |= snaps[1:] != snaps[:-1]  # and the last row of each snapshot in the chunk
     edge[-1] = True
     rows = np.flatnonzero(idle)
     order = np.lexsort((rows, -np.nan_to_num(time_s[rows], nan=-1.0), snaps[rows]))
@@ -556,7 +555,6 @@ def _untyped(
     longest = rows[order[leads]]
     skip = idle & ~edge
     skip[longest] = False
-    state.first_typed.update(np.unique(snaps).tolist())
     for snap, n in zip(*np.unique(snaps[skip], return_counts=True), strict=True):
         state.untyped[int(snap)] = state.untyped.get(int(snap), 0) + int(n)
     return np.flatnonzero(~skip)

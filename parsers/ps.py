@@ -78,6 +78,7 @@ from parsers.base import (
     ParseError,
     ParseWarning,
     TsMarker,
+    first_of_snapshots,
     parse_marker,
     raw_blocks,
     snapshot_times,
@@ -733,11 +734,7 @@ def _counted(st: _State, rows: _Rows) -> _Rows:
     other = np.array([letter not in st.states and letter != "" for letter in letters], dtype=bool)
     skip = other[codes] if len(codes) else np.zeros(0, dtype=bool)
     skip &= _plain_digits(raw["pid"])
-    head = np.ones(len(rows.snaps), dtype=bool)  # the first row of each snapshot in the chunk ...
-    head[1:] = rows.snaps[1:] != rows.snaps[:-1]
-    head &= ~np.isin(rows.snaps, list(st.first_typed))  # ... unless an earlier chunk had it
-    skip &= ~head[fast]
-    st.first_typed.update(np.unique(rows.snaps).tolist())
+    skip &= ~first_of_snapshots(rows.snaps, st.first_typed)[fast]
     if skip.any():
         pairs = pd.DataFrame({"snapshot": rows.snaps[fast[skip]], "code": codes[skip]})
         for (snap, code), n in pairs.value_counts(sort=False).items():

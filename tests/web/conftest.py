@@ -173,19 +173,19 @@ def processes_on_test_db(
                 redis_client.zrem("unacked_index", tag)
 
 
+#: Settings of fan-out worker processes: a part a task of 8 MiB, parsed in the task's own process.
+FANOUT_ENV = {
+    "CASEBOOK_INGEST_FANOUT": "1",
+    "CASEBOOK_FANOUT_PART_BYTES": str(8 << 20),
+    "CASEBOOK_PARSE_PROCESSES": "0",
+}
+
+
 @pytest.fixture
 def fanout_stack(transactional_db, tmp_path: Path, settings, redis_client) -> Iterator[CasebookProcesses]:
-    """Fan-out worker processes (``CASEBOOK_INGEST_FANOUT=1``, a part a task of 8 MiB, parsed in the
-    task's own process) on the test database and the machine's Redis, on a queue of their own; the
-    test starts as many as it needs."""
-    with processes_on_test_db(
-        tmp_path,
-        settings,
-        redis_client,
-        CASEBOOK_INGEST_FANOUT="1",
-        CASEBOOK_FANOUT_PART_BYTES=str(8 << 20),
-        CASEBOOK_PARSE_PROCESSES="0",
-    ) as stack:
+    """Fan-out worker processes (``FANOUT_ENV``) on the test database and the machine's Redis, on a
+    queue of their own; the test starts as many as it needs."""
+    with processes_on_test_db(tmp_path, settings, redis_client, **FANOUT_ENV) as stack:
         yield stack
 
 

@@ -16,7 +16,7 @@ from django.core.files.storage import default_storage
 
 from tests.bundles import generated_collection
 from tests.servers import CasebookProcesses, wait_for
-from tests.web.conftest import case_findings, case_series, case_sources, processes_on_test_db
+from tests.web.conftest import FANOUT_ENV, case_findings, case_series, case_sources, processes_on_test_db
 from web import services
 from web.fanout import WORK_DIR
 from web.models import Case, CaseStatus, RawChunk
@@ -91,9 +91,7 @@ def test_every_task_of_a_fanout_stamps_the_case_so_a_long_one_is_not_taken_for_a
         tmp_path,
         settings,
         redis_client,
-        CASEBOOK_INGEST_FANOUT="1",
-        CASEBOOK_FANOUT_PART_BYTES=str(8 << 20),
-        CASEBOOK_PARSE_PROCESSES="0",
+        **FANOUT_ENV,
         CASEBOOK_HEARTBEAT_INTERVAL="2",
         CASEBOOK_STALE_AFTER="6",
         CASEBOOK_SWEEP_INTERVAL="1",
