@@ -76,18 +76,19 @@ def test_a_ready_case_is_never_claimed(tmp_path: Path) -> None:
 
 @pytest.mark.django_db
 def test_an_ingest_whose_claim_was_taken_away_writes_nothing(tmp_path: Path, monkeypatch) -> None:
-    # While this ingest runs its rules, its worker is believed dead and the case is re-analyzed
-    # (claim revoked, queued again): the ingest must stop without publishing rows or a status.
+    # Once this ingest has parsed the bundle, its worker is believed dead and the case is
+    # re-analyzed (claim revoked, queued again): the ingest must stop without publishing rows or a
+    # status.
     case = _queued_case(tmp_path)
-    real_run = services.engine.run
+    real_timeline = services.Timeline.from_sources
 
-    def run_then_lose_the_claim(timeline):  # noqa: ANN001, ANN202 - engine.run's signature
-        outcome = real_run(timeline)
+    def timeline_then_lose_the_claim(*args, **kwargs):  # noqa: ANN002, ANN003, ANN202
+        timeline = real_timeline(*args, **kwargs)
         _silence(case)
         services.case_reanalyze(case_id=case.pk, enqueue=False)
-        return outcome
+        return timeline
 
-    monkeypatch.setattr(services.engine, "run", run_then_lose_the_claim)
+    monkeypatch.setattr(services.Timeline, "from_sources", timeline_then_lose_the_claim)
     services.case_ingest(case_id=case.pk)
     case.refresh_from_db()
     assert (case.status, case.claim, case.generation) == (CaseStatus.QUEUED, "", 0)

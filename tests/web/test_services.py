@@ -228,6 +228,43 @@ def test_findings_are_stored_most_severe_first(tmp_path: Path) -> None:
     assert case.rule_versions["cpu-saturation"] == 1
 
 
+def test_the_rules_run_beside_the_writes_while_the_worker_holds_little(
+    example2_tarball: Path, monkeypatch
+) -> None:
+    """Below ``RULES_BESIDE_UP_TO_BYTES`` the rules run in a thread of their own while the series
+    are written; past it in the ingest's thread; the case comes out the same either way."""
+    import threading
+
+    from analyzer import engine
+
+    threads: list[str] = []
+    real_run = engine.run
+
+    def run(timeline):  # noqa: ANN001, ANN202 - engine.run's signature
+        threads.append(threading.current_thread().name)
+        return real_run(timeline)
+
+    monkeypatch.setattr(engine, "run", run)
+    cases = []
+    for bound in (1 << 40, 0):
+        monkeypatch.setattr(services, "RULES_BESIDE_UP_TO_BYTES", bound)
+        cases.append(_ingest(example2_tarball))
+    assert [t == threading.current_thread().name for t in threads] == [False, True]
+    beside, inline = (
+        (
+            c.status,
+            c.finding_keys,
+            c.fingerprints,
+            c.rule_versions,
+            list(Finding.objects.filter(case=c).values_list("key", "windows", "evidence")),
+            _points(c),
+        )
+        for c in cases
+    )
+    assert beside == inline
+    assert beside[0] == CaseStatus.READY and beside[1] and beside[2] and beside[4] and beside[5]
+
+
 def _member_text(tarball: Path, name: str) -> str:
     """A member's text as the parsers read it (UTF-8 with replacement, universal newlines)."""
     with tarfile.open(tarball) as tar:
