@@ -328,6 +328,8 @@ def ensure_database() -> None:
 
 
 def _django_env() -> dict[str, str]:
+    from parsers.base import MALLOC_TUNABLES
+
     env = dict(os.environ)
     env.update(
         DJANGO_SETTINGS_MODULE="web.settings",
@@ -335,15 +337,18 @@ def _django_env() -> dict[str, str]:
         CASEBOOK_MEDIA_ROOT=BENCH_MEDIA,
         CASEBOOK_LOG_LEVEL=env.get("CASEBOOK_LOG_LEVEL", "WARNING"),
     )
+    env.setdefault("GLIBC_TUNABLES", MALLOC_TUNABLES)  # as scripts/start gives a worker
     return env
 
 
 class _Stages:
-    """Child side: a stack of named stages with wall time and the peak RSS sampled inside each."""
+    """Child side: a stack of named stages with wall time and the peak RSS sampled inside each, and
+    stages run by another thread beside them (``beside``)."""
 
     def __init__(self) -> None:
         self.stack: list[str] = []
         self.records: list[dict[str, Any]] = []
+        #: peak RSS per open stage: its depth in the stack, or -1 - its order for one beside it
         self.peaks: dict[int, int] = {}
         self.counter = itertools.count()
         self.tallies: dict[str, tuple[float, int]] = {}
@@ -358,13 +363,14 @@ class _Stages:
         while not self.stop.wait(RSS_SAMPLE_S):
             rss = _tree_rss_bytes()
             with self.lock:
-                for depth in range(len(self.stack)):
-                    self.peaks[depth] = max(self.peaks.get(depth, 0), rss)
+                for key in self.peaks:
+                    self.peaks[key] = max(self.peaks[key], rss)
                 if rss > self.peak_split[0]:  # the largest sample: how much of it is the worker's
                     self.peak_split = (rss, _rss_bytes() or 0, self.stack[-1] if self.stack else "")
 
     @contextlib.contextmanager
     def stage(self, name: str, **extra: Any):  # noqa: ANN201 - context manager
+        """A stage of the ingest's thread, nested in the one running (the stack)."""
         with self.lock:
             depth = len(self.stack)
             order = next(self.counter)
@@ -379,16 +385,37 @@ class _Stages:
             with self.lock:
                 self.stack.pop()
                 peak = max(self.peaks.pop(depth, 0), _tree_rss_bytes())
-            record = {
-                "stage": name,
-                "order": order,
-                "depth": depth,
-                "seconds": round(seconds, 3),
-                "peak_rss_bytes": peak,
-                **extra,
-            }
-            self.records.append(record)
-            _event("stage_end", **record)
+            self._record(name, order, depth, seconds, peak, extra)
+
+    @contextlib.contextmanager
+    def beside(self, name: str):  # noqa: ANN201 - context manager
+        """A stage that another thread runs beside the stack's (the rules, beside the writes):
+        listed where it starts, one level below the stage running then."""
+        with self.lock:
+            depth = len(self.stack)
+            order = next(self.counter)
+            key = -1 - order
+            self.peaks[key] = _tree_rss_bytes()
+        t = time.perf_counter()
+        try:
+            yield
+        finally:
+            seconds = time.perf_counter() - t
+            with self.lock:
+                peak = max(self.peaks.pop(key, 0), _tree_rss_bytes())
+            self._record(name, order, depth, seconds, peak, {"beside": True})
+
+    def _record(self, name: str, order: int, depth: int, seconds: float, peak: int, extra: dict) -> None:
+        record = {
+            "stage": name,
+            "order": order,
+            "depth": depth,
+            "seconds": round(seconds, 3),
+            "peak_rss_bytes": peak,
+            **extra,
+        }
+        self.records.append(record)
+        _event("stage_end", **record)
 
 
 def _event(kind: str, **data: Any) -> None:
@@ -414,7 +441,14 @@ def _instrument(stages: _Stages) -> None:
         setattr(owner, attr, wrapper)
 
     wrap(web.services, "_parse", "parse (read_bundle)")
-    wrap(analyzer.engine, "run", "rules (engine.run)")
+    run_rules = analyzer.engine.run
+
+    def rules_wrapper(*args: Any, **kwargs: Any) -> Any:
+        on_its_own = threading.current_thread() is not threading.main_thread()
+        with (stages.beside if on_its_own else stages.stage)("rules (engine.run)"):
+            return run_rules(*args, **kwargs)
+
+    analyzer.engine.run = rules_wrapper  # type: ignore[assignment]
     wrap(web.services, "_replace_derived", "write (_replace_derived)")
     wrap(web.services, "aggregate_series", "aggregate_series")
     wrap(web.bulk, "write_series", "write series")
@@ -702,6 +736,7 @@ def print_report(report: dict[str, Any]) -> None:
     for s in sorted(ing["stages"], key=lambda s: s.get("order", 0)):
         print(
             f"      {'  ' * s['depth']}{s['stage']:<44}{s['seconds']:9.2f} s  {_mib(s['peak_rss_bytes']):>10}"
+            + ("   in a thread, beside the writes" if s.get("beside") else "")
         )
     print("    inside the parse, summed over calls:")
     for label, t in ing.get("tallies", {}).items():

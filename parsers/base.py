@@ -37,6 +37,15 @@ M_MMAP_THRESHOLD = -3
 MMAP_THRESHOLD_BYTES = 1 << 20
 
 
+#: The glibc tunables (``GLIBC_TUNABLES``, read when a process starts) of the processes that read
+#: bundles: the worker (scripts/start worker) and its parse processes (``parsers.ingest.pool``).
+#: ``glibc.malloc.hugetlb=1`` maps malloc's large blocks with transparent huge pages
+#: (``madvise(MADV_HUGEPAGE)``; the kernel's THP mode ``madvise`` or ``always``): a fresh 12 MiB
+#: piece then costs 6 page faults, not 3,072 (146 such blocks: 0.15 s against 1.1 s here). A
+#: process started with ``GLIBC_TUNABLES`` already set keeps its own; no effect before glibc 2.35.
+MALLOC_TUNABLES = "glibc.malloc.hugetlb=1"
+
+
 def steady_heap() -> None:
     """Fix glibc's mmap threshold at ``MMAP_THRESHOLD_BYTES`` (``mallopt(M_MMAP_THRESHOLD)``).
 

@@ -35,7 +35,7 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 from typing import IO, Any
 
-from parsers.base import ClockHints, ParseError, release_memory, resident_bytes
+from parsers.base import MALLOC_TUNABLES, ClockHints, ParseError, release_memory, resident_bytes
 from parsers.ingest.pieces import PARSE_ONLY, Done, Piece, Work
 
 #: The directory that holds the ``parsers`` package: the children's import path.
@@ -79,6 +79,7 @@ class _Child:
         env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(PROJECT_ROOT), env.get("PYTHONPATH")]))
         for name in BLAS_THREADS:  # one thread each: the pool is the parallelism (see BLAS_THREADS)
             env.setdefault(name, "1")
+        env.setdefault("GLIBC_TUNABLES", MALLOC_TUNABLES)
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "parsers.ingest.pool"],
             stdin=subprocess.PIPE,

@@ -12,7 +12,7 @@ import pandas as pd
 import pytest
 
 from parsers import interrupts, processlist
-from parsers.base import ParsedSource, ParseError
+from parsers.base import MALLOC_TUNABLES, ParsedSource, ParseError
 from parsers.ingest.pieces import Work, split
 from parsers.ingest.pool import (
     _WAITING,
@@ -159,6 +159,24 @@ def test_a_warmed_pool_has_its_processes_running_before_the_first_piece() -> Non
         assert pool._all == children  # the pieces went to the processes already running
     assert set(source.main["reduced_in"]) <= {c.proc.pid for c in children}
     assert all(c.proc.returncode == 0 for c in children)  # ended cleanly on close
+
+
+def _environ(pid: int) -> dict[str, str]:
+    raw = Path(f"/proc/{pid}/environ").read_bytes()
+    return dict(item.split("=", 1) for item in raw.decode("utf-8", "replace").split("\0") if "=" in item)
+
+
+@pytest.mark.skipif(not Path("/proc/self/environ").exists(), reason="needs /proc")
+@pytest.mark.parametrize("given", [None, "glibc.malloc.arena_max=2"], ids=["unset", "set by the operator"])
+def test_parse_processes_start_with_the_malloc_tunables_unless_given_their_own(monkeypatch, given) -> None:
+    if given is None:
+        monkeypatch.delenv("GLIBC_TUNABLES", raising=False)
+    else:
+        monkeypatch.setenv("GLIBC_TUNABLES", given)
+    with PiecePool(1) as pool:
+        pool.warm()
+        [child] = pool._all
+        assert _environ(child.proc.pid)["GLIBC_TUNABLES"] == (given or MALLOC_TUNABLES)
 
 
 def _bundle(tmp_path: Path) -> Path:

@@ -36,6 +36,7 @@ import zstandard
 from django.core.files import File
 from django.core.files.storage import default_storage
 
+from parsers.base import MALLOC_TUNABLES
 from tests.servers import (
     CasebookProcesses,
     PostgresServer,
@@ -92,6 +93,13 @@ def _parse_processes(pgid: int) -> list[int]:
     return found
 
 
+def _environ(pid: int) -> dict[str, str]:
+    with contextlib.suppress(OSError):
+        raw = Path(f"/proc/{pid}/environ").read_bytes().decode("utf-8", "replace")
+        return dict(item.split("=", 1) for item in raw.split("\0") if "=" in item)
+    return {}
+
+
 def test_a_worker_starts_its_parse_processes_ahead_of_each_bundle(
     kill_stack: CasebookProcesses, example2_tarball: Path
 ) -> None:
@@ -102,6 +110,10 @@ def test_a_worker_starts_its_parse_processes_ahead_of_each_bundle(
     )
     wait_for("the worker's parse processes", lambda: len(_parse_processes(worker.pgid)) == wanted)
     before = sorted(_parse_processes(worker.pgid))
+    # every one of them, and the worker's own, with the malloc tunables scripts/start gives it
+    environs = [e for pid in live_group_members(worker.pgid) if (e := _environ(pid))]  # {}: ended since
+    tunables = {e.get("GLIBC_TUNABLES") for e in environs}
+    assert tunables == {env.get("GLIBC_TUNABLES", MALLOC_TUNABLES)}
     with example2_tarball.open("rb") as fh:
         case = services.case_create(user=None, file=File(fh), original_name=example2_tarball.name)
     wait_for(
