@@ -371,51 +371,46 @@ class _Stages:
     @contextlib.contextmanager
     def stage(self, name: str, **extra: Any):  # noqa: ANN201 - context manager
         """A stage of the ingest's thread, nested in the one running (the stack)."""
-        with self.lock:
-            depth = len(self.stack)
-            order = next(self.counter)
-            self.stack.append(name)
-            self.peaks[depth] = _tree_rss_bytes()
-        _event("stage", name=name, depth=depth, **extra)
-        t = time.perf_counter()
-        try:
+        with self._span(name, extra, on_stack=True):
             yield
-        finally:
-            seconds = time.perf_counter() - t
-            with self.lock:
-                self.stack.pop()
-                peak = max(self.peaks.pop(depth, 0), _tree_rss_bytes())
-            self._record(name, order, depth, seconds, peak, extra)
 
     @contextlib.contextmanager
     def beside(self, name: str):  # noqa: ANN201 - context manager
         """A stage that another thread runs beside the stack's (the rules, beside the writes):
         listed where it starts, one level below the stage running then."""
+        with self._span(name, {"beside": True}, on_stack=False):
+            yield
+
+    @contextlib.contextmanager
+    def _span(self, name: str, extra: dict[str, Any], *, on_stack: bool):  # noqa: ANN202
         with self.lock:
             depth = len(self.stack)
             order = next(self.counter)
-            key = -1 - order
+            key = depth if on_stack else -1 - order
+            if on_stack:
+                self.stack.append(name)
             self.peaks[key] = _tree_rss_bytes()
+        if on_stack:
+            _event("stage", name=name, depth=depth, **extra)
         t = time.perf_counter()
         try:
             yield
         finally:
             seconds = time.perf_counter() - t
             with self.lock:
+                if on_stack:
+                    self.stack.pop()
                 peak = max(self.peaks.pop(key, 0), _tree_rss_bytes())
-            self._record(name, order, depth, seconds, peak, {"beside": True})
-
-    def _record(self, name: str, order: int, depth: int, seconds: float, peak: int, extra: dict) -> None:
-        record = {
-            "stage": name,
-            "order": order,
-            "depth": depth,
-            "seconds": round(seconds, 3),
-            "peak_rss_bytes": peak,
-            **extra,
-        }
-        self.records.append(record)
-        _event("stage_end", **record)
+            record = {
+                "stage": name,
+                "order": order,
+                "depth": depth,
+                "seconds": round(seconds, 3),
+                "peak_rss_bytes": peak,
+                **extra,
+            }
+            self.records.append(record)
+            _event("stage_end", **record)
 
 
 def _event(kind: str, **data: Any) -> None:
