@@ -29,21 +29,16 @@ def sustained(
         diffs = t.diff().dropna()
         max_gap = diffs.median() * 3 if len(diffs) else pd.Timedelta(seconds=3)
     gap_break = np.r_[True, (t.diff() > max_gap).to_numpy()[1:]]
-    windows: list[Window] = []
-    start = None
-    count = 0
-    for i in range(len(c)):
-        if c[i] and (start is None or not gap_break[i]):
-            if start is None:
-                start = i
-            count += 1
-        else:
-            if start is not None and count >= min_samples:
-                windows.append(Window(t[start], t[start + count - 1]))
-            start, count = (i, 1) if c[i] else (None, 0)
-    if start is not None and count >= min_samples:
-        windows.append(Window(t[start], t[start + count - 1]))
-    return windows
+    # A run starts where the condition holds after a sample where it did not, or after a gap; it
+    # lasts while the condition holds and no gap comes.
+    starts = c & (gap_break | ~np.r_[False, c[:-1]])
+    first = np.flatnonzero(starts)
+    lengths = np.bincount(np.cumsum(starts)[c], minlength=len(first) + 1)[1:]
+    long_enough = lengths >= min_samples
+    return [
+        Window(t[int(a)], t[int(a + n - 1)])
+        for a, n in zip(first[long_enough], lengths[long_enough], strict=True)
+    ]
 
 
 def within(ts: pd.Series, windows: list[Window]) -> pd.Series:

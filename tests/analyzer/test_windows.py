@@ -33,3 +33,34 @@ def test_unsorted_times_give_the_same_answer_row_by_row() -> None:
     back = dict(zip(sorted(seconds), in_order, strict=True))
     assert shuffled.tolist() == [back[s] for s in seconds]
     assert shuffled.index.equals(pd.RangeIndex(9)) and shuffled.dtype == np.bool_
+
+
+def _runs_one_by_one(t: pd.Series, c: list[bool], min_samples: int, max_gap: pd.Timedelta) -> list[tuple]:
+    """The rule as stated, sample by sample: a run grows while the condition holds and no gap
+    longer than ``max_gap`` comes; runs of ``min_samples`` or more are windows."""
+    out, run = [], []
+    for i, held in enumerate(c):
+        if held and run and t[i] - t[i - 1] <= max_gap:
+            run.append(i)
+            continue
+        if len(run) >= min_samples:
+            out.append((t[run[0]], t[run[-1]]))
+        run = [i] if held else []
+    if len(run) >= min_samples:
+        out.append((t[run[0]], t[run[-1]]))
+    return out
+
+
+def test_sustained_windows_are_the_runs_of_the_condition_broken_by_gaps() -> None:
+    from analyzer.windows import sustained
+
+    rng = np.random.default_rng(7)
+    for _ in range(300):
+        n = int(rng.integers(0, 60))
+        steps = rng.choice([1.0, 1.0, 1.0, 2.0, 10.0], size=n)  # now and then a gap
+        t = _ts(np.cumsum(steps).tolist())
+        c = (rng.random(n) < rng.choice([0.3, 0.7, 0.95])).tolist()
+        min_samples = int(rng.integers(1, 5))
+        got = sustained(t, pd.Series(c, dtype=bool), min_samples=min_samples, max_gap=pd.Timedelta(seconds=3))
+        expected = _runs_one_by_one(t, c, min_samples, pd.Timedelta(seconds=3))
+        assert [(w.start, w.end) for w in got] == expected
