@@ -172,6 +172,15 @@ class Process:
         return self.log.read_text(errors="replace")
 
 
+def process_environ(pid: int) -> dict[str, str]:
+    """The environment process ``pid`` started with (/proc/PID/environ); {} once it has ended."""
+    try:
+        raw = Path(f"/proc/{pid}/environ").read_bytes().decode("utf-8", "replace")
+    except OSError:
+        return {}
+    return dict(item.split("=", 1) for item in raw.split("\0") if "=" in item)
+
+
 def live_group_members(pgid: int) -> list[int]:
     """Pids of processes of group ``pgid`` that still run (zombies waiting for a parent excluded)."""
     found = []

@@ -38,7 +38,6 @@ from django.core.files.base import ContentFile
 from django.core.files.storage import default_storage
 
 from parsers.ingest.fanout import Part, Plan, assemble, parse_part, plan_bundle
-from parsers.ingest.pieces import Work
 from parsers.rawtext import TextChunk
 from web import services
 from web.claims import Claim, holds_claim
@@ -173,9 +172,7 @@ def run_part(claim_args: dict[str, object], index: int) -> None:
         part = plan.parts[index]
         report(status_detail=f"parsing {part.member[:200]} (part {index + 1} of {len(plan.parts)})")
         _discard_part_text(claim, plan, part)
-        outcomes = parse_part(
-            part, get=_get, work=Work(reduce=services.PIECE_REDUCER, keep_text=True), keep_text=detail.keep
-        )
+        outcomes = parse_part(part, get=_get, work=services.ingest_work(), keep_text=detail.keep)
         beat.check()
         _put(_outcome_name(claim, index), pickle.dumps(outcomes, protocol=pickle.HIGHEST_PROTOCOL), level=3)
 

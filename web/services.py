@@ -491,17 +491,22 @@ def _parse(
         )
 
 
+def ingest_work() -> Work:
+    """What each piece of an ingest gets, wherever it is parsed: reduced by ``PIECE_REDUCER``, its text
+    kept; the same ``Work`` as ``read_bundle`` builds from what ``_parse`` hands it, so that the parse
+    processes started ahead (``warm_parse_processes``) are the ones an ingest takes."""
+    return Work(reduce=PIECE_REDUCER, keep_text=True)
+
+
 def warm_parse_processes(*, wait: bool = False) -> None:
     """Start the parse processes of the next ingest (``CASEBOOK_PARSE_PROCESSES``; with ``wait``,
     return once they are ready): a worker process calls this when it starts (web/celery.py) and
     after each ingest, so that no bundle waits for them to start and import pandas and the parsers
-    (``parsers.ingest.pool.keep_warm``); an ingest closes its own before the analysis. The work is
-    the one ``_parse`` hands to ``read_bundle``."""
+    (``parsers.ingest.pool.keep_warm``); an ingest closes its own before the analysis."""
     if not settings.CASEBOOK_PARSE_PROCESSES:
         return
     try:
-        work = Work(reduce=PIECE_REDUCER, keep_text=True)
-        keep_warm(settings.CASEBOOK_PARSE_PROCESSES, work=work, wait=wait)
+        keep_warm(settings.CASEBOOK_PARSE_PROCESSES, work=ingest_work(), wait=wait)
     except Exception:  # noqa: BLE001 - best effort: a bundle without them starts its own
         log.warning("could not start the parse processes of the next bundle", exc_info=True)
 

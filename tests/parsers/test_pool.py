@@ -25,6 +25,7 @@ from parsers.ingest.pool import (
 )
 from parsers.rawtext import text_of
 from tests.parsers.test_pieces import _pieced, _processlist
+from tests.servers import process_environ
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
 
@@ -161,11 +162,6 @@ def test_a_warmed_pool_has_its_processes_running_before_the_first_piece() -> Non
     assert all(c.proc.returncode == 0 for c in children)  # ended cleanly on close
 
 
-def _environ(pid: int) -> dict[str, str]:
-    raw = Path(f"/proc/{pid}/environ").read_bytes()
-    return dict(item.split("=", 1) for item in raw.decode("utf-8", "replace").split("\0") if "=" in item)
-
-
 @pytest.mark.skipif(not Path("/proc/self/environ").exists(), reason="needs /proc")
 @pytest.mark.parametrize("given", [None, "glibc.malloc.arena_max=2"], ids=["unset", "set by the operator"])
 def test_parse_processes_start_with_the_malloc_tunables_unless_given_their_own(monkeypatch, given) -> None:
@@ -176,7 +172,7 @@ def test_parse_processes_start_with_the_malloc_tunables_unless_given_their_own(m
     with PiecePool(1) as pool:
         pool.warm()
         [child] = pool._all
-        assert _environ(child.proc.pid)["GLIBC_TUNABLES"] == (given or MALLOC_TUNABLES)
+        assert process_environ(child.proc.pid)["GLIBC_TUNABLES"] == (given or MALLOC_TUNABLES)
 
 
 def _bundle(tmp_path: Path) -> Path:

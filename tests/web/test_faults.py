@@ -42,6 +42,7 @@ from tests.servers import (
     PostgresServer,
     RedisServer,
     live_group_members,
+    process_environ,
     wait_for,
 )
 from tests.web.conftest import (
@@ -93,13 +94,6 @@ def _parse_processes(pgid: int) -> list[int]:
     return found
 
 
-def _environ(pid: int) -> dict[str, str]:
-    with contextlib.suppress(OSError):
-        raw = Path(f"/proc/{pid}/environ").read_bytes().decode("utf-8", "replace")
-        return dict(item.split("=", 1) for item in raw.split("\0") if "=" in item)
-    return {}
-
-
 def test_a_worker_starts_its_parse_processes_ahead_of_each_bundle(
     kill_stack: CasebookProcesses, example2_tarball: Path
 ) -> None:
@@ -111,7 +105,9 @@ def test_a_worker_starts_its_parse_processes_ahead_of_each_bundle(
     wait_for("the worker's parse processes", lambda: len(_parse_processes(worker.pgid)) == wanted)
     before = sorted(_parse_processes(worker.pgid))
     # every one of them, and the worker's own, with the malloc tunables scripts/start gives it
-    environs = [e for pid in live_group_members(worker.pgid) if (e := _environ(pid))]  # {}: ended since
+    environs = [
+        e for pid in live_group_members(worker.pgid) if (e := process_environ(pid))
+    ]  # {}: ended since
     tunables = {e.get("GLIBC_TUNABLES") for e in environs}
     assert tunables == {env.get("GLIBC_TUNABLES", MALLOC_TUNABLES)}
     with example2_tarball.open("rb") as fh:
