@@ -16,7 +16,7 @@ import pandas as pd
 from analyzer import join
 from analyzer.findings import Evidence, Window
 from analyzer.timeline import STATUS_KEPT, Timeline, value_is
-from analyzer.windows import sustained, within
+from analyzer.windows import median_step_ns, sustained, within
 
 __all__ = [
     "BASELINE_MIN_SAMPLES",
@@ -75,9 +75,8 @@ D_THREADS_PER_CPU = 1.0
 
 def step_seconds(ts: pd.Series) -> float:
     """The median interval in seconds between distinct timestamps of ``ts`` (1.0 when there is only one)."""
-    diffs = pd.Series(pd.Series(ts).drop_duplicates().sort_values()).diff().dropna()
-    step = diffs.median().total_seconds() if len(diffs) else 1.0
-    return step if step > 0 else 1.0
+    step = median_step_ns(ts)
+    return step / 1e9 if step else 1.0
 
 
 def sustained_samples(ts: pd.Series, seconds: float = SUSTAINED_S) -> int:

@@ -30,6 +30,7 @@ import pandas as pd
 
 from analyzer.fingerprint import fingerprints
 from analyzer.timeline import value_is
+from analyzer.windows import median_step_ns
 
 #: Nearest snapshots at most this far apart describe "the same moment" at the least: pt-stalk and the
 #: collector start ps, SHOW PROCESSLIST and vmstat in the same second but not at the same instant,
@@ -113,10 +114,8 @@ def is_file_wchan(wchan: str) -> bool:
 
 def median_interval(ts: pd.Series) -> pd.Timedelta | None:
     """The median time between distinct snapshots in ``ts`` (None with fewer than two)."""
-    uniq = pd.Series(pd.to_datetime(ts).drop_duplicates().sort_values())
-    if len(uniq) < 2:
-        return None
-    return uniq.diff().dropna().median()
+    step = median_step_ns(pd.to_datetime(ts))
+    return None if step is None else pd.Timedelta(int(step), unit="ns")
 
 
 def join_tolerance(*series: pd.Series) -> pd.Timedelta:

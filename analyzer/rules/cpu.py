@@ -207,9 +207,11 @@ def _hot_cpus(tl: Timeline) -> list[_HotCpu]:
         avg = run[run["cpu"] == -1].groupby("ts")["busy"].mean().reindex(wide.index)
         avg = avg.fillna(wide.mean(axis=1))
         ts = wide.index.to_series()
-        for cpu in wide.columns:
-            hot = (wide[cpu] >= HOT_CPU_BUSY_PCT) & (avg <= AVERAGE_BUSY_MAX_PCT)
-            windows = sustained(ts, hot, min_samples=sustained_samples(ts))
+        need = sustained_samples(ts)
+        # one comparison for every CPU at once; only a CPU hot often enough can hold it sustained
+        hot = (wide.to_numpy() >= HOT_CPU_BUSY_PCT) & (avg.to_numpy() <= AVERAGE_BUSY_MAX_PCT)[:, None]
+        for cpu, column in zip(wide.columns, hot.T, strict=True):
+            windows = sustained(ts, column, min_samples=need) if column.sum() >= need else []
             if windows:
                 rows = cpus[(cpus["cpu"] == cpu) & within(cpus["ts"], windows)]
                 held = held_seconds(windows, step_seconds(ts))

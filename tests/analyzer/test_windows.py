@@ -64,3 +64,37 @@ def test_sustained_windows_are_the_runs_of_the_condition_broken_by_gaps() -> Non
         got = sustained(t, pd.Series(c, dtype=bool), min_samples=min_samples, max_gap=pd.Timedelta(seconds=3))
         expected = _runs_one_by_one(t, c, min_samples, pd.Timedelta(seconds=3))
         assert [(w.start, w.end) for w in got] == expected
+
+
+def test_sustained_ignores_the_intervals_next_to_a_missing_time() -> None:
+    from analyzer.windows import sustained
+
+    t = pd.Series(pd.to_datetime([T0, T0 + pd.Timedelta(seconds=1), pd.NaT, T0 + pd.Timedelta(seconds=3)]))
+    got = sustained(t, pd.Series([True, True, True, True]), min_samples=4)
+    # no gap is read from a NaT (a 1 s median interval: the run is not broken)
+    assert [(w.start, w.end) for w in got] == [(T0, T0 + pd.Timedelta(seconds=3))]
+    # a missing condition is False: it ends a run like a False would
+    held = sustained(t, pd.Series([True, True, None, True], dtype="boolean"), min_samples=2)
+    assert [(w.start, w.end) for w in held] == [(T0, T0 + pd.Timedelta(seconds=1))]
+
+
+def test_the_median_interval_is_read_from_distinct_times_in_any_order() -> None:
+    from analyzer.detect import step_seconds
+    from analyzer.join import median_interval
+
+    rng = np.random.default_rng(11)
+    for _ in range(200):
+        n = int(rng.integers(0, 30))
+        seconds = np.cumsum(rng.choice([0.0, 1.0, 1.0, 2.0, 30.0], size=n)).tolist()  # repeats too
+        times = [T0 + pd.Timedelta(seconds=s) for s in seconds]
+        if n and rng.random() < 0.3:
+            times[int(rng.integers(0, n))] = pd.NaT
+        ts = pd.Series(pd.to_datetime(times, utc=True)).sample(
+            frac=1, random_state=int(rng.integers(1 << 30))
+        )
+        distinct = ts.dropna().drop_duplicates().sort_values()
+        stated = distinct.diff().dropna().median() if len(distinct) > 1 else None
+        assert median_interval(ts) == stated
+        assert step_seconds(ts) == (
+            stated.total_seconds() if stated is not None and stated > pd.Timedelta(0) else 1.0
+        )
