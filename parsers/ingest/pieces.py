@@ -86,6 +86,11 @@ def piece_bytes(held: int, member_bytes: int | None = None, fmt: str = "") -> in
     return PIECE_BYTES
 
 
+#: A member of one piece at least this long goes to parse processes that are already running (started
+#: ahead of the bundle, or by a large upload) rather than being parsed here while they wait: this
+#: process reads on meanwhile.
+WARM_PIECE_BYTES = 1 << 20
+
 #: A member that is not cut at markers and is at most this long is parsed whole, as one piece
 #: (longer ones are read as a stream by the worker itself).
 WHOLE_MAX_BYTES = 64 << 20
@@ -440,10 +445,12 @@ PARSE_ONLY = Work()
 class Runner(Protocol):
     """Runs ``Work`` on pieces: ``submit`` returns a future of its ``Done``, or of the
     ``ParseError`` of a piece that is not the format. ``processes``: pieces it parses at once
-    besides this process (0: it parses in this process); ``started``: its processes are running."""
+    besides this process (0: it parses in this process); ``started``: a piece went to it;
+    ``running``: its processes are up (started ahead of the bundle, or by a piece)."""
 
     processes: int
     started: bool
+    running: bool
     work: Work
 
     def submit(self, fmt: str, piece: Piece, *, member: str, clock: ClockHints) -> Future: ...
@@ -454,6 +461,7 @@ class LocalRunner:
 
     processes = 0
     started = True
+    running = True
 
     def __init__(self, work: Work = PARSE_ONLY) -> None:
         self.work = work
@@ -529,7 +537,9 @@ class Pipeline:
     handed back in the order things were added.
 
     ``local`` parses a piece in this process; ``pool`` (optional) in parse processes, started for a
-    member of two pieces or more, or a large one: a bundle of small members starts none. At most
+    member of two pieces or more, or a large one: a bundle of small members starts none. Once its
+    processes run (started ahead, or by a piece), a member of one piece of ``WARM_PIECE_BYTES`` or
+    more goes to them too. At most
     ``2 * pool.processes + 1`` pieces wait in flight. ``keep_text(member, chunks)`` receives the text
     chunks of each piece, in order. Use as a context manager; leaving it hands back everything.
     """
@@ -567,9 +577,10 @@ class Pipeline:
             first = next(it, None)
             second = next(it, None) if first is not None else None
             pool = self.pool
-            runner = (
-                pool if pool is not None and (pool.started or large or second is not None) else self.local
-            )
+            worth = large or second is not None
+            if pool is not None and first is not None and not worth:
+                worth = pool.running and len(first.data) >= WARM_PIECE_BYTES
+            runner = pool if pool is not None and (pool.started or worth) else self.local
             for piece in itertools.chain((p for p in (first, second) if p is not None), it):
                 if job.stopped:
                     break  # the member is cut: the rest is not parsed (the archive reads past it)

@@ -170,6 +170,12 @@ class PiecePool:
                 self._all.append(child)
                 self._idle.put(child)
 
+    @property
+    def running(self) -> bool:
+        """Whether its processes are up: started ahead (``warm``) or by an earlier piece."""
+        with self._lock:
+            return bool(self._all)
+
     def submit(self, fmt: str, piece: Piece, *, member: str, clock: ClockHints) -> Future:
         self.started = True
         return self._executor.submit(self._run, ("parse", fmt, piece, member, clock))

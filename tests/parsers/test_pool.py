@@ -12,8 +12,8 @@ import pandas as pd
 import pytest
 
 from parsers import interrupts, processlist
-from parsers.base import MALLOC_TUNABLES, ParsedSource, ParseError
-from parsers.ingest.pieces import Work, split
+from parsers.base import MALLOC_TUNABLES, ClockHints, ParsedSource, ParseError
+from parsers.ingest.pieces import WARM_PIECE_BYTES, LocalRunner, Pipeline, Work, split, whole
 from parsers.ingest.pool import (
     _WAITING,
     _WAITING_LOCK,
@@ -160,6 +160,32 @@ def test_a_warmed_pool_has_its_processes_running_before_the_first_piece() -> Non
         assert pool._all == children  # the pieces went to the processes already running
     assert set(source.main["reduced_in"]) <= {c.proc.pid for c in children}
     assert all(c.proc.returncode == 0 for c in children)  # ended cleanly on close
+
+
+def _one_piece(pool: PiecePool, text: str) -> tuple[ParsedSource, int]:
+    """``text`` handed to a pipeline as one whole piece; the source and the pieces the pool took."""
+    got: list[ParsedSource] = []
+    with Pipeline(local=LocalRunner(pool.work), pool=pool) as pipeline:
+        pipeline.pieces(processlist, [whole(text.encode())], member="m", clock=ClockHints(), done=got.append)
+    return got[0], int(pool.started)
+
+
+def test_a_member_of_one_large_enough_piece_goes_to_processes_already_running() -> None:
+    big = _processlist(WARM_PIECE_BYTES // 2000 + 2, 10)  # one piece of just over WARM_PIECE_BYTES
+    small = _processlist(3, 2)
+    assert len(big.encode()) >= WARM_PIECE_BYTES > len(small.encode())
+    with PiecePool(2, work=Work(reduce=_mark)) as pool:
+        source, _ = _one_piece(pool, big)
+        assert pool._all == [] and set(source.main["reduced_in"]) == {
+            os.getpid()
+        }  # none running: none started
+        pool.warm()
+        children = {c.proc.pid for c in pool._all}
+        source, _ = _one_piece(pool, small)
+        assert not pool.started and set(source.main["reduced_in"]) == {os.getpid()}  # too small to send
+        source, took = _one_piece(pool, big)
+        assert took and set(source.main["reduced_in"]) <= children  # this process read on meanwhile
+        assert len(source.main) == len(big.split("Id: ")) - 1
 
 
 @pytest.mark.skipif(not Path("/proc/self/environ").exists(), reason="needs /proc")
