@@ -574,14 +574,17 @@ class Pipeline:
         job = _Member(member, done)
         it = iter(pieces)
         try:
-            first = next(it, None)
-            second = next(it, None) if first is not None else None
             pool = self.pool
-            worth = large or second is not None
-            if pool is not None and first is not None and not worth:
-                worth = pool.running and len(first.data) >= WARM_PIECE_BYTES
-            runner = pool if pool is not None and (pool.started or worth) else self.local
-            for piece in itertools.chain((p for p in (first, second) if p is not None), it):
+            read = [p for p in (next(it, None),) if p is not None]
+            if pool is not None and pool.started:
+                runner: Runner = pool  # pieces go there already: its first is sent before the second is read
+            else:
+                read += [p for p in (next(it, None),) if p is not None] if read else []
+                worth = large or len(read) > 1
+                if pool is not None and read and not worth:
+                    worth = pool.running and len(read[0].data) >= WARM_PIECE_BYTES
+                runner = pool if pool is not None and worth else self.local
+            for piece in itertools.chain(read, it):
                 if job.stopped:
                     break  # the member is cut: the rest is not parsed (the archive reads past it)
                 self.queue.append((job, runner.submit(module.FORMAT, piece, member=member, clock=clock)))

@@ -6,6 +6,7 @@ from __future__ import annotations
 import dataclasses
 import io
 import os
+from collections.abc import Iterator
 from pathlib import Path
 
 import pandas as pd
@@ -13,7 +14,7 @@ import pytest
 
 from parsers import interrupts, processlist
 from parsers.base import MALLOC_TUNABLES, ClockHints, ParsedSource, ParseError
-from parsers.ingest.pieces import WARM_PIECE_BYTES, LocalRunner, Pipeline, Work, split, whole
+from parsers.ingest.pieces import WARM_PIECE_BYTES, LocalRunner, Piece, Pipeline, Work, split, whole
 from parsers.ingest.pool import (
     _WAITING,
     _WAITING_LOCK,
@@ -186,6 +187,41 @@ def test_a_member_of_one_large_enough_piece_goes_to_processes_already_running() 
         source, took = _one_piece(pool, big)
         assert took and set(source.main["reduced_in"]) <= children  # this process read on meanwhile
         assert len(source.main) == len(big.split("Id: ")) - 1
+
+
+def _sent_at_each_read(pool: PiecePool, data: bytes) -> list[int]:
+    """One member cut and parsed through a pipeline with ``pool``: how many of its pieces had been
+    sent to ``pool`` when each piece was read."""
+    sent: list[Piece] = []
+    seen: list[int] = []
+
+    def counting(fmt: str, piece: Piece, **kwargs: object) -> object:
+        sent.append(piece)
+        return PiecePool.submit(pool, fmt, piece, **kwargs)  # type: ignore[arg-type]
+
+    def pieces() -> Iterator[Piece]:
+        for piece in split(data[:200], io.BytesIO(data[200:]), piece_bytes=1500):
+            seen.append(len(sent))
+            yield piece
+
+    got: list[ParsedSource] = []
+    pool.submit = counting  # type: ignore[method-assign]
+    try:
+        with Pipeline(local=LocalRunner(pool.work), pool=pool) as pipeline:
+            pipeline.pieces(processlist, pieces(), member="m", clock=ClockHints(), done=got.append)
+    finally:
+        del pool.submit
+    assert len(got[0].main) == 60 and len(sent) == len(seen) > 2
+    return seen
+
+
+def test_once_pieces_go_to_the_processes_a_members_first_is_sent_before_its_second_is_read() -> None:
+    data = _processlist(20, 3).encode()
+    with PiecePool(2) as pool:
+        # worth starting the processes for? the second piece is read before anything is sent
+        assert _sent_at_each_read(pool, data)[:2] == [0, 0] and pool.started
+        # they have pieces already: the next member's first is on its way when its second is read
+        assert _sent_at_each_read(pool, data)[:2] == [0, 1]
 
 
 @pytest.mark.skipif(not Path("/proc/self/environ").exists(), reason="needs /proc")
