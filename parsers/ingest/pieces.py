@@ -446,7 +446,8 @@ class Runner(Protocol):
     """Runs ``Work`` on pieces: ``submit`` returns a future of its ``Done``, or of the
     ``ParseError`` of a piece that is not the format. ``processes``: pieces it parses at once
     besides this process (0: it parses in this process); ``started``: a piece went to it;
-    ``running``: its processes are up (started ahead of the bundle, or by a piece)."""
+    ``running``: it takes a piece without starting anything (its processes are up, started ahead of
+    the bundle or by a piece; always, for one that parses in this process)."""
 
     processes: int
     started: bool
@@ -575,11 +576,11 @@ class Pipeline:
         it = iter(pieces)
         try:
             pool = self.pool
-            read = [p for p in (next(it, None),) if p is not None]
+            read = list(itertools.islice(it, 1))
             if pool is not None and pool.started:
-                runner: Runner = pool  # pieces go there already: its first is sent before the second is read
+                runner: Runner = pool  # pieces go there already: the first is sent before the second is read
             else:
-                read += [p for p in (next(it, None),) if p is not None] if read else []
+                read += itertools.islice(it, 1)  # a second piece: worth the parse processes
                 worth = large or len(read) > 1
                 if pool is not None and read and not worth:
                     worth = pool.running and len(read[0].data) >= WARM_PIECE_BYTES
