@@ -442,7 +442,9 @@ def _aligned(parts: list[tuple[np.ndarray, np.ndarray]]) -> tuple[np.ndarray, li
 
 def _pick(t: np.ndarray, columns: list[np.ndarray], max_points: int) -> np.ndarray:
     """Indices of at most ``max_points`` instants that keep each series' shape and peaks: the union
-    of MinMaxLTTB's picks on every series, each given an equal share."""
+    of MinMaxLTTB's picks on every series, each given an equal share (at least
+    ``MIN_POINTS_PER_SERIES``); a union larger than ``max_points`` is thinned evenly over time, so
+    that the chart still reaches both ends of the capture."""
     if len(t) <= max_points:
         return np.arange(len(t))
     share = max(MIN_POINTS_PER_SERIES, max_points // max(1, len(columns)))
@@ -454,7 +456,10 @@ def _pick(t: np.ndarray, columns: list[np.ndarray], max_points: int) -> np.ndarr
         picked.update(int(i) for i in idx)
         if len(picked) >= max_points:
             break
-    return np.array(sorted(picked), dtype="int64")[:max_points]
+    chosen = np.array(sorted(picked), dtype="int64")
+    if len(chosen) > max_points:  # steps of more than one: no index is taken twice
+        chosen = chosen[np.linspace(0, len(chosen) - 1, max_points).round().astype("int64")]
+    return chosen
 
 
 def _heat_columns(

@@ -144,3 +144,16 @@ def test_the_page_links_its_downloads_and_keeps_engineer_controls_together(
     head = page.split('id="engineer-actions"', 1)[1].split("</div>", 1)[0]
     assert "Re-analyze" in head and "Download bundle" in head
     assert page.index('id="verdict"') < page.index('id="findings"') < page.index('id="timeline"')
+
+
+def test_a_chart_of_many_series_reaches_both_ends_of_the_capture() -> None:
+    from web.charts import MIN_POINTS_PER_SERIES, OVERVIEW_POINTS, _pick
+
+    rng = np.random.default_rng(5)
+    t = np.arange(3600, dtype="int64") * 1_000_000 + 1_776_780_000_000_000  # an hour at 1 s, in µs
+    columns = [rng.random(len(t)) * 100 for _ in range(10)]  # ten busiest CPUs, max and median
+    assert 10 * MIN_POINTS_PER_SERIES > OVERVIEW_POINTS  # their picks together exceed the budget
+    idx = _pick(t, columns, OVERVIEW_POINTS)
+    assert len(idx) == OVERVIEW_POINTS and (np.diff(idx) > 0).all()
+    assert idx[0] == 0 and idx[-1] == len(t) - 1  # the last minutes are drawn too
+    assert np.diff(t[idx]).max() <= 60_000_000  # and no stretch of more than a minute is left out
