@@ -207,14 +207,14 @@ def _hot_cpus(tl: Timeline) -> list[_HotCpu]:
         avg = run[run["cpu"] == -1].groupby("ts")["busy"].mean().reindex(wide.index)
         avg = avg.fillna(wide.mean(axis=1))
         ts = wide.index.to_series()
-        need = sustained_samples(ts)
+        need, step = sustained_samples(ts), step_seconds(ts)
         # one comparison for every CPU at once; only a CPU hot often enough can hold it sustained
         hot = (wide.to_numpy() >= HOT_CPU_BUSY_PCT) & (avg.to_numpy() <= AVERAGE_BUSY_MAX_PCT)[:, None]
         for cpu, column in zip(wide.columns, hot.T, strict=True):
             windows = sustained(ts, column, min_samples=need) if column.sum() >= need else []
             if windows:
                 rows = cpus[(cpus["cpu"] == cpu) & within(cpus["ts"], windows)]
-                held = held_seconds(windows, step_seconds(ts))
+                held = held_seconds(windows, step)
                 hits.append(
                     _HotCpu(
                         held, float(rows["busy"].median()), int(cpu), windows, rows, avg[within(ts, windows)]
