@@ -63,6 +63,45 @@ class Evidence:
     lines: tuple[int, int] | None = None
 
 
+#: What a culprit can be (``Culprit.kind``), the words of the field.
+CULPRIT_KINDS: tuple[str, ...] = (
+    "session",  # a MySQL connection: id = processlist Id (the thread id KILL takes)
+    "transaction",  # an InnoDB transaction: id = trx id, user/host/statement of its session
+    "process",  # an OS process: id = PID, statement = its command line
+    "thread",  # an OS thread: id = TID, statement = its command line
+    "statement",  # a query: id = its fingerprint (analyzer/fingerprint.py)
+    "host",  # a server of the bundle (a cluster node) or a client host
+    "filesystem",  # a mount point: id = the mount, statement = what MySQL keeps there
+    "setting",  # a server or kernel variable: id = its name, statement = its value
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Culprit:
+    """What a finding blames, named from the bundle's own lines (issue "Name the culprit").
+
+    ``kind`` is one of CULPRIT_KINDS and ``id`` names it in that kind's terms (a processlist Id, a PID,
+    a fingerprint, a mount point, a variable name). ``user`` and ``host`` are the MySQL account of a
+    session (``user@host``: the *client* host, not the server the finding is about); ``statement`` is
+    the SQL, the command line or the setting's value; ``since`` when it started (a transaction's
+    ``trx_started``, a process's start), UTC; ``blocks`` how many sessions or threads wait on it;
+    ``evidence`` the lines that name it.
+    """
+
+    kind: str
+    id: str
+    user: str | None = None
+    host: str | None = None
+    statement: str | None = None
+    since: pd.Timestamp | None = None
+    blocks: int | None = None
+    evidence: tuple[Evidence, ...] = ()
+
+    def __post_init__(self) -> None:
+        if self.kind not in CULPRIT_KINDS:
+            raise ValueError(f"culprit kind {self.kind!r} is not one of {CULPRIT_KINDS}")
+
+
 @dataclass(frozen=True, slots=True)
 class Finding:
     """A diagnosis, in the order STYLE.md gives: what, how bad, when, why we think so, what to do."""
@@ -80,6 +119,48 @@ class Finding:
     disproof: str = ""
     related: tuple[str, ...] = field(default=())
     rule_version: int = 1
+    culprit: Culprit | None = None
+
+
+def _iso_utc(ts: pd.Timestamp | None) -> str | None:
+    if ts is None or pd.isna(ts):
+        return None
+    ts = pd.Timestamp(ts)
+    ts = ts.tz_localize("UTC") if ts.tzinfo is None else ts.tz_convert("UTC")
+    return ts.strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+
+
+def evidence_json(e: Evidence) -> dict[str, object]:
+    """One ``Evidence`` as the JSON object stored and served: label, value, unit, series, member, lines."""
+    return {
+        "label": e.label,
+        "value": e.value,
+        "unit": e.unit,
+        "series": e.series,
+        "member": e.member,
+        "lines": list(e.lines) if e.lines else None,
+    }
+
+
+def culprit_json(c: Culprit | None) -> dict[str, object] | None:
+    """A ``Culprit`` as the JSON object of ``analyze --json`` and the API:
+    ``{kind, id, user, host, statement, since, blocks, evidence}`` (``since`` ISO 8601 UTC), or None.
+
+    >>> culprit_json(Culprit(kind="session", id="42", user="app", host="10.0.0.7", blocks=20))["blocks"]
+    20
+    """
+    if c is None:
+        return None
+    return {
+        "kind": c.kind,
+        "id": c.id,
+        "user": c.user,
+        "host": c.host,
+        "statement": c.statement,
+        "since": _iso_utc(c.since),
+        "blocks": c.blocks,
+        "evidence": [evidence_json(e) for e in c.evidence],
+    }
 
 
 @dataclass(frozen=True, slots=True)

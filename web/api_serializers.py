@@ -11,6 +11,7 @@ from datetime import UTC, datetime, timedelta
 
 from rest_framework import serializers
 
+from analyzer.findings import CULPRIT_KINDS
 from web.models import CaseStatus
 
 STATUS = serializers.ChoiceField(choices=CaseStatus.choices)
@@ -173,6 +174,19 @@ class CaseCreatedSerializer(CaseStatusSerializer):
     )
 
 
+class CulpritSerializer(serializers.Serializer):
+    """What a finding blames (analyzer.findings.Culprit), named from the bundle's own lines."""
+
+    kind = serializers.ChoiceField(choices=CULPRIT_KINDS)
+    id = serializers.CharField(help_text="Processlist Id, trx id, PID, fingerprint, mount point or variable.")
+    user = serializers.CharField(allow_null=True)
+    host = serializers.CharField(allow_null=True, help_text="The client host of a session (user@host).")
+    statement = serializers.CharField(allow_null=True, help_text="SQL, command line or the setting's value.")
+    since = serializers.CharField(allow_null=True, help_text="When it started, ISO 8601 UTC.")
+    blocks = serializers.IntegerField(allow_null=True, help_text="Sessions or threads waiting on it.")
+    evidence = serializers.ListField(child=serializers.DictField())
+
+
 class FindingSerializer(serializers.Serializer):
     key = serializers.CharField()
     severity = serializers.ChoiceField(choices=("critical", "warning", "info"))
@@ -187,6 +201,7 @@ class FindingSerializer(serializers.Serializer):
     disproof = serializers.CharField(allow_blank=True)
     related = serializers.ListField(child=serializers.CharField())
     rule_version = serializers.IntegerField()
+    culprit = CulpritSerializer(allow_null=True)
     charts = serializers.ListField(child=serializers.CharField())
 
 

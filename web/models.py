@@ -328,6 +328,9 @@ class Finding(models.Model):
     disproof = models.TextField(blank=True)
     related = models.JSONField(default=list)
     rule_version = models.PositiveIntegerField()
+    # What the finding blames (analyzer.findings.culprit_json): {kind, id, user, host, statement,
+    # since, blocks, evidence}, or null when its cause is not one session, process, statement, ...
+    culprit = models.JSONField(null=True, blank=True)
 
     class Meta:
         ordering = ("position",)

@@ -155,6 +155,7 @@ def findings_for_case(*, case: Case) -> list[dict[str, object]]:
             "disproof": f.disproof,
             "related": f.related,
             "rule_version": f.rule_version,
+            "culprit": f.culprit,
             "charts": chart_ids_for_evidence([e.get("series") or "" for e in f.evidence]),
         }
         for f in rows

@@ -36,6 +36,7 @@ from django.utils import timezone
 from django.utils.text import get_valid_filename
 
 from analyzer import engine
+from analyzer.findings import culprit_json, evidence_json
 from analyzer.series import aggregate_series, irq_cpu_rates, top_fingerprints, top_wait_channels
 from analyzer.timeline import SAMPLE_LINES, Timeline, reduce_piece
 from parsers.base import release_memory, resident_bytes
@@ -585,17 +586,7 @@ def _replace_derived(
             title=f.title,
             summary=f.explanation,
             windows=[[_iso_utc(w.start), _iso_utc(w.end)] for w in f.windows],
-            evidence=[
-                {
-                    "label": e.label,
-                    "value": e.value,
-                    "unit": e.unit,
-                    "series": e.series,
-                    "member": e.member,
-                    "lines": list(e.lines) if e.lines else None,
-                }
-                for e in f.evidence
-            ],
+            evidence=[evidence_json(e) for e in f.evidence],
             recommendation=f.recommendation,
             caveats=list(f.caveats),
             sources=list(f.sources),
@@ -603,6 +594,7 @@ def _replace_derived(
             disproof=f.disproof,
             related=list(f.related),
             rule_version=f.rule_version,
+            culprit=culprit_json(f.culprit),
         )
         for i, f in enumerate(outcome.findings)
     )
