@@ -23,7 +23,8 @@ import {
   zoneMode,
   zoneOffset,
 } from "../lib/timefmt.js";
-import { buildTimeline, drawSparkline } from "../lib/charts.js";
+import { drawSparkline } from "../lib/charts.js";
+import { buildTimeline } from "../lib/timeline/index.js";
 
 const FINAL_STATUSES = new Set(["ready", "failed"]);
 const STATUS_POLL_MS = 2000;
