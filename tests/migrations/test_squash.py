@@ -139,7 +139,8 @@ def test_a_fresh_database_and_one_migrated_by_the_old_history_have_the_same_sche
     assert _applied(old) == set(old_names)
     again = _migrate(old, tmp_path)  # today's history over the old one: recognised, nothing run
     assert f"Applying web.{SQUASH}" not in again
-    assert _applied(old) == {*old_names, SQUASH}
+    # the squash recorded as applied (migrations added after it, if any, applied on top)
+    assert {*old_names, SQUASH} <= _applied(old)
 
     fresh_schema, old_schema = _schema(fresh), _schema(old)
     assert len(fresh_schema["columns"]) > 100 and fresh_schema["teams"] == [("Default",)]
