@@ -292,17 +292,6 @@ export const whiteBackground = {
   },
 };
 
-export function el(tag, className, text) {
-  const node = document.createElement(tag);
-  if (className) {
-    node.className = className;
-  }
-  if (text !== undefined) {
-    node.textContent = text;
-  }
-  return node;
-}
-
 /** Save `chart` as a PNG file named after `id` (a download; nothing leaves the browser). */
 export function downloadPng(chart, id) {
   const link = document.createElement("a");

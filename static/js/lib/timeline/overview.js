@@ -2,7 +2,8 @@
 // chart) with the finding windows, and a brush showing the range the charts below show. A drag
 // across the strip sets that range; the strip itself never zooms.
 
-import { DRAG_THRESHOLD_PX, MIN_RANGE_MS, annotationsFor, el, points, timeScale, whiteBackground, yAxisFit } from "../charts.js";
+import { DRAG_THRESHOLD_PX, MIN_RANGE_MS, annotationsFor, points, timeScale, whiteBackground, yAxisFit } from "../charts.js";
+import { el } from "../dom.js";
 
 /** What the strip draws: CPU busy (100 - idle) when there is vmstat, else the first line chart. */
 function activity(specs) {

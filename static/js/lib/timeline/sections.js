@@ -2,7 +2,8 @@
 // ...) holding a <figure> per chart: caption with its unit and a PNG button, the canvas, and for
 // heatmaps a colour legend. DOM only; the charts are drawn on the canvases by the caller.
 
-import { el, formatValue, heatHeight } from "../charts.js";
+import { formatValue, heatHeight } from "../charts.js";
+import { el } from "../dom.js";
 
 /**
  * One section per entry of `sections` ([{id, title}]) that has a chart in `specs`, appended to
