@@ -1,5 +1,7 @@
 """Detection helpers every rule family shares: sustained windows, per-run frames, snapshots of the
-processlist, status counters, baselines, evidence builders.
+processlist, status counters (``status``, ``growth``) and long counter frames (``field_rows``:
+netstat -s, /proc/vmstat), server variables, baselines, evidence builders (``cite``,
+``column_evidence``).
 
 One module so that a newcomer reads each helper once and every family measures the same way (one
 ``held_seconds``, one notion of "sustained", one quiet level). Rules import from here, never from
