@@ -1,5 +1,7 @@
 """Detection helpers every rule family shares: sustained windows, per-run frames, snapshots of the
-processlist, status counters, baselines, evidence builders.
+processlist, status counters (``status``, ``growth``) and long counter frames (``field_rows``:
+netstat -s, /proc/vmstat), server variables, baselines, evidence builders (``cite``,
+``column_evidence``).
 
 One module so that a newcomer reads each helper once and every family measures the same way (one
 ``held_seconds``, one notion of "sustained", one quiet level). Rules import from here, never from
@@ -30,8 +32,10 @@ __all__ = [
     "concurrent_load",
     "load_rate_evidence",
     "count_per_snapshot",
+    "field_rows",
+    "growth",
     "d_threads_bar",
-    "ev",
+    "cite",
     "held_seconds",
     "merge_windows",
     "nearest",
@@ -42,6 +46,7 @@ __all__ = [
     "sustained_or_extreme",
     "per_run",
     "snapshots",
+    "span",
     "state_in",
     "status",
     "step_seconds",
@@ -49,6 +54,7 @@ __all__ = [
     "sustained_samples",
     "top_values",
     "variable",
+    "variable_number",
     "variables_evidence",
     "vmstat_rate_evidence",
     "within",
@@ -379,10 +385,49 @@ def variables_evidence(tl: Timeline, names: tuple[str, ...]) -> list[Evidence]:
     ]
 
 
-def ev(
-    tl: Timeline, label: str, rows: pd.DataFrame, value: float | int | str, unit: str, series: str
+def variable_number(tl: Timeline, name: str) -> float | None:
+    """A numeric server variable from the bundle's -variables; None when absent, empty or not a number."""
+    raw = tl.variables.get(name)
+    try:
+        return float(raw) if raw not in (None, "") else None
+    except ValueError:
+        return None
+
+
+def field_rows(tl: Timeline, frame: str, fields: tuple[str, ...]) -> pd.DataFrame:
+    """Rows of a long counter frame (``netstat_s``, ``procvmstat``: columns ``ts``, ``field``,
+    ``value``, ``per_s``, ``line_no``, ``member``) whose ``field`` is in ``fields``, sorted by time;
+    empty (with those columns) when the bundle does not have the frame."""
+    f = tl.frame(frame)
+    if not len(f) or "field" not in f:
+        return pd.DataFrame(columns=["ts", "field", "value", "per_s", "line_no", "member"])
+    return f[f["field"].isin(fields).to_numpy(dtype=bool)].sort_values("ts", kind="stable")
+
+
+def growth(rows: pd.DataFrame) -> float:
+    """How much a counter grew over the capture, run by run (``member``): the sum of its non-negative
+    per-sample steps of ``value`` (a reset between runs, or a restart, is not growth). 0.0 without rows."""
+    if not len(rows):
+        return 0.0
+    total = 0.0
+    for _, run in rows.groupby("member", observed=True, sort=False) if "member" in rows else [(None, rows)]:
+        steps = run.sort_values("ts")["value"].diff()
+        total += float(steps[steps > 0].sum())
+    return total
+
+
+def span(rows: pd.DataFrame) -> list[Window]:
+    """One window from the first to the last row's ``ts`` (empty without rows)."""
+    if not len(rows):
+        return []
+    return [Window(rows["ts"].min(), rows["ts"].max())]
+
+
+def cite(
+    tl: Timeline, label: str, value: float | int | str, unit: str, series: str, rows: pd.DataFrame
 ) -> Evidence:
-    """Evidence of ``value`` pointing at the raw lines of ``rows`` (their first member's line range)."""
+    """Evidence of ``value`` (arguments in the order of ``Evidence``'s fields) pointing at the raw
+    lines of ``rows``: their first member and its (first, last) line; neither when ``rows`` is empty."""
     member, lines = tl.lines_of(rows)
     return Evidence(label, value, unit, series, member, lines)
 

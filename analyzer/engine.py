@@ -8,7 +8,6 @@ input gives ``NotEvaluated``, an exception gives ``RuleFailed``, and the other r
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -18,7 +17,10 @@ from analyzer.timeline import Timeline
 
 RuleFn = Callable[[Timeline], Finding | None]
 
-#: The families in analyzer/rules/, imported once so their @rule decorators register.
+#: The rule families: the modules of analyzer/rules/, each imported once so that its @rule decorators
+#: register. Declared, not discovered: ``analyzer.rules`` imports every name here when it is imported
+#: (at the latest at the end of this module), so a misspelt or missing family raises
+#: ``ModuleNotFoundError`` at start-up instead of leaving its rules silently unrun.
 RULE_FAMILIES = (
     "cpu",
     "memory",
@@ -70,13 +72,7 @@ def rule(
 
 
 def rules() -> dict[str, RuleSpec]:
-    """All registered rules by key (importing the rule families on first use)."""
-    for family in RULE_FAMILIES:
-        try:
-            importlib.import_module(f"analyzer.rules.{family}")
-        except ModuleNotFoundError as exc:
-            if exc.name != f"analyzer.rules.{family}":
-                raise
+    """All registered rules by key (every family in ``RULE_FAMILIES`` is imported with this module)."""
     return dict(_REGISTRY)
 
 
@@ -117,3 +113,7 @@ def run(tl: Timeline, *, only: tuple[str, ...] | None = None) -> Outcome:
     # Last: attach findings explained by another to their root cause (analyzer/grouping.py).
     out.findings = group(out.findings)
     return out
+
+
+# Last, once ``rule`` and ``RULE_FAMILIES`` exist: import every declared family (analyzer/rules/__init__.py).
+import analyzer.rules  # noqa: E402, F401

@@ -47,7 +47,7 @@ PROCESSLIST_KEPT = ("ts", "line_no", "line_end", "id", "user", "command", "time_
 #: ``line_no`` first line, ``line_end`` last line), as the main frame had them before rows were dropped.
 SAMPLE_LINES = "sample_lines"
 #: Status counters and gauges of ``mysqladmin ext`` the analysis reads (rules and charts); the other
-#: few hundred are dropped when a source is reduced (``analyzer.rules.mysql.status`` refuses them).
+#: few hundred are dropped when a source is reduced (``analyzer.detect.status`` refuses them).
 STATUS_KEPT = frozenset(
     {
         "Com_commit",

@@ -1,2 +1,13 @@
-"""Findings rules, one module per family (cpu, memory, io, irq, mysql, cross, innodb, kernel, replication,
-counters; helpers of the last four in context_kit). See FINDINGS.md."""
+"""Findings rules, one module per family, declared in ``analyzer.engine.RULE_FAMILIES`` (cpu, memory,
+io, irq, mysql, cross, innodb, kernel, replication, counters); the helpers they share are in
+``analyzer.detect``. See FINDINGS.md.
+
+Importing this package imports every declared family, so that their ``@rule`` decorators register;
+a family whose module is missing or misspelt raises ``ModuleNotFoundError`` here, at start-up.
+"""
+
+import importlib
+
+from analyzer.engine import RULE_FAMILIES
+
+FAMILIES = tuple(importlib.import_module(f"{__name__}.{family}") for family in RULE_FAMILIES)

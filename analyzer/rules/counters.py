@@ -7,9 +7,9 @@ from __future__ import annotations
 
 import pandas as pd
 
+from analyzer.detect import cite, growth, span, status, variable_number
 from analyzer.engine import rule
 from analyzer.findings import Finding, Severity, Window
-from analyzer.rules.context_kit import cite, growth, span, status_rows, variable_number
 from analyzer.texts import RuleTexts
 from analyzer.timeline import Timeline
 from analyzer.windows import sustained
@@ -32,7 +32,7 @@ def _texts(title: str, explanation: str, recommendation: str, caveat: str = "") 
 
 def _rates(tl: Timeline, *names: str) -> pd.DataFrame:
     """Per-second rates of status counters side by side, indexed by ``ts`` (NaN rows dropped)."""
-    cols = {n: status_rows(tl, n).drop_duplicates("ts").set_index("ts")["per_s"] for n in names}
+    cols = {n: status(tl, n).drop_duplicates("ts").set_index("ts")["per_s"] for n in names}
     return pd.DataFrame(cols).dropna()
 
 
@@ -55,7 +55,7 @@ BUFFER_POOL_TEXTS = _texts(
 def buffer_pool_misses(tl: Timeline) -> Finding | None:
     """reads / read_requests >= BUFFER_POOL_MISS_RATIO sustained, or wait_free growing."""
     r = _rates(tl, "Innodb_buffer_pool_reads", "Innodb_buffer_pool_read_requests")
-    wait_free = growth(status_rows(tl, "Innodb_buffer_pool_wait_free"))
+    wait_free = growth(status(tl, "Innodb_buffer_pool_wait_free"))
     windows: list[Window] = []
     if len(r):
         req = r["Innodb_buffer_pool_read_requests"]
@@ -72,7 +72,7 @@ def buffer_pool_misses(tl: Timeline) -> Finding | None:
     )
     numbers = {"ratio": reads / requests * 100 if requests else 0.0, "reads": reads, "requests": requests,
                "seconds": sum(w.seconds for w in windows), "wait_free": wait_free}  # fmt: skip
-    src = status_rows(tl, "Innodb_buffer_pool_reads")
+    src = status(tl, "Innodb_buffer_pool_reads")
     evidence = [
         cite(
             tl,
@@ -104,7 +104,7 @@ def buffer_pool_misses(tl: Timeline) -> Finding | None:
             wait_free,
             "",
             "mysqladmin.Innodb_buffer_pool_wait_free",
-            status_rows(tl, "Innodb_buffer_pool_wait_free"),
+            status(tl, "Innodb_buffer_pool_wait_free"),
         ),
     ]
     return BUFFER_POOL_TEXTS.finding(
@@ -121,7 +121,7 @@ def _growth_rule(
     key: str, variable: str, minimum: float, texts: RuleTexts, tl: Timeline, extra: dict | None = None
 ) -> Finding | None:
     """A counter that grew by ``minimum`` or more during the capture."""
-    rows = status_rows(tl, variable)
+    rows = status(tl, variable)
     grown = growth(rows)
     if grown < minimum:
         return None
@@ -171,7 +171,7 @@ ABORTED_TEXTS = _texts(
 @rule(key="aborted-connections", requires=("mysqladmin",))
 def aborted_connections(tl: Timeline) -> Finding | None:
     """Aborted_connects or Aborted_clients grew by ABORTED_MIN or more."""
-    best = max(("Aborted_connects", "Aborted_clients"), key=lambda v: growth(status_rows(tl, v)))
+    best = max(("Aborted_connects", "Aborted_clients"), key=lambda v: growth(status(tl, v)))
     return _growth_rule("aborted-connections", best, ABORTED_MIN, ABORTED_TEXTS, tl, {"which": best})
 
 
@@ -187,7 +187,7 @@ BINLOG_TEXTS = _texts(
 @rule(key="binlog-cache-spills", requires=("mysqladmin",))
 def binlog_cache_spills(tl: Timeline) -> Finding | None:
     """Binlog_cache_disk_use / Binlog_cache_use >= BINLOG_SPILL_RATIO over the capture."""
-    disk_rows, use_rows = status_rows(tl, "Binlog_cache_disk_use"), status_rows(tl, "Binlog_cache_use")
+    disk_rows, use_rows = status(tl, "Binlog_cache_disk_use"), status(tl, "Binlog_cache_use")
     disk, use = growth(disk_rows), growth(use_rows)
     if use < MIN_BINLOG_TRX or disk / use < BINLOG_SPILL_RATIO:
         return None
@@ -229,9 +229,9 @@ def thread_cache_misses(tl: Timeline) -> Finding | None:
     created, conns = float(rows["Threads_created"].mean()), float(rows["Connections"].mean())
     numbers = {"created": created, "connections": conns, "miss": created / conns * 100, "seconds": sum(w.seconds for w in windows),
                "cache": tl.variables.get("thread_cache_size", "unknown")}  # fmt: skip
-    src = status_rows(tl, "Threads_created")
+    src = status(tl, "Threads_created")
     evidence = [cite(tl, "Threads_created per second", round(created, 1), "/s", "mysqladmin.Threads_created", src),
-                cite(tl, "Connections per second", round(conns, 1), "/s", "mysqladmin.Connections", status_rows(tl, "Connections"))]  # fmt: skip
+                cite(tl, "Connections per second", round(conns, 1), "/s", "mysqladmin.Connections", status(tl, "Connections"))]  # fmt: skip
     return THREAD_CACHE_TEXTS.finding(
         "thread-cache-misses",
         Severity.WARNING,
@@ -256,9 +256,9 @@ def connection_saturation(tl: Timeline) -> Finding | None:
     """Threads_connected >= CONNECTION_SATURATION x max_connections, Max_used_connections reached it,
     or Connection_errors_max_connections growing."""
     limit = variable_number(tl, "max_connections")
-    connected = status_rows(tl, "Threads_connected")
-    used = status_rows(tl, "Max_used_connections")
-    refused_rows = status_rows(tl, "Connection_errors_max_connections")
+    connected = status(tl, "Threads_connected")
+    used = status(tl, "Max_used_connections")
+    refused_rows = status(tl, "Connection_errors_max_connections")
     refused = growth(refused_rows)
     if not limit or not len(connected):
         return None
@@ -334,10 +334,10 @@ def full_scans(tl: Timeline) -> Finding | None:
     )
     numbers = {"what": what, "rnd_next": rnd, "total": total, "share": share,
                "joins": joins_per_s, "seconds": sum(w.seconds for w in windows)}  # fmt: skip
-    src = status_rows(tl, "Handler_read_rnd_next")
+    src = status(tl, "Handler_read_rnd_next")
     evidence = [cite(tl, "Handler_read_rnd_next per second", round(rnd, 1), "/s", "mysqladmin.Handler_read_rnd_next", src),
                 cite(tl, "sum of Handler_read_* per second", round(total, 1), "/s", "mysqladmin.Handler_read_*", src),
-                cite(tl, "Select_full_join per second", round(numbers["joins"], 2), "/s", "mysqladmin.Select_full_join", status_rows(tl, "Select_full_join"))]  # fmt: skip
+                cite(tl, "Select_full_join per second", round(numbers["joins"], 2), "/s", "mysqladmin.Select_full_join", status(tl, "Select_full_join"))]  # fmt: skip
     return FULL_SCANS_TEXTS.finding(
         "full-scans", Severity.WARNING, windows, evidence, confidence="mysqladmin counters", **numbers
     )

@@ -30,10 +30,10 @@ import pandas as pd
 from analyzer import join
 from analyzer.detect import (
     available_cpu,
+    cite,
     column_evidence,
     count_per_snapshot,
     d_threads_bar,
-    ev,
     held_seconds,
     merge_windows,
     nearest,
@@ -278,13 +278,13 @@ def load_from_uninterruptible_threads(tl: Timeline) -> Finding | None:
     load_in = load[within_slack(load["ts"], windows, tol)] if "load1" in load else load.iloc[0:0]
     if len(load_in):
         evidence.append(
-            ev(
+            cite(
                 tl,
                 "load average, 1 min (max)",
-                load_in,
                 round(float(load_in["load1"].max()), 2),
                 "",
                 "top_load.load1",
+                load_in,
             )
         )
     meaning = join.wchan_meaning(dominant) if dominant else ""
@@ -376,13 +376,13 @@ def _commit_counter_evidence(tl: Timeline, windows: list[Window], tol: pd.Timede
         st = st[within_slack(st["ts"], windows, tol)]
         if len(st):
             out.append(
-                ev(
+                cite(
                     tl,
                     f"{name} per second (median)",
-                    st,
                     round(float(st["per_s"].median()), 1),
                     "/s",
                     f"mysqladmin.{name}",
+                    st,
                 )
             )
     return out

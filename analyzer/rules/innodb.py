@@ -9,9 +9,9 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from analyzer.detect import cite, span, variable_number
 from analyzer.engine import rule
 from analyzer.findings import Finding, Severity, Window
-from analyzer.rules.context_kit import cite, span, variable_number
 from analyzer.texts import RuleTexts
 from analyzer.timeline import Timeline
 

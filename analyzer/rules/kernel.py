@@ -7,9 +7,9 @@ threads wait on memory. Source: kernel net/ipv4/proc.c, mm/vmstat.c; RFC 6298; F
 
 from __future__ import annotations
 
+from analyzer.detect import cite, field_rows, growth, span, status
 from analyzer.engine import rule
 from analyzer.findings import Finding, Severity
-from analyzer.rules.context_kit import cite, field_rows, growth, span, status_rows
 from analyzer.texts import RuleTexts
 from analyzer.timeline import Timeline
 from analyzer.windows import sustained
@@ -78,7 +78,7 @@ def listen_queue_overflow(tl: Timeline) -> Finding | None:
         ("Connections", "Connections per second (peak)", "per_s", "/s", 1),
         ("Threads_connected", "Threads_connected (max)", "value", "", None),
     ):
-        rows = status_rows(tl, variable)
+        rows = status(tl, variable)
         if len(rows):
             peak = float(rows[column].max())
             shown = peak if digits is None else round(peak, digits)

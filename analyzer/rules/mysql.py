@@ -30,10 +30,10 @@ import pandas as pd
 
 from analyzer import join
 from analyzer.detect import (
+    cite,
     column_evidence,
     count_per_snapshot,
     d_threads_bar,
-    ev,
     held_seconds,
     merge_windows,
     need,
@@ -248,8 +248,8 @@ def _tmp_counter_evidence(tl: Timeline, churn: pd.DataFrame) -> list[Evidence]:
         return []
     series = "mysqladmin.Created_tmp_disk_tables"
     out = [
-        ev(tl, "Created_tmp_disk_tables per second (median)", churn, round(float(churn["disk_per_s"].median()), 1), "/s", series),
-        ev(tl, "Created_tmp_disk_tables per second (max)", churn, round(float(churn["disk_per_s"].max()), 1), "/s", series),
+        cite(tl, "Created_tmp_disk_tables per second (median)", round(float(churn["disk_per_s"].median()), 1), "/s", series, churn),
+        cite(tl, "Created_tmp_disk_tables per second (max)", round(float(churn["disk_per_s"].max()), 1), "/s", series, churn),
     ]  # fmt: skip
     if churn["share"].notna().any():
         share = round(float(churn["share"].median()) * 100, 1)
@@ -435,11 +435,11 @@ def _status_evidence(
         if not len(st):
             continue
         if how == "rate":
-            out.append(ev(tl, label, st, round(float(st["per_s"].median()), 1), "/s", f"mysqladmin.{name}"))
+            out.append(cite(tl, label, round(float(st["per_s"].median()), 1), "/s", f"mysqladmin.{name}", st))
         elif how == "max":
-            out.append(ev(tl, label, st, int(st["value"].max()), "", f"mysqladmin.{name}"))
+            out.append(cite(tl, label, int(st["value"].max()), "", f"mysqladmin.{name}", st))
         else:
-            out.append(ev(tl, label, st, float(st["value"].median()), "threads", f"mysqladmin.{name}"))
+            out.append(cite(tl, label, float(st["value"].median()), "threads", f"mysqladmin.{name}", st))
     return out
 
 
@@ -758,7 +758,7 @@ def lock_waits(tl: Timeline) -> Finding | None:
         rl = row_locks[within(row_locks["ts"], row_windows)]
         series = "mysqladmin.Innodb_row_lock_current_waits"
         evidence.append(
-            ev(tl, "InnoDB row-lock waits now (max)", rl, int(rl["value"].max()), "waits", series)
+            cite(tl, "InnoDB row-lock waits now (max)", int(rl["value"].max()), "waits", series, rl)
         )
         peak_n = max(peak_n, int(rl["value"].max()))
     severe = peak_n >= LOCK_WAIT_SEVERE_SESSIONS or peak_wait >= LOCK_WAIT_SEVERE_S

@@ -3,9 +3,9 @@ Reference Manual, SHOW REPLICA STATUS; FINDINGS.md."""
 
 from __future__ import annotations
 
+from analyzer.detect import cite, span
 from analyzer.engine import rule
 from analyzer.findings import Finding, Severity
-from analyzer.rules.context_kit import cite, span
 from analyzer.texts import RuleTexts
 from analyzer.timeline import Timeline
 

@@ -1,4 +1,4 @@
-// The timeline of a case page: charts grouped by source in collapsible sections, on one time axis.
+// The charts of a case page and what they share; the input of its timeline:
 //
 // Input (GET urls.timeline, web/charts.py, version 2):
 //   {version: 2, utc_offset_s, ncpu, extent: [start_ms, end_ms] | null, range: [lo, hi] | null,
@@ -11,12 +11,9 @@
 //      {id, section, title, unit, kind: "grid", rows: [label...], cols: [label...], v: [[...]], max}],
 //    windows: [{key, severity, title, start_ms, end_ms}]}
 //
-// Needs the vendored UMD globals loaded first by plain <script> tags: Chart (chart.js 4), the
-// date-fns adapter, chartjs-chart-matrix, chartjs-plugin-annotation and chartjs-plugin-zoom (+ Hammer).
-// Every time chart (lines and heatmaps) shares one x range; zoom and pan on one chart, or a drag on
-// the overview strip, apply to all; a cursor line follows the mouse across them. A click (no drag),
-// or Enter on a focused chart (arrow keys move the cursor), picks a moment: options.onPick(ms).
-// Times are shown in the zone chosen on the page (timefmt.js zoneOffset).
+// This module holds what the charts of the case page share (colours, datasets, finding windows,
+// time axis, value format) and the findings' sparklines; the timeline built from that JSON (sections,
+// zoom, overview strip, picked moment) is in ./timeline/ (buildTimeline in timeline/index.js).
 
 import { formatEpochMs, zoneOffset } from "./timefmt.js";
 
@@ -62,13 +59,11 @@ const VIRIDIS = [
 // Finding windows drawn with a border when a chart has at most this many (merged) windows.
 const MAX_BORDERED_WINDOWS = 8;
 // Pixels of drag before a drag-to-zoom counts (a click must not zoom into nothing).
-const DRAG_THRESHOLD_PX = 5;
+export const DRAG_THRESHOLD_PX = 5;
 // Smallest zoom range: one second, the finest sampling interval the collectors use.
-const MIN_RANGE_MS = 1000;
+export const MIN_RANGE_MS = 1000;
 // Fixed width of every y axis, so that the plot areas (and so the time axes) of all charts line up.
 const Y_AXIS_WIDTH_PX = 64;
-// Keyboard: one arrow key press moves the cursor by this fraction of the visible range.
-const KEY_STEP = 1 / 60;
 const MINUTE_MS = 60 * 1000;
 const DAY_MS = 24 * 3600 * 1000;
 
@@ -174,7 +169,7 @@ function mergedWindows(windows) {
   return merged;
 }
 
-function annotationsFor(spec, windows) {
+export function annotationsFor(spec, windows) {
   const annotations = {};
   const merged = mergedWindows(windows);
   // A border tells the severities apart without colour; with many windows it would be noise.
@@ -215,7 +210,7 @@ function annotationsFor(spec, windows) {
   return annotations;
 }
 
-function points(t, v) {
+export function points(t, v) {
   const out = new Array(t.length);
   for (let i = 0; i < t.length; i += 1) {
     out[i] = { x: t[i], y: v[i] === null || v[i] === undefined ? null : Number(v[i]) };
@@ -223,7 +218,7 @@ function points(t, v) {
   return out;
 }
 
-function lineDatasets(spec) {
+export function lineDatasets(spec) {
   const stacked = Boolean(spec.stacked);
   return (spec.series || []).map((series, i) => {
     const colour = seriesColour(series.label, i);
@@ -256,7 +251,7 @@ function heatData(spec) {
   return data;
 }
 
-function heatDataset(spec) {
+export function heatDataset(spec) {
   const max = spec.max > 0 ? spec.max : 1;
   const rows = (spec.rows || []).length || 1;
   return {
@@ -284,28 +279,8 @@ function heatDataset(spec) {
   };
 }
 
-// Colour of the picked-moment marker, distinct from the cursor.
-const PICKED_COLOUR = "rgba(0, 114, 178, 0.95)";
-
-function drawVertical(chart, ms, colour, width) {
-  const x = chart.scales.x.getPixelForValue(ms);
-  const { top, bottom, left, right } = chart.chartArea;
-  if (!Number.isFinite(x) || x < left || x > right) {
-    return;
-  }
-  const { ctx } = chart;
-  ctx.save();
-  ctx.strokeStyle = colour;
-  ctx.lineWidth = width;
-  ctx.beginPath();
-  ctx.moveTo(x, top);
-  ctx.lineTo(x, bottom);
-  ctx.stroke();
-  ctx.restore();
-}
-
 /** White canvas background, so that an exported PNG is not transparent. */
-const whiteBackground = {
+export const whiteBackground = {
   id: "casebookBackground",
   beforeDraw(chart) {
     const { ctx, width, height } = chart;
@@ -317,66 +292,8 @@ const whiteBackground = {
   },
 };
 
-/**
- * A plugin drawing a vertical cursor line at the shared `state.cursor` (epoch ms) and setting it
- * from mouse moves, and a marker at the picked moment `state.picked` (epoch ms) when there is one.
- */
-function cursorPlugin(state) {
-  return {
-    id: "casebookCursor",
-    afterEvent(chart, args) {
-      const { event } = args;
-      let next = state.cursor;
-      if (event.type === "mousemove" && args.inChartArea) {
-        next = chart.scales.x.getValueForPixel(event.x);
-      } else if (event.type === "mouseout" || (event.type === "mousemove" && !args.inChartArea)) {
-        next = null;
-      }
-      if (next !== state.cursor) {
-        state.cursor = next;
-        state.requestRedraw(chart);
-      }
-    },
-    afterDatasetsDraw(chart) {
-      if (state.picked !== null) {
-        drawVertical(chart, state.picked, PICKED_COLOUR, 2);
-      }
-      if (state.cursor !== null) {
-        drawVertical(chart, state.cursor, "rgba(29, 35, 43, 0.55)", 1);
-      }
-    },
-  };
-}
-
-/** Call `onClick(event)` for a click on `canvas` that did not move more than DRAG_THRESHOLD_PX. */
-function listenForClicks(canvas, onClick) {
-  let down = null;
-  canvas.addEventListener("pointerdown", (event) => {
-    down = event.button === 0 ? { x: event.clientX, y: event.clientY } : null;
-  });
-  canvas.addEventListener("click", (event) => {
-    const start = down;
-    down = null;
-    if (!start || Math.hypot(event.clientX - start.x, event.clientY - start.y) > DRAG_THRESHOLD_PX) {
-      return;
-    }
-    onClick(event);
-  });
-}
-
-function el(tag, className, text) {
-  const node = document.createElement(tag);
-  if (className) {
-    node.className = className;
-  }
-  if (text !== undefined) {
-    node.textContent = text;
-  }
-  return node;
-}
-
 /** Save `chart` as a PNG file named after `id` (a download; nothing leaves the browser). */
-function downloadPng(chart, id) {
+export function downloadPng(chart, id) {
   const link = document.createElement("a");
   link.href = chart.toBase64Image("image/png", 1);
   link.download = `${id}.png`;
@@ -385,12 +302,12 @@ function downloadPng(chart, id) {
   link.remove();
 }
 
-function heatHeight(spec) {
+export function heatHeight(spec) {
   const rows = (spec.rows || []).length;
   return Math.min(360, Math.max(110, rows * (rows > 32 ? 4 : 14) + 50));
 }
 
-function timeScale(extent) {
+export function timeScale(extent) {
   return {
     type: "time",
     time: { minUnit: "second" },
@@ -402,496 +319,8 @@ function timeScale(extent) {
   };
 }
 
-function yAxisFit(scale) {
+export function yAxisFit(scale) {
   scale.width = Y_AXIS_WIDTH_PX;
-}
-
-/**
- * Build the sections and charts of `timeline` inside `container`, and the overview strip inside
- * `overviewHost` (may be null). Returns a controller:
- *   {charts, extent, range(), reset(), zoomTo(startMs, endMs), replaceData(next), restore(),
- *    setPicked(ms), pickAtCursor(), openSectionsOf(ids), figure(id), redraw(), destroy()}.
- * Throws Error when the vendored Chart.js global is missing.
- *
- * options.onRangeChange(minMs, maxMs): after every zoom, pan, brush or reset;
- * options.onPick(epochMs): a click (no drag) or Enter picked a moment.
- */
-export function buildTimeline(container, overviewHost, timeline, options = {}) {
-  const Chart = globalThis.Chart;
-  if (!Chart) {
-    throw new Error("Chart.js did not load (static/vendor/chart.js-*/chart.umd.min.js).");
-  }
-  const specs = (timeline.charts || []).filter(hasData);
-  const extent = timeExtent({ ...timeline, charts: specs });
-  const windows = timeline.windows || [];
-  const charts = [];
-  const timeCharts = [];
-  const figures = new Map();
-  let overview = null;
-  let syncing = false;
-  let current = extent ? [...extent] : null;
-
-  let redrawPending = false;
-  const state = {
-    cursor: null,
-    picked: null,
-    requestRedraw(source) {
-      if (redrawPending) {
-        return;
-      }
-      redrawPending = true;
-      requestAnimationFrame(() => {
-        redrawPending = false;
-        for (const c of timeCharts) {
-          if (c !== source) {
-            c.draw();
-          }
-        }
-      });
-    },
-  };
-
-  function applyRange(min, max, source) {
-    syncing = true;
-    try {
-      for (const c of timeCharts) {
-        if (c !== source) {
-          c.zoomScale("x", { min, max }, "none");
-        }
-      }
-    } finally {
-      syncing = false;
-    }
-    current = [min, max];
-    showBrush(min, max);
-    if (options.onRangeChange) {
-      options.onRangeChange(min, max);
-    }
-  }
-
-  function syncFrom(source) {
-    if (syncing) {
-      return;
-    }
-    const { min, max } = source.scales.x;
-    applyRange(min, max, source);
-  }
-
-  function pick(ms) {
-    state.cursor = ms;
-    state.picked = ms;
-    state.requestRedraw(null);
-    if (options.onPick) {
-      options.onPick(ms);
-    }
-  }
-
-  // ---------------------------------------------------------------- sections
-  const sectionBodies = new Map();
-  for (const section of timeline.sections || []) {
-    if (!specs.some((s) => s.section === section.id)) {
-      continue;
-    }
-    const details = el("details", "chart-section");
-    details.id = `section-${section.id}`;
-    details.open = true;
-    const summary = el("summary", "chart-section__head");
-    const count = specs.filter((s) => s.section === section.id).length;
-    summary.append(el("span", "chart-section__title", section.title), el("span", "count", String(count)));
-    const body = el("div", "chart-section__body");
-    details.append(summary, body);
-    container.append(details);
-    sectionBodies.set(section.id, body);
-  }
-
-  for (const spec of specs) {
-    const body = sectionBodies.get(spec.section) || container;
-    const figure = el("figure", `chart chart--${spec.kind || "line"}`);
-    figure.id = `chart-${spec.id}`;
-    figure.dataset.chartId = spec.id;
-    const caption = el("figcaption", "chart__title");
-    caption.append(el("span", "chart__name", spec.title || spec.id));
-    if (spec.unit) {
-      caption.append(" ", el("span", "chart__unit", spec.unit));
-    }
-    const png = el("button", "button button--link button--small chart__png", "PNG");
-    png.type = "button";
-    png.setAttribute("aria-label", `Save ${spec.title || spec.id} as a PNG image`);
-    caption.append(png);
-    const box = el("div", "chart__box");
-    if (spec.kind === "heatmap" || spec.kind === "grid") {
-      box.style.height = `${heatHeight(spec)}px`; // through the CSSOM: allowed by the CSP
-    }
-    const canvas = document.createElement("canvas");
-    canvas.setAttribute("role", "img");
-    canvas.tabIndex = spec.kind === "grid" ? -1 : 0;
-    canvas.setAttribute(
-      "aria-label",
-      spec.kind === "grid"
-        ? `${spec.title}: heatmap of ${spec.rows.length} IRQ lines by ${spec.cols.length} CPUs`
-        : `${spec.title || spec.id} over time. Arrow keys move the cursor, Enter shows that moment.`,
-    );
-    box.append(canvas);
-    figure.append(caption, box);
-    if (spec.kind === "heatmap" || spec.kind === "grid") {
-      const legend = el("p", "heat-legend muted small");
-      legend.append(
-        el("span", "", "0"),
-        el("span", "heat-legend__bar"),
-        el("span", "", `${formatValue(spec.max, spec.unit)}`),
-      );
-      figure.append(legend);
-    }
-    body.append(figure);
-    figures.set(spec.id, figure);
-
-    const chart = spec.kind === "grid" ? gridChart(Chart, canvas, spec) : timeChart(Chart, canvas, spec);
-    chart.$casebookId = spec.id;
-    chart.$casebookSpec = spec;
-    charts.push(chart);
-    png.addEventListener("click", () => downloadPng(chart, `${spec.id}`));
-    if (spec.kind === "grid") {
-      continue;
-    }
-    timeCharts.push(chart);
-    listenForClicks(canvas, (event) => {
-      const rect = canvas.getBoundingClientRect();
-      const x = event.clientX - rect.left;
-      const y = event.clientY - rect.top;
-      const area = chart.chartArea;
-      if (x < area.left || x > area.right || y < area.top || y > area.bottom) {
-        return; // on an axis or the legend, not on the time line
-      }
-      pick(Math.round(chart.scales.x.getValueForPixel(x)));
-    });
-    canvas.addEventListener("keydown", (event) => {
-      const { min, max } = chart.scales.x;
-      const step = (max - min) * KEY_STEP;
-      if (event.key === "ArrowLeft" || event.key === "ArrowRight") {
-        const from = state.cursor ?? (min + max) / 2;
-        state.cursor = Math.min(max, Math.max(min, from + (event.key === "ArrowLeft" ? -step : step)));
-        state.requestRedraw(null);
-        event.preventDefault();
-      } else if (event.key === "Enter" || event.key === " ") {
-        pick(Math.round(state.cursor ?? (min + max) / 2));
-        event.preventDefault();
-      }
-    });
-  }
-
-  function timeChart(ChartCtor, canvas, spec) {
-    const heat = spec.kind === "heatmap";
-    const unit = spec.unit || "";
-    return new ChartCtor(canvas, {
-      type: heat ? "matrix" : "line",
-      data: { datasets: heat ? [heatDataset(spec)] : lineDatasets(spec) },
-      plugins: [cursorPlugin(state), whiteBackground],
-      options: {
-        animation: false,
-        responsive: true,
-        maintainAspectRatio: false,
-        parsing: heat ? undefined : false,
-        normalized: true,
-        interaction: heat ? { mode: "nearest", intersect: true } : { mode: "index", intersect: false, axis: "x" },
-        scales: {
-          x: timeScale(extent),
-          y: heat
-            ? {
-                type: "category",
-                labels: spec.rows,
-                offset: true,
-                reverse: false,
-                afterFit: yAxisFit,
-                ticks: { font: { size: 10 }, autoSkip: true, autoSkipPadding: 2 },
-                grid: { display: false },
-              }
-            : {
-                stacked: Boolean(spec.stacked),
-                beginAtZero: true,
-                max: spec.stacked && spec.unit === "%" ? 100 : undefined,
-                afterFit: yAxisFit,
-                title: { display: Boolean(unit), text: unit, font: { size: 11 } },
-                ticks: { font: { size: 11 } },
-                grid: { color: "rgba(0, 0, 0, 0.06)" },
-              },
-        },
-        plugins: {
-          decimation: { enabled: false }, // the server already bounds points per series
-          legend: {
-            display: !heat,
-            position: "top",
-            align: "end",
-            labels: { boxWidth: 10, boxHeight: 10, font: { size: 11 } },
-          },
-          tooltip: {
-            animation: false,
-            callbacks: heat
-              ? {
-                  title: (items) =>
-                    items.length ? formatEpochMs(items[0].raw.x - spec.dx / 2, zoneOffset(items[0].raw.x)) : "",
-                  label: (item) => `${item.raw.y}: ${formatValue(item.raw.v, unit)} (largest in ${Math.round(spec.dx / 1000)} s)`,
-                }
-              : {
-                  title: (items) => (items.length ? formatEpochMs(items[0].parsed.x, zoneOffset(items[0].parsed.x)) : ""),
-                  label: (item) => `${item.dataset.label}: ${formatValue(item.parsed.y, unit)}`,
-                },
-          },
-          annotation: { annotations: annotationsFor(spec, windows) },
-          zoom: {
-            limits: { x: { min: extent[0], max: extent[1], minRange: MIN_RANGE_MS } },
-            zoom: {
-              mode: "x",
-              drag: { enabled: true, threshold: DRAG_THRESHOLD_PX, backgroundColor: "rgba(0, 114, 178, 0.12)" },
-              wheel: { enabled: true, modifierKey: "ctrl" },
-              pinch: { enabled: true },
-              onZoomComplete: ({ chart: c }) => syncFrom(c),
-            },
-            pan: {
-              enabled: true,
-              mode: "x",
-              modifierKey: "shift",
-              onPanComplete: ({ chart: c }) => syncFrom(c),
-            },
-          },
-        },
-      },
-    });
-  }
-
-  function gridChart(ChartCtor, canvas, spec) {
-    return new ChartCtor(canvas, {
-      type: "matrix",
-      data: { datasets: [heatDataset(spec)] },
-      plugins: [whiteBackground],
-      options: {
-        animation: false,
-        responsive: true,
-        maintainAspectRatio: false,
-        scales: {
-          x: {
-            type: "category",
-            labels: spec.cols,
-            offset: true,
-            title: { display: true, text: "CPU", font: { size: 11 } },
-            ticks: { font: { size: 10 }, autoSkip: true, maxRotation: 0 },
-            grid: { display: false },
-          },
-          y: {
-            type: "category",
-            labels: spec.rows,
-            offset: true,
-            afterFit: yAxisFit,
-            ticks: { font: { size: 10 }, autoSkip: false },
-            grid: { display: false },
-          },
-        },
-        plugins: {
-          legend: { display: false },
-          tooltip: {
-            callbacks: {
-              title: () => "",
-              label: (item) => `IRQ ${item.raw.y}, CPU ${item.raw.x}: ${formatValue(item.raw.v, spec.unit)}`,
-            },
-          },
-        },
-      },
-    });
-  }
-
-  // ---------------------------------------------------------------- overview strip with a brush
-  function activity() {
-    // What the strip draws: CPU busy (100 - idle) when there is vmstat, else the first line chart.
-    const cpu = specs.find((s) => s.id === "cpu");
-    if (cpu) {
-      const idle = (cpu.series || []).find((s) => s.label === "id");
-      if (idle) {
-        return { label: "CPU busy %", t: cpu.t, v: idle.v.map((v) => (v === null ? null : 100 - v)) };
-      }
-    }
-    const line = specs.find((s) => (s.kind || "line") === "line");
-    return line ? { label: line.series[0].label, t: line.t, v: line.series[0].v } : null;
-  }
-
-  function showBrush(min, max) {
-    if (!overview) {
-      return;
-    }
-    const whole = min <= extent[0] && max >= extent[1];
-    const box = overview.options.plugins.annotation.annotations.brush;
-    box.display = !whole;
-    box.xMin = min;
-    box.xMax = max;
-    overview.update("none");
-  }
-
-  const strip = overviewHost ? activity() : null;
-  let resettingStrip = false;
-  if (strip && extent) {
-    overviewHost.hidden = false;
-    const label = el("p", "overview__label muted small", `Overview: ${strip.label}, whole capture. Drag across it to zoom every chart.`);
-    const box = el("div", "overview__box");
-    const canvas = document.createElement("canvas");
-    canvas.setAttribute("role", "img");
-    canvas.setAttribute("aria-label", `Overview of the whole capture (${strip.label}); drag to choose the range shown below`);
-    box.append(canvas);
-    overviewHost.append(label, box);
-    const annotations = annotationsFor({ kind: "line" }, windows);
-    annotations.brush = {
-      type: "box",
-      display: false,
-      xMin: extent[0],
-      xMax: extent[1],
-      backgroundColor: "rgba(0, 114, 178, 0.15)",
-      borderColor: "rgba(0, 114, 178, 0.9)",
-      borderWidth: 1.5,
-      drawTime: "afterDatasetsDraw",
-    };
-    overview = new Chart(canvas, {
-      type: "line",
-      data: {
-        datasets: [
-          {
-            label: strip.label,
-            data: points(strip.t, strip.v),
-            borderColor: "#0072B2",
-            backgroundColor: "rgba(0, 114, 178, 0.15)",
-            fill: "origin",
-            borderWidth: 1,
-            pointRadius: 0,
-          },
-        ],
-      },
-      plugins: [whiteBackground],
-      options: {
-        animation: false,
-        responsive: true,
-        maintainAspectRatio: false,
-        parsing: false,
-        events: ["mousedown", "mouseup", "mousemove", "mouseout", "touchstart", "touchmove", "touchend"],
-        scales: {
-          x: { ...timeScale(extent), ticks: { ...timeScale(extent).ticks, font: { size: 10 } } },
-          y: { display: true, beginAtZero: true, afterFit: yAxisFit, ticks: { maxTicksLimit: 2, font: { size: 9 } } },
-        },
-        plugins: {
-          legend: { display: false },
-          tooltip: { enabled: false },
-          annotation: { annotations },
-          zoom: {
-            limits: { x: { min: extent[0], max: extent[1], minRange: MIN_RANGE_MS } },
-            zoom: {
-              mode: "x",
-              drag: { enabled: true, threshold: DRAG_THRESHOLD_PX, backgroundColor: "rgba(0, 114, 178, 0.2)" },
-              wheel: { enabled: false },
-              // The strip always shows the whole capture: the dragged range becomes the brush and
-              // the range of every chart below.
-              onZoomComplete: ({ chart: c }) => {
-                if (resettingStrip) {
-                  return; // resetZoom reports a zoom too
-                }
-                const { min, max } = c.scales.x;
-                resettingStrip = true;
-                try {
-                  c.resetZoom("none");
-                } finally {
-                  resettingStrip = false;
-                }
-                applyRange(min, max, null);
-              },
-            },
-          },
-        },
-      },
-    });
-  }
-
-  // ---------------------------------------------------------------- the controller
-  const original = new Map(specs.map((s) => [s.id, s]));
-
-  function setData(chart, spec) {
-    if (spec.kind === "heatmap") {
-      const next = { ...chart.$casebookSpec, ...spec };
-      chart.data.datasets = [heatDataset(next)];
-      chart.$casebookSpec = next;
-    } else {
-      for (const dataset of chart.data.datasets) {
-        const series = (spec.series || []).find((s) => s.label === dataset.label);
-        dataset.data = series ? points(spec.t || [], series.v || []) : [];
-      }
-    }
-    chart.update("none");
-  }
-
-  return {
-    charts,
-    extent,
-    /** The visible range [min, max] epoch ms. */
-    range() {
-      return current ? [...current] : null;
-    },
-    get picked() {
-      return state.picked;
-    },
-    setPicked(ms) {
-      state.picked = Number.isFinite(ms) ? ms : null;
-      state.requestRedraw(null);
-    },
-    reset() {
-      applyRange(extent[0], extent[1], null);
-    },
-    /** Show a window with a quarter of its length as context on each side. */
-    zoomTo(startMs, endMs) {
-      const pad = Math.max((endMs - startMs) / 4, 5 * MIN_RANGE_MS);
-      applyRange(Math.max(extent[0], startMs - pad), Math.min(extent[1], endMs + pad), null);
-    },
-    /** New data for the same charts (a zoomed range read in detail), matched by chart id. */
-    replaceData(next) {
-      for (const spec of next.charts || []) {
-        const chart = charts.find((c) => c.$casebookId === spec.id);
-        if (chart && spec.kind !== "grid") {
-          setData(chart, spec);
-        }
-      }
-    },
-    /** Back to the overview data (the whole capture, as first painted). */
-    restore() {
-      for (const chart of charts) {
-        const spec = original.get(chart.$casebookId);
-        if (spec && spec.kind !== "grid") {
-          setData(chart, spec);
-        }
-      }
-    },
-    /** Ids of the charts whose section is open. */
-    openChartIds() {
-      return specs.filter((s) => figures.get(s.id).closest("details").open).map((s) => s.id);
-    },
-    /** Open the sections holding these charts; returns their figures. */
-    openSectionsOf(ids) {
-      const found = ids.map((id) => figures.get(id)).filter(Boolean);
-      for (const figure of found) {
-        figure.closest("details").open = true;
-      }
-      return found;
-    },
-    figure(id) {
-      return figures.get(id) || null;
-    },
-    spec(id) {
-      return original.get(id) || null;
-    },
-    /** Redraw every chart (the time zone changed). */
-    redraw() {
-      for (const c of [...charts, ...(overview ? [overview] : [])]) {
-        c.update("none");
-      }
-    },
-    destroy() {
-      for (const c of [...charts, ...(overview ? [overview] : [])]) {
-        c.destroy();
-      }
-      charts.length = 0;
-    },
-  };
 }
 
 /**

@@ -1,0 +1,142 @@
+// The timeline of a case page: charts grouped by source in collapsible sections, on one time axis
+// (input: the timeline JSON described at the top of ../charts.js).
+//
+// Made of four parts, one module each:
+//   sections.js  the <details> sections and the figure of each chart (DOM);
+//   zoom.js      the shared time range: a zoom or pan on one chart applies to all;
+//   overview.js  the strip of the whole capture above the charts, with a brush;
+//   moment.js    the cursor line across the charts and the picked moment (click, Enter).
+// configs.js holds the Chart.js configuration of a time chart and of a grid.
+//
+// Needs the vendored UMD globals loaded first by plain <script> tags: Chart (chart.js 4), the
+// date-fns adapter, chartjs-chart-matrix, chartjs-plugin-annotation and chartjs-plugin-zoom (+ Hammer).
+// Times are shown in the zone chosen on the page (timefmt.js zoneOffset).
+
+import { downloadPng, hasData, timeExtent } from "../charts.js";
+import { gridChart, setData, timeChart } from "./configs.js";
+import { createMoment, listenForPicks } from "./moment.js";
+import { buildOverview } from "./overview.js";
+import { buildFigure, buildSections, openSectionOf, sectionIsOpen } from "./sections.js";
+import { createZoom } from "./zoom.js";
+
+/**
+ * Build the sections and charts of `timeline` inside `container`, and the overview strip inside
+ * `overviewHost` (may be null). Returns a controller:
+ *   {charts, extent, range(), picked, setPicked(ms), reset(), zoomTo(startMs, endMs), replaceData(next),
+ *    restore(), openChartIds(), openSectionsOf(ids), figure(id), spec(id), redraw(), destroy()}.
+ * Throws Error when the vendored Chart.js global is missing.
+ *
+ * options.onRangeChange(minMs, maxMs): after every zoom, pan, brush or reset;
+ * options.onPick(epochMs): a click (no drag) or Enter picked a moment.
+ */
+export function buildTimeline(container, overviewHost, timeline, options = {}) {
+  const Chart = globalThis.Chart;
+  if (!Chart) {
+    throw new Error("Chart.js did not load (static/vendor/chart.js-*/chart.umd.min.js).");
+  }
+  const specs = (timeline.charts || []).filter(hasData);
+  const extent = timeExtent({ ...timeline, charts: specs });
+  const windows = timeline.windows || [];
+  const charts = [];
+  const timeCharts = [];
+  const figures = new Map();
+  let overview = null;
+
+  const moment = createMoment(timeCharts, options.onPick);
+  const zoom = createZoom(timeCharts, extent, (min, max) => {
+    if (overview) {
+      overview.showBrush(min, max);
+    }
+    if (options.onRangeChange) {
+      options.onRangeChange(min, max);
+    }
+  });
+
+  const bodies = buildSections(container, timeline.sections || [], specs);
+  for (const spec of specs) {
+    const { figure, canvas, png } = buildFigure(bodies.get(spec.section) || container, spec);
+    figures.set(spec.id, figure);
+    const chart =
+      spec.kind === "grid" ? gridChart(Chart, canvas, spec) : timeChart(Chart, canvas, spec, { extent, windows, moment, zoom });
+    chart.$casebookId = spec.id;
+    chart.$casebookSpec = spec;
+    charts.push(chart);
+    png.addEventListener("click", () => downloadPng(chart, `${spec.id}`));
+    if (spec.kind === "grid") {
+      continue;
+    }
+    timeCharts.push(chart);
+    listenForPicks(chart, canvas, moment);
+  }
+
+  if (overviewHost) {
+    overview = buildOverview(Chart, overviewHost, specs, extent, windows, (min, max) => zoom.apply(min, max, null));
+  }
+  const withOverview = () => [...charts, ...(overview ? [overview.chart] : [])];
+  const original = new Map(specs.map((s) => [s.id, s]));
+
+  return {
+    charts,
+    extent,
+    /** The visible range [min, max] epoch ms. */
+    range: zoom.range,
+    get picked() {
+      return moment.picked;
+    },
+    setPicked(ms) {
+      moment.picked = Number.isFinite(ms) ? ms : null;
+      moment.requestRedraw(null);
+    },
+    reset: zoom.reset,
+    /** Show a window with a quarter of its length as context on each side. */
+    zoomTo: zoom.zoomTo,
+    /** New data for the same charts (a zoomed range read in detail), matched by chart id. */
+    replaceData(next) {
+      for (const spec of next.charts || []) {
+        const chart = charts.find((c) => c.$casebookId === spec.id);
+        if (chart && spec.kind !== "grid") {
+          setData(chart, spec);
+        }
+      }
+    },
+    /** Back to the overview data (the whole capture, as first painted). */
+    restore() {
+      for (const chart of charts) {
+        const spec = original.get(chart.$casebookId);
+        if (spec && spec.kind !== "grid") {
+          setData(chart, spec);
+        }
+      }
+    },
+    /** Ids of the charts whose section is open. */
+    openChartIds() {
+      return specs.filter((s) => sectionIsOpen(figures.get(s.id))).map((s) => s.id);
+    },
+    /** Open the sections holding these charts; returns their figures. */
+    openSectionsOf(ids) {
+      const found = ids.map((id) => figures.get(id)).filter(Boolean);
+      for (const figure of found) {
+        openSectionOf(figure);
+      }
+      return found;
+    },
+    figure(id) {
+      return figures.get(id) || null;
+    },
+    spec(id) {
+      return original.get(id) || null;
+    },
+    /** Redraw every chart (the time zone changed). */
+    redraw() {
+      for (const c of withOverview()) {
+        c.update("none");
+      }
+    },
+    destroy() {
+      for (const c of withOverview()) {
+        c.destroy();
+      }
+      charts.length = 0;
+    },
+  };
+}
