@@ -23,7 +23,6 @@ import base64
 import contextlib
 import json
 import os
-import pickle
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -32,11 +31,11 @@ import psycopg
 import pytest
 import redis
 import requests
-import zstandard
 from django.core.files import File
 from django.core.files.storage import default_storage
 
 from parsers.base import MALLOC_TUNABLES
+from parsers.ingest import workfile
 from tests.servers import (
     CasebookProcesses,
     PostgresServer,
@@ -181,10 +180,10 @@ def _work_files(case_id: int, generation: int, *, parts: int | None = None) -> t
     except FileNotFoundError:
         return None, set()
     done = {int(name.split("-")[1].split(".")[0]) for name in files if name.startswith("outcome-")}
-    if parts is not None or "plan.pickle.zst" not in files:
+    if parts is not None or "plan.work" not in files:
         return parts, done
-    with default_storage.open(f"{prefix}/plan.pickle.zst", "rb") as fh:
-        plan = pickle.loads(zstandard.ZstdDecompressor().decompress(fh.read()))  # noqa: S301 - ours
+    with default_storage.open(f"{prefix}/plan.work", "rb") as fh:
+        plan = workfile.loads(fh.read(), name="plan.work")
     return len(plan.parts), done
 
 
