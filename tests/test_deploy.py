@@ -99,14 +99,16 @@ def _start_roles() -> dict[str, str]:
 def test_scripts_start_defines_each_process_once() -> None:
     roles = _start_roles()
     assert set(roles) == set(ROLES)
-    assert 'exec "$BIN/gunicorn" -c web/gunicorn_conf.py web.wsgi' in roles["web"]
+    assert 'exec "$BIN/gunicorn" -c "$ROOT/web/gunicorn_conf.py" web.wsgi' in roles["web"]
     assert (
         'exec nice -n "${CASEBOOK_WORKER_NICE:-10}" "$BIN/celery" -A web --quiet worker -Q "$QUEUE"'
         in roles["worker"]
     )
     assert 'exec "$BIN/celery" -A web --quiet beat' in roles["beat"]
     assert (
-        "manage.py migrate --noinput" in roles["migrate"] and "manage.py create_engineer" in roles["migrate"]
+        'manage.py" migrate --noinput' in roles["migrate"]
+        and 'manage.py" create_bucket' in roles["migrate"]
+        and 'manage.py" create_engineer' in roles["migrate"]
     )
 
 

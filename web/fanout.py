@@ -26,11 +26,9 @@ tampered with, a pickle) fails its case with ``WorkFileError``, which names the 
 
 from __future__ import annotations
 
-import contextlib
 import dataclasses
 import itertools
 import logging
-import os
 from collections.abc import Callable
 
 import zstandard
@@ -46,17 +44,16 @@ from parsers.rawtext import TextChunk
 from web import services
 from web.claims import Claim, holds_claim
 from web.models import Case, RawChunk
+from web.storage import case_work_dir, remove_empty_folder, remove_tree
 
 log = logging.getLogger(__name__)
 
-#: Where the fan-out's pieces, plan and outcomes live in the storage.
-WORK_DIR = "ingest-work"
 #: Zstandard level of stored pieces: fast, and capture text shrinks 10-20x.
 PIECE_LEVEL = 1
 
 
 def _prefix(claim: Claim) -> str:
-    return f"{WORK_DIR}/case-{claim.case_id}/gen-{claim.generation}"
+    return f"{case_work_dir(claim.case_id)}/gen-{claim.generation}"
 
 
 def _save(name: str, data: bytes) -> str:
@@ -91,20 +88,6 @@ def _get_work(name: str) -> object:
     return workfile.loads(_read(name), name=name)
 
 
-def _remove(folder: str) -> None:
-    """Delete ``folder`` of the storage and everything under it (missing: nothing to do)."""
-    try:
-        folders, files = default_storage.listdir(folder)
-    except FileNotFoundError:
-        return
-    for name in files:
-        default_storage.delete(f"{folder}/{name}")
-    for sub in folders:
-        _remove(f"{folder}/{sub}")
-    with contextlib.suppress(OSError, NotImplementedError):  # a file system: the empty folder itself
-        os.rmdir(default_storage.path(folder))
-
-
 def _claim_args(claim: Claim) -> dict[str, object]:
     return dataclasses.asdict(claim)
 
@@ -120,7 +103,7 @@ def dispatch(
     Runs under ``claim`` (inside the ingest task's heartbeat); returns the number of parts sent."""
     from web.tasks import ingest_analyze_task, ingest_part_task
 
-    _remove(f"{WORK_DIR}/case-{claim.case_id}")  # the work of earlier claims, dead by now
+    remove_tree(case_work_dir(claim.case_id))  # the work of earlier claims, dead by now
     prefix = _prefix(claim)
     numbers = itertools.count()
 
@@ -238,9 +221,8 @@ def run_analyze(claim_args: dict[str, object]) -> None:
 
     services.run_claimed(claim, work)
     if not _still_held(claim):
-        _remove(_prefix(claim))
-        with contextlib.suppress(OSError, NotImplementedError):  # the case's folder, once empty
-            os.rmdir(default_storage.path(f"{WORK_DIR}/case-{claim.case_id}"))
+        remove_tree(_prefix(claim))
+        remove_empty_folder(case_work_dir(claim.case_id))  # the case's folder, once empty
 
 
 def _still_held(claim: Claim) -> bool:
