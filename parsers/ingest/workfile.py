@@ -269,7 +269,7 @@ def _enc_frame(frame: pd.DataFrame, arrays: list[np.ndarray]) -> dict[str, Any]:
         idx = {"values": _enc_values(index.array, arrays), "name": _enc(index.name, arrays)}
     return {
         "columns": _enc_values(frame.columns.array, arrays),
-        "data": [_enc_values(frame.iloc[:, i].array, arrays) for i in range(frame.shape[1])],
+        "data": [_enc_values(column.array, arrays) for _, column in frame.items()],
         "index": idx,
         "attrs": _enc(dict(frame.attrs), arrays),
     }
