@@ -279,7 +279,7 @@ CASEBOOK_MAX_RATIO = envint("CASEBOOK_MAX_RATIO", 200)
 CASEBOOK_PARSE_PROCESSES = envint("CASEBOOK_PARSE_PROCESSES", os.cpu_count() or 1)
 # Fan-out (web/fanout.py): the parts of one bundle's parse become Celery tasks that any worker of any
 # host takes (a chord joins them for the analysis); the upload and the parts are read through Django's
-# storage, so every worker host must share it (a shared volume, or S3 through django-storages).
+# storage, so every worker host must share it (CASEBOOK_STORAGE_URL: a shared volume, or S3).
 CASEBOOK_INGEST_FANOUT = envbool("CASEBOOK_INGEST_FANOUT", False)
 # Bytes of capture text per fan-out task (several pieces of 4-8 MiB of one member).
 CASEBOOK_FANOUT_PART_BYTES = envint("CASEBOOK_FANOUT_PART_BYTES", 64 << 20)

@@ -12,7 +12,7 @@ these files are not pickles: ``dumps`` writes
 The JSON document is the value with tags for what JSON has no type for (one-key objects whose key
 starts with ``$``): tuples, dicts with any keys, ``Counter``, bytes (base64), non-finite floats,
 ``pd.Timestamp``/``NaT``/``Timedelta``, NumPy scalars, the enums and dataclasses this package
-exchanges (``ALLOWED``: a closed list, looked up by name, built with their fields as keyword
+exchanges (``_registry``: a closed list, looked up by name, built with their fields as keyword
 arguments), ``ParseError``/``RuntimeError`` and pandas ``DataFrame`` s. A frame keeps its columns as
 ``.npy`` arrays (NumPy dtypes; time zones, categoricals' codes and masked arrays' masks beside them)
 or JSON lists (strings, objects); ``loads`` reads arrays with ``allow_pickle=False``.
@@ -27,6 +27,7 @@ from __future__ import annotations
 import base64
 import dataclasses
 import enum
+import functools
 import io
 import json
 import math
@@ -64,7 +65,9 @@ class WorkFileError(ValueError):
         super().__init__(f"work file {name}: {reason}")
 
 
+@functools.cache
 def _registry() -> dict[str, type]:
+    """The dataclasses a work file may hold, by name (imported late: fanout.py imports this module)."""
     from parsers.ingest.bundle import NotUsed
     from parsers.ingest.fanout import Part, PieceRef, Plan
     from parsers.ingest.pieces import Done
@@ -108,7 +111,7 @@ def loads(data: bytes, *, name: str) -> Any:
     """The value ``dumps`` wrote, from the bytes of the work file ``name`` (named in errors).
 
     Raises ``WorkFileError`` when the file is not a whole work file of this version: another format
-    (a pickle), truncated, tampered with, or naming a type outside ``ALLOWED``/``ENUMS``.
+    (a pickle), truncated, tampered with, or naming a type outside ``_registry``/``ENUMS``.
     """
     if not data.startswith(MAGIC):
         raise WorkFileError(
