@@ -7,8 +7,11 @@
   one this machine runs: a restart loses what was queued.
 - ``Process``: a command in a process group of its own, logging to a file, that can be stopped
   politely or killed with SIGKILL as a whole (the way the OOM killer or a host crash ends a worker).
+- ``MotoServer``: moto's standalone S3-compatible server (``moto_server``, of ``moto[server]``) on a
+  spare loopback port, its objects in memory.
 - ``CasebookProcesses``: Casebook's own processes (``scripts/start web|worker|beat|migrate``) pointed
-  at a database and a broker, with the fault-handling intervals shortened so a test takes seconds.
+  at a database and a broker, with the fault-handling intervals shortened so a test takes seconds;
+  each may run in a working directory and with settings of its own.
 
 The shared services of the machine are never stopped or restarted.
 """
@@ -124,14 +127,16 @@ class PostgresServer:
 class Process:
     """A command in its own process group (``start_new_session``), output to ``log``."""
 
-    def __init__(self, name: str, args: list[str], *, env: dict[str, str], log: Path) -> None:
+    def __init__(
+        self, name: str, args: list[str], *, env: dict[str, str], log: Path, cwd: Path = ROOT
+    ) -> None:
         self.name = name
         self.log = log
         self._log_fh = log.open("ab")
         self.popen = subprocess.Popen(
             args,
             env=env,
-            cwd=ROOT,
+            cwd=cwd,
             stdin=subprocess.DEVNULL,
             stdout=self._log_fh,
             stderr=subprocess.STDOUT,
@@ -146,9 +151,13 @@ class Process:
         return self.popen.poll() is None
 
     def kill9(self) -> None:
-        """SIGKILL to the whole group at once: the process and every child it started."""
+        """SIGKILL to the whole group at once: the process and every child it started; returns once
+        every process of the group is gone."""
         os.killpg(self.pgid, signal.SIGKILL)
         self.popen.wait(timeout=30)
+        wait_for(
+            f"every process of {self.name} gone", lambda: not live_group_members(self.pgid), timeout_s=30
+        )
 
     def stop(self, timeout_s: float = 30) -> None:
         """SIGTERM to the group, SIGKILL to what is left after ``timeout_s``."""
@@ -223,6 +232,58 @@ class RedisServer:
             self.process = None
 
 
+class MotoServer:
+    """moto's S3-compatible server on 127.0.0.1:``port`` (``.venv/bin/moto_server``); every bucket and
+    object in its memory, gone when it stops. Any access key is accepted."""
+
+    ACCESS_KEY, SECRET_KEY, REGION = "casebook-test", "casebook-test-secret", "us-east-1"
+
+    def __init__(self, workdir: Path) -> None:
+        self.workdir = workdir
+        self.port = free_port()
+        self.process: Process | None = None
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    def env(self) -> dict[str, str]:
+        """The credentials and region a client of this server uses (boto3's variables)."""
+        return {
+            "AWS_ACCESS_KEY_ID": self.ACCESS_KEY,
+            "AWS_SECRET_ACCESS_KEY": self.SECRET_KEY,
+            "AWS_DEFAULT_REGION": self.REGION,
+        }
+
+    def client(self):  # noqa: ANN201 - a boto3 S3 client
+        import boto3
+
+        return boto3.client(
+            "s3",
+            endpoint_url=self.url,
+            aws_access_key_id=self.ACCESS_KEY,
+            aws_secret_access_key=self.SECRET_KEY,
+            region_name=self.REGION,
+        )
+
+    def start(self) -> None:
+        args = [str(ROOT / ".venv" / "bin" / "moto_server"), "-H", "127.0.0.1", "-p", str(self.port)]
+        self.process = Process(
+            "moto", args, env=dict(os.environ), log=self.workdir / "moto.log", cwd=self.workdir
+        )
+        wait_for(f"moto_server on port {self.port}", lambda: self.client().list_buckets() is not None)
+
+    def keys(self, bucket: str, prefix: str = "") -> list[str]:
+        """Every key of ``bucket`` under ``prefix``."""
+        pages = self.client().get_paginator("list_objects_v2").paginate(Bucket=bucket, Prefix=prefix)
+        return [item["Key"] for page in pages for item in page.get("Contents", [])]
+
+    def stop(self) -> None:
+        if self.process is not None:
+            self.process.stop()
+            self.process = None
+
+
 #: Fault-handling intervals for tests (seconds): a silent worker is noticed within about 15 s.
 FAST_FAULTS = {
     "CASEBOOK_HEARTBEAT_INTERVAL": "2",
@@ -265,17 +326,25 @@ class CasebookProcesses:
     def base_url(self) -> str:
         return f"http://127.0.0.1:{self.web_port}"
 
-    def start(self, role: str, name: str | None = None) -> Process:
+    def start(
+        self, role: str, name: str | None = None, *, cwd: Path = ROOT, env: dict[str, str] | None = None
+    ) -> Process:
+        """``scripts/start role`` as process ``name`` (its log: ``workdir/<name>.log``), in the working
+        directory ``cwd``, with ``env`` over the stack's settings."""
         name = name or role
         process = Process(
-            name, [str(ROOT / "scripts" / "start"), role], env=self.env, log=self.workdir / f"{name}.log"
+            name,
+            [str(ROOT / "scripts" / "start"), role],
+            env={**self.env, **(env or {})},
+            log=self.workdir / f"{name}.log",
+            cwd=cwd,
         )
         self.processes.append(process)
         return process
 
-    def run(self, role: str) -> None:
+    def run(self, role: str, *, cwd: Path = ROOT, env: dict[str, str] | None = None) -> None:
         """A one-shot role (``migrate``), to its end."""
-        process = self.start(role)
+        process = self.start(role, cwd=cwd, env=env)
         code = process.popen.wait(timeout=START_TIMEOUT_S * 2)
         process.stop()
         if code != 0:
@@ -297,10 +366,42 @@ class CasebookProcesses:
             self._api_token = made.stdout.strip()
         return {"Authorization": f"Bearer {self._api_token}"}
 
-    def start_web(self) -> Process:
+    def upload(self, path: Path, title: str):  # noqa: ANN201 - a requests.Response
+        """``POST /api/cases/`` of the bundle at ``path`` with the engineer's API token."""
         import requests
 
-        web = self.start("web")
+        with path.open("rb") as fh:
+            return requests.post(
+                f"{self.base_url}/api/cases/",
+                headers=self.api_headers(),
+                files={"bundle": (path.name, fh)},
+                data={"title": title},
+                timeout=60,
+            )
+
+    def engineer_session(self):  # noqa: ANN201 - a logged-in requests.Session
+        """A browser-like session of the engineer, logged in through the login form."""
+        import requests
+
+        session = requests.Session()
+        session.get(f"{self.base_url}/accounts/login/", timeout=30)
+        answer = session.post(
+            f"{self.base_url}/accounts/login/",
+            data={
+                "username": self.user,
+                "password": self.password,
+                "csrfmiddlewaretoken": session.cookies["csrftoken"],
+            },
+            headers={"Referer": f"{self.base_url}/accounts/login/"},
+            timeout=30,
+        )
+        assert answer.ok and "sessionid" in session.cookies
+        return session
+
+    def start_web(self, *, cwd: Path = ROOT, env: dict[str, str] | None = None) -> Process:
+        import requests
+
+        web = self.start("web", cwd=cwd, env=env)
         wait_for("the web's /healthz", lambda: requests.get(f"{self.base_url}/healthz", timeout=5).ok)
         return web
 

@@ -14,6 +14,7 @@ import secrets
 import subprocess
 import sys
 from pathlib import Path
+from urllib.parse import urlparse
 
 import pytest
 import yaml
@@ -99,14 +100,16 @@ def _start_roles() -> dict[str, str]:
 def test_scripts_start_defines_each_process_once() -> None:
     roles = _start_roles()
     assert set(roles) == set(ROLES)
-    assert 'exec "$BIN/gunicorn" -c web/gunicorn_conf.py web.wsgi' in roles["web"]
+    assert 'exec "$BIN/gunicorn" -c "$ROOT/web/gunicorn_conf.py" web.wsgi' in roles["web"]
     assert (
         'exec nice -n "${CASEBOOK_WORKER_NICE:-10}" "$BIN/celery" -A web --quiet worker -Q "$QUEUE"'
         in roles["worker"]
     )
     assert 'exec "$BIN/celery" -A web --quiet beat' in roles["beat"]
     assert (
-        "manage.py migrate --noinput" in roles["migrate"] and "manage.py create_engineer" in roles["migrate"]
+        'manage.py" migrate --noinput' in roles["migrate"]
+        and 'manage.py" create_bucket' in roles["migrate"]
+        and 'manage.py" create_engineer' in roles["migrate"]
     )
 
 
@@ -170,7 +173,7 @@ def _compose() -> dict:
 
 def test_compose_runs_the_image_as_migrations_web_workers_and_beat() -> None:
     services = _compose()["services"]
-    assert set(services) == {"postgres", "redis", "migrate", *ROLES}
+    assert set(services) == {"postgres", "redis", "s3", "migrate", *ROLES}
     for role in ROLES:
         service = services[role]
         assert service["build"] == "." and service["command"] == [role], role
@@ -187,7 +190,26 @@ def test_compose_can_scale_the_workers() -> None:
     worker = _compose()["services"]["worker"]
     # `docker compose up --scale worker=N` needs no fixed name and no published port.
     assert "container_name" not in worker and "ports" not in worker
-    assert "media:/app/var/media" in worker["volumes"]  # the kept uploads, shared with the web
+    assert "volumes" not in worker  # no folder shared with the web: the uploads are in the bucket
+
+
+def _default(value: str) -> str:
+    """The value compose gives ``${NAME:-default}`` (or ``${NAME-default}``) when NAME is not set."""
+    found = re.fullmatch(r"\$\{\w+:?-(.*)\}", value)
+    return found.group(1) if found else value
+
+
+def test_compose_keeps_uploads_in_its_s3_service() -> None:
+    services = _compose()["services"]
+    s3 = services["s3"]
+    assert s3["image"].startswith("motoserver/moto:") and s3["healthcheck"]["test"]
+    for role in ("migrate", *ROLES):
+        env = {name: _default(str(value)) for name, value in services[role]["environment"].items()}
+        assert env["CASEBOOK_STORAGE_URL"].startswith("s3://"), role
+        assert urlparse(env["CASEBOOK_S3_ENDPOINT_URL"]).hostname == "s3", role
+        assert env["AWS_ACCESS_KEY_ID"] and env["AWS_SECRET_ACCESS_KEY"] and env["CASEBOOK_S3_REGION"], role
+        assert services[role]["depends_on"]["s3"] == {"condition": "service_healthy"}, role
+    assert "media" not in _compose().get("volumes", {})
 
 
 def test_compose_passes_only_settings_the_code_reads() -> None:

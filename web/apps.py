@@ -7,4 +7,6 @@ class WebConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
 
     def ready(self) -> None:
-        from web import checks  # noqa: F401 - registers the deployment checks
+        from web import checks, storage  # noqa: F401 - registers the deployment checks
+
+        storage.connect()

@@ -16,19 +16,19 @@ in production), under ``ingest-work/case-<id>/gen-<generation>/``:
 One claim covers the whole fan-out (web/claims.py): every task gets the ``Claim`` (case, token,
 generation), runs inside its own ``Heartbeat`` and writes only while the claim holds. A task whose
 claim was taken away (the sweeper re-queued the case, a re-analyze) does nothing; a part run twice
-(a redelivered message) replaces its own text rows. Plans and outcomes are pickles made by these
-tasks (an upload's bytes only ever as ``bytes`` values inside them): the storage must be writable
-by Casebook's processes only.
+(a redelivered message) replaces its own text rows.
+
+Plans and outcomes are work files (``parsers/ingest/workfile.py``: a versioned header, then JSON and
+NumPy ``.npy`` arrays read with ``allow_pickle=False``), never pickles: whoever can write the bucket
+can spoil an ingest, but cannot run code in a worker. A work file that is not whole (truncated,
+tampered with, a pickle) fails its case with ``WorkFileError``, which names the file.
 """
 
 from __future__ import annotations
 
-import contextlib
 import dataclasses
 import itertools
 import logging
-import os
-import pickle
 from collections.abc import Callable
 
 import zstandard
@@ -37,48 +37,55 @@ from django.conf import settings
 from django.core.files.base import ContentFile
 from django.core.files.storage import default_storage
 
+from parsers.ingest import workfile
 from parsers.ingest.fanout import Part, Plan, assemble, parse_part, plan_bundle
+from parsers.ingest.pieces import Done
 from parsers.rawtext import TextChunk
 from web import services
 from web.claims import Claim, holds_claim
 from web.models import Case, RawChunk
+from web.storage import case_work_dir, remove_empty_folder, remove_tree
 
 log = logging.getLogger(__name__)
 
-#: Where the fan-out's pieces, plan and outcomes live in the storage.
-WORK_DIR = "ingest-work"
 #: Zstandard level of stored pieces: fast, and capture text shrinks 10-20x.
 PIECE_LEVEL = 1
 
 
 def _prefix(claim: Claim) -> str:
-    return f"{WORK_DIR}/case-{claim.case_id}/gen-{claim.generation}"
+    return f"{case_work_dir(claim.case_id)}/gen-{claim.generation}"
 
 
-def _put(name: str, data: bytes, *, level: int = PIECE_LEVEL) -> str:
-    """Store ``data`` compressed under ``name`` (replacing a file of that name); the name stored."""
+def _save(name: str, data: bytes) -> str:
+    """Store ``data`` under ``name`` (replacing a file of that name); the name stored."""
     if default_storage.exists(name):
         default_storage.delete(name)
-    return default_storage.save(name, ContentFile(zstandard.ZstdCompressor(level=level).compress(data)))
+    return default_storage.save(name, ContentFile(data))
+
+
+def _read(name: str) -> bytes:
+    with default_storage.open(name, "rb") as fh:
+        return fh.read()
+
+
+def _put(name: str, data: bytes) -> str:
+    """Store a piece's capture text compressed under ``name``; the name stored."""
+    return _save(name, zstandard.ZstdCompressor(level=PIECE_LEVEL).compress(data))
 
 
 def _get(name: str) -> bytes:
-    with default_storage.open(name, "rb") as fh:
-        return zstandard.ZstdDecompressor().decompress(fh.read())
+    """A piece's capture text, as ``_put`` stored it."""
+    return zstandard.ZstdDecompressor().decompress(_read(name))
 
 
-def _remove(folder: str) -> None:
-    """Delete ``folder`` of the storage and everything under it (missing: nothing to do)."""
-    try:
-        folders, files = default_storage.listdir(folder)
-    except FileNotFoundError:
-        return
-    for name in files:
-        default_storage.delete(f"{folder}/{name}")
-    for sub in folders:
-        _remove(f"{folder}/{sub}")
-    with contextlib.suppress(OSError, NotImplementedError):  # a file system: the empty folder itself
-        os.rmdir(default_storage.path(folder))
+def _put_work(name: str, value: object) -> str:
+    """Store a plan or a part's outcomes as a work file (``workfile.dumps``)."""
+    return _save(name, workfile.dumps(value))
+
+
+def _get_work(name: str) -> object:
+    """A work file's value; ``workfile.WorkFileError`` (naming the file) when it is not whole."""
+    return workfile.loads(_read(name), name=name)
 
 
 def _claim_args(claim: Claim) -> dict[str, object]:
@@ -96,7 +103,7 @@ def dispatch(
     Runs under ``claim`` (inside the ingest task's heartbeat); returns the number of parts sent."""
     from web.tasks import ingest_analyze_task, ingest_part_task
 
-    _remove(f"{WORK_DIR}/case-{claim.case_id}")  # the work of earlier claims, dead by now
+    remove_tree(case_work_dir(claim.case_id))  # the work of earlier claims, dead by now
     prefix = _prefix(claim)
     numbers = itertools.count()
 
@@ -114,7 +121,7 @@ def dispatch(
             keep_text=keep_text,
             part_bytes=settings.CASEBOOK_FANOUT_PART_BYTES,
         )
-    _put(f"{prefix}/plan.pickle.zst", pickle.dumps(plan, protocol=pickle.HIGHEST_PROTOCOL), level=3)
+    _put_work(_plan_name(claim), plan)
     report(progress=40, status_detail=f"parsing: {len(plan.parts)} part(s) handed to the workers")
     args = _claim_args(claim)
     body = ingest_analyze_task.s(args)
@@ -131,12 +138,27 @@ def dispatch(
     return len(plan.parts)
 
 
+def _plan_name(claim: Claim) -> str:
+    return f"{_prefix(claim)}/plan.work"
+
+
 def _plan(claim: Claim) -> Plan:
-    return pickle.loads(_get(f"{_prefix(claim)}/plan.pickle.zst"))  # noqa: S301 - written by dispatch
+    plan = _get_work(_plan_name(claim))
+    if not isinstance(plan, Plan):
+        raise workfile.WorkFileError(_plan_name(claim), f"holds a {type(plan).__name__}, not a plan")
+    return plan
 
 
 def _outcome_name(claim: Claim, index: int) -> str:
-    return f"{_prefix(claim)}/outcome-{index:06d}.pickle.zst"
+    return f"{_prefix(claim)}/outcome-{index:06d}.work"
+
+
+def _outcomes(claim: Claim, index: int) -> list:
+    name = _outcome_name(claim, index)
+    outcomes = _get_work(name)
+    if not isinstance(outcomes, list) or not all(isinstance(o, (Done, Exception)) for o in outcomes):
+        raise workfile.WorkFileError(name, "does not hold a part's outcomes")
+    return outcomes
 
 
 def _first_new_line(part: Part) -> int:
@@ -174,7 +196,7 @@ def run_part(claim_args: dict[str, object], index: int) -> None:
         _discard_part_text(claim, plan, part)
         outcomes = parse_part(part, get=_get, work=services.ingest_work(), keep_text=detail.keep)
         beat.check()
-        _put(_outcome_name(claim, index), pickle.dumps(outcomes, protocol=pickle.HIGHEST_PROTOCOL), level=3)
+        _put_work(_outcome_name(claim, index), outcomes)
 
     services.run_claimed(claim, work)
 
@@ -192,16 +214,15 @@ def run_analyze(claim_args: dict[str, object]) -> None:
         for part in plan.parts:
             name = _outcome_name(claim, part.index)
             if default_storage.exists(name):
-                outcomes[part.index] = pickle.loads(_get(name))  # noqa: S301 - written by run_part
+                outcomes[part.index] = _outcomes(claim, part.index)
         bundle = assemble(plan, outcomes)
         del outcomes, plan
         services.analyze_and_publish(claim, beat, case, bundle)
 
     services.run_claimed(claim, work)
     if not _still_held(claim):
-        _remove(_prefix(claim))
-        with contextlib.suppress(OSError, NotImplementedError):  # the case's folder, once empty
-            os.rmdir(default_storage.path(f"{WORK_DIR}/case-{claim.case_id}"))
+        remove_tree(_prefix(claim))
+        remove_empty_folder(case_work_dir(claim.case_id))  # the case's folder, once empty
 
 
 def _still_held(claim: Claim) -> bool:

@@ -44,6 +44,7 @@ from parsers.ingest.archive import BundleError, Limits
 from parsers.ingest.bundle import Bundle, read_bundle
 from parsers.ingest.pieces import Work
 from parsers.ingest.pool import keep_warm
+from parsers.ingest.workfile import WorkFileError
 from parsers.rawtext import TextChunk
 from web import bulk, charts
 from web.claims import (
@@ -352,6 +353,14 @@ def run_claimed(claim: Claim, work: Callable[[Heartbeat, _DetailWriter], None]) 
             raise TransientError(f"case {case_id}: {exc}") from exc
         if isinstance(exc, BundleError):
             _fail(claim, f"The bundle could not be read: {exc}", detail)
+        elif isinstance(exc, WorkFileError):  # a fan-out's plan or outcome spoilt in the storage
+            log.error("case %s: %s", case_id, exc, extra={"case_id": case_id})
+            _fail(
+                claim,
+                f"The parallel parse stopped: {exc}; nothing in it was run. The original upload is kept: "
+                "Re-analyze to parse it again.",
+                detail,
+            )
         elif isinstance(exc, SoftTimeLimitExceeded):
             _fail(
                 claim,

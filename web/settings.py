@@ -7,9 +7,10 @@ Every value that differs between machines comes from the environment; a malforme
 from __future__ import annotations
 
 import os
+import re
 from datetime import timedelta
 from pathlib import Path
-from urllib.parse import urlparse
+from urllib.parse import unquote, urlparse
 
 from csp.constants import NONE, SELF
 from django.core.exceptions import ImproperlyConfigured
@@ -78,6 +79,59 @@ def _database(url: str) -> dict[str, object]:
         "OPTIONS": {"connect_timeout": 5},
         "TEST": {"NAME": "test_" + (parsed.path.lstrip("/") or "casebook")},
     }
+
+
+#: S3 bucket names (AWS rules: 3-63 lower-case letters, digits, dots and hyphens).
+S3_BUCKET = re.compile(r"^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$")
+
+
+def _storage(url: str, media_root: Path) -> tuple[dict[str, object], Path]:
+    """Django's default storage for ``CASEBOOK_STORAGE_URL`` and the media root that goes with it.
+
+    ``file:///absolute/path``: ``FileSystemStorage`` in that folder. ``s3://bucket/prefix``:
+    django-storages' ``S3Storage`` (keys under ``prefix/``), with ``CASEBOOK_S3_ENDPOINT_URL`` (an
+    S3-compatible server; path-style addressing then), ``CASEBOOK_S3_REGION`` (else
+    ``AWS_DEFAULT_REGION``, else boto3's own lookup) and credentials from boto3's chain
+    (``AWS_ACCESS_KEY_ID``/``AWS_SECRET_ACCESS_KEY``, a profile, an instance role). Raises
+    ``ImproperlyConfigured`` naming the variable for anything else.
+    """
+    name = "CASEBOOK_STORAGE_URL"
+    parsed = urlparse(url)
+    if parsed.query or parsed.fragment or parsed.params:
+        raise ImproperlyConfigured(f"{name}={url!r}: no query or fragment is allowed")
+    if parsed.scheme == "file":
+        if parsed.netloc not in ("", "localhost") or not parsed.path.startswith("/"):
+            raise ImproperlyConfigured(f"{name}={url!r}: use file:///absolute/path")
+        root = Path(unquote(parsed.path))
+        # No location option: FileSystemStorage follows MEDIA_ROOT (and a test's override of it).
+        return {"BACKEND": "django.core.files.storage.FileSystemStorage"}, root
+    if parsed.scheme != "s3":
+        raise ImproperlyConfigured(f"{name}={url!r}: use file:///absolute/path or s3://bucket/prefix")
+    if not S3_BUCKET.match(parsed.netloc or "") or ".." in parsed.netloc:
+        raise ImproperlyConfigured(f"{name}={url!r}: {parsed.netloc!r} is not an S3 bucket name")
+    prefix = parsed.path.strip("/")
+    if "//" in prefix or any(part in (".", "..") for part in prefix.split("/")):
+        raise ImproperlyConfigured(f"{name}={url!r}: the prefix {prefix!r} is not a plain key prefix")
+    endpoint = envstr("CASEBOOK_S3_ENDPOINT_URL", "") or None
+    if endpoint is not None:
+        end = urlparse(endpoint)
+        if end.scheme not in ("http", "https") or not end.hostname or end.path not in ("", "/"):
+            raise ImproperlyConfigured(
+                f"CASEBOOK_S3_ENDPOINT_URL={endpoint!r}: use http(s)://host[:port] of an S3-compatible server"
+            )
+    options: dict[str, object] = {
+        "bucket_name": parsed.netloc,
+        "location": prefix,
+        "endpoint_url": endpoint,
+        "region_name": envstr("CASEBOOK_S3_REGION", "") or os.environ.get("AWS_DEFAULT_REGION") or None,
+        # A second upload of the same name gets a name of its own; nothing is public: every object
+        # is read through Django (the bundle download streams it after the access checks).
+        "file_overwrite": False,
+        "default_acl": None,
+        "querystring_auth": True,
+        "addressing_style": "path" if endpoint else None,
+    }
+    return {"BACKEND": "storages.backends.s3.S3Storage", "OPTIONS": options}, media_root
 
 
 DEBUG = envbool("CASEBOOK_DEBUG", False)
@@ -200,9 +254,14 @@ USE_TZ = True
 STATIC_URL = "/static/"
 STATICFILES_DIRS = [BASE_DIR / "static"]
 STATIC_ROOT = Path(envstr("CASEBOOK_STATIC_ROOT", str(BASE_DIR / "var" / "staticfiles")))
+# Where uploads and the fan-out's work files are kept (docs/storage.md): CASEBOOK_STORAGE_URL is
+# file:///path (the default: CASEBOOK_MEDIA_ROOT, else var/media) or s3://bucket/prefix, read and
+# written through Django's storage API only, so that workers on other hosts share it.
 MEDIA_ROOT = Path(envstr("CASEBOOK_MEDIA_ROOT", str(BASE_DIR / "var" / "media")))
+CASEBOOK_STORAGE_URL = envstr("CASEBOOK_STORAGE_URL", "") or MEDIA_ROOT.resolve().as_uri()
+_default_storage, MEDIA_ROOT = _storage(CASEBOOK_STORAGE_URL, MEDIA_ROOT)
 STORAGES = {
-    "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+    "default": _default_storage,
     "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
 }
 WHITENOISE_USE_FINDERS = True
@@ -220,7 +279,7 @@ CASEBOOK_MAX_RATIO = envint("CASEBOOK_MAX_RATIO", 200)
 CASEBOOK_PARSE_PROCESSES = envint("CASEBOOK_PARSE_PROCESSES", os.cpu_count() or 1)
 # Fan-out (web/fanout.py): the parts of one bundle's parse become Celery tasks that any worker of any
 # host takes (a chord joins them for the analysis); the upload and the parts are read through Django's
-# storage, so every worker host must share it (a shared volume, or S3 through django-storages).
+# storage, so every worker host must share it (CASEBOOK_STORAGE_URL: a shared volume, or S3).
 CASEBOOK_INGEST_FANOUT = envbool("CASEBOOK_INGEST_FANOUT", False)
 # Bytes of capture text per fan-out task (several pieces of 4-8 MiB of one member).
 CASEBOOK_FANOUT_PART_BYTES = envint("CASEBOOK_FANOUT_PART_BYTES", 64 << 20)

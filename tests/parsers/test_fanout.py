@@ -3,7 +3,6 @@ gives what ``read_bundle`` gives in one process: the same sources, frames, not-u
 
 from __future__ import annotations
 
-import pickle
 from pathlib import Path
 
 import pandas as pd
@@ -13,6 +12,7 @@ from analyzer.timeline import reduce_piece
 from parsers.ingest.bundle import Bundle, read_bundle
 from parsers.ingest.fanout import assemble, parse_part, plan_bundle
 from parsers.ingest.pieces import Work
+from parsers.ingest.workfile import dumps, loads
 from parsers.rawtext import text_of
 from tests.bundles import make_tar
 from tests.parsers.test_pieces import _processlist
@@ -33,13 +33,13 @@ def _fanned_out(
         return key
 
     plan = plan_bundle(path, put=put, reduce=reduce_piece, part_bytes=part_bytes)
-    plan = pickle.loads(pickle.dumps(plan))  # it travels through the storage
+    plan = loads(dumps(plan), name="plan")  # it travels through the storage, as a work file
     work = Work(reduce=reduce_piece, keep_text=True)
     outcomes = {}
     for part in reversed(plan.parts):  # parts finish in any order
         if part.index != lose:
             got = parse_part(part, get=store.__getitem__, work=work, keep_text=lambda m, c: text.extend(c))
-            outcomes[part.index] = pickle.loads(pickle.dumps(got))
+            outcomes[part.index] = loads(dumps(got), name=f"outcome-{part.index}")
     return assemble(plan, outcomes), len(plan.parts), text
 
 

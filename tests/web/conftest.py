@@ -229,8 +229,12 @@ def case_findings(case: Case) -> list[tuple]:
 
 
 def case_series(case: Case) -> dict[str, tuple[list, list]]:
-    """The series of ``case`` by name: timestamps and values (rounded to 9 digits)."""
-    return {s.name: (s.ts_us, [round(v, 9) for v in s.values]) for s in Series.objects.filter(case=case)}
+    """The series of ``case`` by name: timestamps and values (rounded to 9 digits; NaN as None, so
+    that two equal series compare equal)."""
+    return {
+        s.name: (s.ts_us, [None if v != v else round(v, 9) for v in s.values])
+        for s in Series.objects.filter(case=case)
+    }
 
 
 def case_sources(case: Case) -> list[tuple]:

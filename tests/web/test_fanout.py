@@ -18,8 +18,8 @@ from tests.bundles import generated_collection
 from tests.servers import CasebookProcesses, wait_for
 from tests.web.conftest import FANOUT_ENV, case_findings, case_series, case_sources, processes_on_test_db
 from web import services
-from web.fanout import WORK_DIR
 from web.models import Case, CaseStatus, RawChunk
+from web.storage import WORK_DIR
 
 ROOT = Path(__file__).resolve().parents[2]
 READY_WITHIN_S = 240
