@@ -36,7 +36,7 @@ import zstandard
 from django.core.files import File
 from django.core.files.storage import default_storage
 
-from parsers.base import MALLOC_TUNABLES
+from parsers.ingest.malloc import MALLOC_TUNABLES
 from tests.servers import (
     CasebookProcesses,
     PostgresServer,
