@@ -13,8 +13,9 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
+from parsers._bytes import Bytes, numbers_of
 from parsers._vertical import VerticalKeys
-from parsers.base import ParseWarning, TsMarker, parse_marker, safe_name
+from parsers.base import ParseWarning, TsMarker, first_of_snapshots, parse_marker, safe_name
 
 #: The client's column spelling -> our column (parsers/__init__.py).
 COLUMN_MAP: dict[str, str] = {
@@ -67,7 +68,7 @@ class State:
         self.vertical_keys: VerticalKeys | None = None
         #: ``parse(idle=...)``: Command values of sessions counted rather than typed (None: type all)
         self.idle: tuple[bytes, ...] | None = None
-        #: sessions counted but not typed, per snapshot (``_untyped``)
+        #: sessions counted but not typed, per snapshot (``typed_rows``)
         self.untyped: dict[int, int] = {}
         #: snapshots whose first row was typed
         self.first_typed: set[int] = set()
@@ -148,3 +149,50 @@ class State:
                 self.warnings.append(
                     ParseWarning(first + i, "unreadable-line", f"skipped: {stripped[:80]!r}")
                 )
+
+    def typed_rows(
+        self,
+        chunk: Bytes,
+        layout: VerticalKeys,
+        vs: list[np.ndarray],
+        ve: list[np.ndarray],
+        snaps: np.ndarray,
+        long_info: np.ndarray,
+    ) -> np.ndarray | None:
+        """The rows of a vertical chunk to type when ``parse`` was given ``idle`` (their indices), the
+        others counted into ``self.untyped``; None: type them all (no ``idle``, no Command or Time key,
+        or a Time cell that is not a plain number).
+
+        Counted, not typed: the sessions whose Command is one of ``self.idle``, but the first and the
+        last row of each snapshot and, of each snapshot's idle sessions, the first with the longest
+        Time (a possible lock holder), and a row whose Info spans lines. Their other cells are not read.
+        The first and last rows are those of the chunk (a snapshot may run over two): more rows than
+        needed, never fewer."""
+        if self.idle is None:
+            return None
+        if "Command" not in layout.keys or "Time" not in layout.keys:
+            return None
+        command, at = layout.keys.index("Command"), layout.keys.index("Time")
+        width = ve[command] - vs[command]
+        idle = np.zeros(len(snaps), dtype=bool)
+        for name in self.idle or ():
+            idle |= (width == len(name)) & chunk.starts_with(vs[command], name)
+        if not idle.any():
+            return None
+        time_s = numbers_of(chunk, vs[at], ve[at], False)
+        if time_s is None:
+            return None
+        idle[long_info] = False
+        edge = first_of_snapshots(snaps, self.first_typed)
+        edge[:-1] |= snaps[1:] != snaps[:-1]  # and the last row of each snapshot in the chunk
+        edge[-1] = True
+        rows = np.flatnonzero(idle)
+        order = np.lexsort((rows, -np.nan_to_num(time_s[rows], nan=-1.0), snaps[rows]))
+        leads = np.ones(len(order), dtype=bool)
+        leads[1:] = snaps[rows[order]][1:] != snaps[rows[order]][:-1]
+        longest = rows[order[leads]]
+        skip = idle & ~edge
+        skip[longest] = False
+        for snap, n in zip(*np.unique(snaps[skip], return_counts=True), strict=True):
+            self.untyped[int(snap)] = self.untyped.get(int(snap), 0) + int(n)
+        return np.flatnonzero(~skip)

@@ -38,7 +38,6 @@ from parsers.base import (
     ParseError,
     ParseWarning,
     TsMarker,
-    first_of_snapshots,
     iter_lines,
     parse_marker,
     snapshot_times,
@@ -246,16 +245,13 @@ def wall_of(v: Vertical, snapshot: int) -> pd.Timestamp | None:
 class RowSink(Protocol):
     """What ``read_chunk`` fills, from one chunk to the next (``parsers._processlist_rows.State``):
     the snapshot and the rows in it, the keys learned from the first row and their readers, and
-    with ``idle`` the sessions counted rather than typed (``_untyped``)."""
+    and which rows of a regular chunk to type (``typed_rows``)."""
 
     snapshot: int
     rows_in_snapshot: int
     columns: tuple[str, ...] | None
     vertical_re: re.Pattern[str] | None
     vertical_keys: VerticalKeys | None
-    idle: tuple[bytes, ...] | None
-    untyped: dict[int, int]
-    first_typed: set[int]
 
     def marker(self, marker: TsMarker) -> None:
         """A ``TS``/``zzz`` marker: a new snapshot."""
@@ -271,6 +267,18 @@ class RowSink(Protocol):
 
     def kind(self, key: str) -> str:
         """``int``, ``float`` or ``text``: how the cells of ``key`` are read."""
+
+    def typed_rows(
+        self,
+        chunk: Bytes,
+        layout: VerticalKeys,
+        vs: list[np.ndarray],
+        ve: list[np.ndarray],
+        snaps: np.ndarray,
+        long_info: np.ndarray,
+    ) -> np.ndarray | None:
+        """The rows of a regular chunk to type (indices; the others only counted), or None: all.
+        ``vs``/``ve``: each key's cell ranges in ``chunk``; ``long_info``: rows whose Info spans lines."""
 
     def add(
         self,
@@ -443,52 +451,6 @@ class VerticalKeys:
         self.usable = len(set(keys)) == len(keys) and all(len(p) <= MAX_PATTERN for p in self.prefixes)
 
 
-def _untyped(
-    chunk: Bytes,
-    layout: VerticalKeys,
-    vs: list[np.ndarray],
-    ve: list[np.ndarray],
-    snaps: np.ndarray,
-    long_info: np.ndarray,
-    state: RowSink,
-) -> np.ndarray | None:
-    """The rows of a vertical chunk to type when ``parse`` was given ``idle`` (their indices), the
-    others counted into ``state.untyped``; None: type them all (no Command or Time key, or a Time
-    cell that is not a plain number).
-
-    Counted, not typed: the sessions whose Command is one of ``state.idle``, but the first and the
-    last row of each snapshot and, of each snapshot's idle sessions, the first with the longest
-    Time (a possible lock holder), and a row whose Info spans lines. Their other cells are not read.
-    The first and last rows are those of the chunk (a snapshot may run over two): more rows than
-    needed, never fewer."""
-    if "Command" not in layout.keys or "Time" not in layout.keys:
-        return None
-    command, at = layout.keys.index("Command"), layout.keys.index("Time")
-    width = ve[command] - vs[command]
-    idle = np.zeros(len(snaps), dtype=bool)
-    for name in state.idle or ():
-        idle |= (width == len(name)) & chunk.starts_with(vs[command], name)
-    if not idle.any():
-        return None
-    time_s = numbers_of(chunk, vs[at], ve[at], False)
-    if time_s is None:
-        return None
-    idle[long_info] = False
-    edge = first_of_snapshots(snaps, state.first_typed)
-    edge[:-1] |= snaps[1:] != snaps[:-1]  # and the last row of each snapshot in the chunk
-    edge[-1] = True
-    rows = np.flatnonzero(idle)
-    order = np.lexsort((rows, -np.nan_to_num(time_s[rows], nan=-1.0), snaps[rows]))
-    leads = np.ones(len(order), dtype=bool)
-    leads[1:] = snaps[rows[order]][1:] != snaps[rows[order]][:-1]
-    longest = rows[order[leads]]
-    skip = idle & ~edge
-    skip[longest] = False
-    for snap, n in zip(*np.unique(snaps[skip], return_counts=True), strict=True):
-        state.untyped[int(snap)] = state.untyped.get(int(snap), 0) + int(n)
-    return np.flatnonzero(~skip)
-
-
 def _vertical_fast(first: int, text: str, state: RowSink) -> bool:
     """Read a vertical chunk with NumPy on its UTF-8 bytes, when it is regular: only ``TS``/``zzz``
     markers and rows; every row header exactly ``*** N. row ***`` with the stars of the chunk's
@@ -613,13 +575,12 @@ def _vertical_fast(first: int, text: str, state: RowSink) -> bool:
             state.rows_in_snapshot += 1
             done = r + 1
     rows_until(len(headers))
-    if state.idle is not None:
-        rows = _untyped(chunk, layout, vs, ve, snaps, long_info, state)
-        if rows is not None:
-            vs = [v[rows] for v in vs]
-            ve = [v[rows] for v in ve]
-            headers, row_end, snaps = headers[rows], row_end[rows], snaps[rows]
-            long_info = np.searchsorted(rows, long_info)
+    rows = state.typed_rows(chunk, layout, vs, ve, snaps, long_info)
+    if rows is not None:
+        vs = [v[rows] for v in vs]
+        ve = [v[rows] for v in ve]
+        headers, row_end, snaps = headers[rows], row_end[rows], snaps[rows]
+        long_info = np.searchsorted(rows, long_info)
     cells: list = [None] * n_keys
     texts = []
     for k, kind in enumerate(layout.kinds):

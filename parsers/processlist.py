@@ -274,7 +274,7 @@ def parse(
 
     ``stream``: text lines (with or without newlines) or a text file object. ``idle``: when given,
     Command values (``Sleep``) of sessions that a vertical capture's regular rows count rather than
-    type (see ``_untyped``: the first and last row of each snapshot and its longest-idle session
+    type (see ``_processlist_rows.State.typed_rows``: the first and last row of each snapshot and its longest-idle session
     stay), and a second frame, ``processlist_sessions`` (``ts``, ``line_no`` and ``line_end`` the
     first and last row of the snapshot, ``sessions`` int32), counts every session of each snapshot:
     a day of 1,000 mostly idle sessions a second is counted, not typed row by row. Raises
@@ -344,7 +344,7 @@ def parse(
 
 
 def _sessions(df: pd.DataFrame, untyped: dict[int, int]) -> pd.DataFrame:
-    """Sessions per snapshot: the typed rows of ``df`` and those ``_untyped`` counted."""
+    """Sessions per snapshot: the typed rows of ``df`` and those ``State.typed_rows`` counted."""
     snap = df["snapshot"].to_numpy(dtype=np.int64)  # in line order: snapshots never go back
     first = np.flatnonzero(np.diff(snap, prepend=-1)) if len(snap) else np.zeros(0, dtype=np.int64)
     sessions = np.diff(first, append=len(snap)) + np.array([untyped.get(int(x), 0) for x in snap[first]])
