@@ -328,7 +328,7 @@ def ensure_database() -> None:
 
 
 def _django_env() -> dict[str, str]:
-    from parsers.base import MALLOC_TUNABLES
+    from parsers.ingest.malloc import MALLOC_TUNABLES
 
     env = dict(os.environ)
     env.update(

@@ -1,8 +1,9 @@
 """Parsers for the captures in a diagnostic bundle: plain Python + pandas, no Django.
 
 Each module ``parsers/<format>.py`` reads one format (see ``parsers/base.py`` for the contract and
-the shared stream, chunk, marker and clock helpers, ``parsers/_sysstat.py`` for what mpstat and
-iostat share, and ``parsers/registry.py`` for detection order). ``parsers/ingest/bundle.py`` walks an
+the shared stream, chunk, marker and clock helpers, ``parsers/_sysstat.py`` and
+``parsers/_sysstat_time.py`` for what mpstat and iostat share, ``parsers/_vertical.py`` for the one
+reader of ``\\G`` output, and ``parsers/registry.py`` for detection order). ``parsers/ingest/bundle.py`` walks an
 archive safely (``parsers/ingest/archive.py``), detects each member by content, parses it and puts every
 source on UTC.
 

@@ -8,18 +8,30 @@ with a ``TS <epoch> <date> <time>`` marker before each snapshot (pt-stalk 3.5+) 
 (3.2: then an echoed statement such as ``SHOW SLAVE STATUS\\G`` or a row numbered 1 of the
 first query starts a snapshot, timed from the collection's start plus the interval).
 
-Used by ``parsers.innodb_trx``, ``parsers.lock_waits`` and ``parsers.slave_status``; not a format.
+Two readers, one for each size of member:
+
+- ``read``: record by record, for the small members of ``parsers.innodb_trx``,
+  ``parsers.lock_waits`` and ``parsers.slave_status`` (any keys, echoed statements, the colon
+  column of each record).
+- ``read_chunk``: the chunks of a large member (``parsers.processlist``: SHOW PROCESSLIST\\G every
+  second for a day), whose keys are learned from its first row; a regular chunk is read as bytes
+  with NumPy (``parsers._bytes``), any other with one regex per row. The rows go to a ``RowSink``
+  (``parsers._processlist_rows.State``).
+
+Not a format.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
+from typing import Protocol
 
 import numpy as np
 import pandas as pd
 
+from parsers._bytes import DIGIT, MAX_PATTERN, SPACE, Bytes, numbers_of, texts_of
 from parsers.base import (
     Clock,
     ClockHints,
@@ -35,6 +47,11 @@ ROW_HEADER = re.compile(r"^\*{3,} *(\d+)\. row *\*{3,}\s*$")
 _KEY = re.compile(r"^ *([A-Za-z_][A-Za-z0-9_]*)$")
 #: An echoed statement line (pt-stalk's ``echo -e "\\n$sql\\n"``): upper-case SQL verb first.
 _STATEMENT = re.compile(r"^(SHOW|SELECT|select|show)\s")
+#: A row header with any blanks around it and any run of stars (``read_chunk``, ``sniff`` of
+#: processlist): the regex reading of a chunk accepts what the NumPy reading turns down.
+ANY_ROW_HEADER = re.compile(r"^\s*\*+ (\d+)\. row \*+\s*$")
+#: A ``Key:`` line (key and the blanks before it), followed by a blank or the line's end.
+KEY_LINE = re.compile(r"^(\s*)(\w+):(?: |$)")
 
 
 @dataclass(slots=True)
@@ -223,3 +240,359 @@ def wall_of(v: Vertical, snapshot: int) -> pd.Timestamp | None:
     if v.ts_is_local and v.ts is not None and snapshot < len(v.ts):
         return v.ts[snapshot].tz_localize(None)
     return None
+
+
+class RowSink(Protocol):
+    """What ``read_chunk`` fills, from one chunk to the next (``parsers._processlist_rows.State``):
+    the snapshot and the rows in it, the keys learned from the first row and their readers, and
+    and which rows of a regular chunk to type (``typed_rows``)."""
+
+    snapshot: int
+    rows_in_snapshot: int
+    columns: tuple[str, ...] | None
+    vertical_re: re.Pattern[str] | None
+    vertical_keys: VerticalKeys | None
+
+    def marker(self, marker: TsMarker) -> None:
+        """A ``TS``/``zzz`` marker: a new snapshot."""
+
+    def new_listing(self) -> None:
+        """A row numbered 1: a new snapshot unless a marker just opened one."""
+
+    def odd(self, line_no: int, text: str) -> None:
+        """Text between records (named unless blank)."""
+
+    def no_rows(self, first: int, text: str) -> None:
+        """A chunk before the first row."""
+
+    def kind(self, key: str) -> str:
+        """``int``, ``float`` or ``text``: how the cells of ``key`` are read."""
+
+    def typed_rows(
+        self,
+        chunk: Bytes,
+        layout: VerticalKeys,
+        vs: list[np.ndarray],
+        ve: list[np.ndarray],
+        snaps: np.ndarray,
+        long_info: np.ndarray,
+    ) -> np.ndarray | None:
+        """The rows of a regular chunk to type (indices; the others only counted), or None: all.
+        ``vs``/``ve``: each key's cell ranges in ``chunk``; ``long_info``: rows whose Info spans lines."""
+
+    def add(
+        self,
+        columns: tuple[str, ...],
+        starts: Sequence[int],
+        ends: Sequence[int],
+        snaps: Sequence[int],
+        rows: list | pd.DataFrame,
+    ) -> None:
+        """Rows as records (one sequence of cells each)."""
+
+    def add_columns(
+        self,
+        columns: tuple[str, ...],
+        starts: Sequence[int],
+        ends: Sequence[int],
+        snaps: Sequence[int],
+        cells: list,
+    ) -> None:
+        """Rows as one cell sequence per column."""
+
+
+# ---------------------------------------------------------------------------------------------
+# Chunks of a large member (SHOW PROCESSLIST\G every second for a day): regex and NumPy readers
+# ---------------------------------------------------------------------------------------------
+def cut_chunk(text: str) -> int:
+    """Start of the last row header or marker line of ``text`` (chunks end on a record boundary)."""
+    row = text.rfind(". row ***")
+    row_start = text.rfind("\n", 0, row) + 1 if row > 0 else 0
+    return max(row_start, text.rfind("\nTS ") + 1, text.rfind("\nzzz ") + 1)
+
+
+def _lines_from(text: str) -> Iterator[str]:
+    """The lines of ``text`` one by one (a chunk is a few MB; the keys are in its first lines)."""
+    pos = 0
+    while pos <= len(text):
+        end = text.find("\n", pos)
+        if end < 0:
+            end = len(text)
+        yield text[pos:end]
+        pos = end + 1
+
+
+def _learn_keys(text: str) -> tuple[tuple[str, ...], list[str]] | None:
+    """Keys and their exact prefixes (``'      Id:'``) from the first row of ``text``."""
+    lines = _lines_from(text)
+    for line in lines:
+        if ANY_ROW_HEADER.match(line):
+            break
+    else:
+        return None
+    keys: list[str] = []
+    prefixes: list[str] = []
+    colon_at = None
+    for line in lines:
+        if ANY_ROW_HEADER.match(line) or line.startswith(("TS ", "zzz ")):
+            break
+        m = KEY_LINE.match(line)
+        if not m:
+            continue
+        at = m.end(2)
+        if colon_at is None:
+            if m.group(2) != "Id":
+                return None
+            colon_at = at
+        if at != colon_at:
+            continue  # an Info line that happens to contain "word:"
+        keys.append(m.group(2))
+        prefixes.append(line[: at + 1])
+    return (tuple(keys), prefixes) if keys else None
+
+
+def _vertical_regex(keys: tuple[str, ...], prefixes: list[str]) -> re.Pattern[str]:
+    row_header = r"[ \t]*\*+ (\d+)\. row \*+[ \t]*\n"
+    end_of_row = r"[ \t]*\*+ \d+\. row \*+[ \t]*$|(?:TS|zzz) "
+    parts = [row_header]
+    for i, (key, prefix) in enumerate(zip(keys, prefixes, strict=True)):
+        if key == "Info":
+            stop = re.escape(prefixes[i + 1]) if i + 1 < len(keys) else end_of_row
+            # NULL cannot span lines: whatever follows it (an `ERROR 2013` line) is not Info.
+            value = f"NULL(?=\\n)|[^\\n]*(?:\\n(?!{stop})[^\\n]*)*"
+            parts.append(f"{re.escape(prefix)} ?({value})\\n")
+        else:
+            parts.append(f"{re.escape(prefix)} ?([^\\n]*)\\n")
+    row = "".join(parts)
+    return re.compile(f"^(?:(?P<marker>(?:TS|zzz) [^\\n]*)\\n|(?P<row>{row}))", re.M)
+
+
+def read_chunk(first: int, text: str, state: RowSink) -> None:
+    """Rows of a vertical chunk: read as bytes with NumPy when the chunk is regular (see
+    :func:`_vertical_fast`), else with the row regex, line by line."""
+    if state.vertical_re is None:
+        learned = _learn_keys(text)
+        if learned is None:
+            return state.no_rows(first, text)
+        state.columns = learned[0]
+        state.vertical_re = _vertical_regex(*learned)
+        state.vertical_keys = VerticalKeys(*learned, [state.kind(k) for k in learned[0]])
+    if _vertical_fast(first, text, state):
+        return None
+    return _vertical_regex_chunk(first, text, state)
+
+
+def _vertical_regex_chunk(first: int, text: str, state: RowSink) -> None:
+    """The rows of a chunk with the row regex: any text between rows is named (``unreadable-line``)."""
+    regex = state.vertical_re
+    assert regex is not None
+    columns = state.columns
+    starts: list[int] = []
+    ends: list[int] = []
+    snaps: list[int] = []
+    rows: list[tuple] = []
+    pos = 0
+    line_no = first
+    for m in regex.finditer(text):
+        start = m.start()
+        if start > pos:
+            gap = text[pos:start]
+            state.odd(line_no, gap.rstrip("\n"))
+            line_no += gap.count("\n")
+        if m.group("marker") is not None:
+            marker = parse_marker(m.group("marker"))
+            if marker is None:
+                state.odd(line_no, m.group("marker"))
+            else:
+                state.marker(marker)
+            line_no += 1
+        else:
+            groups = m.groups()
+            # groups: (marker, row, row_number, values...)
+            if groups[2] == "1":
+                state.new_listing()
+            elif state.snapshot < 0:
+                state.snapshot = 0
+            n_lines = m.group(0).count("\n")
+            starts.append(line_no)  # the session's lines start with its `*** N. row ***` header
+            ends.append(line_no + n_lines - 1)
+            snaps.append(state.snapshot)
+            rows.append(groups[3:])
+            state.rows_in_snapshot += 1
+            line_no += n_lines
+        pos = m.end()
+    if pos < len(text):
+        state.odd(line_no, text[pos:].rstrip("\n"))
+    state.add(columns, starts, ends, snaps, rows)
+    return None
+
+
+# ---------------------------------------------------------------------------------------------
+# Vertical (\G) chunks read as bytes with NumPy
+# ---------------------------------------------------------------------------------------------
+#: A row header as the mysql client prints it (no blanks around it): stars, number, ``. row``, stars.
+_HEADER_SHAPE = re.compile(r"(\*+) [0-9]+\. row (\*+)")
+#: Where a multi-line Info that is the last column stops (the row regex's ``end_of_row``).
+_END_OF_INFO = re.compile(r"[ \t]*\*+ \d+\. row \*+[ \t]*$|(?:TS|zzz) ")
+
+
+class VerticalKeys:
+    """The keys of the first row (``'      Id:'`` prefixes) as :func:`_vertical_fast` compares them."""
+
+    def __init__(self, keys: tuple[str, ...], prefixes: list[str], kinds: list[str]) -> None:
+        self.keys = keys
+        self.prefixes = [p.encode("utf-8") for p in prefixes]
+        self.info = keys.index("Info") if "Info" in keys else -1
+        #: the Info of a row runs until a line that starts with the next key's prefix (None: Info is
+        #: the last key and runs until the next row or marker)
+        self.stop = prefixes[self.info + 1] if 0 <= self.info < len(keys) - 1 else None
+        #: ``int``, ``float`` or ``text`` per key (``RowSink.kind``)
+        self.kinds = kinds
+        self.usable = len(set(keys)) == len(keys) and all(len(p) <= MAX_PATTERN for p in self.prefixes)
+
+
+def _vertical_fast(first: int, text: str, state: RowSink) -> bool:
+    """Read a vertical chunk with NumPy on its UTF-8 bytes, when it is regular: only ``TS``/``zzz``
+    markers and rows; every row header exactly ``*** N. row ***`` with the stars of the chunk's
+    first header and no blanks around; every key line where the learned keys put it, with its exact
+    prefix; a multi-line Info only where the row regex reads the same lines into it. Then the rows,
+    cells, snapshots and line numbers are those of :func:`_vertical_regex_chunk`; False (nothing
+    done) for any other chunk, which that function reads."""
+    layout = state.vertical_keys
+    if layout is None or not layout.usable or not text.endswith("\n"):
+        return False
+    try:
+        data = text.encode("utf-8")
+    except UnicodeEncodeError:  # a lone surrogate
+        return False
+    size = len(data)
+    chunk = Bytes(data)
+    buf = chunk.buf
+    ends = np.flatnonzero(buf[:size] == 10)  # the newline of each line
+    n_lines = len(ends)
+    starts = np.empty(n_lines, dtype=np.int64)
+    starts[0] = 0
+    starts[1:] = ends[:-1] + 1
+    lead = buf[starts]
+    headers = np.flatnonzero(lead == ord("*"))
+    if not len(headers):
+        return False
+    maybe = np.flatnonzero((lead == ord("T")) | (lead == ord("z")))
+    marks = maybe[chunk.starts_with(starts[maybe], b"TS ") | chunk.starts_with(starts[maybe], b"zzz ")]
+    # Row headers: the stars of the first one, digits, no blanks.
+    h0 = int(headers[0])
+    shape = _HEADER_SHAPE.fullmatch(data[starts[h0] : ends[h0]].decode("utf-8"))
+    if shape is None:
+        return False
+    head = shape.group(1).encode() + b" "
+    tail = b". row " + shape.group(2).encode()
+    if len(head) > MAX_PATTERN or len(tail) > MAX_PATTERN:
+        return False
+    h_start, h_end = starts[headers], ends[headers]
+    n_digits = h_end - h_start - len(head) - len(tail)
+    if n_digits.min() < 1 or n_digits.max() > 18:
+        return False
+    if not (chunk.starts_with(h_start, head).all() and chunk.starts_with(h_end - len(tail), tail).all()):
+        return False
+    widest = int(n_digits.max())
+    digits = buf[(h_start + len(head))[:, None] + np.arange(widest)]
+    if not (((digits - DIGIT) <= 9) | (np.arange(widest) >= n_digits[:, None])).all():
+        return False
+    row_one = (n_digits == 1) & (digits[:, 0] == ord("1"))
+    # Records: the chunk starts with one; a marker is one line; a row runs to the next record.
+    records = np.sort(np.concatenate([headers, marks]))
+    if records[0] != 0:
+        return False
+    following = np.empty_like(records)
+    following[:-1] = records[1:]
+    following[-1] = n_lines
+    is_mark = lead[records] != ord("*")
+    if (following[is_mark] - records[is_mark] != 1).any():
+        return False
+    row_end = following[~is_mark]  # the line after each row
+    n_keys = len(layout.keys)
+    extra = row_end - headers - 1 - n_keys  # lines of a multi-line Info past its first
+    if extra.min() < 0 or (layout.info < 0 and extra.any()):
+        return False
+    key_lines = []
+    for k, prefix in enumerate(layout.prefixes):
+        line = headers + 1 + k + (extra if k > layout.info >= 0 else 0)
+        if not chunk.starts_with(starts[line], prefix).all():
+            return False
+        key_lines.append(line)
+    # Cells: after the prefix and one optional blank, to the end of the line.
+    vs = [starts[line] + len(p) for line, p in zip(key_lines, layout.prefixes, strict=True)]
+    vs = [v + (buf[v] == SPACE) for v in vs]
+    ve = [ends[line] for line in key_lines]
+    long_info = np.flatnonzero(extra)
+    if len(long_info):
+        i = layout.info
+        info_line = key_lines[i][long_info]
+        more = extra[long_info]
+        for r, line, n in zip(long_info.tolist(), info_line.tolist(), more.tolist(), strict=True):
+            for cont in range(line + 1, line + n + 1):
+                body = data[starts[cont] : ends[cont]].decode("utf-8")
+                if (body.startswith(layout.stop)) if layout.stop is not None else _END_OF_INFO.match(body):
+                    return False  # the row regex ends the Info there
+            if layout.stop is None and data[vs[i][r] : ve[i][r]] == b"NULL":
+                return False  # `Info: NULL` cannot span lines: the lines after it are not Info
+        whole_info = [
+            data[a:b].decode("utf-8") for a, b in zip(vs[i][long_info], ends[info_line + more], strict=True)
+        ]
+        ve[i] = ve[i].copy()
+        vs[i] = vs[i].copy()
+        vs[i][long_info] = ve[i][long_info]  # read as empty below, then replaced by the whole text
+    # Snapshots: markers and rows numbered 1 in line order, the rows between them counted at once.
+    snaps = np.empty(len(headers), dtype=np.int64)
+    done = 0
+
+    def rows_until(stop: int) -> None:
+        nonlocal done
+        if stop > done:
+            if state.snapshot < 0:
+                state.snapshot = 0
+            snaps[done:stop] = state.snapshot
+            state.rows_in_snapshot += stop - done
+            done = stop
+
+    ones = np.flatnonzero(row_one)
+    marks_at = np.searchsorted(headers, marks)  # rows before each marker
+    events = sorted([(int(m), -1, int(r)) for m, r in zip(marks, marks_at, strict=True)])
+    events += [(int(headers[r]), 1, int(r)) for r in ones]
+    events.sort()
+    for line, kind, r in events:
+        rows_until(r)
+        if kind < 0:
+            body = data[starts[line] : ends[line]].decode("utf-8")
+            marker = parse_marker(body)
+            if marker is None:
+                state.odd(first + line, body)
+            else:
+                state.marker(marker)
+        else:
+            state.new_listing()
+            snaps[r] = state.snapshot
+            state.rows_in_snapshot += 1
+            done = r + 1
+    rows_until(len(headers))
+    rows = state.typed_rows(chunk, layout, vs, ve, snaps, long_info)
+    if rows is not None:
+        vs = [v[rows] for v in vs]
+        ve = [v[rows] for v in ve]
+        headers, row_end, snaps = headers[rows], row_end[rows], snaps[rows]
+        long_info = np.searchsorted(rows, long_info)
+    cells: list = [None] * n_keys
+    texts = []
+    for k, kind in enumerate(layout.kinds):
+        if kind != "text":
+            cells[k] = numbers_of(chunk, vs[k], ve[k], kind == "float")
+        if cells[k] is None:
+            texts.append(k)
+    for k, values in zip(texts, texts_of(buf, [(vs[k], ve[k]) for k in texts]), strict=True):
+        cells[k] = values
+    if len(long_info):
+        info = cells[layout.info]
+        for r, value in zip(long_info.tolist(), whole_info, strict=True):
+            info[r] = value
+    state.add_columns(layout.keys, first + headers, first + row_end - 1, snaps, cells)
+    return True

@@ -10,7 +10,7 @@ Accepts:
     ``%rrqm``, ``d/s dkB/s drqm/s %drqm d_await dareq-sz``, ``f/s f_await``); ``Device:`` with or
     without a colon; ``-t`` report times ``04/21/2026 04:51:43 PM``, ``11/22/26 12:26:28``,
     ``2026-04-21T16:51:43+0000`` (``S_TIME_FORMAT=ISO``: true UTC) and sysstat 7's ``Time:
-    11:01:52``; banner dates as in ``parsers/_sysstat.py`` (``DD.MM.YYYY``, ISO, MM/DD vs DD/MM
+    11:01:52``; banner dates as in ``parsers/_sysstat_time.py`` (``DD.MM.YYYY``, ISO, MM/DD vs DD/MM
     decided from the values); decimal commas; ``TS``/``zzz`` markers (pt-stalk, OSWatcher, the
     Casebook collector); lines prefixed by ``host: `` (pdsh: the first host is kept) or a space.
 
@@ -74,17 +74,8 @@ from collections.abc import Iterable
 import numpy as np
 import pandas as pd
 
-from parsers._sysstat import (
-    HOST_PREFIX_RE,
-    Bucket,
-    LineWarnings,
-    Shapes,
-    SysstatReader,
-    is_stamp,
-    line_numbers,
-    read_table,
-    to_floats,
-)
+from parsers._sysstat import Bucket, LineWarnings, Shapes, SysstatReader, line_numbers, read_table, to_floats
+from parsers._sysstat_time import HOST_PREFIX_RE, is_stamp
 from parsers.base import ClockHints, ParsedSource, ParseError, safe_name
 
 FORMAT = "iostat"

@@ -77,19 +77,8 @@ from collections.abc import Callable, Iterable, Iterator
 import numpy as np
 import pandas as pd
 
-from parsers._sysstat import (
-    EPOCH_RE,
-    HOST_PREFIX_RE,
-    Bucket,
-    LineWarnings,
-    Shapes,
-    SysstatReader,
-    line_numbers,
-    line_prefix,
-    read_table,
-    to_floats,
-    tod_seconds,
-)
+from parsers._sysstat import Bucket, LineWarnings, Shapes, SysstatReader, line_numbers, read_table, to_floats
+from parsers._sysstat_time import EPOCH_RE, HOST_PREFIX_RE, line_prefix, tod_seconds
 from parsers.base import ClockHints, ParsedSource, ParseError, cuts_at_newlines_only, lines_of, safe_name
 
 FORMAT = "mpstat"

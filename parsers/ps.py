@@ -65,13 +65,15 @@ Source: procps-ng ps(1) "STANDARD FORMAT SPECIFIERS" (headers and alignment), pr
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
 from pandas.api.types import union_categoricals
 
+from parsers._ps_frame import missing, state_of, to_frame
+from parsers._ps_layout import LSTART_TOKENS, SPACE, TEXT_COLUMNS, WORD, Layout, Rows, layout_of, split_rows
 from parsers.base import (
     ClockHints,
     ParsedSource,
@@ -88,59 +90,14 @@ from parsers.base import (
 FORMAT = "ps"
 FRAME = "ps_threads"
 
-#: Header spelling -> output column, best source first: when a listing has both USER and UID, or
-#: STAT and S, or %CPU and C, the first one listed wins.
-COLUMN_MAP: dict[str, str] = {
-    "PID": "pid",
-    "TGID": "pid",
-    "TID": "tid",
-    "LWP": "tid",
-    "SPID": "tid",
-    "PPID": "ppid",
-    "USER": "user",
-    "EUSER": "user",
-    "RUSER": "user",
-    "UID": "user",
-    "STAT": "stat",
-    "S": "stat",
-    "%CPU": "pcpu",
-    "PCPU": "pcpu",
-    "C": "pcpu",
-    "COMMAND": "comm",
-    "CMD": "comm",
-    "ARGS": "comm",
-    "COMM": "comm",
-    "WCHAN": "wchan",
-}
-#: Headers ps prints that feed no output column (read, not warned about).
-KNOWN_OTHER = frozenset(
-    "F PRI NI ADDR SZ VSZ VSIZE RSS RSZ TTY TT TIME STIME START STARTED LSTART NLWP PSR CLS PGID SID "
-    "%MEM PMEM ELAPSED ETIME ETIMES TPGID SESS RTPRIO POL PSR SCH CP LABEL GROUP RGROUP EGROUP "
-    "GID RUID EUID SUID FUID SVUID TIME+ MAJFL MINFL DRS TRS SWAP CPUID NUMA SIZE PENDING BLOCKED "
-    "IGNORED CAUGHT CGROUP IO".split()
-)
-#: Columns whose value may contain spaces: ``lstart``/``start`` (header STARTED) and ``bsdstart`` (START).
-SPACED = frozenset({"STARTED", "START", "LSTART"})
-#: ``lstart`` prints ``Wed Oct  2 02:19:25 2019`` (24 chars, 5 tokens); ``start`` prints 8 chars.
-LSTART_MIN_WIDTH = 20
-LSTART_TOKENS = 5
-#: The last COMMAND/CMD/ARGS column is the command line; only its first token (the executable) is
-#: read by vectorised slicing, within this many characters (longer first tokens take the slow path).
-FIRST_TOKEN_WINDOW = 160
 #: Headers that only ``top`` (PR, VIRT, RES, SHR, TIME+) or ``lsof`` (FD, NODE, DEVICE) print: a
 #: head with one of them is not a ps listing even though it has a PID column.
 NOT_PS = frozenset({"PR", "VIRT", "RES", "SHR", "TIME+", "FD", "NODE", "DEVICE", "SIZE/OFF", "NAME"})
-#: Between a left-aligned and a right-aligned column the separator is the leftmost position blank in
-#: nearly every row: a few rows may overflow across it (``SZ 473648``), while positions further right
-#: can be blank in every row only by accident (the double space in ``lstart``'s ``Oct  2``). Rows the
-#: chosen split does not fit are read by token, so this only decides speed, never values.
-SEPARATOR_QUORUM = 0.95
 #: Rows per vectorised chunk: bounds memory (the byte grid is rows x width) while amortising the
 #: NumPy call overhead over thousands of rows.
 CHUNK_ROWS = 65_536
 
 _HEADER_TOKEN = re.compile(r"^[A-Z%][A-Z0-9%_+:/-]*$")
-_SPACE = 32
 _COLUMNS = (
     "ts",
     "line_no",
@@ -155,8 +112,6 @@ _COLUMNS = (
     "comm",
     "wchan",
 )
-_TEXT = ("user", "stat", "comm", "wchan")
-_NUMBERS = ("pid", "tid", "ppid", "pcpu")
 #: The frame of thread counts by state that ``parse(..., states=...)`` adds.
 COUNTS_FRAME = "ps_state_counts"
 
@@ -184,460 +139,6 @@ def sniff(head: list[str]) -> bool:
     return False
 
 
-@dataclass(frozen=True, slots=True)
-class _Col:
-    name: str  # header token
-    hs: int  # header token start (0-based char)
-    he: int  # header token end (exclusive)
-    ntok: int  # whitespace tokens in a value (lstart: 5)
-    spaced: bool  # value may contain spaces
-
-
-@dataclass(frozen=True, slots=True)
-class _Layout:
-    """Where each needed output column comes from in one header."""
-
-    header: str
-    cols: tuple[_Col, ...]
-    src: dict[str, int]  # output column -> index in cols
-    free: int | None  # index of the COMMAND column (may contain spaces)
-    free_last: bool  # the COMMAND column is last: a command line, reduce to its first token
-
-
-def _layout(header: str, member: str, line_no: int, warnings: list[ParseWarning]) -> _Layout:
-    matches = list(re.finditer(r"\S+", header))
-    cols: list[_Col] = []
-    for i, m in enumerate(matches):
-        name = m.group()
-        width = m.end() - (matches[i - 1].end() + 1 if i else 0)
-        lstart = name in ("STARTED", "LSTART") and width >= LSTART_MIN_WIDTH
-        cols.append(_Col(name, m.start(), m.end(), LSTART_TOKENS if lstart else 1, name in SPACED))
-    src: dict[str, int] = {}
-    for out in dict.fromkeys(COLUMN_MAP.values()):
-        for spelling, target in COLUMN_MAP.items():
-            if target != out:
-                continue
-            idx = next((i for i, c in enumerate(cols) if c.name == spelling), None)
-            if idx is not None:
-                src[out] = idx
-                break
-    unknown = [c.name for c in cols if c.name not in COLUMN_MAP and c.name not in KNOWN_OTHER]
-    if unknown:
-        warnings.append(ParseWarning(line_no, "unknown-column", f"ignored ps column(s) {', '.join(unknown)}"))
-    if "pid" not in src:
-        raise ParseError(member, line_no, header, "ps header has no PID column")
-    free = src.get("comm")
-    free_last = free is not None and free == len(cols) - 1
-    if free is not None and not free_last:
-        cols[free] = _Col(cols[free].name, cols[free].hs, cols[free].he, 1, True)
-    return _Layout(header, tuple(cols), src, free, free_last)
-
-
-# ---------------------------------------------------------------------------------------------
-# _split: a chunk of rows -> raw byte columns (fixed-width slicing), rows that need token splitting
-# ---------------------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True, slots=True)
-class _Rows:
-    """Some lines of a batch, as byte offsets into the batch's UTF-8 buffer."""
-
-    buf: np.ndarray  # uint8, the batch, every line ending with \n
-    starts: np.ndarray  # int64 byte offset of each row
-    lens: np.ndarray  # int64 byte length of each row (without \n)
-    ascii_ok: np.ndarray  # bool: no byte >= 128 (byte offsets = character offsets)
-    nos: np.ndarray  # int64 1-based line numbers
-    snaps: np.ndarray  # int64 snapshot of each row
-
-    def text(self, i: int) -> str:
-        s = int(self.starts[i])
-        return self.buf[s : s + int(self.lens[i])].tobytes().decode("utf-8", "replace")
-
-
-_WORD = 64
-_ALL = np.uint64(0xFFFFFFFFFFFFFFFF)
-
-
-def _grid(rows: _Rows, cap: int | None) -> np.ndarray:
-    """Rows as a (n, width) uint8 grid; width = longest row (at most ``cap``) rounded up to 64.
-
-    Bytes past a row's end are whatever follows it in the buffer: ``_bits`` masks them, and
-    ``_block`` blanks them in the fields that are read.
-    """
-    n = len(rows.starts)
-    width = int(rows.lens.max()) if n else 0
-    if cap is not None:
-        width = min(width, cap)
-    width = max(_WORD, -(-width // _WORD) * _WORD)
-    # a row is a window of the (blank-padded) buffer: one fancy index per row, not per byte
-    windows = np.lib.stride_tricks.sliding_window_view(rows.buf, width)
-    return windows[rows.starts]
-
-
-def _bits(grid: np.ndarray, lens: np.ndarray) -> np.ndarray:
-    """Non-blank positions of each row as a bitset: (n, width / 64) uint64, bit j of word j // 64
-    is position j. Field checks then cost a few word operations per row instead of a byte loop."""
-    bits = np.packbits(grid != _SPACE, axis=1, bitorder="little").view("<u8").copy()
-    for w in range(bits.shape[1]):
-        k = np.clip(lens - w * _WORD, 0, _WORD).astype(np.uint64)
-        bits[:, w] &= np.where(
-            k >= _WORD, _ALL, (np.uint64(1) << np.minimum(k, np.uint64(63))) - np.uint64(1)
-        )
-    return bits
-
-
-def _words(s: int, e: int) -> Iterator[tuple[int, np.uint64]]:
-    """(word, mask) pairs covering positions [s, e)."""
-    for w in range(s // _WORD, -(-e // _WORD)):
-        lo, hi = max(s - w * _WORD, 0), min(e - w * _WORD, _WORD)
-        if hi > lo:
-            yield w, np.uint64(((1 << (hi - lo)) - 1) << lo)
-
-
-def _any(bits: np.ndarray, s: int, e: int) -> np.ndarray:
-    out = np.zeros(len(bits), dtype=bool)
-    for w, m in _words(s, e):
-        out |= (bits[:, w] & m) != 0
-    return out
-
-
-def _count(bits: np.ndarray, s: int, e: int) -> np.ndarray:
-    out = np.zeros(len(bits), dtype=np.int64)
-    for w, m in _words(s, e):
-        out += np.bitwise_count(bits[:, w] & m)
-    return out
-
-
-def _bit(bits: np.ndarray, j: int) -> np.ndarray:
-    if not 0 <= j < bits.shape[1] * _WORD:
-        return np.zeros(len(bits), dtype=bool)
-    return ((bits[:, j // _WORD] >> np.uint64(j % _WORD)) & np.uint64(1)).astype(bool)
-
-
-def _fields(layout: _Layout, bits: np.ndarray, width: int) -> tuple[list[tuple[int, int]], np.ndarray]:
-    """Field boundaries ``[(start, end)]`` per column, inferred from the header and the data, and the
-    mask of rows that fit them (every field in place, separators blank, single tokens contiguous)."""
-    n = len(bits)
-    cols = layout.cols
-    last = len(cols) - 1
-    align = []
-    for i, c in enumerate(cols):
-        if i == layout.free and layout.free_last:
-            align.append("left")
-            continue
-        # a value starts exactly at the header's start (left-aligned) or ends exactly at its end
-        # (right-aligned); rows shifted by an overflow earlier in the line vote for neither
-        left = np.count_nonzero(_bit(bits, c.hs) & ~_bit(bits, c.hs - 1))
-        right = np.count_nonzero(_bit(bits, c.he - 1) & ~_bit(bits, c.he))
-        align.append("right" if right > left else "left" if left > right else "both")
-    bounds: list[list[int]] = [[0, width] for _ in cols]
-    bounds[0][0] = cols[0].hs if align[0] != "right" else 0
-    for i in range(last):
-        a, b = align[i], align[i + 1]
-        if a != "left":
-            bounds[i][1] = cols[i].he
-            bounds[i + 1][0] = cols[i + 1].hs if b != "right" else cols[i].he + 1
-        elif b != "right":
-            bounds[i][1] = bounds[i + 1][0] = cols[i + 1].hs
-            bounds[i][1] -= 1
-        else:  # left-aligned then right-aligned: see SEPARATOR_QUORUM
-            lo, hi = cols[i].hs + 1, min(cols[i + 1].he - 1, width)
-            if hi <= lo:
-                p = lo
-            else:
-                blanks = np.array([n - np.count_nonzero(_bit(bits, j)) for j in range(lo, hi)])
-                p = lo + int(np.argmax(blanks >= SEPARATOR_QUORUM * blanks.max()))
-            bounds[i][1], bounds[i + 1][0] = p, p + 1
-    bounds = [[min(s, width), min(e, width)] for s, e in bounds]
-    # token starts: a non-blank position whose left neighbour is blank
-    carry = np.zeros((n, bits.shape[1]), dtype=np.uint64)
-    carry[:, 1:] = bits[:, :-1] >> np.uint64(_WORD - 1)
-    starts = bits & ~((bits << np.uint64(1)) | carry)
-    ok = np.ones(n, dtype=bool)
-    for i, (s, e) in enumerate(bounds):
-        if i < last and bounds[i + 1][0] > e:  # the gap up to the next field must be blank
-            ok &= ~_any(bits, e, bounds[i + 1][0])
-        if e <= s:
-            ok[:] = False
-            continue
-        if i == layout.free and layout.free_last:
-            ok &= _bit(bits, s)
-            # the first token must end inside the window: a blank in it, or the line ends in it
-            ok &= _count(bits, s, width) < width - s
-            continue
-        if align[i] != "left" and i < last:
-            ok &= _bit(bits, e - 1)
-        if align[i] != "right":
-            ok &= _bit(bits, s)
-        if cols[i].spaced:
-            ok &= _any(bits, s, e)
-        else:  # exactly one token (a field is never empty: ps prints "-")
-            ok &= (_count(starts, s, e) + (_bit(bits, s) & ~_bit(starts, s))) == 1
-    return [(s, e) for s, e in bounds], ok
-
-
-def _block(grid: np.ndarray, ok: np.ndarray, lens: np.ndarray, s: int, e: int) -> np.ndarray:
-    """Positions [s, e) of the rows in ``ok`` as a (n_ok, e - s) uint8 block, blank past line ends."""
-    block = np.compress(ok, grid[:, s:e], axis=0)
-    kept = lens[ok]
-    if int(kept.min(initial=e)) < e:
-        # int16 comparisons: half the memory traffic of the default int64 for this (n, w) mask
-        small = np.int16 if e < np.iinfo(np.int16).max else np.int64
-        past = np.arange(s, e, dtype=small)[None, :] >= np.minimum(kept, e).astype(small)[:, None]
-        np.putmask(block, past, np.uint8(_SPACE))
-    return block
-
-
-def _factorize(block: np.ndarray) -> tuple[np.ndarray, list[bytes]]:
-    """Codes and unique byte strings of the rows of a (n, w) uint8 block.
-
-    Rows are hashed as uint64 words (pandas' hash table is ~25x faster than ``np.unique`` on bytes);
-    a collision is detected by comparing every row with its representative, and then falls back to
-    ``np.unique``.
-    """
-    n, w = block.shape
-    if n == 0:
-        return np.zeros(0, dtype=np.int64), []
-    pad = (-w) % 8
-    if pad:
-        block = np.concatenate([block, np.full((n, pad), _SPACE, dtype=np.uint8)], axis=1)
-    words = np.ascontiguousarray(block).view(np.uint64)
-    h = np.zeros(n, dtype=np.uint64)
-    for j in range(words.shape[1]):
-        h = (h ^ words[:, j]) * np.uint64(0x9E3779B97F4A7C15)
-        h ^= h >> np.uint64(29)
-    codes, uniq = pd.factorize(words[:, 0] if words.shape[1] == 1 else h)  # one word: no collision
-    first = np.empty(len(uniq), dtype=np.int64)
-    first[codes[::-1]] = np.arange(n - 1, -1, -1)
-    if not np.array_equal(words, words[first[codes]]):
-        keys = np.ascontiguousarray(block).view(f"V{block.shape[1]}").ravel()
-        _, first, codes = np.unique(keys, return_index=True, return_inverse=True)
-    return codes.astype(np.int64), [block[k].tobytes() for k in first]
-
-
-def _basename(token: str) -> str:
-    """Executable name from a command line's first token; kernel threads ``[kthreadd]`` kept as is."""
-    if token.startswith("[") and token.endswith("]"):
-        return token
-    return token.rsplit("/", 1)[-1] or token
-
-
-def _split(
-    layout: _Layout, rows: _Rows, only: tuple[str, ...] | None = None
-) -> tuple[dict[str, object], np.ndarray]:
-    """Cut a chunk of rows into raw columns by fixed field boundaries.
-
-    Returns ``{column: (n_ok, w) uint8 block, or (codes, uniques) for text}`` for the rows that fit
-    the layout (of the columns in ``only`` when given), and the mask of those rows; the others are
-    read token by token in ``_split_tokens``.
-    """
-    cap = layout.cols[-1].hs + FIRST_TOKEN_WINDOW if layout.free_last else None
-    grid = _grid(rows, cap)
-    width = grid.shape[1]
-    bits = _bits(grid, rows.lens)
-    bounds, ok = _fields(layout, bits, width)
-    ok &= rows.ascii_ok
-    if layout.free is None or not layout.free_last:
-        ok &= rows.lens <= width
-    raw: dict[str, object] = {}
-    for out, idx in layout.src.items():
-        if only is not None and out not in only:
-            continue
-        s, e = bounds[idx]
-        if out == "comm" and layout.free_last:  # the first token: blank from its first blank on
-            block = _block(grid, ok, rows.lens, s, width)
-            blank = block == _SPACE
-            block[np.arange(width - s)[None, :] >= blank.argmax(axis=1)[:, None]] = _SPACE
-        else:
-            block = _block(grid, ok, rows.lens, s, e)
-        raw[out] = _factorize(block) if out in _TEXT else block
-    return raw, ok
-
-
-def _split_tokens(layout: _Layout, line: str) -> dict[str, str] | None:
-    """Read one row by whitespace tokens (rows whose columns overflowed their width); None if it does
-    not have the header's token count."""
-    cols = layout.cols
-    ntok = [c.ntok for c in cols]
-    if layout.free is None:
-        parts = line.split()
-        if len(parts) != sum(ntok):
-            return None
-    else:
-        k_left = sum(ntok[: layout.free])
-        k_right = sum(ntok[layout.free + 1 :])
-        parts = line.split(None, k_left)
-        if len(parts) != k_left + 1:
-            return None
-        rest = parts.pop()
-        if k_right:
-            tail = rest.rsplit(None, k_right)
-            if len(tail) != k_right + 1:
-                return None
-            parts += tail
-        else:
-            parts.append(rest)
-    values: list[str] = []
-    pos = 0
-    for i, k in enumerate(ntok):
-        if i == layout.free:
-            values.append(parts[pos])
-            pos += 1
-        else:
-            values.append(" ".join(parts[pos : pos + k]))
-            pos += k
-    out = {name: values[idx] for name, idx in layout.src.items()}
-    if "comm" in out and layout.free_last:
-        out["comm"] = out["comm"].split(None, 1)[0] if out["comm"] else out["comm"]
-    return out
-
-
-# ---------------------------------------------------------------------------------------------
-# _to_frame: raw columns -> typed chunk frame
-# ---------------------------------------------------------------------------------------------
-
-
-# Byte -> digit value / multiplier / "not part of a number" lookup tables for _digits.
-_DIG = np.zeros(256)
-_DIG[ord("0") : ord("9") + 1] = np.arange(10)
-_MUL = np.ones(256)
-_MUL[ord("0") : ord("9") + 1] = 10.0
-_JUNK = np.ones(256, dtype=bool)
-_JUNK[[*range(ord("0"), ord("9") + 1), ord("."), _SPACE]] = False
-
-
-def _digits(block: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Numbers written in a (n, w) uint8 block (digits, at most one ``.``, blanks) -> float64, and
-    the mask of cells holding anything else (read one by one by the caller)."""
-    n, w = block.shape
-    value = np.zeros(n)
-    scale = np.ones(n)
-    seen_dot = np.zeros(n, dtype=bool)
-    bad = np.zeros(n, dtype=bool)
-    for j in range(w):  # left to right: value = value * 10 + digit; scale counts decimals
-        b = block[:, j]
-        mul = _MUL[b]
-        value = value * mul + _DIG[b]
-        scale = np.where(seen_dot, scale * mul, scale)
-        dot = b == ord(".")
-        bad |= _JUNK[b] | (dot & seen_dot)
-        seen_dot |= dot
-    # a cell with no digit at all reads 0: only "0" (or "0.0") may do so
-    zero = value == 0
-    if zero.any():
-        bad[zero] |= ~(block[zero] == ord("0")).any(axis=1)
-    return value / scale, bad
-
-
-def _cell_number(text: str) -> float | None:
-    try:
-        return float(text)
-    except ValueError:
-        return None
-
-
-def _text_category(codes: np.ndarray, uniques: list[str]) -> pd.Categorical:
-    canon: dict[str, int] = {}
-    remap = np.array([canon.setdefault(u, len(canon)) for u in uniques], dtype=np.int64)
-    return pd.Categorical.from_codes(remap[codes] if len(codes) else codes, categories=list(canon))
-
-
-def _to_frame(layout: _Layout, rows: _Rows, member: str, warnings: list[ParseWarning]) -> dict[str, object]:
-    """Type one chunk: pid/tid/ppid integers, pcpu float, text columns as categories (column arrays)."""
-    raw, ok = _split(layout, rows)
-    nos, snaps = rows.nos, rows.snaps
-    fast_idx = np.flatnonzero(ok)
-    slow_rows: list[tuple[int, dict[str, str]]] = []
-    for i in np.flatnonzero(~ok):
-        line = rows.text(int(i))
-        if line.isspace():
-            continue
-        fields = _split_tokens(layout, line)
-        if fields is None:
-            warnings.append(ParseWarning(int(nos[i]), "bad-row", f"cannot read ps row: {line[:80]!r}"))
-        else:
-            slow_rows.append((int(i), fields))
-    slow_idx = np.array([i for i, _ in slow_rows], dtype=np.int64)
-    order = np.concatenate([fast_idx, slow_idx])
-    keep = np.ones(len(order), dtype=bool)
-    cols: dict[str, object] = {}
-    for out in _NUMBERS:
-        if out not in raw:
-            continue
-        block = raw[out]
-        num, bad = _digits(block)
-        cells = {j: block[j].tobytes().decode("ascii").strip() for j in np.flatnonzero(bad)}
-        tail = [f[out] for _, f in slow_rows]
-        cells.update({len(num) + k: v for k, v in enumerate(tail)})
-        num = np.concatenate([num, np.zeros(len(tail))])
-        bad = np.concatenate([bad, np.zeros(len(tail), dtype=bool)])
-        for j, cell in cells.items():
-            value = _cell_number(cell)
-            bad[j] = value is None
-            num[j] = 0.0 if value is None else value
-        for j in np.flatnonzero(bad & keep):
-            row = int(order[j])
-            cell = cells[int(j)]
-            if out == "pid" and cell == "-":
-                raise ParseError(
-                    member,
-                    int(nos[row]),
-                    rows.text(row),
-                    "ps m thread rows ('-' PID) carry no thread id: capture threads with ps -eLo",
-                )
-            warnings.append(ParseWarning(int(nos[row]), "bad-row", f"{out} {cell!r} is not a number"))
-        if out != "pcpu":
-            num = num.astype(np.int64)
-        keep &= ~bad
-        cols[out] = num
-    for out in _TEXT:
-        if out not in raw:
-            continue
-        codes, uniq = raw[out]
-        texts = [u.decode("ascii").strip() for u in uniq]
-        if out == "comm" and layout.free_last:
-            texts = [_basename(t) for t in texts]
-        if out == "wchan":
-            texts = ["" if t == "-" else t for t in texts]
-        if slow_rows:
-            extra = []
-            for _, f in slow_rows:
-                v = f[out]
-                if out == "comm" and layout.free_last:
-                    v = _basename(v)
-                elif out == "wchan" and v == "-":
-                    v = ""
-                extra.append(v)
-            codes = np.concatenate([codes, np.arange(len(texts), len(texts) + len(extra))])
-            texts = texts + extra
-        cols[out] = _text_category(codes, texts)
-    sel = np.argsort(order[keep], kind="stable")
-    rows = order[keep][sel]
-    n = len(rows)
-    piece: dict[str, object] = {"line_no": nos[rows], "snapshot": snaps[rows]}
-    for out in _NUMBERS:
-        if out in cols:
-            piece[out] = np.asarray(cols[out])[keep][sel]
-    piece["tid"] = piece.get("tid", piece["pid"])
-    piece["ppid_na"] = np.zeros(n, dtype=bool) if "ppid" in piece else np.ones(n, dtype=bool)
-    piece["ppid"] = piece.get("ppid", np.zeros(n, dtype=np.int64))
-    piece["pcpu"] = piece.get("pcpu", np.full(n, np.nan))
-    for out in _TEXT:
-        piece[out] = cols[out][keep][sel] if out in cols else _missing(n)
-    return piece
-
-
-def _state(stat: pd.Series) -> pd.Categorical:
-    """First letter of each STAT value, computed once per distinct STAT."""
-    if not len(stat.cat.categories):
-        return _missing(len(stat))
-    cats = list(stat.cat.categories)
-    letters = [s[:1] for s in cats]
-    uniq = list(dict.fromkeys(letters))
-    remap = np.array([uniq.index(x) for x in letters] + [-1], dtype=np.int64)
-    return pd.Categorical.from_codes(remap[stat.cat.codes.to_numpy()], categories=uniq)
-
-
 # ---------------------------------------------------------------------------------------------
 # parse: stream -> snapshots -> chunks
 # ---------------------------------------------------------------------------------------------
@@ -661,9 +162,9 @@ def _frame(pieces: list[dict[str, object]]) -> pd.DataFrame:
             "pcpu": cat("pcpu").astype(np.float64),
         }
     )
-    for col in _TEXT:
+    for col in TEXT_COLUMNS:
         frame[col] = union_categoricals([p[col] for p in pieces]) if len(pieces) > 1 else pieces[0][col]
-    frame["state"] = _state(frame["stat"])
+    frame["state"] = state_of(frame["stat"])
     return frame
 
 
@@ -680,7 +181,7 @@ class _State:
     #: snapshots whose first row was typed
     first_typed: set[int] = field(default_factory=set)
     pieces: list[dict[str, object]] = field(default_factory=list)
-    layout: _Layout | None = None
+    layout: Layout | None = None
     snapshot: int = -1
     rows_in_snapshot: int = 0
     markers: list[TsMarker | None] = field(default_factory=list)
@@ -705,20 +206,20 @@ def _emit(
     st.pending.clear()
     for a in range(0, len(idx), CHUNK_ROWS):
         sel = idx[a : a + CHUNK_ROWS]
-        rows = _Rows(buf, starts[sel], lens[sel], ~hi[sel], sel + base + 1, snaps[a : a + CHUNK_ROWS])
+        rows = Rows(buf, starts[sel], lens[sel], ~hi[sel], sel + base + 1, snaps[a : a + CHUNK_ROWS])
         if st.states is not None and "stat" in st.layout.src:
             rows = _counted(st, rows)
-        st.pieces.append(_to_frame(st.layout, rows, st.member, st.warnings))
+        st.pieces.append(to_frame(st.layout, rows, st.member, st.warnings))
 
 
 def _plain_digits(block: np.ndarray) -> np.ndarray:
     """Rows of a (n, w) uint8 block that hold digits and blanks only, at least one digit."""
     digit = (block - np.uint8(48)) <= 9  # uint8: below "0" wraps around
-    return (digit | (block == _SPACE)).all(axis=1) & digit.any(axis=1)
+    return (digit | (block == SPACE)).all(axis=1) & digit.any(axis=1)
 
 
-def _counted(st: _State, rows: _Rows) -> _Rows:
-    """The rows of a chunk that ``_to_frame`` types when ``parse`` was given ``states``.
+def _counted(st: _State, rows: Rows) -> Rows:
+    """The rows of a chunk that ``to_frame`` types when ``parse`` was given ``states``.
 
     The others are threads in another state (sleeping ``S`` and idle ``I`` threads: nine in ten on a
     busy server) on a well-formed row (every field in place, one token each, PID digits) that is not
@@ -727,7 +228,7 @@ def _counted(st: _State, rows: _Rows) -> _Rows:
     warned about or refused as without ``states`` (a ``ps m`` listing's ``-`` PID is refused)."""
     layout = st.layout
     assert layout is not None
-    raw, ok = _split(layout, rows, only=("stat", "pid"))
+    raw, ok = split_rows(layout, rows, only=("stat", "pid"))
     fast = np.flatnonzero(ok)
     codes, uniq = raw["stat"]
     letters = [u.decode("ascii").strip()[:1] for u in uniq]
@@ -742,7 +243,7 @@ def _counted(st: _State, rows: _Rows) -> _Rows:
             st.untyped[key] = st.untyped.get(key, 0) + int(n)
     keep = np.ones(len(rows.starts), dtype=bool)
     keep[fast[skip]] = False
-    return _Rows(
+    return Rows(
         rows.buf, rows.starts[keep], rows.lens[keep], rows.ascii_ok[keep], rows.nos[keep], rows.snaps[keep]
     )
 
@@ -758,7 +259,7 @@ def _scan(st: _State, text: str, base: int) -> None:
     ends = np.flatnonzero(buf == 10)
     # blank tail so that every row's window of the widest row fits (see _grid)
     longest = int((ends - np.r_[0, ends[:-1] + 1]).max())
-    buf = np.concatenate([buf, np.full(longest + 2 * _WORD, _SPACE, np.uint8)])
+    buf = np.concatenate([buf, np.full(longest + 2 * WORD, SPACE, np.uint8)])
     starts = np.empty_like(ends)
     starts[0] = 0
     starts[1:] = ends[:-1] + 1
@@ -811,7 +312,7 @@ def _scan(st: _State, text: str, base: int) -> None:
         elif "PID" in line and _header_tokens(line) is not None:
             take(prev, li)
             _emit(st, buf, starts, lens, hi, base)
-            st.layout = _layout(line, st.member, no, st.warnings)
+            st.layout = layout_of(line, st.member, no, st.warnings)
             if st.rows_in_snapshot or st.snapshot < 0:
                 st.new_snapshot(None, no)
             prev = li + 1
@@ -897,7 +398,7 @@ KNOWN_LISTINGS: dict[str, str] = {
 }
 
 
-def _variant(layout: _Layout | None) -> str:
+def _variant(layout: Layout | None) -> str:
     """``ps -eLo with wchan``: the standard listing the header is, else ``-o`` (``-eLo`` with a
     thread id column); whether WCHAN and threads are there."""
     if layout is None:
@@ -924,11 +425,6 @@ def _empty() -> pd.DataFrame:
             "pcpu": np.zeros(0, np.float64),
         }
     )
-    for col in (*_TEXT, "state"):
-        frame[col] = _missing(0)
+    for col in (*TEXT_COLUMNS, "state"):
+        frame[col] = missing(0)
     return frame
-
-
-def _missing(n: int) -> pd.Categorical:
-    """A text column the listing does not have: all NA, string categories."""
-    return pd.Categorical.from_codes(np.full(n, -1, dtype=np.int64), categories=pd.Index([], dtype="str"))

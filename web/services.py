@@ -39,9 +39,9 @@ from analyzer import engine
 from analyzer.findings import culprit_json, evidence_json
 from analyzer.series import aggregate_series, irq_cpu_rates, top_fingerprints, top_wait_channels
 from analyzer.timeline import SAMPLE_LINES, Timeline, reduce_piece
-from parsers.base import release_memory, resident_bytes
 from parsers.ingest.archive import BundleError, Limits
 from parsers.ingest.bundle import Bundle, read_bundle
+from parsers.ingest.malloc import release_memory, resident_bytes
 from parsers.ingest.pieces import Work
 from parsers.ingest.pool import keep_warm
 from parsers.ingest.workfile import WorkFileError

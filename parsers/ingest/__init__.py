@@ -9,6 +9,8 @@ which each read one capture's text; this package moves a bundle's bytes to them 
   apply the reducer handed in, compress its text) and the ``Pipeline`` that keeps pieces of
   consecutive members in flight and hands results back in member order.
 - ``pool``: parse processes (``python -m parsers.ingest.pool``) that run ``Work`` on pieces.
+- ``malloc``: the memory of the processes that read bundles: glibc tunables (``MALLOC_TUNABLES``),
+  the mmap threshold (``steady_heap``), ``release_memory`` (``malloc_trim``), ``resident_bytes``.
 - ``bundle``: ``read_bundle``, the whole walk (detect each member by content, parse it piece by
   piece, shift local times to UTC).
 """

@@ -34,11 +34,10 @@ from parsers.base import (
     ParsedSource,
     ParseError,
     parse_ts_line,
-    resident_bytes,
-    steady_heap,
 )
 from parsers.ingest import pieces
 from parsers.ingest.archive import DEFAULT_LIMITS, BundleError, LimitExceeded, Limits, Member, Refused, walk
+from parsers.ingest.malloc import resident_bytes, steady_heap
 from parsers.ingest.pieces import LocalRunner, Pipeline, Work, split, whole
 from parsers.ingest.pool import warmed
 from parsers.layout import Placement, offset_from_z, place, read_manifest

@@ -29,9 +29,10 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-from parsers.base import ClockHints, ParsedSource, ParseError, steady_heap
+from parsers.base import ClockHints, ParsedSource, ParseError
 from parsers.ingest.archive import DEFAULT_LIMITS, Limits
 from parsers.ingest.bundle import Bundle, _Reader, walk_into
+from parsers.ingest.malloc import steady_heap
 from parsers.ingest.pieces import Done, Piece, Work, _Member
 from parsers.rawtext import TextChunk
 

@@ -44,8 +44,8 @@ from parsers.base import (
     ParseWarning,
     lines_of,
     parse_marker,
-    release_memory,
 )
+from parsers.ingest.malloc import release_memory
 from parsers.rawtext import TextChunk, chunks_of
 
 #: Bytes of text per piece (8 MiB): large enough that a parser's fixed costs do not show, small
@@ -154,7 +154,7 @@ def _blocks(head: bytes, rest: BinaryIO, size: int) -> Iterator[bytes | bytearra
     ``rest`` is read into two buffers used in turn (``readinto``), so a block is only valid until
     the second block after it is asked for: the caller reads one block ahead and copies what it
     keeps. A fresh block of a piece's size per read would cost its pages afresh each time in a worker whose
-    large blocks are mapped (``parsers.base.steady_heap``)."""
+    large blocks are mapped (``parsers.ingest.malloc.steady_heap``)."""
     nl = Newlines()
     if head:
         yield nl(head)
@@ -196,7 +196,7 @@ def _last_marker(data: bytes, after: int) -> int:
 
 
 #: Bytes compared at a time by ``_lines``: its temporary array stays below the mmap threshold that
-#: the worker fixes (``parsers.base.steady_heap``), so it is reused rather than mapped afresh.
+#: the worker fixes (``parsers.ingest.malloc.steady_heap``), so it is reused rather than mapped afresh.
 LINES_STRIDE = 1 << 19
 
 

@@ -36,7 +36,8 @@ from pathlib import Path
 from typing import IO, Any
 
 from parsers import registry
-from parsers.base import MALLOC_TUNABLES, ClockHints, ParseError, release_memory, resident_bytes
+from parsers.base import ClockHints, ParseError
+from parsers.ingest.malloc import MALLOC_TUNABLES, release_memory, resident_bytes
 from parsers.ingest.pieces import PARSE_ONLY, Done, Piece, Work
 
 #: The directory that holds the ``parsers`` package: the children's import path.

@@ -13,7 +13,8 @@ import pandas as pd
 import pytest
 
 from parsers import interrupts, processlist
-from parsers.base import MALLOC_TUNABLES, ClockHints, ParsedSource, ParseError
+from parsers.base import ClockHints, ParsedSource, ParseError
+from parsers.ingest.malloc import MALLOC_TUNABLES
 from parsers.ingest.pieces import WARM_PIECE_BYTES, LocalRunner, Piece, Pipeline, Work, split, whole
 from parsers.ingest.pool import (
     _WAITING,

@@ -34,8 +34,8 @@ import requests
 from django.core.files import File
 from django.core.files.storage import default_storage
 
-from parsers.base import MALLOC_TUNABLES
 from parsers.ingest import workfile
+from parsers.ingest.malloc import MALLOC_TUNABLES
 from tests.servers import (
     CasebookProcesses,
     PostgresServer,

@@ -1,0 +1,198 @@
+"""The columns of a processlist and the rows its three layouts (``parsers.processlist``) collect.
+
+``State`` carries markers, snapshots and collected rows from one chunk to the next; the table and
+tab-separated readers (``parsers._processlist_table``) and the ``\\G`` chunk reader
+(``parsers._vertical.read_chunk``) fill it; ``parsers.processlist.parse`` types it. Not a format.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+import numpy as np
+import pandas as pd
+
+from parsers._bytes import Bytes, numbers_of
+from parsers._vertical import VerticalKeys
+from parsers.base import ParseWarning, TsMarker, first_of_snapshots, parse_marker, safe_name
+
+#: The client's column spelling -> our column (parsers/__init__.py).
+COLUMN_MAP: dict[str, str] = {
+    "Id": "id",
+    "User": "user",
+    "Host": "host",
+    "db": "db",
+    "Command": "command",
+    "Time": "time_s",
+    "State": "state",
+    "Info": "info",
+    "Time_ms": "time_ms",
+    "Rows_sent": "rows_sent",
+    "Rows_examined": "rows_examined",
+    "Rows_read": "rows_read",
+    "Progress": "progress",
+}
+INT_COLUMNS = frozenset({"id", "time_s", "rows_sent", "rows_examined", "rows_read"})
+FLOAT_COLUMNS = frozenset({"time_ms", "progress"})
+#: Columns where the text ``NULL`` means SQL NULL (the client prints NULL for them; a user or host is
+#: never NULL in SHOW PROCESSLIST, so a literal "NULL" there is left alone).
+NULLABLE_TEXT = frozenset({"db", "state", "info"})
+
+
+def out_name(col: str) -> str:
+    """Our column name for the client's ``col`` (``COLUMN_MAP``, else its snake_case)."""
+    return COLUMN_MAP.get(col) or safe_name(col)
+
+
+class State:
+    def __init__(self, member: str) -> None:
+        self.member = member
+        self.layout: str | None = None
+        self.snapshot = -1
+        self.rows_in_snapshot = 0
+        self.snapshot_marker: dict[int, TsMarker] = {}
+        self.markers: list[TsMarker] = []
+        self.warnings: list[ParseWarning] = []
+        self.columns: tuple[str, ...] | None = None  # vertical: keys learned from the first row
+        self.vertical_re: re.Pattern[str] | None = None
+        #: columns -> parts: (first lines, last lines, snapshots, one cell sequence per column: a
+        #: float64 array of numbers already read, or the cells' text)
+        self.groups: dict[tuple[str, ...], list[tuple[np.ndarray, np.ndarray, np.ndarray, list]]] = {}
+        self.warned_columns: set[str] = set()
+        self.tsv_escapes = False  # a backslash was seen in -B rows: undo the client's escapes
+        #: table layout: aligned bodies of the chunk, read at its end (columns -> [(first line, rows,
+        #: snapshot, text)])
+        self.aligned: dict[tuple[str, ...], list[tuple[int, int, int, str]]] = {}
+        #: vertical layout: the learned keys as the NumPy reading uses them (None: not learned yet)
+        self.vertical_keys: VerticalKeys | None = None
+        #: ``parse(idle=...)``: Command values of sessions counted rather than typed (None: type all)
+        self.idle: tuple[bytes, ...] | None = None
+        #: sessions counted but not typed, per snapshot (``typed_rows``)
+        self.untyped: dict[int, int] = {}
+        #: snapshots whose first row was typed
+        self.first_typed: set[int] = set()
+
+    def marker(self, marker: TsMarker) -> None:
+        self.snapshot += 1
+        self.rows_in_snapshot = 0
+        self.snapshot_marker[self.snapshot] = marker
+        self.markers.append(marker)
+
+    def new_listing(self) -> None:
+        """A table/header or row 1 without a marker: a new snapshot unless the marker just opened one."""
+        if self.snapshot < 0 or self.rows_in_snapshot > 0:
+            self.snapshot += 1
+            self.rows_in_snapshot = 0
+
+    def add(
+        self,
+        columns: tuple[str, ...],
+        starts: Sequence[int],
+        ends: Sequence[int],
+        snaps: Sequence[int],
+        rows: list | pd.DataFrame,
+    ) -> None:
+        """Rows as records (sequences of cells) or as a frame with columns 0..n-1."""
+        if not len(rows):
+            return
+        if isinstance(rows, pd.DataFrame):
+            cells = [rows[j].to_numpy() for j in range(len(columns))]
+        else:
+            cells = list(zip(*rows, strict=True))
+        self.add_columns(columns, starts, ends, snaps, cells)
+
+    def add_columns(
+        self,
+        columns: tuple[str, ...],
+        starts: Sequence[int],
+        ends: Sequence[int],
+        snaps: Sequence[int],
+        cells: list,
+    ) -> None:
+        """Rows as one cell sequence per column (``str`` cells, or a float64 array of numbers)."""
+        if not len(starts):
+            return
+        for col in columns:
+            if col not in COLUMN_MAP and col not in self.warned_columns:
+                self.warned_columns.add(col)
+                self.warnings.append(
+                    ParseWarning(
+                        int(starts[0]), "unknown-column", f"column {col!r} kept as {safe_name(col)!r}"
+                    )
+                )
+        self.groups.setdefault(columns, []).append(
+            (np.asarray(starts, dtype=np.int64), np.asarray(ends, dtype=np.int64), np.asarray(snaps), cells)
+        )
+
+    def odd(self, line_no: int, text: str) -> None:
+        """Text between records: markers are handled by the caller; blank lines are fine; else warn."""
+        for i, line in enumerate(text.split("\n")):
+            stripped = line.strip()
+            if stripped:
+                self.warnings.append(
+                    ParseWarning(line_no + i, "unreadable-line", f"skipped: {stripped[:80]!r}")
+                )
+
+    def kind(self, key: str) -> str:
+        """How the column ``key`` (the client's spelling) is read: ``int``, ``float`` or ``text``."""
+        name = out_name(key)
+        return "int" if name in INT_COLUMNS else "float" if name in FLOAT_COLUMNS else "text"
+
+    def no_rows(self, first: int, text: str) -> None:
+        """A chunk before any row: its markers are taken, any other text is named (``unreadable-line``)."""
+        for i, line in enumerate(text.split("\n")):
+            stripped = line.strip()
+            if stripped.startswith(("TS ", "zzz ")) and (marker := parse_marker(stripped)) is not None:
+                self.marker(marker)
+            elif stripped:
+                self.warnings.append(
+                    ParseWarning(first + i, "unreadable-line", f"skipped: {stripped[:80]!r}")
+                )
+
+    def typed_rows(
+        self,
+        chunk: Bytes,
+        layout: VerticalKeys,
+        vs: list[np.ndarray],
+        ve: list[np.ndarray],
+        snaps: np.ndarray,
+        long_info: np.ndarray,
+    ) -> np.ndarray | None:
+        """The rows of a vertical chunk to type when ``parse`` was given ``idle`` (their indices), the
+        others counted into ``self.untyped``; None: type them all (no ``idle``, no Command or Time key,
+        or a Time cell that is not a plain number).
+
+        Counted, not typed: the sessions whose Command is one of ``self.idle``, but the first and the
+        last row of each snapshot and, of each snapshot's idle sessions, the first with the longest
+        Time (a possible lock holder), and a row whose Info spans lines. Their other cells are not read.
+        The first and last rows are those of the chunk (a snapshot may run over two): more rows than
+        needed, never fewer."""
+        if self.idle is None:
+            return None
+        if "Command" not in layout.keys or "Time" not in layout.keys:
+            return None
+        command, at = layout.keys.index("Command"), layout.keys.index("Time")
+        width = ve[command] - vs[command]
+        idle = np.zeros(len(snaps), dtype=bool)
+        for name in self.idle or ():
+            idle |= (width == len(name)) & chunk.starts_with(vs[command], name)
+        if not idle.any():
+            return None
+        time_s = numbers_of(chunk, vs[at], ve[at], False)
+        if time_s is None:
+            return None
+        idle[long_info] = False
+        edge = first_of_snapshots(snaps, self.first_typed)
+        edge[:-1] |= snaps[1:] != snaps[:-1]  # and the last row of each snapshot in the chunk
+        edge[-1] = True
+        rows = np.flatnonzero(idle)
+        order = np.lexsort((rows, -np.nan_to_num(time_s[rows], nan=-1.0), snaps[rows]))
+        leads = np.ones(len(order), dtype=bool)
+        leads[1:] = snaps[rows[order]][1:] != snaps[rows[order]][:-1]
+        longest = rows[order[leads]]
+        skip = idle & ~edge
+        skip[longest] = False
+        for snap, n in zip(*np.unique(snaps[skip], return_counts=True), strict=True):
+            self.untyped[int(snap)] = self.untyped.get(int(snap), 0) + int(n)
+        return np.flatnonzero(~skip)
