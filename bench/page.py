@@ -49,7 +49,7 @@ def _setup() -> None:
 def _ingest(path: Path) -> int:
     from django.core.files import File
 
-    from web import services
+    from web.ingest import pipeline as services
 
     with path.open("rb") as fh:
         case = services.case_create(user=None, file=File(fh), original_name=path.name, enqueue=False)

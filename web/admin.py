@@ -7,7 +7,7 @@ from django.contrib import admin
 from django.contrib.auth import get_user_model
 from django.contrib.auth.admin import UserAdmin
 
-from web import services
+from web.ingest import pipeline as services
 from web.models import Case, Team
 
 User = get_user_model()

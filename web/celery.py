@@ -9,7 +9,7 @@ os.environ.setdefault("DJANGO_SETTINGS_MODULE", "web.settings")
 
 app = Celery("casebook")
 app.config_from_object("django.conf:settings", namespace="CELERY")
-app.autodiscover_tasks(["web"])
+app.autodiscover_tasks(["web.ingest"])
 
 
 @signals.setup_logging.connect
@@ -25,6 +25,6 @@ def _log_like_the_web(**kwargs: object) -> None:
 def _start_parse_processes(**kwargs: object) -> None:
     """Each worker process starts its parse processes as it starts (``services.warm_parse_processes``):
     the first bundle it takes then does not wait for them."""
-    from web import services
+    from web.ingest import pipeline as services
 
     services.warm_parse_processes()

@@ -306,12 +306,12 @@ CASEBOOK_SHARE_GUESS_WINDOW = envseconds("CASEBOOK_SHARE_GUESS_WINDOW", 600)
 # browser's session (with its CSRF token); never the login password (no basic auth).
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
-        "web.authentication.ApiTokenAuthentication",  # first: a 401 says ``WWW-Authenticate: Bearer``
+        "web.accounts.authentication.ApiTokenAuthentication",  # first: a 401 says ``WWW-Authenticate: Bearer``
         "rest_framework.authentication.SessionAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
-    "EXCEPTION_HANDLER": "web.api_errors.api_exception_handler",
+    "EXCEPTION_HANDLER": "web.api.errors.api_exception_handler",
 }
 SPECTACULAR_SETTINGS = {
     "TITLE": "Casebook API",

@@ -13,7 +13,7 @@ from pathlib import Path
 from django.core.files import File
 
 from tests.web.conftest import EXAMPLE_BUNDLE, make_tar
-from web import services
+from web.ingest import pipeline as services
 from web.models import Case, Team
 
 LOADS = Path(__file__).resolve().parent.parent / "fixtures" / "loads"

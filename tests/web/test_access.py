@@ -15,7 +15,8 @@ from django.core.files import File
 from django.test import Client
 
 from tests.web.conftest import VMSTAT, make_tar
-from web import selectors, services
+from web.cases import selectors
+from web.ingest import pipeline as services
 from web.models import Case
 
 pytestmark = pytest.mark.django_db

@@ -15,7 +15,8 @@ from django.test import Client, override_settings
 
 from analyzer.findings import severity_rank
 from tests.web.conftest import EXAMPLE_BUNDLE, VMSTAT, make_tar
-from web import selectors, services
+from web.cases import selectors
+from web.ingest import pipeline as services
 from web.models import Case, CaseStatus
 
 pytestmark = pytest.mark.django_db

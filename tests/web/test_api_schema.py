@@ -21,7 +21,7 @@ from schemathesis.specs.openapi.checks import (
 )
 
 from tests.web.conftest import PROCESSLIST_NO_TS, VMSTAT, make_tar
-from web import services
+from web.ingest import pipeline as services
 from web.models import Case
 
 #: Generated requests per operation: enough to reach every parameter's edge shapes, in seconds.

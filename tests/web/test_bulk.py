@@ -9,8 +9,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from web import bulk
 from web.models import Case, Series
+from web.timeline import bulk
 
 pytestmark = pytest.mark.django_db
 

@@ -23,7 +23,8 @@ from django.core.files import File
 from tests.web.browser_steps import log_in, page_errors
 from tests.web.conftest import EXAMPLE_BUNDLE
 from tests.web.test_browser import browser  # noqa: F401 - the shared Chromium fixture
-from web import selectors, services
+from web.cases import selectors
+from web.ingest import pipeline as services
 from web.models import Case
 
 pytestmark = pytest.mark.browser

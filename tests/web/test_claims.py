@@ -13,7 +13,8 @@ from django.utils import timezone
 
 from parsers.rawtext import chunks_of
 from tests.web.conftest import VMSTAT, make_tar
-from web import claims, fanout, services
+from web.ingest import claims, fanout
+from web.ingest import pipeline as services
 from web.models import Case, CaseStatus, RawChunk, Source
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from web.compare import compare_cases, compare_findings, compare_fingerprints
+from web.history.compare import compare_cases, compare_findings, compare_fingerprints
 
 
 def _f(key: str, severity: str, title: str = "") -> dict[str, str]:

@@ -17,8 +17,8 @@ from django.core.files.storage import default_storage
 from tests.bundles import generated_collection
 from tests.servers import CasebookProcesses, wait_for
 from tests.web.conftest import FANOUT_ENV, case_findings, case_series, case_sources, processes_on_test_db
-from web import services
-from web.fanout import WORK_DIR
+from web.ingest import pipeline as services
+from web.ingest.fanout import WORK_DIR
 from web.models import Case, CaseStatus, RawChunk
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -54,8 +54,8 @@ from tests.web.conftest import (
     make_tar,
     processes_on_test_db,
 )
-from web import services
-from web.fanout import WORK_DIR
+from web.ingest import pipeline as services
+from web.ingest.fanout import WORK_DIR
 from web.models import Case, CaseStatus, Finding, RawChunk, Series, Source
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -11,8 +11,9 @@ from django.core.files import File
 from django.test import Client
 
 from tests.web.conftest import make_tar
-from web import moments, services
+from web.ingest import pipeline as services
 from web.models import Case, CaseStatus, SampleIndex
+from web.timeline import moments
 
 pytestmark = pytest.mark.django_db
 

@@ -14,8 +14,10 @@ from django.core.files import File
 from django.test import Client
 
 from tests.web.conftest import EXAMPLE_BUNDLE, VMSTAT, make_tar
-from web import levels, selectors, services
+from web.cases import selectors
+from web.ingest import pipeline as services
 from web.models import Case, SeriesLevel
+from web.timeline import levels
 
 pytestmark = pytest.mark.django_db
 
@@ -147,7 +149,7 @@ def test_the_page_links_its_downloads_and_keeps_engineer_controls_together(
 
 
 def test_a_chart_of_many_series_reaches_both_ends_of_the_capture() -> None:
-    from web.charts import MIN_POINTS_PER_SERIES, OVERVIEW_POINTS, _pick
+    from web.timeline.charts import MIN_POINTS_PER_SERIES, OVERVIEW_POINTS, _pick
 
     rng = np.random.default_rng(5)
     t = np.arange(3600, dtype="int64") * 1_000_000 + 1_776_780_000_000_000  # an hour at 1 s, in µs

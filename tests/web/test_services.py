@@ -14,8 +14,9 @@ from django.utils import timezone
 from parsers.ingest.pool import PiecePool, close_waiting
 from parsers.rawtext import text_of
 from tests.web.conftest import PROCESSLIST_NO_TS, VMSTAT, make_tar
-from web import moments, services
+from web.ingest import pipeline as services
 from web.models import Case, CaseStatus, Finding, NotUsedMember, RawChunk, Series, Source
+from web.timeline import moments
 
 pytestmark = pytest.mark.django_db
 

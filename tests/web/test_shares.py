@@ -27,8 +27,10 @@ from tests.web.share_capture import (
     server_ps,
     server_slave_status,
 )
-from web import moments, services, shares
+from web.ingest import pipeline as services
 from web.models import Case, CaseStatus, SampleIndex, ShareLink
+from web.sharing import services as shares
+from web.timeline import moments
 
 pytestmark = pytest.mark.django_db
 

@@ -11,7 +11,8 @@ from django.core.files import File
 from django.utils import timezone
 
 from tests.web.conftest import VMSTAT, make_tar
-from web import broker, claims, services, sweeper
+from web.ingest import broker, claims, sweeper
+from web.ingest import pipeline as services
 from web.models import Case, CaseStatus
 
 pytestmark = pytest.mark.django_db

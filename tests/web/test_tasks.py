@@ -9,9 +9,9 @@ from django.core.files import File
 from django.db import InterfaceError, OperationalError
 
 from tests.web.conftest import EXAMPLE_BUNDLE
-from web import services
+from web.ingest import pipeline as services
+from web.ingest.tasks import case_ingest_task
 from web.models import Case, CaseStatus
-from web.tasks import case_ingest_task
 
 
 def _wait_final(case_id: int, timeout: float = 120) -> Case:
@@ -66,7 +66,7 @@ def test_a_task_that_died_is_redelivered_only_after_the_hard_time_limit(settings
 
 def test_beat_runs_the_sweeper_at_the_configured_interval(settings) -> None:
     from web.celery import app
-    from web.tasks import sweep_cases_task
+    from web.ingest.tasks import sweep_cases_task
 
     (entry,) = [e for e in app.conf.beat_schedule.values() if e["task"] == sweep_cases_task.name]
     assert entry["schedule"] == settings.CASEBOOK_SWEEP_INTERVAL

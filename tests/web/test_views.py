@@ -9,8 +9,9 @@ from django.core.files import File
 from django.test import Client
 
 from tests.web.conftest import PROCESSLIST_NO_TS, VMSTAT, make_tar
-from web import charts, services
+from web.ingest import pipeline as services
 from web.models import Case
+from web.timeline import charts
 
 pytestmark = pytest.mark.django_db
 

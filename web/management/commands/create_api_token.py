@@ -7,7 +7,7 @@ from __future__ import annotations
 from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError
 
-from web.api_tokens import TokenLimitError, api_token_create
+from web.accounts.tokens import TokenLimitError, api_token_create
 
 
 class Command(BaseCommand):

@@ -34,9 +34,12 @@ from django.views.decorators.http import require_POST
 from redis.exceptions import RedisError
 
 from analyzer.redact import Redactor, may_hold_secrets
-from web import charts, moments, selectors, share_payloads, shares, views
-from web.forms import ShareForm
+from web.cases import selectors, views
+from web.cases.forms import ShareForm
 from web.models import Case, ShareLink
+from web.sharing import payloads as share_payloads
+from web.sharing import services as shares
+from web.timeline import charts, moments
 
 log = logging.getLogger(__name__)
 

@@ -17,8 +17,8 @@ import pandas as pd
 from django.db import connection
 
 from parsers.rawtext import TextChunk
-from web.levels import levels_of
 from web.models import RawChunk, SampleIndex, Series, SeriesLevel
+from web.timeline.levels import levels_of
 
 #: Rows per write() call: large enough to amortise the call, small enough to bound memory.
 CHUNK_ROWS = 100_000

@@ -17,10 +17,10 @@ from rest_framework.decorators import api_view
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from web import shares
-from web.api import CASE_ID, _errors
+from web.api.cases import CASE_ID, _errors
 from web.models import ShareLink
-from web.share_views import _case_for_engineer
+from web.sharing import services as shares
+from web.sharing.views import _case_for_engineer
 
 
 class ShareCreateSerializer(serializers.Serializer):

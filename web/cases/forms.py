@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from django import forms
 
+from web.history.search import SEVERITIES, SORTS, CaseFilters
 from web.models import CaseStatus
-from web.search import SEVERITIES, SORTS, CaseFilters
 
 
 class CaseUploadForm(forms.Form):

@@ -26,8 +26,9 @@ from django.conf import settings
 from django.db.models import Q
 from django.utils import timezone
 
-from web import broker, services
-from web.claims import last_report, stale_before
+from web.ingest import broker
+from web.ingest import pipeline as services
+from web.ingest.claims import last_report, stale_before
 from web.models import PROCESSING_STATUSES, Case, CaseStatus, RawChunk
 
 log = logging.getLogger(__name__)

@@ -21,8 +21,7 @@ from rest_framework.parsers import FormParser, MultiPartParser
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from web import charts, compare, moments, selectors, services
-from web.api_serializers import (
+from web.api.serializers import (
     CaseCreatedSerializer,
     CaseCreateSerializer,
     CaseListQuerySerializer,
@@ -38,8 +37,12 @@ from web.api_serializers import (
     SeriesListSerializer,
     SeriesQuerySerializer,
 )
-from web.forms import CaseFilterForm
+from web.cases import selectors
+from web.cases.forms import CaseFilterForm
+from web.history import compare
+from web.ingest import pipeline as services
 from web.models import Case
+from web.timeline import charts, moments
 
 CASE_ID = OpenApiParameter(
     "case_id", {"type": "integer", "minimum": 1}, OpenApiParameter.PATH, description="The case's id."

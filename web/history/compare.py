@@ -17,8 +17,8 @@ from collections.abc import Iterable, Mapping
 import numpy as np
 
 from analyzer.findings import SEVERITY_ORDER
-from web.charts import _pick, _round, series_arrays
 from web.models import Case, Series
+from web.timeline.charts import _pick, _round, series_arrays
 
 #: Severity ranks, worst first (analyzer.findings.SEVERITY_ORDER).
 SEVERITY_RANK = {s.value: i for i, s in enumerate(SEVERITY_ORDER)}

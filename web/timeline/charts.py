@@ -23,8 +23,8 @@ from django.db import transaction
 from django.db.models import BinaryField, Func, Q
 from tsdownsample import MinMaxLTTBDownsampler
 
-from web import bulk, levels
 from web.models import Case, Finding, Series, SeriesLevel
+from web.timeline import bulk, levels
 
 #: Version of the timeline JSON; an overview stored at ingest in an older shape is rebuilt on read.
 VERSION = 2

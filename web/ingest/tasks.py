@@ -6,9 +6,10 @@ from celery import shared_task
 from django.conf import settings
 from django.db import InterfaceError, OperationalError
 
-from web import claims, fanout, services, sweeper
-
 #: How every task of an ingest retries when the database went away (restart, fail-over).
+from web.ingest import claims, fanout, sweeper
+from web.ingest import pipeline as services
+
 INGEST_RETRIES = {
     "acks_late": True,
     "reject_on_worker_lost": True,

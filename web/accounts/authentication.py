@@ -10,7 +10,7 @@ from __future__ import annotations
 from rest_framework import exceptions
 from rest_framework.authentication import TokenAuthentication, get_authorization_header
 
-from web.api_tokens import api_token_user
+from web.accounts.tokens import api_token_user
 
 #: The answer to a request that sends the login password (HTTP basic auth).
 BASIC_REFUSED = (

@@ -7,11 +7,11 @@ from datetime import datetime
 from django.db.models import QuerySet
 
 from analyzer.findings import severity_rank
-from web import compare
-from web.charts import chart_ids_for_evidence
-from web.claims import is_stalled, last_report
+from web.history import compare
+from web.history.search import CaseFilters, apply_filters
+from web.ingest.claims import is_stalled, last_report
 from web.models import FINAL_STATUSES, PROCESSING_STATUSES, Case, CaseStatus, Source, Team, Upload
-from web.search import CaseFilters, apply_filters
+from web.timeline.charts import chart_ids_for_evidence
 
 
 def _iso(value: datetime | None) -> str | None:

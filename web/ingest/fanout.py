@@ -39,8 +39,8 @@ from django.core.files.storage import default_storage
 
 from parsers.ingest.fanout import Part, Plan, assemble, parse_part, plan_bundle
 from parsers.rawtext import TextChunk
-from web import services
-from web.claims import Claim, holds_claim
+from web.ingest import pipeline as services
+from web.ingest.claims import Claim, holds_claim
 from web.models import Case, RawChunk
 
 log = logging.getLogger(__name__)
@@ -94,7 +94,7 @@ def dispatch(
 ) -> int:
     """Plan the parse of ``case``'s upload, store its pieces and plan, and send the chord of its parts.
     Runs under ``claim`` (inside the ingest task's heartbeat); returns the number of parts sent."""
-    from web.tasks import ingest_analyze_task, ingest_part_task
+    from web.ingest.tasks import ingest_analyze_task, ingest_part_task
 
     _remove(f"{WORK_DIR}/case-{claim.case_id}")  # the work of earlier claims, dead by now
     prefix = _prefix(claim)

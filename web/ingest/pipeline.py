@@ -45,8 +45,8 @@ from parsers.ingest.bundle import Bundle, read_bundle
 from parsers.ingest.pieces import Work
 from parsers.ingest.pool import keep_warm
 from parsers.rawtext import TextChunk
-from web import bulk, charts
-from web.claims import (
+from web.history.search import search_document
+from web.ingest.claims import (
     Claim,
     ClaimLost,
     Heartbeat,
@@ -72,7 +72,7 @@ from web.models import (
     Upload,
     default_team_id,
 )
-from web.search import search_document
+from web.timeline import bulk, charts
 
 log = logging.getLogger(__name__)
 
@@ -206,7 +206,7 @@ def case_send_ingest(*, case_id: int) -> bool:
     be queued when the broker is back: the sweeper sends it then. Sending twice is harmless (the
     claim lets one execution through).
     """
-    from web.tasks import case_ingest_task
+    from web.ingest.tasks import case_ingest_task
 
     try:
         case_ingest_task.delay(case_id)
@@ -381,7 +381,7 @@ def _ingest_claimed(claim: Claim, beat: Heartbeat, detail: _DetailWriter) -> Non
     detail.discard()  # rows a crashed run of this generation may have left
     report = reporter(claim, beat)
     if settings.CASEBOOK_INGEST_FANOUT:
-        from web import fanout
+        from web.ingest import fanout
 
         fanout.dispatch(claim, case, report=report, keep_text=detail.keep)
         return

@@ -11,9 +11,9 @@ import json
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 
-from web import levels
-from web.charts import CHARTS, ensure_levels, stored_names
 from web.models import Case
+from web.timeline import levels
+from web.timeline.charts import CHARTS, ensure_levels, stored_names
 
 #: Columns of the findings CSV, one row per finding.
 FINDINGS_CSV_COLUMNS = (

@@ -25,10 +25,14 @@ from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 
-from web import charts, compare, exports, moments, selectors, services, shares, similar
-from web.forms import CaseDetailsForm, CaseFilterForm, CaseUploadForm
+from web.cases import exports, selectors
+from web.cases.forms import CaseDetailsForm, CaseFilterForm, CaseUploadForm
+from web.history import compare, similar
+from web.ingest import pipeline as services
 from web.markup import render_markdown
 from web.models import Case, CaseStatus
+from web.sharing import services as shares
+from web.timeline import charts, moments
 
 #: Cases per page of the case list.
 PAGE_SIZE = 50

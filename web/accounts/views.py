@@ -14,8 +14,8 @@ from django.urls import reverse
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET, require_POST
 
-from web import api_tokens
-from web.forms import ApiTokenForm
+from web.accounts import tokens as api_tokens
+from web.cases.forms import ApiTokenForm
 
 #: Session key holding a just-made token until the settings page has shown it once.
 NEW_TOKEN_SESSION_KEY = "casebook_new_api_token"
