@@ -49,12 +49,13 @@ def _setup() -> None:
 def _ingest(path: Path) -> int:
     from django.core.files import File
 
-    from web.ingest import pipeline as services
+    from web.cases import services
+    from web.ingest import tasks
 
     with path.open("rb") as fh:
         case = services.case_create(user=None, file=File(fh), original_name=path.name, enqueue=False)
     started = time.perf_counter()
-    services.case_ingest(case_id=case.pk)
+    tasks.case_ingest(case_id=case.pk)
     print(f"ingested {path.name} as case {case.pk} in {time.perf_counter() - started:.1f} s", file=sys.stderr)
     return case.pk
 

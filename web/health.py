@@ -22,7 +22,7 @@ from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import render
 
 from web.ingest import broker
-from web.ingest.pipeline import is_transient
+from web.ingest.faults import is_transient
 
 log = logging.getLogger(__name__)
 

@@ -11,8 +11,8 @@ from django.test import Client
 from django.utils import timezone
 
 from tests.web.conftest import VMSTAT, make_tar
+from web.cases import services
 from web.ingest import claims
-from web.ingest import pipeline as services
 from web.models import Case, CaseStatus
 
 pytestmark = pytest.mark.django_db

@@ -1,4 +1,4 @@
-"""web/compare.py: the pure comparison of two cases' findings and query fingerprints."""
+"""web/history/compare.py: the pure comparison of two cases' findings and query fingerprints."""
 
 from __future__ import annotations
 

@@ -18,7 +18,7 @@ from web.cases import selectors
 from web.history import compare, similar
 from web.history.search import CaseFilters
 from web.models import Case, CaseStatus, Team
-from web.timeline.charts import series_arrays
+from web.timeline.series import series_arrays
 
 pytestmark = pytest.mark.django_db
 

@@ -27,7 +27,7 @@ from parsers.base import ClockHints, ParsedSource, ParseError
 from parsers.rawtext import lines_in
 from web.models import Case, RawChunk, SampleIndex, Source
 from web.timeline import levels
-from web.timeline.charts import series_arrays
+from web.timeline.series import series_arrays
 
 #: Statement text sent per session: enough to read a query, bounded for a 1,000-session snapshot.
 MAX_INFO_CHARS = 2_000

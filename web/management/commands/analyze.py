@@ -20,8 +20,7 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.db import connection
 from django.db.migrations.executor import MigrationExecutor
 
-from web.cases import selectors
-from web.ingest import pipeline as services
+from web.cases import selectors, services
 from web.ingest.tasks import case_ingest_task
 from web.models import FINAL_STATUSES, Case, CaseStatus, Team
 
