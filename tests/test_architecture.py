@@ -4,6 +4,7 @@ every package of web/ is on the map."""
 
 from __future__ import annotations
 
+import ast
 import re
 from pathlib import Path
 
@@ -71,3 +72,63 @@ def test_every_web_package_is_on_the_map() -> None:
     assert packages, "web/ has no packages"
     absent = [p for p in packages if f"  {p}/" not in _map_block(text)]
     assert not absent, f"web/ packages missing from the map in ARCHITECTURE.md: {absent}"
+
+
+def _web_modules() -> dict[str, Path]:
+    return {
+        ".".join(p.relative_to(ROOT).with_suffix("").parts): p
+        for p in (ROOT / "web").rglob("*.py")
+        if "migrations" not in p.parts
+    }
+
+
+def _imports(tree: ast.Module, modules: dict[str, Path]) -> list[tuple[str, list[str]]]:
+    """(module of web imported, names taken) for every import of ``tree``, at any depth."""
+    out = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and node.module and node.module.split(".")[0] == "web":
+            for alias in node.names:
+                child = f"{node.module}.{alias.name}"
+                out.append((child, []) if child in modules else (node.module, [alias.name]))
+        elif isinstance(node, ast.Import):
+            out += [(a.name, []) for a in node.names if a.name.split(".")[0] == "web"]
+    return out
+
+
+def test_no_module_of_web_imports_a_private_name() -> None:
+    modules = _web_modules()
+    private = [
+        f"{mod} imports {name} from {target}"
+        for mod, path in modules.items()
+        for target, names in _imports(ast.parse(path.read_text()), modules)
+        for name in names
+        if name.startswith("_") and name != "__future__"
+    ]
+    assert not private, private
+
+
+def test_the_modules_of_web_import_each_other_without_a_loop() -> None:
+    """Module-level and function-level imports alike: a loop held together by an import inside a
+    function is still a loop. (web/__init__.py only hands the Celery app on.)"""
+    modules = _web_modules()
+    graph = {
+        mod: {t for t, _ in _imports(ast.parse(path.read_text()), modules) if t in modules and t != mod}
+        for mod, path in modules.items()
+        if mod != "web.__init__"
+    }
+    state: dict[str, int] = {}
+    loops = []
+
+    def visit(mod: str, trail: list[str]) -> None:
+        state[mod] = 1
+        for nxt in sorted(graph.get(mod, ())):
+            if state.get(nxt) == 1:
+                loops.append(" -> ".join([*trail[trail.index(nxt) :], nxt]))
+            elif nxt not in state:
+                visit(nxt, [*trail, nxt])
+        state[mod] = 2
+
+    for mod in sorted(graph):
+        if mod not in state:
+            visit(mod, [mod])
+    assert not loops, loops
