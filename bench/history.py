@@ -87,8 +87,8 @@ def seed(team_cases: int, other_cases: int) -> dict[str, object]:
     from django.contrib.auth import get_user_model
     from django.db import connection
 
+    from web.history.search import search_document
     from web.models import Case, CaseStatus, Finding, Team
-    from web.search import search_document
 
     rng = random.Random(SEED)
     team = Team.objects.create(name="Support")

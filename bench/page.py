@@ -49,12 +49,13 @@ def _setup() -> None:
 def _ingest(path: Path) -> int:
     from django.core.files import File
 
-    from web import services
+    from web.cases import services
+    from web.ingest import tasks
 
     with path.open("rb") as fh:
         case = services.case_create(user=None, file=File(fh), original_name=path.name, enqueue=False)
     started = time.perf_counter()
-    services.case_ingest(case_id=case.pk)
+    tasks.case_ingest(case_id=case.pk)
     print(f"ingested {path.name} as case {case.pk} in {time.perf_counter() - started:.1f} s", file=sys.stderr)
     return case.pk
 
@@ -90,7 +91,7 @@ def measure(case_id: int) -> dict[str, object]:
     if case.status != "ready" or not case.window_start:
         raise SystemExit(f"case {case_id} is {case.status}, not ready with a window")
     user, _ = get_user_model().objects.get_or_create(username="bench-page")
-    case.team.members.add(user)  # an engineer of the case's team (web.selectors.cases_for)
+    case.team.members.add(user)  # an engineer of the case's team (web.cases.selectors.cases_for)
     client = Client()
     client.force_login(user)
     start = case.window_start.timestamp() * 1000

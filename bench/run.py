@@ -20,8 +20,8 @@ What it prints (bench/README.md explains each figure and the targets):
 3. Ingest: a fresh process with ``DJANGO_SETTINGS_MODULE=web.settings`` and
    ``CASEBOOK_DATABASE_URL=postgres://postgres@127.0.0.1:5432/casebook_bench`` (created afresh and
    migrated; uploads stored under /tmp/casebook-bench-media) runs
-   ``web.services.case_create(user=None, file=File(fh), original_name=..., enqueue=False)`` (timed as
-   "upload") then ``web.services.case_ingest(case_id=...)`` (timed as "ingest": the body the Celery
+   ``web.cases.services.case_create(user=None, file=File(fh), original_name=..., enqueue=False)`` (timed as
+   "upload") then ``web.ingest.tasks.case_ingest(case_id=...)`` (timed as "ingest": the body the Celery
    worker runs). Reported: wall times, ingest / gzip|wc ratio, peak RSS (``ru_maxrss``), the case's
    final status, and a breakdown by stage (parse per member, timeline, rules, aggregate, COPY writes)
    with the peak RSS seen in each stage (sampled every 0.2 s). The stage wrappers are installed in the
@@ -422,8 +422,8 @@ def _instrument(stages: _Stages) -> None:
     """Wrap the ingest's stages (in this process only) to time them and see their memory."""
     import analyzer.engine
     import parsers.ingest.bundle
-    import web.bulk
-    import web.services
+    import web.ingest.pipeline
+    import web.timeline.bulk
     from analyzer.timeline import Timeline
 
     def wrap(owner: Any, attr: str, label: str) -> None:
@@ -435,7 +435,7 @@ def _instrument(stages: _Stages) -> None:
 
         setattr(owner, attr, wrapper)
 
-    wrap(web.services, "_parse", "parse (read_bundle)")
+    wrap(web.ingest.pipeline, "parse_upload", "parse (read_bundle)")
     run_rules = analyzer.engine.run
 
     def rules_wrapper(*args: Any, **kwargs: Any) -> Any:
@@ -444,9 +444,9 @@ def _instrument(stages: _Stages) -> None:
             return run_rules(*args, **kwargs)
 
     analyzer.engine.run = rules_wrapper  # type: ignore[assignment]
-    wrap(web.services, "_replace_derived", "write (_replace_derived)")
-    wrap(web.services, "aggregate_series", "aggregate_series")
-    wrap(web.bulk, "write_series", "write series")
+    wrap(web.ingest.pipeline, "_replace_derived", "write (_replace_derived)")
+    wrap(web.ingest.pipeline, "aggregate_series", "aggregate_series")
+    wrap(web.timeline.bulk, "write_series", "write series")
 
     def tally(owner: Any, attr: str, label: str) -> None:
         """Many calls, one line: their summed wall time (reported once, after the ingest)."""
@@ -465,7 +465,7 @@ def _instrument(stages: _Stages) -> None:
     import parsers.ingest.pieces
 
     tally(parsers.ingest.pieces._Member, "take", "take parsed pieces back (wait + keep text)")
-    tally(web.services._DetailWriter, "keep", "keep the raw text (COPY of compressed chunks)")
+    tally(web.ingest.pipeline.DetailWriter, "keep", "keep the raw text (COPY of compressed chunks)")
 
     from_sources = Timeline.from_sources
 
@@ -493,11 +493,12 @@ def ingest_one(bundle: Path, keep: bool) -> None:
     from django.db.models import Count, Sum
     from django.db.models.functions import Length
 
-    from web import services
+    from web.cases import services
+    from web.ingest import pipeline, tasks
     from web.models import Case, RawChunk, Series
 
     # a running worker: its parse processes started with it (web/celery.py) and wait, ready
-    services.warm_parse_processes(wait=True)
+    pipeline.warm_parse_processes(wait=True)
     stages = _Stages()
     _instrument(stages)
     _event("start", rss_bytes=_rss_bytes())
@@ -511,7 +512,7 @@ def ingest_one(bundle: Path, keep: bool) -> None:
     t = time.perf_counter()
     cpu0, sys0 = _cpu_seconds(), _system_cpu_seconds()
     with stages.stage("ingest (case_ingest)"), _profiled("ingest"):
-        services.case_ingest(case_id=case.pk)
+        tasks.case_ingest(case_id=case.pk)
     ingest_s = time.perf_counter() - t
     cpu = {k: round(v - cpu0[k], 2) for k, v in _cpu_seconds().items()}
     system = {k: round(v - sys0[k], 2) for k, v in _system_cpu_seconds().items()}

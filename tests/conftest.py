@@ -33,7 +33,7 @@ def fixtures() -> Path:
 
 @pytest.fixture(autouse=True)
 def _no_heartbeat_inside_a_test_transaction(request: pytest.FixtureRequest, settings) -> None:
-    """The heartbeat thread (web/claims.py) writes through a connection of its own, which cannot see
+    """The heartbeat thread (web/ingest/claims.py) writes through a connection of its own, which cannot see
     the rows of a test running inside a transaction (and would wait on their locks): such tests run
     without beats. Tests on a committed database (``transactional_db``) keep the real interval."""
     marker = request.node.get_closest_marker("django_db")

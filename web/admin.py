@@ -7,7 +7,7 @@ from django.contrib import admin
 from django.contrib.auth import get_user_model
 from django.contrib.auth.admin import UserAdmin
 
-from web import services
+from web.history.services import case_refresh_search
 from web.models import Case, Team
 
 User = get_user_model()
@@ -63,4 +63,4 @@ class CaseAdmin(admin.ModelAdmin):
 
     def save_model(self, request, obj: Case, form, change: bool) -> None:
         super().save_model(request, obj, form, change)
-        services.case_refresh_search(case_id=obj.pk)  # title, customer, ticket or tags may have changed
+        case_refresh_search(case_id=obj.pk)  # title, customer, ticket or tags may have changed

@@ -9,7 +9,9 @@ os.environ.setdefault("DJANGO_SETTINGS_MODULE", "web.settings")
 
 app = Celery("casebook")
 app.config_from_object("django.conf:settings", namespace="CELERY")
-app.autodiscover_tasks(["web"])
+# Each task sits beside the code it runs: the ingest (tasks), its fan-out, the sweeper.
+for module in ("tasks", "fanout", "sweeper"):
+    app.autodiscover_tasks(["web.ingest"], related_name=module)
 
 
 @signals.setup_logging.connect
@@ -23,8 +25,8 @@ def _log_like_the_web(**kwargs: object) -> None:
 
 @signals.worker_process_init.connect
 def _start_parse_processes(**kwargs: object) -> None:
-    """Each worker process starts its parse processes as it starts (``services.warm_parse_processes``):
+    """Each worker process starts its parse processes as it starts (``web.ingest.pipeline.warm_parse_processes``):
     the first bundle it takes then does not wait for them."""
-    from web import services
+    from web.ingest import pipeline  # not at the top: Django is set up after this module loads
 
-    services.warm_parse_processes()
+    pipeline.warm_parse_processes()

@@ -21,8 +21,8 @@ from django.db import DatabaseError, connection
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import render
 
-from web import broker
-from web.services import is_transient
+from web.ingest import broker
+from web.ingest.faults import is_transient
 
 log = logging.getLogger(__name__)
 

@@ -1,6 +1,7 @@
 """Casebook's data: cases, their kept uploads, and the rows derived from them.
 
-Data and invariants only: every write goes through ``web/services.py``. Rows derived from a bundle
+Data and invariants only: every write goes through a service (the ``services.py`` of a package of
+web/, and the ingest, web/ingest/; ARCHITECTURE.md). Rows derived from a bundle
 (sources, members not used, series, sample index, raw chunks, findings, rule results) are replaced
 together in one transaction when a case is ingested or re-analyzed.
 """
@@ -29,7 +30,7 @@ class CaseStatus(models.TextChoices):
 
 
 FINAL_STATUSES = (CaseStatus.READY, CaseStatus.FAILED)
-#: A worker holds the case (web/claims.py): it must keep reporting, or the sweeper takes the case back.
+#: A worker holds the case (web/ingest/claims.py): it must keep reporting, or the sweeper takes the case back.
 PROCESSING_STATUSES = (CaseStatus.PARSING, CaseStatus.ANALYZING)
 UNFINISHED_STATUSES = (CaseStatus.QUEUED, *PROCESSING_STATUSES)
 
@@ -41,7 +42,7 @@ DEFAULT_TEAM_NAME = "Default"
 
 class Team(models.Model):
     """A group of engineers who see and work on each other's cases, and nothing of other teams'
-    (``web.selectors.cases_for``). A case belongs to exactly one team."""
+    (``web.cases.selectors.cases_for``). A case belongs to exactly one team."""
 
     name = models.CharField(max_length=100, unique=True)
     members = models.ManyToManyField(settings.AUTH_USER_MODEL, related_name="teams", blank=True)
@@ -100,13 +101,13 @@ class Case(models.Model):
     finding_keys = ArrayField(models.CharField(max_length=80), default=list, blank=True)
     fingerprints = ArrayField(models.TextField(), default=list, blank=True)
     wait_channels = ArrayField(models.CharField(max_length=100), default=list, blank=True)
-    # Full-text search document (web/search.py keeps it current): title, customer, ticket and tags
+    # Full-text search document (web/history/search.py keeps it current): title, customer, ticket and tags
     # weigh most, then host, then finding keys, wait channels and fingerprints, then notes.
     search_vector = SearchVectorField(null=True, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
     ingested_at = models.DateTimeField(null=True, blank=True)
-    # Fault handling (web/claims.py, web/sweeper.py). ``claim``: the token of the task execution that
+    # Fault handling (web/ingest/claims.py, web/ingest/sweeper.py). ``claim``: the token of the task execution that
     # holds the case while it is parsing or analyzing ("" when none); ``claims``: how many claims were
     # ever taken (each claim writes its detail rows under its own generation, so two executions never
     # mix rows); ``heartbeat_at``: the last sign of life of the holder; ``enqueued_at``: when the ingest
@@ -234,8 +235,8 @@ class SeriesLevel(models.Model):
     and the largest value at their own times (min/max downsampling: peaks survive). A zoomed chart
     reads the finest level that has at most a few thousand points in the range, and only the bytes
     of that range (``substring`` on uncompressed, out-of-line storage: PostgreSQL fetches just the
-    TOAST chunks it needs). Written with ``Series`` by the ingest (web/bulk.py); read by
-    web/charts.py.
+    TOAST chunks it needs). Written with ``Series`` by the ingest (web/timeline/bulk.py); read by
+    web/timeline/charts.py.
 
     ``ts``: int64 microseconds since the epoch, ascending; ``values``: float64 (NaN: no value);
     ``n`` points; ``t_first_us``/``t_last_us`` the first and last time (to estimate where a time lies).
@@ -265,7 +266,7 @@ class RawChunk(models.Model):
     """Lines ``line_start..line_end`` (1-based, inclusive) of one parsed member, as its parser read
     them (UTF-8, universal newlines), compressed with Zstandard: the per-sample detail of a case. The
     sessions of a processlist snapshot, the threads of a ps snapshot and the raw lines of any source
-    at a moment are read back from here (``web/moments.py``) without opening the kept upload.
+    at a moment are read back from here (``web/timeline/moments.py``) without opening the kept upload.
 
     Written while the bundle is parsed, tagged with the ingest's generation (see ``Case.generation``).
     """
@@ -383,7 +384,7 @@ class ApiToken(models.Model):
 
 
 class ShareLink(models.Model):
-    """A read-only link to one case for a customer (web/shares.py). The token itself is never
+    """A read-only link to one case for a customer (web/sharing/services.py). The token itself is never
     stored: only its SHA-256 (``token_sha256``, hex); the URL is shown once, when it is made.
     ``redact_*``: what the link redacts when it serves the case (analyzer/redact.py; the stored case
     is never changed). ``vocabulary``: the case's hosts, users and schemas and its literal counts,

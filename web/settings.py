@@ -166,7 +166,7 @@ INSTALLED_APPS = [
     "django.contrib.sessions",
     "django.contrib.messages",
     "django.contrib.staticfiles",
-    "django.contrib.postgres",  # full-text search and trigram lookups (web/search.py)
+    "django.contrib.postgres",  # full-text search and trigram lookups (web/history/search.py)
     "axes",  # repeated failed logins throttled (below)
     "rest_framework",
     "drf_spectacular",
@@ -277,7 +277,7 @@ CASEBOOK_MAX_RATIO = envint("CASEBOOK_MAX_RATIO", 200)
 # Processes that parse the pieces of a large capture in parallel during an ingest (parsers/ingest/pool.py);
 # 0 parses everything in the worker process itself. Started only for members of two pieces or more.
 CASEBOOK_PARSE_PROCESSES = envint("CASEBOOK_PARSE_PROCESSES", os.cpu_count() or 1)
-# Fan-out (web/fanout.py): the parts of one bundle's parse become Celery tasks that any worker of any
+# Fan-out (web/ingest/fanout.py): the parts of one bundle's parse become Celery tasks that any worker of any
 # host takes (a chord joins them for the analysis); the upload and the parts are read through Django's
 # storage, so every worker host must share it (CASEBOOK_STORAGE_URL: a shared volume, or S3).
 CASEBOOK_INGEST_FANOUT = envbool("CASEBOOK_INGEST_FANOUT", False)
@@ -321,7 +321,7 @@ CELERY_TASK_PUBLISH_RETRY_POLICY = {
 CELERY_TASK_DEFAULT_QUEUE = envstr("CASEBOOK_QUEUE", "casebook")
 CELERY_WORKER_HIJACK_ROOT_LOGGER = False  # the worker logs through LOGGING below (web/celery.py)
 
-# Fault handling (web/claims.py, web/sweeper.py). A worker processing a case stamps it every
+# Fault handling (web/ingest/claims.py, web/ingest/sweeper.py). A worker processing a case stamps it every
 # HEARTBEAT_INTERVAL s; one silent for STALE_AFTER s is taken to be dead (a loaded host can delay a
 # beat by seconds: several beats must be missed). Celery beat runs the sweeper every SWEEP_INTERVAL
 # s; a case is taken back at most MAX_REQUEUES times, then fails with the reason. A queued case whose
@@ -345,7 +345,7 @@ CELERY_BEAT_SCHEDULE_FILENAME = envstr(
 )
 
 # Django's cache on the same Redis as Celery (its own key prefix): the per-client count of unknown
-# share tokens (web/share_views.py) must be shared by every web process.
+# share tokens (web/sharing/views.py) must be shared by every web process.
 CACHES = {
     "default": {
         "BACKEND": "django.core.cache.backends.redis.RedisCache",
@@ -356,21 +356,21 @@ CACHES = {
         "OPTIONS": {"socket_connect_timeout": 1, "socket_timeout": 1},
     }
 }
-# Share links (web/shares.py): a client that asked for SHARE_GUESS_LIMIT unknown, expired or revoked
+# Share links (web/sharing/services.py): a client that asked for SHARE_GUESS_LIMIT unknown, expired or revoked
 # tokens within SHARE_GUESS_WINDOW s gets 429 on every /s/ URL until the window is over.
 CASEBOOK_SHARE_GUESS_LIMIT = envint("CASEBOOK_SHARE_GUESS_LIMIT", 20)
 CASEBOOK_SHARE_GUESS_WINDOW = envseconds("CASEBOOK_SHARE_GUESS_WINDOW", 600)
 
-# The API takes a personal token (web/authentication.py: ``Authorization: Bearer cb_...``) or the
+# The API takes a personal token (web/accounts/authentication.py: ``Authorization: Bearer cb_...``) or the
 # browser's session (with its CSRF token); never the login password (no basic auth).
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
-        "web.authentication.ApiTokenAuthentication",  # first: a 401 says ``WWW-Authenticate: Bearer``
+        "web.accounts.authentication.ApiTokenAuthentication",  # first: a 401 says ``WWW-Authenticate: Bearer``
         "rest_framework.authentication.SessionAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
-    "EXCEPTION_HANDLER": "web.api_errors.api_exception_handler",
+    "EXCEPTION_HANDLER": "web.api.errors.api_exception_handler",
 }
 SPECTACULAR_SETTINGS = {
     "TITLE": "Casebook API",

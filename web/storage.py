@@ -2,7 +2,7 @@
 bucket through django-storages) and its removal with the case it belongs to.
 
 - ``Upload.file``: the original bundle, under ``bundles/<year>/<month>/``;
-- the fan-out's pieces and work files, under ``ingest-work/case-<id>/`` (web/fanout.py).
+- the fan-out's pieces and work files, under ``ingest-work/case-<id>/`` (web/ingest/fanout.py).
 
 Django does not delete a ``FileField`` 's file with its row; the receivers connected here
 (``connect``, from ``WebConfig.ready``) do it once the deleting transaction commits, whatever deleted
@@ -21,7 +21,7 @@ from django.db.models.signals import post_delete
 
 log = logging.getLogger(__name__)
 
-#: Where the fan-out's pieces, plans and outcomes live in the storage (web/fanout.py).
+#: Where the fan-out's pieces, plans and outcomes live in the storage (web/ingest/fanout.py).
 WORK_DIR = "ingest-work"
 
 

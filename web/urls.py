@@ -5,7 +5,11 @@ from django.contrib.auth import views as auth_views
 from django.urls import include, path, re_path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
 
-from web import api, api_shares, share_views, views, views_account
+from web.accounts import views as views_account
+from web.api import cases as api
+from web.api import shares as api_shares
+from web.cases import views
+from web.sharing import views as share_views
 
 urlpatterns = [
     path("", views.case_list, name="case-list"),

@@ -14,7 +14,7 @@ shares the storage and the database:
    the bundle (UTC offset, anchoring, checks) exactly as ``read_bundle`` does: the same ``Bundle``.
 
 Plain Python and pandas, no Django: where parts are stored, how tasks are sent and how outcomes come
-back is the caller's business (``web/fanout.py`` does it with Celery and Django's storage). Plans
+back is the caller's business (``web/ingest/fanout.py`` does it with Celery and Django's storage). Plans
 and outcomes are pickled by the caller; both are made by this code, never from an upload's bytes
 other than as ``bytes`` values inside them.
 """

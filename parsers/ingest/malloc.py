@@ -1,7 +1,7 @@
 """Memory of the processes that read bundles: glibc malloc tuning, trimming and the resident size.
 
 Used by the ingest (``parsers.ingest.bundle``, ``fanout``, ``pieces``, ``pool``: the worker keeps
-and joins pieces, its parse processes read them) and by ``web.services`` around a case's ingest.
+and joins pieces, its parse processes read them) and by ``web.ingest.pipeline`` around a case's ingest.
 Source: glibc manual, "Memory Allocation Tunables" and ``mallopt(3)``, ``malloc_trim(3)``; proc(5)
 for ``/proc/self/statm``. Without glibc every call here does nothing (``resident_bytes``: 0 where
 there is no ``/proc``).

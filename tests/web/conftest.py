@@ -92,8 +92,8 @@ def engineer_client(engineer) -> Client:
 
 @pytest.fixture
 def api_token(engineer) -> str:
-    """A personal API token of the engineer (web/api_tokens.py)."""
-    from web.api_tokens import api_token_create
+    """A personal API token of the engineer (web/accounts/services.py)."""
+    from web.accounts.services import api_token_create
 
     return api_token_create(user=engineer, name="tests")[1]
 

@@ -3,7 +3,7 @@
 ``tests/fixtures/loads`` holds real MariaDB 10.11 captures of this machine (see its README): idle, and
 64 sessions repeating one ``SELECT DISTINCT`` whose on-disk temporary table makes threads wait in
 ``do_unlinkat`` (D state). Each bundle is tarred as a customer's collection would be and ingested
-through ``services.case_create`` + ``services.case_ingest``, the path of an upload.
+through ``services.case_create`` + ``tasks.case_ingest``, the path of an upload.
 """
 
 from __future__ import annotations
@@ -13,7 +13,8 @@ from pathlib import Path
 from django.core.files import File
 
 from tests.web.conftest import EXAMPLE_BUNDLE, make_tar
-from web import services
+from web.cases import services
+from web.ingest import tasks
 from web.models import Case, Team
 
 LOADS = Path(__file__).resolve().parent.parent / "fixtures" / "loads"
@@ -38,7 +39,7 @@ def ingest(path: Path, *, title: str = "", team: Team | None = None, **details: 
         case = services.case_create(
             user=None, file=File(fh), original_name=path.name, title=title, enqueue=False, team=team
         )
-    services.case_ingest(case_id=case.pk)
+    tasks.case_ingest(case_id=case.pk)
     if details:
         services.case_update_details(
             case_id=case.pk,

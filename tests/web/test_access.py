@@ -15,7 +15,8 @@ from django.core.files import File
 from django.test import Client
 
 from tests.web.conftest import VMSTAT, make_tar
-from web import selectors, services
+from web.cases import selectors, services
+from web.ingest import tasks
 from web.models import Case
 
 pytestmark = pytest.mark.django_db
@@ -44,7 +45,7 @@ def case(tmp_path: Path, private_queue: str) -> Case:
     path = make_tar(tmp_path / "b.tgz", {"2026_04_21_16_51_41-vmstat": VMSTAT.encode()})
     with path.open("rb") as fh:
         made = services.case_create(user=None, file=File(fh), original_name="b.tgz", enqueue=False)
-    services.case_ingest(case_id=made.pk)
+    tasks.case_ingest(case_id=made.pk)
     return Case.objects.get(pk=made.pk)
 
 

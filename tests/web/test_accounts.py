@@ -140,9 +140,9 @@ def test_the_admin_manages_users_and_teams(db) -> None:
 
 
 def test_a_case_edited_in_the_admin_is_found_by_its_new_details(db) -> None:
-    from web import selectors
+    from web.cases import selectors
+    from web.history.search import CaseFilters
     from web.models import Case
-    from web.search import CaseFilters
 
     admin = get_user_model().objects.create_superuser("root", password=PASSWORD)
     team = Team.objects.create(name="Support EU")

@@ -15,7 +15,8 @@ from django.test import Client, override_settings
 
 from analyzer.findings import severity_rank
 from tests.web.conftest import EXAMPLE_BUNDLE, VMSTAT, make_tar
-from web import selectors, services
+from web.cases import selectors, services
+from web.ingest import tasks
 from web.models import Case, CaseStatus
 
 pytestmark = pytest.mark.django_db
@@ -36,7 +37,7 @@ def _ingest(path: Path, title: str) -> Case:
         case = services.case_create(
             user=None, file=File(fh), original_name=path.name, title=title, enqueue=False
         )
-    services.case_ingest(case_id=case.pk)
+    tasks.case_ingest(case_id=case.pk)
     case = Case.objects.get(pk=case.pk)
     assert case.status == CaseStatus.READY, case.failure_reason
     return case

@@ -21,7 +21,8 @@ from schemathesis.specs.openapi.checks import (
 )
 
 from tests.web.conftest import PROCESSLIST_NO_TS, VMSTAT, make_tar
-from web import services
+from web.cases import services
+from web.ingest import tasks
 from web.models import Case
 
 #: Generated requests per operation: enough to reach every parameter's edge shapes, in seconds.
@@ -51,7 +52,7 @@ def ready_case_id(transactional_db, tmp_path: Path) -> int:
     )
     with bundle.open("rb") as fh:
         case = services.case_create(user=None, file=File(fh), original_name=bundle.name, enqueue=False)
-    services.case_ingest(case_id=case.pk)
+    tasks.case_ingest(case_id=case.pk)
     return Case.objects.get(pk=case.pk, status="ready").pk
 
 

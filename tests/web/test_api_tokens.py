@@ -13,7 +13,7 @@ from django.contrib.auth import get_user_model
 from django.core.management import CommandError, call_command
 from django.test import Client
 
-from web import api_tokens
+from web.accounts import services as api_tokens
 from web.models import ApiToken
 
 pytestmark = pytest.mark.django_db

@@ -14,8 +14,8 @@ from django.test import Client
 
 from tests.web.conftest import EXAMPLE_BUNDLE
 from tests.web.test_api_tokens import _make_token
-from web import services
 from web.celery import app as celery_app
+from web.ingest import faults
 from web.models import Case
 
 #: Seconds an ingest of the example bundle may take on a busy 2-core machine.
@@ -99,6 +99,6 @@ def test_an_upload_while_redis_is_down_says_the_case_is_saved_and_will_be_queued
     assert answer.status_code == 201 and datetime.now(tz=UTC) - started < timedelta(seconds=10)
     body = answer.json()
     assert body["queued"] is False and body["status"] == "queued"
-    assert body["detail"] == services.BROKER_DOWN_DETAIL
-    assert body["message"] == f"Case {body['id']} is saved. {services.BROKER_DOWN_DETAIL}"
+    assert body["detail"] == faults.BROKER_DOWN_DETAIL
+    assert body["message"] == f"Case {body['id']} is saved. {faults.BROKER_DOWN_DETAIL}"
     assert Case.objects.get(pk=body["id"]).enqueued_at is None  # the sweeper sends it once Redis is back

@@ -1,4 +1,4 @@
-"""Bulk writes (web/bulk.py): the series written in PostgreSQL's binary COPY format read back through
+"""Bulk writes (web/timeline/bulk.py): the series written in PostgreSQL's binary COPY format read back through
 the ORM exactly as they were given, each sorted by time."""
 
 from __future__ import annotations
@@ -9,8 +9,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from web import bulk
 from web.models import Case, Series
+from web.timeline import bulk
 
 pytestmark = pytest.mark.django_db
 

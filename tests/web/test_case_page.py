@@ -1,6 +1,6 @@
 """The case page in headless Chromium (issue 12), on a real capture and on a generated long one.
 
-Each case is ingested for real (services.case_ingest on the test database) and served by pytest-django's
+Each case is ingested for real (tasks.case_ingest on the test database) and served by pytest-django's
 live server; Debian's chromium is driven by Playwright (see test_browser.py). Checked: the verdict
 names the root-cause finding; every chart drew data; no sideways scrolling at 1,440, 1,024 and
 390 px; a zoom on one chart moves the others and the zoomed range is read again in detail; a click
@@ -23,7 +23,8 @@ from django.core.files import File
 from tests.web.browser_steps import log_in, page_errors
 from tests.web.conftest import EXAMPLE_BUNDLE
 from tests.web.test_browser import browser  # noqa: F401 - the shared Chromium fixture
-from web import selectors, services
+from web.cases import selectors, services
+from web.ingest import tasks
 from web.models import Case
 
 pytestmark = pytest.mark.browser
@@ -47,7 +48,7 @@ X_RANGES = """() => Object.values(Chart.instances)
 def _ingest(path: Path, name: str) -> Case:
     with path.open("rb") as fh:
         case = services.case_create(user=None, file=File(fh), original_name=name, enqueue=False)
-    services.case_ingest(case_id=case.pk)
+    tasks.case_ingest(case_id=case.pk)
     case = Case.objects.get(pk=case.pk)
     assert case.status == "ready", case.failure_reason
     return case

@@ -11,7 +11,8 @@ from django.test import Client
 from django.utils import timezone
 
 from tests.web.conftest import VMSTAT, make_tar
-from web import claims, services
+from web.cases import services
+from web.ingest import claims
 from web.models import Case, CaseStatus
 
 pytestmark = pytest.mark.django_db

@@ -1,4 +1,4 @@
-"""Claims and heartbeats (web/claims.py): one execution at a time holds a case, a silent one is
+"""Claims and heartbeats (web/ingest/claims.py): one execution at a time holds a case, a silent one is
 taken over, and an execution whose claim was taken away writes nothing."""
 
 from __future__ import annotations
@@ -13,7 +13,8 @@ from django.utils import timezone
 
 from parsers.rawtext import chunks_of
 from tests.web.conftest import VMSTAT, make_tar
-from web import claims, fanout, services
+from web.cases import services
+from web.ingest import claims, fanout, pipeline, tasks
 from web.models import Case, CaseStatus, RawChunk, Source
 
 
@@ -68,7 +69,7 @@ def test_a_retry_takes_over_the_claim_of_its_earlier_execution(tmp_path: Path) -
 @pytest.mark.django_db
 def test_a_ready_case_is_never_claimed(tmp_path: Path) -> None:
     case = _queued_case(tmp_path)
-    services.case_ingest(case_id=case.pk)
+    tasks.case_ingest(case_id=case.pk)
     assert Case.objects.get(pk=case.pk).status == CaseStatus.READY
     _silence(case)
     assert claims.claim_case(case_id=case.pk, token="task-z:9") is None
@@ -80,7 +81,7 @@ def test_an_ingest_whose_claim_was_taken_away_writes_nothing(tmp_path: Path, mon
     # re-analyzed (claim revoked, queued again): the ingest must stop without publishing rows or a
     # status.
     case = _queued_case(tmp_path)
-    real_timeline = services.Timeline.from_sources
+    real_timeline = pipeline.Timeline.from_sources
 
     def timeline_then_lose_the_claim(*args, **kwargs):  # noqa: ANN002, ANN003, ANN202
         timeline = real_timeline(*args, **kwargs)
@@ -88,8 +89,8 @@ def test_an_ingest_whose_claim_was_taken_away_writes_nothing(tmp_path: Path, mon
         services.case_reanalyze(case_id=case.pk, enqueue=False)
         return timeline
 
-    monkeypatch.setattr(services.Timeline, "from_sources", timeline_then_lose_the_claim)
-    services.case_ingest(case_id=case.pk)
+    monkeypatch.setattr(pipeline.Timeline, "from_sources", timeline_then_lose_the_claim)
+    tasks.case_ingest(case_id=case.pk)
     case.refresh_from_db()
     assert (case.status, case.claim, case.generation) == (CaseStatus.QUEUED, "", 0)
     assert not Source.objects.filter(case=case).exists()
@@ -138,7 +139,7 @@ def test_a_late_task_of_the_claim_that_published_the_case_keeps_its_text(tmp_pat
     killed after the part counted, before the part's message was acknowledged): the claim is gone, the
     part stops, and the text rows of that generation, now the case's own, stay."""
     case = _queued_case(tmp_path)
-    services.case_ingest(case_id=case.pk, token="task-a:0")
+    tasks.case_ingest(case_id=case.pk, token="task-a:0")
     case.refresh_from_db()
     rows = RawChunk.objects.filter(case=case, generation=case.generation).count()
     assert case.status == CaseStatus.READY and case.generation == 1 and rows
@@ -153,7 +154,7 @@ def test_a_late_task_of_the_claim_that_published_the_case_keeps_its_text(tmp_pat
 def test_reanalyze_takes_back_a_stalled_case_and_drops_its_unpublished_detail(tmp_path: Path) -> None:
     case = _queued_case(tmp_path)
     claim = claims.claim_case(case_id=case.pk, token="task-a:0")
-    services._DetailWriter(case.pk, claim.generation).keep("vmstat.txt", tuple(chunks_of(VMSTAT.encode(), 1)))
+    pipeline.DetailWriter(case.pk, claim.generation).keep("vmstat.txt", tuple(chunks_of(VMSTAT.encode(), 1)))
     assert RawChunk.objects.filter(case=case, generation=claim.generation).exists()
     _silence(case)
     services.case_reanalyze(case_id=case.pk, enqueue=False)

@@ -1,10 +1,10 @@
-"""web/compare.py: the pure comparison of two cases' findings and query fingerprints."""
+"""web/history/compare.py: the pure comparison of two cases' findings and query fingerprints."""
 
 from __future__ import annotations
 
 import pytest
 
-from web.compare import compare_cases, compare_findings, compare_fingerprints
+from web.history.compare import compare_cases, compare_findings, compare_fingerprints
 
 
 def _f(key: str, severity: str, title: str = "") -> dict[str, str]:

@@ -17,7 +17,8 @@ from django.core.files.storage import default_storage
 from tests.bundles import generated_collection
 from tests.servers import CasebookProcesses, wait_for
 from tests.web.conftest import FANOUT_ENV, case_findings, case_series, case_sources, processes_on_test_db
-from web import services
+from web.cases import services
+from web.ingest import tasks
 from web.models import Case, CaseStatus, RawChunk
 from web.storage import WORK_DIR
 
@@ -43,7 +44,7 @@ def test_a_bundle_through_the_chord_gives_the_case_of_the_single_task(
     with two_minutes.open("rb") as fh:
         single = services.case_create(user=None, file=File(fh), original_name=two_minutes.name, enqueue=False)
     settings.CASEBOOK_INGEST_FANOUT = False
-    services.case_ingest(case_id=single.pk)
+    tasks.case_ingest(case_id=single.pk)
     wait_for(
         "the fanned-out case done",
         lambda: Case.objects.filter(pk=fanned.pk, status__in=(CaseStatus.READY, CaseStatus.FAILED)).exists(),

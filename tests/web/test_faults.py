@@ -53,7 +53,8 @@ from tests.web.conftest import (
     make_tar,
     processes_on_test_db,
 )
-from web import services
+from web.cases import services
+from web.ingest import faults, tasks
 from web.models import Case, CaseStatus, Finding, RawChunk, Series, Source
 from web.storage import WORK_DIR
 
@@ -168,7 +169,7 @@ def test_a_worker_killed_mid_ingest_leaves_a_case_that_ends_ready(
 
 
 def _work_files(case_id: int, generation: int, *, parts: int | None = None) -> tuple[int | None, set[int]]:
-    """The fan-out's work files of one claim of a case (web/fanout.py): the number of parts its plan
+    """The fan-out's work files of one claim of a case (web/ingest/fanout.py): the number of parts its plan
     has (``None`` before the plan is stored; ``parts`` when given, without reading the plan again) and
     the indexes of the parts whose outcome is stored."""
     prefix = f"{WORK_DIR}/case-{case_id}/gen-{generation}"
@@ -261,7 +262,7 @@ def test_a_fanout_worker_killed_between_parts_leaves_a_case_that_ends_ready(
     with busy_bundle.open("rb") as fh:
         clean = services.case_create(user=None, file=File(fh), original_name=busy_bundle.name, enqueue=False)
     settings.CASEBOOK_INGEST_FANOUT = False
-    services.case_ingest(case_id=clean.pk)
+    tasks.case_ingest(case_id=clean.pk)
     clean.refresh_from_db()
     assert clean.status == CaseStatus.READY, clean.failure_reason
 
@@ -469,7 +470,7 @@ def test_redis_restarted_mid_ingest_loses_no_case(
     assert made.status_code == 201 and time.monotonic() - started < 20
     during = made.json()["id"]
     status = session.get(f"{own_stack.base_url}/cases/{during}/status.json", timeout=30).json()
-    assert status["status"] == "queued" and status["detail"] == services.BROKER_DOWN_DETAIL
+    assert status["status"] == "queued" and status["detail"] == faults.BROKER_DOWN_DETAIL
 
     redis_server.start()  # same port, empty
     _wait_ready(postgres, [running, waiting, during])

@@ -14,10 +14,11 @@ from django.test import Client, override_settings
 
 from analyzer.findings import severity_rank
 from tests.web.history import example_case, ingest, load_bundle
-from web import compare, selectors, similar
-from web.charts import series_arrays
+from web.cases import selectors
+from web.history import compare, similar
+from web.history.search import CaseFilters
 from web.models import Case, CaseStatus, Team
-from web.search import CaseFilters
+from web.timeline.series import series_arrays
 
 pytestmark = pytest.mark.django_db
 

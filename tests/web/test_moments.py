@@ -11,8 +11,10 @@ from django.core.files import File
 from django.test import Client
 
 from tests.web.conftest import make_tar
-from web import moments, services
+from web.cases import services
+from web.ingest import tasks
 from web.models import Case, CaseStatus, SampleIndex
+from web.timeline import moments
 
 pytestmark = pytest.mark.django_db
 
@@ -84,7 +86,7 @@ def _ingest(tmp_path: Path, members: dict[str, str]) -> Case:
     path = make_tar(tmp_path / "b.tgz", {name: text.encode() for name, text in members.items()})
     with path.open("rb") as fh:
         case = services.case_create(user=None, file=File(fh), original_name=path.name, enqueue=False)
-    services.case_ingest(case_id=case.pk)
+    tasks.case_ingest(case_id=case.pk)
     case = Case.objects.get(pk=case.pk)
     assert case.status == CaseStatus.READY, case.failure_reason
     return case
@@ -111,7 +113,7 @@ def test_the_sample_index_holds_the_lines_of_each_sample(case: Case) -> None:
 
 def test_reanalysis_replaces_the_sample_index(case: Case) -> None:
     services.case_reanalyze(case_id=case.pk, enqueue=False)
-    services.case_ingest(case_id=case.pk)
+    tasks.case_ingest(case_id=case.pk)
     assert SampleIndex.objects.filter(case=case).count() == 4
 
 

@@ -14,8 +14,10 @@ from django.core.files import File
 from django.test import Client
 
 from tests.web.conftest import EXAMPLE_BUNDLE, VMSTAT, make_tar
-from web import levels, selectors, services
+from web.cases import selectors, services
+from web.ingest import tasks
 from web.models import Case, SeriesLevel
+from web.timeline import levels
 
 pytestmark = pytest.mark.django_db
 
@@ -71,7 +73,7 @@ def test_a_page_without_findings_says_how_many_rules_looked(engineer_client: Cli
     path = make_tar(tmp_path / "b.tgz", {"2026_04_21_16_51_41-vmstat": VMSTAT.encode()})
     with path.open("rb") as fh:
         case = services.case_create(user=None, file=File(fh), original_name="b.tgz", enqueue=False)
-    services.case_ingest(case_id=case.pk)
+    tasks.case_ingest(case_id=case.pk)
     case = Case.objects.get(pk=case.pk)
     page = engineer_client.get(f"/cases/{case.pk}/").content.decode()
     n_missing = case.rule_results.filter(outcome="not_evaluated").count()
@@ -96,7 +98,7 @@ def test_min_max_levels_keep_peaks_and_shared_times() -> None:
 def example_case() -> Case:
     with EXAMPLE_BUNDLE.open("rb") as fh:
         case = services.case_create(user=None, file=File(fh), original_name="example.tgz", enqueue=False)
-    services.case_ingest(case_id=case.pk)
+    tasks.case_ingest(case_id=case.pk)
     return Case.objects.get(pk=case.pk)
 
 
@@ -147,13 +149,13 @@ def test_the_page_links_its_downloads_and_keeps_engineer_controls_together(
 
 
 def test_a_chart_of_many_series_reaches_both_ends_of_the_capture() -> None:
-    from web.charts import MIN_POINTS_PER_SERIES, OVERVIEW_POINTS, _pick
+    from web.timeline.charts import MIN_POINTS_PER_SERIES, OVERVIEW_POINTS, pick_points
 
     rng = np.random.default_rng(5)
     t = np.arange(3600, dtype="int64") * 1_000_000 + 1_776_780_000_000_000  # an hour at 1 s, in µs
     columns = [rng.random(len(t)) * 100 for _ in range(10)]  # ten busiest CPUs, max and median
     assert 10 * MIN_POINTS_PER_SERIES > OVERVIEW_POINTS  # their picks together exceed the budget
-    idx = _pick(t, columns, OVERVIEW_POINTS)
+    idx = pick_points(t, columns, OVERVIEW_POINTS)
     assert len(idx) == OVERVIEW_POINTS and (np.diff(idx) > 0).all()
     assert idx[0] == 0 and idx[-1] == len(t) - 1  # the last minutes are drawn too
     assert np.diff(t[idx]).max() <= 60_000_000  # and no stretch of more than a minute is left out

@@ -14,8 +14,10 @@ from django.utils import timezone
 from parsers.ingest.pool import PiecePool, close_waiting
 from parsers.rawtext import text_of
 from tests.web.conftest import PROCESSLIST_NO_TS, VMSTAT, make_tar
-from web import moments, services
+from web.cases import services
+from web.ingest import pipeline, tasks
 from web.models import Case, CaseStatus, Finding, NotUsedMember, RawChunk, Series, Source
+from web.timeline import moments
 
 pytestmark = pytest.mark.django_db
 
@@ -33,7 +35,7 @@ def _points(case: Case, name: str | None = None) -> int:
 
 def _ingest(path: Path) -> Case:
     case = _create(path)
-    services.case_ingest(case_id=case.pk)
+    tasks.case_ingest(case_id=case.pk)
     return Case.objects.get(pk=case.pk)
 
 
@@ -102,7 +104,7 @@ def test_ingest_twice_equals_ingest_once(tmp_path: Path) -> None:
         NotUsedMember.objects.filter(case=case).count(),
     )
     services.case_reanalyze(case_id=case.pk, enqueue=False)
-    services.case_ingest(case_id=case.pk)
+    tasks.case_ingest(case_id=case.pk)
     case.refresh_from_db()
     again = (
         Source.objects.filter(case=case).count(),
@@ -117,7 +119,7 @@ def test_ingest_twice_equals_ingest_once(tmp_path: Path) -> None:
 def test_a_case_not_queued_is_left_alone(tmp_path: Path) -> None:
     case = _ingest(make_tar(tmp_path / "b.tgz", {"vmstat.txt": VMSTAT.encode()}))
     before = case.ingested_at
-    services.case_ingest(case_id=case.pk)  # already READY: another worker's claim would fail the same way
+    tasks.case_ingest(case_id=case.pk)  # already READY: another worker's claim would fail the same way
     case.refresh_from_db()
     assert case.ingested_at == before
 
@@ -247,7 +249,7 @@ def test_the_rules_run_beside_the_writes_while_the_worker_holds_little(
     monkeypatch.setattr(engine, "run", run)
     cases = []
     for bound in (1 << 40, 0):
-        monkeypatch.setattr(services, "RULES_BESIDE_UP_TO_BYTES", bound)
+        monkeypatch.setattr(pipeline, "RULES_BESIDE_UP_TO_BYTES", bound)
         cases.append(_ingest(example2_tarball))
     assert [t == threading.current_thread().name for t in threads] == [False, True]
     beside, inline = (
@@ -337,7 +339,7 @@ def test_reanalysis_replaces_the_kept_text(tmp_path: Path) -> None:
         make_tar(tmp_path / "b.tgz", {"2026_04_21_16_51_41-processlist": PROCESSLIST_NO_TS.encode()})
     )
     services.case_reanalyze(case_id=case.pk, enqueue=False)
-    services.case_ingest(case_id=case.pk)
+    tasks.case_ingest(case_id=case.pk)
     case.refresh_from_db()
     assert case.generation == 2
     assert list(RawChunk.objects.filter(case=case).values_list("generation", flat=True)) == [2]
@@ -415,7 +417,7 @@ def test_pieces_parsed_by_parse_processes_give_the_same_case(
     try:
         shared = summary(_ingest(example2_tarball))
         assert started == [2]  # closed at the end of the parse
-        services.warm_parse_processes(wait=True)  # what a worker does after an ingest
+        pipeline.warm_parse_processes(wait=True)  # what a worker does after an ingest
         again = summary(_ingest(example2_tarball))  # on the two started ahead
         assert started == [2, 2]
     finally:
@@ -424,23 +426,23 @@ def test_pieces_parsed_by_parse_processes_give_the_same_case(
 
 
 def test_the_ingest_hands_the_analysis_reducer_to_the_pipeline(tmp_path: Path, monkeypatch) -> None:
-    """The reduce step is an object the ingest passes in (``services.PIECE_REDUCER``), not a name the
+    """The reduce step is an object the ingest passes in (``pipeline.PIECE_REDUCER``), not a name the
     pipeline imports: whatever the ingest holds there is what reduces every parsed member."""
     from analyzer.timeline import reduce_piece
 
-    assert services.PIECE_REDUCER is reduce_piece
+    assert pipeline.PIECE_REDUCER is reduce_piece
     seen: list[str] = []
 
     def spy(source):
         seen.append(source.member)
         return reduce_piece(source)
 
-    monkeypatch.setattr(services, "PIECE_REDUCER", spy)
+    monkeypatch.setattr(pipeline, "PIECE_REDUCER", spy)
     path = make_tar(
         tmp_path / "b.tgz", {"c/vmstat.txt": VMSTAT.encode(), "c/pl.txt": PROCESSLIST_NO_TS.encode()}
     )
     with path.open("rb") as fh:
         case = services.case_create(user=None, file=File(fh), original_name=path.name, enqueue=False)
-    services.case_ingest(case_id=case.pk)
+    tasks.case_ingest(case_id=case.pk)
     assert Case.objects.get(pk=case.pk).status == CaseStatus.READY
     assert sorted(set(seen)) == ["c/pl.txt", "c/vmstat.txt"]

@@ -16,7 +16,7 @@ from django.core.files import File
 from tests.web.browser_steps import log_in, page_errors
 from tests.web.conftest import EXAMPLE_BUNDLE
 from tests.web.test_browser import browser  # noqa: F401 - the fixture
-from web import services
+from web.cases import services
 from web.models import Case, CaseStatus
 
 pytestmark = pytest.mark.browser

@@ -27,8 +27,11 @@ from tests.web.share_capture import (
     server_ps,
     server_slave_status,
 )
-from web import moments, services, shares
+from web.cases import services
+from web.ingest import tasks
 from web.models import Case, CaseStatus, SampleIndex, ShareLink
+from web.sharing import services as shares
+from web.timeline import moments
 
 pytestmark = pytest.mark.django_db
 
@@ -56,14 +59,14 @@ def case(tmp_path: Path, engineer) -> Case:
     )
     with path.open("rb") as fh:
         case = services.case_create(user=engineer, file=File(fh), original_name="capture.tgz", enqueue=False)
-    services.case_ingest(case_id=case.pk)
+    tasks.case_ingest(case_id=case.pk)
     case = Case.objects.get(pk=case.pk)
     assert case.status == CaseStatus.READY, case.failure_reason
     return case
 
 
 def _link(case: Case, *, choices: Choices = REDACT_ALL, **kw) -> str:
-    return shares.create_share(case=case, user=None, choices=choices, **kw).path
+    return shares.share_create(case=case, user=None, choices=choices, **kw).path
 
 
 def _urls(case: Case, base: str) -> list[str]:
@@ -179,14 +182,14 @@ def test_the_stored_case_is_never_changed(case: Case) -> None:
 
 # ------------------------------------------------------------------------------ access, as a table
 def _expired(case: Case) -> str:
-    made = shares.create_share(case=case, user=None)
+    made = shares.share_create(case=case, user=None)
     ShareLink.objects.filter(pk=made.share.pk).update(expires_at=timezone.now() - timedelta(seconds=1))
     return made.path
 
 
 def _revoked(case: Case) -> str:
-    made = shares.create_share(case=case, user=None)
-    shares.revoke_share(share=made.share, user=None)
+    made = shares.share_create(case=case, user=None)
+    shares.share_revoke(share=made.share, user=None)
     return made.path
 
 
@@ -244,14 +247,14 @@ def test_unknown_expired_and_revoked_tokens_get_the_same_404(case: Case) -> None
     ],
 )
 def test_a_token_holder_reaches_nothing_but_the_link(case: Case, url: str, status: int) -> None:
-    made = shares.create_share(case=case, user=None)
+    made = shares.share_create(case=case, user=None)
     client = Client()
     assert client.get(made.path).status_code == 200
     assert client.get(url.format(case=case.pk, share=made.share.pk)).status_code == status
 
 
 def test_a_token_holder_cannot_create_or_revoke_links(case: Case) -> None:
-    made = shares.create_share(case=case, user=None)
+    made = shares.share_create(case=case, user=None)
     client = Client()
     client.get(made.path)
     assert client.post(f"/cases/{case.pk}/shares/", {"days": 3}).status_code == 404
@@ -277,11 +280,11 @@ def test_the_bundle_is_served_only_where_the_engineer_allowed_it(case: Case) -> 
     assert response.status_code == 200
     assert b"".join(response.streaming_content) == case.upload.file.open("rb").read()
     with pytest.raises(ValueError):
-        shares.create_share(case=case, user=None, allow_bundle=True)  # redacted: refused
+        shares.share_create(case=case, user=None, allow_bundle=True)  # redacted: refused
 
 
 def test_a_view_is_counted_on_the_page_only(case: Case) -> None:
-    made = shares.create_share(case=case, user=None)
+    made = shares.share_create(case=case, user=None)
     client = Client()
     client.get(made.path)
     client.get(f"{made.path}timeline.json")
@@ -291,7 +294,7 @@ def test_a_view_is_counted_on_the_page_only(case: Case) -> None:
 
 
 def test_the_token_is_stored_only_as_its_hash(case: Case) -> None:
-    made = shares.create_share(case=case, user=None)
+    made = shares.share_create(case=case, user=None)
     token = made.path.split("/")[2]
     assert len(token) >= 43  # 256 bits, URL-safe base64
     row = ShareLink.objects.filter(pk=made.share.pk).values().get()
@@ -441,7 +444,7 @@ def test_a_value_cut_short_in_a_chart_label_or_a_long_statement_is_redacted(
     path = make_tar(tmp_path / "long.tgz", {"c/2026_04_21_16_51_41-processlist": pl.encode()})
     with path.open("rb") as fh:
         case = services.case_create(user=engineer, file=File(fh), original_name="long.tgz", enqueue=False)
-    services.case_ingest(case_id=case.pk)
+    tasks.case_ingest(case_id=case.pk)
     base = _link(case)
     timeline = Client().get(f"{base}timeline.json").json()
     labels = [s["label"] for c in timeline["charts"] for s in c["series"] if c["id"] == "fingerprints"]
@@ -456,7 +459,7 @@ def test_a_value_cut_short_in_a_chart_label_or_a_long_statement_is_redacted(
 def test_values_named_like_the_pages_fields_do_not_break_it(case: Case) -> None:
     """A schema called "case" or a user called "findings" is data: the page's structure (its context,
     its JSON field names) stays as it is."""
-    made = shares.create_share(case=case, user=None)
+    made = shares.share_create(case=case, user=None)
     words = ["case", "findings", "urls", "share", "status", "sources", "charts", "label", "data"]
     vocabulary = {**made.share.vocabulary, "users": words, "schemas": ["casebook", "series"]}
     ShareLink.objects.filter(pk=made.share.pk).update(vocabulary=vocabulary)
@@ -485,7 +488,7 @@ def server_case(tmp_path: Path, engineer) -> Case:
         case = services.case_create(
             user=engineer, file=File(fh), original_name="pt-stalk-db-prod-17.tgz", enqueue=False
         )
-    services.case_ingest(case_id=case.pk)
+    tasks.case_ingest(case_id=case.pk)
     case = Case.objects.get(pk=case.pk)
     assert case.status == CaseStatus.READY, case.failure_reason
     assert case.host == SERVER
@@ -541,7 +544,7 @@ def test_the_servers_name_is_a_pseudonym_the_same_everywhere(server_case: Case) 
 
 
 def test_a_link_made_before_server_names_were_collected_gets_them(server_case: Case) -> None:
-    made = shares.create_share(case=server_case, user=None)
+    made = shares.share_create(case=server_case, user=None)
     older = {k: v for k, v in made.share.vocabulary.items() if k != "servers"}
     ShareLink.objects.filter(pk=made.share.pk).update(vocabulary=older)
     served = _served(Client(), _urls(server_case, made.path)).decode()

@@ -1,4 +1,4 @@
-"""The sweeper (web/sweeper.py) on the real database and the real Redis: cases of silent workers are
+"""The sweeper (web/ingest/sweeper.py) on the real database and the real Redis: cases of silent workers are
 taken back (bounded, then failed with a reason), lost messages are sent again, live work is left alone."""
 
 from __future__ import annotations
@@ -11,7 +11,8 @@ from django.core.files import File
 from django.utils import timezone
 
 from tests.web.conftest import VMSTAT, make_tar
-from web import broker, claims, services, sweeper
+from web.cases import services
+from web.ingest import broker, claims, faults, sweeper
 from web.models import Case, CaseStatus
 
 pytestmark = pytest.mark.django_db
@@ -81,7 +82,7 @@ def test_a_queued_case_whose_task_never_reached_the_broker_is_sent(
 ) -> None:
     case = _case(tmp_path)
     Case.objects.filter(pk=case.pk).update(
-        enqueued_at=None, status_detail=services.BROKER_DOWN_DETAIL, updated_at=_ago(30)
+        enqueued_at=None, status_detail=faults.BROKER_DOWN_DETAIL, updated_at=_ago(30)
     )
     assert sweeper.sweep().resent == [case.pk]
     case.refresh_from_db()

@@ -9,9 +9,10 @@ from django.core.files import File
 from django.db import InterfaceError, OperationalError
 
 from tests.web.conftest import EXAMPLE_BUNDLE
-from web import services
+from web.cases import services
+from web.ingest import faults
+from web.ingest.tasks import case_ingest_task
 from web.models import Case, CaseStatus
-from web.tasks import case_ingest_task
 
 
 def _wait_final(case_id: int, timeout: float = 120) -> Case:
@@ -66,12 +67,12 @@ def test_a_task_that_died_is_redelivered_only_after_the_hard_time_limit(settings
 
 def test_beat_runs_the_sweeper_at_the_configured_interval(settings) -> None:
     from web.celery import app
-    from web.tasks import sweep_cases_task
+    from web.ingest.sweeper import sweep_cases_task
 
     (entry,) = [e for e in app.conf.beat_schedule.values() if e["task"] == sweep_cases_task.name]
     assert entry["schedule"] == settings.CASEBOOK_SWEEP_INTERVAL
     assert entry["options"]["expires"] == settings.CASEBOOK_SWEEP_INTERVAL  # sweeps never pile up
-    assert case_ingest_task.autoretry_for == (services.TransientError, OperationalError, InterfaceError)
+    assert case_ingest_task.autoretry_for == (faults.TransientError, OperationalError, InterfaceError)
 
 
 def _parse_in_a_daemon(results) -> None:

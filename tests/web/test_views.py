@@ -9,8 +9,10 @@ from django.core.files import File
 from django.test import Client
 
 from tests.web.conftest import PROCESSLIST_NO_TS, VMSTAT, make_tar
-from web import charts, services
+from web.cases import services
+from web.ingest import tasks
 from web.models import Case
+from web.timeline import charts
 
 pytestmark = pytest.mark.django_db
 
@@ -18,7 +20,7 @@ pytestmark = pytest.mark.django_db
 def _ingest_tar(tmp_path: Path, members: dict[str, bytes]) -> Case:
     with make_tar(tmp_path / "b.tgz", members).open("rb") as fh:
         case = services.case_create(user=None, file=File(fh), original_name="b.tgz", enqueue=False)
-    services.case_ingest(case_id=case.pk)
+    tasks.case_ingest(case_id=case.pk)
     return Case.objects.get(pk=case.pk)
 
 
@@ -31,7 +33,7 @@ def ready_case(tmp_path: Path) -> Case:
         case = services.case_create(
             user=None, file=File(fh), original_name="<script>x</script>.tgz", enqueue=False
         )
-    services.case_ingest(case_id=case.pk)
+    tasks.case_ingest(case_id=case.pk)
     return Case.objects.get(pk=case.pk)
 
 
@@ -175,7 +177,7 @@ def test_past_cases_are_found_by_query_fingerprint_and_wchan(engineer_client: Cl
     )
     with path.open("rb") as fh:
         case = services.case_create(user=None, file=File(fh), original_name="b.tgz", enqueue=False)
-    services.case_ingest(case_id=case.pk)
+    tasks.case_ingest(case_id=case.pk)
     for q in ("orders where id = ?", "do_unlinkat"):
         found = [c["id"] for c in engineer_client.get("/", {"q": q}).context["cases"]]
         assert found == [case.pk], q

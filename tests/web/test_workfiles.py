@@ -2,7 +2,7 @@
 pickle that would create a file when unpickled, or cut short, fails its case with a reason that names
 the file, and the file the pickle would create does not appear (``parsers/ingest/workfile.py``).
 
-The parts run in this process (``web.fanout.run_part`` / ``run_analyze``, as the Celery tasks call
+The parts run in this process (``web.ingest.fanout.run_part`` / ``run_analyze``, as the Celery tasks call
 them) on a case claimed the way the ingest task claims it, with the storage in a temporary folder.
 """
 
@@ -23,8 +23,9 @@ from parsers.ingest import workfile
 from parsers.ingest.fanout import parse_part, plan_bundle
 from parsers.ingest.pieces import Work
 from tests.web.conftest import EXAMPLE_BUNDLE
-from web import fanout, services
-from web.claims import claim_case, new_token
+from web.cases import services
+from web.ingest import fanout, pipeline
+from web.ingest.claims import claim_case, new_token
 from web.models import Case, CaseStatus
 
 
@@ -54,7 +55,7 @@ def _store_plan(claim) -> object:  # noqa: ANN001
     """The case's real plan and pieces in the storage, as ``dispatch`` stores them."""
     numbers = iter(range(10**6))
     case = Case.objects.select_related("upload").get(pk=claim.case_id)
-    with services.local_copy(case.upload) as path:
+    with pipeline.local_copy(case.upload) as path:
         plan = plan_bundle(
             path, put=lambda data: fanout._put(f"{fanout._prefix(claim)}/piece-{next(numbers):06d}.zst", data)
         )

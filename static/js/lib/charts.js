@@ -1,6 +1,6 @@
 // The charts of a case page and what they share; the input of its timeline:
 //
-// Input (GET urls.timeline, web/charts.py, version 2):
+// Input (GET urls.timeline, web/timeline/charts.py, version 2):
 //   {version: 2, utc_offset_s, ncpu, extent: [start_ms, end_ms] | null, range: [lo, hi] | null,
 //    sections: [{id, title}],
 //    charts: [

@@ -20,9 +20,9 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.db import connection
 from django.db.migrations.executor import MigrationExecutor
 
-from web import selectors, services
+from web.cases import selectors, services
+from web.ingest.tasks import case_ingest_task
 from web.models import FINAL_STATUSES, Case, CaseStatus, Team
-from web.tasks import case_ingest_task
 
 #: How often the command looks at the case while a worker processes it.
 POLL_S = 0.5

@@ -1,13 +1,13 @@
 """``manage.py create_api_token USERNAME [--name NAME]``: a personal API token for an engineer, printed
 once on stdout (the only line), for provisioning scripts and test harnesses that cannot click through
-the settings page. Listed and revoked on that page like any other token (web/api_tokens.py)."""
+the settings page. Listed and revoked on that page like any other token (web/accounts/services.py)."""
 
 from __future__ import annotations
 
 from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError
 
-from web.api_tokens import TokenLimitError, api_token_create
+from web.accounts.services import TokenLimitError, api_token_create
 
 
 class Command(BaseCommand):

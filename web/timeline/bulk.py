@@ -17,8 +17,8 @@ import pandas as pd
 from django.db import connection
 
 from parsers.rawtext import TextChunk
-from web.levels import levels_of
 from web.models import RawChunk, SampleIndex, Series, SeriesLevel
+from web.timeline.levels import levels_of
 
 #: Rows per write() call: large enough to amortise the call, small enough to bound memory.
 CHUNK_ROWS = 100_000
@@ -72,7 +72,7 @@ def _binary_array(values: np.ndarray, dtype: str, element_oid: int) -> bytes:
 
 def write_series(case_id: int, series: pd.DataFrame) -> int:
     """Write a long frame (``series``, ``ts`` UTC, ``value``) as one ``Series`` row per name, its
-    points sorted by time, and its ``SeriesLevel`` rows (web/levels.py). Returns the number of rows written."""
+    points sorted by time, and its ``SeriesLevel`` rows (web/timeline/levels.py). Returns the number of rows written."""
     if not len(series):
         return 0
     max_len = Series._meta.get_field("name").max_length
@@ -115,7 +115,7 @@ def write_series(case_id: int, series: pd.DataFrame) -> int:
 
 
 def write_series_levels(case_id: int, series: Iterable[tuple[str, np.ndarray, np.ndarray]]) -> None:
-    """Write the ``SeriesLevel`` rows (web/levels.py) of each ``(name, ts µs int64 ascending, values
+    """Write the ``SeriesLevel`` rows (web/timeline/levels.py) of each ``(name, ts µs int64 ascending, values
     float64)``: every level of detail, as little-endian bytes."""
     with connection.cursor() as cursor:
         with cursor.cursor.copy(

@@ -1,4 +1,4 @@
-"""API authentication: a personal token in ``Authorization: Bearer <token>`` (web/api_tokens.py).
+"""API authentication: a personal token in ``Authorization: Bearer <token>`` (web/accounts/services.py).
 
 HTTP basic auth with the login password is not accepted: a script holds a token that can be revoked
 on its own, never the password. DRF's ``TokenAuthentication`` parses the header; the lookup is by the
@@ -10,7 +10,7 @@ from __future__ import annotations
 from rest_framework import exceptions
 from rest_framework.authentication import TokenAuthentication, get_authorization_header
 
-from web.api_tokens import api_token_user
+from web.accounts.services import api_token_user
 
 #: The answer to a request that sends the login password (HTTP basic auth).
 BASIC_REFUSED = (

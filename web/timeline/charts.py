@@ -13,18 +13,16 @@ most ``MAX_COLUMNS`` time columns, each the largest value of its time bucket.
 
 from __future__ import annotations
 
-import struct
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
 import numpy as np
 import pandas as pd
-from django.db import transaction
-from django.db.models import BinaryField, Func, Q
 from tsdownsample import MinMaxLTTBDownsampler
 
-from web import bulk, levels
-from web.models import Case, Finding, Series, SeriesLevel
+from web.models import Case, Finding
+from web.timeline import levels, services
+from web.timeline.series import series_arrays, stored_names
 
 #: Version of the timeline JSON; an overview stored at ingest in an older shape is rebuilt on read.
 VERSION = 2
@@ -317,51 +315,6 @@ def chart_ids_for_evidence(series_names: list[str]) -> list[str]:
     return [c for c in order if c in wanted][:MAX_FINDING_CHARTS]
 
 
-# ------------------------------------------------------------------------------------------ reading
-class _ArraySend(Func):
-    """PostgreSQL's ``array_send(anyarray)``: the array in the binary wire format, read by NumPy
-    without a Python object per element (a 24-hour capture holds millions of points)."""
-
-    function = "array_send"
-    output_field = BinaryField()
-
-
-def _decode(buf: bytes, kind: str) -> np.ndarray:
-    """A one-dimensional int8[] or float8[] in PostgreSQL's binary array format (``array_send``:
-    ndim, has-null flag, element oid, then per dimension its length and lower bound, then each
-    element as a 4-byte length and 8 bytes big-endian) -> a native NumPy array (int64 or float64).
-    Raises ValueError on an array of another shape or with NULL elements (the ingest writes NaN)."""
-    ndim, has_null, _oid = struct.unpack_from(">iiI", buf, 0)
-    native = "int64" if kind == "i" else "float64"
-    if ndim == 0:
-        return np.empty(0, dtype=native)
-    if ndim != 1 or has_null:
-        raise ValueError("expected a one-dimensional array without NULL elements")
-    (n,) = struct.unpack_from(">i", buf, 12)
-    body = np.frombuffer(buf, dtype=[("len", ">i4"), ("v", f">{kind}8")], count=n, offset=20)
-    return body["v"].astype(native)
-
-
-def series_arrays(
-    *, case: Case, names: list[str] | None = None, prefixes: list[str] | None = None
-) -> dict[str, tuple[np.ndarray, np.ndarray]]:
-    """The stored series of the case (all, those ``names``, or those under any of ``prefixes``):
-    name -> (times in microseconds since the epoch, int64, ascending; values, float64)."""
-    rows = Series.objects.filter(case=case)
-    if names is not None:
-        rows = rows.filter(name__in=names)
-    if prefixes is not None:
-        match = Q(pk__in=[])
-        for prefix in prefixes:
-            match |= Q(name__startswith=prefix)
-        rows = rows.filter(match)
-    rows = rows.annotate(ts_bin=_ArraySend("ts_us"), v_bin=_ArraySend("values"))
-    return {
-        name: (_decode(bytes(ts), "i"), _decode(bytes(values), "f"))
-        for name, ts, values in rows.values_list("name", "ts_bin", "v_bin")
-    }
-
-
 def _slice(
     arrays: dict[str, tuple[np.ndarray, np.ndarray]], lo_us: int | None, hi_us: int | None
 ) -> dict[str, tuple[np.ndarray, np.ndarray]]:
@@ -374,40 +327,20 @@ def _slice(
     return out
 
 
-def stored_names(case: Case, prefixes: list[str], names: list[str]) -> list[str]:
-    """The names of the case's series that are one of ``names`` or start with one of ``prefixes``."""
-    exact = set(names)
-    return [
-        n
-        for n in SeriesLevel.objects.filter(case=case, level=0).values_list("name", flat=True)
-        if n in exact or n.startswith(tuple(prefixes))
-    ]
-
-
 def _read(
     case: Case, prefixes: list[str], exact: list[str], lo: int | None, hi: int | None, max_points: int
 ) -> dict[str, tuple[np.ndarray, np.ndarray]]:
     """The series ``exact`` or under ``prefixes`` between ``lo`` and ``hi`` (µs, None = open), from the levels of
-    detail (web/levels.py: the finest with at most twice ``max_points`` points in the range, only
+    detail (web/timeline/levels.py: the finest with at most twice ``max_points`` points in the range, only
     those bytes read); a case ingested before they existed gets them written first."""
     names = stored_names(case, prefixes, exact)
-    if not names and ensure_levels(case):
+    if not names and services.series_levels_ensure(case=case):
         names = stored_names(case, prefixes, exact)
     return levels.read_range(case.pk, names, lo, hi, 2 * max_points)
 
 
-def ensure_levels(case: Case) -> bool:
-    """Write the levels of detail of a case ingested before they existed, from its stored series
-    (once; a few seconds for a 24-hour capture). Returns whether it wrote any."""
-    if SeriesLevel.objects.filter(case=case).exists() or not Series.objects.filter(case=case).exists():
-        return False
-    with transaction.atomic():
-        bulk.write_series_levels(case.pk, ((n, t, v) for n, (t, v) in series_arrays(case=case).items()))
-    return True
-
-
 # ------------------------------------------------------------------------------------- downsampling
-def _round(values: np.ndarray) -> list[float | None]:
+def round_values(values: np.ndarray) -> list[float | None]:
     """Values to ``SIGNIFICANT_DIGITS`` digits of the series' largest magnitude; NaN -> None."""
     finite = np.isfinite(values)
     magnitudes = np.abs(values[finite])
@@ -440,7 +373,7 @@ def _aligned(parts: list[tuple[np.ndarray, np.ndarray]]) -> tuple[np.ndarray, li
     return t, columns
 
 
-def _pick(t: np.ndarray, columns: list[np.ndarray], max_points: int) -> np.ndarray:
+def pick_points(t: np.ndarray, columns: list[np.ndarray], max_points: int) -> np.ndarray:
     """Indices of at most ``max_points`` instants that keep each series' shape and peaks: the union
     of MinMaxLTTB's picks on every series, each given an equal share (at least
     ``MIN_POINTS_PER_SERIES``); a union larger than ``max_points`` is thinned evenly over time, so
@@ -504,12 +437,12 @@ def _line_chart(chart: ChartDef, data: dict, hline: list, max_points: int) -> di
     t, columns = _aligned([data[n] for n, _ in pairs])
     if not any(np.isfinite(col).any() for col in columns):
         return None  # nothing to draw (e.g. a rate between monitor outputs of a capture with one)
-    idx = _pick(t, columns, max_points)
+    idx = pick_points(t, columns, max_points)
     return {
         **_common(chart),
         "t": (t[idx] // 1000).tolist(),
         "series": [
-            {"label": _label(label), "v": _round(col[idx] * chart.scale)}
+            {"label": _label(label), "v": round_values(col[idx] * chart.scale)}
             for (_, label), col in zip(pairs, columns, strict=True)
         ],
         "hlines": hline if chart.ncpu_line else [],
@@ -541,7 +474,7 @@ def _heatmap(
         "rows": [_label(n[len(chart.prefix) :]) for n in names],
         "x0": round(x0),
         "dx": round(width, 1),
-        "v": [_round(row) for row in grid],
+        "v": [round_values(row) for row in grid],
         "max": float(finite.max()) if finite.size else 0.0,
     }
 
@@ -573,7 +506,7 @@ def irq_cpu_chart(rates: pd.DataFrame) -> dict[str, object] | None:
         "kind": "grid",
         "rows": [_label(str(r)) for r in rates.index],
         "cols": [str(c) for c in rates.columns],
-        "v": [_round(row) for row in values],
+        "v": [round_values(row) for row in values],
         "max": float(values.max()) if values.size else 0.0,
     }
 
@@ -662,8 +595,8 @@ def series_listing(
             a = int(np.searchsorted(ts, int(start.timestamp() * 1e6), side="left")) if start else 0
             b = int(np.searchsorted(ts, int(end.timestamp() * 1e6), side="right")) if end else len(ts)
             t, v = ts[a:b] // 1000, values[a:b]
-            idx = _pick(t, [v], max_points)
-            row["data"] = [list(p) for p in zip(t[idx].tolist(), _round(v[idx]), strict=True)]
+            idx = pick_points(t, [v], max_points)
+            row["data"] = [list(p) for p in zip(t[idx].tolist(), round_values(v[idx]), strict=True)]
         out.append(row)
     return out
 

@@ -68,7 +68,7 @@ class NewShare:
         return f"/s/{self.token}/"
 
 
-def create_share(
+def share_create(
     *,
     case: Case,
     user: object | None,
@@ -103,10 +103,10 @@ def create_share(
     return NewShare(share, token)
 
 
-def create_from_fields(*, case: Case, user: object | None, fields: dict[str, object]) -> NewShare:
-    """``create_share`` from a form's or a serializer's cleaned fields: ``days``, ``label``,
+def share_create_from_fields(*, case: Case, user: object | None, fields: dict[str, object]) -> NewShare:
+    """``share_create`` from a form's or a serializer's cleaned fields: ``days``, ``label``,
     ``redact_literals``, ``redact_hosts``, ``redact_users``, ``redact_schemas``, ``allow_bundle``."""
-    return create_share(
+    return share_create(
         case=case,
         user=user,
         days=int(fields["days"]),
@@ -121,7 +121,7 @@ def create_from_fields(*, case: Case, user: object | None, fields: dict[str, obj
     )
 
 
-def revoke_share(*, share: ShareLink, user: object | None) -> ShareLink:
+def share_revoke(*, share: ShareLink, user: object | None) -> ShareLink:
     """Revoke ``share`` now (a link revoked already keeps its first revocation)."""
     if share.revoked_at is None:
         share.revoked_at = timezone.now()
@@ -140,7 +140,7 @@ def share_for_token(token: str) -> ShareLink | None:
     ).first()
 
 
-def record_view(share: ShareLink) -> None:
+def share_record_view(share: ShareLink) -> None:
     """Count one view of the shared page (in the database, without a read-modify-write race)."""
     ShareLink.objects.filter(pk=share.pk).update(
         view_count=F("view_count") + 1, last_viewed_at=timezone.now()

@@ -17,10 +17,10 @@ from rest_framework.decorators import api_view
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from web import shares
-from web.api import CASE_ID, _errors
+from web.api.schema import CASE_ID, error_responses
+from web.cases import selectors
 from web.models import ShareLink
-from web.share_views import _case_for_engineer
+from web.sharing import services as shares
 
 
 class ShareCreateSerializer(serializers.Serializer):
@@ -77,7 +77,7 @@ def _row(row: dict[str, object], case_id: int) -> dict[str, object]:
     operation_id="case_shares_list",
     summary="The case's share links, newest first",
     parameters=[CASE_ID],
-    responses={200: ShareSerializer(many=True), **_errors(404)},
+    responses={200: ShareSerializer(many=True), **error_responses(404)},
 )
 @extend_schema(
     methods=["POST"],
@@ -85,13 +85,13 @@ def _row(row: dict[str, object], case_id: int) -> dict[str, object]:
     summary="A new share link for a customer",
     parameters=[CASE_ID],
     request=ShareCreateSerializer,
-    responses={201: ShareCreatedSerializer, **_errors(400, 404)},
+    responses={201: ShareCreatedSerializer, **error_responses(400, 404)},
 )
 @api_view(["GET", "POST"])
 def share_list_create_api(request: Request, case_id: int) -> Response:
     """GET: the case's links, newest first. POST: a new link; the answer's ``url`` holds the token,
     shown this once (only its hash is kept)."""
-    case = _case_for_engineer(request, case_id)
+    case = selectors.case_for_user(user=request.user, case_id=case_id)
     if request.method == "GET":
         return Response([_row(r, case.pk) for r in shares.share_rows(case)])
     serializer = ShareCreateSerializer(data=request.data)
@@ -99,7 +99,7 @@ def share_list_create_api(request: Request, case_id: int) -> Response:
         return Response({"message": "The link is not valid.", "extra": serializer.errors}, status=400)
     d = serializer.validated_data
     try:
-        made = shares.create_from_fields(case=case, user=request.user, fields=d)
+        made = shares.share_create_from_fields(case=case, user=request.user, fields=d)
     except ValueError as exc:
         return Response({"message": str(exc), "extra": {}}, status=status.HTTP_400_BAD_REQUEST)
     row = next(r for r in shares.share_rows(case) if r["id"] == made.share.pk)
@@ -115,23 +115,23 @@ def share_list_create_api(request: Request, case_id: int) -> Response:
     operation_id="case_share_retrieve",
     summary="One share link of the case",
     parameters=[CASE_ID, SHARE_ID],
-    responses={200: ShareSerializer, **_errors(404)},
+    responses={200: ShareSerializer, **error_responses(404)},
 )
 @extend_schema(
     methods=["DELETE"],
     operation_id="case_share_revoke",
     summary="Revoke a share link (its URL answers 404 from now on)",
     parameters=[CASE_ID, SHARE_ID],
-    responses={200: ShareSerializer, **_errors(404)},
+    responses={200: ShareSerializer, **error_responses(404)},
 )
 @api_view(["GET", "DELETE"])
 def share_detail_api(request: Request, case_id: int, share_id: int) -> Response:
     """GET: one link of the case. DELETE: revoke it (its URL answers 404 from now on)."""
-    case = _case_for_engineer(request, case_id)
+    case = selectors.case_for_user(user=request.user, case_id=case_id)
     share = ShareLink.objects.filter(pk=share_id, case=case).first()
     if share is None:
         raise Http404
     if request.method == "DELETE":
-        shares.revoke_share(share=share, user=request.user)
+        shares.share_revoke(share=share, user=request.user)
     row = next(r for r in shares.share_rows(case) if r["id"] == share.pk)
     return Response(_row(row, case.pk))

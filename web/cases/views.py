@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
 from pathlib import Path
 
 from django.conf import settings
@@ -25,30 +24,18 @@ from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 
-from web import charts, compare, exports, moments, selectors, services, shares, similar
-from web.forms import CaseDetailsForm, CaseFilterForm, CaseUploadForm
+from web.cases import exports, selectors, services
+from web.cases.forms import CaseDetailsForm, CaseFilterForm, CaseUploadForm
+from web.history import compare, similar
 from web.markup import render_markdown
-from web.models import Case, CaseStatus
+from web.models import Case
+from web.sharing import services as shares
+from web.timeline import charts, moments, ranges
 
 #: Cases per page of the case list.
 PAGE_SIZE = 50
 
 COLLECTOR = Path(settings.BASE_DIR) / "scripts" / "collect.sh"
-
-
-def _get_case_for_user(request: HttpRequest, case_id: int) -> Case:
-    """The case if this user may see it (``selectors.cases_for``: a case of one of the user's
-    teams), else 404, alike for a case of another team and a case that does not exist."""
-    try:
-        # charts_overview (megabytes of JSON) is loaded only by the timeline view that sends it.
-        return (
-            selectors.cases_for(request.user)
-            .select_related("upload", "team")
-            .defer("charts_overview", "search_vector")
-            .get(pk=case_id)
-        )
-    except Case.DoesNotExist as exc:
-        raise Http404 from exc
 
 
 @login_required
@@ -160,7 +147,7 @@ def _duplicate_upload(
 def case_detail(request: HttpRequest, case_id: int) -> HttpResponse:
     if not request.user.is_authenticated:
         return redirect(f"{reverse('login')}?next={request.path}")
-    case = _get_case_for_user(request, case_id)
+    case = selectors.case_for_user(user=request.user, case_id=case_id)
     context = selectors.case_detail_context(case=case)
     context["urls"] = {
         "status": reverse("case-status", args=[case.pk]),
@@ -212,7 +199,7 @@ def _history_context(request: HttpRequest, case: Case, form: CaseDetailsForm | N
 @require_POST
 def case_details(request: HttpRequest, case_id: int) -> HttpResponse:
     """Save the case's title, customer, ticket, tags and notes (``CaseDetailsForm``), back to the page."""
-    case = _get_case_for_user(request, case_id)
+    case = selectors.case_for_user(user=request.user, case_id=case_id)
     form = CaseDetailsForm(request.POST)
     if not form.is_valid():
         context = selectors.case_detail_context(case=case)
@@ -239,7 +226,7 @@ def case_compare(request: HttpRequest, case_id: int) -> HttpResponse:
     static/js/pages/case_compare.js from the same document as ``compare.json``."""
     if not request.user.is_authenticated:
         return redirect(f"{reverse('login')}?next={request.get_full_path()}")
-    case = _get_case_for_user(request, case_id)
+    case = selectors.case_for_user(user=request.user, case_id=case_id)
     other = _other_case(request)
     context: dict[str, object] = {
         "case": {"id": case.pk, "title": case.title or f"Case {case.pk}", "host": case.host},
@@ -258,8 +245,8 @@ def case_compare(request: HttpRequest, case_id: int) -> HttpResponse:
 
 @require_GET
 def case_compare_json(request: HttpRequest, case_id: int) -> JsonResponse:
-    """The comparison of this case with ``?with=<id>`` as JSON (web/compare.py)."""
-    case = _get_case_for_user(request, case_id)
+    """The comparison of this case with ``?with=<id>`` as JSON (web/history/compare.py)."""
+    case = selectors.case_for_user(user=request.user, case_id=case_id)
     other = _other_case(request)
     if other is None:
         return JsonResponse({"message": "with= names the case to compare with", "extra": {}}, status=400)
@@ -273,24 +260,24 @@ def _other_case(request: HttpRequest) -> Case | None:
         return None
     if not raw.isdigit():
         raise Http404
-    return _get_case_for_user(request, int(raw))
+    return selectors.case_for_user(user=request.user, case_id=int(raw))
 
 
 @require_GET
 def case_status(request: HttpRequest, case_id: int) -> JsonResponse:
-    case = _get_case_for_user(request, case_id)
+    case = selectors.case_for_user(user=request.user, case_id=case_id)
     return JsonResponse(selectors.case_status(case))
 
 
 @require_GET
 def case_timeline(request: HttpRequest, case_id: int) -> HttpResponse:
-    """The timeline JSON (web/charts.py): the whole capture's overview, or with ``?start=&end=``
+    """The timeline JSON (web/timeline/charts.py): the whole capture's overview, or with ``?start=&end=``
     (epoch ms) a range re-read in detail, optionally only ``?charts=id,id`` (the sections open)."""
-    case = _get_case_for_user(request, case_id)
+    case = selectors.case_for_user(user=request.user, case_id=case_id)
     try:
-        start, end = range_params(request)
+        start, end = ranges.range_params(request)
     except ValueError:
-        return range_error()
+        return ranges.range_error()
     ids = [c for c in request.GET.get("charts", "").split(",") if c][:50] or None
     if start is None and end is None and ids is None:
         # The whole capture's charts, built at ingest: sent as PostgreSQL keeps the text, without
@@ -304,8 +291,7 @@ def case_timeline(request: HttpRequest, case_id: int) -> HttpResponse:
         if row and row[0] is not None and row[1] == str(charts.VERSION):
             return HttpResponse(row[0], content_type="application/json")
         overview = charts.timeline_charts(case=case, max_points=charts.OVERVIEW_POINTS)
-        if case.status == CaseStatus.READY:
-            Case.objects.filter(pk=case.pk, generation=case.generation).update(charts_overview=overview)
+        services.case_keep_overview(case=case, overview=overview)
         return JsonResponse(overview)
     return JsonResponse(charts.timeline_charts(case=case, start=start, end=end, chart_ids=ids))
 
@@ -314,32 +300,21 @@ def case_timeline(request: HttpRequest, case_id: int) -> HttpResponse:
 def case_findings_export(request: HttpRequest, case_id: int, fmt: str) -> HttpResponse:
     """The findings of the case as a download: ``json`` (the report's findings and rules not
     evaluated) or ``csv`` (one row per finding; windows and evidence flattened)."""
-    case = _get_case_for_user(request, case_id)
+    case = selectors.case_for_user(user=request.user, case_id=case_id)
     if fmt not in ("json", "csv"):
         raise Http404
-    return findings_download(selectors.case_report(case=case), fmt, f"case-{case.pk}-findings.{fmt}")
-
-
-def findings_download(report: dict[str, object], fmt: str, name: str) -> HttpResponse:
-    """The findings of a report (the case's, or a share link's redacted copy) as a ``json`` or ``csv``
-    attachment named ``name``."""
-    if fmt == "json":
-        response = HttpResponse(exports.findings_json(report), content_type="application/json")
-    else:
-        response = HttpResponse(exports.findings_csv(report), content_type="text/csv; charset=utf-8")
-    response["Content-Disposition"] = f'attachment; filename="{name}"'
-    return response
+    return exports.findings_download(selectors.case_report(case=case), fmt, f"case-{case.pk}-findings.{fmt}")
 
 
 @require_GET
 def case_series_csv(request: HttpRequest, case_id: int) -> HttpResponse:
     """Every stored series of the charts asked (``?charts=id,id``, default all) between ``?start=``
     and ``?end=`` (epoch ms, default the whole capture) as CSV, one row per instant and series."""
-    case = _get_case_for_user(request, case_id)
+    case = selectors.case_for_user(user=request.user, case_id=case_id)
     try:
-        start, end = range_params(request)
+        start, end = ranges.range_params(request)
     except ValueError:
-        return range_error()
+        return ranges.range_error()
     ids = [c for c in request.GET.get("charts", "").split(",") if c][:50] or None
     response = StreamingHttpResponse(
         exports.series_csv_lines(case=case, start=start, end=end, chart_ids=ids),
@@ -352,8 +327,8 @@ def case_series_csv(request: HttpRequest, case_id: int) -> HttpResponse:
 @require_GET
 def case_moment(request: HttpRequest, case_id: int) -> JsonResponse:
     """The processlist and thread snapshots nearest to ``?t=`` (epoch ms) and the raw lines of every
-    source at that moment (web/moments.py)."""
-    case = _get_case_for_user(request, case_id)
+    source at that moment (web/timeline/moments.py)."""
+    case = selectors.case_for_user(user=request.user, case_id=case_id)
     try:
         at = moments.parse_epoch_ms(request.GET.get("t"))
     except ValueError:
@@ -367,29 +342,12 @@ def case_moment(request: HttpRequest, case_id: int) -> JsonResponse:
     return JsonResponse(moments.moment(case=case, at=at))
 
 
-def range_params(request: HttpRequest) -> tuple[datetime | None, datetime | None]:
-    """``?start=`` and ``?end=`` (epoch milliseconds, each optional) as aware UTC datetimes (None
-    when absent). Raises ValueError on a value that is not a number or not a representable time."""
-    out = []
-    for raw in (request.GET.get("start"), request.GET.get("end")):
-        try:
-            out.append(datetime.fromtimestamp(float(raw) / 1000.0, tz=UTC) if raw else None)
-        except (OverflowError, OSError) as exc:  # a number far outside the years datetime holds
-            raise ValueError(f"{raw!r} is not a time") from exc
-    return out[0], out[1]
-
-
-def range_error() -> JsonResponse:
-    """The 400 answer to a ``start``/``end`` that is not epoch milliseconds."""
-    return JsonResponse({"message": "start and end are epoch milliseconds", "extra": {}}, status=400)
-
-
 @require_POST
 def case_reanalyze(request: HttpRequest, case_id: int) -> HttpResponse:
     """Queue the case again from its kept original (also takes back a case whose worker died).
     A browser is sent back to the case page with a message; ``Accept: application/json`` gets
     202 JSON, or 409 JSON while a live worker is processing the case."""
-    case = _get_case_for_user(request, case_id)
+    case = selectors.case_for_user(user=request.user, case_id=case_id)
     wants_json = "application/json" in request.headers.get("Accept", "")
     try:
         services.case_reanalyze(case_id=case.pk)
@@ -409,7 +367,7 @@ def case_reanalyze(request: HttpRequest, case_id: int) -> HttpResponse:
 @require_GET
 def case_upload(request: HttpRequest, case_id: int) -> FileResponse:
     """The original bundle, byte for byte, as uploaded."""
-    case = _get_case_for_user(request, case_id)
+    case = selectors.case_for_user(user=request.user, case_id=case_id)
     upload = case.upload
     return FileResponse(upload.file.open("rb"), as_attachment=True, filename=upload.original_name)
 

@@ -2,18 +2,17 @@
 findings, the series and a moment, list and search cases page by page, compare two cases.
 
 Authentication: a personal token (``Authorization: Bearer cb_...``, made on the settings page,
-web/authentication.py) or the browser's session; HTTP basic auth is not accepted. Every case is
+web/accounts/authentication.py) or the browser's session; HTTP basic auth is not accepted. Every case is
 looked up through ``selectors.cases_for(user)``: a case the user may not see answers 404, like one
-that does not exist. Errors are ``{"message", "extra"}`` (web/api_errors.py). The schema is served
+that does not exist. Errors are ``{"message", "extra"}`` (web/api/errors.py). The schema is served
 at ``/api/schema/`` and browsable at ``/api/docs/``.
 """
 
 from __future__ import annotations
 
 from django.core.exceptions import ValidationError
-from django.shortcuts import get_object_or_404
 from django.urls import reverse
-from drf_spectacular.utils import OpenApiParameter, extend_schema
+from drf_spectacular.utils import extend_schema
 from rest_framework import serializers, status
 from rest_framework.decorators import api_view, parser_classes
 from rest_framework.pagination import PageNumberPagination
@@ -21,8 +20,8 @@ from rest_framework.parsers import FormParser, MultiPartParser
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from web import charts, compare, moments, selectors, services
-from web.api_serializers import (
+from web.api.schema import CASE_ID, error_responses
+from web.api.serializers import (
     CaseCreatedSerializer,
     CaseCreateSerializer,
     CaseListQuerySerializer,
@@ -30,7 +29,6 @@ from web.api_serializers import (
     CaseStatusSerializer,
     CompareQuerySerializer,
     CompareSerializer,
-    ErrorSerializer,
     FindingsSerializer,
     MomentQuerySerializer,
     MomentSerializer,
@@ -38,18 +36,11 @@ from web.api_serializers import (
     SeriesListSerializer,
     SeriesQuerySerializer,
 )
-from web.forms import CaseFilterForm
-from web.models import Case
-
-CASE_ID = OpenApiParameter(
-    "case_id", {"type": "integer", "minimum": 1}, OpenApiParameter.PATH, description="The case's id."
-)
-
-
-def _errors(*codes: int) -> dict[int, type[ErrorSerializer]]:
-    """Error responses of an operation; 401 (no valid token) and 403 (a session without its CSRF
-    token) are possible everywhere."""
-    return dict.fromkeys((401, 403, *codes), ErrorSerializer)
+from web.cases import selectors, services
+from web.cases.forms import CaseFilterForm
+from web.history import compare
+from web.ingest.faults import BROKER_DOWN_DETAIL
+from web.timeline import charts, moments
 
 
 class CasePagination(PageNumberPagination):
@@ -58,13 +49,6 @@ class CasePagination(PageNumberPagination):
     page_size = 50
     page_size_query_param = "page_size"
     max_page_size = 200
-
-
-def _case(request: Request, case_id: int) -> Case:
-    """The case if ``request.user`` may see it, else 404 (the same for a case that does not exist)."""
-    return get_object_or_404(
-        selectors.cases_for(request.user).select_related("upload").defer("charts_overview"), pk=case_id
-    )
 
 
 def _query(serializer_class: type[serializers.Serializer], request: Request) -> dict:
@@ -85,14 +69,14 @@ def _query(serializer_class: type[serializers.Serializer], request: Request) -> 
     operation_id="cases_list",
     summary="List and search cases, newest first, page by page",
     parameters=[CaseListQuerySerializer],
-    responses={200: CasePageSerializer, **_errors(400, 404)},
+    responses={200: CasePageSerializer, **error_responses(400, 404)},
 )
 @extend_schema(
     methods=["POST"],
     operation_id="cases_create",
     summary="Upload a bundle: a new case, queued for analysis",
     request={"multipart/form-data": CaseCreateSerializer},
-    responses={201: CaseCreatedSerializer, **_errors(400)},
+    responses={201: CaseCreatedSerializer, **error_responses(400)},
 )
 @api_view(["GET", "POST"])
 @parser_classes([MultiPartParser, FormParser])
@@ -138,7 +122,7 @@ def _case_create(request: Request) -> Response:
     if queued:
         message = f"Case {case.pk} is saved and queued for analysis: poll its status_url."
     else:
-        message = f"Case {case.pk} is saved. {case.status_detail or services.BROKER_DOWN_DETAIL}"
+        message = f"Case {case.pk} is saved. {case.status_detail or BROKER_DOWN_DETAIL}"
     body = {
         **selectors.case_status(case),
         "queued": queued,
@@ -155,37 +139,37 @@ def _case_create(request: Request) -> Response:
     operation_id="cases_report",
     summary="The case report (the document of manage.py analyze --json)",
     parameters=[CASE_ID],
-    responses={200: ReportSerializer, **_errors(404)},
+    responses={200: ReportSerializer, **error_responses(404)},
 )
 @api_view(["GET"])
 def case_report_api(request: Request, case_id: int) -> Response:
     """Sources, members not used, warnings, findings, rules not evaluated; times ISO 8601 UTC."""
-    return Response(selectors.case_report(case=_case(request, case_id)))
+    return Response(selectors.case_report(case=selectors.case_for_user(user=request.user, case_id=case_id)))
 
 
 @extend_schema(
     operation_id="cases_status",
     summary="Poll a case: queued, parsing, analyzing, ready or failed",
     parameters=[CASE_ID],
-    responses={200: CaseStatusSerializer, **_errors(404)},
+    responses={200: CaseStatusSerializer, **error_responses(404)},
 )
 @api_view(["GET"])
 def case_status_api(request: Request, case_id: int) -> Response:
     """Status, progress, what the worker is doing (or why the case waits) and the failure reason."""
-    return Response(selectors.case_status(_case(request, case_id)))
+    return Response(selectors.case_status(selectors.case_for_user(user=request.user, case_id=case_id)))
 
 
 @extend_schema(
     operation_id="cases_findings",
     summary="The findings of a case, most severe first",
     parameters=[CASE_ID],
-    responses={200: FindingsSerializer, **_errors(404)},
+    responses={200: FindingsSerializer, **error_responses(404)},
 )
 @api_view(["GET"])
 def case_findings_api(request: Request, case_id: int) -> Response:
     """Each finding with its windows, evidence (series, value, unit, member and lines),
     recommendation, caveats, sources, confidence and the check that would disprove it."""
-    case = _case(request, case_id)
+    case = selectors.case_for_user(user=request.user, case_id=case_id)
     return Response(
         {"case": case.pk, "status": case.status, "findings": selectors.findings_for_case(case=case)}
     )
@@ -195,13 +179,13 @@ def case_findings_api(request: Request, case_id: int) -> Response:
     operation_id="cases_series",
     summary="The series of a case: their names, or their points in a time range",
     parameters=[CASE_ID, SeriesQuerySerializer],
-    responses={200: SeriesListSerializer, **_errors(400, 404)},
+    responses={200: SeriesListSerializer, **error_responses(400, 404)},
 )
 @api_view(["GET"])
 def case_series_api(request: Request, case_id: int) -> Response:
     """Without ``name``: every series with its point count and time range. With ``name`` (repeated):
     those series' points ``[epoch ms, value]`` in ``[start, end]``, at most ``max_points`` each."""
-    case = _case(request, case_id)
+    case = selectors.case_for_user(user=request.user, case_id=case_id)
     query = _query(SeriesQuerySerializer, request)
     rows = charts.series_listing(
         case=case,
@@ -217,13 +201,13 @@ def case_series_api(request: Request, case_id: int) -> Response:
     operation_id="cases_moment",
     summary="One moment of a case: processlist and threads then, and every source's raw lines",
     parameters=[CASE_ID, MomentQuerySerializer],
-    responses={200: MomentSerializer, **_errors(400, 404)},
+    responses={200: MomentSerializer, **error_responses(400, 404)},
 )
 @api_view(["GET"])
 def case_moment_api(request: Request, case_id: int) -> Response:
     """The SHOW PROCESSLIST and ps thread snapshots nearest to ``at`` and the raw lines of every
     source at that instant (the case page's moment panel)."""
-    case = _case(request, case_id)
+    case = selectors.case_for_user(user=request.user, case_id=case_id)
     query = _query(MomentQuerySerializer, request)
     return Response(moments.moment(case=case, at=query["at"]))
 
@@ -232,14 +216,14 @@ def case_moment_api(request: Request, case_id: int) -> Response:
     operation_id="cases_compare",
     summary="Compare two cases: findings appeared, disappeared or changed severity; fingerprints new and gone",
     parameters=[CompareQuerySerializer],
-    responses={200: CompareSerializer, **_errors(400, 404)},
+    responses={200: CompareSerializer, **error_responses(400, 404)},
 )
 @api_view(["GET"])
 def case_compare_api(request: Request) -> Response:
-    """``other`` against ``base`` (web/compare.py): e.g. after a fix against before it."""
+    """``other`` against ``base`` (web/history/compare.py): e.g. after a fix against before it."""
     query = _query(CompareQuerySerializer, request)
-    base = selectors.compare_input(_case(request, query["base"]))
-    other = selectors.compare_input(_case(request, query["other"]))
+    base = selectors.compare_input(selectors.case_for_user(user=request.user, case_id=query["base"]))
+    other = selectors.compare_input(selectors.case_for_user(user=request.user, case_id=query["other"]))
     side_fields = ("id", "title", "host", "status", "window_start", "window_end")
     return Response(
         {

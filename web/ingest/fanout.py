@@ -6,14 +6,14 @@ workers in Django's storage (``default_storage``: the media folder here, S3 thro
 in production), under ``ingest-work/case-<id>/gen-<generation>/``:
 
 - ``dispatch`` (inside the claimed ingest task) walks the upload once (read through the storage API,
-  ``services.local_copy``), stores every piece (Zstandard) and the plan, and sends
+  ``pipeline.local_copy``), stores every piece (Zstandard) and the plan, and sends
   ``chord([casebook.ingest_part(i) for each part], casebook.ingest_analyze)``;
 - ``run_part`` (any worker) parses one part, writes its text chunks (``RawChunk``, under the claim's
   generation) and stores its outcome;
 - ``run_analyze`` (the chord's body, any worker) assembles the bundle from the plan and the
   outcomes, then runs the rules and publishes, as the single-task ingest does; the work files go.
 
-One claim covers the whole fan-out (web/claims.py): every task gets the ``Claim`` (case, token,
+One claim covers the whole fan-out (web/ingest/claims.py): every task gets the ``Claim`` (case, token,
 generation), runs inside its own ``Heartbeat`` and writes only while the claim holds. A task whose
 claim was taken away (the sweeper re-queued the case, a re-analyze) does nothing; a part run twice
 (a redelivered message) replaces its own text rows.
@@ -32,17 +32,19 @@ import logging
 from collections.abc import Callable
 
 import zstandard
-from celery import chord
+from celery import chord, shared_task
 from django.conf import settings
 from django.core.files.base import ContentFile
 from django.core.files.storage import default_storage
+from django.db import transaction
 
 from parsers.ingest import workfile
 from parsers.ingest.fanout import Part, Plan, assemble, parse_part, plan_bundle
 from parsers.ingest.pieces import Done
 from parsers.rawtext import TextChunk
-from web import services
-from web.claims import Claim, holds_claim
+from web.ingest import pipeline
+from web.ingest.claims import Claim, holds_claim
+from web.ingest.faults import INGEST_RETRIES
 from web.models import Case, RawChunk
 from web.storage import case_work_dir, remove_empty_folder, remove_tree
 
@@ -101,8 +103,6 @@ def dispatch(
 ) -> int:
     """Plan the parse of ``case``'s upload, store its pieces and plan, and send the chord of its parts.
     Runs under ``claim`` (inside the ingest task's heartbeat); returns the number of parts sent."""
-    from web.tasks import ingest_analyze_task, ingest_part_task
-
     remove_tree(case_work_dir(claim.case_id))  # the work of earlier claims, dead by now
     prefix = _prefix(claim)
     numbers = itertools.count()
@@ -110,14 +110,14 @@ def dispatch(
     def put(data: bytes) -> str:
         return _put(f"{prefix}/piece-{next(numbers):06d}.zst", data)
 
-    with services.local_copy(case.upload) as path:
+    with pipeline.local_copy(case.upload) as path:
         plan = plan_bundle(
             path,
             put=put,
             display_name=case.upload.original_name,
-            limits=services.upload_limits(),
-            progress=services.member_progress(report),
-            reduce=services.PIECE_REDUCER,
+            limits=pipeline.upload_limits(),
+            progress=pipeline.member_progress(report),
+            reduce=pipeline.PIECE_REDUCER,
             keep_text=keep_text,
             part_bytes=settings.CASEBOOK_FANOUT_PART_BYTES,
         )
@@ -184,21 +184,21 @@ def run_part(claim_args: dict[str, object], index: int) -> None:
     """Parse part ``index`` of the claimed case's plan (task ``casebook.ingest_part``)."""
     claim = Claim(**claim_args)  # type: ignore[arg-type]
 
-    def work(beat, detail) -> None:  # noqa: ANN001 - services.run_claimed's callback
+    def work(beat, detail) -> None:  # noqa: ANN001 - pipeline.run_claimed's callback
         # A message of a claim that is gone (redelivered by Redis after a worker was killed, an hour
         # later, when the sweeper's new claim has long replaced it and removed its work files): stop
         # quietly before reading them, rather than fail on the missing plan with an error in the log.
         beat.check()
-        report = services.reporter(claim, beat)
+        report = pipeline.reporter(claim, beat)
         plan = _plan(claim)
         part = plan.parts[index]
         report(status_detail=f"parsing {part.member[:200]} (part {index + 1} of {len(plan.parts)})")
         _discard_part_text(claim, plan, part)
-        outcomes = parse_part(part, get=_get, work=services.ingest_work(), keep_text=detail.keep)
+        outcomes = parse_part(part, get=_get, work=pipeline.ingest_work(), keep_text=detail.keep)
         beat.check()
         _put_work(_outcome_name(claim, index), outcomes)
 
-    services.run_claimed(claim, work)
+    pipeline.run_claimed(claim, work)
 
 
 def run_analyze(claim_args: dict[str, object]) -> None:
@@ -206,7 +206,7 @@ def run_analyze(claim_args: dict[str, object]) -> None:
     the chord's body); the work files go once the case is no longer this claim's."""
     claim = Claim(**claim_args)  # type: ignore[arg-type]
 
-    def work(beat, detail) -> None:  # noqa: ANN001 - services.run_claimed's callback
+    def work(beat, detail) -> None:  # noqa: ANN001 - pipeline.run_claimed's callback
         beat.check()  # the chord of a claim that is gone (see run_part): nothing to assemble
         case = Case.objects.select_related("upload").defer("charts_overview").get(pk=claim.case_id)
         plan = _plan(claim)
@@ -217,16 +217,26 @@ def run_analyze(claim_args: dict[str, object]) -> None:
                 outcomes[part.index] = _outcomes(claim, part.index)
         bundle = assemble(plan, outcomes)
         del outcomes, plan
-        services.analyze_and_publish(claim, beat, case, bundle)
+        pipeline.analyze_and_publish(claim, beat, case, bundle)
 
-    services.run_claimed(claim, work)
+    pipeline.run_claimed(claim, work)
     if not _still_held(claim):
         remove_tree(_prefix(claim))
         remove_empty_folder(case_work_dir(claim.case_id))  # the case's folder, once empty
 
 
 def _still_held(claim: Claim) -> bool:
-    from django.db import transaction
-
     with transaction.atomic():
         return holds_claim(claim)
+
+
+@shared_task(name="casebook.ingest_part", ignore_result=False, **INGEST_RETRIES)  # a chord counts its results
+def ingest_part_task(claim: dict, index: int) -> None:
+    """One part of a fanned-out ingest (this module), under the ingest's claim."""
+    run_part(claim, index)
+
+
+@shared_task(name="casebook.ingest_analyze", ignore_result=True, **INGEST_RETRIES)
+def ingest_analyze_task(results: list, claim: dict) -> None:
+    """The chord's body: the fanned-out ingest's parts assembled, analyzed and published."""
+    run_analyze(claim)

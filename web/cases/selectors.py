@@ -4,14 +4,16 @@ from __future__ import annotations
 
 from datetime import datetime
 
+from django.conf import settings
 from django.db.models import QuerySet
+from django.http import Http404
 
 from analyzer.findings import severity_rank
-from web import compare
-from web.charts import chart_ids_for_evidence
-from web.claims import is_stalled, last_report
+from web.history import compare
+from web.history.search import CaseFilters, apply_filters
+from web.ingest.claims import is_stalled, last_report
 from web.models import FINAL_STATUSES, PROCESSING_STATUSES, Case, CaseStatus, Source, Team, Upload
-from web.search import CaseFilters, apply_filters
+from web.timeline.charts import chart_ids_for_evidence
 
 
 def _iso(value: datetime | None) -> str | None:
@@ -34,6 +36,27 @@ def cases_for(user) -> QuerySet[Case]:
     )
 
 
+def case_for_user(*, user, case_id: int, queryset: QuerySet[Case] | None = None) -> Case:
+    """The case ``case_id`` if ``user`` may see it (``cases_for``), else ``Http404``, alike for a case
+    of another team and a case that does not exist: the one look-up of a case by id that the pages,
+    the JSON API and the share previews make.
+
+    ``queryset``: what to load, as a ``Case`` queryset (``select_related``, ``defer``); by default
+    the upload and the team, without the overview's charts (megabytes of JSON, sent only by the
+    timeline) and the search document. The access rule (``cases_for``) is applied to it whatever it is.
+    """
+    visible = cases_for(user)
+    if queryset is None:
+        cases = visible.select_related("upload", "team").defer("charts_overview", "search_vector")
+    else:
+        cases = queryset.filter(pk__in=visible.values("pk"))
+    try:
+        return cases.get(pk=case_id)
+    except Case.DoesNotExist as exc:
+        # The words of Django's get_object_or_404: the JSON API's 404 says them.
+        raise Http404("No Case matches the given query.") from exc
+
+
 def teams_of(user) -> QuerySet[Team]:
     """The teams ``user`` belongs to, by name (none for an anonymous user)."""
     if user is None or not user.is_authenticated:
@@ -50,7 +73,7 @@ CASE_ROW_FIELDS = (
 
 
 def case_list(*, user, filters: CaseFilters | None = None) -> QuerySet[Case]:
-    """The cases ``user`` may see, narrowed, searched and ordered by ``filters`` (web/search.py:
+    """The cases ``user`` may see, narrowed, searched and ordered by ``filters`` (web/history/search.py:
     full-text search over title, customer, ticket, tags, host, finding keys, wait channels, query
     fingerprints and notes, trigram similarity on host and ticket). Newest first by default."""
     # The timeline JSON of each case (megabytes) is not read here: decoding it for every row was most
@@ -229,8 +252,6 @@ def verdict(
 
 def case_report(*, case: Case) -> dict[str, object]:
     """The case as one JSON document (``analyze --json`` and ``GET /api/cases/<id>/``); times ISO 8601 UTC."""
-    from django.conf import settings
-
     findings = findings_for_case(case=case)
     return {
         "case": case.pk,
@@ -341,7 +362,7 @@ def _upload_name(case: Case) -> str:
 
 
 def compare_input(case: Case) -> dict[str, object]:
-    """What ``web.compare.compare_cases`` needs of one case, plus the case's identity: ``{"id",
+    """What ``web.history.compare.compare_cases`` needs of one case, plus the case's identity: ``{"id",
     "title", "host", "status", "window_start", "window_end", "findings": [{"key", "severity",
     "title"}], "fingerprints": [str, most frequent first]}``."""
     return {

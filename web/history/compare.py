@@ -17,8 +17,9 @@ from collections.abc import Iterable, Mapping
 import numpy as np
 
 from analyzer.findings import SEVERITY_ORDER
-from web.charts import _pick, _round, series_arrays
 from web.models import Case, Series
+from web.timeline.charts import pick_points, round_values
+from web.timeline.series import series_arrays
 
 #: Severity ranks, worst first (analyzer.findings.SEVERITY_ORDER).
 SEVERITY_RANK = {s.value: i for i, s in enumerate(SEVERITY_ORDER)}
@@ -195,8 +196,8 @@ def _case_head(case: Case) -> dict[str, object]:
 
 def _points(x: np.ndarray, y: np.ndarray) -> list[list[float | None]]:
     """At most ``MAX_POINTS`` ``[x, y]`` pairs chosen by MinMaxLTTB (peaks kept); NaN -> None."""
-    idx = _pick(x, [y], MAX_POINTS)
-    return [[float(t), v] for t, v in zip(x[idx].tolist(), _round(y[idx]), strict=True)]
+    idx = pick_points(x, [y], MAX_POINTS)
+    return [[float(t), v] for t, v in zip(x[idx].tolist(), round_values(y[idx]), strict=True)]
 
 
 def case_input(case: Case) -> dict[str, object]:

@@ -1,4 +1,4 @@
-"""Errors of the JSON API in one shape: ``{"message": "...", "extra": {...}}`` (STYLE.md, web/api.py).
+"""Errors of the JSON API in one shape: ``{"message": "...", "extra": {...}}`` (STYLE.md, web/api/cases.py).
 
 DRF's own errors (401 without a valid token, 403, 404, 405, 400 from a serializer) say
 ``{"detail": ...}`` or list field errors; this handler, set as ``EXCEPTION_HANDLER``, turns each into a

@@ -22,12 +22,14 @@ import logging
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 
+from celery import shared_task
 from django.conf import settings
 from django.db.models import Q
 from django.utils import timezone
 
-from web import broker, services
-from web.claims import last_report, stale_before
+from web.ingest import broker
+from web.ingest.claims import last_report, stale_before
+from web.ingest.tasks import case_send_ingest
 from web.models import PROCESSING_STATUSES, Case, CaseStatus, RawChunk
 
 log = logging.getLogger(__name__)
@@ -100,7 +102,7 @@ def _take_back_silent(now: datetime, report: SweepReport) -> None:
         ):
             log.warning("case %s: %s", case.pk, detail, extra={"case_id": case.pk})
             report.requeued.append(case.pk)
-            services.case_send_ingest(case_id=case.pk)
+            case_send_ingest(case_id=case.pk)
 
 
 def _resend_lost(now: datetime, report: SweepReport) -> None:
@@ -119,7 +121,7 @@ def _resend_lost(now: datetime, report: SweepReport) -> None:
     ):
         if Case.objects.filter(pk=case_id, status=CaseStatus.QUEUED, enqueued_at=enqueued_at).update(
             enqueued_at=now
-        ) and services.case_send_ingest(case_id=case_id):
+        ) and case_send_ingest(case_id=case_id):
             report.resent.append(case_id)
 
 
@@ -129,3 +131,15 @@ def _generation(case_id: int) -> int:
 
 def _utc(ts: datetime) -> str:
     return ts.astimezone(UTC).strftime("%Y-%m-%d %H:%M:%S UTC")
+
+
+@shared_task(
+    name="casebook.sweep_cases",
+    ignore_result=True,
+    # A sweep that waited longer than one interval in the queue (workers all busy, or none) is
+    # dropped: the next one does the same work, so they never pile up.
+    expires=settings.CASEBOOK_SWEEP_INTERVAL,
+)
+def sweep_cases_task() -> None:
+    """The sweep, every ``CASEBOOK_SWEEP_INTERVAL`` (Celery beat)."""
+    sweep()

@@ -25,9 +25,9 @@ from analyzer.timeline import THREAD_STATES_KEPT, session_is_active
 from parsers import registry
 from parsers.base import ClockHints, ParsedSource, ParseError
 from parsers.rawtext import lines_in
-from web import levels
-from web.charts import series_arrays
 from web.models import Case, RawChunk, SampleIndex, Source
+from web.timeline import levels
+from web.timeline.series import series_arrays
 
 #: Statement text sent per session: enough to read a query, bounded for a 1,000-session snapshot.
 MAX_INFO_CHARS = 2_000

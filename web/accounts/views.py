@@ -1,4 +1,4 @@
-"""The user's settings page: personal API tokens, made, listed and revoked (web/api_tokens.py).
+"""The user's settings page: personal API tokens, made, listed and revoked (web/accounts/services.py).
 
 A new token is shown once, on the page the creation redirects to (kept in the session until that
 page is shown, then dropped): only its SHA-256 is stored, so it cannot be shown again.
@@ -14,8 +14,8 @@ from django.urls import reverse
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET, require_POST
 
-from web import api_tokens
-from web.forms import ApiTokenForm
+from web.accounts import services
+from web.accounts.forms import ApiTokenForm
 
 #: Session key holding a just-made token until the settings page has shown it once.
 NEW_TOKEN_SESSION_KEY = "casebook_new_api_token"
@@ -32,7 +32,7 @@ def _page(request: HttpRequest, form: ApiTokenForm, *, status: int = 200) -> Htt
             "last_used_at": t.last_used_at,
             "revoked_at": t.revoked_at,
         }
-        for t in api_tokens.api_tokens_for(user=request.user)
+        for t in services.api_tokens_for(user=request.user)
     ]
     context = {
         "form": form,
@@ -58,8 +58,8 @@ def api_token_create(request: HttpRequest) -> HttpResponse:
     if not form.is_valid():
         return _page(request, form, status=400)
     try:
-        row, token = api_tokens.api_token_create(user=request.user, name=form.cleaned_data["name"])
-    except api_tokens.TokenLimitError as exc:
+        row, token = services.api_token_create(user=request.user, name=form.cleaned_data["name"])
+    except services.TokenLimitError as exc:
         form.add_error(None, str(exc))
         return _page(request, form, status=400)
     request.session[NEW_TOKEN_SESSION_KEY] = {"id": row.pk, "name": row.name, "token": token}
@@ -69,7 +69,7 @@ def api_token_create(request: HttpRequest) -> HttpResponse:
 @login_required
 @require_POST
 def api_token_revoke(request: HttpRequest, token_id: int) -> HttpResponse:
-    if api_tokens.api_token_revoke(user=request.user, token_id=token_id):
+    if services.api_token_revoke(user=request.user, token_id=token_id):
         messages.success(request, "The token is revoked: requests that present it are refused from now on.")
     else:
         messages.warning(request, "No such active token.")

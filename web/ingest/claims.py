@@ -1,7 +1,7 @@
 """Who is working on a case: claims, heartbeats, and taking a case back from a worker that died.
 
 An ingest (one task, or with ``CASEBOOK_INGEST_FANOUT`` a chord of part tasks and the analysis that
-joins them, web/fanout.py) works on a case only under a claim:
+joins them, web/ingest/fanout.py) works on a case only under a claim:
 
 - ``claim_case`` moves a QUEUED case to PARSING with a fresh token, under a row lock. It also takes
   over a case whose holder went silent (no heartbeat for ``CASEBOOK_STALE_AFTER`` seconds), and a
@@ -16,11 +16,11 @@ joins them, web/fanout.py) works on a case only under a claim:
 - ``holds_claim`` locks the case row and tells whether the token still holds it: the final write of
   an ingest happens only under that lock, so exactly one execution publishes the derived rows.
 
-The sweeper (web/sweeper.py) uses ``stale_before`` to find cases whose holder stopped reporting.
+The sweeper (web/ingest/sweeper.py) uses ``stale_before`` to find cases whose holder stopped reporting.
 
-An ingest split over several tasks (web/fanout.py: part tasks joined by the analysis, a Celery chord)
+An ingest split over several tasks (web/ingest/fanout.py: part tasks joined by the analysis, a Celery chord)
 keeps one claim: the task that claims passes the ``Claim`` (case id, token, generation) to the others,
-each runs inside its own ``Heartbeat(claim)`` (``services.run_claimed``) and writes through
+each runs inside its own ``Heartbeat(claim)`` (``pipeline.run_claimed``) and writes through
 ``update_if_held``/``holds_claim``. Each task stamps the case as it starts (parts are often shorter
 than a heartbeat interval), so a fan-out that keeps going keeps the case alive however long it lasts.
 Tasks still waiting in the queue do not beat, so ``CASEBOOK_STALE_AFTER`` must cover the wait for a
@@ -178,7 +178,7 @@ class Heartbeat:
 
     def __enter__(self) -> Heartbeat:
         # The start of the work is a sign of life: stamped at once (through the caller's connection),
-        # not only after the first interval. The tasks of a fan-out (web/fanout.py) are often shorter
+        # not only after the first interval. The tasks of a fan-out (web/ingest/fanout.py) are often shorter
         # than an interval; the thread alone never stamped them, so a healthy fan-out that lasted longer
         # than CASEBOOK_STALE_AFTER looked silent since its claim and the sweeper re-queued it (then
         # FAILED it after CASEBOOK_MAX_REQUEUES). A claim already gone shows at the first ``check()``.

@@ -3,7 +3,7 @@
 A shared page is the case page (templates/cases/detail.html) in its read-only mode (``read_only``
 in the context): no upload, delete, share or re-analyze control, no link to other cases or to the
 engineers' pages, its JSON and CSV under the link's own URL, everything redacted as the link says
-(web/share_payloads.py), and passwords masked on every link, one without redaction too. The
+(web/sharing/payloads.py), and passwords masked on every link, one without redaction too. The
 engineer's preview (``/cases/<id>/shares/<share>/preview/``) serves the very same responses, without
 counting a view.
 
@@ -34,28 +34,26 @@ from django.views.decorators.http import require_POST
 from redis.exceptions import RedisError
 
 from analyzer.redact import Redactor, may_hold_secrets
-from web import charts, moments, selectors, share_payloads, shares, views
-from web.forms import ShareForm
+from web.cases import exports, selectors
 from web.models import Case, ShareLink
+from web.sharing import payloads as share_payloads
+from web.sharing import services as shares
+from web.sharing.forms import ShareForm
+from web.timeline import charts, moments, ranges
 
 log = logging.getLogger(__name__)
-
-
-def _case_for_engineer(request: HttpRequest, case_id: int) -> Case:
-    """The case if this engineer may see it, else 404 (the one place share views look cases up)."""
-    return views._get_case_for_user(request, case_id)
 
 
 # ---------------------------------------------------------------------------------- engineer's side
 @require_POST
 def share_create(request: HttpRequest, case_id: int) -> HttpResponse:
     """Make a link (form fields of ``ShareForm``); the answer shows its URL, the only time it is shown."""
-    case = _case_for_engineer(request, case_id)
+    case = selectors.case_for_user(user=request.user, case_id=case_id)
     form = ShareForm(request.POST)
     if not form.is_valid():
         return render(request, "shares/created.html", {"case_id": case.pk, "form": form}, status=400)
     d = form.cleaned_data
-    made = shares.create_from_fields(case=case, user=request.user, fields=d)
+    made = shares.share_create_from_fields(case=case, user=request.user, fields=d)
     # The only page that holds the token: kept by no cache, sent as no referrer.
     return _private(
         render(
@@ -75,11 +73,11 @@ def share_create(request: HttpRequest, case_id: int) -> HttpResponse:
 
 @require_POST
 def share_revoke(request: HttpRequest, case_id: int, share_id: int) -> HttpResponse:
-    case = _case_for_engineer(request, case_id)
+    case = selectors.case_for_user(user=request.user, case_id=case_id)
     share = ShareLink.objects.filter(pk=share_id, case=case).first()
     if share is None:
         raise Http404
-    shares.revoke_share(share=share, user=request.user)
+    shares.share_revoke(share=share, user=request.user)
     return redirect(f"{reverse('case-detail', args=[case.pk])}#shares")
 
 
@@ -158,7 +156,7 @@ def _resolve_token(request: HttpRequest, token: str) -> Shared | HttpResponse:
 
 
 def _resolve_preview(request: HttpRequest, case_id: int, share_id: int) -> Shared:
-    case = _case_for_engineer(request, case_id)
+    case = selectors.case_for_user(user=request.user, case_id=case_id)
     share = ShareLink.objects.filter(pk=share_id, case=case).first()
     if share is None:
         raise Http404
@@ -230,7 +228,7 @@ def shared_page(request: HttpRequest, shared: Shared) -> HttpResponse:
         "withheld": _withheld(shared),
     }
     if not shared.preview and request.method == "GET":
-        shares.record_view(shared.share)
+        shares.share_record_view(shared.share)
     return render(request, "cases/detail.html", context)
 
 
@@ -247,9 +245,9 @@ def _timeline(
     redaction are answered as stored (JSON text), as the engineer's page gets them, unless they hold
     something a password could be (``may_hold_secrets``: they are then read and masked)."""
     try:
-        start, end = views.range_params(request)
+        start, end = ranges.range_params(request)
     except ValueError:
-        return views.range_error()
+        return ranges.range_error()
     data = None
     if start is None and end is None:
         stored = (
@@ -299,7 +297,7 @@ def shared_report(request: HttpRequest, shared: Shared) -> HttpResponse:
 def _shared_findings(request: HttpRequest, shared: Shared, fmt: str) -> HttpResponse:
     data = selectors.case_report(case=shared.case)
     report = share_payloads.report(data, shared.redactor, request.build_absolute_uri(shared.base))
-    return views.findings_download(report, fmt, f"case-{shared.case.pk}-findings.{fmt}")
+    return exports.findings_download(report, fmt, f"case-{shared.case.pk}-findings.{fmt}")
 
 
 @shared_view

@@ -1,39 +1,29 @@
-"""Every write Casebook makes: create a case from an upload, ingest it, re-analyze it.
+"""The ingest pipeline: a claimed case's upload parsed, analyzed and published, and each piece of
+that which the fan-out's tasks (web/ingest/fanout.py) run too.
 
-Ingest is idempotent: a worker claims a case (web/claims.py: QUEUED -> PARSING under a row lock, or
-a case whose holder went silent) and stops when another worker has it; while it works a heartbeat
-stamps the case, and the derived rows of a case are replaced together in one transaction, written only
-while the claim is still its own, so running it twice equals running it once. The original upload is
-never touched.
-
-The ingest task is handed to the broker after the case is committed. When the broker cannot be
-reached the case stays QUEUED and says so; the sweeper (web/sweeper.py) sends it once it can.
+Ingest is idempotent: a worker claims a case (web/ingest/claims.py: QUEUED -> PARSING under a row
+lock, or a case whose holder went silent) and stops when another worker has it; while it works a
+heartbeat stamps the case, and the derived rows of a case are replaced together in one transaction,
+written only while the claim is still its own, so running it twice equals running it once. The
+original upload is never touched; it is read only through Django's storage API (``local_copy``).
+The entry (claim, then parse here or fan out) is web/ingest/tasks.py.
 """
 
 from __future__ import annotations
 
 import contextlib
 import dataclasses
-import functools
-import hashlib
 import logging
-import os
 import tempfile
 from collections.abc import Callable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 
-import kombu.exceptions
 import pandas as pd
-import psycopg
-import redis.exceptions
 from celery.exceptions import SoftTimeLimitExceeded
 from django.conf import settings
-from django.core.exceptions import ValidationError
-from django.core.files import File
-from django.db import DatabaseError, InterfaceError, OperationalError, transaction
+from django.db import DatabaseError, transaction
 from django.utils import timezone
-from django.utils.text import get_valid_filename
 
 from analyzer import engine
 from analyzer.findings import culprit_json, evidence_json
@@ -46,19 +36,10 @@ from parsers.ingest.pieces import Work
 from parsers.ingest.pool import keep_warm
 from parsers.ingest.workfile import WorkFileError
 from parsers.rawtext import TextChunk
-from web import bulk, charts
-from web.claims import (
-    Claim,
-    ClaimLost,
-    Heartbeat,
-    claim_case,
-    holds_claim,
-    is_stalled,
-    new_token,
-    update_if_held,
-)
+from web.history.services import case_refresh_search
+from web.ingest.claims import Claim, ClaimLost, Heartbeat, holds_claim, update_if_held
+from web.ingest.faults import TransientError, is_transient
 from web.models import (
-    FINAL_STATUSES,
     Case,
     CaseStatus,
     Finding,
@@ -69,11 +50,9 @@ from web.models import (
     Series,
     SeriesLevel,
     Source,
-    Team,
     Upload,
-    default_team_id,
 )
-from web.search import search_document
+from web.timeline import bulk, charts
 
 log = logging.getLogger(__name__)
 
@@ -82,189 +61,8 @@ log = logging.getLogger(__name__)
 PIECE_REDUCER = reduce_piece
 #: Longest fingerprint kept on a case (characters): a GIN index entry must stay under about 2.7 kB.
 MAX_FINGERPRINT_CHARS = 1000
-#: Tags a case carries at most, and the longest tag (characters).
-MAX_TAGS, MAX_TAG_CHARS = 20, 50
 #: Warnings kept per source in the database (the count is kept whole): enough to see the pattern.
 MAX_WARNINGS_PER_SOURCE = 200
-#: Database errors worth a retry of the whole task: the server or the connection went away (Django's
-#: wrappers, and psycopg's own from the COPY paths).
-TRANSIENT_DB_ERRORS = (OperationalError, InterfaceError, psycopg.OperationalError, psycopg.InterfaceError)
-#: What sending a task raises when the broker cannot be reached (after Celery's publish retries).
-BROKER_ERRORS = (kombu.exceptions.OperationalError, redis.exceptions.RedisError, OSError)
-#: What a queued case says while its task could not be handed to the broker.
-BROKER_DOWN_DETAIL = (
-    "The task queue (Redis) cannot be reached right now: the upload is kept, and the case will be "
-    "queued automatically as soon as the queue is back."
-)
-
-
-class CaseStateError(Exception):
-    """The case is not in a state that allows this action (e.g. re-analyze while parsing)."""
-
-
-class TransientError(Exception):
-    """The database connection was lost during an ingest: the task retries it (web/tasks.py)."""
-
-
-def is_transient(exc: BaseException | None) -> bool:
-    """Whether ``exc`` (or what caused it) is a lost database connection rather than a bad bundle."""
-    seen: set[int] = set()
-    while exc is not None and id(exc) not in seen:
-        if isinstance(exc, TRANSIENT_DB_ERRORS):
-            return True
-        seen.add(id(exc))
-        exc = exc.__cause__ or exc.__context__
-    return False
-
-
-def sha256_of(fh: File) -> str:
-    """The SHA-256 (hex) of an uploaded file's bytes, read in chunks; the file is rewound."""
-    return _hash_and_size(fh)[0]
-
-
-def _hash_and_size(fh: File) -> tuple[str, int]:
-    digest = hashlib.sha256()
-    size = 0
-    for chunk in fh.chunks():
-        digest.update(chunk)
-        size += len(chunk)
-    fh.seek(0)
-    return digest.hexdigest(), size
-
-
-def team_for_new_case(*, user, team: Team | None = None) -> Team:
-    """The team a new case of ``user`` goes to: ``team`` when given (it must be one of the user's),
-    else the user's first team by name; without a user (``manage.py analyze``), ``team`` or the
-    default team. Raises ``ValidationError`` for a team the user is not in, or a user in no team."""
-    if user is None or not user.is_authenticated:
-        return team or Team.objects.get(pk=default_team_id())
-    mine = Team.objects.filter(members=user)
-    if team is not None:
-        if not mine.filter(pk=team.pk).exists():
-            raise ValidationError("You are not a member of that team.")
-        return team
-    first = mine.order_by("name").first()
-    if first is None:
-        raise ValidationError("Your login belongs to no team yet: an administrator adds you to one.")
-    return first
-
-
-@transaction.atomic
-def case_create(
-    *,
-    user,
-    file: File,
-    original_name: str,
-    title: str = "",
-    enqueue: bool = True,
-    team: Team | None = None,
-    sha256: str | None = None,
-) -> Case:
-    """Create a case from an uploaded bundle, keep the original in storage, and queue its ingest.
-
-    ``file``: a Django ``File`` (an ``UploadedFile`` from a form, or ``File(open(path, 'rb'))``).
-    ``team``: the case's team (``team_for_new_case``). ``sha256``: the upload's SHA-256 when the
-    caller has it already (``sha256_of``). Raises ``ValidationError`` for an empty or too
-    large upload, or a team the user may not use. With ``enqueue`` the ingest task is sent to the
-    worker after the transaction commits.
-    """
-    team = team_for_new_case(user=user, team=team)
-    if sha256 is None:
-        sha256, size = _hash_and_size(file)
-    else:  # already read by the caller (``sha256_of``): a large upload is not read twice
-        size = file.size
-    if size == 0:
-        raise ValidationError("The bundle is empty.")
-    if size > settings.CASEBOOK_MAX_UPLOAD_BYTES:
-        raise ValidationError(
-            f"The bundle is {size:,} bytes; the limit is {settings.CASEBOOK_MAX_UPLOAD_BYTES:,}."
-        )
-    safe = get_valid_filename(os.path.basename(original_name or "bundle"))[:120] or "bundle"
-    case = Case.objects.create(
-        title=title.strip()[:200],
-        team=team,
-        created_by=user if user and user.is_authenticated else None,
-        enqueued_at=timezone.now() if enqueue else None,
-    )
-    upload = Upload(case=case, original_name=(original_name or "bundle")[:255], size=size, sha256=sha256)
-    upload.file.save(safe, file, save=False)
-    upload.save()
-    case_refresh_search(case_id=case.pk)
-    if enqueue:
-        _enqueue(case.pk)
-    return case
-
-
-def _enqueue(case_id: int) -> None:
-    """Send the ingest task once the current transaction commits (the worker must see the case)."""
-    transaction.on_commit(lambda: case_send_ingest(case_id=case_id))
-
-
-def case_send_ingest(*, case_id: int) -> bool:
-    """Hand a queued case's ingest task to the broker now; False when the broker cannot be reached.
-
-    On failure the case stays QUEUED with ``enqueued_at`` cleared and a status detail that says it will
-    be queued when the broker is back: the sweeper sends it then. Sending twice is harmless (the
-    claim lets one execution through).
-    """
-    from web.tasks import case_ingest_task
-
-    try:
-        case_ingest_task.delay(case_id)
-    except BROKER_ERRORS as exc:
-        log.warning(
-            "case %s: the ingest task could not be queued (%s)", case_id, exc, extra={"case_id": case_id}
-        )
-        Case.objects.filter(pk=case_id, status=CaseStatus.QUEUED).update(
-            enqueued_at=None, status_detail=BROKER_DOWN_DETAIL, updated_at=timezone.now()
-        )
-        return False
-    Case.objects.filter(pk=case_id, status=CaseStatus.QUEUED, status_detail=BROKER_DOWN_DETAIL).update(
-        status_detail="", updated_at=timezone.now()
-    )
-    return True
-
-
-@transaction.atomic
-def case_reanalyze(*, case_id: int, enqueue: bool = True) -> Case:
-    """Queue a case for a fresh ingest from its kept original (after an upgrade, or to unstick it).
-
-    Allowed when the case is ready or failed, still queued (its task is sent again), or stalled: a
-    parsing/analyzing case whose worker stopped reporting (``claims.is_stalled``); that worker's claim
-    is revoked, so it writes nothing if it ever wakes up. Raises ``CaseStateError`` while a live
-    worker is processing the case.
-    """
-    case = Case.objects.select_for_update().get(pk=case_id)
-    if case.status not in (*FINAL_STATUSES, CaseStatus.QUEUED) and not is_stalled(case):
-        raise CaseStateError(
-            f"Case {case_id} is being processed ({CaseStatus(case.status).label.lower()}, "
-            f"{case.progress} %) and its worker is still reporting; it can be re-analyzed once it is "
-            "done, or if its worker stops reporting."
-        )
-    _discard_unpublished_detail(case)
-    case.status, case.progress, case.failure_reason, case.status_detail = CaseStatus.QUEUED, 0, "", ""
-    case.claim, case.requeues = "", 0
-    case.enqueued_at = timezone.now() if enqueue else None
-    case.save(
-        update_fields=[
-            "status",
-            "progress",
-            "failure_reason",
-            "status_detail",
-            "claim",
-            "requeues",
-            "enqueued_at",
-            "updated_at",
-        ]
-    )
-    if enqueue:
-        _enqueue(case.pk)
-    return case
-
-
-def _discard_unpublished_detail(case: Case) -> None:
-    """Detail rows written by claims that never published (a dead or revoked ingest)."""
-    RawChunk.objects.filter(case=case, generation__gt=case.generation).delete()
 
 
 @contextlib.contextmanager
@@ -285,7 +83,7 @@ def local_copy(upload: Upload) -> Iterator[Path]:
         yield Path(tmp.name)
 
 
-class _DetailWriter:
+class DetailWriter:
     """Writes the text of every parsed member, as the compressed chunks of whole lines the parse
     hands over (``read_bundle``'s ``keep_text``), to ``RawChunk`` rows tagged with the ingest's
     generation; ``discard`` removes them again."""
@@ -308,37 +106,14 @@ class _DetailWriter:
         ).delete()
 
 
-def case_ingest(*, case_id: int, token: str | None = None) -> None:
-    """Parse, analyze and store a queued case; the case ends READY or FAILED with a reason.
-
-    ``token`` names this execution (``claims.new_token``; a fresh one when omitted, as for a call
-    outside Celery). A case another live worker holds is left alone. A lost database connection
-    raises ``TransientError`` (the task retries, and the retry takes over its predecessor's claim);
-    a claim taken away meanwhile (``ClaimLost``) stops the work without a write. With
-    ``CASEBOOK_INGEST_FANOUT`` this task only plans the parse and sends its parts (web/fanout.py); the
-    chord's last task leaves the case READY or FAILED.
-    """
-    token = token or new_token(None)
-    claim = claim_case(case_id=case_id, token=token)
-    if claim is None:
-        log.info(
-            "case %s is not queued; another worker has it or it is done", case_id, extra={"case_id": case_id}
-        )
-        return
-    log.info(
-        "case %s claimed by %s (generation %s)", case_id, token, claim.generation, extra={"case_id": case_id}
-    )
-    run_claimed(claim, functools.partial(_ingest_claimed, claim))
-
-
-def run_claimed(claim: Claim, work: Callable[[Heartbeat, _DetailWriter], None]) -> None:
+def run_claimed(claim: Claim, work: Callable[[Heartbeat, DetailWriter], None]) -> None:
     """Run ``work(beat, detail)`` under ``claim``, inside a heartbeat: any task of an ingest (the whole
-    ingest, or a part of a fan-out, web/fanout.py) runs this way. A claim taken away stops it
+    ingest, or a part of a fan-out, web/ingest/fanout.py) runs this way. A claim taken away stops it
     quietly; a lost database connection raises ``TransientError`` (the task retries); any other
     failure leaves the case FAILED with a reason and its unpublished detail rows removed."""
     case_id = claim.case_id
     token = claim.token
-    detail = _DetailWriter(case_id, claim.generation)
+    detail = DetailWriter(case_id, claim.generation)
     try:
         with Heartbeat(claim) as beat:
             work(beat, detail)
@@ -383,19 +158,6 @@ def reporter(claim: Claim, beat: Heartbeat) -> Callable[..., None]:
             raise ClaimLost(f"case {claim.case_id}: the claim {claim.token} was taken away")
 
     return report
-
-
-def _ingest_claimed(claim: Claim, beat: Heartbeat, detail: _DetailWriter) -> None:
-    case = Case.objects.select_related("upload").defer("charts_overview").get(pk=claim.case_id)
-    detail.discard()  # rows a crashed run of this generation may have left
-    report = reporter(claim, beat)
-    if settings.CASEBOOK_INGEST_FANOUT:
-        from web import fanout
-
-        fanout.dispatch(claim, case, report=report, keep_text=detail.keep)
-        return
-    bundle = _parse(case, keep_text=detail.keep, report=report)
-    analyze_and_publish(claim, beat, case, bundle)
 
 
 #: Resident bytes of the worker, once the timeline is built, up to which the rules (and the case
@@ -450,7 +212,7 @@ class _Analysis:
         )
 
 
-def _fail(claim: Claim, reason: str, detail: _DetailWriter | None = None) -> None:
+def _fail(claim: Claim, reason: str, detail: DetailWriter | None = None) -> None:
     if detail is not None:
         with contextlib.suppress(DatabaseError):
             detail.discard()
@@ -483,7 +245,7 @@ def member_progress(report: Callable[..., None]) -> Callable[[str], None]:
     return progress
 
 
-def _parse(
+def parse_upload(
     case: Case,
     *,
     keep_text: Callable[[str, tuple[TextChunk, ...]], None],
@@ -503,7 +265,7 @@ def _parse(
 
 def ingest_work() -> Work:
     """What each piece of an ingest gets, wherever it is parsed: reduced by ``PIECE_REDUCER``, its text
-    kept; the same ``Work`` as ``read_bundle`` builds from what ``_parse`` hands it, so that the parse
+    kept; the same ``Work`` as ``read_bundle`` builds from what ``parse_upload`` hands it, so that the parse
     processes started ahead (``warm_parse_processes``) are the ones an ingest takes."""
     return Work(reduce=PIECE_REDUCER, keep_text=True)
 
@@ -680,37 +442,3 @@ def _jsonable_meta(meta: dict[str, object]) -> dict[str, object]:
         else:
             out[key] = str(value)
     return out
-
-
-@transaction.atomic
-def case_update_details(
-    *, case_id: int, customer: str, ticket: str, tags: list[str], notes: str, title: str | None = None
-) -> Case:
-    """Set what the engineers record about a case (customer organisation, ticket reference, tags,
-    Markdown notes, and the title when given) and refresh its search document. Tags are stripped,
-    deduplicated (first spelling kept) and capped (``MAX_TAGS`` of ``MAX_TAG_CHARS``). The ingest never
-    writes these fields, so an edit during a re-analyze is kept."""
-    case = Case.objects.select_for_update().get(pk=case_id)
-    seen: dict[str, str] = {}
-    for tag in tags:
-        tag = tag.strip()[:MAX_TAG_CHARS]
-        if tag and tag.lower() not in seen:
-            seen[tag.lower()] = tag
-    case.customer = customer.strip()[:200]
-    case.ticket = ticket.strip()[:100]
-    case.tags = list(seen.values())[:MAX_TAGS]
-    case.notes = notes
-    fields = ["customer", "ticket", "tags", "notes", "updated_at"]
-    if title is not None:
-        case.title = title.strip()[:200]
-        fields.append("title")
-    case.save(update_fields=fields)
-    case_refresh_search(case_id=case.pk)
-    return case
-
-
-def case_refresh_search(*, case_id: int) -> None:
-    """Rebuild the case's full-text search document (``Case.search_vector``, web/search.py) from its
-    title, customer, ticket, tags, host, finding keys, wait channels, fingerprints and notes: after
-    any of them changes."""
-    Case.objects.filter(pk=case_id).update(search_vector=search_document())

@@ -11,9 +11,13 @@ import json
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 
-from web import levels
-from web.charts import CHARTS, ensure_levels, stored_names
+from django.http import HttpResponse
+
 from web.models import Case
+from web.timeline import levels
+from web.timeline.charts import CHARTS
+from web.timeline.series import stored_names
+from web.timeline.services import series_levels_ensure
 
 #: Columns of the findings CSV, one row per finding.
 FINDINGS_CSV_COLUMNS = (
@@ -76,9 +80,9 @@ def series_csv_lines(
     lo = int(start.timestamp() * 1e6) if start else None
     hi = int(end.timestamp() * 1e6) if end else None
     yield "time_utc,series,value\n"
-    ensure_levels(case)
+    series_levels_ensure(case=case)
     names = stored_names(case, prefixes, exact)
-    # Every sample of the range (level 0 whatever its size), read as bytes (web/levels.py).
+    # Every sample of the range (level 0 whatever its size), read as bytes (web/timeline/levels.py).
     arrays = levels.read_range(case.pk, names, lo, hi, 2**62) if names else {}
     for name in sorted(arrays):
         ts, values = arrays[name]
@@ -91,3 +95,14 @@ def series_csv_lines(
                 when = (_EPOCH + timedelta(microseconds=t_us)).isoformat().replace("+00:00", "Z")
                 writer.writerow([when, name, "" if v != v else repr(v)])
             yield out.getvalue()
+
+
+def findings_download(report: dict[str, object], fmt: str, name: str) -> HttpResponse:
+    """The findings of a report (the case's, or a share link's redacted copy) as a ``json`` or ``csv``
+    attachment named ``name``."""
+    if fmt == "json":
+        response = HttpResponse(findings_json(report), content_type="application/json")
+    else:
+        response = HttpResponse(findings_csv(report), content_type="text/csv; charset=utf-8")
+    response["Content-Disposition"] = f'attachment; filename="{name}"'
+    return response

@@ -1,0 +1,1 @@
+"""Engineers' accounts: the settings page and personal API tokens."""

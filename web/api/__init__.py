@@ -1,0 +1,1 @@
+"""The JSON API (Django REST framework): cases, findings, moments and share links."""

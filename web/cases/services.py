@@ -1,0 +1,192 @@
+"""The actions on a case: create it from an upload, queue it again (re-analyze), record what the
+engineers know of it, and keep its overview. Every write the case pages and the API make goes
+through here (the ingest's writes are web/ingest/, the share links' web/sharing/services.py).
+
+The ingest task is handed to the broker after the case is committed. When the broker cannot be
+reached the case stays QUEUED and says so; the sweeper (web/ingest/sweeper.py) sends it once it can.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+
+from django.conf import settings
+from django.core.exceptions import ValidationError
+from django.core.files import File
+from django.db import transaction
+from django.utils import timezone
+from django.utils.text import get_valid_filename
+
+from web.history.services import case_refresh_search
+from web.ingest.claims import is_stalled
+from web.ingest.tasks import case_send_ingest
+from web.models import FINAL_STATUSES, Case, CaseStatus, RawChunk, Team, Upload, default_team_id
+
+#: Tags a case carries at most, and the longest tag (characters).
+MAX_TAGS, MAX_TAG_CHARS = 20, 50
+
+
+class CaseStateError(Exception):
+    """The case is not in a state that allows this action (e.g. re-analyze while parsing)."""
+
+
+def sha256_of(fh: File) -> str:
+    """The SHA-256 (hex) of an uploaded file's bytes, read in chunks; the file is rewound."""
+    return _hash_and_size(fh)[0]
+
+
+def _hash_and_size(fh: File) -> tuple[str, int]:
+    digest = hashlib.sha256()
+    size = 0
+    for chunk in fh.chunks():
+        digest.update(chunk)
+        size += len(chunk)
+    fh.seek(0)
+    return digest.hexdigest(), size
+
+
+def team_for_new_case(*, user, team: Team | None = None) -> Team:
+    """The team a new case of ``user`` goes to: ``team`` when given (it must be one of the user's),
+    else the user's first team by name; without a user (``manage.py analyze``), ``team`` or the
+    default team. Raises ``ValidationError`` for a team the user is not in, or a user in no team."""
+    if user is None or not user.is_authenticated:
+        return team or Team.objects.get(pk=default_team_id())
+    mine = Team.objects.filter(members=user)
+    if team is not None:
+        if not mine.filter(pk=team.pk).exists():
+            raise ValidationError("You are not a member of that team.")
+        return team
+    first = mine.order_by("name").first()
+    if first is None:
+        raise ValidationError("Your login belongs to no team yet: an administrator adds you to one.")
+    return first
+
+
+@transaction.atomic
+def case_create(
+    *,
+    user,
+    file: File,
+    original_name: str,
+    title: str = "",
+    enqueue: bool = True,
+    team: Team | None = None,
+    sha256: str | None = None,
+) -> Case:
+    """Create a case from an uploaded bundle, keep the original in storage, and queue its ingest.
+
+    ``file``: a Django ``File`` (an ``UploadedFile`` from a form, or ``File(open(path, 'rb'))``).
+    ``team``: the case's team (``team_for_new_case``). ``sha256``: the upload's SHA-256 when the
+    caller has it already (``sha256_of``). Raises ``ValidationError`` for an empty or too
+    large upload, or a team the user may not use. With ``enqueue`` the ingest task is sent to the
+    worker after the transaction commits.
+    """
+    team = team_for_new_case(user=user, team=team)
+    if sha256 is None:
+        sha256, size = _hash_and_size(file)
+    else:  # already read by the caller (``sha256_of``): a large upload is not read twice
+        size = file.size
+    if size == 0:
+        raise ValidationError("The bundle is empty.")
+    if size > settings.CASEBOOK_MAX_UPLOAD_BYTES:
+        raise ValidationError(
+            f"The bundle is {size:,} bytes; the limit is {settings.CASEBOOK_MAX_UPLOAD_BYTES:,}."
+        )
+    safe = get_valid_filename(os.path.basename(original_name or "bundle"))[:120] or "bundle"
+    case = Case.objects.create(
+        title=title.strip()[:200],
+        team=team,
+        created_by=user if user and user.is_authenticated else None,
+        enqueued_at=timezone.now() if enqueue else None,
+    )
+    upload = Upload(case=case, original_name=(original_name or "bundle")[:255], size=size, sha256=sha256)
+    upload.file.save(safe, file, save=False)
+    upload.save()
+    case_refresh_search(case_id=case.pk)
+    if enqueue:
+        _enqueue(case.pk)
+    return case
+
+
+def _enqueue(case_id: int) -> None:
+    """Send the ingest task once the current transaction commits (the worker must see the case)."""
+    transaction.on_commit(lambda: case_send_ingest(case_id=case_id))
+
+
+@transaction.atomic
+def case_reanalyze(*, case_id: int, enqueue: bool = True) -> Case:
+    """Queue a case for a fresh ingest from its kept original (after an upgrade, or to unstick it).
+
+    Allowed when the case is ready or failed, still queued (its task is sent again), or stalled: a
+    parsing/analyzing case whose worker stopped reporting (``claims.is_stalled``); that worker's claim
+    is revoked, so it writes nothing if it ever wakes up. Raises ``CaseStateError`` while a live
+    worker is processing the case.
+    """
+    case = Case.objects.select_for_update().get(pk=case_id)
+    if case.status not in (*FINAL_STATUSES, CaseStatus.QUEUED) and not is_stalled(case):
+        raise CaseStateError(
+            f"Case {case_id} is being processed ({CaseStatus(case.status).label.lower()}, "
+            f"{case.progress} %) and its worker is still reporting; it can be re-analyzed once it is "
+            "done, or if its worker stops reporting."
+        )
+    _discard_unpublished_detail(case)
+    case.status, case.progress, case.failure_reason, case.status_detail = CaseStatus.QUEUED, 0, "", ""
+    case.claim, case.requeues = "", 0
+    case.enqueued_at = timezone.now() if enqueue else None
+    case.save(
+        update_fields=[
+            "status",
+            "progress",
+            "failure_reason",
+            "status_detail",
+            "claim",
+            "requeues",
+            "enqueued_at",
+            "updated_at",
+        ]
+    )
+    if enqueue:
+        _enqueue(case.pk)
+    return case
+
+
+def _discard_unpublished_detail(case: Case) -> None:
+    """Detail rows written by claims that never published (a dead or revoked ingest)."""
+    RawChunk.objects.filter(case=case, generation__gt=case.generation).delete()
+
+
+@transaction.atomic
+def case_update_details(
+    *, case_id: int, customer: str, ticket: str, tags: list[str], notes: str, title: str | None = None
+) -> Case:
+    """Set what the engineers record about a case (customer organisation, ticket reference, tags,
+    Markdown notes, and the title when given) and refresh its search document. Tags are stripped,
+    deduplicated (first spelling kept) and capped (``MAX_TAGS`` of ``MAX_TAG_CHARS``). The ingest never
+    writes these fields, so an edit during a re-analyze is kept."""
+    case = Case.objects.select_for_update().get(pk=case_id)
+    seen: dict[str, str] = {}
+    for tag in tags:
+        tag = tag.strip()[:MAX_TAG_CHARS]
+        if tag and tag.lower() not in seen:
+            seen[tag.lower()] = tag
+    case.customer = customer.strip()[:200]
+    case.ticket = ticket.strip()[:100]
+    case.tags = list(seen.values())[:MAX_TAGS]
+    case.notes = notes
+    fields = ["customer", "ticket", "tags", "notes", "updated_at"]
+    if title is not None:
+        case.title = title.strip()[:200]
+        fields.append("title")
+    case.save(update_fields=fields)
+    case_refresh_search(case_id=case.pk)
+    return case
+
+
+def case_keep_overview(*, case: Case, overview: dict[str, object]) -> bool:
+    """Keep ``overview`` (``charts.timeline_charts`` of the whole capture, rebuilt because the stored
+    one is of an older shape) on a READY ``case``, unless an ingest has published another generation
+    meanwhile (its own overview is then current). Returns whether it was kept."""
+    if case.status != CaseStatus.READY:
+        return False
+    return bool(Case.objects.filter(pk=case.pk, generation=case.generation).update(charts_overview=overview))

@@ -1,0 +1,1 @@
+"""Past cases: full-text search, similar cases, two cases compared."""

@@ -1,0 +1,1 @@
+"""Share links: a customer's read-only, redacted view of one case."""
