@@ -28,7 +28,7 @@ import re
 import numpy as np
 import pandas as pd
 
-from analyzer import join
+from analyzer import blockers, join
 from analyzer.detect import (
     column_evidence,
     count_per_snapshot,
@@ -650,13 +650,14 @@ def long_running_queries(tl: Timeline) -> Finding | None:
 # -------------------------------------------------------------------------------------------------
 
 LOCK_WAITS = RuleTexts(
-    title="{peak} sessions waiting for locks{longest_title}",
+    title="{peak} sessions waiting for locks{longest_title}{behind}",
     explanation=(
         "For {held:.0f} s sessions queued behind locks: up to {peak} at once{longest_text}. Every statement "
         "that needs the same table or rows joins the queue until the holder commits, finishes or is killed; a "
         "DDL waiting for a metadata lock also blocks every later query on its table.{blocker_text}"
     ),
     recommendation=(
+        "{kill}"
         "Find the blocker (the oldest transaction or DDL), then decide whether to end it:\n"
         "  SELECT * FROM sys.schema_table_lock_waits;     -- metadata locks (MySQL 5.7+, performance_schema)\n"
         "  SELECT * FROM sys.innodb_lock_waits;           -- row locks (MySQL 5.7+)\n"
@@ -761,15 +762,44 @@ def lock_waits(tl: Timeline) -> Finding | None:
             ev(tl, "InnoDB row-lock waits now (max)", rl, int(rl["value"].max()), "waits", series)
         )
         peak_n = max(peak_n, int(rl["value"].max()))
+    blocker = _named_blocker(tl, all_windows)
+    behind, kill = "", ""
+    if blocker is not None:
+        evidence = [e for e in evidence if not e.label.startswith("oldest session not waiting")]
+        evidence += blocker.evidence
+        blocker_text = f"{blocker.phrase()} ({LOCK_KIND_WORDS[blocker.lock]})"
+        behind = f" behind {blocker.who()}"
+        peak_n = max(peak_n, blocker.blocks)
+        kill = f"End the blocker ({blocker.phrase()}):\n  {blocker.kill()}\n"
+        agree.append(blocker.evidence[0].series.split(".")[0] if blocker.evidence else "blocker")
     severe = peak_n >= LOCK_WAIT_SEVERE_SESSIONS or peak_wait >= LOCK_WAIT_SEVERE_S
-    return LOCK_WAITS.finding(
+    found = LOCK_WAITS.finding(
         "lock-waits", Severity.CRITICAL if severe else Severity.WARNING, all_windows, evidence,
-        peak=peak_n, longest_title=f" (up to {peak_wait} s)" if peak_wait else "",
+        peak=peak_n, longest_title=f" (up to {peak_wait} s)" if peak_wait else "", behind=behind, kill=kill,
         held=held_seconds(all_windows, step_seconds(snaps)),
         longest_text=f", the longest waiting {peak_wait} s" if peak_wait else "",
-        blocker_text=f" Oldest session not waiting: {blocker_text}." if blocker_text else "",
+        blocker_text=(f" Blocker: {blocker_text}." if blocker is not None
+                      else f" Oldest session not waiting: {blocker_text}." if blocker_text else ""),
         agree=" + ".join(agree),
     )  # fmt: skip
+    return dataclasses.replace(found, culprit=blocker.culprit()) if blocker is not None else found
+
+
+#: How a blocker's lock is named in the text.
+LOCK_KIND_WORDS = {
+    "row": "InnoDB row lock",
+    "metadata": "metadata lock ahead of the waiting DDL and queries",
+    "global": "global read / backup lock",
+}
+
+
+def _named_blocker(tl: Timeline, windows: list[Window]) -> blockers.Blocker | None:
+    """The blocker the bundle names (analyzer/blockers.py) in ``windows``, most waiters first: the
+    session to end, with its user@host, transaction and statement."""
+    for b in blockers.find(tl):
+        if b.blocks and any(w.start <= x.end and x.start <= w.end for w in b.windows for x in windows):
+            return b
+    return None
 
 
 # -------------------------------------------------------------------------------------------------
