@@ -14,7 +14,7 @@ import pandas as pd
 from analyzer import blockers
 from analyzer.engine import rule
 from analyzer.findings import Culprit, Finding, Severity, Window
-from analyzer.rules.context_kit import cite, span, variable_number
+from analyzer.rules.context_kit import cite, span, variable_number, with_setting
 from analyzer.texts import RuleTexts
 from analyzer.timeline import Timeline
 
@@ -528,8 +528,12 @@ def checkpoint_age_high(tl: Timeline) -> Finding | None:
         )
     )
     severity = Severity.CRITICAL if pct.max() >= CHECKPOINT_CRITICAL else Severity.WARNING
-    return CHECKPOINT_TEXTS.finding(
+    found = CHECKPOINT_TEXTS.finding(
         "checkpoint-age-high", severity, span(hot), evidence, confidence="InnoDB monitor", **numbers
+    )
+    name = "innodb_redo_log_capacity" if origin == "innodb_redo_log_capacity" else "innodb_log_file_size"
+    return with_setting(
+        tl, found, name, "the redo log this capacity gives fills before pages are flushed.", size=True
     )
 
 

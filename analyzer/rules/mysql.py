@@ -50,7 +50,7 @@ from analyzer.detect import (
     within_slack,
 )
 from analyzer.engine import rule
-from analyzer.findings import Evidence, Finding, Severity, Window
+from analyzer.findings import Culprit, Evidence, Finding, Severity, Window
 from analyzer.texts import RuleTexts
 from analyzer.timeline import Timeline, value_is
 from analyzer.windows import sustained, within
@@ -279,6 +279,26 @@ def _tmp_query_evidence(tl: Timeline, in_pl: pd.DataFrame, tmp_rows: pd.DataFram
     ]
 
 
+#: A query named in a title is cut to this many characters (the evidence keeps it whole).
+TITLE_QUERY_CHARS = 80
+
+
+def _short(query: str) -> str:
+    return query if len(query) <= TITLE_QUERY_CHARS else query[: TITLE_QUERY_CHARS - 1].rstrip() + "…"
+
+
+def _statement_culprit(tl: Timeline, active: pd.DataFrame, fp: str) -> Culprit:
+    """The query behind a finding as its culprit (kind ``statement``, id its fingerprint), with its share
+    of the active session-snapshots of ``active`` (the window's active processlist rows) as evidence."""
+    rows = active[active["fingerprint"] == fp]
+    share = round(100.0 * len(rows) / len(active), 1) if len(active) else 0.0
+    member, lines = tl.lines_of(rows)
+    return Culprit(
+        kind="statement", id=fp[:500], statement=fp[:500],
+        evidence=(Evidence("share of the active sessions running it", share, "%", "processlist.fingerprint", member, lines),),
+    )  # fmt: skip
+
+
 def _file_wait_evidence(tl: Timeline, windows: list[Window], tol: pd.Timedelta) -> tuple[list[Evidence], int]:
     """Server threads in D state in file creation/deletion wait channels at the same moments (ps),
     and the sessions behind them (performance_schema.threads). Returns (evidence, peak threads)."""
@@ -378,12 +398,16 @@ def tmp_table_churn(tl: Timeline) -> Finding | None:
              else f"{float(churn['disk_per_s'].median()):.0f} on-disk temporary tables per second")  # fmt: skip
     ps_confirms = (f" ps confirms it: up to {file_peak} server threads were in D state in file creation/deletion "
                    "wait channels at the same moments.") if file_peak else ""  # fmt: skip
-    return TMP_TABLE_CHURN.finding(
+    query = next((e for e in evidence if e.series == "processlist.fingerprint" and e.member), None)
+    active_in = in_pl[in_pl["active"].astype(bool) & in_pl["fingerprint"].notna()]
+    culprit = _statement_culprit(tl, active_in, str(query.value)) if query is not None else None
+    found = TMP_TABLE_CHURN.finding(
         "tmp-table-churn", Severity.CRITICAL if severe else Severity.WARNING, windows, evidence,
-        title=title, held=held_seconds(windows, step_seconds(snapshots(pl))), what=_tmp_what(t, peak_tmp, churn),
+        title=title + (f", by {_short(str(query.value))}" if query is not None else ""), held=held_seconds(windows, step_seconds(snapshots(pl))), what=_tmp_what(t, peak_tmp, churn),
         tmpdir=variable(tl, "tmpdir") or "the tmpdir", ps_confirms=ps_confirms, disk_min=TMP_DISK_PER_S_MIN,
         agree=" + ".join(agree) or "processlist",
     )  # fmt: skip
+    return dataclasses.replace(found, culprit=culprit) if culprit is not None else found
 
 
 # -------------------------------------------------------------------------------------------------
@@ -767,7 +791,10 @@ def lock_waits(tl: Timeline) -> Finding | None:
     if blocker is not None:
         evidence = [e for e in evidence if not e.label.startswith("oldest session not waiting")]
         evidence += blocker.evidence
-        blocker_text = f"{blocker.phrase()} ({LOCK_KIND_WORDS[blocker.lock]})"
+        lock = LOCK_KIND_WORDS[blocker.lock]
+        if blocker.lock == "metadata" and blocker.waiter:
+            lock = f"metadata lock; waiting first: {_short(blocker.waiter)}"
+        blocker_text = f"{blocker.phrase()} ({lock})"
         behind = f" behind {blocker.who()}"
         peak_n = max(peak_n, blocker.blocks)
         kill = f"End the blocker ({blocker.phrase()}):\n  {blocker.kill()}\n"
@@ -809,7 +836,7 @@ def _named_blocker(tl: Timeline, windows: list[Window]) -> blockers.Blocker | No
 SAME_QUERY_PILEUP = RuleTexts(
     title="{peak} sessions running the same fast query at once",
     explanation=(
-        "One query shape accounted for up to {share:.0f} % of the active sessions "
+        "One query shape, {query}, accounted for up to {share:.0f} % of the active sessions "
         "({peak} at the peak), each running for {fast_s} s or less. The query "
         "itself is fast; so many copies at the same moment compete for CPU, locks and temporary tables."
     ),
@@ -875,7 +902,11 @@ def same_query_pileup(tl: Timeline) -> Finding | None:
     evidence += [
         Evidence(f"State '{s}'", int(c), "session-snapshots", "processlist.state") for s, c in states.items()
     ]
-    return SAME_QUERY_PILEUP.finding(
+    found = SAME_QUERY_PILEUP.finding(
         "same-query-pileup", Severity.WARNING, windows, evidence, peak=int(peak["n"].max()),
         share=float(peak["share"].max()) * 100, fast_s=FAST_QUERY_MAX_TIME_S, snapshots=len(in_win),
+        query=fingerprint[:200],
     )  # fmt: skip
+    return dataclasses.replace(
+        found, culprit=_statement_culprit(tl, active[within(active["ts"], windows)], fingerprint)
+    )

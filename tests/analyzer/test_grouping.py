@@ -45,9 +45,10 @@ def test_seed_000_groups_load_pileup_and_idle_cpus_under_the_temporary_tables() 
         "active-sessions-overload",
     ):
         assert by_key[key].related[0] == "tmp-table-churn"
-    assert "Root cause: Temporary tables on disk: 217 sessions creating/removing them (tmp-table-churn)" in (
+    assert "Root cause: Temporary tables on disk: 217 sessions creating/removing them, by select " in (
         by_key["load-from-uninterruptible-threads"].explanation
     )
+    assert root.culprit is not None and root.culprit.kind == "statement"  # the query that builds them
     assert "This root cause also explains: " in root.explanation
 
 

@@ -150,7 +150,8 @@ def test_mariadb_sending_data_with_high_counters_fires_from_the_counters() -> No
     values = _values(finding)
     assert values["Created_tmp_disk_tables per second (median)"] == 400.0
     assert values["most common query among active sessions"].startswith("select d.id as d__id")
-    assert finding.title == "400 on-disk temporary tables per second"
+    assert finding.title.startswith("400 on-disk temporary tables per second, by select d.id as d__id")
+    assert finding.culprit.kind == "statement" and finding.culprit.id.startswith("select d.id as d__id")
 
 
 @pytest.mark.parametrize(
