@@ -315,6 +315,47 @@ def _queue(
     )
 
 
+def pfs_holder(
+    tl: Timeline, windows: tuple[Window, ...], types: frozenset[str]
+) -> tuple[int, Evidence] | None:
+    """The session holding a metadata lock others wait for, per performance_schema.metadata_locks
+    (``pfs_metadata_locks``, pt-stalk ``-ps-locks-transactions``): of the objects of ``types`` with a
+    PENDING lock in ``windows``, the session with a GRANTED lock on the same object that waits for
+    nothing itself, seen in the most snapshots; with the evidence of its rows. None without the frame."""
+    ml = tl.frame("pfs_metadata_locks")
+    if not len(ml) or "lock_status" not in ml:
+        return None
+    ml = ml[within(ml["ts"], windows) & ml["object_type"].astype("string").isin(types).fillna(False)]
+    key = ["ts", "object_type", "object_schema", "object_name"]
+    ml = ml.assign(**{c: ml[c].astype("string").fillna("") for c in key[1:]})
+    pending = ml[ml["lock_status"] == "PENDING"]
+    if not len(pending):
+        return None
+    waiting = set(zip(pending["ts"], pending["processlist_id"], strict=True))
+    granted = ml[(ml["lock_status"] == "GRANTED").to_numpy()].merge(pending[key].drop_duplicates(), on=key)
+    granted = granted[
+        [(t, p) not in waiting for t, p in zip(granted["ts"], granted["processlist_id"], strict=True)]
+    ]
+    granted = granted.dropna(subset=["processlist_id"])
+    if not len(granted):
+        return None
+    holder = int(granted.groupby("processlist_id")["ts"].nunique().idxmax())
+    rows = granted[granted["processlist_id"] == holder]
+    last = rows.iloc[-1]
+    what = (
+        f"{last['lock_type']} on {last['object_type']} {last['object_schema']}.{last['object_name']}".rstrip(
+            "."
+        )
+    )
+    return holder, _cite(tl, f"session {holder} holds the lock (performance_schema.metadata_locks)", what, "",
+                         "pfs_metadata_locks.lock_status", rows)  # fmt: skip
+
+
+#: performance_schema object types of a table's metadata lock, and of the global read / backup lock.
+MDL_OBJECTS = frozenset({"TABLE", "SCHEMA", "FUNCTION", "PROCEDURE", "TRIGGER", "EVENT"})
+GLOBAL_OBJECTS = frozenset({"GLOBAL", "BACKUP", "COMMIT"})
+
+
 def metadata_lock_blocker(tl: Timeline) -> Blocker | None:
     """The open transaction ahead of sessions in ``Waiting for table metadata lock`` (see the module
     docstring), or None when no session waits for a metadata lock."""
@@ -344,7 +385,11 @@ def metadata_lock_blocker(tl: Timeline) -> Blocker | None:
         )
     waiting_ids = set(_ids(rows["id"]).dropna().astype(int))
     holder = None
-    for name in ("innodb_trx", "innodb_transactions"):
+    named = pfs_holder(tl, windows, MDL_OBJECTS)
+    if named is not None:
+        holder = named[0]
+        ev.append(named[1])
+    for name in ("innodb_trx", "innodb_transactions") if holder is None else ():
         trx = tl.frame(name)
         if not len(trx) or "thread_id" not in trx or "active_s" not in trx:
             continue
@@ -400,7 +445,11 @@ def global_lock_holder(tl: Timeline) -> Blocker | None:
             ev.append(_cite(tl, "backup client in ps", process, "", "ps_threads.comm", tools.tail(1)))
     fp = pl["fingerprint"] if "fingerprint" in pl else None
     holder = None
-    if fp is not None:
+    named = pfs_holder(tl, windows, GLOBAL_OBJECTS)
+    if named is not None:
+        holder = named[0]
+        ev.append(named[1])
+    if fp is not None and holder is None:
         cand = pl[
             ~waiting & value_is(fp, lambda s: s.str.match(GLOBAL_HOLDER_RE)) & within(pl["ts"], windows)
         ]

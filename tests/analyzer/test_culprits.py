@@ -143,3 +143,26 @@ def test_commits_queued_on_the_fsync_blame_the_flush_setting() -> None:
         in commit.explanation
     )
     assert c.evidence[0].series == "variables"
+
+
+def test_performance_schema_names_the_metadata_lock_holder(tmp_path: Path) -> None:
+    """-ps-locks-transactions (tests/fixtures/ps-locks): session 5 holds SHARED_READ on shop.orders
+    GRANTED while the ALTER of session 6 waits with EXCLUSIVE PENDING."""
+    from analyzer import blockers
+    from tests.bundles import make_tar
+
+    folder = BUNDLES.parent / "ps-locks"
+    members = {f"c/{p.name}": p.read_bytes() for p in folder.iterdir() if p.name != "README.md"}
+    bundle = read_bundle(make_tar(tmp_path / "pslocks.tar.gz", members))
+    assert {s.format for s in bundle.sources} == {"ps_locks", "processlist"}
+    tl = Timeline.from_sources(
+        bundle.sources, ncpu=bundle.ncpu, host=bundle.host, utc_offset_s=bundle.utc_offset_s
+    )
+    locks = tl.frame("pfs_metadata_locks")
+    assert locks["ts"].nunique() == 3 and set(locks["lock_status"]) == {"GRANTED", "PENDING"}
+    b = blockers.metadata_lock_blocker(tl)
+    assert (b.thread, b.user, b.statement, b.blocks) == (5, "app", "idle in transaction", 1)
+    assert b.waiter == "alter table orders add column note varchar(?)"
+    [pfs] = [e for e in b.evidence if e.series == "pfs_metadata_locks.lock_status"]
+    assert pfs.label == "session 5 holds the lock (performance_schema.metadata_locks)"
+    assert pfs.value == "SHARED_READ on TABLE shop.orders" and pfs.member.endswith("-ps-locks-transactions")
