@@ -36,6 +36,8 @@ from analyzer.windows import within
 
 #: A blocker seen this long (and in two snapshots) blocks for a sustained window (detect.SESSIONS_SUSTAINED_S).
 BLOCKER_SUSTAINED_S = 5.0
+#: Row-lock blockers looked up in the processlist and the transaction lists: the ones blocking most.
+BLOCKERS_NAMED = 5
 #: Metadata-lock waits (MySQL 8.0 and MariaDB "General Thread States").
 MDL_STATE_RE = re.compile(r"^waiting for (table|schema|stored \w+|trigger|event) metadata lock$", re.I)
 #: The global read lock (FLUSH TABLES WITH READ LOCK) and MariaDB 10.4+'s backup lock (BACKUP STAGE,
@@ -251,7 +253,9 @@ def row_lock_blockers(tl: Timeline) -> list[Blocker]:
         return []
     step = _step(edges["ts"])
     out = []
-    for thread, seen in roots.groupby("thread", sort=False):
+    most = roots.groupby("thread")["blocks"].max().sort_values(ascending=False, kind="stable")
+    keep = set(most.index[:BLOCKERS_NAMED])  # a day of passing lock waits has thousands of roots
+    for thread, seen in roots[roots["thread"].isin(keep)].groupby("thread", sort=False):
         windows = _windows(seen["ts"], step)
         blocks = int(seen["blocks"].max())
         rows = edges[(edges["blocking"] == thread) & edges["ts"].isin(seen["ts"])]
