@@ -135,7 +135,7 @@ TMP_TABLE_CHURN = RuleTexts(
         "For {held:.0f} s {what}. Each on-disk temporary table is a file created in {tmpdir} and deleted "
         "when the query ends: with many sessions doing it at once, the file system serialises them on the "
         "directory's lock and the threads wait in uninterruptible sleep (D), which raises the load average "
-        "without using CPU.{ps_confirms}"
+        "without using CPU.{ps_confirms}{setting_text}"
     ),
     recommendation=(
         "Put tmpdir on a RAM-backed file system (seed 000: load 65 -> 2 per core, 4k -> 11k queries/s):\n"
@@ -287,6 +287,16 @@ def _short(query: str) -> str:
     return query if len(query) <= TITLE_QUERY_CHARS else query[: TITLE_QUERY_CHARS - 1].rstrip() + "…"
 
 
+def _tmp_setting_text(tl: Timeline) -> str:
+    """The settings that send an internal temporary table to disk, from -variables (or '')."""
+    sizes = {n: variable(tl, n) for n in ("tmp_table_size", "max_heap_table_size")}
+    if not all(sizes.values()):
+        return ""
+    return (f" Settings: tmp_table_size = {sizes['tmp_table_size']}, max_heap_table_size = "
+            f"{sizes['max_heap_table_size']}: an in-memory temporary table larger than the smaller of the two "
+            "(or one with a BLOB/TEXT column on older servers) goes to disk.")  # fmt: skip
+
+
 def _statement_culprit(tl: Timeline, active: pd.DataFrame, fp: str) -> Culprit:
     """The query behind a finding as its culprit (kind ``statement``, id its fingerprint), with its share
     of the active session-snapshots of ``active`` (the window's active processlist rows) as evidence."""
@@ -405,6 +415,7 @@ def tmp_table_churn(tl: Timeline) -> Finding | None:
         "tmp-table-churn", Severity.CRITICAL if severe else Severity.WARNING, windows, evidence,
         title=title + (f", by {_short(str(query.value))}" if query is not None else ""), held=held_seconds(windows, step_seconds(snapshots(pl))), what=_tmp_what(t, peak_tmp, churn),
         tmpdir=variable(tl, "tmpdir") or "the tmpdir", ps_confirms=ps_confirms, disk_min=TMP_DISK_PER_S_MIN,
+        setting_text=_tmp_setting_text(tl),
         agree=" + ".join(agree) or "processlist",
     )  # fmt: skip
     return dataclasses.replace(found, culprit=culprit) if culprit is not None else found
