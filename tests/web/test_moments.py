@@ -7,12 +7,11 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
-from django.core.files import File
 from django.test import Client
 
-from tests.web.conftest import make_tar
+from tests.web.conftest import ingest_ready, make_tar
 from web import moments, services
-from web.models import Case, CaseStatus, SampleIndex
+from web.models import Case, SampleIndex
 
 pytestmark = pytest.mark.django_db
 
@@ -81,13 +80,7 @@ AT_MS = 1776790302400
 
 
 def _ingest(tmp_path: Path, members: dict[str, str]) -> Case:
-    path = make_tar(tmp_path / "b.tgz", {name: text.encode() for name, text in members.items()})
-    with path.open("rb") as fh:
-        case = services.case_create(user=None, file=File(fh), original_name=path.name, enqueue=False)
-    services.case_ingest(case_id=case.pk)
-    case = Case.objects.get(pk=case.pk)
-    assert case.status == CaseStatus.READY, case.failure_reason
-    return case
+    return ingest_ready(make_tar(tmp_path / "b.tgz", {name: text.encode() for name, text in members.items()}))
 
 
 @pytest.fixture
