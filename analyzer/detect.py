@@ -10,13 +10,14 @@ another family's file. No Django, no I/O: pure functions over ``analyzer.timelin
 
 from __future__ import annotations
 
+import dataclasses
 import math
 
 import numpy as np
 import pandas as pd
 
 from analyzer import join
-from analyzer.findings import Evidence, Window
+from analyzer.findings import Culprit, Evidence, Finding, Window
 from analyzer.timeline import STATUS_KEPT, Timeline, value_is
 from analyzer.windows import median_step_ns, sustained, within
 
@@ -460,3 +461,41 @@ def column_evidence(
         for label, column, how, unit in specs
         if column in rows and rows[column].notna().any()
     ]
+
+
+def _bytes(value: float) -> str:
+    for unit, size in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
+        if value >= size:
+            return f"{value / size:,.1f} {unit}".replace(".0 ", " ")
+    return f"{value:,.0f} bytes"
+
+
+def ram_bytes(tl: Timeline) -> float | None:
+    """The host's RAM from /proc/meminfo (``MemTotal``, the last sample), or None."""
+    mem = tl.frame("meminfo")
+    if not len(mem) or "field" not in mem:
+        return None
+    total = mem[(mem["field"] == "MemTotal").to_numpy(dtype=bool)]
+    return float(total["kib"].iloc[-1]) * 1024 if len(total) else None
+
+
+def with_setting(tl: Timeline, finding: Finding, name: str, why: str, *, size: bool = False) -> Finding:
+    """``finding`` blaming the server variable ``name`` from ``-variables`` (culprit kind ``setting``,
+    its value as ``statement``), with a sentence naming it and ``why`` (what that value does here,
+    ``{value}`` filled) appended to its explanation; unchanged when the bundle lacks the variable or the
+    finding already names a culprit. ``size``: the value is a byte count, shown in KiB/MiB/GiB too."""
+    raw = tl.variables.get(name)
+    if raw in (None, "") or finding.culprit is not None:
+        return finding
+    value = str(raw)
+    number = variable_number(tl, name)
+    shown = f"{value} ({_bytes(number)})" if size and number is not None else value
+    evidence = Evidence(f"variable {name}", value, "", "variables")
+    culprit = Culprit(kind="setting", id=name, statement=value, evidence=(evidence,))
+    sentence = f" Setting: {name} = {shown}: {why.format(value=shown)}"
+    return dataclasses.replace(
+        finding,
+        explanation=finding.explanation + sentence,
+        evidence=finding.evidence + ((evidence,) if evidence not in finding.evidence else ()),
+        culprit=culprit,
+    )

@@ -52,6 +52,12 @@ EXPLAINS: tuple[Explains, ...] = (
              "most active sessions are queued in the commit phase"),
     Explains("commit-serialization", "load-from-uninterruptible-threads",
              "threads in D state wait for the log flush (fsync)"),
+    # Cause before consequence (issue 23): the blocking transaction and the deadlocks come before the
+    # lock waits they cause.
+    Explains("long-transaction", "lock-waits",
+             "the sessions wait for the locks the open transaction holds"),
+    Explains("innodb-deadlock", "lock-waits",
+             "the deadlocked transactions hold and wait for the same locks the other sessions queue for"),
     # Locks: sessions queued behind a blocker look active, idle and long-running.
     Explains("lock-waits", "long-running-queries",
              "the long Time values are sessions waiting for a lock, or the blocker holding it"),

@@ -42,7 +42,9 @@ MYSQLD_COMMS = frozenset({"mysqld", "mariadbd"})
 #: Text columns of the processlist kept as categories: a few distinct values repeated millions of times.
 PROCESSLIST_CATEGORIES = ("user", "host", "db", "command", "state", "fingerprint", "member")
 #: processlist columns the analysis keeps (the rest is per-sample detail, stored apart).
-PROCESSLIST_KEPT = ("ts", "line_no", "line_end", "id", "user", "command", "time_s", "state", "info")
+PROCESSLIST_KEPT = ("ts", "line_no", "line_end", "id", "user", "host", "command", "time_s", "state", "info")
+#: The client port MySQL appends to Host (``10.0.0.7:51234``): dropped, the host names the client.
+CLIENT_PORT_RE = r":\d+$"
 #: The frame of a reduced source that keeps the line range of each of its samples (``ts``,
 #: ``line_no`` first line, ``line_end`` last line), as the main frame had them before rows were dropped.
 SAMPLE_LINES = "sample_lines"
@@ -165,6 +167,8 @@ def prepare(source: ParsedSource, *, cache: dict[str, str] | None = None) -> Par
             else pl.groupby("ts", sort=True).size().rename("sessions").astype("int32").reset_index()
         )
         pl = pl[_sessions_kept(pl)].reset_index(drop=True)
+        if "host" in pl:
+            pl = pl.assign(host=pl["host"].astype("string").str.replace(CLIENT_PORT_RE, "", regex=True))
         narrow = {c: "int32" for c in ("line_no", "line_end") if c in pl and pl[c].notna().all()}
         pl = pl.astype({**{c: "category" for c in PROCESSLIST_CATEGORIES if c in pl}, **narrow})
         frames["processlist"] = _narrow(pl, ("time_s", "id"))

@@ -19,6 +19,7 @@ HEAD_LINES = 60
 # (diskstats) has a header vmstat must not claim.
 _MODULES = (
     "innodb_status",
+    "ps_locks",
     "lock_waits",
     "innodb_trx",
     "slave_status",

@@ -4,8 +4,9 @@ Accepts:
     ``top -bn N [-d S]`` from procps and procps-ng 3.2 to 4.x (pt-stalk runs ``top -bn$OPT_RUN_TIME``
     with top's default 3 s delay); ``Tasks:`` or, with ``-H``, ``Threads:`` summary lines; load
     averages with a decimal point or a decimal comma (``load average: 0,23, 0,22, 0,09``);
-    ``up 3 days, 16:51`` / ``up 2 min`` / ``1 user`` variants. The process table under each header
-    is skipped (``parsers.ps`` reads thread listings).
+    ``up 3 days, 16:51`` / ``up 2 min`` / ``1 user`` variants. Of the process table under each
+    header (sorted by %CPU, top's default) the first ``TOP_PROCS_KEPT`` rows are kept:
+    who takes the CPU in each iteration (``parsers.ps`` reads thread listings).
 
 Sample input (pt-stalk 3.7.1 ``-top``, procps-ng on Rocky 8.9)::
 
@@ -24,6 +25,9 @@ Output:
     ``ts_is_local``), ``line_no`` int64 (the ``top -`` line), ``load1 load5 load15`` float64 (run
     queue averages over 1, 5, 15 min, as ``/proc/loadavg``: R plus D tasks), ``tasks running
     sleeping`` Int64 (the ``Tasks:``/``Threads:`` counts; NA when the line is missing).
+    frame ``top_procs``, the busiest rows of each iteration: ``ts`` (its header's), ``line_no``,
+    ``pid`` int64, ``user`` string, ``state`` string (S column: R, S, D...), ``pcpu`` float64 (%CPU:
+    100 is one CPU), ``command`` string (COMMAND as printed, cut to top's width: ``stress-ng+``).
     ``clock``: ``header+time-of-day``. ``meta``: ``unit`` (``tasks`` or ``threads``),
     ``variant`` (``top -b -H, MiB Mem, decimal comma``).
 
@@ -69,6 +73,10 @@ _TASKS = re.compile(
 
 
 _MEM = re.compile(r"^(?:(?P<unit>[KMGTPE]iB) Mem *:|Mem:)")
+#: Rows of each iteration's process table kept: top sorts by %CPU, so these are its busiest
+#: processes; ten name what takes the CPUs of any host without keeping every idle process.
+TOP_PROCS_KEPT = 10
+_PROC_HEADER = re.compile(r"^\s*PID\s+USER\b.*%CPU.*\bCOMMAND\s*$")
 _MEM_START = frozenset("KMGTPE")
 
 
@@ -88,11 +96,23 @@ def parse(stream: Iterable[str], *, member: str, clock: ClockHints) -> ParsedSou
     seen = False
     any_line = False
     mem = ""  # the first memory summary line: its unit dates procps
+    procs: list[tuple[int, int, list[str]]] = []  # (header index, line, tokens)
+    columns: list[str] | None = None  # the process table's header tokens, while in a table
+    kept = 0
     for no, raw in enumerate(stream, start=1):
         c = raw[:1]
+        if columns is not None and kept < TOP_PROCS_KEPT and raw.strip() and c != "t":
+            tokens = raw.split(None, len(columns) - 1)
+            if len(tokens) == len(columns):
+                procs.append((len(heads) - 1, no, tokens))
+                kept += 1
+            continue
         if c == "t" and raw.startswith("top - "):
             heads.append((no, raw.rstrip()))
             seen = True
+            columns = None
+        elif seen and columns is None and "PID" in raw and _PROC_HEADER.match(raw):
+            columns, kept = raw.split(), 0
         elif c == "T" and seen and raw.startswith(("Tasks:", "Threads:")):
             tasks.append((no, raw))
         elif not mem and seen and c in _MEM_START and _MEM.match(raw):
@@ -107,7 +127,7 @@ def parse(stream: Iterable[str], *, member: str, clock: ClockHints) -> ParsedSou
     return ParsedSource(
         format=FORMAT,
         member=member,
-        frames={"top_load": frame},
+        frames={"top_load": frame, "top_procs": _procs_frame(frame, heads, procs, columns_of(procs))},
         clock=Clock.HEADER_TIME,
         warnings=warnings,
         meta={**({"unit": unit} if unit else {}), "variant": _variant(heads, unit, mem)},
@@ -188,3 +208,33 @@ def _times(time_of_day: pd.Series, clock: ClockHints, warnings: list[ParseWarnin
     if clock.start_local is not None and ts[0] < start - ROLLOVER_SLACK:
         ts = ts + pd.Timedelta(days=1)
     return pd.Series(ts.as_unit("ns"), index=time_of_day.index).dt.tz_localize("UTC")
+
+
+def columns_of(procs: list[tuple[int, int, list[str]]]) -> int:
+    """How many columns the process rows were split into (the header's count), 0 without rows."""
+    return len(procs[0][2]) if procs else 0
+
+
+_PROC_COLUMNS = ["ts", "line_no", "pid", "user", "state", "pcpu", "command"]
+
+
+def _procs_frame(
+    load: pd.DataFrame, heads: list[tuple[int, str]], procs: list[tuple[int, int, list[str]]], width: int
+) -> pd.DataFrame:
+    """The kept process rows, timed by their iteration's header (rows of an unreadable header and
+    rows whose PID or %CPU is not a number are left out); default columns ``PID USER PR NI VIRT RES
+    SHR S %CPU %MEM TIME+ COMMAND``."""
+    if not procs or width < 12:
+        return pd.DataFrame({c: pd.Series(dtype=t) for c, t in zip(_PROC_COLUMNS, (
+            "datetime64[ns, UTC]", "int64", "int64", "string", "string", "float64", "string"), strict=True)})  # fmt: skip
+    when = dict(zip(load["line_no"], load["ts"], strict=True))
+    rows = []
+    for head, no, t in procs:
+        ts = when.get(heads[head][0]) if head >= 0 else None
+        pcpu = t[8].replace(",", ".")
+        if ts is None or not t[0].isdigit() or not pcpu.replace(".", "", 1).isdigit():
+            continue
+        rows.append((ts, no, int(t[0]), t[1], t[7], float(pcpu), t[-1].strip()))
+    frame = pd.DataFrame(rows, columns=_PROC_COLUMNS)
+    return frame.astype({"line_no": "int64", "pid": "int64", "user": "string", "state": "string",
+                         "pcpu": "float64", "command": "string"})  # fmt: skip

@@ -2,7 +2,7 @@
 """Cut the command line of unrelated processes in a captured ``ps -eaF`` listing to its program's
 base name, in place (for bundles made on a shared build machine: other processes' arguments are not
 part of the example). Kept whole: MariaDB, its clients, sysbench, pt-stalk, the load scripts, dd
-(the I/O load), kernel threads; ``TS`` and header lines are kept as they are.
+(the I/O load), stress-ng and fio (the hogs), kernel threads; ``TS`` and header lines are kept as they are.
 
 Usage: python3 scripts/clean_ps_args.py FILE...
 """
@@ -12,7 +12,9 @@ from __future__ import annotations
 import re
 import sys
 
-KEEP = re.compile(r"mariadbd|mysqld|mysql|sysbench|pt-stalk|load_mariadb|collect\.sh|^dd\b|^\[")
+KEEP = re.compile(
+    r"mariadb|mysqld|mysql|sysbench|pt-stalk|load_mariadb|collect\.sh|stress-ng|^fio\b|^dd\b|^\["
+)
 ROW = re.compile(r"^((?:\S+\s+){10})(\S.*)$")  # UID PID PPID C SZ RSS PSR STIME TTY TIME | CMD
 
 

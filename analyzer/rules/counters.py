@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from analyzer.detect import cite, growth, span, status, variable_number
+from analyzer.detect import cite, growth, ram_bytes, span, status, variable_number, with_setting
 from analyzer.engine import rule
 from analyzer.findings import Finding, Severity, Window
 from analyzer.texts import RuleTexts
@@ -107,13 +107,22 @@ def buffer_pool_misses(tl: Timeline) -> Finding | None:
             status(tl, "Innodb_buffer_pool_wait_free"),
         ),
     ]
-    return BUFFER_POOL_TEXTS.finding(
+    found = BUFFER_POOL_TEXTS.finding(
         "buffer-pool-misses",
         Severity.WARNING,
         windows or span(src),
         evidence,
         confidence="mysqladmin counters",
         **numbers,
+    )
+    pool, ram = variable_number(tl, "innodb_buffer_pool_size"), ram_bytes(tl)
+    share = f"{pool / ram * 100:.0f} % of the host's RAM" if pool and ram else "the host's RAM unknown"
+    return with_setting(
+        tl,
+        found,
+        "innodb_buffer_pool_size",
+        share + "; the pages read from disk did not fit in it.",
+        size=True,
     )
 
 
@@ -155,7 +164,12 @@ LOG_WAITS_TEXTS = _texts(
 @rule(key="log-waits", requires=("mysqladmin",))
 def log_waits(tl: Timeline) -> Finding | None:
     """Innodb_log_waits grew during the capture."""
-    return _growth_rule("log-waits", "Innodb_log_waits", 1, LOG_WAITS_TEXTS, tl)
+    found = _growth_rule("log-waits", "Innodb_log_waits", 1, LOG_WAITS_TEXTS, tl)
+    if found is None:
+        return None
+    return with_setting(
+        tl, found, "innodb_log_buffer_size", "the redo of a transaction did not fit in it.", size=True
+    )
 
 
 ABORTED_MIN = 5  # a one-off client that did not close is noise; five in a capture is a pattern
@@ -232,13 +246,16 @@ def thread_cache_misses(tl: Timeline) -> Finding | None:
     src = status(tl, "Threads_created")
     evidence = [cite(tl, "Threads_created per second", round(created, 1), "/s", "mysqladmin.Threads_created", src),
                 cite(tl, "Connections per second", round(conns, 1), "/s", "mysqladmin.Connections", status(tl, "Connections"))]  # fmt: skip
-    return THREAD_CACHE_TEXTS.finding(
+    found = THREAD_CACHE_TEXTS.finding(
         "thread-cache-misses",
         Severity.WARNING,
         windows,
         evidence,
         confidence="mysqladmin counters",
         **numbers,
+    )
+    return with_setting(
+        tl, found, "thread_cache_size", "too few cached threads for the connections opened each second."
     )
 
 
@@ -278,7 +295,7 @@ def connection_saturation(tl: Timeline) -> Finding | None:
                 cite(tl, "max_connections", limit, "", "variables.max_connections", connected.iloc[:0]),
                 cite(tl, "Connection_errors_max_connections (growth)", refused, "", "mysqladmin.Connection_errors_max_connections", refused_rows)]  # fmt: skip
     severity = Severity.CRITICAL if refused > 0 else Severity.WARNING
-    return CONNECTIONS_TEXTS.finding(
+    found = CONNECTIONS_TEXTS.finding(
         "connection-saturation",
         severity,
         span(hot) or span(connected),
@@ -286,6 +303,7 @@ def connection_saturation(tl: Timeline) -> Finding | None:
         confidence="mysqladmin and variables",
         **numbers,
     )
+    return with_setting(tl, found, "max_connections", "the limit the sessions reached.")
 
 
 # Joins without an index per second. The collector's own queries count here: pt-stalk's lock-wait and

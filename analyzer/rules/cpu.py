@@ -18,6 +18,7 @@ import dataclasses
 
 import pandas as pd
 
+from analyzer import consumers
 from analyzer.detect import (
     baseline,
     column_evidence,
@@ -67,7 +68,23 @@ CPU_SATURATION = RuleTexts(
 )
 
 
-@rule(key="cpu-saturation", requires=("vmstat", "ncpu"), optional=("processlist",))
+#: The words when top shows another process, not MySQL, taking the CPUs (analyzer/consumers.py).
+CPU_TAKEN_BY_OTHERS = dataclasses.replace(
+    CPU_SATURATION,
+    title="CPU saturated by {culprit}, not MySQL: run queue {r_median:.0f} on {ncpu} CPUs with no idle time",
+    explanation=(
+        "For {held:.0f} s the run queue (vmstat r) stayed at or above {per_cpu:g} threads per CPU "
+        "while the CPUs were at most {idle_max:g} % idle ({us:.0f} % user, {sy:.0f} % system). {consumers} "
+        "MySQL is not what makes the server CPU-bound here: its queries wait for the CPUs behind those processes."
+    ),
+    recommendation=(
+        "Stop, move or throttle {culprit} (nice/ionice, cgroups, another host), or schedule it away from the\n"
+        "database's busy hours; then look again at MySQL's own load."
+    ),
+)
+
+
+@rule(key="cpu-saturation", requires=("vmstat", "ncpu"), optional=("processlist", "top_procs"))
 def cpu_saturation(tl: Timeline) -> Finding | None:
     """vmstat r >= 2 x ncpu with id <= 5 % for SUSTAINED_S seconds (of each run of the primary capture)."""
     ncpu = tl.ncpu or 0
@@ -108,6 +125,17 @@ def cpu_saturation(tl: Timeline) -> Finding | None:
             agree.append("processlist")
     held = held_seconds(windows, step)
     severe = r_median >= RUNQUEUE_SEVERE_PER_CPU * ncpu
+    taken = consumers.cpu_consumers(tl, windows)
+    if taken is not None and taken.mysql_quiet:
+        found = CPU_TAKEN_BY_OTHERS.finding(
+            "cpu-saturation", Severity.CRITICAL if severe else Severity.WARNING, windows,
+            list(taken.evidence) + evidence, r_median=int(r_median), ncpu=ncpu, held=held,
+            per_cpu=RUNQUEUE_PER_CPU, idle_max=IDLE_MAX_PCT, agree=" + ".join([*agree, "top"]),
+            culprit=taken.names(1), consumers=consumers.describe(taken),
+            us=float(rows["us"].mean()) if "us" in rows else float("nan"),
+            sy=float(rows["sy"].mean()) if "sy" in rows else float("nan"),
+        )  # fmt: skip
+        return dataclasses.replace(found, culprit=taken.culprit())
     return CPU_SATURATION.finding(
         "cpu-saturation", Severity.CRITICAL if severe else Severity.WARNING, windows, evidence,
         r_median=int(r_median), ncpu=ncpu, held=held, per_cpu=RUNQUEUE_PER_CPU, idle_max=IDLE_MAX_PCT,

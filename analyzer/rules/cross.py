@@ -49,6 +49,7 @@ from analyzer.detect import (
     top_values,
     variable,
     variables_evidence,
+    with_setting,
     within_slack,
 )
 from analyzer.engine import rule
@@ -441,7 +442,7 @@ def commit_serialization(tl: Timeline) -> Finding | None:
     flush, sync_binlog = variable(tl, "innodb_flush_log_at_trx_commit"), variable(tl, "sync_binlog")
     wa = float(vm_in["wa"].mean()) if len(vm_in) and "wa" in vm_in else 0.0
     relaxed = flush in ("0", "2") and sync_binlog not in (None, "1")
-    return COMMIT_SERIALIZATION.finding(
+    found = COMMIT_SERIALIZATION.finding(
         "commit-serialization", Severity.CRITICAL if share[in_win].median() >= 0.5 else Severity.WARNING,
         windows, evidence, peak=int(n[in_win].max()), share=float(share[in_win].max()) * 100,
         idle=float(vm_in["id"].mean()) if len(vm_in) else float("nan"), held=held_seconds(windows, step_seconds(snaps)),
@@ -451,6 +452,10 @@ def commit_serialization(tl: Timeline) -> Finding | None:
                         else COMMIT_FIX_DURABLE),
         short=short_note(short, f"{COMMIT_EXTREME_SHARE:.0%} or more of the active sessions were committing"),
     )  # fmt: skip
+    if flush != "1":
+        return found
+    return with_setting(tl, found, "innodb_flush_log_at_trx_commit",
+                        f"the fsync of each commit (sync_binlog = {sync_binlog or '?'}).")  # fmt: skip
 
 
 # ---------------------------------------------------------------------------------------------

@@ -6,12 +6,15 @@ and Lock Monitor Output", 17.6.6 "Undo Logs", 17.7.5 "Deadlocks in InnoDB"; FIND
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 import pandas as pd
 
-from analyzer.detect import cite, span, variable_number
+from analyzer import blockers
+from analyzer.detect import cite, span, variable_number, with_setting
 from analyzer.engine import rule
-from analyzer.findings import Finding, Severity, Window
+from analyzer.findings import Culprit, Finding, Severity, Window
 from analyzer.texts import RuleTexts
 from analyzer.timeline import Timeline
 
@@ -241,9 +244,67 @@ LONG_TRX_TEXTS = RuleTexts(
 )
 
 
-@rule(key="long-transaction", any_of=(("innodb_status", "innodb_trx"),))
+BLOCKING_TRX_TEXTS = RuleTexts(
+    title="Session {thread} ({account}) {doing} holds a transaction that blocks {blocks} sessions",
+    explanation=(
+        "Session {thread} ({account}) kept transaction {trx} open for {age:.0f} s by the end of the capture "
+        "(started {since}, {locked} row(s) locked, {modified} modified; now {doing}), and {blocks} sessions waited "
+        "for its {lock} for {held:.0f} s. A transaction that blocks others for a sustained window is a long "
+        "transaction whatever its age: every statement that needs what it holds queues until it commits."
+    ),
+    recommendation=(
+        "End it now: KILL {thread};  -- its transaction rolls back and the {blocks} waiting sessions proceed\n"
+        "Then find the application path that leaves a transaction open: Command Sleep with an open transaction is\n"
+        "idle in transaction (autocommit off, a missing COMMIT, an exception path that skips it, a slow client\n"
+        "between statements). Keep transactions short; innodb_lock_wait_timeout and lock_wait_timeout bound the wait."
+    ),
+    caveats=(
+        "Killing a session that changed many rows rolls them back, which takes about as long as the changes did.",
+    ),
+    sources=(
+        "MySQL 8.4 Reference Manual, INFORMATION_SCHEMA INNODB_TRX and INNODB_LOCK_WAITS",
+        "FINDINGS.md",
+    ),
+    disproof="If the session commits within the next seconds on its own and the waits end with it, it was a slow "
+    "statement sequence, not an abandoned transaction.",
+    confidence="{confidence}",
+)
+
+
+def _blocking_transaction(tl: Timeline) -> Finding | None:
+    """A session whose open transaction blocked others (row or metadata locks) for BLOCKER_SUSTAINED_S,
+    whatever its age (analyzer/blockers.py)."""
+    found = [b for b in blockers.find(tl) if b.lock in ("row", "metadata") and b.thread is not None
+             and b.trx_id is not None and b.sustained and b.blocks]  # fmt: skip
+    if not found:
+        return None
+    b = found[0]
+    held = sum(w.seconds for w in b.windows)
+    severity = (
+        Severity.CRITICAL if b.blocks >= 10 or (b.age_s or 0) >= LONG_TRX_CRITICAL_S else Severity.WARNING
+    )
+    doing = b.statement or "?"
+    if doing == blockers.IDLE and b.idle_s is not None:
+        doing = f"{blockers.IDLE} for {b.idle_s:.0f} s"
+    series = b.evidence[0].series.split(".")[0] if b.evidence else "lock_waits"
+    finding = BLOCKING_TRX_TEXTS.finding(
+        "long-transaction", severity, b.windows, b.evidence, thread=b.thread,
+        account=f"{b.user or '?'}@{b.host or '?'}", doing=doing, blocks=b.blocks, trx=b.trx_id,
+        age=b.age_s or 0.0, since=b.since.strftime("%H:%M:%S") if b.since is not None else "?",
+        locked=b.rows_locked if b.rows_locked is not None else "?",
+        modified=b.rows_modified if b.rows_modified is not None else "?",
+        lock={"row": "row locks", "metadata": "metadata lock"}[b.lock], held=held,
+        confidence=f"{series} names the blocker; innodb_trx and the processlist name its transaction and session",
+    )  # fmt: skip
+    return dataclasses.replace(finding, culprit=b.culprit())
+
+
+@rule(
+    key="long-transaction", any_of=(("innodb_status", "innodb_trx"),), optional=("lock_waits", "processlist")
+)
 def long_transaction(tl: Timeline) -> Finding | None:
-    """A transaction active >= LONG_TRX_S in the monitor's TRANSACTIONS list or in INNODB_TRX."""
+    """A transaction active >= LONG_TRX_S in the monitor's TRANSACTIONS list or in INNODB_TRX, or one
+    that blocks other sessions for a sustained window whatever its age (``_blocking_transaction``)."""
     rows = []
     for name, series in (
         ("innodb_trx", "innodb_trx.active_s"),
@@ -254,7 +315,7 @@ def long_transaction(tl: Timeline) -> Finding | None:
             rows.append((f[f["active_s"] >= LONG_TRX_S], series))
     rows = [(r, s) for r, s in rows if len(r)]
     if not rows:
-        return None
+        return _blocking_transaction(tl)
     frame, series = max(rows, key=lambda r: float(r[0]["active_s"].max()))
     top = frame.loc[frame["active_s"].idxmax()]
     numbers = {
@@ -279,9 +340,19 @@ def long_transaction(tl: Timeline) -> Finding | None:
     ]
     severity = Severity.CRITICAL if numbers["active"] >= LONG_TRX_CRITICAL_S else Severity.WARNING
     windows = [Window(same["ts"].min(), same["ts"].max())]
-    return LONG_TRX_TEXTS.finding(
+    finding = LONG_TRX_TEXTS.finding(
         "long-transaction", severity, windows, evidence, confidence=series.split(".")[0], **numbers
     )
+    if pd.isna(top["thread_id"]):
+        return finding
+    ev: list = []
+    facts = blockers.session_facts(tl, int(top["thread_id"]), tuple(windows), ev)
+    blocking = [b for b in blockers.find(tl) if b.thread == int(top["thread_id"])]
+    culprit = Culprit(
+        kind="session", id=numbers["thread"], blocks=blocking[0].blocks if blocking else None, user=facts.get("user"), host=facts.get("host"),  # type: ignore[arg-type]
+        statement=facts.get("statement"), since=facts.get("since"), evidence=tuple(evidence[:2]) + tuple(ev),  # type: ignore[arg-type]
+    )  # fmt: skip
+    return dataclasses.replace(finding, culprit=culprit)
 
 
 # --- innodb-deadlock -------------------------------------------------------------------------
@@ -457,8 +528,12 @@ def checkpoint_age_high(tl: Timeline) -> Finding | None:
         )
     )
     severity = Severity.CRITICAL if pct.max() >= CHECKPOINT_CRITICAL else Severity.WARNING
-    return CHECKPOINT_TEXTS.finding(
+    found = CHECKPOINT_TEXTS.finding(
         "checkpoint-age-high", severity, span(hot), evidence, confidence="InnoDB monitor", **numbers
+    )
+    name = "innodb_redo_log_capacity" if origin == "innodb_redo_log_capacity" else "innodb_log_file_size"
+    return with_setting(
+        tl, found, name, "the redo log this capacity gives fills before pages are flushed.", size=True
     )
 
 

@@ -28,7 +28,7 @@ import re
 import numpy as np
 import pandas as pd
 
-from analyzer import join
+from analyzer import blockers, join
 from analyzer.detect import (
     cite,
     column_evidence,
@@ -50,7 +50,7 @@ from analyzer.detect import (
     within_slack,
 )
 from analyzer.engine import rule
-from analyzer.findings import Evidence, Finding, Severity, Window
+from analyzer.findings import Culprit, Evidence, Finding, Severity, Window
 from analyzer.texts import RuleTexts
 from analyzer.timeline import Timeline, value_is
 from analyzer.windows import sustained, within
@@ -135,7 +135,7 @@ TMP_TABLE_CHURN = RuleTexts(
         "For {held:.0f} s {what}. Each on-disk temporary table is a file created in {tmpdir} and deleted "
         "when the query ends: with many sessions doing it at once, the file system serialises them on the "
         "directory's lock and the threads wait in uninterruptible sleep (D), which raises the load average "
-        "without using CPU.{ps_confirms}"
+        "without using CPU.{ps_confirms}{setting_text}"
     ),
     recommendation=(
         "Put tmpdir on a RAM-backed file system (seed 000: load 65 -> 2 per core, 4k -> 11k queries/s):\n"
@@ -279,6 +279,36 @@ def _tmp_query_evidence(tl: Timeline, in_pl: pd.DataFrame, tmp_rows: pd.DataFram
     ]
 
 
+#: A query named in a title is cut to this many characters (the evidence keeps it whole).
+TITLE_QUERY_CHARS = 80
+
+
+def _short(query: str) -> str:
+    return query if len(query) <= TITLE_QUERY_CHARS else query[: TITLE_QUERY_CHARS - 1].rstrip() + "…"
+
+
+def _tmp_setting_text(tl: Timeline) -> str:
+    """The settings that send an internal temporary table to disk, from -variables (or '')."""
+    sizes = {n: variable(tl, n) for n in ("tmp_table_size", "max_heap_table_size")}
+    if not all(sizes.values()):
+        return ""
+    return (f" Settings: tmp_table_size = {sizes['tmp_table_size']}, max_heap_table_size = "
+            f"{sizes['max_heap_table_size']}: an in-memory temporary table larger than the smaller of the two "
+            "(or one with a BLOB/TEXT column on older servers) goes to disk.")  # fmt: skip
+
+
+def _statement_culprit(tl: Timeline, active: pd.DataFrame, fp: str) -> Culprit:
+    """The query behind a finding as its culprit (kind ``statement``, id its fingerprint), with its share
+    of the active session-snapshots of ``active`` (the window's active processlist rows) as evidence."""
+    rows = active[active["fingerprint"] == fp]
+    share = round(100.0 * len(rows) / len(active), 1) if len(active) else 0.0
+    member, lines = tl.lines_of(rows)
+    return Culprit(
+        kind="statement", id=fp[:500], statement=fp[:500],
+        evidence=(Evidence("share of the active sessions running it", share, "%", "processlist.fingerprint", member, lines),),
+    )  # fmt: skip
+
+
 def _file_wait_evidence(tl: Timeline, windows: list[Window], tol: pd.Timedelta) -> tuple[list[Evidence], int]:
     """Server threads in D state in file creation/deletion wait channels at the same moments (ps),
     and the sessions behind them (performance_schema.threads). Returns (evidence, peak threads)."""
@@ -378,12 +408,17 @@ def tmp_table_churn(tl: Timeline) -> Finding | None:
              else f"{float(churn['disk_per_s'].median()):.0f} on-disk temporary tables per second")  # fmt: skip
     ps_confirms = (f" ps confirms it: up to {file_peak} server threads were in D state in file creation/deletion "
                    "wait channels at the same moments.") if file_peak else ""  # fmt: skip
-    return TMP_TABLE_CHURN.finding(
+    query = next((e for e in evidence if e.series == "processlist.fingerprint" and e.member), None)
+    active_in = in_pl[in_pl["active"].astype(bool) & in_pl["fingerprint"].notna()]
+    culprit = _statement_culprit(tl, active_in, str(query.value)) if query is not None else None
+    found = TMP_TABLE_CHURN.finding(
         "tmp-table-churn", Severity.CRITICAL if severe else Severity.WARNING, windows, evidence,
-        title=title, held=held_seconds(windows, step_seconds(snapshots(pl))), what=_tmp_what(t, peak_tmp, churn),
+        title=title + (f", by {_short(str(query.value))}" if query is not None else ""), held=held_seconds(windows, step_seconds(snapshots(pl))), what=_tmp_what(t, peak_tmp, churn),
         tmpdir=variable(tl, "tmpdir") or "the tmpdir", ps_confirms=ps_confirms, disk_min=TMP_DISK_PER_S_MIN,
+        setting_text=_tmp_setting_text(tl),
         agree=" + ".join(agree) or "processlist",
     )  # fmt: skip
+    return dataclasses.replace(found, culprit=culprit) if culprit is not None else found
 
 
 # -------------------------------------------------------------------------------------------------
@@ -650,13 +685,14 @@ def long_running_queries(tl: Timeline) -> Finding | None:
 # -------------------------------------------------------------------------------------------------
 
 LOCK_WAITS = RuleTexts(
-    title="{peak} sessions waiting for locks{longest_title}",
+    title="{peak} sessions waiting for locks{longest_title}{behind}",
     explanation=(
         "For {held:.0f} s sessions queued behind locks: up to {peak} at once{longest_text}. Every statement "
         "that needs the same table or rows joins the queue until the holder commits, finishes or is killed; a "
         "DDL waiting for a metadata lock also blocks every later query on its table.{blocker_text}"
     ),
     recommendation=(
+        "{kill}"
         "Find the blocker (the oldest transaction or DDL), then decide whether to end it:\n"
         "  SELECT * FROM sys.schema_table_lock_waits;     -- metadata locks (MySQL 5.7+, performance_schema)\n"
         "  SELECT * FROM sys.innodb_lock_waits;           -- row locks (MySQL 5.7+)\n"
@@ -761,15 +797,47 @@ def lock_waits(tl: Timeline) -> Finding | None:
             cite(tl, "InnoDB row-lock waits now (max)", int(rl["value"].max()), "waits", series, rl)
         )
         peak_n = max(peak_n, int(rl["value"].max()))
+    blocker = _named_blocker(tl, all_windows)
+    behind, kill = "", ""
+    if blocker is not None:
+        evidence = [e for e in evidence if not e.label.startswith("oldest session not waiting")]
+        evidence += blocker.evidence
+        lock = LOCK_KIND_WORDS[blocker.lock]
+        if blocker.lock == "metadata" and blocker.waiter:
+            lock = f"metadata lock; waiting first: {_short(blocker.waiter)}"
+        blocker_text = f"{blocker.phrase()} ({lock})"
+        behind = f" behind {blocker.who()}"
+        peak_n = max(peak_n, blocker.blocks)
+        kill = f"End the blocker ({blocker.phrase()}):\n  {blocker.kill()}\n"
+        agree.append(blocker.evidence[0].series.split(".")[0] if blocker.evidence else "blocker")
     severe = peak_n >= LOCK_WAIT_SEVERE_SESSIONS or peak_wait >= LOCK_WAIT_SEVERE_S
-    return LOCK_WAITS.finding(
+    found = LOCK_WAITS.finding(
         "lock-waits", Severity.CRITICAL if severe else Severity.WARNING, all_windows, evidence,
-        peak=peak_n, longest_title=f" (up to {peak_wait} s)" if peak_wait else "",
+        peak=peak_n, longest_title=f" (up to {peak_wait} s)" if peak_wait else "", behind=behind, kill=kill,
         held=held_seconds(all_windows, step_seconds(snaps)),
         longest_text=f", the longest waiting {peak_wait} s" if peak_wait else "",
-        blocker_text=f" Oldest session not waiting: {blocker_text}." if blocker_text else "",
+        blocker_text=(f" Blocker: {blocker_text}." if blocker is not None
+                      else f" Oldest session not waiting: {blocker_text}." if blocker_text else ""),
         agree=" + ".join(agree),
     )  # fmt: skip
+    return dataclasses.replace(found, culprit=blocker.culprit()) if blocker is not None else found
+
+
+#: How a blocker's lock is named in the text.
+LOCK_KIND_WORDS = {
+    "row": "InnoDB row lock",
+    "metadata": "metadata lock ahead of the waiting DDL and queries",
+    "global": "global read / backup lock",
+}
+
+
+def _named_blocker(tl: Timeline, windows: list[Window]) -> blockers.Blocker | None:
+    """The blocker the bundle names (analyzer/blockers.py) in ``windows``, most waiters first: the
+    session to end, with its user@host, transaction and statement."""
+    for b in blockers.find(tl):
+        if b.blocks and any(w.start <= x.end and x.start <= w.end for w in b.windows for x in windows):
+            return b
+    return None
 
 
 # -------------------------------------------------------------------------------------------------
@@ -779,7 +847,7 @@ def lock_waits(tl: Timeline) -> Finding | None:
 SAME_QUERY_PILEUP = RuleTexts(
     title="{peak} sessions running the same fast query at once",
     explanation=(
-        "One query shape accounted for up to {share:.0f} % of the active sessions "
+        "One query shape, {query}, accounted for up to {share:.0f} % of the active sessions "
         "({peak} at the peak), each running for {fast_s} s or less. The query "
         "itself is fast; so many copies at the same moment compete for CPU, locks and temporary tables."
     ),
@@ -845,7 +913,11 @@ def same_query_pileup(tl: Timeline) -> Finding | None:
     evidence += [
         Evidence(f"State '{s}'", int(c), "session-snapshots", "processlist.state") for s, c in states.items()
     ]
-    return SAME_QUERY_PILEUP.finding(
+    found = SAME_QUERY_PILEUP.finding(
         "same-query-pileup", Severity.WARNING, windows, evidence, peak=int(peak["n"].max()),
         share=float(peak["share"].max()) * 100, fast_s=FAST_QUERY_MAX_TIME_S, snapshots=len(in_win),
+        query=fingerprint[:200],
     )  # fmt: skip
+    return dataclasses.replace(
+        found, culprit=_statement_culprit(tl, active[within(active["ts"], windows)], fingerprint)
+    )

@@ -100,7 +100,7 @@ WHOLE_MAX_BYTES = 64 << 20
 SNAPSHOT_FORMATS = frozenset(
     {
         "processlist", "ps", "threads", "meminfo", "interrupts", "mysqladmin",
-        "diskstats", "netstat_s", "procvmstat", "innodb_trx", "lock_waits", "slave_status",
+        "diskstats", "netstat_s", "procvmstat", "innodb_trx", "lock_waits", "slave_status", "ps_locks",
     }
 )  # fmt: skip
 MARKERS = (b"\nTS ", b"\nzzz ")

@@ -45,9 +45,10 @@ def test_seed_000_groups_load_pileup_and_idle_cpus_under_the_temporary_tables() 
         "active-sessions-overload",
     ):
         assert by_key[key].related[0] == "tmp-table-churn"
-    assert "Root cause: Temporary tables on disk: 217 sessions creating/removing them (tmp-table-churn)" in (
+    assert "Root cause: Temporary tables on disk: 217 sessions creating/removing them, by select " in (
         by_key["load-from-uninterruptible-threads"].explanation
     )
+    assert root.culprit is not None and root.culprit.kind == "statement"  # the query that builds them
     assert "This root cause also explains: " in root.explanation
 
 
@@ -98,3 +99,13 @@ def test_the_links_have_no_cycle() -> None:
         )
 
     assert not [key for key in edges if reaches(key, key)]
+
+
+def test_the_cause_comes_before_the_lock_waits_it_makes() -> None:
+    """Issue 23: deadlocks over the lock waits they cause; the blocking transaction over its pile-up."""
+    for cause in ("innodb-deadlock", "long-transaction"):
+        findings = [_finding("lock-waits"), _finding(cause), _finding("active-sessions-overload")]
+        by_key = {f.key: f for f in group(findings)}
+        assert by_key["lock-waits"].related[0] == cause
+        assert by_key["active-sessions-overload"].related[:2] == (cause, "lock-waits")
+        assert set(by_key[cause].related) == {"lock-waits", "active-sessions-overload"}

@@ -72,7 +72,7 @@ CORPUS: list[tuple[str, tuple] | ParameterSet] = [
     (EX1 + A + "procstat", ("procstat", 0, None, None)),
     (EX1 + A + "procvmstat", ("procvmstat", 30, "2026-04-21 16:43:21.009025316", "2026-04-21 16:43:50.009015615")),
     (EX1 + A + "ps", ("ps", 1, "2026-04-21 16:43:19", "2026-04-21 16:43:19")),
-    (EX1 + A + "ps-locks-transactions", NOT_RECOGNISED),
+    (EX1 + A + "ps-locks-transactions", ("ps_locks", 30, "2026-04-21 16:43:19", "2026-04-21 16:43:48")),  # 30 echoed metadata_locks queries, no TS: prefix + 1 s
     (EX1 + A + "slabinfo", NOT_RECOGNISED),
     (EX1 + A + "slave-status", ("slave_status", 0, None, None)),  # not a replica: the echoed statements only
     (EX1 + A + "sysctl", NOT_RECOGNISED),
@@ -104,7 +104,7 @@ CORPUS: list[tuple[str, tuple] | ParameterSet] = [
     (EX1 + B + "procstat", ("procstat", 0, None, None)),
     (EX1 + B + "procvmstat", ("procvmstat", 30, "2026-04-21 16:43:51.008861390", "2026-04-21 16:44:20.009323180")),
     (EX1 + B + "ps", ("ps", 1, "2026-04-21 16:43:49", "2026-04-21 16:43:49")),
-    (EX1 + B + "ps-locks-transactions", NOT_RECOGNISED),
+    (EX1 + B + "ps-locks-transactions", ("ps_locks", 30, "2026-04-21 16:43:49", "2026-04-21 16:44:18")),  # 30 echoed metadata_locks queries, no TS: prefix + 1 s
     (EX1 + B + "slabinfo", NOT_RECOGNISED),
     (EX1 + B + "slave-status", ("slave_status", 0, None, None)),  # not a replica: the echoed statements only
     (EX1 + B + "sysctl", NOT_RECOGNISED),
@@ -137,7 +137,7 @@ CORPUS: list[tuple[str, tuple] | ParameterSet] = [
     (EX2 + C + "procstat", ("procstat", 0, None, None)),
     (EX2 + C + "procvmstat", ("procvmstat", 30, "2026-04-21 16:51:43.009325313", "2026-04-21 16:52:12.009088559")),
     (EX2 + C + "ps", ("ps", 1, "2026-04-21 16:51:41", "2026-04-21 16:51:41")),
-    (EX2 + C + "ps-locks-transactions", NOT_RECOGNISED),
+    (EX2 + C + "ps-locks-transactions", ("ps_locks", 30, "2026-04-21 16:51:41", "2026-04-21 16:52:10")),  # 30 echoed metadata_locks queries, no TS: prefix + 1 s
     (EX2 + C + "slabinfo", NOT_RECOGNISED),
     (EX2 + C + "slave-status", ("slave_status", 0, None, None)),  # not a replica: the echoed statements only
     (EX2 + C + "sysctl", NOT_RECOGNISED),

@@ -107,3 +107,31 @@ def test_percona_8_0_slave_status_samples_are_not_replicas(name: str) -> None:
     with path.open() as fh:
         src = slave_status.parse(fh, member=path.name, clock=HINTS)
     assert src.meta["replica"] is False and src.meta["snapshots"] == 30
+
+
+PS_LOCKS = FIXTURES.parent / "ps-locks" / "2026_11_27_16_35_06-ps-locks-transactions"
+
+
+def test_ps_locks_read_the_metadata_locks_one_snapshot_per_echoed_query() -> None:
+    from parsers import ps_locks
+
+    text = PS_LOCKS.read_text().splitlines(keepends=True)
+    assert registry.detect([t.rstrip("\n") for t in text[:60]]) is ps_locks
+    src = ps_locks.parse(text, member="p", clock=HINTS)
+    locks = src.frames["pfs_metadata_locks"]
+    assert src.meta["snapshots"] == 3 and src.warnings == []
+    assert len(locks) == 21  # 7 locks a snapshot: the two sessions', then the collector's own two
+    pending = locks[locks["lock_status"] == "PENDING"]
+    assert pending[["processlist_id", "object_name", "lock_type"]].drop_duplicates().values.tolist() == [
+        [6.0, "orders", "EXCLUSIVE"]
+    ]
+    first = locks.iloc[0]
+    assert (first["line_no"], first["line_end"], first["lock_type"]) == (4, 15, "SHARED_READ")
+
+
+def test_ps_locks_with_performance_schema_off_is_an_empty_capture() -> None:
+    from parsers import ps_locks
+
+    head = ["Performance schema is not enabled"]
+    assert ps_locks.sniff(head)
+    assert len(ps_locks.parse(head * 3, member="p", clock=HINTS).frames["pfs_metadata_locks"]) == 0

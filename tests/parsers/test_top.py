@@ -123,3 +123,23 @@ def test_sniff_refuses_ps_eaf(samples: Path) -> None:
 def test_variant_names_threads_mode_and_memory_unit(fixtures: Path) -> None:
     src = _parse((fixtures / FIX_H).read_text().splitlines())
     assert src.meta["variant"] == "top -b -H, MiB Mem"
+
+
+def test_the_busiest_processes_of_each_iteration_are_kept() -> None:
+    """pt-stalk 3.2.1's -top of the diskhog capture (tests/fixtures/bundles/culprit-diskhog.tar.gz):
+    fio's fsync writers in state D among the processes that took the CPUs."""
+    import tarfile
+
+    bundle = Path(__file__).resolve().parent.parent / "fixtures" / "bundles" / "culprit-diskhog.tar.gz"
+    with tarfile.open(bundle) as tar:
+        text = tar.extractfile("diskhog/2026_11_27_15_54_49-top").read().decode()  # type: ignore[union-attr]
+    src = _parse(text.splitlines(keepends=True), ClockHints(start_local=pd.Timestamp("2026-11-27 15:54:49")))
+    procs = src.frames["top_procs"]
+    iterations = len(src.main)
+    assert len(procs) == top.TOP_PROCS_KEPT * iterations  # ten rows under each header
+    assert procs.groupby("ts").size().max() == top.TOP_PROCS_KEPT
+    first = procs.iloc[0]
+    assert (first["line_no"], first["command"], first["state"]) == (8, "pytest", "R")
+    fio = procs[procs["command"] == "fio"]
+    assert set(fio["state"]) >= {"D"} and fio["pid"].nunique() == 4
+    assert (procs.groupby("ts")["pcpu"].apply(lambda s: s.is_monotonic_decreasing)).all()  # top sorts by %CPU

@@ -23,7 +23,7 @@ from django.test import Client
 from tests.bundles import generated_collection, make_tar  # noqa: F401 - make_tar: the web tests import it from here
 from tests.servers import CasebookProcesses
 from web.celery import app as celery_app
-from web.models import Case, Finding, Series, Source, Team, default_team_id
+from web.models import Case, CaseStatus, Finding, Series, Source, Team, default_team_id
 
 BUNDLES = Path(__file__).resolve().parent.parent / "fixtures" / "bundles"
 EXAMPLE_BUNDLE = BUNDLES / "ptstalk-mariadb-tmptables.tar.gz"
@@ -217,6 +217,21 @@ def redis_client() -> redis.Redis:
     from django.conf import settings
 
     return redis.Redis.from_url(settings.CELERY_BROKER_URL)
+
+
+def ingest_ready(path: Path) -> Case:
+    """The case of the bundle at ``path``, created and ingested in this process; asserts it is ready."""
+    from django.core.files import File
+
+    from web.cases import services
+    from web.ingest import tasks
+
+    with path.open("rb") as fh:
+        case = services.case_create(user=None, file=File(fh), original_name=path.name, enqueue=False)
+    tasks.case_ingest(case_id=case.pk)
+    case = Case.objects.get(pk=case.pk)
+    assert case.status == CaseStatus.READY, case.failure_reason
+    return case
 
 
 def case_findings(case: Case) -> list[tuple]:

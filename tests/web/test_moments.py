@@ -7,13 +7,12 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
-from django.core.files import File
 from django.test import Client
 
-from tests.web.conftest import make_tar
+from tests.web.conftest import ingest_ready, make_tar
 from web.cases import services
 from web.ingest import tasks
-from web.models import Case, CaseStatus, SampleIndex
+from web.models import Case, SampleIndex
 from web.timeline import moments
 
 pytestmark = pytest.mark.django_db
@@ -83,13 +82,7 @@ AT_MS = 1776790302400
 
 
 def _ingest(tmp_path: Path, members: dict[str, str]) -> Case:
-    path = make_tar(tmp_path / "b.tgz", {name: text.encode() for name, text in members.items()})
-    with path.open("rb") as fh:
-        case = services.case_create(user=None, file=File(fh), original_name=path.name, enqueue=False)
-    tasks.case_ingest(case_id=case.pk)
-    case = Case.objects.get(pk=case.pk)
-    assert case.status == CaseStatus.READY, case.failure_reason
-    return case
+    return ingest_ready(make_tar(tmp_path / "b.tgz", {name: text.encode() for name, text in members.items()}))
 
 
 @pytest.fixture

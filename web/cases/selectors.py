@@ -281,6 +281,7 @@ def case_report(*, case: Case) -> dict[str, object]:
                 "confidence": f["confidence"],
                 "disproof": f["disproof"],
                 "rule_version": f["rule_version"],
+                "culprit": f["culprit"],
             }
             for f in findings
         ],

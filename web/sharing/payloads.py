@@ -26,6 +26,18 @@ def _unquote(text: str) -> str:
     return _QUOTED.sub("?", text)
 
 
+def _culprit_statements(findings: list[dict[str, object]], redactor: Redactor) -> list[dict[str, object]]:
+    """Findings whose culprit's statement (SQL, a command line) is shown as a fingerprint; its user
+    and host go through the redactor with every other string (``Redactor.walk``)."""
+    out = []
+    for f in findings:
+        culprit = f.get("culprit")
+        if isinstance(culprit, dict) and culprit.get("statement"):
+            f = {**f, "culprit": {**culprit, "statement": redactor.sql(str(culprit["statement"]))}}
+        out.append(f)
+    return out
+
+
 def page_context(context: dict[str, object], redactor: Redactor | None) -> dict[str, object]:
     """The case page's context (``selectors.case_detail_context``) as the link shows it."""
     if redactor is None:
@@ -33,6 +45,17 @@ def page_context(context: dict[str, object], redactor: Redactor | None) -> dict[
     if redactor.choices.literals:
         context = dict(context)
         context["warnings"] = [_unquote(str(w)) for w in context.get("warnings", [])]
+        context["findings"] = _culprit_statements(list(context.get("findings", [])), redactor)
+        verdict = context.get("verdict")
+        if isinstance(verdict, dict):
+            by_key = {f["key"]: f for f in context["findings"]}
+            context["verdict"] = {
+                **verdict,
+                **{
+                    k: [by_key.get(f["key"], f) for f in verdict.get(k) or []] for k in ("explains", "others")
+                },
+                "root": by_key.get(verdict["root"]["key"], verdict["root"]) if verdict.get("root") else None,
+            }
         context["not_used"] = [{**n, "reason": _unquote(n["reason"])} for n in context.get("not_used", [])]
         context["sources"] = [
             {**s, "warnings": [{**w, "message": _unquote(str(w.get("message", "")))} for w in s["warnings"]]}
@@ -49,6 +72,7 @@ def report(data: dict[str, object], redactor: Redactor | None, url: str) -> dict
         return data
     if redactor.choices.literals:
         data["warnings"] = [_unquote(str(w)) for w in data.get("warnings", [])]
+        data["findings"] = _culprit_statements(list(data.get("findings", [])), redactor)
         data["not_used"] = [{**n, "reason": _unquote(n["reason"])} for n in data.get("not_used", [])]
     # A finding's evidence is keyed by its labels ("query 'select ... from shop.t'"): data as keys.
     data["findings"] = [

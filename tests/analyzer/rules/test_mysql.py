@@ -150,7 +150,8 @@ def test_mariadb_sending_data_with_high_counters_fires_from_the_counters() -> No
     values = _values(finding)
     assert values["Created_tmp_disk_tables per second (median)"] == 400.0
     assert values["most common query among active sessions"].startswith("select d.id as d__id")
-    assert finding.title == "400 on-disk temporary tables per second"
+    assert finding.title.startswith("400 on-disk temporary tables per second, by select d.id as d__id")
+    assert finding.culprit.kind == "statement" and finding.culprit.id.startswith("select d.id as d__id")
 
 
 @pytest.mark.parametrize(
@@ -334,9 +335,13 @@ def test_sessions_queued_behind_a_metadata_lock_fire_and_name_the_blocker() -> N
     assert values["sessions waiting for a lock (max)"] == 6
     assert values["longest wait (Time)"] == 40
     assert values["State 'Waiting for table metadata lock'"] == 18
-    assert values["oldest session not waiting (blocker candidate)"].startswith(
-        "session 1002 (app), Time 312 s, State 'Sending data': select customer_id"
-    )
+    # No transaction list: the blocker is the oldest session that does not wait, named as the culprit
+    culprit = finding.culprit
+    assert (culprit.kind, culprit.id, culprit.user, culprit.blocks) == ("session", "1002", "app", 6)
+    assert culprit.statement.startswith("select customer_id")
+    assert "behind session 1002" in finding.title
+    assert "KILL 1002;" in finding.recommendation
+    assert values["DDL waiting: session 1003"] == "alter table orders add column note text"
     assert finding.severity is Severity.WARNING
 
 

@@ -1,0 +1,115 @@
+"""Who takes the CPUs: MySQL against every other process, from the process table of ``top -b``
+(pt-stalk ``-top``; ``parsers.top`` keeps the busiest rows of each iteration as ``top_procs``).
+
+When MySQL is quiet and another process takes the CPU (a benchmark, a backup compressing, a
+runaway job), "the server is CPU-bound" is the wrong verdict: the finding names the process
+(FINDINGS.md, "Name the culprit"). Processes top shows in state D (uninterruptible sleep: waiting
+for I/O) are named beside them. Source: top(1), procps-ng 4.0 ("%CPU": 100 is one CPU).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from analyzer.findings import Culprit, Evidence, Window
+from analyzer.timeline import Timeline
+from analyzer.windows import within
+
+#: Names of the MySQL server process as top prints them (cut to top's width: ``mariadbd`` fits).
+MYSQLD_NAMES = ("mysqld", "mariadbd")
+#: MySQL is quiet when it takes less than a quarter of what the listed processes take: the rest is
+#: what saturates the CPUs.
+MYSQL_QUIET_SHARE = 0.25
+
+
+@dataclass(frozen=True, slots=True)
+class Consumers:
+    """Mean %CPU per top iteration in the windows (100 = one CPU): ``mysqld``; ``top`` the other
+    programs, busiest first, as (command, PID of its busiest process, %CPU of all its processes);
+    ``processes`` how many processes each program had; ``d_state`` commands seen in state D with
+    their process count; ``evidence`` the rows that say so."""
+
+    mysqld: float
+    others: float
+    top: tuple[tuple[str, int, float], ...]
+    d_state: tuple[tuple[str, int], ...]
+    evidence: tuple[Evidence, ...]
+    processes: dict[str, int]
+
+    @property
+    def mysql_quiet(self) -> bool:
+        """Another process, not MySQL, takes the CPUs."""
+        return bool(self.top) and self.mysqld < MYSQL_QUIET_SHARE * (self.mysqld + self.others)
+
+    def names(self, n: int = 3) -> str:
+        """``stress-ng+ (8 processes, busiest PID 24233, 96 %), pytest (PID 22917, 40 %)``."""
+        return ", ".join(
+            f"{c} ({self.processes[c]} processes, busiest PID {p}, {v:.0f} %)" if self.processes.get(c, 1) > 1
+            else f"{c} (PID {p}, {v:.0f} %)"
+            for c, p, v in self.top[:n]
+        )  # fmt: skip
+
+    def culprit(self) -> Culprit:
+        """The busiest other process, kind ``process``."""
+        command, pid, _ = self.top[0]
+        return Culprit(kind="process", id=str(pid), statement=command, evidence=self.evidence)
+
+
+def cpu_consumers(tl: Timeline, windows: list[Window]) -> Consumers | None:
+    """The processes that took the CPUs in ``windows`` per ``top_procs``, or None without it."""
+    procs = tl.frame("top_procs")
+    if not len(procs) or "pcpu" not in procs:
+        return None
+    rows = procs[within(procs["ts"], windows)]
+    iterations = rows["ts"].nunique()
+    if not iterations:
+        return None
+    command = rows["command"].astype("string").fillna("?")
+    is_mysqld = command.str.rstrip("+").str.startswith(MYSQLD_NAMES)
+    mysqld = float(rows.loc[is_mysqld, "pcpu"].sum()) / iterations
+    others = rows[~is_mysqld].assign(command=command[~is_mysqld])
+    # by program: eight stress-ng workers at 12 % each are one 96 % consumer
+    per_pid = others.groupby(["command", "pid"])["pcpu"].sum().div(iterations)
+    per = per_pid.groupby(level="command").sum().sort_values(ascending=False)
+    busiest = (
+        per_pid.sort_values(ascending=False).reset_index().drop_duplicates("command").set_index("command")
+    )
+    count = per_pid.groupby(level="command").size()
+    top = tuple(
+        (str(c), int(busiest.loc[c, "pid"]), round(float(v), 1)) for c, v in per.head(5).items() if v > 0
+    )
+    processes = {str(c): int(n) for c, n in count.items()}
+    d = others[others["state"].astype("string") == "D"]
+    d_state = tuple((str(c), int(n)) for c, n in d.groupby("command")["pid"].nunique().items())
+    member, lines = tl.lines_of(rows)
+    evidence = [
+        Evidence("mysqld/mariadbd %CPU (mean per top iteration)", round(mysqld, 1), "%", "top_procs.pcpu", member, lines),
+        Evidence("other processes %CPU (mean per top iteration)", round(float(per.sum()), 1), "%", "top_procs.pcpu", member, lines),
+    ]  # fmt: skip
+    for c, p, v in top[:3]:
+        first = others[others["pid"] == p].head(1)
+        m, ln = tl.lines_of(first)
+        evidence.append(
+            Evidence(
+                f"{c} ({processes[c]} process(es), busiest PID {p}) %CPU (mean)",
+                v,
+                "%",
+                "top_procs.pcpu",
+                m,
+                ln,
+            )
+        )
+    for c, n in d_state:
+        m, ln = tl.lines_of(d[d["command"] == c].head(1))
+        evidence.append(
+            Evidence(f"{c} processes in D state (I/O wait)", n, "processes", "top_procs.state", m, ln)
+        )
+    return Consumers(mysqld, float(per.sum()), top, d_state, tuple(evidence), processes)
+
+
+def describe(c: Consumers) -> str:
+    """One sentence: who took the CPUs, MySQL's share, and who waited in D state."""
+    text = f"The CPUs go to other processes, not to MySQL: {c.names()}; mysqld took {c.mysqld:.0f} %."
+    if c.d_state:
+        text += " In D state (waiting for I/O): " + ", ".join(f"{cmd} ({n})" for cmd, n in c.d_state) + "."
+    return text
