@@ -21,7 +21,7 @@ from rest_framework.parsers import FormParser, MultiPartParser
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from web import charts, compare, moments, selectors, services
+from web import audit, charts, compare, moments, selectors, services
 from web.api_serializers import (
     CaseCreatedSerializer,
     CaseCreateSerializer,
@@ -132,6 +132,7 @@ def _case_create(request: Request) -> Response:
         )
     except ValidationError as exc:
         return Response({"message": " ".join(exc.messages), "extra": {}}, status=status.HTTP_400_BAD_REQUEST)
+    audit.record_upload(request, case, bundle.name)
     # The task was handed to the broker when the case was committed; what happened is on the case now.
     case.refresh_from_db()
     queued = case.enqueued_at is not None

@@ -17,9 +17,9 @@ from rest_framework.decorators import api_view
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from web import shares
+from web import audit, shares
 from web.api import CASE_ID, _errors
-from web.models import ShareLink
+from web.models import AuditAction, ShareLink
 from web.share_views import _case_for_engineer
 
 
@@ -102,6 +102,7 @@ def share_list_create_api(request: Request, case_id: int) -> Response:
         made = shares.create_from_fields(case=case, user=request.user, fields=d)
     except ValueError as exc:
         return Response({"message": str(exc), "extra": {}}, status=status.HTTP_400_BAD_REQUEST)
+    audit.record_share_created(request, made.share)
     row = next(r for r in shares.share_rows(case) if r["id"] == made.share.pk)
     return Response(
         {**_row(row, case.pk), "url": request.build_absolute_uri(made.path)},
@@ -131,7 +132,8 @@ def share_detail_api(request: Request, case_id: int, share_id: int) -> Response:
     share = ShareLink.objects.filter(pk=share_id, case=case).first()
     if share is None:
         raise Http404
-    if request.method == "DELETE":
+    if request.method == "DELETE" and share.revoked_at is None:
         shares.revoke_share(share=share, user=request.user)
+        audit.record(action=AuditAction.SHARE_REVOKED, request=request, share=share)
     row = next(r for r in shares.share_rows(case) if r["id"] == share.pk)
     return Response(_row(row, case.pk))

@@ -7,4 +7,6 @@ class WebConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
 
     def ready(self) -> None:
-        from web import checks  # noqa: F401 - registers the deployment checks
+        from web import audit, checks  # noqa: F401 - checks: registers the deployment checks
+
+        audit.connect_signals()  # login failures and lockouts go to the audit trail

@@ -106,7 +106,7 @@ if CASEBOOK_BEHIND_PROXY:
 PUBLIC_URL = envstr("CASEBOOK_PUBLIC_URL", "http://127.0.0.1:8000").rstrip("/")
 
 INSTALLED_APPS = [
-    "django.contrib.admin",
+    "web.admin_site.CasebookAdminConfig",  # django.contrib.admin, for site admins only
     "django.contrib.auth",
     "django.contrib.contenttypes",
     "django.contrib.sessions",
@@ -149,6 +149,7 @@ TEMPLATES = [
                 "django.template.context_processors.request",
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
+                "web.views_team.team_menu",  # the user menu's team admin links
             ],
         },
     },

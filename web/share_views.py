@@ -34,9 +34,10 @@ from django.views.decorators.http import require_POST
 from redis.exceptions import RedisError
 
 from analyzer.redact import Redactor, may_hold_secrets
-from web import charts, moments, selectors, share_payloads, shares, views
+from web import audit, charts, moments, selectors, share_payloads, shares, views
+from web.clients import client_ip
 from web.forms import ShareForm
-from web.models import Case, ShareLink
+from web.models import AuditAction, Case, ShareLink
 
 log = logging.getLogger(__name__)
 
@@ -56,6 +57,7 @@ def share_create(request: HttpRequest, case_id: int) -> HttpResponse:
         return render(request, "shares/created.html", {"case_id": case.pk, "form": form}, status=400)
     d = form.cleaned_data
     made = shares.create_from_fields(case=case, user=request.user, fields=d)
+    audit.record_share_created(request, made.share)
     # The only page that holds the token: kept by no cache, sent as no referrer.
     return _private(
         render(
@@ -80,6 +82,7 @@ def share_revoke(request: HttpRequest, case_id: int, share_id: int) -> HttpRespo
     if share is None:
         raise Http404
     shares.revoke_share(share=share, user=request.user)
+    audit.record(action=AuditAction.SHARE_REVOKED, request=request, share=share)
     return redirect(f"{reverse('case-detail', args=[case.pk])}#shares")
 
 
@@ -105,16 +108,6 @@ def _private(response: HttpResponse) -> HttpResponse:
 def _not_found() -> HttpResponse:
     """The one answer to an unknown, expired or revoked token."""
     return _private(HttpResponse(render_to_string("shares/not_found.html"), status=404))
-
-
-def client_ip(request: HttpRequest) -> str:
-    """The client's address: REMOTE_ADDR, or behind a proxy (CASEBOOK_BEHIND_PROXY) the last
-    address of X-Forwarded-For (the one the proxy added; earlier ones are the client's say)."""
-    if settings.CASEBOOK_BEHIND_PROXY:
-        forwarded = [a.strip() for a in request.headers.get("X-Forwarded-For", "").split(",") if a.strip()]
-        if forwarded:
-            return forwarded[-1][:64]
-    return request.META.get("REMOTE_ADDR", "")[:64]
 
 
 def _misses_key(request: HttpRequest) -> str:
@@ -229,8 +222,10 @@ def shared_page(request: HttpRequest, shared: Shared) -> HttpResponse:
         "report": shared.redactor.report(),
         "withheld": _withheld(shared),
     }
-    if not shared.preview and request.method == "GET":
-        shares.record_view(shared.share)
+    if request.method == "GET":
+        if not shared.preview:
+            shares.record_view(shared.share)
+        audit.record_share_view(request, shared.share, preview=shared.preview)
     return render(request, "cases/detail.html", context)
 
 
@@ -317,7 +312,15 @@ def shared_bundle(request: HttpRequest, shared: Shared) -> HttpResponse:
     if not shared.share.allow_bundle or shared.redactor.choices.any:
         return _not_found()
     upload = shared.case.upload
-    return FileResponse(upload.file.open("rb"), as_attachment=True, filename=upload.original_name)
+    response = FileResponse(upload.file.open("rb"), as_attachment=True, filename=upload.original_name)
+    audit.record(
+        action=AuditAction.BUNDLE_DOWNLOADED,
+        request=request,
+        share=shared.share,
+        by_share_link=not shared.preview,
+        detail={"through": "share link preview" if shared.preview else "share link"},
+    )
+    return response
 
 
 _ENDPOINTS = (

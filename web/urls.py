@@ -5,7 +5,7 @@ from django.contrib.auth import views as auth_views
 from django.urls import include, path, re_path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
 
-from web import api, api_shares, share_views, views, views_account
+from web import api, api_audit, api_shares, share_views, views, views_account, views_team
 
 urlpatterns = [
     path("", views.case_list, name="case-list"),
@@ -46,6 +46,8 @@ urlpatterns = [
     path("api/cases/<int:case_id>/shares/", api_shares.share_list_create_api, name="api-shares"),
     path("api/cases/<int:case_id>/shares/<int:share_id>/", api_shares.share_detail_api, name="api-share"),
     *share_views.urlpatterns(),
+    *views_team.urlpatterns(),
+    *api_audit.urlpatterns(),
     path("api/schema/", SpectacularAPIView.as_view(), name="api-schema"),
     path(
         "api/docs/",
