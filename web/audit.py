@@ -21,7 +21,7 @@ from datetime import datetime
 from django.db.models import Q, QuerySet
 
 from web.clients import browser_family, client_ip, truncated_address
-from web.models import AuditAction, AuditEvent, Case, ShareLink, Team
+from web.models import ApiToken, AuditAction, AuditEvent, Case, ShareLink, Team
 
 USER = "user"
 SHARE_LINK = "share link"
@@ -196,3 +196,14 @@ def record_share_view(request, share: ShareLink, *, preview: bool) -> None:  # n
         record(action=AuditAction.SHARE_PREVIEWED, request=request, share=share)
     else:
         record(action=AuditAction.SHARE_VIEWED, request=request, share=share, by_share_link=True)
+
+
+def record_token_created(request, *, user, token: ApiToken) -> None:  # noqa: ANN001
+    """An API token made (the settings page, or ``manage.py create_api_token`` without a request):
+    its name and shown prefix, never the token."""
+    record(
+        action=AuditAction.TOKEN_CREATED,
+        request=request,
+        user=user,
+        detail={"token": token.name, "prefix": token.prefix},
+    )

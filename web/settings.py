@@ -303,6 +303,13 @@ CACHES = {
 CASEBOOK_SHARE_GUESS_LIMIT = envint("CASEBOOK_SHARE_GUESS_LIMIT", 20)
 CASEBOOK_SHARE_GUESS_WINDOW = envseconds("CASEBOOK_SHARE_GUESS_WINDOW", 600)
 
+# Password reset (web/throttles.py): at most RESET_LIMIT_PER_ACCOUNT requests for one e-mail address
+# and RESET_LIMIT_PER_ADDRESS from one client address within RESET_WINDOW s; over either the answer
+# is the same page, but no mail is sent (a mailbox is not flooded, accounts are not enumerated).
+CASEBOOK_RESET_LIMIT_PER_ACCOUNT = envint("CASEBOOK_RESET_LIMIT_PER_ACCOUNT", 3)
+CASEBOOK_RESET_LIMIT_PER_ADDRESS = envint("CASEBOOK_RESET_LIMIT_PER_ADDRESS", 10)
+CASEBOOK_RESET_WINDOW = envseconds("CASEBOOK_RESET_WINDOW", 3600)
+
 # The API takes a personal token (web/authentication.py: ``Authorization: Bearer cb_...``) or the
 # browser's session (with its CSRF token); never the login password (no basic auth).
 REST_FRAMEWORK = {
@@ -354,7 +361,8 @@ CASEBOOK_LOG_FORMAT = envchoice("CASEBOOK_LOG_FORMAT", "json", ("json", "text"))
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
-    "filters": {"context": {"()": "web.logs.ContextFilter"}},
+    # Every handler masks secrets (web/logs.py SecretsFilter): share, reset and API tokens, sessions, passwords.
+    "filters": {"context": {"()": "web.logs.ContextFilter"}, "secrets": {"()": "web.logs.SecretsFilter"}},
     "formatters": {
         "json": {
             "()": "pythonjsonlogger.json.JsonFormatter",
@@ -368,7 +376,7 @@ LOGGING = {
         "console": {
             "class": "logging.StreamHandler",
             "formatter": CASEBOOK_LOG_FORMAT,
-            "filters": ["context"],
+            "filters": ["context", "secrets"],
         }
     },
     "root": {"handlers": ["console"], "level": envstr("CASEBOOK_LOG_LEVEL", "INFO")},

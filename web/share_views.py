@@ -23,7 +23,6 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from django.conf import settings
-from django.core.cache import cache
 from django.db.models import TextField
 from django.db.models.functions import Cast
 from django.http import FileResponse, Http404, HttpRequest, HttpResponse, JsonResponse
@@ -31,10 +30,9 @@ from django.shortcuts import redirect, render
 from django.template.loader import render_to_string
 from django.urls import path, reverse
 from django.views.decorators.http import require_POST
-from redis.exceptions import RedisError
 
 from analyzer.redact import Redactor, may_hold_secrets
-from web import audit, charts, moments, selectors, share_payloads, shares, views
+from web import audit, charts, moments, selectors, share_payloads, shares, throttles, views
 from web.clients import client_ip
 from web.forms import ShareForm
 from web.models import AuditAction, Case, ShareLink
@@ -117,22 +115,11 @@ def _misses_key(request: HttpRequest) -> str:
 def _misses(key: str) -> int:
     """Bad tokens counted for this client; 0 while Redis cannot be reached (the limit is then not
     applied: links keep working through a Redis outage, as the rest of the web does)."""
-    try:
-        return int(cache.get(key) or 0)
-    except RedisError:
-        log.warning("share links: the bad-token count cannot be read (Redis unreachable)")
-        return 0
+    return throttles.count(key)
 
 
 def _count_miss(key: str) -> None:
-    try:
-        if not cache.add(key, 1, timeout=settings.CASEBOOK_SHARE_GUESS_WINDOW):
-            try:
-                cache.incr(key)
-            except ValueError:  # expired between add and incr
-                cache.add(key, 1, timeout=settings.CASEBOOK_SHARE_GUESS_WINDOW)
-    except RedisError:
-        log.warning("share links: a bad token was not counted (Redis unreachable)")
+    throttles.hit(key, settings.CASEBOOK_SHARE_GUESS_WINDOW)
 
 
 def _resolve_token(request: HttpRequest, token: str) -> Shared | HttpResponse:

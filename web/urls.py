@@ -5,7 +5,7 @@ from django.contrib.auth import views as auth_views
 from django.urls import include, path, re_path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
 
-from web import api, api_audit, api_shares, share_views, views, views_account, views_team
+from web import api, api_audit, api_shares, share_views, throttles, views, views_account, views_team
 
 urlpatterns = [
     path("", views.case_list, name="case-list"),
@@ -33,7 +33,13 @@ urlpatterns = [
     path("settings/", views_account.user_settings, name="user-settings"),
     path("settings/tokens/", views_account.api_token_create, name="api-token-create"),
     path("settings/tokens/<int:token_id>/revoke/", views_account.api_token_revoke, name="api-token-revoke"),
-    # Password change and reset by e-mail (Django's views; templates/registration/).
+    # Password change and reset by e-mail (Django's views; templates/registration/); the reset
+    # request throttled per address and per account (web/throttles.py).
+    path(
+        "accounts/password_reset/",
+        auth_views.PasswordResetView.as_view(form_class=throttles.ThrottledPasswordResetForm),
+        name="password_reset",
+    ),
     path("accounts/", include("django.contrib.auth.urls")),
     path("admin/", admin.site.urls),
     path("api/cases/", api.case_list_create_api, name="api-cases"),

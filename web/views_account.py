@@ -64,9 +64,7 @@ def api_token_create(request: HttpRequest) -> HttpResponse:
         form.add_error(None, str(exc))
         return _page(request, form, status=400)
     request.session[NEW_TOKEN_SESSION_KEY] = {"id": row.pk, "name": row.name, "token": token}
-    audit.record(
-        action=AuditAction.TOKEN_CREATED, request=request, detail={"token": row.name, "prefix": row.prefix}
-    )
+    audit.record_token_created(request, user=request.user, token=row)
     return redirect("user-settings")
 
 
