@@ -62,5 +62,5 @@ setup_database() {
     say "creating database $db"
     psql "${CASEBOOK_DATABASE_URL%/*}/postgres" -qc "create database \"$db\""
   fi
-  scripts/start migrate  # migrations and the first engineer login, as the Docker image runs them
+  scripts/start migrate  # migrations and the first login (the site admin), as the Docker image runs them
 }

@@ -29,6 +29,8 @@ PRODUCTION_ENV = {
     "CASEBOOK_PUBLIC_URL": "https://casebook.example.com",
     "CASEBOOK_HTTPS": "1",
     "CASEBOOK_BEHIND_PROXY": "1",
+    "CASEBOOK_EMAIL_BACKEND": "django.core.mail.backends.smtp.EmailBackend",
+    "CASEBOOK_EMAIL_HOST": "smtp.example.com",
 }
 
 

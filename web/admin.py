@@ -1,5 +1,6 @@
-"""The admin: user management (Django's own user admin, with each user's teams), teams and their
-members, and a read-mostly view of cases (team, customer, ticket and tags editable)."""
+"""The admin (site admins only: web/admin_site.py): user management (Django's own user admin, with
+each user's teams), teams with their members and admins, a read-mostly view of cases (team,
+customer, ticket and tags editable), and the audit trail, read-only."""
 
 from __future__ import annotations
 
@@ -7,8 +8,9 @@ from django.contrib import admin
 from django.contrib.auth import get_user_model
 from django.contrib.auth.admin import UserAdmin
 
+from web import audit
 from web.history.services import case_refresh_search
-from web.models import Case, Team
+from web.models import AuditAction, AuditEvent, Case, Team
 
 User = get_user_model()
 
@@ -17,7 +19,7 @@ User = get_user_model()
 class TeamAdmin(admin.ModelAdmin):
     list_display = ("name", "member_count", "created_at")
     search_fields = ("name", "members__username")
-    filter_horizontal = ("members",)
+    filter_horizontal = ("members", "admins")
 
     @admin.display(description="members")
     def member_count(self, team: Team) -> int:
@@ -64,3 +66,33 @@ class CaseAdmin(admin.ModelAdmin):
     def save_model(self, request, obj: Case, form, change: bool) -> None:
         super().save_model(request, obj, form, change)
         case_refresh_search(case_id=obj.pk)  # title, customer, ticket or tags may have changed
+
+    def delete_model(self, request, obj: Case) -> None:
+        audit.record(action=AuditAction.CASE_DELETED, request=request, case=obj, detail={"title": obj.title})
+        super().delete_model(request, obj)
+
+    def delete_queryset(self, request, queryset) -> None:
+        for case in queryset:
+            audit.record(
+                action=AuditAction.CASE_DELETED, request=request, case=case, detail={"title": case.title}
+            )
+        super().delete_queryset(request, queryset)
+
+
+@admin.register(AuditEvent)
+class AuditEventAdmin(admin.ModelAdmin):
+    """The audit trail, read-only: nothing is added, changed or deleted here (nor anywhere)."""
+
+    list_display = ("at", "action", "actor_name", "actor_kind", "team_id", "case_id", "client", "browser")
+    list_filter = ("action", "actor_kind")
+    search_fields = ("actor_name", "case_id")
+    date_hierarchy = "at"
+
+    def has_add_permission(self, request) -> bool:
+        return False
+
+    def has_change_permission(self, request, obj=None) -> bool:
+        return False
+
+    def has_delete_permission(self, request, obj=None) -> bool:
+        return False

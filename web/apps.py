@@ -7,6 +7,7 @@ class WebConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
 
     def ready(self) -> None:
-        from web import checks, storage  # noqa: F401 - registers the deployment checks
+        from web import audit, checks, storage  # noqa: F401 - checks: registers the deployment checks
 
         storage.connect()
+        audit.connect_signals()  # login failures and lockouts go to the audit trail

@@ -7,6 +7,8 @@ from django.core.checks import CheckMessage, Error, Tags, Warning, register
 
 #: The key settings.py falls back to on a development machine.
 DEVELOPMENT_SECRET_KEY_PREFIX = "casebook-insecure-"
+#: E-mail backends that write a mail where a log goes (stdout): a password-reset link is a secret.
+LOGGING_EMAIL_BACKENDS = ("django.core.mail.backends.console.EmailBackend",)
 
 
 @register(Tags.security, deploy=True)
@@ -28,6 +30,16 @@ def production_settings(app_configs: object = None, **kwargs: object) -> list[Ch
                 f"CASEBOOK_PUBLIC_URL is {settings.PUBLIC_URL!r} while CASEBOOK_HTTPS is on.",
                 hint="Links in reports would point to plain http; give the https address.",
                 id="casebook.W001",
+            )
+        )
+    if settings.EMAIL_BACKEND in LOGGING_EMAIL_BACKENDS:
+        problems.append(
+            Warning(
+                f"CASEBOOK_EMAIL_BACKEND is {settings.EMAIL_BACKEND!r}: every mail is written to the web's "
+                "log, password-reset links included.",
+                hint="Send mail through an SMTP server: CASEBOOK_EMAIL_BACKEND="
+                "django.core.mail.backends.smtp.EmailBackend and CASEBOOK_EMAIL_HOST (docs/security.md).",
+                id="casebook.W002",
             )
         )
     return problems

@@ -2,7 +2,10 @@
 
 - ``GET /healthz`` (liveness): 200 ``{"status": "ok"}`` while the process answers; touches nothing.
 - ``GET /readyz`` (readiness): 200 when PostgreSQL answers ``SELECT 1`` and Redis answers ``PING``,
-  else 503; the body names each check with its outcome and time in milliseconds.
+  else 503. The body names each check with its outcome, its error and its time in milliseconds only
+  for a client on loopback (the orchestrator's probe on the host, an operator's curl) or a signed-in
+  site admin; anyone else gets ``{"status": "ok"}`` or ``{"status": "unavailable"}`` (the errors
+  name hosts, ports and database names).
 
 Both are answered by ``HealthMiddleware``, first in the chain: no host check (probes use the pod's
 address), no https redirect, no session, no login. ``DatabaseUnavailableMiddleware`` turns a lost
@@ -15,12 +18,16 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Callable
+from importlib import import_module
 
 import redis
+from django.conf import settings
+from django.contrib.auth import get_user
 from django.db import DatabaseError, connection
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import render
 
+from web.clients import client_ip, is_loopback
 from web.ingest import broker
 from web.ingest.faults import is_transient
 
@@ -54,16 +61,18 @@ def _database() -> None:
         raise
 
 
-def readiness() -> JsonResponse:
-    """Whether this process can serve: the database and the broker answer."""
+def readiness(*, details: bool = True) -> JsonResponse:
+    """Whether this process can serve: the database and the broker answer; each check's outcome
+    in the body when ``details``."""
     checks = {
         "database": _check(_database, (DatabaseError,)),
         "broker": _check(broker.ping, (redis.RedisError, OSError)),
     }
     ready = all(c["ok"] for c in checks.values())
-    response = JsonResponse(
-        {"status": "ok" if ready else "unavailable", "checks": checks}, status=200 if ready else 503
-    )
+    body: dict[str, object] = {"status": "ok" if ready else "unavailable"}
+    if details:
+        body["checks"] = checks
+    response = JsonResponse(body, status=200 if ready else 503)
     response["Cache-Control"] = "no-store"
     return response
 
@@ -81,8 +90,27 @@ class HealthMiddleware:
                 response["Cache-Control"] = "no-store"
                 return response
             if request.path == READINESS_PATH:
-                return readiness()
+                return readiness(details=may_see_details(request))
         return self.get_response(request)
+
+
+def may_see_details(request: HttpRequest) -> bool:
+    """Whether the client may read the checks' details: it is on loopback (``clients.client_ip``:
+    behind a proxy, the address the proxy saw), or its session is a site admin's (read from the
+    session cookie here: this middleware runs before the session and auth middleware). False when
+    the session cannot be read (the database is away)."""
+    if is_loopback(client_ip(request)):
+        return True
+    key = request.COOKIES.get(settings.SESSION_COOKIE_NAME)
+    if not key:
+        return False
+    try:
+        request.session = import_module(settings.SESSION_ENGINE).SessionStore(key)
+        user = get_user(request)
+    except DatabaseError:
+        connection.close()
+        return False
+    return bool(user.is_active and user.is_superuser)
 
 
 class DatabaseUnavailableMiddleware:

@@ -4,6 +4,11 @@ The formatter (settings.LOGGING) writes each record as one JSON object; ``Contex
 Celery task a worker line comes from (``task_id``, ``task``), and ``RequestLogMiddleware`` writes one
 line per request (``method``, ``path``, ``status``, ``duration_ms``, ``user_id``). Code that logs
 about a case passes ``extra={"case_id": ...}``, which the formatter keeps as a field.
+
+No secret in any line: ``SecretsFilter``, on every handler (web, worker, beat and gunicorn alike),
+masks share tokens (``/s/…/``), password-reset links (``/accounts/reset/…/…/``), API tokens
+(``cb_…``), bearer credentials, session and CSRF cookies and password fields in the message, in
+every extra field (django.request's ``request`` among them) and in tracebacks, at any level.
 """
 
 from __future__ import annotations
@@ -32,17 +37,94 @@ class ContextFilter(logging.Filter):
         return True
 
 
-#: A share link's token in a path: logged as ``/s/…/`` (the token opens the case to whoever reads it).
-_SHARE_TOKEN = re.compile(r"\A/s/[^/]+")
+#: What a secret looks like in a log line, and what it is written as instead: a share link's token
+#: in a path (it opens the case to whoever reads it), a password-reset link's user id and token
+#: (django.contrib.auth's ``reset/<uidb64>/<token>/``), a personal API token (web/api_tokens.py:
+#: ``cb_`` + 43 characters), an ``Authorization`` value, and cookies or form fields that hold a
+#: session, a CSRF token or a password. Characters that end a token: ``/ ? # & ;``, quotes, blanks.
+_END = r"/?#&;'\"\s<>"
+SECRET_PATTERNS = (
+    (re.compile(rf"/s/[^{_END}]+"), "/s/…"),
+    (re.compile(rf"/accounts/reset/[^{_END}]+/[^{_END}]+"), "/accounts/reset/…/…"),
+    (re.compile(r"\bcb_[A-Za-z0-9_-]{6,}"), "cb_…"),
+    (re.compile(r"(?i)\b(bearer|basic|token)\s+[A-Za-z0-9._~+/=-]{6,}"), r"\1 …"),
+    (
+        re.compile(
+            rf"(?i)\b(sessionid|csrftoken|csrfmiddlewaretoken|[a-z_]*password[a-z_0-9]*|token|api_key)"
+            rf"(['\"]?\s*[=:]\s*['\"]?)[^{_END},]+"
+        ),
+        r"\1\2…",
+    ),
+)
+
+
+def redact(text: str) -> str:
+    """``text`` with every secret ``SECRET_PATTERNS`` knows masked.
+
+    >>> redact("Not Found: /s/oUzUijAfBNvlwCTO-dXFCMWfmG2zksoC_eLo4VTOxJw/bundle/")
+    'Not Found: /s/…/bundle/'
+    >>> redact("GET /accounts/reset/Mg/cz4k1r-0e5a0d7f1c3b2a4e6d8f/ 200")
+    'GET /accounts/reset/…/…/ 200'
+    >>> redact("Authorization: Bearer cb_Zm9vYmFyYmF6cXV4cXV1eA; sessionid=abc123; password='hunter2'")
+    "Authorization: Bearer cb_…; sessionid=…; password='…'"
+    """
+    for pattern, replacement in SECRET_PATTERNS:
+        text = pattern.sub(replacement, text)
+    return text
 
 
 def logged_path(path: str) -> str:
-    """``path`` as a log line shows it: a share token masked, at most 300 characters.
+    """``path`` as a log line shows it: secrets masked (``redact``), at most 300 characters.
 
     >>> logged_path("/s/oUzUijAfBNvlwCTO-dXFCMWfmG2zksoC_eLo4VTOxJw/timeline.json")
     '/s/…/timeline.json'
     """
-    return _SHARE_TOKEN.sub("/s/…", path)[:300]
+    return redact(path)[:300]
+
+
+#: The attributes every LogRecord has: not extra fields.
+_RECORD_FIELDS = frozenset(logging.LogRecord("", 0, "", 0, "", (), None).__dict__) | {"message", "asctime"}
+#: How deep ``_scrub`` follows nested extras (Celery's ``data`` holds a task's args and kwargs).
+_SCRUB_DEPTH = 4
+
+
+def _scrub(value: object, depth: int = 0) -> object:
+    """An extra field with its secrets masked: strings redacted, containers walked, anything else
+    (a request, an exception) written as its redacted ``str``; numbers, booleans and None kept."""
+    if value is None or isinstance(value, bool | int | float):
+        return value
+    if isinstance(value, str):
+        return redact(value)
+    if depth < _SCRUB_DEPTH and isinstance(value, dict):
+        return {_scrub(k, depth + 1): _scrub(v, depth + 1) for k, v in value.items()}
+    if depth < _SCRUB_DEPTH and isinstance(value, list | tuple):
+        return [_scrub(v, depth + 1) for v in value]
+    return redact(repr(value) if isinstance(value, HttpRequest) else str(value))
+
+
+class SecretsFilter(logging.Filter):
+    """Masks secrets (``redact``) in a record's message, its extra fields and its traceback before
+    any handler writes it. On every handler of settings.LOGGING, so a line from any logger (Django's
+    ``django.request`` writes the path of every 4xx, gunicorn's, Celery's, ours) is covered."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        try:
+            message = record.getMessage()
+        except Exception:  # noqa: BLE001 - a malformed record still gets written, masked
+            message = str(record.msg)
+        record.msg, record.args = redact(message), None
+        for key, value in list(record.__dict__.items()):
+            if key not in _RECORD_FIELDS:
+                record.__dict__[key] = _scrub(value)
+        if record.exc_info:
+            # Written from ``exc_text`` by both formatters once ``exc_info`` is cleared.
+            record.exc_text = logging.Formatter().formatException(record.exc_info)
+            record.exc_info = None
+        if record.exc_text:
+            record.exc_text = redact(record.exc_text)
+        if record.stack_info:
+            record.stack_info = redact(record.stack_info)
+        return True
 
 
 class RequestLogMiddleware:

@@ -160,7 +160,7 @@ if CASEBOOK_BEHIND_PROXY:
 PUBLIC_URL = envstr("CASEBOOK_PUBLIC_URL", "http://127.0.0.1:8000").rstrip("/")
 
 INSTALLED_APPS = [
-    "django.contrib.admin",
+    "web.admin_site.CasebookAdminConfig",  # django.contrib.admin, for site admins only
     "django.contrib.auth",
     "django.contrib.contenttypes",
     "django.contrib.sessions",
@@ -203,6 +203,7 @@ TEMPLATES = [
                 "django.template.context_processors.request",
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
+                "web.accounts.team_views.team_menu",  # the user menu's team admin links
             ],
         },
     },
@@ -361,6 +362,13 @@ CACHES = {
 CASEBOOK_SHARE_GUESS_LIMIT = envint("CASEBOOK_SHARE_GUESS_LIMIT", 20)
 CASEBOOK_SHARE_GUESS_WINDOW = envseconds("CASEBOOK_SHARE_GUESS_WINDOW", 600)
 
+# Password reset (web/accounts/throttles.py): at most RESET_LIMIT_PER_ACCOUNT requests for one e-mail address
+# and RESET_LIMIT_PER_ADDRESS from one client address within RESET_WINDOW s; over either the answer
+# is the same page, but no mail is sent (a mailbox is not flooded, accounts are not enumerated).
+CASEBOOK_RESET_LIMIT_PER_ACCOUNT = envint("CASEBOOK_RESET_LIMIT_PER_ACCOUNT", 3)
+CASEBOOK_RESET_LIMIT_PER_ADDRESS = envint("CASEBOOK_RESET_LIMIT_PER_ADDRESS", 10)
+CASEBOOK_RESET_WINDOW = envseconds("CASEBOOK_RESET_WINDOW", 3600)
+
 # The API takes a personal token (web/accounts/authentication.py: ``Authorization: Bearer cb_...``) or the
 # browser's session (with its CSRF token); never the login password (no basic auth).
 REST_FRAMEWORK = {
@@ -412,7 +420,8 @@ CASEBOOK_LOG_FORMAT = envchoice("CASEBOOK_LOG_FORMAT", "json", ("json", "text"))
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
-    "filters": {"context": {"()": "web.logs.ContextFilter"}},
+    # Every handler masks secrets (web/logs.py SecretsFilter): share, reset and API tokens, sessions, passwords.
+    "filters": {"context": {"()": "web.logs.ContextFilter"}, "secrets": {"()": "web.logs.SecretsFilter"}},
     "formatters": {
         "json": {
             "()": "pythonjsonlogger.json.JsonFormatter",
@@ -426,7 +435,7 @@ LOGGING = {
         "console": {
             "class": "logging.StreamHandler",
             "formatter": CASEBOOK_LOG_FORMAT,
-            "filters": ["context"],
+            "filters": ["context", "secrets"],
         }
     },
     "root": {"handlers": ["console"], "level": envstr("CASEBOOK_LOG_LEVEL", "INFO")},

@@ -5,7 +5,10 @@ from django.contrib.auth import views as auth_views
 from django.urls import include, path, re_path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
 
+from web.accounts import team_views as views_team
+from web.accounts import throttles
 from web.accounts import views as views_account
+from web.api import audit as api_audit
 from web.api import cases as api
 from web.api import shares as api_shares
 from web.cases import views
@@ -37,7 +40,13 @@ urlpatterns = [
     path("settings/", views_account.user_settings, name="user-settings"),
     path("settings/tokens/", views_account.api_token_create, name="api-token-create"),
     path("settings/tokens/<int:token_id>/revoke/", views_account.api_token_revoke, name="api-token-revoke"),
-    # Password change and reset by e-mail (Django's views; templates/registration/).
+    # Password change and reset by e-mail (Django's views; templates/registration/); the reset
+    # request throttled per address and per account (web/accounts/throttles.py).
+    path(
+        "accounts/password_reset/",
+        auth_views.PasswordResetView.as_view(form_class=throttles.ThrottledPasswordResetForm),
+        name="password_reset",
+    ),
     path("accounts/", include("django.contrib.auth.urls")),
     path("admin/", admin.site.urls),
     path("api/cases/", api.case_list_create_api, name="api-cases"),
@@ -50,6 +59,8 @@ urlpatterns = [
     path("api/cases/<int:case_id>/shares/", api_shares.share_list_create_api, name="api-shares"),
     path("api/cases/<int:case_id>/shares/<int:share_id>/", api_shares.share_detail_api, name="api-share"),
     *share_views.urlpatterns(),
+    *views_team.urlpatterns(),
+    *api_audit.urlpatterns(),
     path("api/schema/", SpectacularAPIView.as_view(), name="api-schema"),
     path(
         "api/docs/",

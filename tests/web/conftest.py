@@ -60,6 +60,24 @@ def _media_in_tmp(settings, tmp_path: Path) -> Path:
     return settings.MEDIA_ROOT
 
 
+@pytest.fixture(autouse=True)
+def _fresh_reset_counts() -> Iterator[None]:
+    """Password-reset counts (web/accounts/throttles.py, in the real Redis for an hour) start at zero in every
+    test: a test's resets do not throttle the next test's, nor the next run's."""
+
+    from django.conf import settings
+
+    client = redis.Redis.from_url(settings.CELERY_BROKER_URL)  # read now: a test may point it elsewhere
+
+    def clear() -> None:
+        for key in client.scan_iter(match="casebook:*:reset-*", count=1000):
+            client.delete(key)
+
+    clear()
+    yield
+    clear()
+
+
 @pytest.fixture
 def engineer(db):
     """An engineer of the default team (the team of cases made without a user)."""

@@ -1,5 +1,7 @@
 """Access control, as a table: every view, JSON endpoint and API call that touches a case, for an
-engineer of the case's team, an engineer of another team, and an anonymous visitor.
+engineer of the case's team, an engineer of another team, a team admin of another team, a site admin
+who is no member of the team, and an anonymous visitor; the Django admin's pages for every role
+(site admins only); the team admin's pages (that team's admins only).
 
 What a user may not see answers 404 (never 403, which would confirm the case exists); an anonymous
 visitor of a page is sent to the login page, and the API asks him to authenticate (401/403 before any
@@ -11,13 +13,16 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from django.contrib.auth import get_user_model
 from django.core.files import File
 from django.test import Client
 
 from tests.web.conftest import VMSTAT, make_tar
+from web.accounts import teams
 from web.cases import selectors, services
 from web.ingest import tasks
-from web.models import Case
+from web.models import Case, Team, default_team_id
+from web.sharing import services as shares
 
 pytestmark = pytest.mark.django_db
 
@@ -34,9 +39,17 @@ CASE_ENDPOINTS = [
     ("post", "/cases/{id}/details/", 302),
     ("post", "/cases/{id}/reanalyze/", 302),
     ("get", "/api/cases/{id}/", 200),
+    ("get", "/cases/{id}/events/", 200),
+    ("get", "/cases/{id}/events.csv", 200),
+    ("get", "/api/cases/{id}/events/", 200),
 ]
 #: What an anonymous visitor gets: pages send him to log in, data answers 404, the API 401/403.
-ANONYMOUS = {"/cases/{id}/": {302}, "/cases/{id}/compare/": {302}, "/cases/{id}/compare/?with={id}": {302}}
+ANONYMOUS = {
+    "/cases/{id}/": {302},
+    "/cases/{id}/compare/": {302},
+    "/cases/{id}/compare/?with={id}": {302},
+    "/cases/{id}/events/": {302},
+}
 
 
 @pytest.fixture
@@ -50,7 +63,7 @@ def case(tmp_path: Path, private_queue: str) -> Case:
 
 
 def _call(client: Client, method: str, template: str, case: Case):
-    url = template.format(id=case.pk, t=int(case.window_start.timestamp() * 1000))
+    url = template.format(id=case.pk, t=int(case.window_start.timestamp() * 1000), team=case.team_id)
     if method == "post":
         return client.post(url, {"customer": "Acme", "notes": "x"})
     return client.get(url)
@@ -81,6 +94,138 @@ def test_an_anonymous_visitor_gets_nothing(
         assert response.status_code in ANONYMOUS.get(template, {404})
     if response.status_code == 302:
         assert response["Location"].startswith("/accounts/login/")
+
+
+@pytest.mark.parametrize(("method", "template", "expected"), CASE_ENDPOINTS)
+def test_a_team_admin_of_another_team_gets_404(
+    other_admin_client: Client, case: Case, method: str, template: str, expected: int
+) -> None:
+    assert _call(other_admin_client, method, template, case).status_code == 404
+
+
+@pytest.mark.parametrize(("method", "template", "expected"), CASE_ENDPOINTS)
+def test_a_site_admin_outside_the_team_gets_404_outside_the_admin(
+    site_admin_client: Client, case: Case, method: str, template: str, expected: int
+) -> None:
+    assert _call(site_admin_client, method, template, case).status_code == 404
+
+
+#: The Django admin's pages, a case's among them: for site admins only.
+ADMIN_URLS = [
+    "/admin/",
+    "/admin/web/case/",
+    "/admin/web/case/{id}/change/",
+    "/admin/web/team/",
+    "/admin/web/team/{team}/change/",
+    "/admin/auth/user/",
+    "/admin/web/auditevent/",
+    "/admin/axes/accessattempt/",
+]
+
+
+@pytest.fixture
+def team_admin(db):
+    """An admin of the default team (the case's team): a member who manages it, no site admin."""
+    user = get_user_model().objects.create_user("tess", password="correct horse battery")
+    teams.member_add(team=Team.objects.get(pk=default_team_id()), user=user, admin=True)
+    return user
+
+
+@pytest.fixture
+def other_admin_client(db) -> Client:
+    """An admin of another team ("Other"), with is_staff on: still no admin page, no case of ours."""
+    user = get_user_model().objects.create_user("olga", password="correct horse battery", is_staff=True)
+    teams.member_add(team=Team.objects.get_or_create(name="Other")[0], user=user, admin=True)
+    client = Client()
+    client.force_login(user)
+    return client
+
+
+@pytest.fixture
+def site_admin_client(db) -> Client:
+    """A site admin (Django superuser) who is a member of no team."""
+    user = get_user_model().objects.create_superuser("root", password="correct horse battery")
+    client = Client()
+    client.force_login(user)
+    return client
+
+
+def _logged_in(user) -> Client:
+    client = Client()
+    client.force_login(user)
+    return client
+
+
+@pytest.mark.parametrize("template", ADMIN_URLS)
+def test_the_admin_is_for_site_admins_only(
+    engineer_client: Client,
+    other_client: Client,
+    other_admin_client: Client,
+    team_admin,
+    site_admin_client: Client,
+    client: Client,
+    case: Case,
+    template: str,
+) -> None:
+    case.title = "Team Default's secret outage"
+    case.save(update_fields=["title"])
+    url = template.format(id=case.pk, team=case.team_id)
+    for refused in (engineer_client, other_client, other_admin_client, _logged_in(team_admin), client):
+        response = refused.get(url)
+        assert response.status_code == 302 and response["Location"].startswith("/admin/login/"), url
+        page = refused.get(response["Location"])
+        assert b"secret outage" not in page.content
+    response = site_admin_client.get(url)
+    assert response.status_code == 200, url
+    if "/case/" in template:
+        assert b"secret outage" in response.content
+
+
+#: (method, URL template) of the team admin's pages and the team's trail: that team's admins only.
+TEAM_ENDPOINTS = [
+    ("get", "/teams/{team}/"),
+    ("get", "/teams/{team}/events.csv"),
+    ("get", "/api/events/?team={team}"),
+    ("post", "/teams/{team}/members/"),
+    ("post", "/teams/{team}/members/{member}/remove/"),
+    ("post", "/teams/{team}/shares/{share}/revoke/"),
+    ("post", "/teams/{team}/cases/{id}/shares/revoke/"),
+    ("post", "/teams/{team}/tokens/{token}/revoke/"),
+]
+
+
+@pytest.mark.parametrize(("method", "template"), TEAM_ENDPOINTS)
+def test_the_team_pages_are_for_that_teams_admins_only(
+    engineer,
+    engineer_client: Client,
+    other_client: Client,
+    other_admin_client: Client,
+    team_admin,
+    site_admin_client: Client,
+    client: Client,
+    case: Case,
+    method: str,
+    template: str,
+) -> None:
+    from web.accounts.services import api_token_create
+
+    share = shares.share_create(case=case, user=engineer)
+    token = api_token_create(user=engineer, name="script")[0]
+    url = template.format(
+        team=case.team_id, id=case.pk, member=engineer.pk, share=share.share.pk, token=token.pk
+    )
+    for refused in (engineer_client, other_client, other_admin_client, site_admin_client):
+        response = getattr(refused, method)(url, {"name": "bob"} if method == "post" else None)
+        assert response.status_code == 404, url
+    anonymous = getattr(client, method)(url)
+    assert anonymous.status_code in ((401, 403) if url.startswith("/api/") else (302,))
+    # Nothing was changed by them.
+    share.share.refresh_from_db()
+    token.refresh_from_db()
+    assert share.share.revoked_at is None and token.revoked_at is None
+    assert set(case.team.members.values_list("username", flat=True)) == {"alice", "tess"}
+    allowed = getattr(_logged_in(team_admin), method)(url, {"name": "bob"} if method == "post" else None)
+    assert allowed.status_code == (200 if method == "get" else 302), url
 
 
 def test_nothing_was_changed_by_those_who_may_not(other_client: Client, client: Client, case: Case) -> None:

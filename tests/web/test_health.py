@@ -85,3 +85,26 @@ def test_every_request_is_logged_once_with_its_status_and_duration(client: Clien
         None,
     )
     assert record.duration_ms >= 0
+
+
+@pytest.mark.django_db
+def test_readiness_details_only_for_loopback_and_site_admins(client: Client, engineer) -> None:
+    from django.contrib.auth import get_user_model
+
+    far = {"REMOTE_ADDR": "192.0.2.7"}
+    response = client.get("/readyz", **far)
+    assert (response.status_code, response.json()) == (200, {"status": "ok"})
+    engineer_client = Client()
+    engineer_client.force_login(engineer)
+    assert engineer_client.get("/readyz", **far).json() == {"status": "ok"}
+    admin = Client()
+    admin.force_login(get_user_model().objects.create_superuser("root", password="correct horse battery"))
+    assert admin.get("/readyz", **far).json()["checks"]["database"]["ok"] is True
+    assert client.get("/readyz", REMOTE_ADDR="::1").json()["checks"]["broker"]["ok"] is True
+
+
+@pytest.mark.django_db
+def test_an_unready_answer_names_no_server_to_a_stranger(client: Client, settings) -> None:
+    settings.CELERY_BROKER_URL = f"redis://127.0.0.1:{_closed_port()}/0"
+    response = client.get("/readyz", REMOTE_ADDR="198.51.100.20")
+    assert (response.status_code, response.json()) == (503, {"status": "unavailable"})

@@ -14,8 +14,10 @@ from django.urls import reverse
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET, require_POST
 
+from web import audit
 from web.accounts import services
 from web.accounts.forms import ApiTokenForm
+from web.models import AuditAction
 
 #: Session key holding a just-made token until the settings page has shown it once.
 NEW_TOKEN_SESSION_KEY = "casebook_new_api_token"
@@ -63,6 +65,7 @@ def api_token_create(request: HttpRequest) -> HttpResponse:
         form.add_error(None, str(exc))
         return _page(request, form, status=400)
     request.session[NEW_TOKEN_SESSION_KEY] = {"id": row.pk, "name": row.name, "token": token}
+    audit.record_token_created(request, user=request.user, token=row)
     return redirect("user-settings")
 
 
@@ -70,6 +73,7 @@ def api_token_create(request: HttpRequest) -> HttpResponse:
 @require_POST
 def api_token_revoke(request: HttpRequest, token_id: int) -> HttpResponse:
     if services.api_token_revoke(user=request.user, token_id=token_id):
+        audit.record(action=AuditAction.TOKEN_REVOKED, request=request, detail={"token_id": token_id})
         messages.success(request, "The token is revoked: requests that present it are refused from now on.")
     else:
         messages.warning(request, "No such active token.")

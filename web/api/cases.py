@@ -13,14 +13,14 @@ from __future__ import annotations
 from django.core.exceptions import ValidationError
 from django.urls import reverse
 from drf_spectacular.utils import extend_schema
-from rest_framework import serializers, status
+from rest_framework import status
 from rest_framework.decorators import api_view, parser_classes
-from rest_framework.pagination import PageNumberPagination
 from rest_framework.parsers import FormParser, MultiPartParser
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from web.api.schema import CASE_ID, error_responses
+from web import audit
+from web.api.schema import CASE_ID, CasePagination, error_responses, validated_query
 from web.api.serializers import (
     CaseCreatedSerializer,
     CaseCreateSerializer,
@@ -41,27 +41,6 @@ from web.cases.forms import CaseFilterForm
 from web.history import compare
 from web.ingest.faults import BROKER_DOWN_DETAIL
 from web.timeline import charts, moments
-
-
-class CasePagination(PageNumberPagination):
-    """``?page=`` (from 1) and ``?page_size=`` (50, at most 200); a page past the last is a 404."""
-
-    page_size = 50
-    page_size_query_param = "page_size"
-    max_page_size = 200
-
-
-def _query(serializer_class: type[serializers.Serializer], request: Request) -> dict:
-    """The validated query parameters (repeated ones as lists where the serializer has a ListField);
-    raises DRF's ValidationError (a 400) otherwise."""
-    data: dict[str, object] = {}
-    for key in request.query_params:
-        field = serializer_class().fields.get(key)
-        values = request.query_params.getlist(key)
-        data[key] = values if isinstance(field, serializers.ListField) else values[-1]
-    serializer = serializer_class(data=data)
-    serializer.is_valid(raise_exception=True)
-    return serializer.validated_data
 
 
 @extend_schema(
@@ -85,7 +64,7 @@ def case_list_create_api(request: Request) -> Response:
     case list's parameters). POST multipart ``bundle`` (+ ``title``, ``team``): a new case; its answer
     says ``duplicate_of`` (earlier cases of the user's teams with the same bytes)."""
     if request.method == "GET":
-        query = _query(CaseListQuerySerializer, request)
+        query = validated_query(CaseListQuerySerializer, request)
         form = CaseFilterForm({k: v for k, v in query.items() if k not in ("page", "page_size")})
         form.is_valid()
         cases = selectors.case_list(user=request.user, filters=form.filters())
@@ -116,6 +95,7 @@ def _case_create(request: Request) -> Response:
         )
     except ValidationError as exc:
         return Response({"message": " ".join(exc.messages), "extra": {}}, status=status.HTTP_400_BAD_REQUEST)
+    audit.record_upload(request, case, bundle.name)
     # The task was handed to the broker when the case was committed; what happened is on the case now.
     case.refresh_from_db()
     queued = case.enqueued_at is not None
@@ -186,7 +166,7 @@ def case_series_api(request: Request, case_id: int) -> Response:
     """Without ``name``: every series with its point count and time range. With ``name`` (repeated):
     those series' points ``[epoch ms, value]`` in ``[start, end]``, at most ``max_points`` each."""
     case = selectors.case_for_user(user=request.user, case_id=case_id)
-    query = _query(SeriesQuerySerializer, request)
+    query = validated_query(SeriesQuerySerializer, request)
     rows = charts.series_listing(
         case=case,
         names=query.get("name") or None,
@@ -208,7 +188,7 @@ def case_moment_api(request: Request, case_id: int) -> Response:
     """The SHOW PROCESSLIST and ps thread snapshots nearest to ``at`` and the raw lines of every
     source at that instant (the case page's moment panel)."""
     case = selectors.case_for_user(user=request.user, case_id=case_id)
-    query = _query(MomentQuerySerializer, request)
+    query = validated_query(MomentQuerySerializer, request)
     return Response(moments.moment(case=case, at=query["at"]))
 
 
@@ -221,7 +201,7 @@ def case_moment_api(request: Request, case_id: int) -> Response:
 @api_view(["GET"])
 def case_compare_api(request: Request) -> Response:
     """``other`` against ``base`` (web/history/compare.py): e.g. after a fix against before it."""
-    query = _query(CompareQuerySerializer, request)
+    query = validated_query(CompareQuerySerializer, request)
     base = selectors.compare_input(selectors.case_for_user(user=request.user, case_id=query["base"]))
     other = selectors.compare_input(selectors.case_for_user(user=request.user, case_id=query["other"]))
     side_fields = ("id", "title", "host", "status", "window_start", "window_end")

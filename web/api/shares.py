@@ -17,9 +17,10 @@ from rest_framework.decorators import api_view
 from rest_framework.request import Request
 from rest_framework.response import Response
 
+from web import audit
 from web.api.schema import CASE_ID, error_responses
 from web.cases import selectors
-from web.models import ShareLink
+from web.models import AuditAction, ShareLink
 from web.sharing import services as shares
 
 
@@ -102,6 +103,7 @@ def share_list_create_api(request: Request, case_id: int) -> Response:
         made = shares.share_create_from_fields(case=case, user=request.user, fields=d)
     except ValueError as exc:
         return Response({"message": str(exc), "extra": {}}, status=status.HTTP_400_BAD_REQUEST)
+    audit.record_share_created(request, made.share)
     row = next(r for r in shares.share_rows(case) if r["id"] == made.share.pk)
     return Response(
         {**_row(row, case.pk), "url": request.build_absolute_uri(made.path)},
@@ -131,7 +133,8 @@ def share_detail_api(request: Request, case_id: int, share_id: int) -> Response:
     share = ShareLink.objects.filter(pk=share_id, case=case).first()
     if share is None:
         raise Http404
-    if request.method == "DELETE":
+    if request.method == "DELETE" and share.revoked_at is None:
         shares.share_revoke(share=share, user=request.user)
+        audit.record(action=AuditAction.SHARE_REVOKED, request=request, share=share)
     row = next(r for r in shares.share_rows(case) if r["id"] == share.pk)
     return Response(_row(row, case.pk))

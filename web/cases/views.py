@@ -24,11 +24,12 @@ from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 
+from web import audit
 from web.cases import exports, selectors, services
 from web.cases.forms import CaseDetailsForm, CaseFilterForm, CaseUploadForm
 from web.history import compare, similar
 from web.markup import render_markdown
-from web.models import Case
+from web.models import AuditAction, Case
 from web.sharing import services as shares
 from web.timeline import charts, moments, ranges
 
@@ -113,6 +114,7 @@ def case_create(request: HttpRequest) -> HttpResponse:
         )
     except ValidationError as exc:
         return JsonResponse({"message": " ".join(exc.messages), "extra": {}}, status=400)
+    audit.record_upload(request, case, bundle.name)
     if not wants_json:
         return redirect("case-detail", case_id=case.pk)
     return JsonResponse(
@@ -207,6 +209,10 @@ def case_details(request: HttpRequest, case_id: int) -> HttpResponse:
         context.update(_history_context(request, case, form))
         return render(request, "cases/detail.html", context, status=400)
     data = form.cleaned_data
+    before = {"title": case.title, "customer": case.customer, "ticket": case.ticket, "notes": case.notes}
+    changed = [k for k, v in before.items() if data[k] != v] + (
+        ["tags"] if form.tag_list() != case.tags else []
+    )
     services.case_update_details(
         case_id=case.pk,
         title=data["title"],
@@ -214,6 +220,9 @@ def case_details(request: HttpRequest, case_id: int) -> HttpResponse:
         ticket=data["ticket"],
         tags=form.tag_list(),
         notes=data["notes"],
+    )
+    audit.record(
+        action=AuditAction.CASE_DETAILS_EDITED, request=request, case=case, detail={"fields": changed}
     )
     messages.success(request, "Case details saved.")
     return redirect("case-detail", case_id=case.pk)
@@ -356,6 +365,7 @@ def case_reanalyze(request: HttpRequest, case_id: int) -> HttpResponse:
             return JsonResponse({"message": str(exc), "extra": {"status": case.status}}, status=409)
         messages.warning(request, str(exc))
         return redirect("case-detail", case_id=case.pk)
+    audit.record(action=AuditAction.CASE_REANALYZED, request=request, case=case)
     if wants_json:
         return JsonResponse({"id": case.pk, "status_url": reverse("case-status", args=[case.pk])}, status=202)
     messages.success(
@@ -369,7 +379,9 @@ def case_upload(request: HttpRequest, case_id: int) -> FileResponse:
     """The original bundle, byte for byte, as uploaded."""
     case = selectors.case_for_user(user=request.user, case_id=case_id)
     upload = case.upload
-    return FileResponse(upload.file.open("rb"), as_attachment=True, filename=upload.original_name)
+    response = FileResponse(upload.file.open("rb"), as_attachment=True, filename=upload.original_name)
+    audit.record(action=AuditAction.BUNDLE_DOWNLOADED, request=request, case=case)
+    return response
 
 
 @login_required

@@ -23,7 +23,6 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from django.conf import settings
-from django.core.cache import cache
 from django.db.models import TextField
 from django.db.models.functions import Cast
 from django.http import FileResponse, Http404, HttpRequest, HttpResponse, JsonResponse
@@ -31,11 +30,13 @@ from django.shortcuts import redirect, render
 from django.template.loader import render_to_string
 from django.urls import path, reverse
 from django.views.decorators.http import require_POST
-from redis.exceptions import RedisError
 
 from analyzer.redact import Redactor, may_hold_secrets
+from web import audit
+from web.accounts import throttles
 from web.cases import exports, selectors
-from web.models import Case, ShareLink
+from web.clients import client_ip
+from web.models import AuditAction, Case, ShareLink
 from web.sharing import payloads as share_payloads
 from web.sharing import services as shares
 from web.sharing.forms import ShareForm
@@ -54,6 +55,7 @@ def share_create(request: HttpRequest, case_id: int) -> HttpResponse:
         return render(request, "shares/created.html", {"case_id": case.pk, "form": form}, status=400)
     d = form.cleaned_data
     made = shares.share_create_from_fields(case=case, user=request.user, fields=d)
+    audit.record_share_created(request, made.share)
     # The only page that holds the token: kept by no cache, sent as no referrer.
     return _private(
         render(
@@ -78,6 +80,7 @@ def share_revoke(request: HttpRequest, case_id: int, share_id: int) -> HttpRespo
     if share is None:
         raise Http404
     shares.share_revoke(share=share, user=request.user)
+    audit.record(action=AuditAction.SHARE_REVOKED, request=request, share=share)
     return redirect(f"{reverse('case-detail', args=[case.pk])}#shares")
 
 
@@ -105,16 +108,6 @@ def _not_found() -> HttpResponse:
     return _private(HttpResponse(render_to_string("shares/not_found.html"), status=404))
 
 
-def client_ip(request: HttpRequest) -> str:
-    """The client's address: REMOTE_ADDR, or behind a proxy (CASEBOOK_BEHIND_PROXY) the last
-    address of X-Forwarded-For (the one the proxy added; earlier ones are the client's say)."""
-    if settings.CASEBOOK_BEHIND_PROXY:
-        forwarded = [a.strip() for a in request.headers.get("X-Forwarded-For", "").split(",") if a.strip()]
-        if forwarded:
-            return forwarded[-1][:64]
-    return request.META.get("REMOTE_ADDR", "")[:64]
-
-
 def _misses_key(request: HttpRequest) -> str:
     return f"share-misses:{client_ip(request)}"
 
@@ -122,22 +115,11 @@ def _misses_key(request: HttpRequest) -> str:
 def _misses(key: str) -> int:
     """Bad tokens counted for this client; 0 while Redis cannot be reached (the limit is then not
     applied: links keep working through a Redis outage, as the rest of the web does)."""
-    try:
-        return int(cache.get(key) or 0)
-    except RedisError:
-        log.warning("share links: the bad-token count cannot be read (Redis unreachable)")
-        return 0
+    return throttles.count(key)
 
 
 def _count_miss(key: str) -> None:
-    try:
-        if not cache.add(key, 1, timeout=settings.CASEBOOK_SHARE_GUESS_WINDOW):
-            try:
-                cache.incr(key)
-            except ValueError:  # expired between add and incr
-                cache.add(key, 1, timeout=settings.CASEBOOK_SHARE_GUESS_WINDOW)
-    except RedisError:
-        log.warning("share links: a bad token was not counted (Redis unreachable)")
+    throttles.hit(key, settings.CASEBOOK_SHARE_GUESS_WINDOW)
 
 
 def _resolve_token(request: HttpRequest, token: str) -> Shared | HttpResponse:
@@ -227,8 +209,10 @@ def shared_page(request: HttpRequest, shared: Shared) -> HttpResponse:
         "report": shared.redactor.report(),
         "withheld": _withheld(shared),
     }
-    if not shared.preview and request.method == "GET":
-        shares.share_record_view(shared.share)
+    if request.method == "GET":
+        if not shared.preview:
+            shares.share_record_view(shared.share)
+        audit.record_share_view(request, shared.share, preview=shared.preview)
     return render(request, "cases/detail.html", context)
 
 
@@ -315,7 +299,15 @@ def shared_bundle(request: HttpRequest, shared: Shared) -> HttpResponse:
     if not shared.share.allow_bundle or shared.redactor.choices.any:
         return _not_found()
     upload = shared.case.upload
-    return FileResponse(upload.file.open("rb"), as_attachment=True, filename=upload.original_name)
+    response = FileResponse(upload.file.open("rb"), as_attachment=True, filename=upload.original_name)
+    audit.record(
+        action=AuditAction.BUNDLE_DOWNLOADED,
+        request=request,
+        share=shared.share,
+        by_share_link=not shared.preview,
+        detail={"through": "share link preview" if shared.preview else "share link"},
+    )
+    return response
 
 
 _ENDPOINTS = (

@@ -7,6 +7,7 @@ from __future__ import annotations
 from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError
 
+from web import audit
 from web.accounts.services import TokenLimitError, api_token_create
 
 
@@ -23,7 +24,8 @@ class Command(BaseCommand):
         except get_user_model().DoesNotExist as exc:
             raise CommandError(f"no active user {opts['username']!r}") from exc
         try:
-            _, token = api_token_create(user=user, name=str(opts["name"]))
+            row, token = api_token_create(user=user, name=str(opts["name"]))
         except TokenLimitError as exc:
             raise CommandError(str(exc)) from exc
+        audit.record_token_created(None, user=user, token=row)
         self.stdout.write(token)

@@ -1,0 +1,108 @@
+"""The team admin's page (web/accounts/teams.py, web/accounts/team_views.py): members added by user name or e-mail and
+removed, the team's live share links revoked one by one or a case at a time, the members' API tokens
+revoked; nothing of another team touched; every change in the audit trail."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+import pytest
+from django.contrib.auth import get_user_model
+from django.test import Client
+from django.utils import timezone
+
+from web.accounts import services as api_tokens
+from web.accounts import teams
+from web.models import AuditEvent, Case, ShareLink, Team, default_team_id
+from web.sharing import services as shares
+
+pytestmark = pytest.mark.django_db
+
+PASSWORD = "correct horse battery"
+
+
+@pytest.fixture
+def team() -> Team:
+    return Team.objects.get(pk=default_team_id())
+
+
+@pytest.fixture
+def admin_client(team: Team) -> Client:
+    tess = get_user_model().objects.create_user("tess", password=PASSWORD, email="tess@example.com")
+    teams.member_add(team=team, user=tess, admin=True)
+    client = Client()
+    client.force_login(tess)
+    return client
+
+
+def test_the_user_menu_links_the_team_page_for_its_admins(
+    admin_client: Client, engineer_client: Client, team: Team
+) -> None:
+    assert f'href="/teams/{team.pk}/"'.encode() in admin_client.get("/settings/").content
+    assert b"/teams/" not in engineer_client.get("/settings/").content
+
+
+def test_members_are_added_by_name_or_e_mail_and_removed(admin_client: Client, team: Team, engineer) -> None:
+    User = get_user_model()
+    User.objects.create_user("zoe", password=PASSWORD, email="Zoe@Example.com")
+    User.objects.create_user("yan", password=PASSWORD)
+    admin_client.post(f"/teams/{team.pk}/members/", {"name": "zoe@example.com"})
+    admin_client.post(f"/teams/{team.pk}/members/", {"name": "yan"})
+    response = admin_client.post(f"/teams/{team.pk}/members/", {"name": "nobody"}, follow=True)
+    assert b"No single active account" in response.content
+    assert set(team.members.values_list("username", flat=True)) == {"alice", "tess", "zoe", "yan"}
+    admin_client.post(f"/teams/{team.pk}/members/{engineer.pk}/remove/")
+    assert not team.members.filter(pk=engineer.pk).exists()
+    page = admin_client.get(f"/teams/{team.pk}/")
+    assert (
+        b"zoe@example.com" in page.content.lower()
+        and b'data-member-id="%d"' % engineer.pk not in page.content
+    )
+    events = list(AuditEvent.objects.filter(team_id=team.pk).order_by("id").values_list("action", "detail"))
+    assert events == [
+        ("team.member_added", {"member": "zoe", "admin": False}),
+        ("team.member_added", {"member": "yan", "admin": False}),
+        ("team.member_removed", {"member": "alice"}),
+    ]
+
+
+def test_the_teams_live_links_are_listed_and_revoked(admin_client: Client, team: Team, engineer) -> None:
+    one = Case.objects.create(title="one", team=team)
+    two = Case.objects.create(title="two", team=team)
+    theirs = Case.objects.create(title="theirs", team=Team.objects.create(name="Other"))
+    a = shares.share_create(case=one, user=engineer, label="for Acme").share
+    b = shares.share_create(case=two, user=engineer).share
+    c = shares.share_create(case=two, user=engineer).share
+    expired = shares.share_create(case=one, user=engineer).share
+    ShareLink.objects.filter(pk=expired.pk).update(expires_at=timezone.now() - timedelta(days=1))
+    foreign = shares.share_create(case=theirs, user=None).share
+    page = admin_client.get(f"/teams/{team.pk}/")
+    listed = {s["id"] for s in page.context["shares"]}
+    assert listed == {a.pk, b.pk, c.pk}
+    assert next(s for s in page.context["shares"] if s["id"] == a.pk)["created_by"] == "alice"
+    admin_client.post(f"/teams/{team.pk}/shares/{a.pk}/revoke/")
+    admin_client.post(f"/teams/{team.pk}/cases/{two.pk}/shares/revoke/")
+    admin_client.post(f"/teams/{team.pk}/shares/{foreign.pk}/revoke/")
+    admin_client.post(f"/teams/{team.pk}/cases/{theirs.pk}/shares/revoke/")
+    revoked = set(ShareLink.objects.filter(revoked_at__isnull=False).values_list("pk", flat=True))
+    assert revoked == {a.pk, b.pk, c.pk}
+    assert ShareLink.objects.get(pk=a.pk).revoked_by.username == "tess"
+    assert AuditEvent.objects.filter(action="share.revoked", actor_name="tess").count() == 3
+
+
+def test_the_members_tokens_are_listed_and_revoked(
+    admin_client: Client, team: Team, engineer, other_engineer
+) -> None:
+    mine, _ = api_tokens.api_token_create(user=engineer, name="ci")
+    theirs, _ = api_tokens.api_token_create(user=other_engineer, name="theirs")
+    page = admin_client.get(f"/teams/{team.pk}/")
+    assert [(t["name"], t["owner"]) for t in page.context["tokens"]] == [("ci", "alice")]
+    admin_client.post(f"/teams/{team.pk}/tokens/{theirs.pk}/revoke/")
+    admin_client.post(f"/teams/{team.pk}/tokens/{mine.pk}/revoke/")
+    mine.refresh_from_db()
+    theirs.refresh_from_db()
+    assert mine.revoked_at is not None and theirs.revoked_at is None
+    event = AuditEvent.objects.get(action="token.revoked")
+    assert (event.actor_name, event.detail["owner"], event.team_id) == ("tess", "alice", team.pk)
+    csv_text = b"".join(admin_client.get(f"/teams/{team.pk}/events.csv").streaming_content).decode()
+    assert "token.revoked" in csv_text

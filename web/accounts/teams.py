@@ -1,0 +1,195 @@
+"""Team admins: the members of a team, its live share links and its members' API tokens.
+
+A team admin (``Team.admins``, always a member too) adds members by user name or e-mail and removes
+them, sees every active share link of the team's cases (who made it, for whom, expiry, last view)
+and revokes one or all of a case's, and sees and revokes the API tokens of the team's members.
+Revocations go through the share and token services (web/sharing/services.py, web/accounts/services.py); every change
+is written to the audit trail (web/audit.py). Services write, selectors read; nothing here looks at
+``is_superuser``: a site admin manages teams in the Django admin, and is a team admin only where he is
+made one.
+"""
+
+from __future__ import annotations
+
+from django.contrib.auth import get_user_model
+from django.db import transaction
+from django.db.models import Q, QuerySet
+from django.utils import timezone
+
+from web import audit
+from web.accounts import services as api_tokens
+from web.models import ApiToken, AuditAction, ShareLink, Team
+from web.sharing import services as shares
+
+
+class TeamError(Exception):
+    """A team admin's request that cannot be done (no such account, ...); the message says why."""
+
+
+# ---------------------------------------------------------------------------------- selectors
+def administered_teams(user) -> QuerySet[Team]:  # noqa: ANN001 - a user or AnonymousUser
+    """The teams ``user`` is an admin of, by name (none for an anonymous or inactive user)."""
+    if user is None or not user.is_authenticated or not user.is_active:
+        return Team.objects.none()
+    return Team.objects.filter(admins=user, members=user)
+
+
+def team_for_admin(user, team_id: int) -> Team | None:  # noqa: ANN001
+    """The team ``team_id`` if ``user`` is its admin, else None (the view answers 404)."""
+    return administered_teams(user).filter(pk=team_id).first()
+
+
+def member_rows(team: Team) -> list[dict[str, object]]:
+    """The team's members by user name: id, user name, e-mail, admin or not, last login."""
+    admins = set(team.admins.values_list("pk", flat=True))
+    return [
+        {
+            "id": u.pk,
+            "username": u.get_username(),
+            "email": u.email,
+            "admin": u.pk in admins,
+            "active": u.is_active,
+            "last_login": u.last_login,
+        }
+        for u in team.members.order_by("username")
+    ]
+
+
+def active_shares(team: Team) -> QuerySet[ShareLink]:
+    """The links of the team's cases that answer now (not revoked, not expired), newest first."""
+    return ShareLink.objects.filter(
+        case__team=team, revoked_at__isnull=True, expires_at__gt=timezone.now()
+    ).select_related("case", "created_by")
+
+
+def share_rows(team: Team) -> list[dict[str, object]]:
+    """``active_shares`` as the team page lists them."""
+    return [
+        {
+            "id": s.pk,
+            "case_id": s.case_id,
+            "case_title": s.case.title or f"Case {s.case_id}",
+            "label": s.label,
+            "created_by": s.created_by.get_username() if s.created_by else "",
+            "created_at": s.created_at,
+            "expires_at": s.expires_at,
+            "last_viewed_at": s.last_viewed_at,
+            "view_count": s.view_count,
+            "redaction": shares.redaction_label(s),
+        }
+        for s in active_shares(team)
+    ]
+
+
+def active_tokens(team: Team) -> QuerySet[ApiToken]:
+    """The active API tokens of the team's members, newest first (a token opens every team of its
+    owner: the admin of each may revoke it)."""
+    return ApiToken.objects.filter(user__teams=team, revoked_at__isnull=True).select_related("user")
+
+
+def token_rows(team: Team) -> list[dict[str, object]]:
+    """``active_tokens`` as the team page lists them: name, owner, shown prefix, made, last used."""
+    return [
+        {
+            "id": t.pk,
+            "name": t.name,
+            "owner": t.user.get_username(),
+            "prefix": t.prefix,
+            "created_at": t.created_at,
+            "last_used_at": t.last_used_at,
+        }
+        for t in active_tokens(team)
+    ]
+
+
+# ---------------------------------------------------------------------------------- services
+@transaction.atomic
+def member_add(*, team: Team, user, admin: bool = False, request=None) -> None:  # noqa: ANN001
+    """Make ``user`` a member of ``team`` (an admin as well with ``admin``); recorded when a
+    ``request`` (the admin's) is given. Adding a member twice changes nothing."""
+    new = not team.members.filter(pk=user.pk).exists()
+    team.members.add(user)
+    if admin:
+        team.admins.add(user)
+    if new and request is not None:
+        audit.record(
+            action=AuditAction.MEMBER_ADDED,
+            request=request,
+            team_id=team.pk,
+            detail={"member": user.get_username(), "admin": admin},
+        )
+
+
+def member_add_by_name(*, team: Team, name: str, request) -> object:  # noqa: ANN001
+    """Add the active account whose user name or e-mail is ``name`` (case-insensitive) to ``team``.
+    Raises TeamError when there is none, or when an e-mail names several accounts."""
+    name = (name or "").strip()[:254]
+    if not name:
+        raise TeamError("Give a user name or an e-mail address.")
+    User = get_user_model()
+    found = list(User.objects.filter(Q(username__iexact=name) | Q(email__iexact=name), is_active=True)[:2])
+    exact = [u for u in found if u.get_username() == name]
+    if len(found) != 1 and len(exact) != 1:
+        raise TeamError(
+            f"No single active account is called {name!r}."
+            if len(found) != 1
+            else "That e-mail belongs to several accounts: give the user name."
+        )
+    user = exact[0] if exact else found[0]
+    member_add(team=team, user=user, request=request)
+    return user
+
+
+@transaction.atomic
+def member_remove(*, team: Team, user_id: int, request) -> bool:  # noqa: ANN001
+    """Take the member ``user_id`` out of ``team`` (and its admins); False when he is no member."""
+    user = team.members.filter(pk=user_id).first()
+    if user is None:
+        return False
+    team.admins.remove(user)
+    team.members.remove(user)
+    audit.record(
+        action=AuditAction.MEMBER_REMOVED,
+        request=request,
+        team_id=team.pk,
+        detail={"member": user.get_username()},
+    )
+    return True
+
+
+def share_revoke(*, team: Team, share: ShareLink, request) -> None:  # noqa: ANN001
+    """Revoke ``share`` (web/sharing/services.py) and record it; the caller found it among the team's."""
+    shares.share_revoke(share=share, user=request.user)
+    audit.record(action=AuditAction.SHARE_REVOKED, request=request, share=share)
+
+
+def team_share_revoke(*, team: Team, share_id: int, request) -> bool:  # noqa: ANN001
+    """Revoke the active link ``share_id`` of a case of ``team``; False when there is none."""
+    share = active_shares(team).filter(pk=share_id).first()
+    if share is None:
+        return False
+    share_revoke(team=team, share=share, request=request)
+    return True
+
+
+def case_shares_revoke(*, team: Team, case_id: int, request) -> int:  # noqa: ANN001
+    """Revoke every active link of the team's case ``case_id``; how many were revoked."""
+    links = list(active_shares(team).filter(case_id=case_id))
+    for share in links:
+        share_revoke(team=team, share=share, request=request)
+    return len(links)
+
+
+def team_token_revoke(*, team: Team, token_id: int, request) -> bool:  # noqa: ANN001
+    """Revoke the active API token ``token_id`` of a member of ``team`` (web/accounts/services.py), and
+    record it; False when no member holds such a token."""
+    token = active_tokens(team).filter(pk=token_id).first()
+    if token is None or not api_tokens.api_token_revoke(user=token.user, token_id=token.pk):
+        return False
+    audit.record(
+        action=AuditAction.TOKEN_REVOKED,
+        request=request,
+        team_id=team.pk,
+        detail={"token": token.name, "prefix": token.prefix, "owner": token.user.get_username()},
+    )
+    return True
