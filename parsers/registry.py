@@ -25,6 +25,8 @@ _MODULES = (
     "processlist",
     "mysqladmin",
     "variables",
+    "opentables",
+    "mutex_status",
     "threads",
     "top",
     "diskstats",
@@ -37,6 +39,13 @@ _MODULES = (
     "netstat_s",
     "procvmstat",
     "meminfo",
+    "sysctl",
+    "df",
+    "netstat",
+    "slabinfo",
+    "numastat",
+    "mysqld_errorlog",
+    "ptstalk_trigger",
     "ptstalk_output",
 )
 
