@@ -30,6 +30,8 @@ RULE_FAMILIES = (
     "kernel",
     "replication",
     "counters",
+    "host",
+    "errorlog",
 )
 
 

@@ -70,7 +70,7 @@ def parse(stream: Iterable[str], *, member: str, clock: ClockHints) -> ParsedSou
     rows: list[tuple[pd.Timestamp, int, str, str]] = []
     for no, ts, line in snaps:
         text = line.strip()
-        if not text:
+        if not text or text.startswith(("#", ";")):
             continue
         m = _ROW.match(text)
         if m is None:
