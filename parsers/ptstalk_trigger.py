@@ -68,7 +68,7 @@ def parse(stream: Iterable[str], *, member: str, clock: ClockHints) -> ParsedSou
         raise ParseError(
             member, 1, "", "not a pt-stalk -trigger member: no 'Check results' or 'pt-stalk ran with' line"
         )
-    meta["variant"] = "pt-stalk -trigger, " + ("stalked" if meta.get("stalked") else "--no-stalk")
+    meta["variant"] = f"pt-stalk -trigger: {meta.get('trigger', 'no trigger line')}"[:200]
     frame = pd.DataFrame(
         {"ts": pd.Series([], dtype="datetime64[ns, UTC]"), "line_no": pd.Series([], dtype="int64")}
     )

@@ -223,3 +223,16 @@ def test_trigger_of_a_no_stalk_run(fixtures: Path) -> None:
 def test_trigger_hides_a_password() -> None:
     src = _parse(ptstalk_trigger, ["2026_11_27_15_53_01 pt-stalk ran with --password=s3cret --cycles=5"])
     assert "s3cret" not in src.meta["ran_with"]
+
+
+def test_output_counts_the_collectors_errors(fixtures: Path) -> None:
+    from parsers import ptstalk_output
+
+    src = _parse(ptstalk_output, member(fixtures, "output"))
+    assert src.meta["errors"] >= 3 and src.meta["first_errors"][0].startswith("line ")
+    assert "collector error line(s)" in src.meta["variant"]
+
+
+def test_trigger_message_is_in_the_variant_shown_with_the_source(fixtures: Path) -> None:
+    src = _parse(ptstalk_trigger, member(fixtures, "trigger"))
+    assert src.meta["variant"] == "pt-stalk -trigger: Not stalking; collect triggered immediately"
