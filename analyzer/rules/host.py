@@ -16,7 +16,7 @@ import dataclasses
 import pandas as pd
 
 from analyzer.engine import rule
-from analyzer.findings import Culprit, Evidence, Finding, Severity
+from analyzer.findings import Culprit, Evidence, Finding, Severity, Window
 from analyzer.rules.context_kit import cite, span, variable_number
 from analyzer.texts import RuleTexts
 from analyzer.timeline import Timeline
@@ -439,3 +439,69 @@ def numa_imbalance(tl: Timeline) -> Finding | None:
             ),
         )
     return finding
+
+
+# --- slab-cache-growth -----------------------------------------------------------------------
+#: The caches of file names and inodes (slabinfo(5)): ``dentry`` and every ``*inode*`` cache
+#: (``ext4_inode_cache``, ``xfs_inode``, ``proc_inode_cache``, ``shmem_inode_cache`` ...).
+SLAB_FILE_CACHES = r"^(?:dentry|.*inode.*)$"
+#: Growth that is a workload creating files by the thousand a second (a 192-byte dentry and a
+#: ~1 KiB inode per file: 10 MiB/s is about 8,000 new files a second), not the cache warming up.
+SLAB_GROWTH_MIB_PER_S = 10.0
+#: ... over at least this long (pt-stalk samples every second) ...
+SLAB_MIN_SECONDS = 10.0
+#: ... to at least this size: below it the caches are small whatever their growth.
+SLAB_MIN_GIB = 1.0
+
+SLAB_TEXTS = RuleTexts(
+    title="Dentry and inode caches grew by {rate:.0f} MiB/s to {size_gib:.1f} GiB",
+    explanation=(
+        "The kernel's caches of file names and inodes ({caches}) grew from {first_gib:.2f} GiB to "
+        "{size_gib:.2f} GiB in {seconds:.0f} s ({rate:.0f} MiB/s): something creates (or looks up) files by "
+        "the thousand each second, such as on-disk temporary tables in tmpdir or a backup walking the datadir. "
+        "The caches are reclaimable, but reclaiming millions of entries costs CPU in the threads that "
+        "allocate memory."
+    ),
+    recommendation=(
+        "Find what creates the files (tmp-table-churn, D-state threads in unlinkat/path_openat); move\n"
+        "tmpdir to tmpfs or fix the query. vm.vfs_cache_pressure above 100 reclaims these caches sooner."
+    ),
+    caveats=("slabinfo counts the whole host's caches, not only mysqld's files.",),
+    sources=("slabinfo(5)", "kernel Documentation/admin-guide/sysctl/vm.rst (vfs_cache_pressure)"),
+    disproof="If the files belong to another service (a backup, a log shipper), MySQL only shares the host.",
+    confidence="{snapshots} slabinfo snapshot(s)",
+)
+
+
+@rule(key="slab-cache-growth", requires=("slabinfo",))
+def slab_cache_growth(tl: Timeline) -> Finding | None:
+    """Dentry and inode caches growing >= SLAB_GROWTH_MIB_PER_S over >= SLAB_MIN_SECONDS to >= SLAB_MIN_GIB."""
+    slab = tl.frame("slabinfo")
+    files = slab[slab["cache"].astype(str).str.match(SLAB_FILE_CACHES).to_numpy(dtype=bool)]
+    if not len(files):
+        return None
+    total = files.groupby("ts")["size_kib"].sum().sort_index()
+    seconds = (total.index[-1] - total.index[0]).total_seconds()
+    if seconds < SLAB_MIN_SECONDS:
+        return None
+    rate = (total.iloc[-1] - total.iloc[0]) / 1024.0 / seconds
+    size_gib = total.iloc[-1] / 1024.0**2
+    if rate < SLAB_GROWTH_MIB_PER_S or size_gib < SLAB_MIN_GIB:
+        return None
+    biggest = files.groupby("cache", observed=True)["size_kib"].max().sort_values(ascending=False).head(3)
+    evidence = [
+        cite(tl, "dentry + inode caches (last)", round(size_gib, 2), "GiB", "slabinfo.size_kib", files),
+        cite(tl, "their growth", round(rate, 1), "MiB/s", "slabinfo.size_kib", files),
+    ]
+    return SLAB_TEXTS.finding(
+        "slab-cache-growth",
+        Severity.INFO,
+        [Window(total.index[0], total.index[-1])],
+        evidence,
+        rate=rate,
+        size_gib=size_gib,
+        first_gib=total.iloc[0] / 1024.0**2,
+        seconds=seconds,
+        caches=", ".join(str(c) for c in biggest.index),
+        snapshots=len(total),
+    )

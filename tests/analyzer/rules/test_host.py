@@ -13,7 +13,7 @@ import pytest
 from analyzer import engine
 from analyzer.findings import Finding
 from analyzer.timeline import Timeline
-from parsers import df, mysqld_errorlog, netstat, numastat, sysctl, variables
+from parsers import df, mysqld_errorlog, netstat, numastat, slabinfo, sysctl, variables
 from parsers.base import ClockHints
 from parsers.ingest.bundle import read_bundle
 from tests.analyzer.captures import load_timeline
@@ -222,3 +222,28 @@ def test_real_capture_places_the_crash_and_restarts_on_the_timeline(crash_captur
     assert f.severity.value == "critical" and "signal 11" in f.title and "2 restart(s)" in f.title
     assert len(f.windows) >= 4 and all(w.start == w.end for w in f.windows)
     assert f.windows[0].start.tzinfo is not None and f.windows[0].start > pd.Timestamp("2026-11-27", tz="UTC")
+
+
+def _slabinfo(mib_per_s: float, start_gib: float = 1.0, seconds: int = 10):  # noqa: ANN202
+    lines = []
+    for i in range(seconds + 1):
+        kib = start_gib * 1024**2 + mib_per_s * 1024 * i
+        slabs = int(kib / 4)
+        lines += [f"TS {1795794782 + i}.0", "slabinfo - version: 2.1",
+                  f"dentry 100 {slabs * 21} 192 21 1 : tunables 0 0 0 : slabdata {slabs} {slabs} 0",
+                  "kmalloc-64 100 100 64 64 1 : tunables 0 0 0 : slabdata 2 2 0"]  # fmt: skip
+    return _src(slabinfo, lines, "slabinfo")
+
+
+@pytest.mark.parametrize(
+    ("mib_per_s", "start_gib", "seconds", "fires"),
+    [
+        (9.9, 1.0, 10, False),
+        (10.0, 1.0, 10, True),
+        (50.0, 0.1, 10, False),  # still below 1 GiB at the end
+        (50.0, 1.0, 9, False),  # too short
+    ],
+)
+def test_slab_cache_growth_boundaries(mib_per_s: float, start_gib: float, seconds: int, fires: bool) -> None:
+    f = _run("slab-cache-growth", _slabinfo(mib_per_s, start_gib, seconds))
+    assert isinstance(f, Finding) == fires
