@@ -38,13 +38,15 @@ Source: netstat(8), net-tools 2.10.
 
 from __future__ import annotations
 
-from collections import Counter
+import re
 from collections.abc import Iterable
 
+import numpy as np
 import pandas as pd
 
-from parsers._snapshots import Snapshots, ts_column
-from parsers.base import ClockHints, ParsedSource, ParseError, ParseWarning
+from parsers import _counters
+from parsers._snapshots import ts_column
+from parsers.base import Clock, ClockHints, ParsedSource, ParseError, ParseWarning, raw_blocks, text_chunks
 
 FORMAT = "netstat"
 
@@ -56,80 +58,123 @@ def sniff(head: list[str]) -> bool:
     return any(line.startswith("Proto Recv-Q Send-Q Local Address") for line in head)
 
 
-def _split_addr(addr: str) -> tuple[str, str]:
-    host, _, port = addr.rpartition(":")
-    if host.startswith("::ffff:"):
-        host = host[7:]
-    return host, port
+#: A tcp row: local address and port, foreign address and port (``*`` when listening), state.
+_ROW = re.compile(r"^tcp6?\s+\d+\s+\d+\s+(\S*):(\d+)\s+(\S*):(\d+|\*)\s+([A-Z_0-9]+)")
+#: The same, over a chunk of text (one regex pass finds every row).
+_ROW_M = re.compile(_ROW.pattern, re.M)
+#: TCP ports are below this: a (snapshot, port) pair is ``snapshot * PORTS + port``.
+PORTS = 65536
+
+
+def _reduce(
+    snap: np.ndarray, line_no: np.ndarray, groups: list[tuple[str, ...]], times: list[pd.Timestamp]
+) -> pd.DataFrame:
+    """Sockets of whole snapshots counted per (snapshot, state, server port, client, direction), in
+    NumPy on integer keys: an hour of a busy server's sockets is millions of rows. ``groups``: the
+    ``_ROW`` groups of each row (local host and port, foreign host and port, state)."""
+    lhost, lport, fhost, fport, state = (np.asarray(c, dtype=object) for c in zip(*groups, strict=True))
+    lport = lport.astype("int64")
+    fport = np.where(fport == "*", "0", fport).astype("int64")
+    state_codes, states = pd.factorize(state)
+    listen = state == "LISTEN"
+    # (snapshot, port) as one integer: is the other end a port this host listens on in that snapshot?
+    listening = np.unique(snap[listen] * PORTS + lport[listen])
+    l_in = np.isin(snap * PORTS + lport, listening) & ~listen
+    f_in = np.isin(snap * PORTS + fport, listening) & ~listen & ~l_in
+    inbound = listen | l_in
+    server_port = np.where(inbound, lport, fport)
+    client = np.where(listen, "", np.where(f_in, lhost, fhost))
+    client_codes, clients = pd.factorize(client)
+    clients = np.asarray(pd.Index(clients).str.removeprefix("::ffff:"), dtype=object)
+    direction = (inbound | f_in).astype("int64")  # 1: in
+    key = ((snap * len(states) + state_codes) * PORTS + server_port) * len(clients) + client_codes
+    key = key * 2 + direction
+    uniq, first, counts = np.unique(key, return_index=True, return_counts=True)
+    lines = np.minimum.reduceat(line_no[np.argsort(key, kind="stable")], np.r_[0, np.cumsum(counts)[:-1]])
+    return pd.DataFrame(
+        {
+            "ts": [times[i] for i in snap[first]],
+            "line_no": lines,
+            "state": states[state_codes[first]],
+            "server_port": server_port[first],
+            "client": clients[client_codes[first]],
+            "direction": np.where(direction[first] == 1, "in", "out"),
+            "sockets": counts,
+        }
+    )
+
+
+def _head_check(text: str, base: int, member: str) -> None:
+    """The lines before the first tcp row must be markers, netstat's titles or blank (else this is
+    not netstat output): raises ``ParseError`` naming the first other line."""
+    for i, line in enumerate(text.split("\n")):
+        if line.startswith("tcp"):
+            return
+        if line.strip() and not line.startswith((*_TITLES, "TS ", "zzz ", "udp", "unix", "raw")):
+            raise ParseError(member, base + i, line, "not netstat output: expected its header or a tcp row")
+
+
+def _odd_rows(text: str, base: int, warnings: list[ParseWarning]) -> None:
+    """Warn for each ``tcp`` line of ``text`` that is not a full row (the slow path of a chunk)."""
+    for i, line in enumerate(text.split("\n")):
+        if line.startswith("tcp") and _ROW.match(line) is None:
+            warnings.append(ParseWarning(base + i, "odd-line", f"not a netstat tcp row: {line[:80]!r}"))
 
 
 def parse(stream: Iterable[str], *, member: str, clock: ClockHints) -> ParsedSource:
-    """Read netstat snapshots into the ``netstat_conns`` frame; see the module docstring."""
+    """Read netstat snapshots into the ``netstat_conns`` frame; see the module docstring.
+
+    Chunks of a few MB cut at markers; in each, the tcp rows are found by one regex pass and their
+    snapshot and line by NumPy (``_counters``), then counted per snapshot (``_reduce``)."""
     warnings: list[ParseWarning] = []
-    snaps = Snapshots(stream, clock)
-    groups: list[dict[str, object]] = []
-    pending: list[tuple[int, str, str, str, str, str]] = []  # rows of the current snapshot
-    current_ts = None
-    seen_tcp = False
-
-    def flush(ts: pd.Timestamp) -> None:
-        listening = {lp for _, st, _, lp, _, _ in pending if st == "LISTEN"}
-        count: Counter[tuple[str, int, str, str]] = Counter()
-        first: dict[tuple[str, int, str, str], int] = {}
-        for no, state, lhost, lport, fhost, fport in pending:
-            if state == "LISTEN":
-                key = (state, lport, "", "in")
-            elif lport in listening:
-                key = (state, lport, fhost, "in")
-            elif fport in listening:
-                key = (state, fport, lhost, "in")
-            else:
-                key = (state, fport, fhost, "out")
-            count[key] += 1
-            first.setdefault(key, no)
-        for key, n in count.items():
-            groups.append({"ts": ts, "line_no": first[key], "state": key[0], "server_port": key[1],
-                           "client": key[2], "direction": key[3], "sockets": n})  # fmt: skip
-        pending.clear()
-
-    for no, ts, line in snaps:
-        if ts is not current_ts and pending:
-            flush(current_ts)
-        current_ts = ts
-        if not line.strip():
+    start = clock.start_local
+    times: list[pd.Timestamp] = [pd.Timestamp(start).tz_localize("UTC") if start is not None else pd.NaT]
+    markers = 0
+    marker_local = False
+    parts: list[pd.DataFrame] = []
+    checked = False
+    for base, text in text_chunks(raw_blocks(stream), _counters.cut_at_marker):
+        if not checked:
+            _head_check(text, base, member)
+            checked = True
+        found = _counters.find_markers(text)
+        lines = _counters.marker_lines(text, found)
+        chunk_markers = _counters.markers_of([m.group(0) for m in found], member, base, lines)
+        marker_at = np.fromiter((m.start() for m in found), dtype="int64", count=len(found))
+        before = markers  # markers of the member before this chunk: times[0] is the time before any
+        for marker in chunk_markers:
+            times.append(marker.ts)
+            markers += 1
+            marker_local = marker.utc is None
+        matches = list(_ROW_M.finditer(text))
+        tcp_lines = text.count("\ntcp") + text.startswith("tcp")
+        if tcp_lines != len(matches):
+            _odd_rows(text, base, warnings)
+        if not matches:
             continue
-        if line.startswith("tcp"):
-            fields = line.split()
-            if len(fields) < 6 or ":" not in fields[3] or ":" not in fields[4]:
-                warnings.append(ParseWarning(no, "odd-line", f"not a netstat tcp row: {line[:80]!r}"))
-                continue
-            lhost, lport = _split_addr(fields[3])
-            fhost, fport = _split_addr(fields[4])
-            if not lport.isdigit() or not (fport.isdigit() or fport == "*"):
-                warnings.append(ParseWarning(no, "odd-line", f"unreadable address: {line[:80]!r}"))
-                continue
-            pending.append((no, fields[5], lhost, int(lport), fhost, int(fport) if fport.isdigit() else 0))
-            seen_tcp = True
-            continue
-        if line.startswith(_TITLES) or line.startswith(("udp", "unix", "raw")) or seen_tcp:
-            continue
-        raise ParseError(member, no, line, "not netstat output: expected its header or a tcp row")
-    if pending:
-        flush(current_ts)
-    frame = pd.DataFrame(
-        groups, columns=["ts", "line_no", "state", "server_port", "client", "direction", "sockets"]
+        pos = np.fromiter((m.start() for m in matches), dtype="int64", count=len(matches))
+        if text.isascii():
+            line_idx = np.searchsorted(np.flatnonzero(np.frombuffer(text.encode(), np.uint8) == 10), pos)
+        else:
+            line_idx = np.array([text.count("\n", 0, p) for p in pos], dtype="int64")
+        snap = before + np.searchsorted(marker_at, pos, side="right")
+        parts.append(_reduce(snap, base + line_idx, [m.groups() for m in matches], times))
+    _counters.forget()
+    groups = pd.concat(parts, ignore_index=True) if parts else pd.DataFrame(columns=["ts"])
+    frame = groups.reindex(
+        columns=["ts", "line_no", "state", "server_port", "client", "direction", "sockets"]
     )
     frame["ts"] = ts_column(list(frame["ts"]))
     frame = frame.astype({"line_no": "int64", "server_port": "int64", "sockets": "int64"})
     frame = frame.sort_values(["ts", "state", "server_port", "client"], kind="stable").reset_index(drop=True)
-    frame.insert(1, "ts_source", "marker" if snaps.snapshots else "inferred")
-    runs = max(snaps.snapshots, 1 if len(frame) else 0)
+    frame.insert(1, "ts_source", "marker" if markers else "inferred")
+    runs = max(markers, 1 if len(frame) else 0)
     return ParsedSource(
         format=FORMAT,
         member=member,
         frames={"netstat_conns": frame},
-        clock=snaps.clock,
+        clock=Clock.TS_MARKER if markers else Clock.INFERRED,
         warnings=warnings,
         meta={"variant": f"netstat -ant, {runs} snapshot{'s' if runs != 1 else ''}"},
-        ts_is_local=snaps.ts_is_local,
+        ts_is_local=marker_local if markers else start is not None,
     )
