@@ -44,9 +44,8 @@ from collections.abc import Iterable
 import numpy as np
 import pandas as pd
 
-from parsers import _counters
-from parsers._snapshots import ts_column
-from parsers.base import Clock, ClockHints, ParsedSource, ParseError, ParseWarning, raw_blocks, text_chunks
+from parsers._snapshots import ChunkedRows, ts_column
+from parsers.base import ClockHints, ParsedSource
 
 FORMAT = "netstat"
 
@@ -104,62 +103,19 @@ def _reduce(
     )
 
 
-def _head_check(text: str, base: int, member: str) -> None:
-    """The lines before the first tcp row must be markers, netstat's titles or blank (else this is
-    not netstat output): raises ``ParseError`` naming the first other line."""
-    for i, line in enumerate(text.split("\n")):
-        if line.startswith("tcp"):
-            return
-        if line.strip() and not line.startswith((*_TITLES, "TS ", "zzz ", "udp", "unix", "raw")):
-            raise ParseError(member, base + i, line, "not netstat output: expected its header or a tcp row")
-
-
-def _odd_rows(text: str, base: int, warnings: list[ParseWarning]) -> None:
-    """Warn for each ``tcp`` line of ``text`` that is not a full row (the slow path of a chunk)."""
-    for i, line in enumerate(text.split("\n")):
-        if line.startswith("tcp") and _ROW.match(line) is None:
-            warnings.append(ParseWarning(base + i, "odd-line", f"not a netstat tcp row: {line[:80]!r}"))
-
-
 def parse(stream: Iterable[str], *, member: str, clock: ClockHints) -> ParsedSource:
     """Read netstat snapshots into the ``netstat_conns`` frame; see the module docstring.
 
     Chunks of a few MB cut at markers; in each, the tcp rows are found by one regex pass and their
-    snapshot and line by NumPy (``_counters``), then counted per snapshot (``_reduce``)."""
-    warnings: list[ParseWarning] = []
-    start = clock.start_local
-    times: list[pd.Timestamp] = [pd.Timestamp(start).tz_localize("UTC") if start is not None else pd.NaT]
-    markers = 0
-    marker_local = False
-    parts: list[pd.DataFrame] = []
-    checked = False
-    for base, text in text_chunks(raw_blocks(stream), _counters.cut_at_marker):
-        if not checked:
-            _head_check(text, base, member)
-            checked = True
-        found = _counters.find_markers(text)
-        lines = _counters.marker_lines(text, found)
-        chunk_markers = _counters.markers_of([m.group(0) for m in found], member, base, lines)
-        marker_at = np.fromiter((m.start() for m in found), dtype="int64", count=len(found))
-        before = markers  # markers of the member before this chunk: times[0] is the time before any
-        for marker in chunk_markers:
-            times.append(marker.ts)
-            markers += 1
-            marker_local = marker.utc is None
-        matches = list(_ROW_M.finditer(text))
-        tcp_lines = text.count("\ntcp") + text.startswith("tcp")
-        if tcp_lines != len(matches):
-            _odd_rows(text, base, warnings)
-        if not matches:
-            continue
-        pos = np.fromiter((m.start() for m in matches), dtype="int64", count=len(matches))
-        if text.isascii():
-            line_idx = np.searchsorted(np.flatnonzero(np.frombuffer(text.encode(), np.uint8) == 10), pos)
-        else:
-            line_idx = np.array([text.count("\n", 0, p) for p in pos], dtype="int64")
-        snap = before + np.searchsorted(marker_at, pos, side="right")
-        parts.append(_reduce(snap, base + line_idx, [m.groups() for m in matches], times))
-    _counters.forget()
+    snapshot and line by NumPy (``parsers._snapshots.ChunkedRows``), then counted per snapshot
+    (``_reduce``)."""
+    chunks = ChunkedRows(
+        stream, clock, member=member, row=_ROW_M, what="netstat output: expected its header or a tcp row",
+        is_row=lambda line: line.startswith("tcp"), count_rows=lambda text: text.count("\ntcp") + text.startswith("tcp"),
+        head_ok=lambda line: line.startswith((*_TITLES, "udp", "unix", "raw")),
+    )  # fmt: skip
+    parts = [_reduce(m.snap, m.line_no, m.groups, chunks.times) for m in chunks]
+    warnings, markers = chunks.warnings, chunks.markers
     groups = pd.concat(parts, ignore_index=True) if parts else pd.DataFrame(columns=["ts"])
     frame = groups.reindex(
         columns=["ts", "line_no", "state", "server_port", "client", "direction", "sockets"]
@@ -173,8 +129,8 @@ def parse(stream: Iterable[str], *, member: str, clock: ClockHints) -> ParsedSou
         format=FORMAT,
         member=member,
         frames={"netstat_conns": frame},
-        clock=Clock.TS_MARKER if markers else Clock.INFERRED,
+        clock=chunks.clock,
         warnings=warnings,
         meta={"variant": f"netstat -ant, {runs} snapshot{'s' if runs != 1 else ''}"},
-        ts_is_local=marker_local if markers else start is not None,
+        ts_is_local=chunks.ts_is_local,
     )

@@ -30,12 +30,14 @@ Source: slabinfo(5); kernel mm/slab_common.c (``print_slabinfo_header``).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 
+import numpy as np
 import pandas as pd
 
-from parsers._snapshots import Snapshots, ts_column
-from parsers.base import ClockHints, ParsedSource, ParseError, ParseWarning
+from parsers._snapshots import TS_DTYPE, ChunkedRows, ts_column
+from parsers.base import ClockHints, ParsedSource
 
 FORMAT = "slabinfo"
 
@@ -48,45 +50,70 @@ def sniff(head: list[str]) -> bool:
     return any(line.startswith("slabinfo - version:") for line in head)
 
 
+#: A slab cache row: name, active objects, objects, object size, pages per slab, then the slab count.
+_ROW = re.compile(
+    r"^(?!slabinfo |# )(\S+)[ \t]+(\d+)[ \t]+(\d+)[ \t]+(\d+)[ \t]+\d+[ \t]+(\d+)[ \t]*:[ \t]*tunables[^:\n]*:"
+    r"[ \t]*slabdata[ \t]+\d+[ \t]+(\d+)",
+    re.M,
+)
+
+
+def _is_row(line: str) -> bool:
+    """A line that should be a cache row (the ``# name`` header has ``: slabdata`` too)."""
+    return ": slabdata" in line and not line.startswith("#")
+
+
+def _count_rows(text: str) -> int:
+    headers = text.count("\n# name") + text.startswith("# name")
+    return text.count(": slabdata") - headers
+
+
 def parse(stream: Iterable[str], *, member: str, clock: ClockHints) -> ParsedSource:
-    """Read slabinfo snapshots into the ``slabinfo`` frame; see the module docstring."""
-    warnings: list[ParseWarning] = []
-    snaps = Snapshots(stream, clock)
-    rows: list[tuple[object, ...]] = []
-    started = False
-    for no, ts, line in snaps:
-        if not line.strip() or line.startswith("#"):
-            continue
-        if line.startswith("slabinfo - version:"):
-            started = True
-            continue
-        if not started:
-            raise ParseError(member, no, line, "not /proc/slabinfo: expected 'slabinfo - version: 2.1'")
-        head, _, rest = line.partition(": tunables")
-        fields = head.split()
-        slabdata = rest.partition(": slabdata")[2].split()
-        try:
-            active, num, size, _, pages = (int(x) for x in fields[1:6])
-            slabs = int(slabdata[1])
-        except (ValueError, IndexError):
-            warnings.append(ParseWarning(no, "odd-line", f"not a slabinfo row: {line[:80]!r}"))
-            continue
-        rows.append((ts, no, fields[0], active, num, size, slabs * pages * PAGE_KIB))
-    frame = pd.DataFrame(
-        rows, columns=["ts", "line_no", "cache", "active_objs", "num_objs", "objsize_b", "size_kib"]
-    )
-    frame["ts"] = ts_column(list(frame["ts"]))
-    frame = frame.astype({"line_no": "int64", "cache": "category", "active_objs": "int64",
-                          "num_objs": "int64", "objsize_b": "int64", "size_kib": "float64"})  # fmt: skip
-    frame.insert(1, "ts_source", "marker" if snaps.snapshots else "inferred")
+    """Read slabinfo snapshots into the ``slabinfo`` frame; see the module docstring.
+
+    One regex pass per chunk of snapshots (``parsers._snapshots.ChunkedRows``), typed by NumPy."""
+    chunks = ChunkedRows(
+        stream, clock, member=member, row=_ROW, is_row=_is_row, count_rows=_count_rows,
+        head_ok=lambda line: line.startswith(("slabinfo - version:", "# name")),
+        what="/proc/slabinfo: expected 'slabinfo - version: 2.1'",
+    )  # fmt: skip
+    parts = []
+    for m in chunks:
+        name, active, num, size, pages, slabs = zip(*m.groups, strict=True)
+        parts.append(
+            pd.DataFrame(
+                {
+                    "snap": m.snap,
+                    "line_no": m.line_no,
+                    "cache": pd.Categorical(name),
+                    "active_objs": np.asarray(active, dtype="int64"),
+                    "num_objs": np.asarray(num, dtype="int64"),
+                    "objsize_b": np.asarray(size, dtype="int64"),
+                    "size_kib": np.asarray(slabs, dtype="float64")
+                    * np.asarray(pages, dtype="float64")
+                    * PAGE_KIB,
+                }
+            )
+        )
+    if parts:
+        frame = pd.concat(parts, ignore_index=True)
+        frame["cache"] = frame["cache"].astype("category")
+        times = pd.Series(chunks.times, dtype=TS_DTYPE)
+        frame.insert(0, "ts", times.iloc[frame.pop("snap").to_numpy()].reset_index(drop=True))
+    else:
+        frame = pd.DataFrame({"ts": ts_column([]), "line_no": pd.Series([], dtype="int64"),
+                              "cache": pd.Categorical([]), "active_objs": pd.Series([], dtype="int64"),
+                              "num_objs": pd.Series([], dtype="int64"), "objsize_b": pd.Series([], dtype="int64"),
+                              "size_kib": pd.Series([], dtype="float64")})  # fmt: skip
+    frame.insert(1, "ts_source", "marker" if chunks.markers else "inferred")
     return ParsedSource(
         format=FORMAT,
         member=member,
         frames={"slabinfo": frame},
-        clock=snaps.clock,
-        warnings=warnings,
+        clock=chunks.clock,
+        warnings=chunks.warnings,
         meta={
-            "variant": f"/proc/slabinfo, {max(snaps.snapshots, 1)} snapshots, {frame['cache'].nunique()} caches"
+            "variant": f"/proc/slabinfo, {max(chunks.markers, 1)} snapshots, {frame['cache'].nunique()} caches"
         },
-        ts_is_local=snaps.ts_is_local,
+        ts_is_local=chunks.ts_is_local,
     )

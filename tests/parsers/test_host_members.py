@@ -236,3 +236,17 @@ def test_output_counts_the_collectors_errors(fixtures: Path) -> None:
 def test_trigger_message_is_in_the_variant_shown_with_the_source(fixtures: Path) -> None:
     src = _parse(ptstalk_trigger, member(fixtures, "trigger"))
     assert src.meta["variant"] == "pt-stalk -trigger: Not stalking; collect triggered immediately"
+
+
+def test_a_short_slabinfo_row_warns_with_its_line_number() -> None:
+    src = _parse(slabinfo, ["slabinfo - version: 2.1", "# name <active_objs> : tunables : slabdata <x>",
+                            "dentry 1 2 192 21 1 : tunables 0 0 0 : slabdata 3 3 0",
+                            "inode_cache 1 2 : slabdata 3 3 0"])  # fmt: skip
+    assert [(w.line_no, w.code) for w in src.warnings] == [(4, "odd-line")] and len(src.main) == 1
+
+
+def test_a_short_netstat_row_warns_with_its_line_number() -> None:
+    src = _parse(
+        netstat, ["Proto Recv-Q Send-Q Local Address Foreign Address State", "tcp 0 0 10.0.0.5:3306"]
+    )
+    assert [(w.line_no, w.code) for w in src.warnings] == [(2, "odd-line")]
