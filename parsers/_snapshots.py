@@ -171,3 +171,19 @@ class ChunkedRows:
 
 #: Lines before the first row that are checked to be this format's titles (``ChunkedRows``).
 HEAD_CHECK_LINES = 50
+
+
+#: The name of the empty first frame of a source none of whose rows has a time (``source_frames``).
+UNTIMED = "untimed"
+
+
+def source_frames(name: str, frame: pd.DataFrame) -> dict[str, pd.DataFrame]:
+    """``{name: frame}`` for ``ParsedSource.frames``; behind an empty first frame (``UNTIMED``) when
+    rows exist and none has a time (a loose file without markers nor a capture start): the source's
+    main frame then has no samples, start or end (NaT is no time), and ``frame`` is still read."""
+    if len(frame) and frame["ts"].isna().all():
+        return {
+            UNTIMED: pd.DataFrame({"ts": ts_column([]), "line_no": pd.Series([], dtype="int64")}),
+            name: frame,
+        }
+    return {name: frame}

@@ -30,7 +30,7 @@ Source: df(1), GNU coreutils 9.1; POSIX ``df -P`` output format.
 
 >>> src = parse(["Filesystem 1024-blocks Used Available Capacity Mounted on",
 ...              "tmpfs 131072 124524 6548 96% /var/lib/mysql"], member="d", clock=ClockHints())
->>> src.main[["mount", "use_pct", "avail_kib"]].values.tolist()
+>>> src.frames["df"][["mount", "use_pct", "avail_kib"]].values.tolist()
 [['/var/lib/mysql', 96.0, 6548.0]]
 """
 
@@ -42,7 +42,7 @@ from collections.abc import Iterable
 import numpy as np
 import pandas as pd
 
-from parsers._snapshots import Snapshots, ts_column
+from parsers._snapshots import Snapshots, source_frames, ts_column
 from parsers.base import ClockHints, ParsedSource, ParseError, ParseWarning
 
 FORMAT = "df"
@@ -139,7 +139,7 @@ def parse(stream: Iterable[str], *, member: str, clock: ClockHints) -> ParsedSou
     return ParsedSource(
         format=FORMAT,
         member=member,
-        frames={"df": frame},
+        frames=source_frames("df", frame),
         clock=snaps.clock,
         warnings=warnings,
         meta={"variant": f"df, {runs} run{'s' if runs != 1 else ''}, {frame['mount'].nunique()} mounts"},

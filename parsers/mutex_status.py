@@ -14,7 +14,7 @@ Sample input (pt-stalk 3.7.1 ``-mutex-status1``, Percona Server 8.0.42)::
     InnoDB	sum rwlock: buf0buf.cc:877	waits=2296
 
 Output:
-    frame ``innodb_mutex`` (one row per latch line): ``ts`` datetime64[ns, UTC] (``ts_source``),
+    frame ``innodb_mutex`` (one row per latch line): ``ts`` datetime64[ns, UTC] (the marker's, else NaT; ``ts_source``),
     ``line_no`` int64, ``type`` str (``InnoDB``), ``name`` str (``rwlock: dict0dict.cc:2570``),
     ``waits`` int64 (``waits`` or ``os_waits``: OS waits since startup). ``meta["top"]``: the latches
     (file:line) with the most waits, summed over their lines.
@@ -26,7 +26,7 @@ Errors: ``ParseError`` (member, line) when the first meaningful line is not the 
 Source: MySQL 8.4 Reference Manual, SHOW ENGINE (``SHOW ENGINE INNODB MUTEX``); pt-stalk ``collect()``.
 
 >>> src = parse(["Type\\tName\\tStatus", "InnoDB\\trwlock: btr0sea.cc:211\\twaits=5"], member="m", clock=ClockHints())
->>> src.main[["name", "waits"]].values.tolist()
+>>> src.frames["innodb_mutex"][["name", "waits"]].values.tolist()
 [['rwlock: btr0sea.cc:211', 5]]
 """
 
@@ -37,7 +37,7 @@ from collections.abc import Iterable
 
 import pandas as pd
 
-from parsers._snapshots import Snapshots, ts_column
+from parsers._snapshots import Snapshots, source_frames, ts_column
 from parsers.base import ClockHints, ParsedSource, ParseError, ParseWarning
 
 FORMAT = "mutex-status"
@@ -55,7 +55,9 @@ def sniff(head: list[str]) -> bool:
 def parse(stream: Iterable[str], *, member: str, clock: ClockHints) -> ParsedSource:
     """Read SHOW ENGINE INNODB MUTEX into the ``innodb_mutex`` frame; see the module docstring."""
     warnings: list[ParseWarning] = []
-    snaps = Snapshots(stream, clock)
+    # pt-stalk runs it at the start and at the end of a collection (``-opentables1``/``2``), both
+    # named with the start: without a marker the listing's time is unknown (NaT), not the start's.
+    snaps = Snapshots(stream, ClockHints())
     rows: list[tuple[object, ...]] = []
     header = False
     for no, ts, line in snaps:
@@ -81,7 +83,7 @@ def parse(stream: Iterable[str], *, member: str, clock: ClockHints) -> ParsedSou
     return ParsedSource(
         format=FORMAT,
         member=member,
-        frames={"innodb_mutex": frame},
+        frames=source_frames("innodb_mutex", frame),
         clock=snaps.clock,
         warnings=warnings,
         meta={

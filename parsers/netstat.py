@@ -32,7 +32,7 @@ Source: netstat(8), net-tools 2.10.
 >>> src = parse(["Proto Recv-Q Send-Q Local Address Foreign Address State",
 ...   "tcp 0 0 0.0.0.0:3306 0.0.0.0:* LISTEN", "tcp 0 0 10.0.0.5:3306 10.0.0.7:51000 ESTABLISHED",
 ...   "tcp 0 0 10.0.0.5:3306 10.0.0.7:51002 ESTABLISHED"], member="n", clock=ClockHints())
->>> src.main[["state", "server_port", "client", "sockets"]].values.tolist()
+>>> src.frames["netstat_conns"][["state", "server_port", "client", "sockets"]].values.tolist()
 [['ESTABLISHED', 3306, '10.0.0.7', 2], ['LISTEN', 3306, '', 1]]
 """
 
@@ -44,7 +44,7 @@ from collections.abc import Iterable
 import numpy as np
 import pandas as pd
 
-from parsers._snapshots import ChunkedRows, ts_column
+from parsers._snapshots import ChunkedRows, source_frames, ts_column
 from parsers.base import ClockHints, ParsedSource
 
 FORMAT = "netstat"
@@ -128,7 +128,7 @@ def parse(stream: Iterable[str], *, member: str, clock: ClockHints) -> ParsedSou
     return ParsedSource(
         format=FORMAT,
         member=member,
-        frames={"netstat_conns": frame},
+        frames=source_frames("netstat_conns", frame),
         clock=chunks.clock,
         warnings=warnings,
         meta={"variant": f"netstat -ant, {runs} snapshot{'s' if runs != 1 else ''}"},

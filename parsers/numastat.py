@@ -31,7 +31,7 @@ Source: numastat(8), numactl 2.0; kernel Documentation/admin-guide/numastat.rst.
 
 >>> src = parse(["TS 1000000000", "node0", "numa_miss 5", "TS 1000000002", "node0", "numa_miss 25"],
 ...             member="n", clock=ClockHints())
->>> src.main[["node", "field", "per_s"]].values.tolist()[-1]
+>>> src.frames["numastat"][["node", "field", "per_s"]].values.tolist()[-1]
 [0, 'numa_miss', 10.0]
 """
 
@@ -43,7 +43,7 @@ from collections.abc import Iterable
 import numpy as np
 import pandas as pd
 
-from parsers._snapshots import Snapshots, ts_column
+from parsers._snapshots import Snapshots, source_frames, ts_column
 from parsers.base import ClockHints, ParsedSource, ParseError, ParseWarning
 
 FORMAT = "numastat"
@@ -105,7 +105,7 @@ def parse(stream: Iterable[str], *, member: str, clock: ClockHints) -> ParsedSou
     return ParsedSource(
         format=FORMAT,
         member=member,
-        frames={"numastat": frame},
+        frames=source_frames("numastat", frame),
         clock=snaps.clock,
         warnings=warnings,
         meta={"variant": f"numastat, {frame['node'].nunique()} nodes, {max(snaps.snapshots, 1)} snapshots"},

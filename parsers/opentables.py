@@ -12,8 +12,8 @@ Sample input (pt-stalk 3.2.1 ``-opentables1``, MariaDB 10.11.19)::
     app	t	1	0
 
 Output:
-    frame ``open_tables`` (one row per table of a listing): ``ts`` datetime64[ns, UTC] (the marker's,
-    else the capture start, else NaT; ``ts_source``), ``line_no`` int64, ``database`` str, ``table`` str,
+    frame ``open_tables`` (one row per table of a listing): ``ts`` datetime64[ns, UTC] (the marker's, else NaT: pt-stalk's
+    two listings carry no time of their own; ``ts_source``), ``line_no`` int64, ``database`` str, ``table`` str,
     ``in_use`` int64 (table locks or lock requests on it), ``name_locked`` int64 (0 or 1).
     ``meta["tables"]``, ``meta["in_use"]``: open tables of the last listing, and those in use.
 
@@ -24,7 +24,7 @@ Errors: ``ParseError`` (member, line) when the first meaningful line is not the 
 Source: MySQL 8.4 Reference Manual, SHOW OPEN TABLES; pt-stalk ``open_tables()``.
 
 >>> src = parse(["Database\\tTable\\tIn_use\\tName_locked", "app\\tt\\t2\\t0"], member="o", clock=ClockHints())
->>> src.main[["database", "table", "in_use"]].values.tolist()
+>>> src.frames["open_tables"][["database", "table", "in_use"]].values.tolist()
 [['app', 't', 2]]
 """
 
@@ -35,7 +35,7 @@ from collections.abc import Iterable
 
 import pandas as pd
 
-from parsers._snapshots import Snapshots, ts_column
+from parsers._snapshots import Snapshots, source_frames, ts_column
 from parsers.base import ClockHints, ParsedSource, ParseError, ParseWarning
 
 FORMAT = "opentables"
@@ -51,7 +51,9 @@ def sniff(head: list[str]) -> bool:
 def parse(stream: Iterable[str], *, member: str, clock: ClockHints) -> ParsedSource:
     """Read SHOW OPEN TABLES into the ``open_tables`` frame; see the module docstring."""
     warnings: list[ParseWarning] = []
-    snaps = Snapshots(stream, clock)
+    # pt-stalk runs it at the start and at the end of a collection (``-opentables1``/``2``), both
+    # named with the start: without a marker the listing's time is unknown (NaT), not the start's.
+    snaps = Snapshots(stream, ClockHints())
     rows: list[tuple[object, ...]] = []
     header = False
     for no, ts, line in snaps:
@@ -78,7 +80,7 @@ def parse(stream: Iterable[str], *, member: str, clock: ClockHints) -> ParsedSou
     return ParsedSource(
         format=FORMAT,
         member=member,
-        frames={"open_tables": frame},
+        frames=source_frames("open_tables", frame),
         clock=snaps.clock,
         warnings=warnings,
         meta={

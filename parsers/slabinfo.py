@@ -24,7 +24,7 @@ Source: slabinfo(5); kernel mm/slab_common.c (``print_slabinfo_header``).
 
 >>> src = parse(["slabinfo - version: 2.1",
 ...   "dentry 189588 190323 192 21 1 : tunables 0 0 0 : slabdata 9063 9063 0"], member="s", clock=ClockHints())
->>> src.main[["cache", "num_objs", "size_kib"]].values.tolist()
+>>> src.frames["slabinfo"][["cache", "num_objs", "size_kib"]].values.tolist()
 [['dentry', 190323, 36252.0]]
 """
 
@@ -36,7 +36,7 @@ from collections.abc import Iterable
 import numpy as np
 import pandas as pd
 
-from parsers._snapshots import TS_DTYPE, ChunkedRows, ts_column
+from parsers._snapshots import TS_DTYPE, ChunkedRows, source_frames, ts_column
 from parsers.base import ClockHints, ParsedSource
 
 FORMAT = "slabinfo"
@@ -109,7 +109,7 @@ def parse(stream: Iterable[str], *, member: str, clock: ClockHints) -> ParsedSou
     return ParsedSource(
         format=FORMAT,
         member=member,
-        frames={"slabinfo": frame},
+        frames=source_frames("slabinfo", frame),
         clock=chunks.clock,
         warnings=chunks.warnings,
         meta={

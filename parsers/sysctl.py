@@ -25,7 +25,7 @@ Errors: ``ParseError`` (member, line) when the first meaningful line is not ``na
 Source: sysctl(8), procps-ng; kernel Documentation/admin-guide/sysctl/vm.rst and net.rst.
 
 >>> src = parse(["vm.swappiness = 60", "net.ipv4.tcp_rmem = 4096\\t131072\\t6291456"], member="s", clock=ClockHints())
->>> src.main[["name", "value"]].values.tolist()
+>>> src.frames["sysctl"][["name", "value"]].values.tolist()
 [['vm.swappiness', '60'], ['net.ipv4.tcp_rmem', '4096 131072 6291456']]
 """
 
@@ -36,7 +36,7 @@ from collections.abc import Iterable
 
 import pandas as pd
 
-from parsers._snapshots import Snapshots, ts_column
+from parsers._snapshots import Snapshots, source_frames, ts_column
 from parsers.base import ClockHints, ParsedSource, ParseError, ParseWarning
 
 FORMAT = "sysctl"
@@ -87,7 +87,7 @@ def parse(stream: Iterable[str], *, member: str, clock: ClockHints) -> ParsedSou
     return ParsedSource(
         format=FORMAT,
         member=member,
-        frames={"sysctl": frame},
+        frames=source_frames("sysctl", frame),
         clock=snaps.clock,
         warnings=warnings,
         meta={

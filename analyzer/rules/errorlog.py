@@ -12,6 +12,7 @@ import pandas as pd
 
 from analyzer.engine import rule
 from analyzer.findings import Evidence, Finding, Severity, Window
+from analyzer.rules.host import capture_window
 from analyzer.texts import RuleTexts
 from analyzer.timeline import Timeline
 
@@ -63,21 +64,11 @@ TEXTS = RuleTexts(
 )
 
 
-def _capture_window(tl: Timeline) -> tuple[pd.Timestamp, pd.Timestamp] | None:
-    spans = [
-        (f["ts"].min(), f["ts"].max())
-        for n, f in tl.frames.items()
-        if n != "mysqld_errors" and len(f) and "ts" in f
-    ]
-    spans = [(a, b) for a, b in spans if pd.notna(a)]
-    return (min(a for a, _ in spans), max(b for _, b in spans)) if spans else None
-
-
 @rule(key="mysqld-errors", requires=("mysqld_errors",))
 def mysqld_errors(tl: Timeline) -> Finding | None:
     """Problem events (PROBLEM_KINDS) in the capture or up to JUST_BEFORE before it."""
     ev = tl.frame("mysqld_errors").sort_values("ts", kind="stable")
-    window = _capture_window(tl)
+    window = capture_window(tl, exclude=("mysqld_errors",))
     if window is not None:
         ev = ev[(ev["ts"] >= window[0] - JUST_BEFORE) & (ev["ts"] <= window[1] + pd.Timedelta(seconds=60))]
     problems = ev[ev["kind"].isin(PROBLEM_KINDS)]

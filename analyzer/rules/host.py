@@ -62,6 +62,31 @@ FS_TEXTS = RuleTexts(
 )
 
 
+def capture_window(
+    tl: Timeline, *, exclude: tuple[str, ...] = ()
+) -> tuple[pd.Timestamp, pd.Timestamp] | None:
+    """First and last time of the timeline's timed rows (frames in ``exclude`` left out; NaT, the
+    time of a member read without any, ignored), or None."""
+    spans = [
+        (f["ts"].min(), f["ts"].max())
+        for n, f in tl.frames.items()
+        if n not in exclude and len(f) and "ts" in f
+    ]
+    spans = [(a, b) for a, b in spans if pd.notna(a)]
+    return (min(a for a, _ in spans), max(b for _, b in spans)) if spans else None
+
+
+def windows_of(tl: Timeline, rows: pd.DataFrame) -> list[Window]:
+    """The window of ``rows`` (``span``); for rows without a time (a loose ``sysctl -a``), the
+    capture's window: a setting or a state read once holds for the whole capture. Empty when nothing
+    in the bundle has a time."""
+    timed = rows[rows["ts"].notna()] if len(rows) else rows
+    if len(timed):
+        return span(timed)
+    window = capture_window(tl)
+    return [Window(*window)] if window is not None else []
+
+
 def _human_kib(kib: float) -> str:
     for unit, size in (("TiB", 1024.0**3), ("GiB", 1024.0**2), ("MiB", 1024.0)):
         if kib >= size:
@@ -148,7 +173,7 @@ def filesystem_full(tl: Timeline) -> Finding | None:
     finding = FS_TEXTS.finding(
         "filesystem-full",
         severity,
-        span(hot),
+        windows_of(tl, hot),
         evidence,
         mount=mount,
         filesystem=last["filesystem"],
@@ -246,7 +271,7 @@ def kernel_settings(tl: Timeline) -> Finding | None:
     finding = SYSCTL_TEXTS.finding(
         "kernel-settings",
         severity,
-        span(rows),
+        windows_of(tl, rows),
         evidence,
         first_name=name,
         first_value=val,
@@ -355,11 +380,11 @@ def _storm(tl, mine, state, at, client, n, peak, what, words, meaning, port) -> 
         cite(tl, f"sockets {words} to port {port} (peak)", peak, "", f"netstat_conns.{state}", rows),
         cite(tl, f"of them from {client}", n, "", f"netstat_conns.{state}", rows[rows["client"] == client]),
     ]
-    held = mine[mine["state"] == state]
+    in_state = mine[mine["state"] == state]
     finding = CONN_TEXTS.finding(
         "client-connection-storm",
         Severity.WARNING,
-        span(held),
+        windows_of(tl, in_state),
         evidence,
         client=client,
         what=what,
@@ -423,7 +448,7 @@ def numa_imbalance(tl: Timeline) -> Finding | None:
     finding = NUMA_TEXTS.finding(
         "numa-imbalance",
         Severity.WARNING,
-        span(rows),
+        windows_of(tl, rows),
         evidence,
         miss_per_s=miss,
         share=100 * share,

@@ -66,3 +66,32 @@ def test_the_trigger_and_the_collectors_errors_are_shown_with_the_sources(
     assert variants["pt-stalk-trigger"] == "pt-stalk -trigger: Not stalking; collect triggered immediately"
     page = engineer_client.get(f"/cases/{report['case']}/").content.decode()
     assert "Not stalking; collect triggered immediately" in page and "collector error line(s)" in page
+
+
+def test_members_without_any_time_are_read_as_context(tmp_path: Path) -> None:
+    import tarfile
+
+    with tarfile.open(BUNDLE) as tar:
+        prefix = "ptstalk-mariadb-fullfs-crash/2026_11_27_16_10_00-"
+        members = (
+            ("sysctl", "sysctl.txt"),
+            ("opentables1", "open-tables.txt"),
+            ("df", "df.txt"),
+            ("log_error", "mysqld.err"),
+        )
+        for suffix, name in members:
+            text = tar.extractfile(prefix + suffix).read().decode()
+            lines = [ln for ln in text.splitlines() if not ln.startswith("TS ")]  # loose files, no markers
+            (tmp_path / name).write_text("\n".join(lines) + "\n")
+    bundle = tmp_path / "loose.tar.gz"
+    with tarfile.open(bundle, "w:gz") as tar:
+        for _, name in members:
+            tar.add(tmp_path / name, arcname=f"notes/{name}")
+    out = StringIO()
+    call_command("analyze", str(bundle), "--json", "--sync", stdout=out)
+    report = json.loads(out.getvalue())
+    assert report["not_used"] == []
+    assert {s["format"] for s in report["sources"]} == {"sysctl", "opentables", "df", "mysqld-error-log"}
+    by_key = {f["key"]: f for f in report["findings"]}
+    assert {"filesystem-full", "kernel-settings", "mysqld-errors"} <= set(by_key)  # no back_log: swappiness
+    assert by_key["kernel-settings"]["windows"] == by_key["filesystem-full"]["windows"]  # the capture's
