@@ -32,6 +32,8 @@ RULE_FAMILIES = (
     "kernel",
     "replication",
     "counters",
+    "host",
+    "errorlog",
 )
 
 

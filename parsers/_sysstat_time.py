@@ -30,7 +30,9 @@ HOST_PREFIX_RE = re.compile(r"^(?P<host>[A-Za-z0-9][\w.-]*): (?P<rest>.*)$")
 DATE_SLASH = re.compile(r"^(\d{1,2})/(\d{1,2})/(\d{2}|\d{4})$")
 DATE_DOT = re.compile(r"^(\d{1,2})\.(\d{1,2})\.(\d{2}|\d{4})$")
 DATE_ISO = re.compile(r"^(\d{4})[-/](\d{1,2})[-/](\d{1,2})$")
-_TOD = re.compile(r"^(\d{1,2}):(\d{2}):(\d{2})(?:\s*([AaPp][Mm]))?$")
+#: A time of day: 24 h, or 12 h with AM/PM, then the zone abbreviation some locales' ``%X`` adds (en_IN:
+#: ``12:38:33 PM IST``); the zone is not used (IST is India, Ireland or Israel): the time stays local.
+_TOD = re.compile(r"^(\d{1,2}):(\d{2}):(\d{2})(?:\s*([AaPp][Mm]))?(?:\s+[A-Z]{2,5})?$")
 EPOCH_RE = re.compile(r"^\d{9,11}$")
 
 #: Two-digit years (``02/29/12``, sysstat 7): sysstat has existed since 1999, so 70-99 is 19xx.
@@ -163,6 +165,8 @@ def tod_seconds(raw: str) -> int | None:
 
     >>> tod_seconds("12:05:00 AM"), tod_seconds("12:05:00 PM"), tod_seconds("03:14:20 PM")
     (300, 43500, 54860)
+    >>> tod_seconds("12:38:33 PM IST")
+    45513
     """
     m = _TOD.match(raw.strip())
     if not m:

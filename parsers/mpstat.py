@@ -121,6 +121,11 @@ SOFTIRQ_NAMES = frozenset(
 _INTR = "intr/s"
 
 
+#: Tokens of a row's time of day before the CPU column: 1 (``16:51:43``, epoch), 2 (``03:14:20 PM``),
+#: 3 in locales whose ``%X`` prints the zone (en_IN: ``12:38:33 PM IST``).
+MAX_LEAD = 3
+
+
 def sniff(head: list[str]) -> bool:
     """True when ``head`` has an mpstat header: ``CPU`` (or ``NODE``) followed by ``%usr``/``%user``/
     ``%idle`` or ``intr/s`` or per-IRQ ``N/s`` columns (after optional markers, banner, pdsh prefix).
@@ -138,7 +143,7 @@ def sniff(head: list[str]) -> bool:
         if "CPU" not in s and "NODE" not in s:
             continue
         toks = s.split()
-        for i, t in enumerate(toks[:3]):
+        for i, t in enumerate(toks[: MAX_LEAD + 1]):
             if t in ("CPU", "NODE") and i + 1 < len(toks):
                 if (
                     i
@@ -158,7 +163,7 @@ def sniff(head: list[str]) -> bool:
 def _header(s: str) -> tuple[int, str, list[str]] | None:
     """(lead, time text, columns) for an mpstat header line, or None."""
     toks = s.split()
-    for i in range(min(3, len(toks))):
+    for i in range(min(MAX_LEAD + 1, len(toks))):
         if toks[i] in ("CPU", "NODE"):
             return i, " ".join(toks[:i]), toks[i:]
     return None

@@ -22,6 +22,14 @@ PASTED_MAX_BYTES = 1 << 20
 #: Prose: words of letters (with the punctuation of a sentence), no number token, no column marks.
 _WORD = re.compile(r"^[^\W\d_]{2,}[,.:;!?)]*$")
 _PROSE_MIN_WORDS = 2
+#: A word of a sentence that may hold a number or a command (``Here's``, ``on-call``, ``10``): letters
+#: with inner apostrophes or hyphens, and the sentence's punctuation.
+_LOOSE_WORD = re.compile(r"^[(\"'\u2018\u201c]?[^\W\d_]+(?:['\u2019-][^\W\d_]+)*[,.:;!?)\"'\u2019\u201d]*$")
+#: A sentence that mentions numbers or a command: at least this many tokens, this share of them words.
+_SENTENCE_MIN_TOKENS = 5
+_SENTENCE_WORD_SHARE = 0.7
+#: Markdown code fences around a pasted capture (```` ``` ````, ``~~~``, with a language name).
+_FENCE = re.compile(r"^\s*(?:```|~~~)")
 
 ERRORS = "casebook-cp1252"
 
@@ -62,30 +70,54 @@ def _is_prose(line: str) -> bool:
     least one word ending in sentence punctuation or two words, all of letters; never a line with a
     number, ``%``, ``/`` or ``-`` (tool headers: ``Device r/s``, ``procs ---memory---``)."""
     tokens = [t for t in line.replace("(", " ").replace(")", " ").split() if t.strip(",.:;!?")]
-    if not tokens or any(ch in line for ch in "%/-=|*0123456789"):
+    if not tokens:
+        return False
+    if _is_sentence(line):
+        return True
+    if any(ch in line for ch in "%/-=|*0123456789"):
         return False
     if not all(_WORD.match(t) for t in tokens):
         return False
     return len(tokens) >= _PROSE_MIN_WORDS or tokens[-1][-1] in ",.:;!?" or tokens[0].istitle()
 
 
+def _is_sentence(line: str) -> bool:
+    """A sentence that mentions numbers or a command (``We saw it again, it lasted 10 minutes.``,
+    ``Here's what mpstat -P ALL 5 showed:``, ``- collect pt-stalk next time``): at least
+    ``_SENTENCE_MIN_TOKENS`` tokens, ``_SENTENCE_WORD_SHARE`` of them words, no column marks (``%``,
+    ``|``, ``=``, tabs) and never two numbers in a row (a row of a table)."""
+    if any(ch in line for ch in "%|=\t"):
+        return False
+    tokens = line.split()
+    if len(tokens) < _SENTENCE_MIN_TOKENS:
+        return False
+    numeric = [any(c.isdigit() for c in t) for t in tokens]
+    if any(a and b for a, b in zip(numeric, numeric[1:], strict=False)):
+        return False
+    words = sum(bool(_LOOSE_WORD.match(t)) for t in tokens)
+    return words >= _SENTENCE_WORD_SHARE * len(tokens)
+
+
 def strip_note(text: str) -> tuple[str, list[int]]:
-    """``text`` with the note around a pasted capture blanked: ``#`` lines anywhere, and prose or
-    blank lines before the first and after the last line that is neither; returns the new text (same
+    """``text`` with the note around a pasted capture blanked: ``#`` lines and Markdown code fences
+    anywhere, and prose or blank lines before the first and after the last line that is neither; returns the new text (same
     number of lines) and the 1-based numbers of the lines blanked that had text.
 
     >>> strip_note("Hi team,\\nhere it is:\\n r b swpd\\n 1 0 0\\n# end\\nThanks, Bob.\\n")
     ('\\n\\n r b swpd\\n 1 0 0\\n\\n\\n', [1, 2, 5, 6])
     """
     lines = text.split("\n")
-    note = [ln.lstrip().startswith("#") or not ln.strip() or _is_prose(ln) for ln in lines]
+    note = [
+        ln.lstrip().startswith("#") or not ln.strip() or bool(_FENCE.match(ln)) or _is_prose(ln)
+        for ln in lines
+    ]
     capture = [i for i, is_note in enumerate(note) if not is_note]
     if not capture:
         return text, []
     first, last = capture[0], capture[-1]
     skipped = []
     for i, line in enumerate(lines):
-        if line.strip() and (i < first or i > last or line.lstrip().startswith("#")):
+        if line.strip() and (i < first or i > last or line.lstrip().startswith("#") or _FENCE.match(line)):
             lines[i] = ""
             skipped.append(i + 1)
     return "\n".join(lines), skipped

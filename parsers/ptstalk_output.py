@@ -23,6 +23,9 @@ Output:
     ``meta["loop_starts_utc"]``: ISO UTC times from the ``TS`` epochs; ``meta["utc_offset_s"]``: the
     server's UTC offset (seconds, local = UTC + offset) from the first ``TS`` part that has both.
     ``clock``: ``ts-marker`` when a ``TS`` part was read, else ``inferred``.
+    ``meta["errors"]``: how many lines the collectors printed as errors (``ERROR 1146 ...``, ``...:
+    command not found``, ``Can't connect ...``, pt-stalk's own ``Too many open tables``);
+    ``meta["first_errors"]``: the first ``FIRST_ERRORS`` of them (``line N: text``); both in ``variant``.
 
 Warnings:
     ``odd-line``: a ``Loop start``/``Loop end`` line whose time cannot be read.
@@ -50,6 +53,12 @@ FORMAT = "pt-stalk-output"
 #: pt-stalk's ``ts()``: ``date +%F-%T | tr ':-' '_'`` then the message.
 _LOG = re.compile(r"^(?P<prefix>\d{4}_\d{2}_\d{2}_\d{2}_\d{2}_\d{2}) (?P<msg>.*)$")
 _LOOP = re.compile(r"^Loop (?P<what>start|end):?\s*(?P<ts>TS .*)?$")
+#: What a collector printed on stderr when it failed (mysql/mysqladmin client errors, a missing tool).
+_ERROR = re.compile(
+    r"^ERROR \d+|command not found|Can't connect|unable to |Too many open tables|error:", re.I
+)
+#: Error lines quoted in ``meta`` (the case page shows them with the source).
+FIRST_ERRORS = 3
 #: Messages pt-stalk's collect() logs early in every run; one of them in the head makes the sniff.
 _KNOWN = (
     "Loop start",
@@ -82,11 +91,13 @@ def parse(stream: Iterable[str], *, member: str, clock: ClockHints) -> ParsedSou
     offset: int | None = None
     logged = False
     lines_read = 0
+    errors: list[str] = []
     for no, raw in enumerate(stream, start=1):
         lines_read = no
-        if not raw[:1].isdigit():
-            continue
-        m = _LOG.match(raw.rstrip("\r\n"))
+        m = _LOG.match(raw.rstrip("\r\n")) if raw[:1].isdigit() else None
+        text = m["msg"] if m is not None else raw.strip()
+        if _ERROR.search(text):
+            errors.append(f"line {no}: {text[:160]}")
         if m is None:
             continue
         logged = True
@@ -115,9 +126,13 @@ def parse(stream: Iterable[str], *, member: str, clock: ClockHints) -> ParsedSou
     if offset is not None:
         meta["utc_offset_s"] = offset
     loops = len(found["start"])
+    meta["errors"] = len(errors)
+    meta["first_errors"] = errors[:FIRST_ERRORS]
     meta["variant"] = f"pt-stalk -output, {loops} loop{'s' if loops != 1 else ''}, " + (
         "Loop lines with TS epochs" if starts_utc else "no TS on Loop lines (pt-stalk < 3)"
     )
+    if errors:
+        meta["variant"] += f"; {len(errors)} collector error line(s), first: {errors[0][:80]}"
     frame = pd.DataFrame(
         {"ts": pd.Series([], dtype="datetime64[ns, UTC]"), "line_no": pd.Series([], dtype="int64")}
     )

@@ -26,6 +26,8 @@ _MODULES = (
     "processlist",
     "mysqladmin",
     "variables",
+    "opentables",
+    "mutex_status",
     "threads",
     "top",
     "diskstats",
@@ -38,6 +40,13 @@ _MODULES = (
     "netstat_s",
     "procvmstat",
     "meminfo",
+    "sysctl",
+    "df",
+    "netstat",
+    "slabinfo",
+    "numastat",
+    "mysqld_errorlog",
+    "ptstalk_trigger",
     "ptstalk_output",
 )
 

@@ -87,3 +87,33 @@ def test_the_doctest_of_the_headerless_parser_uses_the_sample_layout() -> None:
         [" 1 0 0 10 20 30 0 0 0 0 5 6 1 2 97 0 0 2026-11-25 17:54:50"], member="m", clock=ClockHints()
     )
     assert src.main["id"].iloc[0] == 97
+
+
+@pytest.mark.parametrize(
+    ("name", "fmt", "samples", "skipped"),
+    [
+        ("pasted_mpstat-P-ALL-5_prose.txt", "mpstat", 2, "lines 1-3, 20-21 skipped"),
+        ("pasted_iostat-dmx-1_comments.txt", "iostat", 3, "lines 1, 5, 9 skipped"),
+        ("pasted_mpstat-P-ALL_en-IN.md", "mpstat", 2, "lines 1, 3, 5, 7, 24, 26, 28 skipped"),
+    ],
+)
+def test_the_pasted_shapes_of_issue_23_are_read(name: str, fmt: str, samples: int, skipped: str) -> None:
+    source = one_source(name)
+    assert (source.format, source.samples) == (fmt, samples)
+    assert {w.code: w for w in source.warnings}["pasted-note"].message.startswith(skipped)
+
+
+def test_prose_with_numbers_and_a_command_is_note_not_capture() -> None:
+    source = one_source("pasted_mpstat-P-ALL-5_prose.txt")
+    assert source.main["line_no"].min() == 6 and {w.code: w for w in source.warnings}["not-utf8"].line_no == 3
+    assert source.main["ts"].dt.hour.iloc[0] == 16  # 04:09:15 PM
+
+
+def test_en_in_times_with_their_zone_and_a_dd_mm_yy_banner() -> None:
+    source = one_source("pasted_mpstat-P-ALL_en-IN.md")
+    assert str(source.main["ts"].iloc[0])[:19] == "2026-11-27 21:39:21"
+    assert source.meta["date_order"] == "DMY"
+
+
+def test_a_table_row_is_never_taken_for_a_sentence() -> None:
+    assert strip_note("Hi team,\nvda 85.81 6.02 15.33 15.16 2.46\n")[1] == [1]

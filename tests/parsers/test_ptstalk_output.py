@@ -77,4 +77,5 @@ def test_sniff_refuses_trigger_log(samples: Path) -> None:
 
 def test_variant_counts_loops_and_ts_parts(fixtures: Path) -> None:
     src = _parse((fixtures / FIX).read_text().splitlines())
-    assert src.meta["variant"] == "pt-stalk -output, 1 loop, Loop lines with TS epochs"
+    assert src.meta["variant"].startswith("pt-stalk -output, 1 loop, Loop lines with TS epochs; ")
+    assert "collector error line(s), first: line " in src.meta["variant"]

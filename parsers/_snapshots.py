@@ -1,0 +1,189 @@
+"""Lines of a member cut into snapshots by pt-stalk's ``TS`` markers (or OSWatcher's ``zzz``), for
+the small text members read line by line (df, netstat, slabinfo, numastat, sysctl ...).
+
+``Snapshots(stream, clock)`` yields ``(line_no, ts, line)`` for every line that is not a marker:
+``ts`` is the UTC time of the last marker (its wall clock labelled UTC when the marker has no epoch),
+or, before any marker, the capture's start from the layout (``ClockHints.start_local``, the server's
+wall clock: ``ts_is_local``), or NaT when nothing tells the time. ``ChunkedRows`` does the same for members of millions of
+similar rows (netstat sockets, slab caches): chunks of whole snapshots, one regex pass each, snapshot
+and line of each row by NumPy. Not a format.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from parsers import _counters
+from parsers.base import Clock, ClockHints, ParseError, ParseWarning, parse_marker, raw_blocks, text_chunks
+
+#: The dtype of every ``ts`` column.
+TS_DTYPE = "datetime64[ns, UTC]"
+
+
+class Snapshots:
+    """Iterate ``(line_no, ts, line)`` over ``stream`` (see the module docstring); after the loop,
+    ``clock``, ``ts_is_local`` and ``snapshots`` (markers read) describe what was found."""
+
+    def __init__(self, stream: Iterable[str], clock: ClockHints) -> None:
+        self.stream = stream
+        self.hints = clock
+        self.snapshots = 0
+        self.marker_local = False
+
+    def __iter__(self) -> Iterator[tuple[int, pd.Timestamp, str]]:
+        start = self.hints.start_local
+        ts = pd.Timestamp(start).tz_localize("UTC") if start is not None else pd.NaT
+        for no, raw in enumerate(self.stream, start=1):
+            line = raw.rstrip("\r\n")
+            if line[:2] in ("TS", "zz"):
+                marker = parse_marker(line)
+                if marker is not None:
+                    self.snapshots += 1
+                    self.marker_local = marker.utc is None
+                    ts = marker.ts
+                    continue
+            yield no, ts, line
+
+    @property
+    def clock(self) -> Clock:
+        return Clock.TS_MARKER if self.snapshots else Clock.INFERRED
+
+    @property
+    def ts_is_local(self) -> bool:
+        """True when the times are the server's wall clock (no marker with an epoch was read)."""
+        return self.marker_local if self.snapshots else self.hints.start_local is not None
+
+
+def ts_column(values: list[pd.Timestamp]) -> pd.Series:
+    """A ``ts`` column of dtype ``datetime64[ns, UTC]`` from timestamps (NaT allowed)."""
+    return pd.Series(pd.to_datetime(values, utc=True) if values else [], dtype=TS_DTYPE)
+
+
+@dataclass(slots=True)
+class Matches:
+    """The rows one regex found in a chunk of snapshots: ``snap`` (index into ``ChunkedRows.times``
+    of the snapshot each row is in: 0 is before any marker), ``line_no`` (1-based, in the member),
+    ``groups`` (the regex groups of each row, as text)."""
+
+    snap: np.ndarray
+    line_no: np.ndarray
+    groups: list[tuple[str, ...]]
+
+
+class ChunkedRows:
+    """The rows of a snapshot member found chunk by chunk (a few MB of whole snapshots, cut at the
+    markers) by one multi-line regex pass each, with their snapshot and line found by NumPy: for
+    members of millions of similar rows (netstat sockets, slab caches). Iterate to get ``Matches``
+    per chunk; ``times`` (UTC per snapshot, ``times[0]`` the time before any marker: the capture
+    start, local, or NaT), ``markers``, ``clock`` and ``ts_is_local`` describe the member after.
+
+    ``row`` is a ``re.M`` pattern matching a whole row from its line start; ``is_row(line)`` tells
+    the lines that should have matched and ``count_rows(text)`` counts them in a chunk (when it
+    counts more than matched, each that did not match gets an ``odd-line`` warning in
+    ``warnings``); ``head_ok(line)`` the lines allowed before the first row (another raises
+    ``ParseError`` naming it).
+    """
+
+    def __init__(
+        self,
+        stream: Iterable[str],
+        clock: ClockHints,
+        *,
+        member: str,
+        row: re.Pattern[str],
+        is_row: Callable[[str], bool],
+        count_rows: Callable[[str], int],
+        head_ok: Callable[[str], bool],
+        what: str,
+    ) -> None:
+        self.stream = stream
+        self.member = member
+        self.row = row
+        self.is_row = is_row
+        self.count_rows = count_rows
+        self.head_ok = head_ok
+        self.what = what
+        start = clock.start_local
+        self.start_local = start
+        self.times: list[pd.Timestamp] = [
+            pd.Timestamp(start).tz_localize("UTC") if start is not None else pd.NaT
+        ]
+        self.markers = 0
+        self.marker_local = False
+        self.warnings: list[ParseWarning] = []
+
+    def __iter__(self) -> Iterator[Matches]:
+        checked = False
+        for base, text in text_chunks(raw_blocks(self.stream), _counters.cut_at_marker):
+            if not checked:
+                self._head_check(text, base)
+                checked = True
+            found = _counters.find_markers(text)
+            lines = _counters.marker_lines(text, found)
+            marker_at = np.fromiter((m.start() for m in found), dtype="int64", count=len(found))
+            before = self.markers
+            for marker in _counters.markers_of([m.group(0) for m in found], self.member, base, lines):
+                self.times.append(marker.ts)
+                self.markers += 1
+                self.marker_local = marker.utc is None
+            matches = list(self.row.finditer(text))
+            if self.count_rows(text) != len(matches):
+                self._odd_rows(text, base)
+            if not matches:
+                continue
+            pos = np.fromiter((m.start() for m in matches), dtype="int64", count=len(matches))
+            if text.isascii():
+                newlines = np.flatnonzero(np.frombuffer(text.encode(), np.uint8) == 10)
+                line_idx = np.searchsorted(newlines, pos)
+            else:
+                line_idx = np.array([text.count("\n", 0, p) for p in pos], dtype="int64")
+            snap = before + np.searchsorted(marker_at, pos, side="right")
+            yield Matches(snap, base + line_idx, [m.groups() for m in matches])
+        _counters.forget()
+
+    def _head_check(self, text: str, base: int) -> None:
+        for i, line in enumerate(text.split("\n")):
+            if self.is_row(line) or i > HEAD_CHECK_LINES:
+                return
+            if line.strip() and not line.startswith(("TS ", "zzz ")) and not self.head_ok(line):
+                raise ParseError(self.member, base + i, line, f"not {self.what}")
+
+    def _odd_rows(self, text: str, base: int) -> None:
+        for i, line in enumerate(text.split("\n")):
+            if self.is_row(line) and self.row.match(line) is None:
+                self.warnings.append(
+                    ParseWarning(base + i, "odd-line", f"not a row of {self.what}: {line[:80]!r}")
+                )
+
+    @property
+    def clock(self) -> Clock:
+        return Clock.TS_MARKER if self.markers else Clock.INFERRED
+
+    @property
+    def ts_is_local(self) -> bool:
+        return self.marker_local if self.markers else self.start_local is not None
+
+
+#: Lines before the first row that are checked to be this format's titles (``ChunkedRows``).
+HEAD_CHECK_LINES = 50
+
+
+#: The name of the empty first frame of a source none of whose rows has a time (``source_frames``).
+UNTIMED = "untimed"
+
+
+def source_frames(name: str, frame: pd.DataFrame) -> dict[str, pd.DataFrame]:
+    """``{name: frame}`` for ``ParsedSource.frames``; behind an empty first frame (``UNTIMED``) when
+    rows exist and none has a time (a loose file without markers nor a capture start): the source's
+    main frame then has no samples, start or end (NaT is no time), and ``frame`` is still read."""
+    if len(frame) and frame["ts"].isna().all():
+        return {
+            UNTIMED: pd.DataFrame({"ts": ts_column([]), "line_no": pd.Series([], dtype="int64")}),
+            name: frame,
+        }
+    return {name: frame}

@@ -1,0 +1,251 @@
+"""Parse the mysqld error log (pt-stalk ``-log_error``, MySQL Shell's ``.error_log``, a loose ``*.err``)
+into the events that matter: crashes, restarts, assertion failures, ``[ERROR]`` lines, InnoDB long
+semaphore waits, "Too many connections" and replication errors.
+
+Accepts:
+    MySQL 8.0/8.4 (``2026-04-21T16:02:21.044888Z 0 [ERROR] [MY-012574] [InnoDB] ...``, UTC ``Z`` or a
+    ``+02:00`` offset with ``log_timestamps=SYSTEM``); MySQL 5.7 (``2026-04-21T16:02:21.044888Z 0
+    [Note] ...``); MySQL 5.6 and MariaDB 10.x (``2026-11-27 15:53:53 0 [Note] ...``, the server's wall
+    clock); the old ``YYMMDD HH:MM:SS`` prefix (MySQL 5.5, mysqld_safe, MariaDB's signal handler:
+    ``261127 15:53:58 [ERROR] /usr/sbin/mysqld got signal 11 ;``). Lines without a time (a crash's
+    stack trace, ``Version: ...``, InnoDB monitor text) belong to the event before them.
+
+Sample input (pt-stalk 3.2.1 ``-log_error``, MariaDB 10.11.19, ``kill -SEGV`` then a restart)::
+
+    2026-11-27 15:53:57 34 [Warning] Aborted connection 34 to db: 'unconnected' user: 'unauthenticated' host: 'localhost' (This connection closed normally without authentication)
+    261127 15:53:58 [ERROR] /usr/sbin/mysqld got signal 11 ;
+    Sorry, we probably made a mistake, and this is a bug.
+    2026-11-27 15:54:00 0 [Note] InnoDB: Starting crash recovery from checkpoint LSN=44404
+    2026-11-27 15:54:00 0 [Note] /usr/sbin/mysqld: ready for connections.
+    Version: '10.11.19-MariaDB-0+deb12u1-log'  socket: '/tmp/hmembers/run/mysqld.sock'  port: 33461  Debian 12
+
+Output:
+    frame ``mysqld_errors`` (one row per event of a kind in ``KINDS``; notes and warnings of no such
+    kind are only counted): ``ts`` datetime64[ns, UTC] (``ts_source`` ``line``), ``line_no`` and
+    ``line_end`` int64 (the event's first and last line, continuation lines included), ``prio`` str
+    (``ERROR``, ``Warning``, ``Note``, ``System``; empty when the line has none), ``kind`` str (one of
+    ``KINDS``), ``code`` str (``MY-013183`` or empty), ``signal`` float64 (the signal of a crash, else
+    NaN), ``message`` str (the first line's message, at most ``MESSAGE_CHARS`` characters).
+    ``meta["counts"]``: events per kind; ``meta["lines_by_prio"]``: timed lines per priority;
+    ``meta["aborted_connections"]``: ``Aborted connection`` warnings.
+    Times are UTC for ``Z``/offset lines, else the server's wall clock (``ts_is_local``).
+
+Warnings: ``no-time`` (lines before the first timed line, kept as nothing).
+
+Errors: ``ParseError`` (member, line) when no line in the first ``SNIFF_LINES`` has an error log prefix.
+
+Source: MySQL 8.4 Reference Manual, "The Error Log" (error log message format); MariaDB
+Knowledge Base, "Error Log"; MySQL 5.7 Reference Manual, ``log_timestamps``.
+
+>>> src = parse(["2026-04-21T16:02:21.342170Z 0 [System] [MY-010931] [Server] /usr/sbin/mysqld: ready for connections.",
+...              "2026-04-21T16:05:00.000000Z 12 [ERROR] [MY-010045] [Server] Too many connections"],
+...             member="e", clock=ClockHints())
+>>> src.main[["kind", "prio", "code"]].values.tolist()
+[['ready', 'System', 'MY-010931'], ['too-many-connections', 'ERROR', 'MY-010045']]
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Iterable
+
+import numpy as np
+import pandas as pd
+
+from parsers._snapshots import ts_column
+from parsers.base import Clock, ClockHints, ParsedSource, ParseError, ParseWarning
+
+FORMAT = "mysqld-error-log"
+
+#: A first line is looked for this far before the member is refused.
+SNIFF_LINES = 200
+MESSAGE_CHARS = 300
+
+#: MySQL 5.7+: ISO time with ``Z`` or an offset, thread id, [prio], then (8.0) [code] [subsystem].
+_ISO = re.compile(
+    r"^(?P<ts>\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d+)?)(?P<tz>Z|[+-]\d{2}:?\d{2})?\s+(?P<thread>\d+)\s+"
+    r"\[(?P<prio>[A-Za-z]+)\](?:\s+\[(?P<code>MY-\d+)\]\s+\[(?P<sub>[A-Za-z]+)\])?\s?(?P<msg>.*)$"
+)
+#: MySQL 5.6, MariaDB 10.x: wall-clock time, thread id, [prio].
+_SPACE = re.compile(
+    r"^(?P<ts>\d{4}-\d{2}-\d{2} {1,2}\d{1,2}:\d{2}:\d{2})\s+(?:(?P<thread>\d+)\s+)?"
+    r"(?:\[(?P<prio>[A-Za-z]+)\]\s?)?(?P<msg>.*)$"
+)
+#: MySQL 5.5, mysqld_safe, MariaDB's fatal signal handler: ``YYMMDD HH:MM:SS``.
+_SHORT = re.compile(r"^(?P<ts>\d{6}\s+\d{1,2}:\d{2}:\d{2})\s+(?:\[(?P<prio>[A-Za-z]+)\]\s?)?(?P<msg>.*)$")
+
+#: Event kinds, tested in this order on the event's text (first line plus its continuation lines);
+#: each with the words of MySQL's and MariaDB's messages.
+KINDS: tuple[tuple[str, re.Pattern[str]], ...] = (
+    (
+        "crash",
+        re.compile(r"got signal \d+|got exception|mysqld got signal|Fatal signal|terminated by signal", re.I),
+    ),
+    ("assertion", re.compile(r"Assertion failure|Failing assertion|assertion failed|Assertion `", re.I)),
+    (
+        "semaphore",
+        re.compile(
+            r"semaphore wait|has waited at .* seconds the semaphore|innodb_fatal_semaphore_wait_threshold",
+            re.I,
+        ),
+    ),
+    ("too-many-connections", re.compile(r"Too many connections|max_connections.*reached", re.I)),
+    (
+        "replication",
+        re.compile(
+            r"\[Repl\]|Slave SQL|Slave I/O|Replica SQL|Replica I/O|Error_code: ?MY-|relay log|Error reading packet from server",
+            re.I,
+        ),
+    ),
+    (
+        "crash-recovery",
+        re.compile(
+            r"Starting crash recovery|Recovering after a crash|database was not shut ?down normally", re.I
+        ),
+    ),
+    (
+        "start",
+        re.compile(
+            r"Starting MariaDB|starting as process|mysqld_safe Starting|mysqld restarted|mysqld_safe mysqld from pid file",
+            re.I,
+        ),
+    ),
+    ("ready", re.compile(r"^(?!X Plugin).*ready for connections", re.I)),
+    (
+        "shutdown",
+        re.compile(
+            r"Shutdown complete|Normal shutdown|Received SHUTDOWN|mysqld_safe mysqld from pid file .* ended",
+            re.I,
+        ),
+    ),
+)
+#: Kinds kept only when the line is an error or warning (replication notes are routine).
+_NEEDS_PROBLEM = {"replication", "too-many-connections"}
+_SIGNAL = re.compile(r"signal (\d+)", re.I)
+_ABORTED = "Aborted connection"
+
+
+def _first(line: str) -> re.Match[str] | None:
+    if not line[:1].isdigit():
+        return None
+    return _ISO.match(line) or _SPACE.match(line) or _SHORT.match(line)
+
+
+def sniff(head: list[str]) -> bool:
+    """True when a head line has an error log prefix and a ``[Note]``/``[Warning]``/``[ERROR]``/
+    ``[System]`` priority or names mysqld, InnoDB or mysqld_safe."""
+    for line in head:
+        m = _first(line)
+        if m is None:
+            continue
+        if m["prio"] in ("Note", "Warning", "ERROR", "System", "Error") or re.search(
+            r"mysqld|mariadbd|InnoDB|mysqld_safe", m["msg"]
+        ):
+            return True
+    return False
+
+
+def _time(m: re.Match[str]) -> tuple[pd.Timestamp, bool]:
+    """The line's time and whether it is UTC (``Z`` or an offset) rather than the wall clock."""
+    raw = m["ts"]
+    if m.re is _SHORT:
+        return pd.to_datetime(" ".join(raw.split()), format="%y%m%d %H:%M:%S"), False
+    if m.re is _ISO and m.groupdict().get("tz"):
+        return pd.Timestamp(raw + ("+00:00" if m["tz"] == "Z" else m["tz"])).tz_convert("UTC").tz_localize(
+            None
+        ), True
+    return pd.Timestamp(" ".join(raw.split())), False
+
+
+def parse(stream: Iterable[str], *, member: str, clock: ClockHints) -> ParsedSource:
+    """Read an error log into the ``mysqld_errors`` frame; see the module docstring."""
+    warnings: list[ParseWarning] = []
+    events: list[dict[str, object]] = []
+    by_prio: Counter[str] = Counter()
+    aborted = 0
+    utc_lines = local_lines = 0
+    current: dict[str, object] | None = None
+    text: list[str] = []
+    untimed = 0
+    seen = 0
+
+    def close() -> None:
+        if current is None:
+            return
+        body = " ".join(text)
+        prio = str(current["prio"])
+        for kind, pattern in KINDS:
+            if pattern.search(body) and (
+                kind not in _NEEDS_PROBLEM or prio in ("ERROR", "Error", "Warning", "")
+            ):
+                sig = _SIGNAL.search(body) if kind == "crash" else None
+                events.append({**current, "kind": kind, "signal": float(sig.group(1)) if sig else np.nan})
+                return
+        if prio.upper() == "ERROR":
+            events.append({**current, "kind": "error", "signal": np.nan})
+
+    for no, raw in enumerate(stream, start=1):
+        line = raw.rstrip("\r\n")
+        m = _first(line)
+        if m is None:
+            if current is not None:
+                current["line_end"] = no
+                if len(text) < 40:
+                    text.append(line)
+            elif line.strip():
+                untimed += 1
+                if untimed > SNIFF_LINES and not seen:
+                    raise ParseError(
+                        member, 1, "", "not a mysqld error log: no line starts with its time prefix"
+                    )
+            continue
+        close()
+        seen += 1
+        ts, is_utc = _time(m)
+        utc_lines += is_utc
+        local_lines += not is_utc
+        prio = m["prio"] or ""
+        by_prio[prio or "(none)"] += 1
+        msg = m["msg"]
+        if msg.startswith(_ABORTED):
+            aborted += 1
+            current, text = None, []
+            continue
+        current = {
+            "ts": ts, "line_no": no, "line_end": no, "prio": prio,
+            "code": (m.groupdict().get("code") or ""), "message": msg[:MESSAGE_CHARS],
+        }  # fmt: skip
+        text = [msg]
+    close()
+    if not seen and untimed:
+        raise ParseError(member, 1, "", "not a mysqld error log: no line starts with its time prefix")
+    if untimed and seen:
+        warnings.append(
+            ParseWarning(1, "no-time", f"{untimed} lines before the first timed line were skipped")
+        )
+    columns = ["ts", "line_no", "line_end", "prio", "kind", "code", "signal", "message"]
+    frame = pd.DataFrame(events, columns=columns)
+    frame["ts"] = ts_column([pd.Timestamp(t).tz_localize("UTC") for t in frame["ts"]])
+    frame = frame.astype({"line_no": "int64", "line_end": "int64", "signal": "float64"})
+    frame.insert(1, "ts_source", "line")
+    counts = dict(Counter(frame["kind"]))
+    flavour = (
+        "MySQL 5.7+ (ISO times with a zone)"
+        if utc_lines >= local_lines and utc_lines
+        else "MariaDB / MySQL 5.6 (wall-clock times)"
+    )
+    return ParsedSource(
+        format=FORMAT,
+        member=member,
+        frames={"mysqld_errors": frame},
+        clock=Clock.PER_LINE,
+        warnings=warnings,
+        meta={
+            "variant": f"mysqld error log, {flavour}, {seen} timed lines, {len(frame)} events",
+            "counts": counts,
+            "lines_by_prio": dict(by_prio),
+            "aborted_connections": aborted,
+        },
+        ts_is_local=local_lines > utc_lines,
+    )

@@ -1,0 +1,98 @@
+"""Parse ``sysctl -a`` output (pt-stalk ``-sysctl``) into the kernel's settings, name -> value.
+
+Accepts:
+    procps-ng ``sysctl -a`` (``vm.swappiness = 60``; values with tabs, ``net.ipv4.tcp_rmem = 4096
+    131072 6291456``; empty values ``kernel.domainname = (none)``) and ``sysctl -a -N``-less variants
+    with ``name: value`` (BSD style); ``TS`` markers when present; ``sysctl: permission denied``
+    lines (a non-root run) are skipped with a warning.
+
+Sample input (pt-stalk 3.2.1 ``-sysctl``, procps-ng 4.0.2, kernel 6.x)::
+
+    vm.dirty_background_ratio = 10
+    vm.dirty_ratio = 20
+    vm.swappiness = 60
+    net.core.somaxconn = 4096
+
+Output:
+    frame ``sysctl`` (one row per setting): ``ts`` datetime64[ns, UTC] (the marker's, else the capture
+    start, else NaT; ``ts_source``), ``line_no`` int64, ``name`` str, ``value`` str (as printed,
+    whitespace runs kept as one space). ``meta["settings"]``: the values of ``WATCHED`` found.
+
+Warnings: ``odd-line`` (a line that is not ``name = value``).
+
+Errors: ``ParseError`` (member, line) when the first meaningful line is not ``name = value``.
+
+Source: sysctl(8), procps-ng; kernel Documentation/admin-guide/sysctl/vm.rst and net.rst.
+
+>>> src = parse(["vm.swappiness = 60", "net.ipv4.tcp_rmem = 4096\\t131072\\t6291456"], member="s", clock=ClockHints())
+>>> src.frames["sysctl"][["name", "value"]].values.tolist()
+[['vm.swappiness', '60'], ['net.ipv4.tcp_rmem', '4096 131072 6291456']]
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+
+import pandas as pd
+
+from parsers._snapshots import Snapshots, source_frames, ts_column
+from parsers.base import ClockHints, ParsedSource, ParseError, ParseWarning
+
+FORMAT = "sysctl"
+
+_ROW = re.compile(r"^(?P<name>[A-Za-z0-9_][\w\-/]*(?:\.[\w\-/@:]+)+)\s*(?:=|:)\s?(?P<value>.*)$")
+#: Settings the kernel-settings rule reads (lifted into ``meta`` for the case page).
+WATCHED = (
+    "vm.swappiness",
+    "vm.dirty_ratio",
+    "vm.dirty_background_ratio",
+    "vm.dirty_bytes",
+    "vm.dirty_background_bytes",
+    "net.core.somaxconn",
+    "net.ipv4.tcp_max_syn_backlog",
+    "vm.overcommit_memory",
+    "vm.zone_reclaim_mode",
+)
+_KNOWN_PREFIXES = ("kernel.", "vm.", "net.", "fs.")
+
+
+def sniff(head: list[str]) -> bool:
+    """True when at least five head lines are ``name = value`` with a ``kernel.``/``vm.``/``net.``/``fs.`` name."""
+    hits = [m for line in head if (m := _ROW.match(line.strip())) and " = " in line]
+    return len(hits) >= 5 and any(m["name"].startswith(_KNOWN_PREFIXES) for m in hits)
+
+
+def parse(stream: Iterable[str], *, member: str, clock: ClockHints) -> ParsedSource:
+    """Read ``sysctl -a`` into the ``sysctl`` frame; see the module docstring."""
+    warnings: list[ParseWarning] = []
+    snaps = Snapshots(stream, clock)
+    rows: list[tuple[pd.Timestamp, int, str, str]] = []
+    for no, ts, line in snaps:
+        text = line.strip()
+        if not text or text.startswith(("#", ";")):
+            continue
+        m = _ROW.match(text)
+        if m is None:
+            if not rows and not text.startswith("sysctl:"):
+                raise ParseError(member, no, line, "not sysctl output: expected 'name = value'")
+            warnings.append(ParseWarning(no, "odd-line", f"not 'name = value': {line[:80]!r}"))
+            continue
+        rows.append((ts, no, m["name"], " ".join(m["value"].split())))
+    frame = pd.DataFrame(rows, columns=["ts", "line_no", "name", "value"])
+    frame["ts"] = ts_column(list(frame["ts"]))
+    frame = frame.astype({"line_no": "int64"})
+    frame.insert(1, "ts_source", "marker" if snaps.snapshots else "inferred")
+    last = dict(zip(frame["name"], frame["value"], strict=True))
+    return ParsedSource(
+        format=FORMAT,
+        member=member,
+        frames=source_frames("sysctl", frame),
+        clock=snaps.clock,
+        warnings=warnings,
+        meta={
+            "variant": f"sysctl -a, {len(last)} settings",
+            "settings": {k: last[k] for k in WATCHED if k in last},
+        },
+        ts_is_local=snaps.ts_is_local,
+    )
