@@ -584,6 +584,7 @@ def _to_frame(layout: _Layout, rows: _Rows, member: str, warnings: list[ParseWar
                     int(nos[row]),
                     rows.text(row),
                     "ps m thread rows ('-' PID) carry no thread id: capture threads with ps -eLo",
+                    whole=True,
                 )
             warnings.append(ParseWarning(int(nos[row]), "bad-row", f"{out} {cell!r} is not a number"))
         if out != "pcpu":
