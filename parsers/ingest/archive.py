@@ -156,8 +156,12 @@ def _decompressing(raw: BinaryIO) -> BinaryIO:
 
 
 def _counted(raw: BinaryIO, budget: _Budget, name: str) -> BinaryIO:
-    """Decompress a member if it is itself compressed, charging the uncompressed bytes read."""
-    inner = _decompressing(raw)
+    """Decompress a member if it is itself compressed, charging the uncompressed bytes read. An
+    archive cut short inside the member's first bytes raises ``BundleError`` naming the member."""
+    try:
+        inner = _decompressing(raw)
+    except _CORRUPT as exc:
+        raise BundleError(f"{name}: archive is truncated or corrupt ({exc})") from exc
     return io.BufferedReader(_CountingReader(inner, budget, name), 1 << 20)  # type: ignore[return-value]
 
 

@@ -153,3 +153,24 @@ def test_every_member_damaged_every_way(
         if tracebacks := [r.getMessage() for r in caplog.records if r.exc_info]:
             failures.append(f"{where}: traceback logged: {tracebacks[:1]}")
     assert not failures, "\n".join(failures)
+
+
+@pytest.mark.parametrize("share", [0.5, 0.9])
+def test_a_truncated_archive_keeps_every_member_it_holds_and_says_where_it_breaks(
+    share: float, tmp_path: Path
+) -> None:
+    whole = FIXTURES / "bundles" / "ptstalk-mariadb-tmptables.tar.gz"
+    base = {s.member: s.samples for s in read_bundle(whole).sources}
+    data = whole.read_bytes()
+    cut = tmp_path / "cut.tar.gz"
+    cut.write_bytes(data[: int(len(data) * share)])
+    bundle = read_bundle(cut)
+    got = {s.member: s.samples for s in bundle.sources}
+    assert got, "the members before the break are kept"
+    order = list(base)
+    last = max(order.index(m) for m in got)
+    assert set(order[:last]) <= set(got)  # every member before the last one read is kept
+    assert all(got[m] == base[m] for m in order[:last])
+    assert any(
+        "truncated or corrupt" in w and "the members before it were read" in w for w in bundle.warnings
+    )
