@@ -18,6 +18,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
 import subprocess
 import sys
 import tarfile
@@ -68,6 +69,7 @@ def child(bundle: str, processes: int) -> None:
     """The ingest's read and analysis of ``bundle`` (run in the measured child)."""
     from analyzer import engine
     from analyzer.timeline import Timeline, reduce_piece
+    from parsers.base import resident_bytes
     from parsers.ingest.bundle import read_bundle
     from parsers.rawtext import TextChunk
 
@@ -75,14 +77,20 @@ def child(bundle: str, processes: int) -> None:
         del chunks  # compressed where read, then dropped (the ingest writes them to the database)
 
     started = time.monotonic()
+    stages = {}
     b = read_bundle(Path(bundle), reduce=reduce_piece, keep_text=sink, processes=processes)
+    stages["worker MiB after the read"] = resident_bytes() >> 20
     tl = Timeline.from_sources(b.sources, ncpu=b.ncpu, host=b.host, utc_offset_s=b.utc_offset_s)
+    stages["after the timeline"] = resident_bytes() >> 20
     outcome = engine.run(tl)
+    stages["after the rules"] = resident_bytes() >> 20
+    stages["worker peak"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss >> 10
     source = b.sources[0] if b.sources else None
     print(
         json.dumps(
             {
                 "seconds": round(time.monotonic() - started, 1),
+                "stages": stages,
                 "samples": source.samples if source else 0,
                 "window": [str(x) for x in b.window] if b.window else None,
                 "warnings": [w.as_dict() for w in source.warnings][:3] if source else [],

@@ -54,6 +54,26 @@ MIN_COPY_LINES = 3
 QUOTE_CHARS = 80
 #: A row dated more than this after the upload was read is in the future: a clock or a byte gone wrong.
 FUTURE_SLACK = pd.Timedelta(days=1)
+#: Formats whose numeric columns are counters, sizes, rates or shares of the whole system, none of
+#: which can be negative. Not among them: ps and top (nice values and real-time priorities are
+#: negative), the processlist (a replica's SQL thread shows a negative Time).
+UNSIGNED_FORMATS = frozenset(
+    {
+        "vmstat",
+        "mpstat",
+        "iostat",
+        "meminfo",
+        "diskstats",
+        "procvmstat",
+        "netstat_s",
+        "mysqladmin",
+        "interrupts",
+    }
+)
+#: Formats whose percentages are shares of the whole machine or of one CPU, never over 100 (a
+#: process's %CPU in ps or top is over 100 on several CPUs; iostat's %util is over 100 on some
+#: devices).
+PERCENT_FORMATS = frozenset({"vmstat", "mpstat"})
 #: Column names of percentages (vmstat us/sy/id/wa/st, sysstat %-columns read as ``*_pct``).
 PERCENT_COLUMNS = re.compile(r"(?:_pct|^(?:us|sy|id|wa|st|gu))$")
 #: Numeric columns that may be negative (none of the captures' counters or gauges may).
@@ -377,6 +397,8 @@ def _refuse_impossible(source: ParsedSource, name: str, frame: pd.DataFrame) -> 
     """Negative values, and percentages over 100, of ``frame``'s float columns made missing, with
     an ``impossible-value`` warning per column."""
     changed: dict[str, pd.Series] = {}
+    if source.format not in UNSIGNED_FORMATS:
+        return frame
     for column in frame.columns:
         values = frame[column]
         if column in SIGNED_COLUMNS or values.dtype.kind != "f" or not len(values):
@@ -384,7 +406,7 @@ def _refuse_impossible(source: ParsedSource, name: str, frame: pd.DataFrame) -> 
         array = values.to_numpy()
         bad = array < 0
         what = "negative"
-        if PERCENT_COLUMNS.search(str(column)):
+        if source.format in PERCENT_FORMATS and PERCENT_COLUMNS.search(str(column)):
             bad |= array > 100.0 + 1e-6
             what = "negative or over 100 %"
         if bad.any():

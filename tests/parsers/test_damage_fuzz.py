@@ -11,7 +11,7 @@ that can always be seen, says it in a warning; no traceback is logged; no findin
 undamaged bundle did not have. Every other run cuts the snapshot captures into 16 KiB pieces (the
 piece path: pieces joined column by column), and one run in four parses them in a parse process.
 
-``CASEBOOK_FUZZ_PER_MEMBER`` (default 2) kinds of damage per member, drawn with seed
+``CASEBOOK_FUZZ_PER_MEMBER`` (default 1) kinds of damage per member, drawn with seed
 ``CASEBOOK_FUZZ_SEED`` (default 24); every kind is used on every collection. Measured here
 (2 CPUs shared): see docs/damaged-input.md.
 """
@@ -34,7 +34,7 @@ from parsers.ingest.bundle import Bundle, read_bundle
 from tests.conftest import FIXTURES, SAMPLES
 from tests.damage import MUTATIONS
 
-PER_MEMBER = int(os.environ.get("CASEBOOK_FUZZ_PER_MEMBER", "2"))
+PER_MEMBER = int(os.environ.get("CASEBOOK_FUZZ_PER_MEMBER", "1"))
 SEED = int(os.environ.get("CASEBOOK_FUZZ_SEED", "24"))
 #: Damage that is always visible and must be said in a warning naming the member.
 MUST_SAY = {"truncate-mid-line", "nul-bytes", "huge-line", "utf16", "twice"}
