@@ -50,6 +50,9 @@ MAX_DROPPED_LINES = 20
 #: Lines a repeat of a member's start must hold to be taken for a second copy of the member (a last
 #: line equal to the first, a header written again at the end, is not one).
 MIN_COPY_LINES = 3
+#: Characters compared first when a member's first line comes again (a header repeated every screen
+#: is followed by other rows): the whole rest is compared only when these match.
+COMPARE_FIRST_CHARS = 4096
 #: Characters of a damaged line quoted in a warning.
 QUOTE_CHARS = 80
 #: A row dated more than this after the upload was read is in the future: a clock or a byte gone wrong.
@@ -119,32 +122,32 @@ def transcode_utf16(data: bytes) -> bytes | None:
     return None
 
 
-def clip_long_lines(text: str, fmt: str) -> tuple[str, list[ParseWarning]]:
+def clip_long_lines(text: str, fmt: str, data: bytes | None = None) -> tuple[str, list[ParseWarning]]:
     """``text`` with every line longer than ``max_line_chars(fmt)`` cut to that length, and one
-    ``long-line`` warning per cut line (line numbers of ``text``, 1-based)."""
+    ``long-line`` warning per cut line (line numbers of ``text``, 1-based). ``data``: ``text`` as
+    the UTF-8 bytes it was decoded from, when at hand (a line has at least as many bytes as
+    characters, so the lengths are measured on the bytes, with NumPy, and only a member with a
+    long line is looked at line by line)."""
     limit = max_line_chars(fmt)
     if len(text) <= limit:
         return text, []
-    long_line = re.compile("[^\\n]{" + str(limit + 1) + ",}")
-    if not long_line.search(text):
+    raw = np.frombuffer(data if data is not None else text.encode("utf-8", "surrogatepass"), dtype=np.uint8)
+    ends = np.flatnonzero(raw == 10)
+    if int(np.diff(ends, prepend=-1, append=len(raw)).max()) - 1 <= limit:
         return text, []
     warnings: list[ParseWarning] = []
-    parts: list[str] = []
-    pos = 0
-    line_no = 1
-    for m in long_line.finditer(text):
-        line_no += text.count("\n", pos, m.start())
-        parts.append(text[pos : m.start() + limit])
-        warnings.append(
-            ParseWarning(
-                line_no,
-                "long-line",
-                f"line {line_no} is {m.end() - m.start():,} characters long: cut to the first {limit:,}",
+    lines = lines_of(text)
+    for i, line in enumerate(lines):
+        if len(line.rstrip("\n")) > limit:
+            warnings.append(
+                ParseWarning(
+                    i + 1,
+                    "long-line",
+                    f"line {i + 1} is {len(line.rstrip(chr(10))):,} characters long: cut to the first {limit:,}",
+                )
             )
-        )
-        pos = m.end()
-    parts.append(text[pos:])
-    return "".join(parts), warnings
+            lines[i] = line[:limit] + ("\n" if line.endswith("\n") else "")
+    return ("".join(lines), warnings) if warnings else (text, [])
 
 
 def nul_warning(text: str) -> list[ParseWarning]:
@@ -174,8 +177,13 @@ def drop_second_copy(text: str) -> tuple[str, list[ParseWarning]]:
     first = text[start : end + 1]
     at = text.find("\n" + first, end)
     while at >= 0:
-        copy = text[at + 1 :]
-        if copy.count("\n") >= MIN_COPY_LINES and text.startswith(copy, start):
+        size = len(text) - at - 1
+        probe = min(size, COMPARE_FIRST_CHARS)  # most repeats of the first line differ soon after it
+        if (
+            text[at + 1 : at + 1 + probe] == text[start : start + probe]
+            and text.startswith(copy := text[at + 1 :], start)
+            and copy.count("\n") >= MIN_COPY_LINES
+        ):
             line = text.count("\n", 0, at + 1) + 1
             return text[: at + 1], [
                 ParseWarning(

@@ -428,7 +428,7 @@ def parse_piece(
     the member's line number) when the piece cannot be read.
     """
     text, not_utf8 = pasted.decode(piece.data)
-    text, clipped = damage.clip_long_lines(text, module.FORMAT)
+    text, clipped = damage.clip_long_lines(text, module.FORMAT, piece.data if not_utf8 is None else None)
     if piece.first_line == 1 and piece.last:
         text, twice = damage.drop_second_copy(text)
         clipped += twice
