@@ -98,6 +98,20 @@ NON_NEGATIVE_VARIABLES = frozenset(
 )  # fmt: skip
 
 
+#: The warning codes that say a member is damaged (the case report lists them per member).
+DAMAGE_CODES = frozenset(
+    {
+        "truncated", "nul-bytes", "bad-line", "cut", "long-line", "written-twice", "repeated-times",
+        "future-time", "impossible-value", "not-utf8",
+    }
+)  # fmt: skip
+
+
+def damage_said(warnings: list[dict[str, object]]) -> list[dict[str, object]]:
+    """The warnings (``ParseWarning.as_dict`` shapes) among ``warnings`` that say a damage."""
+    return [w for w in warnings if w.get("code") in DAMAGE_CODES]
+
+
 def max_line_chars(fmt: str) -> int:
     """The longest line the parser of ``fmt`` is given (``SHORT_LINE_CHARS`` or ``MAX_LINE_CHARS``)."""
     return SHORT_LINE_CHARS if fmt in SHORT_LINE_FORMATS else MAX_LINE_CHARS

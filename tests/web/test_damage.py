@@ -60,6 +60,8 @@ def test_nul_bytes_in_one_line_keep_the_case_and_every_member(tmp_path: Path) ->
     assert {s["member"] for s in report["sources"]} >= {n for n in members if not n.endswith("hostname")} - {
         n.member for n in NotUsedMember.objects.filter(case=case)
     }
+    [damaged] = [s for s in report["sources"] if s["member"] == name]
+    assert [d["code"] for d in damaged["damage"]] == ["nul-bytes"] and damaged["damage"][0]["line"] == 41
     source = case.sources.get(member=name)
     said = json.dumps(source.warnings)
     assert "nul-bytes" in said and "line 41" in said
