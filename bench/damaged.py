@@ -80,8 +80,10 @@ def child(bundle: str, processes: int) -> None:
     stages = {}
     b = read_bundle(Path(bundle), reduce=reduce_piece, keep_text=sink, processes=processes)
     stages["worker MiB after the read"] = resident_bytes() >> 20
+    stages["worker peak so far"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss >> 10
     tl = Timeline.from_sources(b.sources, ncpu=b.ncpu, host=b.host, utc_offset_s=b.utc_offset_s)
     stages["after the timeline"] = resident_bytes() >> 20
+    stages["peak so far"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss >> 10
     outcome = engine.run(tl)
     stages["after the rules"] = resident_bytes() >> 20
     stages["worker peak"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss >> 10
