@@ -51,7 +51,7 @@ def test_an_existing_account_keeps_its_flags(monkeypatch) -> None:
 @pytest.mark.django_db(transaction=True)
 def test_the_roles_migration_keeps_the_first_account_a_site_admin() -> None:
     executor = MigrationExecutor(connection)
-    executor.migrate([("web", "0096_finding_culprit")])
+    executor.migrate([("web", "0001_squashed_0096_finding_culprit")])
     User = get_user_model()
     # As create_engineer made them before: every account a superuser.
     first = User.objects.create_superuser("first", password=PASSWORD)

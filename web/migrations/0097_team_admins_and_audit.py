@@ -36,7 +36,7 @@ def roles(apps, schema_editor) -> None:
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("web", "0096_finding_culprit"),
+        ("web", "0001_squashed_0096_finding_culprit"),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
