@@ -37,7 +37,7 @@ pseudonym that is the same everywhere on the link: ``host-1``, ``user-2``, ``db-
 - Built-in accounts and schemas (``root``, ``system user``, ``event_scheduler``, ``mysql``,
   ``information_schema``, ``performance_schema``, ``sys``) and loopback and unspecified addresses
   (``127.0.0.1``, ``::1``, ``::``) are the same on every server and are kept.
-- **Passwords** (``mask_secrets``): always masked, whatever the link's choices (a password is never
+- **Passwords** (``mask_secrets``, analyzer/passwords.py): always masked, whatever the link's choices (a password is never
   something for a customer's other readers, nor for the engineer's page to show): on command lines
   (``ps`` with arguments, pt-stalk's ``-output`` and ``-trigger``) ``--password=***`` and
   ``--password ***`` (any long option ending in ``pass``, ``passwd`` or ``password``: ``--mysql-password``,

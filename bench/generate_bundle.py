@@ -29,7 +29,7 @@ across ps and processlist.
 ``--host`` picks a host size (2, 16 or 64 CPUs with tens, hundreds or a thousand sessions) and
 ``--shape`` the load inside the load window (``--incident``): ``healthy`` (no load: about one
 statement per core), ``cpu-bound``, ``io-bound``, ``tmp-tables`` (seed 000), ``commit`` (seed 001),
-or ``io-stall`` (the default above). See ``Shape`` and ``SHAPES``.
+or ``io-stall`` (the default above). See ``Shape`` and ``SHAPES`` (bench/gen/model.py).
 
 Streaming: every member is written line block by line block to a file in a scratch directory next
 to the output, then streamed into the gzip'd tar (``tar`` needs each member's size before its
