@@ -7,7 +7,7 @@ choices of that link (:class:`Choices`). :class:`Redactor` takes the values a ca
 pseudonym that is the same everywhere on the link: ``host-1``, ``user-2``, ``db-3``, ``server-1``
 (numbered in sorted order of the values, so every response of the link agrees without state).
 
-- **Literals**: statement text becomes its fingerprint (``analyzer.fingerprint``: strings and
+- **Literals** (analyzer/literals.py): statement text becomes its fingerprint (``analyzer.fingerprint``: strings and
   numbers -> ``?``). In a processlist's raw lines (vertical ``\\G``, ``mysql -t`` table, ``mysql -B``)
   the ``Info`` of each session, continuation lines included, is replaced by its fingerprint; a line
   of a processlist that is not recognised as one of its fields is treated as statement text.
