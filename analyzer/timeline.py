@@ -443,7 +443,12 @@ class Timeline:
     def _derive(self) -> None:
         vm = self.frames.get("vmstat")
         if vm is not None and "since_boot" in vm:
-            self.frames["vmstat"] = vm[~vm["since_boot"].astype(bool)].reset_index(drop=True)
+            since_boot = vm["since_boot"].to_numpy(dtype=bool, na_value=False)
+            lead = int(np.argmin(since_boot)) if not since_boot.all() else len(since_boot)
+            if not since_boot[lead:].any():  # the since-boot report leads: a slice, not a copy of the rows
+                self.frames["vmstat"] = vm.iloc[lead:].reset_index(drop=True)
+            else:
+                self.frames["vmstat"] = vm[~since_boot].reset_index(drop=True)
         derive_context(self.frames)  # the InnoDB and kernel context (diskstats -> iostat ...)
 
     @property

@@ -106,6 +106,7 @@ def to_frame(layout: Layout, rows: Rows, member: str, warnings: list[ParseWarnin
                     int(nos[row]),
                     rows.text(row),
                     "ps m thread rows ('-' PID) carry no thread id: capture threads with ps -eLo",
+                    whole=True,
                 )
             warnings.append(ParseWarning(int(nos[row]), "bad-row", f"{out} {cell!r} is not a number"))
         if out != "pcpu":

@@ -56,16 +56,24 @@ class ParseError(ValueError):
     The message names the member and the line: ``vmstat.txt line 412: expected 17 columns, found 9``.
     """
 
-    def __init__(self, member: str, line_no: int, line: str, reason: str) -> None:
+    def __init__(self, member: str, line_no: int, line: str, reason: str, *, whole: bool = False) -> None:
         self.member = member
         self.line_no = line_no
         self.line = line.rstrip("\n")[:200]
         self.reason = reason
+        #: the member as a whole is refused (a capture the parser declines on purpose), not one
+        #: damaged line: no line is dropped to read the rest (parsers/damage.py)
+        self.whole = whole
         super().__init__(f"{member} line {line_no}: {reason}")
 
-    def __reduce__(self) -> tuple[type[ParseError], tuple[str, int, str, str]]:
-        """Pickled with its four fields (a parse's outcome travels between workers)."""
-        return (type(self), (self.member, self.line_no, self.line, self.reason))
+    def __reduce__(self) -> tuple[type[ParseError], tuple[str, int, str, str, bool]]:
+        """Pickled with its fields (a parse's outcome travels between workers)."""
+        return (_parse_error, (self.member, self.line_no, self.line, self.reason, self.whole))
+
+
+def _parse_error(member: str, line_no: int, line: str, reason: str, whole: bool) -> ParseError:
+    """A ``ParseError`` from its pickled fields."""
+    return ParseError(member, line_no, line, reason, whole=whole)
 
 
 @dataclass(frozen=True, slots=True)

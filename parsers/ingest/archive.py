@@ -156,8 +156,12 @@ def _decompressing(raw: BinaryIO) -> BinaryIO:
 
 
 def _counted(raw: BinaryIO, budget: _Budget, name: str) -> BinaryIO:
-    """Decompress a member if it is itself compressed, charging the uncompressed bytes read."""
-    inner = _decompressing(raw)
+    """Decompress a member if it is itself compressed, charging the uncompressed bytes read. An
+    archive cut short inside the member's first bytes raises ``BundleError`` naming the member."""
+    try:
+        inner = _decompressing(raw)
+    except _CORRUPT as exc:
+        raise BundleError(f"{name}: archive is truncated or corrupt ({exc})") from exc
     return io.BufferedReader(_CountingReader(inner, budget, name), 1 << 20)  # type: ignore[return-value]
 
 
@@ -207,10 +211,9 @@ def walk(
     path = Path(path)
     budget = _Budget(limits, path.stat().st_size)
     kind = _container_kind(path)
-    if kind == "zip":
-        yield from _walk_zip(path, limits, budget)
-    elif kind == "tar":
-        yield from _walk_tar(path, limits, budget)
+    if kind in ("zip", "tar"):
+        entries = _walk_zip(path, limits, budget) if kind == "zip" else _walk_tar(path, limits, budget)
+        yield from _first_copies(entries)
     else:
         name = safe_name(display_name or path.name) or "upload"
 
@@ -218,6 +221,25 @@ def walk(
             return _counted(path.open("rb"), budget, name)
 
         yield Member(name=name, size=None, open=opener)
+
+
+def _first_copies(entries: Iterator[Member | Refused]) -> Iterator[Member | Refused]:
+    """``entries`` with each member name once: a member stored twice (a ``tar -r`` rerun, an
+    archive of an archive's extraction) is read from its first copy; the next copy is listed
+    ``Refused`` once, saying so, and any further copy is skipped unread."""
+    seen: dict[str, int] = {}
+    for entry in entries:
+        if isinstance(entry, Member):
+            copies = seen.get(entry.name, 0)
+            seen[entry.name] = copies + 1
+            if copies == 1:
+                yield Refused(
+                    entry.name,
+                    "stored twice in the archive: the first copy is read, the others are dropped",
+                )
+            if copies:
+                continue
+        yield entry
 
 
 def _walk_tar(path: Path, limits: Limits, budget: _Budget) -> Iterator[Member | Refused]:

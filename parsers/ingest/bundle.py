@@ -27,7 +27,7 @@ from typing import BinaryIO, TextIO
 
 import pandas as pd
 
-from parsers import pasted, registry
+from parsers import damage, pasted, registry
 from parsers.base import (
     Clock,
     ClockHints,
@@ -283,6 +283,9 @@ class _Reader:
     def add_not_used(self, member: str, reason: str) -> None:
         self.b.not_used.append(NotUsed(member, reason))
 
+    def add_warning(self, warning: str) -> None:
+        self.b.warnings.append(warning)
+
     def add_host(self, host: str) -> None:
         self.hosts.append(host)
 
@@ -314,6 +317,15 @@ class _Reader:
         self.layouts[where.layout] += 1
         raw = member.open()
         first, head = head_of(raw)
+        if first[:2] in damage.UTF16_BOMS and (utf8 := damage.transcode_utf16(first + raw.read())):
+            raw = io.BytesIO(utf8)
+            first, head = head_of(raw)
+            self.pipeline.later(
+                functools.partial(
+                    self.add_warning,
+                    f"{member.name} is UTF-16 (it starts with a byte-order mark): read as such",
+                )
+            )
         if not any(line.strip() for line in head):
             self.not_used(member.name, "empty")
             return
@@ -327,6 +339,14 @@ class _Reader:
             return
         if where.suffix == "hostname":
             host = clean_host(head[0])
+            if host != (head[0].strip() or None) or sum(1 for line in head if line.strip()) > 1:
+                self.pipeline.later(
+                    functools.partial(
+                        self.add_warning,
+                        f"{member.name}: line 1 {damage.quote(head[0])} and no other should be a host "
+                        f"name: {'kept as ' + host if host else 'not used'}",
+                    )
+                )
             if host:
                 self.pipeline.later(
                     functools.partial(self.add_host, host)
@@ -360,6 +380,10 @@ class _Reader:
                 module, [whole(data)], member=member.name, clock=hints, done=done, large=large
             )
             return
+        if pieces.in_lines(module.FORMAT, head):  # rows that stand alone: cut at line ends, in pieces
+            cut = pieces.split_lines(b"", _Prefixed(data, raw), header_lines=pieces.LINE_HEADER_LINES)
+            self.pipeline.pieces(module, cut, member=member.name, clock=hints, done=done, large=True)
+            return
         # too long to hold: read as a stream here, its text kept block by block
         text: Iterable[str] = _text(data, raw)
         chunker = TextChunker()
@@ -367,9 +391,10 @@ class _Reader:
             keep = functools.partial(self.keep_text, member.name)
             text = _Tee(text, lambda block: keep(tuple(chunker.feed(block))))
         try:
-            source: ParsedSource | Exception = self.work.reduced(
-                module.parse(text, member=member.name, clock=hints, **self.work.options(module.FORMAT))
-            )
+            parsed = module.parse(text, member=member.name, clock=hints, **self.work.options(module.FORMAT))
+            damage.check_source(parsed)
+            source: ParsedSource | Exception = self.work.reduced(parsed)
+            del parsed
         except BundleError:
             raise
         except Exception as exc:  # noqa: BLE001 - reported as the member's reason, like a piece's

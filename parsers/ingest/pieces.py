@@ -36,7 +36,7 @@ import numpy as np
 import pandas as pd
 from pandas.api.types import union_categoricals
 
-from parsers import pasted, registry
+from parsers import damage, pasted, registry
 from parsers.base import (
     ClockHints,
     ParsedSource,
@@ -124,6 +124,8 @@ class Piece:
     first_line: int
     overlap_lines: int = 0
     overlap_bytes: int = 0
+    #: the last piece of its member (its end is the member's: a missing last line end is said)
+    last: bool = False
 
 
 class Newlines:
@@ -224,7 +226,7 @@ def split(head: bytes, rest: BinaryIO, *, piece_bytes: int | None = None) -> Ite
         if not following:
             data = carry + block
             if data[len(overlap) :].strip():
-                yield Piece(data, first_line, _lines(overlap), len(overlap))
+                yield Piece(data, first_line, _lines(overlap), len(overlap), last=True)
             return
         # The cut: the last marker line after the overlap (so that the piece adds a line). It is
         # nearly always in the block just read, and the piece is then made in one copy of the carry
@@ -247,9 +249,71 @@ def split(head: bytes, rest: BinaryIO, *, piece_bytes: int | None = None) -> Ite
         carry, block = b"".join((overlap, after)), following
 
 
+#: Formats whose rows each stand alone once their column header is known, with a time on every
+#: row (``vmstat -t``: the header's ``timestamp`` group): a member of them too long to parse whole
+#: is cut at line ends (:func:`split_lines`) rather than read as one stream.
+LINE_FORMATS = {"vmstat": b"timestamp"}
+#: Lines of the column header that every piece of a ``LINE_FORMATS`` member starts again with
+#: (vmstat's group line and its column names).
+LINE_HEADER_LINES = 2
+
+
+def in_lines(fmt: str, head: list[str]) -> bool:
+    """Whether a member of format ``fmt`` whose first lines are ``head`` is cut at line ends: a
+    ``LINE_FORMATS`` format whose header says every row has its time."""
+    mark = LINE_FORMATS.get(fmt)
+    return mark is not None and any(mark.decode() in line for line in head[:5])
+
+
+def split_lines(
+    head: bytes, rest: BinaryIO, *, header_lines: int, piece_bytes: int | None = None
+) -> Iterator[Piece]:
+    r"""Cut ``head`` + ``rest`` at line ends into pieces of about ``piece_bytes``. Every piece after
+    the first starts again with the member's first ``header_lines`` lines (the column header) and
+    the last line of the piece before (a first row that a parser would take for the since-boot
+    report); they are its overlap, their rows and warnings dropped.
+
+    >>> import io
+    >>> cut = split_lines(b"", io.BytesIO(b"h\na\nb\nc\n"), header_lines=1, piece_bytes=4)
+    >>> [(p.first_line, p.overlap_lines, p.data) for p in cut]
+    [(1, 0, b'h\na\n'), (1, 2, b'h\na\nb\nc\n')]
+    """
+    blocks = _blocks(head, rest, piece_bytes or PIECE_BYTES)
+    carry = b""
+    header: bytes | None = None
+    first_line = 1
+    overlap = b""
+    block = next(blocks, b"")
+    while block:
+        following = next(blocks, b"")
+        data = carry + bytes(block)
+        if header is None:
+            at = -1
+            for _ in range(header_lines):
+                at = data.find(b"\n", at + 1)
+            header = data[: at + 1] if at >= 0 else b""
+        cut = data.rfind(b"\n") + 1 if following else len(data)
+        if cut <= 0:
+            carry, block = data, following
+            continue
+        piece, carry = data[:cut], data[cut:]
+        if piece.strip():
+            lines = _lines(overlap)
+            yield Piece(
+                overlap + piece, first_line - lines, lines, len(overlap), last=not following and not carry
+            )
+        first_line += _lines(piece)
+        last = piece.rstrip(b"\n").rfind(b"\n")
+        overlap = header + piece[last + 1 :] if header else b""
+        block = following
+    if carry.strip():
+        lines = _lines(overlap)
+        yield Piece(overlap + carry, first_line - lines, lines, len(overlap), last=True)
+
+
 def whole(data: bytes) -> Piece:
     """A member read whole (bytes as uploaded) as one piece."""
-    return Piece(Newlines()(data, final=True), 1)
+    return Piece(Newlines()(data, final=True), 1, last=True)
 
 
 def _shift_lines(source: ParsedSource, offset: int, drop_before: int) -> ParsedSource:
@@ -321,7 +385,12 @@ def _stacked(parts: list[pd.DataFrame]) -> pd.DataFrame:
         if all(isinstance(v.dtype, pd.CategoricalDtype) for v in values) and any(
             not v.cat.categories.equals(values[0].cat.categories) for v in values
         ):
-            out[column] = pd.Series(union_categoricals([v.array for v in values], sort_categories=True))
+            kinds = {v.cat.categories.dtype for v in values}
+            if len(kinds) > 1:  # a damaged piece read numbers where the others read text, or the reverse
+                values = [v.astype(object) for v in values]
+                out[column] = pd.concat(values, ignore_index=True).astype("category")
+            else:
+                out[column] = pd.Series(union_categoricals([v.array for v in values], sort_categories=True))
         else:
             out[column] = pd.concat(values, ignore_index=True)
         del values
@@ -358,15 +427,35 @@ def parse_piece(
     ``options``: keyword arguments of ``module.parse`` (``Work.options``). Raises ``ParseError`` (with
     the member's line number) when the piece cannot be read.
     """
-    text, not_utf8 = pasted.decode(piece.data)  # a cp1252 byte from a pasted note read as such, said
+    text, not_utf8 = pasted.decode(piece.data)
+    text, clipped = damage.clip_long_lines(text, module.FORMAT, piece.data if not_utf8 is None else None)
+    if piece.first_line == 1 and piece.last:
+        text, twice = damage.drop_second_copy(text)
+        clipped += twice
+    clipped += damage.nul_warning(text)
+
+    def parse(lines: Iterable[str]) -> ParsedSource:
+        return module.parse(lines, member=member, clock=clock, **options)
+
     try:
-        parsed = module.parse(_Text(text), member=member, clock=clock, **options)
-    except ParseError as exc:
-        parsed = _as_pasted(module, piece, text, member, clock, options)
+        parsed = parse(_Text(text))
+    except Exception as exc:  # noqa: BLE001 - a damaged line: salvaged, else raised with the member's line
+        parsed = (
+            _as_pasted(module, piece, text, member, clock, options) if isinstance(exc, ParseError) else None
+        )
         if parsed is None:
-            raise ParseError(member, exc.line_no + piece.first_line - 1, exc.line, exc.reason) from exc
+            try:
+                parsed = damage.parse_salvaging(parse, text, member=member, error=exc)
+            except ParseError as final:
+                raise ParseError(
+                    member, final.line_no + piece.first_line - 1, final.line, final.reason
+                ) from final
+    parsed.warnings[:0] = clipped
     if not_utf8 is not None:
         parsed.warnings.append(not_utf8)
+    damage.check_source(parsed)
+    if piece.last and (cut := damage.truncation_warning(piece.data, 1)) is not None:
+        parsed.warnings.append(cut)
     drop_before = piece.first_line + piece.overlap_lines if piece.overlap_lines else 0
     return _shift_lines(parsed, piece.first_line - 1, drop_before)
 
@@ -522,8 +611,18 @@ class _Member:
             self.done(self.error)
         elif not self.kept:
             self.done(ParseError(self.name, 1, "", "no snapshot found"))
-        else:
-            self.done(join(self.kept))
+        elif len(self.kept) == 1:
+            self.done(self.kept[0])
+        else:  # repeated times across pieces (a long capture written twice) are seen once joined
+            main = next(iter(self.kept[0].frames), None)
+            in_time = all(
+                main in p.frames and "ts" in p.frames[main] and p.frames[main]["ts"].is_monotonic_increasing
+                for p in self.kept
+            )
+            joined = join(self.kept)
+            if in_time:  # a main frame in time order in each piece: one that goes back is damage
+                damage.check_source(joined, values=False, only=main)
+            self.done(joined)
 
 
 def _in_flight(processes: int) -> int:

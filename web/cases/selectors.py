@@ -9,6 +9,7 @@ from django.db.models import QuerySet
 from django.http import Http404
 
 from analyzer.findings import severity_rank
+from parsers.damage import damage_said
 from web.history import compare
 from web.history.search import CaseFilters, apply_filters
 from web.ingest.claims import is_stalled, last_report
@@ -264,7 +265,10 @@ def case_report(*, case: Case) -> dict[str, object]:
         "window": [_iso(case.window_start), _iso(case.window_end)],
         "utc_offset_s": case.utc_offset_s,
         "upload": _upload(case),
-        "sources": [{**_source(s), "warnings": s.warning_count} for s in case.sources.all()],
+        "sources": [
+            {**_source(s), "warnings": s.warning_count, "damage": damage_said(s.warnings)}
+            for s in case.sources.all()
+        ],
         "not_used": [{"member": n.member, "reason": n.reason} for n in case.not_used.all()],
         "warnings": list(case.warnings),
         "findings": [

@@ -29,6 +29,7 @@ from analyzer import engine
 from analyzer.findings import culprit_json, evidence_json
 from analyzer.series import aggregate_series, irq_cpu_rates, top_fingerprints, top_wait_channels
 from analyzer.timeline import SAMPLE_LINES, Timeline, reduce_piece
+from parsers.damage import pg_safe
 from parsers.ingest.archive import BundleError, Limits
 from parsers.ingest.bundle import Bundle, read_bundle
 from parsers.ingest.malloc import release_memory, resident_bytes
@@ -219,7 +220,7 @@ def _fail(claim: Claim, reason: str, detail: DetailWriter | None = None) -> None
     update_if_held(
         claim,
         status=CaseStatus.FAILED,
-        failure_reason=reason[:2000] or "unknown error",
+        failure_reason=pg_safe(reason[:2000]) or "unknown error",
         status_detail="",
         claim="",
     )
@@ -301,15 +302,15 @@ def _replace_derived(
     Source.objects.bulk_create(
         Source(
             case=case,
-            member=s.member[:500],
+            member=pg_safe(s.member[:500]),
             format=s.format,
             samples=s.samples,
             start=s.start,
             end=s.end,
             clock=str(s.clock),
-            variant=str(s.meta.get("variant", ""))[:200],
-            meta=_jsonable_meta(s.meta),
-            warnings=[w.as_dict() for w in s.warnings[:MAX_WARNINGS_PER_SOURCE]],
+            variant=pg_safe(str(s.meta.get("variant", ""))[:200]),
+            meta=pg_safe(_jsonable_meta(s.meta)),
+            warnings=pg_safe([w.as_dict() for w in s.warnings[:MAX_WARNINGS_PER_SOURCE]]),
             warning_count=len(s.warnings),
             role=timeline.roles[s.member].role if s.member in timeline.roles else "",
             role_reason=timeline.roles[s.member].reason[:500] if s.member in timeline.roles else "",
@@ -317,7 +318,8 @@ def _replace_derived(
         for s in bundle.sources
     )
     NotUsedMember.objects.bulk_create(
-        NotUsedMember(case=case, member=n.member[:500], reason=n.reason) for n in bundle.not_used
+        NotUsedMember(case=case, member=pg_safe(n.member[:500]), reason=pg_safe(n.reason))
+        for n in bundle.not_used
     )
     bulk.write_series(case.pk, aggregate_series(timeline))
     for s in bundle.sources:
@@ -327,14 +329,14 @@ def _replace_derived(
             )
     window = bundle.window
     timed = [s for s in bundle.sources if s.samples]
-    case.host = bundle.host or ""
-    case.kernel = bundle.kernel or ""
+    case.host = pg_safe(bundle.host or "")
+    case.kernel = pg_safe(bundle.kernel or "")
     case.ncpu = bundle.ncpu
     case.layout = bundle.layout
     case.window_start, case.window_end = window if window else (None, None)
     case.utc_offset_s = bundle.utc_offset_s
     case.utc_offset_origin = bundle.utc_offset_origin or ""
-    case.warnings = list(bundle.warnings)
+    case.warnings = pg_safe(list(bundle.warnings))
     case.generation = generation
     case.ingested_at = timezone.now()
     found = analysis.result()
@@ -345,8 +347,8 @@ def _replace_derived(
         max_points=charts.OVERVIEW_POINTS,
         extra=[c for c in [charts.irq_cpu_chart(found.irq_cpu)] if c],
     )
-    case.fingerprints = found.fingerprints
-    case.wait_channels = found.wait_channels
+    case.fingerprints = pg_safe(found.fingerprints)
+    case.wait_channels = pg_safe(found.wait_channels)
     case.search_terms = "\n".join(case.fingerprints + case.wait_channels)
     Finding.objects.bulk_create(
         Finding(
@@ -354,18 +356,18 @@ def _replace_derived(
             position=i,
             key=f.key,
             severity=str(f.severity),
-            title=f.title,
-            summary=f.explanation,
+            title=pg_safe(f.title),
+            summary=pg_safe(f.explanation),
             windows=[[_iso_utc(w.start), _iso_utc(w.end)] for w in f.windows],
-            evidence=[evidence_json(e) for e in f.evidence],
-            recommendation=f.recommendation,
-            caveats=list(f.caveats),
+            evidence=pg_safe([evidence_json(e) for e in f.evidence]),
+            recommendation=pg_safe(f.recommendation),
+            caveats=pg_safe(list(f.caveats)),
             sources=list(f.sources),
             confidence=f.confidence,
             disproof=f.disproof,
             related=list(f.related),
             rule_version=f.rule_version,
-            culprit=culprit_json(f.culprit),
+            culprit=pg_safe(culprit_json(f.culprit)),
         )
         for i, f in enumerate(outcome.findings)
     )
@@ -375,7 +377,7 @@ def _replace_derived(
             for n in outcome.not_evaluated
         ]
         + [
-            RuleResult(case=case, key=f.key, outcome=RuleResult.Outcome.FAILED, detail=f.error)
+            RuleResult(case=case, key=f.key, outcome=RuleResult.Outcome.FAILED, detail=pg_safe(f.error))
             for f in outcome.failed
         ]
     )

@@ -16,6 +16,7 @@ import numpy as np
 import pandas as pd
 from django.db import connection
 
+from parsers.damage import pg_safe
 from parsers.rawtext import TextChunk
 from web.models import RawChunk, SampleIndex, Series, SeriesLevel
 from web.timeline.levels import levels_of
@@ -97,7 +98,7 @@ def write_series(case_id: int, series: pd.DataFrame) -> int:
                         (
                             _FIELDS_4,
                             _binary_field(struct.pack(">q", case_id)),
-                            _binary_field(str(names[k]).encode("utf-8")),
+                            _binary_field(pg_safe(str(names[k])).encode("utf-8")),
                             _binary_field(_binary_array(ts[rows], ">i8", INT8_OID)),
                             _binary_field(_binary_array(values[rows], ">f8", FLOAT8_OID)),
                         )
@@ -130,7 +131,7 @@ def write_series_levels(case_id: int, series: Iterable[tuple[str, np.ndarray, np
                     copy.write_row(
                         (
                             case_id,
-                            name,
+                            pg_safe(name),
                             level,
                             len(lts),
                             int(lts[0]),
@@ -151,7 +152,7 @@ def copy_raw_chunks(case_id: int, generation: int, *, member: str, chunks: Itera
         ) as copy:
             copy.set_types(["int8", "int4", "text", "int4", "int4", "bytea"])
             for c in chunks:
-                copy.write_row((case_id, generation, member[:500], c.line_start, c.line_end, c.data))
+                copy.write_row((case_id, generation, pg_safe(member[:500]), c.line_start, c.line_end, c.data))
 
 
 def copy_sample_index(case_id: int, main: pd.DataFrame, *, member: str, format: str) -> int:
@@ -169,7 +170,7 @@ def copy_sample_index(case_id: int, main: pd.DataFrame, *, member: str, format: 
     frame = pd.DataFrame(
         {
             "case_id": case_id,
-            "member": member[:500],
+            "member": pg_safe(member[:500]),
             "format": format[:40],
             "ts": _iso_utc(per_ts.index.to_series()),
             "line_start": per_ts["line_start"].astype("int64").to_numpy(),

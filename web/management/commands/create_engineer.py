@@ -20,7 +20,7 @@ import secrets
 from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandParser
 
-from web import teams
+from web.accounts import teams
 from web.models import DEFAULT_TEAM_NAME, Team
 
 

@@ -1,0 +1,464 @@
+"""Damaged members: what is recognised, how each damage is said, and how the good lines are kept.
+
+Uploads arrive damaged: a capture cut short by a full disk or a killed collector, NUL bytes left by
+a crash, a rerun appending to the same file, a broken or enormous line, a file saved as UTF-16.
+This module is the one place that deals with it for every format, around each format's own
+``parse`` (parsers/ingest/pieces.py calls it on every piece, wherever the piece is parsed):
+
+- ``transcode_utf16``: a member starting with a UTF-16 byte-order mark is read as UTF-16.
+- ``clip_long_lines``: a line longer than ``max_line_chars(fmt)`` is cut there (``long-line``):
+  no parser then holds an array sized by the longest line times the rows.
+- ``parse_salvaging``: a line that makes the parser fail is dropped (``bad-line``, naming the line
+  and the parser's reason) and the rest parsed again, up to ``MAX_DROPPED_LINES``; past that the
+  lines before the first bad one are kept (``cut``).
+- ``check_source``: rows whose time repeats or goes back (a capture written twice, blocks out of
+  order) are dropped, keeping the first copy (``repeated-times``); rows dated in the future are
+  dropped (``future-time``); values that cannot be (a negative counter, a percentage over 100)
+  become missing (``impossible-value``). Such values never reach a rule.
+- ``truncation_warning``: a member whose last line has no line end was cut short (``truncated``).
+- ``pg_safe``: text (and JSON made of text) that PostgreSQL can store: NUL written as a visible
+  ``\\x00``, lone surrogates as U+FFFD.
+
+Plain Python, NumPy and pandas: parse processes import it without Django.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from parsers.base import ParsedSource, ParseError, ParseWarning, lines_of
+
+#: The longest line any parser is given (64 KiB of characters): an SQL statement in a processlist
+#: may be that long; a longer line is garbage or a binary blob, and is cut.
+MAX_LINE_CHARS = 64 << 10
+#: Formats whose lines are short tables of numbers (vmstat, iostat, /proc files ...): a line of
+#: more than 4 KiB there is garbage (the widest real one, /proc/interrupts of 1,024 CPUs, is not
+#: among them). Their parsers hold lines in fixed-width arrays, so this bounds their memory.
+SHORT_LINE_FORMATS = frozenset(
+    {"vmstat", "iostat", "mpstat", "meminfo", "diskstats", "procvmstat", "netstat_s", "mysqladmin"}
+)
+#: Characters kept of a line in a short-line format.
+SHORT_LINE_CHARS = 4 << 10
+#: Lines dropped from one piece before giving up on reading it line by line: each drop costs one
+#: more parse of the piece.
+MAX_DROPPED_LINES = 20
+#: Lines a repeat of a member's start must hold to be taken for a second copy of the member (a last
+#: line equal to the first, a header written again at the end, is not one).
+MIN_COPY_LINES = 3
+#: Characters compared first when a member's first line comes again (a header repeated every screen
+#: is followed by other rows): the whole rest is compared only when these match.
+COMPARE_FIRST_CHARS = 4096
+#: Characters of a damaged line quoted in a warning.
+QUOTE_CHARS = 80
+#: A row dated more than this after the upload was read is in the future: a clock or a byte gone wrong.
+FUTURE_SLACK = pd.Timedelta(days=1)
+#: Formats whose numeric columns are counters, sizes, rates or shares of the whole system, none of
+#: which can be negative. Not among them: ps and top (nice values and real-time priorities are
+#: negative), the processlist (a replica's SQL thread shows a negative Time).
+UNSIGNED_FORMATS = frozenset(
+    {
+        "vmstat",
+        "mpstat",
+        "iostat",
+        "meminfo",
+        "diskstats",
+        "procvmstat",
+        "netstat_s",
+        "mysqladmin",
+        "interrupts",
+    }
+)
+#: Formats whose percentages are shares of the whole machine or of one CPU, never over 100 (a
+#: process's %CPU in ps or top is over 100 on several CPUs; iostat's %util is over 100 on some
+#: devices).
+PERCENT_FORMATS = frozenset({"vmstat", "mpstat"})
+#: Column names of percentages (vmstat us/sy/id/wa/st, sysstat %-columns read as ``*_pct``).
+PERCENT_COLUMNS = re.compile(r"(?:_pct|^(?:us|sy|id|wa|st|gu))$")
+#: Numeric columns that may be negative (none of the captures' counters or gauges may).
+SIGNED_COLUMNS = frozenset({"line_no", "line_end", "snapshot", "delta", "rate"})
+
+
+#: Server variables that are sizes, counts or limits: a negative value cannot be (MySQL and MariaDB
+#: reference manuals, "Server System Variables": each has a minimum of 0 or 1). ``max_user_connections``
+#: is not among them (MariaDB allows -1).
+NON_NEGATIVE_VARIABLES = frozenset(
+    {
+        "max_connections", "open_files_limit", "table_open_cache", "table_definition_cache",
+        "thread_cache_size", "innodb_buffer_pool_size", "innodb_log_file_size", "max_allowed_packet",
+        "tmp_table_size", "max_heap_table_size", "sort_buffer_size", "join_buffer_size",
+        "innodb_io_capacity", "innodb_io_capacity_max", "innodb_thread_concurrency", "thread_pool_size",
+        "long_query_time", "wait_timeout", "key_buffer_size", "query_cache_size", "innodb_log_buffer_size",
+        "innodb_open_files", "max_prepared_stmt_count", "back_log", "thread_stack",
+    }
+)  # fmt: skip
+
+
+#: The warning codes that say a member is damaged (the case report lists them per member).
+DAMAGE_CODES = frozenset(
+    {
+        "truncated", "nul-bytes", "bad-line", "cut", "long-line", "written-twice", "repeated-times",
+        "future-time", "impossible-value", "not-utf8",
+    }
+)  # fmt: skip
+
+
+def damage_said(warnings: list[dict[str, object]]) -> list[dict[str, object]]:
+    """The warnings (``ParseWarning.as_dict`` shapes) among ``warnings`` that say a damage."""
+    return [w for w in warnings if w.get("code") in DAMAGE_CODES]
+
+
+def max_line_chars(fmt: str) -> int:
+    """The longest line the parser of ``fmt`` is given (``SHORT_LINE_CHARS`` or ``MAX_LINE_CHARS``)."""
+    return SHORT_LINE_CHARS if fmt in SHORT_LINE_FORMATS else MAX_LINE_CHARS
+
+
+def quote(line: str) -> str:
+    """A damaged line as a warning quotes it: at most ``QUOTE_CHARS`` characters, NUL and other
+    control characters written as escapes (``repr``)."""
+    line = line.rstrip("\n")
+    return repr(line[:QUOTE_CHARS]) + (" ..." if len(line) > QUOTE_CHARS else "")
+
+
+#: The byte-order marks of UTF-16 (little- and big-endian).
+UTF16_BOMS = (b"\xff\xfe", b"\xfe\xff")
+
+
+def transcode_utf16(data: bytes) -> bytes | None:
+    """``data`` as UTF-8 when it starts with a UTF-16 byte-order mark (``FF FE`` or ``FE FF``: a
+    capture saved by a Windows editor), else None."""
+    if data[:2] in UTF16_BOMS:
+        return data.decode("utf-16", "replace").encode("utf-8")
+    return None
+
+
+def clip_long_lines(text: str, fmt: str, data: bytes | None = None) -> tuple[str, list[ParseWarning]]:
+    """``text`` with every line longer than ``max_line_chars(fmt)`` cut to that length, and one
+    ``long-line`` warning per cut line (line numbers of ``text``, 1-based). ``data``: ``text`` as
+    the UTF-8 bytes it was decoded from, when at hand (a line has at least as many bytes as
+    characters, so the lengths are measured on the bytes, with NumPy, and only a member with a
+    long line is looked at line by line)."""
+    limit = max_line_chars(fmt)
+    if len(text) <= limit:
+        return text, []
+    raw = np.frombuffer(data if data is not None else text.encode("utf-8", "surrogatepass"), dtype=np.uint8)
+    ends = np.flatnonzero(raw == 10)
+    if int(np.diff(ends, prepend=-1, append=len(raw)).max()) - 1 <= limit:
+        return text, []
+    warnings: list[ParseWarning] = []
+    lines = lines_of(text)
+    for i, line in enumerate(lines):
+        if len(line.rstrip("\n")) > limit:
+            warnings.append(
+                ParseWarning(
+                    i + 1,
+                    "long-line",
+                    f"line {i + 1} is {len(line.rstrip(chr(10))):,} characters long: cut to the first {limit:,}",
+                )
+            )
+            lines[i] = line[:limit] + ("\n" if line.endswith("\n") else "")
+    return ("".join(lines), warnings) if warnings else (text, [])
+
+
+def nul_warning(text: str) -> list[ParseWarning]:
+    """One ``nul-bytes`` warning naming the first line of ``text`` that holds NUL bytes (a crash
+    while the file was written), or none."""
+    at = text.find("\x00")
+    if at < 0:
+        return []
+    line = text.count("\n", 0, at) + 1
+    return [
+        ParseWarning(
+            line, "nul-bytes", f"{text.count(chr(0)):,} NUL bytes, the first on line {line}: read as text"
+        )
+    ]
+
+
+def drop_second_copy(text: str) -> tuple[str, list[ParseWarning]]:
+    """``text`` (a whole member) without a second copy of itself: when the member's first line
+    comes again at a line start and everything from there repeats the member's start (a rerun
+    appending to the same file, perhaps cut short), the copy is dropped with a ``written-twice``
+    warning."""
+    start = len(text) - len(text.lstrip())
+    start = text.rfind("\n", 0, start) + 1  # the first line that is not blank
+    end = text.find("\n", start)
+    if end < 0 or end == start:
+        return text, []
+    first = text[start : end + 1]
+    at = text.find("\n" + first, end)
+    while at >= 0:
+        size = len(text) - at - 1
+        probe = min(size, COMPARE_FIRST_CHARS)  # most repeats of the first line differ soon after it
+        if (
+            text[at + 1 : at + 1 + probe] == text[start : start + probe]
+            and text.startswith(copy := text[at + 1 :], start)
+            and copy.count("\n") >= MIN_COPY_LINES
+        ):
+            line = text.count("\n", 0, at + 1) + 1
+            return text[: at + 1], [
+                ParseWarning(
+                    line,
+                    "written-twice",
+                    f"from line {line} on the member repeats its own first {copy.count(chr(10)):,} lines "
+                    "(written twice): the copy is not read",
+                )
+            ]
+        at = text.find("\n" + first, at + 1)
+    return text, []
+
+
+def _renumber(source: ParsedSource, kept: np.ndarray) -> ParsedSource:
+    """Line numbers of ``source`` (parsed from the kept lines only) put back to the lines they were
+    (``kept``: 1-based numbers of the kept lines, ascending)."""
+
+    def back(values: np.ndarray) -> np.ndarray:
+        idx = np.clip(values.astype("int64") - 1, 0, len(kept) - 1)
+        return np.where(values > 0, kept[idx], values)
+
+    for frame in source.frames.values():
+        for column in ("line_no", "line_end"):
+            if column in frame and frame[column].dtype.kind in "iu" and len(frame):
+                frame[column] = back(frame[column].to_numpy())
+    source.warnings = [
+        ParseWarning(int(back(np.array([w.line_no]))[0]) if w.line_no else 0, w.code, w.message)
+        for w in source.warnings
+    ]
+    return source
+
+
+def _first_failing(parse: Callable[[list[str]], ParsedSource], lines: list[str]) -> int | None:
+    """The 1-based number of the line whose reading makes ``parse`` fail with an error other than
+    ``ParseError`` (the shortest failing prefix, by halving); None when no prefix fails so."""
+
+    def fails(n: int) -> bool:
+        try:
+            parse(lines[:n])
+        except ParseError:
+            return False
+        except Exception:  # noqa: BLE001 - the failure being located
+            return True
+        return False
+
+    low, high = 0, len(lines)
+    if not fails(high):
+        return None
+    while high - low > 1:
+        mid = (low + high) // 2
+        if fails(mid):
+            high = mid
+        else:
+            low = mid
+    return high
+
+
+def parse_salvaging(
+    parse: Callable[[list[str]], ParsedSource], text: str, *, member: str, error: Exception | None = None
+) -> ParsedSource:
+    """``parse(lines)`` of ``text``'s lines; when it fails, the line at fault is dropped with a
+    ``bad-line`` warning (the line the ``ParseError`` names, else the first line whose reading
+    fails) and the rest is parsed again, up to ``MAX_DROPPED_LINES`` times. Past that, or when
+    no line is at fault, the lines before the first bad one are parsed, with a ``cut`` warning.
+    Line numbers in the result are those of ``text``. Raises the first error when nothing can be
+    read (the member is then not used, with that error's reason). ``error``: the error of a
+    first reading already made (then ``text`` is not parsed whole again)."""
+    lines = lines_of(text)
+    if error is None:
+        try:
+            return parse(lines)
+        except Exception as exc:  # noqa: BLE001 - salvaged below, else raised again
+            error = exc
+    if isinstance(error, ParseError) and error.whole:
+        raise error
+    first_error = error
+    kept = np.arange(1, len(lines) + 1, dtype=np.int64)
+    dropped: list[ParseWarning] = []
+    for _ in range(MAX_DROPPED_LINES):
+        at = error.line_no if isinstance(error, ParseError) else _first_failing(parse, lines)
+        if at is None or not 1 <= at <= len(lines):
+            break
+        original = int(kept[at - 1])
+        reason = error.reason if isinstance(error, ParseError) else f"{type(error).__name__}: {error}"
+        dropped.append(
+            ParseWarning(
+                original, "bad-line", f"line {original} dropped: {reason[:200]}: {quote(lines[at - 1])}"
+            )
+        )
+        del lines[at - 1]
+        kept = np.delete(kept, at - 1)
+        if not lines:
+            break
+        try:
+            parsed = parse(lines)
+        except Exception as exc:  # noqa: BLE001 - the next line at fault
+            if isinstance(exc, ParseError) and exc.whole:
+                raise first_error from None
+            error = exc
+            continue
+        parsed = _renumber(parsed, kept)
+        parsed.warnings[:0] = dropped
+        return parsed
+    return _keep_head(parse, lines_of(text), first_error, member=member)
+
+
+def _keep_head(
+    parse: Callable[[list[str]], ParsedSource], lines: list[str], error: Exception, *, member: str
+) -> ParsedSource:
+    """The lines before the first one at fault, parsed, with a ``cut`` warning; raises ``error``
+    when they give nothing."""
+    at = error.line_no if isinstance(error, ParseError) else _first_failing(parse, lines)
+    if not at or at <= 1:
+        if at and not isinstance(error, ParseError):  # the reason names the line the parser failed on
+            raise ParseError(member, at, lines[at - 1], f"{type(error).__name__}: {error}") from error
+        raise error
+    try:
+        parsed = parse(lines[: at - 1])
+    except Exception:  # noqa: BLE001 - nothing before it reads either
+        raise error from None
+    reason = error.reason if isinstance(error, ParseError) else f"{type(error).__name__}: {error}"
+    parsed.warnings.append(
+        ParseWarning(at, "cut", f"the rest of {member} from line {at} was not read: {reason[:200]}")
+    )
+    return parsed
+
+
+def truncation_warning(data: bytes, first_line: int) -> ParseWarning | None:
+    """A ``truncated`` warning when ``data`` (the last piece of a member, starting at line
+    ``first_line``) does not end with a line end: the capture was cut short mid-line."""
+    if not data or data.endswith(b"\n"):
+        return None
+    line = first_line + data.count(b"\n")
+    return ParseWarning(
+        line, "truncated", f"the member ends in the middle of line {line}: the capture was cut short there"
+    )
+
+
+def _runs_kept(ts: np.ndarray) -> np.ndarray:
+    """For rows in file order with times ``ts`` (int64): True for the rows of each run of equal
+    times whose time is later than every run before it (the first copy of a capture written twice,
+    the blocks in order)."""
+    if not len(ts):
+        return np.ones(0, dtype=bool)
+    start = np.r_[True, ts[1:] != ts[:-1]]
+    run_ts = ts[start]
+    before = np.maximum.accumulate(np.r_[np.iinfo(np.int64).min, run_ts[:-1]])
+    keep_run = run_ts > before
+    return keep_run[np.cumsum(start) - 1]
+
+
+def check_source(
+    source: ParsedSource, *, now: pd.Timestamp | None = None, values: bool = True, only: str | None = None
+) -> None:
+    """Refuse, in place, what cannot be in ``source`` (times in UTC), each with one warning:
+    rows of repeated or backwards times (``repeated-times``: the first copy kept), rows after
+    ``now`` + ``FUTURE_SLACK`` (``future-time``), negative values and percentages over 100 in
+    numeric columns (``impossible-value``: made missing). ``values=False``: the times only (for
+    the joined pieces of a member, whose frames may be reduced already). ``only``: that frame alone."""
+    now = now if now is not None else pd.Timestamp.now(tz="UTC")
+    if values:
+        _refuse_negative_variables(source)
+    for name, frame in list(source.frames.items()):
+        if only is not None and name != only:
+            continue
+        if "ts" not in frame or not len(frame) or frame["ts"].dtype.kind != "M":
+            continue
+        ts = frame["ts"].to_numpy(dtype="datetime64[ns]").view("int64")
+        keep = np.ones(len(frame), dtype=bool)
+        if not frame["ts"].is_monotonic_increasing and not frame["ts"].hasnans:
+            in_order = _runs_kept(ts)
+            if not in_order.all():
+                said = (
+                    f"{name}: {int((~in_order).sum()):,} rows from line {{line}} repeat times already read "
+                )
+                _say(source, frame, ~in_order, "repeated-times", said + "or go back in time (written twice, or "
+                     "out of order): the first copy is kept")  # fmt: skip
+                keep &= in_order
+        future = ts > (now + FUTURE_SLACK).value
+        if future.any():
+            when = pd.Timestamp(int(ts[future][0]), tz="UTC")
+            _say(source, frame, future, "future-time", f"{name}: {int(future.sum()):,} rows from line {{line}} "
+                 f"are dated after today ({when:%Y-%m-%d %H:%M:%S} UTC): not used")  # fmt: skip
+            keep &= ~future
+        if not keep.all():
+            frame = frame[keep].reset_index(drop=True)
+        source.frames[name] = _refuse_impossible(source, name, frame) if values else frame
+
+
+def _refuse_negative_variables(source: ParsedSource) -> None:
+    """Negative values of ``NON_NEGATIVE_VARIABLES`` in ``meta["variables"]`` removed, each with an
+    ``impossible-value`` warning (a negative ``max_connections`` would read as a limit reached)."""
+    variables = source.meta.get("variables")
+    if not isinstance(variables, dict):
+        return
+    for name in NON_NEGATIVE_VARIABLES & variables.keys():
+        value = str(variables[name]).strip()
+        if value.startswith("-") and value[1:].replace(".", "", 1).isdigit():
+            del variables[name]
+            source.warnings.append(
+                ParseWarning(0, "impossible-value", f"variable {name} = {value} cannot be negative: not used")
+            )
+
+
+def _say(source: ParsedSource, frame: pd.DataFrame, rows: np.ndarray, code: str, message: str) -> None:
+    """One ``code`` warning about the ``rows`` (a mask) of ``frame``, at the first one's line, which
+    ``message`` names where it says ``{line}``."""
+    first = _first_line(frame, rows)
+    source.warnings.append(ParseWarning(first, code, message.replace("{line}", str(first))))
+
+
+def _first_line(frame: pd.DataFrame, mask: np.ndarray) -> int:
+    if "line_no" not in frame or not mask.any():
+        return 0
+    return int(frame["line_no"].to_numpy()[np.flatnonzero(mask)[0]])
+
+
+def _refuse_impossible(source: ParsedSource, name: str, frame: pd.DataFrame) -> pd.DataFrame:
+    """Negative values, and percentages over 100, of ``frame``'s float columns made missing, with
+    an ``impossible-value`` warning per column."""
+    changed: dict[str, pd.Series] = {}
+    if source.format not in UNSIGNED_FORMATS:
+        return frame
+    for column in frame.columns:
+        values = frame[column]
+        if column in SIGNED_COLUMNS or values.dtype.kind != "f" or not len(values):
+            continue
+        array = values.to_numpy()
+        bad = array < 0
+        what = "negative"
+        if source.format in PERCENT_FORMATS and PERCENT_COLUMNS.search(str(column)):
+            bad |= array > 100.0 + 1e-6
+            what = "negative or over 100 %"
+        if bad.any():
+            _say(source, frame, bad, "impossible-value", f"{name}.{column}: {int(bad.sum()):,} values {what} "
+                 f"(first at line {{line}}: {array[bad][0]:g}) cannot be: not used")  # fmt: skip
+            changed[column] = values.mask(bad)
+    if changed:
+        frame = frame.assign(**changed)
+    return frame
+
+
+_SURROGATES = re.compile("[\ud800-\udfff]")
+
+
+def pg_safe(value: Any) -> Any:
+    """``value`` (a str, or lists and dicts of them) as PostgreSQL can store it in a text or JSON
+    column: NUL (which neither can hold) written as the visible ``\\x00``, lone surrogates (not
+    UTF-8) as U+FFFD. Other values are returned as they are.
+
+    >>> pg_safe({"a\\x00": ["x\\x00y", 1]})
+    {'a\\\\x00': ['x\\\\x00y', 1]}
+    """
+    if isinstance(value, str):
+        if "\x00" in value:
+            value = value.replace("\x00", "\\x00")
+        if not value.isascii():
+            value = _SURROGATES.sub("\ufffd", value)
+        return value
+    if isinstance(value, list | tuple):
+        return [pg_safe(v) for v in value]
+    if isinstance(value, dict):
+        return {pg_safe(k): pg_safe(v) for k, v in value.items()}
+    return value
