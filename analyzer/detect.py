@@ -44,6 +44,10 @@ __all__ = [
     "over_quiet",
     "per_host",
     "short_note",
+    "short_query",
+    "statement_culprit",
+    "status_evidence",
+    "TITLE_QUERY_CHARS",
     "sustained_or_extreme",
     "per_run",
     "snapshots",
@@ -499,3 +503,47 @@ def with_setting(tl: Timeline, finding: Finding, name: str, why: str, *, size: b
         evidence=finding.evidence + ((evidence,) if evidence not in finding.evidence else ()),
         culprit=culprit,
     )
+
+
+# Queries, culprits and status evidence of the MySQL rule families (mysql, sessions) ---------------
+
+#: A query named in a title is cut to this many characters (the evidence keeps it whole).
+TITLE_QUERY_CHARS = 80
+
+
+def short_query(query: str) -> str:
+    """``query`` (a processlist Info or fingerprint) cut to ``TITLE_QUERY_CHARS`` characters with "…", for a title."""
+    return query if len(query) <= TITLE_QUERY_CHARS else query[: TITLE_QUERY_CHARS - 1].rstrip() + "…"
+
+
+def statement_culprit(tl: Timeline, active: pd.DataFrame, fp: str) -> Culprit:
+    """The query behind a finding as its culprit (kind ``statement``, id its fingerprint), with its share
+    of the active session-snapshots of ``active`` (the window's active processlist rows) as evidence."""
+    rows = active[active["fingerprint"] == fp]
+    share = round(100.0 * len(rows) / len(active), 1) if len(active) else 0.0
+    member, lines = tl.lines_of(rows)
+    return Culprit(
+        kind="statement", id=fp[:500], statement=fp[:500],
+        evidence=(Evidence("share of the active sessions running it", share, "%", "processlist.fingerprint", member, lines),),
+    )  # fmt: skip
+
+
+def status_evidence(
+    tl: Timeline, windows: list[Window], tol: pd.Timedelta, specs: tuple[tuple[str, str, str], ...]
+) -> list[Evidence]:
+    """Evidence of status variables in the windows. ``specs``: (variable, label, how) where how is
+    ``rate`` (median per second), ``max`` (the gauge's max) or ``median`` (the gauge's median)."""
+    out = []
+    for name, label, how in specs:
+        st = status(tl, name)
+        st = st.dropna(subset=["per_s"]) if how == "rate" else st
+        st = st[within_slack(st["ts"], windows, tol)]
+        if not len(st):
+            continue
+        if how == "rate":
+            out.append(cite(tl, label, round(float(st["per_s"].median()), 1), "/s", f"mysqladmin.{name}", st))
+        elif how == "max":
+            out.append(cite(tl, label, int(st["value"].max()), "", f"mysqladmin.{name}", st))
+        else:
+            out.append(cite(tl, label, float(st["value"].median()), "threads", f"mysqladmin.{name}", st))
+    return out

@@ -27,6 +27,7 @@ RULE_FAMILIES = (
     "io",
     "irq",
     "mysql",
+    "sessions",
     "cross",
     "innodb",
     "kernel",

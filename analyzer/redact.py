@@ -7,7 +7,7 @@ choices of that link (:class:`Choices`). :class:`Redactor` takes the values a ca
 pseudonym that is the same everywhere on the link: ``host-1``, ``user-2``, ``db-3``, ``server-1``
 (numbered in sorted order of the values, so every response of the link agrees without state).
 
-- **Literals**: statement text becomes its fingerprint (``analyzer.fingerprint``: strings and
+- **Literals** (analyzer/literals.py): statement text becomes its fingerprint (``analyzer.fingerprint``: strings and
   numbers -> ``?``). In a processlist's raw lines (vertical ``\\G``, ``mysql -t`` table, ``mysql -B``)
   the ``Info`` of each session, continuation lines included, is replaced by its fingerprint; a line
   of a processlist that is not recognised as one of its fields is treated as statement text.
@@ -37,7 +37,7 @@ pseudonym that is the same everywhere on the link: ``host-1``, ``user-2``, ``db-
 - Built-in accounts and schemas (``root``, ``system user``, ``event_scheduler``, ``mysql``,
   ``information_schema``, ``performance_schema``, ``sys``) and loopback and unspecified addresses
   (``127.0.0.1``, ``::1``, ``::``) are the same on every server and are kept.
-- **Passwords** (``mask_secrets``): always masked, whatever the link's choices (a password is never
+- **Passwords** (``mask_secrets``, analyzer/passwords.py): always masked, whatever the link's choices (a password is never
   something for a customer's other readers, nor for the engineer's page to show): on command lines
   (``ps`` with arguments, pt-stalk's ``-output`` and ``-trigger``) ``--password=***`` and
   ``--password ***`` (any long option ending in ``pass``, ``passwd`` or ``password``: ``--mysql-password``,
@@ -66,7 +66,8 @@ from dataclasses import dataclass, field
 
 import pandas as pd
 
-from analyzer.fingerprint import fingerprint
+from analyzer.literals import count_literals, processlist_lines, scrub_sql
+from analyzer.passwords import mask_secrets
 
 #: Values the same on every MySQL/MariaDB server: never taken for customer data.
 BUILTIN_USERS = frozenset(
@@ -124,45 +125,7 @@ _IPV6_GROUPS = 8
 #: A full IPv6 address has a group of at least this many digits (MAC addresses, WWNs and times have
 #: groups of two).
 _IPV6_WIDE_GROUP = 3
-#: The mask of a password.
 MASK = "***"
-#: Cheap test before the password patterns: none of them can match a text without one of these.
-_SECRET_HINT = re.compile(r"[Pp](?:[Aa][Ss][Ss]|[Ww][Dd]|=)|[Ii][Dd][Ee][Nn][Tt][Ii]|://|-p")
-#: A quoted SQL string (backslash escapes and doubled quotes inside), or what is left of one at the
-#: end of a text cut to a length.
-_SQL_STRING = r"""(?:'(?:[^'\\]|\\.|'')*(?:'|\Z)|"(?:[^"\\]|\\.|"")*(?:"|\Z))"""
-#: A name in a statement (a plugin, an account's user or host part): quoted or bare.
-_SQL_NAME = r"""(?:'(?:[^'\\]|\\.|'')*'|"(?:[^"\\]|\\.|"")*"|`[^`]*`|[\w$.%-]+(?:\(\))?)"""
-#: What introduces a password in a statement (group ``lead``), then the quoted password.
-_SQL_SECRET = re.compile(
-    r"(?P<lead>(?i:\bIDENTIFIED\s+(?:WITH\s+" + _SQL_NAME + r"\s+)?(?:BY|AS)(?:\s+PASSWORD)?"
-    r"|\b(?:OLD_)?PASSWORD\s*\("
-    r"|\b(?:MASTER_|SOURCE_)?PASSWORD(?:\s+FOR\s+" + _SQL_NAME + "(?:@" + _SQL_NAME + r")?)?\s*=?"
-    r"|\bAUTHENTICATION_STRING\s*=)\s*)" + _SQL_STRING
-)
-#: ``ALTER USER ... IDENTIFIED BY '***' REPLACE 'current'``: the current password too.
-_SQL_REPLACE = re.compile(r"(?P<lead>'\*\*\*'\s+(?i:REPLACE)\s+)" + _SQL_STRING)
-#: A long option naming a password, its value after ``=`` or after blanks (not another option).
-_OPT_SECRET = re.compile(
-    r"(?P<lead>(?<![\w-])--(?:[\w-]*-)?pass(?:word|wd)?\d?(?:=|[ \t]+(?=[^\s-])))"
-    r"""(?:"[^"]*"|'[^']*'|[^\s"']\S*)"""
-)
-#: Programs whose ``-p`` is the password: MySQL and MariaDB clients and servers, Percona Toolkit,
-#: mydumper/myloader, the backup tools; the group ``next`` names those whose ``-p`` also takes the
-#: next word (for the mysql clients it is then the database: ``mysql -p shop`` prompts).
-_CLIENT = re.compile(
-    r"(?:(?<=[\s/'\"=])|^)(?:(?P<next>pt-[\w-]+|mydumper|myloader)"
-    r"|mysql[\w-]*|mariadb[\w-]*|mariabackup|xtrabackup|innobackupex)(?=[\s'\"]|\Z)"
-)
-_COMMAND_END = re.compile(r"[;|&\n]")
-_SHORT_P = re.compile(r"(?<![\w-])-p(?=[^\s])\S+")
-_SHORT_P_NEXT = re.compile(r"(?<![\w-])-p[ \t]+(?=[^\s-])\S+")
-#: A pt-tool DSN (``h=db1,u=root,p=secret``): keys of one letter, two or more pairs.
-_DSN = re.compile(r"(?<![\w=,])[A-Za-z]=[^\s,]*(?:,[A-Za-z]=[^\s,]*)+")
-_DSN_P = re.compile(r"(?:(?<=,)|\A)p=[^,]*")
-#: ``scheme://user:password@host``.
-_URI_SECRET = re.compile(r"(?P<lead>\b[A-Za-z][\w+.-]*://[^\s:/@]+:)[^\s@/]+(?=@)")
-_ENV_SECRET = re.compile(r"(?P<lead>(?<![\w])MYSQL_PWD=)\S+")
 #: Texts are cut to 80 characters or more (chart labels 80, evidence 200-500, statements 2,000):
 #: a word ending a shorter text, with no ``…`` after it, is whole.
 MIN_CUT_AT = 60
@@ -170,20 +133,6 @@ MIN_CUT_AT = 60
 #: beginning of a known value (``acme_bil…`` of ``acme_billing``).
 _CUT = re.compile(r"(?<![\w$.-])[\w$.-]{3,}(?=…|'|\Z)")
 _PORT = re.compile(r":\d+\Z")
-_SQ = re.compile(r"'(?:[^'\\]|\\.)*'", re.S)
-_DQ = re.compile(r'"(?:[^"\\]|\\.)*"', re.S)
-_NUM = re.compile(r"(?<![\w$.])(?:0x[0-9a-fA-F]+|[0-9]+(?:\.[0-9]*)?(?:e[+-]?[0-9]+)?)(?![\w$])", re.I)
-_UNCLOSED_QUOTE = re.compile(r"['\"].*", re.S)
-#: Processlist raw text: marker, row separator, table border, a ``Field: value`` line of ``\G``.
-_MARKER = re.compile(r"\A(?:TS|zzz) ")
-_ROW = re.compile(r"\A\*+ \d+\. row \*+\s*\Z")
-_BORDER = re.compile(r"\A\+[-+]*\+\s*\Z")
-_FIELD = re.compile(r"\A(\s*)([A-Za-z_]+): ?(.*)\Z", re.S)
-#: SHOW PROCESSLIST columns before Info (Id, User, Host, db, Command, Time, State).
-_INFO_COLUMN = 7
-#: The statement field of ``\G`` output: processlist ``Info``, performance_schema.threads
-#: ``PROCESSLIST_INFO``.
-INFO_FIELDS = frozenset({"Info", "PROCESSLIST_INFO"})
 #: Formats whose raw lines hold statements (processlist, pt-stalk -threads).
 STATEMENT_FORMATS = frozenset({"processlist", "threads"})
 #: Formats the vocabulary is collected from: those, and SHOW SLAVE STATUS (the replication source).
@@ -243,17 +192,6 @@ class Vocabulary:
             statements=int(data.get("statements", 0)),
             servers=list(data.get("servers", [])),
         )
-
-
-def count_literals(sql: str) -> int:
-    """Literals of one statement: quoted strings, then numbers (not inside names) of what is left.
-
-    >>> count_literals("SELECT * FROM t1 WHERE a = 'x' AND b IN (1, 2.5) AND c = n + 1")
-    4
-    """
-    rest, strings = _SQ.subn("", sql)
-    rest, dstrings = _DQ.subn("", rest)
-    return strings + dstrings + len(_NUM.findall(rest))
 
 
 class VocabularyBuilder:
@@ -616,140 +554,3 @@ def _trie(values: list[str]) -> str:
         return f"(?:{body})?" if "" in node else body
 
     return build(root)
-
-
-def _masked(match: re.Match[str]) -> str:
-    return match["lead"] + MASK
-
-
-def _masked_string(match: re.Match[str]) -> str:
-    return f"{match['lead']}'{MASK}'"
-
-
-def may_hold_secrets(text: str) -> bool:
-    """False when ``mask_secrets`` surely leaves ``text`` as it is (one quick search: a long text,
-    such as a stored JSON answer, can be served as it is then)."""
-    return _SECRET_HINT.search(text) is not None
-
-
-def mask_secrets(text: str) -> str:
-    """``text`` with every password on a command line or in a statement masked (see the module
-    docstring for the forms).
-
-    >>> mask_secrets("root 7 1 0 16:51 pts/0 00:00:00 mysql -uroot -pS3cr3t -P3306 -h db1 shop")
-    'root 7 1 0 16:51 pts/0 00:00:00 mysql -uroot -p*** -P3306 -h db1 shop'
-    >>> mask_secrets("pt-stalk --password hunter2 -- -p x; mysql -p shop; logger -p daemon.err")
-    'pt-stalk --password *** -- -p ***; mysql -p shop; logger -p daemon.err'
-    >>> mask_secrets("CREATE USER 'a'@'%' IDENTIFIED BY 'it''s' PASSWORD EXPIRE")
-    "CREATE USER 'a'@'%' IDENTIFIED BY '***' PASSWORD EXPIRE"
-    """
-    if not may_hold_secrets(text):
-        return text
-    text = _SQL_SECRET.sub(_masked_string, text)
-    text = _SQL_REPLACE.sub(_masked_string, text)
-    text = _OPT_SECRET.sub(_masked, text)
-    text = _URI_SECRET.sub(_masked, text)
-    text = _ENV_SECRET.sub(_masked, text)
-    text = _DSN.sub(lambda m: _DSN_P.sub("p=" + MASK, m.group(0)), text)
-    clients = list(_CLIENT.finditer(text))
-    if not clients:
-        return text
-    out = [text[: clients[0].end()]]
-    for i, m in enumerate(clients):  # each program's arguments: up to the next program or ; | & newline
-        end = clients[i + 1].start() if i + 1 < len(clients) else len(text)
-        stop = _COMMAND_END.search(text, m.end(), end)
-        args, rest = text[m.end() : stop.start() if stop else end], text[stop.start() if stop else end : end]
-        if m["next"]:
-            args = _SHORT_P_NEXT.sub("-p " + MASK, args)
-        out += [_SHORT_P.sub("-p" + MASK, args), rest]
-        if i + 1 < len(clients):
-            out.append(text[end : clients[i + 1].end()])
-    return "".join(out)
-
-
-def scrub_sql(statement: str) -> str:
-    """A statement's fingerprint; what is left from an unclosed quote on (a statement cut in the
-    middle of a string) becomes one ``?``.
-
-    >>> scrub_sql("UPDATE stock SET qty = qty - 1 WHERE sku = 'A-1'")
-    'update stock set qty = qty - ? where sku = ?'
-    >>> scrub_sql("SELECT * FROM t WHERE note = 'cut in the mid")
-    'select * from t where note = ?'
-    """
-    return _UNCLOSED_QUOTE.sub("?", fingerprint(statement))
-
-
-def _is_structure(line: str) -> bool:
-    return not line.strip() or bool(_MARKER.match(line) or _ROW.match(line) or _BORDER.match(line))
-
-
-def _cells(line: str) -> tuple[str, list[str]] | None:
-    """A ``mysql -t`` row (``| 7 | app | ...``) or a ``mysql -B`` row (tab-separated): its separator
-    and cells; None for other lines."""
-    if line.lstrip().startswith("|"):
-        return "|", line.split("|")
-    if "\t" in line:
-        return "\t", line.split("\t")
-    return None
-
-
-def processlist_lines(lines: Iterable[str]) -> list[str]:
-    """Raw lines of a processlist with every statement replaced by its fingerprint, line for line
-    (a multi-line statement's fingerprint on its first line, its other lines left empty).
-
-    The ``Info`` of ``\\G`` output, the cells from ``Info`` on of a table or ``-B`` row, and any
-    line that is not a marker, a row separator, a border or a ``Field: value`` line (the lines of
-    a statement that spans several) make a statement.
-
-    >>> processlist_lines(["   Info: UPDATE t SET a = 'x'", "WHERE id = 42", "*** 2. row ***"])
-    ['   Info: update t set a = ? where id = ?', '', '*** 2. row ***']
-    """
-    out: list[str] = []
-    pending: list[str] | None = None  # the statement being gathered
-    head = ""  # what comes before the statement on its first line
-    start = 0  # index in out of the statement's first line
-    orphan = False  # the statement began before these lines
-
-    def flush() -> None:
-        nonlocal pending
-        if pending is not None:
-            sql = "\n".join(pending)
-            if sql.strip().upper() in ("NULL", ""):
-                out[start] = head + sql
-            elif orphan and ("'" in sql or '"' in sql):
-                out[start] = "?"  # begun before these lines: what precedes a quote may be inside a string
-            else:
-                out[start] = head + scrub_sql(sql)
-            pending = None
-
-    for line in lines:
-        field_ = _FIELD.match(line)
-        if _is_structure(line) or (field_ and field_.group(2) not in INFO_FIELDS):
-            flush()
-            out.append(line)
-            continue
-        if field_:  # Info: starts a statement
-            flush()
-            head, pending, start, orphan = line[: field_.start(3)], [field_.group(3)], len(out), False
-            out.append(line)
-            continue
-        cells = _cells(line)
-        if cells and len(cells[1]) > _INFO_COLUMN + (cells[0] == "|"):
-            flush()
-            sep, parts = cells
-            at = _INFO_COLUMN + (sep == "|")  # a table row starts with an empty cell before its first |
-            if parts[at].strip() == "Info":  # the header line
-                out.append(line)
-                continue
-            tail = sep.join(parts[at:])
-            head, pending, start, orphan = sep.join(parts[:at]) + sep, [tail], len(out), False
-            out.append(line)
-            continue
-        if pending is None:  # statement text whose first line is not among these lines
-            head, pending, start, orphan = "", [line], len(out), True
-            out.append(line)
-            continue
-        pending.append(line)
-        out.append("")
-    flush()
-    return out

@@ -36,28 +36,22 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import itertools
 import json
 import os
-import resource
 import shutil
 import subprocess
 import sys
 import tarfile
 import tempfile
-import threading
 import time
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlparse
 
 ROOT = Path(__file__).resolve().parent.parent
-#: ``casebook_bench`` by default; ``<database>_bench`` beside the database of CASEBOOK_DATABASE_URL, so
-#: that two checkouts on one machine (each with its own database and migrations) never share it.
-BENCH_DB = (urlparse(os.environ.get("CASEBOOK_DATABASE_URL", "")).path.lstrip("/") or "casebook") + "_bench"
-BENCH_DB_URL = f"postgres://postgres@127.0.0.1:5432/{BENCH_DB}"
-#: Uploaded copies of the bundle go here, never into the project's var/media.
-BENCH_MEDIA = "/tmp/casebook-bench-media"
+sys.path.insert(0, str(ROOT))
+from bench.ingest_stage import RSS_SAMPLE_S, ingest_one, ingest_stage  # noqa: E402
+from bench.procstats import MIB, PROFILE_ENV, cpu_s, maxrss_bytes, mib, profiled, python, rss_bytes  # noqa: E402
+
 #: Targets of DESIGN.md ("Targets").
 PARSER_TARGET_MB_S = 50.0
 INGEST_TARGET_RATIO = 5.0
@@ -66,114 +60,7 @@ RSS_TARGET_BYTES = 1 << 30
 #: Members smaller than this are context (meminfo, variables): their MB/s is dominated by start-up
 #: costs and is not held to the parser target.
 PARSER_TARGET_MIN_BYTES = 1_000_000
-#: How often the ingest process samples its own RSS (s).
-RSS_SAMPLE_S = 0.2
-#: Lines the ingest process writes for the parent start with this, the rest is Django's logging.
-EVENT_PREFIX = "@@bench "
 MB = 1e6
-MIB = 1 << 20
-#: With --profile, the benchmark processes dump cProfile stats into the directory this names.
-PROFILE_ENV = "CASEBOOK_BENCH_PROFILE"
-
-
-# ---------------------------------------------------------------------------------------------
-# Small helpers
-# ---------------------------------------------------------------------------------------------
-def _maxrss_bytes() -> int:
-    """Peak resident set size of this process (Linux reports ru_maxrss in KiB)."""
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
-
-
-def _children(pid: int | str = "self") -> list[int]:
-    """The live child processes of a process (of the ingest: its parse processes)."""
-    out: list[int] = []
-    with contextlib.suppress(OSError):
-        for task in os.listdir(f"/proc/{pid}/task"):
-            with open(f"/proc/{pid}/task/{task}/children") as fh:
-                out.extend(int(child) for child in fh.read().split())
-    return out
-
-
-def _live_cpu_seconds(pid: int) -> tuple[float, float]:
-    """(user, system) CPU seconds of a live process, from /proc/<pid>/stat (0 when it is gone)."""
-    try:
-        with open(f"/proc/{pid}/stat") as fh:
-            fields = fh.read().rsplit(")", 1)[1].split()
-    except OSError:
-        return 0.0, 0.0
-    tick = os.sysconf("SC_CLK_TCK")
-    return int(fields[11]) / tick, int(fields[12]) / tick  # utime, stime (proc(5) fields 14, 15)
-
-
-def _cpu_seconds(*, system_only: bool = False) -> dict[str, float]:
-    """User + system CPU seconds of this process (``worker``) and of its child processes (``parse
-    processes``: those that ended, from getrusage, and those still running, kept by the worker
-    between bundles, from /proc); with ``system_only`` the system (kernel) part only."""
-    me = resource.getrusage(resource.RUSAGE_SELF)
-    kids = resource.getrusage(resource.RUSAGE_CHILDREN)
-    live = [_live_cpu_seconds(pid) for pid in _children()]
-    if system_only:
-        return {"worker": me.ru_stime, "parse processes": kids.ru_stime + sum(s for _, s in live)}
-    return {
-        "worker": me.ru_utime + me.ru_stime,
-        "parse processes": kids.ru_utime + kids.ru_stime + sum(u + s for u, s in live),
-    }
-
-
-def _system_cpu_seconds() -> dict[str, float]:
-    """The system (kernel) part of ``_cpu_seconds``: page faults of fresh memory, pipes, files."""
-    return _cpu_seconds(system_only=True)
-
-
-def _rss_bytes(pid: int | str = "self") -> int | None:
-    """Current resident set size of a process, from /proc/<pid>/statm (None when it is gone)."""
-    try:
-        with open(f"/proc/{pid}/statm") as fh:
-            return int(fh.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
-    except (OSError, ValueError, IndexError):
-        return None
-
-
-def _tree_rss_bytes(pid: int | str = "self") -> int:
-    """Resident set size of a process and all its descendants (the ingest's parse processes)."""
-    total, todo = 0, [os.getpid() if pid == "self" else int(pid)]
-    while todo:
-        current = todo.pop()
-        total += _rss_bytes(current) or 0
-        todo.extend(_children(current))
-    return total
-
-
-@contextlib.contextmanager
-def _profiled(name: str):  # noqa: ANN201 - context manager
-    """cProfile the block into $CASEBOOK_BENCH_PROFILE/<name>.prof when --profile asked for it."""
-    where = os.environ.get(PROFILE_ENV)
-    if not where:
-        yield
-        return
-    import cProfile
-
-    prof = cProfile.Profile()
-    prof.enable()
-    try:
-        yield
-    finally:
-        prof.disable()
-        prof.dump_stats(str(Path(where) / f"{name}.prof"))
-
-
-def _cpu_s() -> float:
-    ru = resource.getrusage(resource.RUSAGE_SELF)
-    return ru.ru_utime + ru.ru_stime
-
-
-def _python() -> str:
-    venv = ROOT / ".venv" / "bin" / "python"
-    return str(venv) if venv.exists() else sys.executable
-
-
-def _mib(n: float | None) -> str:
-    return "-" if n is None else f"{n / MIB:,.0f} MiB"
 
 
 # ---------------------------------------------------------------------------------------------
@@ -233,15 +120,15 @@ def parse_one(path: Path, member: str) -> dict[str, Any]:
             cut = pieces.split(first, raw)
         else:
             cut = iter([pieces.whole(first + raw.read())])
-        rss_before = _rss_bytes()
+        rss_before = rss_bytes()
         wall = cpu = 0.0
         parsed = []
         try:
-            with _profiled(f"parse-{Path(member).name}"):
+            with profiled(f"parse-{Path(member).name}"):
                 for piece in cut:  # reading and cutting the member are not the parser's time
-                    cpu0, t0 = _cpu_s(), time.perf_counter()
+                    cpu0, t0 = cpu_s(), time.perf_counter()
                     parsed.append(pieces.parse_piece(module, piece, member=member, clock=hints))
-                    wall, cpu = wall + time.perf_counter() - t0, cpu + _cpu_s() - cpu0
+                    wall, cpu = wall + time.perf_counter() - t0, cpu + cpu_s() - cpu0
         except Exception as exc:  # noqa: BLE001 - reported as the member's result, like bundle.py
             return {"member": member, "bytes": size, "format": fmt, "error": f"{type(exc).__name__}: {exc}"}
     source = pieces.join(parsed)
@@ -264,7 +151,7 @@ def parse_one(path: Path, member: str) -> dict[str, Any]:
         "warnings": len(source.warnings),
         "warning_examples": [str(w) for w in source.warnings[:3]],
         "rss_before_bytes": rss_before,
-        "peak_rss_bytes": _maxrss_bytes(),
+        "peak_rss_bytes": maxrss_bytes(),
         "frame_bytes": frame_bytes,
     }
 
@@ -288,7 +175,7 @@ def parsers_stage(bundle: Path, scratch: Path, timeout: float) -> list[dict[str,
                 shutil.copyfileobj(src, dst, 1 << 20)
             try:
                 done = subprocess.run(
-                    [_python(), str(Path(__file__).resolve()), "--_parse-one", str(path), name],
+                    [python(), str(Path(__file__).resolve()), "--_parse-one", str(path), name],
                     cwd=ROOT,
                     capture_output=True,
                     text=True,
@@ -306,314 +193,6 @@ def parsers_stage(bundle: Path, scratch: Path, timeout: float) -> list[dict[str,
             results.append(result)
             print(f"  parsed {base}", file=sys.stderr)
     return results
-
-
-# ---------------------------------------------------------------------------------------------
-# (3) Ingest: upload to READY, in a fresh process
-# ---------------------------------------------------------------------------------------------
-def ensure_database() -> None:
-    """Create the benchmark database afresh, then ``manage.py migrate`` it: it is scratch, and a
-    database left by another checkout (other migrations applied) must not decide this run."""
-    import psycopg
-
-    with psycopg.connect("postgresql://postgres@127.0.0.1:5432/postgres", autocommit=True) as conn:
-        conn.execute(f'DROP DATABASE IF EXISTS "{BENCH_DB}" WITH (FORCE)')
-        conn.execute(f'CREATE DATABASE "{BENCH_DB}"')
-    subprocess.run(
-        [_python(), "manage.py", "migrate", "--noinput", "-v", "0"],
-        cwd=ROOT,
-        env=_django_env(),
-        check=True,
-    )
-
-
-def _django_env() -> dict[str, str]:
-    from parsers.ingest.malloc import MALLOC_TUNABLES
-
-    env = dict(os.environ)
-    env.update(
-        DJANGO_SETTINGS_MODULE="web.settings",
-        CASEBOOK_DATABASE_URL=BENCH_DB_URL,
-        CASEBOOK_MEDIA_ROOT=BENCH_MEDIA,
-        CASEBOOK_LOG_LEVEL=env.get("CASEBOOK_LOG_LEVEL", "WARNING"),
-    )
-    env.setdefault("GLIBC_TUNABLES", MALLOC_TUNABLES)  # as scripts/start gives a worker
-    return env
-
-
-class _Stages:
-    """Child side: a stack of named stages with wall time and the peak RSS sampled inside each, and
-    stages run by another thread beside them (``beside``)."""
-
-    def __init__(self) -> None:
-        self.stack: list[str] = []
-        self.records: list[dict[str, Any]] = []
-        #: peak RSS per open stage: its depth in the stack, or -1 - its order for one beside it
-        self.peaks: dict[int, int] = {}
-        self.counter = itertools.count()
-        self.tallies: dict[str, tuple[float, int]] = {}
-        self.lock = threading.Lock()
-        self.stop = threading.Event()
-        #: (all processes, the worker alone, the stage) at the largest sample
-        self.peak_split: tuple[int, int, str] = (0, 0, "")
-        self.thread = threading.Thread(target=self._sample, daemon=True)
-        self.thread.start()
-
-    def _sample(self) -> None:
-        while not self.stop.wait(RSS_SAMPLE_S):
-            rss = _tree_rss_bytes()
-            with self.lock:
-                for key in self.peaks:
-                    self.peaks[key] = max(self.peaks[key], rss)
-                if rss > self.peak_split[0]:  # the largest sample: how much of it is the worker's
-                    self.peak_split = (rss, _rss_bytes() or 0, self.stack[-1] if self.stack else "")
-
-    @contextlib.contextmanager
-    def stage(self, name: str, **extra: Any):  # noqa: ANN201 - context manager
-        """A stage of the ingest's thread, nested in the one running (the stack)."""
-        with self._span(name, extra, on_stack=True):
-            yield
-
-    @contextlib.contextmanager
-    def beside(self, name: str):  # noqa: ANN201 - context manager
-        """A stage that another thread runs beside the stack's (the rules, beside the writes):
-        listed where it starts, one level below the stage running then."""
-        with self._span(name, {"beside": True}, on_stack=False):
-            yield
-
-    @contextlib.contextmanager
-    def _span(self, name: str, extra: dict[str, Any], *, on_stack: bool):  # noqa: ANN202
-        with self.lock:
-            depth = len(self.stack)
-            order = next(self.counter)
-            key = depth if on_stack else -1 - order
-            if on_stack:
-                self.stack.append(name)
-            self.peaks[key] = _tree_rss_bytes()
-        if on_stack:
-            _event("stage", name=name, depth=depth, **extra)
-        t = time.perf_counter()
-        try:
-            yield
-        finally:
-            seconds = time.perf_counter() - t
-            with self.lock:
-                if on_stack:
-                    self.stack.pop()
-                peak = max(self.peaks.pop(key, 0), _tree_rss_bytes())
-            record = {
-                "stage": name,
-                "order": order,
-                "depth": depth,
-                "seconds": round(seconds, 3),
-                "peak_rss_bytes": peak,
-                **extra,
-            }
-            self.records.append(record)
-            _event("stage_end", **record)
-
-
-def _event(kind: str, **data: Any) -> None:
-    sys.stdout.write(EVENT_PREFIX + json.dumps({"event": kind, **data}, default=str) + "\n")
-    sys.stdout.flush()
-
-
-def _instrument(stages: _Stages) -> None:
-    """Wrap the ingest's stages (in this process only) to time them and see their memory."""
-    import analyzer.engine
-    import parsers.ingest.bundle
-    import web.ingest.pipeline
-    import web.timeline.bulk
-    from analyzer.timeline import Timeline
-
-    def wrap(owner: Any, attr: str, label: str) -> None:
-        original = getattr(owner, attr)
-
-        def wrapper(*args: Any, **kwargs: Any) -> Any:
-            with stages.stage(label):
-                return original(*args, **kwargs)
-
-        setattr(owner, attr, wrapper)
-
-    wrap(web.ingest.pipeline, "parse_upload", "parse (read_bundle)")
-    run_rules = analyzer.engine.run
-
-    def rules_wrapper(*args: Any, **kwargs: Any) -> Any:
-        on_its_own = threading.current_thread() is not threading.main_thread()
-        with (stages.beside if on_its_own else stages.stage)("rules (engine.run)"):
-            return run_rules(*args, **kwargs)
-
-    analyzer.engine.run = rules_wrapper  # type: ignore[assignment]
-    wrap(web.ingest.pipeline, "_replace_derived", "write (_replace_derived)")
-    wrap(web.ingest.pipeline, "aggregate_series", "aggregate_series")
-    wrap(web.timeline.bulk, "write_series", "write series")
-
-    def tally(owner: Any, attr: str, label: str) -> None:
-        """Many calls, one line: their summed wall time (reported once, after the ingest)."""
-        original = getattr(owner, attr)
-
-        def wrapper(*args: Any, **kwargs: Any) -> Any:
-            t = time.perf_counter()
-            try:
-                return original(*args, **kwargs)
-            finally:
-                seconds, calls = stages.tallies.get(label, (0.0, 0))
-                stages.tallies[label] = (seconds + time.perf_counter() - t, calls + 1)
-
-        setattr(owner, attr, wrapper)
-
-    import parsers.ingest.pieces
-
-    tally(parsers.ingest.pieces._Member, "take", "take parsed pieces back (wait + keep text)")
-    tally(web.ingest.pipeline.DetailWriter, "keep", "keep the raw text (COPY of compressed chunks)")
-
-    from_sources = Timeline.from_sources
-
-    def timeline_wrapper(cls: type, *args: Any, **kwargs: Any) -> Any:
-        with stages.stage("timeline (Timeline.from_sources)"):
-            return from_sources(*args, **kwargs)
-
-    Timeline.from_sources = classmethod(timeline_wrapper)  # type: ignore[method-assign, assignment]
-
-    read = parsers.ingest.bundle._Reader.read
-
-    def read_wrapper(self: Any, member: Any) -> None:
-        with stages.stage(f"member {member.name.rsplit('/', 1)[-1]}"):
-            read(self, member)
-
-    parsers.ingest.bundle._Reader.read = read_wrapper  # type: ignore[method-assign]
-
-
-def ingest_one(bundle: Path, keep: bool) -> None:
-    """Child side: case_create then case_ingest, timed, with stage events on stdout."""
-    import django
-
-    django.setup()
-    from django.core.files import File
-    from django.db.models import Count, Sum
-    from django.db.models.functions import Length
-
-    from web.cases import services
-    from web.ingest import pipeline, tasks
-    from web.models import Case, RawChunk, Series
-
-    # a running worker: its parse processes started with it (web/celery.py) and wait, ready
-    pipeline.warm_parse_processes(wait=True)
-    stages = _Stages()
-    _instrument(stages)
-    _event("start", rss_bytes=_rss_bytes())
-    with bundle.open("rb") as fh:
-        t = time.perf_counter()
-        with stages.stage("upload (case_create)"):
-            case = services.case_create(
-                user=None, file=File(fh, name=bundle.name), original_name=bundle.name, enqueue=False
-            )
-        upload_s = time.perf_counter() - t
-    t = time.perf_counter()
-    cpu0, sys0 = _cpu_seconds(), _system_cpu_seconds()
-    with stages.stage("ingest (case_ingest)"), _profiled("ingest"):
-        tasks.case_ingest(case_id=case.pk)
-    ingest_s = time.perf_counter() - t
-    cpu = {k: round(v - cpu0[k], 2) for k, v in _cpu_seconds().items()}
-    system = {k: round(v - sys0[k], 2) for k, v in _system_cpu_seconds().items()}
-    peak = _maxrss_bytes()
-    stages.stop.set()
-    case = Case.objects.get(pk=case.pk)
-    result = {
-        "case_id": case.pk,
-        "status": case.status,
-        "failure_reason": case.failure_reason,
-        "upload_seconds": round(upload_s, 3),
-        "ingest_seconds": round(ingest_s, 3),
-        "ingest_cpu_seconds": cpu,
-        "ingest_system_cpu_seconds": system,
-        "peak_split": stages.peak_split,
-        "peak_rss_bytes": peak,
-        "sources": case.sources.count(),
-        "not_used": list(case.not_used.values_list("member", "reason")),
-        "findings": list(case.findings.values_list("key", flat=True)),
-        "series": Series.objects.filter(case=case).count(),
-        "series_points": sum(
-            len(t) for t in Series.objects.filter(case=case).values_list("ts_us", flat=True)
-        ),
-        "raw_chunks": RawChunk.objects.filter(case=case).aggregate(
-            chunks=Count("id"), bytes=Sum(Length("text_zstd"))
-        ),
-        "tallies": {k: {"seconds": round(v[0], 3), "calls": v[1]} for k, v in stages.tallies.items()},
-        "case_warnings": case.warnings,
-        "stages": stages.records,
-    }
-    if not keep:
-        with contextlib.suppress(Exception):
-            case.upload.file.delete(save=False)
-        case.delete()
-    _event("result", **result)
-
-
-def ingest_stage(bundle: Path, timeout: float, max_rss: int, keep: bool) -> dict[str, Any]:
-    """Run ``ingest_one`` in a fresh process, watch its RSS and time, collect its events."""
-    ensure_database()
-    log = Path(tempfile.mkstemp(prefix="casebook-bench-ingest-", suffix=".log")[1])
-    args = [_python(), str(Path(__file__).resolve()), "--_ingest-one", str(bundle)]
-    if keep:
-        args.append("--keep-case")
-    events: list[dict[str, Any]] = []
-    with log.open("w") as err:
-        proc = subprocess.Popen(
-            args, cwd=ROOT, env=_django_env(), stdout=subprocess.PIPE, stderr=err, text=True
-        )
-
-        def reader() -> None:
-            assert proc.stdout is not None
-            for line in proc.stdout:
-                if line.startswith(EVENT_PREFIX):
-                    events.append(json.loads(line[len(EVENT_PREFIX) :]))
-
-        thread = threading.Thread(target=reader, daemon=True)
-        thread.start()
-        t0 = time.perf_counter()
-        seen_rss, killed = 0, None
-        while proc.poll() is None:
-            time.sleep(0.2)
-            rss = _tree_rss_bytes(proc.pid)
-            seen_rss = max(seen_rss, rss)
-            elapsed = time.perf_counter() - t0
-            if rss > max_rss:
-                killed = f"RSS {rss / MIB:,.0f} MiB passed --max-rss-gib after {elapsed:.0f} s"
-            elif elapsed > timeout:
-                killed = f"still running after --timeout {timeout:.0f} s (RSS {rss / MIB:,.0f} MiB)"
-            if killed:
-                proc.kill()
-                proc.wait()
-                break
-        thread.join(timeout=5)
-    result = next((e for e in events if e["event"] == "result"), None)
-    if result is None:
-        open_stages = _open_stages(events)
-        stderr_tail = log.read_text(errors="replace").strip().splitlines()[-5:]
-        return {
-            "error": killed or f"the ingest process exited with {proc.returncode}",
-            "in_stage": open_stages,
-            "elapsed_seconds": round(time.perf_counter() - t0, 1),
-            "max_rss_seen_bytes": seen_rss,
-            "stages_done": [e for e in events if e["event"] == "stage_end"],
-            "stderr_tail": stderr_tail,
-            "log": str(log),
-        }
-    log.unlink()
-    result.pop("event", None)
-    result["peak_tree_rss_bytes"] = max(seen_rss, result["peak_rss_bytes"])
-    return result
-
-
-def _open_stages(events: list[dict[str, Any]]) -> list[str]:
-    stack: list[str] = []
-    for e in events:
-        if e["event"] == "stage":
-            stack.append(e["name"])
-        elif e["event"] == "stage_end" and stack:
-            stack.pop()
-    return stack
 
 
 # ---------------------------------------------------------------------------------------------
@@ -663,8 +242,8 @@ def print_report(report: dict[str, Any]) -> None:
             )
             print(
                 f"    {base:<18}{r['format']:<12}{r['bytes'] / MB:9.1f}{r['seconds']:9.2f}{r['cpu_seconds']:8.2f}"
-                f"{r['mb_per_s']:8.1f}{r['mb_per_cpu_s'] or 0:8.1f}{r['rows']:12,}{r['rows_per_s']:12,}{_mib(r['peak_rss_bytes']):>11}"
-                f"{_mib(r.get('frame_bytes')):>11}{r['warnings']:6}  {verdict}"
+                f"{r['mb_per_s']:8.1f}{r['mb_per_cpu_s'] or 0:8.1f}{r['rows']:12,}{r['rows_per_s']:12,}{mib(r['peak_rss_bytes']):>11}"
+                f"{mib(r.get('frame_bytes')):>11}{r['warnings']:6}  {verdict}"
             )
     ing = report.get("ingest")
     if ing is None:
@@ -674,11 +253,11 @@ def print_report(report: dict[str, Any]) -> None:
         print(f"    FAILED TO FINISH: {ing['error']}")
         print(
             f"    in stage: {' > '.join(ing['in_stage']) or '-'}; elapsed {ing['elapsed_seconds']} s; "
-            f"max RSS seen {_mib(ing['max_rss_seen_bytes'])}"
+            f"max RSS seen {mib(ing['max_rss_seen_bytes'])}"
         )
         for s in ing["stages_done"]:
             print(
-                f"      done: {'  ' * s['depth']}{s['stage']:<40}{s['seconds']:9.2f} s  peak {_mib(s['peak_rss_bytes'])}"
+                f"      done: {'  ' * s['depth']}{s['stage']:<40}{s['seconds']:9.2f} s  peak {mib(s['peak_rss_bytes'])}"
             )
         for line in ing["stderr_tail"]:
             print(f"    stderr: {line}")
@@ -709,14 +288,14 @@ def print_report(report: dict[str, Any]) -> None:
     tree = ing.get("peak_tree_rss_bytes", ing["peak_rss_bytes"])
     rss_ok = "ok" if tree < RSS_TARGET_BYTES else "MISSED"
     print(
-        f"    peak RSS                 {_mib(tree):>11}   (target < 1 GiB): {rss_ok}   worker process, plus its "
-        f"parse processes (sampled every {RSS_SAMPLE_S:g} s); the worker alone: {_mib(ing['peak_rss_bytes'])}"
+        f"    peak RSS                 {mib(tree):>11}   (target < 1 GiB): {rss_ok}   worker process, plus its "
+        f"parse processes (sampled every {RSS_SAMPLE_S:g} s); the worker alone: {mib(ing['peak_rss_bytes'])}"
     )
     split = ing.get("peak_split")
     if split and split[0]:
         print(
-            f"      at the largest sample    {_mib(split[0]):>11}   worker {_mib(split[1])} + parse processes "
-            f"{_mib(split[0] - split[1])}, in stage {split[2]!r}"
+            f"      at the largest sample    {mib(split[0]):>11}   worker {mib(split[1])} + parse processes "
+            f"{mib(split[0] - split[1])}, in stage {split[2]!r}"
         )
     print(
         f"    final status             {ing['status']}{'  ' + ing['failure_reason'] if ing['failure_reason'] else ''}"
@@ -731,7 +310,7 @@ def print_report(report: dict[str, Any]) -> None:
     print("    stages (wall s, peak RSS sampled inside):")
     for s in sorted(ing["stages"], key=lambda s: s.get("order", 0)):
         print(
-            f"      {'  ' * s['depth']}{s['stage']:<44}{s['seconds']:9.2f} s  {_mib(s['peak_rss_bytes']):>10}"
+            f"      {'  ' * s['depth']}{s['stage']:<44}{s['seconds']:9.2f} s  {mib(s['peak_rss_bytes']):>10}"
             + ("   in a thread, beside the writes" if s.get("beside") else "")
         )
     print("    inside the parse, summed over calls:")

@@ -9,13 +9,13 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
+from analyzer.literals import processlist_lines
+from analyzer.passwords import mask_secrets
 from analyzer.redact import (
     Choices,
     Redactor,
     Vocabulary,
     VocabularyBuilder,
-    mask_secrets,
-    processlist_lines,
     server_names,
 )
 

@@ -16,7 +16,8 @@ import io
 import re
 from datetime import UTC, datetime
 
-from analyzer.redact import STATEMENT_FORMATS, Redactor, processlist_lines
+from analyzer.literals import processlist_lines
+from analyzer.redact import STATEMENT_FORMATS, Redactor
 
 _QUOTED = re.compile(r"'[^'\n]*'|\"[^\"\n]*\"")
 

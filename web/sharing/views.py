@@ -31,7 +31,8 @@ from django.template.loader import render_to_string
 from django.urls import path, reverse
 from django.views.decorators.http import require_POST
 
-from analyzer.redact import Redactor, may_hold_secrets
+from analyzer.passwords import may_hold_secrets
+from analyzer.redact import Redactor
 from web import audit
 from web.accounts import throttles
 from web.cases import exports, selectors

@@ -1,0 +1,128 @@
+"""Query literals in what a shared link serves: a statement becomes its fingerprint (``scrub_sql``),
+and in a processlist's raw lines (vertical ``\\G``, ``mysql -t`` table, ``mysql -B``) the ``Info`` of
+each session, continuation lines included, is replaced by its fingerprint (``processlist_lines``);
+``count_literals`` counts what a statement holds. Used by analyzer/redact.py.
+
+Pure Python: no Django.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+
+from analyzer.fingerprint import fingerprint
+
+_SQ = re.compile(r"'(?:[^'\\]|\\.)*'", re.S)
+_DQ = re.compile(r'"(?:[^"\\]|\\.)*"', re.S)
+_NUM = re.compile(r"(?<![\w$.])(?:0x[0-9a-fA-F]+|[0-9]+(?:\.[0-9]*)?(?:e[+-]?[0-9]+)?)(?![\w$])", re.I)
+_UNCLOSED_QUOTE = re.compile(r"['\"].*", re.S)
+#: Processlist raw text: marker, row separator, table border, a ``Field: value`` line of ``\G``.
+_MARKER = re.compile(r"\A(?:TS|zzz) ")
+_ROW = re.compile(r"\A\*+ \d+\. row \*+\s*\Z")
+_BORDER = re.compile(r"\A\+[-+]*\+\s*\Z")
+_FIELD = re.compile(r"\A(\s*)([A-Za-z_]+): ?(.*)\Z", re.S)
+#: SHOW PROCESSLIST columns before Info (Id, User, Host, db, Command, Time, State).
+_INFO_COLUMN = 7
+#: The statement field of ``\G`` output: processlist ``Info``, performance_schema.threads
+#: ``PROCESSLIST_INFO``.
+INFO_FIELDS = frozenset({"Info", "PROCESSLIST_INFO"})
+
+
+def count_literals(sql: str) -> int:
+    """Literals of one statement: quoted strings, then numbers (not inside names) of what is left.
+
+    >>> count_literals("SELECT * FROM t1 WHERE a = 'x' AND b IN (1, 2.5) AND c = n + 1")
+    4
+    """
+    rest, strings = _SQ.subn("", sql)
+    rest, dstrings = _DQ.subn("", rest)
+    return strings + dstrings + len(_NUM.findall(rest))
+
+
+def scrub_sql(statement: str) -> str:
+    """A statement's fingerprint; what is left from an unclosed quote on (a statement cut in the
+    middle of a string) becomes one ``?``.
+
+    >>> scrub_sql("UPDATE stock SET qty = qty - 1 WHERE sku = 'A-1'")
+    'update stock set qty = qty - ? where sku = ?'
+    >>> scrub_sql("SELECT * FROM t WHERE note = 'cut in the mid")
+    'select * from t where note = ?'
+    """
+    return _UNCLOSED_QUOTE.sub("?", fingerprint(statement))
+
+
+def _is_structure(line: str) -> bool:
+    return not line.strip() or bool(_MARKER.match(line) or _ROW.match(line) or _BORDER.match(line))
+
+
+def _cells(line: str) -> tuple[str, list[str]] | None:
+    """A ``mysql -t`` row (``| 7 | app | ...``) or a ``mysql -B`` row (tab-separated): its separator
+    and cells; None for other lines."""
+    if line.lstrip().startswith("|"):
+        return "|", line.split("|")
+    if "\t" in line:
+        return "\t", line.split("\t")
+    return None
+
+
+def processlist_lines(lines: Iterable[str]) -> list[str]:
+    """Raw lines of a processlist with every statement replaced by its fingerprint, line for line
+    (a multi-line statement's fingerprint on its first line, its other lines left empty).
+
+    The ``Info`` of ``\\G`` output, the cells from ``Info`` on of a table or ``-B`` row, and any
+    line that is not a marker, a row separator, a border or a ``Field: value`` line (the lines of
+    a statement that spans several) make a statement.
+
+    >>> processlist_lines(["   Info: UPDATE t SET a = 'x'", "WHERE id = 42", "*** 2. row ***"])
+    ['   Info: update t set a = ? where id = ?', '', '*** 2. row ***']
+    """
+    out: list[str] = []
+    pending: list[str] | None = None  # the statement being gathered
+    head = ""  # what comes before the statement on its first line
+    start = 0  # index in out of the statement's first line
+    orphan = False  # the statement began before these lines
+
+    def flush() -> None:
+        nonlocal pending
+        if pending is not None:
+            sql = "\n".join(pending)
+            if sql.strip().upper() in ("NULL", ""):
+                out[start] = head + sql
+            elif orphan and ("'" in sql or '"' in sql):
+                out[start] = "?"  # begun before these lines: what precedes a quote may be inside a string
+            else:
+                out[start] = head + scrub_sql(sql)
+            pending = None
+
+    for line in lines:
+        field_ = _FIELD.match(line)
+        if _is_structure(line) or (field_ and field_.group(2) not in INFO_FIELDS):
+            flush()
+            out.append(line)
+            continue
+        if field_:  # Info: starts a statement
+            flush()
+            head, pending, start, orphan = line[: field_.start(3)], [field_.group(3)], len(out), False
+            out.append(line)
+            continue
+        cells = _cells(line)
+        if cells and len(cells[1]) > _INFO_COLUMN + (cells[0] == "|"):
+            flush()
+            sep, parts = cells
+            at = _INFO_COLUMN + (sep == "|")  # a table row starts with an empty cell before its first |
+            if parts[at].strip() == "Info":  # the header line
+                out.append(line)
+                continue
+            tail = sep.join(parts[at:])
+            head, pending, start, orphan = sep.join(parts[:at]) + sep, [tail], len(out), False
+            out.append(line)
+            continue
+        if pending is None:  # statement text whose first line is not among these lines
+            head, pending, start, orphan = "", [line], len(out), True
+            out.append(line)
+            continue
+        pending.append(line)
+        out.append("")
+    flush()
+    return out
