@@ -76,7 +76,9 @@ def test_ingest_of_example2_gives_vmstat_and_processlist_over_the_utc_window(exa
     assert first["ts"] == round(pl.start.timestamp() * 1000) and first["sessions"] == len(first["rows"]) > 0
     # -slabinfo, once listed as not used, is read now (docs/members.md)
     assert sources["slabinfo"].samples == 30
-    assert not NotUsedMember.objects.filter(case=case, member="example2/2026_04_21_16_51_41-slabinfo").exists()
+    assert not NotUsedMember.objects.filter(
+        case=case, member="example2/2026_04_21_16_51_41-slabinfo"
+    ).exists()
 
 
 def test_ingest_of_example1_joins_its_two_collections_on_one_utc_axis(example1_tarball: Path) -> None:
