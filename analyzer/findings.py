@@ -120,6 +120,12 @@ class Finding:
     related: tuple[str, ...] = field(default=())
     rule_version: int = 1
     culprit: Culprit | None = None
+    #: The server the finding is about (``Host.name``; the engine sets it when it runs a host's rules),
+    #: or None in a one-host analysis outside a case. A cross-host finding (analyzer/cluster.py)
+    #: leaves ``host`` None and names every server it involves in ``hosts``, the cause first.
+    #: (``Culprit.host`` is something else: the client host of a blamed session, user@host.)
+    host: str | None = None
+    hosts: tuple[str, ...] = ()
 
 
 def _iso_utc(ts: pd.Timestamp | None) -> str | None:

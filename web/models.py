@@ -167,6 +167,63 @@ class Upload(models.Model):
         return f"{self.original_name} ({self.size:,} bytes)"
 
 
+class AddedUpload(models.Model):
+    """A further bundle of the same incident, added to a case after its first (``Case.upload``): most
+    often another host's capture of the same minutes. Kept like the first, whatever its parse; the
+    case is analysed again over all of its bundles (first, then these in ``uploaded_at`` order)."""
+
+    case = models.ForeignKey(Case, on_delete=models.CASCADE, related_name="added_uploads")
+    file = models.FileField(upload_to="bundles/%Y/%m/", max_length=300)
+    original_name = models.CharField(max_length=255)
+    size = models.BigIntegerField()  # bytes
+    sha256 = models.CharField(max_length=64, db_index=True)
+    uploaded_at = models.DateTimeField(auto_now_add=True)
+    uploaded_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+
+    class Meta:
+        ordering = ("uploaded_at", "id")
+
+    def __str__(self) -> str:
+        return f"{self.original_name} ({self.size:,} bytes)"
+
+
+class Host(models.Model):
+    """One server of a case: a case holds one or more (a cluster's nodes, a source and its replicas).
+    ``name`` is what every per-host row (``Source.host``, ``Series.host``, ``SeriesLevel.host``,
+    ``Finding.host``, ``RuleResult.host``) refers to; ``name_origin`` says where it was read (pt-stalk's
+    ``-hostname``, a sysstat banner, the ``hostname`` variable, the collector's manifest, OSWatcher's
+    archive name, or the directory as a fallback). Each host keeps its own clock: ``utc_offset_s``
+    (server local time = UTC + offset) with its origin, and ``offset_s``, the estimated offset of
+    its clock against the case's first host (seconds, None when the captures allow no estimate),
+    shown, never applied to its times."""
+
+    case = models.ForeignKey(Case, on_delete=models.CASCADE, related_name="hosts")
+    position = models.PositiveSmallIntegerField()  # 0: the case's first host
+    name = models.CharField(max_length=255)
+    name_origin = models.CharField(max_length=300, blank=True)
+    kernel = models.CharField(max_length=100, blank=True)
+    ncpu = models.PositiveIntegerField(null=True, blank=True)
+    layout = models.CharField(max_length=20, blank=True)
+    window_start = models.DateTimeField(null=True, blank=True)
+    window_end = models.DateTimeField(null=True, blank=True)
+    utc_offset_s = models.IntegerField(null=True, blank=True)
+    utc_offset_origin = models.CharField(max_length=100, blank=True)
+    offset_s = models.FloatField(null=True, blank=True)
+    offset_origin = models.CharField(max_length=300, blank=True)
+
+    class Meta:
+        ordering = ("position",)
+        constraints = [
+            models.UniqueConstraint(fields=["case", "name"], name="host_case_name"),
+            models.UniqueConstraint(fields=["case", "position"], name="host_case_position"),
+        ]
+
+    def __str__(self) -> str:
+        return self.name
+
+
 class SourceRole(models.TextChoices):
     PRIMARY = "primary", "primary"
     OVERLAP = "overlap", "overlap"
@@ -191,6 +248,9 @@ class Source(models.Model):
     #: capture rules and charts read, an overlap kept for its raw lines, or a whole-run summary.
     role = models.CharField(max_length=10, choices=SourceRole.choices, blank=True)
     role_reason = models.CharField(max_length=500, blank=True)
+    #: The ``Host.name`` of the server the member was captured on, and why it was placed there.
+    host = models.CharField(max_length=255, blank=True, db_default="")
+    host_reason = models.CharField(max_length=300, blank=True, db_default="")
 
     class Meta:
         ordering = ("member",)
@@ -221,12 +281,13 @@ class Series(models.Model):
     case = models.ForeignKey(
         Case, on_delete=models.CASCADE, related_name="+", db_constraint=False, db_index=False
     )  # BULK_ROWS: the unique index below starts with case
+    host = models.CharField(max_length=255, blank=True, db_default="")  # Host.name
     name = models.CharField(max_length=200)
     ts_us = ArrayField(models.BigIntegerField())
     values = ArrayField(models.FloatField())
 
     class Meta:
-        constraints = [models.UniqueConstraint(fields=["case", "name"], name="series_case_name")]
+        constraints = [models.UniqueConstraint(fields=["case", "host", "name"], name="series_case_host_name")]
 
     def __str__(self) -> str:
         return f"{self.name} ({len(self.ts_us)} points)"
@@ -248,6 +309,7 @@ class SeriesLevel(models.Model):
     case = models.ForeignKey(
         Case, on_delete=models.CASCADE, related_name="+", db_constraint=False, db_index=False
     )  # BULK_ROWS: the unique index below starts with case
+    host = models.CharField(max_length=255, blank=True, db_default="")  # Host.name
     name = models.CharField(max_length=200)
     level = models.PositiveSmallIntegerField()
     n = models.PositiveIntegerField()
@@ -258,7 +320,9 @@ class SeriesLevel(models.Model):
 
     class Meta:
         constraints = [
-            models.UniqueConstraint(fields=["case", "level", "name"], name="series_level_case_level_name")
+            models.UniqueConstraint(
+                fields=["case", "level", "host", "name"], name="series_level_case_level_host_name"
+            )
         ]
 
     def __str__(self) -> str:
@@ -335,6 +399,9 @@ class Finding(models.Model):
     # What the finding blames (analyzer.findings.culprit_json): {kind, id, user, host, statement,
     # since, blocks, evidence}, or null when its cause is not one session, process, statement, ...
     culprit = models.JSONField(null=True, blank=True)
+    # The Host.name the finding is about; a cross-host finding leaves it blank and names its hosts.
+    host = models.CharField(max_length=255, blank=True, db_default="")
+    hosts = ArrayField(models.CharField(max_length=255), default=list, blank=True, db_default=[])
 
     class Meta:
         ordering = ("position",)
@@ -355,6 +422,7 @@ class RuleResult(models.Model):
     key = models.CharField(max_length=80)
     outcome = models.CharField(max_length=20, choices=Outcome.choices)
     detail = models.TextField()
+    host = models.CharField(max_length=255, blank=True, db_default="")  # Host.name; blank: across hosts
 
     class Meta:
         ordering = ("key",)
