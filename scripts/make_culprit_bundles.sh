@@ -5,6 +5,8 @@
 #   ftwrl    a mariadb-dump --lock-all-tables holds FLUSH TABLES WITH READ LOCK while writers wait
 #   cpuhog   stress-ng takes both CPUs while MySQL idles
 #   diskhog  fio writes with an fsync per 4 KiB while MySQL idles
+#   fullscan  4 sessions repeat a query that scans shop.items (200,000 rows, no index on pad)
+#   tablecache  table_open_cache 64 while 6 sessions read 400 tables in turn (the cache full, tables reopened)
 # See tests/fixtures/bundles/README.md ("Culprits") for what each shows.
 #
 # Usage: sh scripts/make_culprit_bundles.sh OUTDIR [SHAPE...]   (default: all five)
@@ -74,7 +76,7 @@ capture() {  # capture SHAPE: pt-stalk now, keep the members that describe it, p
         -- --socket="$SOCK" --user=root >"$WORK/pt-stalk.stdout" 2>&1 || true
     for f in "$dest"/*; do
         suffix=${f##*/????_??_??_??_??_??-}
-        case " $(echo $SHIP) " in
+        case " $(echo $SHIP) $(echo ${EXTRA:-}) " in
         *" $suffix "*) [ -s "$f" ] || rm -f "$f" ;;
         *) rm -f "$f" ;;
         esac
@@ -161,6 +163,33 @@ for shape in $SHAPES; do
     diskhog)
         hog diskhog fio D fio --name=fsync-writer --directory="$WORK" --rw=randwrite --bs=4k --size=128M \
             --fsync=1 --numjobs=4 --runtime=$((RUN_TIME + 8)) --time_based
+        ;;
+    fullscan)
+        s=0
+        while [ $s -lt 4 ]; do
+            (end=$(($(date +%s) + 25)); while [ "$(date +%s)" -lt $end ]; do
+                echo "SELECT COUNT(*) FROM items WHERE pad LIKE '%y%';"; done | $APP >/dev/null 2>&1) &
+            s=$((s + 1))
+        done
+        sleep 4
+        capture fullscan
+        ;;
+    tablecache)
+        i=1
+        while [ $i -le 400 ]; do echo "CREATE TABLE shop.t$i (id INT PRIMARY KEY, v INT) ENGINE=InnoDB;
+INSERT INTO shop.t$i VALUES (1, $i);"; i=$((i + 1)); done | $ROOTSQL
+        $ROOTSQL -e "SET GLOBAL table_open_cache = 64"
+        s=0
+        while [ $s -lt 6 ]; do  # each session reads the 400 tables in turn, from its own start, for 25 s
+            (end=$(($(date +%s) + 25)); while [ "$(date +%s)" -lt $end ]; do
+                i=0; while [ $i -lt 400 ]; do echo "SELECT v FROM t$(((i + s * 67) % 400 + 1)) WHERE id = 1;"
+                i=$((i + 1)); done; done | $APP >/dev/null 2>&1) &
+            s=$((s + 1))
+        done
+        sleep 4
+        EXTRA="opentables1 opentables2" capture tablecache
+        settle
+        $ROOTSQL -e "SET GLOBAL table_open_cache = 2000" || true
         ;;
     esac
     settle

@@ -186,3 +186,15 @@ def test_performance_schema_names_the_metadata_lock_holder(tmp_path: Path) -> No
     [pfs] = [e for e in b.evidence if e.series == "pfs_metadata_locks.lock_status"]
     assert pfs.label == "session 5 holds the lock (performance_schema.metadata_locks)"
     assert pfs.value == "SHARED_READ on TABLE shop.orders" and pfs.member.endswith("-ps-locks-transactions")
+
+
+def test_full_scans_name_the_statement_the_sessions_ran() -> None:
+    """culprit-fullscan: 4 sessions repeat a LIKE '%y%' count over shop.items (200,000 rows, no index):
+    the counters show the scans, the processlist the statement."""
+    scans = _findings("fullscan")["full-scans"]
+    c = scans.culprit
+    assert (c.kind, c.id) == ("statement", "select count(*) from items where pad like ?")
+    assert scans.title.endswith("by select count(*) from items where pad like ? (100 % of active sessions)")
+    assert scans.explanation.startswith("The statement the active sessions ran most in the window is select")
+    [share] = c.evidence
+    assert share.value == 100.0 and share.member.endswith("-processlist") and share.lines
