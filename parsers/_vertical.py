@@ -93,6 +93,9 @@ def read(
     warnings: list[ParseWarning],
     starts_snapshot: Callable[[str], bool] = lambda _: False,
     what: str = "vertical (\\G) output",
+    multiline: frozenset[str] | None = None,
+    batch: Callable[[list[Record]], None] | None = None,
+    batch_records: int = 10_000,
 ) -> Vertical:
     """Read every ``\\G`` record of ``stream`` with its snapshot.
 
@@ -101,8 +104,17 @@ def read(
     row numbered 1 whose key set is the member's first. Raises ``ParseError`` naming the line when
     a line outside a record is neither blank, a marker, an echoed statement nor mysql's
     ``Warning``/``ERROR`` text, before any record was read.
+
+    ``multiline``: the keys whose value may span lines (``PROCESSLIST_INFO``): inside a record a
+    line that is not a key line continues the value only after one of them, blank lines and lines
+    that look like an echoed statement included, and is skipped after any other key; a record then
+    ends only at the next row header or marker. None (default): any key's value continues on such
+    lines, and a blank line or an echoed statement ends the record.
+    ``batch``: called with every ``batch_records`` records read (and with the rest at the end), which
+    are then dropped from ``Vertical.records``: a large member is typed in parts, memory stays bounded.
     """
     out = Vertical()
+    read_any = False
     markers: list[TsMarker | None] = []
     current: Record | None = None
     colon = -1
@@ -113,7 +125,7 @@ def read(
     pending_keys: list[str] = []
 
     def close() -> None:
-        nonlocal current, first_keys
+        nonlocal current, first_keys, read_any
         if current is not None:
             keys = tuple(current.values)
             if first_keys is None:
@@ -122,7 +134,11 @@ def read(
                 markers.append(None)  # no marker, no echo: the first query's row 1 starts a snapshot
                 current.snapshot = len(markers) - 1
             out.records.append(current)
+            read_any = True
             current = None
+            if batch is not None and len(out.records) >= batch_records:
+                batch(out.records)
+                out.records = []
 
     def new_snapshot(marker: TsMarker | None) -> None:
         markers.append(marker)
@@ -162,6 +178,11 @@ def read(
                 pending_keys.append(last_key)
                 current.line_end = no
                 continue
+            if multiline is not None:
+                if last_key in multiline and last_key in current.values:
+                    current.values[last_key] = (current.values[last_key] or "") + "\n" + line
+                    current.line_end = no
+                continue
             if line.strip() == "" and not last_key:
                 continue
             if _STATEMENT.match(line) or (line.strip() == "" and current.values):
@@ -182,11 +203,14 @@ def read(
         if line.startswith(("Warning", "ERROR", "mysql:", "mariadb:")):
             warnings.append(ParseWarning(no, "client-message", f"mysql client said: {line[:120]!r}"))
             continue
-        if not out.records:
+        if not read_any and not out.records:
             raise ParseError(member, no, line, f"not {what}: expected a '*** 1. row ***' or a TS line")
         warnings.append(ParseWarning(no, "stray-line", f"line outside any record skipped: {line[:80]!r}"))
     close()
-    if not markers and out.records:
+    if batch is not None and out.records:
+        batch(out.records)
+        out.records = []
+    if not markers and (out.records or read_any):
         markers.append(None)
     times = snapshot_times(markers, clock, warnings, interval_code="assumed-interval")
     out.ts = times.ts
