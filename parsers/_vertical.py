@@ -12,7 +12,8 @@ Two readers, one for each size of member:
 
 - ``read``: record by record, for the small members of ``parsers.innodb_trx``,
   ``parsers.lock_waits`` and ``parsers.slave_status`` (any keys, echoed statements, the colon
-  column of each record).
+  column of each record), and for ``parsers.threads`` (``multiline``: only PROCESSLIST_INFO spans
+  lines; ``batch``: records handed over in parts, so a day of listings is typed piece by piece).
 - ``read_chunk``: the chunks of a large member (``parsers.processlist``: SHOW PROCESSLIST\\G every
   second for a day), whose keys are learned from its first row; a regular chunk is read as bytes
   with NumPy (``parsers._bytes``), any other with one regex per row. The rows go to a ``RowSink``

@@ -32,8 +32,11 @@ Output:
     ``clock``: ``ts-marker``, or ``inferred`` (``clock.start_local`` + snapshot x interval).
 
 Warnings:
-    ``no-start-time`` (no marker, no start time), ``not-a-number`` (an id that is neither a number
-    nor NULL: kept as NA), ``odd-line`` (text before the first row of a snapshot).
+    those of ``parsers._vertical.read``: ``no-start-time`` (no marker, no start time),
+    ``assumed-interval`` (no marker and no interval), ``stray-line`` (text outside any row after the
+    first), ``client-message`` (the mysql client's Warning/ERROR lines); and ``not-a-number`` (an id
+    that is neither a number nor NULL: kept as NA). A blank line or a line that looks like SQL inside
+    ``PROCESSLIST_INFO`` is part of the statement; after any other key such a line is skipped.
 
 Errors:
     ``ParseError`` at the first line that is neither blank, a marker nor a row of a vertical
@@ -82,9 +85,7 @@ _MULTILINE_KEY = "PROCESSLIST_INFO"  # the only column whose text may span lines
 #: Cells gathered before they are typed (rows x columns): memory stays bounded on a long capture.
 CHUNK_LINES = 200_000
 
-_ROW_MARKER = re.compile(r"^\*+ (\d+)\. row \*+\s*$")
 _KEY_LINE = re.compile(r"^( *)([A-Z_]+): ?(.*)$")
-_KEY_LINE_M = re.compile(r"^ *([A-Z_]+):", re.M)
 
 
 def sniff(head: list[str]) -> bool:
@@ -141,8 +142,6 @@ GENERATIONS = (
     ("RESOURCE_GROUP", "MySQL 8.0"),
     ("THREAD_OS_ID", "MySQL 5.7"),
 )
-#: Lines of the first snapshot read for the column set: more than one row of the widest (8.4) table.
-VARIANT_LINES = 64
 
 
 def _variant(keys: set[str]) -> str:
