@@ -44,7 +44,7 @@ NEW_RULES = (
     "innodb-semaphore-waits", "purge-lag", "long-transaction", "innodb-deadlock", "checkpoint-age-high",
     "innodb-pending-io", "listen-queue-overflow", "tcp-retransmits", "direct-reclaim-stalls", "replica-lag",
     "buffer-pool-misses", "log-waits", "binlog-cache-spills", "thread-cache-misses", "connection-saturation",
-    "aborted-connections", "full-scans",
+    "aborted-connections", "full-scans", "table-cache-full",
 )  # fmt: skip
 
 FIRING = [
