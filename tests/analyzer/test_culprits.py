@@ -198,3 +198,15 @@ def test_full_scans_name_the_statement_the_sessions_ran() -> None:
     assert scans.explanation.startswith("The statement the active sessions ran most in the window is select")
     [share] = c.evidence
     assert share.value == 100.0 and share.member.endswith("-processlist") and share.lines
+
+
+def test_no_io_consumer_while_mysql_works() -> None:
+    """overlap-commit: vda is busy and 16 dd readers sit in state D (ps-threads, iomap_dio_rw), but
+    32 MariaDB sessions commit at the same time: MySQL is not quiet, so dd is not blamed for the disk
+    (commit-serialization tells that story)."""
+    bundle = read_bundle(BUNDLES / "overlap-commit.tar.gz")
+    tl = Timeline.from_sources(
+        bundle.sources, ncpu=bundle.ncpu, host=bundle.host, utc_offset_s=bundle.utc_offset_s
+    )
+    out = engine.run(tl, only=("io-consumer",))
+    assert not out.failed and out.findings == []
