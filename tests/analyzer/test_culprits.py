@@ -135,6 +135,9 @@ def test_dd_readers_saturating_the_disk_rank_before_the_saturation() -> None:
     )
     found = {f.key: f for f in engine.run(tl).findings}
     assert found["io-consumer"].culprit.statement == "dd"
+    # the collector's per-thread ps (state and wchan) names where they wait
+    assert "(wait channel iomap_dio_rw)" in found["io-consumer"].explanation
+    assert any(e.series == "ps_threads.state" and e.lines for e in found["io-consumer"].culprit.evidence)
     assert found["disk-saturation"].related[0] == "io-consumer"
 
 
