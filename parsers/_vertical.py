@@ -160,7 +160,7 @@ def read(
                 used_marker = True
                 new_snapshot(marker)
                 continue
-        m = ROW_HEADER.match(line)
+        m = ROW_HEADER.match(line) if line[:1] == "*" else None  # a header starts with its stars
         if m:
             close()
             if not markers:
