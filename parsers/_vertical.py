@@ -82,6 +82,10 @@ class Vertical:
     snapshots: int = 0
 
 
+#: At most this many distinct texts before the colon column are remembered per member (``read``).
+KEY_CACHE = 4096
+
+
 def _value(text: str) -> str | None:
     return None if text == "NULL" else text
 
@@ -123,7 +127,9 @@ def read(
     statement = ""
     used_marker = used_echo = False
     first_keys: tuple[str, ...] | None = None
-    pending_keys: list[str] = []
+    # What the text before a record's colon column is: the key it names, or "" (a continuation
+    # line). Keys repeat in every record, so each is matched once; bounded against hostile input.
+    key_of: dict[str, str] = {}
 
     def close() -> None:
         nonlocal current, first_keys, read_any
@@ -167,18 +173,23 @@ def read(
                 new_snapshot(None)
             current = Record({}, no, no, len(markers) - 1, statement, int(m.group(1)))
             colon = -1
-            pending_keys = []
             continue
         if current is not None:
             if colon < 0:
                 colon = line.find(":")
-            if colon > 0 and len(line) > colon and line[colon] == ":" and _KEY.match(line[:colon]):
-                last_key = line[:colon].strip()
-                current.values[last_key] = _value(line[colon + 2 :] if len(line) > colon + 1 else "")
-                current.key_lines[last_key] = no
-                pending_keys.append(last_key)
-                current.line_end = no
-                continue
+            if colon > 0 and len(line) > colon and line[colon] == ":":
+                head = line[:colon]
+                key = key_of.get(head)
+                if key is None:
+                    key = head.strip() if _KEY.match(head) else ""
+                    if len(key_of) < KEY_CACHE:
+                        key_of[head] = key
+                if key:
+                    last_key = key
+                    current.values[key] = _value(line[colon + 2 :] if len(line) > colon + 1 else "")
+                    current.key_lines[key] = no
+                    current.line_end = no
+                    continue
             if multiline is not None:
                 if last_key in multiline and last_key in current.values:
                     current.values[last_key] = (current.values[last_key] or "") + "\n" + line
