@@ -35,6 +35,7 @@ RULE_FAMILIES = (
     "counters",
     "host",
     "errorlog",
+    "caches",
 )
 
 
