@@ -16,7 +16,7 @@ The rules (keys, in ``CLUSTER_RULES`` order) and what they read of each host:
   gauge wsrep_flow_control_paused), wsrep_local_recv_queue(_avg) of every node: the node that sent
   flow control is the slow one; the others were paused.
 - ``host-stall-holds-others``: one host's disk (iostat w_await) or CPU (vmstat r per CPU) saturated
-  while the others are not, and the others wait (paused by flow control, or replicas of it lagging).
+  while the others are not, and the others wait for it (Galera nodes paused by the flow control it sent).
 - ``load-imbalance``: one peer node (Galera, or servers that do not replicate from one another)
   takes most of the statements (Questions per second).
 
@@ -61,12 +61,9 @@ def cross_host_findings(timelines: Mapping[str, Timeline]) -> list[Finding]:
         found = replica_stopped(timelines, link) or replica_lag_source(timelines, link)
         if found is not None:
             out.append(found)
-    for rule in (galera_flow_control, host_stall_holds_others):
-        found = rule(timelines, links)
-        if found is not None:
-            out.append(found)
-    if not links:
-        found = load_imbalance(timelines)
+    peers = (host_stall_holds_others, galera_flow_control) + (() if links else (load_imbalance,))
+    for rule in peers:
+        found = rule(timelines)
         if found is not None:
             out.append(found)
     return out
@@ -123,7 +120,7 @@ def write_phrase(numbers: Mapping[str, float]) -> str:
         parts.append(f"{numbers['rows']:,.0f} rows changed/s")
     if "binlog" in numbers:
         parts.append(f"binlog {numbers['binlog'] / 1024:,.0f} KiB/s")
-    return ", ".join(parts) if parts else "no write counters in its capture"
+    return ", ".join(parts) if parts else "no write counters in its capture of those minutes"
 
 
 def _position_rate(rows: pd.DataFrame, column: str) -> float | None:
@@ -254,6 +251,15 @@ def replica_stopped(timelines: Mapping[str, Timeline], link: topology.Link) -> F
     )
     return cross(finding, [link.replica, link.source])
 
+
+#: The cross-host rules by key, with what each reads on the hosts it involves (for the catalogue).
+CLUSTER_RULES = {
+    "replica-lag-source": (replica_lag_source, ("replica_status", "mysqladmin")),
+    "replica-stopped": (replica_stopped, ("replica_status", "mysqladmin")),
+    "galera-flow-control": (galera_flow_control, ("mysqladmin",)),
+    "host-stall-holds-others": (host_stall_holds_others, ("iostat", "vmstat", "ncpu")),
+    "load-imbalance": (load_imbalance, ("mysqladmin",)),
+}
 
 __all__ = [
     "cross_host_findings",

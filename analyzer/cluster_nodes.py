@@ -73,7 +73,7 @@ def _node(tl: Timeline) -> dict[str, object]:
     }
 
 
-def galera_flow_control(timelines: Mapping[str, Timeline], links: list[topology.Link]) -> Finding | None:
+def galera_flow_control(timelines: Mapping[str, Timeline]) -> Finding | None:
     """``galera-flow-control``: two or more Galera nodes; one sent flow control
     (wsrep_flow_control_sent grew) and the others were paused FC_PAUSED_SHARE of the time or more.
     The sender is the node that sent most messages (ties: the fuller receive queue); the verdict adds
@@ -89,8 +89,12 @@ def galera_flow_control(timelines: Mapping[str, Timeline], links: list[topology.
         return None
     paused = 100.0 * sum(shares) / len(shares)  # type: ignore[arg-type]
     tl = timelines[sender]
-    stall = _saturation(tl)
-    cause = f"{sender}'s {stall[0]} stalled ({stall[1]})" if stall else f"{sender} fell behind"
+    stall = saturation(timelines, sender)
+    cause = (
+        f"{sender}'s {stall[0]} stalled ({stall[1]})"
+        if stall
+        else f"{sender} fell behind (receive queue up to {s['queue']:.0f} write-sets)"
+    )
     evidence = [
         cite(tl, "wsrep_flow_control_sent (growth)", s["sent"], "messages", "mysqladmin.wsrep_flow_control_sent", s["sent_rows"]),  # type: ignore[arg-type]
         cite(tl, "wsrep_local_recv_queue (max)", s["queue"], "write-sets", "mysqladmin.wsrep_local_recv_queue", s["queue_rows"]),  # type: ignore[arg-type]
@@ -111,6 +115,7 @@ def galera_flow_control(timelines: Mapping[str, Timeline], links: list[topology.
         Severity.CRITICAL if paused >= 50 else Severity.WARNING,
         windows,
         evidence,
+        related=("host-stall-holds-others",) if stall else (),
         cause=cause,
         sender=sender,
         others=" and ".join(others) if len(others) < 3 else ", ".join(others[:-1]) + " and " + others[-1],
@@ -148,79 +153,67 @@ def run_queue(tl: Timeline) -> tuple[float, pd.DataFrame] | None:
     return float(vm["r"].median()) / tl.ncpu, vm
 
 
-def _saturation(tl: Timeline) -> tuple[str, str, Evidence] | None:
-    """The host's own saturation when its capture shows one: ("disk", "w_await 80 ms", evidence) or
-    ("CPU", "r 5.0 per CPU", evidence); None when neither reaches its bar."""
+def saturation(
+    timelines: Mapping[str, Timeline], name: str
+) -> tuple[str, str, Evidence, pd.DataFrame] | None:
+    """Host ``name``'s own saturation when its capture shows one the other hosts do not share:
+    ("disk", "w_await 80 ms on vda", evidence, rows) when its worst device's median w_await is
+    STALL_W_AWAIT_MS or more and STALL_RATIO times every other host's; ("CPU", "r 5.0 per CPU", ...)
+    when its vmstat r per CPU is STALL_RUNQ_PER_CPU or more and every other host's under half of it.
+    None otherwise (hosts sharing one machine see the same saturation: it names none of them)."""
+    tl = timelines[name]
+    others = [t for n, t in timelines.items() if n != name]
     disk = disk_wait(tl)
-    if disk and disk[0] >= STALL_W_AWAIT_MS:
+    other_d = [d[0] for d in map(disk_wait, others) if d]
+    if disk and disk[0] >= STALL_W_AWAIT_MS and other_d and all(disk[0] >= STALL_RATIO * o for o in other_d):
         ev = cite(tl, f"{disk[1]} w_await (median)", round(disk[0], 1), "ms", "iostat.w_await", disk[2])
-        return "disk", f"w_await {disk[0]:.0f} ms on {disk[1]}", ev
+        return "disk", f"w_await {disk[0]:.0f} ms on {disk[1]}", ev, disk[2]
     cpu = run_queue(tl)
-    if cpu and cpu[0] >= STALL_RUNQ_PER_CPU:
+    other_c = [c[0] for c in map(run_queue, others) if c]
+    if cpu and cpu[0] >= STALL_RUNQ_PER_CPU and other_c and all(o < cpu[0] / 2 for o in other_c):
         ev = cite(tl, "vmstat r per CPU (median)", round(cpu[0], 1), "", "vmstat.r", cpu[1])
-        return "CPU", f"r {cpu[0]:.1f} per CPU", ev
+        return "CPU", f"r {cpu[0]:.1f} per CPU", ev, cpu[1]
     return None
 
 
-def _waiting(
-    timelines: Mapping[str, Timeline], stalled: str, links: list[topology.Link]
-) -> list[tuple[str, str]]:
-    """The hosts that wait for ``stalled``, with how: paused by Galera flow control
-    (FC_PAUSED_SHARE), or a replica of it whose Seconds_Behind_Master grows."""
+def _waiting(timelines: Mapping[str, Timeline], stalled: str) -> list[tuple[str, str]]:
+    """The hosts that wait for ``stalled``, with how: Galera nodes paused by flow control
+    (FC_PAUSED_SHARE or more of the time) that ``stalled`` sent (its wsrep_flow_control_sent grew).
+    (Semi-synchronous replication, where a source's commits wait for a replica's acknowledgement, is
+    not read: the captures here keep no Rpl_semi_sync_* counters.)"""
+    if growth(status(timelines[stalled], "wsrep_flow_control_sent")) <= 0:
+        return []
     out = []
     for name, tl in timelines.items():
-        if name == stalled:
-            continue
         share, _ = paused_share(tl)
-        if share is not None and share >= FC_PAUSED_SHARE:
+        if name != stalled and share is not None and share >= FC_PAUSED_SHARE:
             out.append((name, f"{name} paused by flow control {100 * share:.0f} % of the time"))
-            continue
-        for link in links:
-            if link.replica == name and link.source == stalled:
-                lag = link.rows.sort_values("ts")["seconds_behind"].dropna()
-                if len(lag) >= 2 and lag.iloc[-1] > lag.iloc[0]:
-                    out.append(
-                        (
-                            name,
-                            f"{name}'s replication lag grew from {lag.iloc[0]:.0f} s to {lag.iloc[-1]:.0f} s",
-                        )
-                    )
     return out
 
 
-def host_stall_holds_others(timelines: Mapping[str, Timeline], links: list[topology.Link]) -> Finding | None:
+def _measure(name: str, tl: Timeline, what: str) -> str:
+    """The host's figure of the saturated resource, for the explanation: ``"db-a w_await 3 ms"``."""
+    if what == "disk":
+        d = disk_wait(tl)
+        return f"{name} w_await {d[0]:.0f} ms on {d[1]}" if d else f"{name} no iostat"
+    c = run_queue(tl)
+    return f"{name} r {c[0]:.1f} per CPU" if c else f"{name} no vmstat"
+
+
+def host_stall_holds_others(timelines: Mapping[str, Timeline]) -> Finding | None:
     """``host-stall-holds-others``: exactly one host's disk (median w_await >= STALL_W_AWAIT_MS and
     STALL_RATIO times every other host's) or CPU (vmstat r per CPU >= STALL_RUNQ_PER_CPU, the others
-    under half) is saturated, and another host waits for it (``_waiting``)."""
-    disks = {n: disk_wait(tl) for n, tl in timelines.items()}
-    cpus = {n: run_queue(tl) for n, tl in timelines.items()}
-    for name, tl in timelines.items():
-        d, c = disks[name], cpus[name]
-        other_d = [v[0] for n, v in disks.items() if n != name and v]
-        other_c = [v[0] for n, v in cpus.items() if n != name and v]
-        if d and d[0] >= STALL_W_AWAIT_MS and other_d and all(d[0] >= STALL_RATIO * o for o in other_d):
-            what, measure, mine, theirs = (
-                "disk",
-                f"w_await {d[0]:.0f} ms",
-                d,
-                f"w_await at most {max(other_d):.0f} ms",
-            )
-            ev = cite(tl, f"{d[1]} w_await (median)", round(d[0], 1), "ms", "iostat.w_await", d[2])
-        elif c and c[0] >= STALL_RUNQ_PER_CPU and other_c and all(o < c[0] / 2 for o in other_c):
-            what, measure, mine, theirs = (
-                "CPU",
-                f"r {c[0]:.1f} per CPU",
-                c,
-                f"r at most {max(other_c):.1f} per CPU",
-            )
-            ev = cite(tl, "vmstat r per CPU (median)", round(c[0], 1), "", "vmstat.r", c[1])
-        else:
+    under half: ``saturation``) is saturated, and another host waits for it (``_waiting``)."""
+    for name in timelines:
+        found = saturation(timelines, name)
+        if found is None:
             continue
-        waiting = _waiting(timelines, name, links)
+        waiting = _waiting(timelines, name)
         if not waiting:
             continue
-        del mine
-        rows = d[2] if what == "disk" and d else c[1] if c else pd.DataFrame()
+        what, measure, ev, rows = found
+        others = [n for n in timelines if n != name]
+        theirs = "; ".join(_measure(n, timelines[n], what) for n in others)
         finding = STALL_TEXTS.finding(
             "host-stall-holds-others",
             Severity.WARNING,
@@ -240,15 +233,21 @@ def host_stall_holds_others(timelines: Mapping[str, Timeline], links: list[topol
 
 
 def load_imbalance(timelines: Mapping[str, Timeline]) -> Finding | None:
-    """``load-imbalance``: among peer nodes (no replication link between them), the busiest one's
-    mean Questions per second is at least max(IMBALANCE_SHARE, IMBALANCE_FACTOR / nodes) of all
+    """``load-imbalance``: among peer nodes (no replication link between them), over the minutes every
+    node's capture holds, the busiest one's mean Questions per second is at least max(IMBALANCE_SHARE, IMBALANCE_FACTOR / nodes) of all
     nodes' sum, which is IMBALANCE_MIN_QPS or more."""
+    questions = {n: status(tl, "Questions").dropna(subset=["per_s"]) for n, tl in timelines.items()}
+    questions = {n: q for n, q in questions.items() if len(q)}
+    if len(questions) < 2:
+        return None
+    start = max(q["ts"].min() for q in questions.values())  # the minutes every node's capture holds
+    end = min(q["ts"].max() for q in questions.values())
     rates: dict[str, tuple[float, pd.DataFrame]] = {}
-    for name, tl in timelines.items():
-        q = status(tl, "Questions").dropna(subset=["per_s"])
+    for name, q in questions.items():
+        q = q[(q["ts"] >= start) & (q["ts"] <= end)]
         if len(q):
             rates[name] = (float(q["per_s"].mean()), q)
-    if len(rates) < 2:
+    if len(rates) < len(questions):
         return None
     total = sum(v for v, _ in rates.values())
     busiest = max(rates, key=lambda n: rates[n][0])

@@ -71,6 +71,14 @@ def galera_offset(host: Timeline, ref: Timeline) -> tuple[float, int] | None:
     return (float(np.median(d)), len(d)) if len(d) >= MIN_PAIRS else None
 
 
+def resolution(tl: Timeline) -> float:
+    """The interval of the host's status samples (s, median step of mysqladmin): no estimate from
+    them is finer (pt-stalk times its samples from the collection start, a second apart)."""
+    ts = status(tl, "Questions")["ts"]
+    steps = ts.drop_duplicates().sort_values().diff().dt.total_seconds().dropna()
+    return float(steps.median()) if len(steps) else 1.0
+
+
 def replication_offset(replica: Timeline, rows: pd.DataFrame, source: Timeline) -> tuple[float, int] | None:
     """(median seconds the replica's clock reads ahead of the source's, samples used) from the
     replica's Read_Master_Log_Pos (``rows``: its replica_status rows of the channel) against the
@@ -121,7 +129,7 @@ def estimate_offsets(timelines: Mapping[str, Timeline]) -> dict[str, tuple[float
                 round(found[0], 3),
                 (
                     f"same Galera seqno (wsrep_last_committed) on {name} and {ref_name}, median of {found[1]} "
-                    f"samples; includes {name}'s apply delay"
+                    f"samples, to within {resolution(tl):.0f} s (the sample interval); includes {name}'s apply delay"
                 ),
             )
             continue
@@ -140,7 +148,7 @@ def estimate_offsets(timelines: Mapping[str, Timeline]) -> dict[str, tuple[float
                     round(sign * est[0], 3),
                     (
                         f"{link.replica}'s Read_Master_Log_Pos against {link.source}'s Binlog_bytes_written, "
-                        f"best fit over {est[1]} samples, to the samples' resolution; includes the I/O thread's network delay"
+                        f"best fit over {est[1]} samples, to within {resolution(tl):.0f} s (the sample interval); includes the I/O thread's network delay"
                     ),
                 )
                 break
