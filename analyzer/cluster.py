@@ -120,7 +120,7 @@ def write_phrase(numbers: Mapping[str, float]) -> str:
         parts.append(f"{numbers['rows']:,.0f} rows changed/s")
     if "binlog" in numbers:
         parts.append(f"binlog {numbers['binlog'] / 1024:,.0f} KiB/s")
-    return ", ".join(parts) if parts else "no write counters in its capture of those minutes"
+    return ", ".join(parts) if parts else "nothing its capture of those minutes shows (no write counters)"
 
 
 def _position_rate(rows: pd.DataFrame, column: str) -> float | None:
@@ -135,7 +135,8 @@ def _position_rate(rows: pd.DataFrame, column: str) -> float | None:
 def replica_lag_source(timelines: Mapping[str, Timeline], link: topology.Link) -> Finding | None:
     """``replica-lag-source``: the replica of ``link`` is LAG_S behind (or falls behind: the lag grows
     LAG_GROWTH_S_PER_S and reaches LAG_GROWING_MIN_S) while its source writes; cites the source's write
-    rate and binlog growth in the same minutes, and the replica's read and apply rates (bytes/s)."""
+    rate and binlog growth in the same minutes, and the replica's read and apply rates (bytes/s).
+    None when the source's capture has no write counters in the replica's snapshots' minutes."""
     replica, source = timelines[link.replica], timelines[link.source]
     rs = link.rows.sort_values("ts")
     lag = rs["seconds_behind"].dropna()
@@ -149,6 +150,8 @@ def replica_lag_source(timelines: Mapping[str, Timeline], link: topology.Link) -
         return None
     windows = span(rs)
     numbers, evidence = write_rate_evidence(source, windows)
+    if not numbers:  # the source's capture holds other minutes: nothing to explain the lag with
+        return None
     read = _position_rate(rs, "read_source_log_pos")
     applied = _position_rate(rs, "exec_source_log_pos")
     evidence += [

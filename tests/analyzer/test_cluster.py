@@ -196,3 +196,11 @@ def test_galera_seqno_gives_each_node_an_offset_against_the_first() -> None:
     # one machine, one clock: within the samples' second, plus db-b's apply delay (its queue of ~30)
     assert abs(est["db-c"][0]) <= 1.0 and 0.0 < est["db-b"][0] <= 2.0
     assert est["db-b"][1].startswith("same Galera seqno (wsrep_last_committed) on db-b and db-a")
+
+
+def test_captures_of_different_minutes_are_not_compared() -> None:
+    # db-b lagging at 19:23:35-19:23:54 against a db-a (server_id 1 too) captured at 19:24:30: the link is
+    # found, but the source's write rate of the replica's minutes is unknown, so nothing is explained
+    tls = {"db-a": timelines("replica-stopped")["db-a"], "db-b": timelines("replica-lag")["db-b"]}
+    assert [(link.replica, link.source) for link in topology.replication_links(tls)] == [("db-b", "db-a")]
+    assert cross_host_findings(tls) == []
