@@ -204,3 +204,21 @@ def test_captures_of_different_minutes_are_not_compared() -> None:
     tls = {"db-a": timelines("replica-stopped")["db-a"], "db-b": timelines("replica-lag")["db-b"]}
     assert [(link.replica, link.source) for link in topology.replication_links(tls)] == [("db-b", "db-a")]
     assert cross_host_findings(tls) == []
+
+
+def test_without_master_server_id_the_source_is_found_by_name_or_by_loopback_port() -> None:
+    tls = timelines("replica-lag")
+    # db-a's -variables: report_host db-a, hostname db-a, port 3411
+    assert topology.find_source(tls, "db-b", "DB-A", None, None) == ("db-a", "Master_Host 'DB-A' = db-a")
+    assert topology.find_source(tls, "db-b", "127.0.0.1", 3411.0, None) == (
+        "db-a",
+        "Master_Host 127.0.0.1 and Master_Port 3411 = port of db-a (one machine)",
+    )
+    assert topology.find_source(tls, "db-b", "127.0.0.1", 3306.0, None) is None
+    assert topology.find_source(tls, "db-b", "db-a", 3306.0, None) is None  # the name, another port
+    rows = tls["db-b"].frame("replica_status")
+    assert rows[["source_host", "source_port", "source_server_id"]].iloc[0].tolist() == [
+        "127.0.0.1",
+        3411.0,
+        1.0,
+    ]
