@@ -234,6 +234,18 @@ def replica_stopped(timelines: Mapping[str, Timeline], link: topology.Link) -> F
             stopped,
         ),
     )
+    received = _position_rate(rs, "read_source_log_pos")
+    if received is not None:  # the I/O thread still receives: the unapplied backlog grows this fast
+        evidence.append(
+            cite(
+                replica,
+                "Read_Master_Log_Pos growth",
+                round(received),
+                "bytes/s",
+                "replica_status.read_source_log_pos",
+                rs,
+            )
+        )
     if error:
         evidence.insert(1, cite(replica, "Last_SQL_Error" if sql_no else "Last_IO_Error", error[:300], "",
                                 "replica_status.last_sql_error", stopped))  # fmt: skip

@@ -5,7 +5,7 @@
 #                    one SQL thread, innodb_flush_log_at_trx_commit=1, sync_binlog=1, log_slave_updates)
 #                    falls behind
 #   replica-stopped  a row inserted on db-b first, then the same key on db-a: db-b's SQL thread stops on
-#                    error 1062 (duplicate key) while db-a keeps writing
+#                    error 1062 (duplicate key); then db-a takes a 4-thread write load
 #   galera           db-a, db-b, db-c: a three-node Galera cluster (galera-4, gcs.fc_limit=16); db-b's
 #                    disk is throttled (its mariadbd in a blkio cgroup: WRITE_IOPS writes/s, redo synced
 #                    at every commit) while db-a and db-c take a 4-thread sysbench write load each
@@ -182,10 +182,15 @@ for shape in $SHAPES; do
     replica-stopped)
         source_replica
         sql db-b "INSERT INTO sb.sbtest1 (id, k, c, pad) VALUES (20001, 1, 'replica', 'replica')"
-        sysbench_on db-a $((BASE_PORT + 1)) $((RUN_TIME + 15)) 4
-        sleep 3
         sql db-a "INSERT INTO sb.sbtest1 (id, k, c, pad) VALUES (20001, 1, 'source', 'source')"
-        sleep 4
+        i=0
+        until sql db-b "SHOW SLAVE STATUS\G" | grep -q "Slave_SQL_Running: No"; do
+            i=$((i + 1))
+            [ $i -lt 60 ] || { echo "db-b's SQL thread did not stop" >&2; exit 1; }
+            sleep 1
+        done
+        sysbench_on db-a $((BASE_PORT + 1)) $((RUN_TIME + 15)) 4
+        sleep 5
         stalk replica-stopped db-a
         stalk replica-stopped db-b
         settle
