@@ -14,14 +14,15 @@
 # (db-a, db-b, db-c); the OS members (vmstat, iostat, mpstat) of every host are the one machine's.
 # See tests/fixtures/bundles/README.md ("Clusters").
 #
-# Usage: sh scripts/make_cluster_bundles.sh OUTDIR [SHAPE...]   (default: all three)
+#   healthy          the replica-lag pair under a light load (2 threads, 50 transactions/s): db-b keeps up
+# Usage: sh scripts/make_cluster_bundles.sh OUTDIR [SHAPE...]   (default: all four)
 # Env:   RUN_TIME (capture seconds, default 20), BASE_PORT (default 3410), WRITE_IOPS (db-b's disk, 40)
 # Needs: root, mariadb-server 10.11, galera-4, rsync (Galera SST), percona-toolkit 3.2.1, sysbench.
 set -eu
 
 OUTDIR=$(cd "${1:?usage: make_cluster_bundles.sh OUTDIR [SHAPE...]}" && pwd)
 shift
-SHAPES=${*:-replica-lag replica-stopped galera}
+SHAPES=${*:-replica-lag replica-stopped galera healthy}
 RUN_TIME=${RUN_TIME:-20}
 BASE_PORT=${BASE_PORT:-3410}
 WRITE_IOPS=${WRITE_IOPS:-40}
@@ -113,10 +114,12 @@ pack() {  # pack SHAPE: keep the members the rules read, name each host, tar
     echo "$out ($(wc -c <"$out") bytes)"
 }
 
-sysbench_on() {  # sysbench_on HOST PORT SECONDS THREADS: oltp_write_only on HOST (table sbtest1, 10,000 rows)
-    sysbench oltp_write_only --db-driver=mysql --mysql-host=127.0.0.1 --mysql-port="$2" --mysql-user=sb \
-        --mysql-password=sb --mysql-db=sb --tables=1 --table-size=10000 --threads="$4" --time="$3" \
-        --mysql-ignore-errors=all --report-interval=0 run >"$WORK/$1.sysbench.out" 2>&1 &
+sysbench_on() {  # sysbench_on HOST PORT SECONDS THREADS [sysbench options]: oltp_write_only on HOST (sbtest1)
+    h=$1 port=$2 secs=$3 threads=$4
+    shift 4
+    sysbench oltp_write_only "$@" --db-driver=mysql --mysql-host=127.0.0.1 --mysql-port="$port" --mysql-user=sb \
+        --mysql-password=sb --mysql-db=sb --tables=1 --table-size=10000 --threads="$threads" --time="$secs" \
+        --mysql-ignore-errors=all --report-interval=0 run >"$WORK/$h.sysbench.out" 2>&1 &
     JOBS="$JOBS $!"
 }
 
@@ -177,6 +180,14 @@ for shape in $SHAPES; do
         sleep 10
         stalk replica-lag db-a
         stalk replica-lag db-b
+        settle
+        ;;
+    healthy)
+        source_replica
+        sysbench_on db-a $((BASE_PORT + 1)) $((RUN_TIME + 15)) 2 --rate=50
+        sleep 5
+        stalk healthy db-a
+        stalk healthy db-b
         settle
         ;;
     replica-stopped)

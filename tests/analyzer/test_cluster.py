@@ -7,6 +7,7 @@ directory per host, each a pt-stalk 3.2.1 collection of a scratch MariaDB 10.11 
   behind from 13 s to 31 s in 20 s.
 - cluster-replica-stopped: a row inserted on db-b first; the same key inserted on db-a stopped db-b's
   SQL thread on error 1062; then db-a takes a write load while db-b's I/O thread still receives it.
+- cluster-healthy: the same pair under a light load (50 transactions/s): db-b keeps up.
 - cluster-galera: three Galera nodes; db-b's disk is throttled (blkio cgroup), db-a and db-c take writes.
 
 Each host's Timeline is built from its own directory's sources, as the engine's run_hosts does.
@@ -91,6 +92,13 @@ def test_a_stopped_sql_thread_names_its_error_and_the_source_that_keeps_writing(
     received, written = by_label["Read_Master_Log_Pos growth"].value, by_label["Binlog_bytes_written"].value
     assert abs(received - written) / written < 0.1
     assert by_label["Com_insert+Com_update+Com_delete"].member.startswith("replica-stopped/db-a/")
+
+
+def test_a_replica_that_keeps_up_with_its_source_gives_no_cross_host_finding() -> None:
+    tls = timelines("healthy")
+    assert [(link.replica, link.source) for link in topology.replication_links(tls)] == [("db-b", "db-a")]
+    assert tls["db-b"].frame("replica_status")["seconds_behind"].max() <= 1
+    assert cross_host_findings(tls) == []
 
 
 def test_each_host_alone_or_two_healthy_hosts_give_no_cross_host_finding() -> None:
