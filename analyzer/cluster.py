@@ -22,7 +22,10 @@ The rules (keys, in ``CLUSTER_RULES`` order) and what they read of each host:
 
 The source of a replica is found among the hosts (``analyzer.topology``) by Master_Server_Id against
 ``server_id``, then Master_Host / Master_Port against ``report_host``, ``hostname``, the host's name
-and ``port``. Sources: MariaDB Knowledge Base, "SHOW REPLICA STATUS", "Galera Cluster Status
+and ``port``. Every rule compares the same minutes only (a source's rate is read in its replica's
+snapshots' minutes; imbalance over the minutes every capture holds). A rule whose inputs are absent on
+the hosts gives no finding; nothing is raised for missing inputs (the engine records an exception as
+``RuleFailed`` for the cross-host rules as a whole). Sources: MariaDB Knowledge Base, "SHOW REPLICA STATUS", "Galera Cluster Status
 Variables", "Flow Control in Galera Cluster"; Percona, "Galera Flow Control in Percona XtraDB
 Cluster"; ../shared/FINDINGS.md (cross-host rows).
 """
