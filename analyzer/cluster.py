@@ -185,6 +185,8 @@ def replica_lag_source(timelines: Mapping[str, Timeline], link: topology.Link) -
                 rs,
             )
         )
+    settings = topology.differing_settings(replica, [source])
+    evidence += [Evidence(f"variable {n}", mine, "", "variables") for n, mine, _ in settings]
     apply_phrase = (
         f"its SQL thread applied {applied / 1024:,.0f} KiB/s of the source's binlog"
         + (f" while its I/O thread received {read / 1024:,.0f} KiB/s" if read is not None else "")
@@ -207,6 +209,7 @@ def replica_lag_source(timelines: Mapping[str, Timeline], link: topology.Link) -
         applied=apply_phrase,
         sql_running=threads,
         parallel=topology.parallel_workers(replica),
+        settings=topology.settings_phrase(link.replica, settings, "its source's"),
     )
     return cross(finding, [link.source, link.replica])
 

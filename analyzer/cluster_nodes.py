@@ -105,6 +105,8 @@ def galera_flow_control(timelines: Mapping[str, Timeline]) -> Finding | None:
                                  "mysqladmin.wsrep_flow_control_paused_ns", nodes[n]["paused_rows"]))  # type: ignore[arg-type]  # fmt: skip
     if stall:
         evidence.append(stall[2])
+    settings = topology.differing_settings(tl, [timelines[n] for n in others])
+    evidence += [Evidence(f"variable {n}", mine, "", "variables") for n, mine, _ in settings]
     per_node = ", ".join(
         f"{n} {100 * v['paused']:.0f} % (sent {v['sent']:.0f})" if v["paused"] is not None else f"{n} unknown"  # type: ignore[operator]
         for n, v in nodes.items()
@@ -126,6 +128,7 @@ def galera_flow_control(timelines: Mapping[str, Timeline]) -> Finding | None:
         sent=s["sent"],
         per_node=per_node,
         n_nodes=len(nodes),
+        settings=topology.settings_phrase(sender, settings, "the others'"),
     )
     return cross(finding, [sender, *others])
 

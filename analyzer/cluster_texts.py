@@ -24,7 +24,7 @@ LAG_TEXTS = RuleTexts(
     explanation=(
         "{replica} replicates from {source} ({how}). Its Seconds_Behind_Master went from {first_lag:.0f} s to "
         "{lag:.0f} s ({growth:+.2f} s per second of capture) while {source} wrote {writes} in the same "
-        "minutes; {applied}. Slave_SQL_Running {sql_running}; {parallel}."
+        "minutes; {applied}. Slave_SQL_Running {sql_running}; {parallel}. {settings}"
     ),
     recommendation=(
         "The replica applies slower than the source writes. Let more threads apply (MariaDB\n"
@@ -69,7 +69,7 @@ FLOW_TEXTS = RuleTexts(
         "Galera lets no node fall more than gcs.fc_limit write-sets behind: {sender}'s receive queue "
         "(wsrep_local_recv_queue) reached {queue:.0f} ({queue_avg}) and it sent {sent:.0f} flow-control "
         "message(s) (wsrep_flow_control_sent) in the capture, which paused replication on every node. "
-        "Paused share of time per node (wsrep_flow_control_paused_ns): {per_node}."
+        "Paused share of time per node (wsrep_flow_control_paused_ns): {per_node}. {settings}"
     ),
     recommendation=(
         "The cluster commits at the pace of its slowest node. Find what slows {sender} (its disk,\n"

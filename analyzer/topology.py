@@ -114,3 +114,46 @@ def is_galera(tl: Timeline) -> bool:
         return True
     ma = tl.frame("mysqladmin")
     return bool(len(ma)) and "variable" in ma and bool((ma["variable"] == "wsrep_last_committed").any())
+
+
+#: Server settings that change how fast a server applies or commits writes: a node (or replica) set
+#: apart from the others by one of them is the first place to look when it falls behind.
+APPLY_SETTINGS = (
+    "innodb_flush_log_at_trx_commit",
+    "sync_binlog",
+    "innodb_flush_method",
+    "innodb_buffer_pool_size",
+    "innodb_io_capacity",
+    "wsrep_slave_threads",
+    "slave_parallel_threads",
+    "replica_parallel_workers",
+    "log_slave_updates",
+    "innodb_doublewrite",
+)
+
+
+def differing_settings(tl: Timeline, others: list[Timeline]) -> list[tuple[str, str, str]]:
+    """The APPLY_SETTINGS on which the host (``tl``) differs from every other host while those agree
+    among themselves: (name, the host's value, the others' value), e.g. ``("sync_binlog", "1", "0")``;
+    settings missing on any host are skipped. Read from each host's SHOW GLOBAL VARIABLES
+    (``Timeline.variables``)."""
+    out = []
+    for name in APPLY_SETTINGS:
+        mine = variable(tl, name)
+        theirs = {variable(o, name) for o in others}
+        if mine is None or None in theirs or len(theirs) != 1:
+            continue
+        (value,) = theirs
+        if str(value) != str(mine):
+            out.append((name, str(mine), str(value)))
+    return out
+
+
+def settings_phrase(name: str, found: list[tuple[str, str, str]], whose: str) -> str:
+    """``found`` (``differing_settings``) as a sentence: ``"db-b's settings differ from its source's:
+    sync_binlog 1 (vs 0)."``; '' when nothing differs."""
+    if not found:
+        return ""
+    return (
+        f"{name}'s settings differ from {whose}: " + "; ".join(f"{n} {m} (vs {o})" for n, m, o in found) + "."
+    )

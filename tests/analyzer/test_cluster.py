@@ -73,6 +73,12 @@ def test_a_lagging_replica_is_explained_by_its_sources_write_rate() -> None:
     assert abs(received - binlog) / binlog < 0.05
     assert applied < binlog / 5
     assert by_label["Seconds_Behind_Master (max)"].member.startswith("replica-lag/db-b/")
+    # what sets the replica apart: it syncs redo and binlog at every commit, its source does not
+    assert (
+        "db-b's settings differ from its source's: innodb_flush_log_at_trx_commit 1 (vs 0); sync_binlog 1 (vs 0)"
+        in f.explanation
+    )
+    assert by_label["variable sync_binlog"].value == "1"
     assert f.severity is Severity.WARNING
 
 
@@ -153,6 +159,9 @@ def test_galera_names_the_node_that_sent_flow_control_and_how_long_the_others_we
         "db-a and db-c were paused 97 % of the time"
     )
     assert "db-a 98 % (sent 0), db-b 96 % (sent 40), db-c 97 % (sent 0)" in f.explanation
+    assert f.explanation.endswith(
+        "db-b's settings differ from the others': innodb_flush_log_at_trx_commit 1 (vs 0)."
+    )
     by_label = {e.label: e for e in f.evidence}
     assert by_label["wsrep_flow_control_sent (growth)"].member == "galera/db-b/2026_11_27_19_29_53-mysqladmin"
     assert by_label["db-c paused by flow control"].member.startswith("galera/db-c/")
