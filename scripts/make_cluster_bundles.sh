@@ -9,12 +9,12 @@
 #   galera           db-a, db-b, db-c: a three-node Galera cluster (galera-4, gcs.fc_limit=16); db-b's
 #                    disk is throttled (its mariadbd in a blkio cgroup: WRITE_IOPS writes/s, redo synced
 #                    at every commit) while db-a and db-c take a 4-thread sysbench write load each
+#   healthy          the replica-lag pair under a light load (2 threads, 50 transactions/s): db-b keeps up
 # All servers run on this machine, so pt-stalk's `-hostname` member, the `hostname` row of `-variables`
 # and the sysstat banners (`Linux ... (vm) ...`) of `-mpstat`/`-iostat` are rewritten to the host's name
 # (db-a, db-b, db-c); the OS members (vmstat, iostat, mpstat) of every host are the one machine's.
 # See tests/fixtures/bundles/README.md ("Clusters").
 #
-#   healthy          the replica-lag pair under a light load (2 threads, 50 transactions/s): db-b keeps up
 # Usage: sh scripts/make_cluster_bundles.sh OUTDIR [SHAPE...]   (default: all four)
 # Env:   RUN_TIME (capture seconds, default 20), BASE_PORT (default 3410), WRITE_IOPS (db-b's disk, 40)
 # Needs: root, mariadb-server 10.11, galera-4, rsync (Galera SST), percona-toolkit 3.2.1, sysbench.
@@ -28,14 +28,13 @@ BASE_PORT=${BASE_PORT:-3410}
 WRITE_IOPS=${WRITE_IOPS:-40}
 RUN_AS=root
 SHIP="vmstat mpstat iostat processlist variables mysqladmin slave-status hostname output trigger"
-HERE=$(cd "$(dirname "$0")" && pwd)
 
 WORK=$(mktemp -d /tmp/casebook-cluster.XXXXXX)
 chmod 755 "$WORK"  # the Galera nodes run as mysql (rsync SST drops root privileges)
 PIDS=""
 JOBS=""
 cleanup() {
-    for p in $PIDS; do kill -CONT "$p" 2>/dev/null || true; kill "$p" 2>/dev/null || true; done
+    for p in $PIDS; do kill "$p" 2>/dev/null || true; done
     for p in $PIDS; do wait "$p" 2>/dev/null || true; done
     rmdir /sys/fs/cgroup/blkio/casebook-db-b.$$ 2>/dev/null || true
     rm -rf "$WORK"
