@@ -71,7 +71,7 @@ start() {  # start HOST PORT SERVER_ID [mariadbd options...]: a scratch server o
 }
 
 stop_all() {
-    for p in $PIDS; do kill -CONT "$p" 2>/dev/null || true; kill "$p" 2>/dev/null || true; done
+    for p in $PIDS; do kill "$p" 2>/dev/null || true; done
     for p in $PIDS; do wait "$p" 2>/dev/null || true; done
     PIDS=""
     for h in db-a db-b db-c; do rm -rf "${WORK:?}/$h"; done
