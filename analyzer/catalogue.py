@@ -138,6 +138,7 @@ def render() -> str:
     for family in RULE_FAMILIES:
         keys = [s.key for s in specs if _family(s) == family]
         out.append(f"- **{family}** ({len(keys)}): " + ", ".join(f"[`{k}`](#{k})" for k in keys))
+    out.append(_cross_host_index())
     out.append("")
     current = None
     for spec in specs:
@@ -148,6 +149,14 @@ def render() -> str:
         out += [_rule(spec), ""]
     out += _cross_host()
     return "\n".join(out).rstrip("\n") + "\n"
+
+
+def _cross_host_index() -> str:
+    """The index line of the cross-host rules (``analyzer.cluster.CLUSTER_RULES``)."""
+    from analyzer import cluster
+
+    keys = list(cluster.CLUSTER_RULES)
+    return f"- **cross-host** ({len(keys)}): " + ", ".join(f"[`{k}`](#{k})" for k in keys)
 
 
 def _cross_host() -> list[str]:
