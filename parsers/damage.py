@@ -16,6 +16,8 @@ This module is the one place that deals with it for every format, around each fo
   dropped (``future-time``); values that cannot be (a negative counter, a percentage over 100)
   become missing (``impossible-value``). Such values never reach a rule.
 - ``truncation_warning``: a member whose last line has no line end was cut short (``truncated``).
+- ``segments`` and ``LineCutter``: the same for a member too long to hold, read as a stream: lines
+  cut at the same length, never read whole; NUL bytes and a last line without its end said.
 - ``pg_safe``: text (and JSON made of text) that PostgreSQL can store: NUL written as a visible
   ``\\x00``, lone surrogates as U+FFFD.
 
@@ -24,9 +26,10 @@ Plain Python, NumPy and pandas: parse processes import it without Django.
 
 from __future__ import annotations
 
+import functools
 import re
-from collections.abc import Callable
-from typing import Any
+from collections.abc import Callable, Iterable, Iterator
+from typing import Any, TextIO
 
 import numpy as np
 import pandas as pd
@@ -162,6 +165,88 @@ def clip_long_lines(text: str, fmt: str, data: bytes | None = None) -> tuple[str
             )
             lines[i] = line[:limit] + ("\n" if line.endswith("\n") else "")
     return ("".join(lines), warnings) if warnings else (text, [])
+
+
+#: Characters a text stream is read at a time, at most (``segments``): any line a parser is given
+#: whole (``MAX_LINE_CHARS`` and its line end) comes in one; a longer one in several, never whole.
+SEGMENT_CHARS = MAX_LINE_CHARS + 2
+
+
+def segments(stream: TextIO) -> Iterator[str]:
+    """The text of ``stream`` (a text file: universal newlines applied) line by line, a line of more
+    than ``SEGMENT_CHARS`` characters cut in several parts (``readline(SEGMENT_CHARS)``): a garbage
+    line of a GB without a line end is never held whole. ``LineCutter`` puts the lines together."""
+    return iter(functools.partial(stream.readline, SEGMENT_CHARS), "")
+
+
+class LineCutter:
+    """The lines of a member read as a stream (too long to hold: parsers/ingest/bundle.py), from its
+    ``segments`` (perhaps through a tee that keeps the text as uploaded), for the format ``fmt``'s
+    parser: each line longer than ``max_line_chars(fmt)`` cut there, as ``clip_long_lines`` cuts
+    the lines of a piece. Iterate once; ``warnings`` then holds what was said, with line numbers of
+    the member (1-based): ``long-line`` for each cut line, ``nul-bytes`` (the first line with NUL,
+    the count), ``truncated`` when the last line has no line end. What is held at once is one kept
+    line (at most the limit) and one segment, whatever the longest line."""
+
+    def __init__(self, parts: Iterable[str], fmt: str) -> None:
+        self.parts = parts
+        self.limit = max_line_chars(fmt)
+        self.warnings: list[ParseWarning] = []
+
+    def __iter__(self) -> Iterator[str]:
+        limit, line_no, nuls, first_nul = self.limit, 0, 0, 0
+        head: list[str] = []  # the kept start of a line that came in several segments
+        kept = length = 0
+        for part in self.parts:
+            if not head and len(part) <= limit + 1 and part.endswith("\n"):  # nearly every line
+                line_no += 1
+                if "\x00" in part:
+                    nuls += part.count("\x00")
+                    first_nul = first_nul or line_no
+                yield part
+                continue
+            length += len(part)
+            if kept < limit:
+                head.append(part[: limit - kept])
+                kept += len(head[-1])
+            if "\x00" in part:
+                nuls += part.count("\x00")
+                first_nul = first_nul or line_no + 1
+            if not part.endswith("\n"):
+                continue
+            line_no += 1
+            yield self._line(head, line_no, length - 1, ended=True)
+            head, kept, length = [], 0, 0
+        if head:  # the last line has no line end: the member was cut short
+            line_no += 1
+            yield self._line(head, line_no, length, ended=False)
+            self.warnings.append(
+                ParseWarning(
+                    line_no,
+                    "truncated",
+                    f"the member ends in the middle of line {line_no}: the capture was cut short there",
+                )
+            )
+        if nuls:
+            self.warnings.append(
+                ParseWarning(
+                    first_nul, "nul-bytes", f"{nuls:,} NUL bytes, the first on line {first_nul}: read as text"
+                )
+            )
+
+    def _line(self, head: list[str], line_no: int, length: int, *, ended: bool) -> str:
+        """A line that came in several segments, cut to the limit (said) when it is longer."""
+        line = "".join(head).rstrip("\n")
+        if length > self.limit:
+            self.warnings.append(
+                ParseWarning(
+                    line_no,
+                    "long-line",
+                    f"line {line_no} is {length:,} characters long: cut to the first {self.limit:,}",
+                )
+            )
+            line = line[: self.limit]
+        return line + "\n" if ended else line
 
 
 def nul_warning(text: str) -> list[ParseWarning]:
