@@ -18,7 +18,6 @@ piece path: pieces joined column by column), and one run in four parses them in 
 
 from __future__ import annotations
 
-import io
 import logging
 import os
 import random
@@ -32,7 +31,7 @@ from analyzer.timeline import Timeline, reduce_piece
 from parsers.ingest import pieces
 from parsers.ingest.bundle import Bundle, read_bundle
 from tests.conftest import FIXTURES, SAMPLES
-from tests.damage import MUTATIONS
+from tests.damage import MUTATIONS, tarball
 
 PER_MEMBER = int(os.environ.get("CASEBOOK_FUZZ_PER_MEMBER", "1"))
 SEED = int(os.environ.get("CASEBOOK_FUZZ_SEED", "24"))
@@ -75,15 +74,6 @@ def _plan(members: dict[str, bytes]) -> list[tuple[str, str]]:
     return plan
 
 
-def _tarball(path: Path, members: dict[str, bytes]) -> Path:
-    with tarfile.open(path, "w:gz", compresslevel=1) as tar:
-        for name, data in members.items():
-            info = tarfile.TarInfo(name)
-            info.size = len(data)
-            tar.addfile(info, io.BytesIO(data))
-    return path
-
-
 def _read(path: Path, processes: int = 0) -> tuple[Bundle, engine.Outcome]:
     bundle = read_bundle(
         path, reduce=reduce_piece, keep_text=lambda member, chunks: None, processes=processes
@@ -115,14 +105,14 @@ def test_every_member_damaged_every_way(
     caplog: pytest.LogCaptureFixture,
 ) -> None:
     _, members = collection
-    base, base_outcome = _read(_tarball(tmp_path / "base.tar.gz", members))
+    base, base_outcome = _read(tarball(tmp_path / "base.tar.gz", members))
     samples = {s.member: s.samples for s in base.sources}
     findings = {f.key for f in base_outcome.findings}
     failures = []
     for run, (name, kind) in enumerate(_plan(members)):
         damaged = dict(members)
         damaged[name] = MUTATIONS[kind](members[name], random.Random(SEED + run))
-        path = _tarball(tmp_path / f"run{run}.tar.gz", damaged)
+        path = tarball(tmp_path / f"run{run}.tar.gz", damaged)
         with monkeypatch.context() as patch:
             if run % 2:
                 patch.setattr(pieces, "PIECE_BYTES", SMALL_PIECE_BYTES)

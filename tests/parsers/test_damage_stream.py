@@ -23,6 +23,7 @@ from parsers.ingest import pieces
 from parsers.ingest.bundle import read_bundle
 from parsers.rawtext import text_of
 from tests.conftest import FIXTURES
+from tests.damage import tarball
 
 BUNDLE = FIXTURES / "bundles" / "ptstalk-mariadb-tmptables.tar.gz"
 #: A garbage line of 5 MiB (as tests/damage.huge_line writes).
@@ -32,15 +33,6 @@ HUGE = 5 << 20
 def _members() -> dict[str, bytes]:
     with tarfile.open(BUNDLE) as tar:
         return {m.name: tar.extractfile(m).read() for m in tar if m.isfile()}
-
-
-def _tarball(path: Path, members: dict[str, bytes]) -> Path:
-    with tarfile.open(path, "w:gz", compresslevel=1) as tar:
-        for name, data in members.items():
-            info = tarfile.TarInfo(name)
-            info.size = len(data)
-            tar.addfile(info, io.BytesIO(data))
-    return path
 
 
 LINE = st.one_of(
@@ -75,7 +67,7 @@ def test_a_huge_line_in_a_member_read_as_a_stream_is_cut_and_named(
     monkeypatch.setattr(pieces, "WHOLE_MAX_BYTES", 4096)  # these members are read as streams
     members = _members()
     name = next(n for n in members if n.endswith("-" + suffix))
-    base = read_bundle(_tarball(tmp_path / "base.tar.gz", members))
+    base = read_bundle(tarball(tmp_path / "base.tar.gz", members))
     before = next(s for s in base.sources if s.member == name)
     assert before.samples, "the undamaged member gives samples on the stream path"
     lines = members[name].split(b"\n")
@@ -89,8 +81,8 @@ def test_a_huge_line_in_a_member_read_as_a_stream_is_cut_and_named(
 
     peaks = []
     for bundle_path in (
-        _tarball(tmp_path / "again.tar.gz", members),
-        _tarball(tmp_path / "damaged.tar.gz", damaged),
+        tarball(tmp_path / "again.tar.gz", members),
+        tarball(tmp_path / "damaged.tar.gz", damaged),
     ):
         kept.clear()
         tracemalloc.start()
@@ -99,7 +91,7 @@ def test_a_huge_line_in_a_member_read_as_a_stream_is_cut_and_named(
             peaks.append(tracemalloc.get_traced_memory()[1])
         finally:
             tracemalloc.stop()
-    bundle = read_bundle(_tarball(tmp_path / "damaged.tar.gz", damaged), keep_text=keep)
+    bundle = read_bundle(tarball(tmp_path / "damaged.tar.gz", damaged), keep_text=keep)
     source = next(s for s in bundle.sources if s.member == name)
     said = [(w.line_no, w.code) for w in source.warnings if w.code in damage.DAMAGE_CODES]
     assert (at + 1, "long-line") in said, source.warnings
