@@ -477,7 +477,9 @@ def parse_piece(
     parsed.warnings[:0] = clipped
     if not_utf8 is not None:
         parsed.warnings.append(not_utf8)
-    damage.check_source(parsed)
+    damage.check_source(
+        parsed, jumps=piece.first_line == 1 and piece.last
+    )  # a whole member: else once joined
     if piece.last and (cut := damage.truncation_warning(piece.data, 1)) is not None:
         parsed.warnings.append(cut)
     drop_before = piece.first_line + piece.overlap_lines if piece.overlap_lines else 0

@@ -1,0 +1,84 @@
+"""Damage that is said per member: a clock that jumps by weeks (the case window does not stretch over
+them), a capture cut at a line end inside its last block.
+
+Captures: the header and a row of a real ``vmstat -t 1 3`` (tests/fixtures/vmstat, procps-ng 4.0.2)
+repeated with other times; the members of the example collection
+(tests/fixtures/bundles/ptstalk-mariadb-tmptables.tar.gz, made by running pt-stalk and MariaDB here).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from parsers import damage, registry
+from parsers.base import ClockHints
+from parsers.ingest import pieces
+from parsers.ingest.bundle import read_bundle
+from parsers.ingest.pieces import Piece, parse_piece
+from tests.conftest import FIXTURES
+from tests.damage import tarball
+
+VMSTAT = (FIXTURES / "vmstat" / "procps-ng-4.0.2_t_1_3.txt").read_text().splitlines()
+HEADER, ROW = "\n".join(VMSTAT[:2]) + "\n", VMSTAT[2].rsplit(None, 2)[0]
+
+
+def _vmstat(*stretches: tuple[str, int, int]) -> bytes:
+    """A ``vmstat -t`` capture: for each (start, rows, seconds apart), that many rows."""
+    rows = []
+    for start, count, step in stretches:
+        first = pd.Timestamp(start)
+        rows += [f"{ROW} {first + pd.Timedelta(seconds=i * step):%Y-%m-%d %H:%M:%S}\n" for i in range(count)]
+    return (HEADER + "".join(rows)).encode()
+
+
+def _parse(data: bytes):
+    module = registry.by_format("vmstat")
+    return parse_piece(module, Piece(data, 1, last=True), member="m-vmstat", clock=ClockHints())
+
+
+def test_a_clock_set_six_weeks_ahead_is_said_and_does_not_stretch_the_window(tmp_path: Path) -> None:
+    data = _vmstat(("2026-01-05 10:00:00", 120, 1), ("2026-02-16 10:02:00", 60, 1))
+    source = _parse(data)
+    jumps = [w for w in source.warnings if w.code == "time-jump"]
+    assert [w.line_no for w in jumps] == [2 + 120 + 1], source.warnings
+    assert "2026-01-05 10:01:59 to 2026-02-16 10:02:00" in jumps[0].message
+    assert source.samples == 120 and source.end == pd.Timestamp("2026-01-05 10:01:59", tz="UTC")
+    bundle = read_bundle(tarball(tmp_path / "b.tar.gz", {"c/2026_01_05_10_00_00-vmstat": data}))
+    (read,) = bundle.sources
+    assert bundle.window[1] - bundle.window[0] < pd.Timedelta(minutes=3)
+    assert any(w["code"] == "time-jump" for w in damage.damage_said([w.as_dict() for w in read.warnings]))
+
+
+def test_a_capture_written_again_weeks_later_keeps_its_longest_stretch() -> None:
+    source = _parse(_vmstat(("2026-01-05 10:00:00", 30, 1), ("2026-02-16 09:00:00", 90, 1)))
+    assert source.samples == 90 and source.start == pd.Timestamp("2026-02-16 09:00:00", tz="UTC")
+    assert [w.line_no for w in source.warnings if w.code == "time-jump"] == [3]  # the first refused row
+
+
+@pytest.mark.parametrize(
+    "stretches",
+    [
+        (("2026-01-05 00:00:00", 100, 600), ("2026-01-05 23:00:00", 6, 600)),  # sar-like: a day, a long gap
+        (("2026-01-05 10:00:00", 3600, 1), ("2026-01-05 11:30:00", 600, 1)),  # a collector paused 30 min
+        (("2026-01-05 10:00:00", 5, 86400),),  # one sample a day: no jump, however long
+    ],
+)
+def test_gaps_that_samples_allow_are_not_jumps(stretches: tuple) -> None:
+    source = _parse(_vmstat(*stretches))
+    assert not [w for w in source.warnings if w.code == "time-jump"]
+    assert source.samples == sum(count for _, count, _ in stretches)
+
+
+def test_a_jump_across_the_pieces_of_a_long_member_is_said_once_joined(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(pieces, "WHOLE_MAX_BYTES", 4096)  # cut at line ends, in pieces
+    monkeypatch.setattr(pieces, "LINE_PIECE_BYTES", 2048)
+    data = _vmstat(("2026-01-05 10:00:00", 300, 1), ("2026-02-16 10:00:00", 100, 1))
+    bundle = read_bundle(tarball(tmp_path / "b.tar.gz", {"c/2026_01_05_10_00_00-vmstat": data}))
+    (source,) = bundle.sources
+    assert source.samples == 300, source.warnings
+    assert [w.line_no for w in source.warnings if w.code == "time-jump"] == [2 + 300 + 1]
