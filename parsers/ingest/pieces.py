@@ -25,6 +25,7 @@ from __future__ import annotations
 import dataclasses
 import io
 import itertools
+import re
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import Future
@@ -34,7 +35,6 @@ from typing import BinaryIO, Protocol
 
 import numpy as np
 import pandas as pd
-from pandas.api.types import union_categoricals
 
 from parsers import damage, pasted, registry
 from parsers.base import (
@@ -45,7 +45,7 @@ from parsers.base import (
     lines_of,
     parse_marker,
 )
-from parsers.ingest.malloc import release_memory
+from parsers.ingest.joining import join
 from parsers.rawtext import TextChunk, chunks_of
 
 #: Bytes of text per piece (8 MiB): large enough that a parser's fixed costs do not show, small
@@ -336,11 +336,22 @@ def _shift_lines(source: ParsedSource, offset: int, drop_before: int) -> ParsedS
                 frame[column] = frame[column] + offset
         frames[name] = frame
     warnings = [
-        ParseWarning(w.line_no + offset if w.line_no else 0, w.code, w.message)
+        _shifted(w, offset)
         for w in source.warnings
         if not drop_before or w.line_no == 0 or w.line_no + offset >= drop_before
     ]
     return dataclasses.replace(source, frames=frames, warnings=warnings)
+
+
+def _shifted(warning: ParseWarning, offset: int) -> ParseWarning:
+    """``warning`` of a piece with its line moved by ``offset`` to the member's; a damage warning's
+    message names its line too (``line 12``), moved with it."""
+    if not warning.line_no:
+        return warning
+    message = warning.message
+    if offset and warning.code in damage.DAMAGE_CODES:
+        message = re.sub(rf"\bline {warning.line_no}\b", f"line {warning.line_no + offset}", message)
+    return ParseWarning(warning.line_no + offset, warning.code, message)
 
 
 def _from_line(frame: pd.DataFrame, first: int) -> pd.DataFrame:
@@ -350,76 +361,6 @@ def _from_line(frame: pd.DataFrame, first: int) -> pd.DataFrame:
     if line_no.dtype.kind in "iu" and line_no.is_monotonic_increasing:
         return frame.iloc[int(np.searchsorted(line_no.to_numpy(), first)) :].reset_index(drop=True)
     return frame[line_no >= first].reset_index(drop=True)
-
-
-def join(pieces: list[ParsedSource]) -> ParsedSource:
-    """The pieces of a member as one source: frames one under the other, warnings in order. The
-    pieces give their frames up (each column is released as soon as it is joined)."""
-    if len(pieces) == 1:
-        return pieces[0]
-    first = pieces[0]
-    names = list(dict.fromkeys(name for p in pieces for name in p.frames))
-    frames = {}
-    for name in names:
-        parts = [p.frames.pop(name) for p in pieces if name in p.frames]
-        empty = parts[0]
-        parts = [f for f in parts if len(f)]
-        frames[name] = _stacked(parts) if parts else empty
-        del empty
-    warnings = list(itertools.chain.from_iterable(p.warnings for p in pieces))
-    return dataclasses.replace(first, frames=frames, warnings=warnings)
-
-
-def _stacked(parts: list[pd.DataFrame]) -> pd.DataFrame:
-    """``parts`` one under the other, column by column, dropping each column from the parts (in
-    place: the caller hands the list over) once it is joined: a one-hour member's frame is never
-    held twice. A category column whose categories
-    differ between parts is joined to the sorted categories of its values (a few IRQ names,
-    states, users repeated millions of times)."""
-    columns = list(parts[0].columns)
-    if any(list(p.columns) != columns for p in parts):
-        joined = pd.concat(parts, ignore_index=True)  # different columns: aligned, missing as NaN
-        for column, dtype in parts[0].dtypes.items():
-            if isinstance(dtype, pd.CategoricalDtype) and not isinstance(
-                joined[column].dtype, pd.CategoricalDtype
-            ):
-                joined[column] = joined[column].astype("category")
-        return joined
-    held = _by_column(parts, columns)
-    out: dict[str, object] = {}
-    for column in columns:
-        values = [p.pop(column) for p in held]  # the part's own copy: freed once joined
-        if all(isinstance(v.dtype, pd.CategoricalDtype) for v in values) and any(
-            not v.cat.categories.equals(values[0].cat.categories) for v in values
-        ):
-            kinds = {v.cat.categories.dtype for v in values}
-            if len(kinds) > 1:  # a damaged piece read numbers where the others read text, or the reverse
-                values = [v.astype(object) for v in values]
-                out[column] = pd.concat(values, ignore_index=True).astype("category")
-            else:
-                out[column] = pd.Series(union_categoricals([v.array for v in values], sort_categories=True))
-        else:
-            out[column] = pd.concat(values, ignore_index=True)
-        del values
-        release_memory()  # the column's parts, freed, go back before the next column is joined
-    return pd.DataFrame(out, copy=False)  # not consolidated: a copy of the member in one block
-
-
-def _by_column(parts: list[pd.DataFrame], columns: list[str]) -> list[dict[str, pd.Series]]:
-    """Each of ``parts`` as its columns, each column its own array (a copy), the part itself
-    released from the list (in place) as soon as it is copied. A parsed frame holds its numeric
-    columns in one two-dimensional block, and a column taken out of it is a view that keeps the
-    whole block alive: joined column by column, every part's block would stay until its last
-    column is joined, and the join would hold the member twice (a 300 MB ``vmstat -t`` member:
-    611 MiB of frames peaked at 1,044 MiB). Copied part by part, the join holds the member once,
-    plus one part and one joined column."""
-    held = []
-    for i, part in enumerate(parts):
-        held.append({column: part[column].copy(deep=True) for column in columns})
-        parts[i] = None  # type: ignore[call-overload]  # the part's blocks go with it
-        del part
-        release_memory()  # and back to the OS before the next part is copied
-    return held
 
 
 class _Text:
@@ -480,7 +421,9 @@ def parse_piece(
     damage.check_source(
         parsed, jumps=piece.first_line == 1 and piece.last
     )  # a whole member: else once joined
-    if piece.last and (cut := damage.truncation_warning(piece.data, 1)) is not None:
+    if piece.last and (
+        cut := damage.truncation_warning(piece.data, 1) or damage.truncated_block(parsed, text)
+    ):
         parsed.warnings.append(cut)
     drop_before = piece.first_line + piece.overlap_lines if piece.overlap_lines else 0
     return _shift_lines(parsed, piece.first_line - 1, drop_before)

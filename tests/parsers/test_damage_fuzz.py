@@ -28,10 +28,11 @@ import pytest
 
 from analyzer import engine
 from analyzer.timeline import Timeline, reduce_piece
+from parsers import damage
 from parsers.ingest import pieces
 from parsers.ingest.bundle import Bundle, read_bundle
 from tests.conftest import FIXTURES, SAMPLES
-from tests.damage import MUTATIONS, tarball
+from tests.damage import MARKER, MUTATIONS, tarball
 
 PER_MEMBER = int(os.environ.get("CASEBOOK_FUZZ_PER_MEMBER", "1"))
 SEED = int(os.environ.get("CASEBOOK_FUZZ_SEED", "24"))
@@ -94,6 +95,16 @@ def _said(bundle: Bundle, member: str) -> bool:
     )
 
 
+def _cut_mid_block(bundle: Bundle, member: str, data: bytes) -> bool | None:
+    """Whether the member, cut by ``truncate_mid_block`` inside the last of its snapshots (a capture
+    of ``damage.BLOCK_FORMATS`` with two markers or more), says so with a ``truncated`` warning;
+    None when that cut does not apply (no snapshots: cut at a line end between rows)."""
+    source = next((s for s in bundle.sources if s.member == member), None)
+    if source is None or source.format not in damage.BLOCK_FORMATS or len(MARKER.findall(data)) < 2:
+        return None
+    return any(w.code == "truncated" for w in source.warnings)
+
+
 COLLECTIONS = _collections()
 
 
@@ -134,6 +145,8 @@ def test_every_member_damaged_every_way(
             failures.append(f"{where}: an empty member is not listed 'empty'")
         if kind in MUST_SAY and (samples.get(name) or name.endswith("hostname")) and not _said(bundle, name):
             failures.append(f"{where}: the damage is not said")
+        if kind == "truncate-mid-block" and _cut_mid_block(bundle, name, members[name]) is False:
+            failures.append(f"{where}: a snapshot capture cut inside its last block is not said 'truncated'")
         if kind == "twice" and name in got and got[name] != samples[name]:
             failures.append(f"{where}: written twice gives {got[name]} samples, not {samples[name]}")
         if new := {f.key for f in outcome.findings} - findings:

@@ -8,6 +8,7 @@ repeated with other times; the members of the example collection
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pandas as pd
@@ -82,3 +83,70 @@ def test_a_jump_across_the_pieces_of_a_long_member_is_said_once_joined(
     (source,) = bundle.sources
     assert source.samples == 300, source.warnings
     assert [w.line_no for w in source.warnings if w.code == "time-jump"] == [2 + 300 + 1]
+
+
+MEMBERS = {
+    name.rsplit("-", 1)[-1]: data
+    for name, data in __import__("tests.parsers.test_damage_stream", fromlist=["_members"])._members().items()
+}
+
+
+#: Where a block starts: a snapshot marker, a processlist's first record, a mysqladmin table's top.
+BLOCK_START = re.compile(r"^(?:TS |zzz |\*+ 1\. row \*+$|\+-+\+-+\+\n\| Variable_name)", re.M)
+
+
+def _cut_in_last_block(data: bytes, keep: float) -> bytes:
+    """``data`` cut at the line end ``keep`` of the way into its last block (``BLOCK_START``)."""
+    text = data.decode()
+    start = [m.start() for m in BLOCK_START.finditer(text)][-1]
+    ends = [i + 1 for i, c in enumerate(text) if c == "\n" and i > start]
+    return text[: ends[int(len(ends) * keep)]].encode()
+
+
+@pytest.mark.parametrize(
+    "suffix", ["interrupts", "processlist", "meminfo", "mysqladmin", "diskstats", "procvmstat"]
+)
+@pytest.mark.parametrize("keep", [0.0, 0.5])
+def test_a_snapshot_capture_cut_at_a_line_end_in_its_last_block_is_said(suffix: str, keep: float) -> None:
+    data = MEMBERS[suffix]
+    whole = parse_piece(
+        registry.by_format(suffix),
+        Piece(data, 1, last=True),
+        member=suffix,
+        clock=ClockHints(),
+    )
+    assert not [w for w in whole.warnings if w.code == "truncated"], "the whole capture is not said cut"
+    cut = _cut_in_last_block(data, keep)
+    source = parse_piece(
+        registry.by_format(suffix), Piece(cut, 1, last=True), member=suffix, clock=ClockHints()
+    )
+    assert [w.code for w in source.warnings if w.code == "truncated"] == ["truncated"], source.warnings
+
+
+@pytest.mark.parametrize(
+    ("suffix", "cut_after"),
+    [("iostat", "Device"), ("mpstat", "%usr"), ("mpstat", "Average:     CPU"), ("ps", "PID")],
+)
+def test_a_block_begun_and_not_written_is_said(suffix: str, cut_after: str) -> None:
+    text = MEMBERS[suffix].decode()
+    if cut_after == "%usr":
+        text = text[: text.index("\nAverage:")]
+    at = text.rfind(cut_after)
+    cut = text[: text.index("\n", at) + 1].encode()
+    source = parse_piece(
+        registry.by_format(suffix), Piece(cut, 1, last=True), member=suffix, clock=ClockHints()
+    )
+    assert [w.code for w in source.warnings if w.code == "truncated"] == ["truncated"], source.warnings
+
+
+def test_mpstat_cut_between_two_cpu_rows_is_said() -> None:
+    text = MEMBERS["mpstat"].decode()
+    body = text[: text.index("\nAverage:")]  # the per-second blocks, without the averages
+    cut = body[: body.rstrip("\n").rfind("\n") + 1].encode()  # the last CPU row of the last block gone
+    source = parse_piece(
+        registry.detect(cut.decode().splitlines()[:50]),
+        Piece(cut, 1, last=True),
+        member="m",
+        clock=ClockHints(),
+    )
+    assert [w.code for w in source.warnings if w.code == "truncated"] == ["truncated"], source.warnings

@@ -232,7 +232,7 @@ def test_joining_pieces_holds_the_member_once_not_twice() -> None:
     import numpy as np
 
     from parsers.base import Clock, ParsedSource
-    from parsers.ingest.pieces import join
+    from parsers.ingest.joining import join
 
     rows, columns, parts = 40_000, 12, 12
     member = rows * parts * (columns + 1) * 8
