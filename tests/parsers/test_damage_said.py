@@ -11,8 +11,11 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from parsers import damage, registry
 from parsers.base import ClockHints
@@ -150,3 +153,33 @@ def test_mpstat_cut_between_two_cpu_rows_is_said() -> None:
         clock=ClockHints(),
     )
     assert [w.code for w in source.warnings if w.code == "truncated"] == ["truncated"], source.warnings
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    steps=st.lists(st.integers(1, 600), min_size=3, max_size=200),
+    jump_at=st.floats(0, 1),
+    jump_days=st.integers(0, 60),
+)
+def test_a_jump_keeps_one_stretch_and_regular_gaps_keep_all(
+    steps: list[int], jump_at: float, jump_days: int
+) -> None:
+    """Whatever the intervals (1 s to 10 min, varying), a member without a jump keeps every row; with
+    one of weeks, what is kept is one stretch without a jump, and the window shrinks to it."""
+    seconds = np.cumsum([0, *steps]).astype("int64")
+    at = int(jump_at * len(seconds))
+    seconds[at:] += jump_days * 86400
+    ts = seconds * 1_000_000_000
+    result = damage.jumped_rows(ts)
+    if jump_days == 0:
+        assert result is None, "gaps of at most 10 minutes, all in one day, are never a jump"
+        return
+    if result is None:
+        return
+    outside, message = result
+    kept = seconds[~outside]
+    limit = max(damage.JUMP_FACTOR * np.median(np.diff(seconds)), damage.JUMP_MIN.total_seconds())
+    assert "jump" in message and outside.any() and len(kept)
+    assert np.diff(kept).max(initial=0) <= limit, "the stretch kept holds no jump"
+    assert np.all(np.diff(np.flatnonzero(~outside)) == 1), "the rows kept are one run"
+    assert len(kept) >= max(at, len(seconds) - at) or len(kept) >= len(seconds) / 2
