@@ -183,3 +183,19 @@ def test_a_jump_keeps_one_stretch_and_regular_gaps_keep_all(
     assert np.diff(kept).max(initial=0) <= limit, "the stretch kept holds no jump"
     assert np.all(np.diff(np.flatnonzero(~outside)) == 1), "the rows kept are one run"
     assert len(kept) >= max(at, len(seconds) - at) or len(kept) >= len(seconds) / 2
+
+
+def test_a_warning_of_a_later_piece_names_the_member_line_in_its_message(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(pieces, "WHOLE_MAX_BYTES", 4096)
+    monkeypatch.setattr(pieces, "LINE_PIECE_BYTES", 2048)
+    rows = _vmstat(("2026-01-05 10:00:00", 200, 1)).decode().splitlines(keepends=True)
+    rows[150:150] = rows[140:145]  # five rows written again, in the fourth piece or so
+    bundle = read_bundle(
+        tarball(tmp_path / "b.tar.gz", {"c/2026_01_05_10_00_00-vmstat": "".join(rows).encode()})
+    )
+    (source,) = bundle.sources
+    (repeated,) = [w for w in source.warnings if w.code == "repeated-times"]
+    assert repeated.line_no == 151 and "from line 151 " in repeated.message, repeated
+    assert source.samples == 200
