@@ -17,8 +17,7 @@ This module is the one place that deals with it for every format, around each fo
   stretch kept (``time-jump``); values that cannot be (a negative counter, a percentage over 100)
   become missing (``impossible-value``). Such values never reach a rule.
 - ``truncation_warning``: a member whose last line has no line end was cut short (``truncated``);
-  ``truncated_block``: one cut at a line end inside its last block (a header with no row after it,
-  fewer rows than every block before it) too.
+  one cut at a line end inside its last block is told by parsers/truncation.py.
 - ``segments`` and ``LineCutter``: the same for a member too long to hold, read as a stream: lines
   cut at the same length, never read whole; NUL bytes and a last line without its end said.
 - ``pg_safe``: text (and JSON made of text) that PostgreSQL can store: NUL written as a visible
@@ -421,79 +420,6 @@ def truncation_warning(data: bytes, first_line: int) -> ParseWarning | None:
     line = first_line + data.count(b"\n")
     return ParseWarning(
         line, "truncated", f"the member ends in the middle of line {line}: the capture was cut short there"
-    )
-
-
-#: Formats made of blocks (a snapshot of rows per sample): a capture cut at a line end inside its
-#: last block is told by that block (``truncated_block``).
-BLOCK_FORMATS = frozenset(
-    {
-        "iostat", "mpstat", "interrupts", "processlist", "ps", "threads", "meminfo", "mysqladmin",
-        "diskstats", "procvmstat", "netstat_s", "top",
-    }
-)  # fmt: skip
-#: Block formats whose blocks vary in rows from one sample to the next (sessions, processes): their
-#: last block is said cut only when it has less than this share of the smallest block before it
-#: (a cut mid-block loses half of it, on average; sessions that end lose a few).
-VARIABLE_BLOCK_FORMATS = frozenset({"processlist", "ps", "threads", "top"})
-VARIABLE_BLOCK_SHARE = 0.8
-#: Words that start a block's header line, once a leading time of day (or sysstat's ``Average:``)
-#: is set aside: iostat
-#: (``Device``, ``avg-cpu:``), mpstat and /proc/interrupts (``CPU``, ``CPU0``), ps and top
-#: (``PID``, ``UID``, ``USER``, ``F``); besides, a processlist's record (``***...*** N. row ***...***``)
-#: and a table's top border or header (mysqladmin's ``| Variable_name | Value |``).
-HEADER_WORDS = frozenset({"Device", "Device:", "avg-cpu:", "CPU", "CPU0", "PID", "UID", "USER", "F"})
-_TIME_OF_DAY = re.compile(r"^(?:\d{1,2}:\d{2}:\d{2}(?:\s+[AP]M)?|Average:)\s+")
-_RECORD = re.compile(r"^\*{5,} \d+\. row \*{5,}$")
-
-
-def _last_line(text: str) -> str:
-    """The last line of ``text`` that is not blank, stripped (an empty string when there is none)."""
-    end = len(text.rstrip())
-    return text[text.rfind("\n", 0, end) + 1 : end].strip()
-
-
-def truncated_block(source: ParsedSource, text: str) -> ParseWarning | None:
-    """A ``truncated`` warning when ``text`` (the last piece of a member of a ``BLOCK_FORMATS``
-    format, which ends with a whole line, parsed as ``source``; line numbers of ``text``) was cut
-    at a line end inside its last block: its last line is a header or a snapshot marker with no
-    row after it, or the rows of its last sample in the main frame are fewer than those of every
-    sample before it (of at least two; for ``VARIABLE_BLOCK_FORMATS``, fewer than
-    ``VARIABLE_BLOCK_SHARE`` of the fewest). None when nothing says so (a cut between two blocks
-    looks like a shorter capture)."""
-    if source.format not in BLOCK_FORMATS:
-        return None
-    lines = text.count("\n") + (0 if text.endswith("\n") else 1)
-    last = _last_line(text)
-    words = _TIME_OF_DAY.sub("", last).split()
-    before = _last_line(text[: len(text.rstrip()) - len(last)])
-    header = bool(words) and (words[0] in HEADER_WORDS or words[:2] == ["|", "Variable_name"])
-    table_top = last.startswith("+-") and before.startswith("+-")  # a table's bottom, then the next one's top
-    if last.startswith(("TS ", "zzz ")) or _RECORD.match(last) or header or table_top:
-        return ParseWarning(
-            lines,
-            "truncated",
-            f"the member ends with line {lines} {quote(last)}, a block's start with nothing after it: "
-            "the capture was cut short in its last block",
-        )
-    frame = next((f for f in source.frames.values() if "ts" in f and len(f)), None)
-    if frame is None or frame["ts"].hasnans:
-        return None
-    ts = frame["ts"].to_numpy(dtype="datetime64[ns]").view("int64")
-    starts = np.flatnonzero(np.r_[True, ts[1:] != ts[:-1]])
-    sizes = np.diff(np.r_[starts, len(ts)])
-    if len(sizes) < 3:
-        return None
-    fewest = int(sizes[:-1].min())
-    limit = fewest * VARIABLE_BLOCK_SHARE if source.format in VARIABLE_BLOCK_FORMATS else fewest
-    if sizes[-1] >= limit:
-        return None
-    line = int(frame["line_no"].iloc[starts[-1]]) if "line_no" in frame else lines
-    return ParseWarning(
-        line,
-        "truncated",
-        f"the last block (from line {line}) has {int(sizes[-1]):,} rows where each block before it has "
-        f"at least {fewest:,}: the capture was cut short in its last block",
     )
 
 

@@ -36,7 +36,7 @@ from typing import BinaryIO, Protocol
 import numpy as np
 import pandas as pd
 
-from parsers import damage, pasted, registry
+from parsers import damage, pasted, registry, truncation
 from parsers.base import (
     ClockHints,
     ParsedSource,
@@ -422,7 +422,7 @@ def parse_piece(
         parsed, jumps=piece.first_line == 1 and piece.last
     )  # a whole member: else once joined
     if piece.last and (
-        cut := damage.truncation_warning(piece.data, 1) or damage.truncated_block(parsed, text)
+        cut := damage.truncation_warning(piece.data, 1) or truncation.truncated_block(parsed, text)
     ):
         parsed.warnings.append(cut)
     drop_before = piece.first_line + piece.overlap_lines if piece.overlap_lines else 0

@@ -28,7 +28,7 @@ import pytest
 
 from analyzer import engine
 from analyzer.timeline import Timeline, reduce_piece
-from parsers import damage
+from parsers import truncation
 from parsers.ingest import pieces
 from parsers.ingest.bundle import Bundle, read_bundle
 from tests.conftest import FIXTURES, SAMPLES
@@ -102,10 +102,10 @@ def _said(bundle: Bundle, member: str) -> bool:
 
 def _cut_mid_block(bundle: Bundle, member: str, data: bytes) -> bool | None:
     """Whether the member, cut by ``truncate_mid_block`` inside the last of its snapshots (a capture
-    of ``damage.BLOCK_FORMATS`` with two markers or more), says so with a ``truncated`` warning;
+    of ``truncation.BLOCK_FORMATS`` with two markers or more), says so with a ``truncated`` warning;
     None when that cut does not apply (no snapshots: cut at a line end between rows)."""
     source = next((s for s in bundle.sources if s.member == member), None)
-    if source is None or source.format not in damage.BLOCK_FORMATS or len(MARKER.findall(data)) < 2:
+    if source is None or source.format not in truncation.BLOCK_FORMATS or len(MARKER.findall(data)) < 2:
         return None
     return any(w.code == "truncated" for w in source.warnings)
 
