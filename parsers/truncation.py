@@ -58,7 +58,8 @@ def truncated_block(source: ParsedSource, text: str) -> ParseWarning | None:
     at a line end inside its last block: its last line is a header or a snapshot marker with no
     row after it, or the rows of its last sample in the main frame are fewer than those of every
     sample before it (of at least two; for ``VARIABLE_BLOCK_FORMATS``, fewer than
-    ``VARIABLE_BLOCK_SHARE`` of the fewest); a processlist, when its last record lacks the last
+    ``VARIABLE_BLOCK_SHARE`` of the fewest, with no warning about a line of it and no table's
+    bottom border after it); a processlist, when its last record lacks the last
     field of its first one (``_record_cut``). None when nothing says so (a cut between two blocks,
     or between two records, looks like a shorter capture)."""
     if source.format not in BLOCK_FORMATS:
@@ -78,6 +79,8 @@ def truncated_block(source: ParsedSource, text: str) -> ParseWarning | None:
         )
     if source.format == "processlist":
         return _record_cut(text, lines)
+    if last.startswith("+-"):  # a table's bottom border: the last table is whole
+        return None
     frame = next((f for f in source.frames.values() if "ts" in f and len(f)), None)
     if frame is None or frame["ts"].hasnans:
         return None
@@ -91,6 +94,8 @@ def truncated_block(source: ParsedSource, text: str) -> ParseWarning | None:
     if sizes[-1] >= limit:
         return None
     line = int(frame["line_no"].iloc[starts[-1]]) if "line_no" in frame else lines
+    if any(w.line_no >= line for w in source.warnings):  # a damaged line in the block: its rows explained
+        return None
     return ParseWarning(
         line,
         "truncated",

@@ -199,3 +199,16 @@ def test_a_warning_of_a_later_piece_names_the_member_line_in_its_message(
     (repeated,) = [w for w in source.warnings if w.code == "repeated-times"]
     assert repeated.line_no == 151 and "from line 151 " in repeated.message, repeated
     assert source.samples == 200
+
+
+@pytest.mark.parametrize("suffix", ["meminfo", "mysqladmin", "interrupts"])
+def test_a_damaged_row_in_the_last_block_is_not_said_a_cut(suffix: str) -> None:
+    """A row of the last block made garbage (NUL bytes and a cut line) loses that row: the bad line is
+    said, and the block, whole to its end, is not said cut."""
+    text = MEMBERS[suffix].decode()
+    end = text.rstrip("\n").rfind("\n", 0, len(text) - 200)
+    damaged = (text[: end + 1] + "\x00\x00garbage\n" + text[text.index("\n", end + 1) + 1 :]).encode()
+    source = parse_piece(
+        registry.by_format(suffix), Piece(damaged, 1, last=True), member=suffix, clock=ClockHints()
+    )
+    assert not [w for w in source.warnings if w.code == "truncated"], source.warnings
