@@ -508,7 +508,14 @@ def jumped_rows(ts: np.ndarray) -> tuple[np.ndarray, str] | None:
     ``STRETCH_FACTOR`` times its samples at that interval, cuts the member into stretches; the
     stretch of the most samples is kept (the first of equals), the rows of the others refused."""
     valid = ts != np.iinfo(np.int64).min
-    times = np.unique(ts[valid])
+    times = ts[valid] if not valid.all() else ts
+    if len(times) < 3 or int(times.max()) - int(times.min()) <= JUMP_MIN.value:
+        return None  # most captures: nothing to sort
+    gaps = np.diff(times)
+    if (gaps >= 0).all():  # in time order, as check_source leaves them: no sort
+        times = times[np.r_[True, gaps > 0]]
+    else:
+        times = np.unique(times)
     if len(times) < 3:
         return None
     gaps = np.diff(times)
