@@ -212,3 +212,19 @@ def test_a_damaged_row_in_the_last_block_is_not_said_a_cut(suffix: str) -> None:
         registry.by_format(suffix), Piece(damaged, 1, last=True), member=suffix, clock=ClockHints()
     )
     assert not [w for w in source.warnings if w.code == "truncated"], source.warnings
+
+
+def test_a_ps_capture_of_snapshots_cut_in_its_last_one_is_said() -> None:
+    """Three snapshots of the example's ps after pt-stalk ``TS`` markers; the last cut at a line end
+    halfway through its processes (fewer than 60 % of the fewest before it)."""
+    snapshot = MEMBERS["ps"].decode()
+    markers = [f"TS 1763814{643 + i}.000000000 2026-11-22 12:30:{43 + i}\n" for i in range(3)]
+    whole = "".join(m + snapshot for m in markers)
+    rows = snapshot.splitlines(keepends=True)
+    cut = "".join(m + snapshot for m in markers[:2]) + markers[2] + "".join(rows[: len(rows) // 2])
+    module = registry.by_format("ps")
+    kept = parse_piece(module, Piece(whole.encode(), 1, last=True), member="ps", clock=ClockHints())
+    assert not [w for w in kept.warnings if w.code == "truncated"] and kept.samples == 3
+    source = parse_piece(module, Piece(cut.encode(), 1, last=True), member="ps", clock=ClockHints())
+    assert [w.code for w in source.warnings if w.code == "truncated"] == ["truncated"], source.warnings
+    assert source.samples == 3
