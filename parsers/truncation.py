@@ -60,7 +60,8 @@ def truncated_block(source: ParsedSource, text: str) -> ParseWarning | None:
     sample before it (of at least two; for ``VARIABLE_BLOCK_FORMATS``, fewer than
     ``VARIABLE_BLOCK_SHARE`` of the fewest, with no warning about a line of it and no table's
     bottom border after it); a processlist, when its last record lacks the last
-    field of its first one (``_record_cut``). None when nothing says so (a cut between two blocks,
+    field of its first one (``_record_cut``); an iostat, when its last sample has its CPU report
+    and no device (``_devices_missing``). None when nothing says so (a cut between two blocks,
     or between two records, looks like a shorter capture)."""
     if source.format not in BLOCK_FORMATS:
         return None
@@ -81,6 +82,14 @@ def truncated_block(source: ParsedSource, text: str) -> ParseWarning | None:
         return _record_cut(text, lines)
     if last.startswith("+-"):  # a table's bottom border: the last table is whole
         return None
+    if source.format == "iostat":
+        return _devices_missing(source, lines)
+    return _fewer_rows(source, lines)
+
+
+def _fewer_rows(source: ParsedSource, lines: int) -> ParseWarning | None:
+    """The row count rule of ``truncated_block``: the last sample of the main frame has fewer rows
+    than each one before it (see there)."""
     frame = next((f for f in source.frames.values() if "ts" in f and len(f)), None)
     if frame is None or frame["ts"].hasnans:
         return None
@@ -121,4 +130,22 @@ def _record_cut(text: str, lines: int) -> ParseWarning | None:
         "truncated",
         f"the last record (line {line}) ends after its {last[-1] if last else 'header'} field, without "
         f"{first[-1]}: the capture was cut short in its last block",
+    )
+
+
+def _devices_missing(source: ParsedSource, lines: int) -> ParseWarning | None:
+    """A ``truncated`` warning when an iostat's last sample has its ``avg-cpu`` report (the
+    ``iostat_cpu`` frame) but no device row (the ``iostat`` frame ends at an earlier time): cut
+    after its CPU values, before its devices. Otherwise the row count rule of ``truncated_block``."""
+    devices, cpu = source.frames.get("iostat"), source.frames.get("iostat_cpu")
+    if devices is None or cpu is None or not len(devices) or not len(cpu) or "ts" not in cpu:
+        return _fewer_rows(source, lines)
+    if cpu["ts"].max() <= devices["ts"].max():
+        return _fewer_rows(source, lines)
+    line = int(cpu["line_no"].iloc[-1]) if "line_no" in cpu else lines
+    return ParseWarning(
+        line,
+        "truncated",
+        f"the last sample (line {line}) has its CPU report and no device: the capture was cut short in "
+        "its last block",
     )

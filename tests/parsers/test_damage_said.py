@@ -228,3 +228,17 @@ def test_a_ps_capture_of_snapshots_cut_in_its_last_one_is_said() -> None:
     source = parse_piece(module, Piece(cut.encode(), 1, last=True), member="ps", clock=ClockHints())
     assert [w.code for w in source.warnings if w.code == "truncated"] == ["truncated"], source.warnings
     assert source.samples == 3
+
+
+def test_an_iostat_cut_after_its_cpu_report_before_its_devices_is_said() -> None:
+    """sysstat 12.6.1 ``iostat -x -t`` (tests/fixtures/iostat): its last sample cut after the
+    ``avg-cpu`` values, before the device table."""
+    text = (FIXTURES / "iostat" / "iostat-12.6.1_xt.txt").read_text()
+    at = text.index("\n", text.index("\n", text.rfind("avg-cpu")) + 1) + 1
+    module = registry.by_format("iostat")
+    whole = parse_piece(module, Piece(text.encode(), 1, last=True), member="iostat", clock=ClockHints())
+    assert not [w for w in whole.warnings if w.code == "truncated"], whole.warnings
+    cut = parse_piece(module, Piece(text[:at].encode(), 1, last=True), member="iostat", clock=ClockHints())
+    assert [(w.code, w.line_no) for w in cut.warnings if w.code == "truncated"] == [("truncated", 13)], (
+        cut.warnings
+    )
