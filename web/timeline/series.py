@@ -8,7 +8,7 @@ import struct
 import numpy as np
 from django.db.models import BinaryField, Func, Q
 
-from web.models import Case, Series, SeriesLevel
+from web.models import Case, Host, Series, SeriesLevel
 
 
 class _ArraySend(Func):
@@ -36,11 +36,18 @@ def _decode(buf: bytes, kind: str) -> np.ndarray:
 
 
 def series_arrays(
-    *, case: Case, names: list[str] | None = None, prefixes: list[str] | None = None
+    *,
+    case: Case,
+    names: list[str] | None = None,
+    prefixes: list[str] | None = None,
+    host: str | None = None,
 ) -> dict[str, tuple[np.ndarray, np.ndarray]]:
-    """The stored series of the case (all, those ``names``, or those under any of ``prefixes``):
+    """The stored series of the case (all, those ``names``, or those under any of ``prefixes``), of
+    ``host`` (a ``Host.name``; None: whatever the host, for a case of one host):
     name -> (times in microseconds since the epoch, int64, ascending; values, float64)."""
     rows = Series.objects.filter(case=case)
+    if host is not None:
+        rows = rows.filter(host=host)
     if names is not None:
         rows = rows.filter(name__in=names)
     if prefixes is not None:
@@ -55,11 +62,22 @@ def series_arrays(
     }
 
 
-def stored_names(case: Case, prefixes: list[str], names: list[str]) -> list[str]:
-    """The names of the case's series that are one of ``names`` or start with one of ``prefixes``."""
+def stored_names(case: Case, prefixes: list[str], names: list[str], host: str | None = None) -> list[str]:
+    """The names of the case's series (of ``host``, or of any host when None) that are one of
+    ``names`` or start with one of ``prefixes``."""
     exact = set(names)
-    return [
-        n
-        for n in SeriesLevel.objects.filter(case=case, level=0).values_list("name", flat=True)
-        if n in exact or n.startswith(tuple(prefixes))
-    ]
+    rows = SeriesLevel.objects.filter(case=case, level=0)
+    if host is not None:
+        rows = rows.filter(host=host)
+    return sorted(
+        {n for n in rows.values_list("name", flat=True) if n in exact or n.startswith(tuple(prefixes))}
+    )
+
+
+def series_hosts(case: Case) -> list[str]:
+    """The ``Host.name`` of every host of the case that has stored series, the case's first host
+    first (``Host.position``), then any host column value without a ``Host`` row (a case ingested
+    before hosts existed has its series under ""). One entry for a case of one host."""
+    stored = set(SeriesLevel.objects.filter(case=case, level=0).values_list("host", flat=True).distinct())
+    ordered = [h for h in Host.objects.filter(case=case).values_list("name", flat=True) if h in stored]
+    return ordered + sorted(stored - set(ordered))
