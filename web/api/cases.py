@@ -13,7 +13,7 @@ from __future__ import annotations
 from django.core.exceptions import ValidationError
 from django.urls import reverse
 from drf_spectacular.utils import extend_schema
-from rest_framework import status
+from rest_framework import exceptions, status
 from rest_framework.decorators import api_view, parser_classes
 from rest_framework.parsers import FormParser, MultiPartParser
 from rest_framework.request import Request
@@ -189,7 +189,11 @@ def case_moment_api(request: Request, case_id: int) -> Response:
     source at that instant (the case page's moment panel)."""
     case = selectors.case_for_user(user=request.user, case_id=case_id)
     query = validated_query(MomentQuerySerializer, request)
-    return Response(moments.moment(case=case, at=query["at"]))
+    try:
+        host = moments.host_param(case, query.get("host"))
+    except ValueError:
+        raise exceptions.ValidationError({"host": ["not a host of this case"]}) from None
+    return Response(moments.moment(case=case, at=query["at"], host=host))
 
 
 @extend_schema(

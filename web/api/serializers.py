@@ -109,6 +109,11 @@ class SeriesQuerySerializer(serializers.Serializer):
 
 class MomentQuerySerializer(serializers.Serializer):
     at = serializers.DateTimeField(help_text="The instant (ISO 8601; UTC if no offset), 1970 to 9999.")
+    host = serializers.IntegerField(
+        required=False,
+        min_value=0,
+        help_text="A case of several hosts: the index of the host (its position in the case's hosts).",
+    )
 
     def validate_at(self, value: datetime) -> datetime:
         return _in_range(value)
@@ -253,6 +258,7 @@ class SeriesListSerializer(serializers.Serializer):
 
 class MomentSerializer(serializers.Serializer):
     at = serializers.IntegerField(help_text="The instant asked, epoch ms.")
+    host = serializers.CharField(allow_null=True, help_text="The host of the moment (null: every member).")
     processlist = serializers.DictField(allow_null=True, help_text="The nearest SHOW PROCESSLIST snapshot.")
     threads = serializers.DictField(allow_null=True, help_text="The nearest ps thread snapshot.")
     raw = serializers.DictField(allow_null=True, help_text="The raw lines of every source then.")

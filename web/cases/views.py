@@ -336,7 +336,8 @@ def case_series_csv(request: HttpRequest, case_id: int) -> HttpResponse:
 @require_GET
 def case_moment(request: HttpRequest, case_id: int) -> JsonResponse:
     """The processlist and thread snapshots nearest to ``?t=`` (epoch ms) and the raw lines of every
-    source at that moment (web/timeline/moments.py)."""
+    source at that moment (web/timeline/moments.py); ``?host=`` (an index in the case's hosts) for one
+    host of several."""
     case = selectors.case_for_user(user=request.user, case_id=case_id)
     try:
         at = moments.parse_epoch_ms(request.GET.get("t"))
@@ -348,7 +349,13 @@ def case_moment(request: HttpRequest, case_id: int) -> JsonResponse:
             },
             status=400,
         )
-    return JsonResponse(moments.moment(case=case, at=at))
+    try:
+        host = moments.host_param(case, request.GET.get("host"))
+    except ValueError:
+        return JsonResponse(
+            {"message": "host must be the index of one of the case's hosts", "extra": {}}, status=400
+        )
+    return JsonResponse(moments.moment(case=case, at=at, host=host))
 
 
 @require_POST
