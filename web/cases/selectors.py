@@ -181,6 +181,8 @@ def findings_for_case(*, case: Case) -> list[dict[str, object]]:
             "rule_version": f.rule_version,
             "culprit": f.culprit,
             "charts": chart_ids_for_evidence([e.get("series") or "" for e in f.evidence]),
+            "host": f.host or None,
+            "hosts": list(f.hosts),
         }
         for f in rows
     ]
@@ -319,8 +321,52 @@ def _upload(case: Case) -> dict[str, object] | None:
     return {"name": upload.original_name, "size": upload.size, "sha256": upload.sha256}
 
 
+def host_groups(*, case: Case, sources: list[dict[str, object]]) -> list[dict[str, object]]:
+    """The hosts of a case of several, each with its sources (``sources``: the page's source dicts,
+    with ``host``): ``[{"index", "name", "name_origin", "kernel", "ncpu", "window_start", "window_end",
+    "utc_offset_s", "utc_offset_origin", "offset_s", "offset_origin", "sources"}]``, first host first;
+    sources whose host has no ``Host`` row come last under their own name. Empty for a case of one
+    host (its page shows its sources as one list, as it always did)."""
+    hosts = list(case.hosts.all())
+    if len(hosts) <= 1:
+        return []
+    groups = [
+        {
+            "index": i,
+            "name": h.name,
+            "name_origin": h.name_origin,
+            "kernel": h.kernel,
+            "ncpu": h.ncpu,
+            "window_start": _iso(h.window_start),
+            "window_end": _iso(h.window_end),
+            "utc_offset_s": h.utc_offset_s,
+            "utc_offset_origin": h.utc_offset_origin,
+            "offset_s": h.offset_s,
+            "offset_origin": h.offset_origin,
+            "sources": [s for s in sources if s["host"] == h.name],
+        }
+        for i, h in enumerate(hosts)
+    ]
+    known = {h.name for h in hosts}
+    for name in dict.fromkeys(s["host"] for s in sources if s["host"] not in known):
+        groups.append(
+            {"index": len(groups), "name": name, "sources": [s for s in sources if s["host"] == name]}
+        )
+    return groups
+
+
 def case_detail_context(*, case: Case) -> dict[str, object]:
     """The plain context of the case page."""
+    sources = [
+        {
+            **_source(s),
+            "host": s.host,
+            "host_reason": s.host_reason,
+            "warnings": s.warnings[:20],
+            "warning_count": s.warning_count,
+        }
+        for s in case.sources.all()
+    ]
     findings = findings_for_case(case=case)
     not_evaluated = [
         {"key": r.key, "reason": r.detail, "outcome": r.outcome} for r in case.rule_results.all()
@@ -347,10 +393,8 @@ def case_detail_context(*, case: Case) -> dict[str, object]:
             "rule_versions": case.rule_versions,
             "upload": _upload(case),
         },
-        "sources": [
-            {**_source(s), "warnings": s.warnings[:20], "warning_count": s.warning_count}
-            for s in case.sources.all()
-        ],
+        "sources": sources,
+        "hosts": host_groups(case=case, sources=sources),
         "not_used": [{"member": n.member, "reason": n.reason} for n in case.not_used.all()],
         "warnings": list(case.warnings),
         "findings": findings,
