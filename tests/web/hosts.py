@@ -15,11 +15,14 @@ import numpy as np
 import zstandard
 from django.db import transaction
 
+from web.history.services import case_refresh_search
 from web.models import Case, Finding, Host, RawChunk, RuleResult, SampleIndex, Series, SeriesLevel, Source
 from web.timeline import charts
 
 #: Values of the added host's series are the first host's times this factor (a visibly other line).
 SCALE = 0.5
+#: Case id -> the host name its capture wrote (before the rows were given the first host's name).
+_CAPTURED: dict[int, str] = {}
 
 
 def _replace(text: str, old: str, new: str) -> str:
@@ -32,6 +35,9 @@ def add_host(case: Case, name: str = "db-b", *, first_name: str | None = None, s
     none, then copy them to a new host ``name``. Returns the case, read again, with ``host`` the
     hosts joined by ", " and its overview rebuilt."""
     first = first_name or (case.host.split(", ")[0] if case.host else "") or "host"
+    # The name the capture's own headers and lines give (pt-stalk's -hostname, sysstat banners).
+    captured = case.host.split(", ")[0] if not case.hosts.exists() else _CAPTURED.get(case.pk, first)
+    _CAPTURED.setdefault(case.pk, captured)
     if not case.hosts.exists():
         Host.objects.create(
             case=case,
@@ -64,6 +70,9 @@ def add_host(case: Case, name: str = "db-b", *, first_name: str | None = None, s
         offset_origin="replica relay position against its source's binlog position",
     )
     sources = list(Source.objects.filter(case=case, host=first))
+    for s in sources:  # the copied sources' headers name the new host
+        if s.meta.get("host") == captured:
+            s.meta = {**s.meta, "host": name}
     first_members = sorted(s.member for s in sources)
     for s in sources:
         s.pk = None
@@ -93,7 +102,7 @@ def add_host(case: Case, name: str = "db-b", *, first_name: str | None = None, s
         text = zstandard.ZstdDecompressor().decompress(bytes(c.text_zstd)).decode()
         c.pk = None
         c.member = f"{name}/{c.member}"
-        c.text_zstd = zstandard.ZstdCompressor().compress(_replace(text, first, name).encode())
+        c.text_zstd = zstandard.ZstdCompressor().compress(_replace(text, captured, name).encode())
     RawChunk.objects.bulk_create(chunks)
     findings = list(Finding.objects.filter(case=case, host=first))
     top = Finding.objects.filter(case=case).count()
@@ -120,6 +129,7 @@ def add_host(case: Case, name: str = "db-b", *, first_name: str | None = None, s
         )
     names = list(case.hosts.values_list("name", flat=True))
     Case.objects.filter(pk=case.pk).update(host=", ".join(names)[:255])
+    case_refresh_search(case_id=case.pk)
     case = Case.objects.get(pk=case.pk)
     case.charts_overview = charts.timeline_charts(case=case, max_points=charts.OVERVIEW_POINTS)
     case.save(update_fields=["charts_overview"])

@@ -79,6 +79,15 @@ def test_a_two_host_case_page(live_server, engineer, browser) -> None:  # noqa: 
         page.wait_for_timeout(400)
         assert _scroll_width(page) == width, (width, _scroll_width(page), page.evaluate(WIDE))
         page.screenshot(path=str(out / f"two-hosts-{width}.png"), full_page=True)
+        for part in ("timeline", "capture", "findings", "chart-runqueue", "chart-cpu\\~1", "hosts"):
+            name = part.replace("\\~", "-")
+            page.locator(f"#{part}").screenshot(path=str(out / f"two-hosts-{name}-{width}.png"))
+        for part in ("timeline", "host-1", "findings"):  # the top of each, as a reader first sees it
+            top = page.evaluate(
+                f"() => document.getElementById('{part}').getBoundingClientRect().top + scrollY"
+            )
+            clip = {"x": 0, "y": top, "width": width, "height": 900}
+            page.screenshot(path=str(out / f"two-hosts-{part}-top-{width}.png"), full_page=True, clip=clip)
     assert not errors, errors
 
 

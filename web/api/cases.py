@@ -206,9 +206,16 @@ def case_moment_api(request: Request, case_id: int) -> Response:
 def case_compare_api(request: Request) -> Response:
     """``other`` against ``base`` (web/history/compare.py): e.g. after a fix against before it."""
     query = validated_query(CompareQuerySerializer, request)
-    base = selectors.compare_input(selectors.case_for_user(user=request.user, case_id=query["base"]))
-    other = selectors.compare_input(selectors.case_for_user(user=request.user, case_id=query["other"]))
-    side_fields = ("id", "title", "host", "status", "window_start", "window_end")
+    sides = []
+    for side in ("base", "other"):
+        case = selectors.case_for_user(user=request.user, case_id=query[side])
+        try:
+            host = moments.host_param(case, query.get(f"{side}_host"))
+        except ValueError:
+            raise exceptions.ValidationError({f"{side}_host": ["not a host of this case"]}) from None
+        sides.append(selectors.compare_input(case, host))
+    base, other = sides
+    side_fields = ("id", "title", "host", "one_host", "status", "window_start", "window_end")
     return Response(
         {
             "base": {k: base[k] for k in side_fields},

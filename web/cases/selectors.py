@@ -410,16 +410,18 @@ def _upload_name(case: Case) -> str:
     return upload.original_name if upload else f"Case {case.pk}"
 
 
-def compare_input(case: Case) -> dict[str, object]:
-    """What ``web.history.compare.compare_cases`` needs of one case, plus the case's identity: ``{"id",
-    "title", "host", "status", "window_start", "window_end", "findings": [{"key", "severity",
-    "title"}], "fingerprints": [str, most frequent first]}``."""
+def compare_input(case: Case, host: str | None = None) -> dict[str, object]:
+    """What ``web.history.compare.compare_cases`` needs of one case (or of its host ``host``), plus
+    its identity: ``{"id", "title", "host", "one_host", "status", "window_start", "window_end",
+    "findings": [{"key", "severity", "title"}], "fingerprints": [str, most frequent first]}``."""
+    head = compare.side_head(case, host)
     return {
         "id": case.pk,
         "title": case.title or _upload_name(case),
-        "host": case.host,
+        "host": head["host"],
+        "one_host": head["one_host"],
         "status": case.status,
-        "window_start": _iso(case.window_start),
-        "window_end": _iso(case.window_end),
-        **compare.case_input(case),
+        "window_start": head["window_start"],
+        "window_end": head["window_end"],
+        **compare.case_input(case, host),
     }

@@ -27,7 +27,7 @@ from parsers.base import ClockHints, ParsedSource, ParseError
 from parsers.rawtext import lines_in
 from web.models import Case, RawChunk, SampleIndex, Source
 from web.timeline import levels
-from web.timeline.series import series_arrays, series_hosts
+from web.timeline.series import host_param, series_arrays  # noqa: F401 - host_param: the views read it here
 
 #: Statement text sent per session: enough to read a query, bounded for a 1,000-session snapshot.
 MAX_INFO_CHARS = 2_000
@@ -340,24 +340,6 @@ def _cut(line: str) -> str:
     if len(line) <= MAX_RAW_LINE_CHARS:
         return line
     return f"{line[:MAX_RAW_LINE_CHARS]}… ({len(line) - MAX_RAW_LINE_CHARS:,} more characters)"
-
-
-def host_param(case: Case, raw: str | int | None) -> str | None:
-    """The ``host`` query parameter of a moment: the index of a host in the case's hosts (``Host.position``
-    order, as the timeline JSON lists them; an index, never a name, so that a redacted share asks for
-    a host without knowing its name) -> that ``Host.name``; None when absent or empty, or when the case
-    has one host. Raises ValueError for an index that is not a host of the case."""
-    if raw is None or (isinstance(raw, str) and not raw.strip()):
-        return None
-    index = int(raw)
-    names = series_hosts(case)
-    if len(names) <= 1:
-        if index != 0:
-            raise ValueError("host is not a host of this case")
-        return None
-    if not 0 <= index < len(names):
-        raise ValueError("host is not a host of this case")
-    return names[index]
 
 
 def parse_epoch_ms(raw: str | None) -> datetime:

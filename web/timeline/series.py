@@ -75,9 +75,28 @@ def stored_names(case: Case, prefixes: list[str], names: list[str], host: str | 
 
 
 def series_hosts(case: Case) -> list[str]:
-    """The ``Host.name`` of every host of the case that has stored series, the case's first host
-    first (``Host.position``), then any host column value without a ``Host`` row (a case ingested
-    before hosts existed has its series under ""). One entry for a case of one host."""
+    """The hosts of the case as its pages list them: every ``Host.name``, the case's first host first
+    (``Host.position``), then any host column value of its series without a ``Host`` row (a case
+    ingested before hosts existed has its series under "" and no ``Host`` row). One entry for a case
+    of one host; an index in this list is how a page names a host (``host_param``)."""
+    ordered = list(Host.objects.filter(case=case).values_list("name", flat=True))
     stored = set(SeriesLevel.objects.filter(case=case, level=0).values_list("host", flat=True).distinct())
-    ordered = [h for h in Host.objects.filter(case=case).values_list("name", flat=True) if h in stored]
     return ordered + sorted(stored - set(ordered))
+
+
+def host_param(case: Case, raw: str | int | None) -> str | None:
+    """A ``host`` query parameter (a moment, a comparison): the index of a host in ``series_hosts``
+    (as the timeline JSON lists them; an index, never a name, so that a redacted share asks for a
+    host without knowing its name) -> that ``Host.name``; None when absent or empty, or when the case
+    has one host (index 0). Raises ValueError for an index that is not a host of the case."""
+    if raw is None or (isinstance(raw, str) and not raw.strip()):
+        return None
+    index = int(raw)
+    names = series_hosts(case)
+    if len(names) <= 1:
+        if index != 0:
+            raise ValueError("host is not a host of this case")
+        return None
+    if not 0 <= index < len(names):
+        raise ValueError("host is not a host of this case")
+    return names[index]
