@@ -11,6 +11,8 @@ chart). A cross-host finding naming both hosts is added. The shapes are those of
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import zstandard
 from django.db import transaction
@@ -26,7 +28,10 @@ _CAPTURED: dict[int, str] = {}
 
 
 def _replace(text: str, old: str, new: str) -> str:
-    return text.replace(old, new) if old else text
+    """``old`` as a whole name (not inside ``vmstat`` for a host named ``vm``) -> ``new``."""
+    if not old:
+        return text
+    return re.sub(rf"(?<![\w.-]){re.escape(old)}(?![\w-])", new, text)
 
 
 @transaction.atomic
