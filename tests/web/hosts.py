@@ -24,7 +24,7 @@ from web.timeline import charts
 #: Values of the added host's series are the first host's times this factor (a visibly other line).
 SCALE = 0.5
 #: Case id -> the host name its capture wrote (before the rows were given the first host's name).
-_CAPTURED: dict[int, str] = {}
+CAPTURED: dict[int, str] = {}
 
 
 def _replace(text: str, old: str, new: str) -> str:
@@ -41,8 +41,8 @@ def add_host(case: Case, name: str = "db-b", *, first_name: str | None = None, s
     hosts joined by ", " and its overview rebuilt."""
     first = first_name or (case.host.split(", ")[0] if case.host else "") or "host"
     # The name the capture's own headers and lines give (pt-stalk's -hostname, sysstat banners).
-    captured = case.host.split(", ")[0] if not case.hosts.exists() else _CAPTURED.get(case.pk, first)
-    _CAPTURED.setdefault(case.pk, captured)
+    captured = case.host.split(", ")[0] if not case.hosts.exists() else CAPTURED.get(case.pk, first)
+    CAPTURED.setdefault(case.pk, captured)
     if not case.hosts.exists():
         Host.objects.create(
             case=case,

@@ -9,7 +9,7 @@ from django.test import Client
 
 from analyzer.redact import REDACT_ALL, Choices
 from tests.web.conftest import EXAMPLE_BUNDLE, ingest_ready
-from tests.web.hosts import _CAPTURED, add_host
+from tests.web.hosts import CAPTURED, add_host
 from web.models import Case, SampleIndex, Source
 from web.sharing import services as shares
 
@@ -56,7 +56,7 @@ def _served(urls: list[str]) -> str:
 
 
 def test_a_redacted_link_leaks_no_host_name_of_any_host(two_hosts: Case) -> None:
-    captured = _CAPTURED[two_hosts.pk]
+    captured = CAPTURED[two_hosts.pk]
     # Names under 3 characters are kept by every link (the example's host is "vm": in "vmstat" too).
     names = {"db-a", "db-b"} | ({captured.lower()} if len(captured) >= 3 else set())
     served = _served(
@@ -70,7 +70,6 @@ def test_a_redacted_link_leaks_no_host_name_of_any_host(two_hosts: Case) -> None
 
 def test_the_same_link_unredacted_serves_every_host_name(two_hosts: Case) -> None:
     """The search above can fail: without redaction each name is served (page, charts, moments)."""
-    captured = _CAPTURED[two_hosts.pk]
     served = _served(
         _urls(two_hosts, shares.share_create(case=two_hosts, user=None, choices=NO_REDACTION).path)
     )
@@ -82,5 +81,5 @@ def test_the_same_link_unredacted_serves_every_host_name(two_hosts: Case) -> Non
 
 def test_the_vocabulary_holds_every_host(two_hosts: Case) -> None:
     names = shares.server_names_of(two_hosts)
-    assert {"db-a", "db-b", _CAPTURED[two_hosts.pk].lower()} <= set(names)
+    assert {"db-a", "db-b", CAPTURED[two_hosts.pk].lower()} <= set(names)
     assert "db-a, db-b" not in names
