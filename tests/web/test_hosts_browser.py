@@ -14,7 +14,7 @@ from tests.web.browser_steps import log_in, page_errors
 from tests.web.conftest import EXAMPLE_BUNDLE, ingest_ready
 from tests.web.hosts import add_host
 from tests.web.test_browser import browser  # noqa: F401 - the shared Chromium fixture
-from tests.web.test_case_page import ARTIFACTS, WIDE, X_RANGES, _open_case, _scroll_width
+from tests.web.test_case_page import ARTIFACTS, AXE, WIDE, X_RANGES, _open_case, _scroll_width
 
 pytestmark = pytest.mark.browser
 
@@ -112,3 +112,20 @@ def test_five_hosts_are_small_multiples(live_server, engineer, browser) -> None:
         assert _scroll_width(page) == width, (width, _scroll_width(page), page.evaluate(WIDE))
         page.screenshot(path=str(out / f"five-hosts-{width}.png"), full_page=False)
     assert not errors, errors
+
+
+def test_a_two_host_page_has_no_serious_axe_violation(live_server, engineer, browser) -> None:  # noqa: F811
+    case = add_host(ingest_ready(EXAMPLE_BUNDLE), "db-b", first_name="db-a")
+    context = browser.new_context(viewport={"width": 1440, "height": 900}, bypass_csp=True)
+    page = context.new_page()
+    log_in(page, live_server.url)
+    _open_case(page, live_server.url, case)
+    page.wait_for_selector("#host-filter .host-chip")
+    page.add_script_tag(path=str(AXE))
+    violations = page.evaluate(
+        "async () => (await axe.run(document, {resultTypes: ['violations']})).violations"
+        ".map(v => ({id: v.id, impact: v.impact, nodes: v.nodes.slice(0, 3).map(n => n.target.join(' '))}))"
+    )
+    serious = [v for v in violations if v["impact"] in ("serious", "critical")]
+    assert not serious, serious
+    context.close()
