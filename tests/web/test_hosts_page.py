@@ -6,6 +6,8 @@ The two-host case is the real example bundle ingested for real, then given a sec
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from django.contrib.postgres.search import SearchQuery
 
@@ -52,6 +54,14 @@ def test_stacked_and_heatmap_charts_are_small_multiples(two_hosts: Case) -> None
     assert [(c["id"], c["host"]) for c in cpu] == [("cpu~0", "db-a"), ("cpu~1", "db-b")]
     heat = [c["host"] for c in data["charts"] if c.get("chart") == "heat-cpu"]
     assert heat == ["db-a", "db-b"]
+
+
+def test_a_chart_made_at_ingest_becomes_its_hosts_panel(two_hosts: Case) -> None:
+    grid = {"id": "heat-irq-cpu", "section": "interrupts", "title": "IRQ x CPU", "kind": "grid", "v": []}
+    extra = [{**grid, "host": "db-a"}, {**grid, "host": "db-b"}]
+    data = charts.timeline_charts(case=two_hosts, extra=extra)
+    panels = [(c["id"], c["chart"], c["host"]) for c in data["charts"] if c["kind"] == "grid"]
+    assert panels == [("heat-irq-cpu~0", "heat-irq-cpu", "db-a"), ("heat-irq-cpu~1", "heat-irq-cpu", "db-b")]
 
 
 def test_zoomed_read_by_panel_id_reads_each_host(two_hosts: Case) -> None:
@@ -111,6 +121,10 @@ def test_the_page_shows_each_host_and_escapes_its_name(engineer_client, two_host
     assert "&lt;b&gt;banner&lt;/b&gt; of db-b" in html and "<b>banner</b>" not in html
     assert html.count('class="badge badge--host mono"') == two_hosts.findings.exclude(host="").count()
     assert "shown, not applied" in html
+    # A key found on both hosts is two cards with ids of their own (no host name in an id).
+    ids = re.findall(r'<details class="finding[^"]*" id="([^"]+)"', html)
+    assert len(ids) == two_hosts.findings.count() and len(set(ids)) == len(ids)
+    assert not [i for i in ids if "db-" in i]
 
 
 def test_a_one_host_page_has_no_host_groups(engineer_client) -> None:

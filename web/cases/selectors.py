@@ -7,6 +7,7 @@ from datetime import datetime
 from django.conf import settings
 from django.db.models import QuerySet
 from django.http import Http404
+from django.utils.text import slugify
 
 from analyzer.findings import severity_rank
 from parsers.damage import damage_said
@@ -162,8 +163,16 @@ def processing_state(case: Case) -> dict[str, object]:
 
 
 def findings_for_case(*, case: Case) -> list[dict[str, object]]:
-    """Findings most severe first, as stored (evidence as a list of labelled values)."""
+    """Findings most severe first, as stored (evidence as a list of labelled values). ``anchor`` is
+    the id of its card on the page: ``finding-<key>``, then ``finding-<key>-2`` ... for a key found
+    again (on another host of a case of several; never a host's name, which a redacted link hides)."""
     rows = sorted(case.findings.all(), key=lambda f: (severity_rank(f.severity), f.position))
+    seen: dict[str, int] = {}
+    anchors = []
+    for f in rows:
+        slug = slugify(f.key)
+        seen[slug] = seen.get(slug, 0) + 1
+        anchors.append(f"finding-{slug}" + (f"-{seen[slug]}" if seen[slug] > 1 else ""))
     return [
         {
             "key": f.key,
@@ -183,8 +192,9 @@ def findings_for_case(*, case: Case) -> list[dict[str, object]]:
             "charts": chart_ids_for_evidence([e.get("series") or "" for e in f.evidence]),
             "host": f.host or None,
             "hosts": list(f.hosts),
+            "anchor": anchor,
         }
-        for f in rows
+        for f, anchor in zip(rows, anchors, strict=True)
     ]
 
 

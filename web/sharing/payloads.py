@@ -49,13 +49,16 @@ def page_context(context: dict[str, object], redactor: Redactor | None) -> dict[
         context["findings"] = _culprit_statements(list(context.get("findings", [])), redactor)
         verdict = context.get("verdict")
         if isinstance(verdict, dict):
-            by_key = {f["key"]: f for f in context["findings"]}
+            # By the card's anchor: a key found on two hosts is two findings.
+            by_anchor = {f.get("anchor", f["key"]): f for f in context["findings"]}
+
+            def same(f: dict[str, object]) -> dict[str, object]:
+                return by_anchor.get(f.get("anchor", f["key"]), f)
+
             context["verdict"] = {
                 **verdict,
-                **{
-                    k: [by_key.get(f["key"], f) for f in verdict.get(k) or []] for k in ("explains", "others")
-                },
-                "root": by_key.get(verdict["root"]["key"], verdict["root"]) if verdict.get("root") else None,
+                **{k: [same(f) for f in verdict.get(k) or []] for k in ("explains", "others")},
+                "root": same(verdict["root"]) if verdict.get("root") else None,
             }
         context["not_used"] = [{**n, "reason": _unquote(n["reason"])} for n in context.get("not_used", [])]
         context["sources"] = [

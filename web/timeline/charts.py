@@ -359,7 +359,8 @@ def timeline_charts(
     ``start``/``end`` (aware datetimes) narrow it to a range read in detail; ``chart_ids`` to those
     charts (unknown ids are ignored; a host's panel ``cpu~1`` stands for its chart); ``max_points``
     bounds each line chart's instants; ``extra`` are chart specs computed elsewhere (the IRQ x CPU
-    heatmap at ingest), placed in their section.
+    heatmap at ingest), placed in their section; on a case of several hosts one with ``host`` (a
+    ``Host.name``) becomes that host's panel.
 
     A case of several hosts (series under more than one ``Host.name``) reads each host's series on
     the one time axis and draws them per ``_host_charts``; ``hosts`` lists their names, first host
@@ -395,6 +396,9 @@ def timeline_charts(
             if spec:
                 charts.append(spec)
     for spec in extra or []:
+        host = spec.get("host")
+        if len(hosts) > 1 and host in hosts:  # one host's chart of a case of several: its panel
+            spec = {**spec, "id": f"{spec['id']}{PANEL_SEP}{hosts.index(host)}", "chart": spec["id"]}
         after = max(
             (i for i, c in enumerate(charts) if c["section"] == spec["section"]), default=len(charts) - 1
         )

@@ -390,7 +390,8 @@ function drawSparklines(controller, timeline) {
       canvas.hidden = true;
       continue;
     }
-    const windows = (timeline.windows || []).filter((w) => w.key === key);
+    const host = finding ? finding.dataset.findingHost : undefined;
+    const windows = (timeline.windows || []).filter((w) => w.key === key && (host === undefined || w.host === host));
     drawSparkline(canvas, spec, windows, controller.extent);
     canvas.setAttribute("aria-label", `Trend of "${spec.title}" over the whole capture, this finding's windows shaded`);
   }
