@@ -224,19 +224,37 @@ def verdict(
     Returns ``{"root", "explains", "others", "when": [start, end] ISO, "sentence", "confidence",
     "check", "evaluated", "not_evaluated", "missing"}``; ``root`` is None when nothing was found.
     """
-    by_key = {f["key"]: f for f in findings}
-    explained: dict[str, list[dict[str, object]]] = {}
+
+    # A case of several hosts: findings relate within their host (``host``); a cross-host finding
+    # (``hosts``, its cause first) is the verdict, explaining its cause host's root and what that explains.
+    def ident(f: dict[str, object]) -> tuple[object, str]:
+        return (f.get("host"), str(f["key"]))
+
+    by_key = {ident(f): f for f in findings}
+    explained: dict[tuple[object, str], list[dict[str, object]]] = {}
     for f in findings:
         related = f.get("related") or []
-        if related and related[0] in by_key and related[0] != f["key"]:
-            root_of = by_key[related[0]]
+        cause = (f.get("host"), related[0]) if related else None
+        if cause in by_key and cause != ident(f):
+            root_of = by_key[cause]
             if f["key"] in (root_of.get("related") or []):
-                explained.setdefault(root_of["key"], []).append(f)
-    order = {f["key"]: i for i, f in enumerate(findings)}
+                explained.setdefault(cause, []).append(f)
+    order = {ident(f): i for i, f in enumerate(findings)}
     roots = sorted(explained, key=lambda k: (-len(explained[k]), order[k]))
-    root = by_key[roots[0]] if roots else (findings[0] if findings else None)
-    explains = explained.get(root["key"], []) if root else []
-    covered = {root["key"], *(f["key"] for f in explains)} if root else set()
+    cross = [f for f in findings if f.get("hosts") and not f.get("host")]
+    if cross:
+        root = cross[0]
+        cause = str(root["hosts"][0])
+        host_roots = [k for k in roots if k[0] == cause] or [
+            ident(f) for f in findings if f.get("host") == cause
+        ][:1]
+        explains = [by_key[k] for k in host_roots[:1]] + (
+            explained.get(host_roots[0], []) if host_roots else []
+        )
+    else:
+        root = by_key[roots[0]] if roots else (findings[0] if findings else None)
+        explains = explained.get(ident(root), []) if root else []
+    covered = {ident(root), *(ident(f) for f in explains)} if root else set()
     windows = [w for w in (root or {}).get("windows") or [] if len(w) == 2]
     failed = [n for n in not_evaluated if n.get("outcome") == "failed"]
     missing = sorted(
@@ -251,7 +269,7 @@ def verdict(
     return {
         "root": root,
         "explains": explains,
-        "others": [f for f in findings if f["key"] not in covered],
+        "others": [f for f in findings if ident(f) not in covered],
         "when": [windows[0][0], windows[-1][1]] if windows else None,
         "sentence": _first_sentence(str(root["summary"])) if root else "",
         "confidence": root.get("confidence", "") if root else "",
