@@ -125,6 +125,15 @@ def test_the_page_shows_each_host_and_escapes_its_name(engineer_client, two_host
     ids = re.findall(r'<details class="finding[^"]*" id="([^"]+)"', html)
     assert len(ids) == two_hosts.findings.count() and len(set(ids)) == len(ids)
     assert not [i for i in ids if "db-" in i]
+    # db-b's card links its related keys to db-b's cards.
+    from web.cases import selectors
+
+    for f in selectors.findings_for_case(case=two_hosts):
+        for r in f["related_links"]:
+            target = next(
+                g for g in selectors.findings_for_case(case=two_hosts) if g["anchor"] == r["anchor"]
+            )
+            assert target["key"] == r["key"] and (target["host"] == f["host"] or f["host"] is None)
 
 
 def test_a_one_host_page_has_no_host_groups(engineer_client) -> None:

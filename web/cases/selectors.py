@@ -165,7 +165,8 @@ def processing_state(case: Case) -> dict[str, object]:
 def findings_for_case(*, case: Case) -> list[dict[str, object]]:
     """Findings most severe first, as stored (evidence as a list of labelled values). ``anchor`` is
     the id of its card on the page: ``finding-<key>``, then ``finding-<key>-2`` ... for a key found
-    again (on another host of a case of several; never a host's name, which a redacted link hides)."""
+    again (on another host of a case of several; never a host's name, which a redacted link hides);
+    ``related_links`` its related keys with the anchor of each (on its own host)."""
     rows = sorted(case.findings.all(), key=lambda f: (severity_rank(f.severity), f.position))
     seen: dict[str, int] = {}
     anchors = []
@@ -173,6 +174,11 @@ def findings_for_case(*, case: Case) -> list[dict[str, object]]:
         slug = slugify(f.key)
         seen[slug] = seen.get(slug, 0) + 1
         anchors.append(f"finding-{slug}" + (f"-{seen[slug]}" if seen[slug] > 1 else ""))
+    # A related key links to that key's card on the same host (else its first card).
+    anchor_of: dict[tuple[str, str], str] = {}
+    for f, anchor in zip(rows, anchors, strict=True):
+        anchor_of.setdefault((f.host, f.key), anchor)
+        anchor_of.setdefault(("*", f.key), anchor)
     return [
         {
             "key": f.key,
@@ -193,6 +199,15 @@ def findings_for_case(*, case: Case) -> list[dict[str, object]]:
             "host": f.host or None,
             "hosts": list(f.hosts),
             "anchor": anchor,
+            "related_links": [
+                {
+                    "key": k,
+                    "anchor": anchor_of.get((f.host, k))
+                    or anchor_of.get(("*", k))
+                    or f"finding-{slugify(k)}",
+                }
+                for k in f.related
+            ],
         }
         for f, anchor in zip(rows, anchors, strict=True)
     ]
