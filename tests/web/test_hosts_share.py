@@ -83,3 +83,12 @@ def test_the_vocabulary_holds_every_host(two_hosts: Case) -> None:
     names = shares.server_names_of(two_hosts)
     assert {"db-a", "db-b", CAPTURED[two_hosts.pk].lower()} <= set(names)
     assert "db-a, db-b" not in names
+
+
+def test_the_links_charts_csv_names_each_host(two_hosts: Case) -> None:
+    base = shares.share_create(case=two_hosts, user=None, choices=NO_REDACTION).path
+    rows = Client().get(f"{base}timeline.csv").content.decode().splitlines()
+    cpu = {r.split(",")[1] for r in rows[1:] if r.startswith("CPU (vmstat)")}
+    assert {"db-a · us", "db-b · us"} <= cpu
+    run = {r.split(",")[1] for r in rows[1:] if r.startswith('"Run queue') or r.startswith("Run queue")}
+    assert {"db-a · r", "db-b · r"} <= run

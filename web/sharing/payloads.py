@@ -114,18 +114,28 @@ def timeline(data: dict[str, object], redactor: Redactor | None) -> dict[str, ob
 
 def timeline_csv(data: dict[str, object]) -> str:
     """The charts JSON (already redacted) as CSV: ``chart,series,unit,time_utc,epoch_ms,value``, a row
-    per point of a line chart sent to the page (heatmaps are left out: their cells are the series of
+    per point of a line chart sent to the page (a host's panel: its series named ``<host> · <label>``) (heatmaps are left out: their cells are the series of
     the line charts, bucketed)."""
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
     writer.writerow(["chart", "series", "unit", "time_utc", "epoch_ms", "value"])
     for chart in data.get("charts", []):
         times = chart.get("t") or []
+        # One host's panel of a case of several: its series are named after the host, as on an
+        # overlaid chart ("db-b · r"; the host's name as the link shows it).
+        prefix = f"{chart['host']} · " if chart.get("host") is not None else ""
         for series in chart.get("series", []):
             for t, v in zip(times, series.get("v", []), strict=False):
                 when = datetime.fromtimestamp(t / 1000.0, tz=UTC).isoformat().replace("+00:00", "Z")
                 writer.writerow(
-                    [chart["title"], series["label"], chart["unit"], when, int(t), "" if v is None else v]
+                    [
+                        chart["title"],
+                        prefix + series["label"],
+                        chart["unit"],
+                        when,
+                        int(t),
+                        "" if v is None else v,
+                    ]
                 )
     return out.getvalue()
 
