@@ -242,3 +242,14 @@ def test_without_a_cross_host_finding_the_verdict_stays_within_one_host(two_host
     assert all(f["host"] == host for f in verdict["explains"])
     listed = [(f["host"], f["key"]) for f in [verdict["root"], *verdict["explains"], *verdict["others"]]]
     assert len(listed) == len(set(listed)) == two_hosts.findings.count()
+
+
+def test_the_api_moment_of_one_host(api_client, two_hosts: Case) -> None:
+    from datetime import UTC, datetime
+
+    run = next(c for c in charts.timeline_charts(case=two_hosts)["charts"] if c["id"] == "runqueue")
+    at = datetime.fromtimestamp(run["t"][len(run["t"]) // 2] / 1000, tz=UTC).isoformat()
+    url = f"/api/cases/{two_hosts.pk}/moment/"
+    body = api_client.get(url, {"at": at, "host": 1}).json()
+    assert body["host"] == "db-b" and all(s["member"].startswith("db-b/") for s in body["raw"]["sources"])
+    assert api_client.get(url, {"at": at, "host": 9}).status_code == 400
