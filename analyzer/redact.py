@@ -307,9 +307,13 @@ def _ipv6_of(token: str) -> tuple[ipaddress.IPv6Address, str] | None:
     return None
 
 
-def server_names(host: str | None, metas: Iterable[dict[str, object]]) -> list[str]:
-    """The server's own names in a case, sorted, lower-cased, without duplicates: ``host`` (the
-    case's, from the manifest or a ``hostname`` member) and, from each source's ``meta``, ``host``
+def server_names(
+    host: str | None, metas: Iterable[dict[str, object]], hosts: Iterable[str] = ()
+) -> list[str]:
+    """The servers' own names in a case, sorted, lower-cased, without duplicates: ``host`` (the
+    case's, from the manifest or a ``hostname`` member), ``hosts`` (the name of every host of a case
+    of several: ``Host.name``, ``Source.host``, a finding's hosts; ``host`` is then those names joined
+    by ", ", which is no host name) and, from each source's ``meta``, ``host``
     (a sysstat banner, a ``hostname`` member), ``pdsh_host``, the manifest's ``hostname``, and the
     variables' ``hostname``, ``report_host``, ``wsrep_node_name`` and the nodes of
     ``wsrep_cluster_address`` (``gcomm://db1,db2:4567``). Values that are not host names or IPv4
@@ -318,8 +322,10 @@ def server_names(host: str | None, metas: Iterable[dict[str, object]]) -> list[s
     >>> server_names("DB1.acme.io", [{"host": "db1"}, {"variables": {"hostname": "db1.acme.io",
     ...     "wsrep_cluster_address": "gcomm://db2.acme.io:4567,db3"}}, {"host": "(none)"}])
     ['db1', 'db1.acme.io', 'db2.acme.io', 'db3']
+    >>> server_names("db-a, db-b", [], hosts=["db-a", "db-b", "db2_3306"])
+    ['db-a', 'db-b', 'db2_3306']
     """
-    found = [host]
+    found = [host, *hosts]
     for meta in metas:
         found += [meta.get("host"), meta.get("pdsh_host")]
         manifest = meta.get("manifest")

@@ -13,7 +13,7 @@ from __future__ import annotations
 from django.core.exceptions import ValidationError
 from django.urls import reverse
 from drf_spectacular.utils import extend_schema
-from rest_framework import status
+from rest_framework import exceptions, status
 from rest_framework.decorators import api_view, parser_classes
 from rest_framework.parsers import FormParser, MultiPartParser
 from rest_framework.request import Request
@@ -189,7 +189,11 @@ def case_moment_api(request: Request, case_id: int) -> Response:
     source at that instant (the case page's moment panel)."""
     case = selectors.case_for_user(user=request.user, case_id=case_id)
     query = validated_query(MomentQuerySerializer, request)
-    return Response(moments.moment(case=case, at=query["at"]))
+    try:
+        host = moments.host_param(case, query.get("host"))
+    except ValueError:
+        raise exceptions.ValidationError({"host": ["not a host of this case"]}) from None
+    return Response(moments.moment(case=case, at=query["at"], host=host))
 
 
 @extend_schema(
@@ -202,9 +206,16 @@ def case_moment_api(request: Request, case_id: int) -> Response:
 def case_compare_api(request: Request) -> Response:
     """``other`` against ``base`` (web/history/compare.py): e.g. after a fix against before it."""
     query = validated_query(CompareQuerySerializer, request)
-    base = selectors.compare_input(selectors.case_for_user(user=request.user, case_id=query["base"]))
-    other = selectors.compare_input(selectors.case_for_user(user=request.user, case_id=query["other"]))
-    side_fields = ("id", "title", "host", "status", "window_start", "window_end")
+    sides = []
+    for side in ("base", "other"):
+        case = selectors.case_for_user(user=request.user, case_id=query[side])
+        try:
+            host = moments.host_param(case, query.get(f"{side}_host"))
+        except ValueError:
+            raise exceptions.ValidationError({f"{side}_host": ["not a host of this case"]}) from None
+        sides.append(selectors.compare_input(case, host))
+    base, other = sides
+    side_fields = ("id", "title", "host", "one_host", "status", "window_start", "window_end")
     return Response(
         {
             "base": {k: base[k] for k in side_fields},

@@ -109,6 +109,11 @@ class SeriesQuerySerializer(serializers.Serializer):
 
 class MomentQuerySerializer(serializers.Serializer):
     at = serializers.DateTimeField(help_text="The instant (ISO 8601; UTC if no offset), 1970 to 9999.")
+    host = serializers.IntegerField(
+        required=False,
+        min_value=0,
+        help_text="A case of several hosts: the index of the host (its position in the case's hosts).",
+    )
 
     def validate_at(self, value: datetime) -> datetime:
         return _in_range(value)
@@ -117,6 +122,14 @@ class MomentQuerySerializer(serializers.Serializer):
 class CompareQuerySerializer(serializers.Serializer):
     base = serializers.IntegerField(min_value=1, help_text="The reference case (before the fix, host A).")
     other = serializers.IntegerField(min_value=1, help_text="The case compared with it (after, host B).")
+    base_host = serializers.IntegerField(
+        required=False, min_value=0, help_text="One host of base: its index among base's hosts (0 the first)."
+    )
+    other_host = serializers.IntegerField(
+        required=False,
+        min_value=0,
+        help_text="One host of other: its index among other's hosts; two hosts of one case: other = base.",
+    )
 
 
 # --- output --------------------------------------------------------------------------------------
@@ -253,6 +266,7 @@ class SeriesListSerializer(serializers.Serializer):
 
 class MomentSerializer(serializers.Serializer):
     at = serializers.IntegerField(help_text="The instant asked, epoch ms.")
+    host = serializers.CharField(allow_null=True, help_text="The host of the moment (null: every member).")
     processlist = serializers.DictField(allow_null=True, help_text="The nearest SHOW PROCESSLIST snapshot.")
     threads = serializers.DictField(allow_null=True, help_text="The nearest ps thread snapshot.")
     raw = serializers.DictField(allow_null=True, help_text="The raw lines of every source then.")
@@ -261,7 +275,10 @@ class MomentSerializer(serializers.Serializer):
 class CompareSideSerializer(serializers.Serializer):
     id = serializers.IntegerField()
     title = serializers.CharField()
-    host = serializers.CharField(allow_blank=True)
+    host = serializers.CharField(
+        allow_blank=True, help_text="The host compared, else the case's hosts joined."
+    )
+    one_host = serializers.BooleanField(help_text="True when the side is one host of its case.")
     status = STATUS
     window_start = serializers.DateTimeField(allow_null=True)
     window_end = serializers.DateTimeField(allow_null=True)

@@ -15,8 +15,8 @@ from django.http import HttpResponse
 
 from web.models import Case
 from web.timeline import levels
-from web.timeline.charts import CHARTS
-from web.timeline.series import stored_names
+from web.timeline.charts import CHARTS, base_chart_ids
+from web.timeline.series import series_hosts, stored_names
 from web.timeline.services import series_levels_ensure
 
 #: Columns of the findings CSV, one row per finding.
@@ -72,29 +72,35 @@ def series_csv_lines(
     *, case: Case, start: datetime | None, end: datetime | None, chart_ids: list[str] | None
 ) -> Iterator[str]:
     """CSV text in chunks: header ``time_utc,series,value`` then every stored sample (not downsampled)
-    of the series the charts ``chart_ids`` (all when None) draw, between ``start`` and ``end``
-    (inclusive, aware datetimes, None = open), series by name, then by time."""
-    charts = [c for c in CHARTS if chart_ids is None or c.id in chart_ids]
+    of the series the charts ``chart_ids`` (all when None; a host's panel ``cpu~1`` stands for its
+    chart) draw, between ``start`` and ``end`` (inclusive, aware datetimes, None = open), series by
+    name, then by time. A case of several hosts has a ``host`` column after the time (``Host.name``),
+    its hosts in order, each host's series by name."""
+    ids = base_chart_ids(chart_ids)
+    charts = [c for c in CHARTS if ids is None or c.id in ids]
     prefixes = sorted({p for c in charts for p in (c.prefix, c.also) if p})
     exact = sorted({n for c in charts for n, _ in c.series})
     lo = int(start.timestamp() * 1e6) if start else None
     hi = int(end.timestamp() * 1e6) if end else None
-    yield "time_utc,series,value\n"
     series_levels_ensure(case=case)
-    names = stored_names(case, prefixes, exact)
-    # Every sample of the range (level 0 whatever its size), read as bytes (web/timeline/levels.py).
-    arrays = levels.read_range(case.pk, names, lo, hi, 2**62) if names else {}
-    for name in sorted(arrays):
-        ts, values = arrays[name]
-        a, b = 0, len(ts)
-        for first in range(a, b, CSV_ROWS_PER_CHUNK):
-            out = io.StringIO()
-            writer = csv.writer(out, lineterminator="\n")
-            last = min(b, first + CSV_ROWS_PER_CHUNK)
-            for t_us, v in zip(ts[first:last].tolist(), values[first:last].tolist(), strict=True):
-                when = (_EPOCH + timedelta(microseconds=t_us)).isoformat().replace("+00:00", "Z")
-                writer.writerow([when, name, "" if v != v else repr(v)])
-            yield out.getvalue()
+    hosts = series_hosts(case)
+    several = len(hosts) > 1
+    yield "time_utc,host,series,value\n" if several else "time_utc,series,value\n"
+    for host in hosts if several else [None]:
+        names = stored_names(case, prefixes, exact, host)
+        # Every sample of the range (level 0 whatever its size), read as bytes (web/timeline/levels.py).
+        arrays = levels.read_range(case.pk, names, lo, hi, 2**62, host=host) if names else {}
+        lead = [host] if several else []
+        for name in sorted(arrays):
+            ts, values = arrays[name]
+            for first in range(0, len(ts), CSV_ROWS_PER_CHUNK):
+                out = io.StringIO()
+                writer = csv.writer(out, lineterminator="\n")
+                last = min(len(ts), first + CSV_ROWS_PER_CHUNK)
+                for t_us, v in zip(ts[first:last].tolist(), values[first:last].tolist(), strict=True):
+                    when = (_EPOCH + timedelta(microseconds=t_us)).isoformat().replace("+00:00", "Z")
+                    writer.writerow([when, *lead, name, "" if v != v else repr(v)])
+                yield out.getvalue()
 
 
 def findings_download(report: dict[str, object], fmt: str, name: str) -> HttpResponse:

@@ -7,6 +7,7 @@ from datetime import datetime
 from django.conf import settings
 from django.db.models import QuerySet
 from django.http import Http404
+from django.utils.text import slugify
 
 from analyzer.findings import severity_rank
 from parsers.damage import damage_said
@@ -162,8 +163,22 @@ def processing_state(case: Case) -> dict[str, object]:
 
 
 def findings_for_case(*, case: Case) -> list[dict[str, object]]:
-    """Findings most severe first, as stored (evidence as a list of labelled values)."""
+    """Findings most severe first, as stored (evidence as a list of labelled values). ``anchor`` is
+    the id of its card on the page: ``finding-<key>``, then ``finding-<key>-2`` ... for a key found
+    again (on another host of a case of several; never a host's name, which a redacted link hides);
+    ``related_links`` its related keys with the anchor of each (on its own host)."""
     rows = sorted(case.findings.all(), key=lambda f: (severity_rank(f.severity), f.position))
+    seen: dict[str, int] = {}
+    anchors = []
+    for f in rows:
+        slug = slugify(f.key)
+        seen[slug] = seen.get(slug, 0) + 1
+        anchors.append(f"finding-{slug}" + (f"-{seen[slug]}" if seen[slug] > 1 else ""))
+    # A related key links to that key's card on the same host (else its first card).
+    anchor_of: dict[tuple[str, str], str] = {}
+    for f, anchor in zip(rows, anchors, strict=True):
+        anchor_of.setdefault((f.host, f.key), anchor)
+        anchor_of.setdefault(("*", f.key), anchor)
     return [
         {
             "key": f.key,
@@ -181,8 +196,20 @@ def findings_for_case(*, case: Case) -> list[dict[str, object]]:
             "rule_version": f.rule_version,
             "culprit": f.culprit,
             "charts": chart_ids_for_evidence([e.get("series") or "" for e in f.evidence]),
+            "host": f.host or None,
+            "hosts": list(f.hosts),
+            "anchor": anchor,
+            "related_links": [
+                {
+                    "key": k,
+                    "anchor": anchor_of.get((f.host, k))
+                    or anchor_of.get(("*", k))
+                    or f"finding-{slugify(k)}",
+                }
+                for k in f.related
+            ],
         }
-        for f in rows
+        for f, anchor in zip(rows, anchors, strict=True)
     ]
 
 
@@ -212,19 +239,37 @@ def verdict(
     Returns ``{"root", "explains", "others", "when": [start, end] ISO, "sentence", "confidence",
     "check", "evaluated", "not_evaluated", "missing"}``; ``root`` is None when nothing was found.
     """
-    by_key = {f["key"]: f for f in findings}
-    explained: dict[str, list[dict[str, object]]] = {}
+
+    # A case of several hosts: findings relate within their host (``host``); a cross-host finding
+    # (``hosts``, its cause first) is the verdict, explaining its cause host's root and what that explains.
+    def ident(f: dict[str, object]) -> tuple[object, str]:
+        return (f.get("host"), str(f["key"]))
+
+    by_key = {ident(f): f for f in findings}
+    explained: dict[tuple[object, str], list[dict[str, object]]] = {}
     for f in findings:
         related = f.get("related") or []
-        if related and related[0] in by_key and related[0] != f["key"]:
-            root_of = by_key[related[0]]
+        cause = (f.get("host"), related[0]) if related else None
+        if cause in by_key and cause != ident(f):
+            root_of = by_key[cause]
             if f["key"] in (root_of.get("related") or []):
-                explained.setdefault(root_of["key"], []).append(f)
-    order = {f["key"]: i for i, f in enumerate(findings)}
+                explained.setdefault(cause, []).append(f)
+    order = {ident(f): i for i, f in enumerate(findings)}
     roots = sorted(explained, key=lambda k: (-len(explained[k]), order[k]))
-    root = by_key[roots[0]] if roots else (findings[0] if findings else None)
-    explains = explained.get(root["key"], []) if root else []
-    covered = {root["key"], *(f["key"] for f in explains)} if root else set()
+    cross = [f for f in findings if f.get("hosts") and not f.get("host")]
+    if cross:
+        root = cross[0]
+        cause = str(root["hosts"][0])
+        host_roots = [k for k in roots if k[0] == cause] or [
+            ident(f) for f in findings if f.get("host") == cause
+        ][:1]
+        explains = [by_key[k] for k in host_roots[:1]] + (
+            explained.get(host_roots[0], []) if host_roots else []
+        )
+    else:
+        root = by_key[roots[0]] if roots else (findings[0] if findings else None)
+        explains = explained.get(ident(root), []) if root else []
+    covered = {ident(root), *(ident(f) for f in explains)} if root else set()
     windows = [w for w in (root or {}).get("windows") or [] if len(w) == 2]
     failed = [n for n in not_evaluated if n.get("outcome") == "failed"]
     missing = sorted(
@@ -239,7 +284,7 @@ def verdict(
     return {
         "root": root,
         "explains": explains,
-        "others": [f for f in findings if f["key"] not in covered],
+        "others": [f for f in findings if ident(f) not in covered],
         "when": [windows[0][0], windows[-1][1]] if windows else None,
         "sentence": _first_sentence(str(root["summary"])) if root else "",
         "confidence": root.get("confidence", "") if root else "",
@@ -319,8 +364,52 @@ def _upload(case: Case) -> dict[str, object] | None:
     return {"name": upload.original_name, "size": upload.size, "sha256": upload.sha256}
 
 
+def host_groups(*, case: Case, sources: list[dict[str, object]]) -> list[dict[str, object]]:
+    """The hosts of a case of several, each with its sources (``sources``: the page's source dicts,
+    with ``host``): ``[{"index", "name", "name_origin", "kernel", "ncpu", "window_start", "window_end",
+    "utc_offset_s", "utc_offset_origin", "offset_s", "offset_origin", "sources"}]``, first host first;
+    sources whose host has no ``Host`` row come last under their own name. Empty for a case of one
+    host (its page shows its sources as one list, as it always did)."""
+    hosts = list(case.hosts.all())
+    if len(hosts) <= 1:
+        return []
+    groups = [
+        {
+            "index": i,
+            "name": h.name,
+            "name_origin": h.name_origin,
+            "kernel": h.kernel,
+            "ncpu": h.ncpu,
+            "window_start": _iso(h.window_start),
+            "window_end": _iso(h.window_end),
+            "utc_offset_s": h.utc_offset_s,
+            "utc_offset_origin": h.utc_offset_origin,
+            "offset_s": h.offset_s,
+            "offset_origin": h.offset_origin,
+            "sources": [s for s in sources if s["host"] == h.name],
+        }
+        for i, h in enumerate(hosts)
+    ]
+    known = {h.name for h in hosts}
+    for name in dict.fromkeys(s["host"] for s in sources if s["host"] not in known):
+        groups.append(
+            {"index": len(groups), "name": name, "sources": [s for s in sources if s["host"] == name]}
+        )
+    return groups
+
+
 def case_detail_context(*, case: Case) -> dict[str, object]:
     """The plain context of the case page."""
+    sources = [
+        {
+            **_source(s),
+            "host": s.host,
+            "host_reason": s.host_reason,
+            "warnings": s.warnings[:20],
+            "warning_count": s.warning_count,
+        }
+        for s in case.sources.all()
+    ]
     findings = findings_for_case(case=case)
     not_evaluated = [
         {"key": r.key, "reason": r.detail, "outcome": r.outcome} for r in case.rule_results.all()
@@ -347,10 +436,8 @@ def case_detail_context(*, case: Case) -> dict[str, object]:
             "rule_versions": case.rule_versions,
             "upload": _upload(case),
         },
-        "sources": [
-            {**_source(s), "warnings": s.warnings[:20], "warning_count": s.warning_count}
-            for s in case.sources.all()
-        ],
+        "sources": sources,
+        "hosts": host_groups(case=case, sources=sources),
         "not_used": [{"member": n.member, "reason": n.reason} for n in case.not_used.all()],
         "warnings": list(case.warnings),
         "findings": findings,
@@ -366,16 +453,18 @@ def _upload_name(case: Case) -> str:
     return upload.original_name if upload else f"Case {case.pk}"
 
 
-def compare_input(case: Case) -> dict[str, object]:
-    """What ``web.history.compare.compare_cases`` needs of one case, plus the case's identity: ``{"id",
-    "title", "host", "status", "window_start", "window_end", "findings": [{"key", "severity",
-    "title"}], "fingerprints": [str, most frequent first]}``."""
+def compare_input(case: Case, host: str | None = None) -> dict[str, object]:
+    """What ``web.history.compare.compare_cases`` needs of one case (or of its host ``host``), plus
+    its identity: ``{"id", "title", "host", "one_host", "status", "window_start", "window_end",
+    "findings": [{"key", "severity", "title"}], "fingerprints": [str, most frequent first]}``."""
+    head = compare.side_head(case, host)
     return {
         "id": case.pk,
         "title": case.title or _upload_name(case),
-        "host": case.host,
+        "host": head["host"],
+        "one_host": head["one_host"],
         "status": case.status,
-        "window_start": _iso(case.window_start),
-        "window_end": _iso(case.window_end),
-        **compare.case_input(case),
+        "window_start": head["window_start"],
+        "window_end": head["window_end"],
+        **compare.case_input(case, host),
     }

@@ -32,6 +32,7 @@ from web.markup import render_markdown
 from web.models import AuditAction, Case
 from web.sharing import services as shares
 from web.timeline import charts, moments, ranges
+from web.timeline.series import host_param, series_hosts
 
 #: Cases per page of the case list.
 PAGE_SIZE = 50
@@ -230,24 +231,29 @@ def case_details(request: HttpRequest, case_id: int) -> HttpResponse:
 
 @require_GET
 def case_compare(request: HttpRequest, case_id: int) -> HttpResponse:
-    """Compare this case (the baseline) with ``?with=<id>`` (chosen from the team's other cases),
-    metrics ``?metric=`` (repeatable). Tables server-side; the overlaid charts drawn by
-    static/js/pages/case_compare.js from the same document as ``compare.json``."""
+    """Compare this case (the baseline; one of its hosts with ``?host=<index>``) with
+    ``?with=<id>`` or one host of it, ``?with=<id>.<host index>`` (chosen from the team's cases; two
+    hosts of this case: ``?host=0&with=<this id>.1``), metrics ``?metric=`` (repeatable). Tables
+    server-side; the overlaid charts drawn by static/js/pages/case_compare.js from the same document
+    as ``compare.json``."""
     if not request.user.is_authenticated:
         return redirect(f"{reverse('login')}?next={request.get_full_path()}")
     case = selectors.case_for_user(user=request.user, case_id=case_id)
-    other = _other_case(request)
+    base_host, other, other_host = _compare_sides(request, case)
+    hosts = series_hosts(case)
+    others = list(selectors.cases_for(request.user).exclude(pk=case.pk).only("id", "title", "host")[:200])
     context: dict[str, object] = {
         "case": {"id": case.pk, "title": case.title or f"Case {case.pk}", "host": case.host},
-        "choices": [
-            {"id": c.pk, "title": c.title or f"Case {c.pk}", "host": c.host}
-            for c in selectors.cases_for(request.user).exclude(pk=case.pk).only("id", "title", "host")[:200]
-        ],
-        "other_id": other.pk if other else None,
+        "base_hosts": [{"index": i, "name": h} for i, h in enumerate(hosts)] if len(hosts) > 1 else [],
+        "base_host": request.GET.get("host", ""),
+        "choices": compare.compare_choices(case, hosts, others),
+        "other_value": request.GET.get("with", "").strip(),
         "comparison": None,
     }
     if other is not None:
-        context["comparison"] = compare.compare(case, other, request.GET.getlist("metric"))
+        context["comparison"] = compare.compare(
+            case, other, request.GET.getlist("metric"), a_host=base_host, b_host=other_host
+        )
         context["json_url"] = reverse("case-compare-json", args=[case.pk])
     return render(request, "cases/compare.html", context)
 
@@ -256,20 +262,30 @@ def case_compare(request: HttpRequest, case_id: int) -> HttpResponse:
 def case_compare_json(request: HttpRequest, case_id: int) -> JsonResponse:
     """The comparison of this case with ``?with=<id>`` as JSON (web/history/compare.py)."""
     case = selectors.case_for_user(user=request.user, case_id=case_id)
-    other = _other_case(request)
+    base_host, other, other_host = _compare_sides(request, case)
     if other is None:
         return JsonResponse({"message": "with= names the case to compare with", "extra": {}}, status=400)
-    return JsonResponse(compare.compare(case, other, request.GET.getlist("metric")))
+    return JsonResponse(
+        compare.compare(case, other, request.GET.getlist("metric"), a_host=base_host, b_host=other_host)
+    )
 
 
-def _other_case(request: HttpRequest) -> Case | None:
-    """The case of ``?with=`` (None when absent); 404 when the user may not see it."""
+def _compare_sides(request: HttpRequest, case: Case) -> tuple[str | None, Case | None, str | None]:
+    """(the baseline's host of ``?host=<index>``, the case of ``?with=<id>`` or ``?with=<id>.<index>``
+    (None when absent), that case's host). 404 when the user may not see that case, or for an index
+    that is not a host of its case."""
     raw = request.GET.get("with", "").strip()
-    if not raw:
-        return None
-    if not raw.isdigit():
+    case_part, _, host_part = raw.partition(".")
+    if (raw and not case_part.isdigit()) or (host_part and not host_part.isdigit()):
         raise Http404
-    return selectors.case_for_user(user=request.user, case_id=int(raw))
+    try:
+        base_host = host_param(case, request.GET.get("host", "").strip() or None)
+        if not raw:
+            return base_host, None, None
+        other = selectors.case_for_user(user=request.user, case_id=int(case_part))
+        return base_host, other, host_param(other, host_part or None)
+    except ValueError:
+        raise Http404 from None
 
 
 @require_GET
@@ -336,7 +352,8 @@ def case_series_csv(request: HttpRequest, case_id: int) -> HttpResponse:
 @require_GET
 def case_moment(request: HttpRequest, case_id: int) -> JsonResponse:
     """The processlist and thread snapshots nearest to ``?t=`` (epoch ms) and the raw lines of every
-    source at that moment (web/timeline/moments.py)."""
+    source at that moment (web/timeline/moments.py); ``?host=`` (an index in the case's hosts) for one
+    host of several."""
     case = selectors.case_for_user(user=request.user, case_id=case_id)
     try:
         at = moments.parse_epoch_ms(request.GET.get("t"))
@@ -348,7 +365,13 @@ def case_moment(request: HttpRequest, case_id: int) -> JsonResponse:
             },
             status=400,
         )
-    return JsonResponse(moments.moment(case=case, at=at))
+    try:
+        host = moments.host_param(case, request.GET.get("host"))
+    except ValueError:
+        return JsonResponse(
+            {"message": "host must be the index of one of the case's hosts", "extra": {}}, status=400
+        )
+    return JsonResponse(moments.moment(case=case, at=at, host=host))
 
 
 @require_POST

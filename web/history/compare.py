@@ -1,10 +1,14 @@
-"""Comparing two cases (before and after a fix, two hosts of one cluster): findings that appeared,
+"""Comparing two cases (before and after a fix, two hosts of one cluster), or two hosts of one case of
+several, or a host of one case with another case: findings that appeared,
 disappeared or changed severity; query fingerprints new and gone (pure functions over plain data, so the
 API and the compare page say the same thing); chosen metrics overlaid on a relative time axis (seconds
 since each capture's start) with the median and 95th percentile of each metric in each case and the
 change between them.
 
-``base`` / ``a`` is the baseline ("before"), ``other`` / ``b`` the one compared with it ("after").
+``base`` / ``a`` is the baseline ("before"), ``other`` / ``b`` the one compared with it ("after"). Either
+side may be one host of its case (``a_host`` / ``b_host``, a ``Host.name``): its findings, its series,
+its window, and its most frequent query fingerprints read from its own ``processlist.fingerprint:``
+series (``Case.fingerprints`` is the whole case's).
 Fingerprints are the captures' most frequent ones (``Case.fingerprints``, filled at ingest). Metrics are
 stored series (``web.models.Series``) in their stored units; a sample without a value (NaN) is left out
 of the statistics.
@@ -17,9 +21,13 @@ from collections.abc import Iterable, Mapping
 import numpy as np
 
 from analyzer.findings import SEVERITY_ORDER
-from web.models import Case, Series
+from web.models import Case, Host, Series
 from web.timeline.charts import pick_points, round_values
 from web.timeline.series import series_arrays
+
+#: Query fingerprints read of one host (its most frequent, by sessions summed over its samples).
+HOST_FINGERPRINTS = 20
+FINGERPRINT_PREFIX = "processlist.fingerprint:"
 
 #: Severity ranks, worst first (analyzer.findings.SEVERITY_ORDER).
 SEVERITY_RANK = {s.value: i for i, s in enumerate(SEVERITY_ORDER)}
@@ -123,34 +131,50 @@ MAX_POINTS = 1000
 OFFERED_PREFIXES = ("vmstat.", "processlist.", "mpstat.busy:", "mysqladmin.", "threads.state:", "iostat.")
 
 
-def metric_choices(a: Case, b: Case) -> list[str]:
-    """Series names both cases have (what can be overlaid), sorted."""
-    names = Series.objects.filter(case__in=[a, b]).values_list("case_id", "name")
-    per_case: dict[int, set[str]] = {a.pk: set(), b.pk: set()}
-    for case_id, name in names:
-        if name.startswith(OFFERED_PREFIXES):
-            per_case[case_id].add(name)
-    return sorted(per_case[a.pk] & per_case[b.pk])
+def _offered(case: Case, host: str | None) -> set[str]:
+    rows = Series.objects.filter(case=case)
+    if host is not None:
+        rows = rows.filter(host=host)
+    return {n for n in rows.values_list("name", flat=True) if n.startswith(OFFERED_PREFIXES)}
 
 
-def compare_metrics(a: Case, b: Case, names: list[str]) -> list[dict[str, object]]:
-    """Each metric of ``names`` for both cases on seconds since each capture's start: ``[{"name",
-    "a": {"points": [[s, v]...], "median", "p95", "samples"}, "b": {...}, "change": {"median",
-    "p95", "median_pct", "p95_pct"}}]``. A metric missing in a case has ``None`` statistics there."""
+def metric_choices(a: Case, b: Case, a_host: str | None = None, b_host: str | None = None) -> list[str]:
+    """Series names both sides have (what can be overlaid), sorted; a side with a host: that host's."""
+    return sorted(_offered(a, a_host) & _offered(b, b_host))
+
+
+def compare_metrics(
+    a: Case, b: Case, names: list[str], a_host: str | None = None, b_host: str | None = None
+) -> list[dict[str, object]]:
+    """Each metric of ``names`` for both sides on seconds since each side's start (its host's window
+    when it is one host): ``[{"name", "a": {"points": [[s, v]...], "median", "p95", "samples"},
+    "b": {...}, "change": {"median", "p95", "median_pct", "p95_pct"}}]``. A metric missing on a side
+    has ``None`` statistics there."""
     names = list(dict.fromkeys(names))[:MAX_METRICS]
-    arrays = {case.pk: series_arrays(case=case, names=names) for case in (a, b)}
+    sides_in = (("a", a, a_host), ("b", b, b_host))
+    arrays = {side: series_arrays(case=case, names=names, host=host) for side, case, host in sides_in}
+    starts = {side: _window(case, host)[0] for side, case, host in sides_in}
     out = []
     for name in names:
-        sides = {side: _side(case, arrays[case.pk].get(name)) for side, case in (("a", a), ("b", b))}
+        sides = {side: _side(starts[side], arrays[side].get(name)) for side, _, _ in sides_in}
         out.append({"name": name, **sides, "change": _change(sides["a"], sides["b"])})
     return out
 
 
-def _side(case: Case, arrays: tuple[np.ndarray, np.ndarray] | None) -> dict[str, object]:
+def _window(case: Case, host: str | None) -> tuple[object, object]:
+    """(start, end) of the case, or of its host ``host`` when it has a window of its own."""
+    if host is not None:
+        row = Host.objects.filter(case=case, name=host).values_list("window_start", "window_end").first()
+        if row and row[0]:
+            return row
+    return case.window_start, case.window_end
+
+
+def _side(start: object, arrays: tuple[np.ndarray, np.ndarray] | None) -> dict[str, object]:
     if arrays is None or not len(arrays[0]):
         return {"points": [], "median": None, "p95": None, "samples": 0}
     ts_us, values = arrays
-    start_us = int(case.window_start.timestamp() * 1e6) if case.window_start else int(ts_us[0])
+    start_us = int(start.timestamp() * 1e6) if start else int(ts_us[0])
     rel = np.column_stack([(ts_us - start_us) / 1e6, values])
     real = values[~np.isnan(values)]
     return {
@@ -170,27 +194,44 @@ def _change(a: dict[str, object], b: dict[str, object]) -> dict[str, float | Non
     return out
 
 
-def compare(a: Case, b: Case, metrics: list[str] | None = None) -> dict[str, object]:
-    """The whole comparison of ``a`` (baseline) and ``b`` as one JSON-ready document."""
-    choices = metric_choices(a, b)
+def compare(
+    a: Case,
+    b: Case,
+    metrics: list[str] | None = None,
+    a_host: str | None = None,
+    b_host: str | None = None,
+) -> dict[str, object]:
+    """The whole comparison of ``a`` (baseline) and ``b`` as one JSON-ready document; ``a_host`` /
+    ``b_host`` (a ``Host.name`` of that case, None: the whole case) compare hosts, e.g. two hosts of
+    one case (``a`` is ``b``)."""
+    choices = metric_choices(a, b, a_host, b_host)
     chosen = [m for m in (metrics or DEFAULT_METRICS) if m in choices]
     return {
-        "a": _case_head(a),
-        "b": _case_head(b),
-        **compare_cases(case_input(a), case_input(b)),
+        "a": side_head(a, a_host),
+        "b": side_head(b, b_host),
+        **compare_cases(case_input(a, a_host), case_input(b, b_host)),
         "metric_choices": choices,
-        "metrics": compare_metrics(a, b, chosen),
+        "metrics": compare_metrics(a, b, chosen, a_host, b_host),
     }
 
 
-def _case_head(case: Case) -> dict[str, object]:
+def _iso(value: object) -> str | None:
+    return value.isoformat().replace("+00:00", "Z") if value else None
+
+
+def side_head(case: Case, host: str | None = None) -> dict[str, object]:
+    """Who a side is: the case, and its host when the side is one host (``host`` its name then, and
+    ``label`` "#12 db-b"; else the case's hosts joined, and "#12")."""
+    start, end = _window(case, host)
     return {
         "id": case.pk,
         "url": f"/cases/{case.pk}/",
         "title": case.title or f"Case {case.pk}",
-        "host": case.host,
-        "window_start": case.window_start.isoformat().replace("+00:00", "Z") if case.window_start else None,
-        "window_end": case.window_end.isoformat().replace("+00:00", "Z") if case.window_end else None,
+        "host": host if host is not None else case.host,
+        "one_host": host is not None,
+        "label": f"#{case.pk} {host}" if host is not None else f"#{case.pk}",
+        "window_start": _iso(start),
+        "window_end": _iso(end),
     }
 
 
@@ -200,10 +241,47 @@ def _points(x: np.ndarray, y: np.ndarray) -> list[list[float | None]]:
     return [[float(t), v] for t, v in zip(x[idx].tolist(), round_values(y[idx]), strict=True)]
 
 
-def case_input(case: Case) -> dict[str, object]:
-    """What ``compare_cases`` reads of one case: its findings (``key``, ``severity``, ``title``) and its
-    top query fingerprints, most frequent first."""
+def case_input(case: Case, host: str | None = None) -> dict[str, object]:
+    """What ``compare_cases`` reads of one case (or of its host ``host``): its findings (``key``,
+    ``severity``, ``title``; a host's are those that name it as their host) and its top query
+    fingerprints, most frequent first."""
+    if host is None:
+        return {
+            "findings": list(case.findings.values("key", "severity", "title")),
+            "fingerprints": list(case.fingerprints or []),
+        }
     return {
-        "findings": list(case.findings.values("key", "severity", "title")),
-        "fingerprints": list(case.fingerprints or []),
+        "findings": list(case.findings.filter(host=host).values("key", "severity", "title")),
+        "fingerprints": host_fingerprints(case, host),
     }
+
+
+def host_fingerprints(case: Case, host: str) -> list[str]:
+    """The ``HOST_FINGERPRINTS`` most frequent query fingerprints of one host: its
+    ``processlist.fingerprint:<fingerprint>`` series (active sessions running it, per sample) by
+    their sum, largest first."""
+    arrays = series_arrays(case=case, prefixes=[FINGERPRINT_PREFIX], host=host)
+    totals = {name[len(FINGERPRINT_PREFIX) :]: float(np.nansum(v)) for name, (_, v) in arrays.items()}
+    ranked = sorted(totals.items(), key=lambda kv: (-kv[1], kv[0]))
+    return [fp for fp, total in ranked[:HOST_FINGERPRINTS] if total > 0]
+
+
+def compare_choices(case: Case, hosts: list[str], others: list[Case]) -> list[dict[str, object]]:
+    """What the baseline can be compared with: each host of ``case`` itself when it has several
+    (``value`` "<id>.<index>"), then each of ``others`` (``value`` "<id>"), followed by its hosts when
+    it has several."""
+    host_rows: dict[int, list[str]] = {}
+    for case_id, name in Host.objects.filter(case__in=[case, *others]).values_list("case_id", "name"):
+        host_rows.setdefault(case_id, []).append(name)
+    out: list[dict[str, object]] = []
+    if len(hosts) > 1:
+        out += [
+            {"value": f"{case.pk}.{i}", "label": f"#{case.pk} this case, host {h}"}
+            for i, h in enumerate(hosts)
+        ]
+    for c in others:
+        out.append({"value": str(c.pk), "label": f"#{c.pk} {c.title or f'Case {c.pk}'} {c.host}"})
+        names = host_rows.get(c.pk, [])
+        if len(names) > 1:
+            out += [{"value": f"{c.pk}.{i}", "label": f"#{c.pk} host {h}"} for i, h in enumerate(names)]
+    return out

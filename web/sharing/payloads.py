@@ -49,13 +49,16 @@ def page_context(context: dict[str, object], redactor: Redactor | None) -> dict[
         context["findings"] = _culprit_statements(list(context.get("findings", [])), redactor)
         verdict = context.get("verdict")
         if isinstance(verdict, dict):
-            by_key = {f["key"]: f for f in context["findings"]}
+            # By the card's anchor: a key found on two hosts is two findings.
+            by_anchor = {f.get("anchor", f["key"]): f for f in context["findings"]}
+
+            def same(f: dict[str, object]) -> dict[str, object]:
+                return by_anchor.get(f.get("anchor", f["key"]), f)
+
             context["verdict"] = {
                 **verdict,
-                **{
-                    k: [by_key.get(f["key"], f) for f in verdict.get(k) or []] for k in ("explains", "others")
-                },
-                "root": by_key.get(verdict["root"]["key"], verdict["root"]) if verdict.get("root") else None,
+                **{k: [same(f) for f in verdict.get(k) or []] for k in ("explains", "others")},
+                "root": same(verdict["root"]) if verdict.get("root") else None,
             }
         context["not_used"] = [{**n, "reason": _unquote(n["reason"])} for n in context.get("not_used", [])]
         context["sources"] = [
@@ -111,18 +114,28 @@ def timeline(data: dict[str, object], redactor: Redactor | None) -> dict[str, ob
 
 def timeline_csv(data: dict[str, object]) -> str:
     """The charts JSON (already redacted) as CSV: ``chart,series,unit,time_utc,epoch_ms,value``, a row
-    per point of a line chart sent to the page (heatmaps are left out: their cells are the series of
+    per point of a line chart sent to the page (a host's panel: its series named ``<host> · <label>``) (heatmaps are left out: their cells are the series of
     the line charts, bucketed)."""
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
     writer.writerow(["chart", "series", "unit", "time_utc", "epoch_ms", "value"])
     for chart in data.get("charts", []):
         times = chart.get("t") or []
+        # One host's panel of a case of several: its series are named after the host, as on an
+        # overlaid chart ("db-b · r"; the host's name as the link shows it).
+        prefix = f"{chart['host']} · " if chart.get("host") is not None else ""
         for series in chart.get("series", []):
             for t, v in zip(times, series.get("v", []), strict=False):
                 when = datetime.fromtimestamp(t / 1000.0, tz=UTC).isoformat().replace("+00:00", "Z")
                 writer.writerow(
-                    [chart["title"], series["label"], chart["unit"], when, int(t), "" if v is None else v]
+                    [
+                        chart["title"],
+                        prefix + series["label"],
+                        chart["unit"],
+                        when,
+                        int(t),
+                        "" if v is None else v,
+                    ]
                 )
     return out.getvalue()
 

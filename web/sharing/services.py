@@ -38,7 +38,7 @@ from parsers import registry
 from parsers.base import ClockHints
 from parsers.ingest.pieces import parse_piece, split
 from parsers.rawtext import text_of
-from web.models import Case, RawChunk, ShareLink, Source
+from web.models import Case, Finding, Host, RawChunk, ShareLink, Source
 
 #: Token bytes: 32 random bytes (256 bits), 43 URL-safe characters.
 TOKEN_BYTES = 32
@@ -47,8 +47,8 @@ MAX_DAYS = 365
 #: How long a case's collected vocabulary stays in the cache (links keep their own copy anyway).
 VOCABULARY_CACHE_S = 24 * 3600
 #: Part of the cache key: a vocabulary cached by an older Casebook (2: the server's names and the
-#: replication source's host added) is not taken.
-VOCABULARY_VERSION = 2
+#: replication source's host added; 3: the name of every host of a case of several) is not taken.
+VOCABULARY_VERSION = 3
 
 
 def token_hash(token: str) -> str:
@@ -234,9 +234,18 @@ def collect_vocabulary(case: Case) -> Vocabulary:
 
 
 def server_names_of(case: Case) -> list[str]:
-    """The server's own names in ``case``: its host and the names its sources' headers, the manifest
-    and the variables give (``analyzer.redact.server_names``)."""
-    return server_names(case.host, Source.objects.filter(case=case).values_list("meta", flat=True))
+    """The servers' own names in ``case``: its host, the name of each of its hosts (``Host.name``, the
+    host of every source and finding) and the names its sources' headers, the manifest and the
+    variables give (``analyzer.redact.server_names``)."""
+    hosts = {
+        *Host.objects.filter(case=case).values_list("name", flat=True),
+        *Source.objects.filter(case=case).values_list("host", flat=True).distinct(),
+        *Finding.objects.filter(case=case).values_list("host", flat=True).distinct(),
+        *(h for names in Finding.objects.filter(case=case).values_list("hosts", flat=True) for h in names),
+        *case.host.split(", "),
+    }
+    metas = Source.objects.filter(case=case).values_list("meta", flat=True)
+    return server_names(case.host, metas, hosts=sorted(h for h in hosts if h))
 
 
 def share_rows(case: Case) -> list[dict[str, object]]:

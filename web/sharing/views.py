@@ -270,7 +270,15 @@ def shared_moment(request: HttpRequest, shared: Shared) -> HttpResponse:
         at = moments.parse_epoch_ms(request.GET.get("t"))
     except ValueError:
         return JsonResponse({"message": "t must be a time in epoch milliseconds", "extra": {}}, status=400)
-    return JsonResponse(share_payloads.moment(moments.moment(case=shared.case, at=at), shared.redactor))
+    try:
+        host = moments.host_param(shared.case, request.GET.get("host"))
+    except ValueError:
+        return JsonResponse(
+            {"message": "host must be the index of one of the case's hosts", "extra": {}}, status=400
+        )
+    return JsonResponse(
+        share_payloads.moment(moments.moment(case=shared.case, at=at, host=host), shared.redactor)
+    )
 
 
 @shared_view

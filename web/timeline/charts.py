@@ -13,16 +13,22 @@ most ``MAX_COLUMNS`` time columns, each the largest value of its time bucket.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from datetime import UTC, datetime
 
 import numpy as np
 import pandas as pd
 from tsdownsample import MinMaxLTTBDownsampler
 
-from web.models import Case, Finding
+from web.models import Case, Finding, Host
 from web.timeline import levels, services
-from web.timeline.series import series_arrays, stored_names
+from web.timeline.chartdefs import (  # noqa: F401 - CHARTS, SECTIONS ... are read from here too
+    CHARTS,
+    IRQ_CPU_CHART,
+    SECTIONS,
+    ChartDef,
+    chart_ids_for_evidence,
+)
+from web.timeline.series import series_arrays, series_hosts, stored_names
 
 #: Version of the timeline JSON; an overview stored at ingest in an older shape is rebuilt on read.
 VERSION = 2
@@ -38,281 +44,14 @@ MAX_COLUMNS = 240
 MIN_POINTS_PER_SERIES = 100
 #: Significant digits sent per value: what a reader can see on a chart, and JSON a third the size.
 SIGNIFICANT_DIGITS = 4
+#: A case of more hosts than this draws each chart as small multiples (one panel per host); up to
+#: this many, a line chart carries one series per host (per host and label when it has several).
+MAX_OVERLAID_HOSTS = 4
+#: Between a chart id and a host's index in the id of one host's panel (``cpu~1``).
+PANEL_SEP = "~"
 
-#: The page's collapsible sections, in order (DESIGN.md, "Case page"; issue 12).
-SECTIONS = (
-    ("cpu", "CPU"),
-    ("memory", "Memory"),
-    ("disk", "Disk"),
-    ("interrupts", "Network and interrupts"),
-    ("threads", "Threads"),
-    ("mysql", "MySQL"),
-)
-
-
-@dataclass(frozen=True, slots=True)
-class ChartDef:
-    """One chart: ``series`` are exact names with labels, ``prefix`` takes every series under it.
-
-    ``kind`` is ``line`` or ``heatmap`` (one row per series under ``prefix``, time across; with
-    ``also``, a second prefix whose series are combined with the first by the element-wise maximum,
-    e.g. r_await and w_await into await).
-    """
-
-    id: str
-    section: str
-    title: str
-    unit: str
-    stacked: bool = False
-    series: tuple[tuple[str, str], ...] = ()
-    prefix: str = ""
-    ncpu_line: bool = False
-    scale: float = 1.0  # stored unit -> charted unit (KiB -> GiB, bytes/s -> MB/s)
-    kind: str = "line"
-    also: str = ""
-
-
-CHARTS = (
-    ChartDef(
-        "cpu",
-        "cpu",
-        "CPU (vmstat)",
-        "%",
-        True,
-        tuple((f"vmstat.{c}", c) for c in ("us", "sy", "wa", "st", "id")),
-    ),
-    ChartDef(
-        "runqueue",
-        "cpu",
-        "Run queue r and blocked b vs CPUs (vmstat)",
-        "threads",
-        series=(("vmstat.r", "r"), ("vmstat.b", "b")),
-        ncpu_line=True,
-    ),
-    ChartDef("heat-cpu", "cpu", "Busy % per CPU (mpstat)", "%", prefix="mpstat.cpu_busy:", kind="heatmap"),
-    ChartDef(
-        "cpus", "cpu", "Per-CPU busy: max, median and the busiest CPUs (mpstat)", "%", prefix="mpstat.busy:"
-    ),
-    ChartDef(
-        "memory",
-        "memory",
-        "Memory (vmstat)",
-        "GiB",
-        series=(
-            ("vmstat.free_kib", "free"),
-            ("vmstat.cache_kib", "cache"),
-            ("vmstat.buff_kib", "buff"),
-            ("vmstat.swpd_kib", "swpd"),
-        ),
-        scale=1 / 1024**2,
-    ),
-    ChartDef(
-        "swap",
-        "memory",
-        "Swap in/out si, so (vmstat)",
-        "KiB/s",
-        series=(("vmstat.si", "si"), ("vmstat.so", "so")),
-    ),
-    ChartDef(
-        "heat-disk-util", "disk", "%util per device (iostat)", "%", prefix="iostat.util_pct:", kind="heatmap"
-    ),
-    ChartDef(
-        "heat-disk-await",
-        "disk",
-        "Latency per device: the larger of r_await and w_await (iostat)",
-        "ms",
-        prefix="iostat.r_await:",
-        also="iostat.w_await:",
-        kind="heatmap",
-    ),
-    ChartDef(
-        "disk-throughput-r",
-        "disk",
-        "Disk reads by device (iostat)",
-        "MB/s",
-        prefix="iostat.r_bytes_per_s:",
-        scale=1e-6,
-    ),
-    ChartDef(
-        "disk-throughput-w",
-        "disk",
-        "Disk writes by device (iostat)",
-        "MB/s",
-        prefix="iostat.w_bytes_per_s:",
-        scale=1e-6,
-    ),
-    ChartDef(
-        "disk-r-await", "disk", "Read latency r_await by device (iostat)", "ms", prefix="iostat.r_await:"
-    ),
-    ChartDef(
-        "disk-w-await", "disk", "Write latency w_await by device (iostat)", "ms", prefix="iostat.w_await:"
-    ),
-    ChartDef(
-        "disk-queue", "disk", "Queue size aqu-sz by device (iostat)", "requests", prefix="iostat.aqu_sz:"
-    ),
-    ChartDef(
-        "system",
-        "interrupts",
-        "Interrupts and context switches per second (vmstat)",
-        "/s",
-        series=(("vmstat.in", "in"), ("vmstat.cs", "cs")),
-    ),
-    ChartDef(
-        "heat-intr",
-        "interrupts",
-        "Interrupts per second per CPU (mpstat -I SUM)",
-        "/s",
-        prefix="mpstat.cpu_intr:",
-        kind="heatmap",
-    ),
-    ChartDef(
-        "intr", "interrupts", "Interrupts per second by CPU (mpstat -I SUM)", "/s", prefix="mpstat.intr:"
-    ),
-    ChartDef(
-        "irq",
-        "interrupts",
-        "Top interrupt lines, all CPUs (/proc/interrupts)",
-        "/s",
-        prefix="interrupts.irq:",
-    ),
-    ChartDef(
-        "threads",
-        "threads",
-        "Threads by state (ps)",
-        "threads",
-        True,
-        prefix="threads.state:",
-        ncpu_line=True,
-    ),
-    ChartDef(
-        "wchan",
-        "threads",
-        "Threads in D state by wait channel (ps wchan)",
-        "threads",
-        True,
-        prefix="threads.wchan:",
-    ),
-    ChartDef(
-        "processlist",
-        "mysql",
-        "Active sessions by State (processlist)",
-        "sessions",
-        True,
-        prefix="processlist.state:",
-        ncpu_line=True,
-    ),
-    ChartDef(
-        "fingerprints",
-        "mysql",
-        "Active sessions by query fingerprint (processlist)",
-        "sessions",
-        True,
-        prefix="processlist.fingerprint:",
-    ),
-    ChartDef(
-        "threads-running",
-        "mysql",
-        "Threads_running and Threads_connected (status)",
-        "threads",
-        prefix="mysqladmin.gauge:",
-        ncpu_line=True,
-    ),
-    ChartDef(
-        "status-rates", "mysql", "Status counters per second (mysqladmin)", "/s", prefix="mysqladmin.rate:"
-    ),
-    ChartDef(
-        "innodb-history",
-        "mysql",
-        "InnoDB history list length (SHOW ENGINE INNODB STATUS)",
-        "undo records",
-        series=(("innodb.history_list_length", "history list length"),),
-    ),
-    ChartDef(
-        "innodb-rates",
-        "mysql",
-        "InnoDB rows read and changed per second (between monitor outputs)",
-        "rows/s",
-        series=(("innodb.rows_read_per_s", "rows read"), ("innodb.rows_changed_per_s", "rows changed")),
-    ),
-    ChartDef(
-        "innodb-log",
-        "mysql",
-        "Redo written per second (between monitor outputs)",
-        "MB/s",
-        series=(("innodb.log_bytes_per_s", "log bytes"),),
-        scale=1e-6,
-    ),
-    ChartDef("netstat", "interrupts", "TCP counters per second (netstat -s)", "/s", prefix="netstat_s.rate:"),
-    ChartDef(
-        "vmstat-reclaim",
-        "memory",
-        "Reclaim and paging per second (/proc/vmstat)",
-        "/s",
-        prefix="procvmstat.rate:",
-    ),
-)
-#: The IRQ x CPU heatmap: built at ingest from the interrupts frame (analyzer.series.irq_cpu_rates)
-#: and kept in the stored overview; it averages the whole capture, so a zoom does not change it.
-IRQ_CPU_CHART = (
-    "heat-irq-cpu",
-    "interrupts",
-    "Interrupts per second by IRQ line and CPU, capture mean (/proc/interrupts)",
-)
-
-#: Evidence series (``<frame>.<column>``) -> the charts that show them, for each finding's own charts.
-_EVIDENCE_CHARTS = {
-    "vmstat.us": ("cpu",),
-    "vmstat.sy": ("cpu",),
-    "vmstat.id": ("cpu",),
-    "vmstat.wa": ("cpu",),
-    "vmstat.st": ("cpu",),
-    "vmstat.r": ("runqueue",),
-    "vmstat.b": ("runqueue",),
-    "vmstat.in": ("system",),
-    "vmstat.cs": ("system",),
-    "vmstat.si": ("swap",),
-    "vmstat.so": ("swap",),
-    "vmstat.free_kib": ("memory",),
-    "vmstat.swpd_kib": ("memory",),
-    "vmstat.cache_kib": ("memory",),
-    "mpstat_cpu": ("heat-cpu", "cpus"),
-    "mpstat_intr": ("heat-intr", "intr"),
-    "interrupts": ("irq", "heat-irq-cpu"),
-    "iostat": ("heat-disk-util", "heat-disk-await", "disk-queue"),
-    "innodb_status.history_list_length": ("innodb-history",),
-    "innodb_rates.history_growth_per_s": ("innodb-history",),
-    "innodb_rates.log_bytes_per_s": ("innodb-log",),
-    "netstat_s": ("netstat",),
-    "procvmstat": ("vmstat-reclaim",),
-    "ps_threads": ("threads", "wchan"),
-    "pfs_threads": ("wchan",),
-    "processlist.state": ("processlist",),
-    "processlist.active": ("processlist",),
-    "processlist.time_s": ("processlist",),
-    "processlist.fingerprint": ("fingerprints",),
-    "mysqladmin.Threads_running": ("threads-running",),
-    "mysqladmin": ("status-rates",),
-}
 #: Longest series label on a chart legend (query fingerprints can be kilobytes long).
 MAX_LABEL = 80
-#: Charts drawn inside one finding's card: the first few its evidence points at.
-MAX_FINDING_CHARTS = 3
-
-
-def chart_ids_for_evidence(series_names: list[str]) -> list[str]:
-    """The ids of the charts that show a finding's evidence series, in ``CHARTS`` order.
-
-    >>> chart_ids_for_evidence(["vmstat.r", "processlist.state", "mysqladmin.Created_tmp_disk_tables"])
-    ['runqueue', 'processlist', 'status-rates']
-    """
-    wanted: set[str] = set()
-    for name in series_names:
-        for key in (name, name.split(".")[0]):
-            if key in _EVIDENCE_CHARTS:
-                wanted.update(_EVIDENCE_CHARTS[key])
-                break
-    order = [c.id for c in CHARTS] + [IRQ_CPU_CHART[0]]
-    return [c for c in order if c in wanted][:MAX_FINDING_CHARTS]
 
 
 def _slice(
@@ -328,15 +67,34 @@ def _slice(
 
 
 def _read(
-    case: Case, prefixes: list[str], exact: list[str], lo: int | None, hi: int | None, max_points: int
+    case: Case,
+    prefixes: list[str],
+    exact: list[str],
+    lo: int | None,
+    hi: int | None,
+    max_points: int,
+    host: str | None = None,
 ) -> dict[str, tuple[np.ndarray, np.ndarray]]:
-    """The series ``exact`` or under ``prefixes`` between ``lo`` and ``hi`` (µs, None = open), from the levels of
-    detail (web/timeline/levels.py: the finest with at most twice ``max_points`` points in the range, only
-    those bytes read); a case ingested before they existed gets them written first."""
-    names = stored_names(case, prefixes, exact)
+    """The series ``exact`` or under ``prefixes`` of ``host`` (None: any, a case of one host) between
+    ``lo`` and ``hi`` (µs, None = open), from the levels of detail (web/timeline/levels.py: the finest
+    with at most twice ``max_points`` points in the range, only those bytes read); a case ingested
+    before they existed gets them written first."""
+    names = stored_names(case, prefixes, exact, host)
     if not names and services.series_levels_ensure(case=case):
-        names = stored_names(case, prefixes, exact)
-    return levels.read_range(case.pk, names, lo, hi, 2 * max_points)
+        names = stored_names(case, prefixes, exact, host)
+    return levels.read_range(case.pk, names, lo, hi, 2 * max_points, host=host)
+
+
+def base_chart_ids(ids: list[str] | None) -> list[str] | None:
+    """Chart ids as the page sends them (a host's panel is ``<chart>~<host index>``) -> the ids of
+    ``CHARTS`` they belong to, in order, each once; None stays None (every chart).
+
+    >>> base_chart_ids(["cpu~0", "cpu~1", "runqueue"])
+    ['cpu', 'runqueue']
+    """
+    if ids is None:
+        return None
+    return list(dict.fromkeys(i.split(PANEL_SEP, 1)[0] for i in ids))
 
 
 # ------------------------------------------------------------------------------------- downsampling
@@ -426,12 +184,16 @@ def _natural(name: str) -> tuple:
 
 
 # ----------------------------------------------------------------------------------------- building
-def _line_chart(chart: ChartDef, data: dict, hline: list, max_points: int) -> dict[str, object] | None:
+def _pairs(chart: ChartDef, data: dict) -> list[tuple[str, str]]:
+    """(series name, legend label) of ``chart`` present in ``data``; a prefix chart's largest first."""
     if chart.prefix:
         names = sorted((n for n in data if n.startswith(chart.prefix)), key=lambda n: -np.nansum(data[n][1]))
-        pairs = [(n, n[len(chart.prefix) :]) for n in names]
-    else:
-        pairs = [(n, label) for n, label in chart.series if n in data]
+        return [(n, n[len(chart.prefix) :]) for n in names]
+    return [(n, label) for n, label in chart.series if n in data]
+
+
+def _line_chart(chart: ChartDef, data: dict, hline: list, max_points: int) -> dict[str, object] | None:
+    pairs = _pairs(chart, data)
     if not pairs:
         return None
     t, columns = _aligned([data[n] for n, _ in pairs])
@@ -479,6 +241,78 @@ def _heatmap(
     }
 
 
+def _overlaid(
+    chart: ChartDef, by_host: dict[str, dict], hlines: list, max_points: int
+) -> dict[str, object] | None:
+    """One line chart of every host's series on one time axis: a series per host (labelled with the
+    host's name) when each host has one, else per host and label (``db-a · r``); each series names
+    its ``host``, so the page colours and filters by host."""
+    parts, labels = [], []
+    per_host = {host: _pairs(chart, data) for host, data in by_host.items()}
+    single = all(len(pairs) <= 1 for pairs in per_host.values())
+    for host, pairs in per_host.items():
+        for name, label in pairs:
+            parts.append(by_host[host][name])
+            labels.append((host, host if single else f"{host} · {label}"))
+    if not parts:
+        return None
+    t, columns = _aligned(parts)
+    if not any(np.isfinite(col).any() for col in columns):
+        return None
+    idx = pick_points(t, columns, max_points)
+    return {
+        **_common(chart),
+        "t": (t[idx] // 1000).tolist(),
+        "series": [
+            {"label": _label(label), "host": host, "v": round_values(col[idx] * chart.scale)}
+            for (host, label), col in zip(labels, columns, strict=True)
+        ],
+        "hlines": hlines if chart.ncpu_line else [],
+    }
+
+
+def _ncpu_lines(ncpus: dict[str, int | None]) -> list[dict[str, object]]:
+    """The CPU-count reference lines of an overlaid chart: one when every host has the same count,
+    else one per count naming its hosts."""
+    by_count: dict[int, list[str]] = {}
+    for host, n in ncpus.items():
+        if n:
+            by_count.setdefault(n, []).append(host)
+    if len(by_count) == 1:
+        (n,) = by_count
+        return [{"label": f"ncpu = {n}", "value": n}]
+    return [{"label": f"ncpu {', '.join(h)} = {n}", "value": n} for n, h in sorted(by_count.items())]
+
+
+def _host_charts(
+    chart: ChartDef,
+    by_host: dict[str, dict],
+    ncpus: dict[str, int | None],
+    lo_ms: float | None,
+    hi_ms: float | None,
+    max_points: int,
+) -> list[dict[str, object]]:
+    """The specs of ``chart`` for a case of several hosts (``by_host``: host -> its series, the first
+    host first). A heatmap, a stacked chart, or any chart of more than ``MAX_OVERLAID_HOSTS`` hosts:
+    small multiples, one panel per host (id ``<chart>~<index>``, ``chart`` and ``host`` set); else one
+    overlaid chart (``_overlaid``) whose id is the chart's."""
+    hosts = list(by_host)
+    if chart.kind != "heatmap" and not chart.stacked and len(hosts) <= MAX_OVERLAID_HOSTS:
+        spec = _overlaid(chart, by_host, _ncpu_lines(ncpus), max_points)
+        return [{**spec, "chart": chart.id, "hosts": hosts}] if spec else []
+    out = []
+    for i, host in enumerate(hosts):
+        data = by_host[host]
+        if chart.kind == "heatmap":
+            spec = _heatmap(chart, data, lo_ms, hi_ms)
+        else:
+            hline = [{"label": f"ncpu = {ncpus[host]}", "value": ncpus[host]}] if ncpus.get(host) else []
+            spec = _line_chart(chart, data, hline, max_points)
+        if spec:
+            out.append({**spec, "id": f"{chart.id}{PANEL_SEP}{i}", "chart": chart.id, "host": host})
+    return out
+
+
 def _common(chart: ChartDef) -> dict[str, object]:
     return {
         "id": chart.id,
@@ -523,34 +357,61 @@ def timeline_charts(
     """The timeline JSON of the case page (contract: static/js/lib/charts.js).
 
     ``start``/``end`` (aware datetimes) narrow it to a range read in detail; ``chart_ids`` to those
-    charts (unknown ids are ignored); ``max_points`` bounds each line chart's instants; ``extra``
-    are chart specs computed elsewhere (the IRQ x CPU heatmap at ingest), placed in their section.
+    charts (unknown ids are ignored; a host's panel ``cpu~1`` stands for its chart); ``max_points``
+    bounds each line chart's instants; ``extra`` are chart specs computed elsewhere (the IRQ x CPU
+    heatmap at ingest), placed in their section; on a case of several hosts one with ``host`` (a
+    ``Host.name``) becomes that host's panel.
+
+    A case of several hosts (series under more than one ``Host.name``) reads each host's series on
+    the one time axis and draws them per ``_host_charts``; ``hosts`` lists their names, first host
+    first (empty for a case of one host, whose JSON is as it always was).
     """
-    wanted = [c for c in CHARTS if chart_ids is None or c.id in chart_ids]
+    ids = base_chart_ids(chart_ids)
+    wanted = [c for c in CHARTS if ids is None or c.id in ids]
     prefixes = sorted({p for c in wanted for p in (c.prefix, c.also) if p})
     names = sorted({n for c in wanted for n, _ in c.series})
     lo = int(start.timestamp() * 1e6) if start else None
     hi = int(end.timestamp() * 1e6) if end else None
-    data = _read(case, prefixes, names, lo, hi, max_points) if wanted else {}
-    hline = [{"label": f"ncpu = {case.ncpu}", "value": case.ncpu}] if case.ncpu else []
     lo_ms = lo / 1000.0 if lo is not None else None
     hi_ms = hi / 1000.0 if hi is not None else None
+    hosts = series_hosts(case)
     charts: list[dict[str, object]] = []
-    for chart in wanted:
-        spec = (
-            _heatmap(chart, data, lo_ms, hi_ms)
-            if chart.kind == "heatmap"
-            else _line_chart(chart, data, hline, max_points)
-        )
-        if spec:
-            charts.append(spec)
+    if len(hosts) > 1:
+        by_host = {
+            h: _read(case, prefixes, names, lo, hi, max_points, host=h) if wanted else {} for h in hosts
+        }
+        known = dict(Host.objects.filter(case=case).values_list("name", "ncpu"))
+        ncpus = {h: known.get(h) for h in hosts}
+        for chart in wanted:
+            charts.extend(_host_charts(chart, by_host, ncpus, lo_ms, hi_ms, max_points))
+    else:
+        data = _read(case, prefixes, names, lo, hi, max_points) if wanted else {}
+        hline = [{"label": f"ncpu = {case.ncpu}", "value": case.ncpu}] if case.ncpu else []
+        for chart in wanted:
+            spec = (
+                _heatmap(chart, data, lo_ms, hi_ms)
+                if chart.kind == "heatmap"
+                else _line_chart(chart, data, hline, max_points)
+            )
+            if spec:
+                charts.append(spec)
     for spec in extra or []:
+        host = spec.get("host")
+        if len(hosts) > 1 and host in hosts:  # one host's chart of a case of several: its panel
+            spec = {**spec, "id": f"{spec['id']}{PANEL_SEP}{hosts.index(host)}", "chart": spec["id"]}
         after = max(
             (i for i, c in enumerate(charts) if c["section"] == spec["section"]), default=len(charts) - 1
         )
         charts.insert(after + 1, spec)
     windows = [
-        {"key": f.key, "severity": f.severity, "title": f.title, "start_ms": _ms(a), "end_ms": _ms(b)}
+        {
+            "key": f.key,
+            "severity": f.severity,
+            "title": f.title,
+            "start_ms": _ms(a),
+            "end_ms": _ms(b),
+            **({"host": f.host, "hosts": f.hosts} if len(hosts) > 1 else {}),
+        }
         for f in Finding.objects.filter(case=case).order_by("position")
         for a, b in f.windows
     ]
@@ -564,6 +425,7 @@ def timeline_charts(
         "sections": [{"id": sid, "title": title} for sid, title in SECTIONS],
         "charts": charts,
         "windows": windows,
+        "hosts": hosts if len(hosts) > 1 else [],
     }
 
 

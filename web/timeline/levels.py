@@ -76,15 +76,18 @@ def read_range(
     lo_us: int | None,
     hi_us: int | None,
     max_points_in_range: int,
+    host: str | None = None,
 ) -> dict[str, tuple[np.ndarray, np.ndarray]]:
     """The series ``names`` of the case between ``lo_us`` and ``hi_us`` (µs since the epoch, None =
     open), each at the finest level with at most ``max_points_in_range`` points in the range:
-    name -> (ts int64 µs, values float64), ascending. Series without points in the range are left out."""
-    meta = (
-        SeriesLevel.objects.filter(case_id=case_id, name__in=names)
-        .values_list("name", "level", "n", "t_first_us", "t_last_us")
-        .order_by("name", "level")
-    )
+    name -> (ts int64 µs, values float64), ascending. Series without points in the range are left out.
+
+    ``host`` (a ``Host.name``) reads that host's series; None reads the series whatever their host,
+    which is right only for a case of one host (two hosts' series of one name would overwrite)."""
+    rows = SeriesLevel.objects.filter(case_id=case_id, name__in=names)
+    if host is not None:
+        rows = rows.filter(host=host)
+    meta = rows.values_list("name", "level", "n", "t_first_us", "t_last_us").order_by("name", "level")
     plan: dict[str, tuple[int, int, int, int]] = {}  # name -> (level, first index, count, n)
     for name, level, n, first, last in meta:
         if name in plan and plan[name][0] < level and plan[name][2] <= max_points_in_range:
@@ -97,7 +100,7 @@ def read_range(
         if b < a:
             continue
         plan[name] = (level, a, b - a + 1, n)
-    out = _fetch(case_id, plan)
+    out = _fetch(case_id, plan, host)
     short = {
         name: (level, 0, n, n)
         for name, (level, a, count, n) in plan.items()
@@ -108,7 +111,7 @@ def read_range(
         )
     }
     if short:  # irregular sampling moved the estimate: read those whole
-        out.update(_fetch(case_id, short))
+        out.update(_fetch(case_id, short, host))
     result = {}
     for name, (ts, values) in out.items():
         i = int(np.searchsorted(ts, lo_us, side="left")) if lo_us is not None else 0
@@ -119,9 +122,10 @@ def read_range(
 
 
 def _fetch(
-    case_id: int, plan: dict[str, tuple[int, int, int, int]]
+    case_id: int, plan: dict[str, tuple[int, int, int, int]], host: str | None
 ) -> dict[str, tuple[np.ndarray, np.ndarray]]:
-    """Bytes ``[first, first + count)`` (in points) of each planned series, in one query."""
+    """Bytes ``[first, first + count)`` (in points) of each planned series (of ``host``, or of any
+    host when None), in one query."""
     if not plan:
         return {}
     rows = [(name, level, a * 8 + 1, count * 8) for name, (level, a, count, _n) in plan.items()]
@@ -132,9 +136,10 @@ def _fetch(
         f"SELECT s.name, substring(s.ts from w.pos for w.len), substring(s.values from w.pos for w.len) "
         f"FROM {table} s JOIN (VALUES {placeholders}) AS w(name, level, pos, len) "
         "ON s.name = w.name AND s.level = w.level WHERE s.case_id = %s"
+        + (" AND s.host = %s" if host is not None else "")
     )
     with connection.cursor() as cursor:
-        cursor.execute(sql, [*params, case_id])
+        cursor.execute(sql, [*params, case_id, *([host] if host is not None else [])])
         fetched = cursor.fetchall()
     return {
         name: (np.frombuffer(bytes(ts), dtype="<i8"), np.frombuffer(bytes(values), dtype="<f8"))

@@ -27,7 +27,7 @@ from parsers.base import ClockHints, ParsedSource, ParseError
 from parsers.rawtext import lines_in
 from web.models import Case, RawChunk, SampleIndex, Source
 from web.timeline import levels
-from web.timeline.series import series_arrays
+from web.timeline.series import host_param, series_arrays  # noqa: F401 - host_param: the views read it here
 
 #: Statement text sent per session: enough to read a query, bounded for a 1,000-session snapshot.
 MAX_INFO_CHARS = 2_000
@@ -71,18 +71,30 @@ def _nearest_ts(rows: QuerySet, at: datetime) -> datetime | None:
     return before if at - before <= after - at else after
 
 
-def moment(*, case: Case, at: datetime) -> dict[str, object]:
-    """The case at instant ``at`` (aware datetime), JSON-ready.
+def moment(*, case: Case, at: datetime, host: str | None = None) -> dict[str, object]:
+    """The case at instant ``at`` (aware datetime), JSON-ready; with ``host`` (a ``Host.name``) only
+    that host's members and series (a case of several hosts has a moment per host; None: every
+    member, a case of one host).
 
-    Returns ``{"at": epoch ms, "processlist": ..., "threads": ..., "raw": ...}``; each part is None
-    when the case has no such data (see ``processlist_at``, ``threads_at``, ``raw_at``).
+    Returns ``{"at": epoch ms, "host": host or None, "processlist": ..., "threads": ..., "raw": ...}``;
+    each part is None when the case (or host) has no such data (see ``processlist_at``,
+    ``threads_at``, ``raw_at``).
     """
     return {
         "at": _ms(at),
-        "processlist": processlist_at(case=case, at=at),
-        "threads": threads_at(case=case, at=at),
-        "raw": raw_at(case=case, at=at),
+        "host": host,
+        "processlist": processlist_at(case=case, at=at, host=host),
+        "threads": threads_at(case=case, at=at, host=host),
+        "raw": raw_at(case=case, at=at, host=host),
     }
+
+
+def _samples(case: Case, host: str | None) -> QuerySet:
+    """The case's sample index, only the members of ``host`` when given."""
+    rows = SampleIndex.objects.filter(case=case)
+    if host is not None:
+        rows = rows.filter(member__in=Source.objects.filter(case=case, host=host).values("member"))
+    return rows
 
 
 def _records(frame: pd.DataFrame, columns: tuple[str, ...]) -> list[dict[str, object]]:
@@ -102,7 +114,7 @@ def _records(frame: pd.DataFrame, columns: tuple[str, ...]) -> list[dict[str, ob
 
 
 def _snapshot(
-    case: Case, fmt: str, at: datetime
+    case: Case, fmt: str, at: datetime, host: str | None = None
 ) -> tuple[ParsedSource | None, SampleIndex | None, str | None]:
     """The sample of format ``fmt`` nearest to ``at``, parsed again from its stored raw lines.
 
@@ -138,13 +150,13 @@ def _snapshot(
     return source, sample, None
 
 
-def processlist_at(*, case: Case, at: datetime) -> dict[str, object] | None:
+def processlist_at(*, case: Case, at: datetime, host: str | None = None) -> dict[str, object] | None:
     """The SHOW PROCESSLIST snapshot nearest to ``at``: ``{"ts": ms, "sessions", "active", "rows",
     "omitted", "error"}``. Rows: active sessions first, then the longest ``time_s`` (seconds in the
     current state) first; at most ``MAX_SESSIONS``, ``omitted`` says how many more the snapshot held;
     ``info`` is cut to ``MAX_INFO_CHARS`` (``info_cut`` True then); ``fingerprint`` as the rules see
     it. None when the case has no processlist."""
-    source, sample, error = _snapshot(case, "processlist", at)
+    source, sample, error = _snapshot(case, "processlist", at, host)
     if sample is None:
         return None
     pl = source.frames.get("processlist", pd.DataFrame()) if source else pd.DataFrame()
@@ -177,7 +189,7 @@ def processlist_at(*, case: Case, at: datetime) -> dict[str, object] | None:
     }
 
 
-def threads_at(*, case: Case, at: datetime) -> dict[str, object] | None:
+def threads_at(*, case: Case, at: datetime, host: str | None = None) -> dict[str, object] | None:
     """The ps snapshot nearest to ``at``: ``{"ts": ms, "counts": {state: threads}, "total", "rows",
     "omitted", "error"}``. ``counts`` come from the ``threads.state:<code>`` series (every thread,
     sleeping ones included), D then R then the rest by count; ``rows`` are the threads that were not
@@ -187,9 +199,9 @@ def threads_at(*, case: Case, at: datetime) -> dict[str, object] | None:
     # Only the samples near the moment (the levels of detail read just that range), the whole series
     # if a capture has none there.
     want_us = int(at.timestamp() * 1e6)
-    series = levels.read_range(case.pk, names, want_us - NEAR_US, want_us + NEAR_US, 10**9)
+    series = levels.read_range(case.pk, names, want_us - NEAR_US, want_us + NEAR_US, 10**9, host=host)
     if not series:
-        series = series_arrays(case=case, names=names)
+        series = series_arrays(case=case, names=names, host=host)
     every = np.unique(np.concatenate([ts for ts, _ in series.values()])) if series else []
     if not len(every):
         return None
@@ -205,7 +217,7 @@ def threads_at(*, case: Case, at: datetime) -> dict[str, object] | None:
             values[name.split(":", 1)[1]] = int(counts[j])
     order = {code: i for i, code in enumerate(THREAD_STATE_ORDER)}
     counts = dict(sorted(values.items(), key=lambda kv: (order.get(kv[0], len(order)), -kv[1], kv[0])))
-    source, sample, error = _snapshot(case, "ps", ts)
+    source, sample, error = _snapshot(case, "ps", ts, host)
     ps = source.frames.get("ps_threads", pd.DataFrame()) if source else pd.DataFrame()
     if len(ps) and "state" in ps:
         state = ps["state"].astype("string")
@@ -237,15 +249,15 @@ def _reach_s(case: Case) -> dict[str, float]:
     return reach
 
 
-def raw_at(*, case: Case, at: datetime) -> dict[str, object] | None:
+def raw_at(*, case: Case, at: datetime, host: str | None = None) -> dict[str, object] | None:
     """The raw lines of every source whose sample nearest to ``at`` lies within its reach
     (``max(MIN_REACH_S, interval)``): ``{"sources": [{"member", "format", "ts", "line_start",
     "line_end", "lines", "lines_cut"}], "omitted_sources", "error"}``, sources by member name.
     At most ``MAX_RAW_LINES`` lines per source from ``line_start`` (``lines_cut`` True when the
     sample has more), at most ``MAX_RAW_SOURCES`` sources (the nearest ones). ``error`` names why
     the kept bundle could not be read (the sources are listed without lines then). None when the
-    case has no sample index."""
-    samples = SampleIndex.objects.filter(case=case)
+    case (or ``host``) has no sample index."""
+    samples = _samples(case, host)
     if not samples.exists():
         return None
     reach = _reach_s(case)

@@ -9,7 +9,15 @@
 //      {id, section, title, unit, kind: "heatmap", rows: [label...], x0: epoch_ms, dx: ms,
 //       v: [[value|null per column] per row], max},
 //      {id, section, title, unit, kind: "grid", rows: [label...], cols: [label...], v: [[...]], max}],
-//    windows: [{key, severity, title, start_ms, end_ms}]}
+//    windows: [{key, severity, title, start_ms, end_ms}],
+//    hosts: [name...]}
+//
+// A case of several hosts (`hosts` lists them, first host first; empty for one host, whose JSON is
+// as above): a line chart of one metric carries one series per host, each series with its `host`
+// (colour by host, dash by label), and has `chart` (its id) and `hosts`; a stacked chart, a heatmap,
+// or any chart of more than four hosts is drawn as small multiples: one spec per host, id
+// "<chart>~<host index>", with `chart` and `host`. Windows then have `host` ("" across hosts) and
+// `hosts`.
 //
 // This module holds what the charts of the case page share (colours, datasets, finding windows,
 // time axis, value format) and the findings' sparklines; the timeline built from that JSON (sections,
@@ -45,6 +53,10 @@ const NAMED_COLOURS = {
   D: "#D55E00",
   S: "#9aa3ae",
 };
+// One colour per host, in host order (the page's .host-dot--N classes use the same).
+export const HOST_COLOURS = ["#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#000000", "#8C7B00"];
+// The series of one host on an overlaid chart are told apart by their dash.
+const HOST_DASHES = [[], [6, 3], [2, 3], [8, 3, 2, 3], [1, 2]];
 const PALETTE = ["#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7", "#56B4E9", "#000000", "#8C7B00", "#7f7f7f"];
 // Heatmap scale: viridis (perceptually uniform, colour-blind safe), low -> high.
 const VIRIDIS = [
@@ -74,6 +86,19 @@ function hexToRgba(hex, alpha) {
 
 function seriesColour(label, index) {
   return NAMED_COLOURS[label] || PALETTE[index % PALETTE.length];
+}
+
+/** The colour of the host at `index` among the case's hosts. */
+export function hostColour(index) {
+  return HOST_COLOURS[Math.max(0, index) % HOST_COLOURS.length];
+}
+
+/** The finding windows drawn on `spec`: on a host's panel, that host's and those across it. */
+export function windowsFor(spec, windows) {
+  if (!spec.host) {
+    return windows;
+  }
+  return windows.filter((w) => !("host" in w) || w.host === spec.host || (w.hosts || []).includes(spec.host));
 }
 
 /** Viridis colour for `fraction` in [0, 1]. */
@@ -218,13 +243,23 @@ export function points(t, v) {
   return out;
 }
 
-export function lineDatasets(spec) {
+export function lineDatasets(spec, hosts = []) {
   const stacked = Boolean(spec.stacked);
+  const perHost = new Map();
   return (spec.series || []).map((series, i) => {
-    const colour = seriesColour(series.label, i);
+    let colour = seriesColour(series.label, i);
+    let dash = [];
+    if (series.host !== undefined) {
+      const k = perHost.get(series.host) || 0;
+      perHost.set(series.host, k + 1);
+      colour = hostColour(hosts.indexOf(series.host));
+      dash = HOST_DASHES[k % HOST_DASHES.length];
+    }
     return {
       type: "line",
       label: series.label,
+      host: series.host,
+      borderDash: dash,
       data: points(spec.t || [], series.v || []),
       borderColor: colour,
       backgroundColor: stacked ? hexToRgba(colour, 0.55) : hexToRgba(colour, 0.15),

@@ -1,7 +1,8 @@
 // The Moment panel of the case page (templates/cases/detail.html, #moment): the processlist and
 // thread snapshots nearest to a picked instant and the raw lines of every source sampled then
-// (GET moment.json?t=<epoch ms>). Everything shown comes from the upload (SQL text, host and user
-// names, raw lines): it is put on the page with textContent only.
+// (GET moment.json?t=<epoch ms>, with &host=<index> for one host of a case of several, chosen in
+// #moment-host). Everything shown comes from the upload (SQL text, host and user names, raw lines):
+// it is put on the page with textContent only.
 
 import { el, showMessage } from "./dom.js";
 import { fetchJSON } from "./http.js";
@@ -216,7 +217,10 @@ export function momentPanel(url, onClose) {
   const status = document.getElementById("moment-status");
   const time = document.getElementById("moment-time");
   const jump = document.getElementById("moment-jump");
+  const hostSelect = document.getElementById("moment-host");
   let controller = null;
+  let hosts = [];
+  let lastMs = null;
 
   // The panel sits under the charts: when it is off screen, a floating button leads to it.
   const observer =
@@ -258,10 +262,35 @@ export function momentPanel(url, onClose) {
     toggle.setAttribute("aria-expanded", String(expanded));
   });
 
-  async function load(ms) {
+  // A case of several hosts: the panel shows one host's moment, chosen here (or by the panel of
+  // the chart clicked).
+  function setHosts(names) {
+    hosts = names || [];
+    if (!hostSelect || hosts.length < 2) {
+      return;
+    }
+    hostSelect.replaceChildren(...hosts.map((name, i) => {
+      const option = el("option", "", name);
+      option.value = String(i);
+      return option;
+    }));
+    hostSelect.closest("label").hidden = false;
+    hostSelect.addEventListener("change", () => {
+      if (lastMs !== null) {
+        load(lastMs);
+      }
+    });
+  }
+
+  async function load(ms, host = null) {
     if (controller) {
       controller.abort();
     }
+    lastMs = ms;
+    if (hostSelect && host !== null && hosts.includes(host)) {
+      hostSelect.value = String(hosts.indexOf(host));
+    }
+    const hostQuery = hosts.length > 1 && hostSelect ? `&host=${encodeURIComponent(hostSelect.value)}` : "";
     controller = new AbortController();
     const mine = controller;
     panel.hidden = false;
@@ -270,7 +299,7 @@ export function momentPanel(url, onClose) {
     body.classList.add("is-stale");
     let data;
     try {
-      data = await fetchJSON(`${url}?t=${Math.round(ms)}`, { signal: mine.signal });
+      data = await fetchJSON(`${url}?t=${Math.round(ms)}${hostQuery}`, { signal: mine.signal });
     } catch (err) {
       if (err && err.name === "AbortError") {
         return;
@@ -290,5 +319,5 @@ export function momentPanel(url, onClose) {
     body.hidden = false;
     offerJump();
   }
-  return { load };
+  return { load, setHosts };
 }

@@ -24,7 +24,7 @@ import {
   zoneMode,
   zoneOffset,
 } from "../lib/timefmt.js";
-import { drawSparkline } from "../lib/charts.js";
+import { drawSparkline, hostColour } from "../lib/charts.js";
 import { momentPanel } from "../lib/moment_panel.js";
 import { buildTimeline } from "../lib/timeline/index.js";
 
@@ -167,6 +167,9 @@ function linkEvidenceToMoments(open) {
       const button = el("button", "button button--link button--small mono evidence-moment");
       button.type = "button";
       button.dataset.momentAt = String(start);
+      if (finding.dataset.findingHost !== undefined) {
+        button.dataset.momentHost = finding.dataset.findingHost;
+      }
       button.title = "Show the snapshots and raw lines at the start of this finding's window";
       button.append(...td.childNodes);
       td.replaceChildren(button);
@@ -175,7 +178,7 @@ function linkEvidenceToMoments(open) {
   document.addEventListener("click", (event) => {
     const button = event.target.closest("button[data-moment-at]");
     if (button) {
-      open(Number(button.dataset.momentAt));
+      open(Number(button.dataset.momentAt), button.dataset.momentHost ?? null);
     }
   });
 }
@@ -253,9 +256,9 @@ async function setupCharts(url) {
   try {
     controller = buildTimeline(container, document.getElementById("overview"), timeline, {
       onRangeChange,
-      onPick: (ms) => {
+      onPick: (ms, spec) => {
         if (panel) {
-          panel.load(ms);
+          panel.load(ms, spec && spec.host !== undefined ? spec.host : null);
         }
       },
     });
@@ -279,11 +282,15 @@ async function setupCharts(url) {
     rangeLabel.textContent = rangeText(...controller.range());
   });
   markMainCharts(controller);
+  setupHostFilter(controller);
+  if (panel) {
+    panel.setHosts(controller.hosts);
+  }
   drawSparklines(controller, timeline);
   if (panel) {
-    linkEvidenceToMoments((ms) => {
+    linkEvidenceToMoments((ms, host) => {
       controller.setPicked(ms);
-      panel.load(ms);
+      panel.load(ms, host);
       const moment = document.getElementById("moment");
       moment.scrollIntoView({ behavior: "smooth", block: "start" });
       document.getElementById("moment-title").focus({ preventScroll: true });
@@ -332,28 +339,59 @@ function updateCsvLink(link, controller, min, max) {
   link.href = `${base}?start=${Math.floor(min)}&end=${Math.ceil(max)}&charts=${encodeURIComponent(ids)}`;
 }
 
-// The charts a finding points at are its "main" charts: the ones printed.
+// The charts a finding points at are its "main" charts: the ones printed (every host's panel).
 function markMainCharts(controller) {
   for (const finding of document.querySelectorAll(".finding[data-chart-ids]")) {
     for (const id of finding.dataset.chartIds.split(" ").filter(Boolean)) {
-      const figure = controller.figure(id);
-      if (figure) {
+      for (const figure of controller.figuresOf(id)) {
         figure.classList.add("is-main");
       }
     }
   }
 }
 
+// A case of several hosts: a chip per host (its colour, its name as text) that shows or hides its
+// series and panels on every chart.
+function setupHostFilter(controller) {
+  const box = document.getElementById("host-filter");
+  const chips = document.getElementById("host-filter-chips");
+  if (!box || controller.hosts.length < 2) {
+    return;
+  }
+  const shown = new Set(controller.hosts);
+  controller.hosts.forEach((name, i) => {
+    const label = el("label", "host-chip");
+    const input = document.createElement("input");
+    input.type = "checkbox";
+    input.checked = true;
+    input.value = String(i);
+    const dot = el("span", "host-dot");
+    dot.style.background = hostColour(i);
+    label.append(input, dot, el("span", "mono", name));
+    input.addEventListener("change", () => {
+      if (input.checked) {
+        shown.add(name);
+      } else {
+        shown.delete(name);
+      }
+      controller.showHosts(shown);
+    });
+    chips.append(label);
+  });
+  box.hidden = false;
+}
+
 function drawSparklines(controller, timeline) {
   for (const canvas of document.querySelectorAll("canvas.sparkline[data-chart-id]")) {
     const finding = canvas.closest(".finding");
     const key = finding ? finding.dataset.findingKey : "";
-    const spec = controller.spec(canvas.dataset.chartId);
+    const spec = controller.spec(canvas.dataset.chartId, finding ? finding.dataset.findingHost : undefined);
     if (!spec) {
       canvas.hidden = true;
       continue;
     }
-    const windows = (timeline.windows || []).filter((w) => w.key === key);
+    const host = finding ? finding.dataset.findingHost : undefined;
+    const windows = (timeline.windows || []).filter((w) => w.key === key && (host === undefined || w.host === host));
     drawSparkline(canvas, spec, windows, controller.extent);
     canvas.setAttribute("aria-label", `Trend of "${spec.title}" over the whole capture, this finding's windows shaded`);
   }

@@ -21,12 +21,12 @@ import { zoomOptions } from "./zoom.js";
  * ms) with the finding `windows` shaded; the cursor and picked moment of `moment`; zooms and pans
  * reported to `zoom` (zoom.js). `ChartCtor`: the vendored Chart.js global.
  */
-export function timeChart(ChartCtor, canvas, spec, { extent, windows, moment, zoom }) {
+export function timeChart(ChartCtor, canvas, spec, { extent, windows, moment, zoom, hosts = [] }) {
   const heat = spec.kind === "heatmap";
   const unit = spec.unit || "";
   return new ChartCtor(canvas, {
     type: heat ? "matrix" : "line",
-    data: { datasets: heat ? [heatDataset(spec)] : lineDatasets(spec) },
+    data: { datasets: heat ? [heatDataset(spec)] : lineDatasets(spec, hosts) },
     plugins: [cursorPlugin(moment), whiteBackground],
     options: {
       animation: false,

@@ -12,7 +12,7 @@
 // date-fns adapter, chartjs-chart-matrix, chartjs-plugin-annotation and chartjs-plugin-zoom (+ Hammer).
 // Times are shown in the zone chosen on the page (timefmt.js zoneOffset).
 
-import { downloadPng, hasData, timeExtent } from "../charts.js";
+import { downloadPng, hasData, timeExtent, windowsFor } from "../charts.js";
 import { gridChart, setData, timeChart } from "./configs.js";
 import { createMoment, listenForPicks } from "./moment.js";
 import { buildOverview } from "./overview.js";
@@ -22,8 +22,10 @@ import { createZoom } from "./zoom.js";
 /**
  * Build the sections and charts of `timeline` inside `container`, and the overview strip inside
  * `overviewHost` (may be null). Returns a controller:
- *   {charts, extent, range(), picked, setPicked(ms), reset(), zoomTo(startMs, endMs), replaceData(next),
- *    restore(), openChartIds(), openSectionsOf(ids), figure(id), spec(id), redraw(), destroy()}.
+ *   {charts, extent, hosts, range(), picked, setPicked(ms), reset(), zoomTo(startMs, endMs),
+ *    replaceData(next), restore(), openChartIds(), openSectionsOf(ids), figure(id), figuresOf(id),
+ *    spec(id, host), showHosts(names), redraw(), destroy()}.
+ * A chart id of a finding (`cpu`) stands for every host's panel of that chart (`cpu~0`, `cpu~1`).
  * Throws Error when the vendored Chart.js global is missing.
  *
  * options.onRangeChange(minMs, maxMs): after every zoom, pan, brush or reset;
@@ -37,9 +39,11 @@ export function buildTimeline(container, overviewHost, timeline, options = {}) {
   const specs = (timeline.charts || []).filter(hasData);
   const extent = timeExtent({ ...timeline, charts: specs });
   const windows = timeline.windows || [];
+  const hosts = timeline.hosts || [];
   const charts = [];
   const timeCharts = [];
   const figures = new Map();
+  const byChart = new Map(); // chart id -> the figures of its panels (one, or one per host)
   let overview = null;
 
   const moment = createMoment(timeCharts, options.onPick);
@@ -54,10 +58,14 @@ export function buildTimeline(container, overviewHost, timeline, options = {}) {
 
   const bodies = buildSections(container, timeline.sections || [], specs);
   for (const spec of specs) {
-    const { figure, canvas, png } = buildFigure(bodies.get(spec.section) || container, spec);
+    const { figure, canvas, png } = buildFigure(bodies.get(spec.section) || container, spec, hosts);
     figures.set(spec.id, figure);
+    const base = spec.chart || spec.id;
+    byChart.set(base, [...(byChart.get(base) || []), figure]);
     const chart =
-      spec.kind === "grid" ? gridChart(Chart, canvas, spec) : timeChart(Chart, canvas, spec, { extent, windows, moment, zoom });
+      spec.kind === "grid"
+        ? gridChart(Chart, canvas, spec)
+        : timeChart(Chart, canvas, spec, { extent, windows: windowsFor(spec, windows), moment, zoom, hosts });
     chart.$casebookId = spec.id;
     chart.$casebookSpec = spec;
     charts.push(chart);
@@ -75,9 +83,12 @@ export function buildTimeline(container, overviewHost, timeline, options = {}) {
   const withOverview = () => [...charts, ...(overview ? [overview.chart] : [])];
   const original = new Map(specs.map((s) => [s.id, s]));
 
+  const figuresOf = (id) => byChart.get(id) || (figures.has(id) ? [figures.get(id)] : []);
+
   return {
     charts,
     extent,
+    hosts,
     /** The visible range [min, max] epoch ms. */
     range: zoom.range,
     get picked() {
@@ -108,23 +119,49 @@ export function buildTimeline(container, overviewHost, timeline, options = {}) {
         }
       }
     },
-    /** Ids of the charts whose section is open. */
+    /** Ids of the charts whose section is open (a chart drawn per host once). */
     openChartIds() {
-      return specs.filter((s) => sectionIsOpen(figures.get(s.id))).map((s) => s.id);
+      return [...new Set(specs.filter((s) => sectionIsOpen(figures.get(s.id))).map((s) => s.chart || s.id))];
     },
-    /** Open the sections holding these charts; returns their figures. */
+    /** Open the sections holding these charts (every host's panel of each); returns their figures. */
     openSectionsOf(ids) {
-      const found = ids.map((id) => figures.get(id)).filter(Boolean);
+      const found = ids.flatMap(figuresOf).filter((f) => !f.hidden);
       for (const figure of found) {
         openSectionOf(figure);
       }
       return found;
     },
     figure(id) {
-      return figures.get(id) || null;
+      return figuresOf(id)[0] || null;
     },
-    spec(id) {
-      return original.get(id) || null;
+    figuresOf,
+    /** The spec of chart `id`; of a chart drawn per host, the panel of `host` (else the first). */
+    spec(id, host) {
+      if (original.has(id)) {
+        return original.get(id);
+      }
+      const panels = specs.filter((s) => s.chart === id);
+      return panels.find((s) => s.host === host) || panels[0] || null;
+    },
+    /** Show only the hosts named in `names` (a Set): their panels and their series. */
+    showHosts(names) {
+      for (const chart of charts) {
+        const spec = chart.$casebookSpec;
+        if (spec.host !== undefined) {
+          figures.get(spec.id).hidden = !names.has(spec.host);
+          continue;
+        }
+        let changed = false;
+        chart.data.datasets.forEach((dataset, i) => {
+          if (dataset.host !== undefined && chart.isDatasetVisible(i) !== names.has(dataset.host)) {
+            chart.setDatasetVisibility(i, names.has(dataset.host));
+            changed = true;
+          }
+        });
+        if (changed) {
+          chart.update("none");
+        }
+      }
     },
     /** Redraw every chart (the time zone changed). */
     redraw() {

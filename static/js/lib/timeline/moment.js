@@ -31,7 +31,8 @@ function drawVertical(chart, ms, colour, width) {
  * The shared moment state of the time charts `timeCharts` (an array filled as they are built):
  *   {cursor, picked (epoch ms or null), requestRedraw(source), pick(ms)}.
  * requestRedraw(source) redraws every chart but `source` once, at the next animation frame;
- * pick(ms) sets the cursor and the picked moment, redraws, and calls onPick(ms) when given.
+ * pick(ms, chart) sets the cursor and the picked moment, redraws, and calls onPick(ms, spec) when
+ * given (`spec`: the chart spec picked on, null when none: a host's panel names its host).
  */
 export function createMoment(timeCharts, onPick) {
   let redrawPending = false;
@@ -52,12 +53,12 @@ export function createMoment(timeCharts, onPick) {
         }
       });
     },
-    pick(ms) {
+    pick(ms, chart = null) {
       moment.cursor = ms;
       moment.picked = ms;
       moment.requestRedraw(null);
       if (onPick) {
-        onPick(ms);
+        onPick(ms, chart ? chart.$casebookSpec : null);
       }
     },
   };
@@ -125,7 +126,7 @@ export function listenForPicks(chart, canvas, moment) {
     if (x < area.left || x > area.right || y < area.top || y > area.bottom) {
       return; // on an axis or the legend, not on the time line
     }
-    moment.pick(Math.round(chart.scales.x.getValueForPixel(x)));
+    moment.pick(Math.round(chart.scales.x.getValueForPixel(x)), chart);
   });
   canvas.addEventListener("keydown", (event) => {
     const { min, max } = chart.scales.x;
@@ -136,7 +137,7 @@ export function listenForPicks(chart, canvas, moment) {
       moment.requestRedraw(null);
       event.preventDefault();
     } else if (event.key === "Enter" || event.key === " ") {
-      moment.pick(Math.round(moment.cursor ?? (min + max) / 2));
+      moment.pick(Math.round(moment.cursor ?? (min + max) / 2), chart);
       event.preventDefault();
     }
   });

@@ -7,11 +7,13 @@ import { el } from "../dom.js";
 
 /** What the strip draws: CPU busy (100 - idle) when there is vmstat, else the first line chart. */
 function activity(specs) {
-  const cpu = specs.find((s) => s.id === "cpu");
+  // A case of several hosts: the first host's panel (its name in the label).
+  const cpu = specs.find((s) => s.id === "cpu" || s.chart === "cpu");
   if (cpu) {
     const idle = (cpu.series || []).find((s) => s.label === "id");
     if (idle) {
-      return { label: "CPU busy %", t: cpu.t, v: idle.v.map((v) => (v === null ? null : 100 - v)) };
+      const label = cpu.host !== undefined ? `CPU busy % of ${cpu.host}` : "CPU busy %";
+      return { label, t: cpu.t, v: idle.v.map((v) => (v === null ? null : 100 - v)) };
     }
   }
   const line = specs.find((s) => (s.kind || "line") === "line");

@@ -2,7 +2,7 @@
 // ...) holding a <figure> per chart: caption with its unit and a PNG button, the canvas, and for
 // heatmaps a colour legend. DOM only; the charts are drawn on the canvases by the caller.
 
-import { formatValue, heatHeight } from "../charts.js";
+import { formatValue, heatHeight, hostColour } from "../charts.js";
 import { el } from "../dom.js";
 
 /**
@@ -33,12 +33,20 @@ export function buildSections(container, sections, specs) {
  * The figure of the chart `spec`, appended to `body`: {figure (id "chart-<spec.id>"), canvas, png}.
  * A time chart's canvas is focusable (the arrow keys move the cursor); a grid's is not.
  */
-export function buildFigure(body, spec) {
+export function buildFigure(body, spec, hosts = []) {
   const figure = el("figure", `chart chart--${spec.kind || "line"}`);
   figure.id = `chart-${spec.id}`;
   figure.dataset.chartId = spec.id;
   const caption = el("figcaption", "chart__title");
   caption.append(el("span", "chart__name", spec.title || spec.id));
+  if (spec.host !== undefined) {
+    // One host's panel of a case of several: its name (from the upload: text only) and colour.
+    figure.dataset.host = spec.host;
+    const dot = el("span", "host-dot");
+    dot.style.background = hostColour(hosts.indexOf(spec.host));
+    caption.append(" ", el("span", "chart__host", ""));
+    caption.lastChild.append(dot, spec.host);
+  }
   if (spec.unit) {
     caption.append(" ", el("span", "chart__unit", spec.unit));
   }
@@ -57,7 +65,7 @@ export function buildFigure(body, spec) {
     "aria-label",
     spec.kind === "grid"
       ? `${spec.title}: heatmap of ${spec.rows.length} IRQ lines by ${spec.cols.length} CPUs`
-      : `${spec.title || spec.id} over time. Arrow keys move the cursor, Enter shows that moment.`,
+      : `${spec.title || spec.id}${spec.host !== undefined ? ` on ${spec.host}` : ""} over time. Arrow keys move the cursor, Enter shows that moment.`,
   );
   box.append(canvas);
   figure.append(caption, box);
