@@ -55,6 +55,16 @@ def _hash_and_size(fh: File) -> tuple[str, int]:
     return digest.hexdigest(), size
 
 
+def _check_size(size: int) -> None:
+    """Refuse an empty bundle or one over ``CASEBOOK_MAX_UPLOAD_BYTES`` (``ValidationError``)."""
+    if size == 0:
+        raise ValidationError("The bundle is empty.")
+    if size > settings.CASEBOOK_MAX_UPLOAD_BYTES:
+        raise ValidationError(
+            f"The bundle is {size:,} bytes; the limit is {settings.CASEBOOK_MAX_UPLOAD_BYTES:,}."
+        )
+
+
 def team_for_new_case(*, user, team: Team | None = None) -> Team:
     """The team a new case of ``user`` goes to: ``team`` when given (it must be one of the user's),
     else the user's first team by name; without a user (``manage.py analyze``), ``team`` or the
@@ -96,12 +106,7 @@ def case_create(
         sha256, size = _hash_and_size(file)
     else:  # already read by the caller (``sha256_of``): a large upload is not read twice
         size = file.size
-    if size == 0:
-        raise ValidationError("The bundle is empty.")
-    if size > settings.CASEBOOK_MAX_UPLOAD_BYTES:
-        raise ValidationError(
-            f"The bundle is {size:,} bytes; the limit is {settings.CASEBOOK_MAX_UPLOAD_BYTES:,}."
-        )
+    _check_size(size)
     safe = get_valid_filename(os.path.basename(original_name or "bundle"))[:120] or "bundle"
     case = Case.objects.create(
         title=title.strip()[:200],
@@ -141,12 +146,7 @@ def case_add_bundle(
         sha256, size = _hash_and_size(file)
     else:
         size = file.size
-    if size == 0:
-        raise ValidationError("The bundle is empty.")
-    if size > settings.CASEBOOK_MAX_UPLOAD_BYTES:
-        raise ValidationError(
-            f"The bundle is {size:,} bytes; the limit is {settings.CASEBOOK_MAX_UPLOAD_BYTES:,}."
-        )
+    _check_size(size)
     held = [u.sha256 for u in Upload.objects.filter(case=case)] + list(
         AddedUpload.objects.filter(case=case).values_list("sha256", flat=True)
     )
