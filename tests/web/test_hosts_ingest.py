@@ -137,3 +137,19 @@ def test_analyze_several_bundles_as_one_case(tmp_path: Path) -> None:
     assert {s["role"] for s in report["sources"]} <= {"primary", "summary"}
     assert all(set(h) >= {"name", "ncpu", "kernel", "clock", "offset_s", "sources"} for h in report["hosts"])
     assert all("host" in f and "hosts" in f for f in report["findings"])
+
+
+def test_deleting_a_case_deletes_its_added_bundles(
+    tmp_path: Path, engineer, django_capture_on_commit_callbacks
+) -> None:  # noqa: E501
+    from django.core.files.storage import default_storage
+
+    case = _case_of(host_bundle(tmp_path / "a.tgz", "db-a"), engineer)
+    with host_bundle(tmp_path / "b.tgz", "db-b").open("rb") as fh:
+        added = services.case_add_bundle(
+            case_id=case.pk, user=engineer, file=File(fh), original_name="b.tgz", enqueue=False
+        )  # noqa: E501
+    assert default_storage.exists(added.file.name)
+    with django_capture_on_commit_callbacks(execute=True):
+        Case.objects.filter(pk=case.pk).delete()
+    assert not default_storage.exists(added.file.name)
