@@ -6,6 +6,7 @@ that every host holds the same minutes, as a cluster's nodes captured at once.""
 from __future__ import annotations
 
 import io
+import re
 import tarfile
 from pathlib import Path
 
@@ -66,3 +67,11 @@ def hosts_tarball(path: Path, hosts: list[str], *, named: bool = True) -> Path:
 def host_bundle(path: Path, host: str) -> Path:
     """One host's own bundle (``<host>/<prefix>-<suffix>``), to add to a case beside another's."""
     return write_tar(path, {f"pt-stalk/{n}": d for n, d in renamed(collection(), host).items()})
+
+
+def with_cpus(procstat: bytes, ncpu: int) -> bytes:
+    """A pt-stalk ``-procstat`` (/proc/stat snapshots) of a server of ``ncpu`` CPUs: idle rows
+    ``cpu2`` .. ``cpu<ncpu-1>`` added after ``cpu1`` in every snapshot (the CPU count is read from the
+    ``cpuN`` rows)."""
+    extra = "".join(f"cpu{i} 100 0 100 10000 0 0 0 0 0 0\n" for i in range(2, ncpu)).encode()
+    return re.sub(rb"(cpu1 [^\n]*\n)", lambda m: m.group(1) + extra, procstat)

@@ -3,13 +3,15 @@ cross-host rules for two hosts or more (issue 22)."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from analyzer import cluster, engine
 from analyzer.findings import Finding, Severity
 from analyzer.timeline import Timeline
 from parsers.ingest.bundle import read_bundle
-from tests.multihost import PTSTALK, hosts_tarball
+from tests.multihost import PTSTALK, collection, hosts_tarball, renamed, with_cpus, write_tar
 
 
 @pytest.fixture(scope="module")
@@ -65,3 +67,23 @@ def test_the_cross_host_rules_run_for_two_hosts_and_a_failure_is_recorded(
     out = engine.run_hosts(timelines)
     assert [(f.key, f.host) for f in out.failed] == [(engine.CROSS_HOST_KEY, None)]
     assert {f.host for f in out.findings} == {"db-a", "db-b"}
+
+
+def test_each_rule_is_calibrated_to_its_own_host(tmp_path: Path) -> None:
+    """The same load on db-a (2 CPUs) and on db-b (64 CPUs, its /proc/stat says): the run queue of 19
+    saturates db-a only; what does not depend on the CPUs is found on both."""
+    files = {}
+    for host in ("db-a", "db-b"):
+        for name, data in renamed(collection(), host).items():
+            if host == "db-b" and name.endswith("-procstat"):
+                data = with_cpus(data, 64)
+            files[f"incident/{host}/{name}"] = data
+    b = read_bundle(write_tar(tmp_path / "calibrated.tgz", files))
+    assert [(h.name, h.ncpu) for h in b.hosts] == [("db-a", 2), ("db-b", 64)]
+    out = engine.run_hosts(
+        {h.name: Timeline.from_sources(h.sources(b), ncpu=h.ncpu, host=h.name) for h in b.hosts}
+    )
+    keys = {name: {f.key for f in out.findings if f.host == name} for name in ("db-a", "db-b")}
+    assert {"cpu-saturation", "active-sessions-overload"} <= keys["db-a"]
+    assert not {"cpu-saturation", "active-sessions-overload"} & keys["db-b"]
+    assert "tmp-table-churn" in keys["db-a"] & keys["db-b"]
