@@ -92,7 +92,7 @@ def _ingest_claimed(claim: Claim, beat: Heartbeat, detail: pipeline.DetailWriter
     case = Case.objects.select_related("upload").defer("charts_overview").get(pk=claim.case_id)
     detail.discard()  # rows a crashed run of this generation may have left
     report = pipeline.reporter(claim, beat)
-    if settings.CASEBOOK_INGEST_FANOUT and not case.added_uploads.exists():  # one bundle: fan out
+    if settings.CASEBOOK_INGEST_FANOUT:
         fanout.dispatch(claim, case, report=report, keep_text=detail.keep)
         return
     bundle = pipeline.parse_upload(case, keep_text=detail.keep, report=report)
