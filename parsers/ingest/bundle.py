@@ -525,6 +525,11 @@ class _Reader:
         b.kernel, b.ncpu, b.layout = first.kernel, first.ncpu, first.layout
         b.utc_offset_s, b.utc_offset_origin = first.utc_offset_s, first.utc_offset_origin
         self._check_banners(placed)
+        if placed.overflow:
+            b.warnings.append(
+                f"More than {hosts.MAX_HOSTS} hosts are named in the bundle: {len(placed.overflow)} member(s) of "
+                f"further hosts are read with their bundle's first host ({', '.join(placed.overflow[:3])} ...)"
+            )
 
     def _settle(self, host: BundleHost, several: bool) -> None:
         b = self.b

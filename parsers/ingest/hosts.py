@@ -44,6 +44,10 @@ OSWATCHER_ARCHIVE = re.compile(r"^(?P<host>.+)_[a-z]+_\d{2}\.\d{2}\.\d{2}\.\d{4}
 IPV4 = re.compile(r"^\d+(?:\.\d+){3}$")
 #: Longest reason kept (``Source.host_reason``).
 MAX_REASON = 300
+#: Hosts a case holds at most: a cluster's nodes with room to spare. Each host is a timeline and a
+#: run of every rule, so a hostile bundle naming thousands of hosts must not make thousands; the
+#: members of further hosts are placed on their bundle's host (else the first), with the reason.
+MAX_HOSTS = 64
 
 
 def clean_host(value: str | None) -> str | None:
@@ -72,6 +76,8 @@ class Assignment:
     host_of: dict[str, tuple[str, str]] = field(default_factory=dict)
     hosts: list[tuple[str, str]] = field(default_factory=list)
     placeholder: bool = False
+    #: members whose host would have been one more than ``MAX_HOSTS``
+    overflow: list[str] = field(default_factory=list)
 
     def members(self, host: str) -> list[str]:
         return [m for m, (h, _) in self.host_of.items() if h == host]
@@ -181,6 +187,9 @@ def assign(sources: Sequence[ParsedSource], *, prefixes: Sequence[str] = ("",), 
             unplaced.append(s)
             continue
         rank, host, why = found
+        if host_key(host) not in canonical and len(canonical) >= MAX_HOSTS:
+            out.overflow.append(s.member)
+            continue
         name = canonical.setdefault(host_key(host), host)
         out.host_of[s.member] = (name, why[:MAX_REASON])
         if rank < best.get(name, (99, ""))[0]:
@@ -204,6 +213,9 @@ def assign(sources: Sequence[ParsedSource], *, prefixes: Sequence[str] = ("",), 
             out.placeholder = True
         out.host_of[s.member] = (name, why[:MAX_REASON])
         best.setdefault(name, (98, why))
+    for member in out.overflow:
+        name = first_of_bundle.get(_bundle_of(member, prefixes)) or next(iter(canonical.values()))
+        out.host_of[member] = (name, f"more than {MAX_HOSTS} hosts are named: read with {name}"[:MAX_REASON])
     order = {}
     for s in sources:  # hosts in the order of their first member
         order.setdefault(out.host_of[s.member][0], None)

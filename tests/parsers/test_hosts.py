@@ -133,3 +133,12 @@ def test_host_names_from_uploads_are_cleaned(hostile: str) -> None:
     placed = hosts.assign([_src("d/2026_01_01_00_00_00-hostname", "hostname", host=hostile), _src("d/2026_01_01_00_00_00-vmstat")])  # fmt: skip
     name = placed.host_of["d/2026_01_01_00_00_00-vmstat"][0]
     assert name == hosts.clean_host(hostile) and len(name) <= 255 and "<" not in name and " " not in name
+
+
+def test_a_bundle_naming_more_hosts_than_a_case_holds() -> None:
+    """A hostile bundle of 100 loose sysstat files, each naming its own host: 64 hosts at most."""
+    sources = [_src(f"sar{i}.txt", "sar", host=f"h{i}") for i in range(hosts.MAX_HOSTS + 36)]
+    placed = hosts.assign(sources)
+    assert len(placed.hosts) == hosts.MAX_HOSTS
+    assert len(placed.overflow) == 36
+    assert placed.host_of["sar99.txt"] == ("h0", f"more than {hosts.MAX_HOSTS} hosts are named: read with h0")
