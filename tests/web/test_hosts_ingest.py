@@ -153,3 +153,18 @@ def test_deleting_a_case_deletes_its_added_bundles(
     with django_capture_on_commit_callbacks(execute=True):
         Case.objects.filter(pk=case.pk).delete()
     assert not default_storage.exists(added.file.name)
+
+
+@pytest.mark.parametrize("named", [True, False])
+def test_a_redacted_share_link_leaks_no_host_name(tmp_path: Path, client, named: bool) -> None:
+    """Every host's name (read from its headers, or only from its directory) is redacted from the
+    link's page and report."""
+    from analyzer.redact import REDACT_ALL
+    from web.sharing import services as shares
+
+    case = ingest_ready(hosts_tarball(tmp_path / "two.tgz", ["db-alpha", "db-beta"], named=named))
+    assert case.hosts.count() == 2
+    base = shares.share_create(case=case, user=None, choices=REDACT_ALL).path
+    for url in (base, f"{base}report.json", f"{base}findings.json"):
+        body = client.get(url).content.decode()
+        assert "db-alpha" not in body and "db-beta" not in body, url

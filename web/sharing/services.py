@@ -36,9 +36,10 @@ from analyzer.redact import (
 )
 from parsers import registry
 from parsers.base import ClockHints
+from parsers.ingest.hosts import UNKNOWN_HOST
 from parsers.ingest.pieces import parse_piece, split
 from parsers.rawtext import text_of
-from web.models import Case, RawChunk, ShareLink, Source
+from web.models import Case, Host, RawChunk, ShareLink, Source
 
 #: Token bytes: 32 random bytes (256 bits), 43 URL-safe characters.
 TOKEN_BYTES = 32
@@ -234,9 +235,11 @@ def collect_vocabulary(case: Case) -> Vocabulary:
 
 
 def server_names_of(case: Case) -> list[str]:
-    """The server's own names in ``case``: its host and the names its sources' headers, the manifest
-    and the variables give (``analyzer.redact.server_names``)."""
-    return server_names(case.host, Source.objects.filter(case=case).values_list("meta", flat=True))
+    """The server's own names in ``case``: every host's name (``Host``; a name found in no header, a
+    host's directory, too), and the names its sources' headers, the manifest and the variables give
+    (``analyzer.redact.server_names``)."""
+    hosts = [{"host": n} for n in Host.objects.filter(case=case).exclude(name=UNKNOWN_HOST).values_list("name", flat=True)]  # fmt: skip
+    return server_names(case.host, [*hosts, *Source.objects.filter(case=case).values_list("meta", flat=True)])
 
 
 def share_rows(case: Case) -> list[dict[str, object]]:
