@@ -314,10 +314,6 @@ class _Reader:
         self.keep_text = keep_text
         self.offsets: Counter[int] = Counter()
         self.manifest: dict[str, str] = {}
-        self.hosts: list[str] = []
-        # CPU counts by how much they are worth: /proc/stat and /proc/interrupts list the CPUs of
-        # this server; a sysstat banner may come from a file taken elsewhere (NCPU_ORIGINS order).
-        self.ncpus: dict[str, list[int]] = {}
         self.layouts: Counter[str] = Counter()
         #: UTC offsets of the TS markers in each member's first lines (a host's own clock)
         self.member_offsets: dict[str, Counter[int]] = {}
@@ -344,12 +340,6 @@ class _Reader:
 
     def add_warning(self, warning: str) -> None:
         self.b.warnings.append(warning)
-
-    def add_host(self, host: str) -> None:
-        self.hosts.append(host)
-
-    def add_ncpu(self, origin: str, ncpu: int) -> None:
-        self.ncpus.setdefault(origin, []).append(ncpu)
 
     def add_source(self, source: ParsedSource) -> None:
         self.b.sources.append(source)
@@ -417,17 +407,12 @@ class _Reader:
                         f"name: {'kept as ' + host if host else 'not used'}",
                     )
                 )
-            if host:
-                self.pipeline.later(
-                    functools.partial(self.add_host, host)
-                )  # in member order, as sources add theirs
             self._context(member.name, "hostname", {"host": host})
             return
         if where.suffix == "procstat":
             lines = [ln.rstrip("\n") for ln in itertools.islice(_text(first, raw), PROCSTAT_HEAD_LINES)]
             cpus = {ln.split()[0] for ln in lines if re.match(r"^cpu\d+\s", ln)}
             if cpus:
-                self.pipeline.later(functools.partial(self.add_ncpu, "procstat", len(cpus)))
                 self._context(member.name, "procstat", {"ncpu": len(cpus)})
                 return
         module = registry.detect(head)
@@ -486,18 +471,8 @@ class _Reader:
             # `vmstat $RUN_TIME 2`: one average over the whole run, not a point of the 1 s series.
             source.frames = {"vmstat_overall": source.frames["vmstat"]}
             source.meta["variant"] = f"{source.meta.get('variant', 'vmstat')} (pt-stalk run average)"
+        # its host, CPUs and kernel are read from every source at the end, host by host (``finish``)
         self.b.sources.append(source)
-        meta = source.meta
-        if meta.get("host"):
-            self.hosts.append(str(meta["host"]))
-        if meta.get("ncpu"):
-            kind = "interrupts" if source.format == "interrupts" else "banner"
-            self.ncpus.setdefault(kind, []).append(int(meta["ncpu"]))  # type: ignore[arg-type]
-        if meta.get("kernel") and not self.b.kernel:
-            self.b.kernel = str(meta["kernel"])[:100]
-        variables = meta.get("variables")
-        if isinstance(variables, dict) and variables.get("hostname"):
-            self.hosts.append(str(variables["hostname"]))
 
     def _context(self, member: str, fmt: str, meta: dict[str, object]) -> None:
         frame = pd.DataFrame(
@@ -543,6 +518,8 @@ class _Reader:
             host.layout = layouts.most_common(1)[0][0] if layouts else "loose"
         else:
             host.layout = self.layouts.most_common(1)[0][0] if self.layouts else "loose"
+        # CPU counts by how much they are worth: /proc/stat and /proc/interrupts list the CPUs of
+        # this server; a sysstat banner may come from a file taken elsewhere (NCPU_ORIGINS order).
         ncpus: dict[str, list[int]] = {}
         for s in sources:
             if s.meta.get("ncpu"):
