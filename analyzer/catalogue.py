@@ -93,7 +93,7 @@ def _quote(text: str) -> str:
     return "\n".join(f"> {line}" if line else ">" for line in text.splitlines())
 
 
-def _rule(spec: RuleSpec) -> str:
+def _rule(spec: RuleSpec, family: str | None = None) -> str:
     module = sys.modules[spec.fn.__module__]
     names = list(_used(spec.fn, module))
     texts = [(n, getattr(module, n)) for n in names if isinstance(getattr(module, n, None), RuleTexts)]
@@ -108,7 +108,8 @@ def _rule(spec: RuleSpec) -> str:
     out = [f"### `{spec.key}`", ""]
     needs = ", ".join(f"`{n}`" for n in spec.requires) or "nothing"
     needs += "".join(" and one of " + " / ".join(f"`{n}`" for n in group) for group in spec.any_of)
-    line = f"Family `{_family(spec)}` (`analyzer/rules/{_family(spec)}.py`, `{spec.fn.__name__}`), version {spec.version}. Needs {needs}"
+    where = spec.fn.__module__.replace(".", "/") + ".py"
+    line = f"Family `{family or _family(spec)}` (`{where}`, `{spec.fn.__name__}`), version {spec.version}. Needs {needs}"
     line += f"; can use {', '.join(f'`{n}`' for n in spec.optional)}." if spec.optional else "."
     out += [line, ""]
     if spec.fn.__doc__:
@@ -137,6 +138,7 @@ def render() -> str:
     for family in RULE_FAMILIES:
         keys = [s.key for s in specs if _family(s) == family]
         out.append(f"- **{family}** ({len(keys)}): " + ", ".join(f"[`{k}`](#{k})" for k in keys))
+    out.append(_cross_host_index())
     out.append("")
     current = None
     for spec in specs:
@@ -145,7 +147,28 @@ def render() -> str:
             doc = inspect.getdoc(sys.modules[spec.fn.__module__]) or ""
             out += [f"## {current}", "", doc.split("\n\n")[0].replace("\n", " "), ""]
         out += [_rule(spec), ""]
+    out += _cross_host()
     return "\n".join(out).rstrip("\n") + "\n"
+
+
+def _cross_host_index() -> str:
+    """The index line of the cross-host rules (``analyzer.cluster.CLUSTER_RULES``)."""
+    from analyzer import cluster
+
+    keys = list(cluster.CLUSTER_RULES)
+    return f"- **cross-host** ({len(keys)}): " + ", ".join(f"[`{k}`](#{k})" for k in keys)
+
+
+def _cross_host() -> list[str]:
+    """The cross-host rules (``analyzer.cluster.CLUSTER_RULES``): run once per case over every host's
+    timeline, after the hosts' own rules; each needs what it reads on every host involved."""
+    from analyzer import cluster
+
+    doc = (inspect.getdoc(cluster) or "").split("\n\n")
+    out = ["## cross-host", "", doc[0].replace("\n", " "), ""]
+    for key, (fn, needs) in cluster.CLUSTER_RULES.items():
+        out += [_rule(RuleSpec(key, 1, needs, (), fn), family="cross-host"), ""]
+    return out
 
 
 if __name__ == "__main__":

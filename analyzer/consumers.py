@@ -11,6 +11,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import pandas as pd
+
+from analyzer.detect import within_slack
 from analyzer.findings import Culprit, Evidence, Window
 from analyzer.timeline import Timeline
 from analyzer.windows import within
@@ -55,6 +58,43 @@ class Consumers:
         return Culprit(kind="process", id=str(pid), statement=command, evidence=self.evidence)
 
 
+def program_names(tl: Timeline) -> dict[int, str]:
+    """PID -> program name from ``ps`` (``ps_threads.comm``, pt-stalk ``-ps``: ``ps -eaF``'s CMD):
+    the base name of its first word (``/usr/bin/fio --name=x`` -> ``fio``); empty without ps."""
+    ps = tl.frame("ps_threads")
+    if not len(ps) or "comm" not in ps or "pid" not in ps:
+        return {}
+    first = ps.drop_duplicates("pid")
+    words = first["comm"].astype("string").fillna("").str.split(n=1).str[0].fillna("")
+    return {int(pid): str(w).rsplit("/", 1)[-1] for pid, w in zip(first["pid"], words, strict=True) if w}
+
+
+def full_commands(tl: Timeline, rows: pd.DataFrame) -> pd.Series:
+    """``rows.command`` (top's COMMAND) with the names top cut to its column (``stress-ng+``) completed
+    from ps when ps has the same PID under a name that starts with the cut one (``stress-ng-cpu``
+    stays ``stress-ng+`` only without ps)."""
+    command = rows["command"].astype("string").fillna("?")
+    cut = command.str.endswith("+")
+    if not cut.any():
+        return command
+    names = program_names(tl)
+    if not names:
+        return command
+    full = rows["pid"].map(names).astype("string")
+    ok = (
+        cut
+        & full.notna()
+        & pd.Series(
+            [
+                bool(f) and str(f).startswith(str(c)[:-1])
+                for c, f in zip(command, full.fillna(""), strict=True)
+            ],
+            index=rows.index,
+        )
+    )
+    return command.where(~ok, full)
+
+
 def cpu_consumers(tl: Timeline, windows: list[Window]) -> Consumers | None:
     """The processes that took the CPUs in ``windows`` per ``top_procs``, or None without it."""
     procs = tl.frame("top_procs")
@@ -64,7 +104,7 @@ def cpu_consumers(tl: Timeline, windows: list[Window]) -> Consumers | None:
     iterations = rows["ts"].nunique()
     if not iterations:
         return None
-    command = rows["command"].astype("string").fillna("?")
+    command = full_commands(tl, rows)
     is_mysqld = command.str.rstrip("+").str.startswith(MYSQLD_NAMES)
     mysqld = float(rows.loc[is_mysqld, "pcpu"].sum()) / iterations
     others = rows[~is_mysqld].assign(command=command[~is_mysqld])
@@ -113,3 +153,79 @@ def describe(c: Consumers) -> str:
     if c.d_state:
         text += " In D state (waiting for I/O): " + ", ".join(f"{cmd} ({n})" for cmd, n in c.d_state) + "."
     return text
+
+
+@dataclass(frozen=True, slots=True)
+class Waiting:
+    """The program seen most in state D (uninterruptible sleep, waiting for I/O) besides mysqld:
+    ``rows`` the top/ps rows that show it so, ``processes`` its distinct PIDs, ``pid`` the one seen
+    most, ``wchan`` its commonest wait channel (ps ``-ps-threads``; '' without), ``command`` its
+    command line from ps (else the program)."""
+
+    program: str
+    pid: int
+    processes: int
+    rows: int
+    wchan: str
+    command: str
+    evidence: tuple[Evidence, ...]
+
+    def culprit(self) -> Culprit:
+        """The program as culprit, kind ``process`` (id: its PID seen most in state D)."""
+        return Culprit(kind="process", id=str(self.pid), statement=self.command, evidence=self.evidence)
+
+
+def d_state_programs(tl: Timeline, windows: list[Window]) -> Waiting | None:
+    """The non-MySQL program with the most rows in state D in ``windows`` (1 s slack), from top
+    (``top_procs.state``) and ps (``ps_threads.state``, with ``wchan`` when the listing has it), or None."""
+    slack = pd.Timedelta(seconds=1)
+    parts = []
+    top = tl.frame("top_procs")
+    if len(top) and "state" in top:
+        top = top[
+            within_slack(top["ts"], windows, slack) & (top["state"].astype("string") == "D").fillna(False)
+        ]
+        if len(top):
+            parts.append(pd.DataFrame({"pid": top["pid"].astype("int64"), "program": full_commands(tl, top),
+                                       "wchan": "", "src": "top_procs", "idx": top.index}))  # fmt: skip
+    ps = tl.frame("ps_threads")
+    if len(ps) and "state" in ps and "is_mysqld" in ps:
+        ps = ps[within_slack(ps["ts"], windows, slack) & (ps["state"].astype("string") == "D").fillna(False)
+                & ~ps["is_mysqld"].astype(bool)]  # fmt: skip
+        if len(ps):
+            names = program_names(tl)
+            parts.append(pd.DataFrame({"pid": ps["pid"].astype("int64"),
+                                       "program": ps["pid"].map(names).fillna("?").astype("string"),
+                                       "wchan": ps["wchan"].astype("string").fillna("") if "wchan" in ps else "",
+                                       "src": "ps_threads", "idx": ps.index}))  # fmt: skip
+    if not parts:
+        return None
+    d = pd.concat(parts, ignore_index=True)
+    d = d[~d["program"].str.rstrip("+").str.startswith(MYSQLD_NAMES)]
+    if not len(d):
+        return None
+    program = str(d["program"].value_counts().index[0])
+    mine = d[d["program"] == program]
+    pid = int(mine["pid"].value_counts().index[0])
+    wchans = mine.loc[mine["wchan"] != "", "wchan"]
+    command = _command_line(tl, pid) or program
+    evidence = []
+    for src, frame in (("top_procs", tl.frame("top_procs")), ("ps_threads", tl.frame("ps_threads"))):
+        picked = (
+            frame.loc[mine.loc[mine["src"] == src, "idx"]] if (mine["src"] == src).any() else frame.iloc[:0]
+        )
+        if len(picked):
+            member, lines = tl.lines_of(picked)
+            evidence.append(Evidence(f"{program} rows in state D ({src.split('_')[0]})", len(picked), "rows",
+                                     f"{src}.state", member, lines))  # fmt: skip
+    return Waiting(program, pid, int(mine["pid"].nunique()), len(mine),
+                   str(wchans.value_counts().index[0]) if len(wchans) else "", command, tuple(evidence))  # fmt: skip
+
+
+def _command_line(tl: Timeline, pid: int) -> str:
+    """The command line of ``pid`` from ps (``ps_threads.comm``), or ''."""
+    ps = tl.frame("ps_threads")
+    if not len(ps) or "comm" not in ps:
+        return ""
+    rows = ps[ps["pid"] == pid]
+    return str(rows["comm"].iloc[0])[:500] if len(rows) else ""

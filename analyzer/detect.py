@@ -485,9 +485,10 @@ def ram_bytes(tl: Timeline) -> float | None:
 
 def with_setting(tl: Timeline, finding: Finding, name: str, why: str, *, size: bool = False) -> Finding:
     """``finding`` blaming the server variable ``name`` from ``-variables`` (culprit kind ``setting``,
-    its value as ``statement``), with a sentence naming it and ``why`` (what that value does here,
-    ``{value}`` filled) appended to its explanation; unchanged when the bundle lacks the variable or the
-    finding already names a culprit. ``size``: the value is a byte count, shown in KiB/MiB/GiB too."""
+    its value as ``statement``): the title ends with ``(name = value)`` and the explanation opens with
+    the sentence "Setting: name = value: why" (``why``: what that value does here, ``{value}`` filled),
+    so the setting is named before the symptom's detail. Unchanged when the bundle lacks the variable or
+    the finding already names a culprit. ``size``: the value is a byte count, shown in KiB/MiB/GiB too."""
     raw = tl.variables.get(name)
     if raw in (None, "") or finding.culprit is not None:
         return finding
@@ -496,10 +497,13 @@ def with_setting(tl: Timeline, finding: Finding, name: str, why: str, *, size: b
     shown = f"{value} ({_bytes(number)})" if size and number is not None else value
     evidence = Evidence(f"variable {name}", value, "", "variables")
     culprit = Culprit(kind="setting", id=name, statement=value, evidence=(evidence,))
-    sentence = f" Setting: {name} = {shown}: {why.format(value=shown)}"
+    sentence = f"Setting: {name} = {shown}: {why.format(value=shown)}"
+    sentence = sentence if sentence.endswith(".") else sentence + "."
+    title_value = _bytes(number) if size and number is not None else value
     return dataclasses.replace(
         finding,
-        explanation=finding.explanation + sentence,
+        title=f"{finding.title} ({name} = {title_value})",
+        explanation=f"{sentence} {finding.explanation}",
         evidence=finding.evidence + ((evidence,) if evidence not in finding.evidence else ()),
         culprit=culprit,
     )

@@ -36,6 +36,7 @@ RULE_FAMILIES = (
     "counters",
     "host",
     "errorlog",
+    "caches",
 )
 
 

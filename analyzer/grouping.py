@@ -69,6 +69,14 @@ EXPLAINS: tuple[Explains, ...] = (
     Explains("active-sessions-overload", "cpu-saturation", "the run queue is the crowd of active statements"),
     Explains("table-cache-contention", "active-sessions-overload",
              "the active sessions wait to open and close tables"),
+    # Another process takes the disk, or a setting or a latch is where the work queues (issue 23).
+    Explains("io-consumer", "disk-saturation", "the process named takes the device, not MySQL"),
+    Explains("io-consumer", "iowait-understates-io", "the process named waits on the disk, not MySQL"),
+    Explains("table-cache-full", "table-cache-contention",
+             "the full table cache closes a table for every table it opens, and the sessions queue for it"),
+    Explains("innodb-latch-contention", "innodb-semaphore-waits", "the threads wait on the hot latch"),
+    Explains("numa-imbalance", "swap-activity", "the full node reclaims and swaps while another node has room"),
+    Explains("numa-imbalance", "direct-reclaim-stalls", "the full node's allocations reclaim pages directly"),
     # The device itself is saturated.
     Explains("disk-saturation", "load-from-uninterruptible-threads", "the threads in D state wait for the saturated device"),
     # Consequences of a load are its evidence: I/O completions and the IPIs that wake their threads,

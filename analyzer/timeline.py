@@ -48,6 +48,29 @@ CLIENT_PORT_RE = r":\d+$"
 #: The frame of a reduced source that keeps the line range of each of its samples (``ts``,
 #: ``line_no`` first line, ``line_end`` last line), as the main frame had them before rows were dropped.
 SAMPLE_LINES = "sample_lines"
+#: Status variables of the cross-host rules (analyzer/cluster.py, analyzer/offsets.py): the write rate
+#: and binlog growth of a replication source; Galera's flow control, queues and seqno per node.
+CLUSTER_STATUS = (
+    "Com_insert",
+    "Com_update",
+    "Com_delete",
+    "Innodb_rows_inserted",
+    "Innodb_rows_updated",
+    "Innodb_rows_deleted",
+    "Binlog_bytes_written",
+    "wsrep_flow_control_paused",
+    "wsrep_flow_control_paused_ns",
+    "wsrep_flow_control_sent",
+    "wsrep_flow_control_recv",
+    "wsrep_local_recv_queue",
+    "wsrep_local_recv_queue_avg",
+    "wsrep_local_send_queue",
+    "wsrep_local_send_queue_avg",
+    "wsrep_last_committed",
+    "wsrep_local_commits",
+    "wsrep_received",
+    "wsrep_cluster_size",
+)
 #: Status counters and gauges of ``mysqladmin ext`` the analysis reads (rules and charts); the other
 #: few hundred are dropped when a source is reduced (``analyzer.detect.status`` refuses them).
 STATUS_KEPT = frozenset(
@@ -86,6 +109,8 @@ STATUS_KEPT = frozenset(
         "Table_open_cache_overflows",
         "Threads_connected",
         "Threads_running",
+        # the cross-host rules (analyzer/cluster.py): a source's write rate, Galera flow control
+        *CLUSTER_STATUS,
     }
 )
 #: /proc/interrupts lines kept per CPU (by total rate, in each parsed piece); the others are summed per

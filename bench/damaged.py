@@ -29,8 +29,10 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from bench.run import _tree_rss_bytes  # noqa: E402
+from bench.procstats import tree_rss_bytes  # noqa: E402
 
+#: Rows written at a time by ``write_member``.
+WRITE_ROWS = 100_000
 #: Seconds between two samples of the tree's resident size.
 RSS_SAMPLE_S = 0.05
 
@@ -49,7 +51,9 @@ def _vmstat_head() -> tuple[str, str]:
 
 def write_member(path: Path, mb: int, *, twice: bool) -> int:
     """A ``vmstat -t 1`` capture of ``mb`` MB at ``path`` (its first half twice with ``twice``);
-    returns the rows written."""
+    returns the rows written. Written a block of rows at a time: this process stays small, so
+    that the child it starts afterwards does not inherit its peak (``ru_maxrss`` survives fork and
+    exec, and the child's "worker peak" would be this process's)."""
     header, row = _vmstat_head()
     values = row.rsplit(None, 2)[0]
     start = int(time.mktime(time.strptime("2026-01-05 00:00:00", "%Y-%m-%d %H:%M:%S")))
@@ -57,11 +61,16 @@ def write_member(path: Path, mb: int, *, twice: bool) -> int:
     rows = target // (len(values) + 21)
     if twice:
         rows //= 2
-    lines = []
-    for i in range(rows):
-        lines.append(f"{values} {time.strftime('%Y-%m-%d %H:%M:%S', time.gmtime(start + i))}\n")
-    body = header + "".join(lines)
-    path.write_text(body + body if twice else body)
+    with path.open("w") as out:
+        for _copy in range(2 if twice else 1):
+            out.write(header)
+            for block in range(0, rows, WRITE_ROWS):
+                out.write(
+                    "".join(
+                        f"{values} {time.strftime('%Y-%m-%d %H:%M:%S', time.gmtime(start + i))}\n"
+                        for i in range(block, min(rows, block + WRITE_ROWS))
+                    )
+                )
     return rows * (2 if twice else 1)
 
 
@@ -114,7 +123,7 @@ def measure(bundle: Path, processes: int) -> tuple[int, str]:
     )
     peak = 0
     while proc.poll() is None:
-        peak = max(peak, _tree_rss_bytes(proc.pid))
+        peak = max(peak, tree_rss_bytes(proc.pid))
         time.sleep(RSS_SAMPLE_S)
     return peak, proc.stdout.read() if proc.stdout else ""
 

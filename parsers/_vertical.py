@@ -12,7 +12,8 @@ Two readers, one for each size of member:
 
 - ``read``: record by record, for the small members of ``parsers.innodb_trx``,
   ``parsers.lock_waits`` and ``parsers.slave_status`` (any keys, echoed statements, the colon
-  column of each record).
+  column of each record), and for ``parsers.threads`` (``multiline``: only PROCESSLIST_INFO spans
+  lines; ``batch``: records handed over in parts, so a day of listings is typed piece by piece).
 - ``read_chunk``: the chunks of a large member (``parsers.processlist``: SHOW PROCESSLIST\\G every
   second for a day), whose keys are learned from its first row; a regular chunk is read as bytes
   with NumPy (``parsers._bytes``), any other with one regex per row. The rows go to a ``RowSink``
@@ -81,6 +82,10 @@ class Vertical:
     snapshots: int = 0
 
 
+#: At most this many distinct texts before the colon column are remembered per member (``read``).
+KEY_CACHE = 4096
+
+
 def _value(text: str) -> str | None:
     return None if text == "NULL" else text
 
@@ -93,6 +98,9 @@ def read(
     warnings: list[ParseWarning],
     starts_snapshot: Callable[[str], bool] = lambda _: False,
     what: str = "vertical (\\G) output",
+    multiline: frozenset[str] | None = None,
+    batch: Callable[[list[Record]], None] | None = None,
+    batch_records: int = 10_000,
 ) -> Vertical:
     """Read every ``\\G`` record of ``stream`` with its snapshot.
 
@@ -101,8 +109,17 @@ def read(
     row numbered 1 whose key set is the member's first. Raises ``ParseError`` naming the line when
     a line outside a record is neither blank, a marker, an echoed statement nor mysql's
     ``Warning``/``ERROR`` text, before any record was read.
+
+    ``multiline``: the keys whose value may span lines (``PROCESSLIST_INFO``): inside a record a
+    line that is not a key line continues the value only after one of them, blank lines and lines
+    that look like an echoed statement included, and is skipped after any other key; a record then
+    ends only at the next row header or marker. None (default): any key's value continues on such
+    lines, and a blank line or an echoed statement ends the record.
+    ``batch``: called with every ``batch_records`` records read (and with the rest at the end), which
+    are then dropped from ``Vertical.records``: a large member is typed in parts, memory stays bounded.
     """
     out = Vertical()
+    read_any = False
     markers: list[TsMarker | None] = []
     current: Record | None = None
     colon = -1
@@ -110,10 +127,12 @@ def read(
     statement = ""
     used_marker = used_echo = False
     first_keys: tuple[str, ...] | None = None
-    pending_keys: list[str] = []
+    # What the text before a record's colon column is: the key it names, or "" (a continuation
+    # line). Keys repeat in every record, so each is matched once; bounded against hostile input.
+    key_of: dict[str, str] = {}
 
     def close() -> None:
-        nonlocal current, first_keys
+        nonlocal current, first_keys, read_any
         if current is not None:
             keys = tuple(current.values)
             if first_keys is None:
@@ -122,7 +141,11 @@ def read(
                 markers.append(None)  # no marker, no echo: the first query's row 1 starts a snapshot
                 current.snapshot = len(markers) - 1
             out.records.append(current)
+            read_any = True
             current = None
+            if batch is not None and len(out.records) >= batch_records:
+                batch(out.records)
+                out.records = []
 
     def new_snapshot(marker: TsMarker | None) -> None:
         markers.append(marker)
@@ -143,24 +166,34 @@ def read(
                 used_marker = True
                 new_snapshot(marker)
                 continue
-        m = ROW_HEADER.match(line)
+        m = ROW_HEADER.match(line) if line[:1] == "*" else None  # a header starts with its stars
         if m:
             close()
             if not markers:
                 new_snapshot(None)
             current = Record({}, no, no, len(markers) - 1, statement, int(m.group(1)))
             colon = -1
-            pending_keys = []
             continue
         if current is not None:
             if colon < 0:
                 colon = line.find(":")
-            if colon > 0 and len(line) > colon and line[colon] == ":" and _KEY.match(line[:colon]):
-                last_key = line[:colon].strip()
-                current.values[last_key] = _value(line[colon + 2 :] if len(line) > colon + 1 else "")
-                current.key_lines[last_key] = no
-                pending_keys.append(last_key)
-                current.line_end = no
+            if colon > 0 and len(line) > colon and line[colon] == ":":
+                head = line[:colon]
+                key = key_of.get(head)
+                if key is None:
+                    key = head.strip() if _KEY.match(head) else ""
+                    if len(key_of) < KEY_CACHE:
+                        key_of[head] = key
+                if key:
+                    last_key = key
+                    current.values[key] = _value(line[colon + 2 :] if len(line) > colon + 1 else "")
+                    current.key_lines[key] = no
+                    current.line_end = no
+                    continue
+            if multiline is not None:
+                if last_key in multiline and last_key in current.values:
+                    current.values[last_key] = (current.values[last_key] or "") + "\n" + line
+                    current.line_end = no
                 continue
             if line.strip() == "" and not last_key:
                 continue
@@ -182,11 +215,14 @@ def read(
         if line.startswith(("Warning", "ERROR", "mysql:", "mariadb:")):
             warnings.append(ParseWarning(no, "client-message", f"mysql client said: {line[:120]!r}"))
             continue
-        if not out.records:
+        if not read_any and not out.records:
             raise ParseError(member, no, line, f"not {what}: expected a '*** 1. row ***' or a TS line")
         warnings.append(ParseWarning(no, "stray-line", f"line outside any record skipped: {line[:80]!r}"))
     close()
-    if not markers and out.records:
+    if batch is not None and out.records:
+        batch(out.records)
+        out.records = []
+    if not markers and (out.records or read_any):
         markers.append(None)
     times = snapshot_times(markers, clock, warnings, interval_code="assumed-interval")
     out.ts = times.ts

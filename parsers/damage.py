@@ -13,9 +13,13 @@ This module is the one place that deals with it for every format, around each fo
   lines before the first bad one are kept (``cut``).
 - ``check_source``: rows whose time repeats or goes back (a capture written twice, blocks out of
   order) are dropped, keeping the first copy (``repeated-times``); rows dated in the future are
-  dropped (``future-time``); values that cannot be (a negative counter, a percentage over 100)
+  dropped (``future-time``); rows beyond a jump of the clock of weeks are dropped, the longest
+  stretch kept (``time-jump``); values that cannot be (a negative counter, a percentage over 100)
   become missing (``impossible-value``). Such values never reach a rule.
-- ``truncation_warning``: a member whose last line has no line end was cut short (``truncated``).
+- ``truncation_warning``: a member whose last line has no line end was cut short (``truncated``);
+  one cut at a line end inside its last block is told by parsers/truncation.py.
+- ``segments`` and ``LineCutter``: the same for a member too long to hold, read as a stream: lines
+  cut at the same length, never read whole; NUL bytes and a last line without its end said.
 - ``pg_safe``: text (and JSON made of text) that PostgreSQL can store: NUL written as a visible
   ``\\x00``, lone surrogates as U+FFFD.
 
@@ -24,9 +28,10 @@ Plain Python, NumPy and pandas: parse processes import it without Django.
 
 from __future__ import annotations
 
+import functools
 import re
-from collections.abc import Callable
-from typing import Any
+from collections.abc import Callable, Iterable, Iterator
+from typing import Any, TextIO
 
 import numpy as np
 import pandas as pd
@@ -102,7 +107,7 @@ NON_NEGATIVE_VARIABLES = frozenset(
 DAMAGE_CODES = frozenset(
     {
         "truncated", "nul-bytes", "bad-line", "cut", "long-line", "written-twice", "repeated-times",
-        "future-time", "impossible-value", "not-utf8",
+        "future-time", "impossible-value", "not-utf8", "time-jump",
     }
 )  # fmt: skip
 
@@ -143,7 +148,7 @@ def clip_long_lines(text: str, fmt: str, data: bytes | None = None) -> tuple[str
     characters, so the lengths are measured on the bytes, with NumPy, and only a member with a
     long line is looked at line by line)."""
     limit = max_line_chars(fmt)
-    if len(text) <= limit:
+    if len(text) <= limit or _lines_shorter(text, limit):
         return text, []
     raw = np.frombuffer(data if data is not None else text.encode("utf-8", "surrogatepass"), dtype=np.uint8)
     ends = np.flatnonzero(raw == 10)
@@ -162,6 +167,103 @@ def clip_long_lines(text: str, fmt: str, data: bytes | None = None) -> tuple[str
             )
             lines[i] = line[:limit] + ("\n" if line.endswith("\n") else "")
     return ("".join(lines), warnings) if warnings else (text, [])
+
+
+def _lines_shorter(text: str, limit: int) -> bool:
+    r"""Whether every line of ``text`` is shorter than ``limit`` characters, known without cutting it
+    into lines: when each aligned stretch of ``limit // 2`` characters holds a line end, two line
+    ends (and the text's ends) are less than ``limit`` apart. One ``str.find`` per stretch, each
+    stopping at the stretch's first line end: a few microseconds for a piece of the usual shape.
+    False means "perhaps not": the caller measures the lines.
+
+    >>> _lines_shorter("ab\ncd\nef\n", 6), _lines_shorter("abcdefgh\n", 6)
+    (True, False)
+    """
+    step = max(1, limit // 2)
+    find = text.find
+    return all(find("\n", at, at + step) >= 0 for at in range(0, len(text) - step + 1, step))
+
+
+#: Characters a text stream is read at a time, at most (``segments``): any line a parser is given
+#: whole (``MAX_LINE_CHARS`` and its line end) comes in one; a longer one in several, never whole.
+SEGMENT_CHARS = MAX_LINE_CHARS + 2
+
+
+def segments(stream: TextIO) -> Iterator[str]:
+    """The text of ``stream`` (a text file: universal newlines applied) line by line, a line of more
+    than ``SEGMENT_CHARS`` characters cut in several parts (``readline(SEGMENT_CHARS)``): a garbage
+    line of a GB without a line end is never held whole. ``LineCutter`` puts the lines together."""
+    return iter(functools.partial(stream.readline, SEGMENT_CHARS), "")
+
+
+class LineCutter:
+    """The lines of a member read as a stream (too long to hold: parsers/ingest/bundle.py), from its
+    ``segments`` (perhaps through a tee that keeps the text as uploaded), for the format ``fmt``'s
+    parser: each line longer than ``max_line_chars(fmt)`` cut there, as ``clip_long_lines`` cuts
+    the lines of a piece. Iterate once; ``warnings`` then holds what was said, with line numbers of
+    the member (1-based): ``long-line`` for each cut line, ``nul-bytes`` (the first line with NUL,
+    the count), ``truncated`` when the last line has no line end. What is held at once is one kept
+    line (at most the limit) and one segment, whatever the longest line."""
+
+    def __init__(self, parts: Iterable[str], fmt: str) -> None:
+        self.parts = parts
+        self.limit = max_line_chars(fmt)
+        self.warnings: list[ParseWarning] = []
+
+    def __iter__(self) -> Iterator[str]:
+        limit, line_no, nuls, first_nul = self.limit, 0, 0, 0
+        head: list[str] = []  # the kept start of a line that came in several segments
+        kept = length = 0
+        for part in self.parts:
+            if not head and len(part) <= limit + 1 and part.endswith("\n"):  # nearly every line
+                line_no += 1
+                if "\x00" in part:
+                    nuls += part.count("\x00")
+                    first_nul = first_nul or line_no
+                yield part
+                continue
+            length += len(part)
+            if kept < limit:
+                head.append(part[: limit - kept])
+                kept += len(head[-1])
+            if "\x00" in part:
+                nuls += part.count("\x00")
+                first_nul = first_nul or line_no + 1
+            if not part.endswith("\n"):
+                continue
+            line_no += 1
+            yield self._line(head, line_no, length - 1, ended=True)
+            head, kept, length = [], 0, 0
+        if head:  # the last line has no line end: the member was cut short
+            line_no += 1
+            yield self._line(head, line_no, length, ended=False)
+            self.warnings.append(
+                ParseWarning(
+                    line_no,
+                    "truncated",
+                    f"the member ends in the middle of line {line_no}: the capture was cut short there",
+                )
+            )
+        if nuls:
+            self.warnings.append(
+                ParseWarning(
+                    first_nul, "nul-bytes", f"{nuls:,} NUL bytes, the first on line {first_nul}: read as text"
+                )
+            )
+
+    def _line(self, head: list[str], line_no: int, length: int, *, ended: bool) -> str:
+        """A line that came in several segments, cut to the limit (said) when it is longer."""
+        line = "".join(head).rstrip("\n")
+        if length > self.limit:
+            self.warnings.append(
+                ParseWarning(
+                    line_no,
+                    "long-line",
+                    f"line {line_no} is {length:,} characters long: cut to the first {self.limit:,}",
+                )
+            )
+            line = line[: self.limit]
+        return line + "\n" if ended else line
 
 
 def nul_warning(text: str) -> list[ParseWarning]:
@@ -350,13 +452,21 @@ def _runs_kept(ts: np.ndarray) -> np.ndarray:
 
 
 def check_source(
-    source: ParsedSource, *, now: pd.Timestamp | None = None, values: bool = True, only: str | None = None
+    source: ParsedSource,
+    *,
+    now: pd.Timestamp | None = None,
+    values: bool = True,
+    only: str | None = None,
+    jumps: bool = True,
 ) -> None:
     """Refuse, in place, what cannot be in ``source`` (times in UTC), each with one warning:
     rows of repeated or backwards times (``repeated-times``: the first copy kept), rows after
-    ``now`` + ``FUTURE_SLACK`` (``future-time``), negative values and percentages over 100 in
-    numeric columns (``impossible-value``: made missing). ``values=False``: the times only (for
-    the joined pieces of a member, whose frames may be reduced already). ``only``: that frame alone."""
+    ``now`` + ``FUTURE_SLACK`` (``future-time``), rows on the far side of a jump of the clock
+    (``time-jump``, ``jumped_rows``: the longest stretch kept), negative values and percentages
+    over 100 in numeric columns (``impossible-value``: made missing). ``values=False``: the times
+    only (for the joined pieces of a member, whose frames may be reduced already). ``only``: that
+    frame alone. ``jumps=False``: no jump is looked for (a piece of a member, which sees only part
+    of the member's stretches: the joined member is checked)."""
     now = now if now is not None else pd.Timestamp.now(tz="UTC")
     if values:
         _refuse_negative_variables(source)
@@ -382,9 +492,71 @@ def check_source(
             _say(source, frame, future, "future-time", f"{name}: {int(future.sum()):,} rows from line {{line}} "
                  f"are dated after today ({when:%Y-%m-%d %H:%M:%S} UTC): not used")  # fmt: skip
             keep &= ~future
+        if jumps and (jumped := jumped_rows(np.where(keep, ts, np.iinfo(np.int64).min))) is not None:
+            outside, message = jumped
+            _say(source, frame, outside & keep, "time-jump", f"{name}: {message}")
+            keep &= ~outside
         if not keep.all():
             frame = frame[keep].reset_index(drop=True)
         source.frames[name] = _refuse_impossible(source, name, frame) if values else frame
+
+
+#: A gap between two sample times of a member is a jump of its clock when it is this many times
+#: the member's usual interval (the median gap) ...
+JUMP_FACTOR = 1000
+#: ... and at least this long (a collector paused for a few minutes is not a jump) ...
+JUMP_MIN = pd.Timedelta(hours=1)
+#: ... and the member's window is this many times longer than its samples at their usual interval
+#: (a day of ``sar`` at 10 minutes with the machine down for hours stays whole).
+STRETCH_FACTOR = 10
+
+
+def jumped_rows(ts: np.ndarray) -> tuple[np.ndarray, str] | None:
+    """The rows to refuse of a member whose clock jumps, and what to say, or None.
+
+    ``ts``: the rows' times (int64 nanoseconds, in file order, ascending once repeated times are
+    dropped; ``iinfo(int64).min`` marks rows already refused). A capture written twice weeks
+    apart, or whose clock was set wrong, holds stretches of samples at their usual interval
+    separated by gaps of weeks: its window would stretch over those weeks (six weeks for a few
+    hours of samples), and every other source would look like a dot in it. A gap of more than
+    ``JUMP_FACTOR`` times the median gap and ``JUMP_MIN``, in a member whose window is more than
+    ``STRETCH_FACTOR`` times its samples at that interval, cuts the member into stretches; the
+    stretch of the most samples is kept (the first of equals), the rows of the others refused."""
+    valid = ts != np.iinfo(np.int64).min
+    times = ts[valid] if not valid.all() else ts
+    if len(times) < 3 or int(times.max()) - int(times.min()) <= JUMP_MIN.value:
+        return None  # most captures: nothing to sort
+    gaps = np.diff(times)
+    if (gaps >= 0).all():  # in time order, as check_source leaves them: no sort
+        times = times[np.r_[True, gaps > 0]]
+    else:
+        times = np.unique(times)
+    if len(times) < 3:
+        return None
+    gaps = np.diff(times)
+    usual = int(np.median(gaps))
+    span = int(times[-1] - times[0])
+    if usual <= 0 or span <= STRETCH_FACTOR * len(times) * usual:
+        return None
+    cut = np.flatnonzero(gaps > max(JUMP_FACTOR * usual, JUMP_MIN.value))
+    if not len(cut):
+        return None
+    bounds = np.r_[0, cut + 1, len(times)]
+    sizes = np.diff(bounds)
+    best = int(np.argmax(sizes))
+    low, high = times[bounds[best]], times[bounds[best + 1] - 1]
+    outside = valid & ((ts < low) | (ts > high))
+    first = cut[0]
+    stamp = "%Y-%m-%d %H:%M:%S"
+    message = (
+        f"the times jump from {pd.Timestamp(int(times[first]), tz='UTC'):{stamp}} to "
+        f"{pd.Timestamp(int(times[first + 1]), tz='UTC'):{stamp}} UTC at line {{line}} "
+        f"({len(cut)} jump{'s' if len(cut) > 1 else ''} of the clock, {len(times):,} samples about "
+        f"{pd.Timedelta(usual)} apart over {pd.Timedelta(span).days:,} days: written twice, or a clock set "
+        f"wrong); only {pd.Timestamp(int(low), tz='UTC'):{stamp}} to {pd.Timestamp(int(high), tz='UTC'):{stamp}} "
+        f"UTC is used, {int(outside.sum()):,} rows outside it are not"
+    )
+    return outside, message
 
 
 def _refuse_negative_variables(source: ParsedSource) -> None:

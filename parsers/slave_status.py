@@ -55,6 +55,8 @@ _ECHO = re.compile(r"^\s*SHOW\s+(?:ALL\s+)?(?:SLAVES?|REPLICAS?)\s+STATUS", re.I
 _COLUMNS = {
     "channel": (("Channel_Name", "Channel_name", "Connection_name"), "str"),
     "source_host": (("Master_Host", "Source_Host"), "str"),
+    "source_port": (("Master_Port", "Source_Port"), "float"),
+    "source_server_id": (("Master_Server_Id", "Source_Server_Id"), "float"),
     "io_running": (("Slave_IO_Running", "Replica_IO_Running"), "str"),
     "sql_running": (("Slave_SQL_Running", "Replica_SQL_Running"), "str"),
     "seconds_behind": (("Seconds_Behind_Master", "Seconds_Behind_Source"), "float"),
@@ -73,6 +75,10 @@ _NUMBERS = (
     "Read_Source_Log_Pos",
     "Exec_Master_Log_Pos",
     "Exec_Source_Log_Pos",
+    "Master_Port",
+    "Source_Port",
+    "Master_Server_Id",
+    "Source_Server_Id",
 )
 
 

@@ -5,9 +5,12 @@ test (tests/parsers/test_damage_fuzz.py) and by bench/damaged.py; plain Python, 
 
 from __future__ import annotations
 
+import io
 import random
 import re
+import tarfile
 from collections.abc import Callable
+from pathlib import Path
 
 #: The length of the garbage line of ``huge_line``: well over ``parsers.base.MAX_LINE_CHARS``.
 HUGE_LINE_BYTES = 5 << 20
@@ -136,3 +139,13 @@ MUTATIONS: dict[str, Callable[[bytes, random.Random], bytes]] = {
     "empty": empty,
     "negative-numbers": negative_numbers,
 }
+
+
+def tarball(path: Path, members: dict[str, bytes]) -> Path:
+    """A gzipped tar at ``path`` holding ``members`` (name -> bytes), in that order."""
+    with tarfile.open(path, "w:gz", compresslevel=1) as tar:
+        for name, data in members.items():
+            info = tarfile.TarInfo(name)
+            info.size = len(data)
+            tar.addfile(info, io.BytesIO(data))
+    return path

@@ -5,11 +5,25 @@ computed numbers in the evidence. Source: MySQL 8.4 Reference Manual, Server Sta
 
 from __future__ import annotations
 
+import dataclasses
+
 import pandas as pd
 
-from analyzer.detect import cite, growth, ram_bytes, span, status, variable_number, with_setting
+from analyzer import join
+from analyzer.detect import (
+    cite,
+    growth,
+    ram_bytes,
+    short_query,
+    span,
+    statement_culprit,
+    status,
+    variable_number,
+    with_setting,
+    within_slack,
+)
 from analyzer.engine import rule
-from analyzer.findings import Finding, Severity, Window
+from analyzer.findings import Culprit, Finding, Severity, Window
 from analyzer.texts import RuleTexts
 from analyzer.timeline import Timeline
 from analyzer.windows import sustained
@@ -315,15 +329,31 @@ MIN_HANDLER_READS_PER_S = 10_000.0
 HANDLER_READS = ("Handler_read_first", "Handler_read_key", "Handler_read_last", "Handler_read_next",
                  "Handler_read_prev", "Handler_read_rnd", "Handler_read_rnd_next")  # fmt: skip
 FULL_SCANS_TEXTS = _texts(
-    "Full scans: {what}",
-    "Formula: Handler_read_rnd_next / sum(Handler_read_*) = {rnd_next:,.0f}/s / {total:,.0f}/s = {share:.0f} %; "
+    "Full scans: {what}{by}",
+    "{statement_sentence}Formula: Handler_read_rnd_next / sum(Handler_read_*) = {rnd_next:,.0f}/s / {total:,.0f}/s = {share:.0f} %; "
     "Select_full_join = {joins:.1f}/s, over {seconds:.0f} s.",
     "Find the statements without a usable index: the top fingerprints in the same window, EXPLAIN them, and add "
     "the index their WHERE or JOIN needs.",
+    "The counters do not say which statement scans: the statement named is the one the most active sessions "
+    "ran in the same window (processlist), the likeliest scanner, not a proof.",
 )
 
 
-@rule(key="full-scans", requires=("mysqladmin",))
+def _busiest_statement(tl: Timeline, windows: list[Window]) -> Culprit | None:
+    """The fingerprint the most active session-snapshots ran in ``windows`` (processlist; pt-stalk's
+    own statements are not active), as a statement culprit with its share; None without one."""
+    pl = tl.frame("processlist")
+    if not len(pl) or "fingerprint" not in pl:
+        return None
+    tol = join.join_tolerance(pl["ts"])
+    active = pl[within_slack(pl["ts"], windows, tol) & pl["active"].astype(bool) & pl["fingerprint"].notna()]
+    if not len(active):
+        return None
+    fp = str(active["fingerprint"].astype("string").value_counts().index[0])
+    return statement_culprit(tl, active, fp)
+
+
+@rule(key="full-scans", requires=("mysqladmin",), optional=("processlist",))
 def full_scans(tl: Timeline) -> Finding | None:
     """Select_full_join/s >= FULL_JOINS_PER_S sustained, or Handler_read_rnd_next >= RND_NEXT_SHARE
     of the Handler_read_* rates (at MIN_HANDLER_READS_PER_S or more) sustained."""
@@ -356,6 +386,14 @@ def full_scans(tl: Timeline) -> Finding | None:
     evidence = [cite(tl, "Handler_read_rnd_next per second", round(rnd, 1), "/s", "mysqladmin.Handler_read_rnd_next", src),
                 cite(tl, "sum of Handler_read_* per second", round(total, 1), "/s", "mysqladmin.Handler_read_*", src),
                 cite(tl, "Select_full_join per second", round(numbers["joins"], 2), "/s", "mysqladmin.Select_full_join", status(tl, "Select_full_join"))]  # fmt: skip
-    return FULL_SCANS_TEXTS.finding(
+    culprit = _busiest_statement(tl, windows)
+    share = culprit.evidence[0].value if culprit is not None else 0.0
+    numbers["by"] = f", by {short_query(culprit.id)} ({share:.0f} % of active sessions)" if culprit else ""
+    numbers["statement_sentence"] = (
+        f"The statement the active sessions ran most in the window is {culprit.id[:300]} ({share:.0f} % of "
+        "the active session-snapshots). " if culprit else ""
+    )  # fmt: skip
+    found = FULL_SCANS_TEXTS.finding(
         "full-scans", Severity.WARNING, windows, evidence, confidence="mysqladmin counters", **numbers
     )
+    return dataclasses.replace(found, culprit=culprit) if culprit is not None else found

@@ -414,11 +414,13 @@ NUMA_MISS_PER_S_MIN = 1000.0
 NUMA_MISS_SHARE_MIN = 0.01
 
 NUMA_TEXTS = RuleTexts(
-    title="NUMA misses: {miss_per_s:,.0f} pages/s ({share:.1f} % of allocations) went to another node",
+    title="NUMA node {full} full: {foreign_per_s:,.0f} pages/s meant for it went to another node ({share:.1f} % of allocations)",
     explanation=(
-        "numastat's numa_miss grew by {miss_per_s:,.0f} pages per second across the {nodes} nodes ({share:.1f} % of "
-        "allocations): a node ran out of free memory and the kernel placed memory on another node, which is "
-        "slower to reach, and may reclaim or swap on the full node while others have room.{interleave}"
+        "Node {full} ran out of free memory: its numa_foreign grew by {foreign_per_s:,.0f} pages per second "
+        "(allocations that preferred node {full} and were placed elsewhere), and numa_miss by {miss_per_s:,.0f} "
+        "pages per second across the {nodes} nodes ({share:.1f} % of allocations){landed}. Memory on another "
+        "node is slower to reach, and the kernel may reclaim or swap on the full node while others have "
+        "room.{interleave}"
     ),
     recommendation=(
         "Interleave mysqld's memory across the nodes: innodb_numa_interleave = ON (MySQL 5.7+, MariaDB 10.2+),\n"
@@ -443,8 +445,19 @@ def numa_imbalance(tl: Timeline) -> Finding | None:
     if miss < NUMA_MISS_PER_S_MIN or share < NUMA_MISS_SHARE_MIN:
         return None
     rows = ns[(ns["field"] == "numa_miss") & (ns["per_s"] > 0)]
+    per_node = ns.groupby(["field", "node"])["per_s"].sum() / max(ns["ts"].nunique() - 1, 1)
+    foreign = per_node.get("numa_foreign", pd.Series(dtype=float))
+    missed = per_node.get("numa_miss", pd.Series(dtype=float))
+    landed = int(missed.idxmax()) if len(missed) and missed.max() > 0 else None
+    # the full node is the one whose allocations went elsewhere (numa_foreign); a listing without that
+    # counter: the node that received the fewest misses
+    full = int(foreign.idxmax()) if len(foreign) and foreign.max() > 0 else int(missed.idxmin())
     interleave = tl.variables.get("innodb_numa_interleave")
+    full_rows = ns[(ns["field"] == "numa_foreign") & (ns["node"] == full) & (ns["per_s"] > 0)]
     evidence = [cite(tl, "numa_miss (all nodes)", round(miss, 1), "pages/s", "numastat.numa_miss", rows)]
+    if len(full_rows):
+        evidence.insert(0, cite(tl, f"node{full} numa_foreign", round(float(foreign.max()), 1), "pages/s",
+                                "numastat.numa_foreign", full_rows))  # fmt: skip
     finding = NUMA_TEXTS.finding(
         "numa-imbalance",
         Severity.WARNING,
@@ -453,6 +466,9 @@ def numa_imbalance(tl: Timeline) -> Finding | None:
         miss_per_s=miss,
         share=100 * share,
         nodes=int(ns["node"].nunique()),
+        full=full,
+        foreign_per_s=float(foreign.max()) if len(foreign) else miss,
+        landed=f", most of it on node {landed}" if landed is not None and landed != full else "",
         interleave=f" innodb_numa_interleave is {interleave}." if interleave else "",
         snapshots=int(ns["ts"].nunique()),
     )

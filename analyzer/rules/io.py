@@ -14,13 +14,16 @@ import dataclasses
 
 import pandas as pd
 
+from analyzer.consumers import d_state_programs
 from analyzer.detect import (
     column_evidence,
     held_seconds,
     load_rate_evidence,
     per_run,
+    status,
     step_seconds,
     sustained_samples,
+    within_slack,
 )
 from analyzer.engine import rule
 from analyzer.findings import Evidence, Finding, Severity, Window
@@ -174,3 +177,117 @@ def disk_saturation(tl: Timeline) -> Finding | None:
         evidence, related=("swap-activity",), device=hot.device, aqu=hot.aqu, wait=wait, held=hot.held,
         mib=med("r_bytes_per_s", MIB, 2) + med("w_bytes_per_s", MIB, 2), iops=med("r_per_s") + med("w_per_s"),
     )  # fmt: skip
+
+
+# --- io-consumer -----------------------------------------------------------------------------
+#: The disk is busy: at least 1,000 requests per second (reads + writes), or %util at 30 % or more
+#: (a single queue busy a third of the time), for 5 s. Not saturation (disk-saturation judges that):
+#: enough I/O that whoever makes it is worth naming.
+IO_BUSY_IOPS = 1000.0
+IO_BUSY_UTIL_PCT = 30.0
+#: MySQL is quiet: at most this many active sessions (median, pt-stalk's own queries excluded) ...
+IO_MYSQL_QUIET_SESSIONS = 1.0
+#: ... and InnoDB's fsyncs (Innodb_data_fsyncs + Innodb_os_log_fsyncs) below this share of the device's
+#: requests per second, when -mysqladmin has them.
+IO_MYSQL_QUIET_SHARE = 0.10
+#: The other process is seen in state D (waiting for I/O) in at least this many rows (top
+#: iterations x processes, ps snapshots x threads): one row is a moment, two are a pattern.
+IO_D_ROWS_MIN = 2
+
+IO_CONSUMER = RuleTexts(
+    title="Disk {device} busy with {program} (PID {pid}), not MySQL: {iops:,.0f} I/O per second",
+    explanation=(
+        "{program} (PID {pid}{more}) takes the disk: for {held:.0f} s device {device} served {iops:,.0f} "
+        "requests per second ({mib:.1f} MiB/s, %util {util:.0f}) while {program} sat in state D (waiting for "
+        "I/O) in {d_rows} process samples{wchan} and MySQL was quiet ({sessions:.0f} active sessions, "
+        "{fsyncs:.0f} InnoDB fsyncs per second). Any query that reads a page or commits waits behind it."
+    ),
+    recommendation=(
+        "Find out why {program} runs now and on this disk: stop it, move it off peak hours, or give it\n"
+        "less I/O (ionice -c3 -p {pid}; systemd IOWeight= / IOWriteBandwidthMax= for a service).\n"
+        "Keep the datadir, redo log and binary logs on a device such jobs do not share."
+    ),
+    caveats=(
+        (
+            "top and ps show a process's state at one instant: a process that waits for I/O briefly and often "
+            "may be missed, another seen once."
+        ),
+        "iostat counts every request to the device, whoever makes it.",
+    ),
+    sources=(
+        "iostat(1), sysstat 12.6",
+        "top(1) and ps(1), procps-ng 4.0 (state D)",
+        "FINDINGS.md (Name the culprit)",
+    ),
+    disproof="If MySQL's own files take the I/O (pidstat -d shows mysqld), the process only waits beside it.",
+    confidence="iostat, top/ps states and the processlist; held {held:.0f} s",
+)
+
+
+def _busy_device(tl: Timeline) -> tuple[str, list[Window], pd.DataFrame] | None:
+    """The device busy (IO_BUSY_IOPS or IO_BUSY_UTIL_PCT) the longest, sustained, or None."""
+    best: tuple[float, str, list[Window], pd.DataFrame] | None = None
+    for run in per_run(tl.frame("iostat")):
+        if "r_per_s" not in run or "w_per_s" not in run:
+            continue
+        for device, dev in run.groupby("device", sort=False, observed=True):
+            dev = dev.sort_values("ts")
+            util = dev["util_pct"] if "util_pct" in dev else pd.Series(0.0, index=dev.index)
+            hot = ((dev["r_per_s"] + dev["w_per_s"]) >= IO_BUSY_IOPS) | (util >= IO_BUSY_UTIL_PCT)
+            windows = sustained(dev["ts"], hot.fillna(False), min_samples=sustained_samples(dev["ts"]))
+            held = held_seconds(windows, step_seconds(dev["ts"])) if windows else 0.0
+            if windows and (best is None or held > best[0]):
+                best = (held, str(device), windows, dev[within(dev["ts"], windows)])
+    return None if best is None else best[1:]
+
+
+def _mysql_quiet(tl: Timeline, windows: list[Window], iops: float) -> tuple[bool, float, float]:
+    """(quiet, median active sessions, InnoDB fsyncs per second) in ``windows``."""
+    pl = tl.frame("processlist")
+    pl = pl[within_slack(pl["ts"], windows, pd.Timedelta(seconds=1))]
+    active = pl[pl["active"].astype(bool)].groupby("ts").size() if len(pl) else pd.Series(dtype=float)
+    per_snapshot = active.reindex(pl["ts"].unique(), fill_value=0) if len(pl) else active
+    sessions = float(per_snapshot.median()) if len(per_snapshot) else 0.0
+    fsyncs = 0.0
+    for name in ("Innodb_data_fsyncs", "Innodb_os_log_fsyncs"):
+        st = status(tl, name).dropna(subset=["per_s"])
+        st = st[within_slack(st["ts"], windows, pd.Timedelta(seconds=1))]
+        fsyncs += float(st["per_s"].median()) if len(st) else 0.0
+    quiet = len(pl) > 0 and sessions <= IO_MYSQL_QUIET_SESSIONS and fsyncs < IO_MYSQL_QUIET_SHARE * iops
+    return quiet, sessions, fsyncs
+
+
+@rule(
+    key="io-consumer", requires=("iostat", "processlist"), optional=("top_procs", "ps_threads", "mysqladmin")
+)
+def io_consumer(tl: Timeline) -> Finding | None:
+    """A device busy (>= IO_BUSY_IOPS or >= IO_BUSY_UTIL_PCT for 5 s) while MySQL is quiet
+    (<= IO_MYSQL_QUIET_SESSIONS active sessions, InnoDB fsyncs < IO_MYSQL_QUIET_SHARE of the I/O) and
+    another program is seen in state D (top or ps) in >= IO_D_ROWS_MIN rows: names that program."""
+    busy = _busy_device(tl)
+    if busy is None:
+        return None
+    device, windows, rows = busy
+    iops = float((rows["r_per_s"] + rows["w_per_s"]).median())
+    quiet, sessions, fsyncs = _mysql_quiet(tl, windows, iops)
+    if not quiet:
+        return None
+    d = d_state_programs(tl, windows)
+    if d is None or d.rows < IO_D_ROWS_MIN:
+        return None
+    mib = float((rows.get("r_bytes_per_s", 0) + rows.get("w_bytes_per_s", 0)).median()) / MIB
+    util = float(rows["util_pct"].median()) if "util_pct" in rows else 0.0
+    evidence = column_evidence(tl, rows, "iostat", (
+        ("writes per second (median)", "w_per_s", "median1", "/s"),
+        ("reads per second (median)", "r_per_s", "median1", "/s"),
+        ("%util (median)", "util_pct", "median1", "%"),
+    )) + list(d.evidence)  # fmt: skip
+    evidence.append(Evidence("active sessions (median)", sessions, "sessions", "processlist.active"))
+    found = IO_CONSUMER.finding(
+        "io-consumer", Severity.WARNING, windows, evidence,
+        device=device, program=d.program, pid=d.pid, iops=iops, mib=mib, util=util, d_rows=d.rows,
+        more=f", {d.processes} processes" if d.processes > 1 else "",
+        wchan=f" (wait channel {d.wchan})" if d.wchan else "", sessions=sessions, fsyncs=fsyncs,
+        held=held_seconds(windows, step_seconds(rows["ts"])),
+    )  # fmt: skip
+    return dataclasses.replace(found, culprit=d.culprit())

@@ -91,10 +91,10 @@ TABLE_CACHE_MIN_SHARE = 0.10  # seed 000 after the tmpdir fix: 69 + 45 of ~800 a
 TMP_TABLE_CHURN = RuleTexts(
     title="{title}",
     explanation=(
-        "For {held:.0f} s {what}. Each on-disk temporary table is a file created in {tmpdir} and deleted "
+        "{setting_text}For {held:.0f} s {what}. Each on-disk temporary table is a file created in {tmpdir} and deleted "
         "when the query ends: with many sessions doing it at once, the file system serialises them on the "
         "directory's lock and the threads wait in uninterruptible sleep (D), which raises the load average "
-        "without using CPU.{ps_confirms}{setting_text}"
+        "without using CPU.{ps_confirms}"
     ),
     recommendation=(
         "Put tmpdir on a RAM-backed file system (seed 000: load 65 -> 2 per core, 4k -> 11k queries/s):\n"
@@ -243,9 +243,9 @@ def _tmp_setting_text(tl: Timeline) -> str:
     sizes = {n: variable(tl, n) for n in ("tmp_table_size", "max_heap_table_size")}
     if not all(sizes.values()):
         return ""
-    return (f" Settings: tmp_table_size = {sizes['tmp_table_size']}, max_heap_table_size = "
+    return (f"Settings: tmp_table_size = {sizes['tmp_table_size']}, max_heap_table_size = "
             f"{sizes['max_heap_table_size']}: an in-memory temporary table larger than the smaller of the two "
-            "(or one with a BLOB/TEXT column on older servers) goes to disk.")  # fmt: skip
+            "(or one with a BLOB/TEXT column on older servers) goes to disk. ")  # fmt: skip
 
 
 def _file_wait_evidence(tl: Timeline, windows: list[Window], tol: pd.Timedelta) -> tuple[list[Evidence], int]:

@@ -440,13 +440,15 @@ class _Reader:
             self.pipeline.pieces(module, cut, member=member.name, clock=hints, done=done, large=True)
             return
         # too long to hold: read as a stream here, its text kept block by block
-        text: Iterable[str] = _text(data, raw)
+        text: Iterable[str] = damage.segments(_text(data, raw))  # a long line never read whole
         chunker = TextChunker()
         if self.keep_text is not None:
             keep = functools.partial(self.keep_text, member.name)
             text = _Tee(text, lambda block: keep(tuple(chunker.feed(block))))
+        lines = damage.LineCutter(text, module.FORMAT)  # the text kept as uploaded, the lines cut
         try:
-            parsed = module.parse(text, member=member.name, clock=hints, **self.work.options(module.FORMAT))
+            parsed = module.parse(lines, member=member.name, clock=hints, **self.work.options(module.FORMAT))
+            parsed.warnings[:0] = lines.warnings
             damage.check_source(parsed)
             source: ParsedSource | Exception = self.work.reduced(parsed)
             del parsed

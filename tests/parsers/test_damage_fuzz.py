@@ -18,7 +18,6 @@ piece path: pieces joined column by column), and one run in four parses them in 
 
 from __future__ import annotations
 
-import io
 import logging
 import os
 import random
@@ -29,15 +28,21 @@ import pytest
 
 from analyzer import engine
 from analyzer.timeline import Timeline, reduce_piece
+from parsers import truncation
 from parsers.ingest import pieces
 from parsers.ingest.bundle import Bundle, read_bundle
 from tests.conftest import FIXTURES, SAMPLES
-from tests.damage import MUTATIONS
+from tests.damage import MARKER, MUTATIONS, tarball
 
 PER_MEMBER = int(os.environ.get("CASEBOOK_FUZZ_PER_MEMBER", "1"))
 SEED = int(os.environ.get("CASEBOOK_FUZZ_SEED", "24"))
 #: Damage that is always visible and must be said in a warning naming the member.
 MUST_SAY = {"truncate-mid-line", "nul-bytes", "huge-line", "utf16", "twice"}
+#: Samples a damaged member may lose at most, by kind of damage: none where no line is damaged (CRLF,
+#: UTF-16, a garbage line added, the content twice), about two for each damaged line (a sample
+#: of several lines, or a time made unreadable, merging two samples).
+MAY_LOSE = {"crlf": 0, "utf16": 0, "huge-line": 0, "twice": 0, "nul-bytes": 2, "negative-numbers": 5,
+            "digits-replaced": 10, "byte-flips": 16}  # fmt: skip
 #: Pieces of the runs that take the piece path (snapshot captures cut every 16 KiB).
 SMALL_PIECE_BYTES = 16 << 10
 
@@ -75,15 +80,6 @@ def _plan(members: dict[str, bytes]) -> list[tuple[str, str]]:
     return plan
 
 
-def _tarball(path: Path, members: dict[str, bytes]) -> Path:
-    with tarfile.open(path, "w:gz", compresslevel=1) as tar:
-        for name, data in members.items():
-            info = tarfile.TarInfo(name)
-            info.size = len(data)
-            tar.addfile(info, io.BytesIO(data))
-    return path
-
-
 def _read(path: Path, processes: int = 0) -> tuple[Bundle, engine.Outcome]:
     bundle = read_bundle(
         path, reduce=reduce_piece, keep_text=lambda member, chunks: None, processes=processes
@@ -104,6 +100,16 @@ def _said(bundle: Bundle, member: str) -> bool:
     )
 
 
+def _cut_mid_block(bundle: Bundle, member: str, data: bytes) -> bool | None:
+    """Whether the member, cut by ``truncate_mid_block`` inside the last of its snapshots (a capture
+    of ``truncation.BLOCK_FORMATS`` with two markers or more), says so with a ``truncated`` warning;
+    None when that cut does not apply (no snapshots: cut at a line end between rows)."""
+    source = next((s for s in bundle.sources if s.member == member), None)
+    if source is None or source.format not in truncation.BLOCK_FORMATS or len(MARKER.findall(data)) < 2:
+        return None
+    return any(w.code == "truncated" for w in source.warnings)
+
+
 COLLECTIONS = _collections()
 
 
@@ -115,14 +121,14 @@ def test_every_member_damaged_every_way(
     caplog: pytest.LogCaptureFixture,
 ) -> None:
     _, members = collection
-    base, base_outcome = _read(_tarball(tmp_path / "base.tar.gz", members))
+    base, base_outcome = _read(tarball(tmp_path / "base.tar.gz", members))
     samples = {s.member: s.samples for s in base.sources}
     findings = {f.key for f in base_outcome.findings}
     failures = []
     for run, (name, kind) in enumerate(_plan(members)):
         damaged = dict(members)
         damaged[name] = MUTATIONS[kind](members[name], random.Random(SEED + run))
-        path = _tarball(tmp_path / f"run{run}.tar.gz", damaged)
+        path = tarball(tmp_path / f"run{run}.tar.gz", damaged)
         with monkeypatch.context() as patch:
             if run % 2:
                 patch.setattr(pieces, "PIECE_BYTES", SMALL_PIECE_BYTES)
@@ -144,8 +150,12 @@ def test_every_member_damaged_every_way(
             failures.append(f"{where}: an empty member is not listed 'empty'")
         if kind in MUST_SAY and (samples.get(name) or name.endswith("hostname")) and not _said(bundle, name):
             failures.append(f"{where}: the damage is not said")
+        if kind == "truncate-mid-block" and _cut_mid_block(bundle, name, members[name]) is False:
+            failures.append(f"{where}: a snapshot capture cut inside its last block is not said 'truncated'")
         if kind == "twice" and name in got and got[name] != samples[name]:
             failures.append(f"{where}: written twice gives {got[name]} samples, not {samples[name]}")
+        if kind in MAY_LOSE and name in got and got[name] < samples[name] - MAY_LOSE[kind]:
+            failures.append(f"{where}: {got[name]} samples kept of {samples[name]}: good lines were lost")
         if new := {f.key for f in outcome.findings} - findings:
             failures.append(f"{where}: new findings {sorted(new)}")
         if outcome.failed:

@@ -1,9 +1,9 @@
 """Property-based layer of the damage tests (Hypothesis): any line put into a real capture is read
 or named, never an exception.
 
-For each line format of the example collection (tests/fixtures/bundles/ptstalk-mariadb-tmptables.tar.gz,
-made by running pt-stalk and MariaDB here), the member's first lines with one arbitrary line
-inserted (any Unicode text, NUL and control characters included, up to a few KiB) are parsed the way
+For each format of the fixture collections (tests/fixtures/bundles: the example collection
+ptstalk-mariadb-tmptables.tar.gz and the others, made by running pt-stalk and MariaDB here: 24
+formats), the member's first lines with one arbitrary line inserted (any Unicode text, NUL and control characters included, up to a few KiB) are parsed the way
 every piece is parsed (``parsers.ingest.pieces.parse_piece``): the result is a source, or a
 ``ParseError`` naming a line of the text; every warning names a line of the text (0: the whole
 member). The damage shared machinery is tested directly too: ``clip_long_lines``,
@@ -27,19 +27,33 @@ from tests.conftest import FIXTURES
 BUNDLE = FIXTURES / "bundles" / "ptstalk-mariadb-tmptables.tar.gz"
 #: Lines of each member kept around the inserted one (a few snapshots: fast examples).
 HEAD_LINES = 120
-SUFFIXES = (
-    "vmstat", "iostat", "mpstat", "ps", "processlist", "mysqladmin", "interrupts", "meminfo",
-    "diskstats", "procvmstat", "netstat_s", "top", "variables",
-)  # fmt: skip
+#: The member of each format, by the end of its name, and the fixture bundle that holds it (each
+#: made by running pt-stalk and MariaDB here): every format the fixture bundles hold.
+SOURCES = {
+    **dict.fromkeys(
+        (
+            "vmstat", "iostat", "mpstat", "ps", "processlist", "mysqladmin", "interrupts", "meminfo",
+            "diskstats", "procvmstat", "netstat_s", "top", "variables", "innodbstatus1", "opentables1",
+            "output",
+        ),
+        BUNDLE.name,
+    ),
+    **dict.fromkeys(
+        ("df", "numastat", "slabinfo", "netstat", "sysctl", "log_error"), "ptstalk-mariadb-fullfs-crash.tar.gz"
+    ),
+    "transactions": "culprit-ftwrl.tar.gz",
+    "waits": "culprit-rowlock.tar.gz",
+}  # fmt: skip
+SUFFIXES = tuple(SOURCES)
 
 
 def _heads() -> dict[str, list[str]]:
-    with tarfile.open(BUNDLE) as tar:
-        out = {}
-        for suffix in SUFFIXES:
+    out = {}
+    for suffix, bundle in SOURCES.items():
+        with tarfile.open(FIXTURES / "bundles" / bundle) as tar:
             member = next(m for m in tar if m.isfile() and m.name.endswith("-" + suffix))
-            text = tar.extractfile(member).read().decode("utf-8")
-            out[suffix] = text.splitlines(keepends=True)[:HEAD_LINES]
+            text = tar.extractfile(member).read().decode("utf-8", "replace")
+        out[suffix] = text.splitlines(keepends=True)[:HEAD_LINES]
     return out
 
 
@@ -47,6 +61,15 @@ HEADS = _heads()
 LINE = st.text(alphabet=st.characters(codec="utf-8", exclude_categories=("Cs",)), max_size=4096).map(
     lambda s: s.replace("\n", " ")
 )
+
+
+@pytest.mark.parametrize("suffix", SUFFIXES)
+def test_every_member_taken_is_read_undamaged(suffix: str) -> None:
+    """The property below is only worth something on members detected and read as they are."""
+    lines = HEADS[suffix]
+    module = registry.detect([ln.rstrip("\n") for ln in lines[: registry.HEAD_LINES]])
+    assert module is not None, f"{suffix}: not detected"
+    parse_piece(module, Piece("".join(lines).encode(), 1, last=True), member=suffix, clock=ClockHints())
 
 
 @pytest.mark.parametrize("suffix", SUFFIXES)

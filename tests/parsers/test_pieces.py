@@ -222,3 +222,36 @@ def test_an_hour_of_processlist_or_ps_is_cut_in_larger_pieces_a_day_is_not() -> 
     assert pieces.piece_bytes(200 << 20, day, "processlist") == pieces.PIECE_BYTES
     assert pieces.piece_bytes(200 << 20, None, "processlist") == pieces.PIECE_BYTES  # size unknown
     assert pieces.piece_bytes(pieces.SMALL_PIECES_ABOVE_BYTES + 1, hour, "ps") == pieces.SMALL_PIECE_BYTES
+
+
+def test_joining_pieces_holds_the_member_once_not_twice() -> None:
+    """Parsed frames keep their numeric columns in one 2-D block; joined column by column from
+    views, each part's block would live until its last column is joined (the member held twice)."""
+    import tracemalloc
+
+    import numpy as np
+
+    from parsers.base import Clock, ParsedSource
+    from parsers.ingest.joining import join
+
+    rows, columns, parts = 40_000, 12, 12
+    member = rows * parts * (columns + 1) * 8
+    tracemalloc.start()  # before the parts are made: their frees count too
+    try:
+        sources = []
+        for p in range(parts):
+            block = np.arange(rows * columns, dtype="int64").reshape(rows, columns) + p
+            frame = pd.DataFrame(block, columns=[f"c{i}" for i in range(columns)])  # one 2-D block
+            frame.insert(0, "line_no", np.arange(rows, dtype="int64") + p * rows + 1)
+            sources.append(ParsedSource("vmstat", "m", {"vmstat": frame}, Clock.PER_LINE))
+        del block, frame
+        start = tracemalloc.get_traced_memory()[0]
+        tracemalloc.reset_peak()
+        joined = join(sources)
+        peak = tracemalloc.get_traced_memory()[1] - start
+    finally:
+        tracemalloc.stop()
+    frame = joined.frames["vmstat"]
+    assert len(frame) == rows * parts and frame["line_no"].is_monotonic_increasing
+    assert int(frame["c3"].iloc[rows]) == 3 + 1  # the second part's first row, column c3
+    assert peak < member * 0.5, f"the join allocated {peak:,} bytes more for a member of {member:,}"

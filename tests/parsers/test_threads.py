@@ -136,3 +136,30 @@ def test_variant_names_the_column_generation() -> None:
     lines = ["TS 1776790303.009325313 2026-04-21 16:51:43", *_row(1, 52, "11", ["SELECT 1"])]
     src = threads.parse(lines, member="t", clock=ClockHints())
     assert src.meta["variant"] == "performance_schema.threads vertical, MySQL 5.7 columns (THREAD_OS_ID)"
+
+
+def test_a_blank_line_in_the_last_statement_keeps_the_row_whole() -> None:
+    """A statement with an empty line in it, in the member's last row: the row ends at its last key
+    (THREAD_OS_ID), not at the blank line, and no line is reported as stray."""
+    lines = ["TS 1776790303.009325313 2026-04-21 16:51:43"]
+    lines += _row(1, 52, "11", ["SELECT c", "", "  FROM sbtest1"], os_id="6121")
+    src = threads.parse(lines, member="t", clock=ClockHints())
+    row = src.main.iloc[0]
+    assert row.processlist_info == "SELECT c\n\n  FROM sbtest1"
+    assert (int(row.thread_os_id), row.line_end, src.warnings) == (6121, len(lines), [])
+
+
+def test_rows_typed_in_parts_match_one_part(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Typed in parts of 2 rows (CHUNK_LINES cut to 24 cells) or all at once, across markers and
+    multi-line statements, the frame and the warnings are the same."""
+    lines: list[str] = []
+    for snap in range(3):
+        lines.append(f"TS {1776790303 + snap}.0 2026-04-21 16:51:{43 + snap}")
+        for n in range(1, 4):
+            lines += _row(n, 50 + n, str(n), ["SELECT 1", "", "  FROM t"], os_id="x" if n == 2 else "7")
+    whole = threads.parse(list(lines), member="t", clock=ClockHints())
+    monkeypatch.setattr(threads, "CHUNK_LINES", 24)
+    parts = threads.parse(list(lines), member="t", clock=ClockHints())
+    pd.testing.assert_frame_equal(whole.main, parts.main)
+    assert whole.warnings == parts.warnings and [w.code for w in parts.warnings] == ["not-a-number"] * 3
+    assert parts.main.snapshot.tolist() == [0, 0, 0, 1, 1, 1, 2, 2, 2]

@@ -132,8 +132,8 @@ def test_the_busiest_processes_of_each_iteration_are_kept() -> None:
 
     bundle = Path(__file__).resolve().parent.parent / "fixtures" / "bundles" / "culprit-diskhog.tar.gz"
     with tarfile.open(bundle) as tar:
-        text = tar.extractfile("diskhog/2026_11_27_15_54_49-top").read().decode()  # type: ignore[union-attr]
-    src = _parse(text.splitlines(keepends=True), ClockHints(start_local=pd.Timestamp("2026-11-27 15:54:49")))
+        text = tar.extractfile("diskhog/2026_11_27_19_26_55-top").read().decode()  # type: ignore[union-attr]
+    src = _parse(text.splitlines(keepends=True), ClockHints(start_local=pd.Timestamp("2026-11-27 19:26:55")))
     procs = src.frames["top_procs"]
     iterations = len(src.main)
     assert len(procs) == top.TOP_PROCS_KEPT * iterations  # ten rows under each header

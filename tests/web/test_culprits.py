@@ -73,3 +73,17 @@ def test_a_redacted_share_carries_no_user_host_or_literal_of_a_culprit() -> None
     for served in (json.dumps(redacted), page):
         assert "app@" not in served and "shop" not in served
     assert 'class="finding__culprit"' in page and "<code>KILL 220</code>" in page
+
+
+def test_the_verdict_names_the_process_that_takes_the_disk(engineer_client: Client) -> None:
+    """culprit-diskhog: fio's fsync writers take the disk while MariaDB idles; analyze --json carries
+    fio as the io-consumer's culprit and the case page's verdict leads with it."""
+    out = StringIO()
+    call_command("analyze", str(BUNDLES / "culprit-diskhog.tar.gz"), "--json", "--sync", stdout=out)
+    report = json.loads(out.getvalue())
+    io = _by_key(report["findings"])["io-consumer"]
+    assert (io["culprit"]["kind"], io["culprit"]["statement"]) == ("process", "fio")
+    assert io["title"].startswith(f"Disk vda busy with fio (PID {io['culprit']['id']}), not MySQL")
+    page = engineer_client.get(f"/cases/{report['case']}/").content.decode()
+    verdict = page[page.index('class="verdict') :]
+    assert "fio" in verdict[: verdict.index("</section>") if "</section>" in verdict else 4000]

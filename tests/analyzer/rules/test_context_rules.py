@@ -44,7 +44,7 @@ NEW_RULES = (
     "innodb-semaphore-waits", "purge-lag", "long-transaction", "innodb-deadlock", "checkpoint-age-high",
     "innodb-pending-io", "listen-queue-overflow", "tcp-retransmits", "direct-reclaim-stalls", "replica-lag",
     "buffer-pool-misses", "log-waits", "binlog-cache-spills", "thread-cache-misses", "connection-saturation",
-    "aborted-connections", "full-scans",
+    "aborted-connections", "full-scans", "table-cache-full",
 )  # fmt: skip
 
 FIRING = [
@@ -165,3 +165,42 @@ def test_real_percona_8_0_load_gives_pending_io_and_no_semaphore_finding(tmp_pat
     _, tl = read(tmp_path, members)
     keys = [f.key for f in engine.run(tl, only=NEW_RULES).findings]
     assert keys == ["innodb-pending-io"]  # 0-second latch waits and a 1 s transaction are not findings
+
+
+@pytest.mark.parametrize(
+    ("key", "setting"),
+    [
+        ("buffer-pool-misses", "innodb_buffer_pool_size"),
+        ("log-waits", "innodb_log_buffer_size"),
+        ("thread-cache-misses", "thread_cache_size"),
+        ("connection-saturation", "max_connections"),
+        ("checkpoint-age-high", "innodb_log_file_size"),
+    ],
+)
+def test_the_setting_behind_a_finding_is_named_in_its_title_and_first_sentence(
+    tmp_path: Path, key: str, setting: str
+) -> None:
+    """The counters and InnoDB status edited to a loaded shape, with MariaDB 10.11's real -variables:
+    the setting that explains each finding leads its explanation and ends its title (issue 23)."""
+    members = {"mysqladmin": "mariadb-10.11_mysqladmin_edited-counters.txt", **EDITED_INNODB}
+    _, tl = read(tmp_path, members)
+    [f] = engine.run(tl, only=(key,)).findings
+    value = tl.variables[setting]
+    assert f.explanation.startswith(f"Setting: {setting} = {value}")
+    assert f.title.endswith(")") and f"({setting} = " in f.title
+    assert (f.culprit.kind, f.culprit.id, f.culprit.statement) == ("setting", setting, value)
+
+
+def test_tmp_table_settings_open_the_tmp_table_finding() -> None:
+    """The example bundle's -variables: tmp_table_size and max_heap_table_size lead the explanation."""
+    from analyzer.timeline import Timeline
+    from parsers.ingest.bundle import read_bundle
+
+    bundle = read_bundle(
+        Path(__file__).resolve().parents[2] / "fixtures/bundles/ptstalk-mariadb-tmptables.tar.gz"
+    )
+    tl = Timeline.from_sources(
+        bundle.sources, ncpu=bundle.ncpu, host=bundle.host, utc_offset_s=bundle.utc_offset_s
+    )
+    [f] = engine.run(tl, only=("tmp-table-churn",)).findings
+    assert f.explanation.startswith("Settings: tmp_table_size = 16777216, max_heap_table_size = 16777216: ")

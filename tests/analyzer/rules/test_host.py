@@ -145,12 +145,26 @@ def test_client_connection_storm_reads_the_port_from_the_variables() -> None:
     assert _run("client-connection-storm", _netstat(1500, port=3307), _vars(port="3307")) is not None
 
 
-def _numastat(miss_per_s: int, hit_per_s: int = 10_000):  # noqa: ANN202
+def _numastat(miss_per_s: int, hit_per_s: int = 10_000, foreign: bool = False):  # noqa: ANN202
+    """Two nodes, pt-stalk's shape: node1 full, its allocations placed on node0 (node0 numa_miss, and
+    with ``foreign`` node1 numa_foreign, as /sys/devices/system/node/node1/numastat counts them)."""
     lines = []
     for i in range(3):
         lines += [f"TS {1795794782 + i}.0", "node0", f"numa_hit {hit_per_s * i}", f"numa_miss {miss_per_s * i}",
-                  "node1", f"numa_hit {hit_per_s * i}", "numa_miss 0"]  # fmt: skip
+                  *(["numa_foreign 0"] if foreign else []),
+                  "node1", f"numa_hit {hit_per_s * i}", "numa_miss 0",
+                  *([f"numa_foreign {miss_per_s * i}"] if foreign else [])]  # fmt: skip
     return _src(numastat, lines, "numastat")
+
+
+@pytest.mark.parametrize("foreign", [True, False])
+def test_numa_imbalance_names_the_full_node(foreign: bool) -> None:
+    f = _run("numa-imbalance", _numastat(4000, foreign=foreign))
+    assert f.title.startswith("NUMA node 1 full: 4,000 pages/s meant for it went to another node")
+    assert f.explanation.startswith("Node 1 ran out of free memory")
+    assert "most of it on node 0" in f.explanation
+    if foreign:
+        assert f.evidence[0].label == "node1 numa_foreign" and f.evidence[0].lines
 
 
 @pytest.mark.parametrize(("miss", "expected"), [(0, False), (999, False), (1000, True)])
