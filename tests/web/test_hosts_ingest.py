@@ -168,3 +168,20 @@ def test_a_redacted_share_link_leaks_no_host_name(tmp_path: Path, client, named:
     for url in (base, f"{base}report.json", f"{base}findings.json"):
         body = client.get(url).content.decode()
         assert "db-alpha" not in body and "db-beta" not in body, url
+
+
+def test_the_real_galera_capture_gives_each_host_its_clock_offset_and_the_node_that_sent_flow_control() -> (
+    None
+):
+    """Three MariaDB Galera nodes captured with pt-stalk on this machine (tests/fixtures/bundles, made
+    by scripts/make_cluster_bundles.sh): one host per directory, the flow-control finding across them,
+    each node's clock against db-a's estimated from the same seqno (shown, never applied)."""
+    from tests.multihost import FIXTURES
+
+    case = ingest_ready(FIXTURES / "cluster-galera.tar.gz")
+    hosts = list(Host.objects.filter(case=case).values_list("name", "offset_s", "offset_origin"))
+    assert [h[0] for h in hosts] == ["db-a", "db-b", "db-c"]
+    assert hosts[0][1] == 0.0 and all(h[1] is not None and abs(h[1]) < 5 for h in hosts)
+    assert "Galera seqno" in hosts[1][2]
+    flow = Finding.objects.get(case=case, key="galera-flow-control")
+    assert flow.host == "" and flow.hosts[0] == "db-b"

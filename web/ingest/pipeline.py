@@ -27,6 +27,7 @@ from django.utils import timezone
 
 from analyzer import engine
 from analyzer.findings import culprit_json, evidence_json
+from analyzer.offsets import estimate_offsets
 from analyzer.series import aggregate_series, irq_cpu_rates, top_fingerprints, top_wait_channels
 from analyzer.timeline import SAMPLE_LINES, Timeline, reduce_piece
 from parsers.damage import pg_safe
@@ -484,8 +485,14 @@ _DERIVED_CASE_FIELDS = (
 def _write_hosts(case: Case, bundle: Bundle, timelines: dict[str, Timeline]) -> None:
     """One ``Host`` row per host of the bundle (per timeline: ``UNKNOWN_HOST`` when nothing was
     parsed), in the bundle's order, each with its own clock, CPUs, kernel, layout and window.
-    ``offset_s`` (the clock against the first host) is left for the cross-host estimate."""
+    ``offset_s``: the estimate of its clock against the first host's (``analyzer.offsets``, shown,
+    never applied), None where the captures allow none."""
     known = {h.name: h for h in bundle.hosts}
+    try:
+        clocks = estimate_offsets(timelines)
+    except Exception:  # noqa: BLE001 - an estimate that fails leaves the offsets unknown, never the case
+        log.warning("case %s: the hosts' clock offsets could not be estimated", case.pk, exc_info=True)
+        clocks = {}
     rows = []
     for position, name in enumerate(timelines):
         h = known.get(name)
@@ -503,6 +510,8 @@ def _write_hosts(case: Case, bundle: Bundle, timelines: dict[str, Timeline]) -> 
                 window_end=max((s.end for s in sources), default=None),
                 utc_offset_s=h.utc_offset_s if h else bundle.utc_offset_s,
                 utc_offset_origin=((h.utc_offset_origin if h else bundle.utc_offset_origin) or "")[:100],
+                offset_s=clocks[name][0] if name in clocks else None,
+                offset_origin=pg_safe(clocks[name][1][:300]) if name in clocks else "",
             )
         )
     Host.objects.bulk_create(rows)
