@@ -8,7 +8,8 @@ input gives ``NotEvaluated``, an exception gives ``RuleFailed``, and the other r
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import dataclasses
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
 from analyzer.findings import Finding, NotEvaluated, RuleFailed
@@ -116,6 +117,50 @@ def run(tl: Timeline, *, only: tuple[str, ...] | None = None) -> Outcome:
     out.findings.sort(key=lambda f: (f.severity.rank, f.windows[0].start if f.windows else 0, f.key))
     # Last: attach findings explained by another to their root cause (analyzer/grouping.py).
     out.findings = group(out.findings)
+    return out
+
+
+#: The key a failure of the cross-host rules is recorded under (``RuleFailed``).
+CROSS_HOST_KEY = "cross-host"
+
+
+def run_hosts(timelines: Mapping[str, Timeline], *, only: tuple[str, ...] | None = None) -> Outcome:
+    """Run every rule over each host's timeline (``timelines``: ``Host.name`` -> its Timeline, the
+    case's first host first), then, for two hosts or more, the cross-host rules
+    (``analyzer.cluster.cross_host_findings``).
+
+    Each rule sees one host's timeline only, so it is calibrated to that host (its CPUs, disks and
+    variables). Every finding of a host gets ``host`` and ``hosts`` = (host,); its ``NotEvaluated``
+    and ``RuleFailed`` name the host too. A cross-host finding keeps ``host`` None and its own
+    ``hosts``; a failure of the cross-host rules is recorded as ``RuleFailed(CROSS_HOST_KEY)``, the
+    hosts' findings kept. Findings are ordered most severe first across hosts, then by start, then by
+    host (the case's order) and key; one host keeps ``run``'s order exactly.
+    """
+    from analyzer.cluster import cross_host_findings  # noqa: PLC0415 - cluster may use this module
+
+    out = Outcome()
+    position = {name: i for i, name in enumerate(timelines)}
+    for name, tl in timelines.items():
+        one = run(tl, only=only)
+        out.findings += [dataclasses.replace(f, host=name, hosts=(name,)) for f in one.findings]
+        out.not_evaluated += [dataclasses.replace(n, host=name) for n in one.not_evaluated]
+        out.failed += [dataclasses.replace(f, host=name) for f in one.failed]
+        out.versions.update(one.versions)
+    if len(timelines) < 2:
+        return out
+    try:
+        out.findings += list(cross_host_findings(timelines))
+    except Exception as exc:  # noqa: BLE001 - like a rule: recorded, never sinks the case
+        out.failed.append(RuleFailed(CROSS_HOST_KEY, f"{type(exc).__name__}: {exc}"))
+    out.findings.sort(
+        key=lambda f: (
+            f.severity.rank,
+            0 if f.windows else 1,
+            f.windows[0].start.value if f.windows else 0,
+            position.get(f.host or "", -1),
+            f.key,
+        )
+    )
     return out
 
 

@@ -175,6 +175,8 @@ class NotEvaluated:
 
     key: str
     missing: tuple[str, ...]
+    #: the host whose timeline lacked the inputs (``Host.name``; None outside a case's hosts)
+    host: str | None = None
 
     @property
     def reason(self) -> str:
@@ -187,3 +189,5 @@ class RuleFailed:
 
     key: str
     error: str
+    #: the host whose timeline the rule failed on (None: a cross-host rule, or outside a case's hosts)
+    host: str | None = None

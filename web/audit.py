@@ -21,7 +21,7 @@ from datetime import datetime
 from django.db.models import Q, QuerySet
 
 from web.clients import browser_family, client_ip, truncated_address
-from web.models import ApiToken, AuditAction, AuditEvent, Case, ShareLink, Team
+from web.models import AddedUpload, ApiToken, AuditAction, AuditEvent, Case, ShareLink, Team
 
 USER = "user"
 SHARE_LINK = "share link"
@@ -173,6 +173,17 @@ def events_csv(events: Iterable[AuditEvent]) -> Iterator[str]:
 def record_upload(request, case: Case, name: str) -> None:  # noqa: ANN001 - HttpRequest or DRF Request
     """A bundle uploaded as a new case (the page's and the API's upload)."""
     record(action=AuditAction.CASE_UPLOADED, request=request, case=case, detail={"name": str(name)[:200]})
+
+
+def record_bundle_added(request, added: AddedUpload) -> None:  # noqa: ANN001 - HttpRequest or DRF Request
+    """A further bundle added to a case (the page's form or the API): an upload of the case, its
+    ``detail`` saying it was added beside the first."""
+    record(
+        action=AuditAction.CASE_UPLOADED,
+        request=request,
+        case=added.case,
+        detail={"name": str(added.original_name)[:200], "added": True, "sha256": added.sha256},
+    )
 
 
 def record_share_created(request, share: ShareLink) -> None:  # noqa: ANN001 - HttpRequest or DRF Request

@@ -77,7 +77,8 @@ def _remove_work_quietly(case_id: int) -> None:
 
 def connect() -> None:
     """Connect the receivers that delete a case's objects with it (called once, at start-up)."""
-    from web.models import Case, Upload
+    from web.models import AddedUpload, Case, Upload
 
     post_delete.connect(_delete_upload_file, sender=Upload, dispatch_uid="casebook-upload-file")
+    post_delete.connect(_delete_upload_file, sender=AddedUpload, dispatch_uid="casebook-added-upload-file")
     post_delete.connect(_delete_work_files, sender=Case, dispatch_uid="casebook-case-work-files")

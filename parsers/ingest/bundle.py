@@ -14,13 +14,14 @@ bundle (epoch versus wall clock). When neither exists they are kept as if UTC, w
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import functools
 import io
 import itertools
 import logging
 import re
 from collections import Counter
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import BinaryIO, TextIO
@@ -35,8 +36,18 @@ from parsers.base import (
     ParseError,
     parse_ts_line,
 )
-from parsers.ingest import pieces
-from parsers.ingest.archive import DEFAULT_LIMITS, BundleError, LimitExceeded, Limits, Member, Refused, walk
+from parsers.ingest import hosts, pieces
+from parsers.ingest.archive import (
+    DEFAULT_LIMITS,
+    BundleError,
+    LimitExceeded,
+    Limits,
+    Member,
+    Refused,
+    safe_name,
+    walk,
+)
+from parsers.ingest.hosts import clean_host
 from parsers.ingest.malloc import resident_bytes, steady_heap
 from parsers.ingest.pieces import LocalRunner, Pipeline, Work, split, whole
 from parsers.ingest.pool import warmed
@@ -54,8 +65,6 @@ PROCSTAT_HEAD_LINES = 1100
 #: An upload at least this large (compressed) starts its parse processes at once (``PiecePool.warm``),
 #: it surely holds a member cut in pieces, and the processes' start then overlaps the first reads.
 WARM_BYTES = 4 << 20
-#: Host names shown in pages come from uploads: keep the characters a host name may have.
-HOST_CHARS = re.compile(r"[^A-Za-z0-9._:-]")
 #: Where a CPU count is read, most trusted first (the collector's manifest `nproc` comes before all).
 NCPU_ORIGINS = ("procstat", "interrupts", "banner")
 #: Two sources whose windows are further apart than this do not describe the same moment.
@@ -71,8 +80,30 @@ class NotUsed:
 
 
 @dataclass(slots=True)
+class BundleHost:
+    """One server of a bundle (``parsers.ingest.hosts``): its name and how it was found, the members
+    placed on it, and what a bundle of that host alone would say of it: its CPUs, kernel, layout and
+    UTC offset (seconds east of UTC, with its origin)."""
+
+    name: str
+    name_origin: str = ""
+    members: list[str] = field(default_factory=list)
+    kernel: str | None = None
+    ncpu: int | None = None
+    layout: str = "loose"
+    utc_offset_s: int | None = None
+    utc_offset_origin: str | None = None
+
+    def sources(self, bundle: Bundle) -> list[ParsedSource]:
+        mine = set(self.members)
+        return [s for s in bundle.sources if s.member in mine]
+
+
+@dataclass(slots=True)
 class Bundle:
-    """Everything read from one bundle. Times in ``sources`` are UTC."""
+    """Everything read from one bundle (or several bundles of one case, read as one). Times in
+    ``sources`` are UTC. ``host``, ``kernel``, ``ncpu``, ``utc_offset_s`` and ``layout`` are the first
+    host's; ``hosts`` holds every host (first first), ``host_of`` the host and reason of each member."""
 
     sources: list[ParsedSource] = field(default_factory=list)
     not_used: list[NotUsed] = field(default_factory=list)
@@ -87,6 +118,9 @@ class Bundle:
     #: seconds subtracted from each member's times after it was parsed (UTC offset, anchoring), for
     #: whoever stored rows of it before (the ingest writes per-sample detail while parsing)
     shifted: dict[str, float] = field(default_factory=dict)
+    hosts: list[BundleHost] = field(default_factory=list)
+    #: member -> (host name, why that host)
+    host_of: dict[str, tuple[str, str]] = field(default_factory=dict)
 
     def by_format(self, name: str) -> list[ParsedSource]:
         return [s for s in self.sources if s.format == name]
@@ -99,14 +133,6 @@ class Bundle:
         return min(a for a, _ in spans), max(b for _, b in spans)
 
 
-def clean_host(value: str | None) -> str | None:
-    """A host name reduced to safe characters (at most 255), or None when nothing is left."""
-    if not value:
-        return None
-    cleaned = HOST_CHARS.sub("", value.strip())[:255]
-    return cleaned or None
-
-
 def read_bundle(
     path: Path | str,
     *,
@@ -116,8 +142,9 @@ def read_bundle(
     reduce: Callable[[ParsedSource], ParsedSource] | None = None,
     keep_text: Callable[[str, tuple[TextChunk, ...]], None] | None = None,
     processes: int = 0,
+    more: Sequence[tuple[Path | str, str]] = (),
 ) -> Bundle:
-    """Parse every member of the bundle at ``path``.
+    """Parse every member of the bundle at ``path`` (and of the bundles ``more``, as one).
 
     Members are parsed piece by piece (parsers/ingest/pieces.py): snapshot captures are cut at their
     markers, other members up to ``WHOLE_MAX_BYTES`` are one piece, longer ones are read as a stream
@@ -134,6 +161,10 @@ def read_bundle(
     compressed chunks of whole lines (``parsers.rawtext``), numbered as the parsers number them:
     the ingest keeps them to show raw lines and to read a snapshot's sessions and threads back.
 
+    ``more``: further bundles of the same case, ``(path, file name)`` each, read after the first as
+    one bundle: their members are named ``<file name>/<member>`` and their hosts merged with the
+    first's by name (``parsers.ingest.hosts``). Each is held to ``limits`` on its own.
+
     Raises ``parsers.ingest.archive.BundleError`` only when the container itself is unreadable before any
     member was read; limits passed midway become a warning and the members read so far are kept.
     """
@@ -148,6 +179,11 @@ def read_bundle(
         pipeline = stack.enter_context(Pipeline(local=LocalRunner(work), pool=pool, keep_text=keep_text))
         reader = _Reader(bundle, pipeline, work, keep_text)
         walk_into(reader, path, limits=limits, display_name=display_name, progress=progress)
+        for more_path, more_name in more:
+            prefix = reader.next_bundle(more_name)
+            walk_into(
+                reader, more_path, limits=limits, display_name=more_name, progress=progress, prefix=prefix
+            )
     reader.finish()
     return bundle
 
@@ -159,14 +195,19 @@ def walk_into(
     limits: Limits,
     display_name: str | None,
     progress: Callable[[str], None] | None,
+    prefix: str = "",
 ) -> None:
     """Walk the bundle at ``path`` and hand each member to ``reader`` (``read_bundle``'s loop, also
     used to plan a fan-out): limits passed midway and a container that breaks after its first member
-    become warnings of the reader's bundle."""
+    become warnings of the reader's bundle. ``prefix`` is put before every member name (a case's
+    added bundle)."""
     bundle = reader.b
+    seen = bundle.members_seen
     try:
         for entry in walk(Path(path), limits=limits, display_name=display_name):
             bundle.members_seen += 1
+            if prefix:
+                entry = dataclasses.replace(entry, name=prefix + entry.name)
             if isinstance(entry, Refused):
                 reader.not_used(entry.name, entry.reason)
                 continue
@@ -176,7 +217,10 @@ def walk_into(
     except LimitExceeded as exc:
         bundle.warnings.append(str(exc))
     except BundleError as exc:
-        if not bundle.members_seen:
+        if bundle.members_seen == seen:
+            if prefix:  # an added bundle that cannot be read: the others still are
+                bundle.warnings.append(f"{display_name}: {exc}; nothing was read from it")
+                return
             raise
         bundle.warnings.append(f"{exc}; the members before it were read")
 
@@ -270,11 +314,22 @@ class _Reader:
         self.keep_text = keep_text
         self.offsets: Counter[int] = Counter()
         self.manifest: dict[str, str] = {}
-        self.hosts: list[str] = []
-        # CPU counts by how much they are worth: /proc/stat and /proc/interrupts list the CPUs of
-        # this server; a sysstat banner may come from a file taken elsewhere (NCPU_ORIGINS order).
-        self.ncpus: dict[str, list[int]] = {}
         self.layouts: Counter[str] = Counter()
+        #: UTC offsets of the TS markers in each member's first lines (a host's own clock)
+        self.member_offsets: dict[str, Counter[int]] = {}
+        #: the member-name prefix and file name of each bundle read (the first: "" and its name)
+        self.prefixes: list[str] = [""]
+        self.names: list[str] = [""]
+
+    def next_bundle(self, name: str) -> str:
+        """Start reading a further bundle of the case, called ``name``: the prefix of its members."""
+        base = safe_name(name) or f"bundle-{len(self.prefixes) + 1}"
+        prefix = f"{base}/"
+        if prefix in self.prefixes:
+            prefix = f"bundle-{len(self.prefixes) + 1}-{prefix}"
+        self.prefixes.append(prefix)
+        self.names.append(name)
+        return prefix
 
     def not_used(self, member: str, reason: str) -> None:
         """List ``member`` as not used, in member order (after what is still being parsed)."""
@@ -286,24 +341,28 @@ class _Reader:
     def add_warning(self, warning: str) -> None:
         self.b.warnings.append(warning)
 
-    def add_host(self, host: str) -> None:
-        self.hosts.append(host)
-
-    def add_ncpu(self, origin: str, ncpu: int) -> None:
-        self.ncpus.setdefault(origin, []).append(ncpu)
-
     def add_source(self, source: ParsedSource) -> None:
         self.b.sources.append(source)
 
     def observed(self) -> dict[str, object]:
         """What this reader saw of the bundle as a whole while reading (not in member order)."""
-        return {"offsets": self.offsets, "manifest": self.manifest, "layouts": self.layouts}
+        return {
+            "offsets": self.offsets,
+            "manifest": self.manifest,
+            "layouts": self.layouts,
+            "member_offsets": self.member_offsets,
+            "prefixes": self.prefixes,
+            "names": self.names,
+        }
 
     def restore(self, observed: dict[str, object]) -> None:
         """Take over what another reader ``observed`` of the same bundle."""
         self.offsets = observed["offsets"]  # type: ignore[assignment]
         self.manifest = observed["manifest"]  # type: ignore[assignment]
         self.layouts = observed["layouts"]  # type: ignore[assignment]
+        self.member_offsets = observed.get("member_offsets", {})  # type: ignore[assignment]
+        self.prefixes = observed.get("prefixes", [""])  # type: ignore[assignment]
+        self.names = observed.get("names", [""])  # type: ignore[assignment]
 
     def read(self, member: Member) -> None:
         try:
@@ -333,6 +392,7 @@ class _Reader:
             marker = parse_ts_line(line) if line.startswith("TS") else None
             if marker is not None and marker.utc_offset_s is not None:
                 self.offsets[marker.utc_offset_s] += 1
+                self.member_offsets.setdefault(member.name, Counter())[marker.utc_offset_s] += 1
         if where.layout == "collector":
             self.manifest = read_manifest("".join(itertools.islice(_text(first, raw), 560)))
             self._context(member.name, "manifest", {"manifest": dict(self.manifest)})
@@ -347,17 +407,12 @@ class _Reader:
                         f"name: {'kept as ' + host if host else 'not used'}",
                     )
                 )
-            if host:
-                self.pipeline.later(
-                    functools.partial(self.add_host, host)
-                )  # in member order, as sources add theirs
             self._context(member.name, "hostname", {"host": host})
             return
         if where.suffix == "procstat":
             lines = [ln.rstrip("\n") for ln in itertools.islice(_text(first, raw), PROCSTAT_HEAD_LINES)]
             cpus = {ln.split()[0] for ln in lines if re.match(r"^cpu\d+\s", ln)}
             if cpus:
-                self.pipeline.later(functools.partial(self.add_ncpu, "procstat", len(cpus)))
                 self._context(member.name, "procstat", {"ncpu": len(cpus)})
                 return
         module = registry.detect(head)
@@ -418,18 +473,8 @@ class _Reader:
             # `vmstat $RUN_TIME 2`: one average over the whole run, not a point of the 1 s series.
             source.frames = {"vmstat_overall": source.frames["vmstat"]}
             source.meta["variant"] = f"{source.meta.get('variant', 'vmstat')} (pt-stalk run average)"
+        # its host, CPUs and kernel are read from every source at the end, host by host (``finish``)
         self.b.sources.append(source)
-        meta = source.meta
-        if meta.get("host"):
-            self.hosts.append(str(meta["host"]))
-        if meta.get("ncpu"):
-            kind = "interrupts" if source.format == "interrupts" else "banner"
-            self.ncpus.setdefault(kind, []).append(int(meta["ncpu"]))  # type: ignore[arg-type]
-        if meta.get("kernel") and not self.b.kernel:
-            self.b.kernel = str(meta["kernel"])[:100]
-        variables = meta.get("variables")
-        if isinstance(variables, dict) and variables.get("hostname"):
-            self.hosts.append(str(variables["hostname"]))
 
     def _context(self, member: str, fmt: str, meta: dict[str, object]) -> None:
         frame = pd.DataFrame(
@@ -439,53 +484,98 @@ class _Reader:
         self.pipeline.later(functools.partial(self.add_source, source))
 
     def finish(self) -> None:
+        """Place every member on its host (``parsers.ingest.hosts.assign``), then settle each host as a
+        bundle of its own: its CPUs, kernel, layout and UTC offset, its local times shifted by its own
+        offset, its timeless captures anchored, its overlaps and stray banners checked."""
         b = self.b
-        m = self.manifest
-        b.layout = "collector" if m else (self.layouts.most_common(1)[0][0] if self.layouts else "loose")
-        b.host = clean_host(m.get("hostname")) or (clean_host(self.hosts[0]) if self.hosts else None)
+        placed = hosts.assign(b.sources, prefixes=self.prefixes, names=self.names)
+        b.host_of = placed.host_of
+        several = len(placed.hosts) > 1
+        for name, origin in placed.hosts:
+            host = BundleHost(name=name, name_origin=origin, members=placed.members(name))
+            self._settle(host, several)
+            b.hosts.append(host)
+        first = b.hosts[0] if b.hosts else BundleHost(name=hosts.UNKNOWN_HOST)
+        if not b.hosts:  # nothing parsed: what the walk saw still describes the bundle
+            self._settle(first, False)
+        b.host = None if placed.placeholder or not b.hosts else first.name
+        b.kernel, b.ncpu, b.layout = first.kernel, first.ncpu, first.layout
+        b.utc_offset_s, b.utc_offset_origin = first.utc_offset_s, first.utc_offset_origin
+        self._check_banners(placed)
+        if placed.overflow:
+            b.warnings.append(
+                f"More than {hosts.MAX_HOSTS} hosts are named in the bundle: {len(placed.overflow)} member(s) of "
+                f"further hosts are read with their bundle's first host ({', '.join(placed.overflow[:3])} ...)"
+            )
+
+    def _settle(self, host: BundleHost, several: bool) -> None:
+        b = self.b
+        sources = host.sources(b)
+        manifests = [s.meta["manifest"] for s in sources if s.format == "manifest"]
+        m: dict[str, str] = manifests[0] if manifests else ({} if several else self.manifest)  # type: ignore[assignment]
+        if m:
+            host.layout = "collector"
+        elif several:
+            layouts = Counter(place(s.member).layout for s in sources)
+            host.layout = layouts.most_common(1)[0][0] if layouts else "loose"
+        else:
+            host.layout = self.layouts.most_common(1)[0][0] if self.layouts else "loose"
+        # CPU counts by how much they are worth: /proc/stat and /proc/interrupts list the CPUs of
+        # this server; a sysstat banner may come from a file taken elsewhere (NCPU_ORIGINS order).
+        ncpus: dict[str, list[int]] = {}
+        for s in sources:
+            if s.meta.get("ncpu"):
+                kind = s.format if s.format in ("procstat", "interrupts") else "banner"
+                ncpus.setdefault(kind, []).append(int(s.meta["ncpu"]))  # type: ignore[arg-type]
         if m.get("nproc", "").isdigit():
-            b.ncpu = int(m["nproc"])
+            host.ncpu = int(m["nproc"])
         else:
             for kind in NCPU_ORIGINS:
-                if self.ncpus.get(kind):
-                    b.ncpu = Counter(self.ncpus[kind]).most_common(1)[0][0]
+                if ncpus.get(kind):
+                    host.ncpu = Counter(ncpus[kind]).most_common(1)[0][0]
                     break
-        b.kernel = (m.get("kernel") or b.kernel or None) and (m.get("kernel") or b.kernel)[:100]
+        kernel = m.get("kernel") or next(
+            (str(s.meta["kernel"]) for s in sources if s.meta.get("kernel")), None
+        )
+        host.kernel = kernel[:100] if kernel else None
+        offsets = self.offsets
+        if several:
+            offsets = Counter()
+            for member in host.members:
+                offsets.update(self.member_offsets.get(member, Counter()))
         if m.get("utc_offset") and offset_from_z(m["utc_offset"]) is not None:
-            b.utc_offset_s, b.utc_offset_origin = offset_from_z(m["utc_offset"]), "manifest (date +%z)"
-        elif self.offsets:
-            b.utc_offset_s, b.utc_offset_origin = (
-                self.offsets.most_common(1)[0][0],
+            host.utc_offset_s, host.utc_offset_origin = offset_from_z(m["utc_offset"]), "manifest (date +%z)"
+        elif offsets:
+            host.utc_offset_s, host.utc_offset_origin = (
+                offsets.most_common(1)[0][0],
                 "TS markers (epoch vs wall clock)",
             )
-        local = [s for s in b.sources if s.ts_is_local]
+        who = f"{host.name}: the" if several else "The"
+        local = [s for s in sources if s.ts_is_local]
         if local:
-            if b.utc_offset_s is None:
+            if host.utc_offset_s is None:
                 b.warnings.append(
-                    "The server's UTC offset is unknown (no TS marker with a wall-clock time, no manifest): "
+                    f"{who} server's UTC offset is unknown (no TS marker with a wall-clock time, no manifest): "
                     "times read in local time ("
                     + ", ".join(s.member for s in local[:5])
                     + ") are shown as if UTC."
                 )
             for source in local:
-                self._shift(source, b.utc_offset_s or 0)
-        self._anchor_timeless()
-        self._check_overlap()
-        self._check_hosts()
+                self._shift(source, host.utc_offset_s or 0)
+        self._anchor_timeless(sources)
+        self._check_overlap(sources)
 
     def _shift(self, source: ParsedSource, seconds: float) -> None:
         source.shift(seconds)
         if seconds:
             self.b.shifted[source.member] = self.b.shifted.get(source.member, 0.0) + seconds
 
-    def _anchor_timeless(self) -> None:
+    def _anchor_timeless(self, sources: list[ParsedSource]) -> None:
         """A capture with no time of its own (a bare `vmstat 1`, parsed from the Unix epoch with a
         ``no-start-time`` warning) is placed at the start of the other sources' window: captures sent
         together were taken together, and 1970 on the shared axis would hide every other source."""
-        timeless = [
-            s for s in self.b.sources if s.samples and any(w.code == "no-start-time" for w in s.warnings)
-        ]
-        timed = [s for s in self.b.sources if s.samples and s not in timeless]
+        timeless = [s for s in sources if s.samples and any(w.code == "no-start-time" for w in s.warnings)]
+        timed = [s for s in sources if s.samples and s not in timeless]
         if not timeless or not timed:
             return
         anchor = min(s.start for s in timed)
@@ -496,19 +586,19 @@ class _Reader:
                 f"other captures ({anchor:%Y-%m-%d %H:%M:%S} UTC), as if taken with them"
             )
 
-    def _check_hosts(self) -> None:
-        """A capture whose own header names another host was probably taken on another server."""
-        host = (self.b.host or "").lower()
-        for s in self.b.sources:
-            named = clean_host(str(s.meta.get("host") or ""))
-            if host and named and named.lower().split(".")[0] != host.split(".")[0]:
-                self.b.warnings.append(
-                    f"{s.member} ({s.format}) names host {named} in its header, but the bundle is from {self.b.host}: "
-                    "it may have been captured on another server"
-                )
+    def _check_banners(self, placed: hosts.Assignment) -> None:
+        """A capture whose own header names another host than the one its collection places it on
+        was probably taken on another server (a member placed on its own host is not warned of)."""
+        several = len(placed.hosts) > 1
+        for s, named, host in hosts.banner_mismatches(self.b.sources, placed):
+            where = f"it is read with {host}'s captures" if several else f"the bundle is from {host}"
+            self.b.warnings.append(
+                f"{s.member} ({s.format}) names host {named} in its header, but {where}: "
+                "it may have been captured on another server"
+            )
 
-    def _check_overlap(self) -> None:
-        timed = [s for s in self.b.sources if s.samples]
+    def _check_overlap(self, sources: list[ParsedSource]) -> None:
+        timed = [s for s in sources if s.samples]
         if len(timed) < 2:
             return
         for s in timed:

@@ -22,7 +22,7 @@ other than as ``bytes`` values inside them.
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import Future
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -147,8 +147,10 @@ def plan_bundle(
     reduce: Callable[[ParsedSource], ParsedSource] | None = None,
     keep_text: Callable[[str, tuple[TextChunk, ...]], None] | None = None,
     part_bytes: int | None = None,
+    more: Sequence[tuple[Path | str, str]] = (),
 ) -> Plan:
-    """Walk the bundle at ``path`` once and plan its parse (see the module docstring).
+    """Walk the bundle at ``path`` (then the bundles ``more``, ``(path, file name)`` each, as
+    ``read_bundle`` reads a case's added bundles) once and plan its parse (see the module docstring).
 
     ``put(data)`` stores one piece's bytes (UTF-8, ``\\n`` line ends) and returns a key that
     ``parse_part``'s ``get`` reads back. Members that are neither cut at markers nor small enough to
@@ -160,6 +162,9 @@ def plan_bundle(
     recorder = _Recorder(put, part_bytes or PART_BYTES)
     reader = _Reader(bundle, recorder, Work(reduce=reduce), keep_text)  # type: ignore[arg-type]
     walk_into(reader, path, limits=limits, display_name=display_name, progress=progress)
+    for more_path, more_name in more:
+        prefix = reader.next_bundle(more_name)
+        walk_into(reader, more_path, limits=limits, display_name=more_name, progress=progress, prefix=prefix)
     return Plan(
         parts=recorder.parts,
         steps=recorder.steps,

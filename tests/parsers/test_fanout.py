@@ -22,7 +22,7 @@ EXAMPLE = FIXTURES / "bundles" / "ptstalk-mariadb-tmptables.tar.gz"
 
 
 def _fanned_out(
-    path: Path, *, part_bytes: int | None = None, lose: int | None = None
+    path: Path, *, part_bytes: int | None = None, lose: int | None = None, more: tuple = ()
 ) -> tuple[Bundle, int, list]:
     store: dict[str, bytes] = {}
     text: list = []
@@ -32,7 +32,7 @@ def _fanned_out(
         store[key] = data
         return key
 
-    plan = plan_bundle(path, put=put, reduce=reduce_piece, part_bytes=part_bytes)
+    plan = plan_bundle(path, put=put, reduce=reduce_piece, part_bytes=part_bytes, more=more)
     plan = loads(dumps(plan), name="plan")  # it travels through the storage, as a work file
     work = Work(reduce=reduce_piece, keep_text=True)
     outcomes = {}
@@ -59,12 +59,24 @@ def _same(a: Bundle, b: Bundle) -> None:
         b.host, b.kernel, b.ncpu, b.utc_offset_s, b.utc_offset_origin, b.layout, b.members_seen
     )  # fmt: skip
     assert a.shifted == b.shifted
+    assert a.hosts == b.hosts and a.host_of == b.host_of
 
 
 def test_the_example_bundle_fanned_out_equals_the_single_read() -> None:
     single = read_bundle(EXAMPLE, reduce=reduce_piece)
     fanned, parts, _ = _fanned_out(EXAMPLE)
     assert parts >= 5 and len(single.sources) >= 5
+    _same(fanned, single)
+
+
+def test_several_hosts_and_an_added_bundle_fanned_out_equal_the_single_read(tmp_path: Path) -> None:
+    from tests.multihost import host_bundle, hosts_tarball
+
+    two = hosts_tarball(tmp_path / "two.tgz", ["db-a", "db-b"])
+    more = ((host_bundle(tmp_path / "c.tgz", "db-c"), "db-c.tgz"),)
+    single = read_bundle(two, reduce=reduce_piece, more=more)
+    fanned, _, _ = _fanned_out(two, more=more)
+    assert [h.name for h in single.hosts] == ["db-a", "db-b", "db-c"]
     _same(fanned, single)
 
 

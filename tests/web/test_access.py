@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 from django.contrib.auth import get_user_model
 from django.core.files import File
+from django.core.files.uploadedfile import SimpleUploadedFile
 from django.test import Client
 
 from tests.web.conftest import VMSTAT, make_tar
@@ -38,6 +39,8 @@ CASE_ENDPOINTS = [
     ("get", "/cases/{id}/compare.json?with={id}", 200),
     ("post", "/cases/{id}/details/", 302),
     ("post", "/cases/{id}/reanalyze/", 302),
+    ("post", "/cases/{id}/bundles/", 302),  # no bundle in the form: back to the case page, with a message
+    ("post", "/api/cases/{id}/bundles/", 400),  # no bundle: 400 naming the field
     ("get", "/api/cases/{id}/", 200),
     ("get", "/cases/{id}/events/", 200),
     ("get", "/cases/{id}/events.csv", 200),
@@ -232,8 +235,11 @@ def test_nothing_was_changed_by_those_who_may_not(other_client: Client, client: 
     for c in (other_client, client):
         c.post(f"/cases/{case.pk}/details/", {"customer": "Mallory"})
         c.post(f"/cases/{case.pk}/reanalyze/")
+        c.post(f"/cases/{case.pk}/bundles/", {"bundle": SimpleUploadedFile("x.tgz", b"not a bundle")})
+        c.post(f"/api/cases/{case.pk}/bundles/", {"bundle": SimpleUploadedFile("x.tgz", b"not a bundle")})
     case.refresh_from_db()
     assert case.customer == "" and case.status == "ready"
+    assert not case.added_uploads.exists()
 
 
 def test_comparing_with_a_case_of_another_team_is_404(

@@ -62,6 +62,7 @@ OPERATIONS = (
     "POST /api/cases/",
     "GET /api/cases/{case_id}/",
     "GET /api/cases/{case_id}/status/",
+    "POST /api/cases/{case_id}/bundles/",
     "GET /api/cases/{case_id}/findings/",
     "GET /api/cases/{case_id}/series/",
     "GET /api/cases/{case_id}/moment/",

@@ -34,6 +34,16 @@ def two_minutes(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return generated_collection(out, 2)
 
 
+def _wait_done(case: Case) -> None:
+    wait_for(
+        "the fanned-out case done",
+        lambda: Case.objects.filter(pk=case.pk, status__in=(CaseStatus.READY, CaseStatus.FAILED)).exists(),
+        timeout_s=READY_WITHIN_S,
+        every_s=0.5,
+    )
+    case.refresh_from_db()
+
+
 def test_a_bundle_through_the_chord_gives_the_case_of_the_single_task(
     fanout_stack: CasebookProcesses, two_minutes: Path, settings
 ) -> None:
@@ -45,13 +55,7 @@ def test_a_bundle_through_the_chord_gives_the_case_of_the_single_task(
         single = services.case_create(user=None, file=File(fh), original_name=two_minutes.name, enqueue=False)
     settings.CASEBOOK_INGEST_FANOUT = False
     tasks.case_ingest(case_id=single.pk)
-    wait_for(
-        "the fanned-out case done",
-        lambda: Case.objects.filter(pk=fanned.pk, status__in=(CaseStatus.READY, CaseStatus.FAILED)).exists(),
-        timeout_s=READY_WITHIN_S,
-        every_s=0.5,
-    )
-    fanned.refresh_from_db()
+    _wait_done(fanned)
     single.refresh_from_db()
     assert fanned.status == single.status == CaseStatus.READY, fanned.failure_reason
 
@@ -118,3 +122,39 @@ def test_every_task_of_a_fanout_stamps_the_case_so_a_long_one_is_not_taken_for_a
     # The last stamp is the analysis's start, not the claim's (which is all there was before).
     dispatched = [line for line in lines if "part(s) sent to the workers" in line["message"]]
     assert len(dispatched) == 1 and case.heartbeat_at > _log_time(dispatched[0])
+
+
+def test_a_case_of_added_bundles_fans_out_into_the_case_of_the_single_task(
+    fanout_stack: CasebookProcesses, tmp_path: Path, settings
+) -> None:
+    """A two-host bundle and another host's bundle added to the case: planned as one, parsed by the
+    worker in parts, the same hosts, sources and findings as the single task."""
+    from tests.multihost import host_bundle, hosts_tarball
+    from web.models import Host
+
+    two, third = (
+        hosts_tarball(tmp_path / "two.tgz", ["db-a", "db-b"]),
+        host_bundle(tmp_path / "c.tgz", "db-c"),
+    )
+    fanout_stack.start("worker", "worker-1")
+    made = []
+    for enqueue in (False, True):
+        with two.open("rb") as fh:
+            case = services.case_create(user=None, file=File(fh), original_name=two.name, enqueue=False)
+        with third.open("rb") as fh:
+            services.case_add_bundle(
+                case_id=case.pk, user=None, file=File(fh), original_name="c.tgz", enqueue=enqueue
+            )
+        made.append(case)
+    single, fanned = made
+    settings.CASEBOOK_INGEST_FANOUT = False
+    tasks.case_ingest(case_id=single.pk)
+    _wait_done(fanned)
+    assert fanned.status == CaseStatus.READY, fanned.failure_reason
+    hosts = [
+        list(Host.objects.filter(case=c).values_list("name", "ncpu", "name_origin")) for c in (fanned, single)
+    ]
+    assert hosts[0] == hosts[1] and [h[0] for h in hosts[0]] == ["db-a", "db-b", "db-c"]
+    assert case_sources(fanned) == case_sources(single)
+    assert case_findings(fanned) == case_findings(single)
+    assert '"task": "casebook.ingest_part"' in (fanout_stack.workdir / "worker-1.log").read_text()

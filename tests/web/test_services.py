@@ -246,9 +246,9 @@ def test_the_rules_run_beside_the_writes_while_the_worker_holds_little(
     threads: list[str] = []
     real_run = engine.run
 
-    def run(timeline):  # noqa: ANN001, ANN202 - engine.run's signature
+    def run(timeline, **kw):  # noqa: ANN001, ANN202 - engine.run's signature
         threads.append(threading.current_thread().name)
-        return real_run(timeline)
+        return real_run(timeline, **kw)
 
     monkeypatch.setattr(engine, "run", run)
     cases = []

@@ -22,6 +22,8 @@ from rest_framework.response import Response
 from web import audit
 from web.api.schema import CASE_ID, CasePagination, error_responses, validated_query
 from web.api.serializers import (
+    BundleAddedSerializer,
+    BundleAddSerializer,
     CaseCreatedSerializer,
     CaseCreateSerializer,
     CaseListQuerySerializer,
@@ -125,6 +127,46 @@ def _case_create(request: Request) -> Response:
 def case_report_api(request: Request, case_id: int) -> Response:
     """Sources, members not used, warnings, findings, rules not evaluated; times ISO 8601 UTC."""
     return Response(selectors.case_report(case=selectors.case_for_user(user=request.user, case_id=case_id)))
+
+
+@extend_schema(
+    operation_id="cases_bundles_add",
+    summary="Add another bundle of the same incident (another host's capture) to a case",
+    parameters=[CASE_ID],
+    request={"multipart/form-data": BundleAddSerializer},
+    responses={202: BundleAddedSerializer, **error_responses(400, 404, 409)},
+)
+@api_view(["POST"])
+@parser_classes([MultiPartParser, FormParser])
+def case_bundle_add_api(request: Request, case_id: int) -> Response:
+    """POST multipart ``bundle``: kept beside the case's first upload, with the same limits and checks;
+    the case is queued again and analysed over all its bundles (hosts merged by name). 409 while a
+    worker processes the case."""
+    case = selectors.case_for_user(user=request.user, case_id=case_id)
+    serializer = BundleAddSerializer(data=request.data)
+    serializer.is_valid(raise_exception=True)
+    bundle = serializer.validated_data["bundle"]
+    try:
+        added = services.case_add_bundle(
+            case_id=case.pk, user=request.user, file=bundle, original_name=bundle.name
+        )
+    except ValidationError as exc:
+        return Response({"message": " ".join(exc.messages), "extra": {}}, status=status.HTTP_400_BAD_REQUEST)
+    except services.CaseStateError as exc:
+        return Response(
+            {"message": str(exc), "extra": {"status": case.status}}, status=status.HTTP_409_CONFLICT
+        )
+    audit.record_bundle_added(request, added)
+    case.refresh_from_db()
+    body = {
+        **selectors.case_status(case),
+        "message": f"{added.original_name} is added to case {case.pk}, queued again for analysis over its "
+        "bundles: poll its status_url.",
+        "bundle": {"name": added.original_name, "size": added.size, "sha256": added.sha256},
+        "status_url": reverse("api-case-status", args=[case.pk]),
+        "report_url": reverse("api-case", args=[case.pk]),
+    }
+    return Response(body, status=status.HTTP_202_ACCEPTED)
 
 
 @extend_schema(

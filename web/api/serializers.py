@@ -47,6 +47,13 @@ class CaseCreateSerializer(serializers.Serializer):
     )
 
 
+class BundleAddSerializer(serializers.Serializer):
+    bundle = serializers.FileField(
+        help_text="Another bundle of the same incident (most often another host's capture): .tar(.gz/.bz2/"
+        ".xz/.zst), .zip or one capture file."
+    )
+
+
 class CaseListQuerySerializer(serializers.Serializer):
     q = serializers.CharField(
         required=False,
@@ -200,6 +207,39 @@ class CulpritSerializer(serializers.Serializer):
     evidence = serializers.ListField(child=serializers.DictField())
 
 
+class HostClockSerializer(serializers.Serializer):
+    utc_offset_s = serializers.IntegerField(
+        allow_null=True, help_text="The host's local time minus UTC, seconds (None: unknown)."
+    )
+    origin = serializers.CharField(allow_null=True, help_text="Where the offset was read.")
+
+
+class HostSerializer(serializers.Serializer):
+    """One server of the case (a cluster's node, a source or a replica), first host first."""
+
+    name = serializers.CharField()
+    name_origin = serializers.CharField(allow_blank=True, help_text="Where the name was read.")
+    ncpu = serializers.IntegerField(allow_null=True)
+    kernel = serializers.CharField(allow_null=True)
+    layout = serializers.CharField(allow_blank=True)
+    window = serializers.ListField(child=serializers.DateTimeField(allow_null=True))
+    clock = HostClockSerializer()
+    offset_s = serializers.FloatField(
+        allow_null=True,
+        help_text="Estimated offset of this host's clock against the first host's, seconds; shown, never "
+        "applied (None: no estimate).",
+    )
+    offset_origin = serializers.CharField(allow_null=True)
+    sources = serializers.ListField(child=serializers.CharField(), help_text="The members placed on it.")
+
+
+class BundleAddedSerializer(CaseStatusSerializer):
+    message = serializers.CharField()
+    bundle = serializers.DictField(help_text="The added bundle: name, size, sha256.")
+    status_url = serializers.CharField()
+    report_url = serializers.CharField()
+
+
 class FindingSerializer(serializers.Serializer):
     key = serializers.CharField()
     severity = serializers.ChoiceField(choices=("critical", "warning", "info"))
@@ -215,6 +255,12 @@ class FindingSerializer(serializers.Serializer):
     related = serializers.ListField(child=serializers.CharField())
     rule_version = serializers.IntegerField()
     culprit = CulpritSerializer(allow_null=True)
+    host = serializers.CharField(
+        allow_null=True, help_text="The host it is about; null: a cross-host finding."
+    )
+    hosts = serializers.ListField(
+        child=serializers.CharField(), help_text="The hosts involved, the cause first."
+    )
     charts = serializers.ListField(child=serializers.CharField())
 
 
@@ -237,6 +283,8 @@ class ReportSerializer(serializers.Serializer):
     window = serializers.ListField(child=serializers.DateTimeField(allow_null=True))
     utc_offset_s = serializers.IntegerField(allow_null=True)
     upload = serializers.DictField(allow_null=True)
+    uploads = serializers.ListField(child=serializers.DictField(), help_text="Every bundle, the first first.")
+    hosts = HostSerializer(many=True)
     sources = serializers.ListField(child=serializers.DictField())
     not_used = serializers.ListField(child=serializers.DictField())
     warnings = serializers.ListField(child=serializers.JSONField())

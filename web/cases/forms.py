@@ -22,6 +22,15 @@ class CaseUploadForm(forms.Form):
     )
 
 
+class BundleAddForm(forms.Form):
+    """Another bundle of the same incident, added to a case (the case page's "Add another host's bundle")."""
+
+    bundle = forms.FileField(
+        help_text="Another host's capture of the same minutes: the same formats as the first upload",
+        allow_empty_file=False,
+    )
+
+
 class CaseDetailsForm(forms.Form):
     """What the engineers record about a case, edited on the case page."""
 

@@ -195,6 +195,8 @@ def findings_for_case(*, case: Case) -> list[dict[str, object]]:
             "related": f.related,
             "rule_version": f.rule_version,
             "culprit": f.culprit,
+            "host": f.host or None,
+            "hosts": list(f.hosts),
             "charts": chart_ids_for_evidence([e.get("series") or "" for e in f.evidence]),
             "host": f.host or None,
             "hosts": list(f.hosts),
@@ -310,6 +312,8 @@ def case_report(*, case: Case) -> dict[str, object]:
         "window": [_iso(case.window_start), _iso(case.window_end)],
         "utc_offset_s": case.utc_offset_s,
         "upload": _upload(case),
+        "uploads": _uploads(case),
+        "hosts": hosts_report(case=case),
         "sources": [
             {**_source(s), "warnings": s.warning_count, "damage": damage_said(s.warnings)}
             for s in case.sources.all()
@@ -331,14 +335,50 @@ def case_report(*, case: Case) -> dict[str, object]:
                 "disproof": f["disproof"],
                 "rule_version": f["rule_version"],
                 "culprit": f["culprit"],
+                "host": f["host"],
+                "hosts": f["hosts"],
             }
             for f in findings
         ],
         "not_evaluated": [
-            {"key": r.key, "outcome": r.outcome, "reason": r.detail} for r in case.rule_results.all()
+            {"key": r.key, "outcome": r.outcome, "reason": r.detail, "host": r.host or None}
+            for r in case.rule_results.all()
         ],
         "rule_versions": case.rule_versions,
     }
+
+
+def hosts_report(*, case: Case) -> list[dict[str, object]]:
+    """The case's hosts, first first: ``{name, name_origin, ncpu, kernel, layout, window, clock:
+    {utc_offset_s, origin}, offset_s, offset_origin, sources}``; ``offset_s`` is the estimated offset
+    of its clock against the first host's (seconds, None when none could be estimated), ``sources``
+    the member names placed on it."""
+    members: dict[str, list[str]] = {}
+    for host, member in case.sources.order_by("id").values_list("host", "member"):
+        members.setdefault(host, []).append(member)
+    return [
+        {
+            "name": h.name,
+            "name_origin": h.name_origin,
+            "ncpu": h.ncpu,
+            "kernel": h.kernel or None,
+            "layout": h.layout,
+            "window": [_iso(h.window_start), _iso(h.window_end)],
+            "clock": {"utc_offset_s": h.utc_offset_s, "origin": h.utc_offset_origin or None},
+            "offset_s": h.offset_s,
+            "offset_origin": h.offset_origin or None,
+            "sources": members.get(h.name, []),
+        }
+        for h in case.hosts.all()
+    ]
+
+
+def _uploads(case: Case) -> list[dict[str, object]]:
+    """Every bundle of the case, the first upload first, then those added (``AddedUpload``)."""
+    first = _upload(case)
+    return [*([first] if first else []), *(
+        {"name": a.original_name, "size": a.size, "sha256": a.sha256} for a in case.added_uploads.all()
+    )]  # fmt: skip
 
 
 def _source(s: Source) -> dict[str, object]:
@@ -354,6 +394,8 @@ def _source(s: Source) -> dict[str, object]:
         "variant": s.variant,
         "role": s.role,
         "role_reason": s.role_reason,
+        "host": s.host,
+        "host_reason": s.host_reason,
     }
 
 

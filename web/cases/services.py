@@ -21,7 +21,16 @@ from django.utils.text import get_valid_filename
 from web.history.services import case_refresh_search
 from web.ingest.claims import is_stalled
 from web.ingest.tasks import case_send_ingest
-from web.models import FINAL_STATUSES, Case, CaseStatus, RawChunk, Team, Upload, default_team_id
+from web.models import (
+    FINAL_STATUSES,
+    AddedUpload,
+    Case,
+    CaseStatus,
+    RawChunk,
+    Team,
+    Upload,
+    default_team_id,
+)
 
 #: Tags a case carries at most, and the longest tag (characters).
 MAX_TAGS, MAX_TAG_CHARS = 20, 50
@@ -44,6 +53,16 @@ def _hash_and_size(fh: File) -> tuple[str, int]:
         size += len(chunk)
     fh.seek(0)
     return digest.hexdigest(), size
+
+
+def _check_size(size: int) -> None:
+    """Refuse an empty bundle or one over ``CASEBOOK_MAX_UPLOAD_BYTES`` (``ValidationError``)."""
+    if size == 0:
+        raise ValidationError("The bundle is empty.")
+    if size > settings.CASEBOOK_MAX_UPLOAD_BYTES:
+        raise ValidationError(
+            f"The bundle is {size:,} bytes; the limit is {settings.CASEBOOK_MAX_UPLOAD_BYTES:,}."
+        )
 
 
 def team_for_new_case(*, user, team: Team | None = None) -> Team:
@@ -87,12 +106,7 @@ def case_create(
         sha256, size = _hash_and_size(file)
     else:  # already read by the caller (``sha256_of``): a large upload is not read twice
         size = file.size
-    if size == 0:
-        raise ValidationError("The bundle is empty.")
-    if size > settings.CASEBOOK_MAX_UPLOAD_BYTES:
-        raise ValidationError(
-            f"The bundle is {size:,} bytes; the limit is {settings.CASEBOOK_MAX_UPLOAD_BYTES:,}."
-        )
+    _check_size(size)
     safe = get_valid_filename(os.path.basename(original_name or "bundle"))[:120] or "bundle"
     case = Case.objects.create(
         title=title.strip()[:200],
@@ -107,6 +121,55 @@ def case_create(
     if enqueue:
         _enqueue(case.pk)
     return case
+
+
+#: Bundles a case holds at most (its first upload and those added): a cluster's nodes, with room.
+MAX_BUNDLES_PER_CASE = 32
+
+
+@transaction.atomic
+def case_add_bundle(
+    *, case_id: int, user, file: File, original_name: str, sha256: str | None = None, enqueue: bool = True
+) -> AddedUpload:
+    """Add a further bundle of the same incident to a case (most often another host's capture of the
+    same minutes), keep it like the first (``AddedUpload``), and queue the case again: the ingest
+    reads the first upload and every added bundle as one case, the hosts merged by name.
+
+    ``file``: a Django ``File``; ``sha256`` when the caller has it (``sha256_of``). The same checks as
+    the first upload (``case_create``): raises ``ValidationError`` for an empty or too large bundle, a
+    bundle of the same bytes as one the case holds already, or a case holding ``MAX_BUNDLES_PER_CASE``;
+    ``CaseStateError`` while a live worker processes the case (as ``case_reanalyze``). The caller
+    checks that ``user`` may see the case and records the audit event (``audit.record_bundle_added``).
+    """
+    case = Case.objects.select_for_update().get(pk=case_id)
+    if sha256 is None:
+        sha256, size = _hash_and_size(file)
+    else:
+        size = file.size
+    _check_size(size)
+    held = [u.sha256 for u in Upload.objects.filter(case=case)] + list(
+        AddedUpload.objects.filter(case=case).values_list("sha256", flat=True)
+    )
+    if sha256 in held:
+        raise ValidationError("The case holds this bundle already (same SHA-256).")
+    if len(held) >= MAX_BUNDLES_PER_CASE:
+        raise ValidationError(f"A case holds at most {MAX_BUNDLES_PER_CASE} bundles.")
+    if case.status not in (*FINAL_STATUSES, CaseStatus.QUEUED) and not is_stalled(case):
+        raise CaseStateError(
+            f"Case {case_id} is being processed; add the bundle once it is done ({case.progress} %)."
+        )
+    safe = get_valid_filename(os.path.basename(original_name or "bundle"))[:120] or "bundle"
+    added = AddedUpload(
+        case=case,
+        original_name=(original_name or "bundle")[:255],
+        size=size,
+        sha256=sha256,
+        uploaded_by=user if user and user.is_authenticated else None,
+    )
+    added.file.save(safe, file, save=False)
+    added.save()
+    case_reanalyze(case_id=case.pk, enqueue=enqueue)
+    return added
 
 
 def _enqueue(case_id: int) -> None:

@@ -26,7 +26,7 @@ from django.views.decorators.http import require_GET, require_POST
 
 from web import audit
 from web.cases import exports, selectors, services
-from web.cases.forms import CaseDetailsForm, CaseFilterForm, CaseUploadForm
+from web.cases.forms import BundleAddForm, CaseDetailsForm, CaseFilterForm, CaseUploadForm
 from web.history import compare, similar
 from web.markup import render_markdown
 from web.models import AuditAction, Case
@@ -393,6 +393,38 @@ def case_reanalyze(request: HttpRequest, case_id: int) -> HttpResponse:
         return JsonResponse({"id": case.pk, "status_url": reverse("case-status", args=[case.pk])}, status=202)
     messages.success(
         request, "Queued for a fresh analysis of the kept upload. This page follows its progress."
+    )
+    return redirect("case-detail", case_id=case.pk)
+
+
+@require_POST
+def case_add_bundle(request: HttpRequest, case_id: int) -> HttpResponse:
+    """Add another bundle of the same incident (multipart ``bundle``; the case page's "Add another
+    host's bundle") and queue the case again (``services.case_add_bundle``). A browser is sent back
+    to the case page with a message; ``Accept: application/json`` gets 202 JSON, 400 for a refused
+    bundle, 409 while a live worker is processing the case."""
+    case = selectors.case_for_user(user=request.user, case_id=case_id)
+    wants_json = "application/json" in request.headers.get("Accept", "")
+    form = BundleAddForm(request.POST, request.FILES)
+    try:
+        if not form.is_valid():
+            raise ValidationError("Choose a bundle to add.")
+        bundle = form.cleaned_data["bundle"]
+        added = services.case_add_bundle(
+            case_id=case.pk, user=request.user, file=bundle, original_name=bundle.name
+        )
+    except (ValidationError, services.CaseStateError) as exc:
+        text = " ".join(exc.messages) if isinstance(exc, ValidationError) else str(exc)
+        if wants_json:
+            code = 409 if isinstance(exc, services.CaseStateError) else 400
+            return JsonResponse({"message": text, "extra": {"status": case.status}}, status=code)
+        messages.warning(request, text)
+        return redirect("case-detail", case_id=case.pk)
+    audit.record_bundle_added(request, added)
+    if wants_json:
+        return JsonResponse({"id": case.pk, "status_url": reverse("case-status", args=[case.pk])}, status=202)
+    messages.success(
+        request, f"{added.original_name} is added; the case is queued for analysis over all its bundles."
     )
     return redirect("case-detail", case_id=case.pk)
 

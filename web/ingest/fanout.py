@@ -26,6 +26,7 @@ tampered with, a pickle) fails its case with ``WorkFileError``, which names the 
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import itertools
 import logging
@@ -110,9 +111,15 @@ def dispatch(
     def put(data: bytes) -> str:
         return _put(f"{prefix}/piece-{next(numbers):06d}.zst", data)
 
-    with pipeline.local_copy(case.upload) as path:
+    with contextlib.ExitStack() as stack:
+        path = stack.enter_context(pipeline.local_copy(case.upload))
+        more = [
+            (stack.enter_context(pipeline.local_copy(added)), added.original_name)  # type: ignore[arg-type]
+            for added in case.added_uploads.all()
+        ]
         plan = plan_bundle(
             path,
+            more=more,
             put=put,
             display_name=case.upload.original_name,
             limits=pipeline.upload_limits(),

@@ -27,11 +27,13 @@ from django.utils import timezone
 
 from analyzer import engine
 from analyzer.findings import culprit_json, evidence_json
+from analyzer.offsets import estimate_offsets
 from analyzer.series import aggregate_series, irq_cpu_rates, top_fingerprints, top_wait_channels
 from analyzer.timeline import SAMPLE_LINES, Timeline, reduce_piece
 from parsers.damage import pg_safe
 from parsers.ingest.archive import BundleError, Limits
 from parsers.ingest.bundle import Bundle, read_bundle
+from parsers.ingest.hosts import UNKNOWN_HOST
 from parsers.ingest.malloc import release_memory, resident_bytes
 from parsers.ingest.pieces import Work
 from parsers.ingest.pool import keep_warm
@@ -44,6 +46,7 @@ from web.models import (
     Case,
     CaseStatus,
     Finding,
+    Host,
     NotUsedMember,
     RawChunk,
     RuleResult,
@@ -178,19 +181,35 @@ def analyze_and_publish(claim: Claim, beat: Heartbeat, case: Case, bundle: Bundl
     report = reporter(claim, beat)
     release_memory()
     report(status=CaseStatus.ANALYZING, progress=80, status_detail="running the rules")
-    timeline = Timeline.from_sources(
-        bundle.sources, ncpu=bundle.ncpu, host=bundle.host, utc_offset_s=bundle.utc_offset_s
-    )
+    timelines = host_timelines(bundle)
     with ThreadPoolExecutor(max_workers=1, thread_name_prefix="rules") as rules:
         if resident_bytes() <= RULES_BESIDE_UP_TO_BYTES:
-            analysis = rules.submit(_Analysis.of, timeline)
+            analysis = rules.submit(_Analysis.of, timelines)
         else:
             analysis = Future()
-            analysis.set_result(_Analysis.of(timeline))
+            analysis.set_result(_Analysis.of(timelines))
         with transaction.atomic():
             if not holds_claim(claim):
                 raise ClaimLost(f"case {claim.case_id}: the claim {claim.token} was taken away")
-            _replace_derived(case, bundle, timeline, analysis, claim.generation, beat)
+            _replace_derived(case, bundle, timelines, analysis, claim.generation, beat)
+
+
+def host_timelines(bundle: Bundle) -> dict[str, Timeline]:
+    """One ``Timeline`` per host of ``bundle`` (``Host.name`` -> its timeline, the first host first),
+    each of that host's sources only, on its own CPUs and clock: the primary capture of each source is
+    chosen within a host, never across hosts. A bundle with no host (nothing parsed) gives one
+    empty timeline under ``UNKNOWN_HOST``."""
+    if not bundle.hosts:
+        return {UNKNOWN_HOST: Timeline.from_sources(bundle.sources, ncpu=bundle.ncpu, host=bundle.host)}
+    return {
+        h.name: Timeline.from_sources(
+            h.sources(bundle),
+            ncpu=h.ncpu,
+            host=h.name if bundle.host is not None else None,
+            utc_offset_s=h.utc_offset_s,
+        )
+        for h in bundle.hosts
+    }
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -204,12 +223,19 @@ class _Analysis:
     wait_channels: list[str]
 
     @classmethod
-    def of(cls, timeline: Timeline) -> _Analysis:
+    def of(cls, timelines: dict[str, Timeline]) -> _Analysis:
+        """The rules over every host (``engine.run_hosts``); the IRQ x CPU rates of the first host;
+        the top fingerprints and wait channels of every host, the first host's first."""
+        first = next(iter(timelines.values()))
+        fingerprints = [
+            fp[:MAX_FINGERPRINT_CHARS] for tl in timelines.values() for fp in top_fingerprints(tl)
+        ]
+        waits = [w[:100] for tl in timelines.values() for w in top_wait_channels(tl)]
         return cls(
-            engine.run(timeline),
-            irq_cpu_rates(timeline),
-            [fp[:MAX_FINGERPRINT_CHARS] for fp in top_fingerprints(timeline)],
-            [w[:100] for w in top_wait_channels(timeline)],
+            engine.run_hosts(timelines),
+            irq_cpu_rates(first),
+            list(dict.fromkeys(fingerprints)),
+            list(dict.fromkeys(waits)),
         )
 
 
@@ -252,7 +278,14 @@ def parse_upload(
     keep_text: Callable[[str, tuple[TextChunk, ...]], None],
     report: Callable[..., None],
 ) -> Bundle:
-    with local_copy(case.upload) as path:
+    """Read the case's bundles as one: its first upload, then every bundle added to it
+    (``case.added_uploads``, oldest first; their members named ``<file name>/<member>``)."""
+    with contextlib.ExitStack() as stack:
+        path = stack.enter_context(local_copy(case.upload))
+        more = [
+            (stack.enter_context(local_copy(added)), added.original_name)  # type: ignore[arg-type]
+            for added in case.added_uploads.all()
+        ]
         return read_bundle(
             path,
             display_name=case.upload.original_name,
@@ -261,6 +294,7 @@ def parse_upload(
             reduce=PIECE_REDUCER,
             keep_text=keep_text,
             processes=settings.CASEBOOK_PARSE_PROCESSES,
+            more=more,
         )
 
 
@@ -287,7 +321,7 @@ def warm_parse_processes(*, wait: bool = False) -> None:
 def _replace_derived(
     case: Case,
     bundle: Bundle,
-    timeline: Timeline,
+    timelines: dict[str, Timeline],
     analysis: Future[_Analysis],
     generation: int,
     beat: Heartbeat,
@@ -296,9 +330,12 @@ def _replace_derived(
     (raw chunks) of ``generation`` become current, those of other generations go. ``analysis``: the
     rules' outcome and the rest, perhaps still being worked out in another thread: the series and
     the sample index are written first, the rest once it is ready."""
-    for model in (Source, NotUsedMember, Series, SeriesLevel, SampleIndex, Finding, RuleResult):
+    for model in (Source, NotUsedMember, Series, SeriesLevel, SampleIndex, Finding, RuleResult, Host):
         model.objects.filter(case=case).delete()
     RawChunk.objects.filter(case=case).exclude(generation=generation).delete()
+    roles = {member: role for tl in timelines.values() for member, role in tl.roles.items()}
+    host_of = bundle.host_of
+    _write_hosts(case, bundle, timelines)
     Source.objects.bulk_create(
         Source(
             case=case,
@@ -312,8 +349,10 @@ def _replace_derived(
             meta=pg_safe(_jsonable_meta(s.meta)),
             warnings=pg_safe([w.as_dict() for w in s.warnings[:MAX_WARNINGS_PER_SOURCE]]),
             warning_count=len(s.warnings),
-            role=timeline.roles[s.member].role if s.member in timeline.roles else "",
-            role_reason=timeline.roles[s.member].reason[:500] if s.member in timeline.roles else "",
+            role=roles[s.member].role if s.member in roles else "",
+            role_reason=roles[s.member].reason[:500] if s.member in roles else "",
+            host=pg_safe(host_of.get(s.member, (next(iter(timelines)), ""))[0]),
+            host_reason=pg_safe(host_of.get(s.member, ("", ""))[1][:300]),
         )
         for s in bundle.sources
     )
@@ -321,7 +360,8 @@ def _replace_derived(
         NotUsedMember(case=case, member=pg_safe(n.member[:500]), reason=pg_safe(n.reason))
         for n in bundle.not_used
     )
-    bulk.write_series(case.pk, aggregate_series(timeline))
+    for name, timeline in timelines.items():
+        bulk.write_series(case.pk, aggregate_series(timeline), host=name)
     for s in bundle.sources:
         if s.samples:
             bulk.copy_sample_index(
@@ -329,7 +369,7 @@ def _replace_derived(
             )
     window = bundle.window
     timed = [s for s in bundle.sources if s.samples]
-    case.host = pg_safe(bundle.host or "")
+    case.host = pg_safe(", ".join(h.name for h in bundle.hosts)[:255] if bundle.host else "")
     case.kernel = pg_safe(bundle.kernel or "")
     case.ncpu = bundle.ncpu
     case.layout = bundle.layout
@@ -349,7 +389,9 @@ def _replace_derived(
     )
     case.fingerprints = pg_safe(found.fingerprints)
     case.wait_channels = pg_safe(found.wait_channels)
-    case.search_terms = "\n".join(case.fingerprints + case.wait_channels)
+    case.search_terms = "\n".join(
+        [h.name for h in bundle.hosts if bundle.host] + case.fingerprints + case.wait_channels
+    )
     Finding.objects.bulk_create(
         Finding(
             case=case,
@@ -368,16 +410,30 @@ def _replace_derived(
             related=list(f.related),
             rule_version=f.rule_version,
             culprit=pg_safe(culprit_json(f.culprit)),
+            host=pg_safe(f.host or ""),
+            hosts=pg_safe(list(f.hosts)),
         )
         for i, f in enumerate(outcome.findings)
     )
     RuleResult.objects.bulk_create(
         [
-            RuleResult(case=case, key=n.key, outcome=RuleResult.Outcome.NOT_EVALUATED, detail=n.reason)
+            RuleResult(
+                case=case,
+                key=n.key,
+                outcome=RuleResult.Outcome.NOT_EVALUATED,
+                detail=n.reason,
+                host=pg_safe(n.host or ""),
+            )
             for n in outcome.not_evaluated
         ]
         + [
-            RuleResult(case=case, key=f.key, outcome=RuleResult.Outcome.FAILED, detail=pg_safe(f.error))
+            RuleResult(
+                case=case,
+                key=f.key,
+                outcome=RuleResult.Outcome.FAILED,
+                detail=pg_safe(f.error),
+                host=pg_safe(f.host or ""),
+            )
             for f in outcome.failed
         ]
     )
@@ -424,6 +480,41 @@ _DERIVED_CASE_FIELDS = (
     "status",
     "failure_reason",
 )
+
+
+def _write_hosts(case: Case, bundle: Bundle, timelines: dict[str, Timeline]) -> None:
+    """One ``Host`` row per host of the bundle (per timeline: ``UNKNOWN_HOST`` when nothing was
+    parsed), in the bundle's order, each with its own clock, CPUs, kernel, layout and window.
+    ``offset_s``: the estimate of its clock against the first host's (``analyzer.offsets``, shown,
+    never applied), None where the captures allow none."""
+    known = {h.name: h for h in bundle.hosts}
+    try:
+        clocks = estimate_offsets(timelines)
+    except Exception:  # noqa: BLE001 - an estimate that fails leaves the offsets unknown, never the case
+        log.warning("case %s: the hosts' clock offsets could not be estimated", case.pk, exc_info=True)
+        clocks = {}
+    rows = []
+    for position, name in enumerate(timelines):
+        h = known.get(name)
+        sources = [s for s in (h.sources(bundle) if h else bundle.sources) if s.samples]
+        rows.append(
+            Host(
+                case=case,
+                position=position,
+                name=pg_safe(name[:255]),
+                name_origin=pg_safe((h.name_origin if h else "")[:300]),
+                kernel=pg_safe((h.kernel if h else bundle.kernel) or ""),
+                ncpu=h.ncpu if h else bundle.ncpu,
+                layout=(h.layout if h else bundle.layout)[:20],
+                window_start=min((s.start for s in sources), default=None),
+                window_end=max((s.end for s in sources), default=None),
+                utc_offset_s=h.utc_offset_s if h else bundle.utc_offset_s,
+                utc_offset_origin=((h.utc_offset_origin if h else bundle.utc_offset_origin) or "")[:100],
+                offset_s=clocks[name][0] if name in clocks else None,
+                offset_origin=pg_safe(clocks[name][1][:300]) if name in clocks else "",
+            )
+        )
+    Host.objects.bulk_create(rows)
 
 
 def _iso_utc(ts: pd.Timestamp) -> str:

@@ -36,6 +36,7 @@ from analyzer.redact import (
 )
 from parsers import registry
 from parsers.base import ClockHints
+from parsers.ingest.hosts import UNKNOWN_HOST
 from parsers.ingest.pieces import parse_piece, split
 from parsers.rawtext import text_of
 from web.models import Case, Finding, Host, RawChunk, ShareLink, Source
@@ -235,7 +236,8 @@ def collect_vocabulary(case: Case) -> Vocabulary:
 
 def server_names_of(case: Case) -> list[str]:
     """The servers' own names in ``case``: its host, the name of each of its hosts (``Host.name``, the
-    host of every source and finding) and the names its sources' headers, the manifest and the
+    host of every source and finding; a name found in no header, a host's directory, too; never the
+    placeholder ``UNKNOWN_HOST`` of a bundle that names no host) and the names its sources' headers, the manifest and the
     variables give (``analyzer.redact.server_names``)."""
     hosts = {
         *Host.objects.filter(case=case).values_list("name", flat=True),
@@ -245,7 +247,7 @@ def server_names_of(case: Case) -> list[str]:
         *case.host.split(", "),
     }
     metas = Source.objects.filter(case=case).values_list("meta", flat=True)
-    return server_names(case.host, metas, hosts=sorted(h for h in hosts if h))
+    return server_names(case.host, metas, hosts=sorted(h for h in hosts if h and h != UNKNOWN_HOST))
 
 
 def share_rows(case: Case) -> list[dict[str, object]]:

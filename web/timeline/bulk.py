@@ -50,7 +50,7 @@ def _copy(model: type, frame: pd.DataFrame) -> None:
 #: (int16) and each field is its length (int32) then its bytes; -1 as a field count ends the data.
 BINARY_COPY_HEADER = b"PGCOPY\n\xff\r\n\x00" + struct.pack(">ii", 0, 0)
 BINARY_COPY_TRAILER = struct.pack(">h", -1)
-_FIELDS_4 = struct.pack(">h", 4)
+_FIELDS_5 = struct.pack(">h", 5)
 #: Type oids of array elements (pg_type: int8, float8).
 INT8_OID, FLOAT8_OID = 20, 701
 
@@ -71,9 +71,10 @@ def _binary_array(values: np.ndarray, dtype: str, element_oid: int) -> bytes:
     return struct.pack(">iiIii", 1, 0, element_oid, len(values), 1) + cells.tobytes()
 
 
-def write_series(case_id: int, series: pd.DataFrame) -> int:
+def write_series(case_id: int, series: pd.DataFrame, *, host: str = "") -> int:
     """Write a long frame (``series``, ``ts`` UTC, ``value``) as one ``Series`` row per name, its
-    points sorted by time, and its ``SeriesLevel`` rows (web/timeline/levels.py). Returns the number of rows written."""
+    points sorted by time, and its ``SeriesLevel`` rows (web/timeline/levels.py), all of ``host``
+    (``Host.name``; one call per host of the case). Returns the number of rows written."""
     if not len(series):
         return 0
     max_len = Series._meta.get_field("name").max_length
@@ -86,9 +87,10 @@ def write_series(case_id: int, series: pd.DataFrame) -> int:
     order = np.lexsort((ts, codes))
     starts = np.flatnonzero(np.diff(codes[order], prepend=-1))
     bounds = [*starts.tolist(), len(order)]
+    host_bytes = pg_safe(host).encode("utf-8")
     with connection.cursor() as cursor:
         with cursor.cursor.copy(
-            f"COPY {Series._meta.db_table} (case_id, name, ts_us, values) FROM STDIN (FORMAT BINARY)"
+            f"COPY {Series._meta.db_table} (case_id, host, name, ts_us, values) FROM STDIN (FORMAT BINARY)"
         ) as copy:
             copy.write(BINARY_COPY_HEADER)
             for k, (a, b) in enumerate(itertools.pairwise(bounds)):
@@ -96,8 +98,9 @@ def write_series(case_id: int, series: pd.DataFrame) -> int:
                 copy.write(
                     b"".join(
                         (
-                            _FIELDS_4,
+                            _FIELDS_5,
                             _binary_field(struct.pack(">q", case_id)),
+                            _binary_field(host_bytes),
                             _binary_field(pg_safe(str(names[k])).encode("utf-8")),
                             _binary_field(_binary_array(ts[rows], ">i8", INT8_OID)),
                             _binary_field(_binary_array(values[rows], ">f8", FLOAT8_OID)),
@@ -111,19 +114,22 @@ def write_series(case_id: int, series: pd.DataFrame) -> int:
             (str(names[k]), ts[order[a:b]], values[order[a:b]])
             for k, (a, b) in enumerate(itertools.pairwise(bounds))
         ),
+        host=host,
     )
     return len(names)
 
 
-def write_series_levels(case_id: int, series: Iterable[tuple[str, np.ndarray, np.ndarray]]) -> None:
+def write_series_levels(
+    case_id: int, series: Iterable[tuple[str, np.ndarray, np.ndarray]], *, host: str = ""
+) -> None:
     """Write the ``SeriesLevel`` rows (web/timeline/levels.py) of each ``(name, ts µs int64 ascending, values
-    float64)``: every level of detail, as little-endian bytes."""
+    float64)`` of ``host``: every level of detail, as little-endian bytes."""
     with connection.cursor() as cursor:
         with cursor.cursor.copy(
-            f"COPY {SeriesLevel._meta.db_table} (case_id, name, level, n, t_first_us, t_last_us, ts, values) "
+            f"COPY {SeriesLevel._meta.db_table} (case_id, host, name, level, n, t_first_us, t_last_us, ts, values) "
             "FROM STDIN (FORMAT BINARY)"
         ) as copy:
-            copy.set_types(["int8", "text", "int2", "int4", "int8", "int8", "bytea", "bytea"])
+            copy.set_types(["int8", "text", "text", "int2", "int4", "int8", "int8", "bytea", "bytea"])
             for name, ts, values in series:
                 if not len(ts):
                     continue
@@ -131,6 +137,7 @@ def write_series_levels(case_id: int, series: Iterable[tuple[str, np.ndarray, np
                     copy.write_row(
                         (
                             case_id,
+                            pg_safe(host),
                             pg_safe(name),
                             level,
                             len(lts),

@@ -1,8 +1,10 @@
-"""``manage.py analyze BUNDLE [--json] [--sync]``: ingest a bundle as a case without the web server.
+"""``manage.py analyze BUNDLE [BUNDLE ...] [--json] [--sync]``: ingest bundles as one case without the web server.
 
-It goes through the same code path as an upload: ``services.case_create`` keeps the original, then
-the ingest task runs on a Celery worker (default: the command waits for it) or inline (``--sync``).
-Exit status 0 when the case is ready; 1 with a one-line reason on stderr when it is not.
+It goes through the same code path as an upload: ``services.case_create`` keeps the first bundle,
+``services.case_add_bundle`` each further one (another host's capture of the same incident: the
+case is read over all of them, hosts merged by name), then the ingest task runs on a Celery worker
+(default: the command waits for it) or inline (``--sync``). Exit status 0 when the case is ready; 1
+with a one-line reason on stderr when it is not.
 """
 
 from __future__ import annotations
@@ -49,7 +51,10 @@ class Command(BaseCommand):
 
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument(
-            "bundle", type=Path, help="a .tar[.gz|.bz2|.xz|.zst], .zip or single capture file"
+            "bundle",
+            type=Path,
+            nargs="+",
+            help="a .tar[.gz|.bz2|.xz|.zst], .zip or single capture file; several: one case of them all",
         )
         parser.add_argument("--json", action="store_true", help="print the case report as one JSON document")
         parser.add_argument(
@@ -67,26 +72,37 @@ class Command(BaseCommand):
         )
 
     def handle(self, *args: object, **opts: object) -> None:
-        path: Path = opts["bundle"]  # type: ignore[assignment]
-        if not path.is_file():
-            raise CommandError(f"{path}: no such file")
+        paths: list[Path] = opts["bundle"]  # type: ignore[assignment]
+        path, more = paths[0], paths[1:]
+        for p in paths:
+            if not p.is_file():
+                raise CommandError(f"{p}: no such file")
         _migrate_if_needed()
-        existing = selectors.ready_case_with_sha256(sha256=_sha256(path)) if opts["reuse"] else None
+        existing = (
+            selectors.ready_case_with_sha256(sha256=_sha256(path)) if opts["reuse"] and not more else None
+        )
         if existing is not None:
             self._report(existing, bool(opts["json"]))
             return
-        with path.open("rb") as fh:
-            try:
+        try:
+            with path.open("rb") as fh:
                 case = services.case_create(
                     user=None,
                     file=File(fh),
                     original_name=path.name,
                     title=str(opts["title"]),
-                    enqueue=not opts["sync"],
+                    enqueue=not opts["sync"] and not more,
                     team=self._team(str(opts["team"])),
                 )
-            except ValidationError as exc:
-                raise CommandError(" ".join(exc.messages)) from exc
+            for p in more:
+                with p.open("rb") as fh:
+                    services.case_add_bundle(
+                        case_id=case.pk, user=None, file=File(fh), original_name=p.name, enqueue=False
+                    )
+        except ValidationError as exc:
+            raise CommandError(" ".join(exc.messages)) from exc
+        if more and not opts["sync"]:
+            services.case_reanalyze(case_id=case.pk)  # queued once, over every bundle
         if opts["sync"]:
             case_ingest_task(case.pk)  # the task body, run in this process
         else:
@@ -127,6 +143,11 @@ class Command(BaseCommand):
 
     def _summary(self, report: dict) -> None:
         self.stdout.write(f"case {report['case']} {report['status']}: {report['url']}")
+        for h in report.get("hosts") or []:
+            self.stdout.write(
+                f"  host {h['name']}: {h['ncpu'] or '?'} CPUs, UTC offset {h['clock']['utc_offset_s']} s, "
+                f"{len(h['sources'])} members ({h['name_origin']})"
+            )
         for s in report["sources"]:
             if not s["samples"]:  # read for context (host, CPUs, settings), not a time series
                 self.stdout.write(f"  context {s['format']:<13} {s['member']}")
@@ -138,4 +159,5 @@ class Command(BaseCommand):
         for n in report["not_used"]:
             self.stdout.write(f"  not used {n['member']}: {n['reason']}")
         for f in report["findings"]:
-            self.stdout.write(f"  {f['severity'].upper():<8} {f['key']}: {f['title']}")
+            where = f"[{f['host'] or ', '.join(f['hosts'])}] " if len(report.get("hosts") or []) > 1 else ""
+            self.stdout.write(f"  {f['severity'].upper():<8} {where}{f['key']}: {f['title']}")
