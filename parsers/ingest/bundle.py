@@ -27,7 +27,7 @@ from typing import BinaryIO, TextIO
 
 import pandas as pd
 
-from parsers import damage, pasted, registry
+from parsers import damage, mysqlsh_layout, pasted, registry
 from parsers.base import (
     Clock,
     ClockHints,
@@ -438,6 +438,8 @@ class _Reader:
 
     def finish(self) -> None:
         b = self.b
+        for member, seconds in mysqlsh_layout.settle(b.sources).items():  # MySQL Shell: hosts, clocks, rates
+            b.shifted[member] = b.shifted.get(member, 0.0) + seconds
         m = self.manifest
         b.layout = "collector" if m else (self.layouts.most_common(1)[0][0] if self.layouts else "loose")
         b.host = clean_host(m.get("hostname")) or (clean_host(self.hosts[0]) if self.hosts else None)
