@@ -75,8 +75,8 @@ import pandas as pd
 from parsers import innodb_status, slave_status
 from parsers import variables as variables_parser
 from parsers.base import Clock, ClockHints, ParsedSource, ParseError, ParseWarning, empty_frame
-from parsers.mysqld_errorlog import KINDS as ERROR_KINDS
 from parsers.mysqld_errorlog import MESSAGE_CHARS
+from parsers.mysqld_errorlog import kind_of as errorlog_kind
 
 FORMAT = "mysqlsh"
 
@@ -354,11 +354,7 @@ def _errorlog(res: Result, member: str, warnings: list[ParseWarning], meta: dict
             continue
         prio = row[cols["prio"]] or ""
         text = row[cols["data"]] or ""
-        for kind, pattern in ERROR_KINDS:
-            if pattern.search(text) and (kind not in ("replication", "too-many-connections") or prio in ("Error", "Warning")):  # fmt: skip
-                break
-        else:
-            kind = "error" if prio.upper() == "ERROR" else ""
+        kind = errorlog_kind(text, prio)
         if kind:
             rows.append({"ts": logged, "line_no": first, "line_end": last, "prio": prio, "kind": kind,
                          "code": row[cols.get("error_code", 0)] or "", "message": text[:MESSAGE_CHARS]})  # fmt: skip
