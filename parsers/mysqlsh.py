@@ -174,7 +174,7 @@ def _kind(res: Result) -> str | None:
     """Which reader a result needs, from its columns and query (None: none)."""
     cols = [c.lower() for c in res.columns]
     q = res.query.upper()
-    if cols[:2] == ["variable_name", "value"] and "STATUS" in q:
+    if cols[:2] == ["variable_name", "value"] and "GLOBAL STATUS" in q:
         return "status"
     if cols[:2] == ["name", "value"] and "GLOBAL_VARIABLES" in q:
         return "variables"
@@ -363,7 +363,7 @@ def _errorlog(res: Result, member: str, warnings: list[ParseWarning], meta: dict
     frame = frame.astype({"line_no": "int64", "line_end": "int64"})
     frame.insert(1, "ts_source", "line")
     frame.insert(7, "signal", np.nan)
-    meta["counts"] = frame["kind"].value_counts().to_dict()
+    meta["counts"] = {str(k): int(v) for k, v in frame["kind"].value_counts().items()}
     return {"mysqld_errors": frame}
 
 

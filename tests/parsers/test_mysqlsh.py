@@ -195,3 +195,22 @@ def test_share_links_scrub_statements_of_the_shell_processlist():
         builder.add_processlist(frame)
     vocabulary = builder.vocabulary()
     assert "app" in vocabulary.users and "shop" in vocabulary.schemas and "10.0.1.20" in vocabulary.hosts
+
+
+def test_group_replication_tables_and_session_status():
+    """InnoDB Cluster members' performance_schema tables keep their columns (lower case, counters as
+    numbers); a SHOW SESSION STATUS is not the server's counters."""
+    stats = mysqlsh.parse(
+        ["# Query:", "#\tselect * from performance_schema.replication_group_member_stats", "#",
+         "# Started: 2026-11-27T14:02:11.482113", "# Execution Time: 0.0003 sec", "#",
+         "# CHANNEL_NAME\tVIEW_ID\tMEMBER_ID\tCOUNT_TRANSACTIONS_IN_QUEUE\tCOUNT_TRANSACTIONS_REMOTE_IN_APPLIER_QUEUE",
+         "group_replication_applier\t17326:3\t8a1f2a4e-ac6e-11ef-9d3b-525400a1b2c2\t0\t1912",
+         "group_replication_applier\t17326:3\t8a1f2a4e-ac6e-11ef-9d3b-525400a1b2c3\t12\t0"],
+        member="d/1.performance_schema.replication_group_member_stats.tsv", clock=ClockHints(),
+    ).frames["group_member_stats"]  # fmt: skip
+    assert stats["count_transactions_remote_in_applier_queue"].tolist() == [1912.0, 0.0]
+    assert stats["member_id"].iloc[1].endswith("b2c3") and stats["view_id"].iloc[0] == "17326:3"
+    session = ["# Query:", "#\tSHOW SESSION STATUS LIKE 'rapid%'", "#", "# Started: 2026-11-27T14:02:11.482113",
+               "#", "# Variable_name\tValue", "rapid_query_offload_count\t3"]  # fmt: skip
+    with pytest.raises(ParseError, match="not read by Casebook"):
+        mysqlsh.parse(session, member="d/x.tsv", clock=ClockHints())
