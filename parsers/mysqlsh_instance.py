@@ -28,7 +28,8 @@ Output: a context source (empty frame ``mysqlsh_instance``); ``meta``: ``host`` 
 set, else ``hostname``; ``:port`` added when the port is not 3306, so that sandboxes on one machine
 stay apart) with ``host_origin``; ``hostname``, ``report_host``, ``port`` (int), ``server_id``,
 ``server_uuid``, ``version``; ``utc_offset_s`` (seconds east of UTC of the server's session clock,
-from ``Time Zone Offset``, else ``Local Time`` minus ``UTC Time`` rounded to 15 min);
+from ``Time Zone Offset``, else ``Local Time`` minus ``UTC Time`` rounded to 15 min) and
+``utc_offset_origin``;
 ``utc_time`` (ISO, the server's UTC clock when the file was written); ``instance`` (the
 ``<instance_id>.`` prefix, or None).
 
@@ -118,6 +119,8 @@ def parse(stream: Iterable[str], *, member: str, clock: ClockHints) -> ParsedSou
         "server_uuid": fields.get("Server UUID"),
         "version": fields.get("Version"),
         "utc_offset_s": _offset(fields),
+        "utc_offset_origin": f"MySQL Shell {posixpath.basename(member)}: the server's Time Zone Offset "
+        "(TIMEDIFF(NOW(), UTC_TIMESTAMP())), else Local Time minus UTC Time",
         "utc_time": None if pd.isna(utc) else utc.isoformat(),
         "instance": inst.group(1) if inst else None,
         "variant": f"MySQL Shell instance file ({fields.get('Version', 'version not given')})",

@@ -20,7 +20,10 @@ before the bundle places members on hosts (``parsers.ingest.bundle``), and:
    the ``.instance`` file (``Time Zone Offset``). A client stamp without a metrics file is read with
    the server's offset (MySQL Shell run in the server's zone), and says so in
    ``meta["mysqlsh"]["offset_origin"]``. Sources whose offset stays unknown keep their local times
-   (the bundle then warns).
+   (the bundle then warns). What the metrics file says beyond the offset is the server's clock
+   against MySQL Shell's, one clock for every member: the ``.instance`` source gets it as
+   ``meta["clock_skew_s"]`` (seconds, server minus MySQL Shell, within the query's milliseconds),
+   so the members' clocks can be set against each other.
 3. **Rates.** The ``SHOW GLOBAL STATUS`` of consecutive iterations of one member are samples of one
    series: each later table's counters get ``per_s`` (change / seconds between the Started stamps;
    NaN where a counter went down; gauges keep NaN, as ``parsers.mysqladmin`` does).
@@ -90,19 +93,22 @@ def _name(group: list[ParsedSource], instance: str | None) -> tuple[str | None, 
     return None, "", None
 
 
-def _client_offset(group: list[ParsedSource]) -> tuple[int | None, str]:
+def _client_offset(group: list[ParsedSource]) -> tuple[int | None, str, float | None]:
     """The MySQL Shell machine's UTC offset from a metrics file's Started stamp against the server's
-    ``UNIX_TIMESTAMP()`` of the same query."""
+    ``UNIX_TIMESTAMP()`` of the same query, its reason, and what is left once the offset is taken
+    out: the server's clock minus MySQL Shell's, in seconds (the query's own few milliseconds
+    included)."""
     for s in group:
         shell = s.meta.get("mysqlsh")
         epoch = s.meta.get("server_epoch")
         if isinstance(shell, dict) and shell.get("started") and isinstance(epoch, float):
             started = pd.Timestamp(str(shell["started"]))
             utc = pd.Timestamp(epoch, unit="s")
-            offset = int(round((started - utc).total_seconds() / OFFSET_QUANTUM_S) * OFFSET_QUANTUM_S)
+            gap = (started - utc).total_seconds()
+            offset = int(round(gap / OFFSET_QUANTUM_S) * OFFSET_QUANTUM_S)
             why = f"# Started in {posixpath.basename(s.member)} against the server's UNIX_TIMESTAMP() there"
-            return offset, why
-    return None, ""
+            return offset, why, round(offset - gap, 3)
+    return None, "", None
 
 
 def _rates(group: list[ParsedSource]) -> None:
@@ -139,7 +145,10 @@ def settle(sources: Sequence[ParsedSource]) -> dict[str, float]:
     for (_, instance), group in groups.items():
         name, origin, inst = _name(group, instance)
         server = inst.meta.get("utc_offset_s") if inst is not None else None
-        client, client_why = _client_offset(group)
+        client, client_why, skew = _client_offset(group)
+        if inst is not None and skew is not None:
+            inst.meta["clock_skew_s"] = skew
+            inst.meta["clock_skew_origin"] = f"the server's clock minus MySQL Shell's: {client_why}"
         for s in group:
             if name and s is not inst:
                 s.meta["host"], s.meta["host_origin"] = name, origin

@@ -126,6 +126,18 @@ def test_high_load_iterations_are_a_series():
     assert tables[0].frames["mysqladmin"]["per_s"].isna().all()
 
 
+def test_clock_skew_between_members(replicaset):
+    """Every member's metrics.tsv sets the server's UNIX_TIMESTAMP() beside MySQL Shell's Started
+    stamp: one clock for all, so each server's skew is measured (db3 runs 2.5 s ahead)."""
+    skews = {
+        h: by_name(replicaset, f"{i}.instance").meta["clock_skew_s"] for i, h in ((1, "db1"), (3, "db3"))
+    }
+    assert skews == {"db1": 0.0, "db3": 2.5}
+    assert "UNIX_TIMESTAMP()" in by_name(replicaset, "3.instance").meta["clock_skew_origin"]
+    # the offset is still whole quarter hours: db3's Started stamps are put on UTC like db1's
+    assert str(by_name(replicaset, "3.SHOW_GLOBAL_STATUS.tsv").start) == "2026-11-27 13:02:14.520000+00:00"
+
+
 def test_instance_file_names_and_clock():
     src = parsed(RS, "3.instance")
     assert (src.meta["host"], src.meta["port"], src.meta["utc_offset_s"]) == ("db3", 3306, 0)
