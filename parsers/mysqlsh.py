@@ -37,6 +37,7 @@ What each result becomes (the frames the other parsers give, so the rules read t
 ``SHOW FULL PROCESSLIST``                          frame ``processlist`` (as ``parsers.processlist``)
 ``SHOW ENGINE INNODB STATUS`` (``Type Name Status``)  the ``innodb_status`` frames
 ``SHOW REPLICA STATUS`` / ``SHOW SLAVE STATUS``    frame ``replica_status`` (as ``parsers.slave_status``)
+``information_schema.innodb_trx``                  frame ``innodb_trx`` (as ``parsers.innodb_trx``)
 ``performance_schema.error_log``                   frame ``mysqld_errors`` (as ``parsers.mysqld_errorlog``)
 ``performance_schema.replication_group_members``   frame ``group_members`` (MEMBER_* columns, lower case)
 ``performance_schema.replication_group_member_stats``  frame ``group_member_stats`` (COUNT_* numbers)
@@ -72,7 +73,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from parsers import innodb_status, slave_status
+from parsers import innodb_status, innodb_trx, slave_status
 from parsers import variables as variables_parser
 from parsers.base import Clock, ClockHints, ParsedSource, ParseError, ParseWarning, empty_frame
 from parsers.mysqld_errorlog import MESSAGE_CHARS
@@ -184,6 +185,8 @@ def _kind(res: Result) -> str | None:
         return "innodb"
     if any(c in cols for c in ("replica_io_running", "slave_io_running")):
         return "replica"
+    if "trx_id" in cols and "trx_started" in cols:
+        return "trx"
     if "logged" in cols and "prio" in cols and "data" in cols:
         return "errorlog"
     if cols[:2] == ["variable_name", "variable_value"] and "SYS.METRICS" in q:
@@ -325,21 +328,58 @@ def _innodb(res: Result, member: str, warnings: list[ParseWarning], meta: dict[s
     return parsed.frames
 
 
+def vertical(res: Result, echo: str = "", *, one_line: bool = False) -> list[str]:
+    """The rows of ``res`` as the ``\\G`` output of the ``mysql`` client prints them: keys
+    right-aligned, after ``echo`` when given; a value's newlines kept as continuation lines, or
+    made spaces with ``one_line``."""
+    lines = [echo] if echo else []
+    width = max((len(c) for c in res.columns), default=0)
+    for i, row in enumerate(res.rows, start=1):
+        lines.append(f"*************************** {i}. row ***************************")
+        for col, v in zip(res.columns, row, strict=False):
+            text = "NULL" if v is None else (v.replace("\n", " ") if one_line else v)
+            lines += f"{col:>{width}}: {text}".split("\n")
+    return lines
+
+
+def _renumbered(res: Result, frame: pd.DataFrame) -> pd.DataFrame:
+    """``frame`` (one row per result row, in order) stamped with Started and the rows' member lines."""
+    n = len(frame)
+    frame["ts"] = _ts(res, n).to_numpy()
+    frame["line_no"] = np.array([a for a, _ in res.lines[:n]], dtype="int64")
+    frame["line_end"] = np.array([b for _, b in res.lines[:n]], dtype="int64")
+    return frame
+
+
 def _replica(res: Result, member: str, warnings: list[ParseWarning], meta: dict[str, object]) -> dict[str, pd.DataFrame]:  # fmt: skip
     """``SHOW REPLICA STATUS`` / ``SHOW SLAVE STATUS``: each row (a channel) read by
     ``parsers.slave_status`` as the ``\\G`` output it would be."""
-    lines = ["SHOW REPLICA STATUS"]
-    width = max((len(c) for c in res.columns), default=0)  # \G output right-aligns its keys
-    for i, row in enumerate(res.rows, start=1):
-        lines.append(f"*************************** {i}. row ***************************")
-        lines += [f"{col:>{width}}: {'NULL' if v is None else v.replace(chr(10), ' ')}" for col, v in zip(res.columns, row, strict=False)]  # fmt: skip
+    lines = vertical(res, "SHOW REPLICA STATUS", one_line=True)
     parsed = slave_status.parse(lines, member=member, clock=ClockHints(start_local=res.started))
-    frame = parsed.frames["replica_status"]
-    frame["ts"] = _ts(res, len(frame)).to_numpy()
-    frame["line_no"] = pd.Series([a for a, _ in res.lines[: len(frame)]], dtype="int64").to_numpy()
-    frame["line_end"] = pd.Series([b for _, b in res.lines[: len(frame)]], dtype="int64").to_numpy()
     meta.update({"replica": parsed.meta.get("replica", False), "snapshots": 1})
-    return {"replica_status": frame}
+    return {"replica_status": _renumbered(res, parsed.frames["replica_status"])}
+
+
+#: Columns of ``innodb_trx`` that count seconds on the server's wall clock up to the query (made
+#: against the Started stamp here; ``parsers.mysqlsh_layout`` corrects them by the two clocks' gap).
+SERVER_AGES = ("active_s", "wait_s")
+
+
+def _trx(res: Result, member: str, warnings: list[ParseWarning], meta: dict[str, object]) -> dict[str, pd.DataFrame]:  # fmt: skip
+    """``information_schema.innodb_trx``: read by ``parsers.innodb_trx``; ``active_s`` / ``wait_s``
+    count from ``trx_started`` / ``trx_wait_started`` (the server's wall clock) to the Started stamp
+    (MySQL Shell's wall clock), corrected afterwards when the two clocks differ."""
+    parsed = innodb_trx.parse(vertical(res), member=member, clock=ClockHints(start_local=res.started))
+    frame = _renumbered(res, parsed.frames["innodb_trx"])
+    cols = [c.lower() for c in res.columns]
+    for name, col in (("active_s", "trx_started"), ("wait_s", "trx_wait_started")):
+        if col in cols:
+            stamps = pd.to_datetime(pd.Series(_cells(res, col), dtype="object"), errors="coerce")
+            age = pd.Timestamp(res.started) - stamps
+            frame[name] = age.dt.total_seconds().to_numpy(dtype="float64", na_value=np.nan)
+    meta["mysqlsh"]["server_ages"] = list(SERVER_AGES)  # type: ignore[index]
+    meta["snapshots"] = 1
+    return {"innodb_trx": frame}
 
 
 def _errorlog(res: Result, member: str, warnings: list[ParseWarning], meta: dict[str, object]) -> dict[str, pd.DataFrame]:  # fmt: skip
@@ -402,6 +442,7 @@ READERS = {
     "processlist": _processlist,
     "innodb": _innodb,
     "replica": _replica,
+    "trx": _trx,
     "errorlog": _errorlog,
     "metrics": _metrics,
     "replication_group_member_stats": _table("group_member_stats", ("count_",)),

@@ -24,7 +24,10 @@ before the bundle places members on hosts (``parsers.ingest.bundle``), and:
    against MySQL Shell's, one clock for every member: the ``.instance`` source gets it as
    ``meta["clock_skew_s"]`` (seconds, server minus MySQL Shell, within the query's milliseconds),
    so the members' clocks can be set against each other.
-3. **Rates.** The ``SHOW GLOBAL STATUS`` of consecutive iterations of one member are samples of one
+3. **Ages.** ``information_schema.innodb_trx``'s ``trx_started`` is the server's wall clock: the
+   ``active_s`` counted to the Started stamp is corrected by the server's wall clock minus MySQL
+   Shell's (the two offsets and the skew), recorded in ``meta["mysqlsh"]["ages_corrected_s"]``.
+4. **Rates.** The ``SHOW GLOBAL STATUS`` of consecutive iterations of one member are samples of one
    series: each later table's counters get ``per_s`` (change / seconds between the Started stamps;
    NaN where a counter went down; gauges keep NaN, as ``parsers.mysqladmin`` does).
 
@@ -111,6 +114,24 @@ def _client_offset(group: list[ParsedSource]) -> tuple[int | None, str, float | 
     return None, "", None
 
 
+def _ages(source: ParsedSource, gap: float | None) -> None:
+    """Correct the ages a result counted from the server's wall clock to MySQL Shell's Started stamp
+    (``innodb_trx``'s ``active_s``) by ``gap``: the server's wall clock minus MySQL Shell's."""
+    shell = source.meta.get("mysqlsh")
+    if (
+        not isinstance(shell, dict)
+        or not shell.get("server_ages")
+        or gap is None
+        or "ages_corrected_s" in shell
+    ):
+        return
+    for frame in source.frames.values():
+        for col in shell["server_ages"]:
+            if col in frame:
+                frame[col] = frame[col] + gap
+    shell["ages_corrected_s"] = gap
+
+
 def _rates(group: list[ParsedSource]) -> None:
     """Fill ``per_s`` of each later SHOW GLOBAL STATUS table of one member from the one before."""
     tables = sorted(
@@ -149,7 +170,9 @@ def settle(sources: Sequence[ParsedSource]) -> dict[str, float]:
         if inst is not None and skew is not None:
             inst.meta["clock_skew_s"] = skew
             inst.meta["clock_skew_origin"] = f"the server's clock minus MySQL Shell's: {client_why}"
+        gap = None if client is None or server is None else int(server) - client + (skew or 0.0)
         for s in group:
+            _ages(s, gap)
             if name and s is not inst:
                 s.meta["host"], s.meta["host_origin"] = name, origin
             shell = s.meta.get("mysqlsh")

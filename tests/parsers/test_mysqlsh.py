@@ -226,3 +226,24 @@ def test_group_replication_tables_and_session_status():
                "#", "# Variable_name\tValue", "rapid_query_offload_count\t3"]  # fmt: skip
     with pytest.raises(ParseError, match="not read by Casebook"):
         mysqlsh.parse(session, member="d/x.tsv", clock=ClockHints())
+
+
+def test_transaction_ages_on_the_server_clock(replicaset):
+    """innodb_trx's trx_started is the server's wall clock: db3 runs UTC and 2.5 s ahead while MySQL
+    Shell's Started stamp is UTC+1; its transaction is still 95 s old, as on db1."""
+    ages = {}
+    for i in (1, 3):
+        src = by_name(replicaset, f"{i}.information_schema.innodb_trx.tsv")
+        row = src.frames["innodb_trx"].iloc[0]
+        ages[i] = row["active_s"]
+        assert (row["trx_id"], row["state"], int(row["line_no"]), int(row["line_end"])) == (
+            "93422004",
+            "RUNNING",
+            8,
+            9,
+        )
+    assert ages[1] == pytest.approx(95.12) and ages[3] == pytest.approx(95.02)
+    assert (
+        by_name(replicaset, "3.information_schema.innodb_trx.tsv").meta["mysqlsh"]["ages_corrected_s"]
+        == -3597.5
+    )
