@@ -40,7 +40,7 @@ from parsers.ingest.archive import DEFAULT_LIMITS, BundleError, LimitExceeded, L
 from parsers.ingest.malloc import resident_bytes, steady_heap
 from parsers.ingest.pieces import LocalRunner, Pipeline, Work, split, whole
 from parsers.ingest.pool import warmed
-from parsers.layout import Placement, offset_from_z, place, read_manifest
+from parsers.layout import Placement, error_log_dirs, offset_from_z, place, read_manifest
 from parsers.rawtext import TextChunk, TextChunker
 
 log = logging.getLogger(__name__)
@@ -440,6 +440,7 @@ class _Reader:
         b = self.b
         for member, seconds in mysqlsh_layout.settle(b.sources).items():  # MySQL Shell: hosts, clocks, rates
             b.shifted[member] = b.shifted.get(member, 0.0) + seconds
+        error_log_dirs(b.sources)  # several nodes' error logs, a directory each
         m = self.manifest
         b.layout = "collector" if m else (self.layouts.most_common(1)[0][0] if self.layouts else "loose")
         b.host = clean_host(m.get("hostname")) or (clean_host(self.hosts[0]) if self.hosts else None)

@@ -84,3 +84,23 @@ def test_a_generic_or_collected_error_log_names_no_host():
     one = mysqld_errorlog.parse(["2023-03-12T19:35:05.840743Z 0 [System] [MY-010116] [Server] /usr/sbin/mysqld starting as process 1"],
                                 member="error.log", clock=ClockHints())  # fmt: skip
     assert "host" not in one.meta and pd.notna(one.start)
+
+
+def test_a_directory_per_node(tmp_path):
+    """Generic log names (mysqld.err) in sibling directories: each directory is a node."""
+    path = tmp_path / "two-nodes.tar.gz"
+    with tarfile.open(path, "w:gz") as tar:
+        tar.add(LOGS / "node2.log", arcname="case-123/db-a/mysqld.err")
+        tar.add(LOGS / "node3.log", arcname="case-123/db-b/mysqld.err")
+        tar.add(LOGS / "node3.log", arcname="case-123/notes.err")  # a <host>.err name: its own host
+    hosts = {s.member: s.meta.get("host") for s in read_bundle(path).sources}
+    assert hosts == {
+        "case-123/db-a/mysqld.err": "db-a",
+        "case-123/db-b/mysqld.err": "db-b",
+        "case-123/notes.err": "notes",
+    }
+    one = tmp_path / "one.tar.gz"
+    with tarfile.open(one, "w:gz") as tar:
+        tar.add(LOGS / "node2.log", arcname="case-123/logs/mysqld.err")
+        tar.add(LOGS / "node3.log", arcname="case-123/db-b/mysqld.err")
+    assert all("host" not in s.meta for s in read_bundle(one).sources)  # logs/ is no host name
