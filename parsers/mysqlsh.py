@@ -118,13 +118,15 @@ def sniff(head: list[str]) -> bool:
 def read(stream: Iterable[str], member: str) -> Result:
     """The header and rows of a MySQL Shell TSV (``yaml`` True, and no rows, for a YAML twin).
 
-    A line with fewer tabs than the row needs continues the last cell of the row before (a value
-    holding newlines); a continuation line that holds as many tabs as a row would be read as a row.
+    Values are not escaped: a row whose line holds fewer tabs than its columns need goes on over the
+    next lines (a middle value holding newlines); once it has them, a line that does not start like
+    a row (``ROW_STARTS``: a number for ``Id``, a time for ``LOGGED``...) continues its last cell.
     """
     out = Result()
     query: list[str] = []
     stage = "query"  # query -> header -> columns -> rows
     width = 0
+    pending: list = []  # the row being read: its text, first line, last line
     for no, raw in enumerate(stream, start=1):
         line = raw.rstrip("\r\n")
         if stage == "query":
@@ -153,22 +155,51 @@ def read(stream: Iterable[str], member: str) -> Result:
             break
         if line.startswith("# Warnings") or line.startswith("# Execution Time"):
             break
-        tabs = line.count("\t")
-        if out.rows and tabs < width - 1:
-            last = out.rows[-1]
-            last[-1] = (last[-1] or "") + "\n" + line
-            out.lines[-1] = (out.lines[-1][0], no)
-            continue
-        cells: list[str | None] = list(line.split("\t", width - 1))
-        cells += [""] * (width - len(cells))
-        out.rows.append([None if c == NULL else c for c in cells])
-        out.lines.append((no, no))
+        if pending and pending[0].count("\t") < width - 1:  # a row still short of cells: a value went on
+            pending[0] += "\n" + line
+            pending[2] = no
+        elif pending and not _starts_row(line, out.columns):  # the last cell of the row went on
+            pending[0] += "\n" + line
+            pending[2] = no
+        else:
+            if pending:
+                _add_row(out, pending, width)
+            pending = [line, no, no]
+    if pending:
+        _add_row(out, pending, width)
     if stage == "header":  # nothing after the header: an empty YAML document list
         out.yaml = True
     out.query = " ".join(q.strip() for q in query).strip()
     if out.started is None and not out.yaml:
         raise ParseError(member, 1, "# Query:", "MySQL Shell result without its '# Started:' line")
     return out
+
+
+#: What the first cell of a row looks like, by its column: a line that does not start so continues
+#: the row before (a value holding newlines). Other columns: any line with a full row's tabs.
+ROW_STARTS = {
+    "id": re.compile(r"^\d+\t"),
+    "trx_id": re.compile(r"^\d+\t"),
+    "logged": re.compile(r"^\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}:\d{2}"),
+    "type": re.compile(r"^\w+\t"),
+    "variable_name": re.compile(r"^[^\s\t]+\t"),
+    "name": re.compile(r"^[A-Za-z_][\w.]*\t"),
+}
+
+
+def _starts_row(line: str, columns: list[str]) -> bool:
+    """Whether ``line`` starts a new row of a result with ``columns``."""
+    shape = ROW_STARTS.get(columns[0].lower()) if columns else None
+    return bool(shape.match(line)) if shape is not None else line.count("\t") >= len(columns) - 1
+
+
+def _add_row(out: Result, pending: list, width: int) -> None:
+    """Cut a row's text (``pending``: text, first line, last line) into ``width`` cells; a short row
+    (a damaged or cut member) is padded with empty cells."""
+    cells: list[str | None] = list(str(pending[0]).split("\t", width - 1))
+    cells += [""] * (width - len(cells))
+    out.rows.append([None if c == NULL else c for c in cells])
+    out.lines.append((int(pending[1]), int(pending[2])))
 
 
 def _kind(res: Result) -> str | None:

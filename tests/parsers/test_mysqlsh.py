@@ -243,6 +243,10 @@ def test_transaction_ages_on_the_server_clock(replicaset):
             9,
         )
     assert ages[1] == pytest.approx(95.12) and ages[3] == pytest.approx(95.02)
+    # trx_query, the 8th of 16 columns, runs over two lines: the row's other cells follow it there
+    row = by_name(replicaset, "1.information_schema.innodb_trx.tsv").frames["innodb_trx"].iloc[0]
+    assert row["query"] == "UPDATE orders SET state = 'paid'\nWHERE id = 77120"
+    assert (row["lock_structs"], row["rows_modified"], row["isolation"]) == (2.0, 1.0, "REPEATABLE READ")
     assert (
         by_name(replicaset, "3.information_schema.innodb_trx.tsv").meta["mysqlsh"]["ages_corrected_s"]
         == -3597.5
