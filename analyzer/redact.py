@@ -133,8 +133,9 @@ MIN_CUT_AT = 60
 #: beginning of a known value (``acme_bil…`` of ``acme_billing``).
 _CUT = re.compile(r"(?<![\w$.-])[\w$.-]{3,}(?=…|'|\Z)")
 _PORT = re.compile(r":\d+\Z")
-#: Formats whose raw lines hold statements (processlist, pt-stalk -threads).
-STATEMENT_FORMATS = frozenset({"processlist", "threads"})
+#: Formats whose raw lines hold statements (processlist, pt-stalk -threads, MySQL Shell's results:
+#: its SHOW FULL PROCESSLIST is a tab-separated table with Info eighth, read as ``mysql -B`` rows).
+STATEMENT_FORMATS = frozenset({"processlist", "threads", "mysqlsh"})
 #: Formats the vocabulary is collected from: those, and SHOW SLAVE STATUS (the replication source).
 VOCABULARY_FORMATS = STATEMENT_FORMATS | {"slave_status"}
 

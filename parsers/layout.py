@@ -18,6 +18,8 @@ from dataclasses import dataclass
 
 import pandas as pd
 
+from parsers.base import ParsedSource
+
 PTSTALK_NAME = re.compile(r"^(?P<prefix>\d{4}_\d{2}_\d{2}_\d{2}_\d{2}_\d{2})-(?P<suffix>[A-Za-z0-9_.-]+)$")
 OSWATCHER_NAME = re.compile(
     r"_(?P<yy>\d{2})\.(?P<mm>\d{2})\.(?P<dd>\d{2})\.(?P<hh>\d{2})(?P<mi>\d{2})\.dat(?:\.\w+)?$"
@@ -98,3 +100,40 @@ def offset_from_z(value: str) -> int | None:
         return None
     seconds = int(m[2]) * 3600 + int(m[3]) * 60
     return seconds if m[1] == "+" else -seconds
+
+
+#: Directory names that say nothing of a host (a bundle's own folders).
+GENERIC_DIRS = frozenset({"logs", "log", "var", "mysql", "mysqld", "tmp", "errors", "error", "notes", "data"})
+_DIR_HOST = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,62}$")
+
+
+def error_log_dirs(sources: list[ParsedSource]) -> None:
+    """Several nodes' error logs side by side, one per directory (``db-a/mysqld.err``,
+    ``db-b/mysqld.err``): each loose ``mysqld-error-log`` source that names no host yet gets its
+    directory's name as ``meta["host"]`` (with ``meta["host_origin"]``), when two or more sibling
+    directories each hold one and their names could be host names. One directory alone, or a
+    generic name (``logs/``, ``notes/``), names nothing. In place.
+
+    >>> from parsers.base import Clock, ParsedSource
+    >>> logs = [ParsedSource("mysqld-error-log", f"b/{h}/mysqld.err", {}, Clock.PER_LINE) for h in ("db-a", "db-b")]
+    >>> error_log_dirs(logs); [s.meta["host"] for s in logs]
+    ['db-a', 'db-b']
+    """
+    logs = [
+        s
+        for s in sources
+        if s.format == "mysqld-error-log" and not s.meta.get("host") and place(s.member).layout == "loose"
+    ]
+    dirs = {posixpath.dirname(s.member) for s in logs}
+    parents = {posixpath.dirname(d) for d in dirs if d}
+    names = {posixpath.basename(d) for d in dirs}
+    if len(dirs) < 2 or len(parents) != 1 or len(names) != len(dirs):
+        return
+    if any(not _DIR_HOST.match(n) or n.lower() in GENERIC_DIRS for n in names):
+        return
+    for s in logs:
+        d = posixpath.basename(posixpath.dirname(s.member))
+        s.meta["host"] = d
+        s.meta["host_origin"] = (
+            f"its directory {d}/ (one error log per sibling directory: a directory per node)"
+        )

@@ -46,6 +46,7 @@ Knowledge Base, "Error Log"; MySQL 5.7 Reference Manual, ``log_timestamps``.
 
 from __future__ import annotations
 
+import posixpath
 import re
 from collections import Counter
 from collections.abc import Iterable
@@ -55,6 +56,7 @@ import pandas as pd
 
 from parsers._snapshots import ts_column
 from parsers.base import Clock, ClockHints, ParsedSource, ParseError, ParseWarning
+from parsers.layout import place
 
 FORMAT = "mysqld-error-log"
 
@@ -87,6 +89,38 @@ KINDS: tuple[tuple[str, re.Pattern[str]], ...] = (
         "semaphore",
         re.compile(
             r"semaphore wait|has waited at .* seconds the semaphore|innodb_fatal_semaphore_wait_threshold",
+            re.I,
+        ),
+    ),
+    # Galera (MariaDB ``WSREP:`` and MySQL/PXC 8.0 ``[Galera]``/``[WSREP]`` lines; galera/gcs/src/gcs.cpp,
+    # gcs_group.cpp, galera/src/replicator_smm.cpp): cluster membership and state, all ``[Note]``.
+    (
+        "wsrep-non-primary",
+        re.compile(
+            r"Received NON-PRIMARY|non-Primary, number of nodes|New COMPONENT: primary = no|"
+            r"view_id\(NON_PRIM|no longer primary|is not primary",
+            re.I,
+        ),
+    ),
+    (
+        "wsrep-sst",
+        re.compile(
+            r"SST/IST|State transfer required|requested state transfer|State transfer (?:to|from) .* complete|"
+            r"SST (?:complete|succeeded|failed|request)|IST (?:received|receiver|sender)|Will never receive state|"
+            r"selected .* as (?:a )?donor|Shifting \w+ -> (?:DONOR|JOINER)",
+            re.I,
+        ),
+    ),
+    (
+        "wsrep-flow-control",
+        re.compile(r"Flow-control interval|FC_STOP|FC_CONT|flow control|fc_limit changed", re.I),
+    ),
+    (
+        "wsrep-state",
+        re.compile(
+            r"Shifting [A-Z_/]+ -> [A-Z_/]+|Server status change \w+ -> \w+|Restored state \w+ -> \w+|"
+            r"synced with group|Synchronized with group|New cluster view|declaring node with index \d+ suspected|"
+            r"suspecting node|forgetting [0-9a-f]{8}|declaring [0-9a-f-]+ at .* inactive",
             re.I,
         ),
     ),
@@ -124,6 +158,58 @@ KINDS: tuple[tuple[str, re.Pattern[str]], ...] = (
 _NEEDS_PROBLEM = {"replication", "too-many-connections"}
 _SIGNAL = re.compile(r"signal (\d+)", re.I)
 _ABORTED = "Aborted connection"
+
+
+#: A Galera node's log named after the node (percona-toolkit's pt-galera-log-explainer test logs:
+#: ``node1.log``, ``node2.2.log``, ``node1.20230315.log``).
+_NODE_FILE = re.compile(r"^(?P<host>node\d+)(?:\.[\w-]+)*\.(?:log|err)$", re.I)
+#: mysqld's default error log is ``<host_name>.err`` in the data directory (log_error unset).
+_HOST_ERR = re.compile(r"^(?P<host>[A-Za-z0-9][A-Za-z0-9_.-]{0,62})\.err$")
+#: Error log names that say nothing of the host.
+GENERIC_NAMES = frozenset(
+    {"mysqld", "mysql", "mariadb", "mariadbd", "error", "errors", "mysql-error", "mysqld-error",
+     "mariadb-error", "log_error", "server", "mysqld.log", "log", "db", "localhost"}
+)  # fmt: skip
+
+
+def host_of_name(member: str) -> tuple[str, str] | None:
+    """(host, reason) a loose error log's file name gives: ``node<N>`` of a Galera node's log, or the
+    ``<host_name>.err`` mysqld names its log by default; None for a generic name (``mysqld.err``,
+    ``error.log``) and for members of a pt-stalk or OSWatcher collection (their collection names the host).
+
+    >>> host_of_name("galera/node2.2.log"), host_of_name("db-b.err"), host_of_name("notes/mysqld.err")
+    (('node2', 'file name node2.2.log (a Galera node log named after its node)'), ('db-b', "file name db-b.err (mysqld's default log name: <host_name>.err)"), None)
+    """
+    if place(member).layout != "loose":
+        return None
+    base = posixpath.basename(member)
+    m = _NODE_FILE.match(base)
+    if m:
+        return m["host"], f"file name {base} (a Galera node log named after its node)"
+    m = _HOST_ERR.match(base)
+    if m and m["host"].lower() not in GENERIC_NAMES:
+        return m["host"], f"file name {base} (mysqld's default log name: <host_name>.err)"
+    return None
+
+
+def kind_of(body: str, prio: str) -> str | None:
+    """The event kind of an error log entry (its text, continuation lines included, and its
+    priority as written: ``ERROR``, ``Warning``, ``Note``, ``System``, or empty), or None for an
+    entry of no kind. Replication and connection messages count only as errors or warnings; Galera's
+    cluster events only below ``ERROR`` (an ``[ERROR]`` about SST stays an ``error``).
+
+    >>> kind_of("WSREP: Received NON-PRIMARY.", "Note"), kind_of("SST script aborted with error 32", "ERROR")
+    ('wsrep-non-primary', 'error')
+    """
+    problem = prio in ("ERROR", "Error", "Warning", "")
+    for kind, pattern in KINDS:
+        if kind in _NEEDS_PROBLEM and not problem:
+            continue
+        if kind.startswith("wsrep-") and prio.upper() == "ERROR":
+            continue
+        if pattern.search(body):
+            return kind
+    return "error" if prio.upper() == "ERROR" else None
 
 
 def _first(line: str) -> re.Match[str] | None:
@@ -174,16 +260,10 @@ def parse(stream: Iterable[str], *, member: str, clock: ClockHints) -> ParsedSou
         if current is None:
             return
         body = " ".join(text)
-        prio = str(current["prio"])
-        for kind, pattern in KINDS:
-            if pattern.search(body) and (
-                kind not in _NEEDS_PROBLEM or prio in ("ERROR", "Error", "Warning", "")
-            ):
-                sig = _SIGNAL.search(body) if kind == "crash" else None
-                events.append({**current, "kind": kind, "signal": float(sig.group(1)) if sig else np.nan})
-                return
-        if prio.upper() == "ERROR":
-            events.append({**current, "kind": "error", "signal": np.nan})
+        kind = kind_of(body, str(current["prio"]))
+        if kind is not None:
+            sig = _SIGNAL.search(body) if kind == "crash" else None
+            events.append({**current, "kind": kind, "signal": float(sig.group(1)) if sig else np.nan})
 
     for no, raw in enumerate(stream, start=1):
         line = raw.rstrip("\r\n")
@@ -235,17 +315,21 @@ def parse(stream: Iterable[str], *, member: str, clock: ClockHints) -> ParsedSou
         if utc_lines >= local_lines and utc_lines
         else "MariaDB / MySQL 5.6 (wall-clock times)"
     )
+    meta: dict[str, object] = {
+        "variant": f"mysqld error log, {flavour}, {seen} timed lines, {len(frame)} events",
+        "counts": counts,
+        "lines_by_prio": dict(by_prio),
+        "aborted_connections": aborted,
+    }
+    named = host_of_name(member)
+    if named is not None:
+        meta["host"], meta["host_origin"] = named
     return ParsedSource(
         format=FORMAT,
         member=member,
         frames={"mysqld_errors": frame},
         clock=Clock.PER_LINE,
         warnings=warnings,
-        meta={
-            "variant": f"mysqld error log, {flavour}, {seen} timed lines, {len(frame)} events",
-            "counts": counts,
-            "lines_by_prio": dict(by_prio),
-            "aborted_connections": aborted,
-        },
+        meta=meta,
         ts_is_local=local_lines > utc_lines,
     )

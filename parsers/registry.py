@@ -16,8 +16,11 @@ HEAD_LINES = 60
 # Most specific first: processlist and mysqladmin tables share `+---+` borders; ps listings and
 # `top -b` share a PID column; iostat and mpstat share the sysstat banner. The InnoDB monitor, its
 # transaction tables and SHOW SLAVE STATUS are `\G` output like a vertical processlist; `vmstat -d`
-# (diskstats) has a header vmstat must not claim.
+# (diskstats) has a header vmstat must not claim. MySQL Shell's results hold SHOW ENGINE INNODB STATUS
+# and other captures after their `# Query:` header: read first.
 _MODULES = (
+    "mysqlsh_instance",
+    "mysqlsh",
     "innodb_status",
     "ps_locks",
     "lock_waits",

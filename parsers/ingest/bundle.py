@@ -28,7 +28,7 @@ from typing import BinaryIO, TextIO
 
 import pandas as pd
 
-from parsers import damage, pasted, registry
+from parsers import damage, mysqlsh_layout, pasted, registry
 from parsers.base import (
     Clock,
     ClockHints,
@@ -51,7 +51,7 @@ from parsers.ingest.hosts import clean_host
 from parsers.ingest.malloc import resident_bytes, steady_heap
 from parsers.ingest.pieces import LocalRunner, Pipeline, Work, split, whole
 from parsers.ingest.pool import warmed
-from parsers.layout import Placement, offset_from_z, place, read_manifest
+from parsers.layout import Placement, error_log_dirs, offset_from_z, place, read_manifest
 from parsers.rawtext import TextChunk, TextChunker
 
 log = logging.getLogger(__name__)
@@ -488,6 +488,9 @@ class _Reader:
         bundle of its own: its CPUs, kernel, layout and UTC offset, its local times shifted by its own
         offset, its timeless captures anchored, its overlaps and stray banners checked."""
         b = self.b
+        for member, seconds in mysqlsh_layout.settle(b.sources).items():  # MySQL Shell: hosts, clocks, rates
+            b.shifted[member] = b.shifted.get(member, 0.0) + seconds
+        error_log_dirs(b.sources)  # several nodes' error logs, a directory each
         placed = hosts.assign(b.sources, prefixes=self.prefixes, names=self.names)
         b.host_of = placed.host_of
         several = len(placed.hosts) > 1

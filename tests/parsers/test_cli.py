@@ -236,7 +236,9 @@ def test_parse_error_exits_1_with_member_and_line(fixtures: Path) -> None:
 def test_unknown_format_name_exits_2(fixtures: Path) -> None:
     proc = run(fixtures / VMSTAT_T, "--format", "sar")
     assert proc.returncode == 2
-    assert proc.stderr.startswith("python -m parsers: unknown format 'sar' (known: innodb_status, ")
+    assert proc.stderr.startswith(
+        "python -m parsers: unknown format 'sar' (known: mysqlsh-instance, mysqlsh, innodb_status, "
+    )
 
 
 def test_unknown_frame_exits_2(fixtures: Path) -> None:
