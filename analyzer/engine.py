@@ -130,7 +130,7 @@ def run_hosts(timelines: Mapping[str, Timeline], *, only: tuple[str, ...] | None
     (``analyzer.cluster.cross_host_findings``).
 
     Each rule sees one host's timeline only, so it is calibrated to that host (its CPUs, disks and
-    variables). Every finding of a host gets ``host`` and ``hosts`` = (host,); its ``NotEvaluated``
+    variables). Every finding of a host gets ``host`` (its ``hosts`` stay empty); its ``NotEvaluated``
     and ``RuleFailed`` name the host too. A cross-host finding keeps ``host`` None and its own
     ``hosts``; a failure of the cross-host rules is recorded as ``RuleFailed(CROSS_HOST_KEY)``, the
     hosts' findings kept. Findings are ordered most severe first across hosts, then by start, then by
@@ -142,7 +142,7 @@ def run_hosts(timelines: Mapping[str, Timeline], *, only: tuple[str, ...] | None
     position = {name: i for i, name in enumerate(timelines)}
     for name, tl in timelines.items():
         one = run(tl, only=only)
-        out.findings += [dataclasses.replace(f, host=name, hosts=(name,)) for f in one.findings]
+        out.findings += [dataclasses.replace(f, host=name) for f in one.findings]
         out.not_evaluated += [dataclasses.replace(n, host=name) for n in one.not_evaluated]
         out.failed += [dataclasses.replace(f, host=name) for f in one.failed]
         out.versions.update(one.versions)

@@ -1,7 +1,8 @@
 """Cases of several hosts for the page, compare, search and share tests.
 
-Until the ingest groups a bundle's members by host, a two-host case is made here from a real one:
-the one-host bundle is ingested for real, its rows are given the first host's name, then copied to a
+A two-host case is made here from a real one (tests/web/test_hosts_ingest.py ingests real bundles of
+several hosts): the one-host bundle is ingested for real, its host renamed to the first host's name
+the test asks for, then its rows are copied to a
 second host (``db-b`` by default) whose members live under ``<name>/``, whose raw lines name it
 instead of the first host, and whose series are scaled (so that the two hosts' lines differ on a
 chart). A cross-host finding naming both hosts is added. The shapes are those of the hosts contract
@@ -39,11 +40,12 @@ def add_host(case: Case, name: str = "db-b", *, first_name: str | None = None, s
     """Give ``case``'s rows the host ``first_name`` (default: ``case.host`` or "host") when they have
     none, then copy them to a new host ``name``. Returns the case, read again, with ``host`` the
     hosts joined by ", " and its overview rebuilt."""
-    first = first_name or (case.host.split(", ")[0] if case.host else "") or "host"
+    hosts = list(case.hosts.all())
     # The name the capture's own headers and lines give (pt-stalk's -hostname, sysstat banners).
-    captured = case.host.split(", ")[0] if not case.hosts.exists() else CAPTURED.get(case.pk, first)
+    captured = CAPTURED.get(case.pk) or (hosts[0].name if hosts else case.host.split(", ")[0])
     CAPTURED.setdefault(case.pk, captured)
-    if not case.hosts.exists():
+    first = first_name or (hosts[0].name if hosts else captured) or "host"
+    if not hosts:
         Host.objects.create(
             case=case,
             position=0,
@@ -59,6 +61,10 @@ def add_host(case: Case, name: str = "db-b", *, first_name: str | None = None, s
         for model in (Source, Series, SeriesLevel, Finding, RuleResult):
             model.objects.filter(case=case, host="").update(host=first)
         Source.objects.filter(case=case).update(host_reason="pt-stalk -hostname member")
+    elif len(hosts) == 1 and hosts[0].name != first:  # the ingest's name for it -> the test's
+        for model in (Host, Source, Series, SeriesLevel, Finding, RuleResult):
+            key = "name" if model is Host else "host"
+            model.objects.filter(case=case, **{key: hosts[0].name}).update(**{key: first})
     position = case.hosts.count()
     Host.objects.create(
         case=case,

@@ -198,8 +198,6 @@ def findings_for_case(*, case: Case) -> list[dict[str, object]]:
             "host": f.host or None,
             "hosts": list(f.hosts),
             "charts": chart_ids_for_evidence([e.get("series") or "" for e in f.evidence]),
-            "host": f.host or None,
-            "hosts": list(f.hosts),
             "anchor": anchor,
             "related_links": [
                 {

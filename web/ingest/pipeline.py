@@ -215,28 +215,35 @@ def host_timelines(bundle: Bundle) -> dict[str, Timeline]:
 @dataclasses.dataclass(frozen=True, slots=True)
 class _Analysis:
     """What the ingest works out from the timeline besides its series: the rules' outcome, and for
-    the case row the IRQ x CPU rates, the top fingerprints and wait channels."""
+    the case row the IRQ x CPU rates of each host, the top fingerprints and wait channels."""
 
     outcome: engine.Outcome
-    irq_cpu: pd.DataFrame
+    irq_cpu: dict[str, pd.DataFrame]
     fingerprints: list[str]
     wait_channels: list[str]
 
     @classmethod
     def of(cls, timelines: dict[str, Timeline]) -> _Analysis:
-        """The rules over every host (``engine.run_hosts``); the IRQ x CPU rates of the first host;
-        the top fingerprints and wait channels of every host, the first host's first."""
-        first = next(iter(timelines.values()))
+        """The rules over every host (``engine.run_hosts``); the IRQ x CPU rates of each host; the top
+        fingerprints and wait channels of every host, the first host's first."""
         fingerprints = [
             fp[:MAX_FINGERPRINT_CHARS] for tl in timelines.values() for fp in top_fingerprints(tl)
         ]
         waits = [w[:100] for tl in timelines.values() for w in top_wait_channels(tl)]
         return cls(
             engine.run_hosts(timelines),
-            irq_cpu_rates(first),
+            {name: irq_cpu_rates(tl) for name, tl in timelines.items()},
             list(dict.fromkeys(fingerprints)),
             list(dict.fromkeys(waits)),
         )
+
+
+def _irq_charts(rates: dict[str, pd.DataFrame]) -> list[dict[str, object]]:
+    """The IRQ x CPU heatmap of each host (``charts.irq_cpu_chart``): on a case of several hosts each
+    carries its ``host``, which makes it that host's panel; a case of one host's has none."""
+    specs = {name: charts.irq_cpu_chart(r) for name, r in rates.items()}
+    several = len(rates) > 1
+    return [{**spec, "host": name} if several else spec for name, spec in specs.items() if spec]
 
 
 def _fail(claim: Claim, reason: str, detail: DetailWriter | None = None) -> None:
@@ -385,7 +392,7 @@ def _replace_derived(
     case.charts_overview = charts.timeline_charts(
         case=case,
         max_points=charts.OVERVIEW_POINTS,
-        extra=[c for c in [charts.irq_cpu_chart(found.irq_cpu)] if c],
+        extra=_irq_charts(found.irq_cpu),
     )
     case.fingerprints = pg_safe(found.fingerprints)
     case.wait_channels = pg_safe(found.wait_channels)
