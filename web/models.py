@@ -73,8 +73,11 @@ class ResolutionCategory(models.TextChoices):
 
 def default_team_id() -> int:
     """The id of the default team (made on first use): the team of a case created without one."""
-    team, _ = Team.objects.get_or_create(name=DEFAULT_TEAM_NAME)
-    return team.pk
+    # Read by id only: old migrations call this with the current model, before later Team columns exist.
+    pk = Team.objects.filter(name=DEFAULT_TEAM_NAME).values_list("pk", flat=True).first()
+    if pk is None:
+        pk = Team.objects.get_or_create(name=DEFAULT_TEAM_NAME)[0].pk
+    return pk
 
 
 class Case(models.Model):
