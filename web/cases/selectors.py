@@ -144,6 +144,20 @@ def case_status(case: Case) -> dict[str, object]:
         "failed": case.status == CaseStatus.FAILED,
         "url": f"/cases/{case.pk}/",
         **processing_state(case),
+        "resolution": case_resolution(case),
+    }
+
+
+def case_resolution(case: Case) -> dict[str, object] | None:
+    """How a closed case was closed: ``{"text" (Markdown), "category", "closed_at" (ISO UTC),
+    "closed_by"}``; None while the case is open."""
+    if case.closed_at is None:
+        return None
+    return {
+        "text": case.resolution,
+        "category": case.resolution_category,
+        "closed_at": _iso(case.closed_at),
+        "closed_by": case.closed_by.get_username() if case.closed_by_id and case.closed_by else "",
     }
 
 

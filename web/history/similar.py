@@ -94,3 +94,85 @@ def _score(mine: dict[str, set[str]], theirs: dict[str, set[str]]) -> tuple[floa
             }
         )
     return score, reasons
+
+
+#: Past resolutions shown at most (similar cases panel; the verdict panel shows the first).
+MAX_RESOLUTIONS = 5
+#: Characters of a resolution's first line shown in its one-sentence summary.
+SUMMARY_CHARS = 200
+
+
+def past_resolutions(*, case: Case, candidates, limit: int = MAX_RESOLUTIONS) -> list[dict[str, object]]:
+    """How the closed cases of ``candidates`` most like ``case`` were fixed, best first (the score of
+    ``similar_cases``; any status, as a case closed as "not a database problem" may have failed):
+    ``[{"id", "url", "title", "customer", "score", "category", "same", "summary", "resolution",
+    "sentence"}]``. ``same``: what they share in words ("tmp-table-churn and 1 query fingerprint");
+    ``summary``: the first line of the resolution, Markdown marks dropped; ``sentence``: "Case 123
+    (ACME): same ...; fixed: ..." (plain text: the template escapes it)."""
+    from web.models import ResolutionCategory
+
+    mine = signature(case)
+    overlap = Q()
+    for kind, items in mine.items():
+        if items:
+            overlap |= Q(**{f"{kind}__overlap": sorted(items)})
+    if not overlap:
+        return []
+    rows = (
+        candidates.filter(overlap, closed_at__isnull=False)
+        .exclude(pk=case.pk)
+        .exclude(resolution="")
+        .only("id", "title", "customer", "created_at", "resolution", "resolution_category", *DOMINANT)
+        .order_by("-closed_at")[:MAX_CANDIDATES]
+    )
+    scored = [(*_score(mine, signature(other)), other) for other in rows]
+    scored = [item for item in scored if item[0] > 0]
+    scored.sort(key=lambda item: (-item[0], -item[2].created_at.timestamp()))
+    out = []
+    for score, reasons, other in scored[:limit]:
+        same = _same_words(reasons)
+        summary = resolution_summary(other.resolution)
+        who = f"Case {other.pk}" + (f" ({other.customer})" if other.customer else "")
+        out.append(
+            {
+                "id": other.pk,
+                "url": f"/cases/{other.pk}/",
+                "title": other.title or f"Case {other.pk}",
+                "customer": other.customer,
+                "score": round(score, 3),
+                "category": ResolutionCategory(other.resolution_category).label
+                if other.resolution_category in ResolutionCategory.values
+                else "",
+                "same": same,
+                "summary": summary,
+                "resolution": other.resolution,
+                "sentence": f"{who}: same {same}; fixed: {summary}",
+            }
+        )
+    return out
+
+
+def _same_words(reasons: list[dict[str, object]]) -> str:
+    """The shared items in words: finding keys by name, wait channels by name, fingerprints counted."""
+    parts = []
+    for r in reasons:
+        shared = list(r["shared"])  # type: ignore[arg-type]
+        if r["kind"] == "finding_keys":
+            parts.append(", ".join(shared[:3]) + (f" (+{len(shared) - 3})" if len(shared) > 3 else ""))
+        elif r["kind"] == "wait_channels":
+            parts.append("wait channel " + ", ".join(shared[:3]))
+        else:
+            parts.append("query" if len(shared) == 1 else f"{len(shared)} queries")
+    return " and ".join(parts)
+
+
+def resolution_summary(text: str) -> str:
+    """The first non-empty line of a Markdown resolution without its leading marks (``#``, ``-``,
+    ``*``, ``>``, ``1.``) and emphasis, cut at ``SUMMARY_CHARS``."""
+    for line in (text or "").splitlines():
+        line = line.strip().lstrip("#>*-+ ").strip()
+        line = line.split(". ", 1)[1] if line[:1].isdigit() and ". " in line[:4] else line
+        line = line.replace("**", "").replace("`", "")
+        if line:
+            return line if len(line) <= SUMMARY_CHARS else line[: SUMMARY_CHARS - 1] + "…"
+    return ""
