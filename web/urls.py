@@ -13,6 +13,7 @@ from web.api import cases as api
 from web.api import resolutions as api_resolutions
 from web.api import shares as api_shares
 from web.cases import resolution_views, views
+from web.notifications import views as notify_views
 from web.sharing import views as share_views
 
 urlpatterns = [
@@ -63,6 +64,7 @@ urlpatterns = [
     *resolution_views.urlpatterns(),
     *api_resolutions.urlpatterns(),
     *views_team.urlpatterns(),
+    *notify_views.urlpatterns(),
     *api_audit.urlpatterns(),
     path("api/schema/", SpectacularAPIView.as_view(), name="api-schema"),
     path(

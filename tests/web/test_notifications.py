@@ -9,11 +9,8 @@ import email
 import hashlib
 import hmac
 import json
-import socket
-import threading
 import time
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 from aiosmtpd.controller import Controller
@@ -21,17 +18,12 @@ from django.contrib.auth import get_user_model
 from django.core.files import File
 
 from tests.web.conftest import BUNDLES, EXAMPLE_BUNDLE
+from tests.web.receivers import Receiver, free_port, wait_for
 from web.cases import services as case_services
 from web.ingest import tasks as ingest_tasks
 from web.models import Case, CaseStatus, Team, Webhook, WebhookDelivery, default_team_id
 from web.notifications import services, tickets, webhooks
 from web.notifications import tasks as notify_tasks
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 class _Inbox:
@@ -49,7 +41,7 @@ class _Inbox:
 def smtp(settings) -> Iterator[_Inbox]:
     """A real SMTP server on loopback; Django's SMTP backend pointed at it."""
     inbox = _Inbox()
-    port = _free_port()
+    port = free_port()
     controller = Controller(inbox, hostname="127.0.0.1", port=port)
     controller.start()
     settings.EMAIL_BACKEND = "django.core.mail.backends.smtp.EmailBackend"
@@ -61,52 +53,11 @@ def smtp(settings) -> Iterator[_Inbox]:
         controller.stop()
 
 
-class _Receiver:
-    """A webhook receiver on loopback: answers each POST with the next of ``answers`` (then 200) and
-    keeps its headers and raw body."""
-
-    def __init__(self, answers: list[int]) -> None:
-        self.answers = list(answers)
-        self.requests: list[tuple[dict[str, str], bytes]] = []
-        receiver = self
-
-        class Handler(BaseHTTPRequestHandler):
-            def do_POST(self) -> None:  # noqa: N802 - http.server's hook
-                body = self.rfile.read(int(self.headers["Content-Length"]))
-                receiver.requests.append((dict(self.headers), body))
-                code = receiver.answers.pop(0) if receiver.answers else 200
-                self.send_response(code)
-                self.send_header("Content-Length", "2")
-                self.end_headers()
-                self.wfile.write(b"ok")
-
-            def log_message(self, *args: object) -> None:
-                pass
-
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.url = f"http://127.0.0.1:{self.server.server_port}/hooks/casebook?token=url-secret"
-        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
-        self.thread.start()
-
-    def close(self) -> None:
-        self.server.shutdown()
-        self.server.server_close()
-
-
 @pytest.fixture
-def receiver() -> Iterator[_Receiver]:
-    r = _Receiver([500])
+def receiver() -> Iterator[Receiver]:
+    r = Receiver([500])
     yield r
     r.close()
-
-
-def _wait(predicate, timeout: float = 120) -> None:  # noqa: ANN001
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if predicate():
-            return
-        time.sleep(0.2)
-    raise AssertionError("timed out")
 
 
 def _upload(user, path=EXAMPLE_BUNDLE, *, enqueue: bool = True) -> Case:  # noqa: ANN001
@@ -130,7 +81,7 @@ def _check_signature(headers: dict[str, str], body: bytes, secret: str) -> dict:
 
 
 def test_the_uploader_gets_the_ready_mail_and_the_webhook_is_retried_through_the_worker(
-    celery_worker, smtp: _Inbox, receiver: _Receiver, settings
+    celery_worker, smtp: _Inbox, receiver: Receiver, settings
 ) -> None:
     settings.CASEBOOK_WEBHOOK_ALLOW_PRIVATE = True
     settings.CASEBOOK_WEBHOOK_BACKOFF_S = 0.5
@@ -139,7 +90,7 @@ def test_the_uploader_gets_the_ready_mail_and_the_webhook_is_retried_through_the
     team.members.add(user)
     hook, secret = _hook(team, receiver.url)
     case = _upload(user)
-    _wait(lambda: smtp.messages and len(receiver.requests) >= 2)
+    wait_for(lambda: smtp.messages and len(receiver.requests) >= 2)
     case.refresh_from_db()
     assert case.status == CaseStatus.READY, case.failure_reason
     [(to, msg)] = smtp.messages
@@ -203,7 +154,7 @@ def test_hosts_are_left_out_when_the_team_says_so(db) -> None:
 
 
 def test_a_4xx_is_not_retried_and_a_refused_url_is_logged_without_its_secret(db, settings) -> None:
-    r = _Receiver([404])
+    r = Receiver([404])
     try:
         settings.CASEBOOK_WEBHOOK_ALLOW_PRIVATE = True
         team = Team.objects.get(pk=default_team_id())
@@ -222,7 +173,7 @@ def test_a_4xx_is_not_retried_and_a_refused_url_is_logged_without_its_secret(db,
 def test_an_unreachable_receiver_is_retried_and_logged_by_origin(db, settings) -> None:
     settings.CASEBOOK_WEBHOOK_ALLOW_PRIVATE = True
     settings.CASEBOOK_WEBHOOK_TIMEOUT_S = 2
-    hook, _ = _hook(Team.objects.get(pk=default_team_id()), f"http://127.0.0.1:{_free_port()}/x?key=abc")
+    hook, _ = _hook(Team.objects.get(pk=default_team_id()), f"http://127.0.0.1:{free_port()}/x?key=abc")
     assert webhooks.deliver(webhook=hook, case=None, event="test", delivery="t", attempt=1) is True
     row = WebhookDelivery.objects.get(webhook=hook)
     assert row.status_code is None and "ConnectionError" in row.error and "key=abc" not in row.error
