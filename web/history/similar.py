@@ -41,10 +41,7 @@ def similar_cases(*, case: Case, candidates, limit: int = MAX_SIMILAR) -> list[d
     "reasons": [{"kind", "label", "shared": [...], "of": n}]}]``. Only ready cases sharing at least
     one item count; ``case`` itself is left out."""
     mine = signature(case)
-    overlap = Q()
-    for kind, items in mine.items():
-        if items:
-            overlap |= Q(**{f"{kind}__overlap": sorted(items)})
+    overlap = _overlap(mine)
     if not overlap:
         return []
     rows = (
@@ -72,6 +69,15 @@ def similar_cases(*, case: Case, candidates, limit: int = MAX_SIMILAR) -> list[d
         }
         for score, other, reasons in scored[:limit]
     ]
+
+
+def _overlap(mine: dict[str, set[str]]) -> Q:
+    """Cases sharing at least one item of ``mine`` (``&&`` on the GIN-indexed arrays); empty: none."""
+    overlap = Q()
+    for kind, items in mine.items():
+        if items:
+            overlap |= Q(**{f"{kind}__overlap": sorted(items)})
+    return overlap
 
 
 def _score(mine: dict[str, set[str]], theirs: dict[str, set[str]]) -> tuple[float, list[dict[str, object]]]:
@@ -112,10 +118,7 @@ def past_resolutions(*, case: Case, candidates, limit: int = MAX_RESOLUTIONS) ->
     from web.models import ResolutionCategory
 
     mine = signature(case)
-    overlap = Q()
-    for kind, items in mine.items():
-        if items:
-            overlap |= Q(**{f"{kind}__overlap": sorted(items)})
+    overlap = _overlap(mine)
     if not overlap:
         return []
     rows = (

@@ -98,26 +98,32 @@ def webhook_add(request: HttpRequest, team_id: int) -> HttpResponse:
     return redirect(f"/teams/{team.pk}/#team-webhooks")
 
 
+def _on_webhook(request: HttpRequest, team_id: int, webhook_id: int, service, done: str) -> HttpResponse:  # noqa: ANN001
+    """Run ``service`` (web/notifications/services.py) on a webhook of the admin's team; back to its list."""
+    team = _team(request, team_id)
+    if service(team=team, webhook_id=webhook_id, request=request):
+        messages.success(request, done)
+    else:
+        messages.warning(request, "No such webhook.")
+    return redirect(f"/teams/{team.pk}/#team-webhooks")
+
+
 @login_required
 @require_POST
 def webhook_delete(request: HttpRequest, team_id: int, webhook_id: int) -> HttpResponse:
-    team = _team(request, team_id)
-    if services.webhook_delete(team=team, webhook_id=webhook_id, request=request):
-        messages.success(request, "The webhook is removed.")
-    else:
-        messages.warning(request, "No such webhook.")
-    return redirect("team-page", team_id=team.pk)
+    return _on_webhook(request, team_id, webhook_id, services.webhook_delete, "The webhook is removed.")
 
 
 @login_required
 @require_POST
 def webhook_test(request: HttpRequest, team_id: int, webhook_id: int) -> HttpResponse:
-    team = _team(request, team_id)
-    if services.webhook_send_test(team=team, webhook_id=webhook_id, request=request):
-        messages.success(request, "A test delivery is queued: its result appears in the delivery log.")
-    else:
-        messages.warning(request, "No such webhook.")
-    return redirect(f"/teams/{team.pk}/#team-webhooks")
+    return _on_webhook(
+        request,
+        team_id,
+        webhook_id,
+        services.webhook_send_test,
+        "A test delivery is queued: its result appears in the delivery log.",
+    )
 
 
 @login_required
