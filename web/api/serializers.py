@@ -62,6 +62,9 @@ class CaseListQuerySerializer(serializers.Serializer):
     status = serializers.ChoiceField(
         required=False, choices=("queued", "parsing", "analyzing", "ready", "failed")
     )
+    state = serializers.ChoiceField(
+        required=False, choices=("open", "closed"), help_text="Open cases, or cases closed with a resolution."
+    )
     finding = serializers.CharField(
         required=False, max_length=80, help_text="A finding key, e.g. tmp-table-churn."
     )
@@ -133,6 +136,7 @@ class CaseRowSerializer(serializers.Serializer):
     status_label = serializers.CharField()
     finding_keys = serializers.ListField(child=serializers.CharField())
     created_at = serializers.DateTimeField()
+    closed = serializers.BooleanField(help_text="Closed with a resolution.")
 
 
 class CasePageSerializer(serializers.Serializer):

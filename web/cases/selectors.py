@@ -69,7 +69,7 @@ def teams_of(user) -> QuerySet[Team]:
 #: notes, search vector...) is not read, which keeps a search over thousands of cases narrow.
 CASE_ROW_FIELDS = (
     "id", "title", "host", "window_start", "window_end", "status", "finding_keys", "customer", "ticket", "tags",
-    "created_at", "upload__original_name",
+    "created_at", "upload__original_name", "closed_at",
 )  # fmt: skip
 
 
@@ -127,6 +127,7 @@ def case_row(case: Case) -> dict[str, object]:
         "ticket": case.ticket,
         "tags": list(case.tags),
         "created_at": _iso(case.created_at),
+        "closed": case.closed_at is not None,
     }
 
 
