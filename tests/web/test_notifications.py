@@ -246,3 +246,37 @@ def test_the_smtp_fixture_really_listens(smtp: _Inbox, settings) -> None:
         s.sendmail("a@example.com", ["b@example.com"], "Subject: x\r\n\r\nbody")
     assert smtp.messages[0][0] == ["b@example.com"]
     assert asyncio.get_event_loop_policy() is not None
+
+
+def test_an_ingest_hands_its_end_to_the_notification_task_after_commit(
+    db, tmp_path, monkeypatch, django_capture_on_commit_callbacks
+) -> None:
+    sent: list[tuple] = []
+    monkeypatch.setattr(notify_tasks.case_finished_task, "delay", lambda *a: sent.append(a))
+    case = _upload(None, enqueue=False)
+    with django_capture_on_commit_callbacks(execute=True):
+        ingest_tasks.case_ingest(case_id=case.pk)
+    assert sent == [(case.pk, CaseStatus.READY)]
+    junk = tmp_path / "junk.tar.gz"
+    junk.write_bytes(b"\x1f\x8b not really gzip")
+    failed = _upload(None, junk, enqueue=False)
+    with django_capture_on_commit_callbacks(execute=True):
+        ingest_tasks.case_ingest(case_id=failed.pk)
+    assert Case.objects.get(pk=failed.pk).status == CaseStatus.FAILED
+    assert sent[-1] == (failed.pk, CaseStatus.FAILED)
+
+
+def test_a_broker_down_does_not_stop_the_ingest(
+    db, monkeypatch, django_capture_on_commit_callbacks, caplog
+) -> None:
+    import kombu.exceptions
+
+    def down(*args: object) -> None:
+        raise kombu.exceptions.OperationalError("Redis is down")
+
+    monkeypatch.setattr(notify_tasks.case_finished_task, "delay", down)
+    case = _upload(None, enqueue=False)
+    with django_capture_on_commit_callbacks(execute=True):
+        ingest_tasks.case_ingest(case_id=case.pk)
+    assert Case.objects.get(pk=case.pk).status == CaseStatus.READY
+    assert "notifications not queued" in caplog.text

@@ -15,6 +15,14 @@ from web.models import Case, CaseStatus, Webhook
 from web.notifications import emails, webhooks
 
 
+@shared_task(name="casebook.case_finished", ignore_result=True)
+def case_finished_task(case_id: int, status: str) -> None:
+    """A case became ready or failed: its webhooks' deliveries and its mail, each a task of its own
+    (a mail retried never sends a webhook twice)."""
+    case_webhooks_task(case_id, status)
+    case_email_task.delay(case_id)
+
+
 @shared_task(
     name="casebook.case_email",
     ignore_result=True,
