@@ -280,3 +280,28 @@ def test_a_broker_down_does_not_stop_the_ingest(
         ingest_tasks.case_ingest(case_id=case.pk)
     assert Case.objects.get(pk=case.pk).status == CaseStatus.READY
     assert "notifications not queued" in caplog.text
+
+
+def test_the_mail_goes_to_each_uploader_once_and_only_to_active_addresses(db) -> None:
+    from web.models import AddedUpload
+    from web.notifications import emails
+
+    User = get_user_model()
+    first = User.objects.create_user("fay", email="fay@example.com", password="x" * 20)
+    second = User.objects.create_user("gus", email="gus@example.com", password="x" * 20)
+    gone = User.objects.create_user("hal", email="hal@example.com", password="x" * 20, is_active=False)
+    mute = User.objects.create_user("ida", email="ida@example.com", password="x" * 20)
+    for u in (first, second, gone, mute):
+        Team.objects.get(pk=default_team_id()).members.add(u)
+    case = _upload(first, enqueue=False)
+    for u in (second, gone, mute, first):
+        AddedUpload.objects.create(
+            case=case, file="bundles/x.tar.gz", original_name="x", size=1, sha256="0" * 64, uploaded_by=u
+        )
+    services.set_email_case_done(user=mute, on=False)
+    assert emails.recipients(case) == ["fay@example.com", "gus@example.com"]
+    Case.objects.filter(pk=case.pk).update(
+        title="two\nlines\r\nBcc: evil@example.com", status=CaseStatus.FAILED, failure_reason="x"
+    )
+    subject, _ = emails.message_text(Case.objects.get(pk=case.pk))
+    assert "\n" not in subject and "\r" not in subject
