@@ -128,3 +128,18 @@ def test_the_ticket_is_a_link_under_the_team_template(cases, engineer_client: Cl
     team.ticket_url_template = ""
     team.save()
     assert 'id="meta-ticket-link"' not in engineer_client.get(f"/cases/{case.pk}/").content.decode()
+
+
+def test_what_two_cases_share_reads_as_words() -> None:
+    reasons = [
+        {"kind": "fingerprints", "shared": ["select a", "select b"]},
+        {"kind": "wait_channels", "shared": ["do_unlinkat"]},
+        {"kind": "finding_keys", "shared": ["same-query-pileup", "tmp-table-churn"]},
+    ]
+    assert (
+        similar.same_words(reasons)
+        == "same-query-pileup/tmp-table-churn, wait channel do_unlinkat and 2 queries"
+    )
+    assert similar.same_words(reasons[:1]) == "2 queries"
+    assert similar.resolution_summary("\n## Moved **tmpdir** to `tmpfs`\nmore") == "Moved tmpdir to tmpfs"
+    assert similar.resolution_summary("1. Raised tmp_table_size") == "Raised tmp_table_size"

@@ -133,7 +133,7 @@ def past_resolutions(*, case: Case, candidates, limit: int = MAX_RESOLUTIONS) ->
     scored.sort(key=lambda item: (-item[0], -item[2].created_at.timestamp()))
     out = []
     for score, reasons, other in scored[:limit]:
-        same = _same_words(reasons)
+        same = same_words(reasons)
         summary = resolution_summary(other.resolution)
         who = f"Case {other.pk}" + (f" ({other.customer})" if other.customer else "")
         out.append(
@@ -155,18 +155,23 @@ def past_resolutions(*, case: Case, candidates, limit: int = MAX_RESOLUTIONS) ->
     return out
 
 
-def _same_words(reasons: list[dict[str, object]]) -> str:
-    """The shared items in words: finding keys by name, wait channels by name, fingerprints counted."""
+def same_words(reasons: list[dict[str, object]]) -> str:
+    """The shared items in words, findings first: "tmp-table-churn/same-query-pileup, wait channel
+    do_unlinkat and query" (at most 3 names a kind; fingerprints are counted, not quoted)."""
+    by_kind = {r["kind"]: list(r["shared"]) for r in reasons}  # type: ignore[arg-type]
     parts = []
-    for r in reasons:
-        shared = list(r["shared"])  # type: ignore[arg-type]
-        if r["kind"] == "finding_keys":
-            parts.append(", ".join(shared[:3]) + (f" (+{len(shared) - 3})" if len(shared) > 3 else ""))
-        elif r["kind"] == "wait_channels":
-            parts.append("wait channel " + ", ".join(shared[:3]))
-        else:
-            parts.append("query" if len(shared) == 1 else f"{len(shared)} queries")
-    return " and ".join(parts)
+    for kind in ("finding_keys", "wait_channels"):
+        shared = by_kind.get(kind, [])
+        if shared:
+            names = "/".join(shared[:3]) + (f" (+{len(shared) - 3})" if len(shared) > 3 else "")
+            label = (
+                "" if kind == "finding_keys" else ("wait channel " if len(shared) == 1 else "wait channels ")
+            )
+            parts.append(label + names)
+    queries = len(by_kind.get("fingerprints", []))
+    if queries:
+        parts.append("query" if queries == 1 else f"{queries} queries")
+    return parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1]
 
 
 def resolution_summary(text: str) -> str:
