@@ -170,13 +170,18 @@ def test_a_4xx_is_not_retried_and_a_refused_url_is_logged_without_its_secret(db,
     assert "url-secret" not in second.error and len(r.requests) == 1
 
 
-def test_an_unreachable_receiver_is_retried_and_logged_by_origin(db, settings) -> None:
+def test_an_unreachable_receiver_is_retried_and_logged_by_origin(db, settings, monkeypatch) -> None:
     settings.CASEBOOK_WEBHOOK_ALLOW_PRIVATE = True
     settings.CASEBOOK_WEBHOOK_TIMEOUT_S = 2
     hook, _ = _hook(Team.objects.get(pk=default_team_id()), f"http://127.0.0.1:{free_port()}/x?key=abc")
     assert webhooks.deliver(webhook=hook, case=None, event="test", delivery="t", attempt=1) is True
     row = WebhookDelivery.objects.get(webhook=hook)
     assert row.status_code is None and "ConnectionError" in row.error and "key=abc" not in row.error
+    monkeypatch.setattr(webhooks, "KEEP_DELIVERIES", 2)
+    for attempt in (2, 3, 4):
+        webhooks.deliver(webhook=hook, case=None, event="test", delivery="t", attempt=attempt)
+    kept = WebhookDelivery.objects.filter(webhook=hook).order_by("attempt").values_list("attempt", flat=True)
+    assert list(kept) == [3, 4]
 
 
 @pytest.mark.parametrize(

@@ -40,6 +40,8 @@ MAX_RESPONSE_BYTES = 64 * 1024
 #: A receiver's answers that are retried: it is down or overloaded; any other 4xx is final.
 RETRY_STATUSES = frozenset({408, 425, 429})
 USER_AGENT = "Casebook-Webhook/1"
+#: Lines of the delivery log kept per webhook (older ones are deleted as new ones are written).
+KEEP_DELIVERIES = 200
 
 
 class WebhookUrlError(ValueError):
@@ -191,6 +193,8 @@ def deliver(*, webhook: Webhook, case: Case | None, event: str, delivery: str, a
         retry = True
     row.duration_ms = int((time.monotonic() - started) * 1000)
     row.save()
+    old = WebhookDelivery.objects.filter(webhook=webhook).order_by("-at", "-id")[KEEP_DELIVERIES:]
+    WebhookDelivery.objects.filter(pk__in=list(old.values_list("pk", flat=True))).delete()
     log.info(
         "webhook %s (%s) %s attempt %s: %s %s",
         webhook.pk,
