@@ -46,3 +46,47 @@ def test_a_resolution_reaches_the_next_similar_case(
             path=f"{os.environ['CASEBOOK_SHOTS']}/resolution-{width}.png"
         )
     assert not errors, errors
+
+
+@pytest.mark.parametrize("width", [390, 1440])
+def test_the_team_page_adds_a_webhook_and_shows_its_log(
+    live_server,
+    engineer,
+    browser,  # noqa: F811 - the fixture imported above
+    settings,
+    width: int,
+) -> None:
+    from web.accounts import teams
+    from web.models import Team, Webhook, WebhookDelivery, default_team_id
+
+    settings.CASEBOOK_WEBHOOK_ALLOW_PRIVATE = True
+    team = Team.objects.get(pk=default_team_id())
+    teams.member_add(team=team, user=engineer, admin=True)
+    page = browser.new_page(viewport={"width": width, "height": 900})
+    errors = page_errors(page)
+    log_in(page, live_server.url, f"/teams/{team.pk}/")
+    page.fill("#webhook-add-form input[name=name]", "oncall")
+    page.fill(
+        "#webhook-add-form input[name=url]",
+        "http://127.0.0.1:9/hooks/T000/B000/very-long-secret-path-xxxxxxxx",
+    )
+    page.locator("#webhook-add-form button[type=submit]").click()
+    page.wait_for_selector("#new-webhook-secret")
+    hook = Webhook.objects.get(team=team)
+    assert hook.secret in page.locator("#new-webhook-secret").inner_text()
+    WebhookDelivery.objects.create(
+        webhook=hook,
+        delivery="d" * 32,
+        event="case.ready",
+        case_id=1,
+        attempt=1,
+        status_code=500,
+        duration_ms=12,
+    )
+    page.reload()
+    assert "very-long-secret-path" not in page.content() and hook.secret not in page.content()
+    assert page.locator(".webhook-log tbody tr").count() == 1
+    assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth + 1")
+    if os.environ.get("CASEBOOK_SHOTS"):
+        page.locator("#team-webhooks").screenshot(path=f"{os.environ['CASEBOOK_SHOTS']}/webhooks-{width}.png")
+    assert not errors, errors
