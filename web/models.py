@@ -50,6 +50,8 @@ class Team(models.Model):
     # API tokens and audit trail. Always members too (the services keep it so).
     admins = models.ManyToManyField(settings.AUTH_USER_MODEL, related_name="administered_teams", blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
+    # Makes a case's ticket a link (web/notifications/tickets.py): an http(s) URL with ``{ticket}``.
+    ticket_url_template = models.CharField(max_length=300, blank=True, db_default="")
 
     class Meta:
         ordering = ("name",)
@@ -58,10 +60,24 @@ class Team(models.Model):
         return self.name
 
 
+class ResolutionCategory(models.TextChoices):
+    """What fixed a closed case, broadly (``Case.resolution_category``)."""
+
+    CONFIGURATION = "configuration", "Configuration"
+    QUERY = "query", "Query"
+    HARDWARE = "hardware", "Hardware"
+    APPLICATION = "application", "Application"
+    NOT_DATABASE = "not-database", "Not a database problem"
+    OTHER = "other", "Other"
+
+
 def default_team_id() -> int:
     """The id of the default team (made on first use): the team of a case created without one."""
-    team, _ = Team.objects.get_or_create(name=DEFAULT_TEAM_NAME)
-    return team.pk
+    # Read by id only: old migrations call this with the current model, before later Team columns exist.
+    pk = Team.objects.filter(name=DEFAULT_TEAM_NAME).values_list("pk", flat=True).first()
+    if pk is None:
+        pk = Team.objects.get_or_create(name=DEFAULT_TEAM_NAME)[0].pk
+    return pk
 
 
 class Case(models.Model):
@@ -107,6 +123,16 @@ class Case(models.Model):
     # Full-text search document (web/history/search.py keeps it current): title, customer, ticket and tags
     # weigh most, then host, then finding keys, wait channels and fingerprints, then notes.
     search_vector = SearchVectorField(null=True, blank=True)
+    # How the case was closed (web/cases/services.py ``case_close``): what fixed it (Markdown, rendered
+    # sanitised) and its category; open while ``closed_at`` is None.
+    resolution = models.TextField(blank=True, db_default="")
+    resolution_category = models.CharField(
+        max_length=20, choices=ResolutionCategory.choices, blank=True, db_default=""
+    )
+    closed_at = models.DateTimeField(null=True, blank=True)
+    closed_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
     ingested_at = models.DateTimeField(null=True, blank=True)
@@ -500,6 +526,65 @@ class ShareLink(models.Model):
         return f"Share {self.pk} of case {self.case_id}"
 
 
+class NotificationPreference(models.Model):
+    """A user's choice of e-mails (web/notifications/): absent means the defaults (e-mail on)."""
+
+    user = models.OneToOneField(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="notification_preference"
+    )
+    email_case_done = models.BooleanField(default=True)  # a case I uploaded is ready or failed
+
+    def __str__(self) -> str:
+        return f"Notifications of user {self.user_id}"
+
+
+class Webhook(models.Model):
+    """An outgoing webhook of a team (web/notifications/webhooks.py): a JSON POST to ``url``, signed
+    with HMAC-SHA256 under ``secret``, when a case of the team is ready and/or failed. The secret is
+    kept as is (it signs every delivery) but shown only once, when the webhook is made."""
+
+    team = models.ForeignKey(Team, on_delete=models.CASCADE, related_name="webhooks")
+    name = models.CharField(max_length=100)
+    url = models.URLField(max_length=500)
+    secret = models.CharField(max_length=128)
+    on_ready = models.BooleanField(default=True)
+    on_failed = models.BooleanField(default=True)
+    send_hosts = models.BooleanField(default=True)  # off: the payload names no host
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ("name", "id")
+
+    def __str__(self) -> str:
+        return f"Webhook {self.pk} {self.name}"
+
+
+class WebhookDelivery(models.Model):
+    """One attempt to deliver one event to a webhook: the delivery log of the team page.
+    ``delivery``: the id of the event's delivery (the same on each retry, header
+    ``X-Casebook-Delivery``); ``status_code``: the receiver's answer (None: no answer, ``error``
+    says why); ``duration_ms``: from connecting to the end of the answer."""
+
+    webhook = models.ForeignKey(Webhook, on_delete=models.CASCADE, related_name="deliveries")
+    delivery = models.CharField(max_length=40, db_index=True)
+    event = models.CharField(max_length=20)  # case.ready, case.failed, test
+    case_id = models.BigIntegerField(null=True, blank=True)
+    attempt = models.PositiveSmallIntegerField()
+    at = models.DateTimeField(auto_now_add=True)
+    status_code = models.PositiveSmallIntegerField(null=True, blank=True)
+    duration_ms = models.PositiveIntegerField(null=True, blank=True)
+    error = models.CharField(max_length=300, blank=True)
+
+    class Meta:
+        ordering = ("-at", "-id")
+
+    def __str__(self) -> str:
+        return f"{self.event} to webhook {self.webhook_id}, attempt {self.attempt}: {self.status_code}"
+
+
 class AuditAction(models.TextChoices):
     """What an audit event records (web/audit.py)."""
 
@@ -516,6 +601,11 @@ class AuditAction(models.TextChoices):
     TOKEN_REVOKED = "token.revoked", "API token revoked"
     MEMBER_ADDED = "team.member_added", "Member added"
     MEMBER_REMOVED = "team.member_removed", "Member removed"
+    CASE_CLOSED = "case.closed", "Case closed"
+    CASE_REOPENED = "case.reopened", "Case reopened"
+    WEBHOOK_ADDED = "team.webhook_added", "Webhook added"
+    WEBHOOK_REMOVED = "team.webhook_removed", "Webhook removed"
+    TICKET_TEMPLATE_SET = "team.ticket_template_set", "Ticket link template set"
     LOGIN_FAILED = "login.failed", "Login failed"
     LOGIN_LOCKED_OUT = "login.locked_out", "Login locked out"
 

@@ -243,6 +243,13 @@ EMAIL_HOST_PASSWORD = envstr("CASEBOOK_EMAIL_PASSWORD", "")
 EMAIL_USE_TLS = envbool("CASEBOOK_EMAIL_TLS", False)
 DEFAULT_FROM_EMAIL = envstr("CASEBOOK_EMAIL_FROM", "casebook@localhost")
 
+# Team webhooks (web/notifications/webhooks.py): a delivery's timeout, its attempts and the first
+# retry's delay (doubled at each retry), and whether a webhook may point at a private address.
+CASEBOOK_WEBHOOK_TIMEOUT_S = envseconds("CASEBOOK_WEBHOOK_TIMEOUT_S", 10)
+CASEBOOK_WEBHOOK_ATTEMPTS = envint("CASEBOOK_WEBHOOK_ATTEMPTS", 6)
+CASEBOOK_WEBHOOK_BACKOFF_S = envseconds("CASEBOOK_WEBHOOK_BACKOFF_S", 30)
+CASEBOOK_WEBHOOK_ALLOW_PRIVATE = envbool("CASEBOOK_WEBHOOK_ALLOW_PRIVATE", False)
+
 LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "case-list"
 LOGOUT_REDIRECT_URL = "login"

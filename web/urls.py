@@ -10,8 +10,10 @@ from web.accounts import throttles
 from web.accounts import views as views_account
 from web.api import audit as api_audit
 from web.api import cases as api
+from web.api import resolutions as api_resolutions
 from web.api import shares as api_shares
-from web.cases import views
+from web.cases import resolution_views, views
+from web.notifications import views as notify_views
 from web.sharing import views as share_views
 
 urlpatterns = [
@@ -61,7 +63,10 @@ urlpatterns = [
     path("api/cases/<int:case_id>/shares/", api_shares.share_list_create_api, name="api-shares"),
     path("api/cases/<int:case_id>/shares/<int:share_id>/", api_shares.share_detail_api, name="api-share"),
     *share_views.urlpatterns(),
+    *resolution_views.urlpatterns(),
+    *api_resolutions.urlpatterns(),
     *views_team.urlpatterns(),
+    *notify_views.urlpatterns(),
     *api_audit.urlpatterns(),
     path("api/schema/", SpectacularAPIView.as_view(), name="api-schema"),
     path(

@@ -71,6 +71,9 @@ OPERATIONS = (
     "POST /api/cases/{case_id}/shares/",
     "GET /api/cases/{case_id}/shares/{share_id}/",
     "DELETE /api/cases/{case_id}/shares/{share_id}/",
+    "GET /api/cases/{case_id}/resolution/",
+    "POST /api/cases/{case_id}/resolution/",
+    "DELETE /api/cases/{case_id}/resolution/",
     "GET /api/cases/{case_id}/events/",
     "GET /api/events/",
 )

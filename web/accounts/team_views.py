@@ -18,6 +18,7 @@ from web import audit
 from web.accounts import teams
 from web.cases.selectors import case_for_user
 from web.models import AuditEvent, Team
+from web.notifications import views as notify_views
 
 #: Events a page of the trail shows.
 EVENTS_PAGE_SIZE = 100
@@ -54,6 +55,7 @@ def team_page(request: HttpRequest, team_id: int) -> HttpResponse:
         "members": teams.member_rows(team),
         "shares": teams.share_rows(team),
         "tokens": teams.token_rows(team),
+        **notify_views.team_context(request, team),
         **_events_page(request, audit.team_events(team)),
     }
     return render(request, "teams/team.html", context)

@@ -18,6 +18,7 @@ from web import audit
 from web.accounts import services
 from web.accounts.forms import ApiTokenForm
 from web.models import AuditAction
+from web.notifications import views as notify_views
 
 #: Session key holding a just-made token until the settings page has shown it once.
 NEW_TOKEN_SESSION_KEY = "casebook_new_api_token"
@@ -42,6 +43,7 @@ def _page(request: HttpRequest, form: ApiTokenForm, *, status: int = 200) -> Htt
         "new_token": new_token,
         "api_base": request.build_absolute_uri("/api/"),
         "docs_url": reverse("api-docs"),
+        **notify_views.settings_context(request),
     }
     return render(request, "account/settings.html", context, status=status)
 

@@ -12,7 +12,7 @@ from datetime import UTC, datetime, timedelta
 from rest_framework import serializers
 
 from analyzer.findings import CULPRIT_KINDS
-from web.models import CaseStatus
+from web.models import CaseStatus, ResolutionCategory
 
 STATUS = serializers.ChoiceField(choices=CaseStatus.choices)
 #: Instants a query may name: from the epoch to a day before the end of year 9999 (a window around
@@ -60,7 +60,7 @@ class CaseListQuerySerializer(serializers.Serializer):
         allow_blank=True,
         max_length=200,
         help_text="Full-text search: title, customer, ticket, tags, host, finding keys, wait channels, "
-        "query fingerprints, notes.",
+        "query fingerprints, notes, resolutions.",
     )
     customer = serializers.CharField(
         required=False, max_length=200, help_text="The customer (exact, any case)."
@@ -68,6 +68,9 @@ class CaseListQuerySerializer(serializers.Serializer):
     host = serializers.CharField(required=False, max_length=255, help_text="Host name, or part of it.")
     status = serializers.ChoiceField(
         required=False, choices=("queued", "parsing", "analyzing", "ready", "failed")
+    )
+    state = serializers.ChoiceField(
+        required=False, choices=("open", "closed"), help_text="Open cases, or cases closed with a resolution."
     )
     finding = serializers.CharField(
         required=False, max_length=80, help_text="A finding key, e.g. tmp-table-churn."
@@ -153,6 +156,7 @@ class CaseRowSerializer(serializers.Serializer):
     status_label = serializers.CharField()
     finding_keys = serializers.ListField(child=serializers.CharField())
     created_at = serializers.DateTimeField()
+    closed = serializers.BooleanField(help_text="Closed with a resolution.")
 
 
 class CasePageSerializer(serializers.Serializer):
@@ -160,6 +164,18 @@ class CasePageSerializer(serializers.Serializer):
     next = serializers.URLField(allow_null=True)
     previous = serializers.URLField(allow_null=True)
     results = CaseRowSerializer(many=True)
+
+
+class ResolutionSerializer(serializers.Serializer):
+    text = serializers.CharField(help_text="What fixed it (Markdown).")
+    category = serializers.ChoiceField(choices=ResolutionCategory.choices)
+    closed_at = serializers.DateTimeField()
+    closed_by = serializers.CharField(allow_blank=True)
+
+
+class ResolutionInSerializer(serializers.Serializer):
+    text = serializers.CharField(max_length=20_000, help_text="What fixed it (Markdown).")
+    category = serializers.ChoiceField(choices=ResolutionCategory.choices)
 
 
 class CaseStatusSerializer(serializers.Serializer):
@@ -177,6 +193,7 @@ class CaseStatusSerializer(serializers.Serializer):
     last_report_at = serializers.DateTimeField(allow_null=True)
     stalled = serializers.BooleanField()
     requeues = serializers.IntegerField()
+    resolution = ResolutionSerializer(allow_null=True, help_text="How the case was closed; null while open.")
 
 
 class CaseCreatedSerializer(CaseStatusSerializer):

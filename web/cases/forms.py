@@ -5,7 +5,7 @@ from __future__ import annotations
 from django import forms
 
 from web.history.search import SEVERITIES, SORTS, CaseFilters
-from web.models import CaseStatus
+from web.models import CaseStatus, ResolutionCategory
 
 
 class CaseUploadForm(forms.Form):
@@ -46,6 +46,17 @@ class CaseDetailsForm(forms.Form):
         return [t for t in self.cleaned_data.get("tags", "").split(",") if t.strip()]
 
 
+class ResolutionForm(forms.Form):
+    """Closing a case: what fixed it and its category."""
+
+    resolution = forms.CharField(
+        max_length=20_000,
+        widget=forms.Textarea(attrs={"rows": 4}),
+        help_text="What fixed it, in Markdown: the next engineer with the same findings reads it.",
+    )
+    category = forms.ChoiceField(choices=ResolutionCategory.choices)
+
+
 class CaseFilterForm(forms.Form):
     """The case list's search, filters and sort (GET); every field optional."""
 
@@ -58,6 +69,9 @@ class CaseFilterForm(forms.Form):
         choices=[("", "any severity"), *((s, s) for s in SEVERITIES)], required=False
     )
     tag = forms.CharField(max_length=50, required=False)
+    state = forms.ChoiceField(
+        choices=[("", "open or closed"), ("open", "open"), ("closed", "closed")], required=False
+    )
     date_from = forms.DateField(
         required=False, label="Captured from", widget=forms.DateInput(attrs={"type": "date"})
     )
@@ -92,6 +106,7 @@ class CaseFilterForm(forms.Form):
             finding_key=data.get("finding") or "",
             severity=data.get("severity") or "",
             tag=data.get("tag") or "",
+            state=data.get("state") or "",
             date_from=data.get("date_from"),
             date_to=data.get("date_to"),
             sort=sort if sort in SORTS else "",

@@ -70,7 +70,7 @@ def teams_of(user) -> QuerySet[Team]:
 #: notes, search vector...) is not read, which keeps a search over thousands of cases narrow.
 CASE_ROW_FIELDS = (
     "id", "title", "host", "window_start", "window_end", "status", "finding_keys", "customer", "ticket", "tags",
-    "created_at", "upload__original_name",
+    "created_at", "upload__original_name", "closed_at",
 )  # fmt: skip
 
 
@@ -128,6 +128,7 @@ def case_row(case: Case) -> dict[str, object]:
         "ticket": case.ticket,
         "tags": list(case.tags),
         "created_at": _iso(case.created_at),
+        "closed": case.closed_at is not None,
     }
 
 
@@ -145,6 +146,20 @@ def case_status(case: Case) -> dict[str, object]:
         "failed": case.status == CaseStatus.FAILED,
         "url": f"/cases/{case.pk}/",
         **processing_state(case),
+        "resolution": case_resolution(case),
+    }
+
+
+def case_resolution(case: Case) -> dict[str, object] | None:
+    """How a closed case was closed: ``{"text" (Markdown), "category", "closed_at" (ISO UTC),
+    "closed_by"}``; None while the case is open."""
+    if case.closed_at is None:
+        return None
+    return {
+        "text": case.resolution,
+        "category": case.resolution_category,
+        "closed_at": _iso(case.closed_at),
+        "closed_by": case.closed_by.get_username() if case.closed_by_id and case.closed_by else "",
     }
 
 

@@ -27,11 +27,14 @@ from web.models import (
     Case,
     CaseStatus,
     RawChunk,
+    ResolutionCategory,
     Team,
     Upload,
     default_team_id,
 )
 
+#: Longest resolution (characters of Markdown).
+MAX_RESOLUTION_CHARS = 20_000
 #: Tags a case carries at most, and the longest tag (characters).
 MAX_TAGS, MAX_TAG_CHARS = 20, 50
 
@@ -242,6 +245,40 @@ def case_update_details(
         case.title = title.strip()[:200]
         fields.append("title")
     case.save(update_fields=fields)
+    case_refresh_search(case_id=case.pk)
+    return case
+
+
+@transaction.atomic
+def case_close(*, case_id: int, user, resolution: str, category: str) -> Case:  # noqa: ANN001
+    """Close a case with what fixed it (``resolution``, Markdown, at most ``MAX_RESOLUTION_CHARS``)
+    and a ``category`` (``ResolutionCategory``); closing a closed case replaces its resolution.
+    Raises ``ValidationError`` for an empty resolution or an unknown category. The search document
+    is refreshed (resolutions are searched). The caller records the audit event."""
+    resolution = (resolution or "").strip()
+    if not resolution:
+        raise ValidationError("Say what fixed it (or why the case is closed).")
+    if len(resolution) > MAX_RESOLUTION_CHARS:
+        raise ValidationError(f"The resolution is longer than {MAX_RESOLUTION_CHARS:,} characters.")
+    if category not in ResolutionCategory.values:
+        raise ValidationError(f"Unknown category {category!r}.")
+    case = Case.objects.select_for_update().get(pk=case_id)
+    case.resolution, case.resolution_category = resolution, category
+    if case.closed_at is None:
+        case.closed_at = timezone.now()
+    case.closed_by = user if user is not None and user.is_authenticated else None
+    case.save(update_fields=["resolution", "resolution_category", "closed_at", "closed_by", "updated_at"])
+    case_refresh_search(case_id=case.pk)
+    return case
+
+
+@transaction.atomic
+def case_reopen(*, case_id: int) -> Case:
+    """Open a closed case again; its resolution text is kept (shown as the earlier one, not searched
+    as a fix: ``past_resolutions`` looks at closed cases only)."""
+    case = Case.objects.select_for_update().get(pk=case_id)
+    case.closed_at, case.closed_by = None, None
+    case.save(update_fields=["closed_at", "closed_by", "updated_at"])
     case_refresh_search(case_id=case.pk)
     return case
 

@@ -25,7 +25,7 @@ from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 
 from web import audit
-from web.cases import exports, selectors, services
+from web.cases import exports, resolution_views, selectors, services
 from web.cases.forms import BundleAddForm, CaseDetailsForm, CaseFilterForm, CaseUploadForm
 from web.history import compare, similar
 from web.markup import render_markdown
@@ -196,6 +196,7 @@ def _history_context(request: HttpRequest, case: Case, form: CaseDetailsForm | N
         if upload
         else [],
         "similar": similar.similar_cases(case=case, candidates=visible),
+        **resolution_views.resolution_context(request, case),
     }
 
 

@@ -4,7 +4,7 @@ list's filters and sort orders.
 PostgreSQL full-text search (``to_tsvector``/``websearch_to_tsquery`` with the ``simple``
 configuration: case data is identifiers, host names and SQL, which stemming and stop words would
 mangle) over title, customer, ticket, tags, host, finding keys, wait channels, query fingerprints and
-notes, kept in ``Case.search_vector`` (GIN index); plus pg_trgm (GIN trigram indexes) on host and
+notes and resolutions, kept in ``Case.search_vector`` (GIN index); plus pg_trgm (GIN trigram indexes) on host and
 ticket: a part of one (``db-prod-3`` of ``db-prod-3.example.com``, ``4711`` of ``ZD-4711``, where the
 text search sees one token), or, when nothing else matched, one similar to it (word similarity). See the PostgreSQL manual, chapter 12 (Full Text
 Search) and F.35 (pg_trgm).
@@ -45,6 +45,8 @@ SORTS: dict[str, tuple[str, ...]] = {
     "relevance": ("-rank", "-created_at"),
 }
 SEVERITIES = ("critical", "warning", "info")
+#: The case list's open/closed filter (``?state=``).
+STATES = ("open", "closed")
 
 
 def _joined(field: str) -> Func:
@@ -54,12 +56,12 @@ def _joined(field: str) -> Func:
 
 def search_document() -> CombinedSearchVector:
     """The expression of ``Case.search_vector`` (for ``Case.objects.filter(...).update(...)``):
-    weight A title, customer, ticket, tags; B host; C finding keys, wait channels, fingerprints;
-    D notes."""
+    weight A title, customer, ticket, tags; B host and the resolution (what fixed the case); C finding
+    keys, wait channels, fingerprints; D notes."""
     cfg = SEARCH_CONFIG
     return (
         SearchVector("title", "customer", "ticket", _joined("tags"), config=cfg, weight="A")
-        + SearchVector("host", config=cfg, weight="B")
+        + SearchVector("host", "resolution", config=cfg, weight="B")
         + SearchVector(
             _joined("finding_keys"), _joined("wait_channels"), _joined("fingerprints"), config=cfg, weight="C"
         )
@@ -116,6 +118,7 @@ class CaseFilters:
     finding_key: str = ""
     severity: str = ""
     tag: str = ""
+    state: str = ""  # open, closed (``Case.closed_at``), or either
     date_from: date | None = None
     date_to: date | None = None
     sort: str = ""
@@ -138,6 +141,8 @@ def apply_filters(cases: QuerySet[Case], f: CaseFilters) -> QuerySet[Case]:
         cases = cases.filter(status=f.status)
     if f.tag:
         cases = cases.filter(tags__contains=[f.tag.strip()])
+    if f.state in STATES:
+        cases = cases.filter(closed_at__isnull=f.state == "open")
     if f.finding_key and f.severity in SEVERITIES:
         cases = cases.filter(
             Exists(Finding.objects.filter(case=OuterRef("pk"), key=f.finding_key, severity=f.severity))

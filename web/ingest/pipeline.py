@@ -56,6 +56,7 @@ from web.models import (
     Source,
     Upload,
 )
+from web.notifications.services import case_finished
 from web.timeline import bulk, charts
 
 log = logging.getLogger(__name__)
@@ -250,13 +251,14 @@ def _fail(claim: Claim, reason: str, detail: DetailWriter | None = None) -> None
     if detail is not None:
         with contextlib.suppress(DatabaseError):
             detail.discard()
-    update_if_held(
+    if update_if_held(
         claim,
         status=CaseStatus.FAILED,
         failure_reason=pg_safe(reason[:2000]) or "unknown error",
         status_detail="",
         claim="",
-    )
+    ):
+        case_finished(case_id=claim.case_id, status=CaseStatus.FAILED)
 
 
 def upload_limits() -> Limits:
@@ -460,6 +462,7 @@ def _replace_derived(
     # Only what the ingest derived: fields others write meanwhile (title, heartbeat...) are kept.
     case.save(update_fields=[*_DERIVED_CASE_FIELDS, "updated_at"])
     case_refresh_search(case_id=case.pk)
+    case_finished(case_id=case.pk, status=case.status)  # sent once the publishing transaction commits
 
 
 #: The case fields an ingest writes when it publishes its result.

@@ -31,6 +31,7 @@ from web.ingest import broker
 from web.ingest.claims import last_report, stale_before
 from web.ingest.tasks import case_send_ingest
 from web.models import PROCESSING_STATUSES, Case, CaseStatus, RawChunk
+from web.notifications.services import case_finished
 
 log = logging.getLogger(__name__)
 
@@ -88,6 +89,7 @@ def _take_back_silent(now: datetime, report: SweepReport) -> None:
             ):
                 RawChunk.objects.filter(case_id=case.pk, generation__gt=_generation(case.pk)).delete()
                 log.warning("case %s failed: %s", case.pk, reason, extra={"case_id": case.pk})
+                case_finished(case_id=case.pk, status=CaseStatus.FAILED)
                 report.failed.append(case.pk)
             continue
         detail = f"Re-queued: the worker processing it stopped reporting at {when}{doing}."
