@@ -13,6 +13,7 @@ from web.api import cases as api
 from web.api import shares as api_shares
 from web.cases import views
 from web.sharing import views as share_views
+from web.uploads import views as upload_views
 
 urlpatterns = [
     path("", views.case_list, name="case-list"),
@@ -59,6 +60,7 @@ urlpatterns = [
     path("api/cases/<int:case_id>/shares/", api_shares.share_list_create_api, name="api-shares"),
     path("api/cases/<int:case_id>/shares/<int:share_id>/", api_shares.share_detail_api, name="api-share"),
     *share_views.urlpatterns(),
+    *upload_views.urlpatterns(),
     *views_team.urlpatterns(),
     *api_audit.urlpatterns(),
     path("api/schema/", SpectacularAPIView.as_view(), name="api-schema"),
