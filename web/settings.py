@@ -393,6 +393,11 @@ SPECTACULAR_SETTINGS = {
     "SWAGGER_UI_DIST": "SIDECAR",
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",
+    # Two serializers have a "state" of their own values (share links, upload links).
+    "ENUM_NAME_OVERRIDES": {
+        "UploadLinkStateEnum": "web.api.upload_links.UPLOAD_LINK_STATES",
+        "ShareStateEnum": ["active", "expired", "revoked"],
+    },
 }
 
 # Strict Content Security Policy: no inline script or style, nothing from another origin.

@@ -11,6 +11,7 @@ from web.accounts import views as views_account
 from web.api import audit as api_audit
 from web.api import cases as api
 from web.api import shares as api_shares
+from web.api import upload_links as api_upload_links
 from web.cases import views
 from web.sharing import views as share_views
 from web.uploads import views as upload_views
@@ -61,6 +62,7 @@ urlpatterns = [
     path("api/cases/<int:case_id>/shares/<int:share_id>/", api_shares.share_detail_api, name="api-share"),
     *share_views.urlpatterns(),
     *upload_views.urlpatterns(),
+    *api_upload_links.urlpatterns(),
     *views_team.urlpatterns(),
     *api_audit.urlpatterns(),
     path("api/schema/", SpectacularAPIView.as_view(), name="api-schema"),

@@ -72,6 +72,10 @@ OPERATIONS = (
     "DELETE /api/cases/{case_id}/shares/{share_id}/",
     "GET /api/cases/{case_id}/events/",
     "GET /api/events/",
+    "GET /api/upload-links/",
+    "POST /api/upload-links/",
+    "GET /api/upload-links/{link_id}/",
+    "DELETE /api/upload-links/{link_id}/",
 )
 
 

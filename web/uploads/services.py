@@ -107,6 +107,24 @@ def link_create(
     return NewUploadLink(link, token)
 
 
+def link_create_from_fields(*, user, fields: dict[str, object]) -> NewUploadLink:  # noqa: ANN001
+    """``link_create`` from a form's or a serializer's cleaned fields: ``customer``, ``ticket``,
+    ``days``, ``uploads``, ``max_bytes`` (None: the site's limit) and ``team`` (a Team or None).
+    Raises ValueError for a value out of range or a team the user is not in (its message says which)."""
+    try:
+        return link_create(
+            user=user,
+            customer=str(fields.get("customer") or ""),
+            ticket=str(fields.get("ticket") or ""),
+            days=int(fields["days"]),
+            uploads=int(fields["uploads"]),
+            max_bytes=fields.get("max_bytes"),
+            team=fields.get("team"),
+        )
+    except ValidationError as exc:
+        raise ValueError(exc.messages[0]) from exc
+
+
 def link_revoke(*, link: UploadLink, user) -> UploadLink:  # noqa: ANN001
     """Revoke ``link`` now (a link revoked already keeps its first revocation); its URL and its
     transfers in progress answer like an unknown link from now on."""

@@ -11,7 +11,6 @@ nothing else: no case page, no finding, no host name.
 from __future__ import annotations
 
 from django.contrib.auth.decorators import login_required
-from django.core.exceptions import ValidationError
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
 from django.urls import path
@@ -50,17 +49,11 @@ def link_create(request: HttpRequest) -> HttpResponse:
         return _list_page(request, form, status=400)
     d = form.cleaned_data
     try:
-        made = services.link_create(
-            user=request.user,
-            customer=d["customer"],
-            ticket=d["ticket"],
-            days=d["days"],
-            uploads=d["uploads"],
-            max_bytes=int(d["max_size_mb"] * 1024 * 1024),
-            team=d["team"],
+        made = services.link_create_from_fields(
+            user=request.user, fields={**d, "max_bytes": int(d["max_size_mb"] * 1024 * 1024)}
         )
-    except (ValueError, ValidationError) as exc:
-        form.add_error(None, str(exc.messages[0] if isinstance(exc, ValidationError) else exc))
+    except ValueError as exc:
+        form.add_error(None, str(exc))
         return _list_page(request, form, status=400)
     services.audit_link(request, made.link, AuditAction.UPLOAD_LINK_CREATED)
     return _list_page(request, UploadLinkForm(user=request.user), made=made, status=201)
