@@ -6,9 +6,9 @@
 - ``POST /u/<token>/files/`` with ``Upload-Length`` (bytes) and optionally ``Upload-Metadata``
   (``key base64,key base64``; ``filename`` is kept, cleaned): 201 and ``Location`` of the new upload.
   413 when the length is over the link's maximum, 400 when it is missing or not a number.
-- ``HEAD /u/<token>/files/<key>/``: 200 with ``Upload-Offset`` (bytes received) and ``Upload-Length``,
+- ``HEAD /u/<token>/files/<key>``: 200 with ``Upload-Offset`` (bytes received) and ``Upload-Length``,
   ``Cache-Control: no-store``.
-- ``PATCH /u/<token>/files/<key>/`` with ``Content-Type: application/offset+octet-stream`` (else 415)
+- ``PATCH /u/<token>/files/<key>`` with ``Content-Type: application/offset+octet-stream`` (else 415)
   and ``Upload-Offset`` equal to the bytes received (else 409): the bytes are appended, 204 with the
   new ``Upload-Offset``. A body cut short by a broken connection keeps what arrived.
 
@@ -125,12 +125,12 @@ def creation(request: HttpRequest, token: str) -> HttpResponse:
         if exc.status == 404:
             return responses.miss(request)
         return _error(exc.status, str(exc))
-    return _empty(201, Location=request.build_absolute_uri(f"/u/{token}/files/{transfer.key}/"))
+    return _empty(201, Location=request.build_absolute_uri(f"/u/{token}/files/{transfer.key}"))
 
 
 @csrf_exempt
 def upload(request: HttpRequest, token: str, key: str) -> HttpResponse:
-    """``/u/<token>/files/<key>/``: OPTIONS, HEAD (the offset) and PATCH (append bytes)."""
+    """``/u/<token>/files/<key>`` (a trailing slash is taken too): OPTIONS, HEAD (the offset) and PATCH (append bytes)."""
     refused = responses.guard(request)
     if refused is not None:
         return refused

@@ -111,6 +111,9 @@ def urlpatterns() -> list:
         path("upload-links/<int:link_id>/revoke/", link_revoke, name="upload-link-revoke"),
         path("u/<str:token>/", customer_page, name="upload-link-page"),
         path("u/<str:token>/files/", tus.creation, name="upload-link-tus"),
-        path("u/<str:token>/files/<str:key>/", tus.upload, name="upload-link-tus-upload"),
+        # An upload's URL has no trailing slash (``curl -T FILE URL/`` would append FILE's name to
+        # it); with one it answers too.
+        path("u/<str:token>/files/<str:key>", tus.upload, name="upload-link-tus-upload"),
+        path("u/<str:token>/files/<str:key>/", tus.upload),
         path("u/<str:token>/files/<str:key>/status.json", transfer_status, name="upload-link-status"),
     ]
