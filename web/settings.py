@@ -271,6 +271,9 @@ WHITENOISE_USE_FINDERS = True
 FILE_UPLOAD_MAX_MEMORY_SIZE = 2 * 1024 * 1024
 DATA_UPLOAD_MAX_MEMORY_SIZE = 5 * 1024 * 1024
 CASEBOOK_MAX_UPLOAD_BYTES = envint("CASEBOOK_MAX_UPLOAD_BYTES", 4 * 1024**3)
+# Bytes per request the browser sends through an upload link (web/uploads/): a broken connection
+# costs at most this much again; a proxy in front must take a request body of this size.
+CASEBOOK_UPLOAD_CHUNK_BYTES = envint("CASEBOOK_UPLOAD_CHUNK_BYTES", 8 * 1024**2)
 # Archive limits (a decompression bomb stops here; see parsers/ingest/archive.py).
 CASEBOOK_MAX_MEMBERS = envint("CASEBOOK_MAX_MEMBERS", 5000)
 CASEBOOK_MAX_UNCOMPRESSED_BYTES = envint("CASEBOOK_MAX_UNCOMPRESSED_BYTES", 16 * 1024**3)

@@ -3,13 +3,14 @@ customer's (``/u/<token>/``: the drop zone, and ``/u/<token>/files/<key>/status.
 what was sent). The tus endpoints are web/uploads/tus.py.
 
 The customer's page needs no account; it loads tus-js-client (static/vendor/) and
-static/js/pages/upload_link.js, which send the bundle in chunks of ``CHUNK_BYTES`` and resume after a
+static/js/pages/upload_link.js, which send the bundle in chunks of CASEBOOK_UPLOAD_CHUNK_BYTES and resume after a
 broken connection (HEAD for the offset, PATCH from there). Afterwards it shows the case's status and
 nothing else: no case page, no finding, no host name.
 """
 
 from __future__ import annotations
 
+from django.conf import settings
 from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
@@ -19,9 +20,6 @@ from django.views.decorators.http import require_POST
 from web.models import AuditAction
 from web.uploads import responses, services, tus
 from web.uploads.forms import UploadLinkForm
-
-#: Bytes per PATCH the browser sends: a broken connection costs at most this much again.
-CHUNK_BYTES = 8 * 1024 * 1024
 
 
 # ---------------------------------------------------------------------------------- engineers' side
@@ -37,7 +35,11 @@ def _list_page(request: HttpRequest, form: UploadLinkForm, made=None, status: in
     context = {"form": form, "links": links, "made": made}
     if made is not None:
         context["url"] = request.build_absolute_uri(made.path)
-    return responses.private(render(request, "uploads/links.html", context, status=status))
+    response = render(request, "uploads/links.html", context, status=status)
+    # Kept by no cache (it may hold a new link). Not ``responses.private``: with no referrer, the
+    # browser would send its forms with ``Origin: null``, which the CSRF check refuses.
+    response["Cache-Control"] = "no-store, private"
+    return response
 
 
 @login_required
@@ -85,7 +87,7 @@ def customer_page(request: HttpRequest, token: str) -> HttpResponse:
     context = {
         "read_only": True,
         "endpoint": f"/u/{token}/files/",
-        "chunk_bytes": CHUNK_BYTES,
+        "chunk_bytes": settings.CASEBOOK_UPLOAD_CHUNK_BYTES,
         "max_bytes": min(link.max_bytes, services.max_size_limit()),
         "uploads_left": link.uploads_allowed - link.uploads_used,
     }
