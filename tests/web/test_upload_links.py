@@ -163,6 +163,7 @@ def _answers(token: str, key: str = "nokey") -> list[tuple[int, bytes]]:
             client.options(f"/u/{token}/files/"),
             client.head(f"/u/{token}/files/{key}/", headers=TUS),
             client.get(f"/u/{token}/files/{key}/status.json"),
+            client.get(f"/u/{token}/collect.sh"),
         )
     ]
 
@@ -230,7 +231,11 @@ def test_engineers_page_makes_lists_and_revokes(engineer_client, engineer) -> No
     url = body.split('id="upload-link-url" value="', 1)[1].split('"', 1)[0]
     token = url.rsplit("/u/", 1)[1].strip("/")
     assert token_hash(token) == link.token_sha256
-    assert "collect.sh --upload " + url in body.replace("&amp;", "&")
+    assert f"curl -fsS -o collect.sh {url}collect.sh && sudo sh collect.sh --duration 300 --upload {url}" in (
+        body.replace("&amp;", "&")
+    )
+    script = Client().get(f"/u/{token}/collect.sh")
+    assert script.status_code == 200 and b"--upload" in b"".join(script.streaming_content)
     assert AuditEvent.objects.filter(action="upload_link.created").count() == 1
     assert token not in engineer_client.get("/upload-links/").content.decode()
     assert engineer_client.post(f"/upload-links/{link.pk}/revoke/").status_code == 302

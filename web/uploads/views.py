@@ -10,9 +10,11 @@ nothing else: no case page, no finding, no host name.
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from django.conf import settings
 from django.contrib.auth.decorators import login_required
-from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
+from django.http import FileResponse, Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
 from django.urls import path
 from django.views.decorators.http import require_POST
@@ -20,6 +22,8 @@ from django.views.decorators.http import require_POST
 from web.models import AuditAction
 from web.uploads import responses, services, tus
 from web.uploads.forms import UploadLinkForm
+
+COLLECTOR = Path(__file__).resolve().parents[2] / "scripts" / "collect.sh"
 
 
 # ---------------------------------------------------------------------------------- engineers' side
@@ -105,6 +109,19 @@ def transfer_status(request: HttpRequest, token: str, key: str) -> HttpResponse:
     return responses.private(JsonResponse(services.transfer_status(transfer)))
 
 
+def collector(request: HttpRequest, token: str) -> HttpResponse:
+    """The collector script (scripts/collect.sh) for the holder of a live link, who has no login."""
+    refused = responses.guard(request)
+    if refused is not None:
+        return refused
+    if services.link_for_token(token) is None:
+        return responses.miss(request)
+    response = FileResponse(
+        COLLECTOR.open("rb"), as_attachment=True, filename="collect.sh", content_type="text/x-shellscript"
+    )
+    return responses.private(response)
+
+
 def urlpatterns() -> list:
     """The upload-link routes: the engineers' page, the customer's page, tus and the status."""
     return [
@@ -112,6 +129,7 @@ def urlpatterns() -> list:
         path("upload-links/create/", link_create, name="upload-link-create"),
         path("upload-links/<int:link_id>/revoke/", link_revoke, name="upload-link-revoke"),
         path("u/<str:token>/", customer_page, name="upload-link-page"),
+        path("u/<str:token>/collect.sh", collector, name="upload-link-collector"),
         path("u/<str:token>/files/", tus.creation, name="upload-link-tus"),
         # An upload's URL has no trailing slash (``curl -T FILE URL/`` would append FILE's name to
         # it); with one it answers too.
