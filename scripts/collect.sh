@@ -140,7 +140,7 @@ header() {
 
 # tus_status: the HTTP status of the last response in the header dump $HDR.
 tus_status() {
-    tr -d '\r' <"$HDR" | awk '/^HTTP\// { s = $2 } END { print s }'
+    tr -d '\r' <"$HDR" | awk '/^HTTP\// && $2 !~ /^1/ { s = $2 } END { print s }'
 }
 
 # upload_file FILE: send FILE to the link, resuming; returns 0 once the server has every byte.
