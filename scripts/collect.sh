@@ -126,7 +126,7 @@ case $UPLOAD_URL in
 *) die "--upload must be an http:// or https:// upload link" ;;
 esac
 [ -z "$SEND" ] || [ -n "$UPLOAD_URL" ] || die "--send needs --upload URL"
-UPLOAD_URL=${UPLOAD_URL%/}/
+[ -z "$UPLOAD_URL" ] || UPLOAD_URL=${UPLOAD_URL%/}/
 
 # The link as messages show it: its token masked.
 shown_url() {
