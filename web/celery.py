@@ -12,6 +12,7 @@ app.config_from_object("django.conf:settings", namespace="CELERY")
 # Each task sits beside the code it runs: the ingest (tasks), its fan-out, the sweeper.
 for module in ("tasks", "fanout", "sweeper"):
     app.autodiscover_tasks(["web.ingest"], related_name=module)
+app.autodiscover_tasks(["web.uploads"], related_name="tasks")  # upload links' temporary files
 
 
 @signals.setup_logging.connect

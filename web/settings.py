@@ -342,7 +342,12 @@ CELERY_BEAT_SCHEDULE = {
         "task": "casebook.sweep_cases",
         "schedule": float(CASEBOOK_SWEEP_INTERVAL),
         "options": {"expires": float(CASEBOOK_SWEEP_INTERVAL)},
-    }
+    },
+    "sweep-upload-links": {  # temporary files of uploads whose link expired or was revoked
+        "task": "casebook.sweep_upload_links",
+        "schedule": 3600.0,
+        "options": {"expires": 3600.0},
+    },
 }
 CELERY_BEAT_SCHEDULE_FILENAME = envstr(
     "CASEBOOK_BEAT_SCHEDULE_FILE", str(BASE_DIR / "var" / "celerybeat-schedule")

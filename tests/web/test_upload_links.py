@@ -19,7 +19,7 @@ from django.utils import timezone
 from tests.web.conftest import EXAMPLE_BUNDLE
 from web.models import AuditEvent, Case, LinkTransfer, Team, UploadLink
 from web.sharing.services import token_hash
-from web.uploads import services, tus
+from web.uploads import services, tasks, tus
 
 pytestmark = pytest.mark.django_db
 TUS = {"Tus-Resumable": "1.0.0"}
@@ -277,3 +277,18 @@ def test_api_create_list_revoke(api_client, engineer) -> None:
 def test_metadata_parsing() -> None:
     assert tus.parse_metadata("filename YS50Z3o=,empty,bad !!!") == {"filename": "a.tgz", "empty": ""}
     assert services.clean_name("..") == "bundle" and services.clean_name("C:\\x\\y z.tgz") == "y_z.tgz"
+
+
+def test_unfinished_transfers_of_dead_links_are_discarded(made, engineer) -> None:
+    client = Client()
+    url = _create(client, made.token, 10)["Location"]
+    assert _patch(client, url, 0, b"0123").status_code == 204
+    live = services.link_create(user=engineer)
+    _create(client, live.token, 10)
+    assert tasks.sweep_upload_links() == 0  # both links still answer
+    UploadLink.objects.filter(pk=made.link.pk).update(expires_at=timezone.now() - timedelta(seconds=1))
+    assert tasks.sweep_upload_links() == 1
+    stale, kept = LinkTransfer.objects.order_by("pk")
+    assert stale.finished_at is not None and "expired" in stale.error and not Path(stale.temp_path).exists()
+    assert kept.finished_at is None and Path(kept.temp_path).exists()
+    assert tasks.sweep_upload_links() == 0

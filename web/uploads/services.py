@@ -27,7 +27,7 @@ from django.conf import settings
 from django.core.exceptions import SuspiciousFileOperation, ValidationError
 from django.core.files import File
 from django.db import transaction
-from django.db.models import F, QuerySet
+from django.db.models import F, Q, QuerySet
 from django.utils import timezone
 from django.utils.text import get_valid_filename
 
@@ -290,6 +290,23 @@ def transfer_finish(*, transfer: LinkTransfer) -> LinkTransfer:
     transfer.save(update_fields=["case", "error", "finished_at", "updated_at"])
     path.unlink(missing_ok=True)
     return transfer
+
+
+def transfers_discard_stale() -> int:
+    """Delete the temporary files of unfinished transfers whose link is revoked or expired (they can
+    never be finished: their URLs answer 404) and mark them finished with the reason; how many.
+    Run by the beat every hour (``casebook.sweep_upload_links``, web/uploads/tasks.py)."""
+    now = timezone.now()
+    stale = LinkTransfer.objects.filter(finished_at__isnull=True).filter(
+        Q(link__revoked_at__isnull=False) | Q(link__expires_at__lte=now)
+    )
+    count = 0
+    for transfer in stale.only("pk", "temp_path"):
+        Path(transfer.temp_path).unlink(missing_ok=True)
+        count += LinkTransfer.objects.filter(pk=transfer.pk, finished_at__isnull=True).update(
+            finished_at=now, error="Not finished before the link expired or was revoked."
+        )
+    return count
 
 
 def transfer_status(transfer: LinkTransfer) -> dict[str, object]:
