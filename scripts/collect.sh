@@ -9,7 +9,7 @@
 # sysstat and the mysql client; a missing tool is reported (stderr and manifest) and skipped.
 #
 # Usage: sh collect.sh [--duration SECONDS] [--interval SECONDS] [--max-mb MB] [--out DIR]
-#                      [--mysql-opts "OPTIONS"]
+#                      [--mysql-opts "OPTIONS"] [--upload URL [--send DIR|FILE]]
 #   --duration  seconds to capture (default 60)
 #   --interval  seconds between samples (default 1; whole seconds, as vmstat/mpstat/iostat need)
 #   --max-mb    stop collecting when the capture directory reaches this size (default 200)
@@ -18,6 +18,14 @@
 #               "-uroot -h127.0.0.1" or "--defaults-extra-file=/root/casebook.cnf" (best for a
 #               password: it keeps it off the command line; a -p/--password value is masked in
 #               the manifest).
+#   --upload    a Casebook upload link (https://HOST/u/<token>/): send the tarball there with curl
+#               (tus 1.0: resumes after a broken connection from the offset the server has, retrying
+#               up to --tries times, waiting 2, 4 ... 60 s between tries). The link's token is never
+#               printed.
+#   --send      with --upload: collect nothing, send DIR (an existing pt-stalk or OSWatcher
+#               directory, packed as DIR-name.tar.gz under --out) or FILE (an existing tarball) as is.
+#               Run again after a failure, the same FILE resumes where it stopped (FILE.upload-url).
+#   --tries     attempts of the upload (default 30)
 # Prints the tarball's path on stdout: casebook-<host>-<YYYYmmddTHHMMSS>.tar.gz, holding one
 # directory of that name.
 #
@@ -54,6 +62,9 @@ INTERVAL=1
 MAX_MB=200
 OUT=.
 MYSQL_OPTS=${MYSQL_OPTS:-}
+UPLOAD_URL=
+SEND=
+TRIES=30
 
 PS_COLUMNS=pid,tid,ppid,user,stat,pcpu,comm,wchan:32
 
@@ -84,12 +95,18 @@ while [ $# -gt 0 ]; do
     --out=*) OUT=${1#*=}; shift ;;
     --mysql-opts) need_value "$@"; MYSQL_OPTS=$2; shift 2 ;;
     --mysql-opts=*) MYSQL_OPTS=${1#*=}; shift ;;
+    --upload) need_value "$@"; UPLOAD_URL=$2; shift 2 ;;
+    --upload=*) UPLOAD_URL=${1#*=}; shift ;;
+    --send) need_value "$@"; SEND=$2; shift 2 ;;
+    --send=*) SEND=${1#*=}; shift ;;
+    --tries) need_value "$@"; TRIES=$2; shift 2 ;;
+    --tries=*) TRIES=${1#*=}; shift ;;
     -h | --help) usage; exit 0 ;;
     *) usage >&2; die "unknown option: $1" ;;
     esac
 done
 
-for pair in "duration:$DURATION" "interval:$INTERVAL" "max-mb:$MAX_MB"; do
+for pair in "duration:$DURATION" "interval:$INTERVAL" "max-mb:$MAX_MB" "tries:$TRIES"; do
     case ${pair#*:} in
     '' | *[!0-9]* | 0*) die "--${pair%%:*} must be a positive whole number, got '${pair#*:}'" ;;
     esac
@@ -99,6 +116,117 @@ LC_ALL=C
 S_TIME_FORMAT=ISO
 export LC_ALL S_TIME_FORMAT
 unset LANG LANGUAGE LC_TIME LC_NUMERIC 2>/dev/null
+
+# ---------------------------------------------------------------------------------------------
+# Upload to a Casebook upload link (tus 1.0: POST makes the upload, HEAD gives the offset the
+# server has, PATCH sends the rest of the file from there)
+# ---------------------------------------------------------------------------------------------
+case $UPLOAD_URL in
+'' | http://* | https://*) ;;
+*) die "--upload must be an http:// or https:// upload link" ;;
+esac
+[ -z "$SEND" ] || [ -n "$UPLOAD_URL" ] || die "--send needs --upload URL"
+[ -z "$UPLOAD_URL" ] || UPLOAD_URL=${UPLOAD_URL%/}/
+
+# The link as messages show it: its token masked.
+shown_url() {
+    printf '%s' "$UPLOAD_URL" | sed 's#/u/[^/?]*#/u/...#'
+}
+
+# header NAME FILE: the value of HTTP header NAME in the header dump FILE (last response, no CR).
+header() {
+    tr -d '\r' <"$2" | awk -v n="$1" 'BEGIN { n = tolower(n) } index(tolower($0), n ":") == 1 { v = substr($0, length(n) + 2); sub(/^[ \t]+/, "", v) } END { print v }'
+}
+
+# tus_status: the HTTP status of the last response in the header dump $HDR.
+tus_status() {
+    tr -d '\r' <"$HDR" | awk '/^HTTP\// && $2 !~ /^1/ { s = $2 } END { print s }'
+}
+
+# upload_file FILE: send FILE to the link, resuming; returns 0 once the server has every byte.
+upload_file() {
+    command -v curl >/dev/null 2>&1 || die "curl not found: install curl to use --upload"
+    file=$1
+    size=$(wc -c <"$file" | tr -d ' ')
+    state=$file.upload-url
+    HDR=$(mktemp "${TMPDIR:-/tmp}/casebook-upload.XXXXXX") || die "mktemp failed"
+    name=$(basename "$file" | base64 | tr -d '\n')
+    curl_opts="-sS --connect-timeout 20 -H Tus-Resumable:1.0.0"
+    tries=0
+    wait_s=2
+    location=
+    [ ! -s "$state" ] || location=$(cat "$state")
+    while [ "$tries" -lt "$TRIES" ]; do
+        tries=$((tries + 1))
+        if [ -z "$location" ]; then
+            # shellcheck disable=SC2086 # curl_opts is split on purpose
+            curl $curl_opts -D "$HDR" -o /dev/null -X POST -H "Upload-Length: $size" \
+                -H "Upload-Metadata: filename $name" "${UPLOAD_URL}files/" || true
+            code=$(tus_status)
+            case $code in
+            201) location=$(header Location "$HDR"); printf '%s\n' "$location" >"$state" ;;
+            404) rm -f "$HDR"; die "the upload link is unknown, expired, revoked or used up: ask for a new one" ;;
+            413) rm -f "$HDR"; die "$file is $size bytes: more than this link takes" ;;
+            4*) rm -f "$HDR"; die "the server refused the upload (HTTP $code)" ;;
+            *) echo "$me: upload not started (HTTP ${code:-no answer}); trying again in $wait_s s" >&2 ;;
+            esac
+        fi
+        if [ -n "$location" ]; then
+            # shellcheck disable=SC2086
+            curl $curl_opts -D "$HDR" -o /dev/null -I "$location" || true
+            code=$(tus_status)
+            offset=$(header Upload-Offset "$HDR")
+            if [ "$code" = 404 ]; then
+                rm -f "$HDR" "$state"
+                die "the upload link no longer answers (expired or revoked)"
+            fi
+            if [ "$code" = 200 ] && [ "$offset" = "$size" ]; then
+                rm -f "$HDR" "$state"
+                echo "$me: sent $file ($size bytes) to $(shown_url)" >&2
+                return 0
+            fi
+            if [ "$code" = 200 ] && [ -n "$offset" ]; then
+                [ "$offset" = 0 ] || echo "$me: resuming at byte $offset of $size" >&2
+                # curl -C OFFSET -T FILE sends the file from OFFSET on (Content-Length: the rest).
+                # shellcheck disable=SC2086
+                curl $curl_opts -D "$HDR" -o /dev/null -X PATCH -C "$offset" -T "$file" \
+                    -H "Upload-Offset: $offset" -H "Content-Type: application/offset+octet-stream" \
+                    "$location" || true
+                code=$(tus_status)
+                if [ "$code" = 204 ] && [ "$(header Upload-Offset "$HDR")" = "$size" ]; then
+                    continue  # the HEAD of the next round confirms it
+                fi
+                echo "$me: upload interrupted (HTTP ${code:-no answer}); resuming in $wait_s s" >&2
+            else
+                echo "$me: the server did not give the offset (HTTP ${code:-no answer}); trying again in $wait_s s" >&2
+            fi
+        fi
+        sleep "$wait_s"
+        wait_s=$((wait_s * 2))
+        [ "$wait_s" -le 60 ] || wait_s=60
+    done
+    rm -f "$HDR"
+    echo "$me: upload not complete after $TRIES tries; run the same command again to resume" >&2
+    return 1
+}
+
+if [ -n "$SEND" ]; then
+    if [ -d "$SEND" ]; then
+        mkdir -p "$OUT" || die "cannot create $OUT"
+        OUT=$(cd "$OUT" && pwd) || die "cannot enter $OUT"
+        src=$(cd "$SEND" && pwd) || die "cannot enter $SEND"
+        base=$(basename "$src" | tr -c 'A-Za-z0-9._\n-' '_')
+        TARBALL=$OUT/$base-$(date +%Y%m%dT%H%M%S).tar.gz
+        tar -C "$(dirname "$src")" -czf "$TARBALL" "$(basename "$src")" || die "tar of $SEND failed"
+    elif [ -f "$SEND" ]; then
+        TARBALL=$SEND
+    else
+        die "--send: $SEND is neither a directory nor a file"
+    fi
+    upload_file "$TARBALL" || exit 1
+    echo "$TARBALL"
+    exit 0
+fi
 
 # ---------------------------------------------------------------------------------------------
 # Set-up
@@ -405,6 +533,9 @@ mf size_kib "$(du -sk "$DIR" | awk '{print $1}')"
 TARBALL=$OUT/$NAME.tar.gz
 if tar -C "$OUT" -czf "$TARBALL" "$NAME"; then
     rm -rf "$DIR"
+    if [ -n "$UPLOAD_URL" ]; then
+        upload_file "$TARBALL" || { echo "$TARBALL"; exit 1; }
+    fi
     echo "$TARBALL"
 else
     echo "$me: tar failed; the capture is left in $DIR" >&2

@@ -465,3 +465,25 @@ def test_read_bundle_takes_host_and_offset_from_the_manifest(run: Run) -> None:
     bundle = read_bundle(run.tarball)
     assert (bundle.layout, bundle.host, bundle.ncpu) == ("collector", socket.gethostname(), os.cpu_count())
     assert bundle.utc_offset_origin == "manifest (date +%z)"
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--send", "/tmp"], "--send needs --upload URL"),
+        (["--upload", "ftp://example.com/u/x/"], "--upload must be an http:// or https:// upload link"),
+        (
+            ["--upload", "http://127.0.0.1:9/u/x/", "--send", "/nonexistent/dir"],
+            "is neither a directory nor a file",
+        ),
+        (["--upload", "http://127.0.0.1:9/u/x/", "--tries", "0"], "--tries must be a positive whole number"),
+    ],
+)
+def test_upload_options_are_checked_before_anything_runs(
+    tmp_path: Path, args: list[str], message: str
+) -> None:
+    done = subprocess.run(
+        ["dash", str(SCRIPT), "--out", str(tmp_path), *args], capture_output=True, text=True, timeout=30
+    )
+    assert done.returncode == 2 and message in done.stderr
+    assert list(tmp_path.iterdir()) == []  # nothing collected, nothing packed

@@ -21,10 +21,11 @@ from datetime import datetime
 from django.db.models import Q, QuerySet
 
 from web.clients import browser_family, client_ip, truncated_address
-from web.models import AddedUpload, ApiToken, AuditAction, AuditEvent, Case, ShareLink, Team
+from web.models import AddedUpload, ApiToken, AuditAction, AuditEvent, Case, ShareLink, Team, UploadLink
 
 USER = "user"
 SHARE_LINK = "share link"
+UPLOAD_LINK = "upload link"
 ANONYMOUS = "anonymous"
 #: Longest user name kept from a failed login (what was typed, not necessarily an account).
 MAX_TRIED_NAME = 150
@@ -42,17 +43,21 @@ def record(
     team_id: int | None = None,
     detail: dict[str, object] | None = None,
     by_share_link: bool = False,
+    upload_link: UploadLink | None = None,
 ) -> AuditEvent:
     """Append one event. ``case`` (or ``share``, whose case it is) gives the case and team ids;
     ``team_id`` a team when no case (a member added); ``by_share_link``: the actor is the link's
     holder (a customer's view or download), not a user. ``detail``: JSON-ready facts of the action,
-    never a secret."""
+    never a secret. ``upload_link``: the actor is the holder of that upload link (a customer's
+    upload, web/uploads/)."""
     if user is None and request is not None and not by_share_link:
         candidate = getattr(request, "user", None)
         user = candidate if getattr(candidate, "is_authenticated", False) else None
     if share is not None and case is None:
         case = share.case
-    if by_share_link:
+    if upload_link is not None:
+        kind, actor_id, name = UPLOAD_LINK, None, f"upload link #{upload_link.pk}"
+    elif by_share_link:
         kind, actor_id, name = SHARE_LINK, None, f"share link #{share.pk}" if share else SHARE_LINK
     elif user is not None:
         kind, actor_id, name = USER, user.pk, user.get_username()

@@ -13,6 +13,7 @@ app.config_from_object("django.conf:settings", namespace="CELERY")
 for module in ("tasks", "fanout", "sweeper"):
     app.autodiscover_tasks(["web.ingest"], related_name=module)
 app.autodiscover_tasks(["web.notifications"])  # mails and webhooks of a finished case
+app.autodiscover_tasks(["web.uploads"], related_name="tasks")  # upload links' temporary files
 
 
 @signals.setup_logging.connect

@@ -38,13 +38,15 @@ class ContextFilter(logging.Filter):
 
 
 #: What a secret looks like in a log line, and what it is written as instead: a share link's token
-#: in a path (it opens the case to whoever reads it), a password-reset link's user id and token
+#: in a path (it opens the case to whoever reads it), an upload link's (``/u/…``: it takes bundles),
+#: a password-reset link's user id and token
 #: (django.contrib.auth's ``reset/<uidb64>/<token>/``), a personal API token (web/api_tokens.py:
 #: ``cb_`` + 43 characters), an ``Authorization`` value, and cookies or form fields that hold a
 #: session, a CSRF token or a password. Characters that end a token: ``/ ? # & ;``, quotes, blanks.
 _END = r"/?#&;'\"\s<>"
 SECRET_PATTERNS = (
     (re.compile(rf"/s/[^{_END}]+"), "/s/…"),
+    (re.compile(rf"/u/[^{_END}]+"), "/u/…"),
     (re.compile(rf"/accounts/reset/[^{_END}]+/[^{_END}]+"), "/accounts/reset/…/…"),
     (re.compile(r"\bcb_[A-Za-z0-9_-]{6,}"), "cb_…"),
     (re.compile(r"(?i)\b(bearer|basic|token)\s+[A-Za-z0-9._~+/=-]{6,}"), r"\1 …"),
@@ -63,6 +65,8 @@ def redact(text: str) -> str:
 
     >>> redact("Not Found: /s/oUzUijAfBNvlwCTO-dXFCMWfmG2zksoC_eLo4VTOxJw/bundle/")
     'Not Found: /s/…/bundle/'
+    >>> redact("PATCH /u/x5A7BqipN5H_eGXP9dnQsJhWYl-Ndm8rXLTGmkv-6P8/files/k1 204")
+    'PATCH /u/…/files/k1 204'
     >>> redact("GET /accounts/reset/Mg/cz4k1r-0e5a0d7f1c3b2a4e6d8f/ 200")
     'GET /accounts/reset/…/…/ 200'
     >>> redact("Authorization: Bearer cb_Zm9vYmFyYmF6cXV4cXV1eA; sessionid=abc123; password='hunter2'")

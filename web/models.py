@@ -585,6 +585,61 @@ class WebhookDelivery(models.Model):
         return f"{self.event} to webhook {self.webhook_id}, attempt {self.attempt}: {self.status_code}"
 
 
+class UploadLink(models.Model):
+    """A link a customer uploads a bundle through, with no account (web/uploads/). The token is
+    never stored: only its SHA-256 (``token_sha256``, hex); the URL is shown once, when it is made.
+    A link answers while it is not revoked, ``expires_at`` is ahead and ``uploads_used`` is below
+    ``uploads_allowed``; each upload started through it counts one. ``max_bytes``: the largest
+    upload it takes (bytes, also capped by CASEBOOK_MAX_UPLOAD_BYTES). Its cases go to ``team``, with
+    ``customer`` and ``ticket`` filled and ``created_by`` as their creator."""
+
+    token_sha256 = models.CharField(max_length=64, unique=True)
+    customer = models.CharField(max_length=200, blank=True)
+    ticket = models.CharField(max_length=100, blank=True)
+    team = models.ForeignKey(Team, on_delete=models.CASCADE, related_name="upload_links")
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="upload_links"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+    expires_at = models.DateTimeField()
+    uploads_allowed = models.PositiveIntegerField(default=1)
+    uploads_used = models.PositiveIntegerField(default=0)
+    max_bytes = models.BigIntegerField()
+    last_used_at = models.DateTimeField(null=True, blank=True)
+    revoked_at = models.DateTimeField(null=True, blank=True)
+    revoked_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+
+    class Meta:
+        ordering = ("-created_at", "-id")
+
+    def __str__(self) -> str:
+        return f"Upload link {self.pk} of team {self.team_id}"
+
+
+class LinkTransfer(models.Model):
+    """One resumable (tus) upload through an ``UploadLink``: ``key`` (random, in its URL),
+    ``length`` (bytes announced in ``Upload-Length``), the bytes received so far (``offset``, the
+    size of ``temp_path``, a file under MEDIA_ROOT/var/upload-links/), the cleaned file name, and
+    the case made from it once complete (``case``, null before; ``error``: why none was made)."""
+
+    link = models.ForeignKey(UploadLink, on_delete=models.CASCADE, related_name="transfers")
+    key = models.CharField(max_length=64, unique=True)
+    length = models.BigIntegerField()
+    offset = models.BigIntegerField(default=0)
+    name = models.CharField(max_length=255, blank=True)
+    temp_path = models.CharField(max_length=500)
+    case = models.ForeignKey(Case, null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
+    error = models.CharField(max_length=300, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    def __str__(self) -> str:
+        return f"Transfer {self.pk} of upload link {self.link_id}"
+
+
 class AuditAction(models.TextChoices):
     """What an audit event records (web/audit.py)."""
 
@@ -597,6 +652,8 @@ class AuditAction(models.TextChoices):
     SHARE_PREVIEWED = "share.previewed", "Share link previewed"
     SHARE_VIEWED = "share.viewed", "Share link viewed"
     SHARE_REVOKED = "share.revoked", "Share link revoked"
+    UPLOAD_LINK_CREATED = "upload_link.created", "Upload link made"
+    UPLOAD_LINK_REVOKED = "upload_link.revoked", "Upload link revoked"
     TOKEN_CREATED = "token.created", "API token made"
     TOKEN_REVOKED = "token.revoked", "API token revoked"
     MEMBER_ADDED = "team.member_added", "Member added"

@@ -278,6 +278,9 @@ WHITENOISE_USE_FINDERS = True
 FILE_UPLOAD_MAX_MEMORY_SIZE = 2 * 1024 * 1024
 DATA_UPLOAD_MAX_MEMORY_SIZE = 5 * 1024 * 1024
 CASEBOOK_MAX_UPLOAD_BYTES = envint("CASEBOOK_MAX_UPLOAD_BYTES", 4 * 1024**3)
+# Bytes per request the browser sends through an upload link (web/uploads/): a broken connection
+# costs at most this much again; a proxy in front must take a request body of this size.
+CASEBOOK_UPLOAD_CHUNK_BYTES = envint("CASEBOOK_UPLOAD_CHUNK_BYTES", 8 * 1024**2)
 # Archive limits (a decompression bomb stops here; see parsers/ingest/archive.py).
 CASEBOOK_MAX_MEMBERS = envint("CASEBOOK_MAX_MEMBERS", 5000)
 CASEBOOK_MAX_UNCOMPRESSED_BYTES = envint("CASEBOOK_MAX_UNCOMPRESSED_BYTES", 16 * 1024**3)
@@ -346,7 +349,12 @@ CELERY_BEAT_SCHEDULE = {
         "task": "casebook.sweep_cases",
         "schedule": float(CASEBOOK_SWEEP_INTERVAL),
         "options": {"expires": float(CASEBOOK_SWEEP_INTERVAL)},
-    }
+    },
+    "sweep-upload-links": {  # temporary files of uploads whose link expired or was revoked
+        "task": "casebook.sweep_upload_links",
+        "schedule": 3600.0,
+        "options": {"expires": 3600.0},
+    },
 }
 CELERY_BEAT_SCHEDULE_FILENAME = envstr(
     "CASEBOOK_BEAT_SCHEDULE_FILE", str(BASE_DIR / "var" / "celerybeat-schedule")
@@ -400,6 +408,11 @@ SPECTACULAR_SETTINGS = {
     "SWAGGER_UI_DIST": "SIDECAR",
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",
+    # Two serializers have a "state" of their own values (share links, upload links).
+    "ENUM_NAME_OVERRIDES": {
+        "UploadLinkStateEnum": "web.api.upload_links.UPLOAD_LINK_STATES",
+        "ShareStateEnum": ["active", "expired", "revoked"],
+    },
 }
 
 # Strict Content Security Policy: no inline script or style, nothing from another origin.

@@ -12,9 +12,11 @@ from web.api import audit as api_audit
 from web.api import cases as api
 from web.api import resolutions as api_resolutions
 from web.api import shares as api_shares
+from web.api import upload_links as api_upload_links
 from web.cases import resolution_views, views
 from web.notifications import views as notify_views
 from web.sharing import views as share_views
+from web.uploads import views as upload_views
 
 urlpatterns = [
     path("", views.case_list, name="case-list"),
@@ -65,6 +67,8 @@ urlpatterns = [
     *share_views.urlpatterns(),
     *resolution_views.urlpatterns(),
     *api_resolutions.urlpatterns(),
+    *upload_views.urlpatterns(),
+    *api_upload_links.urlpatterns(),
     *views_team.urlpatterns(),
     *notify_views.urlpatterns(),
     *api_audit.urlpatterns(),

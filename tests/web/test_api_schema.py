@@ -76,6 +76,10 @@ OPERATIONS = (
     "DELETE /api/cases/{case_id}/resolution/",
     "GET /api/cases/{case_id}/events/",
     "GET /api/events/",
+    "GET /api/upload-links/",
+    "POST /api/upload-links/",
+    "GET /api/upload-links/{link_id}/",
+    "DELETE /api/upload-links/{link_id}/",
 )
 
 

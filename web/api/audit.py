@@ -35,7 +35,9 @@ class EventSerializer(serializers.Serializer):
     case_id = serializers.IntegerField(allow_null=True)
     team_id = serializers.IntegerField(allow_null=True)
     actor = serializers.CharField(help_text="The user name, 'share link #N', or 'anonymous'.")
-    actor_kind = serializers.ChoiceField(choices=[audit.USER, audit.SHARE_LINK, audit.ANONYMOUS])
+    actor_kind = serializers.ChoiceField(
+        choices=[audit.USER, audit.SHARE_LINK, audit.UPLOAD_LINK, audit.ANONYMOUS]
+    )
     share_id = serializers.IntegerField(allow_null=True)
     client = serializers.CharField(allow_blank=True, help_text="The client's network: IPv4 /24, IPv6 /48.")
     browser = serializers.CharField(allow_blank=True, help_text="Chrome, Firefox, Safari, Edge, curl, ...")

@@ -7,7 +7,7 @@ from django.db import migrations, models
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("web", "0098_hosts"),
+        ("web", "0099_upload_links"),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
@@ -69,6 +69,8 @@ class Migration(migrations.Migration):
                     ("share.previewed", "Share link previewed"),
                     ("share.viewed", "Share link viewed"),
                     ("share.revoked", "Share link revoked"),
+                    ("upload_link.created", "Upload link made"),
+                    ("upload_link.revoked", "Upload link revoked"),
                     ("token.created", "API token made"),
                     ("token.revoked", "API token revoked"),
                     ("team.member_added", "Member added"),

@@ -1,0 +1,1 @@
+"""Customer upload links: ``/u/<token>/`` takes a bundle with no account (tus resumable uploads)."""
