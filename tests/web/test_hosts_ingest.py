@@ -5,12 +5,14 @@ The captures are a real pt-stalk collection copied per host (tests/multihost.py)
 from __future__ import annotations
 
 import json
+import re
 from io import StringIO
 from pathlib import Path
 
 import pytest
 from django.core.files import File
 from django.core.management import call_command
+from django.template.defaultfilters import filesizeformat
 
 from tests.multihost import host_bundle, hosts_tarball
 from tests.web.conftest import ingest_ready
@@ -115,7 +117,12 @@ def test_a_bundle_added_on_the_case_page(tmp_path: Path, engineer, engineer_clie
     case.refresh_from_db()
     assert case.status == CaseStatus.READY and case.host == "db-a, db-b"
     page = engineer_client.get(f"/cases/{case.pk}/").content.decode()
-    assert "b.tgz" in page and "db-b" in page
+    assert "db-b" in page
+    listed = page[page.index('id="case-bundles"') :].split("</ul>", 1)[0]
+    assert re.findall(r'<li class="mono">(\S+) <span class="muted">\(([^)]*)\)', listed) == [
+        ("a.tgz", f"{filesizeformat(case.upload.size)}, first"),
+        ("b.tgz", f"{filesizeformat(case.added_uploads.get().size)}, added"),
+    ]
 
 
 def test_another_team_cannot_add_a_bundle(tmp_path: Path, engineer, other_client) -> None:

@@ -490,6 +490,7 @@ def case_detail_context(*, case: Case) -> dict[str, object]:
             "created_at": _iso(case.created_at),
             "rule_versions": case.rule_versions,
             "upload": _upload(case),
+            "uploads": _uploads(case),
         },
         "sources": sources,
         "hosts": host_groups(case=case, sources=sources),
