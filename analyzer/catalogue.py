@@ -69,10 +69,19 @@ def _used(fn: types.FunctionType, module: types.ModuleType, seen: set[str] | Non
 
 def _constant_notes(module: types.ModuleType) -> dict[str, str]:
     """``NAME -> reason`` for the module's constants: the comment after ``NAME = ...`` or the ``#:``
-    lines above it."""
+    lines above it; for a constant it imports from another module of the analyzer
+    (``from analyzer.topology import LAG_S``), that module's."""
     notes: dict[str, str] = {}
     above: list[str] = []
-    for line in Path(module.__file__ or "").read_text().splitlines():
+    lines = Path(module.__file__ or "").read_text().splitlines()
+    for line in lines:
+        imported = re.match(r"from (analyzer\.[\w.]+) import ([\w, ]+)$", line)
+        if imported and imported.group(1) in sys.modules:
+            theirs = _constant_notes(sys.modules[imported.group(1)])
+            notes.update(
+                {n: theirs[n] for n in re.findall(r"[A-Z][A-Z0-9_]*", imported.group(2)) if n in theirs}
+            )
+    for line in lines:
         doc = re.match(r"#:\s?(.*)", line)
         if doc:
             above.append(doc.group(1).strip())

@@ -41,8 +41,8 @@ from analyzer.cluster_nodes import cross, galera_flow_control, host_stall_holds_
 from analyzer.cluster_texts import LAG_TEXTS, STOPPED_TEXTS
 from analyzer.detect import cite, span, status
 from analyzer.findings import Evidence, Finding, Severity, Window
-from analyzer.rules.replication import LAG_CRITICAL_S, LAG_S
 from analyzer.timeline import Timeline
+from analyzer.topology import LAG_CRITICAL_S, LAG_S
 
 #: A lag that grows this fast (s of lag per s of capture) with LAG_GROWING_MIN_S reached counts as
 #: falling behind even under LAG_S: a 20-s capture of a replica that loses a second a second.

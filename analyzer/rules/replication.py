@@ -8,9 +8,7 @@ from analyzer.engine import rule
 from analyzer.findings import Finding, Severity
 from analyzer.texts import RuleTexts
 from analyzer.timeline import Timeline
-
-LAG_S = 60.0  # a minute behind: reads from the replica see data a minute old
-LAG_CRITICAL_S = 600.0  # ten minutes: failover to it would lose or wait for that much
+from analyzer.topology import LAG_CRITICAL_S, LAG_S
 
 LAG_TEXTS = RuleTexts(
     title="Replica {problem}",
