@@ -10,6 +10,7 @@ Source: sysstat ``common.c`` (banner, ``S_TIME_FORMAT``), ``mpstat.c``, ``iostat
 from __future__ import annotations
 
 import io
+import warnings
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 
@@ -85,20 +86,24 @@ def read_table(
     if len(rows[0].split()) != ncols:
         return None  # the reader would take the first row's field count for every row
     used = range(skip, ncols)  # the leading columns (a time of day) are not converted at all
-    try:
-        df = pd.read_csv(
-            io.BytesIO("".join(rows).encode("utf-8")),  # the C reader's own input: no text copy
-            sep=r"\s+",
-            header=None,
-            engine="c",
-            usecols=used,
-            keep_default_na=False,
-            na_values={all_col: ["all"]} if all_col is not None else [],
-            decimal=dec,
-            dtype={i: str for i in text_cols if i in used} or None,
-        )
-    except (ValueError, pd.errors.ParserError):
-        return None
+    with warnings.catch_warnings():
+        # A damaged row mixes types in its column: the fast path is then left (below), so pandas's
+        # DtypeWarning says nothing the careful path does not say with the row's line number.
+        warnings.simplefilter("ignore", pd.errors.DtypeWarning)
+        try:
+            df = pd.read_csv(
+                io.BytesIO("".join(rows).encode("utf-8")),  # the C reader's own input: no text copy
+                sep=r"\s+",
+                header=None,
+                engine="c",
+                usecols=used,
+                keep_default_na=False,
+                na_values={all_col: ["all"]} if all_col is not None else [],
+                decimal=dec,
+                dtype={i: str for i in text_cols if i in used} or None,
+            )
+        except (ValueError, pd.errors.ParserError):
+            return None
     if df.shape != (len(rows), len(used)):
         return None
     num = [i for i in range(skip, ncols) if i not in text_cols]
