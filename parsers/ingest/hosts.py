@@ -59,13 +59,21 @@ def clean_host(value: str | None) -> str | None:
 
 
 def host_key(name: str) -> str:
-    """The name two spellings of one host share: lower case, first label (an IPv4 address whole).
+    """The name two spellings of one host share: lower case, first label (an IPv4 address whole),
+    and a port when the name has one (``host:3310`` and ``host:3320``, two servers of one machine as
+    MySQL Shell names sandbox instances, stay two).
 
     >>> host_key("DB1.example.com"), host_key("db1"), host_key("10.0.0.7")
     ('db1', 'db1', '10.0.0.7')
+    >>> host_key("127.0.0.1:3310"), host_key("db1.example.com:3320"), host_key("::1")
+    ('127.0.0.1:3310', 'db1:3320', '::1')
     """
     low = name.lower()
-    return low if IPV4.match(low) else low.split(".")[0]
+    host, sep, port = low.rpartition(":") if low.count(":") == 1 else ("", "", low)
+    if not sep:
+        host, port = low, ""
+    key = host if IPV4.match(host) or ":" in host else host.split(".")[0]
+    return f"{key}:{port}" if sep else key
 
 
 @dataclass(slots=True)

@@ -142,3 +142,17 @@ def test_a_bundle_naming_more_hosts_than_a_case_holds() -> None:
     assert len(placed.hosts) == hosts.MAX_HOSTS
     assert len(placed.overflow) == 36
     assert placed.host_of["sar99.txt"] == ("h0", f"more than {hosts.MAX_HOSTS} hosts are named: read with h0")
+
+
+def test_two_servers_of_one_machine_named_with_their_ports_stay_two() -> None:
+    """MySQL Shell names sandbox instances host:port: one machine's two servers are two hosts, while
+    one server's two spellings (a domain or not) are one."""
+    origin = "MySQL Shell instance file"
+    sources = [
+        _src("diag/127.0.0.1_3310.global_variables.tsv", "shell", host="127.0.0.1:3310", host_origin=origin),
+        _src("diag/127.0.0.1_3320.global_variables.tsv", "shell", host="127.0.0.1:3320", host_origin=origin),
+        _src("diag/db1_3306.global_variables.tsv", "shell", host="db1.example.com:3306", host_origin=origin),
+        _src("diag/db1_3306.SHOW_GLOBAL_STATUS.tsv", "shell", host="DB1:3306", host_origin=origin),
+    ]
+    placed = hosts.assign(sources)
+    assert [name for name, _ in placed.hosts] == ["127.0.0.1:3310", "127.0.0.1:3320", "db1.example.com:3306"]
