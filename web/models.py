@@ -179,40 +179,42 @@ class Case(models.Model):
         return f"Case {self.pk} {self.title or self.host}"
 
 
-class Upload(models.Model):
-    """The original bundle, kept through Django's storage API whatever happens to its parse."""
+class BundleFile(models.Model):
+    """A bundle as uploaded, kept through Django's storage API whatever happens to its parse: the
+    file under ``bundles/<year>/<month>/``, the name it was uploaded with, its size (bytes) and
+    SHA-256 (hex). The fields of ``Upload`` and ``AddedUpload``."""
 
-    case = models.OneToOneField(Case, on_delete=models.CASCADE, related_name="upload")
     file = models.FileField(upload_to="bundles/%Y/%m/", max_length=300)
     original_name = models.CharField(max_length=255)
     size = models.BigIntegerField()  # bytes
     sha256 = models.CharField(max_length=64, db_index=True)
     uploaded_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        abstract = True
 
     def __str__(self) -> str:
         return f"{self.original_name} ({self.size:,} bytes)"
 
 
-class AddedUpload(models.Model):
+class Upload(BundleFile):
+    """The case's first bundle."""
+
+    case = models.OneToOneField(Case, on_delete=models.CASCADE, related_name="upload")
+
+
+class AddedUpload(BundleFile):
     """A further bundle of the same incident, added to a case after its first (``Case.upload``): most
     often another host's capture of the same minutes. Kept like the first, whatever its parse; the
     case is analysed again over all of its bundles (first, then these in ``uploaded_at`` order)."""
 
     case = models.ForeignKey(Case, on_delete=models.CASCADE, related_name="added_uploads")
-    file = models.FileField(upload_to="bundles/%Y/%m/", max_length=300)
-    original_name = models.CharField(max_length=255)
-    size = models.BigIntegerField()  # bytes
-    sha256 = models.CharField(max_length=64, db_index=True)
-    uploaded_at = models.DateTimeField(auto_now_add=True)
     uploaded_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
     )
 
     class Meta:
         ordering = ("uploaded_at", "id")
-
-    def __str__(self) -> str:
-        return f"{self.original_name} ({self.size:,} bytes)"
 
 
 class Host(models.Model):

@@ -14,7 +14,7 @@ from parsers.damage import damage_said
 from web.history import compare
 from web.history.search import CaseFilters, apply_filters
 from web.ingest.claims import is_stalled, last_report
-from web.models import FINAL_STATUSES, PROCESSING_STATUSES, Case, CaseStatus, Source, Team, Upload
+from web.models import FINAL_STATUSES, PROCESSING_STATUSES, BundleFile, Case, CaseStatus, Source, Team, Upload
 from web.timeline.charts import chart_ids_for_evidence
 
 
@@ -389,9 +389,7 @@ def hosts_report(*, case: Case) -> list[dict[str, object]]:
 def _uploads(case: Case) -> list[dict[str, object]]:
     """Every bundle of the case, the first upload first, then those added (``AddedUpload``)."""
     first = _upload(case)
-    return [*([first] if first else []), *(
-        {"name": a.original_name, "size": a.size, "sha256": a.sha256} for a in case.added_uploads.all()
-    )]  # fmt: skip
+    return [*([first] if first else []), *(_bundle(a) for a in case.added_uploads.all())]
 
 
 def _source(s: Source) -> dict[str, object]:
@@ -414,9 +412,12 @@ def _source(s: Source) -> dict[str, object]:
 
 def _upload(case: Case) -> dict[str, object] | None:
     upload = getattr(case, "upload", None)
-    if upload is None:
-        return None
-    return {"name": upload.original_name, "size": upload.size, "sha256": upload.sha256}
+    return None if upload is None else _bundle(upload)
+
+
+def _bundle(bundle: BundleFile) -> dict[str, object]:
+    """A kept bundle (the first upload or an added one) as the page and the report show it."""
+    return {"name": bundle.original_name, "size": bundle.size, "sha256": bundle.sha256}
 
 
 def host_groups(*, case: Case, sources: list[dict[str, object]]) -> list[dict[str, object]]:
