@@ -128,6 +128,41 @@ class Finding:
     hosts: tuple[str, ...] = ()
 
 
+#: How the bundle joins a cause to its effect (``Link.join``), the words of the field.
+JOIN_KINDS: tuple[str, ...] = (
+    "thread",  # the same OS thread or MySQL thread id (ps TID, processlist Id, -lock-waits, -transactions)
+    "session",  # the same MySQL sessions (processlist Id, user, State, statement fingerprint)
+    "process",  # the same OS process (PID, program from -top or ps)
+    "device",  # the same block device (iostat, diskstats, the process's I/O)
+    "host",  # the same server, through a counter both findings read (vmstat, mpstat, /proc)
+    "replication",  # a source and its replica (SHOW SLAVE/REPLICA STATUS, Master_Host, positions)
+    "galera",  # nodes of one Galera cluster (wsrep_cluster_state_uuid, flow control)
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Link:
+    """``cause`` explains ``effect`` because the bundle joins them, never because their times overlap.
+
+    ``cause`` and ``effect`` name findings as ``(key, host)`` (``host`` as on ``Finding.host``: None for a
+    cross-host finding); ``join`` is one of JOIN_KINDS; ``sentence`` says in one sentence how the cause
+    explains the effect, naming the joined thing ("the waiter in -lock-waits, thread 17, is the replica's
+    SQL thread"); ``evidence`` the lines that show the join.
+    """
+
+    cause: tuple[str, str | None]
+    effect: tuple[str, str | None]
+    join: str
+    sentence: str
+    evidence: tuple[Evidence, ...] = ()
+
+    def __post_init__(self) -> None:
+        if self.join not in JOIN_KINDS:
+            raise ValueError(f"join {self.join!r} is not one of {JOIN_KINDS}")
+        if self.cause == self.effect:
+            raise ValueError(f"a finding cannot explain itself: {self.cause}")
+
+
 def _iso_utc(ts: pd.Timestamp | None) -> str | None:
     if ts is None or pd.isna(ts):
         return None

@@ -102,6 +102,13 @@ class Case(models.Model):
     # The timeline JSON of the whole capture (charts.timeline_charts), built once at ingest so the
     # page does not aggregate a long capture's series on every visit; zoomed ranges are read live.
     charts_overview = models.JSONField(null=True, blank=True)
+    # The verdict the analysis reached (analyzer/verdict.py), stored at publication: the root cause and
+    # the chain to the worst symptom as references to the case's findings, the causal links with their
+    # evidence, the fix. Pages, the API, the report and share links expand it (web/cases/selectors.py).
+    verdict = models.JSONField(default=dict, blank=True, db_default={})
+    # The key of the verdict's root cause ("" for a healthy capture or a case not analysed yet): what
+    # the team's trends count per week.
+    root_cause_key = models.CharField(max_length=80, blank=True, db_default="", db_index=True)
     # What the team searches past cases by, besides title, host and finding keys: the capture's most
     # frequent query fingerprints and D-state wait channels, one per line (filled at ingest).
     search_terms = models.TextField(blank=True)
