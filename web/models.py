@@ -60,6 +60,47 @@ class Team(models.Model):
         return self.name
 
 
+class InvitationState(models.TextChoices):
+    """Where a team invitation stands (``TeamInvitation.state``)."""
+
+    PENDING = "pending", "Pending"
+    ACCEPTED = "accepted", "Accepted"
+    DECLINED = "declined", "Declined"
+    WITHDRAWN = "withdrawn", "Withdrawn"
+
+
+class TeamInvitation(models.Model):
+    """A team admin's invitation of an engineer to his team (web/accounts/invitations.py): nothing
+    becomes membership until the engineer accepts it on his settings page. A pending invitation
+    answers until ``expires_at``; an answered one stays for the record. One pending invitation per
+    team and engineer."""
+
+    team = models.ForeignKey(Team, on_delete=models.CASCADE, related_name="invitations")
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="team_invitations"
+    )
+    invited_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
+    state = models.CharField(max_length=16, choices=InvitationState.choices, default=InvitationState.PENDING)
+    created_at = models.DateTimeField(auto_now_add=True)
+    expires_at = models.DateTimeField()
+    answered_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ("-created_at", "-id")
+        constraints = [
+            models.UniqueConstraint(
+                fields=("team", "user"),
+                condition=models.Q(state="pending"),
+                name="one_pending_invitation_per_team_and_user",
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.user} to {self.team} ({self.state})"
+
+
 class ResolutionCategory(models.TextChoices):
     """What fixed a closed case, broadly (``Case.resolution_category``)."""
 
@@ -667,6 +708,10 @@ class AuditAction(models.TextChoices):
     TOKEN_REVOKED = "token.revoked", "API token revoked"
     MEMBER_ADDED = "team.member_added", "Member added"
     MEMBER_REMOVED = "team.member_removed", "Member removed"
+    MEMBER_INVITED = "team.member_invited", "Member invited"
+    INVITATION_WITHDRAWN = "team.invitation_withdrawn", "Invitation withdrawn"
+    INVITATION_ACCEPTED = "team.invitation_accepted", "Invitation accepted"
+    INVITATION_DECLINED = "team.invitation_declined", "Invitation declined"
     CASE_CLOSED = "case.closed", "Case closed"
     CASE_REOPENED = "case.reopened", "Case reopened"
     WEBHOOK_ADDED = "team.webhook_added", "Webhook added"

@@ -45,6 +45,16 @@ urlpatterns = [
     path("settings/", views_account.user_settings, name="user-settings"),
     path("settings/tokens/", views_account.api_token_create, name="api-token-create"),
     path("settings/tokens/<int:token_id>/revoke/", views_account.api_token_revoke, name="api-token-revoke"),
+    path(
+        "settings/invitations/<int:invitation_id>/accept/",
+        views_account.invitation_accept,
+        name="invitation-accept",
+    ),
+    path(
+        "settings/invitations/<int:invitation_id>/decline/",
+        views_account.invitation_decline,
+        name="invitation-decline",
+    ),
     # Password change and reset by e-mail (Django's views; templates/registration/); the reset
     # request throttled per address and per account (web/accounts/throttles.py).
     path(

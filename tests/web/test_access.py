@@ -1,7 +1,8 @@
 """Access control, as a table: every view, JSON endpoint and API call that touches a case, for an
 engineer of the case's team, an engineer of another team, a team admin of another team, a site admin
 who is no member of the team, and an anonymous visitor; the Django admin's pages for every role
-(site admins only); the team admin's pages (that team's admins only).
+(site admins only); the team admin's pages (that team's admins only); the answers to a team
+invitation (its invitee only).
 
 What a user may not see answers 404 (never 403, which would confirm the case exists); an anonymous
 visitor of a page is sent to the login page, and the API asks him to authenticate (401/403 before any
@@ -19,10 +20,10 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from django.test import Client
 
 from tests.web.conftest import VMSTAT, make_tar
-from web.accounts import teams
+from web.accounts import invitations, teams
 from web.cases import selectors, services
 from web.ingest import tasks
-from web.models import Case, Team, default_team_id
+from web.models import Case, Team, TeamInvitation, default_team_id
 from web.sharing import services as shares
 
 pytestmark = pytest.mark.django_db
@@ -189,7 +190,8 @@ TEAM_ENDPOINTS = [
     ("get", "/teams/{team}/"),
     ("get", "/teams/{team}/events.csv"),
     ("get", "/api/events/?team={team}"),
-    ("post", "/teams/{team}/members/"),
+    ("post", "/teams/{team}/invitations/"),
+    ("post", "/teams/{team}/invitations/{invitation}/withdraw/"),
     ("post", "/teams/{team}/members/{member}/remove/"),
     ("post", "/teams/{team}/shares/{share}/revoke/"),
     ("post", "/teams/{team}/cases/{id}/shares/revoke/"),
@@ -214,8 +216,15 @@ def test_the_team_pages_are_for_that_teams_admins_only(
 
     share = shares.share_create(case=case, user=engineer)
     token = api_token_create(user=engineer, name="script")[0]
+    invitee = get_user_model().objects.create_user("ivan", password="correct horse battery")
+    invitation = _invite(case.team, invitee, team_admin)
     url = template.format(
-        team=case.team_id, id=case.pk, member=engineer.pk, share=share.share.pk, token=token.pk
+        team=case.team_id,
+        id=case.pk,
+        member=engineer.pk,
+        share=share.share.pk,
+        token=token.pk,
+        invitation=invitation.pk,
     )
     for refused in (engineer_client, other_client, other_admin_client, site_admin_client):
         response = getattr(refused, method)(url, {"name": "bob"} if method == "post" else None)
@@ -227,8 +236,58 @@ def test_the_team_pages_are_for_that_teams_admins_only(
     token.refresh_from_db()
     assert share.share.revoked_at is None and token.revoked_at is None
     assert set(case.team.members.values_list("username", flat=True)) == {"alice", "tess"}
+    assert list(TeamInvitation.objects.values_list("user__username", "state")) == [("ivan", "pending")]
     allowed = getattr(_logged_in(team_admin), method)(url, {"name": "bob"} if method == "post" else None)
     assert allowed.status_code == (200 if method == "get" else 302), url
+
+
+def _invite(team: Team, user, admin) -> TeamInvitation:  # noqa: ANN001
+    """A pending invitation of ``user`` to ``team`` by its ``admin`` (the service, as the team page)."""
+    from django.test import RequestFactory
+
+    request = RequestFactory().post("/")
+    request.user = admin
+    return invitations.invitation_create(team=team, name=user.get_username(), request=request)
+
+
+#: The invitee's answers on his settings page.
+INVITATION_ENDPOINTS = [
+    "/settings/invitations/{invitation}/accept/",
+    "/settings/invitations/{invitation}/decline/",
+]
+
+
+@pytest.mark.parametrize("template", INVITATION_ENDPOINTS)
+def test_an_invitation_is_answered_by_its_invitee_only(
+    engineer_client: Client,
+    other_client: Client,
+    other_admin_client: Client,
+    team_admin,
+    site_admin_client: Client,
+    client: Client,
+    case: Case,
+    template: str,
+) -> None:
+    invitee = get_user_model().objects.create_user("ivan", password="correct horse battery")
+    invitation = _invite(case.team, invitee, team_admin)
+    url = template.format(invitation=invitation.pk)
+    for refused in (
+        engineer_client,
+        other_client,
+        other_admin_client,
+        _logged_in(team_admin),
+        site_admin_client,
+    ):
+        assert refused.post(url).status_code == 404, url
+    anonymous = client.post(url)
+    assert anonymous.status_code == 302 and anonymous["Location"].startswith("/accounts/login/")
+    invitation.refresh_from_db()
+    assert invitation.state == "pending" and not case.team.members.filter(pk=invitee.pk).exists()
+    assert _logged_in(invitee).post(url).status_code == 302
+    invitation.refresh_from_db()
+    assert invitation.state == ("accepted" if "accept" in template else "declined")
+    assert case.team.members.filter(pk=invitee.pk).exists() == ("accept" in template)
+    assert _logged_in(invitee).post(url).status_code == 404  # answered once
 
 
 def test_nothing_was_changed_by_those_who_may_not(other_client: Client, client: Client, case: Case) -> None:

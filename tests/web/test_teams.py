@@ -1,5 +1,5 @@
-"""The team admin's page (web/accounts/teams.py, web/accounts/team_views.py): members added by user name or e-mail and
-removed, the team's live share links revoked one by one or a case at a time, the members' API tokens
+"""The team admin's page (web/accounts/teams.py, web/accounts/team_views.py): engineers invited by user name or
+e-mail (members once they accept) and members removed, the team's live share links revoked one by one or a case at a time, the members' API tokens
 revoked; nothing of another team touched; every change in the audit trail."""
 
 from __future__ import annotations
@@ -42,27 +42,42 @@ def test_the_user_menu_links_the_team_page_for_its_admins(
     assert b"/teams/" not in engineer_client.get("/settings/").content
 
 
-def test_members_are_added_by_name_or_e_mail_and_removed(admin_client: Client, team: Team, engineer) -> None:
+def test_an_invited_engineer_is_a_member_only_once_he_accepts_and_is_removed(
+    admin_client: Client, team: Team, engineer
+) -> None:
     User = get_user_model()
-    User.objects.create_user("zoe", password=PASSWORD, email="Zoe@Example.com")
+    zoe = User.objects.create_user("zoe", password=PASSWORD, email="Zoe@Example.com")
     User.objects.create_user("yan", password=PASSWORD)
-    admin_client.post(f"/teams/{team.pk}/members/", {"name": "zoe@example.com"})
-    admin_client.post(f"/teams/{team.pk}/members/", {"name": "yan"})
-    response = admin_client.post(f"/teams/{team.pk}/members/", {"name": "nobody"}, follow=True)
+    admin_client.post(f"/teams/{team.pk}/invitations/", {"name": "zoe@example.com"})
+    admin_client.post(f"/teams/{team.pk}/invitations/", {"name": "yan"})
+    response = admin_client.post(f"/teams/{team.pk}/invitations/", {"name": "nobody"}, follow=True)
     assert b"No single active account" in response.content
-    assert set(team.members.values_list("username", flat=True)) == {"alice", "tess", "zoe", "yan"}
+    assert set(team.members.values_list("username", flat=True)) == {"alice", "tess"}
+    page = admin_client.get(f"/teams/{team.pk}/")
+    assert [i["username"] for i in page.context["invitations"]] == ["yan", "zoe"]
+    assert b"zoe@example.com" not in page.content.lower()  # an invitee's e-mail is not shown
+    zoe_client = Client()
+    zoe_client.force_login(zoe)
+    invitation = zoe.team_invitations.get()
+    zoe_client.post(f"/settings/invitations/{invitation.pk}/accept/")
     admin_client.post(f"/teams/{team.pk}/members/{engineer.pk}/remove/")
-    assert not team.members.filter(pk=engineer.pk).exists()
+    assert set(team.members.values_list("username", flat=True)) == {"tess", "zoe"}
     page = admin_client.get(f"/teams/{team.pk}/")
     assert (
         b"zoe@example.com" in page.content.lower()
         and b'data-member-id="%d"' % engineer.pk not in page.content
     )
-    events = list(AuditEvent.objects.filter(team_id=team.pk).order_by("id").values_list("action", "detail"))
+    events = [
+        (action, detail.get("member"))
+        for action, detail in AuditEvent.objects.filter(team_id=team.pk)
+        .order_by("id")
+        .values_list("action", "detail")
+    ]
     assert events == [
-        ("team.member_added", {"member": "zoe", "admin": False}),
-        ("team.member_added", {"member": "yan", "admin": False}),
-        ("team.member_removed", {"member": "alice"}),
+        ("team.member_invited", "zoe"),
+        ("team.member_invited", "yan"),
+        ("team.invitation_accepted", "zoe"),
+        ("team.member_removed", "alice"),
     ]
 
 

@@ -69,7 +69,21 @@ def api_token_revoke(*, user, token_id: int) -> bool:
 
 def api_tokens_for(*, user) -> QuerySet[ApiToken]:
     """The user's tokens, newest first, revoked ones included (with ``revoked_at``)."""
-    return ApiToken.objects.filter(user=user)
+    return ApiToken.objects.filter(user=user).select_related("user")
+
+
+def token_row(token: ApiToken) -> dict[str, object]:
+    """A token as the token tables list it (templates/account/_tokens.html): name, owner, shown
+    prefix, made, last used, revoked (None while active). Never the hash."""
+    return {
+        "id": token.pk,
+        "name": token.name,
+        "owner": token.user.get_username(),
+        "prefix": token.prefix,
+        "created_at": token.created_at,
+        "last_used_at": token.last_used_at,
+        "revoked_at": token.revoked_at,
+    }
 
 
 def api_token_user(*, token: str) -> tuple[object, ApiToken] | None:

@@ -15,7 +15,7 @@ from django.urls import path
 from django.views.decorators.http import require_GET, require_POST
 
 from web import audit
-from web.accounts import teams
+from web.accounts import invitations, teams
 from web.cases.selectors import case_for_user
 from web.models import AuditEvent, Team
 from web.notifications import views as notify_views
@@ -47,12 +47,14 @@ def _csv(events: QuerySet[AuditEvent], name: str) -> StreamingHttpResponse:
 @login_required
 @require_GET
 def team_page(request: HttpRequest, team_id: int) -> HttpResponse:
-    """Members (add, remove), the active share links of the team's cases (revoke one, or all of a
+    """Members (invite, remove) and pending invitations (withdraw), the active share links of the team's cases (revoke one, or all of a
     case), the members' API tokens (revoke), and the latest events of the team."""
     team = _team(request, team_id)
     context = {
         "team": team,
         "members": teams.member_rows(team),
+        "invitations": invitations.invitation_rows(team),
+        "invitation_days": invitations.INVITATION_DAYS,
         "shares": teams.share_rows(team),
         "tokens": teams.token_rows(team),
         **notify_views.team_context(request, team),
@@ -67,14 +69,18 @@ def _back(team: Team) -> HttpResponse:
 
 @login_required
 @require_POST
-def team_member_add(request: HttpRequest, team_id: int) -> HttpResponse:
+def team_invite(request: HttpRequest, team_id: int) -> HttpResponse:
+    """Invite the account named in ``name`` (user name or e-mail): a member once he accepts."""
     team = _team(request, team_id)
+    name = request.POST.get("name", "")
     try:
-        user = teams.member_add_by_name(team=team, name=request.POST.get("name", ""), request=request)
-    except teams.TeamError as exc:
+        invitations.invitation_create(team=team, name=name, request=request)
+    except invitations.InvitationError as exc:
         messages.warning(request, str(exc))
     else:
-        messages.success(request, f"{user.get_username()} is a member of {team.name}.")
+        messages.success(
+            request, f"{name.strip()} is invited to {team.name}: a member once the invitation is accepted."
+        )
     return _back(team)
 
 
@@ -99,6 +105,19 @@ def team_member_remove(request: HttpRequest, team_id: int, user_id: int) -> Http
         "The member is removed from the team.",
         "No such member.",
         user_id=user_id,
+    )
+
+
+@login_required
+@require_POST
+def team_invitation_withdraw(request: HttpRequest, team_id: int, invitation_id: int) -> HttpResponse:
+    return _act(
+        request,
+        team_id,
+        invitations.invitation_withdraw,
+        "The invitation is withdrawn.",
+        "No such pending invitation.",
+        invitation_id=invitation_id,
     )
 
 
@@ -175,7 +194,12 @@ def urlpatterns() -> list:
     """The team admin's routes and the audit trail's pages."""
     return [
         path("teams/<int:team_id>/", team_page, name="team-page"),
-        path("teams/<int:team_id>/members/", team_member_add, name="team-member-add"),
+        path("teams/<int:team_id>/invitations/", team_invite, name="team-invite"),
+        path(
+            "teams/<int:team_id>/invitations/<int:invitation_id>/withdraw/",
+            team_invitation_withdraw,
+            name="team-invitation-withdraw",
+        ),
         path(
             "teams/<int:team_id>/members/<int:user_id>/remove/", team_member_remove, name="team-member-remove"
         ),

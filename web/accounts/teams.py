@@ -1,29 +1,25 @@
 """Team admins: the members of a team, its live share links and its members' API tokens.
 
-A team admin (``Team.admins``, always a member too) adds members by user name or e-mail and removes
-them, sees every active share link of the team's cases (who made it, for whom, expiry, last view)
-and revokes one or all of a case's, and sees and revokes the API tokens of the team's members.
+A team admin (``Team.admins``, always a member too) invites engineers (web/accounts/invitations.py:
+nothing is membership until the engineer accepts) and removes members, sees every active share link of the team's cases (who made it, for whom, expiry, last view)
+and revokes one or all of a case's, and sees the e-mail and last login of the team's members and
+sees and revokes their API tokens (of members only: an invitee's are not shown).
 Revocations go through the share and token services (web/sharing/services.py, web/accounts/services.py); every change
 is written to the audit trail (web/audit.py). Services write, selectors read; nothing here looks at
 ``is_superuser``: a site admin manages teams in the Django admin, and is a team admin only where he is
-made one.
+made one, and adds members there without an invitation.
 """
 
 from __future__ import annotations
 
-from django.contrib.auth import get_user_model
 from django.db import transaction
-from django.db.models import Q, QuerySet
+from django.db.models import QuerySet
 from django.utils import timezone
 
 from web import audit
 from web.accounts import services as api_tokens
 from web.models import ApiToken, AuditAction, ShareLink, Team
 from web.sharing import services as shares
-
-
-class TeamError(Exception):
-    """A team admin's request that cannot be done (no such account, ...); the message says why."""
 
 
 # ---------------------------------------------------------------------------------- selectors
@@ -88,25 +84,17 @@ def active_tokens(team: Team) -> QuerySet[ApiToken]:
 
 
 def token_rows(team: Team) -> list[dict[str, object]]:
-    """``active_tokens`` as the team page lists them: name, owner, shown prefix, made, last used."""
-    return [
-        {
-            "id": t.pk,
-            "name": t.name,
-            "owner": t.user.get_username(),
-            "prefix": t.prefix,
-            "created_at": t.created_at,
-            "last_used_at": t.last_used_at,
-        }
-        for t in active_tokens(team)
-    ]
+    """``active_tokens`` as the team page lists them (``services.token_row``)."""
+    return [api_tokens.token_row(t) for t in active_tokens(team)]
 
 
 # ---------------------------------------------------------------------------------- services
 @transaction.atomic
 def member_add(*, team: Team, user, admin: bool = False, request=None) -> None:  # noqa: ANN001
-    """Make ``user`` a member of ``team`` (an admin as well with ``admin``); recorded when a
-    ``request`` (the admin's) is given. Adding a member twice changes nothing."""
+    """Make ``user`` a member of ``team`` (an admin as well with ``admin``): for the accepted
+    invitation (web/accounts/invitations.py) and the site admin's ``create_engineer --team``, never
+    on a team admin's word alone. Recorded when a ``request`` is given. Adding a member twice changes
+    nothing."""
     new = not team.members.filter(pk=user.pk).exists()
     team.members.add(user)
     if admin:
@@ -118,26 +106,6 @@ def member_add(*, team: Team, user, admin: bool = False, request=None) -> None: 
             team_id=team.pk,
             detail={"member": user.get_username(), "admin": admin},
         )
-
-
-def member_add_by_name(*, team: Team, name: str, request) -> object:  # noqa: ANN001
-    """Add the active account whose user name or e-mail is ``name`` (case-insensitive) to ``team``.
-    Raises TeamError when there is none, or when an e-mail names several accounts."""
-    name = (name or "").strip()[:254]
-    if not name:
-        raise TeamError("Give a user name or an e-mail address.")
-    User = get_user_model()
-    found = list(User.objects.filter(Q(username__iexact=name) | Q(email__iexact=name), is_active=True)[:2])
-    exact = [u for u in found if u.get_username() == name]
-    if len(found) != 1 and len(exact) != 1:
-        raise TeamError(
-            f"No single active account is called {name!r}."
-            if len(found) != 1
-            else "That e-mail belongs to several accounts: give the user name."
-        )
-    user = exact[0] if exact else found[0]
-    member_add(team=team, user=user, request=request)
-    return user
 
 
 @transaction.atomic

@@ -1,4 +1,5 @@
-"""The user's settings page: personal API tokens, made, listed and revoked (web/accounts/services.py).
+"""The user's settings page: personal API tokens, made, listed and revoked (web/accounts/services.py),
+and the team invitations he may accept or decline (web/accounts/invitations.py).
 
 A new token is shown once, on the page the creation redirects to (kept in the session until that
 page is shown, then dropped): only its SHA-256 is stored, so it cannot be shown again.
@@ -8,14 +9,14 @@ from __future__ import annotations
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.http import HttpRequest, HttpResponse
+from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET, require_POST
 
 from web import audit
-from web.accounts import services
+from web.accounts import invitations, services
 from web.accounts.forms import ApiTokenForm
 from web.models import AuditAction
 from web.notifications import views as notify_views
@@ -26,23 +27,14 @@ NEW_TOKEN_SESSION_KEY = "casebook_new_api_token"
 
 def _page(request: HttpRequest, form: ApiTokenForm, *, status: int = 200) -> HttpResponse:
     new_token = request.session.pop(NEW_TOKEN_SESSION_KEY, None)
-    tokens = [
-        {
-            "id": t.pk,
-            "name": t.name,
-            "prefix": t.prefix,
-            "created_at": t.created_at,
-            "last_used_at": t.last_used_at,
-            "revoked_at": t.revoked_at,
-        }
-        for t in services.api_tokens_for(user=request.user)
-    ]
+    tokens = [services.token_row(t) for t in services.api_tokens_for(user=request.user)]
     context = {
         "form": form,
         "tokens": tokens,
         "new_token": new_token,
         "api_base": request.build_absolute_uri("/api/"),
         "docs_url": reverse("api-docs"),
+        "invitations": invitations.pending_for_user(request.user),
         **notify_views.settings_context(request),
     }
     return render(request, "account/settings.html", context, status=status)
@@ -79,4 +71,26 @@ def api_token_revoke(request: HttpRequest, token_id: int) -> HttpResponse:
         messages.success(request, "The token is revoked: requests that present it are refused from now on.")
     else:
         messages.warning(request, "No such active token.")
+    return redirect("user-settings")
+
+
+@login_required
+@require_POST
+def invitation_accept(request: HttpRequest, invitation_id: int) -> HttpResponse:
+    """Accept one of the user's own pending invitations: he is a member of its team from now on.
+    Anyone else's invitation, or an answered or expired one, answers 404."""
+    team = invitations.invitation_accept(user=request.user, invitation_id=invitation_id, request=request)
+    if team is None:
+        raise Http404
+    messages.success(request, f"You are a member of {team.name}.")
+    return redirect("user-settings")
+
+
+@login_required
+@require_POST
+def invitation_decline(request: HttpRequest, invitation_id: int) -> HttpResponse:
+    """Decline one of the user's own pending invitations: nothing changes in his teams (404 as above)."""
+    if not invitations.invitation_decline(user=request.user, invitation_id=invitation_id, request=request):
+        raise Http404
+    messages.success(request, "The invitation is declined.")
     return redirect("user-settings")

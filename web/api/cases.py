@@ -79,25 +79,16 @@ def case_list_create_api(request: Request) -> Response:
 def _case_create(request: Request) -> Response:
     serializer = CaseCreateSerializer(data=request.data)
     serializer.is_valid(raise_exception=True)
-    bundle = serializer.validated_data["bundle"]
-    team_id = serializer.validated_data.get("team")
-    sha256 = services.sha256_of(bundle)
-    earlier = selectors.earlier_uploads(user=request.user, sha256=sha256)
     try:
-        team = selectors.teams_of(request.user).filter(pk=team_id).first() if team_id else None
-        if team_id and team is None:
-            raise ValidationError("You are not a member of that team.")
-        case = services.case_create(
-            user=request.user,
-            file=bundle,
-            original_name=bundle.name,
+        uploaded = services.case_upload(
+            request=request,
+            file=serializer.validated_data["bundle"],
             title=serializer.validated_data.get("title", ""),
-            team=team,
-            sha256=sha256,
+            team_id=serializer.validated_data.get("team"),
         )
     except ValidationError as exc:
-        return Response({"message": " ".join(exc.messages), "extra": {}}, status=status.HTTP_400_BAD_REQUEST)
-    audit.record_upload(request, case, bundle.name)
+        return Response(services.upload_error_body(exc), status=status.HTTP_400_BAD_REQUEST)
+    case, earlier = uploaded.case, uploaded.duplicate_of
     # The task was handed to the broker when the case was committed; what happened is on the case now.
     case.refresh_from_db()
     queued = case.enqueued_at is not None

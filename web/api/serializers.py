@@ -43,7 +43,10 @@ class CaseCreateSerializer(serializers.Serializer):
     bundle = serializers.FileField(help_text="The bundle: .tar(.gz/.bz2/.xz/.zst), .zip or one capture file.")
     title = serializers.CharField(max_length=200, required=False, allow_blank=True)
     team = serializers.IntegerField(
-        required=False, min_value=1, help_text="The team's id (default: your first team)."
+        required=False,
+        min_value=1,
+        help_text="The team's id: required when you are a member of more than one team (a 400 lists your "
+        "teams otherwise); your only team when omitted.",
     )
 
 

@@ -20,6 +20,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 
 from web.api.schema import error_responses
+from web.cases import services as case_services
 from web.cases.selectors import teams_of
 from web.models import AuditAction, UploadLink
 from web.uploads import services
@@ -41,7 +42,9 @@ class UploadLinkCreateSerializer(serializers.Serializer):
         help_text="Largest upload, bytes (default and ceiling: the site's CASEBOOK_MAX_UPLOAD_BYTES).",
     )
     team = serializers.IntegerField(
-        required=False, help_text="Id of one of your teams (default: your first team by name)."
+        required=False,
+        help_text="Id of one of your teams: required when you are a member of more than one (a 400 "
+        "lists your teams otherwise); your only team when omitted.",
     )
 
 
@@ -130,6 +133,8 @@ def upload_link_list_create_api(request: Request) -> Response:
         )
     except ValueError as exc:
         return Response({"message": str(exc), "extra": {}}, status=status.HTTP_400_BAD_REQUEST)
+    except case_services.TeamChoiceError as exc:
+        return Response(case_services.upload_error_body(exc), status=status.HTTP_400_BAD_REQUEST)
     services.audit_link(request, made.link, AuditAction.UPLOAD_LINK_CREATED)
     return Response(
         {**_row(made.link), "url": request.build_absolute_uri(made.path)},

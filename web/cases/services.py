@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+from dataclasses import dataclass
 
 from django.conf import settings
 from django.core.exceptions import ValidationError
@@ -18,6 +19,8 @@ from django.db import transaction
 from django.utils import timezone
 from django.utils.text import get_valid_filename
 
+from web import audit
+from web.cases import selectors
 from web.history.services import case_refresh_search
 from web.ingest.claims import is_stalled
 from web.ingest.tasks import case_send_ingest
@@ -68,10 +71,31 @@ def _check_size(size: int) -> None:
         )
 
 
+class TeamChoiceError(ValidationError):
+    """A user in several teams named none for a new case: ``teams`` lists them, ``[{"id", "name"}]``
+    by name (the API's 400 ``extra``; the page's team select)."""
+
+    def __init__(self, teams: list[dict[str, object]]) -> None:
+        self.teams = teams
+        names = ", ".join(str(t["name"]) for t in teams)
+        super().__init__(f"You are a member of several teams ({names}): name the team of the case.")
+
+
+def upload_error_body(exc: ValidationError) -> dict[str, object]:
+    """The 400 body of a refused upload, page and API alike: ``{"message", "extra"}``, ``extra``
+    holding ``teams`` (``[{"id", "name"}]``) when the user must name one of several teams."""
+    return {
+        "message": " ".join(exc.messages),
+        "extra": {"teams": exc.teams} if isinstance(exc, TeamChoiceError) else {},
+    }
+
+
 def team_for_new_case(*, user, team: Team | None = None) -> Team:
-    """The team a new case of ``user`` goes to: ``team`` when given (it must be one of the user's),
-    else the user's first team by name; without a user (``manage.py analyze``), ``team`` or the
-    default team. Raises ``ValidationError`` for a team the user is not in, or a user in no team."""
+    """The team a new case (or upload link) of ``user`` goes to: ``team`` when given (it must be one
+    of the user's); else his only team. Without a user (``manage.py analyze`` run by the site's
+    operator), ``team`` or the default team. Raises ``ValidationError`` for a team the user is not in
+    or a user in no team, ``TeamChoiceError`` for a user in several teams who named none: a case never
+    lands in a team by the order of names."""
     if user is None or not user.is_authenticated:
         return team or Team.objects.get(pk=default_team_id())
     mine = Team.objects.filter(members=user)
@@ -79,10 +103,67 @@ def team_for_new_case(*, user, team: Team | None = None) -> Team:
         if not mine.filter(pk=team.pk).exists():
             raise ValidationError("You are not a member of that team.")
         return team
-    first = mine.order_by("name").first()
-    if first is None:
-        raise ValidationError("Your login belongs to no team yet: an administrator adds you to one.")
-    return first
+    found = list(mine.order_by("name")[:100])
+    if not found:
+        raise ValidationError("Your login belongs to no team yet: accept a team admin's invitation first.")
+    if len(found) > 1:
+        raise TeamChoiceError([{"id": t.pk, "name": t.name} for t in found])
+    return found[0]
+
+
+def team_named(*, team_id: int | None) -> Team | None:
+    """The team ``team_id`` as an upload names it (None when not named). Raises ``ValidationError``
+    for an id that is no team, worded like a team the user is not in (``team_for_new_case``): an
+    upload does not learn which ids exist."""
+    if not team_id:
+        return None
+    team = Team.objects.filter(pk=team_id).first()
+    if team is None:
+        raise ValidationError("You are not a member of that team.")
+    return team
+
+
+class DuplicateUploadError(Exception):
+    """The bytes of an upload that refuses duplicates were uploaded before as ``earlier`` (cases of
+    the user's teams, ``selectors.earlier_uploads``); nothing was made."""
+
+    def __init__(self, earlier: list[dict[str, object]]) -> None:
+        self.earlier = earlier
+        super().__init__(f"These exact bytes were uploaded before as case #{earlier[0]['id']}.")
+
+
+@dataclass(frozen=True, slots=True)
+class Uploaded:
+    """A new case from an engineer's upload, and the earlier cases of his teams with the same bytes."""
+
+    case: Case
+    duplicate_of: list[dict[str, object]]
+
+
+def case_upload(
+    *, request, file: File, title: str = "", team_id: int | None = None, refuse_duplicate: bool = False
+) -> Uploaded:  # noqa: ANN001 - an HttpRequest or DRF Request
+    """An engineer's upload, the page's and the API's alike: hash the bundle once, look for the same
+    bytes among his teams' cases (``refuse_duplicate``: raise ``DuplicateUploadError`` when found),
+    resolve the team by the team rule (``team_for_new_case``: ``team_id`` required when he is in
+    several teams), make the case (``case_create``, ingest queued) and record the upload in the audit
+    trail. ``file``: an ``UploadedFile``. Raises ``ValidationError`` (``TeamChoiceError`` among them)
+    as ``case_create``."""
+    user = request.user
+    sha256 = sha256_of(file)
+    earlier = selectors.earlier_uploads(user=user, sha256=sha256)
+    if refuse_duplicate and earlier:
+        raise DuplicateUploadError(earlier)
+    case = case_create(
+        user=user,
+        file=file,
+        original_name=file.name,
+        title=title,
+        team=team_named(team_id=team_id),
+        sha256=sha256,
+    )
+    audit.record_upload(request, case, file.name)
+    return Uploaded(case=case, duplicate_of=earlier)
 
 
 @transaction.atomic

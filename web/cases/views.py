@@ -69,15 +69,18 @@ def case_list(request: HttpRequest) -> HttpResponse:
 @login_required
 @require_GET
 def case_new(request: HttpRequest) -> HttpResponse:
-    return render(
-        request,
-        "cases/new.html",
-        {
-            "form": CaseUploadForm(),
-            "upload_url": reverse("case-create"),
-            "teams": list(selectors.teams_of(request.user)),
-        },
-    )
+    return render(request, "cases/new.html", _new_context(request, CaseUploadForm()))
+
+
+def _new_context(request: HttpRequest, form: CaseUploadForm, **more: object) -> dict[str, object]:
+    """The upload page's context: the form, where it posts, the user's teams (a select when several:
+    the team rule of ``services.team_for_new_case``)."""
+    return {
+        "form": form,
+        "upload_url": reverse("case-create"),
+        "teams": list(selectors.teams_of(request.user)),
+        **more,
+    }
 
 
 @login_required
@@ -92,30 +95,22 @@ def case_create(request: HttpRequest) -> HttpResponse:
             return JsonResponse(
                 {"message": "The upload is not valid.", "extra": form.errors.get_json_data()}, status=400
             )
-        return render(
-            request, "cases/new.html", {"form": form, "upload_url": reverse("case-create")}, status=400
-        )
-    bundle = form.cleaned_data["bundle"]
-    sha256 = services.sha256_of(bundle)
-    if not form.cleaned_data["allow_duplicate"]:
-        earlier = selectors.earlier_uploads(user=request.user, sha256=sha256)
-        if earlier:
-            return _duplicate_upload(request, form, earlier, wants_json)
+        return render(request, "cases/new.html", _new_context(request, form), status=400)
     try:
-        team = selectors.teams_of(request.user).filter(pk=form.cleaned_data["team"]).first()
-        if form.cleaned_data["team"] and team is None:
-            raise ValidationError("You are not a member of that team.")
-        case = services.case_create(
-            user=request.user,
-            file=bundle,
-            original_name=bundle.name,
+        case = services.case_upload(
+            request=request,
+            file=form.cleaned_data["bundle"],
             title=form.cleaned_data["title"],
-            team=team,
-            sha256=sha256,
-        )
+            team_id=form.cleaned_data["team"],
+            refuse_duplicate=not form.cleaned_data["allow_duplicate"],
+        ).case
+    except services.DuplicateUploadError as exc:
+        return _duplicate_upload(request, form, exc.earlier, wants_json)
     except ValidationError as exc:
-        return JsonResponse({"message": " ".join(exc.messages), "extra": {}}, status=400)
-    audit.record_upload(request, case, bundle.name)
+        if wants_json:
+            return JsonResponse(services.upload_error_body(exc), status=400)
+        form.add_error(None, exc)
+        return render(request, "cases/new.html", _new_context(request, form), status=400)
     if not wants_json:
         return redirect("case-detail", case_id=case.pk)
     return JsonResponse(
@@ -137,13 +132,7 @@ def _duplicate_upload(
     message = f"These exact bytes were uploaded before as case #{first['id']} ({first['title']})."
     if wants_json:
         return JsonResponse({"message": message, "extra": {"duplicate_of": earlier}}, status=409)
-    context = {
-        "form": form,
-        "upload_url": reverse("case-create"),
-        "duplicate_of": earlier,
-        "teams": list(selectors.teams_of(request.user)),
-    }
-    return render(request, "cases/new.html", context, status=409)
+    return render(request, "cases/new.html", _new_context(request, form, duplicate_of=earlier), status=409)
 
 
 @require_GET

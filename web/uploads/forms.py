@@ -22,7 +22,10 @@ class UploadLinkForm(forms.Form):
 
     def __init__(self, *args, user=None, **kwargs) -> None:  # noqa: ANN001, ANN002, ANN003
         super().__init__(*args, **kwargs)
-        self.fields["team"].queryset = teams_of(user)
+        mine = teams_of(user)
+        self.fields["team"].queryset = mine
+        if mine.count() > 1:  # a link is made for a team the engineer chooses, never the first by name
+            self.fields["team"].empty_label = "Choose the team"
         limit_mb = settings.CASEBOOK_MAX_UPLOAD_BYTES / 1024 / 1024
         self.fields["max_size_mb"].validators.append(MaxValueValidator(limit_mb))
         self.fields["max_size_mb"].initial = round(limit_mb)

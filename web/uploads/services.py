@@ -81,9 +81,10 @@ def link_create(
     team: Team | None = None,
 ) -> NewUploadLink:
     """A new link for ``customer`` and ``ticket``, valid ``days`` days (1..MAX_DAYS), taking
-    ``uploads`` uploads (1..MAX_UPLOADS) of at most ``max_bytes`` bytes each (default and ceiling:
-    CASEBOOK_MAX_UPLOAD_BYTES). ``team``: one of the engineer's teams (``team_for_new_case``).
-    Raises ValueError for a value out of range, ValidationError for a team the user is not in."""
+        ``uploads`` uploads (1..MAX_UPLOADS) of at most ``max_bytes`` bytes each (default and ceiling:
+        CASEBOOK_MAX_UPLOAD_BYTES). ``team``: one of the engineer's teams, required when he is in several
+    (``team_for_new_case``).
+        Raises ValueError for a value out of range, ValidationError for a team the user is not in."""
     if not 1 <= days <= MAX_DAYS:
         raise ValueError(f"A link lasts 1 to {MAX_DAYS} days.")
     if not 1 <= uploads <= MAX_UPLOADS:
@@ -110,7 +111,8 @@ def link_create(
 def link_create_from_fields(*, user, fields: dict[str, object]) -> NewUploadLink:  # noqa: ANN001
     """``link_create`` from a form's or a serializer's cleaned fields: ``customer``, ``ticket``,
     ``days``, ``uploads``, ``max_bytes`` (None: the site's limit) and ``team`` (a Team or None).
-    Raises ValueError for a value out of range or a team the user is not in (its message says which)."""
+    Raises ValueError for a value out of range or a team the user is not in (its message says which),
+    ``TeamChoiceError`` when the user is in several teams and named none (a link is made for a team)."""
     try:
         return link_create(
             user=user,
@@ -121,6 +123,8 @@ def link_create_from_fields(*, user, fields: dict[str, object]) -> NewUploadLink
             max_bytes=fields.get("max_bytes"),
             team=fields.get("team"),
         )
+    except case_services.TeamChoiceError:
+        raise  # its teams go into the 400's ``extra``
     except ValidationError as exc:
         raise ValueError(exc.messages[0]) from exc
 

@@ -1,10 +1,15 @@
-"""``manage.py analyze BUNDLE [BUNDLE ...] [--json] [--sync]``: ingest bundles as one case without the web server.
+"""``manage.py analyze BUNDLE [BUNDLE ...] [--json] [--sync] [--team NAME] [--user NAME]``: ingest bundles as
+one case without the web server.
 
 It goes through the same code path as an upload: ``services.case_create`` keeps the first bundle,
 ``services.case_add_bundle`` each further one (another host's capture of the same incident: the
 case is read over all of them, hosts merged by name), then the ingest task runs on a Celery worker
 (default: the command waits for it) or inline (``--sync``). Exit status 0 when the case is ready; 1
 with a one-line reason on stderr when it is not.
+
+The case goes to ``--team`` or the default team. With ``--user`` it is that engineer's upload, under
+the upload team rule of the page and the API (``services.team_for_new_case``): his only team, or
+``--team`` naming one of his when he is in several (refused otherwise, his teams listed).
 """
 
 from __future__ import annotations
@@ -15,6 +20,7 @@ import sys
 import time
 from pathlib import Path
 
+from django.contrib.auth import get_user_model
 from django.core.exceptions import ValidationError
 from django.core.files import File
 from django.core.management import call_command
@@ -62,7 +68,13 @@ class Command(BaseCommand):
         )
         parser.add_argument("--title", default="", help="a title for the case")
         parser.add_argument(
-            "--team", default="", help="the team the case belongs to (default: the default team)"
+            "--team",
+            default="",
+            help="the team the case belongs to (default: the default team; with --user, his only team, "
+            "and required when he is in several)",
+        )
+        parser.add_argument(
+            "--user", default="", help="the engineer the case is uploaded as (his teams' rule applies)"
         )
         parser.add_argument("--timeout", type=float, default=900.0, help="seconds to wait for the worker")
         parser.add_argument(
@@ -87,7 +99,7 @@ class Command(BaseCommand):
         try:
             with path.open("rb") as fh:
                 case = services.case_create(
-                    user=None,
+                    user=self._user(str(opts["user"])),
                     file=File(fh),
                     original_name=path.name,
                     title=str(opts["title"]),
@@ -108,6 +120,14 @@ class Command(BaseCommand):
         else:
             self._wait(case.pk, float(opts["timeout"]))  # type: ignore[arg-type]
         self._report(Case.objects.select_related("upload").get(pk=case.pk), bool(opts["json"]))
+
+    def _user(self, name: str):  # noqa: ANN202 - a user or None
+        if not name:
+            return None
+        user = get_user_model().objects.filter(username=name, is_active=True).first()
+        if user is None:
+            raise CommandError(f"no active engineer named {name!r}")
+        return user
 
     def _team(self, name: str) -> Team | None:
         if not name:
