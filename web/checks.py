@@ -7,8 +7,14 @@ from django.core.checks import CheckMessage, Error, Tags, Warning, register
 
 #: The key settings.py falls back to on a development machine.
 DEVELOPMENT_SECRET_KEY_PREFIX = "casebook-insecure-"
-#: E-mail backends that write a mail where a log goes (stdout): a password-reset link is a secret.
-LOGGING_EMAIL_BACKENDS = ("django.core.mail.backends.console.EmailBackend",)
+#: E-mail backends that send nothing: they write each mail where only this machine can read it (the
+#: console: a log; web/mail.py: files under var/mail/). A password-reset link is a secret, and a
+#: user waiting for it never gets it.
+UNSENT_EMAIL_BACKENDS = (
+    "django.core.mail.backends.console.EmailBackend",
+    "django.core.mail.backends.filebased.EmailBackend",
+    "web.mail.PrivateFileBackend",
+)
 
 
 @register(Tags.security, deploy=True)
@@ -32,11 +38,11 @@ def production_settings(app_configs: object = None, **kwargs: object) -> list[Ch
                 id="casebook.W001",
             )
         )
-    if settings.EMAIL_BACKEND in LOGGING_EMAIL_BACKENDS:
+    if settings.EMAIL_BACKEND in UNSENT_EMAIL_BACKENDS:
         problems.append(
             Warning(
-                f"CASEBOOK_EMAIL_BACKEND is {settings.EMAIL_BACKEND!r}: every mail is written to the web's "
-                "log, password-reset links included.",
+                f"CASEBOOK_EMAIL_BACKEND is {settings.EMAIL_BACKEND!r}: no mail is sent, each is written on "
+                "this machine (password-reset links included).",
                 hint="Send mail through an SMTP server: CASEBOOK_EMAIL_BACKEND="
                 "django.core.mail.backends.smtp.EmailBackend and CASEBOOK_EMAIL_HOST (docs/security.md).",
                 id="casebook.W002",

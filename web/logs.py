@@ -8,7 +8,9 @@ about a case passes ``extra={"case_id": ...}``, which the formatter keeps as a f
 No secret in any line: ``SecretsFilter``, on every handler (web, worker, beat and gunicorn alike),
 masks share tokens (``/s/…/``), password-reset links (``/accounts/reset/…/…/``), API tokens
 (``cb_…``), bearer credentials, session and CSRF cookies and password fields in the message, in
-every extra field (django.request's ``request`` among them) and in tracebacks, at any level.
+every extra field (django.request's ``request`` among them) and in tracebacks, at any level; and
+``guard_every_record`` masks the message of every record when it is made, so a handler outside
+settings.LOGGING writes no secret either. Mail is never written to a log (web/mail.py).
 """
 
 from __future__ import annotations
@@ -69,6 +71,8 @@ def redact(text: str) -> str:
     'PATCH /u/…/files/k1 204'
     >>> redact("GET /accounts/reset/Mg/cz4k1r-0e5a0d7f1c3b2a4e6d8f/ 200")
     'GET /accounts/reset/…/…/ 200'
+    >>> redact("open https://casebook.example.com/accounts/reset/Mg/cz4k1r-0e5a0d7f1c3b2a4e6d8f/")
+    'open https://casebook.example.com/accounts/reset/…/…/'
     >>> redact("Authorization: Bearer cb_Zm9vYmFyYmF6cXV4cXV1eA; sessionid=abc123; password='hunter2'")
     "Authorization: Bearer cb_…; sessionid=…; password='…'"
     """
@@ -129,6 +133,33 @@ class SecretsFilter(logging.Filter):
         if record.stack_info:
             record.stack_info = redact(record.stack_info)
         return True
+
+
+def _guarded_factory(make: Callable[..., logging.LogRecord]) -> Callable[..., logging.LogRecord]:
+    def factory(*args: object, **kwargs: object) -> logging.LogRecord:
+        record = make(*args, **kwargs)
+        try:
+            message = record.getMessage()
+        except Exception:  # noqa: BLE001 - left to the handler, which reports a bad record itself
+            return record
+        masked = redact(message)
+        if masked != message:  # a record without a secret keeps its msg and args as they were
+            record.msg, record.args = masked, None
+        return record
+
+    factory.casebook_guard = True  # type: ignore[attr-defined]
+    return factory
+
+
+def guard_every_record() -> None:
+    """Mask secrets (``redact``) in the message of every log record when it is made, whatever handler
+    writes it later: one a library adds at run time, a test's, a process's own (gunicorn's, Celery's)
+    as well as those of settings.LOGGING, which also scrub extra fields and tracebacks
+    (``SecretsFilter``). Installed once per process (``WebConfig.ready``); a record without a secret
+    is left as it was made."""
+    current = logging.getLogRecordFactory()
+    if not getattr(current, "casebook_guard", False):
+        logging.setLogRecordFactory(_guarded_factory(current))
 
 
 class RequestLogMiddleware:

@@ -234,8 +234,10 @@ AXES_LOCKOUT_TEMPLATE = "registration/locked_out.html"
 AXES_HTTP_RESPONSE_CODE = 429
 AXES_VERBOSE = False
 
-# E-mail (password reset): printed on the console unless an SMTP server is configured.
-EMAIL_BACKEND = envstr("CASEBOOK_EMAIL_BACKEND", "django.core.mail.backends.console.EmailBackend")
+# E-mail (password reset, case notifications): written to files under var/mail/ (owner-only, web/mail.py)
+# unless an SMTP server is configured; never to the console, whose output is a log.
+EMAIL_BACKEND = envstr("CASEBOOK_EMAIL_BACKEND", "web.mail.PrivateFileBackend")
+EMAIL_FILE_PATH = envstr("CASEBOOK_EMAIL_DIR", str(BASE_DIR / "var" / "mail"))
 EMAIL_HOST = envstr("CASEBOOK_EMAIL_HOST", "localhost")
 EMAIL_PORT = envint("CASEBOOK_EMAIL_PORT", 25)
 EMAIL_HOST_USER = envstr("CASEBOOK_EMAIL_USER", "")
