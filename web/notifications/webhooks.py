@@ -10,8 +10,9 @@ replay), and ``X-Casebook-Delivery`` (the same on each retry of one event) lets 
 The URL is an admin's but treated as hostile: http(s) only, no credentials in it, no redirect
 followed, a timeout (``CASEBOOK_WEBHOOK_TIMEOUT_S``) on connecting and on reading, the answer's
 body never read (only its status line and headers), and unless ``CASEBOOK_WEBHOOK_ALLOW_PRIVATE`` no loopback,
-private, link-local or otherwise non-global address (checked on each attempt, on what the host
-name resolves to then). A URL may itself be a secret (a Slack or Teams incoming-webhook URL): logs and
+private, link-local or otherwise non-global address, nor an IPv6 address carrying one
+(web/notifications/addresses.py): checked when the URL is saved, and on each attempt on the very
+address the connection is made to, resolved then. A URL may itself be a secret (a Slack or Teams incoming-webhook URL): logs and
 pages name only its scheme and host (``url_origin``); the secret is never logged nor shown again.
 """
 
@@ -19,10 +20,8 @@ from __future__ import annotations
 
 import hashlib
 import hmac
-import ipaddress
 import json
 import logging
-import socket
 import time
 from urllib.parse import urlsplit
 
@@ -30,6 +29,7 @@ import requests
 from django.conf import settings
 
 from web.models import Case, CaseStatus, Finding, Webhook, WebhookDelivery
+from web.notifications import addresses
 
 log = logging.getLogger(__name__)
 
@@ -72,23 +72,12 @@ def check_url(url: str, *, resolve: bool = True) -> str:
         raise WebhookUrlError("Only http:// and https:// URLs with a host are allowed.")
     if parts.username or parts.password:
         raise WebhookUrlError("The URL must not carry a user name or password: sign with the secret instead.")
-    if resolve and not settings.CASEBOOK_WEBHOOK_ALLOW_PRIVATE:
-        _check_global(parts.hostname, port or (443 if parts.scheme == "https" else 80))
+    if resolve:
+        try:
+            addresses.checked_address(parts.hostname, port or (443 if parts.scheme == "https" else 80))
+        except addresses.AddressRefused as exc:
+            raise WebhookUrlError(str(exc)) from exc
     return url
-
-
-def _check_global(host: str, port: int) -> None:
-    try:
-        infos = socket.getaddrinfo(host, port, proto=socket.IPPROTO_TCP)
-    except (socket.gaierror, UnicodeError) as exc:
-        raise WebhookUrlError(f"The host {host!r} cannot be resolved.") from exc
-    for info in infos:
-        address = ipaddress.ip_address(info[4][0].split("%")[0])
-        if not address.is_global:
-            raise WebhookUrlError(
-                f"The host {host!r} resolves to a non-public address ({address}); an operator allows "
-                "those with CASEBOOK_WEBHOOK_ALLOW_PRIVATE."
-            )
 
 
 def host_names(case: Case) -> list[str]:
@@ -161,8 +150,8 @@ def deliver(*, webhook: Webhook, case: Case | None, event: str, delivery: str, a
     started = time.monotonic()
     retry = False
     try:
-        check_url(webhook.url)
-        response = requests.post(
+        check_url(webhook.url, resolve=False)  # resolved and checked where the connection is made
+        response = addresses.pinned_session().post(
             webhook.url,
             data=body,
             headers={
@@ -182,7 +171,7 @@ def deliver(*, webhook: Webhook, case: Case | None, event: str, delivery: str, a
         retry = response.status_code >= 500 or response.status_code in RETRY_STATUSES
         if not 200 <= response.status_code < 300 and not retry:
             row.error = f"answered {response.status_code}; not retried"
-    except WebhookUrlError as exc:
+    except (WebhookUrlError, addresses.AddressRefused) as exc:
         row.error = str(exc)[:300]
     except requests.RequestException as exc:
         # The exception's text may quote the whole URL: keep its kind and the origin only.
