@@ -13,7 +13,7 @@ from django.utils import timezone
 
 from web.accounts import services as api_tokens
 from web.accounts import teams
-from web.models import AuditEvent, Case, ShareLink, Team, default_team_id
+from web.models import AuditEvent, Case, ShareLink, Team, TeamInvitation, default_team_id
 from web.sharing import services as shares
 
 pytestmark = pytest.mark.django_db
@@ -59,7 +59,9 @@ def test_an_invited_engineer_is_a_member_only_once_he_accepts_and_is_removed(
     zoe_client = Client()
     zoe_client.force_login(zoe)
     invitation = zoe.team_invitations.get()
+    assert b"Team invitations (1)" in zoe_client.get("/cases/").content
     zoe_client.post(f"/settings/invitations/{invitation.pk}/accept/")
+    assert b'id="invitations-link"' not in zoe_client.get("/cases/").content
     admin_client.post(f"/teams/{team.pk}/members/{engineer.pk}/remove/")
     assert set(team.members.values_list("username", flat=True)) == {"tess", "zoe"}
     page = admin_client.get(f"/teams/{team.pk}/")
@@ -121,3 +123,33 @@ def test_the_members_tokens_are_listed_and_revoked(
     assert (event.actor_name, event.detail["owner"], event.team_id) == ("tess", "alice", team.pk)
     csv_text = b"".join(admin_client.get(f"/teams/{team.pk}/events.csv").streaming_content).decode()
     assert "token.revoked" in csv_text
+
+
+def test_an_invitation_withdrawn_or_expired_cannot_be_accepted(admin_client: Client, team: Team) -> None:
+    User = get_user_model()
+    zoe = User.objects.create_user("zoe", password=PASSWORD)
+    yan = User.objects.create_user("yan", password=PASSWORD)
+    for name in ("zoe", "yan"):
+        admin_client.post(f"/teams/{team.pk}/invitations/", {"name": name})
+    withdrawn, expired = zoe.team_invitations.get(), yan.team_invitations.get()
+    assert admin_client.post(f"/teams/{team.pk}/invitations/{withdrawn.pk}/withdraw/").status_code == 302
+    TeamInvitation.objects.filter(pk=expired.pk).update(expires_at=timezone.now() - timedelta(seconds=1))
+    assert admin_client.get(f"/teams/{team.pk}/").context["invitations"] == []
+    for user, invitation in ((zoe, withdrawn), (yan, expired)):
+        client = Client()
+        client.force_login(user)
+        assert b"invitation-list" not in client.get("/settings/").content
+        assert client.post(f"/settings/invitations/{invitation.pk}/accept/").status_code == 404
+    assert set(team.members.values_list("username", flat=True)) == {"tess"}
+    assert AuditEvent.objects.filter(action="team.invitation_withdrawn", actor_name="tess").count() == 1
+
+
+def test_a_member_is_not_invited_and_a_second_invitation_replaces_the_first(
+    admin_client: Client, team: Team, engineer
+) -> None:
+    response = admin_client.post(f"/teams/{team.pk}/invitations/", {"name": "alice"}, follow=True)
+    assert b"is a member of Default already" in response.content
+    zoe = get_user_model().objects.create_user("zoe", password=PASSWORD)
+    admin_client.post(f"/teams/{team.pk}/invitations/", {"name": "zoe"})
+    admin_client.post(f"/teams/{team.pk}/invitations/", {"name": "zoe"})
+    assert sorted(zoe.team_invitations.values_list("state", flat=True)) == ["pending", "withdrawn"]

@@ -185,9 +185,13 @@ def case_events_csv(request: HttpRequest, case_id: int) -> StreamingHttpResponse
 
 def team_menu(request: HttpRequest) -> dict[str, object]:
     """Template context processor: ``administered_teams``, the teams the user is an admin of (the
-    user menu links their pages). Read only when a template uses it."""
+    user menu links their pages), and ``pending_invitations``, how many team invitations wait for his
+    answer (the top bar links them). Read only when a template uses them."""
     user = getattr(request, "user", None)
-    return {"administered_teams": lambda: list(teams.administered_teams(user).only("id", "name"))}
+    return {
+        "administered_teams": lambda: list(teams.administered_teams(user).only("id", "name")),
+        "pending_invitations": lambda: invitations.pending_for_user(user).count(),
+    }
 
 
 def urlpatterns() -> list:
