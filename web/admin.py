@@ -1,5 +1,6 @@
 """The admin (site admins only: web/admin_site.py): user management (Django's own user admin, with
-each user's teams), teams with their members and admins, a read-mostly view of cases (team,
+each user's teams), teams with their members and admins (a site admin adds members here without an
+invitation), team invitations read-only, a read-mostly view of cases (team,
 customer, ticket and tags editable), and the audit trail, read-only."""
 
 from __future__ import annotations
@@ -10,7 +11,7 @@ from django.contrib.auth.admin import UserAdmin
 
 from web import audit
 from web.history.services import case_refresh_search
-from web.models import AuditAction, AuditEvent, Case, Team
+from web.models import AuditAction, AuditEvent, Case, Team, TeamInvitation
 
 User = get_user_model()
 
@@ -24,6 +25,22 @@ class TeamAdmin(admin.ModelAdmin):
     @admin.display(description="members")
     def member_count(self, team: Team) -> int:
         return team.members.count()
+
+
+@admin.register(TeamInvitation)
+class TeamInvitationAdmin(admin.ModelAdmin):
+    """Team admins' invitations and their answers, read-only: only the invitee answers one (his
+    settings page); a site admin who wants someone in a team adds him under *Teams*."""
+
+    list_display = ("team", "user", "invited_by", "state", "created_at", "expires_at", "answered_at")
+    list_filter = ("state", "team")
+    search_fields = ("user__username", "team__name")
+
+    def has_add_permission(self, request) -> bool:  # noqa: ANN001
+        return False
+
+    def has_change_permission(self, request, obj=None) -> bool:  # noqa: ANN001
+        return False
 
 
 class TeamMembershipInline(admin.TabularInline):

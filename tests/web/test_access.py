@@ -123,6 +123,7 @@ ADMIN_URLS = [
     "/admin/web/team/{team}/change/",
     "/admin/auth/user/",
     "/admin/web/auditevent/",
+    "/admin/web/teaminvitation/",
     "/admin/axes/accessattempt/",
 ]
 
