@@ -381,6 +381,10 @@ class CasebookProcesses:
 
     def engineer_session(self):  # noqa: ANN201 - a logged-in requests.Session
         """A browser-like session of the engineer, logged in through the login form."""
+        return self.login_session(self.user, self.password)
+
+    def login_session(self, username: str, password: str):  # noqa: ANN201 - a logged-in requests.Session
+        """A browser-like session of ``username``, logged in through the login form."""
         import requests
 
         session = requests.Session()
@@ -388,8 +392,8 @@ class CasebookProcesses:
         answer = session.post(
             f"{self.base_url}/accounts/login/",
             data={
-                "username": self.user,
-                "password": self.password,
+                "username": username,
+                "password": password,
                 "csrfmiddlewaretoken": session.cookies["csrftoken"],
             },
             headers={"Referer": f"{self.base_url}/accounts/login/"},

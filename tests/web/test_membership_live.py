@@ -41,23 +41,6 @@ def _people() -> dict[str, object]:
     return made
 
 
-def _session(base: str, username: str) -> requests.Session:
-    session = requests.Session()
-    session.get(f"{base}/accounts/login/", timeout=30)
-    answer = session.post(
-        f"{base}/accounts/login/",
-        data={
-            "username": username,
-            "password": PASSWORD,
-            "csrfmiddlewaretoken": session.cookies["csrftoken"],
-        },
-        headers={"Referer": f"{base}/accounts/login/"},
-        timeout=30,
-    )
-    assert answer.ok and "sessionid" in session.cookies
-    return session
-
-
 def _post(
     session: requests.Session, base: str, path: str, data: dict[str, str] | None = None
 ) -> requests.Response:
@@ -85,7 +68,7 @@ def test_membership_is_by_consent_on_a_running_instance(
         stack.run("migrate")
         stack.start_web()
         base = stack.base_url
-        rita, bea, ben_web = _session(base, "rita"), _session(base, "bea"), _session(base, "ben")
+        rita, bea, ben_web = (stack.login_session(name, PASSWORD) for name in ("rita", "bea", "ben"))
 
         # Rita (Red's admin) invites Ben (Blue) by e-mail: an invitation, no membership.
         assert (
