@@ -51,7 +51,7 @@ def _cause_rows(buckets: list[dict[str, object]], links: list[dict[str, object]]
 def trends_page(request: HttpRequest) -> HttpResponse:
     """The trends of the range and team picked (the last 13 weeks of all the user's teams at first)."""
     teams = list(teams_of(request.user).values_list("pk", "name"))
-    form = TrendsForm(request.GET, teams=teams)
+    form = TrendsForm(request.GET or None, teams=teams)  # unbound at first: the default range shows
     form.is_valid()
     if "team" in form.errors:  # not one of the user's teams: as if it did not exist
         raise Http404("No Team matches the given query.")
