@@ -166,7 +166,7 @@ class Case(models.Model):
             # included in the index, they are answered by an index-only scan.
             models.Index(
                 fields=["team", "created_at"],
-                include=["status", "closed_at", "ingested_at", "root_cause_key", "customer"],
+                include=["id", "status", "closed_at", "ingested_at", "root_cause_key", "customer"],
                 name="case_trends_idx",
             ),
             GinIndex(fields=["search_vector"], name="case_search_vector_idx"),

@@ -16,7 +16,7 @@ class Migration(migrations.Migration):
             model_name="case",
             index=models.Index(
                 fields=["team", "created_at"],
-                include=("status", "closed_at", "ingested_at", "root_cause_key", "customer"),
+                include=("id", "status", "closed_at", "ingested_at", "root_cause_key", "customer"),
                 name="case_trends_idx",
             ),
         ),

@@ -33,6 +33,7 @@ MAX_DAY_BUCKETS = 400
 REPEAT_LIMIT = 50
 REPEAT_CASE_IDS = 5
 SECONDS_PER_HOUR = 3600.0
+HOURS_FIELDS = ("hours_to_ready_p50", "hours_to_ready_p90", "hours_to_close_p50", "hours_to_close_p90")
 
 
 @dataclass(frozen=True, slots=True)
@@ -111,18 +112,13 @@ def _rounded(value: float | None) -> float | None:
     return None if value is None else round(value, 2)
 
 
-def trends(*, user, r: TrendRange) -> dict[str, object]:
-    """The trends of ``user``'s cases over ``r``: ``{"since", "until", "by", "team", "buckets",
-    "repeat_customers"}``. Each bucket: ``start``/``end`` (its first and last UTC day within the
-    range, ISO dates), ``cases`` uploaded then, of which ``ready``, ``failed`` (status now), ``open``,
-    ``closed`` (closed_at), ``root_causes`` ({root cause key: cases}, most first; healthy and
-    unanalysed cases have none), and ``hours_to_ready_p50``/``_p90`` (ready cases: upload to
-    ready), ``hours_to_close_p50``/``_p90`` (closed cases: upload to close), None when no case
-    counts. Every bucket of the range is there, empty ones with zeros."""
-    cases = _cases(user, r).order_by()
-    bucket = Trunc("created_at", r.by, tzinfo=UTC)
-    rows = (
-        cases.annotate(bucket=bucket)
+def bucket_rows(*, user, r: TrendRange) -> QuerySet[Case]:
+    """The counts and percentiles of each non-empty bucket of ``r`` (one GROUP BY in PostgreSQL), as
+    dicts with ``bucket`` (its start, a UTC datetime) and the numbers of ``trends``'s buckets."""
+    return (
+        _cases(user, r)
+        .order_by()
+        .annotate(bucket=Trunc("created_at", r.by, tzinfo=UTC))
         .values("bucket")
         .annotate(
             cases=Count("id"),
@@ -136,6 +132,19 @@ def trends(*, user, r: TrendRange) -> dict[str, object]:
             hours_to_close_p90=PercentileCont(_hours("closed_at"), 0.9, filter=_CLOSED),
         )
     )
+
+
+def trends(*, user, r: TrendRange) -> dict[str, object]:
+    """The trends of ``user``'s cases over ``r``: ``{"since", "until", "by", "team", "buckets",
+    "repeat_customers"}``. Each bucket: ``start``/``end`` (its first and last UTC day within the
+    range, ISO dates), ``cases`` uploaded then, of which ``ready``, ``failed`` (status now), ``open``,
+    ``closed`` (closed_at), ``root_causes`` ({root cause key: cases}, most first; healthy and
+    unanalysed cases have none), and ``hours_to_ready_p50``/``_p90`` (ready cases: upload to
+    ready), ``hours_to_close_p50``/``_p90`` (closed cases: upload to close), None when no case
+    counts. Every bucket of the range is there, empty ones with zeros."""
+    cases = _cases(user, r).order_by()
+    bucket = Trunc("created_at", r.by, tzinfo=UTC)
+    rows = bucket_rows(user=user, r=r)
     by_start = {row.pop("bucket").date(): row for row in rows}
     causes: dict[date, dict[str, int]] = {}
     for row in (
@@ -156,15 +165,7 @@ def trends(*, user, r: TrendRange) -> dict[str, object]:
                 "end": end.isoformat(),
                 **{k: row.get(k, v) for k, v in empty.items()},
                 "root_causes": causes.get(start, {}),
-                **{
-                    k: _rounded(row.get(k))
-                    for k in (
-                        "hours_to_ready_p50",
-                        "hours_to_ready_p90",
-                        "hours_to_close_p50",
-                        "hours_to_close_p90",
-                    )
-                },
+                **{k: _rounded(row.get(k)) for k in HOURS_FIELDS},
             }
         )
     return {

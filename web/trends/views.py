@@ -20,30 +20,28 @@ from web.trends.forms import TrendsForm
 #: Root causes drawn on their own in the stacked chart; the rest are drawn together as "other".
 TOP_CAUSES = 8
 OTHER = "other"
-STATUS_FILTERS = {"ready": {"status": "ready"}, "failed": {"status": "failed"}}
-STATE_FILTERS = {"open": {"state": "open"}, "closed": {"state": "closed"}}
+#: The case list's filters behind each number of a bucket, besides its days and team.
+FILTERS = {
+    "cases": {},
+    "ready": {"status": "ready"},
+    "failed": {"status": "failed"},
+    "open": {"state": "open"},
+    "closed": {"state": "closed"},
+}
+_SUFFIXES = {k: f"&{urlencode(f)}" if f else "" for k, f in FILTERS.items()}
 
 
 def _bucket_links(r: selectors.TrendRange, bucket: dict[str, object]) -> dict[str, object]:
-    """The case list behind each number of a bucket."""
-
-    def url(**filters: str) -> str:
-        return selectors.case_list_url(r, since=bucket["start"], until=bucket["end"], **filters)
-
+    """The case list behind each number of a bucket (``case_list_url`` of its days, the filter of each
+    number appended: a long range has thousands of links, built by concatenation)."""
+    base = selectors.case_list_url(r, since=bucket["start"], until=bucket["end"])
     return {
-        "cases": url(),
-        **{k: url(**f) for k, f in {**STATUS_FILTERS, **STATE_FILTERS}.items()},
-        "root_causes": {key: url(root_cause=key) for key in bucket["root_causes"]},
+        **{k: base + suffix for k, suffix in _SUFFIXES.items()},
+        "causes": [
+            {"key": key, "cases": n, "url": f"{base}&{urlencode({'root_cause': key})}"}
+            for key, n in bucket["root_causes"].items()
+        ],
     }
-
-
-def _cause_rows(buckets: list[dict[str, object]], links: list[dict[str, object]]) -> list[dict[str, object]]:
-    """The root-cause table: one row per bucket and cause with cases, in the chart's order."""
-    return [
-        {"start": b["start"], "end": b["end"], "key": key, "cases": n, "url": link["root_causes"][key]}
-        for b, link in zip(buckets, links, strict=True)
-        for key, n in b["root_causes"].items()
-    ]
 
 
 @login_required
@@ -70,10 +68,9 @@ def trends_page(request: HttpRequest) -> HttpResponse:
             "form": form,
             "data": data,
             "rows": [{**b, "links": link} for b, link in zip(data["buckets"], links, strict=True)],
-            "cause_rows": _cause_rows(data["buckets"], links),
             "page_data": {
                 "trends": data,
-                "links": links,
+                "filters": FILTERS,
                 "top_causes": causes[:TOP_CAUSES],
                 "other": OTHER if len(causes) > TOP_CAUSES else None,
             },

@@ -4,7 +4,7 @@
 //   {trends: {since, until, by, team, buckets: [{start, end, cases, ready, failed, open, closed,
 //             root_causes: {key: n}, hours_to_ready_p50, hours_to_ready_p90, hours_to_close_p50,
 //             hours_to_close_p90}], repeat_customers: [...]},   (the answer of GET /api/trends/)
-//    links: [{cases, ready, failed, open, closed, root_causes: {key: url}}],   (one per bucket)
+//    filters: {cases: {}, ready: {status: "ready"}, failed: {...}, open: {state: "open"}, closed: {...}},
 //    top_causes: [key...], other: "other" | null}
 // Draws three charts with Chart.js (vendored, loaded before this module) in the case page's
 // palette; a click on a bar or a point opens the case list filtered the same way (the tables under
@@ -64,8 +64,16 @@ function draw(id, type, datasets, yTitle, stacked) {
   return chart;
 }
 
+/** The case list of bucket `i`'s cases narrowed by `filters`: the links of the tables, built alike
+ * (web/trends/selectors.py case_list_url). */
+function caseList(i, filters) {
+  const b = buckets[i];
+  const team = data.trends.team === null ? {} : { team: data.trends.team };
+  return `/cases/?${new URLSearchParams({ uploaded_from: b.start, uploaded_to: b.end, ...team, ...filters })}`;
+}
+
 function linkOf(field) {
-  return (i) => data.links[i][field];
+  return (i) => caseList(i, data.filters[field]);
 }
 
 function casesChart() {
@@ -86,7 +94,7 @@ function casesChart() {
 function causesChart() {
   const shown = new Set(data.top_causes);
   const datasets = data.top_causes.map((key, i) =>
-    bars(key, buckets.map((b) => b.root_causes[key] || 0), PALETTE[i % PALETTE.length], "causes", (j) => data.links[j].root_causes[key]),
+    bars(key, buckets.map((b) => b.root_causes[key] || 0), PALETTE[i % PALETTE.length], "causes", (j) => caseList(j, { root_cause: key })),
   );
   if (data.other) {
     const rest = (b) => Object.entries(b.root_causes).filter(([k]) => !shown.has(k));
