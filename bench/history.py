@@ -62,24 +62,25 @@ FINGERPRINT_SHAPES = (
 REGIONS = ("eu", "us", "ap", "sa")
 
 
-def ensure_database() -> None:
-    """Create the benchmark database afresh and migrate it."""
+def ensure_database(name: str = BENCH_DB) -> None:
+    """Create the benchmark database ``name`` afresh and migrate it."""
     import psycopg
 
     with psycopg.connect("postgresql://postgres@127.0.0.1:5432/postgres", autocommit=True) as conn:
-        conn.execute(f'DROP DATABASE IF EXISTS "{BENCH_DB}" WITH (FORCE)')
-        conn.execute(f'CREATE DATABASE "{BENCH_DB}"')
-    env = {**os.environ, "CASEBOOK_DATABASE_URL": BENCH_DB_URL, "CASEBOOK_LOG_LEVEL": "WARNING"}
+        conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+        conn.execute(f'CREATE DATABASE "{name}"')
+    url = f"postgres://postgres@127.0.0.1:5432/{name}"
+    env = {**os.environ, "CASEBOOK_DATABASE_URL": url, "CASEBOOK_LOG_LEVEL": "WARNING"}
     subprocess.run(
         [sys.executable, "manage.py", "migrate", "--noinput", "-v", "0"], cwd=ROOT, env=env, check=True
     )
 
 
-def drop_database() -> None:
+def drop_database(name: str = BENCH_DB) -> None:
     import psycopg
 
     with psycopg.connect("postgresql://postgres@127.0.0.1:5432/postgres", autocommit=True) as conn:
-        conn.execute(f'DROP DATABASE IF EXISTS "{BENCH_DB}" WITH (FORCE)')
+        conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
 
 
 def seed(team_cases: int, other_cases: int) -> dict[str, object]:
@@ -186,15 +187,18 @@ def requests_to_time(facts: dict[str, object]) -> list[tuple[str, str]]:
     return urls
 
 
-def measure(client, url: str, repeats: int) -> tuple[float, float, int, int]:
-    """(median ms, max ms, status, rows) of ``repeats`` GETs after one warm-up."""
+def measure(client, url: str, repeats: int, count=None) -> tuple[float, float, int, int]:  # noqa: ANN001
+    """(median ms, max ms, status, rows) of ``repeats`` GETs after one warm-up; ``count``: how to read
+    the rows of a response (by default the case list's or the API list's count)."""
     response = client.get(url)
     times = []
     for _ in range(repeats):
         t0 = time.perf_counter()
         response = client.get(url)
         times.append((time.perf_counter() - t0) * 1000)
-    if response.get("Content-Type", "").startswith("application/json"):
+    if count is not None:
+        rows = count(response)
+    elif response.get("Content-Type", "").startswith("application/json"):
         rows = response.json()["count"]
     else:  # the case list says "<n> cases" (templates/cases/list.html); the case page has no count
         found = re.search(rb'id="case-count">([\d,]+) case', response.content)

@@ -12,10 +12,12 @@ from web.api import audit as api_audit
 from web.api import cases as api
 from web.api import resolutions as api_resolutions
 from web.api import shares as api_shares
+from web.api import trends as api_trends
 from web.api import upload_links as api_upload_links
 from web.cases import resolution_views, views
 from web.notifications import views as notify_views
 from web.sharing import views as share_views
+from web.trends import views as trends_views
 from web.uploads import views as upload_views
 
 urlpatterns = [
@@ -82,6 +84,8 @@ urlpatterns = [
     *views_team.urlpatterns(),
     *notify_views.urlpatterns(),
     *api_audit.urlpatterns(),
+    *api_trends.urlpatterns(),
+    *trends_views.urlpatterns(),
     path("api/schema/", SpectacularAPIView.as_view(), name="api-schema"),
     path(
         "api/docs/",

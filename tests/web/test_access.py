@@ -367,3 +367,52 @@ def test_a_login_in_no_team_sees_nothing_and_cannot_upload(db, tmp_path: Path, c
     with path.open("rb") as fh:
         response = client.post("/cases/create/", {"bundle": fh}, HTTP_ACCEPT="application/json")
     assert response.status_code == 400 and "no team" in response.json()["message"]
+
+
+#: The team's trends: the page and the API (JSON and CSV), for all the user's teams or one.
+TRENDS_URLS = ["/trends/", "/api/trends/", "/api/trends/?export=csv"]
+
+
+def _trend_cases(response) -> int:
+    """How many cases the trends answer counts (page, JSON or CSV)."""
+    if response["Content-Type"].startswith("text/csv"):
+        rows = response.content.decode().splitlines()[1:]
+        return sum(int(row.split(",")[2]) for row in rows)
+    data = (
+        response.json()
+        if response["Content-Type"].startswith("application/json")
+        else response.context["data"]
+    )
+    return sum(b["cases"] for b in data["buckets"])
+
+
+@pytest.mark.parametrize("url", TRENDS_URLS)
+def test_the_trends_count_only_the_teams_cases(
+    engineer_client: Client,
+    other_client: Client,
+    other_admin_client: Client,
+    site_admin_client: Client,
+    team_admin,
+    client: Client,
+    case: Case,
+    url: str,
+) -> None:
+    team = f"{'&' if '?' in url else '?'}team={case.team_id}"
+    for member in (engineer_client, _logged_in(team_admin)):
+        assert _trend_cases(member.get(url)) == 1 and _trend_cases(member.get(url + team)) == 1
+    for outsider in (other_client, other_admin_client, site_admin_client):
+        assert _trend_cases(outsider.get(url)) == 0
+        assert outsider.get(url + team).status_code == 404  # another team's trends: as if it did not exist
+    anonymous = client.get(url + team)
+    if url.startswith("/api/"):
+        assert anonymous.status_code in (401, 403)
+    else:
+        assert anonymous.status_code == 302 and anonymous["Location"].startswith("/accounts/login/")
+
+
+def test_a_share_link_never_shows_the_trends(client: Client, engineer, case: Case) -> None:
+    link = shares.share_create(case=case, user=engineer)
+    page = client.get(link.path)
+    assert page.status_code == 200 and b"/trends/" not in page.content
+    for url in TRENDS_URLS:  # the link's holder is no engineer: the trends ask for a login
+        assert client.get(url).status_code in (302, 401, 403)

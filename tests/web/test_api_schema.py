@@ -80,6 +80,7 @@ OPERATIONS = (
     "POST /api/upload-links/",
     "GET /api/upload-links/{link_id}/",
     "DELETE /api/upload-links/{link_id}/",
+    "GET /api/trends/",
 )
 
 

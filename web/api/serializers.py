@@ -82,6 +82,12 @@ class CaseListQuerySerializer(serializers.Serializer):
     tag = serializers.CharField(required=False, max_length=50)
     date_from = serializers.DateField(required=False, help_text="Captured on or after this UTC day.")
     date_to = serializers.DateField(required=False, help_text="Captured on or before this UTC day.")
+    root_cause = serializers.CharField(
+        required=False, max_length=80, help_text="The key of the verdict's root cause, e.g. tmp-table-churn."
+    )
+    uploaded_from = serializers.DateField(required=False, help_text="Uploaded on or after this UTC day.")
+    uploaded_to = serializers.DateField(required=False, help_text="Uploaded on or before this UTC day.")
+    team = serializers.IntegerField(required=False, min_value=1, help_text="One of your teams' id.")
     sort = serializers.ChoiceField(
         required=False,
         choices=(

@@ -78,6 +78,14 @@ class CaseFilterForm(forms.Form):
     date_to = forms.DateField(
         required=False, label="Captured to", widget=forms.DateInput(attrs={"type": "date"})
     )
+    root_cause = forms.CharField(max_length=80, required=False, label="Root cause")
+    uploaded_from = forms.DateField(
+        required=False, label="Uploaded from", widget=forms.DateInput(attrs={"type": "date"})
+    )
+    uploaded_to = forms.DateField(
+        required=False, label="Uploaded to", widget=forms.DateInput(attrs={"type": "date"})
+    )
+    team = forms.IntegerField(required=False, min_value=1, widget=forms.HiddenInput)
     sort = forms.ChoiceField(
         choices=[
             ("", "default"),
@@ -109,5 +117,9 @@ class CaseFilterForm(forms.Form):
             state=data.get("state") or "",
             date_from=data.get("date_from"),
             date_to=data.get("date_to"),
+            root_cause=data.get("root_cause") or "",
+            uploaded_from=data.get("uploaded_from"),
+            uploaded_to=data.get("uploaded_to"),
+            team=data.get("team"),
             sort=sort if sort in SORTS else "",
         )

@@ -121,11 +121,29 @@ class CaseFilters:
     state: str = ""  # open, closed (``Case.closed_at``), or either
     date_from: date | None = None
     date_to: date | None = None
+    # The trends' filters (web/trends/): the verdict's root cause, the UTC days of upload, one team.
+    root_cause: str = ""
+    uploaded_from: date | None = None
+    uploaded_to: date | None = None
+    team: int | None = None
     sort: str = ""
 
     @property
     def active(self) -> bool:
         return any(getattr(self, name) for name in self.__slots__ if name != "sort")
+
+
+def _trend_filters(cases: QuerySet[Case], f: CaseFilters) -> QuerySet[Case]:
+    if f.root_cause:
+        cases = cases.filter(root_cause_key=f.root_cause.strip())
+    if f.uploaded_from:
+        cases = cases.filter(created_at__gte=datetime.combine(f.uploaded_from, time.min, tzinfo=UTC))
+    if f.uploaded_to and f.uploaded_to < date.max:  # the last day there is: no bound
+        day_after = datetime.combine(f.uploaded_to + timedelta(days=1), time.min, tzinfo=UTC)
+        cases = cases.filter(created_at__lt=day_after)
+    if f.team is not None:
+        cases = cases.filter(team_id=f.team)
+    return cases
 
 
 def apply_filters(cases: QuerySet[Case], f: CaseFilters) -> QuerySet[Case]:
@@ -156,6 +174,7 @@ def apply_filters(cases: QuerySet[Case], f: CaseFilters) -> QuerySet[Case]:
     if f.date_to:
         day_after = datetime.combine(f.date_to + timedelta(days=1), time.min, tzinfo=UTC)
         cases = cases.filter(window_start__lt=day_after)
+    cases = _trend_filters(cases, f)
     searching = bool(f.q.strip())
     if searching:
         cases = search(cases, f.q)

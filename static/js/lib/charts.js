@@ -57,7 +57,7 @@ const NAMED_COLOURS = {
 export const HOST_COLOURS = ["#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#000000", "#8C7B00"];
 // The series of one host on an overlaid chart are told apart by their dash.
 const HOST_DASHES = [[], [6, 3], [2, 3], [8, 3, 2, 3], [1, 2]];
-const PALETTE = ["#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7", "#56B4E9", "#000000", "#8C7B00", "#7f7f7f"];
+export const PALETTE = ["#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7", "#56B4E9", "#000000", "#8C7B00", "#7f7f7f"];
 // Heatmap scale: viridis (perceptually uniform, colour-blind safe), low -> high.
 const VIRIDIS = [
   [68, 1, 84],
