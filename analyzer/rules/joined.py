@@ -1,4 +1,4 @@
-"""Cross-source rules: OS evidence (vmstat, ps threads, iostat) joined with MySQL evidence at the same moment.
+"""Joined-source rules: OS evidence (vmstat, ps threads, iostat) joined with MySQL evidence at the same moment.
 
 The seeds' lesson is that single metrics mislead, and the explanation appears when sources are read
 side by side:
