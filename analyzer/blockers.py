@@ -3,7 +3,7 @@
 A senior engineer reading a pt-stalk collection of a lock pile-up names the blocking session, its
 user@host, its transaction's start and age, the rows it locked and changed, its statement (or that it
 is idle in transaction), how many sessions it blocks, and writes the ``KILL``. This module finds that
-session from what the bundle holds (FINDINGS.md, "Name the culprit"):
+session from what the bundle holds (docs/background.md, "Name the culprit"):
 
 - **row locks**: pt-stalk ``-lock-waits`` (``waiting_thread`` -> ``blocking_thread`` per snapshot, from
   INFORMATION_SCHEMA.INNODB_LOCK_WAITS), else ``-transactions``' INNODB_LOCK_WAITS rows joined to

@@ -3,7 +3,7 @@
 
 When MySQL is quiet and another process takes the CPU (a benchmark, a backup compressing, a
 runaway job), "the server is CPU-bound" is the wrong verdict: the finding names the process
-(FINDINGS.md, "Name the culprit"). Processes top shows in state D (uninterruptible sleep: waiting
+(docs/background.md, "Name the culprit"). Processes top shows in state D (uninterruptible sleep: waiting
 for I/O) are named beside them. Source: top(1), procps-ng 4.0 ("%CPU": 100 is one CPU).
 """
 

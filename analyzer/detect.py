@@ -66,7 +66,7 @@ __all__ = [
     "within_slack",
 ]
 
-#: A condition must cover 5 s: longer than a scheduler burst or a cron job start (FINDINGS.md "sustained").
+#: A condition must cover 5 s: longer than a scheduler burst or a cron job start (docs/background.md, "Sustained, not a spike").
 SUSTAINED_S = 5.0
 #: At least two consecutive reports agree, whatever the interval: one can be a fluke.
 MIN_SUSTAINED_SAMPLES = 2
@@ -75,7 +75,7 @@ BASELINE_QUANTILE = 0.10
 #: ...of at least 5 samples; fewer make no baseline and only a rule's fixed bar applies.
 BASELINE_MIN_SAMPLES = 5
 NO_SLACK = pd.Timedelta(0)
-#: Below 10, D-state threads are ordinary I/O noise (FINDINGS.md, seed 000)...
+#: Below 10, D-state threads are ordinary I/O noise (docs/background.md)...
 D_THREADS_MIN = 10
 #: ...and one D thread per CPU adds as much to the load average as the machine has cores.
 D_THREADS_PER_CPU = 1.0
@@ -175,7 +175,7 @@ def _follows(before: pd.DataFrame, after: pd.DataFrame, step_before: float, step
 #: regime, not the server's ordinary concurrency.
 QUIET_RISE_FACTOR = 2.0
 #: Sessions and threads are sampled once a second: a condition read from them must hold 5 s, like
-#: the OS rules (FINDINGS.md "sustained"), or be extreme (``sustained_or_extreme``).
+#: the OS rules (docs/background.md, "Sustained, not a spike"), or be extreme (``sustained_or_extreme``).
 SESSIONS_SUSTAINED_S = 5.0
 #: An extreme condition may fire on this many consecutive samples (then the finding says why).
 EXTREME_MIN_SAMPLES = 3
@@ -242,13 +242,13 @@ def d_threads_bar(ncpu: int) -> int:
 
 def busy(frame: pd.DataFrame) -> pd.Series:
     """mpstat busy percent: 100 - %idle - %iowait. %iowait is idle time with I/O outstanding
-    (mpstat(1); seed 001: "don't trust iowait", it is available CPU), so it does not count as busy."""
+    (mpstat(1); docs/background.md, "iowait is idle time": it is available CPU), so it does not count as busy."""
     iowait = frame["iowait"] if "iowait" in frame else 0.0
     return 100.0 - frame["idle"] - iowait
 
 
 def available_cpu(vm: pd.DataFrame) -> pd.Series:
-    """vmstat idle + iowait per sample (percent); iowait missing counts as 0 (seed 001)."""
+    """vmstat idle + iowait per sample (percent); iowait missing counts as 0 (docs/background.md, "iowait is idle time")."""
     wa = vm["wa"] if "wa" in vm else 0
     return vm["id"] + wa
 
@@ -296,7 +296,7 @@ def concurrent_load(tl: Timeline, windows: list[Window], ncpu: int) -> str:
 
     Interrupts and context switches follow such a load (an I/O completion interrupts a CPU and wakes
     a thread, often with a rescheduling IPI to another CPU; runnable threads queued behind busy cores
-    are switched in and out): they are its evidence, not a separate storm (seed 003's storm came
+    are switched in and out): they are its evidence, not a separate storm (the storm of docs/background.md, "Interrupts", came
     with neither: run queue 2-5 on 32 CPUs, no iowait).
     """
     vm = tl.frame("vmstat")

@@ -29,7 +29,7 @@ RULE_FAMILIES = (
     "irq",
     "mysql",
     "sessions",
-    "cross",
+    "joined",
     "innodb",
     "kernel",
     "replication",

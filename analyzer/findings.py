@@ -11,6 +11,8 @@ from dataclasses import dataclass, field
 
 import pandas as pd
 
+from analyzer.isotime import iso_utc
+
 
 class Severity(enum.StrEnum):
     CRITICAL = "critical"
@@ -163,14 +165,6 @@ class Link:
             raise ValueError(f"a finding cannot explain itself: {self.cause}")
 
 
-def _iso_utc(ts: pd.Timestamp | None) -> str | None:
-    if ts is None or pd.isna(ts):
-        return None
-    ts = pd.Timestamp(ts)
-    ts = ts.tz_localize("UTC") if ts.tzinfo is None else ts.tz_convert("UTC")
-    return ts.strftime("%Y-%m-%dT%H:%M:%S.%fZ")
-
-
 def evidence_json(e: Evidence) -> dict[str, object]:
     """One ``Evidence`` as the JSON object stored and served: label, value, unit, series, member, lines."""
     return {
@@ -198,7 +192,7 @@ def culprit_json(c: Culprit | None) -> dict[str, object] | None:
         "user": c.user,
         "host": c.host,
         "statement": c.statement,
-        "since": _iso_utc(c.since),
+        "since": iso_utc(c.since, timespec="microseconds"),
         "blocks": c.blocks,
         "evidence": [evidence_json(e) for e in c.evidence],
     }

@@ -1,6 +1,6 @@
 """Join OS threads (ps) to MySQL sessions (processlist, performance_schema.threads) at the same moment.
 
-The seeds' lesson (seed 000) is that the explanation appears only when the two sides are read side
+The lesson of the incidents in docs/background.md is that the explanation appears only when the two sides are read side
 by side: "547 mysqld threads in D state in ``unlinkat`` while 217 sessions are in ``removing tmp
 table``". Two joins:
 
@@ -47,12 +47,12 @@ PFS_MAP_TOLERANCE = pd.Timedelta(minutes=2)
 MYSQLD_COMMS = frozenset({"mysqld", "mariadbd"})
 #: Label for threads sleeping with no wait channel (ps prints ``-``) or listings without WCHAN.
 NO_WCHAN = "(none)"
-#: Label for a session with no State (NULL or empty), as in seed 001's ``COMMIT`` rows.
+#: Label for a session with no State (NULL or empty), as in the ``COMMIT`` rows of a server whose commits serialise (docs/background.md).
 NO_STATE = "(none)"
 
 
 #: What a thread sleeping in a wait channel is doing, by a part of the kernel function's name; the
-#: first match wins. Older kernels print the syscall (``unlinkat``, seed 000), newer ones the inner
+#: first match wins. Older kernels print the syscall (``unlinkat``, docs/background.md), newer ones the inner
 #: function (``do_unlinkat``, ``rwsem_down_write_slowpath``); ``wchan:32`` may still cut it short.
 #: Sources: the Linux source (fs/namei.c, mm/mmap.c, block/, fs/jbd2/), Brendan Gregg "Linux Load
 #: Averages: Solving the Mystery" (2017) for D-state lock waits that count in the load average.
@@ -88,7 +88,7 @@ WCHAN_MEANINGS: tuple[tuple[str, str], ...] = (
     ("futex", "waiting for a user-space lock (futex)"),
 )
 #: Wait channels of file creation and deletion: D threads there while sessions create and remove
-#: temporary tables tie the load to tmpdir (seed 000: ``unlinkat``).
+#: temporary tables tie the load to tmpdir (docs/background.md: ``unlinkat``).
 FILE_WCHAN_PARTS = ("unlink", "rmdir", "path_openat", "filename_create", "lookup_open", "open_last_lookups",
                     "do_sys_open", "filp_open")  # fmt: skip
 

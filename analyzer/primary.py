@@ -3,7 +3,7 @@
 A bundle often holds several captures of one source over the same minutes: pt-stalk's ``-vmstat``
 beside a ``vmstat -t`` the customer or ``collect.sh`` ran; ``-mpstat`` and ``-mpstat-overall``; a
 one-off ``-ps`` beside a per-second thread listing; two pt-stalk collections of one host, back to
-back or overlapping (FINDINGS.md, "One source, many captures"). Read as one series, two interleaved
+back or overlapping (docs/background.md, "One source, many captures"). Read as one series, two interleaved
 captures give intervals of 0 s and every sustained window breaks; counted twice, a moment weighs
 double in every rate and chart.
 

@@ -7,7 +7,7 @@ order (two pt-stalk collections of the same host, back to back, give one vmstat 
 ``member`` column so evidence can point at raw lines, and derives what the rules share:
 
 - ``vmstat`` without its since-boot rows (they average since boot: not this capture's behaviour);
-- (``prepare``, per source) ``processlist`` with ``active`` (FINDINGS.md, "Counting sessions and threads right": Command
+- (``prepare``, per source) ``processlist`` with ``active`` (docs/background.md, "Counting sessions and threads right": Command
   ``Query`` or ``Execute``, not the collector's own SHOW PROCESSLIST, not system/daemon rows) and
   ``fingerprint`` (pt-fingerprint style, ``analyzer.fingerprint``);
 - ``ps_threads`` with ``is_mysqld`` (``mysqld`` or ``mariadbd``).
@@ -124,7 +124,7 @@ THREAD_STATES_KEPT = frozenset({"R", "D", "Z", "T", "t", "X", "W"})
 
 def session_is_active(pl: pd.DataFrame, *, own: np.ndarray | None = None) -> pd.Series:
     """Per session (row of a ``processlist`` frame with ``user``, ``command`` and ``info``): True when it
-    runs client work (FINDINGS.md, "Counting sessions and threads right"): Command in
+    runs client work (docs/background.md, "Counting sessions and threads right"): Command in
     ``ACTIVE_COMMANDS``, not the collector's own statement (``OWN_QUERY``), not an internal user.
     ``own``: the rows that run the collector's own statement, when the caller knows them already."""
     if own is None:

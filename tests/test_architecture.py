@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-DOCS = ("ARCHITECTURE.md", "docs/contributing.md")
+DOCS = ("ARCHITECTURE.md", "docs/contributing.md", "README.md")
 #: A backticked token that names a file or folder of the repository: under one of its top folders, or
 #: one of its top files (a bare ``views.py`` or a URL such as ``cases/create/`` is not a path).
 PATHISH = re.compile(
@@ -37,12 +37,12 @@ def test_every_path_named_exists(doc: str) -> None:
     assert not missing, f"{doc} names paths that do not exist: {missing}"
 
 
-def test_every_file_of_the_map_exists() -> None:
+def _map_entries() -> tuple[list[str], dict[str, str]]:
     """Each line of the map's tree names files (``name.py``) or folders (``name/``) under the folder
-    it is indented in; each must exist."""
+    it is indented in: (every path named, each folder's description)."""
     stack: list[tuple[int, str]] = []
-    missing = []
-    checked = 0
+    paths: list[str] = []
+    described: dict[str, str] = {}
     for line in _map_block((ROOT / "ARCHITECTURE.md").read_text()).splitlines():
         if not line.strip():
             continue
@@ -51,17 +51,47 @@ def test_every_file_of_the_map_exists() -> None:
             stack.pop()
         base = stack[-1][1] if stack else ""
         # the names before the first run of two spaces (the description follows)
-        head = re.split(r"\s{2,}", line.strip(), maxsplit=1)[0]
+        head, *rest = re.split(r"\s{2,}", line.strip(), maxsplit=1)
         names = head.split() if all(re.fullmatch(r"[\w./-]+", n) for n in head.split()) else []
-        for name in names:
-            path = base + name
-            checked += 1
-            if not (ROOT / path).exists():
-                missing.append(path)
+        paths += [base + name for name in names]
         if len(names) == 1 and names[0].endswith("/"):
             stack.append((indent, base + names[0]))
-    assert checked > 40
+            described[base + names[0]] = rest[0] if rest else ""
+    return paths, described
+
+
+def test_every_file_of_the_map_exists() -> None:
+    paths, _ = _map_entries()
+    assert len(paths) > 40
+    missing = [p for p in paths if not (ROOT / p).exists()]
     assert not missing, f"the map in ARCHITECTURE.md names what does not exist: {missing}"
+
+
+@pytest.mark.parametrize("top", ["analyzer", "web"])
+def test_every_module_is_on_the_map(top: str) -> None:
+    """Every module of analyzer/ and web/ (migrations aside) has its line in the map, or is named in
+    the description of its folder's line (``management/commands/  analyze, create_engineer...``)."""
+    paths, described = _map_entries()
+    named = set(paths)
+    absent = []
+    for module in sorted((ROOT / top).rglob("*.py")):
+        rel = module.relative_to(ROOT)
+        if module.name == "__init__.py" or "migrations" in rel.parts:
+            continue
+        folder = f"{rel.parent}/"
+        if str(rel) not in named and not re.search(rf"\b{module.stem}\b", described.get(folder, "")):
+            absent.append(str(rel))
+    assert not absent, f"modules missing from the map in ARCHITECTURE.md: {absent}"
+
+
+def test_the_readme_table_names_real_paths() -> None:
+    """README's "Where things go" names files that exist (``<name>`` stands for one you add)."""
+    text = (ROOT / "README.md").read_text()
+    table = text.split("## Where things go", 1)[1].split("\n## ", 1)[0]
+    named = _named_paths(table)
+    assert len(named) > 15, named
+    missing = sorted(p for p in named if not (ROOT / p).exists())
+    assert not missing, f"README's table names paths that do not exist: {missing}"
 
 
 def test_every_web_package_is_on_the_map() -> None:

@@ -24,6 +24,8 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
+from tests.servers import wait_for
+
 ROOT = Path(__file__).resolve().parent.parent
 SCRIPT = ROOT / "scripts" / "collect.sh"
 MYSQL_OPTS = "-uroot -h127.0.0.1"
@@ -399,7 +401,13 @@ def test_sigterm_packs_what_was_captured_and_stops_background_tools(tmp_path: Pa
         stderr=subprocess.PIPE,
         text=True,
     )
-    time.sleep(2.5)
+    # Stopped once two samples are written, however long a busy machine takes to write them.
+    wait_for(
+        "two mysqladmin samples",
+        lambda: any(len(_ts_lines(p.read_text())) >= 2 for p in tmp_path.glob("*/mysqladmin.txt")),
+        timeout_s=60,
+        every_s=0.1,
+    )
     proc.send_signal(signal.SIGTERM)
     stdout, stderr = proc.communicate(timeout=15)
     assert proc.returncode == 0, stderr

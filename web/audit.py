@@ -16,10 +16,10 @@ from __future__ import annotations
 import csv
 import io
 from collections.abc import Iterable, Iterator
-from datetime import datetime
 
 from django.db.models import Q, QuerySet
 
+from analyzer.isotime import iso_utc
 from web.clients import browser_family, client_ip, truncated_address
 from web.models import AddedUpload, ApiToken, AuditAction, AuditEvent, Case, ShareLink, Team, UploadLink
 
@@ -127,15 +127,11 @@ def team_events(team: Team) -> QuerySet[AuditEvent]:
     )
 
 
-def _iso(value: datetime) -> str:
-    return value.isoformat().replace("+00:00", "Z")
-
-
 def event_row(event: AuditEvent) -> dict[str, object]:
     """One event as the API, the CSV and the pages show it."""
     return {
         "id": event.pk,
-        "time": _iso(event.at),
+        "time": iso_utc(event.at),
         "action": event.action,
         "action_label": AuditAction(event.action).label
         if event.action in AuditAction.values
@@ -199,7 +195,7 @@ def record_share_created(request, share: ShareLink) -> None:  # noqa: ANN001 - H
         share=share,
         detail={
             "label": share.label,
-            "expires_at": _iso(share.expires_at),
+            "expires_at": iso_utc(share.expires_at),
             "redact": [k for k in ("literals", "hosts", "users", "schemas") if getattr(share, f"redact_{k}")],
             "allow_bundle": share.allow_bundle,
         },

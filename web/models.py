@@ -32,7 +32,6 @@ class CaseStatus(models.TextChoices):
 FINAL_STATUSES = (CaseStatus.READY, CaseStatus.FAILED)
 #: A worker holds the case (web/ingest/claims.py): it must keep reporting, or the sweeper takes the case back.
 PROCESSING_STATUSES = (CaseStatus.PARSING, CaseStatus.ANALYZING)
-UNFINISHED_STATUSES = (CaseStatus.QUEUED, *PROCESSING_STATUSES)
 
 
 #: The team of a small deployment: engineers made without ``--team`` and cases made without a user

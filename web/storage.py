@@ -30,6 +30,25 @@ def case_work_dir(case_id: int) -> str:
     return f"{WORK_DIR}/case-{case_id}"
 
 
+def work_generations() -> dict[int, list[int]]:
+    """The fan-out work folders in the storage: case id -> the generations that have a
+    ``gen-<n>`` folder (names of another shape are ignored)."""
+    out: dict[int, list[int]] = {}
+    try:
+        cases, _ = default_storage.listdir(WORK_DIR)
+    except FileNotFoundError:
+        return out
+    for case in cases:
+        if not case.startswith("case-") or not case[5:].isdigit():
+            continue
+        try:
+            gens, _ = default_storage.listdir(f"{WORK_DIR}/{case}")
+        except FileNotFoundError:
+            continue
+        out[int(case[5:])] = sorted(int(g[4:]) for g in gens if g.startswith("gen-") and g[4:].isdigit())
+    return out
+
+
 def remove_tree(folder: str) -> None:
     """Delete ``folder`` of the storage and everything under it (missing: nothing to do). On S3 a
     folder is a key prefix: its objects go, and with them the folder."""

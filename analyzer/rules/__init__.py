@@ -1,6 +1,6 @@
 """Findings rules, one module per family, declared in ``analyzer.engine.RULE_FAMILIES`` (cpu, memory,
-io, irq, mysql, cross, innodb, kernel, replication, counters); the helpers they share are in
-``analyzer.detect``. See FINDINGS.md.
+io, irq, mysql, sessions, joined, innodb, ...); the helpers they share are in ``analyzer.detect``.
+The catalogue of every rule: docs/findings.md (``python -m analyzer.catalogue``).
 
 Importing this package imports every declared family, so that their ``@rule`` decorators register;
 a family whose module is missing or misspelt raises ``ModuleNotFoundError`` here, at start-up.

@@ -6,7 +6,7 @@ A table cache at its limit (``Open_tables`` = ``table_open_cache``) while ``Open
 closes and reopens tables for every query: the setting is the culprit, named in the title. A latch whose
 OS waits grow by the thousand a second between the start and the end of the collection is where InnoDB
 threads queue: the latch (source file and line) is named with the line that shows it. Sources: MySQL 8.4
-Reference Manual, "How MySQL Opens and Closes Tables", "SHOW ENGINE"; FINDINGS.md ("Name the culprit").
+Reference Manual, "How MySQL Opens and Closes Tables", "SHOW ENGINE"; docs/background.md ("Name the culprit").
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Status-counter rules every MySQL advisor has (FINDINGS.md, second table): ratios and rates of
+"""Status-counter rules every MySQL advisor has (docs/background.md, "Thresholds from common practice"): ratios and rates of
 ``mysqladmin extended-status`` counters against ``-variables``, each with its formula and the
 computed numbers in the evidence. Source: MySQL 8.4 Reference Manual, Server Status Variables.
 """
@@ -30,7 +30,10 @@ from analyzer.windows import sustained
 
 SUSTAINED_SAMPLES = 5  # 5 s at pt-stalk's 1 s: one busy second is not a finding
 
-COUNTER_SOURCES = ("MySQL 8.4 Reference Manual, Server Status Variables", "FINDINGS.md (counter rules)")
+COUNTER_SOURCES = (
+    "MySQL 8.4 Reference Manual, Server Status Variables",
+    "MySQL 8.4 Reference Manual, Server System Variables",
+)
 
 
 def _texts(title: str, explanation: str, recommendation: str, caveat: str = "") -> RuleTexts:
@@ -203,7 +206,7 @@ def aborted_connections(tl: Timeline) -> Finding | None:
     return _growth_rule("aborted-connections", best, ABORTED_MIN, ABORTED_TEXTS, tl, {"which": best})
 
 
-BINLOG_SPILL_RATIO = 0.10  # FINDINGS.md: above about 10 % of transactions spill their binlog cache
+BINLOG_SPILL_RATIO = 0.10  # docs/background.md: above about 10 % of transactions spill their binlog cache
 MIN_BINLOG_TRX = 10
 BINLOG_TEXTS = _texts(
     "Binlog cache spills: {ratio:.0f} % of transactions wrote their binlog cache to disk",
@@ -273,7 +276,7 @@ def thread_cache_misses(tl: Timeline) -> Finding | None:
     )
 
 
-CONNECTION_SATURATION = 0.9  # FINDINGS.md: 90 % of max_connections
+CONNECTION_SATURATION = 0.9  # docs/background.md: 90 % of max_connections
 CONNECTIONS_TEXTS = _texts(
     "Connections near the limit: {connected:.0f} of max_connections {max_conn:.0f} ({pct:.0f} %)",
     "Formula: Threads_connected / max_connections = {connected:.0f} / {max_conn:.0f} = {pct:.0f} %; "

@@ -4,7 +4,7 @@ The USE method (Brendan Gregg) reads CPU saturation as runnable work queued beyo
 vmstat ``r`` (running + waiting for a CPU) well above the CPU count while idle is near zero means
 threads wait for a core. A short burst is normal scheduling; it must hold for a window.
 
-Averages hide one hot core (seed 004, Yoshinori Matsunobu: mpstat showed one CPU at 100 % while
+Averages hide one hot core (docs/background.md, "One hot core, disks, swap": mpstat showed one CPU at 100 % while
 vmstat said 88 % idle): ``single-cpu-saturation`` reads mpstat per CPU. ``cpu-steal`` is time the
 hypervisor gave to other guests while ours wanted to run. ``context-switch-storm`` is scheduling
 itself becoming the work (too many threads, mutex ping-pong).
@@ -41,7 +41,9 @@ from analyzer.windows import sustained, within
 # cpu-saturation
 # ---------------------------------------------------------------------------------------------
 
-RUNQUEUE_PER_CPU = 2.0  # r >= 2 x ncpu: every core has at least one thread waiting behind it (FINDINGS.md)
+RUNQUEUE_PER_CPU = (
+    2.0  # r >= 2 x ncpu: every core has at least one thread waiting behind it (docs/background.md)
+)
 IDLE_MAX_PCT = 5.0  # with >5 % idle the cores are not all busy, so the queue is not CPU saturation
 SUSTAINED_S = 5.0  # 5 s (5 samples at 1 s): longer than a scheduler burst or a cron job start
 RUNQUEUE_SEVERE_PER_CPU = 4.0  # four threads per core: three of every four wait
@@ -156,8 +158,8 @@ def _active_sessions(tl: Timeline, windows: list[Window]) -> pd.Series:
 # single-cpu-saturation
 # ---------------------------------------------------------------------------------------------
 
-HOT_CPU_BUSY_PCT = 90.0  # one CPU at >= 90 % busy has no headroom left (seed 004: "one core at 100 %"); 90 allows sampling jitter
-AVERAGE_BUSY_MAX_PCT = 50.0  # FINDINGS.md: with the all-CPU average at most half busy, vmstat/top look healthy and hide the hot core
+HOT_CPU_BUSY_PCT = 90.0  # one CPU at >= 90 % busy has no headroom left (docs/background.md: "one core at 100 %"); 90 allows sampling jitter
+AVERAGE_BUSY_MAX_PCT = 50.0  # docs/background.md: with the all-CPU average at most half busy, vmstat/top look healthy and hide the hot core
 # %irq + %soft at least half of the hot core's busy time: interrupts, not a thread, keep it busy
 INTERRUPT_SHARE = 0.5
 
@@ -183,7 +185,7 @@ SINGLE_CPU_BY_THREAD = RuleTexts(
         "On a VM, %steal counts as busy: the core was wanted but not available.",
     ),
     sources=(
-        "seed 004 (Yoshinori Matsunobu: one core at 100 % while vmstat shows 88 % idle)",
+        'Yoshinori Matsunobu, "Linux performance tuning & stabilization tips" (MySQL Conference & Expo 2010)',
         "mpstat(1), sysstat 12.6",
     ),
     confidence="{agree}; held {held:.0f} s in {n_windows} window(s)",
@@ -256,7 +258,7 @@ def single_cpu_saturation(tl: Timeline) -> Finding | None:
     """One CPU's busy >= HOT_CPU_BUSY_PCT while the all-CPU busy <= AVERAGE_BUSY_MAX_PCT, sustained.
 
     Input: ``mpstat_cpu`` (``mpstat -P ALL``, percent of CPU time per CPU, ``cpu`` -1 = all).
-    Source: seed 004; mpstat(1) (sysstat 12.6).
+    Source: mpstat(1) (sysstat 12.6); docs/background.md.
     """
     hits = _hot_cpus(tl)
     if not hits:
@@ -308,7 +310,7 @@ def single_cpu_saturation(tl: Timeline) -> Finding | None:
 # cpu-steal
 # ---------------------------------------------------------------------------------------------
 
-STEAL_PCT = 10.0  # FINDINGS.md (classic): a tenth of CPU time taken by the hypervisor is felt as latency
+STEAL_PCT = 10.0  # docs/background.md (common practice): a tenth of CPU time taken by the hypervisor is felt as latency
 # almost a third of every CPU gone to other guests: the VM runs as if it had a third fewer cores
 STEAL_CRITICAL_PCT = 30.0
 
@@ -333,7 +335,7 @@ CPU_STEAL = RuleTexts(
     sources=(
         "vmstat(8): st, time stolen from a virtual machine",
         "mpstat(1): %steal",
-        "FINDINGS.md (classic)",
+        "Linux Documentation/filesystems/proc.rst (steal)",
     ),
     confidence="{agree} {verb}; held {held:.0f} s in {n_windows} window(s)",
     disproof="If the host (hypervisor) shows this VM's vCPUs never waiting to run (CPU Ready ~0), the steal figure is an accounting artefact.",
@@ -414,7 +416,9 @@ def cpu_steal(tl: Timeline) -> Finding | None:
 # A context switch costs a few microseconds of direct work plus cache refills (Tsuna, "How long
 # does it take to make a context switch?", 2010: about 2-5 us). At 50k switches/s on one CPU that
 # is 10-25 % of the CPU spent switching, before any useful work: a storm whatever the baseline.
-CS_PER_CPU_MAX = 50_000  # FINDINGS.md's "> 50k", taken per CPU (a 64-core box does 50k in total at ease)
+CS_PER_CPU_MAX = (
+    50_000  # docs/background.md's "50,000/s", taken per CPU (a 64-core box does 50k in total at ease)
+)
 CS_PER_CPU_CRITICAL = 100_000  # 25-50 % of every CPU spent switching
 CS_BASELINE_FACTOR = 5.0  # five times the capture's own quiet level: a change of regime, not load noise
 # ...and at least 20k/s per CPU (~5-10 % of a CPU switching): below it a rise is ordinary load
@@ -443,7 +447,7 @@ CONTEXT_SWITCH_STORM = RuleTexts(
     sources=(
         "vmstat(8): cs",
         "Tsuna, How long does it take to make a context switch? (2010)",
-        "FINDINGS.md (classic; seed 003)",
+        "MySQL 8.4 Reference Manual, innodb_thread_concurrency",
     ),
     confidence="vmstat; held {held:.0f} s in {n_windows} window(s)",
     disproof="If pidstat -w shows the switches come from a process other than mysqld (a monitoring agent, a busy-polling daemon), the database is not the cause.",
@@ -455,7 +459,7 @@ def context_switch_storm(tl: Timeline) -> Finding | None:
     """vmstat cs per CPU >= CS_PER_CPU_MAX, or >= CS_BASELINE_FACTOR x the capture's quiet level and
     >= CS_PER_CPU_FLOOR, sustained.
 
-    Input: ``vmstat`` (``cs``, ``in`` per second; ``r``), ``ncpu``. Source: vmstat(8); FINDINGS.md.
+    Input: ``vmstat`` (``cs``, ``in`` per second; ``r``), ``ncpu``. Source: vmstat(8); docs/background.md.
     """
     ncpu = tl.ncpu or 0
     windows: list[Window] = []

@@ -2,8 +2,7 @@
 failures, ``[ERROR]`` lines, long semaphore waits, "Too many connections" and replication errors,
 inside the capture or just before it, each placed on the timeline as a window of its own.
 
-Source: MySQL 8.4 Reference Manual, "The Error Log"; MariaDB Knowledge Base, "Error Log";
-FINDINGS.md (``mysqld-errors``).
+Source: MySQL 8.4 Reference Manual, "The Error Log"; MariaDB Knowledge Base, "Error Log".
 """
 
 from __future__ import annotations

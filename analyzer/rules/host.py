@@ -6,7 +6,7 @@ A full file system stops MySQL writing (binary logs, temporary tables, the redo 
 that fight the database (swappiness, a listen queue shorter than back_log, large dirty ratios); NUMA
 misses; a client that opens and closes connections by the thousand. Each finding names its culprit: a
 mount, a setting or a client host. Sources: df(1), kernel Documentation/admin-guide/sysctl/vm.rst and
-net.rst, numastat(8), netstat(8), slabinfo(5), FINDINGS.md ("Name the culprit").
+net.rst, numastat(8), netstat(8), slabinfo(5), docs/background.md ("Name the culprit").
 """
 
 from __future__ import annotations
@@ -22,8 +22,10 @@ from analyzer.texts import RuleTexts
 from analyzer.timeline import Timeline
 
 # --- filesystem-full -------------------------------------------------------------------------
-FS_WARNING_PCT = 90.0  # FINDINGS.md: 90 % used is a warning (a burst of tmp tables or binlogs fills the rest)
-FS_CRITICAL_PCT = 98.0  # FINDINGS.md: 98 %: writes fail any moment (ext4 keeps 5 % for root only)
+FS_WARNING_PCT = (
+    90.0  # docs/background.md: 90 % used is a warning (a burst of tmp tables or binlogs fills the rest)
+)
+FS_CRITICAL_PCT = 98.0  # docs/background.md: 98 %: writes fail any moment (ext4 keeps 5 % for root only)
 #: Read-only images are always 100 % full (snap packages on loop devices): never a finding.
 IMAGE_MOUNT_PREFIXES = ("/snap/", "/var/lib/snapd/")
 #: Server variables naming where MySQL writes, and what each holds (MySQL 8.4 and MariaDB 10.11 manuals).
@@ -285,7 +287,7 @@ def kernel_settings(tl: Timeline) -> Finding | None:
 
 
 # --- client-connection-storm -----------------------------------------------------------------
-#: FINDINGS.md: TIME_WAIT or SYN_RECV sockets to the MySQL port "in the thousands": a client that
+#: docs/background.md: TIME_WAIT or SYN_RECV sockets to the MySQL port "in the thousands": a client that
 #: connects per request (no pool); below this it is ordinary churn.
 CONN_STATE_MIN = 1000
 #: One client holding most connections: this share of ESTABLISHED sockets, of at least

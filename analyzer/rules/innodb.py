@@ -1,7 +1,7 @@
 """InnoDB monitor rules: what SHOW ENGINE INNODB STATUS (pt-stalk -innodbstatus1/2) and
 information_schema.INNODB_TRX (-transactions) say about latches, purge, transactions, deadlocks,
 the redo log and pending I/O. Source: MySQL 8.4 Reference Manual 17.17.3 "InnoDB Standard Monitor
-and Lock Monitor Output", 17.6.6 "Undo Logs", 17.7.5 "Deadlocks in InnoDB"; FINDINGS.md.
+and Lock Monitor Output", 17.6.6 "Undo Logs", 17.7.5 "Deadlocks in InnoDB"; docs/background.md ("Thresholds from common practice").
 """
 
 from __future__ import annotations
@@ -20,7 +20,9 @@ from analyzer.timeline import Timeline
 
 # --- innodb-semaphore-waits ------------------------------------------------------------------
 SEMAPHORE_SECONDS = 1.0  # a wait of a second or more is seen by every query on that latch
-SEMAPHORE_THREADS_MIN = 3  # several threads queued on latches at once (FINDINGS.md: "several threads")
+SEMAPHORE_THREADS_MIN = (
+    3  # several threads queued on latches at once (docs/background.md: "3 threads at once")
+)
 SEMAPHORE_LONG_S = 10.0  # "any wait of seconds": one thread stuck 10 s is already a stall
 FATAL_SEMAPHORE_S = 600.0  # innodb_fatal_semaphore_wait_threshold default: the server aborts itself
 SEMAPHORE_CRITICAL_S = FATAL_SEMAPHORE_S / 2  # half-way to the self-kill
@@ -50,7 +52,7 @@ SEMAPHORE_TEXTS = RuleTexts(
         "Waits of 0 s are normal on a busy server and are not counted.",
         "The monitor is a snapshot: a stall between the two outputs is not seen.",
     ),
-    sources=("MySQL 8.4 Reference Manual, InnoDB Standard Monitor Output (SEMAPHORES)", "FINDINGS.md"),
+    sources=("MySQL 8.4 Reference Manual, InnoDB Standard Monitor Output (SEMAPHORES)",),
     disproof="If the same threads do not appear in the next monitor output and queries did not slow, it was a passing wait.",
     confidence="{confidence}",
 )
@@ -108,7 +110,7 @@ def semaphore_waits(tl: Timeline) -> Finding | None:
 
 
 # --- purge-lag -------------------------------------------------------------------------------
-HISTORY_LENGTH_HIGH = 1_000_000  # FINDINGS.md: "large (e.g. > 1 M)": purge is far behind
+HISTORY_LENGTH_HIGH = 1_000_000  # docs/background.md: "1,000,000": purge is far behind
 HISTORY_LENGTH_CRITICAL = 10_000_000  # ten times that: every read of changed rows walks long undo chains
 HISTORY_GROWTH_PER_S = 1_000.0  # growing by 1,000 undo records/s: a 30 s capture adds 30,000
 OLDEST_TRX_FOR_GROWTH_S = 60.0  # growth matters when an old transaction (read view) holds purge back
@@ -129,7 +131,7 @@ PURGE_TEXTS = RuleTexts(
     caveats=(
         "A long read view (a REPEATABLE READ backup or report) also blocks purge, even without writes.",
     ),
-    sources=("MySQL 8.4 Reference Manual, Purge Configuration", "FINDINGS.md"),
+    sources=("MySQL 8.4 Reference Manual, Purge Configuration", "MySQL 8.4 Reference Manual, Undo Logs"),
     disproof="If the history list length falls back once the named transaction ends, purge was only waiting for it.",
     confidence="{confidence}",
 )
@@ -220,7 +222,7 @@ def _oldest_transaction(tl: Timeline) -> list:
 
 
 # --- long-transaction ------------------------------------------------------------------------
-LONG_TRX_S = 180.0  # FINDINGS.md "more than a few minutes": 3 min holds locks and undo for 180 s
+LONG_TRX_S = 180.0  # docs/background.md "180 s": 3 min holds locks and undo for 180 s
 LONG_TRX_CRITICAL_S = 3600.0  # an hour: purge and every lock it holds are held that long
 
 LONG_TRX_TEXTS = RuleTexts(
@@ -238,7 +240,10 @@ LONG_TRX_TEXTS = RuleTexts(
     caveats=(
         "A long REPEATABLE READ read-only transaction (a backup) is expected; check who runs it before killing it.",
     ),
-    sources=("MySQL 8.4 Reference Manual, INFORMATION_SCHEMA INNODB_TRX", "FINDINGS.md"),
+    sources=(
+        "MySQL 8.4 Reference Manual, INFORMATION_SCHEMA INNODB_TRX",
+        "MySQL 8.4 Reference Manual, Undo Logs",
+    ),
     disproof="If the transaction is a backup with --single-transaction that ends on schedule, it is expected.",
     confidence="{confidence}",
 )
@@ -263,7 +268,7 @@ BLOCKING_TRX_TEXTS = RuleTexts(
     ),
     sources=(
         "MySQL 8.4 Reference Manual, INFORMATION_SCHEMA INNODB_TRX and INNODB_LOCK_WAITS",
-        "FINDINGS.md",
+        "MySQL 8.4 Reference Manual, KILL Statement",
     ),
     disproof="If the session commits within the next seconds on its own and the waits end with it, it was a slow "
     "statement sequence, not an abandoned transaction.",
@@ -370,7 +375,10 @@ DEADLOCK_TEXTS = RuleTexts(
         "normal in small numbers: watch the rate (innodb_print_all_deadlocks=ON logs each one)."
     ),
     caveats=("SHOW ENGINE INNODB STATUS keeps only the latest deadlock: others may have happened.",),
-    sources=("MySQL 8.4 Reference Manual, Deadlocks in InnoDB", "FINDINGS.md"),
+    sources=(
+        "MySQL 8.4 Reference Manual, Deadlocks in InnoDB",
+        "MySQL 8.4 Reference Manual, innodb_print_all_deadlocks",
+    ),
     disproof="If the deadlock is older than the incident and did not repeat, it is not the cause.",
     confidence="{confidence}",
 )
@@ -543,7 +551,7 @@ PENDING_COLUMNS = (
     "pending_writes_lru", "pending_writes_flush_list", "pending_writes_single_page", "pending_log_writes",
 )  # fmt: skip
 PENDING_MIN_OUTPUTS = (
-    2  # FINDINGS.md: non-zero "in both samples": one snapshot of a busy server may catch one
+    2  # docs/background.md: non-zero "in 2 samples": one snapshot of a busy server may catch one
 )
 
 PENDING_TEXTS = RuleTexts(
@@ -560,7 +568,7 @@ PENDING_TEXTS = RuleTexts(
     caveats=("Two snapshots 30 s apart are a small sample of the capture.",),
     sources=(
         "MySQL 8.4 Reference Manual, InnoDB Standard Monitor Output (FILE I/O, BUFFER POOL)",
-        "FINDINGS.md",
+        "MySQL 8.4 Reference Manual, Optimizing InnoDB Disk I/O",
     ),
     disproof="If iostat shows the devices idle in the same minutes, the pending counts are momentary.",
     confidence="{confidence}",

@@ -1,10 +1,10 @@
-"""I/O rules: a disk device saturated (seed 004; sysstat iostat(1)).
+"""I/O rules: a disk device saturated (sysstat iostat(1); docs/background.md, "One hot core, disks, swap").
 
 A device is saturated when requests queue for it and wait: ``aqu-sz`` (avgqu-sz, the average
 number of requests in flight) above what it serves at once, together with ``r_await``/``w_await``
 (ms per request, queue time included) well above its service time. ``%util`` is not the test:
 iostat(1) itself says it "does not reflect their performance limits" for devices serving requests
-in parallel (RAID arrays, SSDs), and ``svctm``, from which seed 004 derived util, was deprecated
+in parallel (RAID arrays, SSDs), and ``svctm``, from which older advice derived util, was deprecated
 ("Do not trust this field any more", sysstat 11) and removed in sysstat 12.
 """
 
@@ -35,7 +35,7 @@ from analyzer.windows import sustained, within
 # queue; Brendan Gregg's USE method reads avgqu-sz > 1 as saturation for a single disk, and with
 # await >= AWAIT_MS below Little's law puts at least 100 I/O per second behind it.
 AQU_SZ_MIN = 2.0
-# Wait: 20 ms per request is 2-4 x a 7200/10k rpm disk's random service time (5-10 ms, seed 004)
+# Wait: 20 ms per request is 2-4 x a 7200/10k rpm disk's random service time (5-10 ms, docs/background.md)
 # and 40-200 x an SSD's: requests spend most of their time queued.
 AWAIT_MS = 20.0
 # ...or 5 x the device's own service time in this capture (its await while the queue is below one
@@ -72,10 +72,10 @@ DISK_SATURATION = RuleTexts(
     ),
     recommendation=(
         "Find who does the I/O: pidstat -d 1 (or iotop -o). In MySQL:\n"
-        "- innodb_flush_method=O_DIRECT (data not cached twice, seed 004); set innodb_io_capacity /\n"
+        "- innodb_flush_method=O_DIRECT (data not cached twice); set innodb_io_capacity /\n"
         "  innodb_io_capacity_max to what the device sustains, not more;\n"
         "- a RAID controller write cache with battery (BBWC) turns each fsync from milliseconds into\n"
-        "  microseconds (seed 004); keep redo logs / binlogs off a device saturated by data reads;\n"
+        "  microseconds; keep redo logs / binlogs off a device saturated by data reads;\n"
         "- scheduler: cat /sys/block/{device}/queue/scheduler; mq-deadline or none for SSD/RAID;\n"
         "- otherwise spread the data over more devices or move to a faster one."
     ),
@@ -87,7 +87,7 @@ DISK_SATURATION = RuleTexts(
     ),
     sources=(
         "iostat(1), sysstat 12.6 (aqu-sz, r_await, w_await, %util)",
-        "seed 004 (Yoshinori Matsunobu: don't trust %util)",
+        'Yoshinori Matsunobu, "Linux performance tuning & stabilization tips" (MySQL Conference & Expo 2010)',
         "Brendan Gregg, The USE Method (disk saturation)",
     ),
     confidence="iostat; held {held:.0f} s in {n_windows} window(s)",
@@ -136,7 +136,7 @@ def disk_saturation(tl: Timeline) -> Finding | None:
     unqueued await and >= AWAIT_FLOOR_MS), sustained. Since-boot reports are left out.
 
     Input: ``iostat`` (``device``, ``aqu_sz`` requests, ``r_await w_await`` ms, ``r_per_s w_per_s``,
-    ``r_bytes_per_s w_bytes_per_s`` bytes/s, ``util_pct``). Source: iostat(1), sysstat 12.6; seed 004.
+    ``r_bytes_per_s w_bytes_per_s`` bytes/s, ``util_pct``). Source: iostat(1), sysstat 12.6; docs/background.md.
     """
     hits = _saturated_devices(tl)
     if not hits:
@@ -217,7 +217,7 @@ IO_CONSUMER = RuleTexts(
     sources=(
         "iostat(1), sysstat 12.6",
         "top(1) and ps(1), procps-ng 4.0 (state D)",
-        "FINDINGS.md (Name the culprit)",
+        "pidstat(1) -d, sysstat 12.6",
     ),
     disproof="If MySQL's own files take the I/O (pidstat -d shows mysqld), the process only waits beside it.",
     confidence="iostat, top/ps states and the processlist; held {held:.0f} s",

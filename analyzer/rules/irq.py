@@ -1,13 +1,14 @@
-"""Interrupt rules: an interrupt storm, and interrupts unbalanced across CPUs (seeds 003, 004).
+"""Interrupt rules: an interrupt storm, and interrupts unbalanced across CPUs
+(docs/background.md, "Interrupts").
 
-Seed 003 (a MySQL load test on CentOS 7, kernel 3.10): vmstat ``in`` at ~55k/s against ~16k/s for the
+A published MySQL load test on CentOS 7, kernel 3.10): vmstat ``in`` at ~55k/s against ~16k/s for the
 same work done by another client, ``mpstat -I SUM -P ALL`` uneven across the 32 CPUs, and
 ``/proc/interrupts`` showing LOC (local timer) and RES (rescheduling IPIs) growing fastest. Moving IRQ
 affinity did not help: RES and LOC are per-CPU and follow where threads run. The cause was kernel bug
 124661 (``kernel.timer_migration=1`` moving timers to CPUs wrongly seen as idle); ``sysctl -w
 kernel.timer_migration=0`` fixed it on bare metal, not on a cloud VM.
 
-Seed 004: a single core handling a network card's interrupts saturates while the average looks idle.
+The other pattern: a single core handling a network card's interrupts saturates while the average looks idle.
 """
 
 from __future__ import annotations
@@ -35,12 +36,12 @@ from analyzer.windows import sustained, within
 # The local timer ticks at most CONFIG_HZ = 1000 times a second per busy CPU (250 on many distros;
 # tickless idle CPUs far less). Device interrupts and IPIs come on top.
 TICK_PER_S = 1_000
-# Fixed bar (FINDINGS.md): 5k/s per CPU is five times the fastest tick on every CPU: no ordinary
+# Fixed bar (docs/background.md): 5k/s per CPU is five times the fastest tick on every CPU: no ordinary
 # tick + device load reaches it.
 IN_PER_CPU_MAX = 5_000
 # an interrupt every 50 us on every CPU: entry/exit alone eats a large share of each
 IN_PER_CPU_CRITICAL = 20_000
-# Relative to the capture's quiet level: 3 x (seed 003: 55k/s against 16k/s normal, 3.4 x), and at
+# Relative to the capture's quiet level: 3 x (the load test of docs/background.md: 55k/s against 16k/s, 3.4 x), and at
 # least one tick's worth per CPU, below which interrupts are idle-machine noise.
 IN_BASELINE_FACTOR = 3.0
 IN_PER_CPU_FLOOR = TICK_PER_S
@@ -51,7 +52,7 @@ IN_PER_CPU_FLOOR = TICK_PER_S
 RES_TO_LOC_MIN = 1.0
 TOP_LINES = 5  # the IRQ lines named in the evidence
 
-# interrupt-imbalance (FINDINGS.md): the busiest CPU takes 3 x the median CPU's interrupts, or some
+# interrupt-imbalance (docs/background.md): the busiest CPU takes 3 x the median CPU's interrupts, or some
 # CPUs take almost none (under a tenth of the median) while the median CPU is busy (a full tick's worth).
 IMBALANCE_RATIO = 3.0
 NEAR_ZERO_SHARE = 0.10
@@ -66,7 +67,7 @@ PINNED_MIN_PER_S = TICK_PER_S
 # problem; single-cpu-saturation or cpu-saturation speaks for it.
 TIMER_ONLY_SHARE = 0.80
 # Architecture lines that are per-CPU by nature: their imbalance follows where threads run, and IRQ
-# affinity cannot move them (seed 003: changing affinity did not help).
+# affinity cannot move them (in the load test of docs/background.md, changing affinity did not help).
 PER_CPU_LINES = frozenset(
     "LOC RES CAL TLB IWI NMI PMI SPU RTR TRM THR MCE MCP HYP HRE HVS PIN NPI PIW DFR ERR MIS".split()
 )
@@ -119,7 +120,7 @@ def _describe(tl: Timeline, irq: str) -> str:
 def _per_cpu_table(tl: Timeline) -> tuple[pd.DataFrame, pd.DataFrame, str]:
     """Interrupts/s per CPU over time: (ts x cpu table, the raw rows, series name).
 
-    ``mpstat -I SUM -P ALL`` (what seed 003 read) when the bundle has it, else /proc/interrupts
+    ``mpstat -I SUM -P ALL`` (what the load test of docs/background.md read) when the bundle has it, else /proc/interrupts
     deltas summed over the lines of each CPU.
     """
     for run in per_run(tl.frame("mpstat_intr")):
@@ -174,16 +175,16 @@ INTERRUPT_STORM = RuleTexts(
     explanation=(
         "For {held:.0f} s the CPUs took {in_total:,} interrupts per second, {why}. Every "
         "interrupt stops the query running on that CPU; at this rate the server spends real time handling "
-        "them and throughput drops (seed 003: 55k/s against 16k/s for the same work).{below_bar}"
+        "them and throughput drops (a published MySQL load test measured 55k/s against 16k/s for the same work).{below_bar}"
     ),
     recommendation="{recommendation}",
     caveats=(
-        "kernel.timer_migration=0 may not help on a cloud VM: the fix has to be on the physical host (seed 003).",
+        "kernel.timer_migration=0 may not help on a cloud VM: the fix has to be on the physical host.",
         "vmstat `in` includes the timer: a busy CPU ticks up to CONFIG_HZ (250-1000) times a second by itself.",
         "The quiet level is this capture's own 10th percentile; a capture taken entirely during the storm has only the fixed bar.",
     ),
     sources=(
-        "seed 003 (yejr: interrupts 55k/s vs 16k/s in a MySQL load test)",
+        "mpstat(1) -I SUM -P ALL",
         "kernel bugzilla 124661 (kernel.timer_migration=1 causes too many Rescheduling interrupts)",
         "vmstat(8): in",
     ),
@@ -294,7 +295,7 @@ def interrupt_storm(tl: Timeline) -> Finding | None:
     sustained. Names the top IRQ lines by rate.
 
     Input: ``vmstat`` (``in``, ``cs`` per second), ``ncpu``; ``mpstat_intr`` (intr/s per CPU) and
-    ``interrupts`` (per-line, per-CPU rates) when present. Source: seed 003; kernel bugzilla 124661.
+    ``interrupts`` (per-line, per-CPU rates) when present. Source: kernel bugzilla 124661; docs/background.md.
     """
     ncpu = tl.ncpu or 0
     found = _storm_windows(tl, ncpu)
@@ -338,7 +339,7 @@ def interrupt_storm(tl: Timeline) -> Finding | None:
         recommendation = STORM_FIX_DEVICE.format(names=names) if len(top) else STORM_FIX_UNKNOWN
     # Below the fixed bar a rise with a storm's shape is still what heavy MySQL concurrency can look
     # like (a real 64-session sysbench on 2 CPUs here: RES 3 x LOC, 1.3k/s per CPU): only a run of the
-    # same work with fewer interrupts proves a storm, as in seed 003. Reported, not alarmed.
+    # same work with fewer interrupts proves a storm, as in the load test of docs/background.md. Reported, not alarmed.
     severity = Severity.INFO
     if per_cpu_med >= IN_PER_CPU_CRITICAL:
         severity = Severity.CRITICAL
@@ -379,8 +380,8 @@ INTERRUPT_IMBALANCE = RuleTexts(
         "CPUs isolated on purpose (isolcpus, nohz_full) take almost none.",
     ),
     sources=(
-        "seed 003 (mpstat -I SUM -P ALL uneven; affinity change did not help)",
-        "seed 004 (one core handling a NIC's interrupts)",
+        "Linux Documentation/core-api/irq/irq-affinity.rst",
+        'Yoshinori Matsunobu, "Linux performance tuning & stabilization tips" (MySQL Conference & Expo 2010)',
         "mpstat(1) -I SUM",
     ),
     confidence="{agree}; held {held:.0f} s in {n_windows} window(s)",
@@ -401,8 +402,8 @@ IMBALANCE_PINNED_FIX = (
 )
 IMBALANCE_PER_CPU = (
     "The busiest CPUs mostly take {lines}: timer ticks and inter-processor "
-    "interrupts, which follow where threads run. IRQ affinity cannot move them (seed 003: changing it did not "
-    "help); look at why threads crowd those CPUs, or at an interrupt storm."
+    "interrupts, which follow where threads run. IRQ affinity cannot move them (changing it did not help in a "
+    "published MySQL load test); look at why threads crowd those CPUs, or at an interrupt storm."
 )
 IMBALANCE_PER_CPU_FIX = (
     "No device IRQ is pinned; the imbalance is per-CPU interrupts (timer, rescheduling) following the threads.\n"
@@ -439,7 +440,7 @@ def interrupt_imbalance(tl: Timeline) -> Finding | None:
     busy median, sustained; names device IRQ lines pinned to one CPU.
 
     Input: ``interrupts`` (per-line, per-CPU rates from /proc/interrupts deltas); ``mpstat_intr``
-    (``mpstat -I SUM -P ALL``) preferred for the per-CPU totals when present. Source: seeds 003, 004.
+    (``mpstat -I SUM -P ALL``) preferred for the per-CPU totals when present. Source: docs/background.md ("Interrupts").
     """
     table, cpu_rows, cpu_series = _per_cpu_table(tl)
     if table.shape[1] < 2:

@@ -2,7 +2,7 @@
 
 A listen queue that overflows drops new connections (TcpExt ListenOverflows/ListenDrops);
 retransmitted segments point at the network; direct reclaim and compaction stalls make allocating
-threads wait on memory. Source: kernel net/ipv4/proc.c, mm/vmstat.c; RFC 6298; FINDINGS.md.
+threads wait on memory. Source: kernel net/ipv4/proc.c, mm/vmstat.c; RFC 6298; docs/background.md.
 """
 
 from __future__ import annotations
@@ -94,7 +94,7 @@ def listen_queue_overflow(tl: Timeline) -> Finding | None:
 
 
 # --- tcp-retransmits -------------------------------------------------------------------------
-RETRANSMIT_RATIO = 0.01  # FINDINGS.md: above about 1 % of segments sent, sustained
+RETRANSMIT_RATIO = 0.01  # docs/background.md: above about 1 % of segments sent, sustained
 MIN_OUT_SEGS_PER_S = 100.0  # below this a handful of retransmits is a large ratio of nothing
 SUSTAINED_SAMPLES = 5  # pt-stalk samples every second: 5 s
 
@@ -110,7 +110,7 @@ RETRANSMIT_TEXTS = RuleTexts(
         "ports, and a saturated NIC (see the interrupts of its queues)."
     ),
     caveats=("netstat -s counts every TCP connection of the host, not only MySQL's.",),
-    sources=("RFC 6298", "netstat(8)", "FINDINGS.md"),
+    sources=("RFC 6298", "netstat(8)", "Linux Documentation/networking/snmp_counter.rst"),
     disproof="If the retransmits belong to another service's traffic (ss -ti), MySQL is not concerned.",
     confidence="{confidence}",
 )
@@ -158,7 +158,7 @@ RECLAIM_FIELDS = (
     "pgscan_direct", "pgscan_direct_dma", "pgscan_direct_dma32", "pgscan_direct_normal", "pgscan_direct_movable",
     "compact_stall",
 )  # fmt: skip
-RECLAIM_MIN = 1  # FINDINGS.md: "grow during the capture": each stall is a thread waiting on memory
+RECLAIM_MIN = 1  # docs/background.md: "growing during the capture": each stall is a thread waiting on memory
 
 RECLAIM_TEXTS = RuleTexts(
     title="Direct reclaim and compaction stalls: {stalls:,.0f} allocation stalls, {scanned:,.0f} pages scanned directly",

@@ -1,6 +1,6 @@
-"""Memory rules: the server swapping (seed 004).
+"""Memory rules: the server swapping (docs/background.md, "One hot core, disks, swap").
 
-Seed 004 (Yoshinori Matsunobu, Linux tuning for MySQL servers): swap is bad, because pages the
+Yoshinori Matsunobu, "Linux performance tuning & stabilization tips" (2010): swap is bad, because pages the
 database expects in memory are written to disk (``so``, swap-out) and read back at random (``si``,
 swap-in); but no swap at all is worse, because the OOM killer then kills the largest process,
 mysqld, and crash recovery follows. vmstat ``si``/``so`` above zero for several samples in a row
@@ -18,9 +18,9 @@ from analyzer.windows import sustained, within
 
 # vmstat si/so are KiB/s. Any non-zero value is paging to or from swap; a single sample can be a
 # long-idle daemon's pages coming back, three in a row is the machine doing it now ("several samples",
-# FINDINGS.md).
+# docs/background.md).
 SWAP_MIN_SAMPLES = 3
-# 1 MiB/s is 256 pages/s of 4 KiB, each a random disk I/O: on an HDD (~5 ms per I/O, seed 004) that is
+# 1 MiB/s is 256 pages/s of 4 KiB, each a random disk I/O: on an HDD (~5 ms per I/O, docs/background.md) that is
 # more than the disk serves in a second, and the database stalls on its own memory.
 SWAP_HEAVY_KIB_S = 1024
 
@@ -44,10 +44,10 @@ SWAP_ACTIVITY = RuleTexts(
     caveats=(
         "vmstat -S m rounds si/so below 1 MB/s to 0, so light swapping can be invisible in such captures.",
         "Swapping while free memory looks plentiful points at one NUMA node running out: innodb_numa_interleave=ON or numactl --interleave=all.",
-        "Large file copies (backups) fill the page cache and push process memory out (seed 004).",
+        "Large file copies (backups) fill the page cache and push process memory out.",
     ),
     sources=(
-        "seed 004 (Yoshinori Matsunobu: swap is bad, the OOM killer is worse)",
+        'Yoshinori Matsunobu, "Linux performance tuning & stabilization tips" (MySQL Conference & Expo 2010)',
         "Percona blog, OOM relation to vm.swappiness=0 in new kernel (Ovais Tariq, 2014); kernel commit fe35004fbf9e (3.5-rc1)",
         "vmstat(8)",
     ),
@@ -69,7 +69,7 @@ def swap_activity(tl: Timeline) -> Finding | None:
     """vmstat si > 0 or so > 0 for at least SWAP_MIN_SAMPLES consecutive samples.
 
     Input: ``vmstat`` (``si so`` KiB/s; ``swpd_kib free_kib cache_kib buff_kib`` KiB).
-    Source: seed 004; vmstat(8).
+    Source: vmstat(8); docs/background.md.
     """
     windows: list[Window] = []
     step = 1.0

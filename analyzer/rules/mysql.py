@@ -1,18 +1,18 @@
-"""MySQL rules over temporary tables and the table cache (seed 000), from the processlist and the counters.
+"""MySQL rules over temporary tables and the table cache, from the processlist and the counters.
 
-What the field reads in ``SHOW FULL PROCESSLIST`` and ``mysqladmin ext`` (FINDINGS.md):
+What the field reads in ``SHOW FULL PROCESSLIST`` and ``mysqladmin ext`` (docs/background.md, "Linux load counts threads in D state"):
 
-- **tmp-table-churn** (seed 000): sessions in ``removing tmp table`` / ``Creating tmp table`` /
+- **tmp-table-churn**: sessions in ``removing tmp table`` / ``Creating tmp table`` /
   ``converting HEAP to ...``, or ``Created_tmp_disk_tables`` per second far above what the collector
   causes: every execution creates and deletes a temporary table file in ``tmpdir``. MariaDB reports
   most of it as ``Sending data``, so the counters matter. Strongest when ps shows ``mysqld`` threads
   in D state in file creation/deletion wait channels at the same moment.
-- **table-cache-contention** (seed 000, after the tmpdir fix): many sessions in ``Opening tables`` /
+- **table-cache-contention** (what followed the tmpdir fix in that incident): many sessions in ``Opening tables`` /
   ``closing tables``: the table cache is too small for the concurrency.
 
 Session-count rules (overload, long queries, lock waits, pile-ups) are in analyzer/rules/sessions.py.
 
-Sessions are counted as FINDINGS.md says ("Counting sessions and threads right"; analyzer/rules/sessions.py).
+Sessions are counted as docs/background.md says ("Counting sessions and threads right"; analyzer/rules/sessions.py).
 """
 
 from __future__ import annotations
@@ -66,22 +66,24 @@ TMP_STATES = frozenset(
 )
 TMP_STATE_MIN_SESSIONS = 5  # a handful of GROUP BYs building temporary tables at once is any busy server
 TMP_STATE_SESSIONS_PER_CPU = 0.25  # ...and a quarter per core on a large one (64 CPUs: 16)
-TMP_STATE_MIN_SHARE = 0.20  # >= 20 % of the active sessions in temporary-table states (FINDINGS.md)
-TMP_STATE_MANY_SESSIONS = 50  # or >= 50 sessions whatever their share (FINDINGS.md, seed 000: ~217)
+TMP_STATE_MIN_SHARE = 0.20  # >= 20 % of the active sessions in temporary-table states (docs/background.md)
+TMP_STATE_MANY_SESSIONS = (
+    50  # or >= 50 sessions whatever their share (docs/background.md: ~220 in the tmp-table incident)
+)
 #: On-disk temporary tables per second. The collector's own statements make a few temporary tables
 #: per second (measured here: idle MariaDB 10.11 under SHOW FULL PROCESSLIST + mysqladmin ext every
 #: second, 1-3 Created_tmp_tables/s and 0 on disk; pt-stalk's information_schema queries add a few
-#: per collection). 20/s is well above that and still far below the thousands of seed 000.
+#: per collection). 20/s is well above that and still far below the thousands of the tmp-table incident (docs/background.md).
 TMP_DISK_PER_S_MIN = 20.0
 #: Share of all internal temporary tables that went to disk: above a quarter is the classic alarm
-#: (MySQLTuner "Temporary tables created on disk" > 25 %); seed 000's were all on disk.
+#: (MySQLTuner "Temporary tables created on disk" > 25 %); the tmp-table incident's were all on disk.
 TMP_DISK_MIN_SHARE = 0.25
 
 # table-cache-contention ------------------------------------------------------------------------
 TABLE_CACHE_STATES = frozenset({"opening tables", "opening table", "closing tables"})
 TABLE_CACHE_MIN_SESSIONS = 10  # a few sessions opening tables is normal after a restart or DDL
 TABLE_CACHE_SESSIONS_PER_CPU = 0.5  # ...and on a large host, half a session per core
-TABLE_CACHE_MIN_SHARE = 0.10  # seed 000 after the tmpdir fix: 69 + 45 of ~800 active (14 %)
+TABLE_CACHE_MIN_SHARE = 0.10  # the tmp-table incident after the tmpdir fix: 69 + 45 of ~800 active (14 %)
 
 
 # -------------------------------------------------------------------------------------------------
@@ -97,7 +99,7 @@ TMP_TABLE_CHURN = RuleTexts(
         "without using CPU.{ps_confirms}"
     ),
     recommendation=(
-        "Put tmpdir on a RAM-backed file system (seed 000: load 65 -> 2 per core, 4k -> 11k queries/s):\n"
+        "Put tmpdir on a RAM-backed file system (in one incident: load 65 -> 2 per core, 4k -> 11k queries/s):\n"
         "  mkdir -p /srv/mysqldata/tmpram && chown mysql:mysql /srv/mysqldata/tmpram\n"
         "  mount -t tmpfs -o size=3072M tmpfs /srv/mysqldata/tmpram\n"
         "  echo 'tmpfs /srv/mysqldata/tmpram tmpfs size=3072M 0 0' >> /etc/fstab\n"
@@ -110,7 +112,7 @@ TMP_TABLE_CHURN = RuleTexts(
     caveats=(
         (
             "Raising tmp_table_size/max_heap_table_size does not help when the temporary tables go to disk "
-            "regardless (TEXT/BLOB columns; seed 000 raised them from 32M to 64M without effect)."
+            "regardless (TEXT/BLOB columns: raising them from 32M to 64M has been seen to change nothing)."
         ),
         (
             "MariaDB reports most of such a query as 'Sending data' (the spill shows briefly as 'Converting "
@@ -127,7 +129,7 @@ TMP_TABLE_CHURN = RuleTexts(
         ),
     ),
     sources=(
-        "seed 000 (load 588 on 14 cores from tmp tables; tmpdir on tmpfs)",
+        'Brendan Gregg, "Linux Load Averages: Solving the Mystery" (2017)',
         "MySQL manual, Internal Temporary Table Use",
         "MariaDB KB, General Thread States",
     ),
@@ -373,7 +375,7 @@ TABLE_CACHE_CONTENTION = RuleTexts(
         "{current_text}"
     ),
     recommendation=(
-        "Raise the table cache (dynamic; seed 000 went from 2000 to 100000):\n"
+        "Raise the table cache (dynamic; one incident went from 2000 to 100000):\n"
         "  SET GLOBAL table_open_cache = {suggested};\n"
         "  -- and persist it in my.cnf [mysqld]: table_open_cache = {suggested}\n"
         "  -- table_open_cache_instances = 16 (MySQL 5.6.6+, not dynamic) splits the cache lock\n"
@@ -388,7 +390,7 @@ TABLE_CACHE_CONTENTION = RuleTexts(
         "Each cached table holds file descriptors (two for a MyISAM table): the OS limit must follow.",
     ),
     sources=(
-        "seed 000 (Opening tables / closing tables after the tmpdir fix; table_open_cache 2000 -> 100000)",
+        "MySQL 8.4 Reference Manual, How MySQL Opens and Closes Tables",
         "MySQL manual, How MySQL Opens and Closes Tables",
     ),
     confidence="processlist; held {held:.0f} s in {n_windows} window(s)",

@@ -1,14 +1,14 @@
-"""MySQL session rules over the processlist (seeds 000, 001; classic lock and long-query checks).
+"""MySQL session rules over the processlist (pile-ups, overload; classic lock and long-query checks).
 
-What the field reads in ``SHOW FULL PROCESSLIST`` and ``mysqladmin ext`` (FINDINGS.md):
+What the field reads in ``SHOW FULL PROCESSLIST`` and ``mysqladmin ext`` (docs/background.md):
 
-- **same-query-pileup** (seed 000): ~700 sessions ran the same fast query (Time 0-1 s) at once; each
+- **same-query-pileup**: in the tmp-table incident of docs/background.md, ~700 sessions ran the same fast query (Time 0-1 s) at once; each
   was cheap, their concurrency was not. Grouping by query fingerprint shows it; State alone does not.
-- **active-sessions-overload** (seeds 000, 001): far more statements running at once than cores.
+- **active-sessions-overload**: far more statements running at once than cores.
 - **long-running-queries** / **lock-waits** (classic): statements running for minutes; sessions
   queued behind a metadata, table or row lock, and the blocker to look for.
 
-Sessions are counted as FINDINGS.md says ("Counting sessions and threads right"): ``active`` (from
+Sessions are counted as docs/background.md says ("Counting sessions and threads right"): ``active`` (from
 the timeline) is Command Query/Execute without Sleep, Daemon, replication, system users or the
 collector's own SHOW PROCESSLIST.
 """
@@ -47,21 +47,23 @@ from analyzer.texts import RuleTexts
 from analyzer.timeline import Timeline, value_is
 from analyzer.windows import sustained, within
 
-PILEUP_SHARE = 0.5  # one fingerprint is most of the active sessions (FINDINGS.md, seed 000)
-#: A crowd of one query: at least 20 sessions and as many as the overload bar (4 per core: seed 000's
-#: ~630 on 14 cores, the real 64-session load on 2 CPUs here); fewer is ordinary application concurrency.
+PILEUP_SHARE = (
+    0.5  # one fingerprint is most of the active sessions (docs/background.md, the tmp-table incident)
+)
+#: A crowd of one query: at least 20 sessions and as many as the overload bar (4 per core: the tmp-table
+#: incident's ~630 on 14 cores, the real 64-session load on 2 CPUs here); fewer is ordinary application concurrency.
 PILEUP_MIN_SESSIONS = 20
 PILEUP_SESSIONS_PER_CPU = 4.0
 FAST_QUERY_MAX_TIME_S = 1  # Time 0-1 s: each execution is fast, the concurrency is the problem
 #: Transaction control is not a query the application can throttle or cache: 55 sessions at COMMIT
-#: (seed 001) are commit-serialization, not a pile-up of one query.
+#: (docs/background.md, "iowait is idle time") are commit-serialization, not a pile-up of one query.
 TRANSACTION_CONTROL = frozenset(
     {"commit", "rollback", "begin", "start transaction", "commit work", "rollback work"}
 )
 
 # active-sessions-overload ----------------------------------------------------------------------
-ACTIVE_PER_CPU = 4.0  # >= 4 statements per core: most of them wait for a CPU or a lock (FINDINGS.md)
-ACTIVE_SEVERE_PER_CPU = 16.0  # 16 per core (seed 000: ~50, seed 001: 32) is critical
+ACTIVE_PER_CPU = 4.0  # >= 4 statements per core: most of them wait for a CPU or a lock (docs/background.md)
+ACTIVE_SEVERE_PER_CPU = 16.0  # 16 per core (the incidents of docs/background.md: ~50, 32) is critical
 
 # long-running-queries --------------------------------------------------------------------------
 #: A statement running a minute or more holds its locks and its InnoDB read view that long: it
@@ -107,7 +109,10 @@ ACTIVE_SESSIONS_OVERLOAD = RuleTexts(
         "Sessions waiting on locks or on a slow client count as active too.",
         "The processlist is sampled: a burst shorter than a snapshot interval is not seen.",
     ),
-    sources=("seeds 000 and 001", "MariaDB KB, Thread Pool in MariaDB"),
+    sources=(
+        "MySQL 8.4 Reference Manual, Server Status Variables (Threads_running)",
+        "MariaDB KB, Thread Pool in MariaDB",
+    ),
     confidence="processlist{with_counters}; held {held:.0f} s in {n_windows} window(s)",
     disproof="If Threads_running stays below 4 x CPUs between snapshots (mysqladmin ext -i1), the crowd was a momentary burst.",
 )
@@ -176,7 +181,7 @@ LONG_RUNNING_QUERIES = RuleTexts(
         "Backups (mysqldump, 'SELECT /*!40001 SQL_NO_CACHE */') and reports are long by design.",
         "Sessions waiting for a lock also show a growing Time: see lock-waits if it fired.",
     ),
-    sources=("classic (FINDINGS.md)", "pt-kill(1) --busy-time"),
+    sources=("MySQL 8.4 Reference Manual, SHOW PROCESSLIST Statement", "pt-kill(1) --busy-time"),
     confidence="{rows} row(s) in {snapshots} snapshot(s); Time is the statement's own duration",
     disproof="If the same session Id shows a smaller Time in the next snapshot, it ran several statements, not one long one.",
 )
@@ -272,7 +277,7 @@ LOCK_WAITS = RuleTexts(
         ),
         "An idle session (Sleep) can hold locks inside an open transaction: the blocker may not be running anything.",
     ),
-    sources=("classic (FINDINGS.md)", "MySQL manual, Metadata Locking", "MySQL sys schema"),
+    sources=("MySQL manual, Metadata Locking", "MySQL sys schema"),
     confidence="{agree}; held {held:.0f} s in {n_windows} window(s)",
     disproof="If sys.schema_table_lock_waits and sys.innodb_lock_waits are empty while the states persist, the sessions are not blocked by another session (e.g. a lock held by a stuck storage engine call).",
 )
@@ -424,7 +429,7 @@ SAME_QUERY_PILEUP = RuleTexts(
         "The processlist is sampled: sessions between snapshots are not seen.",
         "Fingerprints replace literals; different values of the same shape count as one query.",
     ),
-    sources=("seed 000 (load 588 from one query in tmp tables)", "pt-fingerprint(1)"),
+    sources=("MySQL 8.4 Reference Manual, General Thread States", "pt-fingerprint(1)"),
     confidence="seen in {snapshots} consecutive snapshot(s)",
     disproof="If the application's request rate did not rise in the window, look for a slowdown that made the query pile up.",
 )

@@ -294,7 +294,7 @@ IDLE_FILES = (
 
 
 # =============================================================================================
-# MySQL and cross-source captures (mysql and cross rules, analyzer/join.py, analyzer/grouping.py):
+# MySQL and joined-source captures (mysql and joined rules, analyzer/join.py, analyzer/grouping.py):
 # ps -eLo with wchan (procps-ng 4.0), mysqladmin ext with TS lines (mysqladmin 10.0), the
 # performance_schema.threads frame (pt-stalk -threads schema) and the real MariaDB loads of
 # tests/fixtures/loads. Only appended to; the functions above are not changed.

@@ -22,3 +22,27 @@ def log_in(page, base_url: str, path: str = "/") -> None:  # noqa: ANN001 - a Pl
     page.fill("#id_password", PASSWORD)
     page.click("#login-form button[type=submit]")
     page.wait_for_url(f"{base_url}{path}")
+
+
+#: Resolves after two animation frames: whatever a resize, a zoom or a click scheduled has been laid
+#: out and painted (Chart.js redraws on the frame after a resize).
+TWO_FRAMES = "() => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(() => r(true))))"
+
+
+def settle(page, width: int | None = None) -> None:  # noqa: ANN001 - a Playwright Page
+    """Wait until the page is laid out again: the viewport at ``width`` (when given), then two frames
+    painted. A condition, not a time: a busy machine only makes it take longer."""
+    if width is not None:
+        page.wait_for_function("w => window.innerWidth === w", arg=width)
+    page.evaluate(TWO_FRAMES)
+
+
+def settled_scroll_width(page, width: int) -> int:  # noqa: ANN001 - a Playwright Page
+    """The document's scroll width once the page is laid out at ``width``: waits (up to 5 s) for it to
+    come down to ``width``, then returns what it is, so the caller's assert shows the overflow."""
+    settle(page, width)
+    try:
+        page.wait_for_function("w => document.documentElement.scrollWidth === w", arg=width, timeout=5_000)
+    except Exception:  # noqa: BLE001 - Playwright's TimeoutError: the caller's assert says what is wide
+        pass
+    return page.evaluate("() => document.documentElement.scrollWidth")

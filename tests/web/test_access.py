@@ -11,6 +11,7 @@ case is looked up). Rows for share-link holders are added where share links are 
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -18,7 +19,9 @@ from django.contrib.auth import get_user_model
 from django.core.files import File
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.test import Client
+from django.urls import URLResolver, get_resolver
 
+from analyzer.isotime import iso_utc
 from tests.web.conftest import VMSTAT, make_tar
 from web.accounts import invitations, teams
 from web.cases import selectors, services
@@ -28,32 +31,53 @@ from web.sharing import services as shares
 
 pytestmark = pytest.mark.django_db
 
-#: (method, URL template, the team engineer's status) for every endpoint that names a case.
-CASE_ENDPOINTS = [
-    ("get", "/cases/{id}/", 200),
-    ("get", "/cases/{id}/status.json", 200),
-    ("get", "/cases/{id}/timeline.json", 200),
-    ("get", "/cases/{id}/moment.json?t={t}", 200),
-    ("get", "/cases/{id}/bundle/", 200),
-    ("get", "/cases/{id}/compare/", 200),
-    ("get", "/cases/{id}/compare/?with={id}", 200),
-    ("get", "/cases/{id}/compare.json?with={id}", 200),
-    ("post", "/cases/{id}/details/", 302),
-    ("post", "/cases/{id}/reanalyze/", 302),
-    ("post", "/cases/{id}/bundles/", 302),  # no bundle in the form: back to the case page, with a message
-    ("post", "/api/cases/{id}/bundles/", 400),  # no bundle: 400 naming the field
-    ("get", "/api/cases/{id}/", 200),
-    ("get", "/cases/{id}/events/", 200),
-    ("get", "/cases/{id}/events.csv", 200),
-    ("get", "/api/cases/{id}/events/", 200),
-]
-#: What an anonymous visitor gets: pages send him to log in, data answers 404, the API 401/403.
-ANONYMOUS = {
-    "/cases/{id}/": {302},
-    "/cases/{id}/compare/": {302},
-    "/cases/{id}/compare/?with={id}": {302},
-    "/cases/{id}/events/": {302},
+
+def _case_routes() -> list[str]:
+    """Every route of the URLconf that names a case (``case_id``), as a URL template with ``{id}`` for
+    the case and ``{share}``, ``{team}``, ``{fmt}`` for the other parts: read from the URLconf, so a
+    new case endpoint is in this table the moment it is routed."""
+    found: list[str] = []
+
+    def walk(patterns: list, prefix: str) -> None:
+        for p in patterns:
+            if isinstance(p, URLResolver):
+                walk(p.url_patterns, prefix + str(p.pattern))
+            elif "<int:case_id>" in (route := prefix + str(p.pattern)):
+                found.append("/" + re.sub(r"<(?:\w+:)?(\w+)>", lambda m: "{" + PARTS[m[1]] + "}", route))
+
+    walk(get_resolver().url_patterns, "")
+    return found
+
+
+#: The URL part each route parameter takes.
+PARTS = {"case_id": "id", "share_id": "share", "team_id": "team", "fmt": "fmt"}
+CASE_ROUTES = _case_routes()
+#: A query string the route needs to answer its normal answer (the rest take none).
+QUERIES = {
+    "/cases/{id}/moment.json": "?t={t}",
+    "/api/cases/{id}/moment/": "?at={at}",
+    "/cases/{id}/shares/{share}/preview/moment.json": "?t={t}",
+    "/cases/{id}/compare/": "?with={id}",
+    "/cases/{id}/compare.json": "?with={id}",
 }
+#: The team engineer's answer where it is not a success (2xx or a redirect).
+ENGINEER_ANSWERS = {
+    "/api/cases/{id}/bundles/": {400},  # no bundle: 400 naming the field
+    "/cases/{id}/shares/": {400},  # the new-link form posted without its fields
+    "/api/cases/{id}/resolution/": {404},  # an open case has no resolution yet
+    "/cases/{id}/shares/{share}/preview/bundle/": {404},  # the link does not hand out the bundle
+    "/teams/{team}/cases/{id}/shares/revoke/": {404},  # the team admin's page: not an engineer's
+}
+#: What an anonymous visitor gets: a page sends him to log in, the API asks him to authenticate,
+#: any other URL answers 404.
+ANONYMOUS_PAGES = {"/cases/{id}/", "/cases/{id}/compare/", "/cases/{id}/events/"}
+
+
+def test_the_table_holds_every_case_route() -> None:
+    """The routes come from the URLconf: pages, JSON, CSV, the API, share previews, the team's page."""
+    assert len(CASE_ROUTES) >= 38, CASE_ROUTES
+    assert {"/cases/{id}/", "/api/cases/{id}/", "/cases/{id}/shares/{share}/preview/"} <= set(CASE_ROUTES)
+    assert set(QUERIES) | set(ENGINEER_ANSWERS) | ANONYMOUS_PAGES <= set(CASE_ROUTES)
 
 
 @pytest.fixture
@@ -66,52 +90,65 @@ def case(tmp_path: Path, private_queue: str) -> Case:
     return Case.objects.get(pk=made.pk)
 
 
-def _call(client: Client, method: str, template: str, case: Case):
-    url = template.format(id=case.pk, t=int(case.window_start.timestamp() * 1000), team=case.team_id)
-    if method == "post":
-        return client.post(url, {"customer": "Acme", "notes": "x"})
-    return client.get(url)
+@pytest.fixture
+def share(case: Case, engineer):  # noqa: ANN001, ANN201 - a user; the share made
+    return shares.share_create(case=case, user=engineer).share
 
 
-@pytest.mark.parametrize(("method", "template", "expected"), CASE_ENDPOINTS)
+def _call(client: Client, template: str, case: Case, share):  # noqa: ANN001, ANN202 - a Share; a response
+    """GET the route; a route that takes only POST (405) is posted a small form instead."""
+    start = case.window_start
+    parts = {"id": case.pk, "t": int(start.timestamp() * 1000), "at": iso_utc(start), "team": case.team_id}
+    url = (template + QUERIES.get(template, "")).format(**parts, share=share.pk, fmt="json")
+    response = client.get(url)
+    if response.status_code == 405:
+        response = client.post(url, {"customer": "Acme", "notes": "x"})
+    return response
+
+
+@pytest.mark.parametrize("template", CASE_ROUTES)
 def test_an_engineer_of_the_team_reaches_the_case(
-    engineer_client: Client, case: Case, method: str, template: str, expected: int
+    engineer_client: Client, case: Case, share, template: str
 ) -> None:
-    assert _call(engineer_client, method, template, case).status_code == expected
+    status = _call(engineer_client, template, case, share).status_code
+    assert status in ENGINEER_ANSWERS.get(template, {200, 201, 302}), (template, status)
 
 
-@pytest.mark.parametrize(("method", "template", "expected"), CASE_ENDPOINTS)
-def test_an_engineer_of_another_team_gets_404(
-    other_client: Client, case: Case, method: str, template: str, expected: int
-) -> None:
-    assert _call(other_client, method, template, case).status_code == 404
+def _refused(client: Client, case: Case, share) -> dict[str, int]:  # noqa: ANN001 - a Share
+    """The routes that did not answer 404 to ``client``: with their status. Nobody refused changes
+    anything, so one case serves every route."""
+    answers = {t: _call(client, t, case, share).status_code for t in CASE_ROUTES}
+    return {t: status for t, status in answers.items() if status != 404}
 
 
-@pytest.mark.parametrize(("method", "template", "expected"), CASE_ENDPOINTS)
-def test_an_anonymous_visitor_gets_nothing(
-    client: Client, case: Case, method: str, template: str, expected: int
-) -> None:
-    response = _call(client, method, template, case)
-    if template.startswith("/api/"):
-        assert response.status_code in (401, 403)
-    else:
-        assert response.status_code in ANONYMOUS.get(template, {404})
-    if response.status_code == 302:
-        assert response["Location"].startswith("/accounts/login/")
+def test_an_engineer_of_another_team_gets_404(other_client: Client, case: Case, share) -> None:
+    assert _refused(other_client, case, share) == {}
 
 
-@pytest.mark.parametrize(("method", "template", "expected"), CASE_ENDPOINTS)
-def test_a_team_admin_of_another_team_gets_404(
-    other_admin_client: Client, case: Case, method: str, template: str, expected: int
-) -> None:
-    assert _call(other_admin_client, method, template, case).status_code == 404
+def test_a_team_admin_of_another_team_gets_404(other_admin_client: Client, case: Case, share) -> None:
+    assert _refused(other_admin_client, case, share) == {}
 
 
-@pytest.mark.parametrize(("method", "template", "expected"), CASE_ENDPOINTS)
 def test_a_site_admin_outside_the_team_gets_404_outside_the_admin(
-    site_admin_client: Client, case: Case, method: str, template: str, expected: int
+    site_admin_client: Client, case: Case, share
 ) -> None:
-    assert _call(site_admin_client, method, template, case).status_code == 404
+    assert _refused(site_admin_client, case, share) == {}
+
+
+def test_an_anonymous_visitor_gets_nothing(client: Client, case: Case, share) -> None:
+    wrong = {}
+    for template in CASE_ROUTES:
+        response = _call(client, template, case, share)
+        to_login = response.status_code == 302 and response["Location"].startswith("/accounts/login/")
+        if template.startswith("/api/"):
+            ok = response.status_code in (401, 403)
+        elif template in ANONYMOUS_PAGES:
+            ok = to_login
+        else:
+            ok = response.status_code == 404 or to_login
+        if not ok:
+            wrong[template] = response.status_code
+    assert not wrong, wrong
 
 
 #: The Django admin's pages, a case's among them: for site admins only.

@@ -5,6 +5,7 @@ error, and every status code, content type and body must be what the schema says
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -112,6 +113,29 @@ def api_schema(live_server, ready_case_id: int, private_queue):
 def test_the_schema_serves_every_operation(api_schema) -> None:
     served = {result.ok().label for result in api_schema.get_all_operations()}
     assert served == set(OPERATIONS)
+
+
+#: A path parameter, whatever its name (``{id}`` in the docs, ``{case_id}`` in the schema).
+PARAM = re.compile(r"{\w+}")
+
+
+def _documented_operations() -> set[str]:
+    """The operations docs/api.md's table lists: ``METHOD /path/`` with every ``{name}`` as ``{}`` and
+    no query string (a row may name several methods: ``GET``, ``DELETE /api/upload-links/{id}/``)."""
+    text = (Path(__file__).resolve().parents[2] / "docs" / "api.md").read_text()
+    found = set()
+    for cell in re.findall(r"^\| ([^|]+) \|", text, re.M):
+        methods = re.findall(r"\b(GET|POST|PUT|PATCH|DELETE)\b", cell)
+        paths = re.findall(r"(/api/[^\s`?]*)", cell)
+        found |= {f"{m} {PARAM.sub('{}', p)}" for m in methods for p in paths[:1]}
+    return found
+
+
+def test_every_operation_is_in_the_api_table() -> None:
+    """A new endpoint gets its row in docs/api.md, the reference readers use."""
+    served = {PARAM.sub("{}", op) for op in OPERATIONS}
+    missing = sorted(served - _documented_operations())
+    assert not missing, f"docs/api.md's table lacks {missing}"
 
 
 # schemathesis's own pytest integration (``schema.parametrize``) does not run under pytest 9 (it reads a

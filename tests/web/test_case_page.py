@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 from django.core.files import File
 
-from tests.web.browser_steps import log_in, page_errors
+from tests.web.browser_steps import log_in, page_errors, settle, settled_scroll_width
 from tests.web.conftest import EXAMPLE_BUNDLE
 from tests.web.test_browser import browser  # noqa: F401 - the shared Chromium fixture
 from web.cases import selectors, services
@@ -108,11 +108,10 @@ def _check_case_page(browser, live_server, case: Case, label: str, root_key: str
     # No sideways scrolling at a laptop, a small laptop and a phone width.
     for width in WIDTHS:
         page.set_viewport_size({"width": width, "height": 900})
-        page.wait_for_timeout(300)
-        assert _scroll_width(page) == width, (width, _scroll_width(page), page.evaluate(WIDE))
+        assert settled_scroll_width(page, width) == width, (width, _scroll_width(page), page.evaluate(WIDE))
         page.screenshot(path=str(out / f"page-{width}.png"), full_page=True)
     page.set_viewport_size({"width": 1440, "height": 900})
-    page.wait_for_timeout(300)
+    settle(page, 1440)
 
     # A drag across one chart zooms every time chart to the same range, and the range is read again.
     whole = page.evaluate(X_RANGES)
@@ -130,8 +129,7 @@ def _check_case_page(browser, live_server, case: Case, label: str, root_key: str
     assert len({tuple(r) for r in zoomed}) == 1, zoomed
     (lo, hi), (wlo, whi) = zoomed[0], whole[0]
     assert wlo < lo < hi < whi and (hi - lo) < 0.5 * (whi - wlo)
-    page.wait_for_timeout(300)
-    assert all(n > 0 for n in dict(page.evaluate(ALL_CHARTS_DRAWN)).values())
+    page.wait_for_function(f"() => ({ALL_CHARTS_DRAWN})().every(([, n]) => n > 0)")
     csv_link = page.get_attribute("#export-series-csv", "href")
     assert f"start={lo}" in csv_link.replace(f"start={lo - 1}", f"start={lo}") and "charts=" in csv_link
     page.click("#reset-zoom")
@@ -144,7 +142,11 @@ def _check_case_page(browser, live_server, case: Case, label: str, root_key: str
     page.mouse.down()
     page.mouse.move(sbox["x"] + sbox["width"] * 0.8, sbox["y"] + sbox["height"] * 0.5, steps=8)
     page.mouse.up()
-    page.wait_for_timeout(300)
+    page.wait_for_function(
+        f"w => (r => r.length && r.every(x => x[0] === r[0][0] && x[1] === r[0][1]) && r[0][0] !== w[0])"
+        f"(({X_RANGES})())",
+        arg=whole[0],
+    )
     brushed = page.evaluate(X_RANGES)
     assert len({tuple(r) for r in brushed}) == 1 and brushed[0] != whole[0], brushed
     assert wlo < brushed[0][0] < brushed[0][1] <= whi
@@ -160,7 +162,10 @@ def _check_case_page(browser, live_server, case: Case, label: str, root_key: str
         "() => [...document.querySelectorAll('.chart.is-highlighted')].map(f => f.dataset.chartId)"
     )
     assert set(marked) == set(chart_ids) & set(c.removeprefix("chart-") for c in drawn), (marked, chart_ids)
-    page.wait_for_timeout(300)
+    page.wait_for_function(
+        f"([s, w]) => ({X_RANGES})().every(([lo, hi]) => lo <= s && s <= hi && hi - lo < w)",
+        arg=[window_start, whi - wlo],
+    )
     lo, hi = page.evaluate(X_RANGES)[0]
     assert lo <= window_start <= hi and hi - lo < whi - wlo
     page.locator(f"#finding-{root_key} > summary").click()
@@ -193,8 +198,12 @@ def _check_case_page(browser, live_server, case: Case, label: str, root_key: str
     page.evaluate("() => document.querySelectorAll('details.finding').forEach(d => { d.open = true; })")
     for width in (390, 1440):
         page.set_viewport_size({"width": width, "height": 900})
-        page.wait_for_timeout(300)
-        assert _scroll_width(page) == width, ("opened", width, _scroll_width(page), page.evaluate(WIDE))
+        assert settled_scroll_width(page, width) == width, (
+            "opened",
+            width,
+            _scroll_width(page),
+            page.evaluate(WIDE),
+        )
     page.locator("#findings").screenshot(path=str(out / "findings-open-1440.png"))
     page.evaluate("() => document.querySelectorAll('details.finding').forEach(d => { d.open = false; })")
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.web.browser_steps import log_in, page_errors
+from tests.web.browser_steps import log_in, page_errors, settled_scroll_width
 from tests.web.conftest import EXAMPLE_BUNDLE, ingest_ready
 from tests.web.hosts import add_host
 from tests.web.test_browser import browser  # noqa: F401 - the shared Chromium fixture
@@ -76,8 +76,7 @@ def test_a_two_host_case_page(live_server, engineer, browser) -> None:  # noqa: 
     page.evaluate("() => document.querySelectorAll('details.finding').forEach(d => { d.open = true; })")
     for width in (1440, 390):
         page.set_viewport_size({"width": width, "height": 900})
-        page.wait_for_timeout(400)
-        assert _scroll_width(page) == width, (width, _scroll_width(page), page.evaluate(WIDE))
+        assert settled_scroll_width(page, width) == width, (width, _scroll_width(page), page.evaluate(WIDE))
         page.screenshot(path=str(out / f"two-hosts-{width}.png"), full_page=True)
         for part in ("timeline", "capture", "findings", "chart-runqueue", "chart-cpu\\~1", "hosts"):
             name = part.replace("\\~", "-")
@@ -108,8 +107,7 @@ def test_five_hosts_are_small_multiples(live_server, engineer, browser) -> None:
     assert panels == ["db-a", "db-b", "db-c", "db-d", "db-e"]
     for width in (1440, 390):
         page.set_viewport_size({"width": width, "height": 900})
-        page.wait_for_timeout(400)
-        assert _scroll_width(page) == width, (width, _scroll_width(page), page.evaluate(WIDE))
+        assert settled_scroll_width(page, width) == width, (width, _scroll_width(page), page.evaluate(WIDE))
         page.screenshot(path=str(out / f"five-hosts-{width}.png"), full_page=False)
     assert not errors, errors
 

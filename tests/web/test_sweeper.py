@@ -8,12 +8,15 @@ from pathlib import Path
 
 import pytest
 from django.core.files import File
+from django.core.files.base import ContentFile
+from django.core.files.storage import default_storage
 from django.utils import timezone
 
 from tests.web.conftest import VMSTAT, make_tar
 from web.cases import services
 from web.ingest import broker, claims, faults, sweeper
 from web.models import Case, CaseStatus
+from web.storage import case_work_dir
 
 pytestmark = pytest.mark.django_db
 
@@ -118,3 +121,22 @@ def test_a_queued_case_waiting_too_long_is_sent_again(
     Case.objects.filter(pk=case.pk).update(enqueued_at=waited, updated_at=waited)
     assert sweeper.sweep().resent == [case.pk]
     assert redis_client.llen(private_queue) == 1
+
+
+def test_the_work_files_of_claims_that_are_over_are_removed_and_live_ones_kept(tmp_path: Path) -> None:
+    """A worker killed after publishing leaves its fan-out work files: the sweep removes those of a
+    finished case and of an earlier claim, never those of the claim still parsing."""
+    done, busy = _case(tmp_path), _claimed(tmp_path, silent_for_s=0)
+    Case.objects.filter(pk=done.pk).update(status=CaseStatus.READY, claims=2, generation=2)
+    names = {
+        "done": f"{case_work_dir(done.pk)}/gen-2/plan.work",
+        "busy-old": f"{case_work_dir(busy.pk)}/gen-0/plan.work",
+        "busy-live": f"{case_work_dir(busy.pk)}/gen-{busy.claims}/plan.work",
+    }
+    for name in names.values():
+        default_storage.save(name, ContentFile(b"x"))
+    report = sweeper.sweep()
+    assert sorted(report.removed_work) == sorted(
+        [f"{case_work_dir(done.pk)}/gen-2", f"{case_work_dir(busy.pk)}/gen-0"]
+    )
+    assert [k for k, n in names.items() if default_storage.exists(n)] == ["busy-live"]

@@ -17,6 +17,7 @@ from rest_framework.decorators import api_view
 from rest_framework.request import Request
 from rest_framework.response import Response
 
+from analyzer.isotime import iso_utc
 from web import audit
 from web.api.schema import CASE_ID, error_responses
 from web.cases import selectors
@@ -62,13 +63,9 @@ SHARE_ID = OpenApiParameter(
 )
 
 
-def _iso(value: datetime | None) -> str | None:
-    return value.isoformat().replace("+00:00", "Z") if value else None
-
-
 def _row(row: dict[str, object], case_id: int) -> dict[str, object]:
     return {
-        **{k: _iso(v) if isinstance(v, datetime) else v for k, v in row.items()},
+        **{k: iso_utc(v) if isinstance(v, datetime) else v for k, v in row.items()},
         "preview_url": reverse("share-preview", args=[case_id, row["id"]]),
     }
 

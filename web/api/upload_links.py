@@ -9,8 +9,6 @@ curl -H "Authorization: Bearer $TOKEN" -X DELETE http://HOST/api/upload-links/3/
 
 from __future__ import annotations
 
-from datetime import datetime
-
 from django.http import Http404
 from django.urls import path
 from drf_spectacular.utils import OpenApiParameter, extend_schema
@@ -19,6 +17,7 @@ from rest_framework.decorators import api_view
 from rest_framework.request import Request
 from rest_framework.response import Response
 
+from analyzer.isotime import iso_utc
 from web.api.schema import error_responses
 from web.cases import services as case_services
 from web.cases.selectors import teams_of
@@ -77,10 +76,6 @@ LINK_ID = OpenApiParameter(
 )
 
 
-def _iso(value: datetime | None) -> str | None:
-    return value.isoformat().replace("+00:00", "Z") if value else None
-
-
 def _row(link: UploadLink) -> dict[str, object]:
     return {
         "id": link.pk,
@@ -88,10 +83,10 @@ def _row(link: UploadLink) -> dict[str, object]:
         "ticket": link.ticket,
         "team": link.team_id,
         "created_by": link.created_by.get_username() if link.created_by else "",
-        "created_at": _iso(link.created_at),
-        "expires_at": _iso(link.expires_at),
-        "revoked_at": _iso(link.revoked_at),
-        "last_used_at": _iso(link.last_used_at),
+        "created_at": iso_utc(link.created_at),
+        "expires_at": iso_utc(link.expires_at),
+        "revoked_at": iso_utc(link.revoked_at),
+        "last_used_at": iso_utc(link.last_used_at),
         "uploads_allowed": link.uploads_allowed,
         "uploads_used": link.uploads_used,
         "max_size": link.max_bytes,

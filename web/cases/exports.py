@@ -9,10 +9,11 @@ import csv
 import io
 import json
 from collections.abc import Iterator
-from datetime import UTC, datetime, timedelta
+from datetime import datetime
 
 from django.http import HttpResponse
 
+from analyzer.isotime import iso_utc
 from web.models import Case
 from web.timeline import levels
 from web.timeline.charts import CHARTS, base_chart_ids
@@ -26,7 +27,6 @@ FINDINGS_CSV_COLUMNS = (
 )  # fmt: skip
 #: Rows of the series CSV written per chunk of the streamed answer.
 CSV_ROWS_PER_CHUNK = 5_000
-_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 
 
 def findings_json(report: dict[str, object]) -> str:
@@ -98,7 +98,7 @@ def series_csv_lines(
                 writer = csv.writer(out, lineterminator="\n")
                 last = min(len(ts), first + CSV_ROWS_PER_CHUNK)
                 for t_us, v in zip(ts[first:last].tolist(), values[first:last].tolist(), strict=True):
-                    when = (_EPOCH + timedelta(microseconds=t_us)).isoformat().replace("+00:00", "Z")
+                    when = iso_utc(t_us)
                     writer.writerow([when, *lead, name, "" if v != v else repr(v)])
                 yield out.getvalue()
 

@@ -2,24 +2,19 @@
 
 from __future__ import annotations
 
-from datetime import datetime
-
 from django.conf import settings
 from django.db.models import QuerySet
 from django.http import Http404
 from django.utils.text import slugify
 
 from analyzer.findings import severity_rank
+from analyzer.isotime import iso_utc as _iso
 from parsers.damage import damage_said
 from web.history import compare
 from web.history.search import CaseFilters, apply_filters
 from web.ingest.claims import is_stalled, last_report
 from web.models import FINAL_STATUSES, PROCESSING_STATUSES, BundleFile, Case, CaseStatus, Source, Team, Upload
 from web.timeline.charts import chart_ids_for_evidence
-
-
-def _iso(value: datetime | None) -> str | None:
-    return value.isoformat().replace("+00:00", "Z") if value else None
 
 
 def cases_for(user) -> QuerySet[Case]:

@@ -21,6 +21,7 @@ from collections.abc import Iterable, Mapping
 import numpy as np
 
 from analyzer.findings import SEVERITY_ORDER
+from analyzer.isotime import iso_utc
 from web.models import Case, Host, Series
 from web.timeline.charts import pick_points, round_values
 from web.timeline.series import series_arrays
@@ -215,10 +216,6 @@ def compare(
     }
 
 
-def _iso(value: object) -> str | None:
-    return value.isoformat().replace("+00:00", "Z") if value else None
-
-
 def side_head(case: Case, host: str | None = None) -> dict[str, object]:
     """Who a side is: the case, and its host when the side is one host (``host`` its name then, and
     ``label`` "#12 db-b"; else the case's hosts joined, and "#12")."""
@@ -230,8 +227,8 @@ def side_head(case: Case, host: str | None = None) -> dict[str, object]:
         "host": host if host is not None else case.host,
         "one_host": host is not None,
         "label": f"#{case.pk} {host}" if host is not None else f"#{case.pk}",
-        "window_start": _iso(start),
-        "window_end": _iso(end),
+        "window_start": iso_utc(start),
+        "window_end": iso_utc(end),
     }
 
 

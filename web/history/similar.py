@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from django.db.models import Q
 
+from analyzer.isotime import iso_utc
 from web.models import Case, CaseStatus
 
 #: Weight of each kind in the score (they sum to 1: a case identical in all three scores 1).
@@ -63,7 +64,7 @@ def similar_cases(*, case: Case, candidates, limit: int = MAX_SIMILAR) -> list[d
             "title": other.title or f"Case {other.pk}",
             "host": other.host,
             "customer": other.customer,
-            "created_at": other.created_at.isoformat().replace("+00:00", "Z"),
+            "created_at": iso_utc(other.created_at),
             "score": round(score, 3),
             "reasons": reasons,
         }

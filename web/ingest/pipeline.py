@@ -27,6 +27,7 @@ from django.utils import timezone
 
 from analyzer import engine
 from analyzer.findings import culprit_json, evidence_json
+from analyzer.isotime import iso_utc
 from analyzer.offsets import estimate_offsets
 from analyzer.series import aggregate_series, irq_cpu_rates, top_fingerprints, top_wait_channels
 from analyzer.timeline import SAMPLE_LINES, Timeline, reduce_piece
@@ -338,13 +339,31 @@ def _replace_derived(
     """Replace every row derived from the bundle (inside the caller's transaction): the detail rows
     (raw chunks) of ``generation`` become current, those of other generations go. ``analysis``: the
     rules' outcome and the rest, perhaps still being worked out in another thread: the series and
-    the sample index are written first, the rest once it is ready."""
+    the sample index are written first, the rest once it is ready. One writer per kind of row."""
     for model in (Source, NotUsedMember, Series, SeriesLevel, SampleIndex, Finding, RuleResult, Host):
         model.objects.filter(case=case).delete()
     RawChunk.objects.filter(case=case).exclude(generation=generation).delete()
+    _write_hosts(case, bundle, timelines)
+    _write_sources(case, bundle, timelines)
+    _write_series(case, bundle, timelines)
+    _set_bundle_fields(case, bundle, generation)
+    found = analysis.result()
+    beat.check()
+    _set_analysis_fields(case, bundle, found)
+    _write_findings(case, found.outcome)
+    _write_rule_results(case, found.outcome)
+    _set_status(case, bundle)
+    # Only what the ingest derived: fields others write meanwhile (title, heartbeat...) are kept.
+    case.save(update_fields=[*_DERIVED_CASE_FIELDS, "updated_at"])
+    case_refresh_search(case_id=case.pk)
+    case_finished(case_id=case.pk, status=case.status)  # sent once the publishing transaction commits
+
+
+def _write_sources(case: Case, bundle: Bundle, timelines: dict[str, Timeline]) -> None:
+    """A ``Source`` row per parsed member (its role in its host's timeline, its host and why), a
+    ``NotUsedMember`` row per member not used."""
     roles = {member: role for tl in timelines.values() for member, role in tl.roles.items()}
     host_of = bundle.host_of
-    _write_hosts(case, bundle, timelines)
     Source.objects.bulk_create(
         Source(
             case=case,
@@ -369,6 +388,11 @@ def _replace_derived(
         NotUsedMember(case=case, member=pg_safe(n.member[:500]), reason=pg_safe(n.reason))
         for n in bundle.not_used
     )
+
+
+def _write_series(case: Case, bundle: Bundle, timelines: dict[str, Timeline]) -> None:
+    """The series of every host's timeline (``Series``, ``SeriesLevel``) and the sample index of
+    every timed source, by COPY (web/timeline/bulk.py)."""
     for name, timeline in timelines.items():
         bulk.write_series(case.pk, aggregate_series(timeline), host=name)
     for s in bundle.sources:
@@ -376,8 +400,11 @@ def _replace_derived(
             bulk.copy_sample_index(
                 case.pk, s.frames.get(SAMPLE_LINES, s.main), member=s.member, format=s.format
             )
+
+
+def _set_bundle_fields(case: Case, bundle: Bundle, generation: int) -> None:
+    """The case fields read from the bundle itself (hosts, kernel, CPUs, window, clock offset)."""
     window = bundle.window
-    timed = [s for s in bundle.sources if s.samples]
     case.host = pg_safe(", ".join(h.name for h in bundle.hosts)[:255] if bundle.host else "")
     case.kernel = pg_safe(bundle.kernel or "")
     case.ncpu = bundle.ncpu
@@ -388,9 +415,11 @@ def _replace_derived(
     case.warnings = pg_safe(list(bundle.warnings))
     case.generation = generation
     case.ingested_at = timezone.now()
-    found = analysis.result()
-    beat.check()
-    outcome = found.outcome
+
+
+def _set_analysis_fields(case: Case, bundle: Bundle, found: _Analysis) -> None:
+    """The case fields worked out by the analysis: the overview charts, fingerprints, wait channels,
+    the search terms, the rules' versions and the keys of what they found."""
     case.charts_overview = charts.timeline_charts(
         case=case,
         max_points=charts.OVERVIEW_POINTS,
@@ -401,6 +430,12 @@ def _replace_derived(
     case.search_terms = "\n".join(
         [h.name for h in bundle.hosts if bundle.host] + case.fingerprints + case.wait_channels
     )
+    case.rule_versions = found.outcome.versions
+    case.finding_keys = sorted({f.key for f in found.outcome.findings})
+
+
+def _write_findings(case: Case, outcome: engine.Outcome) -> None:
+    """A ``Finding`` row per finding, in the engine's order."""
     Finding.objects.bulk_create(
         Finding(
             case=case,
@@ -409,7 +444,10 @@ def _replace_derived(
             severity=str(f.severity),
             title=pg_safe(f.title),
             summary=pg_safe(f.explanation),
-            windows=[[_iso_utc(w.start), _iso_utc(w.end)] for w in f.windows],
+            windows=[
+                [iso_utc(w.start, timespec="microseconds"), iso_utc(w.end, timespec="microseconds")]
+                for w in f.windows
+            ],
             evidence=pg_safe([evidence_json(e) for e in f.evidence]),
             recommendation=pg_safe(f.recommendation),
             caveats=pg_safe(list(f.caveats)),
@@ -424,34 +462,39 @@ def _replace_derived(
         )
         for i, f in enumerate(outcome.findings)
     )
-    RuleResult.objects.bulk_create(
-        [
-            RuleResult(
-                case=case,
-                key=n.key,
-                outcome=RuleResult.Outcome.NOT_EVALUATED,
-                detail=n.reason,
-                host=pg_safe(n.host or ""),
-            )
-            for n in outcome.not_evaluated
-        ]
-        + [
-            RuleResult(
-                case=case,
-                key=f.key,
-                outcome=RuleResult.Outcome.FAILED,
-                detail=pg_safe(f.error),
-                host=pg_safe(f.host or ""),
-            )
-            for f in outcome.failed
-        ]
-    )
-    case.rule_versions = outcome.versions
-    case.finding_keys = sorted({f.key for f in outcome.findings})
+
+
+def _write_rule_results(case: Case, outcome: engine.Outcome) -> None:
+    """A ``RuleResult`` row per rule not evaluated (missing input) or failed (an exception)."""
+    results = [
+        RuleResult(
+            case=case,
+            key=n.key,
+            outcome=RuleResult.Outcome.NOT_EVALUATED,
+            detail=n.reason,
+            host=pg_safe(n.host or ""),
+        )
+        for n in outcome.not_evaluated
+    ]
+    results += [
+        RuleResult(
+            case=case,
+            key=f.key,
+            outcome=RuleResult.Outcome.FAILED,
+            detail=pg_safe(f.error),
+            host=pg_safe(f.host or ""),
+        )
+        for f in outcome.failed
+    ]
+    RuleResult.objects.bulk_create(results)
+
+
+def _set_status(case: Case, bundle: Bundle) -> None:
+    """READY when any source has a timed sample, else FAILED with the reason; the claim released."""
     case.progress = 100
     case.status_detail = ""
     case.claim = ""
-    if timed:
+    if any(s.samples for s in bundle.sources):
         case.status, case.failure_reason = CaseStatus.READY, ""
     else:
         case.status = CaseStatus.FAILED
@@ -459,10 +502,6 @@ def _replace_derived(
             f"No supported capture was found in the bundle ({bundle.members_seen} member(s) looked at; "
             "see 'Not used' for the reason of each)."
         )
-    # Only what the ingest derived: fields others write meanwhile (title, heartbeat...) are kept.
-    case.save(update_fields=[*_DERIVED_CASE_FIELDS, "updated_at"])
-    case_refresh_search(case_id=case.pk)
-    case_finished(case_id=case.pk, status=case.status)  # sent once the publishing transaction commits
 
 
 #: The case fields an ingest writes when it publishes its result.
@@ -525,11 +564,6 @@ def _write_hosts(case: Case, bundle: Bundle, timelines: dict[str, Timeline]) -> 
             )
         )
     Host.objects.bulk_create(rows)
-
-
-def _iso_utc(ts: pd.Timestamp) -> str:
-    """ISO 8601 in UTC with microseconds and ``Z``, as every time in the report and the pages."""
-    return ts.tz_convert("UTC").strftime("%Y-%m-%dT%H:%M:%S.%fZ")
 
 
 def _jsonable_meta(meta: dict[str, object]) -> dict[str, object]:

@@ -11,6 +11,10 @@ Run every ``CASEBOOK_SWEEP_INTERVAL`` seconds by Celery beat (``casebook.sweep_c
    sent to a broker that has restarted since (Redis keeps nothing on disk here), or was sent more than
    ``CASEBOOK_QUEUED_RESEND_AFTER`` s ago, is sent again. A duplicate message is harmless: the claim
    lets one execution through.
+3. **Work files left behind.** The fan-out's work files (``ingest-work/case-<id>/gen-<n>/``) of a claim
+   that is over (a newer claim exists, or the case is no longer parsing or analyzing) are removed. The
+   chord's last task removes its own once the case is published; this step removes those of a worker
+   killed before it could, so no claim's files outlive it by more than one sweep.
 
 Every transition is a conditional update (the case must still be in the state the sweep read), so
 two sweeps at once, or a sweep racing a worker, never both act on one case.
@@ -27,6 +31,7 @@ from django.conf import settings
 from django.db.models import Q
 from django.utils import timezone
 
+from web import storage
 from web.ingest import broker
 from web.ingest.claims import last_report, stale_before
 from web.ingest.tasks import case_send_ingest
@@ -47,6 +52,8 @@ class SweepReport:
     requeued: list[int] = field(default_factory=list)
     failed: list[int] = field(default_factory=list)
     resent: list[int] = field(default_factory=list)
+    #: the work folders removed (``ingest-work/case-<id>/gen-<n>``)
+    removed_work: list[str] = field(default_factory=list)
 
 
 def sweep(*, now: datetime | None = None) -> SweepReport:
@@ -55,6 +62,7 @@ def sweep(*, now: datetime | None = None) -> SweepReport:
     report = SweepReport()
     _take_back_silent(now, report)
     _resend_lost(now, report)
+    _remove_finished_work(report)
     if report.requeued or report.failed or report.resent:
         log.info(
             "sweep: re-queued %s, failed %s, sent again %s",
@@ -125,6 +133,25 @@ def _resend_lost(now: datetime, report: SweepReport) -> None:
             enqueued_at=now
         ) and case_send_ingest(case_id=case_id):
             report.resent.append(case_id)
+
+
+def _remove_finished_work(report: SweepReport) -> None:
+    """Remove the work folders of claims that are over. A claim's generation is ``Case.claims`` when
+    it was made; a folder of that generation is live only while the case is parsing or analyzing, and
+    a claim made after this read writes under a higher generation, which is left alone."""
+    by_case = storage.work_generations()
+    if not by_case:
+        return
+    cases = Case.objects.filter(pk__in=by_case).values_list("pk", "claims", "status")
+    live = {pk: (claims, status in PROCESSING_STATUSES) for pk, claims, status in cases}
+    for case_id, generations in sorted(by_case.items()):
+        last, processing = live.get(case_id, (None, False))
+        for gen in generations:
+            if last is None or gen < last or (gen == last and not processing):
+                folder = f"{storage.case_work_dir(case_id)}/gen-{gen}"
+                storage.remove_tree(folder)
+                report.removed_work.append(folder)
+        storage.remove_empty_folder(storage.case_work_dir(case_id))
 
 
 def _generation(case_id: int) -> int:

@@ -13,12 +13,13 @@ most ``MAX_COLUMNS`` time columns, each the largest value of its time bucket.
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
+from datetime import datetime
 
 import numpy as np
 import pandas as pd
 from tsdownsample import MinMaxLTTBDownsampler
 
+from analyzer.isotime import iso_utc
 from web.models import Case, Finding, Host
 from web.timeline import levels, services
 from web.timeline.chartdefs import (  # noqa: F401 - CHARTS, SECTIONS ... are read from here too
@@ -52,18 +53,6 @@ PANEL_SEP = "~"
 
 #: Longest series label on a chart legend (query fingerprints can be kilobytes long).
 MAX_LABEL = 80
-
-
-def _slice(
-    arrays: dict[str, tuple[np.ndarray, np.ndarray]], lo_us: int | None, hi_us: int | None
-) -> dict[str, tuple[np.ndarray, np.ndarray]]:
-    out = {}
-    for name, (ts, values) in arrays.items():
-        a = int(np.searchsorted(ts, lo_us, side="left")) if lo_us is not None else 0
-        b = int(np.searchsorted(ts, hi_us, side="right")) if hi_us is not None else len(ts)
-        if b > a:
-            out[name] = (ts[a:b], values[a:b])
-    return out
 
 
 def _read(
@@ -450,8 +439,8 @@ def series_listing(
         row: dict[str, object] = {
             "name": name,
             "points": len(ts),
-            "first": _iso_us(ts[0]) if len(ts) else None,
-            "last": _iso_us(ts[-1]) if len(ts) else None,
+            "first": iso_utc(ts[0]) if len(ts) else None,
+            "last": iso_utc(ts[-1]) if len(ts) else None,
         }
         if names is not None:
             a = int(np.searchsorted(ts, int(start.timestamp() * 1e6), side="left")) if start else 0
@@ -461,10 +450,6 @@ def series_listing(
             row["data"] = [list(p) for p in zip(t[idx].tolist(), round_values(v[idx]), strict=True)]
         out.append(row)
     return out
-
-
-def _iso_us(ts_us: np.int64) -> str:
-    return datetime.fromtimestamp(int(ts_us) / 1e6, tz=UTC).isoformat().replace("+00:00", "Z")
 
 
 def _ms_dt(value: datetime | None) -> float | None:

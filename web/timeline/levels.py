@@ -65,11 +65,6 @@ def levels_of(ts: np.ndarray, values: np.ndarray) -> list[tuple[int, np.ndarray,
     return out
 
 
-def has_levels(case_id: int) -> bool:
-    """Were the levels written for this case (cases ingested before they existed have none)?"""
-    return SeriesLevel.objects.filter(case_id=case_id).exists()
-
-
 def read_range(
     case_id: int,
     names: list[str],

@@ -138,12 +138,6 @@ export function formatEpochMs(ms, offsetS, style = "full") {
   }
 }
 
-/** formatEpochMs for an ISO string; returns the input unchanged when it cannot be parsed. */
-export function formatIso(iso, offsetS, style = "full") {
-  const ms = parseIso(iso);
-  return Number.isFinite(ms) ? formatEpochMs(ms, offsetS, style) : String(iso ?? "");
-}
-
 /** "1 h 02 min", "3 min 20 s", "45 s" for a duration in ms. */
 export function formatDuration(ms) {
   if (typeof ms !== "number" || !Number.isFinite(ms) || ms < 0) {

@@ -1,24 +1,24 @@
-"""Cross-source rules: OS evidence (vmstat, ps threads, iostat) joined with MySQL evidence at the same moment.
+"""Joined-source rules: OS evidence (vmstat, ps threads, iostat) joined with MySQL evidence at the same moment.
 
-The seeds' lesson is that single metrics mislead, and the explanation appears when sources are read
-side by side:
+Single metrics mislead, and the explanation appears when sources are read side by side
+(docs/background.md, "One metric misleads"):
 
-- **load-from-uninterruptible-threads** (seed 000): load average 588 on 14 cores while the CPUs were
+- **load-from-uninterruptible-threads**: in a typical incident, load average 588 on 14 cores while the CPUs were
   40-50 % idle. Linux load counts threads in uninterruptible sleep (D) as well as runnable ones; ps
   showed 547 ``mysqld`` threads in D in ``unlinkat`` (deleting temporary-table files) while the
   sessions were in ``removing tmp table``. vmstat ``b`` and ``%wa`` count only threads waiting for
   block I/O (``nr_iowait``), not those sleeping in D on a kernel lock such as a directory's inode
   lock, so they can stay low while the load explodes.
-- **commit-serialization** (seed 001): 64 sysbench threads on 2 cores, idle 40-50 %, iowait in single
+- **commit-serialization**: 64 sysbench threads on 2 cores, idle 40-50 %, iowait in single
   digits, yet most sessions sat at ``COMMIT``: with innodb_flush_log_at_trx_commit=1 on disks without
   a battery-backed cache, every commit waits for the redo-log fsync, and only one thread flushes while
   the others wait on a mutex/condition, which the kernel counts as idle, not iowait.
-- **iowait-understates-io** (seed 001): idle + iowait high while far more work is queued than there are
+- **iowait-understates-io**: idle + iowait high while far more work is queued than there are
   cores: read idle + iowait as available CPU and look for the serialisation point.
 
-Sources: Brendan Gregg, "Linux Load Averages: Solving the Mystery" (2017); seed 001 (a Russian
-translation of the Percona blog post "Don't trust vmstat iowait numbers"); Linux fs/proc/stat.c
-(``procs_blocked`` = ``nr_iowait()``).
+Sources: Brendan Gregg, "Linux Load Averages: Solving the Mystery" (2017); Linux
+Documentation/filesystems/proc.rst ("iowait"); Linux fs/proc/stat.c (``procs_blocked`` = ``nr_iowait()``).
+Background: docs/background.md ("Linux load counts threads in D state", "iowait is idle time").
 """
 
 from __future__ import annotations
@@ -58,7 +58,7 @@ from analyzer.texts import RuleTexts
 from analyzer.timeline import Timeline, value_is
 from analyzer.windows import sustained, within
 
-#: idle + iowait >= 30 %: the CPUs have room, so the load is not CPU work (FINDINGS.md, seed 000:
+#: idle + iowait >= 30 %: the CPUs have room, so the load is not CPU work (docs/background.md:
 #: 40-50 % idle with a load of 588 on 14 cores).
 AVAILABLE_CPU_MIN_PCT = 30.0
 #: 5 s of ps snapshots (detect.SESSIONS_SUSTAINED_S) and 5 consecutive vmstat samples (as
@@ -72,31 +72,31 @@ TOP_WCHANS = 3
 # commit-serialization -----------------------------------------------------------------------------
 #: States of a session in the commit phase (MySQL 8.0 ``waiting for handler commit``; 5.6/5.7 autocommit
 #: statements flush the binlog and redo in ``query end``; MariaDB/Percona ``Commit``); a session whose
-#: Info is ``COMMIT`` counts whatever its State (seed 001 shows State NULL, MySQL 8.0 ``starting``).
+#: Info is ``COMMIT`` counts whatever its State (State NULL on MySQL 5.x, ``starting`` on 8.0).
 COMMIT_STATES = frozenset({"waiting for handler commit", "query end", "commit", "committing"})
 #: Group commit makes a few sessions wait together as a matter of course: one flush serves every
 #: session that reached the commit meanwhile, and a busy host has about as many committers in flight
 #: as it has cores. A queue is more than that: at least 8 sessions and at least one per CPU (14 of 800
 #: sessions committing on a healthy 64-CPU server is ordinary group commit), a third of the active
-#: sessions, twice the capture's quiet level when it has one, held 5 s (seed 001: most of 64
-#: sessions on 2 CPUs for minutes).
+#: sessions, twice the capture's quiet level when it has one, held 5 s (docs/background.md, "iowait is idle
+#: time": most of 64 sessions on 2 CPUs for minutes).
 COMMIT_MIN_SESSIONS = 8
 COMMIT_SESSIONS_PER_CPU = 1.0
 COMMIT_MIN_SHARE = 0.30
 #: Extreme: most active sessions committing, four times the bar: kept from 3 snapshots.
 COMMIT_EXTREME_SHARE = 0.80
 COMMIT_EXTREME_FACTOR = 4.0
-#: iowait below 10 % while commits queue is seed 001's "iowait understates the waits" (it showed 1-14 %).
+#: iowait below 10 % while commits queue: "iowait understates the waits" (docs/background.md: 1-14 %).
 IOWAIT_LOW_PCT = 10.0
 
 # iowait-understates-io ----------------------------------------------------------------------------
-#: idle + iowait >= 40 % (FINDINGS.md; seed 001: 40-55 %)...
+#: idle + iowait >= 40 % (docs/background.md, "iowait is idle time": 40-55 %)...
 IDLE_PLUS_WAIT_MIN_PCT = 40.0
 #: ...while runnable/blocked work is >= 2 x the cores: with that much queued, a CPU-bound server
-#: would have no idle time (USE method saturation; seed 001: 64 sessions on 2 cores)...
+#: would have no idle time (USE method saturation; 64 sessions on 2 cores)...
 QUEUED_PER_CPU = 2.0
 #: ...and at least half of that available time shows as idle, not iowait: the finding is that the
-#: waits are NOT counted as iowait (seed 001: id 40-50 %, wa 1-14 %). When wa itself is high, the
+#: waits are NOT counted as iowait (id 40-50 %, wa 1-14 % in docs/background.md). When wa itself is high, the
 #: kernel does show the I/O wait (a disk-bound load), and nothing is understated.
 IDLE_SHARE_OF_AVAILABLE_MIN = 0.5
 
@@ -126,7 +126,7 @@ LOAD_FROM_D_THREADS = RuleTexts(
         "The load average is per machine: D threads of other processes (backup, NFS client) count too.",
     ),
     sources=(
-        "seed 000 (load 588 on 14 cores, 547 mysqld threads in D in unlinkat)",
+        "MySQL 8.4 Reference Manual, Internal Temporary Table Use in MySQL",
         'Brendan Gregg, "Linux Load Averages: Solving the Mystery" (2017)',
         "ps(1) PROCESS STATE CODES",
     ),
@@ -318,12 +318,12 @@ COMMIT_SERIALIZATION = RuleTexts(
     ),
     recommendation="{recommendation}",
     caveats=(
-        "iowait understates I/O waits: a thread waiting for another thread's fsync is idle, not iowait (seed 001).",
+        "iowait understates I/O waits: a thread waiting for another thread's fsync is idle, not iowait.",
         "'query end' also covers other end-of-statement work (e.g. the binary log of a large transaction).",
         "Semi-synchronous replication makes commits wait for a replica's ACK: that shows the same way.",
     ),
     sources=(
-        'seed 001 ("don\'t trust vmstat iowait", sysbench 64 threads on 2 cores)',
+        'Linux Documentation/filesystems/proc.rst ("iowait" is not reliable)',
         "MySQL manual, innodb_flush_log_at_trx_commit and sync_binlog",
     ),
     confidence="processlist + vmstat agree; held {held:.0f} s in {n_windows} window(s){short}",
@@ -346,8 +346,8 @@ COMMIT_FIX_DURABLE = (
     "Trade-off: with 2, a mysqld crash loses nothing but an OS crash or power cut loses the last ~1 s of\n"
     "commits; with sync_binlog != 1 the binary log can lose transactions InnoDB kept, and replicas can\n"
     "diverge after such a crash. Keep both at 1 where every commit must survive, and make fsync cheap\n"
-    "instead: a controller with a battery/flash-backed write cache, or a faster log device (seed 001:\n"
-    "setting 2 gave +60 % throughput on disks without a BBU)."
+    "instead: a controller with a battery/flash-backed write cache, or a faster log device (on\n"
+    "disks without a battery-backed cache, 2 has given +60 % throughput in sysbench tests)."
 )
 
 
@@ -483,7 +483,7 @@ IOWAIT_UNDERSTATES_IO = RuleTexts(
         "Active sessions include those waiting on a slow client (Sending to client/Writing to net).",
     ),
     sources=(
-        'seed 001 ("don\'t trust vmstat iowait": treat idle + iowait as available CPU)',
+        'Linux Documentation/filesystems/proc.rst ("iowait" is not reliable: treat idle + iowait as available CPU)',
         "vmstat(8)",
     ),
     disproof="If `mpstat -P ALL 1` shows the idle time on a few CPUs only while the others are 100 % busy, the work is pinned, not waiting (see single-cpu-saturation).",

@@ -1,0 +1,230 @@
+"""The map is enough: in a copy of the repository, a newcomer's format, rule, chart and API endpoint
+each touch only the files README's "Where things go" names for that change, and the checks that guard
+those files (the registry, the catalogue, the architecture test, the URLconf, the API schema and its
+table) pass with them there.
+
+The dummies are small on purpose: the format is a copy of a real parser under another name, the rule
+fires on nothing, the chart reads an existing series, the endpoint answers a case's id. What is tested
+is where they go, not what they do."""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+#: Not part of the product's source: the checkout's environment, history, caches and run files.
+NOT_COPIED = shutil.ignore_patterns(".git", ".venv", "var", ".ruff_cache", "__pycache__")
+
+
+def _row(change: str) -> list[str]:
+    """The paths README's "Where things go" names for ``change`` (a row's first cell), code and tests."""
+    table = (ROOT / "README.md").read_text().split("## Where things go", 1)[1].split("\n## ", 1)[0]
+    row = next(line for line in table.splitlines() if line.startswith(f"| {change} |"))
+    return re.findall(r"`([\w./<>-]+/[\w./<>-]*|[\w<>-]+\.md)`", row)
+
+
+def _allowed(path: str, named: list[str]) -> bool:
+    """Whether ``path`` is one the row names: the path itself, a file under a named folder, or the
+    file a ``<name>`` placeholder stands for."""
+    for name in named:
+        pattern = re.escape(name).replace(re.escape("<"), "<").replace(re.escape(">"), ">")
+        pattern = re.sub(r"<[\w-]+>", r"[\\w-]+", pattern)
+        if re.fullmatch(pattern, path) or (name.endswith("/") and path.startswith(name)):
+            return True
+    return False
+
+
+class Copy:
+    """A copy of the repository, with a record of every file a change wrote."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self.touched: set[str] = set()
+
+    def write(self, rel: str, text: str) -> None:
+        (self.root / rel).write_text(text)
+        self.touched.add(rel)
+
+    def edit(self, rel: str, old: str, new: str) -> None:
+        text = (self.root / rel).read_text()
+        assert old in text, f"{rel}: {old!r} is no longer there"
+        self.write(rel, text.replace(old, new, 1))
+
+    def append(self, rel: str, text: str) -> None:
+        self.write(rel, (self.root / rel).read_text() + text)
+
+    def run(self, *args: str) -> str:
+        env = {**os.environ, "PYTHONPATH": str(self.root), "PYTHONDONTWRITEBYTECODE": "1"}
+        done = subprocess.run(args, cwd=self.root, env=env, capture_output=True, text=True, timeout=300)
+        assert done.returncode == 0, f"{' '.join(args)}:\n{done.stdout[-3000:]}\n{done.stderr[-3000:]}"
+        return done.stdout
+
+
+def _add_format(c: Copy) -> None:
+    source = (c.root / "parsers" / "ptstalk_trigger.py").read_text()
+    assert 'FORMAT = "pt-stalk-trigger"' in source
+    c.write(
+        "parsers/dummy_sar_net.py", source.replace('FORMAT = "pt-stalk-trigger"', 'FORMAT = "dummy-sar-net"')
+    )
+    c.edit(
+        "parsers/registry.py", '    "ptstalk_output",\n)', '    "ptstalk_output",\n    "dummy_sar_net",\n)'
+    )
+    c.write(
+        "tests/parsers/test_dummy_sar_net.py",
+        "from parsers import registry\n\n\ndef test_registered() -> None:\n"
+        '    assert registry.by_format("dummy-sar-net").FORMAT == "dummy-sar-net"\n',
+    )
+
+
+RULE = '''
+
+# --- dummy-relay-log-space ----------------------------------------------------------------------
+DUMMY_RELAY_TEXTS = RuleTexts(
+    title="Relay logs fill {used_gib:.1f} GiB",
+    explanation="The relay logs hold {used_gib:.1f} GiB that the SQL thread has not applied.",
+    recommendation="See why the SQL thread is behind.",
+    sources=("MySQL 8.4 Reference Manual, The Relay Log",),
+)
+
+
+@rule(key="dummy-relay-log-space", requires=("slave_status",))
+def dummy_relay_log_space(tl: Timeline) -> Finding | None:
+    """Never fires (no relay log is that large): a rule added where the map says rules go."""
+    used = 0.0
+    if used < float("inf"):
+        return None
+    return DUMMY_RELAY_TEXTS.finding(key="dummy-relay-log-space", severity=Severity.INFO, windows=(), evidence=())
+'''
+
+
+def _add_rule(c: Copy) -> None:
+    c.append("analyzer/rules/host.py", RULE)
+    c.write(
+        "tests/analyzer/rules/test_host_dummy.py",
+        "from analyzer.engine import rules\n\n\ndef test_registered() -> None:\n"
+        '    assert "dummy-relay-log-space" in rules()\n',
+    )
+
+
+def _add_chart(c: Copy) -> None:
+    c.edit(
+        "web/timeline/chartdefs.py",
+        "CHARTS = (\n",
+        'CHARTS = (\n    ChartDef("dummy-blocked", "cpu", "Blocked b (vmstat)", "threads", series=(("vmstat.b", "b"),)),\n',
+    )
+    c.edit(
+        "web/timeline/chartdefs.py",
+        '    "vmstat.b": ("runqueue",),',
+        '    "vmstat.b": ("runqueue", "dummy-blocked"),',
+    )
+
+
+ENDPOINT = '''
+
+@extend_schema(
+    operation_id="cases_dummy_thing",
+    summary="A case's id, read through the one access check",
+    parameters=[CASE_ID],
+    responses={200: CaseStatusSerializer, **error_responses(404)},
+)
+@api_view(["GET"])
+def case_dummy_thing_api(request: Request, case_id: int) -> Response:
+    """The case's status (a dummy endpoint)."""
+    return Response(selectors.case_status(selectors.case_for_user(user=request.user, case_id=case_id)))
+'''
+
+
+def _add_endpoint(c: Copy) -> None:
+    c.append("web/api/cases.py", ENDPOINT)
+    route = '    path("api/cases/<int:case_id>/status/", api.case_status_api, name="api-case-status"),\n'
+    c.edit(
+        "web/urls.py",
+        route,
+        route
+        + '    path("api/cases/<int:case_id>/thing/", api.case_dummy_thing_api, name="api-case-thing"),\n',
+    )
+    c.edit(
+        "docs/api.md",
+        "| `GET /api/cases/{id}/findings/` |",
+        "| `GET /api/cases/{id}/thing/` | a dummy |\n| `GET /api/cases/{id}/findings/` |",
+    )
+    c.edit(
+        "tests/web/test_api_schema.py",
+        '    "GET /api/cases/{case_id}/status/",\n',
+        '    "GET /api/cases/{case_id}/status/",\n    "GET /api/cases/{case_id}/thing/",\n',
+    )
+
+
+CHANGES = {
+    "an input format": _add_format,
+    "a rule": _add_rule,
+    "a chart": _add_chart,
+    "an API endpoint": _add_endpoint,
+}
+
+
+@pytest.fixture(scope="module")
+def changed(tmp_path_factory: pytest.TempPathFactory) -> tuple[Copy, dict[str, set[str]]]:
+    """A copy of the repository with the four changes made one after the other, as a newcomer would
+    (the rule's row ends with regenerating the catalogue), and the files each change wrote."""
+    copy = Copy(tmp_path_factory.mktemp("repo") / "casebook")
+    shutil.copytree(ROOT, copy.root, ignore=NOT_COPIED, symlinks=True)
+    touched = {}
+    for change, make in CHANGES.items():
+        copy.touched = set()
+        make(copy)
+        if change == "a rule":
+            copy.write("docs/findings.md", copy.run(sys.executable, "-m", "analyzer.catalogue"))
+        touched[change] = copy.touched
+    return copy, touched
+
+
+@pytest.mark.parametrize("change", CHANGES)
+def test_a_change_touches_only_the_files_the_map_names(changed, change: str) -> None:  # noqa: ANN001
+    named = _row(change)
+    stray = sorted(p for p in changed[1][change] if not _allowed(p, named))
+    assert not stray, f"{change}: touched {stray}, which README's row does not name ({named})"
+
+
+CHECK = """
+import django, os
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "web.settings")
+django.setup()
+from parsers import registry
+from analyzer.engine import rules
+from web.timeline import chartdefs
+from tests.web.test_access import CASE_ROUTES
+from tests.web.test_api_schema import test_every_operation_is_in_the_api_table
+assert registry.by_format("dummy-sar-net")
+assert "dummy-relay-log-space" in rules()
+assert "dummy-blocked" in {c.id for c in chartdefs.CHARTS}
+assert "/api/cases/{id}/thing/" in CASE_ROUTES, CASE_ROUTES
+test_every_operation_is_in_the_api_table()
+print("ok")
+"""
+
+
+def test_the_checks_pass_with_every_change_in_place(changed) -> None:  # noqa: ANN001
+    copy = changed[0]
+    assert copy.run(sys.executable, "-c", CHECK).strip() == "ok"
+    copy.run(
+        sys.executable,
+        "-m",
+        "pytest",
+        "-q",
+        "-p",
+        "no:cacheprovider",
+        "tests/test_architecture.py",
+        "tests/analyzer/test_catalogue.py",
+        "tests/test_citations.py",
+        "tests/parsers/test_dummy_sar_net.py",
+        "tests/analyzer/rules/test_host_dummy.py",
+    )
+    copy.run(sys.executable, "manage.py", "spectacular", "--validate", "--fail-on-warn", "--file", os.devnull)
