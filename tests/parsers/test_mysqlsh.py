@@ -194,9 +194,9 @@ def test_high_load_iterations_reach_the_rules_as_one_series():
 
 def test_share_links_scrub_statements_of_the_shell_processlist():
     """A redacted share shows a MySQL Shell processlist's raw lines with statements fingerprinted,
-    and its users, client hosts and schemas enter the vocabulary (analyzer.redact)."""
-    from analyzer.literals import processlist_lines
-    from analyzer.redact import STATEMENT_FORMATS, VOCABULARY_FORMATS, VocabularyBuilder
+    and its users, client hosts and schemas enter the vocabulary (web.sharing.redaction.redactor)."""
+    from web.sharing.redaction.literals import processlist_lines
+    from web.sharing.redaction.redactor import STATEMENT_FORMATS, VOCABULARY_FORMATS, VocabularyBuilder
 
     assert mysqlsh.FORMAT in STATEMENT_FORMATS and mysqlsh.FORMAT in VOCABULARY_FORMATS
     lines = [ln.rstrip("\n") for ln in member(RS, "2.SHOW_FULL_PROCESSLIST.tsv")]

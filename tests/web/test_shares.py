@@ -15,7 +15,6 @@ from django.core.files import File
 from django.test import Client, override_settings
 from django.utils import timezone
 
-from analyzer.redact import REDACT_ALL, Choices
 from tests.web.conftest import make_tar
 from tests.web.share_capture import (
     SECRETS,
@@ -31,6 +30,7 @@ from web.cases import services
 from web.ingest import tasks
 from web.models import Case, CaseStatus, SampleIndex, ShareLink
 from web.sharing import services as shares
+from web.sharing.redaction.redactor import REDACT_ALL, Choices
 from web.timeline import moments
 
 pytestmark = pytest.mark.django_db

@@ -16,8 +16,8 @@ import io
 import re
 from datetime import UTC, datetime
 
-from analyzer.literals import processlist_lines
-from analyzer.redact import STATEMENT_FORMATS, Redactor
+from web.sharing.redaction.literals import processlist_lines
+from web.sharing.redaction.redactor import STATEMENT_FORMATS, Redactor
 
 _QUOTED = re.compile(r"'[^'\n]*'|\"[^\"\n]*\"")
 

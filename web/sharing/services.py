@@ -2,11 +2,11 @@
 
 Writes (create, revoke, a view recorded) and the reads the shared views need. A token is
 ``secrets.token_urlsafe(32)`` (256 bits); only its SHA-256 is stored, so a link's URL exists only in
-the answer that made it. Redaction (analyzer/redact.py) needs the case's hosts, users and schemas:
+the answer that made it. Redaction (web/sharing/redaction/redactor.py) needs the case's hosts, users and schemas:
 they are collected once per link from the capture's processlist (and performance_schema threads)
 text kept with the case, read again piece by piece as the ingest reads it, and collected again when
 the case was re-analyzed since; the server's own names come from the case's host and its sources'
-headers (``analyzer.redact.server_names``), its replication source from SHOW SLAVE STATUS. Every link has a redactor, even one that redacts none of
+headers (``web.sharing.redaction.redactor.server_names``), its replication source from SHOW SLAVE STATUS. Every link has a redactor, even one that redacts none of
 the kinds: passwords are masked on every link.
 """
 
@@ -25,7 +25,13 @@ from django.db.models import F
 from django.utils import timezone
 from redis.exceptions import RedisError
 
-from analyzer.redact import (
+from parsers import registry
+from parsers.base import ClockHints
+from parsers.ingest.hosts import UNKNOWN_HOST
+from parsers.ingest.pieces import parse_piece, split
+from parsers.rawtext import text_of
+from web.models import Case, Finding, Host, RawChunk, ShareLink, Source
+from web.sharing.redaction.redactor import (
     REDACT_ALL,
     VOCABULARY_FORMATS,
     Choices,
@@ -34,12 +40,6 @@ from analyzer.redact import (
     VocabularyBuilder,
     server_names,
 )
-from parsers import registry
-from parsers.base import ClockHints
-from parsers.ingest.hosts import UNKNOWN_HOST
-from parsers.ingest.pieces import parse_piece, split
-from parsers.rawtext import text_of
-from web.models import Case, Finding, Host, RawChunk, ShareLink, Source
 
 #: Token bytes: 32 random bytes (256 bits), 43 URL-safe characters.
 TOKEN_BYTES = 32
@@ -238,7 +238,7 @@ def server_names_of(case: Case) -> list[str]:
     """The servers' own names in ``case``: its host, the name of each of its hosts (``Host.name``, the
     host of every source and finding; a name found in no header, a host's directory, too; never the
     placeholder ``UNKNOWN_HOST`` of a bundle that names no host) and the names its sources' headers, the manifest and the
-    variables give (``analyzer.redact.server_names``)."""
+    variables give (``web.sharing.redaction.redactor.server_names``)."""
     hosts = {
         *Host.objects.filter(case=case).values_list("name", flat=True),
         *Source.objects.filter(case=case).values_list("host", flat=True).distinct(),

@@ -31,8 +31,6 @@ from django.template.loader import render_to_string
 from django.urls import path, reverse
 from django.views.decorators.http import require_POST
 
-from analyzer.passwords import may_hold_secrets
-from analyzer.redact import Redactor
 from web import audit
 from web.accounts import throttles
 from web.cases import exports, selectors
@@ -41,6 +39,8 @@ from web.models import AuditAction, Case, ShareLink
 from web.sharing import payloads as share_payloads
 from web.sharing import services as shares
 from web.sharing.forms import ShareForm
+from web.sharing.redaction.passwords import may_hold_secrets
+from web.sharing.redaction.redactor import Redactor
 from web.timeline import charts, moments, ranges
 
 log = logging.getLogger(__name__)

@@ -1,9 +1,9 @@
 """Passwords on command lines and in statements, always masked (``mask_secrets``), whatever a
 shared link's choices: a password is never something for a customer's other readers, nor for the
-engineer's page to show (analyzer/redact.py applies it to every string a link serves).
+engineer's page to show (web/sharing/redaction/redactor.py applies it to every string a link serves).
 
 The forms masked, on command lines (``ps`` with arguments, pt-stalk's ``-output`` and ``-trigger``)
-and in statements, are listed under **Passwords** in analyzer/redact.py's docstring.
+and in statements, are listed under **Passwords** in web/sharing/redaction/redactor.py's docstring.
 
 Pure Python: no Django.
 """

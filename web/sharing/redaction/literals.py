@@ -1,7 +1,7 @@
 """Query literals in what a shared link serves: a statement becomes its fingerprint (``scrub_sql``),
 and in a processlist's raw lines (vertical ``\\G``, ``mysql -t`` table, ``mysql -B``) the ``Info`` of
 each session, continuation lines included, is replaced by its fingerprint (``processlist_lines``);
-``count_literals`` counts what a statement holds. Used by analyzer/redact.py.
+``count_literals`` counts what a statement holds. Used by web/sharing/redaction/redactor.py.
 
 Pure Python: no Django.
 """

@@ -1,4 +1,4 @@
-"""analyzer/redact.py: pseudonyms, whole-token replacement, statement text in every processlist layout,
+"""web/sharing/redaction/redactor.py: pseudonyms, whole-token replacement, statement text in every processlist layout,
 IPv6 addresses, the server's own names, passwords."""
 
 from __future__ import annotations
@@ -9,9 +9,9 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from analyzer.literals import processlist_lines
-from analyzer.passwords import mask_secrets
-from analyzer.redact import (
+from web.sharing.redaction.literals import processlist_lines
+from web.sharing.redaction.passwords import mask_secrets
+from web.sharing.redaction.redactor import (
     Choices,
     Redactor,
     Vocabulary,

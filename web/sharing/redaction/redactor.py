@@ -7,7 +7,7 @@ choices of that link (:class:`Choices`). :class:`Redactor` takes the values a ca
 pseudonym that is the same everywhere on the link: ``host-1``, ``user-2``, ``db-3``, ``server-1``
 (numbered in sorted order of the values, so every response of the link agrees without state).
 
-- **Literals** (analyzer/literals.py): statement text becomes its fingerprint (``analyzer.fingerprint``: strings and
+- **Literals** (web/sharing/redaction/literals.py): statement text becomes its fingerprint (``analyzer.fingerprint``: strings and
   numbers -> ``?``). In a processlist's raw lines (vertical ``\\G``, ``mysql -t`` table, ``mysql -B``)
   the ``Info`` of each session, continuation lines included, is replaced by its fingerprint; a line
   of a processlist that is not recognised as one of its fields is treated as statement text.
@@ -37,7 +37,7 @@ pseudonym that is the same everywhere on the link: ``host-1``, ``user-2``, ``db-
 - Built-in accounts and schemas (``root``, ``system user``, ``event_scheduler``, ``mysql``,
   ``information_schema``, ``performance_schema``, ``sys``) and loopback and unspecified addresses
   (``127.0.0.1``, ``::1``, ``::``) are the same on every server and are kept.
-- **Passwords** (``mask_secrets``, analyzer/passwords.py): always masked, whatever the link's choices (a password is never
+- **Passwords** (``mask_secrets``, web/sharing/redaction/passwords.py): always masked, whatever the link's choices (a password is never
   something for a customer's other readers, nor for the engineer's page to show): on command lines
   (``ps`` with arguments, pt-stalk's ``-output`` and ``-trigger``) ``--password=***`` and
   ``--password ***`` (any long option ending in ``pass``, ``passwd`` or ``password``: ``--mysql-password``,
@@ -66,8 +66,8 @@ from dataclasses import dataclass, field
 
 import pandas as pd
 
-from analyzer.literals import count_literals, processlist_lines, scrub_sql
-from analyzer.passwords import mask_secrets
+from web.sharing.redaction.literals import count_literals, processlist_lines, scrub_sql
+from web.sharing.redaction.passwords import mask_secrets
 
 #: Values the same on every MySQL/MariaDB server: never taken for customer data.
 BUILTIN_USERS = frozenset(
