@@ -50,6 +50,7 @@ from collections.abc import Iterable
 import pandas as pd
 
 from parsers.base import Clock, ClockHints, ParsedSource, ParseError, ParseWarning, parse_marker
+from parsers.sensitive import Sensitive
 
 FORMAT = "variables"
 
@@ -184,3 +185,10 @@ def parse(stream: Iterable[str], *, member: str, clock: ClockHints) -> ParsedSou
         warnings=warnings,
         meta=meta,
     )
+
+
+# What a share link redacts in this format's frames and raw lines (parsers/sensitive.py).
+SENSITIVE = Sensitive(
+    # The SST account of a Galera node, "user:password".
+    line_patterns=(re.compile(r"\bwsrep_sst_auth\b[\s|:=]+(?P<literal>[^\s|]+)"),),
+)

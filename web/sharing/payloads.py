@@ -16,8 +16,8 @@ import io
 import re
 from datetime import UTC, datetime
 
-from web.sharing.redaction.literals import processlist_lines
-from web.sharing.redaction.redactor import STATEMENT_FORMATS, Redactor
+from web.sharing.redaction import formats
+from web.sharing.redaction.redactor import Redactor
 
 _QUOTED = re.compile(r"'[^'\n]*'|\"[^\"\n]*\"")
 
@@ -141,25 +141,44 @@ def timeline_csv(data: dict[str, object]) -> str:
 
 
 def moment(data: dict[str, object], redactor: Redactor | None) -> dict[str, object]:
-    """A moment (``moments.moment``): sessions, threads and raw lines as the link sends them."""
+    """A moment (``moments.moment``): sessions, threads and raw lines as the link sends them. Raw
+    lines go through ``formats.raw_lines`` (what each format declares sensitive); a format that
+    declares nothing has its lines withheld on a redacted link (one line saying why)."""
     if redactor is None:
         return data
-    if redactor.choices.literals:
-        data = dict(data)
-        pl = data.get("processlist")
-        if pl:
-            data["processlist"] = {
-                **pl,
-                "rows": [
-                    {**r, "info": redactor.sql(r.get("info"), cut=bool(r.get("info_cut")))}
-                    for r in pl["rows"]
-                ],
-            }
-        raw = data.get("raw")
-        if raw:
-            sources = [
-                {**s, "lines": processlist_lines(s["lines"])} if s.get("format") in STATEMENT_FORMATS else s
-                for s in raw["sources"]
-            ]
-            data["raw"] = {**raw, "sources": sources}
-    return redactor.walk(data)
+    data = dict(data)
+    pl = data.get("processlist")
+    if pl and redactor.choices.literals:
+        data["processlist"] = {
+            **pl,
+            "rows": [
+                {**r, "info": redactor.sql(r.get("info"), cut=bool(r.get("info_cut")))} for r in pl["rows"]
+            ],
+        }
+    raw = data.pop("raw", None)
+    data = redactor.walk(data)
+    if raw:
+        sources = []
+        for s in raw["sources"]:
+            lines = formats.raw_lines(str(s.get("format")), list(s["lines"]), redactor)
+            others = redactor.walk({k: v for k, v in s.items() if k != "lines"})
+            sources.append(
+                {**others, "lines": [formats.WITHHELD] if lines is None else lines, "withheld": lines is None}
+            )
+        data["raw"] = {**redactor.walk({k: v for k, v in raw.items() if k != "sources"}), "sources": sources}
+    else:
+        data["raw"] = raw
+    return data
+
+
+#: What the status of a shared case says: how its processing goes, nothing of how it was closed.
+STATUS_KEYS = (
+    "id", "status", "label", "status_label", "progress", "detail", "failure_reason", "ready", "failed",
+    "processing", "last_report_at", "stalled", "requeues",
+)  # fmt: skip
+
+
+def status(data: dict[str, object], redactor: Redactor, url: str) -> dict[str, object]:
+    """The case's status (``selectors.case_status``) as a link sends it: only ``STATUS_KEYS``
+    (never the resolution), ``url`` the link's own."""
+    return redactor.walk({**{k: data.get(k) for k in STATUS_KEYS}, "url": url})

@@ -219,8 +219,9 @@ def shared_page(request: HttpRequest, shared: Shared) -> HttpResponse:
 
 @shared_view
 def shared_status(request: HttpRequest, shared: Shared) -> HttpResponse:
-    data = {**selectors.case_status(shared.case), "url": shared.base}
-    return JsonResponse(shared.redactor.walk(data))
+    return JsonResponse(
+        share_payloads.status(selectors.case_status(shared.case), shared.redactor, shared.base)
+    )
 
 
 def _timeline(
