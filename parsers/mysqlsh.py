@@ -497,9 +497,8 @@ SENSITIVE = Sensitive(
     servers=("replica_status.source_host",),
     schemas=("processlist.db",),
     clients=("innodb_transactions.client",),
-    # Every result is a tab-separated table: from the eighth cell on, a processlist's Info and an
-    # innodb_trx row's trx_query; a line of another shape (a value continued on the lines after its
-    # row: a statement, the InnoDB monitor's text) is read as statement text.
-    statement_fields=frozenset({"Info"}),
-    table_statement_column=7,
+    statement_fields=frozenset(
+        {"Info", "trx_query", "Last_Error", "Last_SQL_Error", "Last_IO_Error", "Status", "DATA", "SQL_TEXT"}
+    ),
+    result_tables=True,
 )

@@ -13,6 +13,10 @@ A declaration names frame columns as ``"frame.column"`` and, for the raw lines a
   is statement text too (a statement spanning lines), so what is not recognised is redacted.
 - ``table_statement_column``: in a ``mysql -t`` or ``mysql -B`` row, the index of the first cell that
   is statement text (SHOW PROCESSLIST: 7, ``Info``); that cell and the ones after it.
+- ``result_tables``: the lines are query results as MySQL Shell writes them (a ``# `` header naming
+  the columns by tabs, then rows): the cells from the first column named in ``statement_fields`` on
+  are statement text, and so is every line that is not a whole row (a value continued on the lines
+  after its row).
 - ``line_patterns``: regular expressions searched in every raw line; a named group ``statement*`` is
   statement text, ``literal*`` a value of a row (an InnoDB record dump), ``user*``, ``host*``,
   ``schema*`` values the case's vocabulary collects (and the link replaces wherever they appear).
@@ -49,6 +53,7 @@ class Sensitive:
     servers: tuple[str, ...] = ()
     statement_fields: frozenset[str] = frozenset()
     table_statement_column: int | None = None
+    result_tables: bool = False
     line_patterns: tuple[re.Pattern[str], ...] = ()
     statement_after: re.Pattern[str] | None = None
     statement_until: re.Pattern[str] | None = None
@@ -96,6 +101,7 @@ class Sensitive:
             self.statements
             or self.statement_fields
             or self.table_statement_column is not None
+            or self.result_tables
             or self.statement_after is not None
             or any(g.startswith(("statement", "literal")) for p in self.line_patterns for g in p.groupindex)
         )

@@ -9,11 +9,12 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from parsers import processlist, slave_status, threads
+from parsers import innodb_status, mysqld_errorlog, processlist, slave_status, threads
 from web.sharing.redaction import formats
 from web.sharing.redaction.literals import processlist_lines
 from web.sharing.redaction.passwords import mask_secrets
 from web.sharing.redaction.redactor import (
+    REDACT_ALL,
     Choices,
     Redactor,
     Vocabulary,
@@ -435,3 +436,74 @@ def test_no_line_of_the_real_samples_without_an_ipv4_address_is_changed(samples:
             if not dotted.search(line) and r.text(line) != line:
                 changed.append((path.name, line))
     assert changed == []
+
+
+# ------------------------------------------------------------------ each format's raw lines
+def _shown(fmt: str, lines: list[str], choices: Choices = REDACT_ALL) -> list[str] | None:
+    return formats.raw_lines(fmt, lines, Redactor(choices, VOCAB, b"k"))
+
+
+def test_lock_waits_show_both_statements_as_fingerprints() -> None:
+    lines = [
+        "     waiting_query: UPDATE orders SET n=n+1 WHERE email='a@b.c'",
+        "waiting_table_lock: `acme_prod`.`orders`",
+        "     blocking_host: app1.acme.io",
+        "    blocking_query: UPDATE orders SET n=n+1",
+        "  WHERE id=42",
+    ]
+    assert _shown("lock_waits", lines) == [
+        "     waiting_query: update orders set n=n+? where email=?",
+        "waiting_table_lock: `db-1`.`orders`",
+        "     blocking_host: host-2",
+        "    blocking_query: update orders set n=n+? where id=?",
+        "",
+    ]
+
+
+def test_innodb_status_shows_the_statement_under_a_thread_line_and_no_row_value() -> None:
+    lines = [
+        "---TRANSACTION 49, ACTIVE 4 sec starting index read",
+        "MariaDB thread id 24, OS thread handle 1310, query id 35 app1.acme.io 10.1.2.3 shop Updating",
+        "UPDATE orders SET note = 'private'",
+        "WHERE id=42",
+        "------- TRX HAS BEEN WAITING 3913884 us FOR THIS LOCK TO BE GRANTED:",
+        " 3: len 4; hex 70616964; asc paid;;",
+    ]
+    assert _shown("innodb_status", lines) == [
+        lines[0],
+        "MariaDB thread id 24, OS thread handle 1310, query id 35 host-2 host-1 user-2 Updating",
+        "update orders set note = ? where id=?",
+        "",
+        lines[4],
+        " 3: len 4; hex ?; asc ?;;",
+    ]
+
+
+def test_the_error_log_shows_a_crashed_statement_as_its_fingerprint() -> None:
+    assert _shown("mysqld-error-log", ["Query (0x7f3a): SELECT * FROM t WHERE a = 'x'"]) == [
+        "Query (0x7f3a): select * from t where a = ?"
+    ]
+
+
+def test_an_undeclared_format_is_withheld_on_a_redacted_link_only() -> None:
+    assert _shown("hostname", ["db1"]) is None
+    none = Choices(literals=False, hosts=False, users=False, schemas=False)
+    assert _shown("hostname", ["db1 -pS3cret"], none) == ["db1 -pS3cret"]  # no client: no password
+
+
+def test_the_vocabulary_takes_what_declared_lines_name() -> None:
+    b = VocabularyBuilder()
+    formats.collect_lines(
+        b,
+        mysqld_errorlog.SENSITIVE,
+        [
+            "2026-11-27 16:01:46 20 [Warning] Aborted connection 20 to db: 'acme_crm' user: 'crm' host: 'crm1.acme.io'"
+        ],
+    )
+    formats.collect(
+        b,
+        innodb_status.SENSITIVE,
+        {"innodb_transactions": pd.DataFrame({"client": ["gw 10.9.8.7 ops updating"]})},
+    )
+    v = b.vocabulary()
+    assert (v.hosts, v.users, v.schemas) == (["10.9.8.7", "crm1.acme.io", "gw"], ["crm", "ops"], ["acme_crm"])

@@ -39,8 +39,28 @@ def _culprit_statements(findings: list[dict[str, object]], redactor: Redactor) -
     return out
 
 
+#: The case's fields a shared page gets (its ``case-data`` JSON among them): how it was captured and
+#: processed; never who uploaded it, its team, customer, ticket, notes or resolution.
+CASE_KEYS = (
+    "id", "title", "host", "kernel", "ncpu", "layout", "window_start", "window_end", "utc_offset_s",
+    "utc_offset_origin", "status", "status_label", "failure_reason", "progress", "status_detail",
+    "processing", "last_report_at", "stalled", "requeues", "created_at", "rule_versions", "upload", "uploads",
+)  # fmt: skip
+#: The case report's fields a link sends (``selectors.case_report``); a field added there is not sent
+#: until it is named here.
+REPORT_KEYS = (
+    "case", "url", "status", "failure_reason", "host", "kernel", "ncpu", "window", "utc_offset_s", "upload",
+    "uploads", "hosts", "sources", "not_used", "warnings", "findings", "not_evaluated", "rule_versions",
+    "verdict",
+)  # fmt: skip
+
+
 def page_context(context: dict[str, object], redactor: Redactor | None) -> dict[str, object]:
-    """The case page's context (``selectors.case_detail_context``) as the link shows it."""
+    """The case page's context (``selectors.case_detail_context``) as the link shows it: its case
+    limited to ``CASE_KEYS``."""
+    case = context.get("case")
+    if isinstance(case, dict):
+        context = {**context, "case": {k: case[k] for k in CASE_KEYS if k in case}}
     if redactor is None:
         return context
     if redactor.choices.literals:
@@ -70,8 +90,8 @@ def page_context(context: dict[str, object], redactor: Redactor | None) -> dict[
 
 def report(data: dict[str, object], redactor: Redactor | None, url: str) -> dict[str, object]:
     """The case report (``selectors.case_report``: findings, sources ...) as the link sends it,
-    its ``url`` the link's own."""
-    data = {**data, "url": url}
+    its ``url`` the link's own; only ``REPORT_KEYS``."""
+    data = {**{k: data[k] for k in REPORT_KEYS if k in data}, "url": url}
     if redactor is None:
         return data
     if redactor.choices.literals:

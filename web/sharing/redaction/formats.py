@@ -55,7 +55,9 @@ def raw_lines(fmt: str, lines: list[str], redactor: Redactor) -> list[str] | Non
 def statement_text(sensitive: Sensitive, lines: list[str]) -> list[str]:
     """``lines`` with the statement text and row values that ``sensitive`` declares replaced by
     fingerprints and ``?``, line for line."""
-    if sensitive.statement_fields or sensitive.table_statement_column is not None:
+    if sensitive.result_tables:
+        lines = result_table_lines(lines, sensitive.statement_fields)
+    elif sensitive.statement_fields or sensitive.table_statement_column is not None:
         lines = processlist_lines(lines, sensitive.statement_fields, sensitive.table_statement_column)
     if sensitive.statement_after is not None:
         lines = _statements_after(sensitive, lines)
@@ -63,6 +65,32 @@ def statement_text(sensitive: Sensitive, lines: list[str]) -> list[str]:
     if patterns:
         lines = [_masked(patterns, line) for line in lines]
     return lines
+
+
+def result_table_lines(lines: list[str], statement_columns: frozenset[str]) -> list[str]:
+    r"""Query results as MySQL Shell writes them (``# `` and the column names joined by tabs, then a
+    line per row, a value holding a newline continued on the next lines): in a whole row, the cells
+    from the first of ``statement_columns`` on as a fingerprint; every other line that is not a
+    ``#`` line, as its fingerprint (a continued value: it may be a statement's middle).
+
+    >>> result_table_lines(["# Id\tUser\tInfo", "7\tapp\tSELECT 'a'", "WHERE id = 42\tx", "#"], frozenset({"Info"}))
+    ['# Id\tUser\tInfo', '7\tapp\tselect ?', 'where id = ? x', '#']
+    """
+    out, width, at = [], 0, None
+    for line in lines:
+        if line.startswith("#"):
+            names = line[2:].split("\t") if line.startswith("# ") and "\t" in line else None
+            if names:
+                width = len(names)
+                at = next((i for i, n in enumerate(names) if n.strip() in statement_columns), None)
+            out.append(line)
+            continue
+        cells = line.split("\t")
+        if width and len(cells) == width:
+            out.append(line if at is None else "\t".join([*cells[:at], scrub_sql("\t".join(cells[at:]))]))
+        else:
+            out.append(scrub_sql(line) if line.strip() else line)
+    return out
 
 
 def _redacting(group: str) -> bool:

@@ -62,7 +62,8 @@ _STATEMENT_START = re.compile(
 
 def statements_in_text(text: str) -> str:
     """``text`` with each statement it quotes as its fingerprint: from where a statement begins to
-    the end of its line, or to the last quote of that line when a quote opened just before it.
+    the end of the text (a statement may span lines), or to the text's last such quote when a quote
+    opened just before it.
 
     >>> statements_in_text("query 'UPDATE orders SET n=n+1 WHERE id=42' ran 9 s")
     "query 'update orders set n=n+? where id=?' ran 9 s"
@@ -73,8 +74,7 @@ def statements_in_text(text: str) -> str:
     for match in _STATEMENT_START.finditer(text):
         if match.start() < at:
             continue
-        end = text.find("\n", match.start())
-        end = len(text) if end < 0 else end
+        end = len(text)  # a statement may span lines: what follows it is read as part of it
         quote = text[match.start() - 1] if match.start() and text[match.start() - 1] in "'\"`" else ""
         if quote and text.rfind(quote, match.start(), end) > match.start():
             end = text.rfind(quote, match.start(), end)
