@@ -26,6 +26,7 @@ from tests.web.share_capture import (
     server_ps,
     server_slave_status,
 )
+from web import tokenlinks
 from web.cases import services
 from web.ingest import tasks
 from web.models import Case, CaseStatus, SampleIndex, ShareLink
@@ -224,7 +225,7 @@ def test_access_through_a_token(case: Case, who: str, suffix: str, status: int) 
 
 def test_unknown_expired_and_revoked_tokens_get_the_same_404(case: Case) -> None:
     answers = []
-    for base in (_expired(case), _revoked(case), "/s/" + shares.secrets.token_urlsafe(32) + "/"):
+    for base in (_expired(case), _revoked(case), "/s/" + tokenlinks.new_token() + "/"):
         r = Client().get(base)
         answers.append(
             (r.status_code, r.content, sorted((k, v) for k, v in r.headers.items() if k != "Content-Length"))
@@ -330,10 +331,10 @@ def test_token_guessing_is_limited_per_client(case: Case, settings) -> None:
     guesser, other = Client(REMOTE_ADDR="192.0.2.10"), Client(REMOTE_ADDR="192.0.2.11")
     assert guesser.get(good).status_code == 200  # a good token is not a guess
     for _ in range(3):
-        assert guesser.get("/s/" + shares.secrets.token_urlsafe(32) + "/").status_code == 404
+        assert guesser.get("/s/" + tokenlinks.new_token() + "/").status_code == 404
     blocked = guesser.get(good)
     assert blocked.status_code == 429 and int(blocked["Retry-After"]) > 0
-    assert guesser.get("/s/" + shares.secrets.token_urlsafe(32) + "/timeline.json").status_code == 429
+    assert guesser.get("/s/" + tokenlinks.new_token() + "/timeline.json").status_code == 429
     assert other.get(good).status_code == 200
 
 

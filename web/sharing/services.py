@@ -1,8 +1,7 @@
 """Share links: a customer's read-only, optionally redacted view of one case.
 
-Writes (create, revoke, a view recorded) and the reads the shared views need. A token is
-``secrets.token_urlsafe(32)`` (256 bits); only its SHA-256 is stored, so a link's URL exists only in
-the answer that made it. Redaction (web/sharing/redaction/) needs the case's hosts, users and schemas:
+Writes (create, revoke, a view recorded) and the reads the shared views need. Tokens, their lookup
+and the guess limit are those of every link by token (web/tokenlinks.py). Redaction (web/sharing/redaction/) needs the case's hosts, users and schemas:
 they are collected once per link from the fields every member's format declares sensitive
 (``SENSITIVE`` of its parser), in the text kept with the case, read again piece by piece as the
 ingest reads it, and collected again when the case was re-analyzed since; the server's own names come from the case's host and its sources'
@@ -13,9 +12,7 @@ the kinds: passwords are masked on every link.
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import io
-import secrets
 from dataclasses import dataclass
 from datetime import timedelta
 
@@ -41,18 +38,12 @@ from web.sharing.redaction.redactor import (
     VocabularyBuilder,
     server_names,
 )
+from web.tokenlinks import live, new_token, token_hash  # noqa: F401 - token_hash: read here by tests
 
-#: Token bytes: 32 random bytes (256 bits), 43 URL-safe characters.
-TOKEN_BYTES = 32
 DEFAULT_DAYS = 30
 MAX_DAYS = 365
 #: How long a case's collected vocabulary stays in the cache (links keep their own copy anyway).
 VOCABULARY_CACHE_S = 24 * 3600
-
-
-def token_hash(token: str) -> str:
-    """The stored form of a token: SHA-256, hex."""
-    return hashlib.sha256(token.encode("utf-8", "replace")).hexdigest()
 
 
 @dataclass(frozen=True)
@@ -84,7 +75,7 @@ def share_create(
         raise ValueError(f"A link lasts 1 to {MAX_DAYS} days.")
     if allow_bundle and choices.any:
         raise ValueError("The raw bundle can be allowed only on a link without redaction.")
-    token = secrets.token_urlsafe(TOKEN_BYTES)
+    token = new_token()
     share = ShareLink.objects.create(
         case=case,
         token_sha256=token_hash(token),
@@ -132,11 +123,7 @@ def share_revoke(*, share: ShareLink, user: object | None) -> ShareLink:
 def share_for_token(token: str) -> ShareLink | None:
     """The live link of ``token`` (not revoked, not expired), else None: unknown, expired and
     revoked tokens are not told apart."""
-    if not token or len(token) > 200:
-        return None
-    return ShareLink.objects.filter(
-        token_sha256=token_hash(token), revoked_at__isnull=True, expires_at__gt=timezone.now()
-    ).first()
+    return live(ShareLink, token).first()
 
 
 def share_record_view(share: ShareLink) -> None:
