@@ -50,7 +50,7 @@ from collections.abc import Iterable
 import pandas as pd
 
 from parsers.base import Clock, ClockHints, ParsedSource, ParseError, ParseWarning, parse_marker
-from parsers.sensitive import Sensitive
+from parsers.sensitive import NOTHING
 
 FORMAT = "variables"
 
@@ -188,7 +188,4 @@ def parse(stream: Iterable[str], *, member: str, clock: ClockHints) -> ParsedSou
 
 
 # What a share link redacts in this format's frames and raw lines (parsers/sensitive.py).
-SENSITIVE = Sensitive(
-    # The SST account of a Galera node, "user:password".
-    line_patterns=(re.compile(r"\bwsrep_sst_auth\b[\s|:=]+(?P<literal>[^\s|]+)"),),
-)
+SENSITIVE = NOTHING  # server settings (its host names are the server's own; wsrep_sst_auth: a password)
