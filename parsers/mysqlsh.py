@@ -501,4 +501,5 @@ SENSITIVE = Sensitive(
         {"Info", "trx_query", "Last_Error", "Last_SQL_Error", "Last_IO_Error", "Status", "DATA", "SQL_TEXT"}
     ),
     result_tables=True,
+    result_columns=(("user", "Source_User"), ("user", "Master_User")),
 )

@@ -16,7 +16,8 @@ A declaration names frame columns as ``"frame.column"`` and, for the raw lines a
 - ``result_tables``: the lines are query results as MySQL Shell writes them (a ``# `` header naming
   the columns by tabs, then rows): the cells from the first column named in ``statement_fields`` on
   are statement text, and so is every line that is not a whole row (a value continued on the lines
-  after its row).
+  after its row). ``result_columns``: ``(kind, column name)`` of such tables whose cells are a
+  ``user``, ``host`` or ``schema`` (a column no frame keeps: SHOW REPLICA STATUS ``Source_User``).
 - ``line_patterns``: regular expressions searched in every raw line; a named group ``statement*`` is
   statement text, ``literal*`` a value of a row (an InnoDB record dump), ``user*``, ``host*``,
   ``schema*`` values the case's vocabulary collects (and the link replaces wherever they appear).
@@ -54,6 +55,7 @@ class Sensitive:
     statement_fields: frozenset[str] = frozenset()
     table_statement_column: int | None = None
     result_tables: bool = False
+    result_columns: tuple[tuple[str, str], ...] = ()
     line_patterns: tuple[re.Pattern[str], ...] = ()
     statement_after: re.Pattern[str] | None = None
     statement_until: re.Pattern[str] | None = None
@@ -90,8 +92,12 @@ class Sensitive:
     @property
     def collects(self) -> bool:
         """Whether the case's vocabulary reads this format: declared columns or collecting patterns."""
-        return self.has_columns or any(
-            not g.startswith(("statement", "literal")) for p in self.line_patterns for g in p.groupindex
+        return (
+            self.has_columns
+            or bool(self.result_columns)
+            or any(
+                not g.startswith(("statement", "literal")) for p in self.line_patterns for g in p.groupindex
+            )
         )
 
     @property

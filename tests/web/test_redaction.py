@@ -9,7 +9,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from parsers import innodb_status, mysqld_errorlog, processlist, slave_status, threads
+from parsers import innodb_status, mysqld_errorlog, mysqlsh, processlist, slave_status, threads
 from web.sharing.redaction import formats
 from web.sharing.redaction.literals import processlist_lines
 from web.sharing.redaction.passwords import mask_secrets
@@ -507,3 +507,16 @@ def test_the_vocabulary_takes_what_declared_lines_name() -> None:
     )
     v = b.vocabulary()
     assert (v.hosts, v.users, v.schemas) == (["10.9.8.7", "crm1.acme.io", "gw"], ["crm", "ops"], ["acme_crm"])
+
+
+def test_the_vocabulary_takes_mysql_shells_replication_user_from_its_result() -> None:
+    b = VocabularyBuilder()
+    lines = [
+        "# Query:",
+        "#\tSHOW REPLICA STATUS",
+        "#",
+        "# Replica_IO_State\tSource_Host\tSource_User",
+        "Waiting\tdb0\trepl_acme",
+    ]
+    formats.collect_lines(b, mysqlsh.SENSITIVE, lines)
+    assert b.vocabulary().users == ["repl_acme"]

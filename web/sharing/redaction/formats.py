@@ -166,10 +166,13 @@ def _columns(frames: dict[str, pd.DataFrame], names: Iterable[str]) -> Iterable[
 def collect_lines(builder: VocabularyBuilder, sensitive: Sensitive, lines: Iterable[str]) -> None:
     """The users, hosts and schemas that ``line_patterns`` find in raw lines (a schema group may
     hold a comma-separated list: SHOW SLAVE STATUS ``Replicate_Do_DB``)."""
+    into = {"user": builder.users, "host": builder.hosts, "schema": builder.schemas}
+    if sensitive.result_columns:
+        lines = list(lines)
+        _collect_cells(into, sensitive.result_columns, lines)
     patterns = [p for p in sensitive.line_patterns if any(not _redacting(g) for g in p.groupindex)]
     if not patterns:
         return
-    into = {"user": builder.users, "host": builder.hosts, "schema": builder.schemas}
     for line in lines:
         for pattern in patterns:
             for match in pattern.finditer(line):
@@ -178,6 +181,23 @@ def collect_lines(builder: VocabularyBuilder, sensitive: Sensitive, lines: Itera
                     if value and kind in into:
                         values = value.split(",") if kind == "schema" else [value]
                         into[kind].update(host_of(v) if kind == "host" else v.strip() for v in values)
+
+
+def _collect_cells(into: dict[str, set[str]], columns: tuple[tuple[str, str], ...], lines: list[str]) -> None:
+    """The cells of MySQL Shell result rows under the columns named in ``columns``."""
+    wanted: list[tuple[int, str]] = []
+    width = 0
+    for line in lines:
+        if line.startswith("# ") and "\t" in line:
+            names = [n.strip() for n in line[2:].split("\t")]
+            width = len(names)
+            wanted = [(names.index(name), kind) for kind, name in columns if name in names]
+        elif wanted and not line.startswith("#"):
+            cells = line.split("\t")
+            if len(cells) == width:
+                for i, kind in wanted:
+                    if cells[i] and cells[i] != "NULL":
+                        into[kind].add(host_of(cells[i]) if kind == "host" else cells[i])
 
 
 def client_parts(client: str) -> tuple[list[str], list[str]]:
