@@ -44,6 +44,7 @@ import pandas as pd
 
 from parsers._snapshots import Snapshots, source_frames, ts_column
 from parsers.base import ClockHints, ParsedSource, ParseError, ParseWarning
+from parsers.sensitive import NOTHING
 
 FORMAT = "df"
 
@@ -145,3 +146,7 @@ def parse(stream: Iterable[str], *, member: str, clock: ClockHints) -> ParsedSou
         meta={"variant": f"df, {runs} run{'s' if runs != 1 else ''}, {frame['mount'].nunique()} mounts"},
         ts_is_local=snaps.ts_is_local,
     )
+
+
+# What a share link redacts in this format's frames and raw lines (parsers/sensitive.py).
+SENSITIVE = NOTHING  # numbers and names of the system only

@@ -65,6 +65,7 @@ from parsers.base import (
     snapshot_times,
     text_chunks,
 )
+from parsers.sensitive import NOTHING
 
 FORMAT = "diskstats"
 
@@ -409,3 +410,7 @@ def _result(
         meta={"variant": f"{variant}, {devices} devices", "devices": int(devices)},
         ts_is_local=local,
     )
+
+
+# What a share link redacts in this format's frames and raw lines (parsers/sensitive.py).
+SENSITIVE = NOTHING  # numbers and names of the system only

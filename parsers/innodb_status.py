@@ -90,6 +90,7 @@ import numpy as np
 import pandas as pd
 
 from parsers.base import Clock, ClockHints, ParsedSource, ParseError, ParseWarning, iter_lines, parse_marker
+from parsers.sensitive import Sensitive
 
 FORMAT = "innodb_status"
 
@@ -481,3 +482,22 @@ def _variant(row: dict, sample: _Sample) -> str:
     if "Log buffer assigned up to" in sample.flags and not np.isnan(row["max_checkpoint_age_bytes"]):
         flavour += " with checkpoint age lines"
     return f"SHOW ENGINE INNODB STATUS, {flavour}"
+
+
+# What a share link redacts in this format's frames and raw lines (parsers/sensitive.py).
+SENSITIVE = Sensitive(
+    statements=("innodb_transactions.query", "innodb_deadlock.query"),
+    clients=("innodb_transactions.client",),
+    line_patterns=(
+        # A record's fields in a lock or foreign key report: the row's own values.
+        re.compile(r"\b\d+: len \d+; hex (?P<literal>[0-9a-fA-F]+); asc (?P<literal_2>.*?);;"),
+        re.compile(r"\b(?:MySQL|MariaDB) thread id \d+, OS thread handle \S+,? query id \d+ (?P<host>\S+)"),
+    ),
+    # The statement under a transaction's "MySQL thread id ..." line, until the next detail line.
+    statement_after=re.compile(r"^(?:MySQL|MariaDB) thread id \d+, OS thread handle"),
+    statement_until=re.compile(
+        r"^(?:---|\*\*\* |RECORD LOCKS|TABLE LOCK|Record lock|Trx |mysql tables in use|LOCK WAIT|"
+        r"\d+ lock struct|\s*\d+: len|[-=]{3,}\s*$|[A-Z][A-Z /]+$|END OF|TRANSACTION \d|"
+        r"(?:MySQL|MariaDB) thread id)"
+    ),
+)

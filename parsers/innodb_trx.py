@@ -56,6 +56,7 @@ import pandas as pd
 
 from parsers import _vertical
 from parsers.base import ClockHints, ParsedSource, ParseWarning
+from parsers.sensitive import Sensitive
 
 FORMAT = "innodb_trx"
 
@@ -133,3 +134,10 @@ def parse(stream: Iterable[str], *, member: str, clock: ClockHints) -> ParsedSou
         },
         ts_is_local=v.ts_is_local,
     )
+
+
+# What a share link redacts in this format's frames and raw lines (parsers/sensitive.py).
+SENSITIVE = Sensitive(
+    statements=("innodb_trx.query",),
+    statement_fields=frozenset({"trx_query"}),
+)

@@ -81,6 +81,7 @@ from parsers.base import (
     parse_marker,
     snapshot_times,
 )
+from parsers.sensitive import NOTHING
 
 FORMAT = "interrupts"
 FRAME = "interrupts"
@@ -579,3 +580,7 @@ def _arch(acc: _Acc) -> str:
     if any(label.startswith("IPI") for label in labels) or "-" in chips:
         return "arm"
     return "unknown"
+
+
+# What a share link redacts in this format's frames and raw lines (parsers/sensitive.py).
+SENSITIVE = NOTHING  # numbers and names of the system only

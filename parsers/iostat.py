@@ -77,6 +77,7 @@ import pandas as pd
 from parsers._sysstat import Bucket, LineWarnings, Shapes, SysstatReader, line_numbers, read_table, to_floats
 from parsers._sysstat_time import HOST_PREFIX_RE, is_stamp
 from parsers.base import ClockHints, ParsedSource, ParseError, safe_name
+from parsers.sensitive import NOTHING
 
 FORMAT = "iostat"
 
@@ -464,3 +465,7 @@ def _to_frame(b: Bucket, member: str, warns: LineWarnings) -> pd.DataFrame:
             v = v * factor
         data[name] = v
     return pd.DataFrame(data)
+
+
+# What a share link redacts in this format's frames and raw lines (parsers/sensitive.py).
+SENSITIVE = NOTHING  # numbers and names of the system only

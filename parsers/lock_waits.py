@@ -46,10 +46,12 @@ a marker, or a number column holds text.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 
 from parsers import _vertical
 from parsers.base import ClockHints, ParsedSource, ParseWarning
+from parsers.sensitive import Sensitive
 
 FORMAT = "lock_waits"
 
@@ -105,3 +107,15 @@ def parse(stream: Iterable[str], *, member: str, clock: ClockHints) -> ParsedSou
         },
         ts_is_local=v.ts_is_local,
     )
+
+
+# What a share link redacts in this format's frames and raw lines (parsers/sensitive.py).
+SENSITIVE = Sensitive(
+    statements=("lock_waits.waiting_query", "lock_waits.blocking_query"),
+    hosts=("lock_waits.blocking_host",),
+    statement_fields=frozenset({"waiting_query", "blocking_query"}),
+    line_patterns=(
+        re.compile(r"waiting_table_lock: `(?P<schema>[^`]+)`"),
+        re.compile(r"who_blocks: thread \d+ from (?P<host>\[[^\]]+\]|[^\s:]+)"),
+    ),
+)

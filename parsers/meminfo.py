@@ -56,6 +56,7 @@ from parsers.base import (
     parse_marker,
     start_or_epoch,
 )
+from parsers.sensitive import NOTHING
 
 FORMAT = "meminfo"
 
@@ -285,3 +286,7 @@ def _split_lines(
         else:
             warnings.append(ParseWarning(first + i, "odd-line", f"not 'Field: value': {line[:80]!r}"))
     return (fields, values), np.asarray(nos, dtype="int64")
+
+
+# What a share link redacts in this format's frames and raw lines (parsers/sensitive.py).
+SENSITIVE = NOTHING  # numbers and names of the system only

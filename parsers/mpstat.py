@@ -80,6 +80,7 @@ import pandas as pd
 from parsers._sysstat import Bucket, LineWarnings, Shapes, SysstatReader, line_numbers, read_table, to_floats
 from parsers._sysstat_time import EPOCH_RE, HOST_PREFIX_RE, line_prefix, tod_seconds
 from parsers.base import ClockHints, ParsedSource, ParseError, cuts_at_newlines_only, lines_of, safe_name
+from parsers.sensitive import NOTHING
 
 FORMAT = "mpstat"
 
@@ -551,3 +552,7 @@ def _to_frame(b: Bucket, member: str, warns: LineWarnings) -> list[tuple[str, pd
             )
         )
     return out
+
+
+# What a share link redacts in this format's frames and raw lines (parsers/sensitive.py).
+SENSITIVE = NOTHING  # numbers and names of the system only

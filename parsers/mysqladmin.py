@@ -82,6 +82,7 @@ from parsers.base import (
     line_chunks,
     parse_marker,
 )
+from parsers.sensitive import NOTHING
 
 FORMAT = "mysqladmin"
 
@@ -384,3 +385,7 @@ def _typed(
         still = ~np.isin(var[keep], np.fromiter(seen, dtype=np.int64, count=len(seen)))
         keep, num = keep[still], num[still]
     return table[keep], line_no[keep], var[keep], num
+
+
+# What a share link redacts in this format's frames and raw lines (parsers/sensitive.py).
+SENSITIVE = NOTHING  # numbers and names of the system only

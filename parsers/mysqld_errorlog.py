@@ -57,6 +57,7 @@ import pandas as pd
 from parsers._snapshots import ts_column
 from parsers.base import Clock, ClockHints, ParsedSource, ParseError, ParseWarning
 from parsers.layout import place
+from parsers.sensitive import Sensitive
 
 FORMAT = "mysqld-error-log"
 
@@ -333,3 +334,17 @@ def parse(stream: Iterable[str], *, member: str, clock: ClockHints) -> ParsedSou
         meta=meta,
         ts_is_local=local_lines > utc_lines,
     )
+
+
+# What a share link redacts in this format's frames and raw lines (parsers/sensitive.py).
+SENSITIVE = Sensitive(
+    line_patterns=(
+        re.compile(r"to db: '(?P<schema>[^']*)' user: '(?P<user>[^']*)' host: '(?P<host>[^']*)'"),
+        re.compile(r"\bfor user '(?P<user>[^']*)'@'(?P<host>[^']*)'(?:.*? to database '(?P<schema>[^']*)')?"),
+        re.compile(r"\bDefault database: '(?P<schema>[^']*)'"),
+        # A crash report's statement, an applier's failed statement, a duplicate key's value.
+        re.compile(r"\bQuery \(\w+\): (?P<statement>.*)"),
+        re.compile(r"\bQuery: '(?P<statement>.*)'"),
+        re.compile(r"\bDuplicate entry '(?P<literal>.*?)' for key"),
+    ),
+)

@@ -78,6 +78,7 @@ from parsers import variables as variables_parser
 from parsers.base import Clock, ClockHints, ParsedSource, ParseError, ParseWarning, empty_frame
 from parsers.mysqld_errorlog import MESSAGE_CHARS
 from parsers.mysqld_errorlog import kind_of as errorlog_kind
+from parsers.sensitive import Sensitive
 
 FORMAT = "mysqlsh"
 
@@ -480,3 +481,25 @@ READERS = {
     "replication_group_members": _table("group_members", ("member_port",)),
     "replication_connection_status": _table("replication_connection_status", ("count_",)),
 }
+
+# What a share link redacts in this format's frames and raw lines (parsers/sensitive.py).
+SENSITIVE = Sensitive(
+    statements=(
+        "processlist.info",
+        "innodb_transactions.query",
+        "innodb_deadlock.query",
+        "innodb_trx.query",
+        "replica_status.last_io_error",
+        "replica_status.last_sql_error",
+    ),
+    users=("processlist.user",),
+    hosts=("processlist.host", "group_members.member_host"),
+    servers=("replica_status.source_host",),
+    schemas=("processlist.db",),
+    clients=("innodb_transactions.client",),
+    statement_fields=frozenset(
+        {"Info", "trx_query", "Last_Error", "Last_SQL_Error", "Last_IO_Error", "Status", "DATA", "SQL_TEXT"}
+    ),
+    result_tables=True,
+    result_columns=(("user", "Source_User"), ("user", "Master_User")),
+)

@@ -51,6 +51,7 @@ from collections.abc import Iterable
 import pandas as pd
 
 from parsers.base import OFFSET_QUANTUM_S, Clock, ClockHints, ParsedSource, ParseError, empty_frame
+from parsers.sensitive import NOTHING
 
 FORMAT = "mysqlsh-instance"
 
@@ -132,3 +133,7 @@ def parse(stream: Iterable[str], *, member: str, clock: ClockHints) -> ParsedSou
         clock=Clock.INFERRED,
         meta=meta,
     )
+
+
+# What a share link redacts in this format's frames and raw lines (parsers/sensitive.py).
+SENSITIVE = NOTHING  # numbers and names of the system only

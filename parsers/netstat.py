@@ -46,6 +46,7 @@ import pandas as pd
 
 from parsers._snapshots import ChunkedRows, source_frames, ts_column
 from parsers.base import ClockHints, ParsedSource
+from parsers.sensitive import Sensitive
 
 FORMAT = "netstat"
 
@@ -134,3 +135,7 @@ def parse(stream: Iterable[str], *, member: str, clock: ClockHints) -> ParsedSou
         meta={"variant": f"netstat -ant, {runs} snapshot{'s' if runs != 1 else ''}"},
         ts_is_local=chunks.ts_is_local,
     )
+
+
+# What a share link redacts in this format's frames and raw lines (parsers/sensitive.py).
+SENSITIVE = Sensitive(hosts=("netstat_conns.client",))

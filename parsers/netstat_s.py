@@ -61,6 +61,7 @@ from parsers.base import (
     raw_blocks,
     text_chunks,
 )
+from parsers.sensitive import NOTHING
 
 FORMAT = "netstat_s"
 
@@ -217,3 +218,7 @@ def parse(stream: Iterable[str], *, member: str, clock: ClockHints) -> ParsedSou
         meta={"variant": f"netstat -s, {len(markers)} snapshots, {frame['field'].nunique()} counters"},
         ts_is_local=times.ts_is_local,
     )
+
+
+# What a share link redacts in this format's frames and raw lines (parsers/sensitive.py).
+SENSITIVE = NOTHING  # numbers and names of the system only

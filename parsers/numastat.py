@@ -45,6 +45,7 @@ import pandas as pd
 
 from parsers._snapshots import Snapshots, source_frames, ts_column
 from parsers.base import ClockHints, ParsedSource, ParseError, ParseWarning
+from parsers.sensitive import NOTHING
 
 FORMAT = "numastat"
 
@@ -111,3 +112,7 @@ def parse(stream: Iterable[str], *, member: str, clock: ClockHints) -> ParsedSou
         meta={"variant": f"numastat, {frame['node'].nunique()} nodes, {max(snaps.snapshots, 1)} snapshots"},
         ts_is_local=snaps.ts_is_local,
     )
+
+
+# What a share link redacts in this format's frames and raw lines (parsers/sensitive.py).
+SENSITIVE = NOTHING  # numbers and names of the system only

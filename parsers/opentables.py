@@ -37,6 +37,7 @@ import pandas as pd
 
 from parsers._snapshots import Snapshots, source_frames, ts_column
 from parsers.base import ClockHints, ParsedSource, ParseError, ParseWarning
+from parsers.sensitive import Sensitive
 
 FORMAT = "opentables"
 
@@ -90,3 +91,7 @@ def parse(stream: Iterable[str], *, member: str, clock: ClockHints) -> ParsedSou
         },
         ts_is_local=snaps.ts_is_local,
     )
+
+
+# What a share link redacts in this format's frames and raw lines (parsers/sensitive.py).
+SENSITIVE = Sensitive(schemas=("open_tables.database",))

@@ -95,6 +95,7 @@ from parsers.base import (
     snapshot_times,
     text_chunks,
 )
+from parsers.sensitive import Sensitive
 
 FORMAT = "processlist"
 #: The frame of sessions per snapshot that ``parse(..., idle=...)`` adds.
@@ -358,3 +359,14 @@ def _sessions(df: pd.DataFrame, untyped: dict[int, int]) -> pd.DataFrame:
             "sessions": sessions.astype(np.int32),
         }
     )
+
+
+# What a share link redacts in this format's frames and raw lines (parsers/sensitive.py).
+SENSITIVE = Sensitive(
+    statements=("processlist.info",),
+    users=("processlist.user",),
+    hosts=("processlist.host",),
+    schemas=("processlist.db",),
+    statement_fields=frozenset({"Info"}),
+    table_statement_column=7,  # Id, User, Host, db, Command, Time, State, then Info
+)

@@ -86,6 +86,7 @@ from parsers.base import (
     snapshot_times,
     text_chunks,
 )
+from parsers.sensitive import NOTHING
 
 FORMAT = "ps"
 FRAME = "ps_threads"
@@ -428,3 +429,7 @@ def _empty() -> pd.DataFrame:
     for col in (*TEXT_COLUMNS, "state"):
         frame[col] = missing(0)
     return frame
+
+
+# What a share link redacts in this format's frames and raw lines (parsers/sensitive.py).
+SENSITIVE = NOTHING  # its USER is an operating system account (mysql, root), not a MySQL user

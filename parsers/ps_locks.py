@@ -44,6 +44,7 @@ from collections.abc import Iterable
 
 from parsers import _vertical
 from parsers.base import ClockHints, ParsedSource, ParseWarning
+from parsers.sensitive import Sensitive
 
 FORMAT = "ps_locks"
 #: The echoed statement of the metadata-locks query (pt-stalk 3.x).
@@ -99,3 +100,7 @@ def parse(stream: Iterable[str], *, member: str, clock: ClockHints) -> ParsedSou
         },
         ts_is_local=v.ts_is_local,
     )
+
+
+# What a share link redacts in this format's frames and raw lines (parsers/sensitive.py).
+SENSITIVE = Sensitive(schemas=("pfs_metadata_locks.object_schema",))

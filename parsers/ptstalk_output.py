@@ -47,6 +47,7 @@ from collections.abc import Iterable
 import pandas as pd
 
 from parsers.base import Clock, ClockHints, ParsedSource, ParseError, ParseWarning, parse_ts_line
+from parsers.sensitive import NOTHING
 
 FORMAT = "pt-stalk-output"
 
@@ -144,3 +145,7 @@ def parse(stream: Iterable[str], *, member: str, clock: ClockHints) -> ParsedSou
         warnings=warnings,
         meta=meta,
     )
+
+
+# What a share link redacts in this format's frames and raw lines (parsers/sensitive.py).
+SENSITIVE = NOTHING  # numbers and names of the system only

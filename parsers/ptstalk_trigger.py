@@ -37,6 +37,7 @@ from collections.abc import Iterable
 import pandas as pd
 
 from parsers.base import Clock, ClockHints, ParsedSource, ParseError
+from parsers.sensitive import NOTHING
 
 FORMAT = "pt-stalk-trigger"
 
@@ -73,3 +74,7 @@ def parse(stream: Iterable[str], *, member: str, clock: ClockHints) -> ParsedSou
         {"ts": pd.Series([], dtype="datetime64[ns, UTC]"), "line_no": pd.Series([], dtype="int64")}
     )
     return ParsedSource(format=FORMAT, member=member, frames={FORMAT: frame}, clock=Clock.INFERRED, meta=meta)
+
+
+# What a share link redacts in this format's frames and raw lines (parsers/sensitive.py).
+SENSITIVE = NOTHING  # numbers and names of the system only

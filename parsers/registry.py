@@ -7,8 +7,11 @@ the more specific sniffers come first.
 
 from __future__ import annotations
 
+import functools
 import importlib
 from types import ModuleType
+
+from parsers.sensitive import declared
 
 #: Enough lines to get past a TS marker, a sysstat banner and a header repeated after a blank line.
 HEAD_LINES = 60
@@ -54,9 +57,24 @@ _MODULES = (
 )
 
 
+@functools.cache
 def parsers() -> tuple[ModuleType, ...]:
-    """All parser modules in detection order."""
-    return tuple(importlib.import_module(f"parsers.{name}") for name in _MODULES)
+    """All parser modules in detection order.
+
+    Raises TypeError naming a module that does not declare its sensitive fields (``SENSITIVE``,
+    parsers/sensitive.py): a share link could not redact what it reads."""
+    modules = tuple(importlib.import_module(f"parsers.{name}") for name in _MODULES)
+    return check_declared(modules)
+
+
+def check_declared(modules: tuple[ModuleType, ...]) -> tuple[ModuleType, ...]:
+    """``modules`` when each declares ``SENSITIVE``; TypeError naming the first that does not."""
+    for mod in modules:
+        if declared(mod) is None:
+            raise TypeError(
+                f"{mod.__name__} declares no SENSITIVE (parsers/sensitive.py): what of it may a share link show?"
+            )
+    return modules
 
 
 def by_format(name: str) -> ModuleType:

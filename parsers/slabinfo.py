@@ -38,6 +38,7 @@ import pandas as pd
 
 from parsers._snapshots import TS_DTYPE, ChunkedRows, source_frames, ts_column
 from parsers.base import ClockHints, ParsedSource
+from parsers.sensitive import NOTHING
 
 FORMAT = "slabinfo"
 
@@ -117,3 +118,7 @@ def parse(stream: Iterable[str], *, member: str, clock: ClockHints) -> ParsedSou
         },
         ts_is_local=chunks.ts_is_local,
     )
+
+
+# What a share link redacts in this format's frames and raw lines (parsers/sensitive.py).
+SENSITIVE = NOTHING  # numbers and names of the system only

@@ -48,6 +48,7 @@ from collections.abc import Iterable
 
 from parsers import _vertical
 from parsers.base import ClockHints, ParsedSource, ParseWarning
+from parsers.sensitive import Sensitive
 
 FORMAT = "slave_status"
 
@@ -128,3 +129,16 @@ def parse(stream: Iterable[str], *, member: str, clock: ClockHints) -> ParsedSou
         },
         ts_is_local=v.ts_is_local,
     )
+
+
+# What a share link redacts in this format's frames and raw lines (parsers/sensitive.py).
+SENSITIVE = Sensitive(
+    # An applier's error quotes the statement and the row that failed ("Duplicate entry '42'").
+    statements=("replica_status.last_io_error", "replica_status.last_sql_error"),
+    servers=("replica_status.source_host",),
+    statement_fields=frozenset({"Last_Error", "Last_SQL_Error", "Last_IO_Error"}),
+    line_patterns=(
+        re.compile(r"\b(?:Master|Source)_User: (?P<user>\S+)"),
+        re.compile(r"\bReplicate_(?:Do|Ignore|Wild_Do|Wild_Ignore)_(?:DB|Table): (?P<schema>\S+)"),
+    ),
+)

@@ -61,6 +61,7 @@ import pandas as pd
 
 from parsers import _vertical
 from parsers.base import Clock, ClockHints, ParsedSource, ParseWarning
+from parsers.sensitive import Sensitive
 
 FORMAT = "threads"
 
@@ -178,3 +179,13 @@ def _to_frame(records: list[_vertical.Record], warnings: list[ParseWarning]) -> 
     for col in set(COLUMN_MAP.values()) - set(_INT_COLUMNS):
         df[col] = df[col].astype("str")
     return df
+
+
+# What a share link redacts in this format's frames and raw lines (parsers/sensitive.py).
+SENSITIVE = Sensitive(
+    statements=("pfs_threads.processlist_info",),
+    users=("pfs_threads.processlist_user",),
+    hosts=("pfs_threads.processlist_host",),
+    schemas=("pfs_threads.processlist_db",),
+    statement_fields=frozenset({"PROCESSLIST_INFO", "processlist_info"}),
+)

@@ -56,6 +56,7 @@ import numpy as np
 import pandas as pd
 
 from parsers.base import Clock, ClockHints, ParsedSource, ParseError, ParseWarning, parse_marker
+from parsers.sensitive import NOTHING
 
 FORMAT = "top"
 
@@ -238,3 +239,7 @@ def _procs_frame(
     frame = pd.DataFrame(rows, columns=_PROC_COLUMNS)
     return frame.astype({"line_no": "int64", "pid": "int64", "user": "string", "state": "string",
                          "pcpu": "float64", "command": "string"})  # fmt: skip
+
+
+# What a share link redacts in this format's frames and raw lines (parsers/sensitive.py).
+SENSITIVE = NOTHING  # its USER is an operating system account (mysql, root), not a MySQL user

@@ -50,6 +50,7 @@ from collections.abc import Iterable
 import pandas as pd
 
 from parsers.base import Clock, ClockHints, ParsedSource, ParseError, ParseWarning, parse_marker
+from parsers.sensitive import NOTHING
 
 FORMAT = "variables"
 
@@ -184,3 +185,7 @@ def parse(stream: Iterable[str], *, member: str, clock: ClockHints) -> ParsedSou
         warnings=warnings,
         meta=meta,
     )
+
+
+# What a share link redacts in this format's frames and raw lines (parsers/sensitive.py).
+SENSITIVE = NOTHING  # server settings (its host names are the server's own; wsrep_sst_auth: a password)

@@ -78,6 +78,7 @@ from parsers.base import (
     text_chunks,
     utc_offset,
 )
+from parsers.sensitive import NOTHING
 
 FORMAT = "vmstat"
 
@@ -497,3 +498,7 @@ def parse(
     df["line_no"] = df["line_no"].astype("int64")
     warnings.sort(key=lambda w: w.line_no)
     return ParsedSource(FORMAT, member, {"vmstat": df}, clock_kind, warnings, meta, ts_is_local)
+
+
+# What a share link redacts in this format's frames and raw lines (parsers/sensitive.py).
+SENSITIVE = NOTHING  # numbers and names of the system only

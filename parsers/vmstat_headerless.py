@@ -30,6 +30,7 @@ from collections.abc import Iterable
 
 from parsers import vmstat
 from parsers.base import ClockHints, ParsedSource, ParseWarning
+from parsers.sensitive import NOTHING
 
 FORMAT = "vmstat-headerless"
 
@@ -70,3 +71,7 @@ def parse(stream: Iterable[str], *, member: str, clock: ClockHints) -> ParsedSou
     ]  # fmt: skip
     meta = {**source.meta, "variant": f"{source.meta.get('variant', 'vmstat')}, pasted without its header"}
     return dataclasses.replace(source, format="vmstat", frames=frames, warnings=warnings, meta=meta)
+
+
+# What a share link redacts in this format's frames and raw lines (parsers/sensitive.py).
+SENSITIVE = NOTHING  # numbers and names of the system only

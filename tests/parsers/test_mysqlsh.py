@@ -194,17 +194,15 @@ def test_high_load_iterations_reach_the_rules_as_one_series():
 
 def test_share_links_scrub_statements_of_the_shell_processlist():
     """A redacted share shows a MySQL Shell processlist's raw lines with statements fingerprinted,
-    and its users, client hosts and schemas enter the vocabulary (analyzer.redact)."""
-    from analyzer.literals import processlist_lines
-    from analyzer.redact import STATEMENT_FORMATS, VOCABULARY_FORMATS, VocabularyBuilder
+    and its users, client hosts and schemas enter the vocabulary (web.sharing.redaction.redactor)."""
+    from web.sharing.redaction import formats
+    from web.sharing.redaction.redactor import VocabularyBuilder
 
-    assert mysqlsh.FORMAT in STATEMENT_FORMATS and mysqlsh.FORMAT in VOCABULARY_FORMATS
     lines = [ln.rstrip("\n") for ln in member(RS, "2.SHOW_FULL_PROCESSLIST.tsv")]
-    shown = "\n".join(processlist_lines(lines))
+    shown = "\n".join(formats.statement_text(mysqlsh.SENSITIVE, lines))
     assert "user0@example.com" not in shown and "where c.email = ?" in shown
     builder = VocabularyBuilder()
-    for frame in parsed(RS, "2.SHOW_FULL_PROCESSLIST.tsv").frames.values():
-        builder.add_processlist(frame)
+    formats.collect(builder, mysqlsh.SENSITIVE, parsed(RS, "2.SHOW_FULL_PROCESSLIST.tsv").frames)
     vocabulary = builder.vocabulary()
     assert "app" in vocabulary.users and "shop" in vocabulary.schemas and "10.0.1.20" in vocabulary.hosts
 

@@ -12,10 +12,10 @@ import pytest
 from django.core.management import call_command
 from django.test import Client
 
-from analyzer.redact import REDACT_ALL, Choices
 from tests.web.conftest import ingest_ready
 from web.models import Case
 from web.sharing import services as shares
+from web.sharing.redaction.redactor import REDACT_ALL, Choices
 
 pytestmark = pytest.mark.django_db
 

@@ -166,8 +166,8 @@ def test_deleting_a_case_deletes_its_added_bundles(
 def test_a_redacted_share_link_leaks_no_host_name(tmp_path: Path, client, named: bool) -> None:
     """Every host's name (read from its headers, or only from its directory) is redacted from the
     link's page and report."""
-    from analyzer.redact import REDACT_ALL
     from web.sharing import services as shares
+    from web.sharing.redaction.redactor import REDACT_ALL
 
     case = ingest_ready(hosts_tarball(tmp_path / "two.tgz", ["db-alpha", "db-beta"], named=named))
     assert case.hosts.count() == 2

@@ -7,11 +7,11 @@ from __future__ import annotations
 import pytest
 from django.test import Client
 
-from analyzer.redact import REDACT_ALL, Choices
 from tests.web.conftest import EXAMPLE_BUNDLE, ingest_ready
 from tests.web.hosts import CAPTURED, add_host
 from web.models import Case, SampleIndex, Source
 from web.sharing import services as shares
+from web.sharing.redaction.redactor import REDACT_ALL, Choices
 
 pytestmark = pytest.mark.django_db
 

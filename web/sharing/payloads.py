@@ -16,8 +16,8 @@ import io
 import re
 from datetime import UTC, datetime
 
-from analyzer.literals import processlist_lines
-from analyzer.redact import STATEMENT_FORMATS, Redactor
+from web.sharing.redaction import formats
+from web.sharing.redaction.redactor import Redactor
 
 _QUOTED = re.compile(r"'[^'\n]*'|\"[^\"\n]*\"")
 
@@ -39,8 +39,28 @@ def _culprit_statements(findings: list[dict[str, object]], redactor: Redactor) -
     return out
 
 
+#: The case's fields a shared page gets (its ``case-data`` JSON among them): how it was captured and
+#: processed; never who uploaded it, its team, customer, ticket, notes or resolution.
+CASE_KEYS = (
+    "id", "title", "host", "kernel", "ncpu", "layout", "window_start", "window_end", "utc_offset_s",
+    "utc_offset_origin", "status", "status_label", "failure_reason", "progress", "status_detail",
+    "processing", "last_report_at", "stalled", "requeues", "created_at", "rule_versions", "upload", "uploads",
+)  # fmt: skip
+#: The case report's fields a link sends (``selectors.case_report``); a field added there is not sent
+#: until it is named here.
+REPORT_KEYS = (
+    "case", "url", "status", "failure_reason", "host", "kernel", "ncpu", "window", "utc_offset_s", "upload",
+    "uploads", "hosts", "sources", "not_used", "warnings", "findings", "not_evaluated", "rule_versions",
+    "verdict",
+)  # fmt: skip
+
+
 def page_context(context: dict[str, object], redactor: Redactor | None) -> dict[str, object]:
-    """The case page's context (``selectors.case_detail_context``) as the link shows it."""
+    """The case page's context (``selectors.case_detail_context``) as the link shows it: its case
+    limited to ``CASE_KEYS``."""
+    case = context.get("case")
+    if isinstance(case, dict):
+        context = {**context, "case": {k: case[k] for k in CASE_KEYS if k in case}}
     if redactor is None:
         return context
     if redactor.choices.literals:
@@ -70,8 +90,8 @@ def page_context(context: dict[str, object], redactor: Redactor | None) -> dict[
 
 def report(data: dict[str, object], redactor: Redactor | None, url: str) -> dict[str, object]:
     """The case report (``selectors.case_report``: findings, sources ...) as the link sends it,
-    its ``url`` the link's own."""
-    data = {**data, "url": url}
+    its ``url`` the link's own; only ``REPORT_KEYS``."""
+    data = {**{k: data[k] for k in REPORT_KEYS if k in data}, "url": url}
     if redactor is None:
         return data
     if redactor.choices.literals:
@@ -141,25 +161,44 @@ def timeline_csv(data: dict[str, object]) -> str:
 
 
 def moment(data: dict[str, object], redactor: Redactor | None) -> dict[str, object]:
-    """A moment (``moments.moment``): sessions, threads and raw lines as the link sends them."""
+    """A moment (``moments.moment``): sessions, threads and raw lines as the link sends them. Raw
+    lines go through ``formats.raw_lines`` (what each format declares sensitive); a format that
+    declares nothing has its lines withheld on a redacted link (one line saying why)."""
     if redactor is None:
         return data
-    if redactor.choices.literals:
-        data = dict(data)
-        pl = data.get("processlist")
-        if pl:
-            data["processlist"] = {
-                **pl,
-                "rows": [
-                    {**r, "info": redactor.sql(r.get("info"), cut=bool(r.get("info_cut")))}
-                    for r in pl["rows"]
-                ],
-            }
-        raw = data.get("raw")
-        if raw:
-            sources = [
-                {**s, "lines": processlist_lines(s["lines"])} if s.get("format") in STATEMENT_FORMATS else s
-                for s in raw["sources"]
-            ]
-            data["raw"] = {**raw, "sources": sources}
-    return redactor.walk(data)
+    data = dict(data)
+    pl = data.get("processlist")
+    if pl and redactor.choices.literals:
+        data["processlist"] = {
+            **pl,
+            "rows": [
+                {**r, "info": redactor.sql(r.get("info"), cut=bool(r.get("info_cut")))} for r in pl["rows"]
+            ],
+        }
+    raw = data.pop("raw", None)
+    data = redactor.walk(data)
+    if raw:
+        sources = []
+        for s in raw["sources"]:
+            lines = formats.raw_lines(str(s.get("format")), list(s["lines"]), redactor)
+            others = redactor.walk({k: v for k, v in s.items() if k != "lines"})
+            sources.append(
+                {**others, "lines": [formats.WITHHELD] if lines is None else lines, "withheld": lines is None}
+            )
+        data["raw"] = {**redactor.walk({k: v for k, v in raw.items() if k != "sources"}), "sources": sources}
+    else:
+        data["raw"] = raw
+    return data
+
+
+#: What the status of a shared case says: how its processing goes, nothing of how it was closed.
+STATUS_KEYS = (
+    "id", "status", "label", "status_label", "progress", "detail", "failure_reason", "ready", "failed",
+    "processing", "last_report_at", "stalled", "requeues",
+)  # fmt: skip
+
+
+def status(data: dict[str, object], redactor: Redactor, url: str) -> dict[str, object]:
+    """The case's status (``selectors.case_status``) as a link sends it: only ``STATUS_KEYS``
+    (never the resolution), ``url`` the link's own."""
+    return redactor.walk({**{k: data.get(k) for k in STATUS_KEYS}, "url": url})

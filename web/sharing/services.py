@@ -1,21 +1,18 @@
 """Share links: a customer's read-only, optionally redacted view of one case.
 
-Writes (create, revoke, a view recorded) and the reads the shared views need. A token is
-``secrets.token_urlsafe(32)`` (256 bits); only its SHA-256 is stored, so a link's URL exists only in
-the answer that made it. Redaction (analyzer/redact.py) needs the case's hosts, users and schemas:
-they are collected once per link from the capture's processlist (and performance_schema threads)
-text kept with the case, read again piece by piece as the ingest reads it, and collected again when
-the case was re-analyzed since; the server's own names come from the case's host and its sources'
-headers (``analyzer.redact.server_names``), its replication source from SHOW SLAVE STATUS. Every link has a redactor, even one that redacts none of
+Writes (create, revoke, a view recorded) and the reads the shared views need. Tokens, their lookup
+and the guess limit are those of every link by token (web/tokenlinks.py). Redaction (web/sharing/redaction/) needs the case's hosts, users and schemas:
+they are collected once per link from the fields every member's format declares sensitive
+(``SENSITIVE`` of its parser), in the text kept with the case, read again piece by piece as the
+ingest reads it, and collected again when the case was re-analyzed since; the server's own names come from the case's host and its sources'
+headers (``web.sharing.redaction.redactor.server_names``), its replication source from SHOW SLAVE STATUS. Every link has a redactor, even one that redacts none of
 the kinds: passwords are masked on every link.
 """
 
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import io
-import secrets
 from dataclasses import dataclass
 from datetime import timedelta
 
@@ -25,36 +22,28 @@ from django.db.models import F
 from django.utils import timezone
 from redis.exceptions import RedisError
 
-from analyzer.redact import (
+from parsers import registry
+from parsers.base import ClockHints, ParseError
+from parsers.ingest.hosts import UNKNOWN_HOST
+from parsers.ingest.pieces import parse_piece, split
+from parsers.rawtext import text_of
+from web.models import Case, Finding, Host, RawChunk, ShareLink, Source
+from web.sharing.redaction import formats
+from web.sharing.redaction.redactor import (
     REDACT_ALL,
-    VOCABULARY_FORMATS,
+    VOCABULARY_VERSION,
     Choices,
     Redactor,
     Vocabulary,
     VocabularyBuilder,
     server_names,
 )
-from parsers import registry
-from parsers.base import ClockHints
-from parsers.ingest.hosts import UNKNOWN_HOST
-from parsers.ingest.pieces import parse_piece, split
-from parsers.rawtext import text_of
-from web.models import Case, Finding, Host, RawChunk, ShareLink, Source
+from web.tokenlinks import live, new_token, token_hash  # noqa: F401 - token_hash: read here by tests
 
-#: Token bytes: 32 random bytes (256 bits), 43 URL-safe characters.
-TOKEN_BYTES = 32
 DEFAULT_DAYS = 30
 MAX_DAYS = 365
 #: How long a case's collected vocabulary stays in the cache (links keep their own copy anyway).
 VOCABULARY_CACHE_S = 24 * 3600
-#: Part of the cache key: a vocabulary cached by an older Casebook (2: the server's names and the
-#: replication source's host added; 3: the name of every host of a case of several) is not taken.
-VOCABULARY_VERSION = 3
-
-
-def token_hash(token: str) -> str:
-    """The stored form of a token: SHA-256, hex."""
-    return hashlib.sha256(token.encode("utf-8", "replace")).hexdigest()
 
 
 @dataclass(frozen=True)
@@ -86,7 +75,7 @@ def share_create(
         raise ValueError(f"A link lasts 1 to {MAX_DAYS} days.")
     if allow_bundle and choices.any:
         raise ValueError("The raw bundle can be allowed only on a link without redaction.")
-    token = secrets.token_urlsafe(TOKEN_BYTES)
+    token = new_token()
     share = ShareLink.objects.create(
         case=case,
         token_sha256=token_hash(token),
@@ -134,11 +123,7 @@ def share_revoke(*, share: ShareLink, user: object | None) -> ShareLink:
 def share_for_token(token: str) -> ShareLink | None:
     """The live link of ``token`` (not revoked, not expired), else None: unknown, expired and
     revoked tokens are not told apart."""
-    if not token or len(token) > 200:
-        return None
-    return ShareLink.objects.filter(
-        token_sha256=token_hash(token), revoked_at__isnull=True, expires_at__gt=timezone.now()
-    ).first()
+    return live(ShareLink, token).first()
 
 
 def share_record_view(share: ShareLink) -> None:
@@ -168,11 +153,15 @@ def redactor_for(share: ShareLink, case: Case) -> Redactor:
 def vocabulary_for(share: ShareLink, case: Case) -> Vocabulary:
     """The vocabulary of ``case`` (the link's) for ``share``: kept on the link, taken again when the
     case's generation changed since (a re-analysis) or when it was collected by an older Casebook
-    (no ``servers``: neither the server's names nor the replication source were collected then).
+    (another ``VOCABULARY_VERSION``: fewer fields were collected then).
     Collecting it reads the whole processlist (seconds for a long capture), so it is also kept in
     Django's cache for the case's generation: a second link of the same case gets it at once."""
     stored = share.vocabulary
-    if stored is None or share.vocabulary_generation != case.generation or "servers" not in stored:
+    if (
+        stored is None
+        or share.vocabulary_generation != case.generation
+        or stored.get("version") != VOCABULARY_VERSION
+    ):
         # The ingest's time as well: another database (tests, a second deployment) on the same
         # Redis has cases of the same number and generation.
         stamp = case.ingested_at.timestamp() if case.ingested_at else 0
@@ -218,19 +207,28 @@ class _ChunkReader(io.RawIOBase):
 
 
 def collect_vocabulary(case: Case) -> Vocabulary:
-    """Hosts, users, schemas and literal counts of every processlist and performance_schema
-    threads member of the case, and the replication source of its SHOW SLAVE STATUS members (a
-    server), read from their kept text piece by piece (``PIECE_BYTES`` at a time); and the server's
-    own names (``server_names_of``)."""
+    """Hosts, users, schemas and statements of every member of the case, from the fields its format
+    declares (``SENSITIVE``: web/sharing/redaction/formats.py), read from their kept text piece by
+    piece (``PIECE_BYTES`` at a time), and the server's own names (``server_names_of``). A piece
+    that cannot be parsed again gives what its lines' declared patterns find."""
     builder = VocabularyBuilder()
     builder.add_servers(server_names_of(case))
-    members = Source.objects.filter(case=case, format__in=VOCABULARY_FORMATS).values_list("member", "format")
-    for member, fmt in members:
+    for member, fmt in Source.objects.filter(case=case).values_list("member", "format"):
+        sensitive = formats.sensitive_of(fmt)
+        if sensitive is None or not sensitive.collects:
+            continue
         module = registry.by_format(fmt)
         for piece in split(b"", _ChunkReader(case, member)):
-            parsed = parse_piece(module, piece, member=member, clock=ClockHints())
-            for frame in parsed.frames.values():
-                builder.add_processlist(frame)
+            formats.collect_lines(
+                builder, sensitive, piece.data[piece.overlap_bytes :].decode("utf-8", "replace").splitlines()
+            )
+            if not sensitive.has_columns:
+                continue
+            try:
+                parsed = parse_piece(module, piece, member=member, clock=ClockHints())
+            except ParseError:
+                continue
+            formats.collect(builder, sensitive, parsed.frames)
     return builder.vocabulary()
 
 
@@ -238,7 +236,7 @@ def server_names_of(case: Case) -> list[str]:
     """The servers' own names in ``case``: its host, the name of each of its hosts (``Host.name``, the
     host of every source and finding; a name found in no header, a host's directory, too; never the
     placeholder ``UNKNOWN_HOST`` of a bundle that names no host) and the names its sources' headers, the manifest and the
-    variables give (``analyzer.redact.server_names``)."""
+    variables give (``web.sharing.redaction.redactor.server_names``)."""
     hosts = {
         *Host.objects.filter(case=case).values_list("name", flat=True),
         *Source.objects.filter(case=case).values_list("host", flat=True).distinct(),

@@ -7,11 +7,9 @@ engineers' pages, its JSON and CSV under the link's own URL, everything redacted
 engineer's preview (``/cases/<id>/shares/<share>/preview/``) serves the very same responses, without
 counting a view.
 
-Unknown, expired and revoked tokens get one and the same 404. Every shared response says
-``X-Robots-Tag: noindex``, ``Referrer-Policy: no-referrer`` and ``Cache-Control: no-store``, beside the
-site's strict CSP. A client (by IP) that asked for ``CASEBOOK_SHARE_GUESS_LIMIT`` bad tokens within
-``CASEBOOK_SHARE_GUESS_WINDOW`` seconds gets 429 on every ``/s/`` URL until that window is over
-(counted in Django's cache, on Redis, so every web process agrees).
+Unknown, expired and revoked tokens get one and the same 404, every shared response is ``private``
+(beside the site's strict CSP) and bad tokens are limited per client, as for every link by token
+(web/tokenlinks.py ``SHARE_LINKS``).
 """
 
 from __future__ import annotations
@@ -22,26 +20,23 @@ import logging
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from django.conf import settings
 from django.db.models import TextField
 from django.db.models.functions import Cast
 from django.http import FileResponse, Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
-from django.template.loader import render_to_string
 from django.urls import path, reverse
 from django.views.decorators.http import require_POST
 
-from analyzer.passwords import may_hold_secrets
-from analyzer.redact import Redactor
 from web import audit
-from web.accounts import throttles
 from web.cases import exports, selectors
-from web.clients import client_ip
 from web.models import AuditAction, Case, ShareLink
 from web.sharing import payloads as share_payloads
 from web.sharing import services as shares
 from web.sharing.forms import ShareForm
+from web.sharing.redaction.passwords import may_hold_secrets
+from web.sharing.redaction.redactor import Redactor
 from web.timeline import charts, moments, ranges
+from web.tokenlinks import SHARE_LINKS, private
 
 log = logging.getLogger(__name__)
 
@@ -58,7 +53,7 @@ def share_create(request: HttpRequest, case_id: int) -> HttpResponse:
     made = shares.share_create_from_fields(case=case, user=request.user, fields=d)
     audit.record_share_created(request, made.share)
     # The only page that holds the token: kept by no cache, sent as no referrer.
-    return _private(
+    return private(
         render(
             request,
             "shares/created.html",
@@ -97,43 +92,13 @@ class Shared:
     preview: bool
 
 
-def _private(response: HttpResponse) -> HttpResponse:
-    response["X-Robots-Tag"] = "noindex, nofollow, noarchive"
-    response["Referrer-Policy"] = "no-referrer"
-    response["Cache-Control"] = "no-store, private"
-    return response
-
-
-def _not_found() -> HttpResponse:
-    """The one answer to an unknown, expired or revoked token."""
-    return _private(HttpResponse(render_to_string("shares/not_found.html"), status=404))
-
-
-def _misses_key(request: HttpRequest) -> str:
-    return f"share-misses:{client_ip(request)}"
-
-
-def _misses(key: str) -> int:
-    """Bad tokens counted for this client; 0 while Redis cannot be reached (the limit is then not
-    applied: links keep working through a Redis outage, as the rest of the web does)."""
-    return throttles.count(key)
-
-
-def _count_miss(key: str) -> None:
-    throttles.hit(key, settings.CASEBOOK_SHARE_GUESS_WINDOW)
-
-
 def _resolve_token(request: HttpRequest, token: str) -> Shared | HttpResponse:
-    key = _misses_key(request)
-    if _misses(key) >= settings.CASEBOOK_SHARE_GUESS_LIMIT:
-        response = HttpResponse("Too many requests for unknown links; try again later.\n", status=429)
-        response["Retry-After"] = str(settings.CASEBOOK_SHARE_GUESS_WINDOW)
-        response["Content-Type"] = "text/plain; charset=utf-8"
-        return _private(response)
+    refused = SHARE_LINKS.refused(request)
+    if refused is not None:
+        return refused
     share = shares.share_for_token(token)
     if share is None:
-        _count_miss(key)
-        return _not_found()
+        return SHARE_LINKS.miss(request)
     case = _case(share.case_id)
     return Shared(share, case, shares.redactor_for(share, case), f"/s/{token}/", False)
 
@@ -160,14 +125,14 @@ def shared_view(func: Callable[[HttpRequest, Shared], HttpResponse]) -> Callable
         request: HttpRequest, token: str | None = None, case_id: int = 0, share_id: int = 0
     ) -> HttpResponse:
         if request.method not in ("GET", "HEAD"):
-            return _private(HttpResponse(status=405, headers={"Allow": "GET, HEAD"}))
+            return private(HttpResponse(status=405, headers={"Allow": "GET, HEAD"}))
         if token is not None:
             shared = _resolve_token(request, token)
             if isinstance(shared, HttpResponse):
                 return shared
         else:
             shared = _resolve_preview(request, case_id, share_id)
-        return _private(func(request, shared))
+        return private(func(request, shared))
 
     return view
 
@@ -219,8 +184,9 @@ def shared_page(request: HttpRequest, shared: Shared) -> HttpResponse:
 
 @shared_view
 def shared_status(request: HttpRequest, shared: Shared) -> HttpResponse:
-    data = {**selectors.case_status(shared.case), "url": shared.base}
-    return JsonResponse(shared.redactor.walk(data))
+    return JsonResponse(
+        share_payloads.status(selectors.case_status(shared.case), shared.redactor, shared.base)
+    )
 
 
 def _timeline(
@@ -306,7 +272,7 @@ def shared_findings_csv(request: HttpRequest, shared: Shared) -> HttpResponse:
 @shared_view
 def shared_bundle(request: HttpRequest, shared: Shared) -> HttpResponse:
     if not shared.share.allow_bundle or shared.redactor.choices.any:
-        return _not_found()
+        return SHARE_LINKS.not_found()
     upload = shared.case.upload
     response = FileResponse(upload.file.open("rb"), as_attachment=True, filename=upload.original_name)
     audit.record(

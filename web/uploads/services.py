@@ -1,9 +1,8 @@
 """Upload links: a customer sends a bundle with no account, through ``/u/<token>/``.
 
 Writes (make, revoke, a transfer started, bytes appended, a transfer finished into a case) and the
-reads the views and the API need. A token is ``secrets.token_urlsafe(32)`` (256 bits); only its
-SHA-256 is stored (as for share links, web/sharing/services.py), so a link's URL exists only in the
-answer that made it.
+reads the views and the API need. Tokens and their lookup are those of every link by token
+(web/tokenlinks.py, as for share links): only a token's SHA-256 is stored.
 
 A transfer is one tus upload (web/uploads/tus.py): its bytes go to a temporary file under
 ``MEDIA_ROOT/var/upload-links/`` (local disk, also where the storage is S3: the finished file is
@@ -34,11 +33,10 @@ from django.utils.text import get_valid_filename
 from web import audit
 from web.cases import services as case_services
 from web.models import AuditAction, Case, LinkTransfer, Team, UploadLink
-from web.sharing.services import token_hash
+from web.tokenlinks import live, new_token, token_hash
 
 log = logging.getLogger(__name__)
 
-TOKEN_BYTES = 32
 DEFAULT_DAYS, MAX_DAYS = 14, 90
 DEFAULT_UPLOADS, MAX_UPLOADS = 1, 20
 #: Bytes a PATCH body is read and written in.
@@ -94,7 +92,7 @@ def link_create(
     if not 1 <= max_bytes <= limit:
         raise ValueError(f"The largest upload is 1 to {limit:,} bytes.")
     team = case_services.team_for_new_case(user=user, team=team)
-    token = secrets.token_urlsafe(TOKEN_BYTES)
+    token = new_token()
     link = UploadLink.objects.create(
         token_sha256=token_hash(token),
         customer=customer.strip()[:200],
@@ -158,11 +156,7 @@ def link_state(link: UploadLink) -> str:
 
 
 def _live(token: str) -> QuerySet[UploadLink]:
-    if not token or len(token) > 200:
-        return UploadLink.objects.none()
-    return UploadLink.objects.filter(
-        token_sha256=token_hash(token), revoked_at__isnull=True, expires_at__gt=timezone.now()
-    )
+    return live(UploadLink, token)
 
 
 def link_for_token(token: str) -> UploadLink | None:

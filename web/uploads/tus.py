@@ -15,7 +15,7 @@
 Every answer but OPTIONS needs ``Tus-Resumable: 1.0.0`` (else 412) and carries it. A
 ``X-HTTP-Method-Override`` header on a POST is taken as the method (clients behind proxies that only
 pass GET and POST). An unknown, expired, revoked or used-up link gets the same 404 as every other
-URL under ``/u/`` (``responses.not_found``).
+URL under ``/u/`` (``web.tokenlinks.UPLOAD_LINKS.not_found``).
 """
 
 from __future__ import annotations
@@ -26,7 +26,8 @@ import binascii
 from django.http import HttpRequest, HttpResponse
 from django.views.decorators.csrf import csrf_exempt
 
-from web.uploads import responses, services
+from web.tokenlinks import UPLOAD_LINKS
+from web.uploads import services
 
 VERSION = "1.0.0"
 EXTENSIONS = "creation"
@@ -99,12 +100,12 @@ def _precondition(request: HttpRequest) -> HttpResponse | None:
 @csrf_exempt
 def creation(request: HttpRequest, token: str) -> HttpResponse:
     """``/u/<token>/files/``: OPTIONS (what the server supports) and POST (a new upload)."""
-    refused = responses.guard(request)
+    refused = UPLOAD_LINKS.refused(request)
     if refused is not None:
         return refused
     link = services.link_for_token(token)
     if link is None:
-        return responses.miss(request)
+        return UPLOAD_LINKS.miss(request)
     method = _method(request)
     if method == "OPTIONS":
         return _options(min(link.max_bytes, services.max_size_limit()))
@@ -123,7 +124,7 @@ def creation(request: HttpRequest, token: str) -> HttpResponse:
         )
     except services.TransferError as exc:
         if exc.status == 404:
-            return responses.miss(request)
+            return UPLOAD_LINKS.miss(request)
         return _error(exc.status, str(exc))
     return _empty(201, Location=request.build_absolute_uri(f"/u/{token}/files/{transfer.key}"))
 
@@ -131,12 +132,12 @@ def creation(request: HttpRequest, token: str) -> HttpResponse:
 @csrf_exempt
 def upload(request: HttpRequest, token: str, key: str) -> HttpResponse:
     """``/u/<token>/files/<key>`` (a trailing slash is taken too): OPTIONS, HEAD (the offset) and PATCH (append bytes)."""
-    refused = responses.guard(request)
+    refused = UPLOAD_LINKS.refused(request)
     if refused is not None:
         return refused
     transfer = services.transfer_for(token, key)
     if transfer is None:
-        return responses.miss(request)
+        return UPLOAD_LINKS.miss(request)
     method = _method(request)
     if method == "OPTIONS":
         return _options(min(transfer.link.max_bytes, services.max_size_limit()))

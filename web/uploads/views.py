@@ -20,7 +20,8 @@ from django.urls import path
 from django.views.decorators.http import require_POST
 
 from web.models import AuditAction
-from web.uploads import responses, services, tus
+from web.tokenlinks import UPLOAD_LINKS, private
+from web.uploads import services, tus
 from web.uploads.forms import UploadLinkForm
 
 COLLECTOR = Path(__file__).resolve().parents[2] / "scripts" / "collect.sh"
@@ -40,7 +41,7 @@ def _list_page(request: HttpRequest, form: UploadLinkForm, made=None, status: in
     if made is not None:
         context["url"] = request.build_absolute_uri(made.path)
     response = render(request, "uploads/links.html", context, status=status)
-    # Kept by no cache (it may hold a new link). Not ``responses.private``: with no referrer, the
+    # Kept by no cache (it may hold a new link). Not ``web.tokenlinks.private``: with no referrer, the
     # browser would send its forms with ``Origin: null``, which the CSRF check refuses.
     response["Cache-Control"] = "no-store, private"
     return response
@@ -80,14 +81,14 @@ def link_revoke(request: HttpRequest, link_id: int) -> HttpResponse:
 # ---------------------------------------------------------------------------------- customer's side
 def customer_page(request: HttpRequest, token: str) -> HttpResponse:
     """The drop zone of a link that takes an upload; the one 404 otherwise."""
-    refused = responses.guard(request)
+    refused = UPLOAD_LINKS.refused(request)
     if refused is not None:
         return refused
     if request.method not in ("GET", "HEAD"):
-        return responses.private(HttpResponse(status=405, headers={"Allow": "GET, HEAD"}))
+        return private(HttpResponse(status=405, headers={"Allow": "GET, HEAD"}))
     link = services.link_for_token(token)
     if link is None:
-        return responses.miss(request)
+        return UPLOAD_LINKS.miss(request)
     context = {
         "read_only": True,
         "endpoint": f"/u/{token}/files/",
@@ -95,31 +96,31 @@ def customer_page(request: HttpRequest, token: str) -> HttpResponse:
         "max_bytes": min(link.max_bytes, services.max_size_limit()),
         "uploads_left": link.uploads_allowed - link.uploads_used,
     }
-    return responses.private(render(request, "uploads/customer.html", context))
+    return private(render(request, "uploads/customer.html", context))
 
 
 def transfer_status(request: HttpRequest, token: str, key: str) -> HttpResponse:
     """``{"status", "received", "length", "message"}`` of one upload (``services.transfer_status``)."""
-    refused = responses.guard(request)
+    refused = UPLOAD_LINKS.refused(request)
     if refused is not None:
         return refused
     transfer = services.transfer_for(token, key)
     if transfer is None:
-        return responses.miss(request)
-    return responses.private(JsonResponse(services.transfer_status(transfer)))
+        return UPLOAD_LINKS.miss(request)
+    return private(JsonResponse(services.transfer_status(transfer)))
 
 
 def collector(request: HttpRequest, token: str) -> HttpResponse:
     """The collector script (scripts/collect.sh) for the holder of a live link, who has no login."""
-    refused = responses.guard(request)
+    refused = UPLOAD_LINKS.refused(request)
     if refused is not None:
         return refused
     if services.link_for_token(token) is None:
-        return responses.miss(request)
+        return UPLOAD_LINKS.miss(request)
     response = FileResponse(
         COLLECTOR.open("rb"), as_attachment=True, filename="collect.sh", content_type="text/x-shellscript"
     )
-    return responses.private(response)
+    return private(response)
 
 
 def urlpatterns() -> list:

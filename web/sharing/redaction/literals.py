@@ -1,7 +1,7 @@
 """Query literals in what a shared link serves: a statement becomes its fingerprint (``scrub_sql``),
 and in a processlist's raw lines (vertical ``\\G``, ``mysql -t`` table, ``mysql -B``) the ``Info`` of
 each session, continuation lines included, is replaced by its fingerprint (``processlist_lines``);
-``count_literals`` counts what a statement holds. Used by analyzer/redact.py.
+``count_literals`` counts what a statement holds. Used by web/sharing/redaction/redactor.py.
 
 Pure Python: no Django.
 """
@@ -52,6 +52,37 @@ def scrub_sql(statement: str) -> str:
     return _UNCLOSED_QUOTE.sub("?", fingerprint(statement))
 
 
+#: Where a statement begins inside a text (a finding quoting the query it saw, an evidence label, a
+#: verdict's sentence): the shapes of SQL, not a sentence's "update" or "select".
+_STATEMENT_START = re.compile(
+    r"(?i)\b(?:select\b[^\n]*?\bfrom\b|update\s+[`\w.$]+\s+set\b|(?:insert|replace)(?:\s+(?:ignore|low_priority|delayed))?\s+into\b"
+    r"|delete\s+(?:[`\w.$]+\s+)?from\b|call\s+[`\w.$]+\s*\()"
+)
+
+
+def statements_in_text(text: str) -> str:
+    """``text`` with each statement it quotes as its fingerprint: from where a statement begins to
+    the end of the text (a statement may span lines), or to the text's last such quote when a quote
+    opened just before it.
+
+    >>> statements_in_text("query 'UPDATE orders SET n=n+1 WHERE id=42' ran 9 s")
+    "query 'update orders set n=n+? where id=?' ran 9 s"
+    >>> statements_in_text("Select the right isolation level; update statistics")
+    'Select the right isolation level; update statistics'
+    """
+    out, at = [], 0
+    for match in _STATEMENT_START.finditer(text):
+        if match.start() < at:
+            continue
+        end = len(text)  # a statement may span lines: what follows it is read as part of it
+        quote = text[match.start() - 1] if match.start() and text[match.start() - 1] in "'\"`" else ""
+        if quote and text.rfind(quote, match.start(), end) > match.start():
+            end = text.rfind(quote, match.start(), end)
+        out += [text[at : match.start()], scrub_sql(text[match.start() : end])]
+        at = end
+    return "".join(out) + text[at:] if out else text
+
+
 def _is_structure(line: str) -> bool:
     return not line.strip() or bool(_MARKER.match(line) or _ROW.match(line) or _BORDER.match(line))
 
@@ -66,13 +97,16 @@ def _cells(line: str) -> tuple[str, list[str]] | None:
     return None
 
 
-def processlist_lines(lines: Iterable[str]) -> list[str]:
-    """Raw lines of a processlist with every statement replaced by its fingerprint, line for line
-    (a multi-line statement's fingerprint on its first line, its other lines left empty).
+def processlist_lines(
+    lines: Iterable[str], fields: frozenset[str] = INFO_FIELDS, table_column: int | None = _INFO_COLUMN
+) -> list[str]:
+    """Raw lines with every statement replaced by its fingerprint, line for line (a multi-line
+    statement's fingerprint on its first line, its other lines left empty).
 
-    The ``Info`` of ``\\G`` output, the cells from ``Info`` on of a table or ``-B`` row, and any
-    line that is not a marker, a row separator, a border or a ``Field: value`` line (the lines of
-    a statement that spans several) make a statement.
+    The value of a ``Field: value`` line whose field is one of ``fields`` (a processlist's ``Info``
+    in ``\\G`` output), the cells from ``table_column`` on of a table or ``-B`` row (None: such
+    rows are not told apart), and any line that is not a marker, a row separator, a border or a
+    ``Field: value`` line (the lines of a statement that spans several) make a statement.
 
     >>> processlist_lines(["   Info: UPDATE t SET a = 'x'", "WHERE id = 42", "*** 2. row ***"])
     ['   Info: update t set a = ? where id = ?', '', '*** 2. row ***']
@@ -97,7 +131,7 @@ def processlist_lines(lines: Iterable[str]) -> list[str]:
 
     for line in lines:
         field_ = _FIELD.match(line)
-        if _is_structure(line) or (field_ and field_.group(2) not in INFO_FIELDS):
+        if _is_structure(line) or (field_ and field_.group(2) not in fields):
             flush()
             out.append(line)
             continue
@@ -106,11 +140,11 @@ def processlist_lines(lines: Iterable[str]) -> list[str]:
             head, pending, start, orphan = line[: field_.start(3)], [field_.group(3)], len(out), False
             out.append(line)
             continue
-        cells = _cells(line)
-        if cells and len(cells[1]) > _INFO_COLUMN + (cells[0] == "|"):
+        cells = _cells(line) if table_column is not None else None
+        if cells and len(cells[1]) > table_column + (cells[0] == "|"):
             flush()
             sep, parts = cells
-            at = _INFO_COLUMN + (sep == "|")  # a table row starts with an empty cell before its first |
+            at = table_column + (sep == "|")  # a table row starts with an empty cell before its first |
             if parts[at].strip() == "Info":  # the header line
                 out.append(line)
                 continue

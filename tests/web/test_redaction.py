@@ -1,4 +1,4 @@
-"""analyzer/redact.py: pseudonyms, whole-token replacement, statement text in every processlist layout,
+"""web/sharing/redaction/redactor.py: pseudonyms, whole-token replacement, statement text in every processlist layout,
 IPv6 addresses, the server's own names, passwords."""
 
 from __future__ import annotations
@@ -9,9 +9,12 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from analyzer.literals import processlist_lines
-from analyzer.passwords import mask_secrets
-from analyzer.redact import (
+from parsers import innodb_status, mysqld_errorlog, mysqlsh, processlist, slave_status, threads
+from web.sharing.redaction import formats
+from web.sharing.redaction.literals import processlist_lines
+from web.sharing.redaction.passwords import mask_secrets
+from web.sharing.redaction.redactor import (
+    REDACT_ALL,
     Choices,
     Redactor,
     Vocabulary,
@@ -38,7 +41,9 @@ def test_a_value_is_replaced_only_as_a_whole_token() -> None:
     )
     longer = r.text("110.1.2.3 10.1.2.33")  # other addresses: keyed pseudonyms, not host-1's
     assert "host-1" not in longer and "10.1.2.3" not in longer
-    assert r.text("SELECT * FROM `acme_prod`.`t` JOIN acme_prod.u") == "SELECT * FROM `db-1`.`t` JOIN db-1.u"
+    assert (
+        r.text("SELECT * FROM `acme_prod`.`t` JOIN acme_prod.u") == "select * from `db-1`.`t` join db-1.u"
+    )  # a statement: its fingerprint
 
 
 def test_host_names_are_matched_whatever_their_case_and_unknown_ips_get_keyed_pseudonyms() -> None:
@@ -115,7 +120,8 @@ def test_a_statement_cut_inside_a_string_leaks_nothing_of_it() -> None:
 
 def test_the_builder_collects_hosts_without_ports_and_leaves_builtins() -> None:
     b = VocabularyBuilder()
-    b.add_processlist(
+    _add(
+        b,
         pd.DataFrame(
             {
                 "user": ["shop", "root", "system user", "app"],
@@ -123,9 +129,13 @@ def test_the_builder_collects_hosts_without_ports_and_leaves_builtins() -> None:
                 "db": ["acme_prod", "mysql", None, "acme_prod"],
                 "info": ["SELECT 'a', 1", "NULL", None, "SELECT 2"],
             }
-        )
+        ),
     )
-    b.add_processlist(pd.DataFrame({"processlist_user": ["pfs_user"], "processlist_info": ["SELECT 3"]}))
+    formats.collect(
+        b,
+        threads.SENSITIVE,
+        {"pfs_threads": pd.DataFrame({"processlist_user": ["pfs_user"], "processlist_info": ["SELECT 3"]})},
+    )
     v = b.vocabulary()
     assert (v.hosts, v.users, v.schemas) == (
         ["10.1.2.3", "app1.acme.io"],
@@ -141,7 +151,8 @@ def test_what_is_left_of_a_value_cut_to_a_length_is_redacted_too() -> None:
     label = "query 'select a, b, c, d, e, f, g, h, i, j, k, l, m, n, o, p, q from acme_p'"
     assert r.text(label) == label.replace("acme_p'", "?'")  # an evidence label
     long = "running select a, b, c, d, e, f, g, h, i, j, k, l, m, n, o, p from "
-    assert r.text(long + "APP1.AC") == long + "?"  # at the end of a text cut to a length
+    names = Redactor(Choices(literals=False), VOCAB, b"k")  # not read as a statement: names alone
+    assert names.text(long + "APP1.AC") == long + "?"  # at the end of a text cut to a length
     assert r.text(long + "acm") == long + "?"
     assert r.text(long + "ac") == long + "ac"  # two characters tell little
     assert r.text("acme") == "acme" and r.text("the acm") == "the acm"  # short texts were not cut
@@ -208,7 +219,8 @@ def test_times_mac_addresses_names_and_loopback_are_not_taken_for_ipv6(line: str
 
 def test_the_builder_collects_ipv6_clients_without_their_port() -> None:
     b = VocabularyBuilder()
-    b.add_processlist(
+    _add(
+        b,
         pd.DataFrame(
             {
                 "user": ["app", "app", "app"],
@@ -216,7 +228,7 @@ def test_the_builder_collects_ipv6_clients_without_their_port() -> None:
                 "db": [None, None, None],
                 "info": [None, None, None],
             }
-        )
+        ),
     )
     assert b.vocabulary().hosts == ["10.1.2.3", "2001:db8::5", "fe80::1"]
 
@@ -276,9 +288,7 @@ def test_a_server_name_is_not_replaced_inside_a_longer_name_and_generic_names_ar
 
 def test_the_builder_takes_a_replicas_source_for_a_server() -> None:
     b = VocabularyBuilder()
-    b.add_processlist(
-        pd.DataFrame({"channel": [""], "source_host": ["DB-SRC-03.acme.io"], "io_running": ["Yes"]})
-    )
+    _add(b, pd.DataFrame({"channel": [""], "source_host": ["DB-SRC-03.acme.io"], "io_running": ["Yes"]}))
     v = b.vocabulary()
     assert (v.hosts, v.servers) == ([], ["db-src-03.acme.io"])
     r = Redactor(Choices(), v, b"k")
@@ -389,12 +399,20 @@ def test_what_is_not_a_password_is_left_as_it_is(line: str) -> None:
     assert mask_secrets(line) == line
 
 
+def _add(builder: VocabularyBuilder, frame: pd.DataFrame) -> None:
+    """A processlist frame (or SHOW SLAVE STATUS's) into ``builder`` as its format declares."""
+    if "source_host" in frame:
+        formats.collect(builder, slave_status.SENSITIVE, {"replica_status": frame})
+    else:
+        formats.collect(builder, processlist.SENSITIVE, {"processlist": frame})
+
+
 def test_passwords_are_masked_whatever_the_link_redacts() -> None:
     none = Choices(literals=False, hosts=False, users=False, schemas=False)
     r = Redactor(none, VOCAB, b"k")
     assert r.text("mysql -ushop -pS3cr3t") == "mysql -ushop -p***"
     assert r.sql("CREATE USER shop IDENTIFIED BY 'S3cr3t'") == "CREATE USER shop IDENTIFIED BY '***'"
-    assert r.raw_lines("ps", ["root 1 0 0 ? 00:00:00 mysql -pS3cr3t"]) == [
+    assert formats.raw_lines("ps", ["root 1 0 0 ? 00:00:00 mysql -pS3cr3t"], r) == [
         "root 1 0 0 ? 00:00:00 mysql -p***"
     ]
 
@@ -418,3 +436,87 @@ def test_no_line_of_the_real_samples_without_an_ipv4_address_is_changed(samples:
             if not dotted.search(line) and r.text(line) != line:
                 changed.append((path.name, line))
     assert changed == []
+
+
+# ------------------------------------------------------------------ each format's raw lines
+def _shown(fmt: str, lines: list[str], choices: Choices = REDACT_ALL) -> list[str] | None:
+    return formats.raw_lines(fmt, lines, Redactor(choices, VOCAB, b"k"))
+
+
+def test_lock_waits_show_both_statements_as_fingerprints() -> None:
+    lines = [
+        "     waiting_query: UPDATE orders SET n=n+1 WHERE email='a@b.c'",
+        "waiting_table_lock: `acme_prod`.`orders`",
+        "     blocking_host: app1.acme.io",
+        "    blocking_query: UPDATE orders SET n=n+1",
+        "  WHERE id=42",
+    ]
+    assert _shown("lock_waits", lines) == [
+        "     waiting_query: update orders set n=n+? where email=?",
+        "waiting_table_lock: `db-1`.`orders`",
+        "     blocking_host: host-2",
+        "    blocking_query: update orders set n=n+? where id=?",
+        "",
+    ]
+
+
+def test_innodb_status_shows_the_statement_under_a_thread_line_and_no_row_value() -> None:
+    lines = [
+        "---TRANSACTION 49, ACTIVE 4 sec starting index read",
+        "MariaDB thread id 24, OS thread handle 1310, query id 35 app1.acme.io 10.1.2.3 shop Updating",
+        "UPDATE orders SET note = 'private'",
+        "WHERE id=42",
+        "------- TRX HAS BEEN WAITING 3913884 us FOR THIS LOCK TO BE GRANTED:",
+        " 3: len 4; hex 70616964; asc paid;;",
+    ]
+    assert _shown("innodb_status", lines) == [
+        lines[0],
+        "MariaDB thread id 24, OS thread handle 1310, query id 35 host-2 host-1 user-2 Updating",
+        "update orders set note = ? where id=?",
+        "",
+        lines[4],
+        " 3: len 4; hex ?; asc ?;;",
+    ]
+
+
+def test_the_error_log_shows_a_crashed_statement_as_its_fingerprint() -> None:
+    assert _shown("mysqld-error-log", ["Query (0x7f3a): SELECT * FROM t WHERE a = 'x'"]) == [
+        "Query (0x7f3a): select * from t where a = ?"
+    ]
+
+
+def test_an_undeclared_format_is_withheld_on_a_redacted_link_only() -> None:
+    assert _shown("hostname", ["db1"]) is None
+    none = Choices(literals=False, hosts=False, users=False, schemas=False)
+    assert _shown("hostname", ["db1 -pS3cret"], none) == ["db1 -pS3cret"]  # no client: no password
+
+
+def test_the_vocabulary_takes_what_declared_lines_name() -> None:
+    b = VocabularyBuilder()
+    formats.collect_lines(
+        b,
+        mysqld_errorlog.SENSITIVE,
+        [
+            "2026-11-27 16:01:46 20 [Warning] Aborted connection 20 to db: 'acme_crm' user: 'crm' host: 'crm1.acme.io'"
+        ],
+    )
+    formats.collect(
+        b,
+        innodb_status.SENSITIVE,
+        {"innodb_transactions": pd.DataFrame({"client": ["gw 10.9.8.7 ops updating"]})},
+    )
+    v = b.vocabulary()
+    assert (v.hosts, v.users, v.schemas) == (["10.9.8.7", "crm1.acme.io", "gw"], ["crm", "ops"], ["acme_crm"])
+
+
+def test_the_vocabulary_takes_mysql_shells_replication_user_from_its_result() -> None:
+    b = VocabularyBuilder()
+    lines = [
+        "# Query:",
+        "#\tSHOW REPLICA STATUS",
+        "#",
+        "# Replica_IO_State\tSource_Host\tSource_User",
+        "Waiting\tdb0\trepl_acme",
+    ]
+    formats.collect_lines(b, mysqlsh.SENSITIVE, lines)
+    assert b.vocabulary().users == ["repl_acme"]

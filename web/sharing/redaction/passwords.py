@@ -1,9 +1,9 @@
 """Passwords on command lines and in statements, always masked (``mask_secrets``), whatever a
 shared link's choices: a password is never something for a customer's other readers, nor for the
-engineer's page to show (analyzer/redact.py applies it to every string a link serves).
+engineer's page to show (web/sharing/redaction/redactor.py applies it to every string a link serves).
 
 The forms masked, on command lines (``ps`` with arguments, pt-stalk's ``-output`` and ``-trigger``)
-and in statements, are listed under **Passwords** in analyzer/redact.py's docstring.
+and in statements, are listed under **Passwords** in web/sharing/redaction/redactor.py's docstring.
 
 Pure Python: no Django.
 """
@@ -15,7 +15,7 @@ import re
 #: The mask of a password.
 MASK = "***"
 #: Cheap test before the password patterns: none of them can match a text without one of these.
-_SECRET_HINT = re.compile(r"[Pp](?:[Aa][Ss][Ss]|[Ww][Dd]|=)|[Ii][Dd][Ee][Nn][Tt][Ii]|://|-p")
+_SECRET_HINT = re.compile(r"[Pp](?:[Aa][Ss][Ss]|[Ww][Dd]|=)|[Ii][Dd][Ee][Nn][Tt][Ii]|://|-p|sst_auth")
 #: A quoted SQL string (backslash escapes and doubled quotes inside), or what is left of one at the
 #: end of a text cut to a length.
 _SQL_STRING = r"""(?:'(?:[^'\\]|\\.|'')*(?:'|\Z)|"(?:[^"\\]|\\.|"")*(?:"|\Z))"""
@@ -51,6 +51,8 @@ _DSN_P = re.compile(r"(?:(?<=,)|\A)p=[^,]*")
 #: ``scheme://user:password@host``.
 _URI_SECRET = re.compile(r"(?P<lead>\b[A-Za-z][\w+.-]*://[^\s:/@]+:)[^\s@/]+(?=@)")
 _ENV_SECRET = re.compile(r"(?P<lead>(?<![\w])MYSQL_PWD=)\S+")
+#: A Galera node's SST account, ``wsrep_sst_auth`` ``user:password`` (SHOW VARIABLES, a my.cnf line).
+_SST_AUTH = re.compile(r"(?P<lead>\bwsrep_sst_auth\b[\s|:=]+[^\s|:]*:)[^\s|]+")
 
 
 def _masked(match: re.Match[str]) -> str:
@@ -77,6 +79,8 @@ def mask_secrets(text: str) -> str:
     'pt-stalk --password *** -- -p ***; mysql -p shop; logger -p daemon.err'
     >>> mask_secrets("CREATE USER 'a'@'%' IDENTIFIED BY 'it''s' PASSWORD EXPIRE")
     "CREATE USER 'a'@'%' IDENTIFIED BY '***' PASSWORD EXPIRE"
+    >>> mask_secrets("| wsrep_sst_auth | sst:S3cret |")
+    '| wsrep_sst_auth | sst:*** |'
     """
     if not may_hold_secrets(text):
         return text
@@ -85,6 +89,7 @@ def mask_secrets(text: str) -> str:
     text = _OPT_SECRET.sub(_masked, text)
     text = _URI_SECRET.sub(_masked, text)
     text = _ENV_SECRET.sub(_masked, text)
+    text = _SST_AUTH.sub(_masked, text)
     text = _DSN.sub(lambda m: _DSN_P.sub("p=" + MASK, m.group(0)), text)
     clients = list(_CLIENT.finditer(text))
     if not clients:

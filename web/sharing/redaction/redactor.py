@@ -7,7 +7,7 @@ choices of that link (:class:`Choices`). :class:`Redactor` takes the values a ca
 pseudonym that is the same everywhere on the link: ``host-1``, ``user-2``, ``db-3``, ``server-1``
 (numbered in sorted order of the values, so every response of the link agrees without state).
 
-- **Literals** (analyzer/literals.py): statement text becomes its fingerprint (``analyzer.fingerprint``: strings and
+- **Literals** (web/sharing/redaction/literals.py): statement text becomes its fingerprint (``analyzer.fingerprint``: strings and
   numbers -> ``?``). In a processlist's raw lines (vertical ``\\G``, ``mysql -t`` table, ``mysql -B``)
   the ``Info`` of each session, continuation lines included, is replaced by its fingerprint; a line
   of a processlist that is not recognised as one of its fields is treated as statement text.
@@ -37,7 +37,7 @@ pseudonym that is the same everywhere on the link: ``host-1``, ``user-2``, ``db-
 - Built-in accounts and schemas (``root``, ``system user``, ``event_scheduler``, ``mysql``,
   ``information_schema``, ``performance_schema``, ``sys``) and loopback and unspecified addresses
   (``127.0.0.1``, ``::1``, ``::``) are the same on every server and are kept.
-- **Passwords** (``mask_secrets``, analyzer/passwords.py): always masked, whatever the link's choices (a password is never
+- **Passwords** (``mask_secrets``, web/sharing/redaction/passwords.py): always masked, whatever the link's choices (a password is never
   something for a customer's other readers, nor for the engineer's page to show): on command lines
   (``ps`` with arguments, pt-stalk's ``-output`` and ``-trigger``) ``--password=***`` and
   ``--password ***`` (any long option ending in ``pass``, ``passwd`` or ``password``: ``--mysql-password``,
@@ -66,8 +66,8 @@ from dataclasses import dataclass, field
 
 import pandas as pd
 
-from analyzer.literals import count_literals, processlist_lines, scrub_sql
-from analyzer.passwords import mask_secrets
+from web.sharing.redaction.literals import count_literals, scrub_sql, statements_in_text
+from web.sharing.redaction.passwords import mask_secrets
 
 #: Values the same on every MySQL/MariaDB server: never taken for customer data.
 BUILTIN_USERS = frozenset(
@@ -133,11 +133,10 @@ MIN_CUT_AT = 60
 #: beginning of a known value (``acme_bil…`` of ``acme_billing``).
 _CUT = re.compile(r"(?<![\w$.-])[\w$.-]{3,}(?=…|'|\Z)")
 _PORT = re.compile(r":\d+\Z")
-#: Formats whose raw lines hold statements (processlist, pt-stalk -threads, MySQL Shell's results:
-#: its SHOW FULL PROCESSLIST is a tab-separated table with Info eighth, read as ``mysql -B`` rows).
-STATEMENT_FORMATS = frozenset({"processlist", "threads", "mysqlsh"})
-#: Formats the vocabulary is collected from: those, and SHOW SLAVE STATUS (the replication source).
-VOCABULARY_FORMATS = STATEMENT_FORMATS | {"slave_status"}
+#: What a vocabulary is collected by: one collected by an older Casebook (2: the server's names and
+#: the replication source's host; 3: every host of a case of several; 4: every format's declared
+#: fields) is collected again.
+VOCABULARY_VERSION = 4
 
 
 @dataclass(frozen=True)
@@ -174,6 +173,7 @@ class Vocabulary:
 
     def as_json(self) -> dict[str, object]:
         return {
+            "version": VOCABULARY_VERSION,
             "hosts": self.hosts,
             "users": self.users,
             "schemas": self.schemas,
@@ -196,9 +196,9 @@ class Vocabulary:
 
 
 class VocabularyBuilder:
-    """Collects a :class:`Vocabulary` from processlist frames (``parsers.processlist``: columns
-    ``user``, ``host``, ``db``, ``info``) and replica status frames (``source_host``: a server), one
-    piece of a capture at a time."""
+    """Collects a :class:`Vocabulary`, one piece of a capture at a time: what each format declares
+    (web/sharing/redaction/formats.py ``collect``) goes into ``users``, ``hosts`` (without port) and
+    ``schemas``; statements are counted by ``add_statements``; the server's names by ``add_servers``."""
 
     def __init__(self) -> None:
         self.hosts: set[str] = set()
@@ -212,26 +212,18 @@ class VocabularyBuilder:
         """Add the server's own names (``server_names``)."""
         self.servers.update(names)
 
-    def add_processlist(self, frame: pd.DataFrame) -> None:
-        """Add the sessions of one processlist frame (any number of snapshots); a
-        performance_schema.threads frame (``processlist_user`` ...) is read the same way. A replica
-        status frame's ``source_host`` (``parsers.slave_status``) is a server of the case: its
+    def add_source_hosts(self, hosts: Iterable[object]) -> None:
+        """A replica's source (SHOW SLAVE STATUS ``Master_Host``) is a server of the case: its
         binary logs are named after it (``db-src-3-bin.000042``)."""
-        if "source_host" in frame:
-            sources = frame["source_host"].dropna().unique()
-            self.servers.update(server_names(None, ({"host": str(v)} for v in sources)))
-        frame = frame.rename(columns={f"processlist_{c}": c for c in ("user", "host", "db", "info")})
-        for column, into in (("user", self.users), ("db", self.schemas)):
-            if column in frame:
-                into.update(str(v) for v in frame[column].dropna().unique())
-        if "host" in frame:
-            self.hosts.update(host_of(str(v)) for v in frame["host"].dropna().unique())
-        if "info" in frame:
-            counts = frame["info"].dropna().astype(str).value_counts()
-            for sql, n in counts.items():
-                if sql != "NULL":
-                    self.literals += count_literals(sql) * int(n)
-                    self.statements += int(n)
+        self.servers.update(server_names(None, ({"host": str(v)} for v in hosts)))
+
+    def add_statements(self, statements: pd.Series) -> None:
+        """Count the statements of one declared column and the literals they hold."""
+        counts = statements.dropna().astype(str).value_counts()
+        for sql, n in counts.items():
+            if sql.strip() and sql != "NULL":
+                self.literals += count_literals(sql) * int(n)
+                self.statements += int(n)
 
     def vocabulary(self) -> Vocabulary:
         return Vocabulary(
@@ -315,7 +307,8 @@ def server_names(
     case's, from the manifest or a ``hostname`` member), ``hosts`` (the name of every host of a case
     of several: ``Host.name``, ``Source.host``, a finding's hosts; ``host`` is then those names joined
     by ", ", which is no host name) and, from each source's ``meta``, ``host``
-    (a sysstat banner, a ``hostname`` member), ``pdsh_host``, the manifest's ``hostname``, and the
+    (a sysstat banner, a ``hostname`` member), ``pdsh_host``, ``hostname`` and ``report_host`` (MySQL
+    Shell's ``.instance`` file), the manifest's ``hostname``, and the
     variables' ``hostname``, ``report_host``, ``wsrep_node_name`` and the nodes of
     ``wsrep_cluster_address`` (``gcomm://db1,db2:4567``). Values that are not host names or IPv4
     addresses are skipped.
@@ -328,7 +321,7 @@ def server_names(
     """
     found = [host, *hosts]
     for meta in metas:
-        found += [meta.get("host"), meta.get("pdsh_host")]
+        found += [meta.get(k) for k in ("host", "pdsh_host", "hostname", "report_host")]
         manifest = meta.get("manifest")
         if isinstance(manifest, dict):
             found.append(manifest.get("hostname"))
@@ -444,8 +437,11 @@ class Redactor:
     def text(self, value: str) -> str:
         """``value`` with every password masked (``mask_secrets``), every known host, server name,
         user and schema (as the link chose) replaced by its pseudonym, and, when hosts are
-        redacted, every other IPv6 and IPv4 address by a keyed one."""
+        redacted, every other IPv6 and IPv4 address by a keyed one; when literals are redacted,
+        every statement it quotes as its fingerprint (``statements_in_text``)."""
         value = mask_secrets(value)
+        if self.choices.literals:
+            value = statements_in_text(value)
         if " -" in value:
             value = _GLUED.sub(self._glued, value)
         return self._names(value)
@@ -492,14 +488,6 @@ class Redactor:
                     return list(value)  # a row of numbers (chart points): nothing to redact
             return [self.walk(v) for v in value]
         return value
-
-    def raw_lines(self, fmt: str, lines: list[str]) -> list[str]:
-        """One sample's raw lines of a member of format ``fmt``: statement text of a processlist
-        replaced by fingerprints (when literals are redacted; see ``processlist_lines``), then every
-        line through ``text``."""
-        if fmt in STATEMENT_FORMATS and self.choices.literals:
-            lines = processlist_lines(lines)
-        return [self.text(line) for line in lines]
 
     def report(self) -> dict[str, object]:
         """What the link replaces in this case: counts by kind (None for a kind not chosen);
