@@ -59,9 +59,13 @@ def _cell_number(text: str) -> float | None:
 
 
 def _text_category(codes: np.ndarray, uniques: list[str]) -> pd.Categorical:
+    """Codes into ``uniques`` as a category of distinct texts; its categories are of string dtype
+    even when there are none (a piece whose only row was cut short), so that the categories of the
+    pieces of a member unite."""
     canon: dict[str, int] = {}
     remap = np.array([canon.setdefault(u, len(canon)) for u in uniques], dtype=np.int64)
-    return pd.Categorical.from_codes(remap[codes] if len(codes) else codes, categories=list(canon))
+    categories = pd.Index(list(canon), dtype="str")
+    return pd.Categorical.from_codes(remap[codes] if len(codes) else codes, categories=categories)
 
 
 def to_frame(layout: Layout, rows: Rows, member: str, warnings: list[ParseWarning]) -> dict[str, object]:
