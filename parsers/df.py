@@ -43,9 +43,10 @@ import numpy as np
 import pandas as pd
 
 from parsers._snapshots import Snapshots, source_frames, ts_column
-from parsers.base import ClockHints, ParsedSource, ParseError, ParseWarning
+from parsers.base import Blocks, ClockHints, FormatTraits, ParsedSource, ParseError, ParseWarning
 
 FORMAT = "df"
+TRAITS = FormatTraits(short_lines=False, unsigned=False, capped_pct=False, blocks=Blocks.NONE, markers=False)
 
 HEADER = re.compile(
     r"^Filesystem\s+(?P<size>1K-blocks|1024-blocks|512-blocks|Size|Inodes|\d+[KMGT]?-blocks)\s+"

@@ -54,8 +54,10 @@ import pandas as pd
 
 from parsers import _counters
 from parsers.base import (
+    Blocks,
     Clock,
     ClockHints,
+    FormatTraits,
     ParsedSource,
     ParseError,
     ParseWarning,
@@ -67,6 +69,7 @@ from parsers.base import (
 )
 
 FORMAT = "diskstats"
+TRAITS = FormatTraits(short_lines=True, unsigned=True, capped_pct=False, blocks=Blocks.ROWS, markers=True)
 
 COUNTERS = (
     "reads", "reads_merged", "sectors_read", "read_ms", "writes", "writes_merged", "sectors_written",

@@ -49,9 +49,10 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from parsers import _vertical
-from parsers.base import ClockHints, ParsedSource, ParseWarning
+from parsers.base import Blocks, ClockHints, FormatTraits, ParsedSource, ParseWarning
 
 FORMAT = "lock_waits"
+TRAITS = FormatTraits(short_lines=False, unsigned=False, capped_pct=False, blocks=Blocks.NONE, markers=True)
 
 _DETAIL = {
     "waiting_thread": (("waiting_thread",), "float"),

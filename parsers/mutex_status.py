@@ -38,9 +38,10 @@ from collections.abc import Iterable
 import pandas as pd
 
 from parsers._snapshots import Snapshots, source_frames, ts_column
-from parsers.base import ClockHints, ParsedSource, ParseError, ParseWarning
+from parsers.base import Blocks, ClockHints, FormatTraits, ParsedSource, ParseError, ParseWarning
 
-FORMAT = "mutex-status"
+FORMAT = "mutex_status"
+TRAITS = FormatTraits(short_lines=False, unsigned=False, capped_pct=False, blocks=Blocks.NONE, markers=False)
 
 _WAITS = re.compile(r"(?:^|,)\s*(?:os_)?waits=(\d+)")
 #: Latches named in ``meta["top"]``.

@@ -55,10 +55,11 @@ import numpy as np
 import pandas as pd
 
 from parsers._snapshots import ts_column
-from parsers.base import Clock, ClockHints, ParsedSource, ParseError, ParseWarning
+from parsers.base import Blocks, Clock, ClockHints, FormatTraits, ParsedSource, ParseError, ParseWarning
 from parsers.layout import place
 
-FORMAT = "mysqld-error-log"
+FORMAT = "mysqld_errorlog"
+TRAITS = FormatTraits(short_lines=False, unsigned=False, capped_pct=False, blocks=Blocks.NONE, markers=False)
 
 #: A first line is looked for this far before the member is refused.
 SNIFF_LINES = 200

@@ -45,9 +45,10 @@ import numpy as np
 import pandas as pd
 
 from parsers._snapshots import ChunkedRows, source_frames, ts_column
-from parsers.base import ClockHints, ParsedSource
+from parsers.base import Blocks, ClockHints, FormatTraits, ParsedSource
 
 FORMAT = "netstat"
+TRAITS = FormatTraits(short_lines=False, unsigned=False, capped_pct=False, blocks=Blocks.NONE, markers=False)
 
 _TITLES = ("Active Internet connections", "Proto Recv-Q Send-Q", "Active UNIX domain sockets")
 

@@ -44,9 +44,10 @@ import numpy as np
 import pandas as pd
 
 from parsers._snapshots import Snapshots, source_frames, ts_column
-from parsers.base import ClockHints, ParsedSource, ParseError, ParseWarning
+from parsers.base import Blocks, ClockHints, FormatTraits, ParsedSource, ParseError, ParseWarning
 
 FORMAT = "numastat"
+TRAITS = FormatTraits(short_lines=False, unsigned=False, capped_pct=False, blocks=Blocks.NONE, markers=False)
 
 _NODE = re.compile(r"^node(\d+)$")
 _ROW = re.compile(r"^([a-z_]+)\s+(\d+(?:\.\d+)?)$")

@@ -36,9 +36,10 @@ from collections.abc import Iterable
 import pandas as pd
 
 from parsers._snapshots import Snapshots, source_frames, ts_column
-from parsers.base import ClockHints, ParsedSource, ParseError, ParseWarning
+from parsers.base import Blocks, ClockHints, FormatTraits, ParsedSource, ParseError, ParseWarning
 
 FORMAT = "opentables"
+TRAITS = FormatTraits(short_lines=False, unsigned=False, capped_pct=False, blocks=Blocks.NONE, markers=False)
 
 _HEADER = re.compile(r"^\|?\s*Database\s*\|?\s*Table\s*\|?\s*In_use\s*\|?\s*Name_locked\s*\|?$")
 

@@ -37,9 +37,10 @@ from collections.abc import Iterable
 import pandas as pd
 
 from parsers._snapshots import Snapshots, source_frames, ts_column
-from parsers.base import ClockHints, ParsedSource, ParseError, ParseWarning
+from parsers.base import Blocks, ClockHints, FormatTraits, ParsedSource, ParseError, ParseWarning
 
 FORMAT = "sysctl"
+TRAITS = FormatTraits(short_lines=False, unsigned=False, capped_pct=False, blocks=Blocks.NONE, markers=False)
 
 _ROW = re.compile(r"^(?P<name>[A-Za-z0-9_][\w\-/]*(?:\.[\w\-/@:]+)+)\s*(?:=|:)\s?(?P<value>.*)$")
 #: Settings the kernel-settings rule reads (lifted into ``meta`` for the case page).

@@ -64,8 +64,10 @@ import pandas as pd
 from parsers.base import (
     CHUNK_CHARS,
     DEFAULT_INTERVAL_S,
+    Blocks,
     Clock,
     ClockHints,
+    FormatTraits,
     ParsedSource,
     ParseError,
     ParseWarning,
@@ -80,6 +82,14 @@ from parsers.base import (
 )
 
 FORMAT = "vmstat"
+TRAITS = FormatTraits(
+    short_lines=True,
+    unsigned=True,
+    capped_pct=True,
+    blocks=Blocks.NONE,
+    markers=False,
+    timed_rows="timestamp",
+)
 
 #: vmstat's column spelling -> our column (names carry units; percent and per-second columns keep
 #: vmstat's own short names, as documented in vmstat(8) and parsers/__init__.py).

@@ -24,6 +24,7 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from types import ModuleType
 from typing import BinaryIO, TextIO
 
 import pandas as pd
@@ -294,6 +295,53 @@ def head_of(raw: BinaryIO) -> tuple[bytes, list[str]]:
     return data, text.split("\n")[: registry.HEAD_LINES]
 
 
+def opened(member: Member) -> tuple[BinaryIO, bytes, list[str], str | None]:
+    """``member`` opened to be read: its stream, first bytes and first lines (``head_of``), and, for
+    a member starting with a UTF-16 byte-order mark, the stream transcoded to UTF-8 and the warning
+    that says so (else None)."""
+    raw = member.open()
+    first, head = head_of(raw)
+    if first[:2] in damage.UTF16_BOMS and (utf8 := damage.transcode_utf16(first + raw.read())):
+        raw = io.BytesIO(utf8)
+        first, head = head_of(raw)
+        return raw, first, head, f"{member.name} is UTF-16 (it starts with a byte-order mark): read as such"
+    return raw, first, head, None
+
+
+def parse_stream(
+    module: ModuleType, text: Iterable[str], *, member: str, clock: ClockHints, **options: object
+) -> ParsedSource:
+    """A member too long to hold (over ``pieces.WHOLE_MAX_BYTES``) parsed as a stream of ``text``
+    blocks (``damage.segments``): its lines cut as a piece's are (``damage.LineCutter``), its times
+    and values checked (``damage.check_source``). Raises what ``module.parse`` raises."""
+    lines = damage.LineCutter(text, module.FORMAT)
+    parsed = module.parse(lines, member=member, clock=clock, **options)
+    parsed.warnings[:0] = lines.warnings
+    damage.check_source(parsed)
+    return parsed
+
+
+def _held(first: bytes, raw: BinaryIO) -> bytes:
+    """A member's ``first`` bytes and the rest of ``raw`` up to one byte over
+    ``pieces.WHOLE_MAX_BYTES`` (longer: the member is read as a stream)."""
+    most = pieces.WHOLE_MAX_BYTES
+    return first + raw.read(most + 1 - len(first)) if len(first) <= most else first
+
+
+def read_one(
+    module: ModuleType, first: bytes, raw: BinaryIO, *, member: str, clock: ClockHints
+) -> ParsedSource:
+    """One member (its ``first`` bytes, then the rest of ``raw``) read by ``module`` as
+    ``read_bundle`` reads it, in this process and unreduced: whole, with the damage checks and the
+    second reading of a capture pasted into a note (``pieces.parse_piece``) when it is at most
+    ``pieces.WHOLE_MAX_BYTES``, else as a stream (``parse_stream``). ``python -m parsers`` reads a
+    file with it. Raises ``ParseError`` naming the member and the line."""
+    data = _held(first, raw)
+    if len(data) <= pieces.WHOLE_MAX_BYTES:
+        return pieces.parse_piece(module, whole(data), member=member, clock=clock)
+    return parse_stream(module, damage.segments(_text(data, raw)), member=member, clock=clock)
+
+
 class _Reader:
     """Reads members one by one for a bundle: detects each, hands its pieces to ``pipeline``, and
     collects what comes back in member order. Every step that must wait for the members before it is
@@ -374,17 +422,9 @@ class _Reader:
     def _read(self, member: Member) -> None:
         where = place(member.name)
         self.layouts[where.layout] += 1
-        raw = member.open()
-        first, head = head_of(raw)
-        if first[:2] in damage.UTF16_BOMS and (utf8 := damage.transcode_utf16(first + raw.read())):
-            raw = io.BytesIO(utf8)
-            first, head = head_of(raw)
-            self.pipeline.later(
-                functools.partial(
-                    self.add_warning,
-                    f"{member.name} is UTF-16 (it starts with a byte-order mark): read as such",
-                )
-            )
+        raw, first, head, utf16 = opened(member)
+        if utf16:
+            self.pipeline.later(functools.partial(self.add_warning, utf16))
         if not any(line.strip() for line in head):
             self.not_used(member.name, "empty")
             return
@@ -427,9 +467,8 @@ class _Reader:
             cut = split(first, raw, piece_bytes=size)
             self.pipeline.pieces(module, cut, member=member.name, clock=hints, done=done)
             return
-        most = pieces.WHOLE_MAX_BYTES
-        data = first + raw.read(most + 1 - len(first)) if len(first) <= most else first
-        if len(data) <= most:
+        data = _held(first, raw)
+        if len(data) <= pieces.WHOLE_MAX_BYTES:
             large = len(data) >= pieces.PIECE_BYTES
             self.pipeline.pieces(
                 module, [whole(data)], member=member.name, clock=hints, done=done, large=large
@@ -445,13 +484,11 @@ class _Reader:
         if self.keep_text is not None:
             keep = functools.partial(self.keep_text, member.name)
             text = _Tee(text, lambda block: keep(tuple(chunker.feed(block))))
-        lines = damage.LineCutter(text, module.FORMAT)  # the text kept as uploaded, the lines cut
         try:
-            parsed = module.parse(lines, member=member.name, clock=hints, **self.work.options(module.FORMAT))
-            parsed.warnings[:0] = lines.warnings
-            damage.check_source(parsed)
-            source: ParsedSource | Exception = self.work.reduced(parsed)
-            del parsed
+            options = self.work.options(module.FORMAT)
+            source: ParsedSource | Exception = self.work.reduced(
+                parse_stream(module, text, member=member.name, clock=hints, **options)
+            )
         except BundleError:
             raise
         except Exception as exc:  # noqa: BLE001 - reported as the member's reason, like a piece's

@@ -28,7 +28,8 @@ import pytest
 
 from analyzer import engine
 from analyzer.timeline import Timeline, reduce_piece
-from parsers import truncation
+from parsers import registry
+from parsers.base import Blocks
 from parsers.ingest import pieces
 from parsers.ingest.bundle import Bundle, read_bundle
 from tests.conftest import FIXTURES, SAMPLES
@@ -105,10 +106,15 @@ def _said(bundle: Bundle, member: str) -> bool:
 
 def _cut_mid_block(bundle: Bundle, member: str, data: bytes) -> bool | None:
     """Whether the member, cut by ``truncate_mid_block`` inside the last of its snapshots (a capture
-    of ``truncation.BLOCK_FORMATS`` with two markers or more), says so with a ``truncated`` warning;
+    of a format made of blocks, ``FormatTraits.blocks``, with two markers or more), says so with a
+    ``truncated`` warning;
     None when that cut does not apply (no snapshots: cut at a line end between rows)."""
     source = next((s for s in bundle.sources if s.member == member), None)
-    if source is None or source.format not in truncation.BLOCK_FORMATS or len(MARKER.findall(data)) < 2:
+    if (
+        source is None
+        or registry.traits(source.format).blocks is Blocks.NONE
+        or len(MARKER.findall(data)) < 2
+    ):
         return None
     return any(w.code == "truncated" for w in source.warnings)
 
