@@ -55,9 +55,9 @@ import numpy as np
 import pandas as pd
 
 from parsers import registry
-from parsers.base import ClockHints, ParsedSource, ParseError
+from parsers.base import ParsedSource, ParseError
 from parsers.ingest.archive import BundleError, Member, Refused, walk
-from parsers.ingest.bundle import opened, read_one
+from parsers.ingest.bundle import clock_hints, opened, read_one
 from parsers.layout import Placement, place
 
 #: Warnings listed by the human summary (the JSON document carries all of them).
@@ -161,7 +161,7 @@ def _parse_member(member: Member, module: ModuleType | None, path: Path) -> tupl
             first = next((ln for ln in head if ln.strip()), "")[:80]
             what = f"first line: {first!r}" if first else "empty"
             raise CliError(f"{path}: format not recognised ({what})", EXIT_USAGE)
-    hints = ClockHints(start_local=where.start_local, interval_s=where.interval_s)
+    hints = clock_hints(member, where)
     try:
         source = read_one(module, first, raw, member=member.name, clock=hints)
     except ParseError as exc:

@@ -84,11 +84,17 @@ class ClockHints:
     ``2026_04_21_16_51_41``, the collector manifest's start), or None.
     ``interval_s``: seconds between samples when the layout says so (pt-stalk runs its tools at 1 s).
     ``utc_offset_s``: the server's offset (local = UTC + offset) when already known, else None.
+    ``day``: the date the bundle itself gives for a capture whose rows have a time of day and no
+    date (a sysstat report without its banner), as a naive midnight, and ``day_from``, the evidence
+    it comes from in words (``the collector manifest's start``, ``the member's file time``,
+    ``the upload's time``), said in the warning of a capture placed on it; None when there is none.
     """
 
     start_local: pd.Timestamp | None = None
     interval_s: float | None = None
     utc_offset_s: int | None = None
+    day: pd.Timestamp | None = None
+    day_from: str | None = None
 
 
 class Blocks(enum.StrEnum):

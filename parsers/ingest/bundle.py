@@ -144,6 +144,7 @@ def read_bundle(
     keep_text: Callable[[str, tuple[TextChunk, ...]], None] | None = None,
     processes: int = 0,
     more: Sequence[tuple[Path | str, str]] = (),
+    uploaded_at: pd.Timestamp | None = None,
 ) -> Bundle:
     """Parse every member of the bundle at ``path`` (and of the bundles ``more``, as one).
 
@@ -166,6 +167,10 @@ def read_bundle(
     one bundle: their members are named ``<file name>/<member>`` and their hosts merged with the
     first's by name (``parsers.ingest.hosts``). Each is held to ``limits`` on its own.
 
+    ``uploaded_at``: when the upload was received (UTC), the last evidence of the date of a capture
+    whose rows have a time of day and no date (``ClockHints.day``; before it, the collector
+    manifest's start and the member's time in the archive).
+
     Raises ``parsers.ingest.archive.BundleError`` only when the container itself is unreadable before any
     member was read; limits passed midway become a warning and the members read so far are kept.
     """
@@ -179,6 +184,7 @@ def read_bundle(
             pool.warm()  # a large upload: the parse processes start while the small members are read
         pipeline = stack.enter_context(Pipeline(local=LocalRunner(work), pool=pool, keep_text=keep_text))
         reader = _Reader(bundle, pipeline, work, keep_text)
+        reader.uploaded_at = uploaded_at
         walk_into(reader, path, limits=limits, display_name=display_name, progress=progress)
         for more_path, more_name in more:
             prefix = reader.next_bundle(more_name)
@@ -342,6 +348,31 @@ def read_one(
     return parse_stream(module, damage.segments(_text(data, raw)), member=member, clock=clock)
 
 
+def clock_hints(
+    member: Member,
+    where: Placement,
+    *,
+    manifest: dict[str, str] | None = None,
+    uploaded_at: pd.Timestamp | None = None,
+) -> ClockHints:
+    """The clock hints of ``member``: its layout's start and interval (``where``), and the bundle's
+    best evidence of the date (``ClockHints.day``): the collector ``manifest``'s start (when it was
+    read before the member), else the member's file time (in the archive, or the lone file's), else the upload's time
+    (``uploaded_at``, UTC)."""
+    day: pd.Timestamp | None = pd.to_datetime((manifest or {}).get("start_local"), errors="coerce")
+    day_from = "the collector manifest's start"
+    if pd.isna(day) and member.mtime:
+        day, day_from = pd.Timestamp(member.mtime, unit="s"), "the member's file time"
+    if pd.isna(day) and uploaded_at is not None:
+        day, day_from = pd.Timestamp(uploaded_at), "the upload's time"
+    if pd.isna(day):
+        return ClockHints(start_local=where.start_local, interval_s=where.interval_s)
+    day = day.tz_convert("UTC").tz_localize(None) if day.tzinfo is not None else day
+    return ClockHints(
+        start_local=where.start_local, interval_s=where.interval_s, day=day.normalize(), day_from=day_from
+    )
+
+
 class _Reader:
     """Reads members one by one for a bundle: detects each, hands its pieces to ``pipeline``, and
     collects what comes back in member order. Every step that must wait for the members before it is
@@ -368,6 +399,8 @@ class _Reader:
         #: the member-name prefix and file name of each bundle read (the first: "" and its name)
         self.prefixes: list[str] = [""]
         self.names: list[str] = [""]
+        #: when the upload was received (UTC), the last evidence of a capture's date (``_hints``)
+        self.uploaded_at: pd.Timestamp | None = None
 
     def next_bundle(self, name: str) -> str:
         """Start reading a further bundle of the case, called ``name``: the prefix of its members."""
@@ -460,7 +493,7 @@ class _Reader:
             first_line = next((ln for ln in head if ln.strip()), "")[:80]
             self.not_used(member.name, f"format not recognised (first line: {first_line!r})")
             return
-        hints = ClockHints(start_local=where.start_local, interval_s=where.interval_s)
+        hints = self._hints(member, where)
         done = functools.partial(self.parsed, member.name, module.FORMAT, where)
         if pieces.in_snapshots(module.FORMAT, head):
             size = pieces.piece_bytes(resident_bytes(), member.size, module.FORMAT)
@@ -496,6 +529,10 @@ class _Reader:
         if self.keep_text is not None:
             self.keep_text(member.name, tuple(chunker.close()))
         self.pipeline.later(functools.partial(done, source))
+
+    def _hints(self, member: Member, where: Placement) -> ClockHints:
+        """The clock hints of ``member`` (``clock_hints``), with the manifest read so far."""
+        return clock_hints(member, where, manifest=self.manifest, uploaded_at=self.uploaded_at)
 
     def parsed(self, member: str, fmt: str, where: Placement, source: ParsedSource | Exception) -> None:
         """A member's source (or the exception that made it unreadable), in member order."""
