@@ -87,7 +87,6 @@ _MAX_FIELDS = 20
 _DISKSTATS_LINE = re.compile(r"^\s*\d+\s+\d+\s+[^\s\d]\S*(?:\s+\d+){11,20}\s*$")
 _VMSTAT_D_HEADER = re.compile(r"^disk-\s+-+reads-+")
 _VMSTAT_BIG_D = re.compile(r"^\s*\d+ (disks|partitions|total reads)\s*$")
-_MARKER_LINE = re.compile(r"^(?:TS|zzz) [^\n]*\n", re.M)
 #: vmstat -D labels -> counter (procps vmstat.c disksum_format).
 _SUM_LABELS = {
     "total reads": "reads", "merged reads": "reads_merged", "read sectors": "sectors_read",

@@ -52,7 +52,6 @@ TRAITS = FormatTraits(short_lines=False, unsigned=False, capped_pct=False, block
 _NODE = re.compile(r"^node(\d+)$")
 _ROW = re.compile(r"^([a-z_]+)\s+(\d+(?:\.\d+)?)$")
 _TABLE_HEAD = re.compile(r"^\s+node\d+(\s+node\d+)*\s*$")
-FIELDS = ("numa_hit", "numa_miss", "numa_foreign", "interleave_hit", "local_node", "other_node")
 
 
 def sniff(head: list[str]) -> bool:
