@@ -6,8 +6,11 @@ Usage::
 
 ``FILE`` is one capture (``vmstat 1`` output, a pt-stalk ``2026_04_21_16_43_19-iostat``, an OSWatcher
 ``.dat``...), plain or compressed as a single file (gzip, bzip2, xz, zstd: read transparently by
-``parsers.ingest.archive.walk``, which sees a lone file as a one-member bundle). The format is detected from
-the content by ``parsers.registry.detect`` exactly as an upload would be, unless ``--format`` names
+``parsers.ingest.archive.walk``, which sees a lone file as a one-member bundle). It is read the way an
+upload reads a member (``parsers.ingest.bundle.opened`` and ``read_one``): UTF-16 transcoded, the
+damage checks of ``parsers/damage.py``, a capture pasted into a note (prose or ``#`` lines around a
+table, whatever the file's name) read again without the note. The format is detected from the
+content by ``parsers.registry.detect`` exactly as an upload would be, unless ``--format`` names
 it (``vmstat``, ``mpstat``, ``iostat``, ``ps``, ``interrupts``, ``processlist``, ``mysqladmin``...).
 The clock hints are the ones the bundle reader would use for the file's name
 (``parsers.layout.place``: a pt-stalk prefix gives the start time and a 1 s interval).
@@ -41,8 +44,6 @@ unknown format or frame.
 from __future__ import annotations
 
 import argparse
-import io
-import itertools
 import json
 import sys
 from collections.abc import Sequence
@@ -54,8 +55,9 @@ import numpy as np
 import pandas as pd
 
 from parsers import registry
-from parsers.base import ClockHints, ParsedSource, ParseError
+from parsers.base import ParsedSource, ParseError
 from parsers.ingest.archive import BundleError, Member, Refused, walk
+from parsers.ingest.bundle import clock_hints, opened, read_one
 from parsers.layout import Placement, place
 
 #: Warnings listed by the human summary (the JSON document carries all of them).
@@ -148,19 +150,20 @@ def _read_one(path: Path, fmt: str | None) -> tuple[ParsedSource, Placement]:
 
 
 def _parse_member(member: Member, module: ModuleType | None, path: Path) -> tuple[ParsedSource, Placement]:
+    """The member read as the bundle reader reads one (``parsers.ingest.bundle``: the same opening,
+    detection and ``read_one``: damage checks, a capture pasted into a note read again without the
+    note)."""
     where = place(member.name)
-    text = io.TextIOWrapper(member.open(), encoding="utf-8", errors="replace", newline=None)
-    head_raw = list(itertools.islice(text, registry.HEAD_LINES))
-    head = [line.rstrip("\r\n") for line in head_raw]
+    raw, first, head, _ = opened(member)
     if module is None:
         module = registry.detect(head)
         if module is None:
             first = next((ln for ln in head if ln.strip()), "")[:80]
             what = f"first line: {first!r}" if first else "empty"
             raise CliError(f"{path}: format not recognised ({what})", EXIT_USAGE)
-    hints = ClockHints(start_local=where.start_local, interval_s=where.interval_s)
+    hints = clock_hints(member, where)
     try:
-        source = module.parse(itertools.chain(head_raw, text), member=member.name, clock=hints)
+        source = read_one(module, first, raw, member=member.name, clock=hints)
     except ParseError as exc:
         raise CliError(str(exc), EXIT_PARSE_ERROR) from exc  # names the member and the line
     return source, where

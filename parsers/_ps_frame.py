@@ -59,9 +59,13 @@ def _cell_number(text: str) -> float | None:
 
 
 def _text_category(codes: np.ndarray, uniques: list[str]) -> pd.Categorical:
+    """Codes into ``uniques`` as a category of distinct texts; its categories are of string dtype
+    even when there are none (a piece whose only row was cut short), so that the categories of the
+    pieces of a member unite."""
     canon: dict[str, int] = {}
     remap = np.array([canon.setdefault(u, len(canon)) for u in uniques], dtype=np.int64)
-    return pd.Categorical.from_codes(remap[codes] if len(codes) else codes, categories=list(canon))
+    categories = pd.Index(list(canon), dtype="str")
+    return pd.Categorical.from_codes(remap[codes] if len(codes) else codes, categories=categories)
 
 
 def to_frame(layout: Layout, rows: Rows, member: str, warnings: list[ParseWarning]) -> dict[str, object]:
@@ -84,56 +88,11 @@ def to_frame(layout: Layout, rows: Rows, member: str, warnings: list[ParseWarnin
     keep = np.ones(len(order), dtype=bool)
     cols: dict[str, object] = {}
     for out in _NUMBERS:
-        if out not in raw:
-            continue
-        block = raw[out]
-        num, bad = _digits(block)
-        cells = {j: block[j].tobytes().decode("ascii").strip() for j in np.flatnonzero(bad)}
-        tail = [f[out] for _, f in slow_rows]
-        cells.update({len(num) + k: v for k, v in enumerate(tail)})
-        num = np.concatenate([num, np.zeros(len(tail))])
-        bad = np.concatenate([bad, np.zeros(len(tail), dtype=bool)])
-        for j, cell in cells.items():
-            value = _cell_number(cell)
-            bad[j] = value is None
-            num[j] = 0.0 if value is None else value
-        for j in np.flatnonzero(bad & keep):
-            row = int(order[j])
-            cell = cells[int(j)]
-            if out == "pid" and cell == "-":
-                raise ParseError(
-                    member,
-                    int(nos[row]),
-                    rows.text(row),
-                    "ps m thread rows ('-' PID) carry no thread id: capture threads with ps -eLo",
-                    whole=True,
-                )
-            warnings.append(ParseWarning(int(nos[row]), "bad-row", f"{out} {cell!r} is not a number"))
-        if out != "pcpu":
-            num = num.astype(np.int64)
-        keep &= ~bad
-        cols[out] = num
+        if out in raw:
+            cols[out] = _numbers(out, raw[out], slow_rows, order, keep, rows, member, warnings)
     for out in TEXT_COLUMNS:
-        if out not in raw:
-            continue
-        codes, uniq = raw[out]
-        texts = [u.decode("ascii").strip() for u in uniq]
-        if out == "comm" and layout.free_last:
-            texts = [basename(t) for t in texts]
-        if out == "wchan":
-            texts = ["" if t == "-" else t for t in texts]
-        if slow_rows:
-            extra = []
-            for _, f in slow_rows:
-                v = f[out]
-                if out == "comm" and layout.free_last:
-                    v = basename(v)
-                elif out == "wchan" and v == "-":
-                    v = ""
-                extra.append(v)
-            codes = np.concatenate([codes, np.arange(len(texts), len(texts) + len(extra))])
-            texts = texts + extra
-        cols[out] = _text_category(codes, texts)
+        if out in raw:
+            cols[out] = _texts(out, raw[out], slow_rows, layout)
     sel = np.argsort(order[keep], kind="stable")
     rows = order[keep][sel]
     n = len(rows)
@@ -148,6 +107,71 @@ def to_frame(layout: Layout, rows: Rows, member: str, warnings: list[ParseWarnin
     for out in TEXT_COLUMNS:
         piece[out] = cols[out][keep][sel] if out in cols else missing(n)
     return piece
+
+
+def _numbers(
+    out: str,
+    block: np.ndarray,
+    slow_rows: list[tuple[int, dict[str, str]]],
+    order: np.ndarray,
+    keep: np.ndarray,
+    rows: Rows,
+    member: str,
+    warnings: list[ParseWarning],
+) -> np.ndarray:
+    """Column ``out`` as numbers for the rows in ``order`` (the fixed-width ``block`` of the fast
+    rows, then the cells of ``slow_rows``): int64, float64 for ``pcpu``. A cell that is no number
+    clears its row in ``keep`` with a ``bad-row`` warning; a ``-`` PID (``ps m``'s thread rows)
+    refuses the member (``ParseError(whole=True)``)."""
+    num, bad = _digits(block)
+    cells = {j: block[j].tobytes().decode("ascii").strip() for j in np.flatnonzero(bad)}
+    tail = [f[out] for _, f in slow_rows]
+    cells.update({len(num) + k: v for k, v in enumerate(tail)})
+    num = np.concatenate([num, np.zeros(len(tail))])
+    bad = np.concatenate([bad, np.zeros(len(tail), dtype=bool)])
+    for j, cell in cells.items():
+        value = _cell_number(cell)
+        bad[j] = value is None
+        num[j] = 0.0 if value is None else value
+    for j in np.flatnonzero(bad & keep):
+        row = int(order[j])
+        cell = cells[int(j)]
+        if out == "pid" and cell == "-":
+            raise ParseError(
+                member,
+                int(rows.nos[row]),
+                rows.text(row),
+                "ps m thread rows ('-' PID) carry no thread id: capture threads with ps -eLo",
+                whole=True,
+            )
+        warnings.append(ParseWarning(int(rows.nos[row]), "bad-row", f"{out} {cell!r} is not a number"))
+    keep &= ~bad
+    return num if out == "pcpu" else num.astype(np.int64)
+
+
+def _texts(
+    out: str, raw: tuple[np.ndarray, list[bytes]], slow_rows: list[tuple[int, dict[str, str]]], layout: Layout
+) -> pd.Categorical:
+    """Text column ``out`` as a category: the factorized fast rows' values, then the slow rows'
+    (``comm`` of a free-form command as its executable's name, ``wchan`` ``-`` as "")."""
+    codes, uniq = raw
+    texts = [u.decode("ascii").strip() for u in uniq]
+    if out == "comm" and layout.free_last:
+        texts = [basename(t) for t in texts]
+    if out == "wchan":
+        texts = ["" if t == "-" else t for t in texts]
+    if slow_rows:
+        extra = []
+        for _, f in slow_rows:
+            v = f[out]
+            if out == "comm" and layout.free_last:
+                v = basename(v)
+            elif out == "wchan" and v == "-":
+                v = ""
+            extra.append(v)
+        codes = np.concatenate([codes, np.arange(len(texts), len(texts) + len(extra))])
+        texts = texts + extra
+    return _text_category(codes, texts)
 
 
 def state_of(stat: pd.Series) -> pd.Categorical:

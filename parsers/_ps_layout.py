@@ -323,8 +323,9 @@ def split_rows(
         s, e = bounds[idx]
         if out == "comm" and layout.free_last:  # the first token: blank from its first blank on
             block = _block(grid, ok, rows.lens, s, width)
-            blank = block == SPACE
-            block[np.arange(width - s)[None, :] >= blank.argmax(axis=1)[:, None]] = SPACE
+            if block.shape[1]:  # none when every row ends before the command (a listing cut short)
+                blank = block == SPACE
+                block[np.arange(width - s)[None, :] >= blank.argmax(axis=1)[:, None]] = SPACE
         else:
             block = _block(grid, ok, rows.lens, s, e)
         raw[out] = _factorize(block) if out in TEXT_COLUMNS else block

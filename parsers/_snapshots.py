@@ -6,7 +6,10 @@ the small text members read line by line (df, netstat, slabinfo, numastat, sysct
 or, before any marker, the capture's start from the layout (``ClockHints.start_local``, the server's
 wall clock: ``ts_is_local``), or NaT when nothing tells the time. ``ChunkedRows`` does the same for members of millions of
 similar rows (netstat sockets, slab caches): chunks of whole snapshots, one regex pass each, snapshot
-and line of each row by NumPy. Not a format.
+and line of each row by NumPy. ``read_table`` is the one reader of the small snapshot tables (df,
+sysctl, numastat, SHOW OPEN TABLES, SHOW ENGINE INNODB MUTEX): each format only says what a line
+holds; ``table_source`` types any such table into its source (netstat's counted sockets too). Not
+a format.
 """
 
 from __future__ import annotations
@@ -19,7 +22,16 @@ import numpy as np
 import pandas as pd
 
 from parsers import _counters
-from parsers.base import Clock, ClockHints, ParseError, ParseWarning, parse_marker, raw_blocks, text_chunks
+from parsers.base import (
+    Clock,
+    ClockHints,
+    ParsedSource,
+    ParseError,
+    ParseWarning,
+    parse_marker,
+    raw_blocks,
+    text_chunks,
+)
 
 #: The dtype of every ``ts`` column.
 TS_DTYPE = "datetime64[ns, UTC]"
@@ -187,3 +199,77 @@ def source_frames(name: str, frame: pd.DataFrame) -> dict[str, pd.DataFrame]:
             name: frame,
         }
     return {name: frame}
+
+
+#: What a snapshot-table format reads of one line (``read_table``): ``(line_no, stripped text, line)``
+#: -> the rows it holds (tuples of the table's columns after ``ts`` and ``line_no``; none for a
+#: title, a border or an odd line, which it warns about itself); raises ``ParseError`` when the
+#: member is not its format.
+RowReader = Callable[[int, str, str], Iterable[tuple[object, ...]]]
+#: The ``meta`` of a snapshot-table source from its frame and the count of markers read.
+MetaOf = Callable[[pd.DataFrame, int], dict[str, object]]
+
+
+def read_table(
+    stream: Iterable[str],
+    *,
+    fmt: str,
+    member: str,
+    clock: ClockHints,
+    frame: str,
+    columns: dict[str, str],
+    row: RowReader,
+    meta: MetaOf,
+    warnings: list[ParseWarning],
+    finish: Callable[[pd.DataFrame], pd.DataFrame] | None = None,
+) -> ParsedSource:
+    """The one reader of the small snapshot tables (df, sysctl, numastat, SHOW OPEN TABLES, SHOW
+    ENGINE INNODB MUTEX): the member's lines cut into snapshots at their markers (``Snapshots``),
+    blank lines skipped, every other line handed to ``row``, whose rows are timed by their
+    snapshot; then ``table_source``. ``columns``: name -> dtype of the columns ``row`` gives."""
+    snaps = Snapshots(stream, clock)
+    rows: list[tuple[object, ...]] = []
+    for no, ts, line in snaps:
+        text = line.strip()
+        if text:
+            rows += [(ts, no, *r) for r in row(no, text, line)]
+    table = pd.DataFrame(rows, columns=["ts", "line_no", *columns])
+    return table_source(
+        table, fmt=fmt, member=member, frame=frame, columns=columns, timed=snaps, markers=snaps.snapshots,
+        meta=meta, warnings=warnings, finish=finish,
+    )  # fmt: skip
+
+
+def table_source(
+    table: pd.DataFrame,
+    *,
+    fmt: str,
+    member: str,
+    frame: str,
+    columns: dict[str, str],
+    timed: Snapshots | ChunkedRows,
+    markers: int,
+    meta: MetaOf,
+    warnings: list[ParseWarning],
+    finish: Callable[[pd.DataFrame], pd.DataFrame] | None = None,
+) -> ParsedSource:
+    """The source of a snapshot table: ``table`` (``ts``, ``line_no`` and ``columns``) typed (``ts``
+    UTC, ``line_no`` int64, each column its dtype), passed through ``finish`` when given, with
+    ``ts_source`` (``marker`` when ``markers`` were read, else ``inferred``) as its second column,
+    as frame ``frame`` (behind an empty ``UNTIMED`` one when no row has a time:
+    ``source_frames``), the clock of ``timed`` (``Snapshots`` or ``ChunkedRows``)."""
+    table = table.reindex(columns=["ts", "line_no", *columns])
+    table["ts"] = ts_column(list(table["ts"]))
+    table = table.astype({"line_no": "int64", **{c: t for c, t in columns.items() if t != "object"}})
+    if finish is not None:
+        table = finish(table)
+    table.insert(1, "ts_source", "marker" if markers else "inferred")
+    return ParsedSource(
+        format=fmt,
+        member=member,
+        frames=source_frames(frame, table),
+        clock=timed.clock,
+        warnings=warnings,
+        meta=meta(table, markers),
+        ts_is_local=timed.ts_is_local,
+    )

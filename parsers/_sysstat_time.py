@@ -234,25 +234,51 @@ def resolve_times(
 
     Order (DESIGN.md "Time: the hard part"): a fresh ``TS``/``zzz`` marker before every report;
     epoch-second rows (UTC); iostat ``-t`` stamps with a date (UTC when they carry an offset);
-    time of day on the banner date with midnight roll-over; else inferred from the last marker,
-    ``clock.start_local`` or the epoch, plus ``clock.interval_s`` per report.
+    time of day on the banner date with midnight roll-over (without a banner date: a marker's or the
+    start's date, else ``clock.day``, the bundle's evidence of the date, said in a
+    ``date-from-bundle`` warning, else 1970-01-01 with a ``no-start-time`` one); else inferred from
+    the last marker, ``clock.start_local`` or the epoch, plus ``clock.interval_s`` per report.
     """
-    warnings: list[ParseWarning] = []
     meta: dict[str, object] = {}
-    n = len(reports)
-    for mk in all_markers:
-        if mk.utc_offset_s is not None:
-            meta["utc_offset_s"] = mk.utc_offset_s
-            break
+    offset = next((mk.utc_offset_s for mk in all_markers if mk.utc_offset_s is not None), None)
+    if offset is not None:
+        meta["utc_offset_s"] = offset
     hints = [mk.wall for mk in all_markers if mk.wall is not None]
     if clock.start_local is not None:
         hints.append(clock.start_local)
+    warnings: list[ParseWarning] = []
+    order, dates = _banner_dates(reports, banners, hints, warnings, meta)
+    if not reports:
+        return TimeResult(np.zeros(0, dtype="int64"), Clock.HEADER_TIME, True, warnings, meta)
+    if all(r.marker is not None for r in reports):  # 1. a marker right before every report
+        out = np.array([r.marker.ts.value for r in reports], dtype="int64")
+        return TimeResult(out, Clock.TS_MARKER, any(r.marker.utc is None for r in reports), warnings, meta)
+    if all(r.tod is not None and EPOCH_RE.match(r.tod) for r in reports):  # 2. epoch seconds (mpstat -U)
+        out = np.array([int(r.tod) * 1_000_000_000 for r in reports], dtype="int64")
+        return TimeResult(out, Clock.PER_LINE, False, warnings, meta)
+    stamps = [_STAMP_DT.match(r.stamp) if r.stamp else None for r in reports]
+    if all(stamps):  # 3. iostat -t stamps with a date
+        return _on_stamps(reports, stamps, order, warnings, meta)
+    tods = [tod_seconds(raw) if (raw := _tod_of(r)) else None for r in reports]
+    if all(t is not None for t in tods):  # 4. time of day on the banner date
+        out = _on_dates(reports, tods, dates, hints[0].normalize() if hints else None, clock, warnings)
+        return TimeResult(out, Clock.HEADER_TIME, True, warnings, meta)
+    # 5. Nothing on the rows: the marker in force (or the start hint) plus the interval.
+    st = snapshot_times([r.marker for r in reports], clock, warnings, interval_code="assumed-interval")
+    return TimeResult(st.ts_ns, Clock.INFERRED, st.ts_is_local, warnings, meta)
+
+
+def _banner_dates(
+    reports: list[Report],
+    banners: list[Banner],
+    hints: list[pd.Timestamp],
+    warnings: list[ParseWarning],
+    meta: dict[str, object],
+) -> tuple[str, list[pd.Timestamp | None]]:
+    """The day/month order of the member's dates (banners and iostat stamps, told apart by the
+    ``hints``' dates) and the date of each banner (None where not understood, with a warning)."""
     date_raws = [b.date_raw for b in banners]
-    for r in reports:
-        if r.stamp:
-            m = _STAMP_DT.match(r.stamp)
-            if m:
-                date_raws.append(m["date"])
+    date_raws += [m["date"] for r in reports if r.stamp and (m := _STAMP_DT.match(r.stamp))]
     order, ambiguous = decide_date_order(date_raws, hints)
     meta["date_order"] = order
     if ambiguous:
@@ -272,79 +298,77 @@ def resolve_times(
         dates.append(d)
     if dates and dates[0] is not None:
         meta["sysstat_date"] = dates[0].date().isoformat()
-    out = np.zeros(n, dtype="int64")
-    if n == 0:
-        return TimeResult(out, Clock.HEADER_TIME, True, warnings, meta)
+    return order, dates
 
-    # 1. A marker right before every report.
-    if all(r.marker is not None for r in reports):
-        for i, r in enumerate(reports):
-            out[i] = r.marker.ts.value
-        local = any(r.marker.utc is None for r in reports)
-        return TimeResult(out, Clock.TS_MARKER, local, warnings, meta)
 
-    # 2. Epoch seconds on the rows (mpstat in sysstat's test suite, ``expected.mpstat-U``).
-    if all(r.tod is not None and EPOCH_RE.match(r.tod) for r in reports):
-        for i, r in enumerate(reports):
-            out[i] = int(r.tod) * 1_000_000_000
-        return TimeResult(out, Clock.PER_LINE, False, warnings, meta)
+def _on_stamps(
+    reports: list[Report], stamps: list[re.Match[str]], order: str, warnings: list[ParseWarning],
+    meta: dict[str, object],
+) -> TimeResult:  # fmt: skip
+    """Times of iostat ``-t`` stamps with a date: UTC when every stamp carries an offset."""
+    out = np.zeros(len(reports), dtype="int64")
+    is_utc = all(m["tz"] for m in stamps)
+    for i, m in enumerate(stamps):
+        d = parse_date(m["date"], order)
+        sec = tod_seconds(m["time"])
+        if d is None or sec is None:
+            warnings.append(
+                ParseWarning(reports[i].line_no, "unknown-date", f"timestamp {reports[i].stamp!r}")
+            )
+            out[i] = out[i - 1] if i else 0
+            continue
+        v = d.value + sec * 1_000_000_000
+        if m["tz"]:
+            off = _offset_s(m["tz"])
+            meta["utc_offset_s"] = off
+            if is_utc:
+                v -= off * 1_000_000_000
+        out[i] = v
+    return TimeResult(out, Clock.PER_LINE, not is_utc, warnings, meta)
 
-    # 3. iostat -t stamps with a date.
-    stamps = [_STAMP_DT.match(r.stamp) if r.stamp else None for r in reports]
-    if all(stamps):
-        is_utc = all(m["tz"] for m in stamps)
-        for i, m in enumerate(stamps):
-            d = parse_date(m["date"], order)
-            sec = tod_seconds(m["time"])
-            if d is None or sec is None:
-                warnings.append(
-                    ParseWarning(reports[i].line_no, "unknown-date", f"timestamp {reports[i].stamp!r}")
-                )
-                out[i] = out[i - 1] if i else 0
-                continue
-            v = d.value + sec * 1_000_000_000
-            if m["tz"]:
-                off = _offset_s(m["tz"])
-                meta["utc_offset_s"] = off
-                if is_utc:
-                    v -= off * 1_000_000_000
-            out[i] = v
-        return TimeResult(out, Clock.PER_LINE, not is_utc, warnings, meta)
 
-    # 4. Time of day (mpstat rows, iostat ``Time:``) on the banner date, rolling over midnight.
-    tods = []
-    for r in reports:
-        raw = r.tod
-        if raw is None and r.stamp:
-            m = _STAMP_TIME.match(r.stamp)
-            raw = m["time"] if m else None
-        tods.append(tod_seconds(raw) if raw else None)
-    if all(t is not None for t in tods):
-        fallback = None
-        if hints:
-            fallback = hints[0].normalize()
-        day_ns = 86_400 * 1_000_000_000
-        prev_run, prev_tod, days = None, 0, 0
-        for i, (r, sec) in enumerate(zip(reports, tods, strict=True)):
-            if r.run != prev_run:
-                prev_run, prev_tod, days = r.run, sec, 0
-            elif sec < prev_tod - ROLLOVER_MIN_BACKSTEP_S:
-                days += 1
-            prev_tod = sec
-            base = dates[r.run] if 0 <= r.run < len(dates) and dates[r.run] is not None else fallback
-            if base is None:
-                if "no-date" not in meta:
-                    meta["no-date"] = True
-                    warnings.append(
-                        ParseWarning(
-                            r.line_no, "no-start-time", "no banner date nor hint: times put on 1970-01-01"
-                        )
-                    )
-                base = _EPOCH_DAY
-            out[i] = base.value + days * day_ns + sec * 1_000_000_000
-        meta.pop("no-date", None)
-        return TimeResult(out, Clock.HEADER_TIME, True, warnings, meta)
+def _tod_of(report: Report) -> str | None:
+    """The time of day a report was printed with: its row time, else an iostat ``Time:`` stamp's."""
+    if report.tod is None and report.stamp:
+        m = _STAMP_TIME.match(report.stamp)
+        return m["time"] if m else None
+    return report.tod
 
-    # 5. Nothing on the rows: the marker in force (or the start hint) plus the interval.
-    st = snapshot_times([r.marker for r in reports], clock, warnings, interval_code="assumed-interval")
-    return TimeResult(st.ts_ns, Clock.INFERRED, st.ts_is_local, warnings, meta)
+
+def _on_dates(
+    reports: list[Report],
+    tods: list[int],
+    dates: list[pd.Timestamp | None],
+    hint_day: pd.Timestamp | None,
+    clock: ClockHints,
+    warnings: list[ParseWarning],
+) -> np.ndarray:
+    """Times of day (``tods``, seconds) on the date of each report's run (its banner's), rolling
+    over midnight; a run without a banner date is put on ``hint_day`` (a marker's or the start's),
+    else on ``clock.day`` with a ``date-from-bundle`` warning naming its evidence, else on
+    1970-01-01 with a ``no-start-time`` warning."""
+    day_of_run = [dates[r.run] if 0 <= r.run < len(dates) else None for r in reports]
+    fallback = hint_day
+    if fallback is None and any(d is None for d in day_of_run):
+        line = next(r.line_no for r, d in zip(reports, day_of_run, strict=True) if d is None)
+        if clock.day is not None:
+            fallback = pd.Timestamp(clock.day).normalize()
+            said = f"no banner date: times of day put on {fallback:%Y-%m-%d}, the date of {clock.day_from}"
+            warnings.append(ParseWarning(line, "date-from-bundle", said))
+        else:
+            fallback = _EPOCH_DAY
+            warnings.append(
+                ParseWarning(line, "no-start-time", "no banner date nor hint: times put on 1970-01-01")
+            )
+    out = np.zeros(len(reports), dtype="int64")
+    day_ns = 86_400 * 1_000_000_000
+    prev_run, prev_tod, days = None, 0, 0
+    for i, (r, sec) in enumerate(zip(reports, tods, strict=True)):
+        if r.run != prev_run:
+            prev_run, prev_tod, days = r.run, sec, 0
+        elif sec < prev_tod - ROLLOVER_MIN_BACKSTEP_S:
+            days += 1
+        prev_tod = sec
+        base = day_of_run[i] if day_of_run[i] is not None else fallback
+        out[i] = base.value + days * day_ns + sec * 1_000_000_000
+    return out

@@ -118,120 +118,154 @@ def read(
     ``batch``: called with every ``batch_records`` records read (and with the rest at the end), which
     are then dropped from ``Vertical.records``: a large member is typed in parts, memory stays bounded.
     """
-    out = Vertical()
-    read_any = False
-    markers: list[TsMarker | None] = []
-    current: Record | None = None
-    colon = -1
-    last_key = ""
-    statement = ""
-    used_marker = used_echo = False
-    first_keys: tuple[str, ...] | None = None
-    # What the text before a record's colon column is: the key it names, or "" (a continuation
-    # line). Keys repeat in every record, so each is matched once; bounded against hostile input.
-    key_of: dict[str, str] = {}
-
-    def close() -> None:
-        nonlocal current, first_keys, read_any
-        if current is not None:
-            keys = tuple(current.values)
-            if first_keys is None:
-                first_keys = keys
-            elif not used_marker and not used_echo and current.row == 1 and keys == first_keys:
-                markers.append(None)  # no marker, no echo: the first query's row 1 starts a snapshot
-                current.snapshot = len(markers) - 1
-            out.records.append(current)
-            read_any = True
-            current = None
-            if batch is not None and len(out.records) >= batch_records:
-                batch(out.records)
-                out.records = []
-
-    def new_snapshot(marker: TsMarker | None) -> None:
-        markers.append(marker)
-
-    def echoed(line: str) -> None:
-        """An echoed statement: remembered for the records after it; may start a snapshot."""
-        nonlocal statement, used_echo
-        statement = line.strip()
-        if starts_snapshot(line) and not used_marker:
-            used_echo = True
-            new_snapshot(None)
-
+    r = _Records(member, warnings, starts_snapshot, what, multiline, batch, batch_records)
     for no, line in iter_lines(stream):
-        if line.startswith(("TS ", "zzz ")):
-            marker = parse_marker(line)
-            if marker is not None:
-                close()
-                used_marker = True
-                new_snapshot(marker)
-                continue
-        m = ROW_HEADER.match(line) if line[:1] == "*" else None  # a header starts with its stars
-        if m:
-            close()
-            if not markers:
-                new_snapshot(None)
-            current = Record({}, no, no, len(markers) - 1, statement, int(m.group(1)))
-            colon = -1
-            continue
-        if current is not None:
-            if colon < 0:
-                colon = line.find(":")
-            if colon > 0 and len(line) > colon and line[colon] == ":":
-                head = line[:colon]
-                key = key_of.get(head)
-                if key is None:
-                    key = head.strip() if _KEY.match(head) else ""
-                    if len(key_of) < KEY_CACHE:
-                        key_of[head] = key
-                if key:
-                    last_key = key
-                    current.values[key] = _value(line[colon + 2 :] if len(line) > colon + 1 else "")
-                    current.key_lines[key] = no
-                    current.line_end = no
-                    continue
-            if multiline is not None:
-                if last_key in multiline and last_key in current.values:
-                    current.values[last_key] = (current.values[last_key] or "") + "\n" + line
-                    current.line_end = no
-                continue
-            if line.strip() == "" and not last_key:
-                continue
-            if _STATEMENT.match(line) or (line.strip() == "" and current.values):
-                # a blank line or the next echoed statement ends the record
-                close()
-                if _STATEMENT.match(line):
-                    echoed(line)
-                continue
-            prev = current.values.get(last_key)
-            current.values[last_key] = (prev or "") + "\n" + line
-            current.line_end = no
-            continue
+        if line.startswith(("TS ", "zzz ")) and (marker := parse_marker(line)) is not None:
+            r.close()
+            r.used_marker = True
+            r.markers.append(marker)
+        elif (m := ROW_HEADER.match(line) if line[:1] == "*" else None) is not None:  # stars first
+            r.open(no, int(m.group(1)))
+        elif r.current is not None:
+            r.in_record(no, line, r.current)
+        else:
+            r.outside(no, line)
+    return r.finish(clock)
+
+
+class _Records:
+    """The state of ``read`` between lines: the record being read, the snapshots so far, how they
+    are told apart (markers, echoed statements, a first row numbered 1 again)."""
+
+    def __init__(
+        self,
+        member: str,
+        warnings: list[ParseWarning],
+        starts_snapshot: Callable[[str], bool],
+        what: str,
+        multiline: frozenset[str] | None,
+        batch: Callable[[list[Record]], None] | None,
+        batch_records: int,
+    ) -> None:
+        self.member, self.warnings, self.what = member, warnings, what
+        self.starts_snapshot, self.multiline = starts_snapshot, multiline
+        self.batch, self.batch_records = batch, batch_records
+        self.out = Vertical()
+        self.read_any = False
+        self.markers: list[TsMarker | None] = []
+        self.current: Record | None = None
+        self.colon = -1
+        self.last_key = ""
+        self.statement = ""
+        self.used_marker = self.used_echo = False
+        self.first_keys: tuple[str, ...] | None = None
+        # What the text before a record's colon column is: the key it names, or "" (a continuation
+        # line). Keys repeat in every record, so each is matched once; bounded against hostile input.
+        self.key_of: dict[str, str] = {}
+
+    def close(self) -> None:
+        """The record being read is done: kept (and handed to ``batch`` every ``batch_records``)."""
+        current = self.current
+        if current is None:
+            return
+        keys = tuple(current.values)
+        if self.first_keys is None:
+            self.first_keys = keys
+        elif not self.used_marker and not self.used_echo and current.row == 1 and keys == self.first_keys:
+            self.markers.append(None)  # no marker, no echo: the first query's row 1 starts a snapshot
+            current.snapshot = len(self.markers) - 1
+        self.out.records.append(current)
+        self.read_any = True
+        self.current = None
+        if self.batch is not None and len(self.out.records) >= self.batch_records:
+            self.batch(self.out.records)
+            self.out.records = []
+
+    def open(self, no: int, row: int) -> None:
+        """A row header at line ``no``: a new record of its snapshot."""
+        self.close()
+        if not self.markers:
+            self.markers.append(None)
+        self.current = Record({}, no, no, len(self.markers) - 1, self.statement, row)
+        self.colon = -1
+
+    def echoed(self, line: str) -> None:
+        """An echoed statement: remembered for the records after it; may start a snapshot."""
+        self.statement = line.strip()
+        if self.starts_snapshot(line) and not self.used_marker:
+            self.used_echo = True
+            self.markers.append(None)
+
+    def in_record(self, no: int, line: str, current: Record) -> None:
+        """A line inside a record: a key line, a continuation of the last value, or its end."""
+        if self.colon < 0:
+            self.colon = line.find(":")
+        colon = self.colon
+        if colon > 0 and len(line) > colon and line[colon] == ":":
+            head = line[:colon]
+            key = self.key_of.get(head)
+            if key is None:
+                key = head.strip() if _KEY.match(head) else ""
+                if len(self.key_of) < KEY_CACHE:
+                    self.key_of[head] = key
+            if key:
+                self.last_key = key
+                current.values[key] = _value(line[colon + 2 :] if len(line) > colon + 1 else "")
+                current.key_lines[key] = no
+                current.line_end = no
+                return
+        last_key = self.last_key
+        if self.multiline is not None:
+            if last_key in self.multiline and last_key in current.values:
+                current.values[last_key] = (current.values[last_key] or "") + "\n" + line
+                current.line_end = no
+            return
+        if line.strip() == "" and not last_key:
+            return
+        if _STATEMENT.match(line) or (line.strip() == "" and current.values):
+            self.close()  # a blank line or the next echoed statement ends the record
+            if _STATEMENT.match(line):
+                self.echoed(line)
+            return
+        current.values[last_key] = (current.values.get(last_key) or "") + "\n" + line
+        current.line_end = no
+
+    def outside(self, no: int, line: str) -> None:
+        """A line outside any record: blank, an echoed statement, the client's message, or stray."""
         if not line.strip():
-            continue
+            return
         if _STATEMENT.match(line):
-            echoed(line)
-            continue
-        if line.startswith(("Warning", "ERROR", "mysql:", "mariadb:")):
-            warnings.append(ParseWarning(no, "client-message", f"mysql client said: {line[:120]!r}"))
-            continue
-        if not read_any and not out.records:
-            raise ParseError(member, no, line, f"not {what}: expected a '*** 1. row ***' or a TS line")
-        warnings.append(ParseWarning(no, "stray-line", f"line outside any record skipped: {line[:80]!r}"))
-    close()
-    if batch is not None and out.records:
-        batch(out.records)
-        out.records = []
-    if not markers and (out.records or read_any):
-        markers.append(None)
-    times = snapshot_times(markers, clock, warnings, interval_code="assumed-interval")
-    out.ts = times.ts
-    out.clock = times.clock
-    out.ts_is_local = times.ts_is_local
-    out.utc_offset_s = times.utc_offset_s
-    out.walls = [m.wall if m is not None else None for m in markers]
-    out.snapshots = len(markers)
-    return out
+            self.echoed(line)
+        elif line.startswith(("Warning", "ERROR", "mysql:", "mariadb:")):
+            self.warnings.append(ParseWarning(no, "client-message", f"mysql client said: {line[:120]!r}"))
+        elif not self.read_any and not self.out.records:
+            raise ParseError(
+                self.member, no, line, f"not {self.what}: expected a '*** 1. row ***' or a TS line"
+            )
+        else:
+            self.warnings.append(
+                ParseWarning(no, "stray-line", f"line outside any record skipped: {line[:80]!r}")
+            )
+
+    def finish(self, clock: ClockHints) -> Vertical:
+        """The last record closed, the snapshots timed (``snapshot_times``)."""
+        self.close()
+        out, markers = self.out, self.markers
+        if self.batch is not None and out.records:
+            self.batch(out.records)
+            out.records = []
+        if not markers and (out.records or self.read_any):
+            markers.append(None)
+        times = snapshot_times(markers, clock, self.warnings, interval_code="assumed-interval")
+        out.ts, out.clock, out.ts_is_local, out.utc_offset_s = (
+            times.ts,
+            times.clock,
+            times.ts_is_local,
+            times.utc_offset_s,
+        )
+        out.walls = [m.wall if m is not None else None for m in markers]
+        out.snapshots = len(markers)
+        return out
 
 
 def frame(v: Vertical, rows: list[Record], columns: dict[str, tuple[tuple[str, ...], str]]) -> pd.DataFrame:
@@ -487,6 +521,19 @@ class VerticalKeys:
         self.usable = len(set(keys)) == len(keys) and all(len(p) <= MAX_PATTERN for p in self.prefixes)
 
 
+@dataclass(frozen=True, slots=True)
+class _Lines:
+    """A chunk's UTF-8 ``data`` (``chunk``: its ``Bytes``) and the start and newline of each line."""
+
+    data: bytes
+    chunk: Bytes
+    starts: np.ndarray
+    ends: np.ndarray
+
+    def text(self, line: int) -> str:
+        return self.data[self.starts[line] : self.ends[line]].decode("utf-8")
+
+
 def _vertical_fast(first: int, text: str, state: RowSink) -> bool:
     """Read a vertical chunk with NumPy on its UTF-8 bytes, when it is regular: only ``TS``/``zzz``
     markers and rows; every row header exactly ``*** N. row ***`` with the stars of the chunk's
@@ -501,84 +548,122 @@ def _vertical_fast(first: int, text: str, state: RowSink) -> bool:
         data = text.encode("utf-8")
     except UnicodeEncodeError:  # a lone surrogate
         return False
-    size = len(data)
     chunk = Bytes(data)
-    buf = chunk.buf
-    ends = np.flatnonzero(buf[:size] == 10)  # the newline of each line
-    n_lines = len(ends)
-    starts = np.empty(n_lines, dtype=np.int64)
-    starts[0] = 0
-    starts[1:] = ends[:-1] + 1
-    lead = buf[starts]
+    ends = np.flatnonzero(chunk.buf[: len(data)] == 10)  # the newline of each line
+    starts = np.r_[0, ends[:-1] + 1].astype(np.int64)
+    lines = _Lines(data, chunk, starts, ends)
+    lead = chunk.buf[starts]
     headers = np.flatnonzero(lead == ord("*"))
     if not len(headers):
         return False
     maybe = np.flatnonzero((lead == ord("T")) | (lead == ord("z")))
     marks = maybe[chunk.starts_with(starts[maybe], b"TS ") | chunk.starts_with(starts[maybe], b"zzz ")]
-    # Row headers: the stars of the first one, digits, no blanks.
-    h0 = int(headers[0])
-    shape = _HEADER_SHAPE.fullmatch(data[starts[h0] : ends[h0]].decode("utf-8"))
-    if shape is None:
+    row_one = _row_ones(lines, headers)
+    row_end = None if row_one is None else _row_ends(lead, headers, marks, len(ends))
+    cells = None if row_end is None else _key_cells(lines, layout, headers, row_end)
+    if cells is None:
         return False
+    vs, ve, long_info, whole_info = cells
+    snaps = _snapshots(first, lines, headers, marks, row_one, state)
+    rows = state.typed_rows(chunk, layout, vs, ve, snaps, long_info)
+    if rows is not None:
+        vs = [v[rows] for v in vs]
+        ve = [v[rows] for v in ve]
+        headers, row_end, snaps = headers[rows], row_end[rows], snaps[rows]
+        long_info = np.searchsorted(rows, long_info)
+    values = _typed(chunk, layout, vs, ve)
+    if len(long_info):
+        info = values[layout.info]
+        for r, value in zip(long_info.tolist(), whole_info, strict=True):
+            info[r] = value
+    state.add_columns(layout.keys, first + headers, first + row_end - 1, snaps, values)
+    return True
+
+
+def _row_ones(lines: _Lines, headers: np.ndarray) -> np.ndarray | None:
+    """Whether each row header (line indices ``headers``) numbers row 1; None when one is not
+    exactly the first header's shape (its stars, a number of 1-18 digits, no blanks)."""
+    chunk, buf = lines.chunk, lines.chunk.buf
+    shape = _HEADER_SHAPE.fullmatch(lines.text(int(headers[0])))
+    if shape is None:
+        return None
     head = shape.group(1).encode() + b" "
     tail = b". row " + shape.group(2).encode()
     if len(head) > MAX_PATTERN or len(tail) > MAX_PATTERN:
-        return False
-    h_start, h_end = starts[headers], ends[headers]
+        return None
+    h_start, h_end = lines.starts[headers], lines.ends[headers]
     n_digits = h_end - h_start - len(head) - len(tail)
     if n_digits.min() < 1 or n_digits.max() > 18:
-        return False
+        return None
     if not (chunk.starts_with(h_start, head).all() and chunk.starts_with(h_end - len(tail), tail).all()):
-        return False
+        return None
     widest = int(n_digits.max())
     digits = buf[(h_start + len(head))[:, None] + np.arange(widest)]
     if not (((digits - DIGIT) <= 9) | (np.arange(widest) >= n_digits[:, None])).all():
-        return False
-    row_one = (n_digits == 1) & (digits[:, 0] == ord("1"))
-    # Records: the chunk starts with one; a marker is one line; a row runs to the next record.
+        return None
+    return (n_digits == 1) & (digits[:, 0] == ord("1"))
+
+
+def _row_ends(lead: np.ndarray, headers: np.ndarray, marks: np.ndarray, n_lines: int) -> np.ndarray | None:
+    """The line after each row (a row runs to the next record); None unless the chunk starts with a
+    record and every marker is one line."""
     records = np.sort(np.concatenate([headers, marks]))
     if records[0] != 0:
-        return False
-    following = np.empty_like(records)
-    following[:-1] = records[1:]
-    following[-1] = n_lines
+        return None
+    following = np.r_[records[1:], n_lines]
     is_mark = lead[records] != ord("*")
     if (following[is_mark] - records[is_mark] != 1).any():
-        return False
-    row_end = following[~is_mark]  # the line after each row
-    n_keys = len(layout.keys)
-    extra = row_end - headers - 1 - n_keys  # lines of a multi-line Info past its first
+        return None
+    return following[~is_mark]
+
+
+def _key_cells(
+    lines: _Lines, layout: VerticalKeys, headers: np.ndarray, row_end: np.ndarray
+) -> tuple[list[np.ndarray], list[np.ndarray], np.ndarray, list[str]] | None:
+    """Where each key's cell starts and ends in every row (after the key's prefix and one optional
+    blank, to the end of its line), the rows whose Info spans lines and their whole Info; None when
+    a key line is not where the learned keys put it, or a multi-line Info is not read as the row
+    regex reads it."""
+    chunk, buf, starts, ends, data = lines.chunk, lines.chunk.buf, lines.starts, lines.ends, lines.data
+    extra = row_end - headers - 1 - len(layout.keys)  # lines of a multi-line Info past its first
     if extra.min() < 0 or (layout.info < 0 and extra.any()):
-        return False
+        return None
     key_lines = []
     for k, prefix in enumerate(layout.prefixes):
         line = headers + 1 + k + (extra if k > layout.info >= 0 else 0)
         if not chunk.starts_with(starts[line], prefix).all():
-            return False
+            return None
         key_lines.append(line)
-    # Cells: after the prefix and one optional blank, to the end of the line.
     vs = [starts[line] + len(p) for line, p in zip(key_lines, layout.prefixes, strict=True)]
     vs = [v + (buf[v] == SPACE) for v in vs]
     ve = [ends[line] for line in key_lines]
     long_info = np.flatnonzero(extra)
+    whole_info: list[str] = []
     if len(long_info):
         i = layout.info
         info_line = key_lines[i][long_info]
         more = extra[long_info]
         for r, line, n in zip(long_info.tolist(), info_line.tolist(), more.tolist(), strict=True):
             for cont in range(line + 1, line + n + 1):
-                body = data[starts[cont] : ends[cont]].decode("utf-8")
+                body = lines.text(cont)
                 if (body.startswith(layout.stop)) if layout.stop is not None else _END_OF_INFO.match(body):
-                    return False  # the row regex ends the Info there
+                    return None  # the row regex ends the Info there
             if layout.stop is None and data[vs[i][r] : ve[i][r]] == b"NULL":
-                return False  # `Info: NULL` cannot span lines: the lines after it are not Info
+                return None  # `Info: NULL` cannot span lines: the lines after it are not Info
         whole_info = [
             data[a:b].decode("utf-8") for a, b in zip(vs[i][long_info], ends[info_line + more], strict=True)
         ]
         ve[i] = ve[i].copy()
         vs[i] = vs[i].copy()
-        vs[i][long_info] = ve[i][long_info]  # read as empty below, then replaced by the whole text
-    # Snapshots: markers and rows numbered 1 in line order, the rows between them counted at once.
+        vs[i][long_info] = ve[i][long_info]  # read as empty, then replaced by the whole text
+    return vs, ve, long_info, whole_info
+
+
+def _snapshots(
+    first: int, lines: _Lines, headers: np.ndarray, marks: np.ndarray, row_one: np.ndarray, state: RowSink
+) -> np.ndarray:
+    """The snapshot of each row: markers and rows numbered 1 taken in line order (``state.marker``,
+    ``state.new_listing``), the rows between them counted at once."""
     snaps = np.empty(len(headers), dtype=np.int64)
     done = 0
 
@@ -591,15 +676,13 @@ def _vertical_fast(first: int, text: str, state: RowSink) -> bool:
             state.rows_in_snapshot += stop - done
             done = stop
 
-    ones = np.flatnonzero(row_one)
     marks_at = np.searchsorted(headers, marks)  # rows before each marker
-    events = sorted([(int(m), -1, int(r)) for m, r in zip(marks, marks_at, strict=True)])
-    events += [(int(headers[r]), 1, int(r)) for r in ones]
-    events.sort()
-    for line, kind, r in events:
+    events = [(int(m), -1, int(r)) for m, r in zip(marks, marks_at, strict=True)]
+    events += [(int(headers[r]), 1, int(r)) for r in np.flatnonzero(row_one)]
+    for line, kind, r in sorted(events):
         rows_until(r)
         if kind < 0:
-            body = data[starts[line] : ends[line]].decode("utf-8")
+            body = lines.text(line)
             marker = parse_marker(body)
             if marker is None:
                 state.odd(first + line, body)
@@ -611,24 +694,19 @@ def _vertical_fast(first: int, text: str, state: RowSink) -> bool:
             state.rows_in_snapshot += 1
             done = r + 1
     rows_until(len(headers))
-    rows = state.typed_rows(chunk, layout, vs, ve, snaps, long_info)
-    if rows is not None:
-        vs = [v[rows] for v in vs]
-        ve = [v[rows] for v in ve]
-        headers, row_end, snaps = headers[rows], row_end[rows], snaps[rows]
-        long_info = np.searchsorted(rows, long_info)
-    cells: list = [None] * n_keys
+    return snaps
+
+
+def _typed(chunk: Bytes, layout: VerticalKeys, vs: list[np.ndarray], ve: list[np.ndarray]) -> list:
+    """Every key's cells: numbers (``numbers_of``) for ``int``/``float`` keys whose cells all read as
+    such, else texts (``texts_of``)."""
+    cells: list = [None] * len(layout.keys)
     texts = []
     for k, kind in enumerate(layout.kinds):
         if kind != "text":
             cells[k] = numbers_of(chunk, vs[k], ve[k], kind == "float")
         if cells[k] is None:
             texts.append(k)
-    for k, values in zip(texts, texts_of(buf, [(vs[k], ve[k]) for k in texts]), strict=True):
+    for k, values in zip(texts, texts_of(chunk.buf, [(vs[k], ve[k]) for k in texts]), strict=True):
         cells[k] = values
-    if len(long_info):
-        info = cells[layout.info]
-        for r, value in zip(long_info.tolist(), whole_info, strict=True):
-            info[r] = value
-    state.add_columns(layout.keys, first + headers, first + row_end - 1, snaps, cells)
-    return True
+    return cells

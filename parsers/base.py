@@ -84,11 +84,57 @@ class ClockHints:
     ``2026_04_21_16_51_41``, the collector manifest's start), or None.
     ``interval_s``: seconds between samples when the layout says so (pt-stalk runs its tools at 1 s).
     ``utc_offset_s``: the server's offset (local = UTC + offset) when already known, else None.
+    ``day``: the date the bundle itself gives for a capture whose rows have a time of day and no
+    date (a sysstat report without its banner), as a naive midnight, and ``day_from``, the evidence
+    it comes from in words (``the collector manifest's start``, ``the member's file time``,
+    ``the upload's time``), said in the warning of a capture placed on it; None when there is none.
     """
 
     start_local: pd.Timestamp | None = None
     interval_s: float | None = None
     utc_offset_s: int | None = None
+    day: pd.Timestamp | None = None
+    day_from: str | None = None
+
+
+class Blocks(enum.StrEnum):
+    """How a capture of a format cut at a line end inside its last block is told (parsers/truncation.py)."""
+
+    NONE = "none"  # not made of blocks of rows: a cut at a line end looks like a shorter capture
+    ROWS = "rows"  # the same rows every sample (CPUs, devices, counters): a last block with fewer was cut
+    VARYING_ROWS = "varying-rows"  # processes or threads, which come and go: a last block with far fewer
+    RECORDS = "records"  # `\G` records (a processlist): the last record lacks the first one's last field
+    DEVICES = "devices"  # iostat: a last report with its CPU part and no device
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class FormatTraits:
+    """What the damage checks and the piece cutter must know of a format, declared by its module as
+    ``TRAITS = FormatTraits(...)`` right after ``FORMAT``; ``parsers/registry.py`` refuses at import a
+    format module without it, so a new format cannot silently skip the checks.
+
+    ``short_lines``: rows are short lines of numbers (vmstat, /proc files): a line longer than
+    ``parsers.damage.SHORT_LINE_CHARS`` is garbage and is cut there (the parser holds lines in
+    fixed-width arrays). ``unsigned``: numeric columns are counters, sizes, rates or shares of the
+    system, none of which can be negative (a negative one is made missing; not ps or top, whose nice
+    values and real-time priorities are negative, nor a processlist, where a replica's SQL thread
+    shows a negative Time). ``capped_pct``: its percentage columns are shares of the machine or
+    of one CPU, never over 100 (not a process's %CPU, over 100 on several CPUs, nor iostat's %util,
+    over 100 on some devices). ``blocks``: how a cut
+    inside its last block is told (``Blocks``). ``markers``: made of snapshots after ``TS``/``zzz``
+    markers, so a long member is cut into pieces at them. ``large_pieces``: its parse gains from larger
+    pieces (``parsers.ingest.pieces.LARGE_PIECE_FACTOR``). ``timed_rows``: a word of the column header
+    that says every row has its own time, so a long member is cut at line ends (vmstat's
+    ``timestamp``); None when rows do not stand alone.
+    """
+
+    short_lines: bool
+    unsigned: bool
+    capped_pct: bool
+    blocks: Blocks
+    markers: bool
+    large_pieces: bool = False
+    timed_rows: str | None = None
 
 
 @dataclass(slots=True)

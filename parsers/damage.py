@@ -36,18 +36,15 @@ from typing import Any, TextIO
 import numpy as np
 import pandas as pd
 
+from parsers import registry
 from parsers.base import ParsedSource, ParseError, ParseWarning, lines_of
 
 #: The longest line any parser is given (64 KiB of characters): an SQL statement in a processlist
 #: may be that long; a longer line is garbage or a binary blob, and is cut.
 MAX_LINE_CHARS = 64 << 10
-#: Formats whose lines are short tables of numbers (vmstat, iostat, /proc files ...): a line of
-#: more than 4 KiB there is garbage (the widest real one, /proc/interrupts of 1,024 CPUs, is not
-#: among them). Their parsers hold lines in fixed-width arrays, so this bounds their memory.
-SHORT_LINE_FORMATS = frozenset(
-    {"vmstat", "iostat", "mpstat", "meminfo", "diskstats", "procvmstat", "netstat_s", "mysqladmin"}
-)
-#: Characters kept of a line in a short-line format.
+#: Characters kept of a line of a format that declares ``short_lines`` (``parsers.base.FormatTraits``):
+#: more than 4 KiB of a short table of numbers is garbage (the widest real line, /proc/interrupts of
+#: 1,024 CPUs, is not in such a format).
 SHORT_LINE_CHARS = 4 << 10
 #: Lines dropped from one piece before giving up on reading it line by line: each drop costs one
 #: more parse of the piece.
@@ -62,26 +59,6 @@ COMPARE_FIRST_CHARS = 4096
 QUOTE_CHARS = 80
 #: A row dated more than this after the upload was read is in the future: a clock or a byte gone wrong.
 FUTURE_SLACK = pd.Timedelta(days=1)
-#: Formats whose numeric columns are counters, sizes, rates or shares of the whole system, none of
-#: which can be negative. Not among them: ps and top (nice values and real-time priorities are
-#: negative), the processlist (a replica's SQL thread shows a negative Time).
-UNSIGNED_FORMATS = frozenset(
-    {
-        "vmstat",
-        "mpstat",
-        "iostat",
-        "meminfo",
-        "diskstats",
-        "procvmstat",
-        "netstat_s",
-        "mysqladmin",
-        "interrupts",
-    }
-)
-#: Formats whose percentages are shares of the whole machine or of one CPU, never over 100 (a
-#: process's %CPU in ps or top is over 100 on several CPUs; iostat's %util is over 100 on some
-#: devices).
-PERCENT_FORMATS = frozenset({"vmstat", "mpstat"})
 #: Column names of percentages (vmstat us/sy/id/wa/st, sysstat %-columns read as ``*_pct``).
 PERCENT_COLUMNS = re.compile(r"(?:_pct|^(?:us|sy|id|wa|st|gu))$")
 #: Numeric columns that may be negative (none of the captures' counters or gauges may).
@@ -119,7 +96,7 @@ def damage_said(warnings: list[dict[str, object]]) -> list[dict[str, object]]:
 
 def max_line_chars(fmt: str) -> int:
     """The longest line the parser of ``fmt`` is given (``SHORT_LINE_CHARS`` or ``MAX_LINE_CHARS``)."""
-    return SHORT_LINE_CHARS if fmt in SHORT_LINE_FORMATS else MAX_LINE_CHARS
+    return SHORT_LINE_CHARS if registry.traits(fmt).short_lines else MAX_LINE_CHARS
 
 
 def quote(line: str) -> str:
@@ -591,7 +568,8 @@ def _refuse_impossible(source: ParsedSource, name: str, frame: pd.DataFrame) -> 
     """Negative values, and percentages over 100, of ``frame``'s float columns made missing, with
     an ``impossible-value`` warning per column."""
     changed: dict[str, pd.Series] = {}
-    if source.format not in UNSIGNED_FORMATS:
+    traits = registry.traits(source.format)
+    if not traits.unsigned:
         return frame
     for column in frame.columns:
         values = frame[column]
@@ -600,7 +578,7 @@ def _refuse_impossible(source: ParsedSource, name: str, frame: pd.DataFrame) -> 
         array = values.to_numpy()
         bad = array < 0
         what = "negative"
-        if source.format in PERCENT_FORMATS and PERCENT_COLUMNS.search(str(column)):
+        if traits.capped_pct and PERCENT_COLUMNS.search(str(column)):
             bad |= array > 100.0 + 1e-6
             what = "negative or over 100 %"
         if bad.any():

@@ -42,11 +42,12 @@ from collections.abc import Iterable
 import numpy as np
 import pandas as pd
 
-from parsers._snapshots import Snapshots, source_frames, ts_column
-from parsers.base import ClockHints, ParsedSource, ParseError, ParseWarning
+from parsers._snapshots import read_table
+from parsers.base import Blocks, ClockHints, FormatTraits, ParsedSource, ParseError, ParseWarning
 from parsers.sensitive import NOTHING
 
 FORMAT = "df"
+TRAITS = FormatTraits(short_lines=False, unsigned=False, capped_pct=False, blocks=Blocks.NONE, markers=False)
 
 HEADER = re.compile(
     r"^Filesystem\s+(?P<size>1K-blocks|1024-blocks|512-blocks|Size|Inodes|\d+[KMGT]?-blocks)\s+"
@@ -87,65 +88,52 @@ def _number(token: str, unit: float) -> float:
 def parse(stream: Iterable[str], *, member: str, clock: ClockHints) -> ParsedSource:
     """Read df runs into the ``df`` frame; see the module docstring."""
     warnings: list[ParseWarning] = []
-    snaps = Snapshots(stream, clock)
-    rows: list[dict[str, object]] = []
     header: re.Match[str] | None = None
-    pending: tuple[int, str] | None = None  # a file system name alone on its line
-    for no, ts, line in snaps:
-        text = line.strip()
-        if not text:
-            continue
-        m = HEADER.match(text)
-        if m is not None:
+    pending: str | None = None  # a file system name alone on its line
+
+    def row(no: int, text: str, line: str) -> tuple[tuple[object, ...], ...]:
+        nonlocal header, pending
+        if (m := HEADER.match(text)) is not None:
             header, pending = m, None
-            continue
+            return ()
         if header is None:
             raise ParseError(
                 member, no, line, "not df output: expected the header 'Filesystem ... Mounted on'"
             )
         fields = text.split()
         if len(fields) == 1 and pending is None:
-            pending = (no, fields[0])
-            continue
+            pending = fields[0]
+            return ()
         if pending is not None:
-            fields = [pending[1], *fields]
-            pending = None
+            fields, pending = [pending, *fields], None
         if len(fields) < 6 or not fields[4].endswith("%") and fields[4] != "-":
             warnings.append(ParseWarning(no, "odd-line", f"not a df row: {line[:80]!r}"))
-            continue
-        kind = header["size"]
-        unit = _block_kib(kind)
-        inodes = kind == "Inodes"
+            return ()
+        inodes = header["size"] == "Inodes"
         try:
-            numbers = [_number(t, 1.0 if inodes else unit) for t in fields[1:4]]
+            numbers = [_number(t, 1.0 if inodes else _block_kib(header["size"])) for t in fields[1:4]]
             pct = np.nan if fields[4] == "-" else float(fields[4].rstrip("%"))
         except ValueError:
             warnings.append(ParseWarning(no, "odd-line", f"a df count is not a number: {line[:80]!r}"))
-            continue
-        row: dict[str, object] = {
-            "ts": ts,
-            "line_no": no,
-            "filesystem": fields[0],
-            "mount": " ".join(fields[5:]),
-        }
-        row.update(zip(INODE_COLUMNS if inodes else SPACE_COLUMNS, [*numbers, pct], strict=True))
-        rows.append(row)
-    frame = pd.DataFrame(
-        rows, columns=["ts", "line_no", "filesystem", "mount", *SPACE_COLUMNS, *INODE_COLUMNS]
-    )
-    frame["ts"] = ts_column(list(frame["ts"]))
-    frame = frame.astype({"line_no": "int64", **{c: "float64" for c in (*SPACE_COLUMNS, *INODE_COLUMNS)}})
-    frame.insert(1, "ts_source", "marker" if snaps.snapshots else "inferred")
-    runs = max(snaps.snapshots, 1 if rows else 0)
-    return ParsedSource(
-        format=FORMAT,
-        member=member,
-        frames=source_frames("df", frame),
-        clock=snaps.clock,
+            return ()
+        none = [np.nan] * 4
+        values = [*none, *numbers, pct] if inodes else [*numbers, pct, *none]
+        return ((fields[0], " ".join(fields[5:]), *values),)
+
+    columns = {
+        "filesystem": "object",
+        "mount": "object",
+        **dict.fromkeys((*SPACE_COLUMNS, *INODE_COLUMNS), "float64"),
+    }
+    return read_table(
+        stream, fmt=FORMAT, member=member, clock=clock, frame="df", columns=columns, row=row, meta=_meta,
         warnings=warnings,
-        meta={"variant": f"df, {runs} run{'s' if runs != 1 else ''}, {frame['mount'].nunique()} mounts"},
-        ts_is_local=snaps.ts_is_local,
-    )
+    )  # fmt: skip
+
+
+def _meta(frame: pd.DataFrame, markers: int) -> dict[str, object]:
+    runs = max(markers, 1 if len(frame) else 0)
+    return {"variant": f"df, {runs} run{'s' if runs != 1 else ''}, {frame['mount'].nunique()} mounts"}
 
 
 # What a share link redacts in this format's frames and raw lines (parsers/sensitive.py).

@@ -54,8 +54,10 @@ import pandas as pd
 
 from parsers import _counters
 from parsers.base import (
+    Blocks,
     Clock,
     ClockHints,
+    FormatTraits,
     ParsedSource,
     ParseError,
     ParseWarning,
@@ -68,6 +70,7 @@ from parsers.base import (
 from parsers.sensitive import NOTHING
 
 FORMAT = "diskstats"
+TRAITS = FormatTraits(short_lines=True, unsigned=True, capped_pct=False, blocks=Blocks.ROWS, markers=True)
 
 COUNTERS = (
     "reads", "reads_merged", "sectors_read", "read_ms", "writes", "writes_merged", "sectors_written",
@@ -85,7 +88,6 @@ _MAX_FIELDS = 20
 _DISKSTATS_LINE = re.compile(r"^\s*\d+\s+\d+\s+[^\s\d]\S*(?:\s+\d+){11,20}\s*$")
 _VMSTAT_D_HEADER = re.compile(r"^disk-\s+-+reads-+")
 _VMSTAT_BIG_D = re.compile(r"^\s*\d+ (disks|partitions|total reads)\s*$")
-_MARKER_LINE = re.compile(r"^(?:TS|zzz) [^\n]*\n", re.M)
 #: vmstat -D labels -> counter (procps vmstat.c disksum_format).
 _SUM_LABELS = {
     "total reads": "reads", "merged reads": "reads_merged", "read sectors": "sectors_read",

@@ -89,10 +89,21 @@ from collections.abc import Iterable, Iterator
 import numpy as np
 import pandas as pd
 
-from parsers.base import Clock, ClockHints, ParsedSource, ParseError, ParseWarning, iter_lines, parse_marker
+from parsers.base import (
+    Blocks,
+    Clock,
+    ClockHints,
+    FormatTraits,
+    ParsedSource,
+    ParseError,
+    ParseWarning,
+    iter_lines,
+    parse_marker,
+)
 from parsers.sensitive import Sensitive
 
 FORMAT = "innodb_status"
+TRAITS = FormatTraits(short_lines=False, unsigned=False, capped_pct=False, blocks=Blocks.NONE, markers=False)
 
 _HEADER = re.compile(
     r"^(?:\S+\s+)?(?P<t>\d{4}-\d{2}-\d{2} \d{1,2}:\d{2}:\d{2}|\d{6} {1,2}\d{1,2}:\d{2}:\d{2})"

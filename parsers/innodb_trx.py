@@ -55,10 +55,11 @@ import numpy as np
 import pandas as pd
 
 from parsers import _vertical
-from parsers.base import ClockHints, ParsedSource, ParseWarning
+from parsers.base import Blocks, ClockHints, FormatTraits, ParsedSource, ParseWarning
 from parsers.sensitive import Sensitive
 
 FORMAT = "innodb_trx"
+TRAITS = FormatTraits(short_lines=False, unsigned=False, capped_pct=False, blocks=Blocks.NONE, markers=True)
 
 _COLUMNS = {
     "trx_id": (("trx_id",), "str"),

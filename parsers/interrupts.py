@@ -73,7 +73,9 @@ import numpy as np
 import pandas as pd
 
 from parsers.base import (
+    Blocks,
     ClockHints,
+    FormatTraits,
     ParsedSource,
     ParseError,
     ParseWarning,
@@ -84,6 +86,14 @@ from parsers.base import (
 from parsers.sensitive import NOTHING
 
 FORMAT = "interrupts"
+TRAITS = FormatTraits(
+    short_lines=False,
+    unsigned=True,
+    capped_pct=False,
+    blocks=Blocks.ROWS,
+    markers=True,
+    large_pieces=False,  # no gain, and its frames (a row per CPU per line) are the most memory a parse holds
+)
 FRAME = "interrupts"
 DESC_FRAME = "interrupts_desc"
 

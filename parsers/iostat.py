@@ -76,10 +76,11 @@ import pandas as pd
 
 from parsers._sysstat import Bucket, LineWarnings, Shapes, SysstatReader, line_numbers, read_table, to_floats
 from parsers._sysstat_time import HOST_PREFIX_RE, is_stamp
-from parsers.base import ClockHints, ParsedSource, ParseError, safe_name
+from parsers.base import Blocks, ClockHints, FormatTraits, ParsedSource, ParseError, safe_name
 from parsers.sensitive import NOTHING
 
 FORMAT = "iostat"
+TRAITS = FormatTraits(short_lines=True, unsigned=True, capped_pct=False, blocks=Blocks.DEVICES, markers=False)
 
 KIB = 1024
 MIB = 1024 * 1024

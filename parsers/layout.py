@@ -109,20 +109,20 @@ _DIR_HOST = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,62}$")
 
 def error_log_dirs(sources: list[ParsedSource]) -> None:
     """Several nodes' error logs side by side, one per directory (``db-a/mysqld.err``,
-    ``db-b/mysqld.err``): each loose ``mysqld-error-log`` source that names no host yet gets its
+    ``db-b/mysqld.err``): each loose ``mysqld_errorlog`` source that names no host yet gets its
     directory's name as ``meta["host"]`` (with ``meta["host_origin"]``), when two or more sibling
     directories each hold one and their names could be host names. One directory alone, or a
     generic name (``logs/``, ``notes/``), names nothing. In place.
 
     >>> from parsers.base import Clock, ParsedSource
-    >>> logs = [ParsedSource("mysqld-error-log", f"b/{h}/mysqld.err", {}, Clock.PER_LINE) for h in ("db-a", "db-b")]
+    >>> logs = [ParsedSource("mysqld_errorlog", f"b/{h}/mysqld.err", {}, Clock.PER_LINE) for h in ("db-a", "db-b")]
     >>> error_log_dirs(logs); [s.meta["host"] for s in logs]
     ['db-a', 'db-b']
     """
     logs = [
         s
         for s in sources
-        if s.format == "mysqld-error-log" and not s.meta.get("host") and place(s.member).layout == "loose"
+        if s.format == "mysqld_errorlog" and not s.meta.get("host") and place(s.member).layout == "loose"
     ]
     dirs = {posixpath.dirname(s.member) for s in logs}
     parents = {posixpath.dirname(d) for d in dirs if d}

@@ -50,10 +50,11 @@ import re
 from collections.abc import Iterable
 
 from parsers import _vertical
-from parsers.base import ClockHints, ParsedSource, ParseWarning
+from parsers.base import Blocks, ClockHints, FormatTraits, ParsedSource, ParseWarning
 from parsers.sensitive import Sensitive
 
 FORMAT = "lock_waits"
+TRAITS = FormatTraits(short_lines=False, unsigned=False, capped_pct=False, blocks=Blocks.NONE, markers=True)
 
 _DETAIL = {
     "waiting_thread": (("waiting_thread",), "float"),

@@ -47,8 +47,10 @@ import pandas as pd
 
 from parsers.base import (
     DEFAULT_INTERVAL_S,
+    Blocks,
     Clock,
     ClockHints,
+    FormatTraits,
     ParsedSource,
     ParseError,
     ParseWarning,
@@ -59,6 +61,7 @@ from parsers.base import (
 from parsers.sensitive import NOTHING
 
 FORMAT = "meminfo"
+TRAITS = FormatTraits(short_lines=True, unsigned=True, capped_pct=False, blocks=Blocks.ROWS, markers=True)
 
 #: Sniffing: this many ``Field: value`` lines in the head, one of them ``MemTotal``.
 SNIFF_MIN_ROWS = 3

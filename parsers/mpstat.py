@@ -79,10 +79,20 @@ import pandas as pd
 
 from parsers._sysstat import Bucket, LineWarnings, Shapes, SysstatReader, line_numbers, read_table, to_floats
 from parsers._sysstat_time import EPOCH_RE, HOST_PREFIX_RE, line_prefix, tod_seconds
-from parsers.base import ClockHints, ParsedSource, ParseError, cuts_at_newlines_only, lines_of, safe_name
+from parsers.base import (
+    Blocks,
+    ClockHints,
+    FormatTraits,
+    ParsedSource,
+    ParseError,
+    cuts_at_newlines_only,
+    lines_of,
+    safe_name,
+)
 from parsers.sensitive import NOTHING
 
 FORMAT = "mpstat"
+TRAITS = FormatTraits(short_lines=True, unsigned=True, capped_pct=True, blocks=Blocks.ROWS, markers=False)
 
 #: mpstat's column spellings across sysstat 7-12 -> frame column (percent of CPU time).
 COLUMN_MAP: dict[str, str] = {

@@ -37,11 +37,12 @@ from collections.abc import Iterable
 
 import pandas as pd
 
-from parsers._snapshots import Snapshots, source_frames, ts_column
-from parsers.base import ClockHints, ParsedSource, ParseError, ParseWarning
+from parsers._snapshots import read_table
+from parsers.base import Blocks, ClockHints, FormatTraits, ParsedSource, ParseError, ParseWarning
 from parsers.sensitive import NOTHING
 
-FORMAT = "mutex-status"
+FORMAT = "mutex_status"
+TRAITS = FormatTraits(short_lines=False, unsigned=False, capped_pct=False, blocks=Blocks.NONE, markers=False)
 
 _WAITS = re.compile(r"(?:^|,)\s*(?:os_)?waits=(\d+)")
 #: Latches named in ``meta["top"]``.
@@ -56,43 +57,37 @@ def sniff(head: list[str]) -> bool:
 def parse(stream: Iterable[str], *, member: str, clock: ClockHints) -> ParsedSource:
     """Read SHOW ENGINE INNODB MUTEX into the ``innodb_mutex`` frame; see the module docstring."""
     warnings: list[ParseWarning] = []
-    # pt-stalk runs it at the start and at the end of a collection (``-opentables1``/``2``), both
-    # named with the start: without a marker the listing's time is unknown (NaT), not the start's.
-    snaps = Snapshots(stream, ClockHints())
-    rows: list[tuple[object, ...]] = []
     header = False
-    for no, ts, line in snaps:
-        if not line.strip():
-            continue
-        if line.strip() == "Type\tName\tStatus" or line.split() == ["Type", "Name", "Status"]:
+
+    def row(no: int, text: str, line: str) -> tuple[tuple[object, ...], ...]:
+        nonlocal header
+        if text == "Type\tName\tStatus" or line.split() == ["Type", "Name", "Status"]:
             header = True
-            continue
+            return ()
         if not header:
             raise ParseError(member, no, line, "not SHOW ENGINE INNODB MUTEX: expected 'Type Name Status'")
         fields = line.split("\t")
         m = _WAITS.search(fields[-1]) if len(fields) == 3 else None
         if m is None:
             warnings.append(ParseWarning(no, "odd-line", f"no waits= in: {line[:80]!r}"))
-            continue
-        rows.append((ts, no, fields[0], fields[1], int(m[1])))
-    frame = pd.DataFrame(rows, columns=["ts", "line_no", "type", "name", "waits"])
-    frame["ts"] = ts_column(list(frame["ts"]))
-    frame = frame.astype({"line_no": "int64", "waits": "int64"})
-    frame.insert(1, "ts_source", "marker" if snaps.snapshots else "inferred")
+            return ()
+        return ((fields[0], fields[1], int(m[1])),)
+
+    # pt-stalk runs it at the start and at the end of a collection (``-mutex-status1``/``2``), both
+    # named with the start: without a marker the listing's time is unknown (NaT), not the start's.
+    return read_table(
+        stream, fmt=FORMAT, member=member, clock=ClockHints(), frame="innodb_mutex",
+        columns={"type": "object", "name": "object", "waits": "int64"}, row=row, meta=_meta, warnings=warnings,
+    )  # fmt: skip
+
+
+def _meta(frame: pd.DataFrame, markers: int) -> dict[str, object]:
     latch = frame["name"].str.replace(r"^(?:sum )?\w+: ", "", regex=True)
     top = frame.groupby(latch)["waits"].sum().sort_values(ascending=False).head(TOP_LATCHES)
-    return ParsedSource(
-        format=FORMAT,
-        member=member,
-        frames=source_frames("innodb_mutex", frame),
-        clock=snaps.clock,
-        warnings=warnings,
-        meta={
-            "variant": f"SHOW ENGINE INNODB MUTEX, {len(frame)} latch lines",
-            "top": {str(k): int(v) for k, v in top.items()},
-        },
-        ts_is_local=snaps.ts_is_local,
-    )
+    return {
+        "variant": f"SHOW ENGINE INNODB MUTEX, {len(frame)} latch lines",
+        "top": {str(k): int(v) for k, v in top.items()},
+    }
 
 
 # What a share link redacts in this format's frames and raw lines (parsers/sensitive.py).

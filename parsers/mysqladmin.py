@@ -73,8 +73,10 @@ from parsers._mysqladmin_cells import State
 from parsers._mysqladmin_rates import GAUGES as GAUGES
 from parsers._mysqladmin_rates import Part, timed
 from parsers.base import (
+    Blocks,
     Clock,
     ClockHints,
+    FormatTraits,
     ParsedSource,
     ParseError,
     ParseWarning,
@@ -85,6 +87,13 @@ from parsers.base import (
 from parsers.sensitive import NOTHING
 
 FORMAT = "mysqladmin"
+TRAITS = FormatTraits(
+    short_lines=True,
+    unsigned=True,
+    capped_pct=False,
+    blocks=Blocks.ROWS,
+    markers=True,  # a TS line before each table: one `extended-status` run per table, absolute tables
+)
 
 #: Sniffing: at least this many ``| name | value |`` rows in the head, and this share of their names
 #: starting with a capital letter (status variables are ``Aborted_clients``, ``Com_select``; system

@@ -55,11 +55,12 @@ import numpy as np
 import pandas as pd
 
 from parsers._snapshots import ts_column
-from parsers.base import Clock, ClockHints, ParsedSource, ParseError, ParseWarning
+from parsers.base import Blocks, Clock, ClockHints, FormatTraits, ParsedSource, ParseError, ParseWarning
 from parsers.layout import place
 from parsers.sensitive import Sensitive
 
-FORMAT = "mysqld-error-log"
+FORMAT = "mysqld_errorlog"
+TRAITS = FormatTraits(short_lines=False, unsigned=False, capped_pct=False, blocks=Blocks.NONE, markers=False)
 
 #: A first line is looked for this far before the member is refused.
 SNIFF_LINES = 200
@@ -247,80 +248,32 @@ def _time(m: re.Match[str]) -> tuple[pd.Timestamp, bool]:
 
 def parse(stream: Iterable[str], *, member: str, clock: ClockHints) -> ParsedSource:
     """Read an error log into the ``mysqld_errors`` frame; see the module docstring."""
-    warnings: list[ParseWarning] = []
-    events: list[dict[str, object]] = []
-    by_prio: Counter[str] = Counter()
-    aborted = 0
-    utc_lines = local_lines = 0
-    current: dict[str, object] | None = None
-    text: list[str] = []
-    untimed = 0
-    seen = 0
-
-    def close() -> None:
-        if current is None:
-            return
-        body = " ".join(text)
-        kind = kind_of(body, str(current["prio"]))
-        if kind is not None:
-            sig = _SIGNAL.search(body) if kind == "crash" else None
-            events.append({**current, "kind": kind, "signal": float(sig.group(1)) if sig else np.nan})
-
+    log = _Log(member)
     for no, raw in enumerate(stream, start=1):
-        line = raw.rstrip("\r\n")
-        m = _first(line)
-        if m is None:
-            if current is not None:
-                current["line_end"] = no
-                if len(text) < 40:
-                    text.append(line)
-            elif line.strip():
-                untimed += 1
-                if untimed > SNIFF_LINES and not seen:
-                    raise ParseError(
-                        member, 1, "", "not a mysqld error log: no line starts with its time prefix"
-                    )
-            continue
-        close()
-        seen += 1
-        ts, is_utc = _time(m)
-        utc_lines += is_utc
-        local_lines += not is_utc
-        prio = m["prio"] or ""
-        by_prio[prio or "(none)"] += 1
-        msg = m["msg"]
-        if msg.startswith(_ABORTED):
-            aborted += 1
-            current, text = None, []
-            continue
-        current = {
-            "ts": ts, "line_no": no, "line_end": no, "prio": prio,
-            "code": (m.groupdict().get("code") or ""), "message": msg[:MESSAGE_CHARS],
-        }  # fmt: skip
-        text = [msg]
-    close()
-    if not seen and untimed:
+        log.line(no, raw.rstrip("\r\n"))
+    log.close()
+    if not log.seen and log.untimed:
         raise ParseError(member, 1, "", "not a mysqld error log: no line starts with its time prefix")
-    if untimed and seen:
+    warnings: list[ParseWarning] = []
+    if log.untimed and log.seen:
         warnings.append(
-            ParseWarning(1, "no-time", f"{untimed} lines before the first timed line were skipped")
+            ParseWarning(1, "no-time", f"{log.untimed} lines before the first timed line were skipped")
         )
     columns = ["ts", "line_no", "line_end", "prio", "kind", "code", "signal", "message"]
-    frame = pd.DataFrame(events, columns=columns)
+    frame = pd.DataFrame(log.events, columns=columns)
     frame["ts"] = ts_column([pd.Timestamp(t).tz_localize("UTC") for t in frame["ts"]])
     frame = frame.astype({"line_no": "int64", "line_end": "int64", "signal": "float64"})
     frame.insert(1, "ts_source", "line")
-    counts = dict(Counter(frame["kind"]))
     flavour = (
         "MySQL 5.7+ (ISO times with a zone)"
-        if utc_lines >= local_lines and utc_lines
+        if log.utc_lines >= log.local_lines and log.utc_lines
         else "MariaDB / MySQL 5.6 (wall-clock times)"
     )
     meta: dict[str, object] = {
-        "variant": f"mysqld error log, {flavour}, {seen} timed lines, {len(frame)} events",
-        "counts": counts,
-        "lines_by_prio": dict(by_prio),
-        "aborted_connections": aborted,
+        "variant": f"mysqld error log, {flavour}, {log.seen} timed lines, {len(frame)} events",
+        "counts": dict(Counter(frame["kind"])),
+        "lines_by_prio": dict(log.by_prio),
+        "aborted_connections": log.aborted,
     }
     named = host_of_name(member)
     if named is not None:
@@ -332,8 +285,70 @@ def parse(stream: Iterable[str], *, member: str, clock: ClockHints) -> ParsedSou
         clock=Clock.PER_LINE,
         warnings=warnings,
         meta=meta,
-        ts_is_local=local_lines > utc_lines,
+        ts_is_local=log.local_lines > log.utc_lines,
     )
+
+
+class _Log:
+    """What ``parse`` gathers line by line: the events (a timed line and the untimed lines after
+    it, up to 40), the lines by priority, aborted connections, the time flavours seen."""
+
+    def __init__(self, member: str) -> None:
+        self.member = member
+        self.events: list[dict[str, object]] = []
+        self.by_prio: Counter[str] = Counter()
+        self.aborted = 0
+        self.utc_lines = self.local_lines = 0
+        self.current: dict[str, object] | None = None
+        self.text: list[str] = []
+        self.untimed = 0
+        self.seen = 0
+
+    def close(self) -> None:
+        """The event being read is done: kept when its text names a kind (``kind_of``)."""
+        current = self.current
+        if current is None:
+            return
+        body = " ".join(self.text)
+        kind = kind_of(body, str(current["prio"]))
+        if kind is not None:
+            sig = _SIGNAL.search(body) if kind == "crash" else None
+            self.events.append({**current, "kind": kind, "signal": float(sig.group(1)) if sig else np.nan})
+
+    def line(self, no: int, line: str) -> None:
+        """Line ``no``: a timed line opens an event (an aborted connection is only counted); an
+        untimed one continues the event, or, before any, is counted (past ``SNIFF_LINES`` of them
+        without a timed line: ``ParseError``)."""
+        m = _first(line)
+        if m is None:
+            if self.current is not None:
+                self.current["line_end"] = no
+                if len(self.text) < 40:
+                    self.text.append(line)
+            elif line.strip():
+                self.untimed += 1
+                if self.untimed > SNIFF_LINES and not self.seen:
+                    raise ParseError(
+                        self.member, 1, "", "not a mysqld error log: no line starts with its time prefix"
+                    )
+            return
+        self.close()
+        self.seen += 1
+        ts, is_utc = _time(m)
+        self.utc_lines += is_utc
+        self.local_lines += not is_utc
+        prio = m["prio"] or ""
+        self.by_prio[prio or "(none)"] += 1
+        msg = m["msg"]
+        if msg.startswith(_ABORTED):
+            self.aborted += 1
+            self.current, self.text = None, []
+            return
+        self.current = {
+            "ts": ts, "line_no": no, "line_end": no, "prio": prio,
+            "code": (m.groupdict().get("code") or ""), "message": msg[:MESSAGE_CHARS],
+        }  # fmt: skip
+        self.text = [msg]
 
 
 # What a share link redacts in this format's frames and raw lines (parsers/sensitive.py).

@@ -75,12 +75,22 @@ import pandas as pd
 
 from parsers import innodb_status, innodb_trx, slave_status
 from parsers import variables as variables_parser
-from parsers.base import Clock, ClockHints, ParsedSource, ParseError, ParseWarning, empty_frame
+from parsers.base import (
+    Blocks,
+    Clock,
+    ClockHints,
+    FormatTraits,
+    ParsedSource,
+    ParseError,
+    ParseWarning,
+    empty_frame,
+)
 from parsers.mysqld_errorlog import MESSAGE_CHARS
 from parsers.mysqld_errorlog import kind_of as errorlog_kind
 from parsers.sensitive import Sensitive
 
 FORMAT = "mysqlsh"
+TRAITS = FormatTraits(short_lines=False, unsigned=False, capped_pct=False, blocks=Blocks.NONE, markers=False)
 
 #: The prefix of a member collected with ``allMembers``: the InnoDB Cluster metadata's instance_id.
 INSTANCE_PREFIX = re.compile(r"^(?P<id>\d+)\.")

@@ -50,10 +50,20 @@ from collections.abc import Iterable
 
 import pandas as pd
 
-from parsers.base import OFFSET_QUANTUM_S, Clock, ClockHints, ParsedSource, ParseError, empty_frame
+from parsers.base import (
+    OFFSET_QUANTUM_S,
+    Blocks,
+    Clock,
+    ClockHints,
+    FormatTraits,
+    ParsedSource,
+    ParseError,
+    empty_frame,
+)
 from parsers.sensitive import NOTHING
 
-FORMAT = "mysqlsh-instance"
+FORMAT = "mysqlsh_instance"
+TRAITS = FormatTraits(short_lines=False, unsigned=False, capped_pct=False, blocks=Blocks.NONE, markers=False)
 
 #: MySQL's default port: a host name alone when the server listens on it.
 DEFAULT_PORT = 3306

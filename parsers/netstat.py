@@ -44,11 +44,12 @@ from collections.abc import Iterable
 import numpy as np
 import pandas as pd
 
-from parsers._snapshots import ChunkedRows, source_frames, ts_column
-from parsers.base import ClockHints, ParsedSource
+from parsers._snapshots import ChunkedRows, table_source
+from parsers.base import Blocks, ClockHints, FormatTraits, ParsedSource
 from parsers.sensitive import Sensitive
 
 FORMAT = "netstat"
+TRAITS = FormatTraits(short_lines=False, unsigned=False, capped_pct=False, blocks=Blocks.NONE, markers=False)
 
 _TITLES = ("Active Internet connections", "Proto Recv-Q Send-Q", "Active UNIX domain sockets")
 
@@ -116,25 +117,27 @@ def parse(stream: Iterable[str], *, member: str, clock: ClockHints) -> ParsedSou
         head_ok=lambda line: line.startswith((*_TITLES, "udp", "unix", "raw")),
     )  # fmt: skip
     parts = [_reduce(m.snap, m.line_no, m.groups, chunks.times) for m in chunks]
-    warnings, markers = chunks.warnings, chunks.markers
-    groups = pd.concat(parts, ignore_index=True) if parts else pd.DataFrame(columns=["ts"])
-    frame = groups.reindex(
-        columns=["ts", "line_no", "state", "server_port", "client", "direction", "sockets"]
-    )
-    frame["ts"] = ts_column(list(frame["ts"]))
-    frame = frame.astype({"line_no": "int64", "server_port": "int64", "sockets": "int64"})
-    frame = frame.sort_values(["ts", "state", "server_port", "client"], kind="stable").reset_index(drop=True)
-    frame.insert(1, "ts_source", "marker" if markers else "inferred")
+    table = pd.concat(parts, ignore_index=True) if parts else pd.DataFrame(columns=["ts"])
+    columns = {
+        "state": "object",
+        "server_port": "int64",
+        "client": "object",
+        "direction": "object",
+        "sockets": "int64",
+    }
+    return table_source(
+        table, fmt=FORMAT, member=member, frame="netstat_conns", columns=columns, timed=chunks,
+        markers=chunks.markers, meta=_meta, warnings=chunks.warnings, finish=_sorted,
+    )  # fmt: skip
+
+
+def _sorted(frame: pd.DataFrame) -> pd.DataFrame:
+    return frame.sort_values(["ts", "state", "server_port", "client"], kind="stable").reset_index(drop=True)
+
+
+def _meta(frame: pd.DataFrame, markers: int) -> dict[str, object]:
     runs = max(markers, 1 if len(frame) else 0)
-    return ParsedSource(
-        format=FORMAT,
-        member=member,
-        frames=source_frames("netstat_conns", frame),
-        clock=chunks.clock,
-        warnings=warnings,
-        meta={"variant": f"netstat -ant, {runs} snapshot{'s' if runs != 1 else ''}"},
-        ts_is_local=chunks.ts_is_local,
-    )
+    return {"variant": f"netstat -ant, {runs} snapshot{'s' if runs != 1 else ''}"}
 
 
 # What a share link redacts in this format's frames and raw lines (parsers/sensitive.py).

@@ -54,7 +54,9 @@ import numpy as np
 
 from parsers import _counters
 from parsers.base import (
+    Blocks,
     ClockHints,
+    FormatTraits,
     ParsedSource,
     ParseError,
     ParseWarning,
@@ -64,6 +66,7 @@ from parsers.base import (
 from parsers.sensitive import NOTHING
 
 FORMAT = "netstat_s"
+TRAITS = FormatTraits(short_lines=True, unsigned=True, capped_pct=False, blocks=Blocks.ROWS, markers=True)
 
 #: A value: a number standing alone (the ``3`` of ``InType3:`` belongs to the name).
 _VALUE = re.compile(r"(?<![A-Za-z0-9_.])\d+(?![A-Za-z0-9_.])")

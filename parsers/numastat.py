@@ -43,16 +43,16 @@ from collections.abc import Iterable
 import numpy as np
 import pandas as pd
 
-from parsers._snapshots import Snapshots, source_frames, ts_column
-from parsers.base import ClockHints, ParsedSource, ParseError, ParseWarning
+from parsers._snapshots import read_table
+from parsers.base import Blocks, ClockHints, FormatTraits, ParsedSource, ParseError, ParseWarning
 from parsers.sensitive import NOTHING
 
 FORMAT = "numastat"
+TRAITS = FormatTraits(short_lines=False, unsigned=False, capped_pct=False, blocks=Blocks.NONE, markers=False)
 
 _NODE = re.compile(r"^node(\d+)$")
 _ROW = re.compile(r"^([a-z_]+)\s+(\d+(?:\.\d+)?)$")
 _TABLE_HEAD = re.compile(r"^\s+node\d+(\s+node\d+)*\s*$")
-FIELDS = ("numa_hit", "numa_miss", "numa_foreign", "interleave_hit", "local_node", "other_node")
 
 
 def sniff(head: list[str]) -> bool:
@@ -68,50 +68,48 @@ def sniff(head: list[str]) -> bool:
 def parse(stream: Iterable[str], *, member: str, clock: ClockHints) -> ParsedSource:
     """Read numastat snapshots into the ``numastat`` frame; see the module docstring."""
     warnings: list[ParseWarning] = []
-    snaps = Snapshots(stream, clock)
-    rows: list[tuple[object, ...]] = []
     node: int | None = None
     table: list[int] | None = None
-    for no, ts, line in snaps:
-        text = line.strip()
-        if not text:
-            continue
+
+    def row(no: int, text: str, line: str) -> list[tuple[object, ...]]:
+        nonlocal node, table
         if m := _NODE.match(text):
             node, table = int(m[1]), None
-            continue
+            return []
         if _TABLE_HEAD.match(line):
             table = [int(t[4:]) for t in text.split()]
-            continue
+            return []
         if table is not None:
             fields = text.split()
             if len(fields) == len(table) + 1 and all(re.fullmatch(r"\d+(?:\.\d+)?", f) for f in fields[1:]):
-                rows += [(ts, no, n, fields[0], float(v)) for n, v in zip(table, fields[1:], strict=True)]
-                continue
+                return [(n, fields[0], float(v)) for n, v in zip(table, fields[1:], strict=True)]
         m = _ROW.match(text)
         if m is None:
             warnings.append(ParseWarning(no, "odd-line", f"not a numastat line: {line[:80]!r}"))
-            continue
+            return []
         if node is None:
             raise ParseError(member, no, line, "not pt-stalk -numastat: a counter before any 'nodeN' line")
-        rows.append((ts, no, node, m[1], float(m[2])))
-    frame = pd.DataFrame(rows, columns=["ts", "line_no", "node", "field", "value"])
-    frame["ts"] = ts_column(list(frame["ts"]))
-    frame = frame.astype({"line_no": "int64", "node": "int64", "value": "float64"})
+        return [(node, m[1], float(m[2]))]
+
+    return read_table(
+        stream, fmt=FORMAT, member=member, clock=clock, frame="numastat",
+        columns={"node": "int64", "field": "object", "value": "float64"}, row=row, meta=_meta,
+        warnings=warnings, finish=_rates,
+    )  # fmt: skip
+
+
+def _rates(frame: pd.DataFrame) -> pd.DataFrame:
+    """``per_s``: each counter's increase per second since the snapshot before (NaN for the first,
+    or when it went back)."""
     frame = frame.sort_values(["node", "field", "ts"], kind="stable")
     step = frame.groupby(["node", "field"])["value"].diff()
     secs = frame.groupby(["node", "field"])["ts"].diff().dt.total_seconds()
     frame["per_s"] = np.where((secs > 0) & (step >= 0), step / secs, np.nan)
-    frame = frame.sort_values(["ts", "line_no"], kind="stable").reset_index(drop=True)
-    frame.insert(1, "ts_source", "marker" if snaps.snapshots else "inferred")
-    return ParsedSource(
-        format=FORMAT,
-        member=member,
-        frames=source_frames("numastat", frame),
-        clock=snaps.clock,
-        warnings=warnings,
-        meta={"variant": f"numastat, {frame['node'].nunique()} nodes, {max(snaps.snapshots, 1)} snapshots"},
-        ts_is_local=snaps.ts_is_local,
-    )
+    return frame.sort_values(["ts", "line_no"], kind="stable").reset_index(drop=True)
+
+
+def _meta(frame: pd.DataFrame, markers: int) -> dict[str, object]:
+    return {"variant": f"numastat, {frame['node'].nunique()} nodes, {max(markers, 1)} snapshots"}
 
 
 # What a share link redacts in this format's frames and raw lines (parsers/sensitive.py).

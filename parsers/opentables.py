@@ -35,11 +35,12 @@ from collections.abc import Iterable
 
 import pandas as pd
 
-from parsers._snapshots import Snapshots, source_frames, ts_column
-from parsers.base import ClockHints, ParsedSource, ParseError, ParseWarning
+from parsers._snapshots import read_table
+from parsers.base import Blocks, ClockHints, FormatTraits, ParsedSource, ParseError, ParseWarning
 from parsers.sensitive import Sensitive
 
 FORMAT = "opentables"
+TRAITS = FormatTraits(short_lines=False, unsigned=False, capped_pct=False, blocks=Blocks.NONE, markers=False)
 
 _HEADER = re.compile(r"^\|?\s*Database\s*\|?\s*Table\s*\|?\s*In_use\s*\|?\s*Name_locked\s*\|?$")
 
@@ -52,18 +53,15 @@ def sniff(head: list[str]) -> bool:
 def parse(stream: Iterable[str], *, member: str, clock: ClockHints) -> ParsedSource:
     """Read SHOW OPEN TABLES into the ``open_tables`` frame; see the module docstring."""
     warnings: list[ParseWarning] = []
-    # pt-stalk runs it at the start and at the end of a collection (``-opentables1``/``2``), both
-    # named with the start: without a marker the listing's time is unknown (NaT), not the start's.
-    snaps = Snapshots(stream, ClockHints())
-    rows: list[tuple[object, ...]] = []
     header = False
-    for no, ts, line in snaps:
-        text = line.strip()
-        if not text or text.startswith("+-"):
-            continue
+
+    def row(no: int, text: str, line: str) -> tuple[tuple[object, ...], ...]:
+        nonlocal header
+        if text.startswith("+-"):
+            return ()
         if _HEADER.match(text):
             header = True
-            continue
+            return ()
         if not header:
             raise ParseError(
                 member, no, line, "not SHOW OPEN TABLES: expected 'Database Table In_use Name_locked'"
@@ -71,26 +69,26 @@ def parse(stream: Iterable[str], *, member: str, clock: ClockHints) -> ParsedSou
         fields = [f.strip() for f in text.strip("|").split("|")] if text.startswith("|") else line.split("\t")
         try:
             db, table, in_use, locked = fields
-            rows.append((ts, no, db, table, int(in_use), int(locked)))
+            return ((db, table, int(in_use), int(locked)),)
         except ValueError:
             warnings.append(ParseWarning(no, "odd-line", f"not a SHOW OPEN TABLES row: {line[:80]!r}"))
-    frame = pd.DataFrame(rows, columns=["ts", "line_no", "database", "table", "in_use", "name_locked"])
-    frame["ts"] = ts_column(list(frame["ts"]))
-    frame = frame.astype({"line_no": "int64", "in_use": "int64", "name_locked": "int64"})
-    frame.insert(1, "ts_source", "marker" if snaps.snapshots else "inferred")
-    return ParsedSource(
-        format=FORMAT,
-        member=member,
-        frames=source_frames("open_tables", frame),
-        clock=snaps.clock,
-        warnings=warnings,
-        meta={
-            "variant": f"SHOW OPEN TABLES, {len(frame)} tables",
-            "tables": len(frame),
-            "in_use": int((frame["in_use"] > 0).sum()),
-        },
-        ts_is_local=snaps.ts_is_local,
-    )
+            return ()
+
+    # pt-stalk runs it at the start and at the end of a collection (``-opentables1``/``2``), both
+    # named with the start: without a marker the listing's time is unknown (NaT), not the start's.
+    return read_table(
+        stream, fmt=FORMAT, member=member, clock=ClockHints(), frame="open_tables",
+        columns={"database": "object", "table": "object", "in_use": "int64", "name_locked": "int64"},
+        row=row, meta=_meta, warnings=warnings,
+    )  # fmt: skip
+
+
+def _meta(frame: pd.DataFrame, markers: int) -> dict[str, object]:
+    return {
+        "variant": f"SHOW OPEN TABLES, {len(frame)} tables",
+        "tables": len(frame),
+        "in_use": int((frame["in_use"] > 0).sum()),
+    }
 
 
 # What a share link redacts in this format's frames and raw lines (parsers/sensitive.py).

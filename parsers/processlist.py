@@ -84,8 +84,10 @@ from parsers._processlist_rows import COLUMN_MAP, FLOAT_COLUMNS, INT_COLUMNS, NU
 from parsers._processlist_table import TABLE_HEADER, TSV_HEADER, cut_table, table_chunk, tsv_chunk
 from parsers.base import (
     CHUNK_CHARS,
+    Blocks,
     Clock,
     ClockHints,
+    FormatTraits,
     ParsedSource,
     ParseError,
     ParseWarning,
@@ -98,6 +100,14 @@ from parsers.base import (
 from parsers.sensitive import Sensitive
 
 FORMAT = "processlist"
+TRAITS = FormatTraits(
+    short_lines=False,
+    unsigned=False,
+    capped_pct=False,
+    blocks=Blocks.RECORDS,
+    markers=True,
+    large_pieces=True,
+)
 #: The frame of sessions per snapshot that ``parse(..., idle=...)`` adds.
 SESSIONS_FRAME = "processlist_sessions"
 

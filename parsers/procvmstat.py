@@ -46,7 +46,9 @@ from pandas.api.types import union_categoricals
 
 from parsers import _counters
 from parsers.base import (
+    Blocks,
     ClockHints,
+    FormatTraits,
     ParsedSource,
     ParseError,
     ParseWarning,
@@ -56,6 +58,7 @@ from parsers.base import (
 from parsers.sensitive import NOTHING
 
 FORMAT = "procvmstat"
+TRAITS = FormatTraits(short_lines=True, unsigned=True, capped_pct=False, blocks=Blocks.ROWS, markers=True)
 
 _ROW = re.compile(r"^([a-z][a-z0-9_]*) (\d+)$")
 _FIRST = re.compile(r"^nr_free_pages \d+$", re.M)

@@ -75,7 +75,9 @@ from pandas.api.types import union_categoricals
 from parsers._ps_frame import missing, state_of, to_frame
 from parsers._ps_layout import LSTART_TOKENS, SPACE, TEXT_COLUMNS, WORD, Layout, Rows, layout_of, split_rows
 from parsers.base import (
+    Blocks,
     ClockHints,
+    FormatTraits,
     ParsedSource,
     ParseError,
     ParseWarning,
@@ -89,6 +91,14 @@ from parsers.base import (
 from parsers.sensitive import NOTHING
 
 FORMAT = "ps"
+TRAITS = FormatTraits(
+    short_lines=False,
+    unsigned=False,
+    capped_pct=False,
+    blocks=Blocks.VARYING_ROWS,
+    markers=True,
+    large_pieces=True,
+)
 FRAME = "ps_threads"
 
 #: Headers that only ``top`` (PR, VIRT, RES, SHR, TIME+) or ``lsof`` (FD, NODE, DEVICE) print: a

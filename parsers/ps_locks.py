@@ -43,10 +43,11 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from parsers import _vertical
-from parsers.base import ClockHints, ParsedSource, ParseWarning
+from parsers.base import Blocks, ClockHints, FormatTraits, ParsedSource, ParseWarning
 from parsers.sensitive import Sensitive
 
 FORMAT = "ps_locks"
+TRAITS = FormatTraits(short_lines=False, unsigned=False, capped_pct=False, blocks=Blocks.NONE, markers=True)
 #: The echoed statement of the metadata-locks query (pt-stalk 3.x).
 METADATA_LOCKS = "performance_schema.metadata_locks"
 DISABLED = "Performance schema is not enabled"

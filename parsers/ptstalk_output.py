@@ -17,7 +17,7 @@ Sample input (pt-stalk 3.7.1 ``-output``)::
     2026_04_21_16_52_12 Waiting up to 30 seconds for subprocesses to finish...
 
 Output:
-    frame ``pt-stalk-output``: empty (``ts`` datetime64[ns, UTC], ``line_no`` int64): a context source.
+    frame ``ptstalk_output``: empty (``ts`` datetime64[ns, UTC], ``line_no`` int64): a context source.
     ``meta["loop_starts"]`` / ``meta["loop_ends"]``: the server's wall-clock times, ISO strings
     (``2026-04-21T16:51:42``), from the ``TS`` part or else from the log prefix;
     ``meta["loop_starts_utc"]``: ISO UTC times from the ``TS`` epochs; ``meta["utc_offset_s"]``: the
@@ -46,10 +46,20 @@ from collections.abc import Iterable
 
 import pandas as pd
 
-from parsers.base import Clock, ClockHints, ParsedSource, ParseError, ParseWarning, parse_ts_line
+from parsers.base import (
+    Blocks,
+    Clock,
+    ClockHints,
+    FormatTraits,
+    ParsedSource,
+    ParseError,
+    ParseWarning,
+    parse_ts_line,
+)
 from parsers.sensitive import NOTHING
 
-FORMAT = "pt-stalk-output"
+FORMAT = "ptstalk_output"
+TRAITS = FormatTraits(short_lines=False, unsigned=False, capped_pct=False, blocks=Blocks.NONE, markers=False)
 
 #: pt-stalk's ``ts()``: ``date +%F-%T | tr ':-' '_'`` then the message.
 _LOG = re.compile(r"^(?P<prefix>\d{4}_\d{2}_\d{2}_\d{2}_\d{2}_\d{2}) (?P<msg>.*)$")

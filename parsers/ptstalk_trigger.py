@@ -12,7 +12,7 @@ Sample input (pt-stalk 3.2.1 ``-trigger``)::
     2026_11_27_15_53_01 pt-stalk ran with --function=status --variable=Threads_running --threshold=25 --match= --cycles=0 --interval=1 --iterations=1 --run-time=14
 
 Output:
-    frame ``pt-stalk-trigger``: empty (``ts`` datetime64[ns, UTC], ``line_no`` int64): a context source.
+    frame ``ptstalk_trigger``: empty (``ts`` datetime64[ns, UTC], ``line_no`` int64): a context source.
     ``meta["trigger"]``: the trigger line (``Check results: ...`` or ``Not stalking ...``);
     ``meta["triggered_at"]``: its time (the server's wall clock, ISO); ``meta["ran_with"]``: the
     options (a ``--password``/``--ask-pass`` value is replaced by ``***``); ``meta["stalked"]``: False
@@ -36,10 +36,11 @@ from collections.abc import Iterable
 
 import pandas as pd
 
-from parsers.base import Clock, ClockHints, ParsedSource, ParseError
+from parsers.base import Blocks, Clock, ClockHints, FormatTraits, ParsedSource, ParseError
 from parsers.sensitive import NOTHING
 
-FORMAT = "pt-stalk-trigger"
+FORMAT = "ptstalk_trigger"
+TRAITS = FormatTraits(short_lines=False, unsigned=False, capped_pct=False, blocks=Blocks.NONE, markers=False)
 
 _LOG = re.compile(r"^(?P<prefix>\d{4}_\d{2}_\d{2}_\d{2}_\d{2}_\d{2}) (?P<msg>.*)$")
 _TRIGGERS = ("Check results:", "Not stalking", "pt-stalk ran with")

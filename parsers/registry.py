@@ -3,15 +3,20 @@
 Detection is by content: each module's ``sniff(head)`` looks at the first lines of a member
 (``HEAD_LINES`` decoded lines). Order matters only where two formats could claim the same head:
 the more specific sniffers come first.
+
+Every module named here is imported with this one and must declare ``FORMAT``, ``TRAITS`` (a
+``parsers.base.FormatTraits``), ``sniff`` and ``parse``: one that does not stops the import with a
+``FormatDeclarationError`` naming it, so a format without its traits never reaches an upload.
 """
 
 from __future__ import annotations
 
-import functools
 import importlib
+from collections.abc import Iterable
 from types import ModuleType
 
-from parsers.sensitive import declared
+from parsers.base import Blocks, FormatTraits
+from parsers.sensitive import Sensitive
 
 #: Enough lines to get past a TS marker, a sysstat banner and a header repeated after a blank line.
 HEAD_LINES = 60
@@ -57,32 +62,73 @@ _MODULES = (
 )
 
 
-@functools.cache
+#: What a format module declares at its top level: ``TRAITS`` what damage checks apply to it
+#: (parsers/base.py), ``SENSITIVE`` which of its fields hold statements, users, hosts or schemas, which a
+#: share link redacts (parsers/sensitive.py).
+DECLARED = ("FORMAT", "TRAITS", "SENSITIVE", "sniff", "parse")
+#: The type each declaration must have.
+DECLARED_TYPES = {"TRAITS": FormatTraits, "SENSITIVE": Sensitive}
+
+
+class FormatDeclarationError(ImportError):
+    """A format module named in ``_MODULES`` lacks one of ``DECLARED`` (or its ``TRAITS`` is not a
+    ``FormatTraits``, its ``SENSITIVE`` not a ``Sensitive``)."""
+
+
+def load(names: Iterable[str]) -> tuple[ModuleType, ...]:
+    """The modules ``parsers.<name>`` for ``names``, in that order, each checked to declare
+    ``DECLARED``; raises ``FormatDeclarationError`` naming the first that does not."""
+    modules = []
+    for name in names:
+        mod = importlib.import_module(f"parsers.{name}")
+        missing = [attr for attr in DECLARED if not hasattr(mod, attr)]
+        mistyped = [
+            f"{attr} as a {kind.__module__}.{kind.__name__}"
+            for attr, kind in DECLARED_TYPES.items()
+            if attr not in missing and not isinstance(getattr(mod, attr), kind)
+        ]
+        if missing or mistyped:
+            what = ", ".join(missing + mistyped)
+            raise FormatDeclarationError(f"parsers/{name}.py does not declare {what}", name=mod.__name__)
+        modules.append(mod)
+    return tuple(modules)
+
+
+#: Format names of earlier versions -> today's (each format is named as its module): sources of
+#: cases read before the rename keep the old name, and are looked up under it.
+FORMERLY = {
+    "mutex-status": "mutex_status",
+    "mysqld-error-log": "mysqld_errorlog",
+    "mysqlsh-instance": "mysqlsh_instance",
+    "pt-stalk-output": "ptstalk_output",
+    "pt-stalk-trigger": "ptstalk_trigger",
+    "vmstat-headerless": "vmstat_headerless",
+}
+
+_PARSERS = load(_MODULES)
+_BY_FORMAT = {mod.FORMAT: mod for mod in _PARSERS}
+_BY_FORMAT.update({old: _BY_FORMAT[new] for old, new in FORMERLY.items()})
+#: Traits of a format no module declares (a name from an older case): no damage check assumes
+#: anything of it.
+UNDECLARED = FormatTraits(
+    short_lines=False, unsigned=False, capped_pct=False, blocks=Blocks.NONE, markers=False
+)
+
+
 def parsers() -> tuple[ModuleType, ...]:
-    """All parser modules in detection order.
-
-    Raises TypeError naming a module that does not declare its sensitive fields (``SENSITIVE``,
-    parsers/sensitive.py): a share link could not redact what it reads."""
-    modules = tuple(importlib.import_module(f"parsers.{name}") for name in _MODULES)
-    return check_declared(modules)
-
-
-def check_declared(modules: tuple[ModuleType, ...]) -> tuple[ModuleType, ...]:
-    """``modules`` when each declares ``SENSITIVE``; TypeError naming the first that does not."""
-    for mod in modules:
-        if declared(mod) is None:
-            raise TypeError(
-                f"{mod.__name__} declares no SENSITIVE (parsers/sensitive.py): what of it may a share link show?"
-            )
-    return modules
+    """All parser modules in detection order."""
+    return _PARSERS
 
 
 def by_format(name: str) -> ModuleType:
-    """The parser module whose ``FORMAT`` is ``name``; KeyError when there is none."""
-    for mod in parsers():
-        if mod.FORMAT == name:
-            return mod
-    raise KeyError(name)
+    """The parser module whose ``FORMAT`` is ``name`` (or was: ``FORMERLY``); KeyError when there is none."""
+    return _BY_FORMAT[name]
+
+
+def traits(name: str) -> FormatTraits:
+    """The ``TRAITS`` of the format ``name`` (``UNDECLARED`` for a name no module has)."""
+    mod = _BY_FORMAT.get(name)
+    return mod.TRAITS if mod is not None else UNDECLARED
 
 
 def detect(head: list[str]) -> ModuleType | None:

@@ -37,10 +37,11 @@ import numpy as np
 import pandas as pd
 
 from parsers._snapshots import TS_DTYPE, ChunkedRows, source_frames, ts_column
-from parsers.base import ClockHints, ParsedSource
+from parsers.base import Blocks, ClockHints, FormatTraits, ParsedSource
 from parsers.sensitive import NOTHING
 
 FORMAT = "slabinfo"
+TRAITS = FormatTraits(short_lines=False, unsigned=False, capped_pct=False, blocks=Blocks.NONE, markers=False)
 
 #: slabinfo(5) counts slabs in pages; x86-64 and arm64 (4 K kernels) pages are 4 KiB.
 PAGE_KIB = 4.0

@@ -47,10 +47,11 @@ import re
 from collections.abc import Iterable
 
 from parsers import _vertical
-from parsers.base import ClockHints, ParsedSource, ParseWarning
+from parsers.base import Blocks, ClockHints, FormatTraits, ParsedSource, ParseWarning
 from parsers.sensitive import Sensitive
 
 FORMAT = "slave_status"
+TRAITS = FormatTraits(short_lines=False, unsigned=False, capped_pct=False, blocks=Blocks.NONE, markers=True)
 
 _ECHO = re.compile(r"^\s*SHOW\s+(?:ALL\s+)?(?:SLAVES?|REPLICAS?)\s+STATUS", re.I)
 _COLUMNS = {

@@ -36,11 +36,12 @@ from collections.abc import Iterable
 
 import pandas as pd
 
-from parsers._snapshots import Snapshots, source_frames, ts_column
-from parsers.base import ClockHints, ParsedSource, ParseError, ParseWarning
+from parsers._snapshots import read_table
+from parsers.base import Blocks, ClockHints, FormatTraits, ParsedSource, ParseError, ParseWarning
 from parsers.sensitive import NOTHING
 
 FORMAT = "sysctl"
+TRAITS = FormatTraits(short_lines=False, unsigned=False, capped_pct=False, blocks=Blocks.NONE, markers=False)
 
 _ROW = re.compile(r"^(?P<name>[A-Za-z0-9_][\w\-/]*(?:\.[\w\-/@:]+)+)\s*(?:=|:)\s?(?P<value>.*)$")
 #: Settings the kernel-settings rule reads (lifted into ``meta`` for the case page).
@@ -67,36 +68,33 @@ def sniff(head: list[str]) -> bool:
 def parse(stream: Iterable[str], *, member: str, clock: ClockHints) -> ParsedSource:
     """Read ``sysctl -a`` into the ``sysctl`` frame; see the module docstring."""
     warnings: list[ParseWarning] = []
-    snaps = Snapshots(stream, clock)
-    rows: list[tuple[pd.Timestamp, int, str, str]] = []
-    for no, ts, line in snaps:
-        text = line.strip()
-        if not text or text.startswith(("#", ";")):
-            continue
+    read = 0
+
+    def row(no: int, text: str, line: str) -> tuple[tuple[object, ...], ...]:
+        nonlocal read
+        if text.startswith(("#", ";")):
+            return ()
         m = _ROW.match(text)
         if m is None:
-            if not rows and not text.startswith("sysctl:"):
+            if not read and not text.startswith("sysctl:"):
                 raise ParseError(member, no, line, "not sysctl output: expected 'name = value'")
             warnings.append(ParseWarning(no, "odd-line", f"not 'name = value': {line[:80]!r}"))
-            continue
-        rows.append((ts, no, m["name"], " ".join(m["value"].split())))
-    frame = pd.DataFrame(rows, columns=["ts", "line_no", "name", "value"])
-    frame["ts"] = ts_column(list(frame["ts"]))
-    frame = frame.astype({"line_no": "int64"})
-    frame.insert(1, "ts_source", "marker" if snaps.snapshots else "inferred")
+            return ()
+        read += 1
+        return ((m["name"], " ".join(m["value"].split())),)
+
+    return read_table(
+        stream, fmt=FORMAT, member=member, clock=clock, frame="sysctl",
+        columns={"name": "object", "value": "object"}, row=row, meta=_meta, warnings=warnings,
+    )  # fmt: skip
+
+
+def _meta(frame: pd.DataFrame, markers: int) -> dict[str, object]:
     last = dict(zip(frame["name"], frame["value"], strict=True))
-    return ParsedSource(
-        format=FORMAT,
-        member=member,
-        frames=source_frames("sysctl", frame),
-        clock=snaps.clock,
-        warnings=warnings,
-        meta={
-            "variant": f"sysctl -a, {len(last)} settings",
-            "settings": {k: last[k] for k in WATCHED if k in last},
-        },
-        ts_is_local=snaps.ts_is_local,
-    )
+    return {
+        "variant": f"sysctl -a, {len(last)} settings",
+        "settings": {k: last[k] for k in WATCHED if k in last},
+    }
 
 
 # What a share link redacts in this format's frames and raw lines (parsers/sensitive.py).

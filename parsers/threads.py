@@ -60,10 +60,17 @@ import numpy as np
 import pandas as pd
 
 from parsers import _vertical
-from parsers.base import Clock, ClockHints, ParsedSource, ParseWarning
+from parsers.base import Blocks, Clock, ClockHints, FormatTraits, ParsedSource, ParseWarning
 from parsers.sensitive import Sensitive
 
 FORMAT = "threads"
+TRAITS = FormatTraits(
+    short_lines=False,
+    unsigned=False,
+    capped_pct=False,
+    blocks=Blocks.VARYING_ROWS,
+    markers=True,
+)
 
 #: performance_schema.threads column -> output column (MySQL 8.0 manual, "The threads Table").
 COLUMN_MAP = {

@@ -55,10 +55,26 @@ from collections.abc import Iterable
 import numpy as np
 import pandas as pd
 
-from parsers.base import Clock, ClockHints, ParsedSource, ParseError, ParseWarning, parse_marker
+from parsers.base import (
+    Blocks,
+    Clock,
+    ClockHints,
+    FormatTraits,
+    ParsedSource,
+    ParseError,
+    ParseWarning,
+    parse_marker,
+)
 from parsers.sensitive import NOTHING
 
 FORMAT = "top"
+TRAITS = FormatTraits(
+    short_lines=False,
+    unsigned=False,
+    capped_pct=False,
+    blocks=Blocks.VARYING_ROWS,
+    markers=False,
+)
 
 #: top prints its first iteration right after start-up; a first header this far *before* the start
 #: time means the capture began just before midnight and the header is on the next day.

@@ -16,23 +16,15 @@ import re
 
 import numpy as np
 
-from parsers.base import ParsedSource, ParseWarning
+from parsers import registry
+from parsers.base import Blocks, ParsedSource, ParseWarning
 from parsers.damage import quote
 
-#: Formats made of blocks (a snapshot of rows per sample): a capture cut at a line end inside its
-#: last block is told by that block (``truncated_block``).
-BLOCK_FORMATS = frozenset(
-    {
-        "iostat", "mpstat", "interrupts", "processlist", "ps", "threads", "meminfo", "mysqladmin",
-        "diskstats", "procvmstat", "netstat_s", "top",
-    }
-)  # fmt: skip
-#: Block formats whose blocks vary in rows from one sample to the next (processes, threads): their
-#: last block is said cut only when it has less than this share of the smallest block before it
-#: (a cut mid-block loses half of it, on average; processes that end, a few).
-#: A processlist is not among them: its sessions come and go (a last snapshot of one session after
-#: snapshots of five is a whole one); its last record is looked at instead (``_record_cut``).
-VARIABLE_BLOCK_FORMATS = frozenset({"ps", "threads", "top"})
+#: The last block of a format of ``Blocks.VARYING_ROWS`` (processes, threads) is said cut only when it
+#: has less than this share of the smallest block before it (a cut mid-block loses half of it, on
+#: average; processes that end, a few). A processlist's sessions come and go too (a last snapshot of
+#: one session after snapshots of five is a whole one): its last record is looked at instead
+#: (``Blocks.RECORDS``, ``_record_cut``).
 VARIABLE_BLOCK_SHARE = 0.6
 #: Words that start a block's header line, once a leading time of day (or sysstat's ``Average:``)
 #: is set aside: iostat
@@ -53,17 +45,18 @@ def _last_line(text: str) -> str:
 
 
 def truncated_block(source: ParsedSource, text: str) -> ParseWarning | None:
-    """A ``truncated`` warning when ``text`` (the last piece of a member of a ``BLOCK_FORMATS``
-    format, which ends with a whole line, parsed as ``source``; line numbers of ``text``) was cut
+    """A ``truncated`` warning when ``text`` (the last piece of a member of a format made of blocks,
+    ``FormatTraits.blocks``, which ends with a whole line, parsed as ``source``; line numbers of ``text``) was cut
     at a line end inside its last block: its last line is a header or a snapshot marker with no
     row after it, or the rows of its last sample in the main frame are fewer than those of every
-    sample before it (of at least two; for ``VARIABLE_BLOCK_FORMATS``, fewer than
+    sample before it (of at least two; for ``Blocks.VARYING_ROWS``, fewer than
     ``VARIABLE_BLOCK_SHARE`` of the fewest, with no warning about a line of it and no table's
     bottom border after it); a processlist, when its last record lacks the last
     field of its first one (``_record_cut``); an iostat, when its last sample has its CPU report
     and no device (``_devices_missing``). None when nothing says so (a cut between two blocks,
     or between two records, looks like a shorter capture)."""
-    if source.format not in BLOCK_FORMATS:
+    blocks = registry.traits(source.format).blocks
+    if blocks is Blocks.NONE:
         return None
     lines = text.count("\n") + (0 if text.endswith("\n") else 1)
     last = _last_line(text)
@@ -78,16 +71,16 @@ def truncated_block(source: ParsedSource, text: str) -> ParseWarning | None:
             f"the member ends with line {lines} {quote(last)}, a block's start with nothing after it: "
             "the capture was cut short in its last block",
         )
-    if source.format == "processlist":
+    if blocks is Blocks.RECORDS:
         return _record_cut(text, lines)
     if last.startswith("+-"):  # a table's bottom border: the last table is whole
         return None
-    if source.format == "iostat":
+    if blocks is Blocks.DEVICES:
         return _devices_missing(source, lines)
-    return _fewer_rows(source, lines)
+    return _fewer_rows(source, lines, varying=blocks is Blocks.VARYING_ROWS)
 
 
-def _fewer_rows(source: ParsedSource, lines: int) -> ParseWarning | None:
+def _fewer_rows(source: ParsedSource, lines: int, *, varying: bool) -> ParseWarning | None:
     """The row count rule of ``truncated_block``: the last sample of the main frame has fewer rows
     than each one before it (see there)."""
     frame = next((f for f in source.frames.values() if "ts" in f and len(f)), None)
@@ -99,7 +92,7 @@ def _fewer_rows(source: ParsedSource, lines: int) -> ParseWarning | None:
     if len(sizes) < 3:
         return None
     fewest = int(sizes[:-1].min())
-    limit = fewest * VARIABLE_BLOCK_SHARE if source.format in VARIABLE_BLOCK_FORMATS else fewest
+    limit = fewest * VARIABLE_BLOCK_SHARE if varying else fewest
     if sizes[-1] >= limit:
         return None
     line = int(frame["line_no"].iloc[starts[-1]]) if "line_no" in frame else lines
@@ -139,9 +132,9 @@ def _devices_missing(source: ParsedSource, lines: int) -> ParseWarning | None:
     after its CPU values, before its devices. Otherwise the row count rule of ``truncated_block``."""
     devices, cpu = source.frames.get("iostat"), source.frames.get("iostat_cpu")
     if devices is None or cpu is None or not len(devices) or not len(cpu) or "ts" not in cpu:
-        return _fewer_rows(source, lines)
+        return _fewer_rows(source, lines, varying=False)
     if cpu["ts"].max() <= devices["ts"].max():
-        return _fewer_rows(source, lines)
+        return _fewer_rows(source, lines, varying=False)
     line = int(cpu["line_no"].iloc[-1]) if "line_no" in cpu else lines
     return ParseWarning(
         line,

@@ -49,10 +49,20 @@ from collections.abc import Iterable
 
 import pandas as pd
 
-from parsers.base import Clock, ClockHints, ParsedSource, ParseError, ParseWarning, parse_marker
+from parsers.base import (
+    Blocks,
+    Clock,
+    ClockHints,
+    FormatTraits,
+    ParsedSource,
+    ParseError,
+    ParseWarning,
+    parse_marker,
+)
 from parsers.sensitive import NOTHING
 
 FORMAT = "variables"
+TRAITS = FormatTraits(short_lines=False, unsigned=False, capped_pct=False, blocks=Blocks.NONE, markers=False)
 
 #: Variables copied to ``meta`` for the case header and the MySQL rules.
 LIFTED = (

@@ -64,8 +64,10 @@ import pandas as pd
 from parsers.base import (
     CHUNK_CHARS,
     DEFAULT_INTERVAL_S,
+    Blocks,
     Clock,
     ClockHints,
+    FormatTraits,
     ParsedSource,
     ParseError,
     ParseWarning,
@@ -81,6 +83,14 @@ from parsers.base import (
 from parsers.sensitive import NOTHING
 
 FORMAT = "vmstat"
+TRAITS = FormatTraits(
+    short_lines=True,
+    unsigned=True,
+    capped_pct=True,
+    blocks=Blocks.NONE,
+    markers=False,
+    timed_rows="timestamp",
+)
 
 #: vmstat's column spelling -> our column (names carry units; percent and per-second columns keep
 #: vmstat's own short names, as documented in vmstat(8) and parsers/__init__.py).
@@ -409,6 +419,39 @@ def parse(
     for first, text in text_chunks(raw_blocks(stream, CHUNK_CHARS)):
         _chunk_frame(first, text, state, member)
     interval = clock.interval_s or DEFAULT_INTERVAL_S
+    meta = _meta(state, unit, interval)
+    warnings = state.warnings
+    if not state.frames or not sum(len(f) for f in state.frames):
+        return _empty(state, member, meta)
+    df = pd.concat(state.frames, ignore_index=True, sort=False)
+    df = df.sort_values("line_no", kind="stable", ignore_index=True)
+    run = df.pop("_run").to_numpy()
+    since_boot = np.ones(len(df), dtype=bool)
+    since_boot[1:] = run[1:] != run[:-1]
+    ts, source, clock_kind, ts_is_local = _times(df, state, clock, pd.to_timedelta(interval, unit="s"))
+    bad_ts = ts.isna().to_numpy()
+    for i in np.flatnonzero(bad_ts):
+        warnings.append(
+            ParseWarning(int(df["line_no"].iat[i]), "bad-timestamp", "timestamp not readable: row skipped")
+        )
+    df.insert(0, "ts", ts.dt.tz_localize("UTC"))
+    df.insert(2, "since_boot", since_boot)
+    df["ts_source"] = source
+    if bad_ts.any():
+        df = df.loc[~bad_ts].reset_index(drop=True)
+    if unit is not None and unit != "K":
+        factor = UNIT_TO_KIB[unit]
+        for col in MEMORY_COLUMNS:
+            name = COLUMN_MAP[col]
+            if name in df:
+                df[name] = df[name] * factor
+    df["line_no"] = df["line_no"].astype("int64")
+    warnings.sort(key=lambda w: w.line_no)
+    return ParsedSource(FORMAT, member, {"vmstat": df}, clock_kind, warnings, meta, ts_is_local)
+
+
+def _meta(state: _State, unit: str | None, interval: float) -> dict[str, object]:
+    """The source's ``meta``: tool, columns, variant, memory unit, interval, zone and UTC offset."""
     meta: dict[str, object] = {
         "tool": "vmstat",
         "columns": list(dict.fromkeys(c for lay in state.layouts for c in lay.columns)),
@@ -422,27 +465,34 @@ def parse(
     offset = utc_offset(state.markers)
     if offset is not None:
         meta["utc_offset_s"] = offset
+    return meta
+
+
+def _empty(state: _State, member: str, meta: dict[str, object]) -> ParsedSource:
+    """The source of a member without a report row: empty, or ``ParseError`` when no line of it was
+    vmstat's (text, but not vmstat output)."""
     warnings = state.warnings
-    if not state.frames or not sum(len(f) for f in state.frames):
-        unreadable = [w for w in warnings if w.code == "unreadable-line"]
-        if not state.layouts and unreadable:  # text, but not vmstat's
-            first = unreadable[0]
-            raise ParseError(
-                member, first.line_no, first.message, "no vmstat header (procs ... r b swpd ...) found"
-            )
-        if not state.layouts:
-            warnings.append(ParseWarning(0, "empty", "no vmstat header or report row"))
-        frame = empty_frame(since_boot="bool", ts_source="object")
-        return ParsedSource(FORMAT, member, {"vmstat": frame}, Clock.INFERRED, warnings, meta, True)
+    unreadable = [w for w in warnings if w.code == "unreadable-line"]
+    if not state.layouts and unreadable:
+        first = unreadable[0]
+        raise ParseError(
+            member, first.line_no, first.message, "no vmstat header (procs ... r b swpd ...) found"
+        )
+    if not state.layouts:
+        warnings.append(ParseWarning(0, "empty", "no vmstat header or report row"))
+    frame = empty_frame(since_boot="bool", ts_source="object")
+    return ParsedSource(FORMAT, member, {"vmstat": frame}, Clock.INFERRED, warnings, meta, True)
 
-    df = pd.concat(state.frames, ignore_index=True, sort=False)
-    df = df.sort_values("line_no", kind="stable", ignore_index=True)
-    run = df.pop("_run").to_numpy()
-    since_boot = np.ones(len(df), dtype=bool)
-    since_boot[1:] = run[1:] != run[:-1]
 
+def _times(
+    df: pd.DataFrame, state: _State, clock: ClockHints, step: pd.Timedelta
+) -> tuple[pd.Series, np.ndarray, Clock, bool]:
+    """Each row's time (naive, NaT where unreadable), where it came from (``line``, ``marker`` or
+    ``inferred``), the source's clock and whether its times are the server's wall clock: a ``-t``
+    row's own time; else the marker before it plus ``step`` per row after it (rows before the first
+    marker counted back from it); else ``clock``'s start (or the epoch, with a warning) plus
+    ``step`` per row. Takes the helper columns ``_marker``, ``_line_ts``, ``_utc_zone`` out of ``df``."""
     marker_idx = df.pop("_marker").to_numpy()
-    step = pd.to_timedelta(interval, unit="s")
     ts = pd.Series(pd.NaT, index=df.index, dtype="datetime64[ns]")
     source = np.full(len(df), "inferred", dtype=object)
     ts_is_local = True
@@ -471,33 +521,14 @@ def parse(
         if before.any():
             # Rows before the first marker: count back from it so the whole member keeps one clock.
             first = state.markers[0].ts.tz_localize(None)
-            n_before = int(before.sum())
-            ts.loc[df.index[before]] = first - step * np.arange(n_before, 0, -1)
+            ts.loc[df.index[before]] = first - step * np.arange(int(before.sum()), 0, -1)
     rest = source == "inferred"
     if rest.any() and not state.markers:
         start = start_or_epoch(
-            clock, warnings, "no marker, no -t column and no start time: times count from 1970"
+            clock, state.warnings, "no marker, no -t column and no start time: times count from 1970"
         )
         ts.loc[df.index[rest]] = start + step * np.arange(int(rest.sum()))
-    bad_ts = ts.isna().to_numpy()
-    for i in np.flatnonzero(bad_ts):
-        warnings.append(
-            ParseWarning(int(df["line_no"].iat[i]), "bad-timestamp", "timestamp not readable: row skipped")
-        )
-    df.insert(0, "ts", ts.dt.tz_localize("UTC"))
-    df.insert(2, "since_boot", since_boot)
-    df["ts_source"] = source
-    if bad_ts.any():
-        df = df.loc[~bad_ts].reset_index(drop=True)
-    if unit is not None and unit != "K":
-        factor = UNIT_TO_KIB[unit]
-        for col in MEMORY_COLUMNS:
-            name = COLUMN_MAP[col]
-            if name in df:
-                df[name] = df[name] * factor
-    df["line_no"] = df["line_no"].astype("int64")
-    warnings.sort(key=lambda w: w.line_no)
-    return ParsedSource(FORMAT, member, {"vmstat": df}, clock_kind, warnings, meta, ts_is_local)
+    return ts, source, clock_kind, ts_is_local
 
 
 # What a share link redacts in this format's frames and raw lines (parsers/sensitive.py).

@@ -29,10 +29,11 @@ import re
 from collections.abc import Iterable
 
 from parsers import vmstat
-from parsers.base import ClockHints, ParsedSource, ParseWarning
+from parsers.base import Blocks, ClockHints, FormatTraits, ParsedSource, ParseWarning
 from parsers.sensitive import NOTHING
 
-FORMAT = "vmstat-headerless"
+FORMAT = "vmstat_headerless"
+TRAITS = FormatTraits(short_lines=True, unsigned=True, capped_pct=True, blocks=Blocks.NONE, markers=False)
 
 _ROW = re.compile(r"^\s*\d+(?:\s+\d+){16,17}\s+\d{4}-\d{2}-\d{2}\s+\d{2}:\d{2}:\d{2}\s*$")
 #: The two header lines procps-ng prints for ``vmstat -w -t``; the zone name is not known ("LOCAL").

@@ -69,9 +69,9 @@ class Copy:
 
 def _add_format(c: Copy) -> None:
     source = (c.root / "parsers" / "ptstalk_trigger.py").read_text()
-    assert 'FORMAT = "pt-stalk-trigger"' in source
+    assert 'FORMAT = "ptstalk_trigger"' in source
     c.write(
-        "parsers/dummy_sar_net.py", source.replace('FORMAT = "pt-stalk-trigger"', 'FORMAT = "dummy-sar-net"')
+        "parsers/dummy_sar_net.py", source.replace('FORMAT = "ptstalk_trigger"', 'FORMAT = "dummy_sar_net"')
     )
     c.edit(
         "parsers/registry.py", '    "ptstalk_output",\n)', '    "ptstalk_output",\n    "dummy_sar_net",\n)'

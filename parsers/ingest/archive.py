@@ -14,6 +14,7 @@ The container type is recognised by its magic bytes, never by the file name.
 from __future__ import annotations
 
 import bz2
+import datetime
 import io
 import lzma
 import posixpath
@@ -78,11 +79,14 @@ DEFAULT_LIMITS = Limits()
 
 @dataclass(frozen=True, slots=True)
 class Member:
-    """A regular file inside the bundle. ``open()`` gives a binary stream (usable once, in order)."""
+    """A regular file inside the bundle. ``open()`` gives a binary stream (usable once, in order).
+    ``mtime``: its modification time as the archive records it (seconds since the epoch; a zip's,
+    which has no zone, read as UTC; a lone file's, the file's), None when there is none."""
 
     name: str
     size: int | None
     open: Callable[[], BinaryIO]
+    mtime: float | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -220,7 +224,7 @@ def walk(
         def opener() -> BinaryIO:
             return _counted(path.open("rb"), budget, name)
 
-        yield Member(name=name, size=None, open=opener)
+        yield Member(name=name, size=None, open=opener, mtime=path.stat().st_mtime)
 
 
 def _first_copies(entries: Iterator[Member | Refused]) -> Iterator[Member | Refused]:
@@ -277,10 +281,21 @@ def _walk_tar(path: Path, limits: Limits, budget: _Budget) -> Iterator[Member | 
                 if extracted is None:  # pragma: no cover - isfile() members always extract
                     continue
                 yield Member(
-                    name=name, size=info.size, open=lambda f=extracted, n=name: _counted(f, budget, n)
+                    name=name,
+                    size=info.size,
+                    open=lambda f=extracted, n=name: _counted(f, budget, n),
+                    mtime=float(info.mtime) if info.mtime else None,
                 )
         except _CORRUPT as exc:
             raise BundleError(f"archive is truncated or corrupt after {count} entries: {exc}") from exc
+
+
+def _zip_time(info: zipfile.ZipInfo) -> float | None:
+    """A zip entry's time (a local date and time without zone, read as UTC) in seconds since the
+    epoch; None for the format's empty date (1980-01-01 00:00)."""
+    if info.date_time[:3] == (1980, 1, 1) and info.date_time[3:] == (0, 0, 0):
+        return None
+    return datetime.datetime(*info.date_time, tzinfo=datetime.UTC).timestamp()
 
 
 def _walk_zip(path: Path, limits: Limits, budget: _Budget) -> Iterator[Member | Refused]:
@@ -309,5 +324,8 @@ def _walk_zip(path: Path, limits: Limits, budget: _Budget) -> Iterator[Member | 
                 yield Refused(name, "device, FIFO or other special file")
                 continue
             yield Member(
-                name=name, size=info.file_size, open=lambda i=info, n=name: _counted(zf.open(i), budget, n)
+                name=name,
+                size=info.file_size,
+                open=lambda i=info, n=name: _counted(zf.open(i), budget, n),
+                mtime=_zip_time(info),
             )

@@ -24,6 +24,7 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from types import ModuleType
 from typing import BinaryIO, TextIO
 
 import pandas as pd
@@ -143,6 +144,7 @@ def read_bundle(
     keep_text: Callable[[str, tuple[TextChunk, ...]], None] | None = None,
     processes: int = 0,
     more: Sequence[tuple[Path | str, str]] = (),
+    uploaded_at: pd.Timestamp | None = None,
 ) -> Bundle:
     """Parse every member of the bundle at ``path`` (and of the bundles ``more``, as one).
 
@@ -165,6 +167,10 @@ def read_bundle(
     one bundle: their members are named ``<file name>/<member>`` and their hosts merged with the
     first's by name (``parsers.ingest.hosts``). Each is held to ``limits`` on its own.
 
+    ``uploaded_at``: when the upload was received (UTC), the last evidence of the date of a capture
+    whose rows have a time of day and no date (``ClockHints.day``; before it, the collector
+    manifest's start and the member's time in the archive).
+
     Raises ``parsers.ingest.archive.BundleError`` only when the container itself is unreadable before any
     member was read; limits passed midway become a warning and the members read so far are kept.
     """
@@ -178,6 +184,7 @@ def read_bundle(
             pool.warm()  # a large upload: the parse processes start while the small members are read
         pipeline = stack.enter_context(Pipeline(local=LocalRunner(work), pool=pool, keep_text=keep_text))
         reader = _Reader(bundle, pipeline, work, keep_text)
+        reader.uploaded_at = uploaded_at
         walk_into(reader, path, limits=limits, display_name=display_name, progress=progress)
         for more_path, more_name in more:
             prefix = reader.next_bundle(more_name)
@@ -294,6 +301,78 @@ def head_of(raw: BinaryIO) -> tuple[bytes, list[str]]:
     return data, text.split("\n")[: registry.HEAD_LINES]
 
 
+def opened(member: Member) -> tuple[BinaryIO, bytes, list[str], str | None]:
+    """``member`` opened to be read: its stream, first bytes and first lines (``head_of``), and, for
+    a member starting with a UTF-16 byte-order mark, the stream transcoded to UTF-8 and the warning
+    that says so (else None)."""
+    raw = member.open()
+    first, head = head_of(raw)
+    if first[:2] in damage.UTF16_BOMS and (utf8 := damage.transcode_utf16(first + raw.read())):
+        raw = io.BytesIO(utf8)
+        first, head = head_of(raw)
+        return raw, first, head, f"{member.name} is UTF-16 (it starts with a byte-order mark): read as such"
+    return raw, first, head, None
+
+
+def parse_stream(
+    module: ModuleType, text: Iterable[str], *, member: str, clock: ClockHints, **options: object
+) -> ParsedSource:
+    """A member too long to hold (over ``pieces.WHOLE_MAX_BYTES``) parsed as a stream of ``text``
+    blocks (``damage.segments``): its lines cut as a piece's are (``damage.LineCutter``), its times
+    and values checked (``damage.check_source``). Raises what ``module.parse`` raises."""
+    lines = damage.LineCutter(text, module.FORMAT)
+    parsed = module.parse(lines, member=member, clock=clock, **options)
+    parsed.warnings[:0] = lines.warnings
+    damage.check_source(parsed)
+    return parsed
+
+
+def _held(first: bytes, raw: BinaryIO) -> bytes:
+    """A member's ``first`` bytes and the rest of ``raw`` up to one byte over
+    ``pieces.WHOLE_MAX_BYTES`` (longer: the member is read as a stream)."""
+    most = pieces.WHOLE_MAX_BYTES
+    return first + raw.read(most + 1 - len(first)) if len(first) <= most else first
+
+
+def read_one(
+    module: ModuleType, first: bytes, raw: BinaryIO, *, member: str, clock: ClockHints
+) -> ParsedSource:
+    """One member (its ``first`` bytes, then the rest of ``raw``) read by ``module`` as
+    ``read_bundle`` reads it, in this process and unreduced: whole, with the damage checks and the
+    second reading of a capture pasted into a note (``pieces.parse_piece``) when it is at most
+    ``pieces.WHOLE_MAX_BYTES``, else as a stream (``parse_stream``). ``python -m parsers`` reads a
+    file with it. Raises ``ParseError`` naming the member and the line."""
+    data = _held(first, raw)
+    if len(data) <= pieces.WHOLE_MAX_BYTES:
+        return pieces.parse_piece(module, whole(data), member=member, clock=clock)
+    return parse_stream(module, damage.segments(_text(data, raw)), member=member, clock=clock)
+
+
+def clock_hints(
+    member: Member,
+    where: Placement,
+    *,
+    manifest: dict[str, str] | None = None,
+    uploaded_at: pd.Timestamp | None = None,
+) -> ClockHints:
+    """The clock hints of ``member``: its layout's start and interval (``where``), and the bundle's
+    best evidence of the date (``ClockHints.day``): the collector ``manifest``'s start (when it was
+    read before the member), else the member's file time (in the archive, or the lone file's), else the upload's time
+    (``uploaded_at``, UTC)."""
+    day: pd.Timestamp | None = pd.to_datetime((manifest or {}).get("start_local"), errors="coerce")
+    day_from = "the collector manifest's start"
+    if pd.isna(day) and member.mtime:
+        day, day_from = pd.Timestamp(member.mtime, unit="s"), "the member's file time"
+    if pd.isna(day) and uploaded_at is not None:
+        day, day_from = pd.Timestamp(uploaded_at), "the upload's time"
+    if pd.isna(day):
+        return ClockHints(start_local=where.start_local, interval_s=where.interval_s)
+    day = day.tz_convert("UTC").tz_localize(None) if day.tzinfo is not None else day
+    return ClockHints(
+        start_local=where.start_local, interval_s=where.interval_s, day=day.normalize(), day_from=day_from
+    )
+
+
 class _Reader:
     """Reads members one by one for a bundle: detects each, hands its pieces to ``pipeline``, and
     collects what comes back in member order. Every step that must wait for the members before it is
@@ -320,6 +399,8 @@ class _Reader:
         #: the member-name prefix and file name of each bundle read (the first: "" and its name)
         self.prefixes: list[str] = [""]
         self.names: list[str] = [""]
+        #: when the upload was received (UTC), the last evidence of a capture's date (``_hints``)
+        self.uploaded_at: pd.Timestamp | None = None
 
     def next_bundle(self, name: str) -> str:
         """Start reading a further bundle of the case, called ``name``: the prefix of its members."""
@@ -374,17 +455,9 @@ class _Reader:
     def _read(self, member: Member) -> None:
         where = place(member.name)
         self.layouts[where.layout] += 1
-        raw = member.open()
-        first, head = head_of(raw)
-        if first[:2] in damage.UTF16_BOMS and (utf8 := damage.transcode_utf16(first + raw.read())):
-            raw = io.BytesIO(utf8)
-            first, head = head_of(raw)
-            self.pipeline.later(
-                functools.partial(
-                    self.add_warning,
-                    f"{member.name} is UTF-16 (it starts with a byte-order mark): read as such",
-                )
-            )
+        raw, first, head, utf16 = opened(member)
+        if utf16:
+            self.pipeline.later(functools.partial(self.add_warning, utf16))
         if not any(line.strip() for line in head):
             self.not_used(member.name, "empty")
             return
@@ -420,16 +493,15 @@ class _Reader:
             first_line = next((ln for ln in head if ln.strip()), "")[:80]
             self.not_used(member.name, f"format not recognised (first line: {first_line!r})")
             return
-        hints = ClockHints(start_local=where.start_local, interval_s=where.interval_s)
+        hints = self._hints(member, where)
         done = functools.partial(self.parsed, member.name, module.FORMAT, where)
         if pieces.in_snapshots(module.FORMAT, head):
             size = pieces.piece_bytes(resident_bytes(), member.size, module.FORMAT)
             cut = split(first, raw, piece_bytes=size)
             self.pipeline.pieces(module, cut, member=member.name, clock=hints, done=done)
             return
-        most = pieces.WHOLE_MAX_BYTES
-        data = first + raw.read(most + 1 - len(first)) if len(first) <= most else first
-        if len(data) <= most:
+        data = _held(first, raw)
+        if len(data) <= pieces.WHOLE_MAX_BYTES:
             large = len(data) >= pieces.PIECE_BYTES
             self.pipeline.pieces(
                 module, [whole(data)], member=member.name, clock=hints, done=done, large=large
@@ -445,13 +517,11 @@ class _Reader:
         if self.keep_text is not None:
             keep = functools.partial(self.keep_text, member.name)
             text = _Tee(text, lambda block: keep(tuple(chunker.feed(block))))
-        lines = damage.LineCutter(text, module.FORMAT)  # the text kept as uploaded, the lines cut
         try:
-            parsed = module.parse(lines, member=member.name, clock=hints, **self.work.options(module.FORMAT))
-            parsed.warnings[:0] = lines.warnings
-            damage.check_source(parsed)
-            source: ParsedSource | Exception = self.work.reduced(parsed)
-            del parsed
+            options = self.work.options(module.FORMAT)
+            source: ParsedSource | Exception = self.work.reduced(
+                parse_stream(module, text, member=member.name, clock=hints, **options)
+            )
         except BundleError:
             raise
         except Exception as exc:  # noqa: BLE001 - reported as the member's reason, like a piece's
@@ -459,6 +529,10 @@ class _Reader:
         if self.keep_text is not None:
             self.keep_text(member.name, tuple(chunker.close()))
         self.pipeline.later(functools.partial(done, source))
+
+    def _hints(self, member: Member, where: Placement) -> ClockHints:
+        """The clock hints of ``member`` (``clock_hints``), with the manifest read so far."""
+        return clock_hints(member, where, manifest=self.manifest, uploaded_at=self.uploaded_at)
 
     def parsed(self, member: str, fmt: str, where: Placement, source: ParsedSource | Exception) -> None:
         """A member's source (or the exception that made it unreadable), in member order."""

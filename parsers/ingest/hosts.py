@@ -139,58 +139,14 @@ def _host_dirs(sources: Sequence[ParsedSource], prefixes: Sequence[str]) -> dict
 def assign(sources: Sequence[ParsedSource], *, prefixes: Sequence[str] = ("",), names: Sequence[str] = ()) -> Assignment:  # fmt: skip
     """Place every member of ``sources`` on a host (module docstring). ``prefixes[i]``: the member-name
     prefix of the i-th bundle read (the first has none); ``names[i]``: its file name."""
-    collection: dict[tuple[str, str | None], tuple[str, str]] = {}
-    collection_vars: dict[tuple[str, str | None], tuple[str, str]] = {}
-    directory: dict[str, tuple[str, str]] = {}
-    manifests: list[tuple[str, str, str]] = []
-    for s in sources:
-        d, prefix = _where(s.member)
-        if s.format == "hostname" and (host := clean_host(str(s.meta.get("host") or ""))):
-            collection.setdefault((d, prefix), (host, f"pt-stalk -hostname of its collection ({s.member})"))
-            directory.setdefault(d, (host, f"a pt-stalk -hostname in its directory ({s.member})"))
-        elif s.format == "manifest" and isinstance(s.meta.get("manifest"), dict):
-            host = clean_host(str(s.meta["manifest"].get("hostname") or ""))  # type: ignore[union-attr]
-            if host:
-                manifests.append((d, host, f"the collector's manifest ({s.member})"))
-        if (found := _variables_host(s)) is not None:
-            collection_vars.setdefault((d, prefix), (found[0], f"the {found[1]} variable ({s.member})"))
-    manifests.sort(key=lambda m: -len(m[0]))  # the nearest manifest first
-    dirs = _host_dirs(sources, prefixes)
-
-    def clue(s: ParsedSource) -> tuple[int, str, str] | None:
-        d, prefix = _where(s.member)
-        own = clean_host(str(s.meta.get("host") or "")) if s.format != "hostname" else None
-        if own and s.meta.get("host_origin"):
-            return 0, own, str(s.meta["host_origin"])
-        if (d, prefix) in collection and prefix is not None:
-            return 1, *collection[(d, prefix)]
-        if (d, prefix) in collection_vars:
-            return 2, *collection_vars[(d, prefix)]
-        for mdir, host, why in manifests:
-            if not mdir or d == mdir or d.startswith(mdir + "/"):
-                return 3, host, why
-        if d in directory:
-            return 4, *directory[d]
-        if own:
-            return 5, own, f"its {s.format} header names it"
-        m = OSWATCHER_ARCHIVE.match(posixpath.basename(s.member))
-        if m and place(s.member).layout == "oswatcher" and (host := clean_host(m["host"])):
-            return 6, host, "OSWatcher's archive name"
-        if s.member in dirs:
-            return (
-                7,
-                dirs[s.member],
-                f"its directory {dirs[s.member]}/ (a directory per host; no host named inside)",
-            )
-        return None
-
+    clues = _Clues.gather(sources, prefixes)
     out = Assignment()
     canonical: dict[str, str] = {}
     best: dict[str, tuple[int, str]] = {}
     first_of_bundle: dict[int, str] = {}
     unplaced: list[ParsedSource] = []
     for s in sources:
-        found = clue(s)
+        found = clues.of(s)
         if found is None:
             unplaced.append(s)
             continue
@@ -204,21 +160,7 @@ def assign(sources: Sequence[ParsedSource], *, prefixes: Sequence[str] = ("",), 
             best[name] = (rank, why)
         first_of_bundle.setdefault(_bundle_of(s.member, prefixes), name)
     for s in unplaced:
-        index = _bundle_of(s.member, prefixes)
-        if index in first_of_bundle:
-            name, why = first_of_bundle[index], f"no host named in it or its collection: the bundle's host {first_of_bundle[index]}"  # fmt: skip
-        elif (
-            index
-            and index < len(names)
-            and (named := clean_host(posixpath.basename(names[index]).split(".")[0]))
-        ):
-            name, why = canonical.setdefault(host_key(named), named), f"no host named in its bundle: named after the file {names[index]}"  # fmt: skip
-        else:
-            name, why = (
-                canonical.setdefault(host_key(UNKNOWN_HOST), UNKNOWN_HOST),
-                "no host is named in the bundle",
-            )
-            out.placeholder = True
+        name, why = _unplaced(s, out, canonical, first_of_bundle, prefixes, names)
         out.host_of[s.member] = (name, why[:MAX_REASON])
         best.setdefault(name, (98, why))
     for member in out.overflow:
@@ -230,6 +172,83 @@ def assign(sources: Sequence[ParsedSource], *, prefixes: Sequence[str] = ("",), 
     out.hosts = [(name, best[name][1][:MAX_REASON]) for name in order]
     out.placeholder = out.placeholder and len(out.hosts) == 1
     return out
+
+
+def _unplaced(
+    s: ParsedSource,
+    out: Assignment,
+    canonical: dict[str, str],
+    first_of_bundle: dict[int, str],
+    prefixes: Sequence[str],
+    names: Sequence[str],
+) -> tuple[str, str]:
+    """The host of a member no clue places, and why: its bundle's first host, else a further
+    bundle's file name, else ``UNKNOWN_HOST`` (``out.placeholder`` set)."""
+    index = _bundle_of(s.member, prefixes)
+    if index in first_of_bundle:
+        return first_of_bundle[index], f"no host named in it or its collection: the bundle's host {first_of_bundle[index]}"  # fmt: skip
+    if index and index < len(names) and (named := clean_host(posixpath.basename(names[index]).split(".")[0])):
+        return canonical.setdefault(host_key(named), named), f"no host named in its bundle: named after the file {names[index]}"  # fmt: skip
+    out.placeholder = True
+    return canonical.setdefault(host_key(UNKNOWN_HOST), UNKNOWN_HOST), "no host is named in the bundle"
+
+
+@dataclass(slots=True)
+class _Clues:
+    """What the members of a bundle say of their hosts, by collection and directory (``gather``),
+    and the best clue for one member (``of``)."""
+
+    collection: dict[tuple[str, str | None], tuple[str, str]] = field(default_factory=dict)
+    collection_vars: dict[tuple[str, str | None], tuple[str, str]] = field(default_factory=dict)
+    directory: dict[str, tuple[str, str]] = field(default_factory=dict)
+    manifests: list[tuple[str, str, str]] = field(default_factory=list)
+    dirs: dict[str, str] = field(default_factory=dict)
+
+    @classmethod
+    def gather(cls, sources: Sequence[ParsedSource], prefixes: Sequence[str]) -> _Clues:
+        """The clues of every source: pt-stalk ``-hostname`` members, manifests, the ``hostname``
+        variable, a directory per host."""
+        c = cls()
+        for s in sources:
+            d, prefix = _where(s.member)
+            if s.format == "hostname" and (host := clean_host(str(s.meta.get("host") or ""))):
+                c.collection.setdefault(
+                    (d, prefix), (host, f"pt-stalk -hostname of its collection ({s.member})")
+                )
+                c.directory.setdefault(d, (host, f"a pt-stalk -hostname in its directory ({s.member})"))
+            elif s.format == "manifest" and isinstance(s.meta.get("manifest"), dict):
+                host = clean_host(str(s.meta["manifest"].get("hostname") or ""))  # type: ignore[union-attr]
+                if host:
+                    c.manifests.append((d, host, f"the collector's manifest ({s.member})"))
+            if (found := _variables_host(s)) is not None:
+                c.collection_vars.setdefault((d, prefix), (found[0], f"the {found[1]} variable ({s.member})"))
+        c.manifests.sort(key=lambda m: -len(m[0]))  # the nearest manifest first
+        c.dirs = _host_dirs(sources, prefixes)
+        return c
+
+    def of(self, s: ParsedSource) -> tuple[int, str, str] | None:
+        """The best clue of ``s``'s host: (rank, best first; host; why), or None."""
+        d, prefix = _where(s.member)
+        own = clean_host(str(s.meta.get("host") or "")) if s.format != "hostname" else None
+        if own and s.meta.get("host_origin"):
+            return 0, own, str(s.meta["host_origin"])
+        if (d, prefix) in self.collection and prefix is not None:
+            return 1, *self.collection[(d, prefix)]
+        if (d, prefix) in self.collection_vars:
+            return 2, *self.collection_vars[(d, prefix)]
+        for mdir, host, why in self.manifests:
+            if not mdir or d == mdir or d.startswith(mdir + "/"):
+                return 3, host, why
+        if d in self.directory:
+            return 4, *self.directory[d]
+        if own:
+            return 5, own, f"its {s.format} header names it"
+        m = OSWATCHER_ARCHIVE.match(posixpath.basename(s.member))
+        if m and place(s.member).layout == "oswatcher" and (host := clean_host(m["host"])):
+            return 6, host, "OSWatcher's archive name"
+        if s.member in self.dirs:
+            return 7, self.dirs[s.member], f"its directory {self.dirs[s.member]}/ (a directory per host; no host named inside)"  # fmt: skip
+        return None
 
 
 def banner_mismatches(sources: Sequence[ParsedSource], placed: Assignment) -> list[tuple[ParsedSource, str, str]]:  # fmt: skip

@@ -51,7 +51,7 @@ from parsers.rawtext import TextChunk, chunks_of
 #: Bytes of text per piece (8 MiB): large enough that a parser's fixed costs do not show, small
 #: enough that the transient arrays of a parse (several times the text) stay near 200 MB a process.
 PIECE_BYTES = 8 << 20
-#: Pieces of a member of ``LARGE_PIECE_FORMATS`` of at most ``LARGE_PIECES_UP_TO_MEMBER_BYTES`` (an
+#: Pieces of a member of a format declaring ``large_pieces`` (``parsers.base.FormatTraits``) of at most ``LARGE_PIECES_UP_TO_MEMBER_BYTES`` (an
 #: hour of a busy server's processlist, 834 MB, or ps) are this many times ``PIECE_BYTES`` (12 MiB)
 #: while the worker holds at most ``SMALL_PIECES_ABOVE_BYTES``: the whole ingest of the hour takes
 #: about 5 % less (fewer pieces, fewer of a parse's costs per piece) for about 60 MB more in each
@@ -61,9 +61,6 @@ LARGE_PIECE_FACTOR = 1.5
 #: day of ps or processlist) grows while their pieces are parsed (with larger pieces a day of 500
 #: sessions peaked at 967 MiB, against 905 MiB).
 LARGE_PIECES_UP_TO_MEMBER_BYTES = 900 << 20
-#: The formats whose parse gains from larger pieces: /proc/interrupts does not, and its frames of a
-#: row per CPU per line make its pieces the most memory a parse process holds.
-LARGE_PIECE_FORMATS = frozenset({"processlist", "ps"})
 #: Bytes per piece once the worker holds ``SMALL_PIECES_ABOVE_BYTES`` (``piece_bytes``): a day-long
 #: dense capture's kept frames leave less room for the parse processes, which stay near 150 MB with
 #: pieces of this size (their parse costs a little more CPU).
@@ -76,12 +73,12 @@ def piece_bytes(held: int, member_bytes: int | None = None, fmt: str = "") -> in
     """The size of the pieces to cut a member of format ``fmt`` and ``member_bytes`` (None: unknown)
     into when the process that keeps what they give back holds ``held`` bytes (its resident size):
     ``SMALL_PIECE_BYTES`` past ``SMALL_PIECES_ABOVE_BYTES``, else ``LARGE_PIECE_FACTOR`` x
-    ``PIECE_BYTES`` for a member of ``LARGE_PIECE_FORMATS`` of known size up to
+    ``PIECE_BYTES`` for a member of a format declaring ``large_pieces`` of known size up to
     ``LARGE_PIECES_UP_TO_MEMBER_BYTES``, else ``PIECE_BYTES``: the worker and its parse processes
     stay under 1 GiB together on a day-long capture (DESIGN.md, Targets)."""
     if held > SMALL_PIECES_ABOVE_BYTES:
         return SMALL_PIECE_BYTES
-    if fmt in LARGE_PIECE_FORMATS and (member_bytes or 1 << 62) <= LARGE_PIECES_UP_TO_MEMBER_BYTES:
+    if registry.traits(fmt).large_pieces and (member_bytes or 1 << 62) <= LARGE_PIECES_UP_TO_MEMBER_BYTES:
         return int(PIECE_BYTES * LARGE_PIECE_FACTOR)
     return PIECE_BYTES
 
@@ -94,22 +91,14 @@ WARM_PIECE_BYTES = 1 << 20
 #: A member that is not cut at markers and is at most this long is parsed whole, as one piece
 #: (longer ones are read as a stream by the worker itself).
 WHOLE_MAX_BYTES = 64 << 20
-#: Formats made of snapshots after markers, which can be cut at a marker. mysqladmin is among them
-#: because a capture with a TS line before each table comes from one `mysqladmin extended-status`
-#: run per table, so its tables are absolute (a relative `ext -r -i` run writes no markers).
-SNAPSHOT_FORMATS = frozenset(
-    {
-        "processlist", "ps", "threads", "meminfo", "interrupts", "mysqladmin",
-        "diskstats", "netstat_s", "procvmstat", "innodb_trx", "lock_waits", "slave_status", "ps_locks",
-    }
-)  # fmt: skip
 MARKERS = (b"\nTS ", b"\nzzz ")
 
 
 def in_snapshots(fmt: str, head: list[str]) -> bool:
     """Whether a member of format ``fmt`` whose first lines are ``head`` is cut at its markers: a
-    snapshot format whose head holds a ``TS``/``zzz`` marker."""
-    return fmt in SNAPSHOT_FORMATS and any(parse_marker(line) for line in head)
+    format declaring ``markers`` (``parsers.base.FormatTraits``) whose head holds a ``TS``/``zzz``
+    marker."""
+    return registry.traits(fmt).markers and any(parse_marker(line) for line in head)
 
 
 LINE_COLUMNS = ("line_no", "line_end")
@@ -249,25 +238,24 @@ def split(head: bytes, rest: BinaryIO, *, piece_bytes: int | None = None) -> Ite
         carry, block = b"".join((overlap, after)), following
 
 
-#: Formats whose rows each stand alone once their column header is known, with a time on every
-#: row (``vmstat -t``: the header's ``timestamp`` group): a member of them too long to parse whole
-#: is cut at line ends (:func:`split_lines`) rather than read as one stream.
-LINE_FORMATS = {"vmstat": b"timestamp"}
 #: Bytes per piece of a member cut at line ends (``SMALL_PIECE_BYTES``, 4 MiB): the worker keeps
 #: every row of such a member (nothing of a vmstat row is reduced away), so its parse processes get
 #: the smaller pieces. A 300 MB ``vmstat -t`` member: the tree peaked at 974 MiB with 8 MiB pieces,
 #: 940 MiB with 4 MiB, for the same CPU time (13.6 s against 13.4 s).
 LINE_PIECE_BYTES = SMALL_PIECE_BYTES
-#: Lines of the column header that every piece of a ``LINE_FORMATS`` member starts again with
+#: Lines of the column header that every piece of a member cut at line ends starts again with
 #: (vmstat's group line and its column names).
 LINE_HEADER_LINES = 2
 
 
 def in_lines(fmt: str, head: list[str]) -> bool:
     """Whether a member of format ``fmt`` whose first lines are ``head`` is cut at line ends: a
-    ``LINE_FORMATS`` format whose header says every row has its time."""
-    mark = LINE_FORMATS.get(fmt)
-    return mark is not None and any(mark.decode() in line for line in head[:5])
+    format whose rows stand alone once their column header is known, with a time on every row: its
+    ``timed_rows`` word (``parsers.base.FormatTraits``: vmstat's ``timestamp``) is in the header.
+    Such a member too long to parse whole is cut at line ends (:func:`split_lines`) rather than
+    read as one stream."""
+    mark = registry.traits(fmt).timed_rows
+    return mark is not None and any(mark in line for line in head[:5])
 
 
 def split_lines(

@@ -237,7 +237,7 @@ def test_unknown_format_name_exits_2(fixtures: Path) -> None:
     proc = run(fixtures / VMSTAT_T, "--format", "sar")
     assert proc.returncode == 2
     assert proc.stderr.startswith(
-        "python -m parsers: unknown format 'sar' (known: mysqlsh-instance, mysqlsh, innodb_status, "
+        "python -m parsers: unknown format 'sar' (known: mysqlsh_instance, mysqlsh, innodb_status, "
     )
 
 
@@ -274,3 +274,35 @@ def test_csv_and_json_are_exclusive(fixtures: Path) -> None:
     proc = run(fixtures / VMSTAT_T, "--csv", "--json")
     assert proc.returncode == 2
     assert "not allowed with argument" in proc.stderr
+
+
+# --- one reading path with the upload ---------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("name", "suffix", "fmt", "samples", "skipped"),
+    [
+        ("pasted_mpstat-P-ALL-5_prose.txt", ".txt", "mpstat", 2, "lines 1-3, 20-21 skipped"),
+        ("pasted_iostat-dx_note.txt", ".sql", "iostat", 2, "lines 1-3, 12-13 skipped"),
+    ],
+)
+def test_a_pasted_capture_reads_as_an_upload_reads_it(
+    fixtures: Path, tmp_path: Path, name: str, suffix: str, fmt: str, samples: int, skipped: str
+) -> None:
+    """Prose around an mpstat table, a ``.sql`` note holding iostat: what the bundle reader makes of
+    the member, the command line makes of the file (tests/parsers/test_pasted.py for the upload)."""
+    note = tmp_path / f"note{suffix}"
+    shutil.copy(fixtures / "context" / name, note)
+    doc = run_json(note)
+    assert (doc["format"], doc["samples"]) == (fmt, samples)
+    assert doc["warnings"][0]["code"] == "pasted-note"
+    assert doc["warnings"][0]["message"].startswith(skipped)
+
+
+def test_a_file_cut_inside_a_line_says_so_as_an_upload_does(fixtures: Path, tmp_path: Path) -> None:
+    text = (fixtures / VMSTAT_T).read_bytes()
+    cut = tmp_path / "vmstat.txt"
+    cut.write_bytes(text[: text.rindex(b"\n", 0, len(text) - 1) + 10])
+    doc = run_json(cut)
+    assert doc["samples"] == 2
+    assert [w["code"] for w in doc["warnings"]][-1] == "truncated"

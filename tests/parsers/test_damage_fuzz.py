@@ -28,7 +28,8 @@ import pytest
 
 from analyzer import engine
 from analyzer.timeline import Timeline, reduce_piece
-from parsers import truncation
+from parsers import registry
+from parsers.base import Blocks
 from parsers.ingest import pieces
 from parsers.ingest.bundle import Bundle, read_bundle
 from tests.conftest import FIXTURES, SAMPLES
@@ -47,11 +48,14 @@ MAY_LOSE = {"crlf": 0, "utf16": 0, "huge-line": 0, "twice": 0, "nul-bytes": 2, "
 SMALL_PIECE_BYTES = 16 << 10
 
 
+def _members(path: Path) -> dict[str, bytes]:
+    """The files of the tarball at ``path``: name -> bytes, in the archive's order."""
+    with tarfile.open(path) as tar:
+        return {m.name: tar.extractfile(m).read() for m in tar if m.isfile()}
+
+
 def _collections() -> list[tuple[str, dict[str, bytes]]]:
-    out = []
-    for path in sorted((FIXTURES / "bundles").glob("ptstalk-*.tar.gz")):
-        with tarfile.open(path) as tar:
-            out.append((path.name, {m.name: tar.extractfile(m).read() for m in tar if m.isfile()}))
+    out = [(path.name, _members(path)) for path in sorted((FIXTURES / "bundles").glob("ptstalk-*.tar.gz"))]
     example = SAMPLES / "My-gather" / "pt-stalk" / "example2"
     if example.is_dir():
         prefix = "2026_04_21_16_51_41-"
@@ -102,10 +106,15 @@ def _said(bundle: Bundle, member: str) -> bool:
 
 def _cut_mid_block(bundle: Bundle, member: str, data: bytes) -> bool | None:
     """Whether the member, cut by ``truncate_mid_block`` inside the last of its snapshots (a capture
-    of ``truncation.BLOCK_FORMATS`` with two markers or more), says so with a ``truncated`` warning;
+    of a format made of blocks, ``FormatTraits.blocks``, with two markers or more), says so with a
+    ``truncated`` warning;
     None when that cut does not apply (no snapshots: cut at a line end between rows)."""
     source = next((s for s in bundle.sources if s.member == member), None)
-    if source is None or source.format not in truncation.BLOCK_FORMATS or len(MARKER.findall(data)) < 2:
+    if (
+        source is None
+        or registry.traits(source.format).blocks is Blocks.NONE
+        or len(MARKER.findall(data)) < 2
+    ):
         return None
     return any(w.code == "truncated" for w in source.warnings)
 
@@ -184,3 +193,63 @@ def test_a_truncated_archive_keeps_every_member_it_holds_and_says_where_it_break
     assert any(
         "truncated or corrupt" in w and "the members before it were read" in w for w in bundle.warnings
     )
+
+
+#: Where each member is cut in ``test_every_member_cut_inside_a_line_keeps_the_samples_of_its_whole_lines``:
+#: shares of its bytes, each moved forward off a line end so the cut falls inside a line.
+CUT_SHARES = (0.13, 0.5, 0.77, 0.99)
+#: Every fixture collection, pt-stalk and collector layouts alike.
+ALL_COLLECTIONS = [
+    (path.name, _members(path)) for path in sorted((FIXTURES / "bundles").glob("*.tar.gz"))
+] + [c for c in COLLECTIONS if c[0] == "example2"]
+
+
+def _samples(tmp: Path, name: str, data: bytes) -> int | None:
+    """Samples of member ``name`` holding ``data``, read alone as the worker reads a bundle; None
+    when it gives no source."""
+    bundle = read_bundle(tarball(tmp, {name: data}))
+    return next((s.samples for s in bundle.sources if s.member == name), None)
+
+
+def _inside_a_line(data: bytes, share: float) -> int | None:
+    """A byte offset near ``share`` of ``data`` that falls inside a line (not right after a line
+    end, not at the end); None when there is none past it."""
+    at = max(1, int(len(data) * share))
+    while at < len(data) and data[at - 1] == 10:
+        at += 1
+    return at if at < len(data) else None
+
+
+@pytest.mark.parametrize("collection", ALL_COLLECTIONS, ids=[name for name, _ in ALL_COLLECTIONS])
+def test_every_member_cut_inside_a_line_keeps_the_samples_of_its_whole_lines(
+    collection: tuple[str, dict[str, bytes]], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An upload cut short ends a member in the middle of a line: the member keeps every sample of
+    the whole lines before the cut (as many as the same member cut at that line's start), plus at
+    most the one the partial line starts (a ``TS`` marker or a time header cut after its time)."""
+    _, members = collection
+    failures = []
+    for k, (name, data) in enumerate(members.items()):
+        for j, share in enumerate(CUT_SHARES):
+            at = _inside_a_line(data, share)
+            if at is None:
+                continue
+            with monkeypatch.context() as patch:
+                if (k + j) % 2:  # the piece path: the cut member's last piece is a small one
+                    patch.setattr(pieces, "PIECE_BYTES", SMALL_PIECE_BYTES)
+                whole = _samples(tmp_path / "whole.tar.gz", name, data[: data.rfind(b"\n", 0, at) + 1]) or 0
+                cut = _samples(tmp_path / "cut.tar.gz", name, data[:at])
+            if cut is None and whole:
+                failures.append(f"{name} cut at byte {at}: no source, {whole} samples expected")
+            elif not whole <= (cut or 0) <= whole + 1:
+                failures.append(f"{name} cut at byte {at}: {cut} samples, {whole} expected")
+    assert not failures, "\n".join(failures)
+
+
+def test_a_ps_threads_listing_cut_inside_a_line_keeps_its_samples(tmp_path: Path) -> None:
+    """The collector's ``ps -eLo`` listing cut half way, inside a row: the rows before it keep their
+    8 snapshots (the piece whose only row was cut used to sink the whole member)."""
+    members = _members(FIXTURES / "bundles" / "overlap-cpu.tar.gz")
+    data = members["collector/ps-threads.txt"]
+    at = _inside_a_line(data, 0.5)
+    assert _samples(tmp_path / "cut.tar.gz", "collector/ps-threads.txt", data[:at]) == 8

@@ -68,7 +68,7 @@ def test_the_docstring_example_runs(mod) -> None:  # noqa: ANN001
     [
         ("df", "df"), ("disk-space", "df"), ("sysctl", "sysctl"), ("netstat", "netstat"),
         ("slabinfo", "slabinfo"), ("numastat", "numastat"), ("opentables1", "opentables"),
-        ("trigger", "pt-stalk-trigger"), ("log_error", "mysqld-error-log"), ("output", "pt-stalk-output"),
+        ("trigger", "ptstalk_trigger"), ("log_error", "mysqld_errorlog"), ("output", "ptstalk_output"),
     ],
 )  # fmt: skip
 def test_each_member_is_detected_by_content(fixtures: Path, suffix: str, fmt: str) -> None:

@@ -51,7 +51,7 @@ def test_three_members_give_three_hosts(replicaset):
         prefix = s.member.split("/")[-1].split(".")[0]
         assert s.meta["host"] == {"1": "db1", "2": "db2", "3": "db3"}[prefix], s.member
         assert "MySQL Shell 2.instance" in str(s.meta["host_origin"]) or prefix != "2"
-    assert by_name(replicaset, "1.error_log").format == "mysqld-error-log"  # the local target's copied file
+    assert by_name(replicaset, "1.error_log").format == "mysqld_errorlog"  # the local target's copied file
 
 
 def test_status_one_table_on_utc(replicaset):
@@ -173,7 +173,7 @@ def test_edge_cases_of_the_writer():
 
 def test_sniffers_claim_only_their_shapes():
     assert registry.detect(HEADER + ["# Id\tUser"]).FORMAT == "mysqlsh"
-    assert registry.detect(["Hostname: db1 (report_host=None)", "Port: 3306 (report_port=3306)"]).FORMAT == "mysqlsh-instance"  # fmt: skip
+    assert registry.detect(["Hostname: db1 (report_host=None)", "Port: 3306 (report_port=3306)"]).FORMAT == "mysqlsh_instance"  # fmt: skip
     assert not mysqlsh.sniff(["# Query: select 1", "1"])  # a comment that is not the writer's header
     assert not mysqlsh_instance.sniff(["Hostname: db1", "Port: 3306"])
 

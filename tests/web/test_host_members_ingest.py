@@ -18,8 +18,8 @@ pytestmark = pytest.mark.django_db
 BUNDLE = (
     Path(__file__).resolve().parent.parent / "fixtures" / "bundles" / "ptstalk-mariadb-fullfs-crash.tar.gz"
 )
-HOST_FORMATS = {"df", "sysctl", "netstat", "slabinfo", "numastat", "opentables", "mysqld-error-log",
-                "pt-stalk-trigger", "pt-stalk-output"}  # fmt: skip
+HOST_FORMATS = {"df", "sysctl", "netstat", "slabinfo", "numastat", "opentables", "mysqld_errorlog",
+                "ptstalk_trigger", "ptstalk_output"}  # fmt: skip
 
 
 @pytest.fixture
@@ -63,7 +63,7 @@ def test_the_trigger_and_the_collectors_errors_are_shown_with_the_sources(
     report: dict, engineer_client: Client
 ) -> None:
     variants = {s["format"]: s.get("variant", "") for s in report["sources"]}
-    assert variants["pt-stalk-trigger"] == "pt-stalk -trigger: Not stalking; collect triggered immediately"
+    assert variants["ptstalk_trigger"] == "pt-stalk -trigger: Not stalking; collect triggered immediately"
     page = engineer_client.get(f"/cases/{report['case']}/").content.decode()
     assert "Not stalking; collect triggered immediately" in page and "collector error line(s)" in page
 
@@ -91,7 +91,7 @@ def test_members_without_any_time_are_read_as_context(tmp_path: Path) -> None:
     call_command("analyze", str(bundle), "--json", "--sync", stdout=out)
     report = json.loads(out.getvalue())
     assert report["not_used"] == []
-    assert {s["format"] for s in report["sources"]} == {"sysctl", "opentables", "df", "mysqld-error-log"}
+    assert {s["format"] for s in report["sources"]} == {"sysctl", "opentables", "df", "mysqld_errorlog"}
     by_key = {f["key"]: f for f in report["findings"]}
     assert {"filesystem-full", "kernel-settings", "mysqld-errors"} <= set(by_key)  # no back_log: swappiness
     assert by_key["kernel-settings"]["windows"] == by_key["filesystem-full"]["windows"]  # the capture's
