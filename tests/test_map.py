@@ -79,7 +79,7 @@ def _add_format(c: Copy) -> None:
     c.write(
         "tests/parsers/test_dummy_sar_net.py",
         "from parsers import registry\n\n\ndef test_registered() -> None:\n"
-        '    assert registry.by_format("dummy-sar-net").FORMAT == "dummy-sar-net"\n',
+        '    assert registry.by_format("dummy_sar_net").FORMAT == "dummy_sar_net"\n',
     )
 
 
@@ -202,7 +202,7 @@ from analyzer.engine import rules
 from web.timeline import chartdefs
 from tests.web.test_access import CASE_ROUTES
 from tests.web.test_api_schema import test_every_operation_is_in_the_api_table
-assert registry.by_format("dummy-sar-net")
+assert registry.by_format("dummy_sar_net")
 assert "dummy-relay-log-space" in rules()
 assert "dummy-blocked" in {c.id for c in chartdefs.CHARTS}
 assert "/api/cases/{id}/thing/" in CASE_ROUTES, CASE_ROUTES
