@@ -7,7 +7,7 @@ from django.db import migrations, models
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("web", "0101_case_verdict"),
+        ("web", "0102_team_invitations"),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
