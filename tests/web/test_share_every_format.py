@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import re
+import sys
 import types
 from pathlib import Path
 
@@ -101,12 +102,20 @@ def test_the_same_case_unredacted_serves_every_planted_value(case: Case) -> None
     assert missing == []
 
 
-def test_the_registry_refuses_a_format_that_declares_no_sensitive_fields() -> None:
+def test_the_registry_refuses_a_format_that_declares_no_sensitive_fields(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     assert all(declared(m) is not None for m in registry.parsers())
+    vmstat = registry.by_format("vmstat")
     undeclared = types.ModuleType("parsers.undeclared")
-    undeclared.FORMAT = "undeclared"
-    with pytest.raises(TypeError, match="parsers.undeclared declares no SENSITIVE"):
-        registry.check_declared((*registry.parsers(), undeclared))
+    undeclared.__dict__.update(
+        FORMAT="undeclared", TRAITS=vmstat.TRAITS, sniff=vmstat.sniff, parse=vmstat.parse
+    )
+    monkeypatch.setitem(sys.modules, "parsers.undeclared", undeclared)
+    with pytest.raises(
+        registry.FormatDeclarationError, match="parsers/undeclared.py does not declare SENSITIVE"
+    ):
+        registry.load(["vmstat", "undeclared"])
 
 
 # ------------------------------------------------------------------ only what the shared page shows
