@@ -2,9 +2,10 @@
 
 Each function takes the payload the engineer's view would send (selectors, charts, moments) and the
 link's ``Redactor`` (None: the payload as it is, for callers outside a link) and returns what the
-link sends. Statement text becomes fingerprints where it is known to be a statement (processlist
-``info``, the raw lines of processlists and performance_schema threads); quoted text in parser
-warnings and reasons loses its quotes' content; then every string goes through the redactor
+link sends. Only allow-listed fields are sent (``CASE_KEYS``, ``REPORT_KEYS``, ``STATUS_KEYS``).
+Statement text becomes fingerprints where a format declares it (a session's ``info``, each
+format's raw lines: web/sharing/redaction/formats.py) and wherever a text quotes one; quoted text in
+parser warnings and reasons loses its quotes' content; then every string goes through the redactor
 (passwords on every link; hosts and the server's names, users, schemas, IPv6 and IPv4 addresses as
 the link chose).
 """

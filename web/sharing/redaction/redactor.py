@@ -2,15 +2,15 @@
 
 A case is stored as captured; what a customer's link shows is redacted when it is served, with the
 choices of that link (:class:`Choices`). :class:`Redactor` takes the values a case holds (its
-:class:`Vocabulary`: client hosts, users and schemas collected from the capture's processlist by
-:class:`VocabularyBuilder`, and the server's own names, ``server_names``) and gives each one a
+:class:`Vocabulary`: client hosts, users and schemas collected from every member's declared fields
+by :class:`VocabularyBuilder` and web/sharing/redaction/formats.py, and the server's own names,
+``server_names``) and gives each one a
 pseudonym that is the same everywhere on the link: ``host-1``, ``user-2``, ``db-3``, ``server-1``
 (numbered in sorted order of the values, so every response of the link agrees without state).
 
-- **Literals** (web/sharing/redaction/literals.py): statement text becomes its fingerprint (``analyzer.fingerprint``: strings and
-  numbers -> ``?``). In a processlist's raw lines (vertical ``\\G``, ``mysql -t`` table, ``mysql -B``)
-  the ``Info`` of each session, continuation lines included, is replaced by its fingerprint; a line
-  of a processlist that is not recognised as one of its fields is treated as statement text.
+- **Literals** (web/sharing/redaction/literals.py): statement text becomes its fingerprint
+  (``analyzer.fingerprint``: strings and numbers -> ``?``), in every text a statement quoted in it
+  (``statements_in_text``); each format's raw lines as its parser declares them (formats.py).
 - **Hosts, users, schemas**: each known value, as a whole token (not inside a longer name:
   ``app`` is not replaced in ``app1`` or ``application``), is replaced in every string served:
   page text, chart labels, moment rows, raw lines, JSON and CSV cells. Hosts also lose their
