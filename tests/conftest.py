@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -12,10 +13,19 @@ FIXTURES = Path(__file__).resolve().parent / "fixtures"
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    """WhiteNoise wants STATIC_ROOT to exist; the tests serve static files through the finders."""
+    """WhiteNoise wants STATIC_ROOT to exist; the tests serve static files through the finders.
+
+    Under pytest-xdist (``-n 2``), each worker has what another worker's tests must not see: its own
+    test database (pytest-django names it ``test_<name>_gw0``...), its own storage folder (case ids of
+    two databases coincide, and so would ``ingest-work/case-<id>/``) and its own cache keys in Redis
+    (throttle counts). Celery queues are already per test (``private_queue``), ports are picked free."""
     from django.conf import settings
 
     Path(settings.STATIC_ROOT).mkdir(parents=True, exist_ok=True)
+    worker = os.environ.get("PYTEST_XDIST_WORKER")
+    if worker:
+        settings.MEDIA_ROOT = Path(settings.MEDIA_ROOT).with_name(f"media-{worker}")
+        settings.CACHES["default"]["KEY_PREFIX"] = f"casebook-{worker}"
 
 
 @pytest.fixture

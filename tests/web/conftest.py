@@ -68,9 +68,12 @@ def _fresh_reset_counts() -> Iterator[None]:
     from django.conf import settings
 
     client = redis.Redis.from_url(settings.CELERY_BROKER_URL)  # read now: a test may point it elsewhere
+    prefix = settings.CACHES["default"][
+        "KEY_PREFIX"
+    ]  # the worker's own under pytest-xdist (tests/conftest.py)
 
     def clear() -> None:
-        for key in client.scan_iter(match="casebook:*:reset-*", count=1000):
+        for key in client.scan_iter(match=f"{prefix}:*:reset-*", count=1000):
             client.delete(key)
 
     clear()

@@ -384,26 +384,7 @@ def timeline_charts(
             )
             if spec:
                 charts.append(spec)
-    for spec in extra or []:
-        host = spec.get("host")
-        if len(hosts) > 1 and host in hosts:  # one host's chart of a case of several: its panel
-            spec = {**spec, "id": f"{spec['id']}{PANEL_SEP}{hosts.index(host)}", "chart": spec["id"]}
-        after = max(
-            (i for i, c in enumerate(charts) if c["section"] == spec["section"]), default=len(charts) - 1
-        )
-        charts.insert(after + 1, spec)
-    windows = [
-        {
-            "key": f.key,
-            "severity": f.severity,
-            "title": f.title,
-            "start_ms": _ms(a),
-            "end_ms": _ms(b),
-            **({"host": f.host, "hosts": f.hosts} if len(hosts) > 1 else {}),
-        }
-        for f in Finding.objects.filter(case=case).order_by("position")
-        for a, b in f.windows
-    ]
+    _place_extra(charts, extra or [], hosts)
     extent = [_ms_dt(case.window_start), _ms_dt(case.window_end)]
     return {
         "version": VERSION,
@@ -413,9 +394,39 @@ def timeline_charts(
         "range": [lo_ms, hi_ms] if lo is not None or hi is not None else None,
         "sections": [{"id": sid, "title": title} for sid, title in SECTIONS],
         "charts": charts,
-        "windows": windows,
+        "windows": _finding_windows(case, several=len(hosts) > 1),
         "hosts": hosts if len(hosts) > 1 else [],
     }
+
+
+def _place_extra(charts: list[dict[str, object]], extra: list[dict[str, object]], hosts: list[str]) -> None:
+    """Insert the chart specs computed elsewhere at the end of their section; on a case of several
+    hosts, one with ``host`` becomes that host's panel."""
+    for spec in extra:
+        host = spec.get("host")
+        if len(hosts) > 1 and host in hosts:
+            spec = {**spec, "id": f"{spec['id']}{PANEL_SEP}{hosts.index(host)}", "chart": spec["id"]}
+        after = max(
+            (i for i, c in enumerate(charts) if c["section"] == spec["section"]), default=len(charts) - 1
+        )
+        charts.insert(after + 1, spec)
+
+
+def _finding_windows(case: Case, *, several: bool) -> list[dict[str, object]]:
+    """The findings' windows the charts shade (epoch ms), most important finding first; with the
+    finding's host(s) on a case of several hosts."""
+    return [
+        {
+            "key": f.key,
+            "severity": f.severity,
+            "title": f.title,
+            "start_ms": _ms(a),
+            "end_ms": _ms(b),
+            **({"host": f.host, "hosts": f.hosts} if several else {}),
+        }
+        for f in Finding.objects.filter(case=case).order_by("position")
+        for a, b in f.windows
+    ]
 
 
 def _ms(iso: str) -> float:
