@@ -89,7 +89,9 @@ def _analyse(path: Path) -> engine.Outcome:
     """The bundle at ``path`` through the rules as the ingest runs them (a timeline per host)."""
     bundle = read_bundle(path)
     if not bundle.hosts:
-        return engine.run_hosts({"": Timeline.from_sources(bundle.sources, ncpu=bundle.ncpu, host=bundle.host)})
+        return engine.run_hosts(
+            {"": Timeline.from_sources(bundle.sources, ncpu=bundle.ncpu, host=bundle.host)}
+        )
     return engine.run_hosts({
         h.name: Timeline.from_sources(h.sources(bundle), ncpu=h.ncpu, host=h.name if bundle.host is not None else None,
                                       utc_offset_s=h.utc_offset_s)
@@ -125,7 +127,9 @@ def test_no_finding_is_lost_and_the_verdict_places_each_once(name: str) -> None:
     tree = {(f.key, f.host) for f in [v.root_cause, *v.explains] if f}
     effects = {li.effect for li in out.links if li.cause in tree}
     assert {(f.key, f.host) for f in v.explains} <= effects
-    assert not any(li.cause in tree and li.effect == (f.key, f.host) for f in v.also_found for li in out.links)
+    assert not any(
+        li.cause in tree and li.effect == (f.key, f.host) for f in v.also_found for li in out.links
+    )
 
 
 def test_the_chain_of_the_example_runs_from_the_temporary_tables_through_the_crowd_to_the_cpus() -> None:
