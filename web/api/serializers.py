@@ -287,7 +287,7 @@ class FindingsSerializer(serializers.Serializer):
     findings = FindingSerializer(many=True)
 
 
-class FindingRefSerializer(serializers.Serializer):
+class LinkEndSerializer(serializers.Serializer):
     """A finding named by its key and host (a link's cause or effect)."""
 
     key = serializers.CharField()
@@ -297,8 +297,8 @@ class FindingRefSerializer(serializers.Serializer):
 class LinkSerializer(serializers.Serializer):
     """A cause joined to its effect by what the bundle shows (analyzer.findings.Link)."""
 
-    cause = FindingRefSerializer()
-    effect = FindingRefSerializer()
+    cause = LinkEndSerializer()
+    effect = LinkEndSerializer()
     join = serializers.ChoiceField(choices=JOIN_KINDS, help_text="What both findings share.")
     sentence = serializers.CharField(help_text="How the cause explains the effect, naming what joins them.")
     evidence = serializers.ListField(child=serializers.DictField())
