@@ -107,6 +107,8 @@ HOST_EFFECTS: dict[tuple[str, str], str] = {
     ("numa-imbalance", "swap-activity"): "the full NUMA node reclaims and swaps while another node has room",
     ("numa-imbalance", "direct-reclaim-stalls"): "the full NUMA node's allocations reclaim pages directly",
 }  # fmt: skip
+#: What each host-level join reads, for the catalogue (docs/findings.md).
+PAIR_WHY = HOST_EFFECTS
 
 
 @joins(*HOST_EFFECTS)

@@ -238,7 +238,6 @@ IO_CONSUMER = RuleTexts(
     sources=(
         "iostat(1), sysstat 12.6",
         "top(1) and ps(1), procps-ng 4.0 (state D)",
-        "FINDINGS.md (Name the culprit)",
     ),
     disproof="{disproof}",
     confidence="iostat, top/ps states and the processlist; held {held:.0f} s",
