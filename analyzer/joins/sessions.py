@@ -184,3 +184,33 @@ def mysqld_takes_the_cpu(cause: Finding, effect: Finding, ctx: JoinContext) -> L
                 f"top shows mysqld taking {share:.0%} of the busy CPU ({used.mysqld:.0f} % CPU, 100 % = one CPU): "
                 "the run queue is the server's threads running these sessions.",
                 used.evidence[:3])  # fmt: skip
+
+
+#: The replication SQL (applier) threads show in the processlist as this user (MySQL and MariaDB).
+REPLICATION_USER = "system user"
+
+
+@joins(("long-transaction", "replica-lag"), ("lock-waits", "replica-lag"))
+def sql_thread_is_the_waiter(cause: Finding, effect: Finding, ctx: JoinContext) -> Link | None:
+    """A waiter for a row lock (-lock-waits, or INNODB_LOCK_WAITS with INNODB_TRX) is the replica's SQL
+    thread (processlist User ``system user``), and the blocker is the cause's session (long-transaction;
+    lock-waits: whatever blocker it names): the local session holds the rows the replica must change."""
+    tl = ctx.timeline(effect)
+    if tl is None or not same_host(cause, effect):
+        return None
+    windows = list(cause.windows) + list(effect.windows)
+    waiters = blockers.waiting_sessions(tl, windows)
+    pl = tl.frame("processlist")
+    if not waiters or not len(pl) or "user" not in pl:
+        return None
+    system = pl[(pl["user"].astype("string") == REPLICATION_USER).fillna(False)]
+    sql_threads = sorted({int(i) for i in pd.to_numeric(system["id"], errors="coerce").dropna()} & waiters)
+    if not sql_threads:
+        return None
+    member, lines = tl.lines_of(system[pd.to_numeric(system["id"], errors="coerce").isin(sql_threads)])
+    blocker = min(subject_ids(cause, "session")) if subject_ids(cause, "session") else "the blocker named"
+    return link(cause, effect, "thread",
+                f"The thread waiting for the row lock, thread {sql_threads[0]}, is the replication SQL thread "
+                f"(system user); it waits behind session {blocker}.",
+                [Evidence("replication SQL thread waiting for a row lock", sql_threads[0], "thread id",
+                          "processlist.user", member, lines)])  # fmt: skip

@@ -158,3 +158,29 @@ def test_every_registered_join_names_two_keys_and_documented_functions() -> None
     for (cause, effect), fns in links.registered().items():
         assert cause != effect
         assert all(fn.__doc__ for fn in fns), (cause, effect)
+
+
+def _replica(waiting: int) -> links.JoinContext:
+    """A replica whose processlist has the SQL thread (Id 1001, system user) and an idle app session
+    (Id 1002), and -lock-waits rows of thread ``waiting`` waiting behind 1002."""
+    snapshot = [
+        ("system user", "Slave_SQL", 30, "Update_rows_log_event::find_row(-1)", "NULL"),
+        ("app", "Sleep", 40, "", "NULL"),
+        ("app", "Query", 12, "Updating", "update shop.orders set n = n + 1 where id = 42"),
+    ]
+    tl = timeline(pl=processlist_text([snapshot] * 3))
+    ts = tl.frame("processlist")["ts"].drop_duplicates()
+    tl.frames["lock_waits"] = pd.DataFrame({"ts": ts, "waiting_thread": waiting, "blocking_thread": 1002})
+    return links.JoinContext({"db1": tl})
+
+
+def test_a_local_transaction_explains_replica_lag_when_the_sql_thread_waits_behind_it() -> None:
+    trx = _finding("long-transaction", culprit=_session("1002"))
+    lag = _finding("replica-lag")
+    joined = sessions.sql_thread_is_the_waiter(trx, lag, _replica(waiting=1001))
+    assert joined is not None and joined.join == "thread"
+    assert (
+        "thread 1001, is the replication SQL thread" in joined.sentence and "session 1002" in joined.sentence
+    )
+    # an application session waiting behind the same blocker says nothing about the replica's lag
+    assert sessions.sql_thread_is_the_waiter(trx, lag, _replica(waiting=1003)) is None
