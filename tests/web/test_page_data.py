@@ -180,3 +180,27 @@ def test_a_chart_of_many_series_reaches_both_ends_of_the_capture() -> None:
     assert len(idx) == OVERVIEW_POINTS and (np.diff(idx) > 0).all()
     assert idx[0] == 0 and idx[-1] == len(t) - 1  # the last minutes are drawn too
     assert np.diff(t[idx]).max() <= 60_000_000  # and no stretch of more than a minute is left out
+
+
+def test_the_page_shows_the_chain_the_links_and_the_fix(engineer_client: Client, example_case: Case) -> None:
+    page = engineer_client.get(f"/cases/{example_case.pk}/").content.decode()
+    verdict = page[page.index('id="verdict"') : page.index('id="findings"')]
+    assert 'class="verdict__root" href="#finding-tmp-table-churn"' in verdict
+    chain = verdict[
+        verdict.index('id="verdict-chain"') : verdict.index("</ol>", verdict.index('id="verdict-chain"'))
+    ]
+    assert (
+        chain.index("tmp-table-churn")
+        < chain.index("same-query-pileup")
+        < chain.index("active-sessions-overload")
+    )
+    assert "are sessions running the statement the cause names" in verdict  # a link's sentence
+    assert 'id="verdict-fix"' in verdict and "tmpdir" in verdict
+
+
+def test_a_case_analysed_before_verdicts_were_kept_asks_for_a_reanalysis(
+    engineer_client: Client, example_case: Case
+) -> None:
+    Case.objects.filter(pk=example_case.pk).update(verdict={})
+    page = engineer_client.get(f"/cases/{example_case.pk}/").content.decode()
+    assert "analysed before verdicts were kept: re-analyze it" in page
