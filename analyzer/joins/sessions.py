@@ -146,6 +146,9 @@ def statement_is_the_crowd(cause: Finding, effect: Finding, ctx: JoinContext) ->
     return _crowd_link(cause, effect, ctx, running, "sessions running the statement the cause names")
 
 
+#: The page reads from disk are the crowd's when most sessions run reads and the pool reads at least
+#: this many pages from disk per second per active session (each waits on disk every second).
+READS_PER_SESSION_MIN = 1.0
 #: The InnoDB page reads from disk are the pile-up's when it is a read statement run by most sessions.
 READ_STATEMENT_RE = re.compile(r"^\s*(\(\s*)?(select|with)\b", re.I)
 
@@ -153,14 +156,27 @@ READ_STATEMENT_RE = re.compile(r"^\s*(\(\s*)?(select|with)\b", re.I)
 @joins(("buffer-pool-misses", "same-query-pileup"), ("buffer-pool-misses", "active-sessions-overload"))
 def misses_are_the_crowds_reads(cause: Finding, effect: Finding, ctx: JoinContext) -> Link | None:
     """The buffer pool's reads from disk are made by the effect's sessions: most active sessions run
-    reads (SELECT) while the pool misses, so the pages they wait for come from disk."""
+    reads (SELECT) while the pool reads from disk at least READS_PER_SESSION_MIN pages per second per
+    active session, so the pages they wait for come from disk."""
+
+    tl = ctx.timeline(effect)
+    reads = next(
+        (float(e.value) for e in cause.evidence if e.label == "Innodb_buffer_pool_reads per second"), 0.0
+    )
+    if tl is None or not len(active := _active(tl, effect)):
+        return None
+    # Enough page reads from disk for every session of the crowd to wait on one each second.
+    sessions = float(active.groupby("ts").size().median())
+    if reads < READS_PER_SESSION_MIN * sessions:
+        return None
 
     def reading(rows: pd.DataFrame) -> np.ndarray:
         fp = rows["fingerprint"].astype("string").fillna("")
         return fp.str.match(READ_STATEMENT_RE).fillna(False).to_numpy(dtype=bool)
 
     return _crowd_link(cause, effect, ctx, reading,
-                       "sessions running reads (SELECT), whose pages the buffer pool misses and reads from disk")  # fmt: skip
+                       f"sessions running reads (SELECT) while the buffer pool reads {reads:,.0f} pages/s from disk, "
+                       f"{reads / sessions:,.0f} per active session")  # fmt: skip
 
 
 @joins(

@@ -11,7 +11,7 @@ import pandas as pd
 import pytest
 
 from analyzer import links
-from analyzer.findings import Culprit, Finding, Link, Severity, Window
+from analyzer.findings import Culprit, Evidence, Finding, Link, Severity, Window
 from analyzer.joins import host, sessions
 from tests.analyzer.captures import processlist_text, timeline
 
@@ -24,7 +24,7 @@ def _finding(
 ) -> Finding:
     return Finding(
         key=key, severity=kw.pop("severity", Severity.WARNING), title=kw.pop("title", f"title of {key}"),
-        explanation="", windows=SAME_WINDOW, evidence=(), recommendation=f"fix {key}", culprit=culprit,
+        explanation="", windows=SAME_WINDOW, evidence=kw.pop("evidence", ()), recommendation=f"fix {key}", culprit=culprit,
         host=host, subjects=tuple(subjects), **kw,
     )  # fmt: skip
 
@@ -91,12 +91,21 @@ def test_a_statement_explains_the_crowd_that_runs_it_not_another_statement() -> 
 
 
 def test_buffer_pool_misses_explain_a_crowd_of_reads_not_a_crowd_of_writes() -> None:
-    misses = _finding("buffer-pool-misses", culprit=Culprit(kind="setting", id="innodb_buffer_pool_size"))
+    reads = (
+        Evidence("Innodb_buffer_pool_reads per second", 900.0, "/s", "mysqladmin.Innodb_buffer_pool_reads"),
+    )
+    misses = _finding(
+        "buffer-pool-misses", culprit=Culprit(kind="setting", id="innodb_buffer_pool_size"), evidence=reads
+    )
     fp = "select * from shop.orders where id = ?"
     pileup = _finding("same-query-pileup", culprit=_statement(fp))
     assert sessions.misses_are_the_crowds_reads(misses, pileup, _ctx(RUNNING + OTHERS)) is not None
     writes = [("app", "Query", 0, "Updating", "update shop.orders set n = 1 where id = 3")] * 8
     assert sessions.misses_are_the_crowds_reads(misses, pileup, _ctx(writes + OTHERS)) is None
+    # a few reads from disk a second cannot be what ten sessions wait on
+    few = (Evidence("Innodb_buffer_pool_reads per second", 5.0, "/s", "mysqladmin.Innodb_buffer_pool_reads"),)
+    rare = _finding("buffer-pool-misses", culprit=misses.culprit, evidence=few)
+    assert sessions.misses_are_the_crowds_reads(rare, pileup, _ctx(RUNNING + OTHERS)) is None
 
 
 def test_mysqld_does_not_explain_cpus_another_process_takes() -> None:
