@@ -42,8 +42,9 @@ counters, quiet levels, host scale, evidence builders) are in `analyzer/detect.p
 order is `analyzer.findings.SEVERITY_ORDER`.
 
 Each finding carries its windows, evidence (series, value, unit, raw member and line range),
-recommendation, caveats, sources, confidence and the check that would disprove it; related findings
-are grouped under one root cause (`analyzer/grouping.py`). OS threads are joined to MySQL sessions
+recommendation, caveats, sources, confidence and the check that would disprove it; a finding
+explains another only through a join the bundle shows (see *How causes are joined* at the end), and
+the verdict names the root cause from those links. OS threads are joined to MySQL sessions
 at the same moment, exactly through performance_schema.threads when the bundle has it
 (`analyzer/join.py`). A rule whose inputs are missing is reported as *not evaluated: needs ...*; a
 rule that raises is recorded and never sinks the case. Rule versions are stored with the case.
@@ -157,7 +158,28 @@ def render() -> str:
             out += [f"## {current}", "", doc.split("\n\n")[0].replace("\n", " "), ""]
         out += [_rule(spec), ""]
     out += _cross_host()
+    out += _joins()
     return "\n".join(out).rstrip("\n") + "\n"
+
+
+def _joins() -> list[str]:
+    """How causes are joined (``analyzer.links``: every registered join function, by the pair of keys
+    it joins, with its docstring) and how the verdict chooses the root cause (``analyzer.verdict``)."""
+    from analyzer import links, verdict
+
+    out = ["## How causes are joined", "", inspect.getdoc(links).split("\n\n")[0].replace("\n", " "), ""]
+    out += ["| cause | effect | join function | what the bundle must show |", "| --- | --- | --- | --- |"]
+    for (cause, effect), fns in sorted(links.registered().items()):
+        for fn in fns:
+            # a family may say per pair what its join reads (``PAIR_WHY``), else the function's docstring
+            why = getattr(sys.modules[fn.__module__], "PAIR_WHY", {}).get((cause, effect))
+            what = f"The same server: {why}." if why else " ".join(inspect.cleandoc(fn.__doc__ or "").split())
+            what = what.replace("|", "/")
+            out.append(f"| `{cause}` | `{effect}` | `{fn.__module__}.{fn.__name__}` | {what} |")
+    doc = (inspect.getdoc(verdict) or "").split("\n\n")
+    paragraphs = [p.replace(":\n- ", ":\n\n- ", 1) for p in doc[:-1]]
+    out += ["", "## How the root cause is chosen", "", "\n\n".join(paragraphs), ""]
+    return out
 
 
 def _cross_host_index() -> str:

@@ -31,6 +31,7 @@ from analyzer.isotime import iso_utc
 from analyzer.offsets import estimate_offsets
 from analyzer.series import aggregate_series, irq_cpu_rates, top_fingerprints, top_wait_channels
 from analyzer.timeline import SAMPLE_LINES, Timeline, reduce_piece
+from analyzer.verdict import verdict_refs
 from parsers.damage import pg_safe
 from parsers.ingest.archive import BundleError, Limits
 from parsers.ingest.bundle import Bundle, read_bundle
@@ -432,6 +433,9 @@ def _set_analysis_fields(case: Case, bundle: Bundle, found: _Analysis) -> None:
     )
     case.rule_versions = found.outcome.versions
     case.finding_keys = sorted({f.key for f in found.outcome.findings})
+    verdict = found.outcome.verdict
+    case.verdict = pg_safe(verdict_refs(verdict)) if verdict else {}
+    case.root_cause_key = verdict.root_cause.key if verdict and verdict.root_cause else ""
 
 
 def _write_findings(case: Case, outcome: engine.Outcome) -> None:
@@ -521,6 +525,8 @@ _DERIVED_CASE_FIELDS = (
     "charts_overview",
     "search_terms",
     "finding_keys",
+    "verdict",
+    "root_cause_key",
     "fingerprints",
     "wait_channels",
     "progress",
