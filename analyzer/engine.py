@@ -29,7 +29,7 @@ RULE_FAMILIES = (
     "irq",
     "mysql",
     "sessions",
-    "joined",
+    "correlated",
     "innodb",
     "kernel",
     "replication",

@@ -19,7 +19,7 @@ from analyzer.consumers import cpu_consumers
 from analyzer.detect import state_in
 from analyzer.findings import Evidence, Finding, Link
 from analyzer.links import JoinContext, joins, link, same_host, subject_ids
-from analyzer.rules.cross import COMMIT_STATES
+from analyzer.rules.correlated import COMMIT_STATES
 from analyzer.rules.sessions import LOCK_STATE_RE
 from analyzer.timeline import Timeline, value_is
 from analyzer.windows import within

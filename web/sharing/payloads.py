@@ -17,9 +17,9 @@ import io
 import re
 from datetime import UTC, datetime
 
+from web.cases.verdicts import expand_verdict
 from web.sharing.redaction import formats
 from web.sharing.redaction.redactor import Redactor
-from web.cases.verdicts import expand_verdict
 
 _QUOTED = re.compile(r"'[^'\n]*'|\"[^\"\n]*\"")
 

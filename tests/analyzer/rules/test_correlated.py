@@ -1,4 +1,4 @@
-"""Joined-source rules (analyzer/rules/joined.py): load from D-state threads (seed 000), commits serialised
+"""Correlated-source rules (analyzer/rules/correlated.py): load from D-state threads (seed 000), commits serialised
 with idle CPUs (seed 001), idle + iowait read as available CPU (seed 001)."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Joined-source rules: OS evidence (vmstat, ps threads, iostat) joined with MySQL evidence at the same moment.
+"""Correlated-source rules: OS evidence (vmstat, ps threads, iostat) joined with MySQL evidence at the same moment.
 
 Single metrics mislead, and the explanation appears when sources are read side by side
 (docs/background.md, "One metric misleads"):
