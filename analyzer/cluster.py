@@ -9,7 +9,10 @@ The rules (keys, in ``CLUSTER_RULES`` order) and what they read of each host:
 
 - ``replica-lag-source``: a replica's SHOW SLAVE STATUS (``replica_status``: Seconds_Behind_Master,
   Read/Exec_Master_Log_Pos) against its source's write rate in the same minutes (``mysqladmin``:
-  Com_insert/update/delete, Innodb_rows_inserted/updated/deleted, Binlog_bytes_written per second).
+  Com_insert/update/delete, Innodb_rows_inserted/updated/deleted, Binlog_bytes_written per second),
+  explained by its cause (``analyzer.replica_causes.lag_cause``: a local lock, DDL, a table without a
+  key, one large transaction, the I/O thread, commit cost, single-threaded apply, a delay), whose
+  fix is the recommendation and whose culprit is the finding's.
 - ``replica-stopped``: a replica whose SQL or I/O thread stopped (Last_SQL_Error / Last_IO_Error)
   while its source kept writing.
 - ``galera-flow-control``: Galera's wsrep_flow_control_sent, wsrep_flow_control_paused_ns (or the
@@ -27,12 +30,13 @@ snapshots' minutes; imbalance over the minutes every capture holds). A rule whos
 the hosts gives no finding; nothing is raised for missing inputs (the engine records an exception as
 ``RuleFailed`` for the cross-host rules as a whole). Sources: MariaDB Knowledge Base, "SHOW REPLICA STATUS", "Galera Cluster Status
 Variables", "Flow Control in Galera Cluster"; Percona, "Galera Flow Control in Percona XtraDB
-Cluster"; ../shared/FINDINGS.md (cross-host rows).
+Cluster".
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import replace
 
 import pandas as pd
 
@@ -41,6 +45,7 @@ from analyzer.cluster_nodes import cross, galera_flow_control, host_stall_holds_
 from analyzer.cluster_texts import LAG_TEXTS, STOPPED_TEXTS
 from analyzer.detect import cite, span, status
 from analyzer.findings import Evidence, Finding, Severity, Window
+from analyzer.replica_causes import LagCause, lag_cause
 from analyzer.timeline import Timeline
 from analyzer.topology import LAG_CRITICAL_S, LAG_S
 
@@ -187,6 +192,8 @@ def replica_lag_source(timelines: Mapping[str, Timeline], link: topology.Link) -
         )
     settings = topology.differing_settings(replica, [source])
     evidence += [Evidence(f"variable {n}", mine, "", "variables") for n, mine, _ in settings]
+    cause = lag_cause(replica, rs, source_binlog=numbers.get("binlog"), received=read)
+    evidence = [*cause.evidence, *evidence]
     apply_phrase = (
         f"its SQL thread applied {applied / 1024:,.0f} KiB/s of the source's binlog"
         + (f" while its I/O thread received {read / 1024:,.0f} KiB/s" if read is not None else "")
@@ -196,7 +203,7 @@ def replica_lag_source(timelines: Mapping[str, Timeline], link: topology.Link) -
     threads = str(link.rows["sql_running"].iloc[-1]) if "sql_running" in link.rows else "?"
     finding = LAG_TEXTS.finding(
         "replica-lag-source",
-        Severity.CRITICAL if float(lag.max()) >= LAG_CRITICAL_S else Severity.WARNING,
+        lag_severity(float(lag.max()), cause),
         windows,
         evidence,
         replica=link.replica,
@@ -210,8 +217,18 @@ def replica_lag_source(timelines: Mapping[str, Timeline], link: topology.Link) -
         sql_running=threads,
         parallel=topology.parallel_workers(replica),
         settings=topology.settings_phrase(link.replica, settings, "its source's"),
+        cause=cause.title,
+        cause_explanation=cause.explanation,
+        fix=cause.fix,
     )
-    return cross(finding, [link.source, link.replica])
+    return cross(replace(finding, culprit=cause.culprit), [link.source, link.replica])
+
+
+def lag_severity(lag_s: float, cause: LagCause) -> Severity:
+    """Info for a lag asked for (MASTER_DELAY), critical from LAG_CRITICAL_S, else warning."""
+    if cause.intentional:
+        return Severity.INFO
+    return Severity.CRITICAL if lag_s >= LAG_CRITICAL_S else Severity.WARNING
 
 
 def replica_stopped(timelines: Mapping[str, Timeline], link: topology.Link) -> Finding | None:
@@ -255,6 +272,7 @@ def replica_stopped(timelines: Mapping[str, Timeline], link: topology.Link) -> F
     if error:
         evidence.insert(1, cite(replica, "Last_SQL_Error" if sql_no else "Last_IO_Error", error[:300], "",
                                 "replica_status.last_sql_error", stopped))  # fmt: skip
+    errno = last.get("last_sql_errno" if sql_no else "last_io_errno")
     finding = STOPPED_TEXTS.finding(
         "replica-stopped",
         Severity.CRITICAL,
@@ -264,6 +282,7 @@ def replica_stopped(timelines: Mapping[str, Timeline], link: topology.Link) -> F
         source=link.source,
         how=link.how,
         thread="SQL" if sql_no else "I/O",
+        on_error=f" on error {errno:.0f}" if errno is not None and pd.notna(errno) and errno else "",
         error=error[:300] or "(no error text)",
         writes=write_phrase(numbers),
         position=f"{last.get('source_log_file')}:{last.get('exec_source_log_pos'):.0f}"

@@ -57,10 +57,26 @@ def test_the_source_of_a_replica_is_found_by_its_server_id() -> None:
     assert link.how == "Master_Server_Id 1 = server_id of db-a"
 
 
-def test_a_lagging_replica_is_explained_by_its_sources_write_rate() -> None:
+def test_a_replica_that_syncs_every_applied_commit_lags_on_its_commit_cost() -> None:
     f = findings("replica-lag")["replica-lag-source"]
     assert (f.host, f.hosts) == (None, ("db-a", "db-b"))  # the cause first
-    assert f.title.startswith("db-b is 31 s behind db-a, which writes 6,862 write statements/s")
+    # the SQL thread is in its Commit state in 19 of 20 processlist snapshots, with redo and binlog synced
+    assert f.title == (
+        "db-b is 31 s behind db-a: each applied transaction waits for its commit "
+        "(innodb_flush_log_at_trx_commit=1 and sync_binlog=1)"
+    )
+    assert f.explanation.startswith(
+        "The replica's SQL thread was in its commit step in 95 % of the snapshots"
+    )
+    assert f.recommendation.startswith(
+        "On a replica that can be rebuilt, sync less: innodb_flush_log_at_trx_commit=2"
+    )
+    assert (f.culprit.kind, f.culprit.id, f.culprit.statement) == (
+        "setting",
+        "innodb_flush_log_at_trx_commit",
+        "1",
+    )
+    assert "6,862 write statements/s" in f.explanation
     assert "from 13 s to 31 s" in f.explanation and "slave_parallel_threads 0" in f.explanation
     by_label = {e.label: e for e in f.evidence}
     writes = by_label["Com_insert+Com_update+Com_delete"]
@@ -88,7 +104,7 @@ def test_a_stopped_sql_thread_names_its_error_and_the_source_that_keeps_writing(
     f = found["replica-stopped"]
     assert (f.host, f.hosts, f.severity) == (None, ("db-b", "db-a"), Severity.CRITICAL)
     assert f.title.startswith(
-        "db-b's SQL thread stopped: Could not execute Write_rows_v1 event on table sb.sbtest1"
+        "db-b's SQL thread stopped on error 1062: Could not execute Write_rows_v1 event on table sb.sbtest1"
     )
     assert "Duplicate entry '20001' for key 'PRIMARY', Error_code: 1062" in f.title
     assert "stopped at db-a-bin.000001:3830057 " in f.explanation and "write statements/s" in f.explanation

@@ -1,0 +1,38 @@
+"""Why a replica is behind (analyzer/replica_causes.py), on real captures of each cause made on this
+machine by scripts/make_cluster_bundles.sh (tests/fixtures/bundles/README.md, "Replica lag by its
+cause"): db-a a MariaDB 10.11 source, db-b its replica (one SQL thread, nothing synced at commit),
+pt-stalk 3.2.1 on both at once. The cross-host finding (``replica-lag-source``) and, when the replica's
+capture is alone, its own ``replica-lag`` give the cause's title, fix and culprit.
+"""
+
+from __future__ import annotations
+
+from analyzer.cluster import cross_host_findings
+from analyzer.findings import Finding, Severity
+from analyzer.replica_causes import lag_cause
+from tests.analyzer.test_cluster import timelines
+
+
+def lag_finding(shape: str) -> Finding:
+    (f,) = [f for f in cross_host_findings(timelines(shape)) if f.key == "replica-lag-source"]
+    return f
+
+
+def test_a_local_session_idle_in_transaction_that_holds_the_rows_is_named_with_its_kill() -> None:
+    f = lag_finding("lag-lock")
+    # -lock-waits: waiting_thread 10 (db-b's Slave_SQL, system user) blocked by thread 11 (app, Sleep)
+    assert f.title.startswith(
+        "db-b is 32 s behind db-a: its SQL thread waits for a row lock held by session 11 app@localhost, "
+        "idle in transaction for 33 s"
+    )
+    assert f.explanation.startswith("The replica's SQL thread (thread 10) waits in -lock-waits")
+    assert f.recommendation.startswith("KILL 11; on the replica ends that session")
+    c = f.culprit
+    assert (c.kind, c.id) == ("session", "11")
+    assert f"{c.user}@{c.host}: {c.statement}" == "app@localhost: idle in transaction"
+    first = f.evidence[0]
+    assert first.label == "the replica's SQL thread 10 waits for a row lock"
+    assert first.member == "lag-lock/db-b/2026_11_28_13_26_05-lock-waits"
+    assert f.severity is Severity.WARNING
+    cause = lag_cause(timelines("lag-lock")["db-b"], timelines("lag-lock")["db-b"].frame("replica_status"))
+    assert (cause.key, cause.threads) == ("local-lock", (10,))
