@@ -172,7 +172,7 @@ CAUSE_TEXTS: dict[str, tuple[str, str, str]] = {
         ),
     ),
     "no-key": (
-        "row events on {table} without a usable key, Handler_read_rnd_next {rate:,.0f}/s",
+        "row events on {table} without a usable key, Handler_read_rnd_next {rate_words}",
         (
             "The replica's SQL thread was in {state} in {share:.0f} % of the snapshots while the replica read "
             "{rate:,.0f} rows/s by table scan (Handler_read_rnd_next): with row-based replication, each row "

@@ -299,7 +299,18 @@ def _no_key(tl: Timeline, appliers: pd.DataFrame, threads: tuple[int, ...]) -> L
     ]
     what = f"table {table}" if table else "a table the capture does not name"
     culprit = Culprit(kind="statement", id=what, statement=state, evidence=tuple(ev))
-    return _cause("no-key", culprit, ev, threads, state=state, rate=rate, share=100 * share, table=what)
+    words = f"{rate / 1e6:.1f} M rows/s" if rate >= 1e6 else f"{rate:,.0f} rows/s"
+    return _cause(
+        "no-key",
+        culprit,
+        ev,
+        threads,
+        state=state,
+        rate=rate,
+        rate_words=words,
+        share=100 * share,
+        table=what,
+    )
 
 
 def _still(rs: pd.DataFrame) -> pd.DataFrame:

@@ -36,3 +36,20 @@ def test_a_local_session_idle_in_transaction_that_holds_the_rows_is_named_with_i
     assert f.severity is Severity.WARNING
     cause = lag_cause(timelines("lag-lock")["db-b"], timelines("lag-lock")["db-b"].frame("replica_status"))
     assert (cause.key, cause.threads) == ("local-lock", (10,))
+
+
+def test_row_events_on_a_table_without_a_key_name_the_table_and_the_scan_rate() -> None:
+    f = lag_finding("lag-nokey")
+    # db-a deleted 10,000 rows of sb.nokey (50,000 rows, no index) in one statement: every snapshot of
+    # db-b's SQL thread says Delete_rows_log_event::find_row() while Handler_read_rnd_next runs at 2-5 M/s
+    assert f.title == (
+        "db-b is 30 s behind db-a: row events on table sb.nokey without a usable key, "
+        "Handler_read_rnd_next 2.4 M rows/s"
+    )
+    assert "Delete_rows_log_event::find_row() in 100 % of the snapshots" in f.explanation
+    assert f.recommendation.startswith("Add a primary key (or a unique not-null index) to table sb.nokey")
+    assert (f.culprit.kind, f.culprit.id) == ("statement", "table sb.nokey")
+    scans = {e.label: e for e in f.evidence}["Handler_read_rnd_next (median)"]
+    assert scans.value > 1_000_000 and scans.member.startswith("lag-nokey/db-b/")
+    # the source is idle meanwhile: its write rate is no cause
+    assert "db-a wrote 0 write statements/s" in f.explanation
