@@ -7,6 +7,7 @@ capture is alone, its own ``replica-lag`` give the cause's title, fix and culpri
 
 from __future__ import annotations
 
+from analyzer import engine
 from analyzer.cluster import cross_host_findings
 from analyzer.findings import Finding, Severity
 from analyzer.replica_causes import lag_cause
@@ -53,3 +54,17 @@ def test_row_events_on_a_table_without_a_key_name_the_table_and_the_scan_rate() 
     assert scans.value > 1_000_000 and scans.member.startswith("lag-nokey/db-b/")
     # the source is idle meanwhile: its write rate is no cause
     assert "db-a wrote 0 write statements/s" in f.explanation
+
+
+def test_an_intentional_delay_is_info_and_says_so_on_both_rules() -> None:
+    f = lag_finding("lag-delay")
+    # CHANGE MASTER TO MASTER_DELAY=70: every snapshot says SQL_Delay 70, Seconds_Behind_Master 70 and
+    # "Waiting until MASTER_DELAY seconds after master executed event"
+    assert f.title == "db-b is 70 s behind db-a: on purpose, MASTER_DELAY 70 s"
+    assert f.severity is Severity.INFO
+    assert f.recommendation.startswith("Nothing to fix while the lag stays near the delay.")
+    assert (f.culprit.kind, f.culprit.id, f.culprit.statement) == ("setting", "MASTER_DELAY", "70")
+    # the replica's own rule, without its source in the case, says the same
+    (own,) = engine.run(timelines("lag-delay")["db-b"], only=("replica-lag",)).findings
+    assert own.title == "Replica 70 s behind its source: on purpose, MASTER_DELAY 70 s"
+    assert own.severity is Severity.INFO and own.culprit == f.culprit
