@@ -18,6 +18,10 @@ The rules (keys, in ``CLUSTER_RULES`` order) and what they read of each host:
 - ``galera-flow-control``: Galera's wsrep_flow_control_sent, wsrep_flow_control_paused_ns (or the
   gauge wsrep_flow_control_paused), wsrep_local_recv_queue(_avg) of every node: the node that sent
   flow control is the slow one; the others were paused.
+- ``galera-node-behind``: a Galera node that is not Synced (wsrep_local_state: Donor/Desynced,
+  Joining, Joined) or whose wsrep_local_recv_queue grows, sending no flow control, while another node
+  commits (wsrep_last_committed): its cause from wsrep_desync_count and the states
+  (``analyzer.galera_states``), and every node's state, queues, flow control and certification failures.
 - ``host-stall-holds-others``: one host's disk (iostat w_await) or CPU (vmstat r per CPU) saturated
   while the others are not, and the others wait for it (Galera nodes paused by the flow control it sent).
 - ``load-imbalance``: one peer node (Galera, or servers that do not replicate from one another)
@@ -45,6 +49,7 @@ from analyzer.cluster_nodes import cross, galera_flow_control, host_stall_holds_
 from analyzer.cluster_texts import LAG_TEXTS, STOPPED_TEXTS
 from analyzer.detect import cite, span, status
 from analyzer.findings import Evidence, Finding, Severity, Window
+from analyzer.galera_states import galera_node_behind
 from analyzer.replica_causes import LagCause, lag_cause
 from analyzer.timeline import Timeline
 from analyzer.topology import LAG_CRITICAL_S, LAG_S
@@ -69,7 +74,9 @@ def cross_host_findings(timelines: Mapping[str, Timeline]) -> list[Finding]:
         found = replica_stopped(timelines, link) or replica_lag_source(timelines, link)
         if found is not None:
             out.append(found)
-    peers = (host_stall_holds_others, galera_flow_control) + (() if links else (load_imbalance,))
+    peers = (host_stall_holds_others, galera_flow_control, galera_node_behind) + (
+        () if links else (load_imbalance,)
+    )
     for rule in peers:
         found = rule(timelines)
         if found is not None:
@@ -299,11 +306,13 @@ CLUSTER_RULES = {
     "galera-flow-control": (galera_flow_control, ("mysqladmin",)),
     "host-stall-holds-others": (host_stall_holds_others, ("iostat", "vmstat", "ncpu")),
     "load-imbalance": (load_imbalance, ("mysqladmin",)),
+    "galera-node-behind": (galera_node_behind, ("mysqladmin",)),
 }
 
 __all__ = [
     "cross_host_findings",
     "galera_flow_control",
+    "galera_node_behind",
     "host_stall_holds_others",
     "load_imbalance",
     "replica_lag_source",

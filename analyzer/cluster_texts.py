@@ -123,6 +123,29 @@ IMBALANCE_TEXTS = RuleTexts(
     confidence="mysqladmin Questions of {n_nodes} nodes",
 )
 
+GALERA_NODE_TEXTS = RuleTexts(
+    title="{node} is {state} and {queue:,.0f} write-sets behind while {others} {write} on: {cause}",
+    explanation=(
+        "{node} sends no flow control, so the cluster does not wait for it: {others} committed "
+        "{committed:,.0f} write-sets in the capture while {node}'s receive queue (wsrep_local_recv_queue) "
+        "reached {queue:,.0f}. {node} is {cause}. Reads on {node} see old data until it catches up, and a "
+        "node that falls further behind than its peers' gcache needs a full state transfer. Per node: "
+        "{per_node}."
+    ),
+    recommendation=(
+        "End what holds {node} out of sync: a FLUSH TABLES WITH READ LOCK or backup session on it\n"
+        "(find it in its processlist and KILL it, or let the backup finish), SET GLOBAL wsrep_desync=OFF,\n"
+        "or let the state transfer finish. Send no traffic to a node that is not Synced (the proxy's\n"
+        "health check should read wsrep_local_state_comment)."
+    ),
+    caveats=(
+        "wsrep_local_state is sampled once a second: a state held for less than a second may not show.",
+    ),
+    sources=GALERA_SOURCES + ("Galera Cluster documentation, Node State Changes",),
+    disproof="The receive queue falls back to 0 and the node reports Synced again: it has caught up.",
+    confidence="wsrep status of {n_nodes} nodes, same minutes",
+)
+
 #: The cross-host rule keys and their texts, for the catalogue.
 CLUSTER_KEYS: dict[str, RuleTexts] = {
     "replica-lag-source": LAG_TEXTS,
@@ -130,6 +153,7 @@ CLUSTER_KEYS: dict[str, RuleTexts] = {
     "galera-flow-control": FLOW_TEXTS,
     "host-stall-holds-others": STALL_TEXTS,
     "load-imbalance": IMBALANCE_TEXTS,
+    "galera-node-behind": GALERA_NODE_TEXTS,
 }
 
 #: Why a replica is behind (analyzer/replica_causes.py): per cause, the phrase of the title (after

@@ -10,6 +10,9 @@
 #                    disk is throttled (its mariadbd in a blkio cgroup: WRITE_IOPS writes/s, redo synced
 #                    at every commit) while db-a and db-c take a 4-thread sysbench write load each
 #   healthy          the replica-lag pair under a light load (2 threads, 50 transactions/s): db-b keeps up
+#   galera-desync    the three Galera nodes; on db-b a session `backup` runs FLUSH TABLES WITH READ LOCK
+#                    and stays idle (the node desyncs: Donor/Desynced, sends no flow control) while
+#                    db-a and db-c take a 2-thread write load each: db-b's receive queue grows
 # Replica lag by its cause (the same pair; db-b syncs nothing at commit unless said; the members of
 # LAG_SHIP added, RUN_TIME 15 s by default for these):
 #   lag-lock         a session on db-b (user app) updates rows of sb.sbtest1 and stays idle in its
@@ -34,7 +37,7 @@ set -eu
 
 OUTDIR=$(cd "${1:?usage: make_cluster_bundles.sh OUTDIR [SHAPE...]}" && pwd)
 shift
-SHAPES=${*:-replica-lag replica-stopped galera healthy lag-lock lag-nokey lag-delay lag-ddl lag-bigtrx}
+SHAPES=${*:-replica-lag replica-stopped galera healthy galera-desync lag-lock lag-nokey lag-delay lag-ddl lag-bigtrx}
 RUN_TIME=${RUN_TIME:-20}
 BASE_PORT=${BASE_PORT:-3410}
 WRITE_IOPS=${WRITE_IOPS:-40}
@@ -275,6 +278,27 @@ for shape in $SHAPES; do
         for p in $(cat "$CG/cgroup.procs"); do echo "$p" >/sys/fs/cgroup/blkio/cgroup.procs; done
         rmdir "$CG"
         ;;
+    galera-desync)
+        RUN_AS=mysql
+        galera
+        sql db-b "CREATE USER backup@'%' IDENTIFIED BY 'backup'; GRANT RELOAD, PROCESS ON *.* TO backup@'%';"
+        mkfifo "$WORK/hold"
+        mariadb -h127.0.0.1 -P$((BASE_PORT + 12)) -ubackup -pbackup <"$WORK/hold" >/dev/null 2>&1 &
+        HOLD=$!
+        exec 9>"$WORK/hold"
+        echo "FLUSH TABLES WITH READ LOCK;" >&9
+        sysbench_on db-a $((BASE_PORT + 11)) $((LAG_RUN_TIME + 20)) 2
+        sysbench_on db-c $((BASE_PORT + 13)) $((LAG_RUN_TIME + 20)) 2
+        sleep 6
+        stalk galera-desync db-a "$LAG_RUN_TIME"
+        stalk galera-desync db-b "$LAG_RUN_TIME"
+        stalk galera-desync db-c "$LAG_RUN_TIME"
+        settle
+        exec 9>&-
+        wait "$HOLD" 2>/dev/null || true
+        HOLD=""
+        rm -f "$WORK/hold"
+        ;;
     lag-lock)
         source_replica
         pb=$((BASE_PORT + 2))
@@ -329,7 +353,7 @@ for shape in $SHAPES; do
         ;;
     esac
     case $shape in
-    lag-*) pack "$shape" $LAG_SHIP ;;
+    lag-* | galera-desync) pack "$shape" $LAG_SHIP ;;
     *) pack "$shape" ;;
     esac
     stop_all

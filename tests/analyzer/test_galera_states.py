@@ -1,0 +1,53 @@
+"""Galera nodes' own states (analyzer/galera_states.py) on real captures of three MariaDB 10.11 Galera
+nodes made on this machine by scripts/make_cluster_bundles.sh (tests/fixtures/bundles/README.md):
+
+- cluster-galera-desync: on db-b a session holds FLUSH TABLES WITH READ LOCK (db-b desyncs: state 2,
+  Donor/Desynced, wsrep_desync_count 1) while db-a and db-c write: db-b's receive queue grows.
+- cluster-galera: db-b's disk throttled, Synced, sending flow control: the cluster waits for it, so it
+  is the flow-control finding, not this one.
+"""
+
+from __future__ import annotations
+
+from analyzer.cluster import cross_host_findings
+from analyzer.findings import Severity
+from analyzer.galera_states import galera_node_behind, node
+from tests.analyzer.test_cluster import timelines
+
+
+def test_a_desynced_node_that_falls_behind_while_the_others_write_is_named_with_its_cause() -> None:
+    f = galera_node_behind(timelines("galera-desync"))
+    assert f is not None and f.hosts == ("db-b", "db-a", "db-c")
+    assert f.title == (
+        "db-b is Donor/Desynced and 20,141 write-sets behind while db-a and db-c write on: desynced "
+        "(wsrep_desync_count 1: wsrep_desync=ON, FLUSH TABLES WITH READ LOCK or a backup lock on it)"
+    )
+    assert f.severity is Severity.WARNING
+    assert (f.culprit.kind, f.culprit.id) == ("host", "db-b")
+    # every node explained: state, queues, flow control, paused share, certification failures, desync
+    assert (
+        "db-b Donor/Desynced, receive queue up to 20141, send queue up to 0, flow control sent 0"
+        in f.explanation
+    )
+    assert (
+        "db-a Synced, receive queue up to 9" in f.explanation
+        and "certification failures +195" in f.explanation
+    )
+    by_label = {e.label: e for e in f.evidence}
+    assert by_label["wsrep_desync_count (max)"].member.startswith("galera-desync/db-b/")
+    assert by_label["db-c wsrep_last_committed (growth)"].value > 10_000
+    assert f.recommendation.startswith("End what holds db-b out of sync")
+
+
+def test_each_nodes_state_is_read_over_the_capture() -> None:
+    tls = timelines("galera-desync")
+    b = node("db-b", tls["db-b"])
+    assert (b.states, b.desync, b.sent) == (("Donor/Desynced",), 1.0, 0.0)
+    assert b.recv_first < 10_000 < b.recv_max
+    assert node("db-a", tls["db-a"]).states == ("Synced",)
+
+
+def test_a_synced_node_that_sends_flow_control_is_not_behind_on_its_own() -> None:
+    found = {f.key for f in cross_host_findings(timelines("galera"))}
+    assert "galera-flow-control" in found and "galera-node-behind" not in found
+    assert galera_node_behind({"db-a": timelines("galera-desync")["db-a"]}) is None
