@@ -150,6 +150,17 @@ def _edges(tl: Timeline) -> pd.DataFrame:
     return out.dropna(subset=["waiting", "blocking"])
 
 
+def waiting_sessions(tl: Timeline, windows: list[Window]) -> frozenset[int]:
+    """The processlist Ids waiting for a row lock in ``windows`` (``-lock-waits`` ``waiting_thread``,
+    else INNODB_LOCK_WAITS joined to INNODB_TRX): the sessions a lock pile-up is made of."""
+    edges = _edges(tl)
+    if not len(edges):
+        return frozenset()
+    if windows:
+        edges = edges[within(edges["ts"], windows)]
+    return frozenset(int(w) for w in edges["waiting"].unique())
+
+
 def _roots(edges: pd.DataFrame) -> pd.DataFrame:
     """Per snapshot, each root blocker (blocks, is not waiting) and how many waiters lead to it:
     ``ts, thread, blocks``."""

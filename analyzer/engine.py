@@ -12,9 +12,9 @@ import dataclasses
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
-from analyzer.findings import Finding, NotEvaluated, RuleFailed
-from analyzer.grouping import group
+from analyzer.findings import Finding, Link, NotEvaluated, RuleFailed
 from analyzer.timeline import Timeline
+from analyzer.verdict import Verdict, coverage, decide
 
 RuleFn = Callable[[Timeline], Finding | None]
 
@@ -90,11 +90,33 @@ class Outcome:
     not_evaluated: list[NotEvaluated] = field(default_factory=list)
     failed: list[RuleFailed] = field(default_factory=list)
     versions: dict[str, int] = field(default_factory=dict)
+    #: How the findings explain one another, each shown by a join in the bundle (analyzer/links.py).
+    links: list[Link] = field(default_factory=list)
+    #: The root cause, its chain and fix (analyzer/verdict.py), set with the links.
+    verdict: Verdict | None = None
+
+
+def conclude(out: Outcome, timelines: Mapping[str | None, Timeline]) -> Outcome:
+    """Fill ``out.links`` from its findings (``analyzer.links.find_links``; a join that raised is
+    recorded as ``RuleFailed("join:<cause>-><effect>")``), then ``out.verdict`` (``verdict.decide``)."""
+    from analyzer.links import find_links  # noqa: PLC0415 - the joins import rule modules, which import this one
+
+    found = find_links(out.findings, timelines)
+    out.links = found.links
+    out.failed += [RuleFailed(f"join:{pair}", error) for pair, error in found.failed.items()]
+    cover = coverage(len(out.versions), out.not_evaluated, out.failed)
+    out.verdict = decide(out.findings, out.links, cover)
+    return out
 
 
 def run(tl: Timeline, *, only: tuple[str, ...] | None = None) -> Outcome:
-    """Run every registered rule (or the keys in ``only``) over ``tl``, then group the findings that
-    share a root cause (``analyzer.grouping.group``: sets ``Finding.related``)."""
+    """Run every registered rule (or the keys in ``only``) over ``tl``, then link the findings the
+    bundle joins (``conclude``)."""
+    return conclude(_run_rules(tl, only=only), {None: tl})
+
+
+def _run_rules(tl: Timeline, *, only: tuple[str, ...] | None) -> Outcome:
+    """Every registered rule (or those of ``only``) over ``tl``, findings most severe first, no links."""
     out = Outcome()
     available = tl.inputs
     for key, spec in sorted(rules().items()):
@@ -115,8 +137,6 @@ def run(tl: Timeline, *, only: tuple[str, ...] | None = None) -> Outcome:
         if finding is not None:
             out.findings.append(finding)
     out.findings.sort(key=lambda f: (f.severity.rank, f.windows[0].start if f.windows else 0, f.key))
-    # Last: attach findings explained by another to their root cause (analyzer/grouping.py).
-    out.findings = group(out.findings)
     return out
 
 
@@ -141,13 +161,13 @@ def run_hosts(timelines: Mapping[str, Timeline], *, only: tuple[str, ...] | None
     out = Outcome()
     position = {name: i for i, name in enumerate(timelines)}
     for name, tl in timelines.items():
-        one = run(tl, only=only)
+        one = _run_rules(tl, only=only)
         out.findings += [dataclasses.replace(f, host=name) for f in one.findings]
         out.not_evaluated += [dataclasses.replace(n, host=name) for n in one.not_evaluated]
         out.failed += [dataclasses.replace(f, host=name) for f in one.failed]
         out.versions.update(one.versions)
     if len(timelines) < 2:
-        return out
+        return conclude(out, timelines)
     try:
         out.findings += list(cross_host_findings(timelines))
     except Exception as exc:  # noqa: BLE001 - like a rule: recorded, never sinks the case
@@ -161,7 +181,7 @@ def run_hosts(timelines: Mapping[str, Timeline], *, only: tuple[str, ...] | None
             f.key,
         )
     )
-    return out
+    return conclude(out, timelines)
 
 
 # Last, once ``rule`` and ``RULE_FAMILIES`` exist: import every declared family (analyzer/rules/__init__.py).

@@ -172,11 +172,12 @@ def disk_saturation(tl: Timeline) -> Finding | None:
     if len(vm) and tl.ncpu:  # the completions and wakeups of this I/O: its evidence, not a storm
         evidence += load_rate_evidence(tl, vm[within(vm["ts"], hot.windows)], tl.ncpu)
     wait = float(_await(rows).median())
-    return DISK_SATURATION.finding(
+    found = DISK_SATURATION.finding(
         "disk-saturation", Severity.CRITICAL if wait >= CRITICAL_AWAIT_MS else Severity.WARNING, hot.windows,
         evidence, related=("swap-activity",), device=hot.device, aqu=hot.aqu, wait=wait, held=hot.held,
         mib=med("r_bytes_per_s", MIB, 2) + med("w_bytes_per_s", MIB, 2), iops=med("r_per_s") + med("w_per_s"),
     )  # fmt: skip
+    return dataclasses.replace(found, subjects=(("device", hot.device),))
 
 
 # --- io-consumer -----------------------------------------------------------------------------
@@ -290,4 +291,4 @@ def io_consumer(tl: Timeline) -> Finding | None:
         wchan=f" (wait channel {d.wchan})" if d.wchan else "", sessions=sessions, fsyncs=fsyncs,
         held=held_seconds(windows, step_seconds(rows["ts"])),
     )  # fmt: skip
-    return dataclasses.replace(found, culprit=d.culprit())
+    return dataclasses.replace(found, culprit=d.culprit(), subjects=(("device", device),))

@@ -19,7 +19,6 @@ import pytest
 
 from analyzer import engine
 from analyzer.findings import Finding, Severity
-from analyzer.grouping import group
 from analyzer.timeline import Timeline
 from parsers.ingest.bundle import read_bundle
 
@@ -27,14 +26,23 @@ BUNDLES = Path(__file__).resolve().parent.parent / "fixtures" / "bundles"
 
 
 @cache
-def _findings(shape: str) -> dict[str, Finding]:
+def _outcome(shape: str) -> engine.Outcome:
     bundle = read_bundle(BUNDLES / f"culprit-{shape}.tar.gz")
     tl = Timeline.from_sources(
         bundle.sources, ncpu=bundle.ncpu, host=bundle.host, utc_offset_s=bundle.utc_offset_s
     )
     out = engine.run(tl)
     assert out.failed == []
-    return {f.key: f for f in group(out.findings)}
+    return out
+
+
+def _findings(shape: str) -> dict[str, Finding]:
+    return {f.key: f for f in _outcome(shape).findings}
+
+
+def _causes(out: engine.Outcome, key: str) -> list[str]:
+    """The keys of the findings a link shows explaining ``key``."""
+    return [li.cause[0] for li in out.links if li.effect[0] == key]
 
 
 def test_a_row_lock_pile_up_names_the_idle_transaction_that_blocks_it() -> None:
@@ -55,8 +63,13 @@ def test_a_row_lock_pile_up_names_the_idle_transaction_that_blocks_it() -> None:
     assert "1 row(s) locked, 1 modified" in trx.explanation
     assert trx.severity is Severity.CRITICAL
     # cause before consequence: the transaction explains the waits, which explain the crowd
-    assert waits.related[0] == "long-transaction"
-    assert found["active-sessions-overload"].related[0] == "long-transaction"
+    out = _outcome("rowlock")
+    assert _causes(out, "lock-waits") == ["long-transaction"]
+    assert _causes(out, "active-sessions-overload") == ["lock-waits"]
+    assert out.verdict.root_cause.key == "long-transaction"
+    # the chain ends at the worst symptom (the critical lock waits); the crowd is explained too
+    assert [f.key for f in out.verdict.chain] == ["long-transaction", "lock-waits"]
+    assert [f.key for f in out.verdict.explains] == ["lock-waits", "active-sessions-overload"]
 
 
 def test_a_ddl_waiting_for_a_metadata_lock_names_the_open_transaction_ahead_of_it() -> None:
@@ -74,7 +87,7 @@ def test_a_ddl_waiting_for_a_metadata_lock_names_the_open_transaction_ahead_of_i
     assert labels["DDL waiting: session 120"] == "alter table orders add column note varchar(?)"
     assert "metadata lock" in waits.explanation and "KILL 119;" in waits.recommendation
     assert found["long-transaction"].culprit.id == "119"
-    assert waits.related[0] == "long-transaction"
+    assert _causes(_outcome("mdl"), "lock-waits") == ["long-transaction"]
 
 
 def test_writers_waiting_for_the_backup_lock_name_the_dump_that_holds_it() -> None:
@@ -133,12 +146,16 @@ def test_dd_readers_saturating_the_disk_rank_before_the_saturation() -> None:
     tl = Timeline.from_sources(
         bundle.sources, ncpu=bundle.ncpu, host=bundle.host, utc_offset_s=bundle.utc_offset_s
     )
-    found = {f.key: f for f in engine.run(tl).findings}
+    out = engine.run(tl)
+    found = {f.key: f for f in out.findings}
     assert found["io-consumer"].culprit.statement == "dd"
     # the collector's per-thread ps (state and wchan) names where they wait
     assert "(wait channel iomap_dio_rw)" in found["io-consumer"].explanation
     assert any(e.series == "ps_threads.state" and e.lines for e in found["io-consumer"].culprit.evidence)
-    assert found["disk-saturation"].related[0] == "io-consumer"
+    assert [(li.cause[0], li.join) for li in out.links if li.effect[0] == "disk-saturation"] == [
+        ("io-consumer", "device")
+    ]
+    assert out.verdict.root_cause.key == "io-consumer"
 
 
 def test_mysqld_taking_the_cpus_stays_cpu_bound() -> None:

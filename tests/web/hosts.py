@@ -36,6 +36,18 @@ def _replace(text: str, old: str, new: str) -> str:
 
 
 @transaction.atomic
+def _rehosted(value: object, host: str) -> object:
+    """``value`` (a stored verdict) with every finding reference's ``host`` set to ``host``."""
+    if isinstance(value, list):
+        return [_rehosted(v, host) for v in value]
+    if isinstance(value, dict):
+        out = {k: _rehosted(v, host) for k, v in value.items()}
+        if "key" in out and "host" in out:
+            out["host"] = host
+        return out
+    return value
+
+
 def add_host(case: Case, name: str = "db-b", *, first_name: str | None = None, scale: float = SCALE) -> Case:
     """Give ``case``'s rows the host ``first_name`` (default: ``case.host`` or "host") when they have
     none, then copy them to a new host ``name``. Returns the case, read again, with ``host`` the
@@ -65,6 +77,8 @@ def add_host(case: Case, name: str = "db-b", *, first_name: str | None = None, s
         for model in (Host, Source, Series, SeriesLevel, Finding, RuleResult):
             key = "name" if model is Host else "host"
             model.objects.filter(case=case, **{key: hosts[0].name}).update(**{key: first})
+    if case.verdict:  # the stored verdict's references follow the first host's new name
+        Case.objects.filter(pk=case.pk).update(verdict=_rehosted(case.verdict, first))
     position = case.hosts.count()
     Host.objects.create(
         case=case,

@@ -266,15 +266,13 @@ def test_the_case_page_of_a_real_capture(live_server, engineer, browser) -> None
     case = _ingest(EXAMPLE_BUNDLE, "ptstalk-mariadb-tmptables.tar.gz")
     # README, "The example bundle": the temporary tables are the root cause.
     verdict = selectors.case_detail_context(case=case)["verdict"]
-    assert verdict["root"]["key"] == "tmp-table-churn"
+    assert verdict["root_cause"]["key"] == case.root_cause_key == "tmp-table-churn"
     _check_case_page(browser, live_server, case, "real-capture", "tmp-table-churn")
 
 
 def test_the_case_page_of_a_long_generated_capture(live_server, engineer, browser, long_bundle) -> None:  # noqa: F811
     case = _ingest(long_bundle, "long.tar.gz")
-    # The root is a finding that the others name first as their cause (analyzer/grouping.py).
-    findings = list(case.findings.all())
-    named_first = {f.related[0] for f in findings if f.related and f.related[0] != f.key}
-    root_key = selectors.case_detail_context(case=case)["verdict"]["root"]["key"]
-    assert root_key in named_first, (root_key, named_first)
+    # The root cause is the one stored at publication (analyzer/verdict.py), a finding of the case.
+    root_key = selectors.case_detail_context(case=case)["verdict"]["root_cause"]["key"]
+    assert root_key == case.root_cause_key and case.findings.filter(key=root_key).exists()
     _check_case_page(browser, live_server, case, "long-capture", root_key)

@@ -222,26 +222,17 @@ def test_similar_cases_list_a_case_of_several_hosts(engineer_client, two_hosts: 
     assert "db-a, db-b" in html
 
 
-def test_the_verdict_of_two_hosts_names_the_cross_host_chain(two_hosts: Case) -> None:
+def test_the_verdict_names_each_finding_on_its_own_host(two_hosts: Case) -> None:
     from web.cases import selectors
 
     verdict = selectors.case_detail_context(case=two_hosts)["verdict"]
-    assert verdict["root"]["hosts"] == ["db-b", "db-a"]  # the cross-host finding, its cause first
-    assert verdict["explains"] and {f["host"] for f in verdict["explains"]} == {"db-b"}
-    # Every other finding is listed once, whatever its host: db-a's are not hidden behind db-b's keys.
-    listed = [(f["host"], f["key"]) for f in [verdict["root"], *verdict["explains"], *verdict["others"]]]
-    assert len(listed) == len(set(listed)) == two_hosts.findings.count()
-
-
-def test_without_a_cross_host_finding_the_verdict_stays_within_one_host(two_hosts: Case) -> None:
-    from web.cases import selectors
-
-    two_hosts.findings.filter(host="").delete()
-    verdict = selectors.case_detail_context(case=two_hosts)["verdict"]
-    host = verdict["root"]["host"]
-    assert all(f["host"] == host for f in verdict["explains"])
-    listed = [(f["host"], f["key"]) for f in [verdict["root"], *verdict["explains"], *verdict["others"]]]
-    assert len(listed) == len(set(listed)) == two_hosts.findings.count()
+    # The stored verdict names db-a's findings: db-b's copies of the same keys are other findings.
+    assert verdict["root_cause"]["host"] == "db-a"
+    listed = [
+        (f["host"], f["key"]) for f in [verdict["root_cause"], *verdict["explains"], *verdict["also_found"]]
+    ]
+    assert len(listed) == len(set(listed)) and {h for h, _ in listed} == {"db-a"}
+    assert len(listed) == two_hosts.findings.filter(host="db-a").count()
 
 
 def test_the_api_moment_of_one_host(api_client, two_hosts: Case) -> None:

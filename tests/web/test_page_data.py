@@ -15,6 +15,7 @@ from django.test import Client
 
 from tests.web.conftest import EXAMPLE_BUNDLE, VMSTAT, make_tar
 from web.cases import selectors, services
+from web.cases.verdicts import expand_verdict
 from web.ingest import tasks
 from web.models import Case, SeriesLevel
 from web.timeline import levels
@@ -22,51 +23,68 @@ from web.timeline import levels
 pytestmark = pytest.mark.django_db
 
 
-def _finding(key: str, severity: str = "warning", related: tuple[str, ...] = ()) -> dict[str, object]:
+def _finding(key: str, severity: str = "warning", host: str | None = "db1") -> dict[str, object]:
     return {
         "key": key,
         "severity": severity,
         "title": f"title of {key}",
-        "summary": f"What {key} means. A second sentence.",
-        "windows": [["2026-04-21T16:51:42Z", "2026-04-21T16:52:00Z"]],
-        "confidence": "two sources agree",
-        "disproof": f"check {key}",
-        "related": list(related),
+        "host": host,
+        "anchor": f"finding-{key}",
     }
 
 
-def test_the_verdict_names_the_finding_the_others_name_as_their_cause() -> None:
+STORED = {
+    "state": "problem",
+    "headline": "title of tmp-table-churn; culprit: x",
+    "root_cause": {"key": "tmp-table-churn", "host": "db1"},
+    "chain": [{"key": "tmp-table-churn", "host": "db1"}, {"key": "active-sessions-overload", "host": "db1"}],
+    "explains": [{"key": "active-sessions-overload", "host": "db1"}],
+    "also_found": [{"key": "lock-waits", "host": "db1"}, {"key": "gone", "host": "db1"}],
+    "links": [
+        {
+            "cause": {"key": "tmp-table-churn", "host": "db1"},
+            "effect": {"key": "active-sessions-overload", "host": "db1"},
+            "join": "session",
+            "sentence": "the crowd runs the statement",
+            "evidence": [],
+        }
+    ],
+    "fix": "move tmpdir",
+}
+
+
+def test_the_stored_verdict_names_the_very_findings_of_the_document() -> None:
     findings = [
-        _finding("active-sessions-overload", "critical", ("tmp-table-churn",)),
-        _finding("cpu-saturation", "critical", ("tmp-table-churn", "same-query-pileup")),
-        _finding("lock-waits", "critical"),
-        _finding("tmp-table-churn", "warning", ("active-sessions-overload", "cpu-saturation")),
+        _finding("active-sessions-overload", "critical"),
+        _finding("lock-waits"),
+        _finding("tmp-table-churn"),
     ]
-    verdict = selectors.verdict(findings=findings, not_evaluated=[], rules_run=17)
-    assert verdict["root"]["key"] == "tmp-table-churn"
-    assert [f["key"] for f in verdict["explains"]] == ["active-sessions-overload", "cpu-saturation"]
-    assert [f["key"] for f in verdict["others"]] == ["lock-waits"]
-    assert verdict["sentence"] == "What tmp-table-churn means."
-    assert verdict["when"] == ["2026-04-21T16:51:42Z", "2026-04-21T16:52:00Z"]
-    assert verdict["check"] == "check tmp-table-churn"
+    verdict = expand_verdict(STORED, findings)
+    assert verdict["root_cause"] is findings[2]
+    assert [f["key"] for f in verdict["chain"]] == ["tmp-table-churn", "active-sessions-overload"]
+    assert verdict["explains"][0] is findings[0]
+    # a reference to a finding the document does not hold is dropped, never served as a bare reference
+    assert verdict["also_found"] == [findings[1]]
+    assert "explained" not in verdict
 
 
-def test_without_a_group_the_most_severe_finding_leads() -> None:
-    findings = [_finding("lock-waits", "critical"), _finding("swap-activity", "warning")]
-    verdict = selectors.verdict(findings=findings, not_evaluated=[], rules_run=17)
-    assert verdict["root"]["key"] == "lock-waits" and verdict["explains"] == []
+def test_the_same_key_on_another_host_is_another_finding() -> None:
+    findings = [_finding("tmp-table-churn", host="db2"), _finding("tmp-table-churn")]
+    assert expand_verdict(STORED, findings)["root_cause"] is findings[1]
 
 
-def test_no_finding_is_a_verdict_too() -> None:
-    not_evaluated = [
-        {"key": "lock-waits", "reason": "needs processlist", "outcome": "not_evaluated"},
-        {"key": "cpu-steal", "reason": "needs vmstat and mpstat_cpu", "outcome": "not_evaluated"},
-        {"key": "swap-activity", "reason": "ValueError: boom", "outcome": "failed"},
-    ]
-    verdict = selectors.verdict(findings=[], not_evaluated=not_evaluated, rules_run=17)
-    assert verdict["root"] is None
-    assert (verdict["evaluated"], verdict["not_evaluated"], verdict["failed"]) == (14, 2, 1)
-    assert verdict["missing"] == ["mpstat_cpu", "processlist", "vmstat"]
+def test_the_page_gets_each_explained_finding_with_its_link_sentence() -> None:
+    findings = [_finding("active-sessions-overload"), _finding("tmp-table-churn")]
+    verdict = expand_verdict(STORED, findings, page=True)
+    assert verdict["explained"] == [{"finding": findings[0], "because": "the crowd runs the statement"}]
+    assert verdict["headline_rest"] == "; culprit: x"
+    # an expanded verdict expands again onto another list (a share link's redacted findings)
+    redacted = [{**f, "title": "redacted"} for f in findings]
+    assert expand_verdict(verdict, redacted)["root_cause"] is redacted[1]
+
+
+def test_a_case_analysed_before_verdicts_were_kept_has_none() -> None:
+    assert expand_verdict({}, [_finding("lock-waits")]) is None
 
 
 def test_a_page_without_findings_says_how_many_rules_looked(engineer_client: Client, tmp_path: Path) -> None:
@@ -79,7 +97,10 @@ def test_a_page_without_findings_says_how_many_rules_looked(engineer_client: Cli
     n_missing = case.rule_results.filter(outcome="not_evaluated").count()
     assert n_missing > 0
     evaluated = len(case.rule_versions) - n_missing
-    assert f"No finding: {evaluated} rules evaluated, {n_missing} not evaluated for lack of " in page
+    assert (
+        f"No problem found in this capture: {evaluated} rules evaluated, {n_missing} not evaluated for lack of "
+        in page
+    )
 
 
 def test_min_max_levels_keep_peaks_and_shared_times() -> None:

@@ -11,7 +11,7 @@ from datetime import UTC, datetime, timedelta
 
 from rest_framework import serializers
 
-from analyzer.findings import CULPRIT_KINDS
+from analyzer.findings import CULPRIT_KINDS, JOIN_KINDS
 from web.models import CaseStatus, ResolutionCategory
 
 STATUS = serializers.ChoiceField(choices=CaseStatus.choices)
@@ -287,6 +287,60 @@ class FindingsSerializer(serializers.Serializer):
     findings = FindingSerializer(many=True)
 
 
+class FindingRefSerializer(serializers.Serializer):
+    """A finding named by its key and host (a link's cause or effect)."""
+
+    key = serializers.CharField()
+    host = serializers.CharField(allow_null=True, help_text="null: a cross-host finding.")
+
+
+class LinkSerializer(serializers.Serializer):
+    """A cause joined to its effect by what the bundle shows (analyzer.findings.Link)."""
+
+    cause = FindingRefSerializer()
+    effect = FindingRefSerializer()
+    join = serializers.ChoiceField(choices=JOIN_KINDS, help_text="What both findings share.")
+    sentence = serializers.CharField(help_text="How the cause explains the effect, naming what joins them.")
+    evidence = serializers.ListField(child=serializers.DictField())
+
+
+class CoverageSerializer(serializers.Serializer):
+    evaluated = serializers.IntegerField(help_text="Rules that ran.")
+    not_evaluated = serializers.IntegerField(help_text="Rules whose inputs the bundle lacks.")
+    failed = serializers.IntegerField(help_text="Rules that raised.")
+    missing = serializers.ListField(child=serializers.CharField(), help_text="The inputs missing.")
+
+
+class VerdictSerializer(serializers.Serializer):
+    """The root cause of the case, the chain to its worst symptom and the fix (docs/api.md). Each finding
+    is the very object of the document's ``findings``."""
+
+    state = serializers.ChoiceField(choices=("problem", "healthy"))
+    headline = serializers.CharField(
+        help_text="The root cause's title with its culprit, or 'No problem found'."
+    )
+    root_cause = serializers.DictField(
+        allow_null=True, help_text="A finding of ``findings``; null when healthy."
+    )
+    chain = serializers.ListField(
+        child=serializers.DictField(), help_text="Findings from the root cause to the worst symptom."
+    )
+    explains = serializers.ListField(
+        child=serializers.DictField(), help_text="Findings the root cause explains."
+    )
+    also_found = serializers.ListField(
+        child=serializers.DictField(), help_text="Findings no link joins to it."
+    )
+    links = LinkSerializer(many=True)
+    fix = serializers.CharField(allow_blank=True)
+    when = serializers.ListField(
+        child=serializers.CharField(), allow_null=True, help_text="[start, end] ISO UTC."
+    )
+    confidence = serializers.CharField(allow_blank=True)
+    check = serializers.CharField(allow_blank=True, help_text="What would disprove the root cause.")
+    coverage = CoverageSerializer()
+
+
 class ReportSerializer(serializers.Serializer):
     """The same document as ``manage.py analyze --json``."""
 
@@ -306,6 +360,9 @@ class ReportSerializer(serializers.Serializer):
     not_used = serializers.ListField(child=serializers.DictField())
     warnings = serializers.ListField(child=serializers.JSONField())
     findings = serializers.ListField(child=serializers.DictField())
+    verdict = VerdictSerializer(
+        allow_null=True, help_text="null: the case is not ready, or was analysed before verdicts were kept."
+    )
     not_evaluated = serializers.ListField(child=serializers.DictField())
     rule_versions = serializers.DictField()
 

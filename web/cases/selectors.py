@@ -11,6 +11,7 @@ from django.utils.text import slugify
 
 from analyzer.findings import severity_rank
 from parsers.damage import damage_said
+from web.cases.verdicts import expand_verdict
 from web.history import compare
 from web.history.search import CaseFilters, apply_filters
 from web.ingest.claims import is_stalled, last_report
@@ -228,92 +229,12 @@ def findings_for_case(*, case: Case) -> list[dict[str, object]]:
     ]
 
 
-#: Longest root-cause sentence of the verdict (the finding's summary is cut at its first sentence).
-MAX_VERDICT_SENTENCE = 320
-
-
-def _first_sentence(text: str) -> str:
-    """The first sentence of ``text`` (up to ". " followed by a capital), cut at MAX_VERDICT_SENTENCE."""
-    for i, ch in enumerate(text):
-        if ch == "." and text[i + 1 : i + 2] == " " and text[i + 2 : i + 3].isupper():
-            text = text[: i + 1]
-            break
-    return text if len(text) <= MAX_VERDICT_SENTENCE else text[: MAX_VERDICT_SENTENCE - 1] + "…"
-
-
-def verdict(
-    *, findings: list[dict[str, object]], not_evaluated: list[dict[str, object]], rules_run: int
-) -> dict[str, object]:
-    """What the case page says first: the root cause in one sentence, what it explains, when, how
-    sure, and the first thing to check (issue 12).
-
-    ``findings`` as ``findings_for_case`` gives them (most severe first); ``not_evaluated`` rule results
-    (``key``, ``reason`` such as "needs ps_threads and vmstat", ``outcome``); ``rules_run`` the number
-    of rules the analysis ran (``Case.rule_versions``). The root is the finding the others name first in
-    their ``related`` (analyzer/grouping.py), the one explaining most on a tie, else the most severe.
-    Returns ``{"root", "explains", "others", "when": [start, end] ISO, "sentence", "confidence",
-    "check", "evaluated", "not_evaluated", "missing"}``; ``root`` is None when nothing was found.
-    """
-
-    # A case of several hosts: findings relate within their host (``host``); a cross-host finding
-    # (``hosts``, its cause first) is the verdict, explaining its cause host's root and what that explains.
-    def ident(f: dict[str, object]) -> tuple[object, str]:
-        return (f.get("host"), str(f["key"]))
-
-    by_key = {ident(f): f for f in findings}
-    explained: dict[tuple[object, str], list[dict[str, object]]] = {}
-    for f in findings:
-        related = f.get("related") or []
-        cause = (f.get("host"), related[0]) if related else None
-        if cause in by_key and cause != ident(f):
-            root_of = by_key[cause]
-            if f["key"] in (root_of.get("related") or []):
-                explained.setdefault(cause, []).append(f)
-    order = {ident(f): i for i, f in enumerate(findings)}
-    roots = sorted(explained, key=lambda k: (-len(explained[k]), order[k]))
-    cross = [f for f in findings if f.get("hosts") and not f.get("host")]
-    if cross:
-        root = cross[0]
-        cause = str(root["hosts"][0])
-        host_roots = [k for k in roots if k[0] == cause] or [
-            ident(f) for f in findings if f.get("host") == cause
-        ][:1]
-        explains = [by_key[k] for k in host_roots[:1]] + (
-            explained.get(host_roots[0], []) if host_roots else []
-        )
-    else:
-        root = by_key[roots[0]] if roots else (findings[0] if findings else None)
-        explains = explained.get(ident(root), []) if root else []
-    covered = {ident(root), *(ident(f) for f in explains)} if root else set()
-    windows = [w for w in (root or {}).get("windows") or [] if len(w) == 2]
-    failed = [n for n in not_evaluated if n.get("outcome") == "failed"]
-    missing = sorted(
-        {
-            part.strip()
-            for n in not_evaluated
-            if n.get("outcome") != "failed" and str(n.get("reason", "")).startswith("needs ")
-            for part in str(n["reason"])[6:].replace(" and ", ",").split(",")
-            if part.strip()
-        }
-    )
-    return {
-        "root": root,
-        "explains": explains,
-        "others": [f for f in findings if ident(f) not in covered],
-        "when": [windows[0][0], windows[-1][1]] if windows else None,
-        "sentence": _first_sentence(str(root["summary"])) if root else "",
-        "confidence": root.get("confidence", "") if root else "",
-        "check": root.get("disproof", "") if root else "",
-        "evaluated": max(0, rules_run - len(not_evaluated)),
-        "not_evaluated": len(not_evaluated) - len(failed),
-        "failed": len(failed),
-        "missing": missing,
-    }
-
-
 def case_report(*, case: Case) -> dict[str, object]:
-    """The case as one JSON document (``analyze --json`` and ``GET /api/cases/<id>/``); times ISO 8601 UTC."""
+    """The case as one JSON document (``analyze --json`` and ``GET /api/cases/<id>/``); times ISO 8601 UTC.
+    ``verdict`` (docs/api.md) names the very objects of ``findings``; None for a case not analysed
+    since verdicts are stored (re-analyze it)."""
     findings = findings_for_case(case=case)
+    report_findings = [_report_finding(f) for f in findings]
     return {
         "case": case.pk,
         "url": f"{settings.PUBLIC_URL}/cases/{case.pk}/",
@@ -333,31 +254,34 @@ def case_report(*, case: Case) -> dict[str, object]:
         ],
         "not_used": [{"member": n.member, "reason": n.reason} for n in case.not_used.all()],
         "warnings": list(case.warnings),
-        "findings": [
-            {
-                "key": f["key"],
-                "severity": f["severity"],
-                "title": f["title"],
-                "summary": f["summary"],
-                "windows": f["windows"],
-                "evidence": {e["label"]: {k: v for k, v in e.items() if k != "label"} for e in f["evidence"]},
-                "recommendation": f["recommendation"],
-                "caveats": f["caveats"],
-                "sources": f["sources"],
-                "confidence": f["confidence"],
-                "disproof": f["disproof"],
-                "rule_version": f["rule_version"],
-                "culprit": f["culprit"],
-                "host": f["host"],
-                "hosts": f["hosts"],
-            }
-            for f in findings
-        ],
+        "findings": report_findings,
+        "verdict": expand_verdict(case.verdict, report_findings),
         "not_evaluated": [
             {"key": r.key, "outcome": r.outcome, "reason": r.detail, "host": r.host or None}
             for r in case.rule_results.all()
         ],
         "rule_versions": case.rule_versions,
+    }
+
+
+def _report_finding(f: dict[str, object]) -> dict[str, object]:
+    """A finding of ``findings_for_case`` as the case report gives it (evidence keyed by label)."""
+    return {
+        "key": f["key"],
+        "severity": f["severity"],
+        "title": f["title"],
+        "summary": f["summary"],
+        "windows": f["windows"],
+        "evidence": {e["label"]: {k: v for k, v in e.items() if k != "label"} for e in f["evidence"]},
+        "recommendation": f["recommendation"],
+        "caveats": f["caveats"],
+        "sources": f["sources"],
+        "confidence": f["confidence"],
+        "disproof": f["disproof"],
+        "rule_version": f["rule_version"],
+        "culprit": f["culprit"],
+        "host": f["host"],
+        "hosts": f["hosts"],
     }
 
 
@@ -499,9 +423,7 @@ def case_detail_context(*, case: Case) -> dict[str, object]:
         "warnings": list(case.warnings),
         "findings": findings,
         "not_evaluated": not_evaluated,
-        "verdict": verdict(
-            findings=findings, not_evaluated=not_evaluated, rules_run=len(case.rule_versions or {})
-        ),
+        "verdict": expand_verdict(case.verdict, findings, page=True),
     }
 
 

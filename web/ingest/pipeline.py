@@ -30,6 +30,7 @@ from analyzer.findings import culprit_json, evidence_json
 from analyzer.offsets import estimate_offsets
 from analyzer.series import aggregate_series, irq_cpu_rates, top_fingerprints, top_wait_channels
 from analyzer.timeline import SAMPLE_LINES, Timeline, reduce_piece
+from analyzer.verdict import verdict_refs
 from parsers.damage import pg_safe
 from parsers.ingest.archive import BundleError, Limits
 from parsers.ingest.bundle import Bundle, read_bundle
@@ -448,6 +449,10 @@ def _replace_derived(
     )
     case.rule_versions = outcome.versions
     case.finding_keys = sorted({f.key for f in outcome.findings})
+    case.verdict = pg_safe(verdict_refs(outcome.verdict)) if outcome.verdict else {}
+    case.root_cause_key = (
+        outcome.verdict.root_cause.key if outcome.verdict and outcome.verdict.root_cause else ""
+    )
     case.progress = 100
     case.status_detail = ""
     case.claim = ""
@@ -482,6 +487,8 @@ _DERIVED_CASE_FIELDS = (
     "charts_overview",
     "search_terms",
     "finding_keys",
+    "verdict",
+    "root_cause_key",
     "fingerprints",
     "wait_channels",
     "progress",

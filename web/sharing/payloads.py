@@ -18,6 +18,7 @@ from datetime import UTC, datetime
 
 from analyzer.literals import processlist_lines
 from analyzer.redact import STATEMENT_FORMATS, Redactor
+from web.cases.verdicts import expand_verdict
 
 _QUOTED = re.compile(r"'[^'\n]*'|\"[^\"\n]*\"")
 
@@ -47,19 +48,8 @@ def page_context(context: dict[str, object], redactor: Redactor | None) -> dict[
         context = dict(context)
         context["warnings"] = [_unquote(str(w)) for w in context.get("warnings", [])]
         context["findings"] = _culprit_statements(list(context.get("findings", [])), redactor)
-        verdict = context.get("verdict")
-        if isinstance(verdict, dict):
-            # By the card's anchor: a key found on two hosts is two findings.
-            by_anchor = {f.get("anchor", f["key"]): f for f in context["findings"]}
-
-            def same(f: dict[str, object]) -> dict[str, object]:
-                return by_anchor.get(f.get("anchor", f["key"]), f)
-
-            context["verdict"] = {
-                **verdict,
-                **{k: [same(f) for f in verdict.get(k) or []] for k in ("explains", "others")},
-                "root": same(verdict["root"]) if verdict.get("root") else None,
-            }
+        # The verdict names the link's own (redacted) findings.
+        context["verdict"] = expand_verdict(context.get("verdict"), context["findings"], page=True)
         context["not_used"] = [{**n, "reason": _unquote(n["reason"])} for n in context.get("not_used", [])]
         context["sources"] = [
             {**s, "warnings": [{**w, "message": _unquote(str(w.get("message", "")))} for w in s["warnings"]]}
@@ -83,7 +73,10 @@ def report(data: dict[str, object], redactor: Redactor | None, url: str) -> dict
         {**f, "evidence": {redactor.text(k): v for k, v in f.get("evidence", {}).items()}}
         for f in data.get("findings", [])
     ]
-    return redactor.walk(data)
+    data = redactor.walk(data)
+    # The verdict names the link's own (redacted) findings, as in the engineer's report.
+    data["verdict"] = expand_verdict(data.get("verdict"), data["findings"])
+    return data
 
 
 #: Keys of the timeline JSON that hold numbers only (times and values, about all of a megabyte-sized
