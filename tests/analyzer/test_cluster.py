@@ -187,7 +187,7 @@ def test_galera_names_the_node_that_sent_flow_control_and_how_long_the_others_we
     assert set(found) == {"galera-flow-control"}
 
 
-def _with_iostat(tl: Timeline, w_await: float) -> Timeline:
+def with_iostat(tl: Timeline, w_await: float) -> Timeline:
     """``tl`` with an ``iostat -dx 1`` capture (sysstat 12.6 layout) whose vda writes wait ``w_await`` ms."""
     start = tl.frame("mysqladmin")["ts"].min().tz_convert(None)
     report = {"vda": {"w_s": 120.0, "wkB_s": 2400.0, "w_await": w_await, "aqu_sz": 9.0, "util": 99.0}}
@@ -199,7 +199,7 @@ def _with_iostat(tl: Timeline, w_await: float) -> Timeline:
 
 def test_a_node_whose_disk_stalls_alone_is_named_with_its_w_await() -> None:
     tls = dict(timelines("galera"))
-    tls["db-b"] = _with_iostat(tls["db-b"], 80.0)
+    tls["db-b"] = with_iostat(tls["db-b"], 80.0)
     found = {f.key: f for f in cross_host_findings(tls)}
     flow = found["galera-flow-control"]
     assert flow.title.startswith(
@@ -212,7 +212,7 @@ def test_a_node_whose_disk_stalls_alone_is_named_with_its_w_await() -> None:
     assert "db-a paused by flow control 98 % of the time" in stall.explanation
     # the same stall on a node that sent no flow control holds nobody back
     tls = dict(timelines("galera"))
-    tls["db-a"] = _with_iostat(tls["db-a"], 80.0)
+    tls["db-a"] = with_iostat(tls["db-a"], 80.0)
     assert "host-stall-holds-others" not in {f.key for f in cross_host_findings(tls)}
 
 

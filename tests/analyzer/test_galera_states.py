@@ -9,10 +9,11 @@ nodes made on this machine by scripts/make_cluster_bundles.sh (tests/fixtures/bu
 
 from __future__ import annotations
 
+from analyzer import engine
 from analyzer.cluster import cross_host_findings
 from analyzer.findings import Severity
 from analyzer.galera_states import galera_node_behind, node
-from tests.analyzer.test_cluster import timelines
+from tests.analyzer.test_cluster import timelines, with_iostat
 
 
 def test_a_desynced_node_that_falls_behind_while_the_others_write_is_named_with_its_cause() -> None:
@@ -51,3 +52,15 @@ def test_a_synced_node_that_sends_flow_control_is_not_behind_on_its_own() -> Non
     found = {f.key for f in cross_host_findings(timelines("galera"))}
     assert "galera-flow-control" in found and "galera-node-behind" not in found
     assert galera_node_behind({"db-a": timelines("galera-desync")["db-a"]}) is None
+
+
+def test_the_node_whose_own_disk_stalls_is_joined_to_the_flow_control_it_sent() -> None:
+    tls = dict(timelines("galera"))
+    tls["db-b"] = with_iostat(tls["db-b"], 80.0)  # db-b alone waits 80 ms per write on vda
+    out = engine.run_hosts(tls)
+    joined = {(li.cause, li.effect): li for li in out.links if li.join == "galera"}
+    li = joined[(("disk-saturation", "db-b"), ("galera-flow-control", None))]
+    assert li.sentence.startswith("db-b, the node that sent flow control and held db-a, db-c back")
+    # the same disk on every node (one machine): no node is singled out, no link
+    same = {h: with_iostat(tl, 80.0) for h, tl in timelines("galera").items()}
+    assert not [li for li in engine.run_hosts(same).links if li.join == "galera"]

@@ -68,3 +68,27 @@ def test_an_intentional_delay_is_info_and_says_so_on_both_rules() -> None:
     (own,) = engine.run(timelines("lag-delay")["db-b"], only=("replica-lag",)).findings
     assert own.title == "Replica 70 s behind its source: on purpose, MASTER_DELAY 70 s"
     assert own.severity is Severity.INFO and own.culprit == f.culprit
+
+
+def test_the_verdict_of_a_replica_blocked_by_a_local_session_is_that_session() -> None:
+    out = engine.run_hosts(timelines("lag-lock"))
+    # -lock-waits on db-b: the waiter, thread 10, is the SQL thread; the blocker, session 11, is the
+    # long transaction's culprit: the long transaction explains the lag
+    (li,) = [li for li in out.links if li.effect == ("replica-lag-source", None)]
+    assert (li.cause, li.join) == (("long-transaction", "db-b"), "thread")
+    assert "thread 10, is the replica's SQL thread" in li.sentence and "session 11" in li.sentence
+    assert li.evidence[0].member == "lag-lock/db-b/2026_11_28_13_26_05-lock-waits"
+    v = out.verdict
+    assert (v.root_cause.key, v.root_cause.host) == ("long-transaction", "db-b")
+    assert [f.key for f in v.chain] == ["long-transaction", "replica-lag-source"]
+
+
+def test_the_verdict_of_row_events_without_a_key_is_the_lag_and_it_explains_the_scans() -> None:
+    out = engine.run_hosts(timelines("lag-nokey"))
+    (li,) = [li for li in out.links if li.effect == ("full-scans", "db-b")]
+    assert (li.cause, li.join) == (("replica-lag-source", None), "thread")
+    assert "Delete_rows_log_event::find_row() in 100% of the snapshots" in li.sentence
+    v = out.verdict
+    assert (v.root_cause.key, v.root_cause.host) == ("replica-lag-source", None)
+    assert "sb.nokey" in v.root_cause.title
+    assert ("full-scans", "db-b") in [(f.key, f.host) for f in v.explains]
