@@ -184,7 +184,7 @@ CAUSE_TEXTS: dict[str, tuple[str, str, str]] = {
         ),
     ),
     "ddl": (
-        "its SQL thread applies DDL ({state}, running {running})",
+        "its SQL thread applies DDL on {table} ({state}, running {running})",
         (
             "The replica's SQL thread runs {statement} (State {state}, {running}): a schema change the source "
             "ran is replayed on the replica, and every later event waits until it ends."

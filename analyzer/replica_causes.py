@@ -258,6 +258,7 @@ def _ddl(tl: Timeline, appliers: pd.DataFrame, threads: tuple[int, ...]) -> LagC
         threads,
         state=str(last.get("state")),
         statement=statement or "a DDL statement",
+        table=_table([statement or ""]) or "a table the capture does not name",
         running=f"{running:.0f} s" if running is not None else "an unknown time",
     )
 

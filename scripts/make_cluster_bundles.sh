@@ -21,9 +21,12 @@
 #   lag-nokey        sb.nokey (no primary key, no index) of NOKEY_ROWS rows; db-a deletes its last fifth
 #                    in one statement: db-b's SQL thread scans the table once per deleted row
 #   lag-delay        db-b replicates with MASTER_DELAY=DELAY_S under a light load (20 transactions/s)
-#   lag-ddl          sb.big (BIG_ROWS rows); db-a runs ALTER TABLE ... ALGORITHM=COPY: db-b applies it
-#   lag-bigtrx       sb.big (BIG_ROWS rows); db-a updates every row in one transaction: db-b applies
-#                    one transaction of BIG_ROWS row changes
+#   lag-ddl          sb.big (BIG_ROWS rows); db-a runs ALTER TABLE ... ALGORITHM=COPY: db-b (its mariadbd
+#                    held to SLOW_CPU_PCT % of a CPU, a replica smaller than its source) applies it; the
+#                    capture starts 3 s after db-b's SQL thread shows "copy to tmp table"
+#   lag-bigtrx       sb.big (BIG_ROWS rows); db-a updates every row in one transaction: db-b (held to
+#                    SLOW_CPU_PCT % of a CPU) applies one transaction of BIG_ROWS row changes; the
+#                    capture starts when db-a's UPDATE returns
 # All servers run on this machine, so pt-stalk's `-hostname` member, the `hostname` row of `-variables`
 # and the sysstat banners (`Linux ... (vm) ...`) of `-mpstat`/`-iostat` are rewritten to the host's name
 # (db-a, db-b, db-c); the OS members (vmstat, iostat, mpstat) of every host are the one machine's.
@@ -31,7 +34,8 @@
 #
 # Usage: sh scripts/make_cluster_bundles.sh OUTDIR [SHAPE...]   (default: every shape above)
 # Env:   RUN_TIME (capture seconds, default 20; lag-* shapes LAG_RUN_TIME, 15), BASE_PORT (default 3410),
-#        WRITE_IOPS (db-b's disk, 40), NOKEY_ROWS (50000), BIG_ROWS (600000), DELAY_S (70)
+#        WRITE_IOPS (db-b's disk, 40), NOKEY_ROWS (50000), BIG_ROWS (600000), DELAY_S (70),
+#        SLOW_CPU_PCT (5: db-b's share of a CPU in lag-ddl and lag-bigtrx)
 # Needs: root, mariadb-server 10.11, galera-4, rsync (Galera SST), percona-toolkit 3.2.1, sysbench.
 set -eu
 
@@ -48,6 +52,7 @@ LAG_RUN_TIME=${LAG_RUN_TIME:-15}
 NOKEY_ROWS=${NOKEY_ROWS:-50000}
 BIG_ROWS=${BIG_ROWS:-600000}
 DELAY_S=${DELAY_S:-70}
+SLOW_CPU_PCT=${SLOW_CPU_PCT:-5}
 HOLD=""
 # db-b's commits: synced at every commit for replica-lag (its cause), not for the lag-* shapes
 SYNCED="--innodb-flush-log-at-trx-commit=1 --sync-binlog=1 --innodb-flush-method=O_DSYNC"
@@ -61,6 +66,7 @@ cleanup() {
     for p in $HOLD $PIDS; do kill "$p" 2>/dev/null || true; done
     for p in $PIDS; do wait "$p" 2>/dev/null || true; done
     rmdir /sys/fs/cgroup/blkio/casebook-db-b.$$ 2>/dev/null || true
+    rmdir /sys/fs/cgroup/cpu/casebook-db-b.$$ 2>/dev/null || true
     rm -rf "$WORK"
 }
 trap cleanup EXIT
@@ -187,6 +193,28 @@ big_table() {  # big_table: sb.big of BIG_ROWS rows (primary key id) on db-a, ap
     caught_up "SELECT COUNT(*) FROM sb.big" "$BIG_ROWS"
 }
 
+slow_replica() {  # slow_replica PCT: db-b's mariadbd gets PCT % of one CPU (a cgroup-v1 cpu quota)
+    CPUG=/sys/fs/cgroup/cpu/casebook-db-b.$$
+    mkdir -p "$CPUG"
+    echo 100000 >"$CPUG/cpu.cfs_period_us"
+    echo $(($1 * 1000)) >"$CPUG/cpu.cfs_quota_us"
+    cat "$WORK/db-b/pid" >"$CPUG/cgroup.procs"
+}
+
+fast_replica() {  # fast_replica: db-b back in the root cpu cgroup, the quota's group removed
+    for p in $(cat "$CPUG/cgroup.procs"); do echo "$p" >/sys/fs/cgroup/cpu/cgroup.procs; done
+    rmdir "$CPUG"
+}
+
+until_b() {  # until_b SQL TEXT: wait until db-b's answer to SQL holds TEXT (polled 5 times a second)
+    i=0
+    until sql db-b "$1" | grep -q "$2"; do
+        i=$((i + 1))
+        [ $i -lt 600 ] || { echo "db-b's $1 never showed '$2'" >&2; exit 1; }
+        sleep 0.2
+    done
+}
+
 lag_shape() {  # lag_shape SHAPE: pt-stalk on db-a and db-b for LAG_RUN_TIME s, then wait for them
     stalk "$1" db-a "$LAG_RUN_TIME"
     stalk "$1" db-b "$LAG_RUN_TIME"
@@ -244,12 +272,7 @@ for shape in $SHAPES; do
         source_replica
         sql db-b "INSERT INTO sb.sbtest1 (id, k, c, pad) VALUES (20001, 1, 'replica', 'replica')"
         sql db-a "INSERT INTO sb.sbtest1 (id, k, c, pad) VALUES (20001, 1, 'source', 'source')"
-        i=0
-        until sql db-b "SHOW SLAVE STATUS\G" | grep -q "Slave_SQL_Running: No"; do
-            i=$((i + 1))
-            [ $i -lt 60 ] || { echo "db-b's SQL thread did not stop" >&2; exit 1; }
-            sleep 1
-        done
+        until_b "SHOW SLAVE STATUS\G" "Slave_SQL_Running: No"
         sysbench_on db-a $((BASE_PORT + 1)) $((RUN_TIME + 15)) 4
         sleep 5
         stalk replica-stopped db-a
@@ -340,16 +363,21 @@ for shape in $SHAPES; do
     lag-ddl)
         source_replica
         big_table
-        sql db-a "ALTER TABLE sb.big ADD COLUMN note VARCHAR(20) NULL, ALGORITHM=COPY"
+        slow_replica "$SLOW_CPU_PCT"
+        sql db-a "ALTER TABLE sb.big ADD COLUMN note VARCHAR(20) NULL, ALGORITHM=COPY" &
+        JOBS="$JOBS $!"
+        until_b "SHOW PROCESSLIST" "copy to tmp table"
         sleep 3
         lag_shape lag-ddl
+        fast_replica
         ;;
     lag-bigtrx)
         source_replica
         big_table
+        slow_replica "$SLOW_CPU_PCT"
         sql db-a "UPDATE sb.big SET k = k + 1, pad = REVERSE(pad)"
-        sleep 3
         lag_shape lag-bigtrx
+        fast_replica
         ;;
     esac
     case $shape in

@@ -5,8 +5,8 @@ A replica's lag (``replica-lag`` on the replica, ``replica-lag-source`` across t
 replica, the replica last in its ``hosts``) is joined to a finding of the replica's own host only by
 what the replica's capture shows of its SQL thread (``analyzer.replica_causes``): the waiter in
 ``-lock-waits`` is the SQL thread (processlist ``system user``) and the blocker is the session the
-other finding blames; the SQL thread is in ``find_row()`` while the other finding counts the table
-scans. A Galera finding is joined to a node's own finding through the node it names first (the flow
+other finding blames; the SQL thread is in ``find_row()``, copies a table or applies row events while the other finding
+counts the table scans or the redo log's waits. A Galera finding is joined to a node's own finding through the node it names first (the flow
 control sender, the node behind). Sources: MariaDB Knowledge Base, "Replication Thread States";
 MySQL 8.4 Reference Manual, INFORMATION_SCHEMA INNODB_LOCK_WAITS; Galera Cluster documentation,
 "Flow Control".
@@ -14,12 +14,21 @@ MySQL 8.4 Reference Manual, INFORMATION_SCHEMA INNODB_LOCK_WAITS; Galera Cluster
 
 from __future__ import annotations
 
+import re
+
 import pandas as pd
 
 from analyzer.cluster_nodes import saturation
 from analyzer.findings import Evidence, Finding, Link
 from analyzer.links import JoinContext, joins, link, subject_ids
-from analyzer.replica_causes import FIND_ROW_RE, MOSTLY, applier_rows
+from analyzer.replica_causes import (
+    DDL_STATE_RE,
+    DDL_STATEMENT_RE,
+    FIND_ROW_RE,
+    MOSTLY,
+    ROW_EVENT_RE,
+    applier_rows,
+)
 from analyzer.timeline import Timeline
 from analyzer.windows import within
 
@@ -74,31 +83,61 @@ def blocker_holds_the_sql_thread(cause: Finding, effect: Finding, ctx: JoinConte
     return None
 
 
-@joins(*((lag, "full-scans") for lag in LAG_KEYS))
-def sql_thread_scans(cause: Finding, effect: Finding, ctx: JoinContext) -> Link | None:
-    """The table scans counted on the replica are the SQL thread's: in the scans' windows the SQL
-    thread is in ``*_rows_log_event::find_row()`` in most snapshots (MOSTLY)."""
-    replica = replica_of(cause)
-    tl = _timeline(ctx, replica)
-    if tl is None or effect.host != replica:
-        return None
+#: What the SQL thread does that reads tables by scan or writes much redo: row lookups without a key,
+#: DDL (a table copy), row events of a large transaction.
+SQL_WORK_RE = re.compile(f"{FIND_ROW_RE.pattern}|{DDL_STATE_RE.pattern}|{ROW_EVENT_RE.pattern}", re.I)
+
+
+def _sql_work(tl: Timeline, effect: Finding) -> tuple[float, pd.DataFrame, str]:
+    """Share of the applier's snapshots in ``effect``'s windows in which it scans, copies or applies
+    rows (SQL_WORK_RE on its State, or DDL as its statement), those rows and the commonest State."""
     appliers = applier_rows(tl)
     if effect.windows:
         appliers = appliers[within(appliers["ts"], list(effect.windows))]
     if not len(appliers) or "state" not in appliers:
-        return None
+        return 0.0, appliers, ""
     states = appliers["state"].astype("string").fillna("")
-    looking = appliers[states.str.contains(FIND_ROW_RE).fillna(False).to_numpy(dtype=bool)]
-    share = looking["ts"].nunique() / appliers["ts"].nunique()
-    if share < MOSTLY:
+    hit = states.str.contains(SQL_WORK_RE).fillna(False)
+    if "fingerprint" in appliers:
+        hit |= (
+            appliers["fingerprint"].astype("string").fillna("").str.contains(DDL_STATEMENT_RE).fillna(False)
+        )
+    working = appliers[hit.to_numpy(dtype=bool)]
+    share = working["ts"].nunique() / appliers["ts"].nunique()
+    return share, working, str(states[working.index].mode().iloc[0]) if len(working) else ""
+
+
+def _clients_quiet(tl: Timeline, effect: Finding) -> bool:
+    """No client session runs a statement in most snapshots of ``effect``'s windows (processlist
+    ``active``, which leaves out the collector's own statements and the replication threads)."""
+    pl = tl.frame("processlist")
+    if not len(pl) or "active" not in pl:
+        return True
+    pl = pl[within(pl["ts"], list(effect.windows))] if effect.windows else pl
+    busy = pl[pl["active"].to_numpy(dtype=bool)]["ts"].nunique()
+    return busy < MOSTLY * max(pl["ts"].nunique(), 1)
+
+
+@joins(*((lag, effect) for lag in LAG_KEYS for effect in ("full-scans", "log-waits")))
+def sql_thread_work(cause: Finding, effect: Finding, ctx: JoinContext) -> Link | None:
+    """The table scans (or the redo writes) counted on the replica are the SQL thread's: in the
+    effect's windows the SQL thread looks up rows without a key, copies a table for DDL or applies row
+    events in most snapshots (MOSTLY); for redo, no client session writes meanwhile."""
+    replica = replica_of(cause)
+    tl = _timeline(ctx, replica)
+    if tl is None or effect.host != replica:
         return None
-    member, lines = tl.lines_of(looking)
+    share, working, state = _sql_work(tl, effect)
+    if share < MOSTLY or (effect.key == "log-waits" and not _clients_quiet(tl, effect)):
+        return None
+    member, lines = tl.lines_of(working)
+    what = "table scans" if effect.key == "full-scans" else "redo log writes"
     sentence = (
-        f"{replica}'s SQL thread is in {states[looking.index[0]]} in {share:.0%} of the snapshots of these "
-        "scans: the replica scans the table once for each row event it applies."
+        f"{replica}'s SQL thread is in {state} in {share:.0%} of the snapshots of these {what}: they are "
+        "the replica applying what the lag is made of."
     )
     return link(cause, effect, "thread", sentence,
-                [Evidence("SQL thread looking up rows", round(100 * share), "% of snapshots", "processlist.state",
+                [Evidence("SQL thread at work", round(100 * share), "% of snapshots", "processlist.state",
                           member, lines)])  # fmt: skip
 
 

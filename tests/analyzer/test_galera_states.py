@@ -64,3 +64,9 @@ def test_the_node_whose_own_disk_stalls_is_joined_to_the_flow_control_it_sent() 
     # the same disk on every node (one machine): no node is singled out, no link
     same = {h: with_iostat(tl, 80.0) for h, tl in timelines("galera").items()}
     assert not [li for li in engine.run_hosts(same).links if li.join == "galera"]
+
+
+def test_the_verdict_of_a_desynced_node_is_that_node() -> None:
+    v = engine.run_hosts(timelines("galera-desync")).verdict
+    # three nodes on one 2-CPU machine are CPU-saturated alike: the node out of sync is the cause named
+    assert (v.root_cause.key, v.root_cause.hosts[0]) == ("galera-node-behind", "db-b")

@@ -92,3 +92,28 @@ def test_the_verdict_of_row_events_without_a_key_is_the_lag_and_it_explains_the_
     assert (v.root_cause.key, v.root_cause.host) == ("replica-lag-source", None)
     assert "sb.nokey" in v.root_cause.title
     assert ("full-scans", "db-b") in [(f.key, f.host) for f in v.explains]
+
+
+def test_the_verdict_of_a_stopped_replica_carries_its_error() -> None:
+    v = engine.run_hosts(timelines("replica-stopped")).verdict
+    assert v.root_cause.key == "replica-stopped"
+    assert v.headline.startswith("db-b's SQL thread stopped on error 1062: Could not execute Write_rows_v1")
+
+
+def test_ddl_applied_by_the_sql_thread_is_the_cause_and_explains_the_scans_and_log_waits() -> None:
+    f = lag_finding("lag-ddl")
+    # every snapshot of db-b's Slave_SQL row: Info "ALTER TABLE sb.big ADD COLUMN ..., ALGORITHM=COPY",
+    # State "copy to tmp table" then "Enabling keys"; Exec_Master_Log_Pos still; db-a idle
+    assert (
+        f.title
+        == "db-b is 22 s behind db-a: its SQL thread applies DDL on sb.big (Enabling keys, running 21 s)"
+    )
+    assert f.recommendation.startswith("Wait for the ALTER to finish")
+    assert (f.culprit.kind, f.culprit.id) == (
+        "statement",
+        "alter table sb.big add column note varchar(?) ?, algorithm=copy",
+    )
+    out = engine.run_hosts(timelines("lag-ddl"))
+    effects = {li.effect for li in out.links if li.cause == ("replica-lag-source", None)}
+    assert effects == {("full-scans", "db-b"), ("log-waits", "db-b")}
+    assert out.verdict.root_cause.key == "replica-lag-source"
