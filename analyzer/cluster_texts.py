@@ -209,7 +209,7 @@ CAUSE_TEXTS: dict[str, tuple[str, str, str]] = {
         ),
     ),
     "large-transaction": (
-        "its SQL thread has applied one large transaction for {seconds:.0f} s",
+        "its SQL thread is inside one large transaction{rows} (Exec_Master_Log_Pos still for {seconds:.0f} s)",
         (
             "Exec_Master_Log_Pos stayed at {position} for {seconds:.0f} s while the I/O thread received more: "
             "the SQL thread is inside one transaction (State {state}){changed}. The replica moves on only when "

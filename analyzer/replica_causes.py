@@ -351,11 +351,12 @@ def _large(
         if len(trx) and "thread_id" in trx
         else trx.iloc[0:0]
     )
-    changed, trx_id = "", None
+    changed, trx_id, rows_phrase = "", None, ""
     if len(mine) and "rows_modified" in mine and mine["rows_modified"].notna().any():
         t = mine.iloc[-1]
         trx_id = str(t["trx_id"])
         changed = f"; its transaction {trx_id} has changed {float(t['rows_modified']):,.0f} rows so far"
+        rows_phrase = f", {float(t['rows_modified']):,.0f} rows changed so far"
         ev.append(
             cite(
                 tl,
@@ -382,6 +383,7 @@ def _large(
         position=f"{file}:{last['exec_source_log_pos']:.0f}",
         seconds=seconds,
         changed=changed,
+        rows=rows_phrase,
         state=state,
     )
 

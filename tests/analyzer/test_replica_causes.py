@@ -117,3 +117,23 @@ def test_ddl_applied_by_the_sql_thread_is_the_cause_and_explains_the_scans_and_l
     effects = {li.effect for li in out.links if li.cause == ("replica-lag-source", None)}
     assert effects == {("full-scans", "db-b"), ("log-waits", "db-b")}
     assert out.verdict.root_cause.key == "replica-lag-source"
+
+
+def test_one_large_transaction_is_named_by_its_still_position_and_its_rows() -> None:
+    f = lag_finding("lag-bigtrx")
+    # db-a updated 600,000 rows of sb.big in one statement; db-b (5 % of a CPU) applies it: its
+    # Exec_Master_Log_Pos stays at 82149881 while Read_Master_Log_Pos reaches 238808142, and its SQL
+    # thread's transaction (-transactions, thread 7) grows; sb.big has a primary key, so no table scans
+    assert f.title == (
+        "db-b is 28 s behind db-a: its SQL thread is inside one large transaction, 259,081 rows changed "
+        "so far (Exec_Master_Log_Pos still for 11 s)"
+    )
+    assert "Exec_Master_Log_Pos stayed at db-a-bin.000001:82149881" in f.explanation
+    assert f.recommendation.startswith("Wait for it to commit")
+    assert (f.culprit.kind, f.culprit.id) == ("transaction", "66")
+    still = f.evidence[0]
+    assert (still.label, still.member) == (
+        "Exec_Master_Log_Pos unchanged",
+        "lag-bigtrx/db-b/2026_11_28_13_48_21-slave-status",
+    )
+    assert engine.run_hosts(timelines("lag-bigtrx")).verdict.root_cause.key == "replica-lag-source"
