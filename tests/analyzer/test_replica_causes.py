@@ -19,6 +19,15 @@ def lag_finding(shape: str) -> Finding:
     return f
 
 
+def assert_cause(f: Finding, *, title: str, explains: str, fix: str, culprit: tuple[str, str]) -> None:
+    """``f`` is titled ``title``, explains with ``explains``, gives the fix starting ``fix`` and blames
+    ``culprit`` (kind, id)."""
+    assert f.title == title
+    assert explains in f.explanation
+    assert f.recommendation.startswith(fix)
+    assert f.culprit is not None and (f.culprit.kind, f.culprit.id) == culprit
+
+
 def test_a_local_session_idle_in_transaction_that_holds_the_rows_is_named_with_its_kill() -> None:
     f = lag_finding("lag-lock")
     # -lock-waits: waiting_thread 10 (db-b's Slave_SQL, system user) blocked by thread 11 (app, Sleep)
@@ -43,13 +52,14 @@ def test_row_events_on_a_table_without_a_key_name_the_table_and_the_scan_rate() 
     f = lag_finding("lag-nokey")
     # db-a deleted 10,000 rows of sb.nokey (50,000 rows, no index) in one statement: every snapshot of
     # db-b's SQL thread says Delete_rows_log_event::find_row() while Handler_read_rnd_next runs at 2-5 M/s
-    assert f.title == (
-        "db-b is 30 s behind db-a: row events on table sb.nokey without a usable key, "
-        "Handler_read_rnd_next 2.4 M rows/s"
+    assert_cause(
+        f,
+        title="db-b is 30 s behind db-a: row events on table sb.nokey without a usable key, "
+        "Handler_read_rnd_next 2.4 M rows/s",
+        explains="Delete_rows_log_event::find_row() in 100 % of the snapshots",
+        fix="Add a primary key (or a unique not-null index) to table sb.nokey",
+        culprit=("statement", "table sb.nokey"),
     )
-    assert "Delete_rows_log_event::find_row() in 100 % of the snapshots" in f.explanation
-    assert f.recommendation.startswith("Add a primary key (or a unique not-null index) to table sb.nokey")
-    assert (f.culprit.kind, f.culprit.id) == ("statement", "table sb.nokey")
     scans = {e.label: e for e in f.evidence}["Handler_read_rnd_next (median)"]
     assert scans.value > 1_000_000 and scans.member.startswith("lag-nokey/db-b/")
     # the source is idle meanwhile: its write rate is no cause
@@ -124,13 +134,14 @@ def test_one_large_transaction_is_named_by_its_still_position_and_its_rows() -> 
     # db-a updated 600,000 rows of sb.big in one statement; db-b (5 % of a CPU) applies it: its
     # Exec_Master_Log_Pos stays at 82149881 while Read_Master_Log_Pos reaches 238808142, and its SQL
     # thread's transaction (-transactions, thread 7) grows; sb.big has a primary key, so no table scans
-    assert f.title == (
-        "db-b is 28 s behind db-a: its SQL thread is inside one large transaction, 259,081 rows changed "
-        "so far (Exec_Master_Log_Pos still for 11 s)"
+    assert_cause(
+        f,
+        title="db-b is 28 s behind db-a: its SQL thread is inside one large transaction, 259,081 rows changed "
+        "so far (Exec_Master_Log_Pos still for 11 s)",
+        explains="Exec_Master_Log_Pos stayed at db-a-bin.000001:82149881",
+        fix="Wait for it to commit",
+        culprit=("transaction", "66"),
     )
-    assert "Exec_Master_Log_Pos stayed at db-a-bin.000001:82149881" in f.explanation
-    assert f.recommendation.startswith("Wait for it to commit")
-    assert (f.culprit.kind, f.culprit.id) == ("transaction", "66")
     still = f.evidence[0]
     assert (still.label, still.member) == (
         "Exec_Master_Log_Pos unchanged",
