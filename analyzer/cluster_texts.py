@@ -183,6 +183,19 @@ CAUSE_TEXTS: dict[str, tuple[str, str, str]] = {
             "read_only=ON on replicas (MySQL: super_read_only=ON) so that only replication writes there."
         ),
     ),
+    "local-mdl": (
+        "its SQL thread waits for a metadata lock held by {blocker}",
+        (
+            "The replica's SQL thread waits for a table metadata lock to apply {statement}: a local session "
+            "has a transaction open on the table ({blocker}), and the DDL cannot start until it ends; every "
+            "later event waits behind the DDL."
+        ),
+        (
+            "{kill} on the replica ends that session's transaction and the DDL goes on. Then find why a\n"
+            "session keeps a transaction open on a replica (a report left in a transaction, autocommit off);\n"
+            "lock_wait_timeout bounds how long the SQL thread waits before it retries."
+        ),
+    ),
     "ddl": (
         "its SQL thread applies DDL on {table} ({state}, running {running})",
         (

@@ -8,16 +8,18 @@ this order (the first that the bundle shows wins):
 2. **a local session's row lock**: the waiter in ``-lock-waits`` (or a ``LOCK WAIT`` transaction of
    ``-transactions``) is the replica's SQL or worker thread (processlist ``system user``); the blocker is
    named by ``analyzer.blockers`` (id, user@host, statement or idle in transaction, ``KILL``);
-3. **DDL being applied**: the SQL thread's State or statement is an ALTER / copy to tmp table;
-4. **row events on a table without a usable key**: the SQL thread in ``*_rows_log_event::find_row()``
+3. **a local session's metadata lock**: the SQL thread ``Waiting for table metadata lock`` (a DDL of
+   the source behind a local reader); the holder is the oldest open transaction of another session;
+4. **DDL being applied**: the SQL thread's State or statement is an ALTER / copy to tmp table;
+5. **row events on a table without a usable key**: the SQL thread in ``*_rows_log_event::find_row()``
    while the replica's Handler_read_rnd_next runs at a table scan's rate;
-5. **one large transaction**: Exec_Master_Log_Pos stays put in most snapshots while the I/O thread
+6. **one large transaction**: Exec_Master_Log_Pos stays put in most snapshots while the I/O thread
    has more (Read_Master_Log_Pos ahead), the SQL thread applying row events;
-6. **the I/O thread behind**: the SQL thread has read all its relay log, and the I/O thread is not
+7. **the I/O thread behind**: the SQL thread has read all its relay log, and the I/O thread is not
    running, reconnecting, or receives less than the source writes;
-7. **commit cost**: the SQL thread seen in its commit step while the replica syncs at every commit
+8. **commit cost**: the SQL thread seen in its commit step while the replica syncs at every commit
    (innodb_flush_log_at_trx_commit=1, sync_binlog=1);
-8. **single-threaded apply**: one SQL thread (slave_parallel_threads / replica_parallel_workers <= 1)
+9. **single-threaded apply**: one SQL thread (slave_parallel_threads / replica_parallel_workers <= 1)
    busy in most snapshots.
 
 None of these shown: the cause is ``unknown`` and its text says so. A stopped replica is its own
@@ -41,8 +43,9 @@ import pandas as pd
 from analyzer import blockers
 from analyzer.cluster_texts import CAUSE_TEXTS
 from analyzer.detect import cite, status, variable, variable_number
-from analyzer.findings import Culprit, Evidence
+from analyzer.findings import Culprit, Evidence, Window
 from analyzer.timeline import REPLICATION_USER, Timeline, value_is
+from analyzer.windows import within
 
 #: The replica's I/O thread (its processlist rows are not the applier's).
 IO_STATE_RE = re.compile(
@@ -56,6 +59,7 @@ IO_COMMANDS = frozenset({"Slave_IO", "Binlog Dump", "Binlog Dump GTID"})
 IDLE_SQL_RE = re.compile(
     r"has read all relay log|waiting for (?:work|an event) from|waiting for more updates", re.I
 )
+MDL_WAIT_RE = re.compile(r"^waiting for table metadata lock$", re.I)
 DELAY_STATE_RE = re.compile(r"waiting until (?:master|source)_delay", re.I)
 DDL_STATE_RE = re.compile(
     r"(?:copy to tmp table|altering table|alter table|creating index|committing alter)", re.I
@@ -223,6 +227,33 @@ def _lock(tl: Timeline, threads: tuple[int, ...]) -> LagCause | None:
     b = named[0]
     ev += list(b.evidence)
     return _cause("local-lock", b.culprit(), ev, threads, thread=waiter, blocker=b.phrase(), kill=b.kill())
+
+
+def _mdl(tl: Timeline, appliers: pd.DataFrame, threads: tuple[int, ...]) -> LagCause | None:
+    """The SQL thread waits for a metadata lock (a DDL from the source behind a local reader): the
+    holder is the oldest open transaction of another session in those snapshots (INNODB_TRX)."""
+    _, rows = _share(appliers, MDL_WAIT_RE)
+    trx = tl.frame("innodb_trx")
+    if not len(rows) or not len(trx) or "thread_id" not in trx or "active_s" not in trx:
+        return None
+    windows = (Window(rows["ts"].min(), rows["ts"].max()),)
+    ids = pd.to_numeric(trx["thread_id"], errors="coerce")
+    open_trx = trx[(within(trx["ts"], list(windows)) & ~ids.isin(threads)).to_numpy()].dropna(
+        subset=["active_s"]
+    )
+    if not len(open_trx):
+        return None
+    holder = int(open_trx.loc[open_trx["active_s"].idxmax(), "thread_id"])
+    statement = str(rows["fingerprint"].iloc[-1]) if "fingerprint" in rows else "a DDL statement"
+    ev = [cite(tl, f"the replica's SQL thread waits for a metadata lock ({statement})",
+               f"{rows['ts'].nunique()} snapshots", "", "processlist.state", rows)]  # fmt: skip
+    facts = blockers.session_facts(tl, holder, windows, ev)
+    b = blockers.Blocker(
+        lock="metadata", thread=holder, blocks=1, windows=windows, evidence=tuple(ev), **facts
+    )  # type: ignore[arg-type]
+    return _cause(
+        "local-mdl", b.culprit(), ev, threads, blocker=b.phrase(), kill=b.kill(), statement=statement
+    )
 
 
 def _ddl(tl: Timeline, appliers: pd.DataFrame, threads: tuple[int, ...]) -> LagCause | None:
@@ -505,6 +536,7 @@ def lag_cause(
     readers = (
         lambda: _delay(tl, rs, appliers, threads),
         lambda: _lock(tl, threads) if threads else None,
+        lambda: _mdl(tl, appliers, threads),
         lambda: _ddl(tl, appliers, threads),
         lambda: _no_key(tl, appliers, threads),
         lambda: _large(tl, rs, appliers, threads),

@@ -15,6 +15,8 @@
 #                    db-a and db-c take a 2-thread write load each: db-b's receive queue grows
 # Replica lag by its cause (the same pair; db-b syncs nothing at commit unless said; the members of
 # LAG_SHIP added, RUN_TIME 15 s by default for these):
+#   lag-mdl          a session on db-b (user report) reads sb.sbtest1 in a transaction and stays idle; db-a
+#                    runs ALTER TABLE sb.sbtest1: db-b's SQL thread waits for the table's metadata lock
 #   lag-lock         a session on db-b (user app) updates rows of sb.sbtest1 and stays idle in its
 #                    transaction; db-a's 4-thread write load reaches those rows: db-b's SQL thread waits
 #                    for the session's row lock (innodb_lock_wait_timeout 600 on db-b)
@@ -41,7 +43,7 @@ set -eu
 
 OUTDIR=$(cd "${1:?usage: make_cluster_bundles.sh OUTDIR [SHAPE...]}" && pwd)
 shift
-SHAPES=${*:-replica-lag replica-stopped galera healthy galera-desync lag-lock lag-nokey lag-delay lag-ddl lag-bigtrx}
+SHAPES=${*:-replica-lag replica-stopped galera healthy galera-desync lag-mdl lag-lock lag-nokey lag-delay lag-ddl lag-bigtrx}
 RUN_TIME=${RUN_TIME:-20}
 BASE_PORT=${BASE_PORT:-3410}
 WRITE_IOPS=${WRITE_IOPS:-40}
@@ -193,6 +195,23 @@ big_table() {  # big_table: sb.big of BIG_ROWS rows (primary key id) on db-a, ap
     caught_up "SELECT COUNT(*) FROM sb.big" "$BIG_ROWS"
 }
 
+hold_session() {  # hold_session PORT USER SQL [DB]: USER (password USER) runs SQL over TCP in DB, then
+    # stays connected and idle (its client reads a FIFO this script holds open) until release_session
+    mkfifo "$WORK/hold"
+    mariadb -h127.0.0.1 -P"$1" -u"$2" -p"$2" ${4:+"$4"} <"$WORK/hold" >/dev/null 2>&1 &
+    HOLD=$!
+    exec 9>"$WORK/hold"
+    echo "$3" >&9
+    sleep 2
+}
+
+release_session() {  # release_session: close the held session's input; its client ends, its transaction rolls back
+    exec 9>&-
+    wait "$HOLD" 2>/dev/null || true
+    HOLD=""
+    rm -f "$WORK/hold"
+}
+
 slow_replica() {  # slow_replica PCT: db-b's mariadbd gets PCT % of one CPU (a cgroup-v1 cpu quota)
     CPUG=/sys/fs/cgroup/cpu/casebook-db-b.$$
     mkdir -p "$CPUG"
@@ -305,11 +324,7 @@ for shape in $SHAPES; do
         RUN_AS=mysql
         galera
         sql db-b "CREATE USER backup@'%' IDENTIFIED BY 'backup'; GRANT RELOAD, PROCESS ON *.* TO backup@'%';"
-        mkfifo "$WORK/hold"
-        mariadb -h127.0.0.1 -P$((BASE_PORT + 12)) -ubackup -pbackup <"$WORK/hold" >/dev/null 2>&1 &
-        HOLD=$!
-        exec 9>"$WORK/hold"
-        echo "FLUSH TABLES WITH READ LOCK;" >&9
+        hold_session $((BASE_PORT + 12)) backup "FLUSH TABLES WITH READ LOCK;"
         sysbench_on db-a $((BASE_PORT + 11)) $((LAG_RUN_TIME + 20)) 2
         sysbench_on db-c $((BASE_PORT + 13)) $((LAG_RUN_TIME + 20)) 2
         sleep 6
@@ -317,10 +332,16 @@ for shape in $SHAPES; do
         stalk galera-desync db-b "$LAG_RUN_TIME"
         stalk galera-desync db-c "$LAG_RUN_TIME"
         settle
-        exec 9>&-
-        wait "$HOLD" 2>/dev/null || true
-        HOLD=""
-        rm -f "$WORK/hold"
+        release_session
+        ;;
+    lag-mdl)
+        source_replica
+        sql db-b "CREATE USER report@'%' IDENTIFIED BY 'report'; GRANT SELECT ON sb.* TO report@'%';"
+        hold_session "$((BASE_PORT + 2))" report "BEGIN; SELECT COUNT(*) FROM sbtest1;" sb
+        sql db-a "ALTER TABLE sb.sbtest1 ADD COLUMN note VARCHAR(20) NULL"
+        sleep 10
+        lag_shape lag-mdl
+        release_session
         ;;
     lag-lock)
         source_replica
@@ -329,19 +350,11 @@ for shape in $SHAPES; do
         sql db-b "SET GLOBAL innodb_lock_wait_timeout=600; STOP SLAVE SQL_THREAD; START SLAVE SQL_THREAD;
             CREATE USER app@'%' IDENTIFIED BY 'app'; GRANT ALL ON sb.* TO app@'%';"
         # the app's session: one UPDATE, then idle in its open transaction until its input closes
-        mkfifo "$WORK/hold"
-        mariadb -h127.0.0.1 -P"$pb" -uapp -papp sb <"$WORK/hold" >/dev/null 2>&1 &
-        HOLD=$!
-        exec 9>"$WORK/hold"
-        echo "BEGIN; UPDATE sbtest1 SET c = 'held by app' WHERE id BETWEEN 1 AND 200;" >&9
-        sleep 2
+        hold_session "$pb" app "BEGIN; UPDATE sbtest1 SET c = 'held by app' WHERE id BETWEEN 1 AND 200;" sb
         sysbench_on db-a $((BASE_PORT + 1)) $((LAG_RUN_TIME + 30)) 4 --rate=100 --rand-type=uniform
         sleep 15
         lag_shape lag-lock
-        exec 9>&-
-        wait "$HOLD" 2>/dev/null || true
-        HOLD=""
-        rm -f "$WORK/hold"
+        release_session
         ;;
     lag-nokey)
         source_replica

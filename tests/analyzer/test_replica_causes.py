@@ -7,6 +7,8 @@ capture is alone, its own ``replica-lag`` give the cause's title, fix and culpri
 
 from __future__ import annotations
 
+import pytest
+
 from analyzer import engine
 from analyzer.cluster import cross_host_findings
 from analyzer.findings import Finding, Severity
@@ -17,15 +19,6 @@ from tests.analyzer.test_cluster import timelines
 def lag_finding(shape: str) -> Finding:
     (f,) = [f for f in cross_host_findings(timelines(shape)) if f.key == "replica-lag-source"]
     return f
-
-
-def assert_cause(f: Finding, *, title: str, explains: str, fix: str, culprit: tuple[str, str]) -> None:
-    """``f`` is titled ``title``, explains with ``explains``, gives the fix starting ``fix`` and blames
-    ``culprit`` (kind, id)."""
-    assert f.title == title
-    assert explains in f.explanation
-    assert f.recommendation.startswith(fix)
-    assert f.culprit is not None and (f.culprit.kind, f.culprit.id) == culprit
 
 
 def test_a_local_session_idle_in_transaction_that_holds_the_rows_is_named_with_its_kill() -> None:
@@ -46,24 +39,6 @@ def test_a_local_session_idle_in_transaction_that_holds_the_rows_is_named_with_i
     assert f.severity is Severity.WARNING
     cause = lag_cause(timelines("lag-lock")["db-b"], timelines("lag-lock")["db-b"].frame("replica_status"))
     assert (cause.key, cause.threads) == ("local-lock", (10,))
-
-
-def test_row_events_on_a_table_without_a_key_name_the_table_and_the_scan_rate() -> None:
-    f = lag_finding("lag-nokey")
-    # db-a deleted 10,000 rows of sb.nokey (50,000 rows, no index) in one statement: every snapshot of
-    # db-b's SQL thread says Delete_rows_log_event::find_row() while Handler_read_rnd_next runs at 2-5 M/s
-    assert_cause(
-        f,
-        title="db-b is 30 s behind db-a: row events on table sb.nokey without a usable key, "
-        "Handler_read_rnd_next 2.4 M rows/s",
-        explains="Delete_rows_log_event::find_row() in 100 % of the snapshots",
-        fix="Add a primary key (or a unique not-null index) to table sb.nokey",
-        culprit=("statement", "table sb.nokey"),
-    )
-    scans = {e.label: e for e in f.evidence}["Handler_read_rnd_next (median)"]
-    assert scans.value > 1_000_000 and scans.member.startswith("lag-nokey/db-b/")
-    # the source is idle meanwhile: its write rate is no cause
-    assert "db-a wrote 0 write statements/s" in f.explanation
 
 
 def test_an_intentional_delay_is_info_and_says_so_on_both_rules() -> None:
@@ -110,41 +85,65 @@ def test_the_verdict_of_a_stopped_replica_carries_its_error() -> None:
     assert v.headline.startswith("db-b's SQL thread stopped on error 1062: Could not execute Write_rows_v1")
 
 
-def test_ddl_applied_by_the_sql_thread_is_the_cause_and_explains_the_scans_and_log_waits() -> None:
-    f = lag_finding("lag-ddl")
-    # every snapshot of db-b's Slave_SQL row: Info "ALTER TABLE sb.big ADD COLUMN ..., ALGORITHM=COPY",
-    # State "copy to tmp table" then "Enabling keys"; Exec_Master_Log_Pos still; db-a idle
-    assert (
-        f.title
-        == "db-b is 22 s behind db-a: its SQL thread applies DDL on sb.big (Enabling keys, running 21 s)"
-    )
-    assert f.recommendation.startswith("Wait for the ALTER to finish")
-    assert (f.culprit.kind, f.culprit.id) == (
-        "statement",
-        "alter table sb.big add column note varchar(?) ?, algorithm=copy",
-    )
+def test_the_sql_threads_table_copy_explains_the_replicas_scans_and_redo_waits() -> None:
     out = engine.run_hosts(timelines("lag-ddl"))
     effects = {li.effect for li in out.links if li.cause == ("replica-lag-source", None)}
     assert effects == {("full-scans", "db-b"), ("log-waits", "db-b")}
-    assert out.verdict.root_cause.key == "replica-lag-source"
 
 
-def test_one_large_transaction_is_named_by_its_still_position_and_its_rows() -> None:
-    f = lag_finding("lag-bigtrx")
-    # db-a updated 600,000 rows of sb.big in one statement; db-b (5 % of a CPU) applies it: its
-    # Exec_Master_Log_Pos stays at 82149881 while Read_Master_Log_Pos reaches 238808142, and its SQL
-    # thread's transaction (-transactions, thread 7) grows; sb.big has a primary key, so no table scans
-    assert_cause(
-        f,
-        title="db-b is 28 s behind db-a: its SQL thread is inside one large transaction, 259,081 rows changed "
-        "so far (Exec_Master_Log_Pos still for 11 s)",
-        explains="Exec_Master_Log_Pos stayed at db-a-bin.000001:82149881",
-        fix="Wait for it to commit",
-        culprit=("transaction", "66"),
-    )
-    still = f.evidence[0]
+def test_the_scans_of_row_events_without_a_key_are_the_replicas_and_the_source_is_idle() -> None:
+    f = lag_finding("lag-nokey")
+    scans = {e.label: e for e in f.evidence}["Handler_read_rnd_next (median)"]
+    assert scans.value > 1_000_000 and scans.member.startswith("lag-nokey/db-b/")
+    assert "db-a wrote 0 write statements/s" in f.explanation
+
+
+def test_the_still_position_of_a_large_transaction_is_cited_from_the_slave_status() -> None:
+    still = lag_finding("lag-bigtrx").evidence[0]
     assert (still.label, still.member) == (
         "Exec_Master_Log_Pos unchanged",
         "lag-bigtrx/db-b/2026_11_28_13_48_21-slave-status",
     )
-    assert engine.run_hosts(timelines("lag-bigtrx")).verdict.root_cause.key == "replica-lag-source"
+
+
+#: shape, the cause's key, title, a phrase of the explanation, the fix's start, the culprit (kind, id)
+CAUSES = [
+    # db-a deleted 10,000 rows of sb.nokey (50,000 rows, no index) in one statement: every snapshot of db-b's
+    # SQL thread says Delete_rows_log_event::find_row() while Handler_read_rnd_next runs at 2-5 M/s
+    ("lag-nokey", "no-key",
+     "db-b is 30 s behind db-a: row events on table sb.nokey without a usable key, Handler_read_rnd_next 2.4 M rows/s",
+     "Delete_rows_log_event::find_row() in 100 % of the snapshots",
+     "Add a primary key (or a unique not-null index) to table sb.nokey", ("statement", "table sb.nokey")),
+    # db-a updated 600,000 rows of sb.big (primary key) in one statement; db-b (5 % of a CPU) applies it: its
+    # Exec_Master_Log_Pos stays at 82149881 while Read_Master_Log_Pos reaches 238808142
+    ("lag-bigtrx", "large-transaction",
+     ("db-b is 28 s behind db-a: its SQL thread is inside one large transaction, 259,081 rows changed so far "
+     "(Exec_Master_Log_Pos still for 11 s)"),
+     "Exec_Master_Log_Pos stayed at db-a-bin.000001:82149881", "Wait for it to commit", ("transaction", "66")),
+    # db-b's Slave_SQL row: "Waiting for table metadata lock" on the source's ALTER TABLE sb.sbtest1 in all 15
+    # snapshots; session 11 (report) read sb.sbtest1 in a transaction and sleeps (-transactions)
+    ("lag-mdl", "local-mdl",
+     ("db-b is 29 s behind db-a: its SQL thread waits for a metadata lock held by session 11 report@localhost, "
+     "idle in transaction for 30 s, transaction open 29 s, blocks 1"),
+     "The replica's SQL thread waits for a table metadata lock to apply alter table",
+     "KILL 11; on the replica ends that session's transaction and the DDL goes on.", ("session", "11")),
+    # every snapshot of db-b's Slave_SQL row: Info "ALTER TABLE sb.big ADD COLUMN ..., ALGORITHM=COPY",
+    # State "copy to tmp table" then "Enabling keys"; Exec_Master_Log_Pos still; db-a idle
+    ("lag-ddl", "ddl", "db-b is 22 s behind db-a: its SQL thread applies DDL on sb.big (Enabling keys, running 21 s)",
+     "a schema change the source ran is replayed on the replica", "Wait for the ALTER to finish",
+     ("statement", "alter table sb.big add column note varchar(?) ?, algorithm=copy")),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("shape,key,title,explains,fix,culprit", CAUSES, ids=[c[0] for c in CAUSES])
+def test_each_cause_gives_its_title_fix_culprit_and_the_root_cause(
+    shape: str, key: str, title: str, explains: str, fix: str, culprit: tuple[str, str]
+) -> None:
+    f = lag_finding(shape)
+    assert f.title == title
+    assert explains in f.explanation
+    assert f.recommendation.startswith(fix)
+    assert f.culprit is not None and (f.culprit.kind, f.culprit.id) == culprit
+    tl = timelines(shape)["db-b"]
+    assert lag_cause(tl, tl.frame("replica_status")).key == key
+    assert engine.run_hosts(timelines(shape)).verdict.root_cause.key == "replica-lag-source"
