@@ -41,6 +41,7 @@ from dataclasses import dataclass
 import pandas as pd
 
 from analyzer import blockers
+from analyzer.cluster_nodes import disk_wait
 from analyzer.cluster_texts import CAUSE_TEXTS
 from analyzer.detect import cite, status, variable, variable_number
 from analyzer.findings import Culprit, Evidence, Window
@@ -476,25 +477,21 @@ def _commit(tl: Timeline, appliers: pd.DataFrame, threads: tuple[int, ...]) -> L
     ]
     if share < COMMIT_SHARE or not synced:
         return None
-    fsyncs = status(tl, "Innodb_os_log_fsyncs").dropna(subset=["per_s"])
-    ev = [
-        cite(
-            tl,
-            "the SQL thread in its commit step",
-            f"{100 * share:.0f} % of snapshots",
-            "",
-            "processlist.state",
-            rows,
-        )
-    ]
+    ev = [cite(tl, "the SQL thread in its commit step", f"{100 * share:.0f} % of snapshots", "",
+               "processlist.state", rows)]  # fmt: skip
     ev += [Evidence(f"variable {n.split('=')[0]}", n.split("=")[1], "", "variables") for n in synced]
     per_s = ""
-    if len(fsyncs):
-        rate = float(fsyncs["per_s"].mean())
-        per_s = f" InnoDB synced its redo log {rate:,.0f} times a second (Innodb_os_log_fsyncs)."
-        ev.append(
-            cite(tl, "Innodb_os_log_fsyncs", round(rate, 1), "/s", "mysqladmin.Innodb_os_log_fsyncs", fsyncs)
-        )
+    for name in ("Innodb_os_log_fsyncs", "Innodb_data_fsyncs"):
+        fsyncs = status(tl, name).dropna(subset=["per_s"])
+        rate = float(fsyncs["per_s"].mean()) if len(fsyncs) else 0.0
+        if rate > 0:  # with O_DSYNC the writes sync themselves and these counters stand still
+            per_s = f" InnoDB called fsync {rate:,.0f} times a second ({name})."
+            ev.append(cite(tl, name, round(rate, 1), "/s", f"mysqladmin.{name}", fsyncs))
+            break
+    disk = disk_wait(tl)
+    if disk is not None:
+        per_s += f" Its busiest device, {disk[1]}, took {disk[0]:.1f} ms per write (iostat w_await, median)."
+        ev.append(cite(tl, f"{disk[1]} w_await (median)", round(disk[0], 1), "ms", "iostat.w_await", disk[2]))
     culprit = Culprit(kind="setting", id=synced[0].split("=")[0], statement=synced[0].split("=")[1])
     return _cause(
         "commit-cost", culprit, ev, threads, share=100 * share, settings=" and ".join(synced), fsyncs=per_s

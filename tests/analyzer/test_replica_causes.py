@@ -7,12 +7,15 @@ capture is alone, its own ``replica-lag`` give the cause's title, fix and culpri
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 
 from analyzer import engine
 from analyzer.cluster import cross_host_findings
 from analyzer.findings import Finding, Severity
 from analyzer.replica_causes import lag_cause
+from analyzer.timeline import Timeline
 from tests.analyzer.test_cluster import timelines
 
 
@@ -147,3 +150,65 @@ def test_each_cause_gives_its_title_fix_culprit_and_the_root_cause(
     tl = timelines(shape)["db-b"]
     assert lag_cause(tl, tl.frame("replica_status")).key == key
     assert engine.run_hosts(timelines(shape)).verdict.root_cause.key == "replica-lag-source"
+
+
+def _with_variables(shape: str, **values: str) -> Timeline:
+    """db-b's timeline of ``shape`` with some of its SHOW GLOBAL VARIABLES set otherwise."""
+    tl = timelines(shape)["db-b"]
+    return dataclasses.replace(tl, variables={**tl.variables, **values})
+
+
+def test_the_replica_that_syncs_at_commit_shows_its_device_latency() -> None:
+    # cluster-replica-lag: db-b's Slave_SQL row in State Commit in 19 of 20 snapshots, redo and binlog
+    # synced at every commit (O_DSYNC: the fsync counters stand still)
+    tl = timelines("replica-lag")["db-b"]
+    cause = lag_cause(tl, tl.frame("replica_status"))
+    assert cause.key == "commit-cost"
+    assert (
+        "Its busiest device, " in cause.explanation
+        and "ms per write (iostat w_await, median)" in cause.explanation
+    )
+
+
+def test_one_busy_sql_thread_without_synced_commits_is_single_threaded_apply() -> None:
+    # the same capture, read as if db-b synced nothing at commit: one busy SQL thread is what is left
+    tl = _with_variables("replica-lag", innodb_flush_log_at_trx_commit="2", sync_binlog="0")
+    cause = lag_cause(tl, tl.frame("replica_status"))
+    assert cause.key == "single-thread"
+    assert (
+        cause.title == "one SQL thread applies what the source writes in parallel (slave_parallel_threads 0)"
+    )
+    assert cause.fix.startswith("Let more threads apply: MariaDB slave_parallel_threads=4..16")
+    # with parallel apply configured and nothing else shown, the cause is unknown, and the text says so
+    tl = _with_variables(
+        "replica-lag", innodb_flush_log_at_trx_commit="2", sync_binlog="0", slave_parallel_threads="8"
+    )
+    cause = lag_cause(tl, tl.frame("replica_status"))
+    assert (cause.key, cause.title, cause.culprit) == ("unknown", "no cause shown in the capture", None)
+    assert cause.fix.startswith("No cause is shown in this capture, so only the general checks apply")
+
+
+def test_an_idle_sql_thread_and_a_reconnecting_io_thread_put_the_lag_in_the_transfer() -> None:
+    # cluster-healthy's db-b, its Slave_SQL row read as having applied all it received (the State MariaDB
+    # shows then) and its I/O thread as reconnecting
+    tl = timelines("healthy")["db-b"]
+    pl = tl.frame("processlist")
+    sql = (pl["command"].astype("string") == "Slave_SQL").fillna(False).to_numpy()
+    state = pl["state"].astype("string").mask(sql, "Slave has read all relay log; waiting for more updates")
+    tl = dataclasses.replace(
+        tl, frames={**tl.frames, "processlist": pl.assign(state=state.astype("category"))}
+    )
+    rs = tl.frame("replica_status").assign(
+        io_running="Connecting", io_state="Reconnecting after a failed master event read"
+    )
+    cause = lag_cause(tl, rs, source_binlog=113_000.0, received=20_000.0)
+    assert cause.key == "io-thread"
+    assert cause.title == (
+        "its I/O thread is behind (Slave_IO_Running Connecting, Reconnecting after a failed master event read)"
+    )
+    assert "receives 20 KiB/s of the 110 KiB/s the source writes" in cause.explanation
+    # the same replica with its I/O thread running and keeping up: no transfer problem
+    assert (
+        lag_cause(tl, tl.frame("replica_status"), source_binlog=113_000.0, received=112_000.0).key
+        != "io-thread"
+    )
