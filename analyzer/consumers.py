@@ -169,6 +169,8 @@ class Waiting:
     wchan: str
     command: str
     evidence: tuple[Evidence, ...]
+    #: its mean %CPU in the windows (top; 100 = one CPU), when it was named from its CPU
+    pcpu: float = 0.0
 
     def culprit(self) -> Culprit:
         """The program as culprit, kind ``process`` (id: its PID seen most in state D)."""
@@ -229,3 +231,55 @@ def _command_line(tl: Timeline, pid: int) -> str:
         return ""
     rows = ps[ps["pid"] == pid]
     return str(rows["comm"].iloc[0])[:500] if len(rows) else ""
+
+
+def cpu_busy_program(tl: Timeline, windows: list[Window], *, min_pcpu: float) -> Waiting | None:
+    """The non-MySQL program taking the most CPU in ``windows`` (top, ``cpu_consumers``), when it takes
+    ``min_pcpu`` or more (100 = one CPU): the likeliest submitter of asynchronous or direct I/O, which
+    never sleeps in state D. ``wchan``: its threads' commonest wait channel in ps (``io_getevents``'s
+    ``read_events``, io_uring's ``io_cqring_wait``), '' without. ``rows``: the top rows that show it."""
+    used = cpu_consumers(tl, windows)
+    if used is None or not used.top or used.top[0][2] < min_pcpu:
+        return None
+    program, pid, pcpu = used.top[0]
+    procs = tl.frame("top_procs")
+    rows = procs[within(procs["ts"], windows) & (procs["pid"] == pid)] if len(procs) else procs
+    ps = tl.frame("ps_threads")
+    wchan = ""
+    if len(ps) and "wchan" in ps:
+        mine = ps[within(ps["ts"], windows) & (ps["pid"] == pid)]["wchan"].astype("string").fillna("")
+        mine = mine[~mine.isin(["", "-"])]
+        wchan = str(mine.value_counts().index[0]) if len(mine) else ""
+    evidence = tuple(e for e in used.evidence if e.label.startswith(f"{program} (")) or used.evidence[:1]
+    return Waiting(program, pid, used.processes.get(program, 1), len(rows), wchan,
+                   _command_line(tl, pid) or program, evidence, pcpu)  # fmt: skip
+
+
+#: Wait channels of a thread waiting for asynchronous I/O completions, not in state D: libaio's
+#: io_getevents sleeps in ``read_events``; io_uring's io_uring_enter in ``io_cqring_wait``.
+AIO_WCHAN_RE = r"^(read_events|do_io_getevents|io_getevents|io_cqring_wait|io_uring)"
+
+
+def aio_waiting_program(tl: Timeline, windows: list[Window]) -> Waiting | None:
+    """The non-MySQL program whose threads ps shows most often waiting for asynchronous I/O completions
+    (``AIO_WCHAN_RE``, in ``ps_threads.wchan``; collect.sh's ``ps -eLo ...,wchan``) in ``windows``, or None
+    (no wchan column, or no such thread)."""
+    ps = tl.frame("ps_threads")
+    if not len(ps) or "wchan" not in ps or "is_mysqld" not in ps:
+        return None
+    rows = ps[within_slack(ps["ts"], windows, pd.Timedelta(seconds=1)) & ~ps["is_mysqld"].astype(bool)]
+    wchan = rows["wchan"].astype("string").fillna("")
+    rows = rows[wchan.str.match(AIO_WCHAN_RE).fillna(False)]
+    if not len(rows):
+        return None
+    names = program_names(tl)
+    program_of = rows["pid"].map(names).fillna("?").astype("string")
+    program = str(program_of.value_counts().index[0])
+    mine = rows[program_of == program]
+    pid = int(mine["pid"].value_counts().index[0])
+    member, lines = tl.lines_of(mine)
+    evidence = (Evidence(f"{program} threads waiting for asynchronous I/O (ps wchan)", len(mine), "rows",
+                         "ps_threads.wchan", member, lines),)  # fmt: skip
+    return Waiting(program, pid, int(mine["pid"].nunique()), len(mine),
+                   str(mine["wchan"].astype("string").value_counts().index[0]), _command_line(tl, pid) or program,
+                   evidence)  # fmt: skip

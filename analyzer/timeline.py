@@ -16,6 +16,7 @@ order (two pt-stalk collections of the same host, back to back, give one vmstat 
 from __future__ import annotations
 
 import dataclasses
+import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
@@ -35,9 +36,30 @@ IDLE_COMMANDS = frozenset({"Sleep"})
 INTERNAL_USERS = frozenset({"system user", "event_scheduler", "DELAYED"})
 #: The user of a replica's SQL, I/O and worker threads and of Galera's applier threads.
 REPLICATION_USER = "system user"
-#: The collectors' own statements (pt-stalk, collect.sh, mysqladmin ext) would count themselves as load.
-#: mysqladmin sends `show /*!50002 GLOBAL */ status`, hence the optional version comment.
-OWN_QUERY = r"^\s*show\s+(?:/\*!\d*\s*)?(?:global\s*(?:\*/)?\s*|full\s+)?(?:processlist|status|engine)\b"
+#: The collectors' own statements (pt-stalk, MySQL Shell's collectDiagnostics, scripts/collect.sh,
+#: mysqladmin ext) would count themselves as load, or be named as the statement behind a finding: every
+#: ``SHOW ...`` (mysqladmin sends `show /*!50002 GLOBAL */ status`), and every read of
+#: information_schema, performance_schema or sys (INNODB_TRX, lock waits, threads). Leading comments skipped.
+OWN_QUERY = (
+    r"^\s*(?:/\*.*?\*/\s*)*show\b"
+    r"|^\s*(?:/\*.*?\*/\s*)*select\b.*?\bfrom\s+`?(?:information_schema|performance_schema|sys)`?\s*\."
+)
+
+
+def is_collector_statement(text: str) -> bool:
+    """Whether ``text`` (a processlist Info or a fingerprint) is a collector's own statement
+    (``OWN_QUERY``): never client load, never a culprit.
+
+    >>> is_collector_statement("select trx_id, trx_mysql_thread_id from information_schema.innodb_trx")
+    True
+    >>> is_collector_statement("SHOW /*!50002 GLOBAL */ STATUS")
+    True
+    >>> is_collector_statement("select count(*) from shop.items where pad like ?")
+    False
+    """
+    return bool(re.search(OWN_QUERY, text or "", flags=re.IGNORECASE | re.DOTALL))
+
+
 MYSQLD_COMMS = frozenset({"mysqld", "mariadbd"})
 
 
@@ -137,7 +159,7 @@ def session_is_active(pl: pd.DataFrame, *, own: np.ndarray | None = None) -> pd.
     ``own``: the rows that run the collector's own statement, when the caller knows them already."""
     if own is None:
         info = pl["info"].astype("string").fillna("") if "info" in pl else pd.Series("", index=pl.index)
-        own = info.str.contains(OWN_QUERY, case=False, regex=True).to_numpy(dtype=bool)
+        own = info.str.contains(OWN_QUERY, flags=re.IGNORECASE | re.DOTALL, regex=True).to_numpy(dtype=bool)
     user = pl["user"].astype("string").fillna("") if "user" in pl else pd.Series("", index=pl.index)
     command = pl["command"].astype("string").fillna("") if "command" in pl else pd.Series("", index=pl.index)
     return (command.isin(ACTIVE_COMMANDS) & ~own & ~user.isin(INTERNAL_USERS)).astype(bool)
@@ -159,11 +181,13 @@ def _statements(info: pd.Series, cache: dict[str, str] | None) -> tuple[pd.Categ
     processlist repeats its statements across sessions and snapshots."""
     codes, uniques = pd.factorize(info, use_na_sentinel=True)
     texts = pd.Series(uniques, dtype="string")
-    own = texts.str.contains(OWN_QUERY, case=False, regex=True).to_numpy(dtype=bool)
+    own = texts.str.contains(OWN_QUERY, flags=re.IGNORECASE | re.DOTALL, regex=True).to_numpy(dtype=bool)
     fp_codes, fp_names = pd.factorize(fingerprints(texts.where(texts != ""), cache), use_na_sentinel=True)
     present = codes >= 0
     row_fp = np.where(present, fp_codes[np.where(present, codes, 0)] if len(fp_codes) else -1, -1)
     row_own = present & (own[np.where(present, codes, 0)] if len(own) else False)
+    # A collector's statement has no fingerprint: no rule can name it as the statement behind anything.
+    row_fp = np.where(row_own, -1, row_fp)
     return pd.Categorical.from_codes(row_fp, categories=pd.Index(fp_names, dtype=object)), row_own
 
 

@@ -4,11 +4,13 @@ From the findings and the links the bundle shows between them (analyzer/links.py
 engineer reads a capture:
 
 - **candidates** are the findings no link explains;
-- the **root cause** is the candidate with the longest chain of links to a symptom; then a cause the
-  bundle names (a session, transaction, process, setting or file system ahead of a statement, a
-  statement ahead of an anonymous measure); then the most severe; then the first in the findings'
-  order. An info-level finding (an old event, such as a deadlock just before the capture) never
-  beats a warning or a critical one;
+- the **root cause** is the candidate with the longest chain of links to a symptom; then a finding
+  that can be a cause ahead of a measure that is by nature an effect (``SYMPTOMS``: a saturated CPU
+  or disk, a crowd of sessions, queued threads, unless it names a culprit of its own, such as another
+  process taking the CPUs); then the most severe; then the one naming its cause best (a session,
+  transaction, process, setting or file system ahead of a statement, a statement ahead of nothing);
+  then the first in the findings' order. An info-level finding (an old event, such as a deadlock just
+  before the capture) never beats a warning or a critical one;
 - the **chain** runs from the root cause through its links to the worst finding it explains (most
   severe, then farthest); **explains** lists every finding the root cause reaches through links,
   **also found** every other finding (found at the same time, perhaps, but not joined);
@@ -44,6 +46,13 @@ NAMED_CAUSE_TIER = {
     "statement": 1, "host": 1,
 }  # fmt: skip
 ANONYMOUS_TIER = 2
+#: Measures that are by nature the effect of something else (a saturated resource, a crowd, queued
+#: threads): without a culprit of their own, they rank after every finding that can be a cause.
+SYMPTOMS = frozenset({
+    "cpu-saturation", "single-cpu-saturation", "active-sessions-overload", "load-from-uninterruptible-threads",
+    "iowait-understates-io", "interrupt-storm", "context-switch-storm", "disk-saturation",
+    "long-running-queries", "tcp-retransmits", "innodb-pending-io",
+})  # fmt: skip
 
 Ident = tuple[str, str | None]
 
@@ -164,7 +173,8 @@ def decide(findings: list[Finding], links: list[Link], cover: Coverage | None = 
 
     def rank(f: Finding) -> tuple:
         depth = max(len(p) for p in paths[ident(f)].values()) - 1
-        return (f.severity is Severity.INFO, -depth, _tier(f), f.severity.rank, order[ident(f)])
+        symptom = f.key in SYMPTOMS and f.culprit is None
+        return (f.severity is Severity.INFO, -depth, symptom, f.severity.rank, _tier(f), order[ident(f)])
 
     root = min(candidates, key=rank)
     reach = paths[ident(root)]

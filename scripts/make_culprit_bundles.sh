@@ -5,6 +5,7 @@
 #   ftwrl    a mariadb-dump --lock-all-tables holds FLUSH TABLES WITH READ LOCK while writers wait
 #   cpuhog   stress-ng takes both CPUs while MySQL idles
 #   diskhog  fio writes with an fsync per 4 KiB while MySQL idles
+#   aiohog   fio writes 4 KiB blocks with libaio and O_DIRECT (never in state D) while MySQL idles
 #   fullscan  4 sessions repeat a query that scans shop.items (200,000 rows, no index on pad)
 #   tablecache  table_open_cache 64 while 6 sessions read 400 tables in turn (the cache full, tables reopened)
 # See tests/fixtures/bundles/README.md ("Culprits") for what each shows.
@@ -163,6 +164,12 @@ for shape in $SHAPES; do
     diskhog)
         hog diskhog fio D fio --name=fsync-writer --directory="$WORK" --rw=randwrite --bs=4k --size=128M \
             --fsync=1 --numjobs=4 --runtime=$((RUN_TIME + 8)) --time_based
+        ;;
+    aiohog)
+        # asynchronous direct writes: fio's jobs wait for completions in io_getevents (wait channel
+        # read_events, state S), never in D; four jobs keep 64 writes each in flight
+        hog aiohog fio R fio --name=aio-writer --directory="$WORK" --ioengine=libaio --direct=1 --iodepth=64 \
+            --numjobs=4 --rw=randwrite --bs=4k --size=128M --runtime=$((RUN_TIME + 8)) --time_based
         ;;
     fullscan)
         s=0

@@ -14,7 +14,7 @@ import dataclasses
 
 import pandas as pd
 
-from analyzer.consumers import d_state_programs
+from analyzer.consumers import aio_waiting_program, cpu_busy_program, d_state_programs
 from analyzer.detect import (
     column_evidence,
     held_seconds,
@@ -195,13 +195,33 @@ IO_MYSQL_QUIET_SHARE = 0.10
 #: iterations x processes, ps snapshots x threads): one row is a moment, two are a pattern.
 IO_D_ROWS_MIN = 2
 
+#: Without a D-state program, the busiest other program by CPU is named when it takes at least this
+#: much (100 = one CPU): submitting and reaping thousands of asynchronous I/O per second costs CPU.
+IO_ASYNC_CPU_MIN_PCT = 5.0
+D_STATE_HOW = "{program} sat in state D (waiting for I/O) in {d_rows} process samples{wchan}"
+D_STATE_DISPROOF = (
+    "If MySQL's own files take the I/O (pidstat -d shows mysqld), the process only waits beside it."
+)
+ASYNC_HOW = (
+    "{program} took {pcpu:.0f} % CPU (top; 100 % is one CPU) without sleeping in state D, as a process submitting "
+    "asynchronous or direct I/O (libaio, io_uring, O_DIRECT) does{wchan}"
+)
+AIO_HOW = (
+    "{program}'s threads waited for asynchronous I/O completions{wchan} in {d_rows} thread samples, never in "
+    "state D, as a process submitting asynchronous direct I/O (libaio, io_uring) does"
+)
+ASYNC_DISPROOF = (
+    "{program} is named from its CPU or its wait channel, not from its I/O: if pidstat -d 1 (or /proc/{pid}/io) "
+    "shows it reading and writing nothing while {device} stays busy, the I/O is someone else's (iotop -o names it)."
+)
+
 IO_CONSUMER = RuleTexts(
-    title="Disk {device} busy with {program} (PID {pid}), not MySQL: {iops:,.0f} I/O per second",
+    title="Disk {device} busy with {program} (PID {pid}{named_by}), not MySQL: {iops:,.0f} I/O per second",
     explanation=(
         "{program} (PID {pid}{more}) takes the disk: for {held:.0f} s device {device} served {iops:,.0f} "
-        "requests per second ({mib:.1f} MiB/s, %util {util:.0f}) while {program} sat in state D (waiting for "
-        "I/O) in {d_rows} process samples{wchan} and MySQL was quiet ({sessions:.0f} active sessions, "
-        "{fsyncs:.0f} InnoDB fsyncs per second). Any query that reads a page or commits waits behind it."
+        "requests per second ({mib:.1f} MiB/s, %util {util:.0f}) while {how} and MySQL was quiet "
+        "({sessions:.0f} active sessions, {fsyncs:.0f} InnoDB fsyncs per second). Any query that reads a page "
+        "or commits waits behind it."
     ),
     recommendation=(
         "Find out why {program} runs now and on this disk: stop it, move it off peak hours, or give it\n"
@@ -220,7 +240,7 @@ IO_CONSUMER = RuleTexts(
         "top(1) and ps(1), procps-ng 4.0 (state D)",
         "FINDINGS.md (Name the culprit)",
     ),
-    disproof="If MySQL's own files take the I/O (pidstat -d shows mysqld), the process only waits beside it.",
+    disproof="{disproof}",
     confidence="iostat, top/ps states and the processlist; held {held:.0f} s",
 )
 
@@ -274,7 +294,16 @@ def io_consumer(tl: Timeline) -> Finding | None:
     if not quiet:
         return None
     d = d_state_programs(tl, windows)
+    how, disproof = D_STATE_HOW, D_STATE_DISPROOF
     if d is None or d.rows < IO_D_ROWS_MIN:
+        # Asynchronous or direct I/O (libaio, io_uring, O_DIRECT) keeps a disk busy without its
+        # submitter sleeping in state D: the busiest other program by CPU is the likeliest one.
+        d = aio_waiting_program(tl, windows)
+        how, disproof = AIO_HOW, ASYNC_DISPROOF
+    if d is None:
+        d = cpu_busy_program(tl, windows, min_pcpu=IO_ASYNC_CPU_MIN_PCT)
+        how, disproof = ASYNC_HOW, ASYNC_DISPROOF
+    if d is None:
         return None
     mib = float((rows.get("r_bytes_per_s", 0) + rows.get("w_bytes_per_s", 0)).median()) / MIB
     util = float(rows["util_pct"].median()) if "util_pct" in rows else 0.0
@@ -288,7 +317,10 @@ def io_consumer(tl: Timeline) -> Finding | None:
         "io-consumer", Severity.WARNING, windows, evidence,
         device=device, program=d.program, pid=d.pid, iops=iops, mib=mib, util=util, d_rows=d.rows,
         more=f", {d.processes} processes" if d.processes > 1 else "",
-        wchan=f" (wait channel {d.wchan})" if d.wchan else "", sessions=sessions, fsyncs=fsyncs,
-        held=held_seconds(windows, step_seconds(rows["ts"])),
+        sessions=sessions, fsyncs=fsyncs, held=held_seconds(windows, step_seconds(rows["ts"])),
+        named_by=", the busiest by CPU, none in state D" if how is ASYNC_HOW else "",
+        how=how.format(program=d.program, pid=d.pid, d_rows=d.rows, pcpu=d.pcpu,
+                       wchan=f" (wait channel {d.wchan})" if d.wchan else ""),
+        disproof=disproof.format(program=d.program, pid=d.pid, device=device),
     )  # fmt: skip
     return dataclasses.replace(found, culprit=d.culprit(), subjects=(("device", device),))

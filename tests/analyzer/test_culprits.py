@@ -230,3 +230,39 @@ def test_no_io_consumer_while_mysql_works() -> None:
     )
     out = engine.run(tl, only=("io-consumer",))
     assert not out.failed and out.findings == []
+
+
+def _without_d_state(keep: tuple[str, ...]) -> Timeline:
+    """culprit-diskhog as a capture of asynchronous direct I/O would show it: no process ever in state D
+    (top and ps say S instead), and of the other processes only those named in ``keep``."""
+    bundle = read_bundle(BUNDLES / "culprit-diskhog.tar.gz")
+    tl = Timeline.from_sources(
+        bundle.sources, ncpu=bundle.ncpu, host=bundle.host, utc_offset_s=bundle.utc_offset_s
+    )
+    top = tl.frames["top_procs"]
+    top = top[top["command"].astype("string").isin(("mariadbd",) + keep).fillna(False)]
+    tl.frames["top_procs"] = top.assign(state=top["state"].astype("string").replace("D", "S"))
+    ps = tl.frames["ps_threads"]
+    tl.frames["ps_threads"] = ps.assign(state=ps["state"].astype("string").replace("D", "S"))
+    return tl
+
+
+def test_a_disk_kept_busy_without_d_state_names_the_busiest_other_process_with_a_disproof() -> None:
+    """Asynchronous direct I/O (fio --ioengine=libaio --direct=1) never sleeps in state D: the busy
+    device while MySQL idles is put on the busiest other program by CPU, and the finding says how
+    it was named and how to disprove it."""
+    io = engine.run(_without_d_state(("fio",)), only=("io-consumer",)).findings[0]
+    c = io.culprit
+    assert (c.kind, c.statement.split()[0]) == ("process", "fio")
+    assert io.title.startswith(
+        f"Disk vda busy with fio (PID {c.id}, the busiest by CPU, none in state D), not MySQL"
+    )
+    assert "without sleeping in state D" in io.explanation
+    assert io.disproof.startswith(
+        "fio is named from its CPU or its wait channel, not from its I/O: if pidstat -d 1"
+    )
+    assert f"/proc/{c.id}/io" in io.disproof and "vda" in io.disproof
+
+
+def test_a_busy_disk_with_no_other_process_busy_names_no_one() -> None:
+    assert engine.run(_without_d_state(()), only=("io-consumer",)).findings == []

@@ -80,6 +80,29 @@ def test_the_report_is_the_document_of_analyze_json(api: Client, cases) -> None:
     assert report["ncpu"] == 2 and report["window"] == ["2026-11-22T12:30:43Z", "2026-11-22T12:31:23Z"]
 
 
+def test_the_verdict_names_the_reports_own_findings(api: Client, cases) -> None:
+    case = cases["example"]
+    report = api.get(f"/api/cases/{case.pk}/").json()
+    verdict = report["verdict"]
+    assert verdict["state"] == "problem" and case.root_cause_key == "tmp-table-churn"
+    assert verdict["root_cause"] == next(f for f in report["findings"] if f["key"] == "tmp-table-churn")
+    assert [f["key"] for f in verdict["chain"]][0] == "tmp-table-churn"
+    for name in ("chain", "explains", "also_found"):
+        assert all(f in report["findings"] for f in verdict[name]), name
+    assert all({"cause", "effect", "join", "sentence", "evidence"} == set(li) for li in verdict["links"])
+    assert verdict["fix"] == verdict["root_cause"]["recommendation"]
+    assert set(verdict["coverage"]) == {"evaluated", "not_evaluated", "failed", "missing"}
+
+
+def test_a_case_analysed_before_verdicts_were_kept_serves_none(api: Client, cases) -> None:
+    case = cases["vmstat"]
+    Case.objects.filter(pk=case.pk).update(verdict={})
+    try:
+        assert api.get(f"/api/cases/{case.pk}/").json()["verdict"] is None
+    finally:
+        Case.objects.filter(pk=case.pk).update(verdict=case.verdict)
+
+
 def test_the_status_of_a_ready_case(api: Client, cases) -> None:
     status = api.get(f"/api/cases/{cases['example'].pk}/status/").json()
     assert (status["status"], status["ready"], status["progress"], status["processing"]) == (

@@ -14,7 +14,7 @@ from django.core.files import File
 from django.test import Client
 
 from tests.web.conftest import EXAMPLE_BUNDLE, VMSTAT, make_tar
-from web.cases import selectors, services
+from web.cases import services
 from web.cases.verdicts import expand_verdict
 from web.ingest import tasks
 from web.models import Case, SeriesLevel

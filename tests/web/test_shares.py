@@ -116,6 +116,13 @@ def test_a_redacted_link_serves_no_literal_host_user_or_schema_in_any_byte(case:
     assert "sending data" in served
 
 
+def test_a_redacted_links_verdict_names_its_own_redacted_findings(case: Case) -> None:
+    report = Client().get(f"{_link(case)}report.json").json()
+    verdict = report["verdict"]
+    named = [verdict["root_cause"], *verdict["chain"], *verdict["explains"], *verdict["also_found"]]
+    assert named and all(f in report["findings"] for f in named if f)
+
+
 def test_the_same_case_without_redaction_serves_those_values(case: Case) -> None:
     """The search above can fail: unredacted, every one of those values is served somewhere."""
     base = _link(case, choices=NO_REDACTION)
