@@ -147,6 +147,21 @@ def _position_rate(rows: pd.DataFrame, column: str) -> float | None:
     return (float(rows[column].iloc[-1]) - float(rows[column].iloc[0])) / dt if dt > 0 else None
 
 
+def position_evidence(
+    replica: Timeline, rs: pd.DataFrame, *, read: float | None, applied: float | None
+) -> list[Evidence]:
+    """Evidence of how fast the replica applied (Exec_Master_Log_Pos) and received
+    (Read_Master_Log_Pos) the source's binlog, bytes/s, for the rates that are known."""
+    out = []
+    for value, label, column in (
+        (applied, "Exec_Master_Log_Pos growth", "exec_source_log_pos"),
+        (read, "Read_Master_Log_Pos growth", "read_source_log_pos"),
+    ):
+        if value is not None:
+            out.append(cite(replica, label, round(value), "bytes/s", f"replica_status.{column}", rs))
+    return out
+
+
 def replica_lag_source(timelines: Mapping[str, Timeline], link: topology.Link) -> Finding | None:
     """``replica-lag-source``: the replica of ``link`` is LAG_S behind (or falls behind: the lag grows
     LAG_GROWTH_S_PER_S and reaches LAG_GROWING_MIN_S) while its source writes; cites the source's write
@@ -175,28 +190,7 @@ def replica_lag_source(timelines: Mapping[str, Timeline], link: topology.Link) -
         ),
         cite(replica, "lag change per second", round(growth, 2), "s/s", "replica_status.seconds_behind", rs),
     ]
-    if applied is not None:
-        evidence.append(
-            cite(
-                replica,
-                "Exec_Master_Log_Pos growth",
-                round(applied),
-                "bytes/s",
-                "replica_status.exec_source_log_pos",
-                rs,
-            )
-        )
-    if read is not None:
-        evidence.append(
-            cite(
-                replica,
-                "Read_Master_Log_Pos growth",
-                round(read),
-                "bytes/s",
-                "replica_status.read_source_log_pos",
-                rs,
-            )
-        )
+    evidence += position_evidence(replica, rs, read=read, applied=applied)
     settings = topology.differing_settings(replica, [source])
     evidence += [Evidence(f"variable {n}", mine, "", "variables") for n, mine, _ in settings]
     cause = lag_cause(replica, rs, source_binlog=numbers.get("binlog"), received=read)
@@ -264,18 +258,8 @@ def replica_stopped(timelines: Mapping[str, Timeline], link: topology.Link) -> F
             stopped,
         ),
     )
-    received = _position_rate(rs, "read_source_log_pos")
-    if received is not None:  # the I/O thread still receives: the unapplied backlog grows this fast
-        evidence.append(
-            cite(
-                replica,
-                "Read_Master_Log_Pos growth",
-                round(received),
-                "bytes/s",
-                "replica_status.read_source_log_pos",
-                rs,
-            )
-        )
+    # the I/O thread still receives: the unapplied backlog grows this fast
+    evidence += position_evidence(replica, rs, read=_position_rate(rs, "read_source_log_pos"), applied=None)
     if error:
         evidence.insert(1, cite(replica, "Last_SQL_Error" if sql_no else "Last_IO_Error", error[:300], "",
                                 "replica_status.last_sql_error", stopped))  # fmt: skip
