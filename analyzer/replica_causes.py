@@ -180,6 +180,12 @@ def _delay(
     )
 
 
+def holder_words(b: blockers.Blocker) -> str:
+    """The session a replica's SQL thread waits for, in a title's words: ``session 11 app@localhost,
+    idle in transaction for 33 s`` (or its statement), with its transaction's age when known."""
+    return b.phrase().rsplit(", blocks ", 1)[0]
+
+
 def _lock(tl: Timeline, threads: tuple[int, ...]) -> LagCause | None:
     lw = tl.frame("lock_waits")
     waits = pd.DataFrame()
@@ -227,7 +233,9 @@ def _lock(tl: Timeline, threads: tuple[int, ...]) -> LagCause | None:
         )
     b = named[0]
     ev += list(b.evidence)
-    return _cause("local-lock", b.culprit(), ev, threads, thread=waiter, blocker=b.phrase(), kill=b.kill())
+    return _cause(
+        "local-lock", b.culprit(), ev, threads, thread=waiter, blocker=holder_words(b), kill=b.kill()
+    )
 
 
 def _mdl(tl: Timeline, appliers: pd.DataFrame, threads: tuple[int, ...]) -> LagCause | None:
@@ -253,7 +261,7 @@ def _mdl(tl: Timeline, appliers: pd.DataFrame, threads: tuple[int, ...]) -> LagC
         lock="metadata", thread=holder, blocks=1, windows=windows, evidence=tuple(ev), **facts
     )  # type: ignore[arg-type]
     return _cause(
-        "local-mdl", b.culprit(), ev, threads, blocker=b.phrase(), kill=b.kill(), statement=statement
+        "local-mdl", b.culprit(), ev, threads, blocker=holder_words(b), kill=b.kill(), statement=statement
     )
 
 

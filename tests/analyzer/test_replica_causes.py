@@ -127,7 +127,7 @@ CAUSES = [
     # snapshots; session 11 (report) read sb.sbtest1 in a transaction and sleeps (-transactions)
     ("lag-mdl", "local-mdl",
      ("db-b is 29 s behind db-a: its SQL thread waits for a metadata lock held by session 11 report@localhost, "
-     "idle in transaction for 30 s, transaction open 29 s, blocks 1"),
+     "idle in transaction for 30 s, transaction open 29 s"),
      "The replica's SQL thread waits for a table metadata lock to apply alter table",
      "KILL 11; on the replica ends that session's transaction and the DDL goes on.", ("session", "11")),
     # every snapshot of db-b's Slave_SQL row: Info "ALTER TABLE sb.big ADD COLUMN ..., ALGORITHM=COPY",
