@@ -54,10 +54,6 @@ from analyzer.replica_causes import LagCause, lag_cause
 from analyzer.timeline import Timeline
 from analyzer.topology import LAG_CRITICAL_S, LAG_S
 
-#: A lag that grows this fast (s of lag per s of capture) with LAG_GROWING_MIN_S reached counts as
-#: falling behind even under LAG_S: a 20-s capture of a replica that loses a second a second.
-LAG_GROWTH_S_PER_S = 0.3
-LAG_GROWING_MIN_S = 10.0
 WRITE_COMMANDS = ("Com_insert", "Com_update", "Com_delete")
 ROW_COUNTERS = ("Innodb_rows_inserted", "Innodb_rows_updated", "Innodb_rows_deleted")
 
@@ -164,7 +160,7 @@ def position_evidence(
 
 def replica_lag_source(timelines: Mapping[str, Timeline], link: topology.Link) -> Finding | None:
     """``replica-lag-source``: the replica of ``link`` is LAG_S behind (or falls behind: the lag grows
-    LAG_GROWTH_S_PER_S and reaches LAG_GROWING_MIN_S) while its source writes; cites the source's write
+    ``topology.LAG_GROWTH_S_PER_S`` and reaches ``LAG_GROWING_MIN_S``) while its source writes; cites the source's write
     rate and binlog growth in the same minutes, and the replica's read and apply rates (bytes/s).
     None when the source's capture has no write counters in the replica's snapshots' minutes."""
     replica, source = timelines[link.replica], timelines[link.source]
@@ -173,9 +169,7 @@ def replica_lag_source(timelines: Mapping[str, Timeline], link: topology.Link) -
     if len(lag) < 2:
         return None
     lagging = rs[(rs["seconds_behind"] >= LAG_S).fillna(False)]
-    dt = (rs.loc[lag.index[-1], "ts"] - rs.loc[lag.index[0], "ts"]).total_seconds() or 1.0
-    growth = (float(lag.iloc[-1]) - float(lag.iloc[0])) / dt
-    growing = growth >= LAG_GROWTH_S_PER_S and float(lag.max()) >= LAG_GROWING_MIN_S
+    growth, growing = topology.lag_growth(rs)
     if len(lagging) < 2 and not growing:
         return None
     windows = span(rs)

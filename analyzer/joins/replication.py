@@ -43,7 +43,8 @@ def replica_of(f: Finding) -> str | None:
 
 
 def _timeline(ctx: JoinContext, host: str | None) -> Timeline | None:
-    return ctx.timelines.get(host) if host is not None else None
+    """The timeline of ``host`` (None: a one-host analysis outside a case, keyed None)."""
+    return ctx.timelines.get(host)
 
 
 def _sql_waits(tl: Timeline, blocker: str) -> pd.DataFrame:

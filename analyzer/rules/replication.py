@@ -15,7 +15,7 @@ from analyzer.findings import Finding, Severity
 from analyzer.replica_causes import lag_cause
 from analyzer.texts import RuleTexts
 from analyzer.timeline import Timeline
-from analyzer.topology import LAG_CRITICAL_S, LAG_S
+from analyzer.topology import LAG_CRITICAL_S, LAG_S, lag_growth
 
 LAG_TEXTS = RuleTexts(
     title="Replica {problem}",
@@ -36,7 +36,8 @@ LAG_TEXTS = RuleTexts(
 
 @rule(key="replica-lag", requires=("replica_status",))
 def replica_lag(tl: Timeline) -> Finding | None:
-    """Seconds_Behind_Master >= LAG_S in two snapshots or more, or an I/O or SQL thread not running.
+    """Seconds_Behind_Master >= LAG_S in two snapshots or more, or growing (``lag_growth``: 0.3 s per
+    second of capture, 10 s reached), or an I/O or SQL thread not running.
     A lagging replica's title, fix and culprit are those of its cause (``lag_cause``); a stopped one's
     title carries the thread, Last_SQL_Errno (or Last_IO_Errno) and the error text."""
     rs = tl.frame("replica_status")
@@ -45,8 +46,11 @@ def replica_lag(tl: Timeline) -> Finding | None:
         | (rs["sql_running"].astype("string") == "No").fillna(False)
     ]
     lagging = rs[(rs["seconds_behind"] >= LAG_S).fillna(False)]
-    if not len(stopped) and len(lagging) < 2:
+    _, growing = lag_growth(rs)
+    if not len(stopped) and len(lagging) < 2 and not growing:
         return None
+    if growing and len(lagging) < 2:  # falling behind, under LAG_S yet: every snapshot tells it
+        lagging = rs.dropna(subset=["seconds_behind"])
     rows = stopped if len(stopped) else lagging
     last = rows.iloc[-1]
     lag = float(rs["seconds_behind"].max()) if rs["seconds_behind"].notna().any() else None
