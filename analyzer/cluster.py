@@ -216,7 +216,9 @@ def replica_lag_source(timelines: Mapping[str, Timeline], link: topology.Link) -
         cause_explanation=cause.explanation,
         fix=cause.fix,
     )
-    return cross(replace(finding, culprit=cause.culprit), [link.source, link.replica])
+    return cross(
+        replace(finding, culprit=cause.culprit, subjects=cause.subjects), [link.source, link.replica]
+    )
 
 
 def lag_severity(lag_s: float, cause: LagCause) -> Severity:

@@ -110,6 +110,15 @@ class LagCause:
     threads: tuple[int, ...] = ()
 
     @property
+    def subjects(self) -> tuple[tuple[str, str], ...]:
+        """The finding's ``subjects`` (analyzer/links.py): the SQL and worker threads' processlist Ids
+        as ``("session", id)``, and the statement the cause names as ``("statement", fingerprint)``."""
+        out = tuple(("session", str(t)) for t in self.threads)
+        if self.culprit is not None and self.culprit.kind == "statement" and self.culprit.statement:
+            out += (("statement", self.culprit.statement),)
+        return out
+
+    @property
     def intentional(self) -> bool:
         """The lag is asked for (MASTER_DELAY): not a problem."""
         return self.key == "delay"

@@ -109,7 +109,9 @@ def replica_lag(tl: Timeline) -> Finding | None:
         confidence="SHOW SLAVE STATUS",
         **numbers,
     )
-    return dataclasses.replace(finding, culprit=cause.culprit) if cause is not None else finding
+    if cause is None:
+        return finding
+    return dataclasses.replace(finding, culprit=cause.culprit, subjects=cause.subjects)
 
 
 STOPPED_FIX = (

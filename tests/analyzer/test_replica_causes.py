@@ -227,3 +227,9 @@ def test_the_replicas_capture_alone_names_the_cause_of_a_growing_lag_and_its_ver
     assert lag.recommendation.startswith("KILL 11;") and lag.culprit.id == "11"
     assert out.verdict.root_cause.key == "long-transaction"
     assert [f.key for f in out.verdict.chain] == ["long-transaction", "replica-lag"]
+
+
+def test_a_lag_finding_carries_the_sql_thread_and_the_ddl_as_its_subjects() -> None:
+    assert ("session", "10") in lag_finding("lag-lock").subjects
+    ddl = lag_finding("lag-ddl").subjects
+    assert ("statement", "alter table sb.big add column note varchar(?) ?, algorithm=copy") in ddl
