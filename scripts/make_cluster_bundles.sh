@@ -14,7 +14,7 @@
 #                    and stays idle (the node desyncs: Donor/Desynced, sends no flow control) while
 #                    db-a and db-c take a 2-thread write load each: db-b's receive queue grows
 # Replica lag by its cause (the same pair; db-b syncs nothing at commit unless said; the members of
-# LAG_SHIP added, RUN_TIME 15 s by default for these):
+# LAG_SHIP added, LAG_RUN_TIME 15 s by default for these and galera-desync):
 #   lag-mdl          a session on db-b (user report) reads sb.sbtest1 in a transaction and stays idle; db-a
 #                    runs ALTER TABLE sb.sbtest1: db-b's SQL thread waits for the table's metadata lock
 #   lag-lock         a session on db-b (user app) updates rows of sb.sbtest1 and stays idle in its
