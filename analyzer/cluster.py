@@ -9,12 +9,19 @@ The rules (keys, in ``CLUSTER_RULES`` order) and what they read of each host:
 
 - ``replica-lag-source``: a replica's SHOW SLAVE STATUS (``replica_status``: Seconds_Behind_Master,
   Read/Exec_Master_Log_Pos) against its source's write rate in the same minutes (``mysqladmin``:
-  Com_insert/update/delete, Innodb_rows_inserted/updated/deleted, Binlog_bytes_written per second).
+  Com_insert/update/delete, Innodb_rows_inserted/updated/deleted, Binlog_bytes_written per second),
+  explained by its cause (``analyzer.replica_causes.lag_cause``: a local lock, DDL, a table without a
+  key, one large transaction, the I/O thread, commit cost, single-threaded apply, a delay), whose
+  fix is the recommendation and whose culprit is the finding's.
 - ``replica-stopped``: a replica whose SQL or I/O thread stopped (Last_SQL_Error / Last_IO_Error)
   while its source kept writing.
 - ``galera-flow-control``: Galera's wsrep_flow_control_sent, wsrep_flow_control_paused_ns (or the
   gauge wsrep_flow_control_paused), wsrep_local_recv_queue(_avg) of every node: the node that sent
   flow control is the slow one; the others were paused.
+- ``galera-node-behind``: a Galera node that is not Synced (wsrep_local_state: Donor/Desynced,
+  Joining, Joined) or whose wsrep_local_recv_queue grows, sending no flow control, while another node
+  commits (wsrep_last_committed): its cause from wsrep_desync_count and the states
+  (``analyzer.galera_states``), and every node's state, queues, flow control and certification failures.
 - ``host-stall-holds-others``: one host's disk (iostat w_await) or CPU (vmstat r per CPU) saturated
   while the others are not, and the others wait for it (Galera nodes paused by the flow control it sent).
 - ``load-imbalance``: one peer node (Galera, or servers that do not replicate from one another)
@@ -27,12 +34,13 @@ snapshots' minutes; imbalance over the minutes every capture holds). A rule whos
 the hosts gives no finding; nothing is raised for missing inputs (the engine records an exception as
 ``RuleFailed`` for the cross-host rules as a whole). Sources: MariaDB Knowledge Base, "SHOW REPLICA STATUS", "Galera Cluster Status
 Variables", "Flow Control in Galera Cluster"; Percona, "Galera Flow Control in Percona XtraDB
-Cluster"; ../shared/FINDINGS.md (cross-host rows).
+Cluster".
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import replace
 
 import pandas as pd
 
@@ -41,13 +49,11 @@ from analyzer.cluster_nodes import cross, galera_flow_control, host_stall_holds_
 from analyzer.cluster_texts import LAG_TEXTS, STOPPED_TEXTS
 from analyzer.detect import cite, span, status
 from analyzer.findings import Evidence, Finding, Severity, Window
+from analyzer.galera_states import galera_node_behind
+from analyzer.replica_causes import LagCause, lag_cause
 from analyzer.timeline import Timeline
 from analyzer.topology import LAG_CRITICAL_S, LAG_S
 
-#: A lag that grows this fast (s of lag per s of capture) with LAG_GROWING_MIN_S reached counts as
-#: falling behind even under LAG_S: a 20-s capture of a replica that loses a second a second.
-LAG_GROWTH_S_PER_S = 0.3
-LAG_GROWING_MIN_S = 10.0
 WRITE_COMMANDS = ("Com_insert", "Com_update", "Com_delete")
 ROW_COUNTERS = ("Innodb_rows_inserted", "Innodb_rows_updated", "Innodb_rows_deleted")
 
@@ -64,7 +70,9 @@ def cross_host_findings(timelines: Mapping[str, Timeline]) -> list[Finding]:
         found = replica_stopped(timelines, link) or replica_lag_source(timelines, link)
         if found is not None:
             out.append(found)
-    peers = (host_stall_holds_others, galera_flow_control) + (() if links else (load_imbalance,))
+    peers = (host_stall_holds_others, galera_flow_control, galera_node_behind) + (
+        () if links else (load_imbalance,)
+    )
     for rule in peers:
         found = rule(timelines)
         if found is not None:
@@ -135,9 +143,24 @@ def _position_rate(rows: pd.DataFrame, column: str) -> float | None:
     return (float(rows[column].iloc[-1]) - float(rows[column].iloc[0])) / dt if dt > 0 else None
 
 
+def position_evidence(
+    replica: Timeline, rs: pd.DataFrame, *, read: float | None, applied: float | None
+) -> list[Evidence]:
+    """Evidence of how fast the replica applied (Exec_Master_Log_Pos) and received
+    (Read_Master_Log_Pos) the source's binlog, bytes/s, for the rates that are known."""
+    out = []
+    for value, label, column in (
+        (applied, "Exec_Master_Log_Pos growth", "exec_source_log_pos"),
+        (read, "Read_Master_Log_Pos growth", "read_source_log_pos"),
+    ):
+        if value is not None:
+            out.append(cite(replica, label, round(value), "bytes/s", f"replica_status.{column}", rs))
+    return out
+
+
 def replica_lag_source(timelines: Mapping[str, Timeline], link: topology.Link) -> Finding | None:
     """``replica-lag-source``: the replica of ``link`` is LAG_S behind (or falls behind: the lag grows
-    LAG_GROWTH_S_PER_S and reaches LAG_GROWING_MIN_S) while its source writes; cites the source's write
+    ``topology.LAG_GROWTH_S_PER_S`` and reaches ``LAG_GROWING_MIN_S``) while its source writes; cites the source's write
     rate and binlog growth in the same minutes, and the replica's read and apply rates (bytes/s).
     None when the source's capture has no write counters in the replica's snapshots' minutes."""
     replica, source = timelines[link.replica], timelines[link.source]
@@ -146,9 +169,7 @@ def replica_lag_source(timelines: Mapping[str, Timeline], link: topology.Link) -
     if len(lag) < 2:
         return None
     lagging = rs[(rs["seconds_behind"] >= LAG_S).fillna(False)]
-    dt = (rs.loc[lag.index[-1], "ts"] - rs.loc[lag.index[0], "ts"]).total_seconds() or 1.0
-    growth = (float(lag.iloc[-1]) - float(lag.iloc[0])) / dt
-    growing = growth >= LAG_GROWTH_S_PER_S and float(lag.max()) >= LAG_GROWING_MIN_S
+    growth, growing = topology.lag_growth(rs)
     if len(lagging) < 2 and not growing:
         return None
     windows = span(rs)
@@ -163,30 +184,11 @@ def replica_lag_source(timelines: Mapping[str, Timeline], link: topology.Link) -
         ),
         cite(replica, "lag change per second", round(growth, 2), "s/s", "replica_status.seconds_behind", rs),
     ]
-    if applied is not None:
-        evidence.append(
-            cite(
-                replica,
-                "Exec_Master_Log_Pos growth",
-                round(applied),
-                "bytes/s",
-                "replica_status.exec_source_log_pos",
-                rs,
-            )
-        )
-    if read is not None:
-        evidence.append(
-            cite(
-                replica,
-                "Read_Master_Log_Pos growth",
-                round(read),
-                "bytes/s",
-                "replica_status.read_source_log_pos",
-                rs,
-            )
-        )
+    evidence += position_evidence(replica, rs, read=read, applied=applied)
     settings = topology.differing_settings(replica, [source])
     evidence += [Evidence(f"variable {n}", mine, "", "variables") for n, mine, _ in settings]
+    cause = lag_cause(replica, rs, source_binlog=numbers.get("binlog"), received=read)
+    evidence = [*cause.evidence, *evidence]
     apply_phrase = (
         f"its SQL thread applied {applied / 1024:,.0f} KiB/s of the source's binlog"
         + (f" while its I/O thread received {read / 1024:,.0f} KiB/s" if read is not None else "")
@@ -196,7 +198,7 @@ def replica_lag_source(timelines: Mapping[str, Timeline], link: topology.Link) -
     threads = str(link.rows["sql_running"].iloc[-1]) if "sql_running" in link.rows else "?"
     finding = LAG_TEXTS.finding(
         "replica-lag-source",
-        Severity.CRITICAL if float(lag.max()) >= LAG_CRITICAL_S else Severity.WARNING,
+        lag_severity(float(lag.max()), cause),
         windows,
         evidence,
         replica=link.replica,
@@ -210,8 +212,20 @@ def replica_lag_source(timelines: Mapping[str, Timeline], link: topology.Link) -
         sql_running=threads,
         parallel=topology.parallel_workers(replica),
         settings=topology.settings_phrase(link.replica, settings, "its source's"),
+        cause=cause.title,
+        cause_explanation=cause.explanation,
+        fix=cause.fix,
     )
-    return cross(finding, [link.source, link.replica])
+    return cross(
+        replace(finding, culprit=cause.culprit, subjects=cause.subjects), [link.source, link.replica]
+    )
+
+
+def lag_severity(lag_s: float, cause: LagCause) -> Severity:
+    """Info for a lag asked for (MASTER_DELAY), critical from LAG_CRITICAL_S, else warning."""
+    if cause.intentional:
+        return Severity.INFO
+    return Severity.CRITICAL if lag_s >= LAG_CRITICAL_S else Severity.WARNING
 
 
 def replica_stopped(timelines: Mapping[str, Timeline], link: topology.Link) -> Finding | None:
@@ -240,21 +254,12 @@ def replica_stopped(timelines: Mapping[str, Timeline], link: topology.Link) -> F
             stopped,
         ),
     )
-    received = _position_rate(rs, "read_source_log_pos")
-    if received is not None:  # the I/O thread still receives: the unapplied backlog grows this fast
-        evidence.append(
-            cite(
-                replica,
-                "Read_Master_Log_Pos growth",
-                round(received),
-                "bytes/s",
-                "replica_status.read_source_log_pos",
-                rs,
-            )
-        )
+    # the I/O thread still receives: the unapplied backlog grows this fast
+    evidence += position_evidence(replica, rs, read=_position_rate(rs, "read_source_log_pos"), applied=None)
     if error:
         evidence.insert(1, cite(replica, "Last_SQL_Error" if sql_no else "Last_IO_Error", error[:300], "",
                                 "replica_status.last_sql_error", stopped))  # fmt: skip
+    errno = last.get("last_sql_errno" if sql_no else "last_io_errno")
     finding = STOPPED_TEXTS.finding(
         "replica-stopped",
         Severity.CRITICAL,
@@ -264,6 +269,7 @@ def replica_stopped(timelines: Mapping[str, Timeline], link: topology.Link) -> F
         source=link.source,
         how=link.how,
         thread="SQL" if sql_no else "I/O",
+        on_error=f" on error {errno:.0f}" if errno is not None and pd.notna(errno) and errno else "",
         error=error[:300] or "(no error text)",
         writes=write_phrase(numbers),
         position=f"{last.get('source_log_file')}:{last.get('exec_source_log_pos'):.0f}"
@@ -280,11 +286,13 @@ CLUSTER_RULES = {
     "galera-flow-control": (galera_flow_control, ("mysqladmin",)),
     "host-stall-holds-others": (host_stall_holds_others, ("iostat", "vmstat", "ncpu")),
     "load-imbalance": (load_imbalance, ("mysqladmin",)),
+    "galera-node-behind": (galera_node_behind, ("mysqladmin",)),
 }
 
 __all__ = [
     "cross_host_findings",
     "galera_flow_control",
+    "galera_node_behind",
     "host_stall_holds_others",
     "load_imbalance",
     "replica_lag_source",

@@ -9,29 +9,25 @@ from __future__ import annotations
 from analyzer.texts import RuleTexts
 
 REPLICATION_SOURCES = (
-    "MariaDB Knowledge Base, SHOW REPLICA STATUS (Seconds_Behind_Master, Read/Exec_Master_Log_Pos)",
-    "MariaDB Knowledge Base, Parallel Replication (slave_parallel_threads)",
-    "FINDINGS.md, cross-host rows",
+    "MariaDB Knowledge Base, SHOW REPLICA STATUS (Seconds_Behind_Master, Read/Exec_Master_Log_Pos, SQL_Delay)",
+    "MariaDB Knowledge Base, Replication Thread States (Slave SQL thread states)",
+    "MariaDB Knowledge Base, Parallel Replication (slave_parallel_threads); Delayed Replication",
+    "MySQL 8.4 Reference Manual, 19.2.3 Replication Threads; 19.4.11 Delayed Replication",
 )
 GALERA_SOURCES = (
     "Galera Cluster documentation, Flow Control and Galera Status Variables",
     "Percona, Galera Flow Control in Percona XtraDB Cluster",
-    "FINDINGS.md, cross-host rows",
+    "MariaDB Knowledge Base, Galera Cluster Status Variables",
 )
 
 LAG_TEXTS = RuleTexts(
-    title="{replica} is {lag:.0f} s behind {source}, which writes {writes}",
+    title="{replica} is {lag:.0f} s behind {source}: {cause}",
     explanation=(
-        "{replica} replicates from {source} ({how}). Its Seconds_Behind_Master went from {first_lag:.0f} s to "
-        "{lag:.0f} s ({growth:+.2f} s per second of capture) while {source} wrote {writes} in the same "
-        "minutes; {applied}. Slave_SQL_Running {sql_running}; {parallel}. {settings}"
+        "{cause_explanation} {replica} replicates from {source} ({how}). Its Seconds_Behind_Master went from "
+        "{first_lag:.0f} s to {lag:.0f} s ({growth:+.2f} s per second of capture) while {source} wrote {writes} "
+        "in the same minutes; {applied}. Slave_SQL_Running {sql_running}; {parallel}. {settings}"
     ),
-    recommendation=(
-        "The replica applies slower than the source writes. Let more threads apply (MariaDB\n"
-        "slave_parallel_threads with slave_parallel_mode=optimistic; MySQL replica_parallel_workers), make\n"
-        "each commit cheaper on the replica (innodb_flush_log_at_trx_commit and sync_binlog on a replica\n"
-        "that can be rebuilt), or spread the source's write bursts; check the replica's disk (iostat w_await)."
-    ),
+    recommendation="{fix}",
     caveats=(
         (
             "Seconds_Behind_Master compares event timestamps with the replica's clock: a clock offset between "
@@ -45,7 +41,7 @@ LAG_TEXTS = RuleTexts(
 )
 
 STOPPED_TEXTS = RuleTexts(
-    title="{replica}'s {thread} thread stopped: {error}",
+    title="{replica}'s {thread} thread stopped{on_error}: {error}",
     explanation=(
         "{replica} replicates from {source} ({how}); its {thread} thread is not running and stopped at "
         "{position} of the source's binlog with: {error}. Meanwhile {source} wrote {writes}: every second "
@@ -101,7 +97,10 @@ STALL_TEXTS = RuleTexts(
             "host's datadir is on."
         ),
     ),
-    sources=("sysstat iostat(1) (w_await), procps vmstat(8) (r)", "FINDINGS.md, cross-host rows"),
+    sources=(
+        "sysstat iostat(1) (w_await), procps vmstat(8) (r)",
+        "Galera Cluster documentation, Flow Control",
+    ),
     disproof="The others' waits (paused share, lag) stay the same when the host's stall ends.",
     confidence="iostat / vmstat of every host, same minutes",
 )
@@ -119,9 +118,32 @@ IMBALANCE_TEXTS = RuleTexts(
     caveats=(
         "A cluster with one writer node by design (to avoid certification conflicts) is imbalanced on purpose.",
     ),
-    sources=("MariaDB Knowledge Base, Server Status Variables (Questions)", "FINDINGS.md, cross-host rows"),
+    sources=("MariaDB Knowledge Base, Server Status Variables (Questions)",),
     disproof="The share evens out over a longer capture.",
     confidence="mysqladmin Questions of {n_nodes} nodes",
+)
+
+GALERA_NODE_TEXTS = RuleTexts(
+    title="{node} is {state} and {queue:,.0f} write-sets behind while {others} {write} on: {cause}",
+    explanation=(
+        "{node} sends no flow control, so the cluster does not wait for it: {others} committed "
+        "{committed:,.0f} write-sets in the capture while {node}'s receive queue (wsrep_local_recv_queue) "
+        "reached {queue:,.0f}. {node} is {cause}. Reads on {node} see old data until it catches up, and a "
+        "node that falls further behind than its peers' gcache needs a full state transfer. Per node: "
+        "{per_node}."
+    ),
+    recommendation=(
+        "End what holds {node} out of sync: a FLUSH TABLES WITH READ LOCK or backup session on it\n"
+        "(find it in its processlist and KILL it, or let the backup finish), SET GLOBAL wsrep_desync=OFF,\n"
+        "or let the state transfer finish. Send no traffic to a node that is not Synced (the proxy's\n"
+        "health check should read wsrep_local_state_comment)."
+    ),
+    caveats=(
+        "wsrep_local_state is sampled once a second: a state held for less than a second may not show.",
+    ),
+    sources=GALERA_SOURCES + ("Galera Cluster documentation, Node State Changes",),
+    disproof="The receive queue falls back to 0 and the node reports Synced again: it has caught up.",
+    confidence="wsrep status of {n_nodes} nodes, same minutes",
 )
 
 #: The cross-host rule keys and their texts, for the catalogue.
@@ -131,4 +153,137 @@ CLUSTER_KEYS: dict[str, RuleTexts] = {
     "galera-flow-control": FLOW_TEXTS,
     "host-stall-holds-others": STALL_TEXTS,
     "load-imbalance": IMBALANCE_TEXTS,
+    "galera-node-behind": GALERA_NODE_TEXTS,
+}
+
+#: Why a replica is behind (analyzer/replica_causes.py): per cause, the phrase of the title (after
+#: "db-b is 40 s behind db-a: "), the sentence of the explanation, and the fix of that cause.
+CAUSE_TEXTS: dict[str, tuple[str, str, str]] = {
+    "delay": (
+        "on purpose, MASTER_DELAY {delay:.0f} s",
+        (
+            "The replica is configured to apply each event {delay:.0f} s after the source wrote it (SQL_Delay "
+            "{delay:.0f} s, CHANGE MASTER TO MASTER_DELAY): the lag is the delay asked for."
+        ),
+        (
+            "Nothing to fix while the lag stays near the delay. To apply everything now:\n"
+            "STOP SLAVE; CHANGE MASTER TO MASTER_DELAY=0; START SLAVE; (MySQL: STOP REPLICA;\n"
+            "CHANGE REPLICATION SOURCE TO SOURCE_DELAY=0; START REPLICA). Never fail over to a delayed replica."
+        ),
+    ),
+    "local-lock": (
+        "its SQL thread waits for a row lock held by {blocker}",
+        (
+            "The replica's SQL thread (thread {thread}) waits in -lock-waits for a row lock held by a local "
+            "session: {blocker}. Nothing is applied until that session ends its transaction."
+        ),
+        (
+            "{kill} on the replica ends that session (its transaction is rolled back) and the SQL thread goes on.\n"
+            "Then find why an application writes on a replica and leaves its transaction open: set\n"
+            "read_only=ON on replicas (MySQL: super_read_only=ON) so that only replication writes there."
+        ),
+    ),
+    "local-mdl": (
+        "its SQL thread waits for a metadata lock held by {blocker}",
+        (
+            "The replica's SQL thread waits for a table metadata lock to apply {statement}: a local session "
+            "has a transaction open on the table ({blocker}), and the DDL cannot start until it ends; every "
+            "later event waits behind the DDL."
+        ),
+        (
+            "{kill} on the replica ends that session's transaction and the DDL goes on. Then find why a\n"
+            "session keeps a transaction open on a replica (a report left in a transaction, autocommit off);\n"
+            "lock_wait_timeout bounds how long the SQL thread waits before it retries."
+        ),
+    ),
+    "ddl": (
+        "its SQL thread applies DDL on {table} ({state}, running {running})",
+        (
+            "The replica's SQL thread runs {statement} (State {state}, {running}): a schema change the source "
+            "ran is replayed on the replica, and every later event waits until it ends."
+        ),
+        (
+            "Wait for the ALTER to finish, or stop it on the source side next time: run schema changes with an\n"
+            "online tool (pt-online-schema-change, gh-ost) that copies in small transactions; MariaDB 10.8+\n"
+            "binlog_alter_two_phase=ON starts the ALTER on replicas when the source starts it."
+        ),
+    ),
+    "no-key": (
+        "row events on {table} without a usable key, Handler_read_rnd_next {rate_words}",
+        (
+            "The replica's SQL thread was in {state} in {share:.0f} % of the snapshots while the replica read "
+            "{rate:,.0f} rows/s by table scan (Handler_read_rnd_next): with row-based replication, each row "
+            "changed on a table without a primary key or usable index costs the replica a full scan of {table}."
+        ),
+        (
+            "Add a primary key (or a unique not-null index) to {table} on the source; it replicates to the\n"
+            "replica. MariaDB: innodb_force_primary_key=ON refuses new tables without one (MySQL:\n"
+            "sql_require_primary_key=ON). Until then, change such tables in small batches."
+        ),
+    ),
+    "large-transaction": (
+        "its SQL thread is inside one large transaction{rows} (Exec_Master_Log_Pos still for {seconds:.0f} s)",
+        (
+            "Exec_Master_Log_Pos stayed at {position} for {seconds:.0f} s while the I/O thread received more: "
+            "the SQL thread is inside one transaction (State {state}){changed}. The replica moves on only when "
+            "it commits."
+        ),
+        (
+            "Wait for it to commit (a kill on the replica would restart it from the beginning). On the source,\n"
+            "split batch jobs into transactions of a few thousand rows (a loop over key ranges, pt-archiver),\n"
+            "so that replicas apply them as they come."
+        ),
+    ),
+    "io-thread": (
+        "its I/O thread is behind (Slave_IO_Running {io_running}, {io_state})",
+        (
+            "The SQL thread has applied everything it received; the I/O thread receives {received} of the "
+            "{written} the source writes to its binlog (Slave_IO_State {io_state}): the lag is in the transfer."
+        ),
+        (
+            "Check the network between replica and source (latency, drops, bandwidth) and the source's load;\n"
+            "slave_compressed_protocol=ON (MySQL: replica_compressed_protocol) helps a slow link. A stopped\n"
+            "I/O thread: read Last_IO_Error before START SLAVE IO_THREAD."
+        ),
+    ),
+    "commit-cost": (
+        "each applied transaction waits for its commit ({settings})",
+        (
+            "The replica's SQL thread was in its commit step in {share:.0f} % of the snapshots while the replica "
+            "syncs to disk at every commit ({settings}).{fsyncs} One thread applying one transaction at a time "
+            "pays a disk sync for each."
+        ),
+        (
+            "On a replica that can be rebuilt, sync less: innodb_flush_log_at_trx_commit=2 and sync_binlog=0\n"
+            "(a crash loses up to a second of applied transactions, which the replica fetches again when it\n"
+            "uses GTIDs with crash-safe positions). Or let commits group: parallel apply\n"
+            "(slave_parallel_threads with slave_parallel_mode=optimistic; MySQL replica_parallel_workers).\n"
+            "Check the log device's write latency (iostat w_await)."
+        ),
+    ),
+    "single-thread": (
+        "one SQL thread applies what the source writes in parallel ({name} {workers:.0f})",
+        (
+            "{name} is {workers:.0f}: one thread applies every event, busy in {busy:.0f} % of the snapshots, "
+            "while the source commits from many sessions at once."
+        ),
+        (
+            "Let more threads apply: MariaDB slave_parallel_threads=4..16 with slave_parallel_mode=optimistic\n"
+            "(STOP SLAVE SQL_THREAD first); MySQL replica_parallel_workers with\n"
+            "replica_parallel_type=LOGICAL_CLOCK and replica_preserve_commit_order=ON."
+        ),
+    ),
+    "unknown": (
+        "no cause shown in the capture",
+        (
+            "The capture shows no cause: no lock wait of the SQL thread, no DDL or table scan, no delay, and its "
+            "I/O thread keeps up."
+        ),
+        (
+            "No cause is shown in this capture, so only the general checks apply: the SQL thread's State over\n"
+            "time (SHOW PROCESSLIST), its lock waits (information_schema.innodb_lock_waits), the source's\n"
+            "large transactions, parallel apply (slave_parallel_threads; replica_parallel_workers) and the\n"
+            "replica's commit settings. Capture with pt-stalk while the lag grows."
+        ),
+    ),
 }

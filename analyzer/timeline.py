@@ -34,6 +34,8 @@ ACTIVE_COMMANDS = frozenset({"Query", "Execute"})
 IDLE_COMMANDS = frozenset({"Sleep"})
 #: Users of server-internal rows that are never client work.
 INTERNAL_USERS = frozenset({"system user", "event_scheduler", "DELAYED"})
+#: The user of a replica's SQL, I/O and worker threads and of Galera's applier threads.
+REPLICATION_USER = "system user"
 #: The collectors' own statements (pt-stalk, MySQL Shell's collectDiagnostics, scripts/collect.sh,
 #: mysqladmin ext) would count themselves as load, or be named as the statement behind a finding: every
 #: ``SHOW ...`` (mysqladmin sends `show /*!50002 GLOBAL */ status`), and every read of
@@ -92,6 +94,12 @@ CLUSTER_STATUS = (
     "wsrep_local_commits",
     "wsrep_received",
     "wsrep_cluster_size",
+    # a Galera node's own state over time (1 Joining, 2 Donor/Desynced, 3 Joined, 4 Synced), its
+    # desync requests and its certification conflicts
+    "wsrep_local_state",
+    "wsrep_desync_count",
+    "wsrep_local_cert_failures",
+    "wsrep_local_bf_aborts",
 )
 #: Status counters and gauges of ``mysqladmin ext`` the analysis reads (rules and charts); the other
 #: few hundred are dropped when a source is reduced (``analyzer.detect.status`` refuses them).
@@ -275,7 +283,9 @@ def _sessions_kept(pl: pd.DataFrame) -> np.ndarray:
     range of the rows is the capture's); and of the idle (``Sleep``) sessions of each snapshot the
     first with the longest ``Time`` (what ``lock-waits`` names as a possible blocker: the longest idle
     session at any moment is the first such row of some snapshot). The other idle sessions are
-    counted in ``processlist_sessions`` only; their lines stay in the kept text."""
+    counted in ``processlist_sessions`` only; their lines stay in the kept text. The ``system user``
+    rows stay too: a replica's SQL, I/O and worker threads (and Galera's appliers), whose State says
+    why a replica is behind (analyzer/replica_causes.py); a server has a handful of them."""
     ts = pl["ts"].to_numpy(dtype="datetime64[ns]")  # not Timestamp objects, one per row
     n = len(ts)
     keep = pl["active"].to_numpy(dtype=bool).copy()
@@ -285,6 +295,8 @@ def _sessions_kept(pl: pd.DataFrame) -> np.ndarray:
     new[1:] = ts[1:] != ts[:-1]
     keep |= new
     keep |= np.append(new[1:], True)  # the last row of each snapshot
+    if "user" in pl:
+        keep |= value_is(pl["user"], lambda s: s == REPLICATION_USER)
     if "command" in pl:
         sleeping = value_is(pl["command"], lambda s: s.isin(IDLE_COMMANDS))
         if sleeping.any():

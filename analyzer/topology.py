@@ -30,7 +30,25 @@ from analyzer.timeline import Timeline
 LAG_S = 60.0  # a minute behind: reads from the replica see data a minute old
 LAG_CRITICAL_S = 600.0  # ten minutes: failover to it would lose or wait for that much
 
+#: A lag that grows this fast (s of lag per s of capture) with LAG_GROWING_MIN_S reached counts as
+#: falling behind even under LAG_S: a 20-s capture of a replica that loses a second a second.
+LAG_GROWTH_S_PER_S = 0.3
+LAG_GROWING_MIN_S = 10.0
+
 LOOPBACK = frozenset({"127.0.0.1", "::1", "localhost"})
+
+
+def lag_growth(rs: pd.DataFrame) -> tuple[float, bool]:
+    """How fast Seconds_Behind_Master grew over the snapshots ``rs`` (s of lag per s of capture) and
+    whether the replica falls behind: the growth is LAG_GROWTH_S_PER_S or more and the lag reached
+    LAG_GROWING_MIN_S. (0.0, False) with fewer than two known lags."""
+    rs = rs.sort_values("ts")
+    lag = rs["seconds_behind"].dropna()
+    if len(lag) < 2:
+        return 0.0, False
+    dt = (rs.loc[lag.index[-1], "ts"] - rs.loc[lag.index[0], "ts"]).total_seconds() or 1.0
+    growth = (float(lag.iloc[-1]) - float(lag.iloc[0])) / dt
+    return growth, growth >= LAG_GROWTH_S_PER_S and float(lag.max()) >= LAG_GROWING_MIN_S
 
 
 @dataclass(frozen=True)

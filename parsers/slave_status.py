@@ -26,7 +26,11 @@ Output:
     ``io_running``, ``sql_running`` string (Yes/No/Connecting), ``seconds_behind`` float64 (s; NaN
     for NULL: replication stopped or broken), ``sql_state`` string, ``last_io_error``,
     ``last_sql_error`` string, ``source_log_file`` string, ``read_source_log_pos``,
-    ``exec_source_log_pos``, ``relay_log_space`` float64. ``meta``: ``replica``, ``snapshots``, ``variant``.
+    ``exec_source_log_pos``, ``relay_log_space`` float64 (bytes), ``io_state`` string
+    (Slave_IO_State), ``last_sql_errno``, ``last_io_errno`` float64, ``relay_source_log_file``
+    string (Relay_Master_Log_File: the source binlog the SQL thread executes from), ``sql_delay``
+    float64 (s, MASTER_DELAY), ``sql_remaining_delay`` float64 (s; NaN for NULL: not waiting on the
+    delay). ``meta``: ``replica``, ``snapshots``, ``variant``.
 
 Warnings: ``assumed-interval``, ``no-start-time``, ``client-message``, ``stray-line``.
 
@@ -69,6 +73,12 @@ _COLUMNS = {
     "read_source_log_pos": (("Read_Master_Log_Pos", "Read_Source_Log_Pos"), "float"),
     "exec_source_log_pos": (("Exec_Master_Log_Pos", "Exec_Source_Log_Pos"), "float"),
     "relay_log_space": (("Relay_Log_Space",), "float"),
+    "io_state": (("Slave_IO_State", "Replica_IO_State"), "str"),
+    "last_sql_errno": (("Last_SQL_Errno",), "float"),
+    "last_io_errno": (("Last_IO_Errno",), "float"),
+    "relay_source_log_file": (("Relay_Master_Log_File", "Relay_Source_Log_File"), "str"),
+    "sql_delay": (("SQL_Delay",), "float"),
+    "sql_remaining_delay": (("SQL_Remaining_Delay",), "float"),
 }
 _NUMBERS = (
     "Seconds_Behind_Master",
@@ -81,6 +91,10 @@ _NUMBERS = (
     "Source_Port",
     "Master_Server_Id",
     "Source_Server_Id",
+    "Last_SQL_Errno",
+    "Last_IO_Errno",
+    "SQL_Delay",
+    "SQL_Remaining_Delay",
 )
 
 

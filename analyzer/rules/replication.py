@@ -1,28 +1,34 @@
-"""Replication rule: SHOW SLAVE/REPLICA STATUS (pt-stalk -slave-status). Source: MySQL 8.4
-Reference Manual, SHOW REPLICA STATUS; FINDINGS.md."""
+"""Replication rule: SHOW SLAVE/REPLICA STATUS (pt-stalk -slave-status) of a replica, with the cause
+of its lag read from its own capture (``analyzer.replica_causes``: the SQL thread's State, its lock
+waits, Handler_read_rnd_next, the positions over time, SQL_Delay). Sources: MySQL 8.4 Reference
+Manual, SHOW REPLICA STATUS; MariaDB Knowledge Base, Replication Thread States."""
 
 from __future__ import annotations
+
+import dataclasses
+
+import pandas as pd
 
 from analyzer.detect import cite, span
 from analyzer.engine import rule
 from analyzer.findings import Finding, Severity
+from analyzer.replica_causes import lag_cause
 from analyzer.texts import RuleTexts
 from analyzer.timeline import Timeline
-from analyzer.topology import LAG_CRITICAL_S, LAG_S
+from analyzer.topology import LAG_CRITICAL_S, LAG_S, lag_growth
 
 LAG_TEXTS = RuleTexts(
     title="Replica {problem}",
     explanation=(
         "SHOW SLAVE STATUS on this server (channel {channel!r}) showed Seconds_Behind_Master up to {lag} and the "
-        "I/O / SQL threads {io} / {sql}. SQL thread state: {state}. {error}"
+        "I/O / SQL threads {io} / {sql}. SQL thread state: {state}. {error}{cause}"
     ),
-    recommendation=(
-        "Find the SQL thread's bottleneck: single-threaded apply (replica_parallel_workers /\n"
-        "slave_parallel_threads on MariaDB), long transactions on the source, a table without primary key\n"
-        "(row-based events scan it), or the error to resolve (Last_SQL_Error) before START REPLICA."
-    ),
+    recommendation="{fix}",
     caveats=("Seconds_Behind_Master compares event timestamps: after a pause of the source it can jump.",),
-    sources=("MySQL 8.4 Reference Manual, SHOW REPLICA STATUS", "FINDINGS.md"),
+    sources=(
+        "MySQL 8.4 Reference Manual, SHOW REPLICA STATUS",
+        "MariaDB Knowledge Base, Replication Thread States",
+    ),
     disproof="If the lag falls steadily during the capture, the replica is catching up.",
     confidence="{confidence}",
 )
@@ -30,23 +36,34 @@ LAG_TEXTS = RuleTexts(
 
 @rule(key="replica-lag", requires=("replica_status",))
 def replica_lag(tl: Timeline) -> Finding | None:
-    """Seconds_Behind_Master >= LAG_S in two snapshots or more, or an I/O or SQL thread not running."""
+    """Seconds_Behind_Master >= LAG_S in two snapshots or more, or growing (``lag_growth``: 0.3 s per
+    second of capture, 10 s reached), or an I/O or SQL thread not running.
+    A lagging replica's title, fix and culprit are those of its cause (``lag_cause``); a stopped one's
+    title carries the thread, Last_SQL_Errno (or Last_IO_Errno) and the error text."""
     rs = tl.frame("replica_status")
     stopped = rs[
         (rs["io_running"].astype("string") == "No").fillna(False)
         | (rs["sql_running"].astype("string") == "No").fillna(False)
     ]
     lagging = rs[(rs["seconds_behind"] >= LAG_S).fillna(False)]
-    if not len(stopped) and len(lagging) < 2:
+    _, growing = lag_growth(rs)
+    if not len(stopped) and len(lagging) < 2 and not growing:
         return None
+    if growing and len(lagging) < 2:  # falling behind, under LAG_S yet: every snapshot tells it
+        lagging = rs.dropna(subset=["seconds_behind"])
     rows = stopped if len(stopped) else lagging
     last = rows.iloc[-1]
     lag = float(rs["seconds_behind"].max()) if rs["seconds_behind"].notna().any() else None
-    problem = "replication stopped" if len(stopped) else f"{lag:.0f} s behind its source"
     error = str(last["last_sql_error"] or last["last_io_error"] or "")
+    cause = None if len(stopped) else lag_cause(tl, rs)
+    if cause is not None:
+        problem, fix = f"{lag:.0f} s behind its source: {cause.title}", cause.fix
+    else:
+        problem, fix = _stopped(last, error), STOPPED_FIX
     numbers = {"problem": problem, "channel": str(last["channel"]), "lag": f"{lag:.0f} s" if lag is not None else "NULL",
                "io": last["io_running"], "sql": last["sql_running"], "state": last["sql_state"],
-               "error": f"Last error: {error[:300]}" if error else ""}  # fmt: skip
+               "error": f"Last error: {error[:300]}" if error else "", "fix": fix,
+               "cause": f" {cause.explanation}" if cause is not None else ""}  # fmt: skip
     evidence = [
         cite(
             tl,
@@ -81,11 +98,34 @@ def replica_lag(tl: Timeline) -> Finding | None:
     if error:
         evidence.append(cite(tl, "last error", error[:300], "", "replica_status.last_sql_error", rows))
     bad = len(stopped) or (lag is not None and lag >= LAG_CRITICAL_S)
-    return LAG_TEXTS.finding(
+    severity = Severity.CRITICAL if bad else Severity.WARNING
+    if cause is not None and cause.intentional:
+        severity = Severity.INFO
+    finding = LAG_TEXTS.finding(
         "replica-lag",
-        Severity.CRITICAL if bad else Severity.WARNING,
+        severity,
         span(rows),
-        evidence,
+        [*(cause.evidence if cause else ()), *evidence],
         confidence="SHOW SLAVE STATUS",
         **numbers,
     )
+    if cause is None:
+        return finding
+    return dataclasses.replace(finding, culprit=cause.culprit, subjects=cause.subjects)
+
+
+STOPPED_FIX = (
+    "Read the error before restarting: a duplicate key (1062) or missing row (1032) means the\n"
+    "replica's data differs from the source's (a write made on the replica, or a skipped event).\n"
+    "Fix the row, or rebuild the replica; skipping the event (sql_slave_skip_counter) only hides the\n"
+    "drift. Then START SLAVE (START REPLICA) and watch Seconds_Behind_Master fall."
+)
+
+
+def _stopped(last: pd.Series, error: str) -> str:
+    """The title's problem of a stopped replica: which thread, the error number and its text."""
+    sql_no = str(last.get("sql_running")) == "No"
+    errno = last.get("last_sql_errno" if sql_no else "last_io_errno")
+    on = f" on error {errno:.0f}" if errno is not None and pd.notna(errno) and errno else ""
+    text = f": {error[:200]}" if error else ""
+    return f"{'SQL' if sql_no else 'I/O'} thread stopped{on}{text}"

@@ -24,13 +24,21 @@ SAMPLES = Path(__file__).resolve().parents[3] / "shared" / "samples"
 
 #: bundle -> the root cause's key (None: healthy). Why, for the ones a reader may question:
 #: cluster-healthy: both nodes' CPUs are saturated by the benchmark that made the cluster busy;
+#: cluster-lag-delay: the replica is behind on purpose (MASTER_DELAY, info), the shared CPUs are not;
 #: culprit-fullscan: pytest (another process) took the CPUs while the scans ran, and top says so;
 #: culprit-tablecache: the table cache full of 64 tables is the cause; the saturated CPU, a measure
 #: with no culprit of its own, ranks after it; ptstalk-mariadb-fullfs-crash: the crash (signal 11)
 #: is the critical event; the full file system is not shown to cause it (no "No space left" line).
 ROOTS: dict[str, str | None] = {
     "cluster-galera": "galera-flow-control",
+    "cluster-galera-desync": "galera-node-behind",
     "cluster-healthy": "cpu-saturation",
+    "cluster-lag-bigtrx": "replica-lag-source",
+    "cluster-lag-ddl": "replica-lag-source",
+    "cluster-lag-delay": "cpu-saturation",
+    "cluster-lag-lock": "long-transaction",
+    "cluster-lag-mdl": "replica-lag-source",
+    "cluster-lag-nokey": "replica-lag-source",
     "cluster-replica-lag": "replica-lag-source",
     "cluster-replica-stopped": "replica-stopped",
     "culprit-cpuhog": "cpu-saturation",
@@ -53,8 +61,22 @@ ROOTS: dict[str, str | None] = {
 FINDINGS: dict[str, set[tuple[str, str | None]]] = {
     "cluster-galera": {("cpu-saturation", "db-a"), ("cpu-saturation", "db-b"), ("cpu-saturation", "db-c"),
                        ("galera-flow-control", None)},
+    "cluster-galera-desync": {("cpu-saturation", "db-a"), ("cpu-saturation", "db-b"), ("cpu-saturation", "db-c"),
+                              ("galera-node-behind", None), ("innodb-deadlock", "db-a"), ("innodb-deadlock", "db-c")},
     "cluster-healthy": {("cpu-saturation", "db-a"), ("cpu-saturation", "db-b")},
-    "cluster-replica-lag": {("cpu-saturation", "db-a"), ("cpu-saturation", "db-b"), ("replica-lag-source", None)},
+    "cluster-lag-bigtrx": {("cpu-saturation", "db-a"), ("cpu-saturation", "db-b"), ("replica-lag", "db-b"),
+                           ("replica-lag-source", None)},
+    "cluster-lag-ddl": {("cpu-saturation", "db-a"), ("cpu-saturation", "db-b"), ("full-scans", "db-b"),
+                        ("log-waits", "db-b"), ("replica-lag", "db-b"), ("replica-lag-source", None)},
+    "cluster-lag-delay": {("cpu-saturation", "db-a"), ("cpu-saturation", "db-b"), ("replica-lag", "db-b"),
+                          ("replica-lag-source", None)},
+    "cluster-lag-lock": {("long-transaction", "db-b"), ("replica-lag", "db-b"), ("replica-lag-source", None)},
+    "cluster-lag-mdl": {("cpu-saturation", "db-a"), ("cpu-saturation", "db-b"), ("replica-lag", "db-b"),
+                        ("replica-lag-source", None)},
+    "cluster-lag-nokey": {("cpu-saturation", "db-a"), ("cpu-saturation", "db-b"), ("full-scans", "db-b"),
+                          ("replica-lag", "db-b"), ("replica-lag-source", None)},
+    "cluster-replica-lag": {("cpu-saturation", "db-a"), ("cpu-saturation", "db-b"), ("replica-lag", "db-b"),
+                            ("replica-lag-source", None)},
     "cluster-replica-stopped": {("cpu-saturation", "db-a"), ("cpu-saturation", "db-b"), ("replica-lag", "db-b"),
                                 ("replica-stopped", None)},
     "culprit-cpuhog": {("cpu-saturation", "vm")},

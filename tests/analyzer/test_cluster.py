@@ -57,10 +57,26 @@ def test_the_source_of_a_replica_is_found_by_its_server_id() -> None:
     assert link.how == "Master_Server_Id 1 = server_id of db-a"
 
 
-def test_a_lagging_replica_is_explained_by_its_sources_write_rate() -> None:
+def test_a_replica_that_syncs_every_applied_commit_lags_on_its_commit_cost() -> None:
     f = findings("replica-lag")["replica-lag-source"]
     assert (f.host, f.hosts) == (None, ("db-a", "db-b"))  # the cause first
-    assert f.title.startswith("db-b is 31 s behind db-a, which writes 6,862 write statements/s")
+    # the SQL thread is in its Commit state in 19 of 20 processlist snapshots, with redo and binlog synced
+    assert f.title == (
+        "db-b is 31 s behind db-a: each applied transaction waits for its commit "
+        "(innodb_flush_log_at_trx_commit=1 and sync_binlog=1)"
+    )
+    assert f.explanation.startswith(
+        "The replica's SQL thread was in its commit step in 95 % of the snapshots"
+    )
+    assert f.recommendation.startswith(
+        "On a replica that can be rebuilt, sync less: innodb_flush_log_at_trx_commit=2"
+    )
+    assert (f.culprit.kind, f.culprit.id, f.culprit.statement) == (
+        "setting",
+        "innodb_flush_log_at_trx_commit",
+        "1",
+    )
+    assert "6,862 write statements/s" in f.explanation
     assert "from 13 s to 31 s" in f.explanation and "slave_parallel_threads 0" in f.explanation
     by_label = {e.label: e for e in f.evidence}
     writes = by_label["Com_insert+Com_update+Com_delete"]
@@ -88,7 +104,7 @@ def test_a_stopped_sql_thread_names_its_error_and_the_source_that_keeps_writing(
     f = found["replica-stopped"]
     assert (f.host, f.hosts, f.severity) == (None, ("db-b", "db-a"), Severity.CRITICAL)
     assert f.title.startswith(
-        "db-b's SQL thread stopped: Could not execute Write_rows_v1 event on table sb.sbtest1"
+        "db-b's SQL thread stopped on error 1062: Could not execute Write_rows_v1 event on table sb.sbtest1"
     )
     assert "Duplicate entry '20001' for key 'PRIMARY', Error_code: 1062" in f.title
     assert "stopped at db-a-bin.000001:3830057 " in f.explanation and "write statements/s" in f.explanation
@@ -171,7 +187,7 @@ def test_galera_names_the_node_that_sent_flow_control_and_how_long_the_others_we
     assert set(found) == {"galera-flow-control"}
 
 
-def _with_iostat(tl: Timeline, w_await: float) -> Timeline:
+def with_iostat(tl: Timeline, w_await: float) -> Timeline:
     """``tl`` with an ``iostat -dx 1`` capture (sysstat 12.6 layout) whose vda writes wait ``w_await`` ms."""
     start = tl.frame("mysqladmin")["ts"].min().tz_convert(None)
     report = {"vda": {"w_s": 120.0, "wkB_s": 2400.0, "w_await": w_await, "aqu_sz": 9.0, "util": 99.0}}
@@ -183,7 +199,7 @@ def _with_iostat(tl: Timeline, w_await: float) -> Timeline:
 
 def test_a_node_whose_disk_stalls_alone_is_named_with_its_w_await() -> None:
     tls = dict(timelines("galera"))
-    tls["db-b"] = _with_iostat(tls["db-b"], 80.0)
+    tls["db-b"] = with_iostat(tls["db-b"], 80.0)
     found = {f.key: f for f in cross_host_findings(tls)}
     flow = found["galera-flow-control"]
     assert flow.title.startswith(
@@ -196,7 +212,7 @@ def test_a_node_whose_disk_stalls_alone_is_named_with_its_w_await() -> None:
     assert "db-a paused by flow control 98 % of the time" in stall.explanation
     # the same stall on a node that sent no flow control holds nobody back
     tls = dict(timelines("galera"))
-    tls["db-a"] = _with_iostat(tls["db-a"], 80.0)
+    tls["db-a"] = with_iostat(tls["db-a"], 80.0)
     assert "host-stall-holds-others" not in {f.key for f in cross_host_findings(tls)}
 
 

@@ -53,7 +53,7 @@ FIRING = [
     ("innodb-deadlock", {"innodbstatus1": "mariadb-10.11_innodbstatus1_deadlock.txt",
                          "innodbstatus2": "mariadb-10.11_innodbstatus2_deadlock.txt"}, Severity.WARNING, "during the capture"),
     ("listen-queue-overflow", {"netstat_s": "linux_netstat_s_listen-overflow.txt"}, Severity.WARNING, "900 times"),
-    ("replica-lag", {"slave-status": "mariadb-10.11_slave-status_replica-stopped.txt"}, Severity.CRITICAL, "replication stopped"),
+    ("replica-lag", {"slave-status": "mariadb-10.11_slave-status_replica-stopped.txt"}, Severity.CRITICAL, "I/O thread stopped on error 1236: Got fatal error 1236"),
     ("replica-lag", {"slave-status": "mariadb-10.11_slave-status_edited-lagging.txt"}, Severity.WARNING, "140 s behind"),
     ("aborted-connections", {"mysqladmin": "mariadb-10.11_mysqladmin_aborted-fullscan.txt"}, Severity.WARNING, "Aborted connections"),
     ("full-scans", {"mysqladmin": "mariadb-10.11_mysqladmin_aborted-fullscan.txt"}, Severity.WARNING, "100 % of row reads are table scans"),
