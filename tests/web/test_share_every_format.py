@@ -126,7 +126,7 @@ _FINDING = {
 }  # fmt: skip
 _VERDICT = {
     "state", "headline", "root_cause", "chain", "explains", "also_found", "links", "cause", "effect", "join",
-    "sentence", "fix",
+    "sentence", "fix", "when", "check", "coverage", "evaluated", "not_evaluated", "failed", "missing",
 }  # fmt: skip
 #: Every key path a share response may hold (``[]``: any item of a list, ``*``: a key that is data:
 #: an evidence label, a rule's key); a finding's and the verdict's keys are checked by name.

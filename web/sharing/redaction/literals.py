@@ -60,6 +60,24 @@ _STATEMENT_START = re.compile(
 )
 
 
+#: A row's values that MySQL's error messages quote (a replica's Last_SQL_Error, the error log, a finding
+#: quoting them): "Duplicate entry '42-x' for key 'PRIMARY'" (ER_DUP_ENTRY), "Incorrect integer value:
+#: 'x' for column" (ER_TRUNCATED_WRONG_VALUE_FOR_FIELD), "Data truncated ... value: 'x'". MySQL 8.4
+#: Reference Manual, "Server Error Message Reference".
+_ERROR_VALUES = re.compile(r"(?i)\b(duplicate entry|value:?) '.*?'(?= for (?:key|column)\b|[;,.]? *$)", re.M)
+
+
+def error_values(text: str) -> str:
+    """``text`` with the row values MySQL error messages quote as ``'?'``.
+
+    >>> error_values("Error 'Duplicate entry 'a@b.c' for key 'PRIMARY'' on query")
+    "Error 'Duplicate entry '?' for key 'PRIMARY'' on query"
+    >>> error_values("Incorrect integer value: 'abc' for column 'n' at row 1")
+    "Incorrect integer value: '?' for column 'n' at row 1"
+    """
+    return _ERROR_VALUES.sub(lambda m: f"{m.group(1)} '?'", text)
+
+
 def statements_in_text(text: str) -> str:
     """``text`` with each statement it quotes as its fingerprint: from where a statement begins to
     the end of the text (a statement may span lines), or to the text's last such quote when a quote
@@ -69,7 +87,10 @@ def statements_in_text(text: str) -> str:
     "query 'update orders set n=n+? where id=?' ran 9 s"
     >>> statements_in_text("Select the right isolation level; update statistics")
     'Select the right isolation level; update statistics'
+    >>> statements_in_text("Last error: Duplicate entry 'x' for key 'PRIMARY'")
+    "Last error: Duplicate entry '?' for key 'PRIMARY'"
     """
+    text = error_values(text)
     out, at = [], 0
     for match in _STATEMENT_START.finditer(text):
         if match.start() < at:
