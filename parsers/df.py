@@ -85,6 +85,11 @@ def _number(token: str, unit: float) -> float:
     return float(m["n"].replace(",", ".")) * (_SUFFIX[m["s"]] if m["s"] else unit)
 
 
+def _meta(frame: pd.DataFrame, markers: int) -> dict[str, object]:
+    runs = max(markers, 1 if len(frame) else 0)
+    return {"variant": f"df, {runs} run{'s' if runs != 1 else ''}, {frame['mount'].nunique()} mounts"}
+
+
 def parse(stream: Iterable[str], *, member: str, clock: ClockHints) -> ParsedSource:
     """Read df runs into the ``df`` frame; see the module docstring."""
     warnings: list[ParseWarning] = []
@@ -126,14 +131,16 @@ def parse(stream: Iterable[str], *, member: str, clock: ClockHints) -> ParsedSou
         **dict.fromkeys((*SPACE_COLUMNS, *INODE_COLUMNS), "float64"),
     }
     return read_table(
-        stream, fmt=FORMAT, member=member, clock=clock, frame="df", columns=columns, row=row, meta=_meta,
+        stream,
+        fmt=FORMAT,
+        member=member,
+        clock=clock,
+        frame="df",
+        columns=columns,
+        row=row,
+        meta=_meta,
         warnings=warnings,
-    )  # fmt: skip
-
-
-def _meta(frame: pd.DataFrame, markers: int) -> dict[str, object]:
-    runs = max(markers, 1 if len(frame) else 0)
-    return {"variant": f"df, {runs} run{'s' if runs != 1 else ''}, {frame['mount'].nunique()} mounts"}
+    )
 
 
 # What a share link redacts in this format's frames and raw lines (parsers/sensitive.py).

@@ -54,6 +54,15 @@ def sniff(head: list[str]) -> bool:
     return any(line == "Type\tName\tStatus" for line in head)
 
 
+def _meta(frame: pd.DataFrame, markers: int) -> dict[str, object]:
+    latch = frame["name"].str.replace(r"^(?:sum )?\w+: ", "", regex=True)
+    top = frame.groupby(latch)["waits"].sum().sort_values(ascending=False).head(TOP_LATCHES)
+    return {
+        "variant": f"SHOW ENGINE INNODB MUTEX, {len(frame)} latch lines",
+        "top": {str(k): int(v) for k, v in top.items()},
+    }
+
+
 def parse(stream: Iterable[str], *, member: str, clock: ClockHints) -> ParsedSource:
     """Read SHOW ENGINE INNODB MUTEX into the ``innodb_mutex`` frame; see the module docstring."""
     warnings: list[ParseWarning] = []
@@ -76,18 +85,16 @@ def parse(stream: Iterable[str], *, member: str, clock: ClockHints) -> ParsedSou
     # pt-stalk runs it at the start and at the end of a collection (``-mutex-status1``/``2``), both
     # named with the start: without a marker the listing's time is unknown (NaT), not the start's.
     return read_table(
-        stream, fmt=FORMAT, member=member, clock=ClockHints(), frame="innodb_mutex",
-        columns={"type": "object", "name": "object", "waits": "int64"}, row=row, meta=_meta, warnings=warnings,
-    )  # fmt: skip
-
-
-def _meta(frame: pd.DataFrame, markers: int) -> dict[str, object]:
-    latch = frame["name"].str.replace(r"^(?:sum )?\w+: ", "", regex=True)
-    top = frame.groupby(latch)["waits"].sum().sort_values(ascending=False).head(TOP_LATCHES)
-    return {
-        "variant": f"SHOW ENGINE INNODB MUTEX, {len(frame)} latch lines",
-        "top": {str(k): int(v) for k, v in top.items()},
-    }
+        stream,
+        fmt=FORMAT,
+        member=member,
+        clock=ClockHints(),
+        frame="innodb_mutex",
+        columns={"type": "object", "name": "object", "waits": "int64"},
+        row=row,
+        meta=_meta,
+        warnings=warnings,
+    )
 
 
 # What a share link redacts in this format's frames and raw lines (parsers/sensitive.py).

@@ -246,49 +246,6 @@ def _time(m: re.Match[str]) -> tuple[pd.Timestamp, bool]:
     return pd.Timestamp(" ".join(raw.split())), False
 
 
-def parse(stream: Iterable[str], *, member: str, clock: ClockHints) -> ParsedSource:
-    """Read an error log into the ``mysqld_errors`` frame; see the module docstring."""
-    log = _Log(member)
-    for no, raw in enumerate(stream, start=1):
-        log.line(no, raw.rstrip("\r\n"))
-    log.close()
-    if not log.seen and log.untimed:
-        raise ParseError(member, 1, "", "not a mysqld error log: no line starts with its time prefix")
-    warnings: list[ParseWarning] = []
-    if log.untimed and log.seen:
-        warnings.append(
-            ParseWarning(1, "no-time", f"{log.untimed} lines before the first timed line were skipped")
-        )
-    columns = ["ts", "line_no", "line_end", "prio", "kind", "code", "signal", "message"]
-    frame = pd.DataFrame(log.events, columns=columns)
-    frame["ts"] = ts_column([pd.Timestamp(t).tz_localize("UTC") for t in frame["ts"]])
-    frame = frame.astype({"line_no": "int64", "line_end": "int64", "signal": "float64"})
-    frame.insert(1, "ts_source", "line")
-    flavour = (
-        "MySQL 5.7+ (ISO times with a zone)"
-        if log.utc_lines >= log.local_lines and log.utc_lines
-        else "MariaDB / MySQL 5.6 (wall-clock times)"
-    )
-    meta: dict[str, object] = {
-        "variant": f"mysqld error log, {flavour}, {log.seen} timed lines, {len(frame)} events",
-        "counts": dict(Counter(frame["kind"])),
-        "lines_by_prio": dict(log.by_prio),
-        "aborted_connections": log.aborted,
-    }
-    named = host_of_name(member)
-    if named is not None:
-        meta["host"], meta["host_origin"] = named
-    return ParsedSource(
-        format=FORMAT,
-        member=member,
-        frames={"mysqld_errors": frame},
-        clock=Clock.PER_LINE,
-        warnings=warnings,
-        meta=meta,
-        ts_is_local=log.local_lines > log.utc_lines,
-    )
-
-
 class _Log:
     """What ``parse`` gathers line by line: the events (a timed line and the untimed lines after
     it, up to 40), the lines by priority, aborted connections, the time flavours seen."""
@@ -349,6 +306,49 @@ class _Log:
             "code": (m.groupdict().get("code") or ""), "message": msg[:MESSAGE_CHARS],
         }  # fmt: skip
         self.text = [msg]
+
+
+def parse(stream: Iterable[str], *, member: str, clock: ClockHints) -> ParsedSource:
+    """Read an error log into the ``mysqld_errors`` frame; see the module docstring."""
+    log = _Log(member)
+    for no, raw in enumerate(stream, start=1):
+        log.line(no, raw.rstrip("\r\n"))
+    log.close()
+    if not log.seen and log.untimed:
+        raise ParseError(member, 1, "", "not a mysqld error log: no line starts with its time prefix")
+    warnings: list[ParseWarning] = []
+    if log.untimed and log.seen:
+        warnings.append(
+            ParseWarning(1, "no-time", f"{log.untimed} lines before the first timed line were skipped")
+        )
+    columns = ["ts", "line_no", "line_end", "prio", "kind", "code", "signal", "message"]
+    frame = pd.DataFrame(log.events, columns=columns)
+    frame["ts"] = ts_column([pd.Timestamp(t).tz_localize("UTC") for t in frame["ts"]])
+    frame = frame.astype({"line_no": "int64", "line_end": "int64", "signal": "float64"})
+    frame.insert(1, "ts_source", "line")
+    flavour = (
+        "MySQL 5.7+ (ISO times with a zone)"
+        if log.utc_lines >= log.local_lines and log.utc_lines
+        else "MariaDB / MySQL 5.6 (wall-clock times)"
+    )
+    meta: dict[str, object] = {
+        "variant": f"mysqld error log, {flavour}, {log.seen} timed lines, {len(frame)} events",
+        "counts": dict(Counter(frame["kind"])),
+        "lines_by_prio": dict(log.by_prio),
+        "aborted_connections": log.aborted,
+    }
+    named = host_of_name(member)
+    if named is not None:
+        meta["host"], meta["host_origin"] = named
+    return ParsedSource(
+        format=FORMAT,
+        member=member,
+        frames={"mysqld_errors": frame},
+        clock=Clock.PER_LINE,
+        warnings=warnings,
+        meta=meta,
+        ts_is_local=log.local_lines > log.utc_lines,
+    )
 
 
 # What a share link redacts in this format's frames and raw lines (parsers/sensitive.py).

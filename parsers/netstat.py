@@ -105,6 +105,15 @@ def _reduce(
     )
 
 
+def _sorted(frame: pd.DataFrame) -> pd.DataFrame:
+    return frame.sort_values(["ts", "state", "server_port", "client"], kind="stable").reset_index(drop=True)
+
+
+def _meta(frame: pd.DataFrame, markers: int) -> dict[str, object]:
+    runs = max(markers, 1 if len(frame) else 0)
+    return {"variant": f"netstat -ant, {runs} snapshot{'s' if runs != 1 else ''}"}
+
+
 def parse(stream: Iterable[str], *, member: str, clock: ClockHints) -> ParsedSource:
     """Read netstat snapshots into the ``netstat_conns`` frame; see the module docstring.
 
@@ -112,10 +121,15 @@ def parse(stream: Iterable[str], *, member: str, clock: ClockHints) -> ParsedSou
     snapshot and line by NumPy (``parsers._snapshots.ChunkedRows``), then counted per snapshot
     (``_reduce``)."""
     chunks = ChunkedRows(
-        stream, clock, member=member, row=_ROW_M, what="netstat output: expected its header or a tcp row",
-        is_row=lambda line: line.startswith("tcp"), count_rows=lambda text: text.count("\ntcp") + text.startswith("tcp"),
+        stream,
+        clock,
+        member=member,
+        row=_ROW_M,
+        what="netstat output: expected its header or a tcp row",
+        is_row=lambda line: line.startswith("tcp"),
+        count_rows=lambda text: text.count("\ntcp") + text.startswith("tcp"),
         head_ok=lambda line: line.startswith((*_TITLES, "udp", "unix", "raw")),
-    )  # fmt: skip
+    )
     parts = [_reduce(m.snap, m.line_no, m.groups, chunks.times) for m in chunks]
     table = pd.concat(parts, ignore_index=True) if parts else pd.DataFrame(columns=["ts"])
     columns = {
@@ -126,18 +140,17 @@ def parse(stream: Iterable[str], *, member: str, clock: ClockHints) -> ParsedSou
         "sockets": "int64",
     }
     return table_source(
-        table, fmt=FORMAT, member=member, frame="netstat_conns", columns=columns, timed=chunks,
-        markers=chunks.markers, meta=_meta, warnings=chunks.warnings, finish=_sorted,
-    )  # fmt: skip
-
-
-def _sorted(frame: pd.DataFrame) -> pd.DataFrame:
-    return frame.sort_values(["ts", "state", "server_port", "client"], kind="stable").reset_index(drop=True)
-
-
-def _meta(frame: pd.DataFrame, markers: int) -> dict[str, object]:
-    runs = max(markers, 1 if len(frame) else 0)
-    return {"variant": f"netstat -ant, {runs} snapshot{'s' if runs != 1 else ''}"}
+        table,
+        fmt=FORMAT,
+        member=member,
+        frame="netstat_conns",
+        columns=columns,
+        timed=chunks,
+        markers=chunks.markers,
+        meta=_meta,
+        warnings=chunks.warnings,
+        finish=_sorted,
+    )
 
 
 # What a share link redacts in this format's frames and raw lines (parsers/sensitive.py).

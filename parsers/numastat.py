@@ -65,6 +65,20 @@ def sniff(head: list[str]) -> bool:
     return False
 
 
+def _rates(frame: pd.DataFrame) -> pd.DataFrame:
+    """``per_s``: each counter's increase per second since the snapshot before (NaN for the first,
+    or when it went back)."""
+    frame = frame.sort_values(["node", "field", "ts"], kind="stable")
+    step = frame.groupby(["node", "field"])["value"].diff()
+    secs = frame.groupby(["node", "field"])["ts"].diff().dt.total_seconds()
+    frame["per_s"] = np.where((secs > 0) & (step >= 0), step / secs, np.nan)
+    return frame.sort_values(["ts", "line_no"], kind="stable").reset_index(drop=True)
+
+
+def _meta(frame: pd.DataFrame, markers: int) -> dict[str, object]:
+    return {"variant": f"numastat, {frame['node'].nunique()} nodes, {max(markers, 1)} snapshots"}
+
+
 def parse(stream: Iterable[str], *, member: str, clock: ClockHints) -> ParsedSource:
     """Read numastat snapshots into the ``numastat`` frame; see the module docstring."""
     warnings: list[ParseWarning] = []
@@ -92,24 +106,17 @@ def parse(stream: Iterable[str], *, member: str, clock: ClockHints) -> ParsedSou
         return [(node, m[1], float(m[2]))]
 
     return read_table(
-        stream, fmt=FORMAT, member=member, clock=clock, frame="numastat",
-        columns={"node": "int64", "field": "object", "value": "float64"}, row=row, meta=_meta,
-        warnings=warnings, finish=_rates,
-    )  # fmt: skip
-
-
-def _rates(frame: pd.DataFrame) -> pd.DataFrame:
-    """``per_s``: each counter's increase per second since the snapshot before (NaN for the first,
-    or when it went back)."""
-    frame = frame.sort_values(["node", "field", "ts"], kind="stable")
-    step = frame.groupby(["node", "field"])["value"].diff()
-    secs = frame.groupby(["node", "field"])["ts"].diff().dt.total_seconds()
-    frame["per_s"] = np.where((secs > 0) & (step >= 0), step / secs, np.nan)
-    return frame.sort_values(["ts", "line_no"], kind="stable").reset_index(drop=True)
-
-
-def _meta(frame: pd.DataFrame, markers: int) -> dict[str, object]:
-    return {"variant": f"numastat, {frame['node'].nunique()} nodes, {max(markers, 1)} snapshots"}
+        stream,
+        fmt=FORMAT,
+        member=member,
+        clock=clock,
+        frame="numastat",
+        columns={"node": "int64", "field": "object", "value": "float64"},
+        row=row,
+        meta=_meta,
+        warnings=warnings,
+        finish=_rates,
+    )
 
 
 # What a share link redacts in this format's frames and raw lines (parsers/sensitive.py).

@@ -50,6 +50,14 @@ def sniff(head: list[str]) -> bool:
     return any(_HEADER.match(line.strip()) for line in head)
 
 
+def _meta(frame: pd.DataFrame, markers: int) -> dict[str, object]:
+    return {
+        "variant": f"SHOW OPEN TABLES, {len(frame)} tables",
+        "tables": len(frame),
+        "in_use": int((frame["in_use"] > 0).sum()),
+    }
+
+
 def parse(stream: Iterable[str], *, member: str, clock: ClockHints) -> ParsedSource:
     """Read SHOW OPEN TABLES into the ``open_tables`` frame; see the module docstring."""
     warnings: list[ParseWarning] = []
@@ -77,18 +85,16 @@ def parse(stream: Iterable[str], *, member: str, clock: ClockHints) -> ParsedSou
     # pt-stalk runs it at the start and at the end of a collection (``-opentables1``/``2``), both
     # named with the start: without a marker the listing's time is unknown (NaT), not the start's.
     return read_table(
-        stream, fmt=FORMAT, member=member, clock=ClockHints(), frame="open_tables",
+        stream,
+        fmt=FORMAT,
+        member=member,
+        clock=ClockHints(),
+        frame="open_tables",
         columns={"database": "object", "table": "object", "in_use": "int64", "name_locked": "int64"},
-        row=row, meta=_meta, warnings=warnings,
-    )  # fmt: skip
-
-
-def _meta(frame: pd.DataFrame, markers: int) -> dict[str, object]:
-    return {
-        "variant": f"SHOW OPEN TABLES, {len(frame)} tables",
-        "tables": len(frame),
-        "in_use": int((frame["in_use"] > 0).sum()),
-    }
+        row=row,
+        meta=_meta,
+        warnings=warnings,
+    )
 
 
 # What a share link redacts in this format's frames and raw lines (parsers/sensitive.py).

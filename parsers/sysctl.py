@@ -65,6 +65,14 @@ def sniff(head: list[str]) -> bool:
     return len(hits) >= 5 and any(m["name"].startswith(_KNOWN_PREFIXES) for m in hits)
 
 
+def _meta(frame: pd.DataFrame, markers: int) -> dict[str, object]:
+    last = dict(zip(frame["name"], frame["value"], strict=True))
+    return {
+        "variant": f"sysctl -a, {len(last)} settings",
+        "settings": {k: last[k] for k in WATCHED if k in last},
+    }
+
+
 def parse(stream: Iterable[str], *, member: str, clock: ClockHints) -> ParsedSource:
     """Read ``sysctl -a`` into the ``sysctl`` frame; see the module docstring."""
     warnings: list[ParseWarning] = []
@@ -84,17 +92,16 @@ def parse(stream: Iterable[str], *, member: str, clock: ClockHints) -> ParsedSou
         return ((m["name"], " ".join(m["value"].split())),)
 
     return read_table(
-        stream, fmt=FORMAT, member=member, clock=clock, frame="sysctl",
-        columns={"name": "object", "value": "object"}, row=row, meta=_meta, warnings=warnings,
-    )  # fmt: skip
-
-
-def _meta(frame: pd.DataFrame, markers: int) -> dict[str, object]:
-    last = dict(zip(frame["name"], frame["value"], strict=True))
-    return {
-        "variant": f"sysctl -a, {len(last)} settings",
-        "settings": {k: last[k] for k in WATCHED if k in last},
-    }
+        stream,
+        fmt=FORMAT,
+        member=member,
+        clock=clock,
+        frame="sysctl",
+        columns={"name": "object", "value": "object"},
+        row=row,
+        meta=_meta,
+        warnings=warnings,
+    )
 
 
 # What a share link redacts in this format's frames and raw lines (parsers/sensitive.py).

@@ -400,56 +400,6 @@ def _variant(layouts: list[_Layout], unit: str | None) -> str:
     return " ".join(parts)
 
 
-def parse(
-    stream: Iterable[str] | io.TextIOBase,
-    *,
-    member: str,
-    clock: ClockHints,
-    unit: str | None = None,
-) -> ParsedSource:
-    """Parse a vmstat capture (see the module docstring for variants, columns and units).
-
-    ``stream``: text lines (with or without newlines) or a text file object. ``unit``: the ``-S``
-    letter when the command line is known (``k``, ``K``, ``m``, ``M``); None = KiB (vmstat's default).
-    Raises ``ParseError`` (with the line number) when the member is not Linux vmstat output.
-    """
-    if unit is not None and unit not in UNIT_TO_KIB:
-        raise ValueError(f"unit must be one of {sorted(UNIT_TO_KIB)}, not {unit!r}")
-    state = _State()
-    for first, text in text_chunks(raw_blocks(stream, CHUNK_CHARS)):
-        _chunk_frame(first, text, state, member)
-    interval = clock.interval_s or DEFAULT_INTERVAL_S
-    meta = _meta(state, unit, interval)
-    warnings = state.warnings
-    if not state.frames or not sum(len(f) for f in state.frames):
-        return _empty(state, member, meta)
-    df = pd.concat(state.frames, ignore_index=True, sort=False)
-    df = df.sort_values("line_no", kind="stable", ignore_index=True)
-    run = df.pop("_run").to_numpy()
-    since_boot = np.ones(len(df), dtype=bool)
-    since_boot[1:] = run[1:] != run[:-1]
-    ts, source, clock_kind, ts_is_local = _times(df, state, clock, pd.to_timedelta(interval, unit="s"))
-    bad_ts = ts.isna().to_numpy()
-    for i in np.flatnonzero(bad_ts):
-        warnings.append(
-            ParseWarning(int(df["line_no"].iat[i]), "bad-timestamp", "timestamp not readable: row skipped")
-        )
-    df.insert(0, "ts", ts.dt.tz_localize("UTC"))
-    df.insert(2, "since_boot", since_boot)
-    df["ts_source"] = source
-    if bad_ts.any():
-        df = df.loc[~bad_ts].reset_index(drop=True)
-    if unit is not None and unit != "K":
-        factor = UNIT_TO_KIB[unit]
-        for col in MEMORY_COLUMNS:
-            name = COLUMN_MAP[col]
-            if name in df:
-                df[name] = df[name] * factor
-    df["line_no"] = df["line_no"].astype("int64")
-    warnings.sort(key=lambda w: w.line_no)
-    return ParsedSource(FORMAT, member, {"vmstat": df}, clock_kind, warnings, meta, ts_is_local)
-
-
 def _meta(state: _State, unit: str | None, interval: float) -> dict[str, object]:
     """The source's ``meta``: tool, columns, variant, memory unit, interval, zone and UTC offset."""
     meta: dict[str, object] = {
@@ -529,6 +479,56 @@ def _times(
         )
         ts.loc[df.index[rest]] = start + step * np.arange(int(rest.sum()))
     return ts, source, clock_kind, ts_is_local
+
+
+def parse(
+    stream: Iterable[str] | io.TextIOBase,
+    *,
+    member: str,
+    clock: ClockHints,
+    unit: str | None = None,
+) -> ParsedSource:
+    """Parse a vmstat capture (see the module docstring for variants, columns and units).
+
+    ``stream``: text lines (with or without newlines) or a text file object. ``unit``: the ``-S``
+    letter when the command line is known (``k``, ``K``, ``m``, ``M``); None = KiB (vmstat's default).
+    Raises ``ParseError`` (with the line number) when the member is not Linux vmstat output.
+    """
+    if unit is not None and unit not in UNIT_TO_KIB:
+        raise ValueError(f"unit must be one of {sorted(UNIT_TO_KIB)}, not {unit!r}")
+    state = _State()
+    for first, text in text_chunks(raw_blocks(stream, CHUNK_CHARS)):
+        _chunk_frame(first, text, state, member)
+    interval = clock.interval_s or DEFAULT_INTERVAL_S
+    meta = _meta(state, unit, interval)
+    warnings = state.warnings
+    if not state.frames or not sum(len(f) for f in state.frames):
+        return _empty(state, member, meta)
+    df = pd.concat(state.frames, ignore_index=True, sort=False)
+    df = df.sort_values("line_no", kind="stable", ignore_index=True)
+    run = df.pop("_run").to_numpy()
+    since_boot = np.ones(len(df), dtype=bool)
+    since_boot[1:] = run[1:] != run[:-1]
+    ts, source, clock_kind, ts_is_local = _times(df, state, clock, pd.to_timedelta(interval, unit="s"))
+    bad_ts = ts.isna().to_numpy()
+    for i in np.flatnonzero(bad_ts):
+        warnings.append(
+            ParseWarning(int(df["line_no"].iat[i]), "bad-timestamp", "timestamp not readable: row skipped")
+        )
+    df.insert(0, "ts", ts.dt.tz_localize("UTC"))
+    df.insert(2, "since_boot", since_boot)
+    df["ts_source"] = source
+    if bad_ts.any():
+        df = df.loc[~bad_ts].reset_index(drop=True)
+    if unit is not None and unit != "K":
+        factor = UNIT_TO_KIB[unit]
+        for col in MEMORY_COLUMNS:
+            name = COLUMN_MAP[col]
+            if name in df:
+                df[name] = df[name] * factor
+    df["line_no"] = df["line_no"].astype("int64")
+    warnings.sort(key=lambda w: w.line_no)
+    return ParsedSource(FORMAT, member, {"vmstat": df}, clock_kind, warnings, meta, ts_is_local)
 
 
 # What a share link redacts in this format's frames and raw lines (parsers/sensitive.py).

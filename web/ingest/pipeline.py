@@ -306,6 +306,8 @@ def parse_upload(
             keep_text=keep_text,
             processes=settings.CASEBOOK_PARSE_PROCESSES,
             more=more,
+            # a capture with times of day and no date is dated by the bundle's own evidence, at worst this
+            uploaded_at=pd.Timestamp(case.upload.uploaded_at),
         )
 
 
