@@ -280,3 +280,14 @@ def case_sources(case: Case) -> list[tuple]:
         .order_by("pk")
         .values_list("member", "format", "samples", "start", "end", "clock", "warning_count")
     )
+
+
+def no_work_folder(case_id: int) -> bool:
+    """Whether the storage holds no fan-out work folder of the case (``ingest-work/case-<id>``): the
+    chord's last task removes its claim's once the case is published, the sweeper a dead claim's."""
+    from django.core.files.storage import default_storage
+
+    from web.storage import WORK_DIR
+
+    folders = default_storage.listdir(WORK_DIR)[0] if default_storage.exists(WORK_DIR) else []
+    return f"case-{case_id}" not in folders

@@ -12,15 +12,20 @@ from pathlib import Path
 
 import pytest
 from django.core.files import File
-from django.core.files.storage import default_storage
 
 from tests.bundles import generated_collection
 from tests.servers import CasebookProcesses, wait_for
-from tests.web.conftest import FANOUT_ENV, case_findings, case_series, case_sources, processes_on_test_db
+from tests.web.conftest import (
+    FANOUT_ENV,
+    case_findings,
+    case_series,
+    case_sources,
+    no_work_folder,
+    processes_on_test_db,
+)
 from web.cases import services
 from web.ingest import tasks
 from web.models import Case, CaseStatus, RawChunk
-from web.storage import WORK_DIR
 
 ROOT = Path(__file__).resolve().parents[2]
 READY_WITHIN_S = 240
@@ -75,9 +80,8 @@ def test_a_bundle_through_the_chord_gives_the_case_of_the_single_task(
     )
     assert len(rows) == len(set(rows)) == RawChunk.objects.filter(case=single).count()
     assert {r[3] for r in rows} == {1}
-    # the work files are gone
-    folders, files = default_storage.listdir(WORK_DIR) if default_storage.exists(WORK_DIR) else ([], [])
-    assert f"case-{fanned.pk}" not in folders
+    # the work files go (the chord's last task removes them once the case is published)
+    wait_for("no work folder of the case left", lambda: no_work_folder(fanned.pk), timeout_s=60, every_s=0.2)
 
 
 def _log_time(line: dict) -> datetime:

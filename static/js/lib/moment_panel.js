@@ -222,44 +222,13 @@ export function momentPanel(url, onClose) {
   let hosts = [];
   let lastMs = null;
 
-  // The panel sits under the charts: when it is off screen, a floating button leads to it.
-  const observer =
-    "IntersectionObserver" in window
-      ? new IntersectionObserver((entries) => {
-          if (entries.some((e) => e.isIntersecting)) {
-            jump.hidden = true;
-          }
-        })
-      : null;
-  if (observer) {
-    observer.observe(panel);
-  }
-  function offerJump() {
-    const rect = panel.getBoundingClientRect();
-    jump.hidden = rect.top < window.innerHeight && rect.bottom > 0;
-  }
-  jump.addEventListener("click", () => {
-    jump.hidden = true;
-    panel.scrollIntoView({ behavior: "smooth", block: "start" });
-  });
-  document.getElementById("moment-close").addEventListener("click", () => {
+  wireControls(panel, jump, () => {
     if (controller) {
       controller.abort();
     }
     panel.hidden = true;
     jump.hidden = true;
     onClose();
-  });
-  // "Show all" / "Show less" on long statements (event delegation over the panel).
-  panel.addEventListener("click", (event) => {
-    const toggle = event.target.closest("button.info-toggle");
-    if (!toggle) {
-      return;
-    }
-    const text = toggle.parentElement.querySelector(".info-text");
-    const expanded = text.classList.toggle("is-clamped") === false;
-    toggle.textContent = expanded ? "Show less" : "Show all";
-    toggle.setAttribute("aria-expanded", String(expanded));
   });
 
   // A case of several hosts: the panel shows one host's moment, chosen here (or by the panel of
@@ -317,7 +286,42 @@ export function momentPanel(url, onClose) {
     renderThreads(data.threads, data.at);
     renderRaw(data.raw, data.at);
     body.hidden = false;
-    offerJump();
+    offerJump(panel, jump);
   }
   return { load, setHosts };
+}
+
+/**
+ * The panel's own controls: the floating button that leads to it while it is off screen, its close
+ * button (`close`), and "Show all" / "Show less" on long statements (event delegation over the panel).
+ */
+function wireControls(panel, jump, close) {
+  if ("IntersectionObserver" in window) {
+    new IntersectionObserver((entries) => {
+      if (entries.some((e) => e.isIntersecting)) {
+        jump.hidden = true;
+      }
+    }).observe(panel);
+  }
+  jump.addEventListener("click", () => {
+    jump.hidden = true;
+    panel.scrollIntoView({ behavior: "smooth", block: "start" });
+  });
+  document.getElementById("moment-close").addEventListener("click", close);
+  panel.addEventListener("click", (event) => {
+    const toggle = event.target.closest("button.info-toggle");
+    if (!toggle) {
+      return;
+    }
+    const text = toggle.parentElement.querySelector(".info-text");
+    const expanded = text.classList.toggle("is-clamped") === false;
+    toggle.textContent = expanded ? "Show less" : "Show all";
+    toggle.setAttribute("aria-expanded", String(expanded));
+  });
+}
+
+/** The panel sits under the charts: when it is off screen, the floating button leads to it. */
+function offerJump(panel, jump) {
+  const rect = panel.getBoundingClientRect();
+  jump.hidden = rect.top < window.innerHeight && rect.bottom > 0;
 }

@@ -297,8 +297,12 @@ async function setupCharts(url) {
     });
   }
 
-  // "Show on charts": zoom every chart to the window, open the sections of the finding's charts,
-  // scroll to the first of them and mark them for a moment.
+  linkShowOnCharts(controller);
+}
+
+// "Show on charts": zoom every chart to the window, open the sections of the finding's charts,
+// scroll to the first of them and mark them for a moment.
+function linkShowOnCharts(controller) {
   document.addEventListener("click", (event) => {
     const button = event.target.closest("button[data-window-start]");
     if (!button) {

@@ -62,24 +62,25 @@ export function buildTimeline(container, overviewHost, timeline, options = {}) {
     figures.set(spec.id, figure);
     const base = spec.chart || spec.id;
     byChart.set(base, [...(byChart.get(base) || []), figure]);
-    const chart =
-      spec.kind === "grid"
-        ? gridChart(Chart, canvas, spec)
-        : timeChart(Chart, canvas, spec, { extent, windows: windowsFor(spec, windows), moment, zoom, hosts });
-    chart.$casebookId = spec.id;
-    chart.$casebookSpec = spec;
+    const chart = drawChart(Chart, canvas, spec, { extent, windows, moment, zoom, hosts });
     charts.push(chart);
     png.addEventListener("click", () => downloadPng(chart, `${spec.id}`));
-    if (spec.kind === "grid") {
-      continue;
+    if (spec.kind !== "grid") {
+      timeCharts.push(chart);
     }
-    timeCharts.push(chart);
-    listenForPicks(chart, canvas, moment);
   }
 
   if (overviewHost) {
     overview = buildOverview(Chart, overviewHost, specs, extent, windows, (min, max) => zoom.apply(min, max, null));
   }
+  return timelineApi({ charts, specs, figures, byChart, overview, zoom, moment, extent, hosts });
+}
+
+/**
+ * What `buildTimeline` hands its caller: the charts, the visible range, the picked moment, zoom,
+ * data replaced by a range read in detail, sections opened, hosts shown, redraw and destroy.
+ */
+function timelineApi({ charts, specs, figures, byChart, overview, zoom, moment, extent, hosts }) {
   const withOverview = () => [...charts, ...(overview ? [overview.chart] : [])];
   const original = new Map(specs.map((s) => [s.id, s]));
 
@@ -103,21 +104,11 @@ export function buildTimeline(container, overviewHost, timeline, options = {}) {
     zoomTo: zoom.zoomTo,
     /** New data for the same charts (a zoomed range read in detail), matched by chart id. */
     replaceData(next) {
-      for (const spec of next.charts || []) {
-        const chart = charts.find((c) => c.$casebookId === spec.id);
-        if (chart && spec.kind !== "grid") {
-          setData(chart, spec);
-        }
-      }
+      setSpecs(charts, next.charts || []);
     },
     /** Back to the overview data (the whole capture, as first painted). */
     restore() {
-      for (const chart of charts) {
-        const spec = original.get(chart.$casebookId);
-        if (spec && spec.kind !== "grid") {
-          setData(chart, spec);
-        }
-      }
+      setSpecs(charts, specs);
     },
     /** Ids of the charts whose section is open (a chart drawn per host once). */
     openChartIds() {
@@ -145,23 +136,7 @@ export function buildTimeline(container, overviewHost, timeline, options = {}) {
     },
     /** Show only the hosts named in `names` (a Set): their panels and their series. */
     showHosts(names) {
-      for (const chart of charts) {
-        const spec = chart.$casebookSpec;
-        if (spec.host !== undefined) {
-          figures.get(spec.id).hidden = !names.has(spec.host);
-          continue;
-        }
-        let changed = false;
-        chart.data.datasets.forEach((dataset, i) => {
-          if (dataset.host !== undefined && chart.isDatasetVisible(i) !== names.has(dataset.host)) {
-            chart.setDatasetVisibility(i, names.has(dataset.host));
-            changed = true;
-          }
-        });
-        if (changed) {
-          chart.update("none");
-        }
-      }
+      showHosts(charts, figures, names);
     },
     /** Redraw every chart (the time zone changed). */
     redraw() {
@@ -176,4 +151,52 @@ export function buildTimeline(container, overviewHost, timeline, options = {}) {
       charts.length = 0;
     },
   };
+}
+
+/**
+ * The Chart.js chart of `spec` on `canvas`: a grid, or a time chart with the finding windows of its
+ * own (`windowsFor`) that reports picks to `moment`. Tagged with its spec for the methods above.
+ */
+function drawChart(Chart, canvas, spec, { extent, windows, moment, zoom, hosts }) {
+  const chart =
+    spec.kind === "grid"
+      ? gridChart(Chart, canvas, spec)
+      : timeChart(Chart, canvas, spec, { extent, windows: windowsFor(spec, windows), moment, zoom, hosts });
+  chart.$casebookId = spec.id;
+  chart.$casebookSpec = spec;
+  if (spec.kind !== "grid") {
+    listenForPicks(chart, canvas, moment);
+  }
+  return chart;
+}
+
+/** Each spec's data into the chart of the same id (grids keep theirs: they have no time range). */
+function setSpecs(charts, specs) {
+  for (const spec of specs) {
+    const chart = charts.find((c) => c.$casebookId === spec.id);
+    if (chart && spec.kind !== "grid") {
+      setData(chart, spec);
+    }
+  }
+}
+
+/** Only the hosts in `names` (a Set): a host's panel is hidden or shown, a host's series too. */
+function showHosts(charts, figures, names) {
+  for (const chart of charts) {
+    const spec = chart.$casebookSpec;
+    if (spec.host !== undefined) {
+      figures.get(spec.id).hidden = !names.has(spec.host);
+      continue;
+    }
+    let changed = false;
+    chart.data.datasets.forEach((dataset, i) => {
+      if (dataset.host !== undefined && chart.isDatasetVisible(i) !== names.has(dataset.host)) {
+        chart.setDatasetVisibility(i, names.has(dataset.host));
+        changed = true;
+      }
+    });
+    if (changed) {
+      chart.update("none");
+    }
+  }
 }

@@ -40,17 +40,7 @@ export function buildOverview(ChartCtor, host, specs, extent, windows, onBrush) 
   box.append(canvas);
   host.append(label, box);
   const annotations = annotationsFor({ kind: "line" }, windows);
-  annotations.brush = {
-    type: "box",
-    display: false,
-    xMin: extent[0],
-    xMax: extent[1],
-    backgroundColor: "rgba(0, 114, 178, 0.15)",
-    borderColor: "rgba(0, 114, 178, 0.9)",
-    borderWidth: 1.5,
-    drawTime: "afterDatasetsDraw",
-  };
-  let resetting = false;
+  annotations.brush = brushBox(extent);
   const chart = new ChartCtor(canvas, {
     type: "line",
     data: {
@@ -81,29 +71,7 @@ export function buildOverview(ChartCtor, host, specs, extent, windows, onBrush) 
         legend: { display: false },
         tooltip: { enabled: false },
         annotation: { annotations },
-        zoom: {
-          limits: { x: { min: extent[0], max: extent[1], minRange: MIN_RANGE_MS } },
-          zoom: {
-            mode: "x",
-            drag: { enabled: true, threshold: DRAG_THRESHOLD_PX, backgroundColor: "rgba(0, 114, 178, 0.2)" },
-            wheel: { enabled: false },
-            // The strip always shows the whole capture: the dragged range becomes the brush and
-            // the range of every chart below.
-            onZoomComplete: ({ chart: c }) => {
-              if (resetting) {
-                return; // resetZoom reports a zoom too
-              }
-              const { min, max } = c.scales.x;
-              resetting = true;
-              try {
-                c.resetZoom("none");
-              } finally {
-                resetting = false;
-              }
-              onBrush(min, max);
-            },
-          },
-        },
+        zoom: brushZoom(extent, onBrush),
       },
     },
   });
@@ -117,6 +85,49 @@ export function buildOverview(ChartCtor, host, specs, extent, windows, onBrush) 
       brush.xMin = min;
       brush.xMax = max;
       chart.update("none");
+    },
+  };
+}
+
+/** The brush: a box over the range every chart shows, hidden while that is the whole capture. */
+function brushBox(extent) {
+  return {
+    type: "box",
+    display: false,
+    xMin: extent[0],
+    xMax: extent[1],
+    backgroundColor: "rgba(0, 114, 178, 0.15)",
+    borderColor: "rgba(0, 114, 178, 0.9)",
+    borderWidth: 1.5,
+    drawTime: "afterDatasetsDraw",
+  };
+}
+
+/**
+ * The strip's zoom options: a drag across it is handed to `onBrush(min, max)` and the strip goes
+ * back to the whole capture (the dragged range becomes the brush and the range of every chart).
+ */
+function brushZoom(extent, onBrush) {
+  let resetting = false;
+  return {
+    limits: { x: { min: extent[0], max: extent[1], minRange: MIN_RANGE_MS } },
+    zoom: {
+      mode: "x",
+      drag: { enabled: true, threshold: DRAG_THRESHOLD_PX, backgroundColor: "rgba(0, 114, 178, 0.2)" },
+      wheel: { enabled: false },
+      onZoomComplete: ({ chart: c }) => {
+        if (resetting) {
+          return; // resetZoom reports a zoom too
+        }
+        const { min, max } = c.scales.x;
+        resetting = true;
+        try {
+          c.resetZoom("none");
+        } finally {
+          resetting = false;
+        }
+        onBrush(min, max);
+      },
     },
   };
 }
