@@ -10,17 +10,6 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 MAX_LINES = 80
-#: Functions still to be split: each leaves this list as soon as it is (the last test says when).
-PENDING = {
-    "parsers/_vertical.py:read",
-    "parsers/_vertical.py:_vertical_fast",
-    "parsers/_sysstat_time.py:resolve_times",
-    "parsers/vmstat.py:parse",
-    "parsers/ingest/hosts.py:assign",
-    "parsers/ingest/bundle.py:_read",
-    "parsers/mysqld_errorlog.py:parse",
-    "parsers/_ps_frame.py:to_frame",
-}
 
 
 def _python_lengths() -> dict[str, int]:
@@ -51,11 +40,5 @@ def _js_lengths() -> dict[str, int]:
 def test_no_function_runs_over_80_lines() -> None:
     lengths = {**_python_lengths(), **_js_lengths()}
     assert len(lengths) > 500
-    long = {name: n for name, n in lengths.items() if n > MAX_LINES and name not in PENDING}
+    long = {name: n for name, n in lengths.items() if n > MAX_LINES}
     assert not long, long
-
-
-def test_every_pending_function_is_still_long() -> None:
-    lengths = {**_python_lengths(), **_js_lengths()}
-    done = sorted(name for name in PENDING if lengths.get(name, 0) <= MAX_LINES)
-    assert not done, f"split: remove from PENDING {done}"
