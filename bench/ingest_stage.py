@@ -170,14 +170,14 @@ def _instrument(stages: _Stages) -> None:
         setattr(owner, attr, wrapper)
 
     wrap(web.ingest.pipeline, "parse_upload", "parse (read_bundle)")
-    run_rules = analyzer.engine.run
+    run_rules = analyzer.engine.run_hosts
 
     def rules_wrapper(*args: Any, **kwargs: Any) -> Any:
         on_its_own = threading.current_thread() is not threading.main_thread()
-        with (stages.beside if on_its_own else stages.stage)("rules (engine.run)"):
+        with (stages.beside if on_its_own else stages.stage)("rules (engine.run_hosts)"):
             return run_rules(*args, **kwargs)
 
-    analyzer.engine.run = rules_wrapper  # type: ignore[assignment]
+    analyzer.engine.run_hosts = rules_wrapper  # type: ignore[assignment]
     wrap(web.ingest.pipeline, "_replace_derived", "write (_replace_derived)")
     wrap(web.ingest.pipeline, "aggregate_series", "aggregate_series")
     wrap(web.timeline.bulk, "write_series", "write series")

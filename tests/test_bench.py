@@ -36,6 +36,6 @@ def test_the_benchmark_reports_every_parser_and_a_ready_ingest(tmp_path: Path) -
     assert ingest["status"] == "ready", ingest.get("failure_reason") or ingest.get("error")
     assert ingest["sources"] == 11 and ingest["series"] > 100 and ingest["raw_chunks"]["chunks"] > 0
     stages = {s["stage"] for s in ingest["stages"]}
-    assert {"parse (read_bundle)", "rules (engine.run)", "write series"} <= stages
+    assert {"parse (read_bundle)", "rules (engine.run_hosts)", "write series"} <= stages
     assert set(ingest["ingest_cpu_seconds"]) == {"worker", "parse processes"}
     assert report["gzip_wc"]["lines"] > 0

@@ -244,13 +244,13 @@ def test_the_rules_run_beside_the_writes_while_the_worker_holds_little(
     from analyzer import engine
 
     threads: list[str] = []
-    real_run = engine.run
+    real_run = engine.run_hosts
 
-    def run(timeline, **kw):  # noqa: ANN001, ANN202 - engine.run's signature
+    def run_hosts(timelines, **kw):  # noqa: ANN001, ANN202 - engine.run_hosts's signature
         threads.append(threading.current_thread().name)
-        return real_run(timeline, **kw)
+        return real_run(timelines, **kw)
 
-    monkeypatch.setattr(engine, "run", run)
+    monkeypatch.setattr(engine, "run_hosts", run_hosts)
     cases = []
     for bound in (1 << 40, 0):
         monkeypatch.setattr(pipeline, "RULES_BESIDE_UP_TO_BYTES", bound)
