@@ -9,8 +9,10 @@ For each bundle, ``--rounds`` times: ``gzip -dc BUNDLE | wc -l`` (the floor: the
 to read every byte once) and right after it ``manage.py analyze --sync --json BUNDLE`` in a fresh
 process, the path where Django and the parse processes start cold (set-up, migration check, upload,
 parse, rules, writes, report). The resident memory of that process and of every descendant (its
-parse processes) is summed from /proc every ``SAMPLE_S`` seconds: the tree's peak. The bundle is read
-once first so that both read it from the page cache.
+parse processes) is summed from /proc every ``SAMPLE_S`` seconds: the tree's peak. Both are also given in CPU seconds
+(user + system, of the command and its parse processes, and of gzip and wc: getrusage(2) of the
+waited-for children), steadier than wall time on a shared machine. The bundle is read once first so
+that both read it from the page cache.
 
 With ``--before DIR`` (another checkout of the project, e.g. ``git worktree add /tmp/before
 <commit>`` with its own ``.venv``), the same is run there too, alternately: round 1 this checkout
@@ -19,7 +21,7 @@ machine whose speed drifts affects both alike. Reported per checkout and bundle:
 seconds, floor and ratio (analyze / the floor timed just before it), the median ratio, the tree's
 peak, and the findings; a finding the other checkout has and this one lacks is named.
 
-Databases ``<database of CASEBOOK_DATABASE_URL>_ratios_{after,before}`` are created and migrated
+Databases ``<database of CASEBOOK_DATABASE_URL>_ratios_{after,before}_<pid>`` are created and migrated
 afresh by each checkout's own ``manage.py migrate``, and dropped at the end; uploads go under /tmp.
 """
 
@@ -28,6 +30,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
 import shutil
 import statistics
 import subprocess
@@ -57,7 +60,7 @@ class Checkout:
         self.python = str(self.root / ".venv" / "bin" / "python")
         if not Path(self.python).exists():
             raise SystemExit(f"{self.root}: no .venv/bin/python (symlink the project's .venv there)")
-        self.db = f"{DB_STEM}_{label}"
+        self.db = f"{DB_STEM}_{label}_{os.getpid()}"  # two runs at once never drop each other's
         self.media = Path(tempfile.mkdtemp(prefix=f"casebook-ratios-{label}-"))
 
     def env(self) -> dict[str, str]:
@@ -90,22 +93,29 @@ def _psql(sql: str) -> None:
         conn.execute(sql)
 
 
-def floor_seconds(bundle: Path) -> float:
-    """Wall seconds of ``gzip -dc BUNDLE | wc -l``."""
-    t = time.perf_counter()
+def children_cpu_s() -> float:
+    """User + system CPU seconds of this process's waited-for children and, through them, of their
+    own waited-for children (getrusage(2) RUSAGE_CHILDREN): the command and its parse processes."""
+    ru = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return ru.ru_utime + ru.ru_stime
+
+
+def floor_seconds(bundle: Path) -> tuple[float, float]:
+    """Wall and CPU seconds of ``gzip -dc BUNDLE | wc -l``."""
+    t, cpu = time.perf_counter(), children_cpu_s()
     subprocess.run(
         ["bash", "-o", "pipefail", "-c", 'gzip -dc -- "$1" | wc -l', "floor", str(bundle)],
         capture_output=True,
         check=True,
     )
-    return time.perf_counter() - t
+    return time.perf_counter() - t, children_cpu_s() - cpu
 
 
 def analyze(checkout: Checkout, bundle: Path, timeout: float, max_rss: int) -> dict[str, Any]:
     """``manage.py analyze --sync --json BUNDLE`` in ``checkout``: wall seconds, the process tree's
     peak RSS (bytes), the case's status and findings. Killed past ``timeout`` s or ``max_rss`` bytes."""
     out = tempfile.TemporaryFile()
-    t = time.perf_counter()
+    t, cpu = time.perf_counter(), children_cpu_s()
     proc = subprocess.Popen(
         [checkout.python, "manage.py", "analyze", "--sync", "--json", str(bundle)],
         cwd=checkout.root,
@@ -133,7 +143,11 @@ def analyze(checkout: Checkout, bundle: Path, timeout: float, max_rss: int) -> d
     stop.set()
     sampler.join()
     out.seek(0)
-    result: dict[str, Any] = {"seconds": round(seconds, 3), "peak_rss_bytes": peak}
+    result: dict[str, Any] = {
+        "seconds": round(seconds, 3),
+        "cpu_seconds": round(children_cpu_s() - cpu, 2),
+        "peak_rss_bytes": peak,
+    }
     try:
         report = json.loads(out.read())
     except ValueError:
@@ -156,13 +170,14 @@ def rounds(
         order = checkouts if i % 2 == 0 else checkouts[::-1]
         for bundle in bundles:
             for checkout in order:
-                floor = floor_seconds(bundle)
+                floor, floor_cpu = floor_seconds(bundle)
                 run = analyze(checkout, bundle, timeout, max_rss)
                 run.update(
                     round=i + 1,
                     checkout=checkout.label,
                     bundle=bundle.name,
                     floor_seconds=round(floor, 3),
+                    floor_cpu_seconds=round(floor_cpu, 2),
                     ratio=round(run["seconds"] / floor, 2),
                 )
                 print(_line(run), file=sys.stderr, flush=True)
@@ -193,6 +208,8 @@ def summary(runs: list[dict[str, Any]]) -> list[dict[str, Any]]:
                     "ratio_max": max(ratios),
                     "seconds_median": round(statistics.median(r["seconds"] for r in rs), 2),
                     "floor_median": round(statistics.median(r["floor_seconds"] for r in rs), 3),
+                    "cpu_seconds_median": round(statistics.median(r["cpu_seconds"] for r in rs), 2),
+                    "floor_cpu_median": round(statistics.median(r["floor_cpu_seconds"] for r in rs), 2),
                     "peak_rss_mib_max": round(max(r["peak_rss_bytes"] for r in rs) / MIB),
                     "peak_rss_mib_min": round(min(r["peak_rss_bytes"] for r in rs) / MIB),
                     "findings": len(have),
@@ -205,7 +222,8 @@ def summary(runs: list[dict[str, Any]]) -> list[dict[str, Any]]:
 def _line(run: dict[str, Any]) -> str:
     return (
         f"  round {run['round']}  {run['checkout']:<7} {run['bundle']:<28} analyze {run['seconds']:8.2f} s"
-        f"  floor {run['floor_seconds']:6.2f} s  = {run['ratio']:5.2f}x  peak {run['peak_rss_bytes'] / MIB:6,.0f} MiB"
+        f"  floor {run['floor_seconds']:6.2f} s  = {run['ratio']:5.2f}x"
+        f"  CPU {run['cpu_seconds']:7.2f} s (floor {run['floor_cpu_seconds']:5.2f} s)  peak {run['peak_rss_bytes'] / MIB:6,.0f} MiB"
         f"  {run['status']}, {len(run['findings'])} findings"
     )
 
@@ -217,7 +235,8 @@ def print_summary(rows: list[dict[str, Any]]) -> None:
     for r in rows:
         print(
             f"{r['bundle']:<28} {r['checkout']:<8} {r['runs']:>4}  {r['ratio_median']:5.2f}x ({r['ratio_min']:.2f}-{r['ratio_max']:.2f})"
-            f"   {r['seconds_median']:6.2f} s {r['floor_median']:5.2f} s  {r['peak_rss_mib_min']:,}-{r['peak_rss_mib_max']:,} MiB"
+            f"   {r['seconds_median']:6.2f} s {r['floor_median']:5.2f} s"
+            f"  {r['cpu_seconds_median']:6.2f} s ({r['floor_cpu_median']:5.2f} s)  {r['peak_rss_mib_min']:,}-{r['peak_rss_mib_max']:,} MiB"
             f"  {r['findings']} {'LOST ' + ', '.join(r['findings_lost']) if r['findings_lost'] else ''}  {'/'.join(r['statuses'])}"
         )
 
