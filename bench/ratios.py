@@ -231,7 +231,7 @@ def _line(run: dict[str, Any]) -> str:
 
 def print_summary(rows: list[dict[str, Any]]) -> None:
     print(
-        f"{'bundle':<28} {'checkout':<8} runs  ratio median (range)   analyze  floor   tree peak      findings"
+        f"{'bundle':<28} {'checkout':<8} runs  ratio median (range)   analyze  floor    CPU (floor)         tree peak      findings"
     )
     for r in rows:
         print(
