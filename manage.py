@@ -9,6 +9,10 @@ def main() -> None:
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "web.settings")
     from django.core.management import execute_from_command_line
 
+    if sys.argv[1:2] == ["analyze"] and "--sync" in sys.argv[2:]:
+        from web.ingest.work import start_parse_processes
+
+        start_parse_processes()  # the ingest's parse processes start while Django sets up
     execute_from_command_line(sys.argv)
 
 

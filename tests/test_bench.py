@@ -8,11 +8,14 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parent.parent
 SOURCES = {"vmstat", "mpstat", "iostat", "ps", "interrupts", "processlist"}
 
 
-def test_the_benchmark_reports_every_parser_and_a_ready_ingest(tmp_path: Path) -> None:
+def _small_bundle(tmp_path: Path) -> Path:
+    """Six seconds of the benchmark's bundle (64 CPUs, 2,000 threads, 1,000 sessions)."""
     bundle = tmp_path / "bench.tar.gz"
     subprocess.run(
         [sys.executable, "bench/generate_bundle.py", "--minutes", "0.1", "--out", str(bundle), "--quiet"],
@@ -20,6 +23,11 @@ def test_the_benchmark_reports_every_parser_and_a_ready_ingest(tmp_path: Path) -
         check=True,
         timeout=120,
     )
+    return bundle
+
+
+def test_the_benchmark_reports_every_parser_and_a_ready_ingest(tmp_path: Path) -> None:
+    bundle = _small_bundle(tmp_path)
     done = subprocess.run(
         [sys.executable, "bench/run.py", str(bundle), "--json", "--timeout", "300"],
         cwd=ROOT,
@@ -39,3 +47,24 @@ def test_the_benchmark_reports_every_parser_and_a_ready_ingest(tmp_path: Path) -
     assert {"parse (read_bundle)", "rules (engine.run_hosts)", "write series"} <= stages
     assert set(ingest["ingest_cpu_seconds"]) == {"worker", "parse processes"}
     assert report["gzip_wc"]["lines"] > 0
+
+
+def test_the_ratio_benchmark_runs_the_command_line_ingest_and_reports_floor_and_peak(tmp_path: Path) -> None:
+    bundle = _small_bundle(tmp_path)
+    done = subprocess.run(
+        [sys.executable, "bench/ratios.py", str(bundle), "--rounds", "1", "--json", "--timeout", "600"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=900,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    report = json.loads(done.stdout)
+    (run,) = report["runs"]
+    assert run["status"] == "ready" and run["checkout"] == "after"
+    assert run["floor_seconds"] > 0 and run["cpu_seconds"] > 0 and run["floor_cpu_seconds"] > 0
+    assert run["ratio"] == pytest.approx(run["seconds"] / run["floor_seconds"], abs=0.006)
+    # the tree: Django and pandas in the command's process alone take well over 50 MiB
+    assert run["peak_rss_bytes"] > 50 << 20
+    (row,) = report["summary"]
+    assert row["findings_lost"] == [] and row["runs"] == 1

@@ -86,3 +86,32 @@ def test_team_puts_the_case_in_that_team(tmp_path: Path) -> None:
     assert Case.objects.get(pk=json.loads(out.getvalue())["case"]).team.name == "Support EU"
     with pytest.raises(CommandError, match="no team named 'Nope'"):
         call_command("analyze", str(path), "--sync", "--team", "Nope", stdout=StringIO())
+
+
+def test_the_parse_processes_started_before_django_are_the_ones_the_ingest_takes() -> None:
+    """``manage.py analyze --sync`` starts them before Django sets up (``start_parse_processes``):
+    they must be the pool ``read_bundle`` asks for, or they would only take CPU from it."""
+    from django.conf import settings
+
+    from parsers.ingest.pool import _WAITING, _WAITING_LOCK, close_waiting, warmed
+    from web.ingest import pipeline
+    from web.ingest.work import start_parse_processes
+
+    close_waiting()
+    try:
+        start_parse_processes()
+        with _WAITING_LOCK:
+            (started,) = _WAITING.values()
+        with warmed(settings.CASEBOOK_PARSE_PROCESSES, work=pipeline.ingest_work()) as pool:
+            assert pool is started and len(pool._all) == settings.CASEBOOK_PARSE_PROCESSES
+    finally:
+        close_waiting()
+
+
+def test_sync_starts_no_parse_processes_for_a_next_bundle(example2_tarball: Path) -> None:
+    """A worker starts its next bundle's parse processes after each bundle; the command ends there."""
+    from parsers.ingest.pool import _WAITING, close_waiting
+
+    close_waiting()
+    call_command("analyze", str(example2_tarball), "--json", "--sync", stdout=StringIO())
+    assert not _WAITING

@@ -30,7 +30,7 @@ from analyzer.findings import culprit_json, evidence_json
 from analyzer.isotime import iso_utc
 from analyzer.offsets import estimate_offsets
 from analyzer.series import aggregate_series, irq_cpu_rates, top_fingerprints, top_wait_channels
-from analyzer.timeline import SAMPLE_LINES, Timeline, reduce_piece
+from analyzer.timeline import SAMPLE_LINES, Timeline
 from analyzer.verdict import verdict_refs
 from parsers.damage import pg_safe
 from parsers.ingest.archive import BundleError, Limits
@@ -42,6 +42,7 @@ from parsers.ingest.pool import keep_warm
 from parsers.ingest.workfile import WorkFileError
 from parsers.rawtext import TextChunk
 from web.history.services import case_refresh_search
+from web.ingest import work as piece_work
 from web.ingest.claims import Claim, ClaimLost, Heartbeat, holds_claim, update_if_held
 from web.ingest.faults import TransientError, is_transient
 from web.models import (
@@ -65,7 +66,7 @@ log = logging.getLogger(__name__)
 
 #: What the ingest keeps of each parsed piece, handed to the pipeline and applied where the piece was
 #: parsed (parsers/ingest/pieces.py).
-PIECE_REDUCER = reduce_piece
+PIECE_REDUCER = piece_work.PIECE_REDUCER
 #: Longest fingerprint kept on a case (characters): a GIN index entry must stay under about 2.7 kB.
 MAX_FINGERPRINT_CHARS = 1000
 #: Warnings kept per source in the database (the count is kept whole): enough to see the pattern.
@@ -315,7 +316,7 @@ def ingest_work() -> Work:
     """What each piece of an ingest gets, wherever it is parsed: reduced by ``PIECE_REDUCER``, its text
     kept; the same ``Work`` as ``read_bundle`` builds from what ``parse_upload`` hands it, so that the parse
     processes started ahead (``warm_parse_processes``) are the ones an ingest takes."""
-    return Work(reduce=PIECE_REDUCER, keep_text=True)
+    return piece_work.ingest_work(PIECE_REDUCER)
 
 
 def warm_parse_processes(*, wait: bool = False) -> None:

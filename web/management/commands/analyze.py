@@ -29,7 +29,7 @@ from django.db import connection
 from django.db.migrations.executor import MigrationExecutor
 
 from web.cases import selectors, services
-from web.ingest.tasks import case_ingest_task
+from web.ingest.tasks import case_ingest
 from web.models import FINAL_STATUSES, Case, CaseStatus, Team
 
 #: How often the command looks at the case while a worker processes it.
@@ -116,7 +116,9 @@ class Command(BaseCommand):
         if more and not opts["sync"]:
             services.case_reanalyze(case_id=case.pk)  # queued once, over every bundle
         if opts["sync"]:
-            case_ingest_task(case.pk)  # the task body, run in this process
+            # the task's body in this process, without the task's start of a next bundle's parse
+            # processes (a worker's; the command ends here): those started by manage.py serve it
+            case_ingest(case_id=case.pk)
         else:
             self._wait(case.pk, float(opts["timeout"]))  # type: ignore[arg-type]
         self._report(Case.objects.select_related("upload").get(pk=case.pk), bool(opts["json"]))

@@ -1,0 +1,278 @@
+"""The ingest through the command line against its floor, and the process tree's peak memory.
+
+Usage::
+
+    .venv/bin/python bench/ratios.py BUNDLE [BUNDLE ...] [--rounds 3] [--before DIR] [--json]
+                                     [--timeout 1800] [--max-rss-gib 4]
+
+For each bundle, ``--rounds`` times: ``gzip -dc BUNDLE | wc -l`` (the floor: the time it takes just
+to read every byte once) and right after it ``manage.py analyze --sync --json BUNDLE`` in a fresh
+process, the path where Django and the parse processes start cold (set-up, migration check, upload,
+parse, rules, writes, report). The resident memory of that process and of every descendant (its
+parse processes) is summed from /proc every ``SAMPLE_S`` seconds: the tree's peak. Both are also given in CPU seconds
+(user + system, of the command and its parse processes, and of gzip and wc: getrusage(2) of the
+waited-for children), steadier than wall time on a shared machine. The bundle is read once first so
+that both read it from the page cache.
+
+With ``--before DIR`` (another checkout of the project, e.g. ``git worktree add /tmp/before
+<commit>`` with its own ``.venv``), the same is run there too, alternately: round 1 this checkout
+then DIR, round 2 DIR first, and so on, each with its own database and media directory, so that a
+machine whose speed drifts affects both alike. Reported per checkout and bundle: each run's
+seconds, floor and ratio (analyze / the floor timed just before it), the median ratio, the tree's
+peak, and the findings; a finding the other checkout has and this one lacks is named.
+
+Databases ``<database of CASEBOOK_DATABASE_URL>_ratios_{after,before}_<pid>`` are created and migrated
+afresh by each checkout's own ``manage.py migrate``, and dropped at the end; uploads go under /tmp.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlparse
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+from bench.procstats import MIB, tree_rss_bytes  # noqa: E402
+
+#: Seconds between two samples of the process tree's resident memory.
+SAMPLE_S = 0.05
+#: The database named in CASEBOOK_DATABASE_URL, the stem of the scratch databases.
+DB_STEM = (urlparse(os.environ.get("CASEBOOK_DATABASE_URL", "")).path.lstrip("/") or "casebook") + "_ratios"
+
+
+class Checkout:
+    """One checkout of the project, its own scratch database and media directory."""
+
+    def __init__(self, label: str, root: Path) -> None:
+        self.label, self.root = label, root.resolve()
+        self.python = str(self.root / ".venv" / "bin" / "python")
+        if not Path(self.python).exists():
+            raise SystemExit(f"{self.root}: no .venv/bin/python (symlink the project's .venv there)")
+        self.db = f"{DB_STEM}_{label}_{os.getpid()}"  # two runs at once never drop each other's
+        self.media = Path(tempfile.mkdtemp(prefix=f"casebook-ratios-{label}-"))
+
+    def env(self) -> dict[str, str]:
+        env = dict(os.environ)
+        env.update(
+            DJANGO_SETTINGS_MODULE="web.settings",
+            CASEBOOK_DATABASE_URL=f"postgres://postgres@127.0.0.1:5432/{self.db}",
+            CASEBOOK_MEDIA_ROOT=str(self.media),
+            CASEBOOK_LOG_LEVEL=env.get("CASEBOOK_LOG_LEVEL", "WARNING"),
+        )
+        return env
+
+    def set_up(self) -> None:
+        """A fresh database migrated by this checkout, and its bytecode compiled (as installed)."""
+        _psql(f'DROP DATABASE IF EXISTS "{self.db}" WITH (FORCE)')
+        _psql(f'CREATE DATABASE "{self.db}"')
+        run = {"cwd": self.root, "env": self.env(), "check": True}
+        subprocess.run([self.python, "manage.py", "migrate", "--noinput", "-v", "0"], **run)
+        subprocess.run([self.python, "-m", "compileall", "-q", "analyzer", "parsers", "web"], **run)
+
+    def tear_down(self) -> None:
+        _psql(f'DROP DATABASE IF EXISTS "{self.db}" WITH (FORCE)')
+        shutil.rmtree(self.media, ignore_errors=True)
+
+
+def _psql(sql: str) -> None:
+    import psycopg
+
+    with psycopg.connect("postgresql://postgres@127.0.0.1:5432/postgres", autocommit=True) as conn:
+        conn.execute(sql)
+
+
+def children_cpu_s() -> float:
+    """User + system CPU seconds of this process's waited-for children and, through them, of their
+    own waited-for children (getrusage(2) RUSAGE_CHILDREN): the command and its parse processes."""
+    ru = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return ru.ru_utime + ru.ru_stime
+
+
+def floor_seconds(bundle: Path) -> tuple[float, float]:
+    """Wall and CPU seconds of ``gzip -dc BUNDLE | wc -l``."""
+    t, cpu = time.perf_counter(), children_cpu_s()
+    subprocess.run(
+        ["bash", "-o", "pipefail", "-c", 'gzip -dc -- "$1" | wc -l', "floor", str(bundle)],
+        capture_output=True,
+        check=True,
+    )
+    return time.perf_counter() - t, children_cpu_s() - cpu
+
+
+def analyze(checkout: Checkout, bundle: Path, timeout: float, max_rss: int) -> dict[str, Any]:
+    """``manage.py analyze --sync --json BUNDLE`` in ``checkout``: wall seconds, the process tree's
+    peak RSS (bytes), the case's status and findings. Killed past ``timeout`` s or ``max_rss`` bytes."""
+    out = tempfile.TemporaryFile()
+    t, cpu = time.perf_counter(), children_cpu_s()
+    proc = subprocess.Popen(
+        [checkout.python, "manage.py", "analyze", "--sync", "--json", str(bundle)],
+        cwd=checkout.root,
+        env=checkout.env(),
+        stdout=out,
+        stderr=subprocess.PIPE,
+    )
+    peak, killed = 0, ""
+    stop = threading.Event()
+
+    def sample() -> None:
+        nonlocal peak, killed
+        while not stop.is_set():
+            peak = max(peak, tree_rss_bytes(proc.pid))
+            if peak > max_rss or time.perf_counter() - t > timeout:
+                killed = f"killed at {peak / MIB:,.0f} MiB after {time.perf_counter() - t:.0f} s"
+                proc.kill()
+                return
+            stop.wait(SAMPLE_S)
+
+    sampler = threading.Thread(target=sample, daemon=True)
+    sampler.start()
+    _, err = proc.communicate()
+    seconds = time.perf_counter() - t
+    stop.set()
+    sampler.join()
+    out.seek(0)
+    result: dict[str, Any] = {
+        "seconds": round(seconds, 3),
+        "cpu_seconds": round(children_cpu_s() - cpu, 2),
+        "peak_rss_bytes": peak,
+    }
+    try:
+        report = json.loads(out.read())
+    except ValueError:
+        report = {}
+    result["status"] = report.get("status") or killed or f"exit {proc.returncode}"
+    result["findings"] = sorted(
+        f"{f['key']}" + (f" [{f['host']}]" if f.get("host") else "") for f in report.get("findings", [])
+    )
+    if proc.returncode:
+        result["error"] = (killed or err.decode(errors="replace").strip()[-500:]) or None
+    return result
+
+
+def rounds(
+    checkouts: list[Checkout], bundles: list[Path], n: int, timeout: float, max_rss: int
+) -> list[dict[str, Any]]:
+    """``n`` rounds, the checkouts' order swapped every round; one record per run."""
+    runs = []
+    for i in range(n):
+        order = checkouts if i % 2 == 0 else checkouts[::-1]
+        for bundle in bundles:
+            for checkout in order:
+                floor, floor_cpu = floor_seconds(bundle)
+                floor = round(floor, 4)  # the ratio is of the figures reported
+                run = analyze(checkout, bundle, timeout, max_rss)
+                run.update(
+                    round=i + 1,
+                    checkout=checkout.label,
+                    bundle=bundle.name,
+                    floor_seconds=floor,
+                    floor_cpu_seconds=round(floor_cpu, 2),
+                    ratio=round(run["seconds"] / floor, 2),
+                )
+                print(_line(run), file=sys.stderr, flush=True)
+                runs.append(run)
+    return runs
+
+
+def summary(runs: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Per (bundle, checkout): the median and range of the ratio, the tree's peak, findings lost
+    against any other checkout's runs of the bundle."""
+    out = []
+    for bundle in dict.fromkeys(r["bundle"] for r in runs):
+        mine = [r for r in runs if r["bundle"] == bundle]
+        for label in dict.fromkeys(r["checkout"] for r in mine):
+            rs = [r for r in mine if r["checkout"] == label]
+            have = set().union(*(r["findings"] for r in rs))
+            others = set().union(*(r["findings"] for r in mine if r["checkout"] != label))
+            lost = sorted(others - set.intersection(*(set(r["findings"]) for r in rs)))
+            ratios = [r["ratio"] for r in rs]
+            out.append(
+                {
+                    "bundle": bundle,
+                    "checkout": label,
+                    "runs": len(rs),
+                    "statuses": sorted({r["status"] for r in rs}),
+                    "ratio_median": round(statistics.median(ratios), 2),
+                    "ratio_min": min(ratios),
+                    "ratio_max": max(ratios),
+                    "seconds_median": round(statistics.median(r["seconds"] for r in rs), 2),
+                    "floor_median": round(statistics.median(r["floor_seconds"] for r in rs), 3),
+                    "cpu_seconds_median": round(statistics.median(r["cpu_seconds"] for r in rs), 2),
+                    "floor_cpu_median": round(statistics.median(r["floor_cpu_seconds"] for r in rs), 2),
+                    "peak_rss_mib_max": round(max(r["peak_rss_bytes"] for r in rs) / MIB),
+                    "peak_rss_mib_min": round(min(r["peak_rss_bytes"] for r in rs) / MIB),
+                    "findings": len(have),
+                    "findings_lost": lost,
+                }
+            )
+    return out
+
+
+def _line(run: dict[str, Any]) -> str:
+    return (
+        f"  round {run['round']}  {run['checkout']:<7} {run['bundle']:<28} analyze {run['seconds']:8.2f} s"
+        f"  floor {run['floor_seconds']:6.2f} s  = {run['ratio']:5.2f}x"
+        f"  CPU {run['cpu_seconds']:7.2f} s (floor {run['floor_cpu_seconds']:5.2f} s)  peak {run['peak_rss_bytes'] / MIB:6,.0f} MiB"
+        f"  {run['status']}, {len(run['findings'])} findings"
+    )
+
+
+def print_summary(rows: list[dict[str, Any]]) -> None:
+    print(
+        f"{'bundle':<28} {'checkout':<8} runs  ratio median (range)   analyze  floor    CPU (floor)         tree peak      findings"
+    )
+    for r in rows:
+        print(
+            f"{r['bundle']:<28} {r['checkout']:<8} {r['runs']:>4}  {r['ratio_median']:5.2f}x ({r['ratio_min']:.2f}-{r['ratio_max']:.2f})"
+            f"   {r['seconds_median']:6.2f} s {r['floor_median']:5.2f} s"
+            f"  {r['cpu_seconds_median']:6.2f} s ({r['floor_cpu_median']:5.2f} s)  {r['peak_rss_mib_min']:,}-{r['peak_rss_mib_max']:,} MiB"
+            f"  {r['findings']} {'LOST ' + ', '.join(r['findings_lost']) if r['findings_lost'] else ''}  {'/'.join(r['statuses'])}"
+        )
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("bundle", type=Path, nargs="+")
+    p.add_argument("--rounds", type=int, default=3, help="runs of each bundle per checkout (default 3)")
+    p.add_argument("--before", type=Path, metavar="DIR", help="another checkout, run alternately")
+    p.add_argument("--json", action="store_true", help="print runs and summary as JSON")
+    p.add_argument("--timeout", type=float, default=1800, help="per analyze run (s; default 1800)")
+    p.add_argument("--max-rss-gib", type=float, default=4, help="kill a run past this tree RSS (default 4)")
+    args = p.parse_args(argv)
+    bundles = [b.resolve() for b in args.bundle]
+    for b in bundles:
+        if not b.is_file():
+            p.error(f"{b}: no such file")
+        with b.open("rb") as fh:  # into the page cache
+            while fh.read(1 << 24):
+                pass
+    checkouts = [Checkout("after", ROOT)] + ([Checkout("before", args.before)] if args.before else [])
+    try:
+        for c in checkouts:
+            c.set_up()
+        runs = rounds(checkouts, bundles, args.rounds, args.timeout, int(args.max_rss_gib * (1 << 30)))
+    finally:
+        for c in checkouts:
+            c.tear_down()
+    rows = summary(runs)
+    if args.json:
+        print(json.dumps({"runs": runs, "summary": rows}, indent=2))
+    else:
+        print_summary(rows)
+    return 0 if all(r["status"] == "ready" for r in runs) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
