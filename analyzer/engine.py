@@ -49,6 +49,11 @@ class RuleSpec:
     fn: RuleFn
     any_of: tuple[tuple[str, ...], ...] = ()
 
+    @property
+    def declared(self) -> frozenset[str]:
+        """Every input the rule names: required, optional and each ``any_of`` group's."""
+        return frozenset((*self.requires, *self.optional, *(n for group in self.any_of for n in group)))
+
 
 _REGISTRY: dict[str, RuleSpec] = {}
 
@@ -130,7 +135,7 @@ def _run_rules(tl: Timeline, *, only: tuple[str, ...] | None) -> Outcome:
             out.not_evaluated.append(NotEvaluated(key, missing))
             continue
         try:
-            finding = spec.fn(tl)
+            finding = spec.fn(tl.only(spec.declared))
         except Exception as exc:  # noqa: BLE001 - a failing rule is recorded, never sinks the case
             out.failed.append(RuleFailed(key, f"{type(exc).__name__}: {exc}"))
             continue

@@ -467,6 +467,9 @@ class Timeline:
     variables: dict[str, str] = field(default_factory=dict)
     #: member -> what it became (``analyzer.primary.Role``: primary, overlap or summary, and why).
     roles: dict[str, primary.Role] = field(default_factory=dict)
+    #: First and last time (UTC) of each frame's timed rows over the whole timeline, computed once; a
+    #: view (``only``) keeps them, so a rule reading one frame still knows the capture's window.
+    spans: dict[str, tuple[pd.Timestamp, pd.Timestamp]] = field(default_factory=dict)
 
     @classmethod
     def from_sources(
@@ -521,6 +524,41 @@ class Timeline:
         if self.ncpu:
             names.add("ncpu")
         return frozenset(names)
+
+    def only(self, names: Iterable[str]) -> Timeline:
+        """The same timeline holding only the inputs ``names`` (frames, and ``variables`` when named):
+        what the engine hands a rule, so that a rule reads no input it does not declare. The frames are
+        shared, not copied; ``ncpu``, ``host`` and the UTC offset describe the server and stay."""
+        keep = frozenset(names)
+        spans = self.frame_spans()
+        view = Timeline(
+            frames={k: v for k, v in self.frames.items() if k in keep},
+            ncpu=self.ncpu,
+            host=self.host,
+            utc_offset_s=self.utc_offset_s,
+            variables=self.variables if "variables" in keep else {},
+            spans=spans,
+        )
+        view.roles = self.roles
+        return view
+
+    def frame_spans(self) -> dict[str, tuple[pd.Timestamp, pd.Timestamp]]:
+        """``spans``, computed from the frames on first use (NaT, the time of a member read without
+        any, ignored)."""
+        if not self.spans:
+            for name, frame in self.frames.items():
+                if len(frame) and "ts" in frame:
+                    first, last = frame["ts"].min(), frame["ts"].max()
+                    if pd.notna(first):
+                        self.spans[name] = (first, last)
+        return self.spans
+
+    def capture_window(self, *, exclude: Iterable[str] = ()) -> tuple[pd.Timestamp, pd.Timestamp] | None:
+        """First and last time of the whole capture's timed rows (frames named in ``exclude`` left
+        out), also in a view a rule is handed; None when nothing is timed."""
+        left_out = frozenset(exclude)
+        spans = [span for name, span in self.frame_spans().items() if name not in left_out]
+        return (min(a for a, _ in spans), max(b for _, b in spans)) if spans else None
 
     def frame(self, name: str) -> pd.DataFrame:
         """The frame ``name`` (an empty frame with a ``ts`` column when the bundle has none)."""

@@ -155,16 +155,6 @@ LATCH_TEXTS = RuleTexts(
 )
 
 
-def _capture_window(tl: Timeline) -> tuple[pd.Timestamp, pd.Timestamp] | None:
-    """First and last time of every timed sample in the bundle (the listings themselves carry none:
-    pt-stalk takes them at the collection's start and end), or None."""
-    times = [f["ts"].dropna() for f in tl.frames.values() if len(f) and "ts" in f]
-    times = [t for t in times if len(t)]
-    if not times:
-        return None
-    return min(t.min() for t in times), max(t.max() for t in times)
-
-
 def _listing_pairs(frame: pd.DataFrame) -> list[tuple[str, str]]:
     """(first, second) members of each collection: ``...-mutex-status1`` and ``...-mutex-status2``."""
     members = sorted(frame["member"].astype(str).unique())
@@ -176,7 +166,7 @@ def innodb_latch_contention(tl: Timeline) -> Finding | None:
     """The latch (file:line, all instances) whose OS waits grew >= LATCH_OS_WAITS_PER_S per second
     between a collection's two listings, over the capture (>= LATCH_MIN_SECONDS)."""
     mx = tl.frame("innodb_mutex")
-    window = _capture_window(tl)
+    window = tl.capture_window()
     if "member" not in mx or window is None:
         return None
     seconds = (window[1] - window[0]).total_seconds()

@@ -68,7 +68,7 @@ BUFFER_POOL_TEXTS = _texts(
 )
 
 
-@rule(key="buffer-pool-misses", requires=("mysqladmin",))
+@rule(key="buffer-pool-misses", requires=("mysqladmin",), optional=("variables",))
 def buffer_pool_misses(tl: Timeline) -> Finding | None:
     """reads / read_requests >= BUFFER_POOL_MISS_RATIO sustained, or wait_free growing."""
     r = _rates(tl, "Innodb_buffer_pool_reads", "Innodb_buffer_pool_read_requests")
@@ -178,7 +178,7 @@ LOG_WAITS_TEXTS = _texts(
 )
 
 
-@rule(key="log-waits", requires=("mysqladmin",))
+@rule(key="log-waits", requires=("mysqladmin",), optional=("variables",))
 def log_waits(tl: Timeline) -> Finding | None:
     """Innodb_log_waits grew during the capture."""
     found = _growth_rule("log-waits", "Innodb_log_waits", 1, LOG_WAITS_TEXTS, tl)
@@ -246,7 +246,7 @@ THREAD_CACHE_TEXTS = _texts(
 )
 
 
-@rule(key="thread-cache-misses", requires=("mysqladmin",))
+@rule(key="thread-cache-misses", requires=("mysqladmin",), optional=("variables",))
 def thread_cache_misses(tl: Timeline) -> Finding | None:
     """Threads_created/s >= THREADS_CREATED_PER_S with Connections/s >= CONNECTIONS_PER_S, sustained."""
     r = _rates(tl, "Threads_created", "Connections")

@@ -86,7 +86,7 @@ CPU_TAKEN_BY_OTHERS = dataclasses.replace(
 )
 
 
-@rule(key="cpu-saturation", requires=("vmstat", "ncpu"), optional=("processlist", "top_procs"))
+@rule(key="cpu-saturation", requires=("vmstat", "ncpu"), optional=("processlist", "top_procs", "ps_threads"))
 def cpu_saturation(tl: Timeline) -> Finding | None:
     """vmstat r >= 2 x ncpu with id <= 5 % for SUSTAINED_S seconds (of each run of the primary capture)."""
     ncpu = tl.ncpu or 0

@@ -67,15 +67,9 @@ FS_TEXTS = RuleTexts(
 def capture_window(
     tl: Timeline, *, exclude: tuple[str, ...] = ()
 ) -> tuple[pd.Timestamp, pd.Timestamp] | None:
-    """First and last time of the timeline's timed rows (frames in ``exclude`` left out; NaT, the
-    time of a member read without any, ignored), or None."""
-    spans = [
-        (f["ts"].min(), f["ts"].max())
-        for n, f in tl.frames.items()
-        if n not in exclude and len(f) and "ts" in f
-    ]
-    spans = [(a, b) for a, b in spans if pd.notna(a)]
-    return (min(a for a, _ in spans), max(b for _, b in spans)) if spans else None
+    """First and last time of the timeline's timed rows (frames in ``exclude`` left out), or None
+    (``Timeline.capture_window``: the whole capture's, also in the view a rule is handed)."""
+    return tl.capture_window(exclude=exclude)
 
 
 def windows_of(tl: Timeline, rows: pd.DataFrame) -> list[Window]:

@@ -58,7 +58,7 @@ SEMAPHORE_TEXTS = RuleTexts(
 )
 
 
-@rule(key="innodb-semaphore-waits", requires=("innodb_status",))
+@rule(key="innodb-semaphore-waits", requires=("innodb_status",), optional=("innodb_semaphores",))
 def semaphore_waits(tl: Timeline) -> Finding | None:
     """Threads waiting >= SEMAPHORE_SECONDS on latches: SEMAPHORE_THREADS_MIN of them in one
     output, or one for SEMAPHORE_LONG_S. Input: ``innodb_semaphores`` (seconds, wait_file, latch)."""
@@ -137,7 +137,11 @@ PURGE_TEXTS = RuleTexts(
 )
 
 
-@rule(key="purge-lag", requires=("innodb_status",))
+@rule(
+    key="purge-lag",
+    requires=("innodb_status",),
+    optional=("innodb_rates", "innodb_transactions", "processlist"),
+)
 def purge_lag(tl: Timeline) -> Finding | None:
     """History list length >= HISTORY_LENGTH_HIGH, or growing >= HISTORY_GROWTH_PER_S while the
     oldest transaction is >= OLDEST_TRX_FOR_GROWTH_S old. Input: ``innodb_status``, ``innodb_rates``."""
@@ -305,7 +309,9 @@ def _blocking_transaction(tl: Timeline) -> Finding | None:
 
 
 @rule(
-    key="long-transaction", any_of=(("innodb_status", "innodb_trx"),), optional=("lock_waits", "processlist")
+    key="long-transaction",
+    any_of=(("innodb_status", "innodb_trx"),),
+    optional=("lock_waits", "processlist", "innodb_transactions", "ps_threads"),
 )
 def long_transaction(tl: Timeline) -> Finding | None:
     """A transaction active >= LONG_TRX_S in the monitor's TRANSACTIONS list or in INNODB_TRX, or one
@@ -384,7 +390,7 @@ DEADLOCK_TEXTS = RuleTexts(
 )
 
 
-@rule(key="innodb-deadlock", requires=("innodb_status",))
+@rule(key="innodb-deadlock", requires=("innodb_status",), optional=("innodb_deadlock",))
 def innodb_deadlock(tl: Timeline) -> Finding | None:
     """The LATEST DETECTED DEADLOCK dated inside the capture or DEADLOCK_BEFORE_S before its start;
     warning when it happened between two monitor outputs (during the capture)."""
@@ -489,7 +495,7 @@ def redo_capacity(tl: Timeline, st: pd.DataFrame) -> tuple[float | None, str]:
     return None, ""
 
 
-@rule(key="checkpoint-age-high", requires=("innodb_status",), optional=("variables",))
+@rule(key="checkpoint-age-high", requires=("innodb_status",), optional=("variables", "innodb_rates"))
 def checkpoint_age_high(tl: Timeline) -> Finding | None:
     """Checkpoint age (LSN - last checkpoint) >= CHECKPOINT_WARN of the redo capacity."""
     st = tl.frame("innodb_status").dropna(subset=["checkpoint_age_bytes"])
@@ -575,7 +581,7 @@ PENDING_TEXTS = RuleTexts(
 )
 
 
-@rule(key="innodb-pending-io", requires=("innodb_status",))
+@rule(key="innodb-pending-io", requires=("innodb_status",), optional=("iostat",))
 def innodb_pending_io(tl: Timeline) -> Finding | None:
     """Pending aio reads/writes, fsyncs or page writes > 0 in every monitor output (at least
     PENDING_MIN_OUTPUTS of them)."""

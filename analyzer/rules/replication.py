@@ -34,7 +34,11 @@ LAG_TEXTS = RuleTexts(
 )
 
 
-@rule(key="replica-lag", requires=("replica_status",))
+@rule(
+    key="replica-lag",
+    requires=("replica_status",),
+    optional=("processlist", "innodb_trx", "lock_waits", "mysqladmin", "variables", "iostat"),
+)
 def replica_lag(tl: Timeline) -> Finding | None:
     """Seconds_Behind_Master >= LAG_S in two snapshots or more, or growing (``lag_growth``: 0.3 s per
     second of capture, 10 s reached), or an I/O or SQL thread not running.

@@ -330,7 +330,11 @@ def _lock_state_evidence(
     return evidence, peak_n, peak_wait, str(blocker.value) if blocker is not None else ""
 
 
-@rule(key="lock-waits", requires=("processlist",), optional=("mysqladmin",))
+@rule(
+    key="lock-waits",
+    requires=("processlist",),
+    optional=("mysqladmin", "innodb_trx", "lock_waits", "ps_threads"),
+)
 def lock_waits(tl: Timeline) -> Finding | None:
     """>= 3 sessions in lock-wait states, or one waiting >= 10 s (its Time proves the wait), in 2
     consecutive snapshots; or Innodb_row_lock_current_waits >= 3 for 5 s."""
