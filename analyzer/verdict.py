@@ -33,6 +33,7 @@ from dataclasses import dataclass, field
 import pandas as pd
 
 from analyzer.findings import Finding, Link, NotEvaluated, RuleFailed, Severity, evidence_json
+from analyzer.isotime import iso_utc
 
 HEALTHY_HEADLINE = "No problem found in this capture"
 #: Said before the root cause's general advice when the bundle shows no cause for it.
@@ -193,12 +194,6 @@ def decide(findings: list[Finding], links: list[Link], cover: Coverage | None = 
     )  # fmt: skip
 
 
-def _iso(ts: pd.Timestamp) -> str:
-    ts = pd.Timestamp(ts)
-    ts = ts.tz_localize("UTC") if ts.tzinfo is None else ts.tz_convert("UTC")
-    return ts.strftime("%Y-%m-%dT%H:%M:%S.%fZ")
-
-
 def ref(f: Finding) -> dict[str, str | None]:
     """A finding as the stored verdict names it: ``{"key", "host"}``."""
     return {"key": f.key, "host": f.host}
@@ -227,7 +222,7 @@ def verdict_refs(v: Verdict) -> dict[str, object]:
         "also_found": [ref(f) for f in v.also_found],
         "links": [link_json(li) for li in v.links],
         "fix": v.fix,
-        "when": [_iso(v.when[0]), _iso(v.when[1])] if v.when else None,
+        "when": [iso_utc(t, timespec="microseconds") for t in v.when] if v.when else None,
         "confidence": v.confidence,
         "check": v.check,
         "coverage": {

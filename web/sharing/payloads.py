@@ -15,8 +15,8 @@ from __future__ import annotations
 import csv
 import io
 import re
-from datetime import UTC, datetime
 
+from analyzer.isotime import iso_utc
 from web.cases.verdicts import expand_verdict
 from web.sharing.redaction import formats
 from web.sharing.redaction.redactor import Redactor
@@ -140,7 +140,7 @@ def timeline_csv(data: dict[str, object]) -> str:
         prefix = f"{chart['host']} · " if chart.get("host") is not None else ""
         for series in chart.get("series", []):
             for t, v in zip(times, series.get("v", []), strict=False):
-                when = datetime.fromtimestamp(t / 1000.0, tz=UTC).isoformat().replace("+00:00", "Z")
+                when = iso_utc(round(t * 1000))  # t: epoch milliseconds
                 writer.writerow(
                     [
                         chart["title"],
