@@ -68,13 +68,14 @@ def _fresh_reset_counts() -> Iterator[None]:
     from django.conf import settings
 
     client = redis.Redis.from_url(settings.CELERY_BROKER_URL)  # read now: a test may point it elsewhere
-    prefix = settings.CACHES["default"][
-        "KEY_PREFIX"
-    ]  # the worker's own under pytest-xdist (tests/conftest.py)
+    # This process's prefix (the worker's own under pytest-xdist, tests/conftest.py) and the one of the
+    # processes a test starts (scripts/start: settings' own "casebook").
+    prefixes = {settings.CACHES["default"]["KEY_PREFIX"], "casebook"}
 
     def clear() -> None:
-        for key in client.scan_iter(match=f"{prefix}:*:reset-*", count=1000):
-            client.delete(key)
+        for prefix in prefixes:
+            for key in client.scan_iter(match=f"{prefix}:*:reset-*", count=1000):
+                client.delete(key)
 
     clear()
     yield
