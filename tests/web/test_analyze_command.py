@@ -115,3 +115,43 @@ def test_sync_starts_no_parse_processes_for_a_next_bundle(example2_tarball: Path
     close_waiting()
     call_command("analyze", str(example2_tarball), "--json", "--sync", stdout=StringIO())
     assert not _WAITING
+
+
+def test_on_a_fresh_machine_it_creates_and_migrates_its_database(tmp_path: Path) -> None:
+    """The README's command as the first thing run: the database of ``CASEBOOK_DATABASE_URL`` does not
+    exist yet; the command makes it, migrates it and reads the bundle."""
+    import os
+    import subprocess
+    import sys
+    import uuid
+
+    import psycopg
+    from django.conf import settings
+
+    from tests.web.conftest import VMSTAT
+
+    db = settings.DATABASES["default"]
+    name = f"casebook_fresh_{uuid.uuid4().hex[:8]}"
+    bundle = make_tar(tmp_path / "b.tgz", {"b/vmstat.txt": VMSTAT.encode()})
+    env = {
+        **os.environ,
+        "CASEBOOK_DATABASE_URL": f"postgres://{db['USER']}@{db['HOST']}:{db['PORT']}/{name}",
+        "CASEBOOK_MEDIA_ROOT": str(tmp_path / "media"),
+    }
+    root = Path(__file__).resolve().parents[2]
+    try:
+        done = subprocess.run(
+            [sys.executable, "manage.py", "analyze", str(bundle), "--json", "--sync"],
+            cwd=root, env=env, capture_output=True, text=True, timeout=600, check=False,
+        )  # fmt: skip
+        assert done.returncode == 0, done.stderr[-2000:]
+        assert json.loads(done.stdout)["status"] == "ready"
+    finally:
+        with psycopg.connect(
+            dbname="postgres", host=db["HOST"], port=db["PORT"], user=db["USER"], autocommit=True
+        ) as c:
+            c.execute(
+                psycopg.sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(
+                    psycopg.sql.Identifier(name)
+                )
+            )

@@ -25,8 +25,9 @@ from django.core.exceptions import ValidationError
 from django.core.files import File
 from django.core.management import call_command
 from django.core.management.base import BaseCommand, CommandError, CommandParser
-from django.db import connection
+from django.db import OperationalError, connection
 from django.db.migrations.executor import MigrationExecutor
+from psycopg import connect, sql
 
 from web.cases import selectors, services
 from web.ingest.tasks import case_ingest
@@ -36,9 +37,28 @@ from web.models import FINAL_STATUSES, Case, CaseStatus, Team
 POLL_S = 0.5
 
 
+def _create_database_if_missing() -> None:
+    """Create the database ``CASEBOOK_DATABASE_URL`` names when the server has none of that name: the
+    command may be the first thing run on a fresh machine, before ``scripts/run`` would have made it.
+    Any other connection failure is raised as it is."""
+    try:
+        connection.ensure_connection()
+    except OperationalError as exc:
+        if "does not exist" not in str(exc):
+            raise
+        db = connection.settings_dict
+        with connect(
+            dbname="postgres", host=db["HOST"], port=db["PORT"], user=db["USER"], password=db["PASSWORD"] or None,
+            autocommit=True,
+        ) as maintenance:  # fmt: skip
+            maintenance.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(db["NAME"])))
+
+
 def _migrate_if_needed() -> None:
-    """Bring the database schema up to date first: the command is often the first thing run after an
-    upgrade, before any web server would have migrated."""
+    """Bring the database schema up to date first (creating the database when it is missing): the
+    command is often the first thing run after an upgrade or on a fresh machine, before any web
+    server would have migrated."""
+    _create_database_if_missing()
     executor = MigrationExecutor(connection)
     if executor.migration_plan(executor.loader.graph.leaf_nodes()):
         call_command("migrate", interactive=False, verbosity=0)
