@@ -11,7 +11,6 @@ import pandas as pd
 
 from analyzer.engine import rule
 from analyzer.findings import Evidence, Finding, Severity, Window
-from analyzer.rules.host import capture_window
 from analyzer.texts import RuleTexts
 from analyzer.timeline import Timeline
 
@@ -67,7 +66,7 @@ TEXTS = RuleTexts(
 def mysqld_errors(tl: Timeline) -> Finding | None:
     """Problem events (PROBLEM_KINDS) in the capture or up to JUST_BEFORE before it."""
     ev = tl.frame("mysqld_errors").sort_values("ts", kind="stable")
-    window = capture_window(tl, exclude=("mysqld_errors",))
+    window = tl.capture_window(exclude=("mysqld_errors",))
     if window is not None:
         ev = ev[(ev["ts"] >= window[0] - JUST_BEFORE) & (ev["ts"] <= window[1] + pd.Timedelta(seconds=60))]
     problems = ev[ev["kind"].isin(PROBLEM_KINDS)]

@@ -64,14 +64,6 @@ FS_TEXTS = RuleTexts(
 )
 
 
-def capture_window(
-    tl: Timeline, *, exclude: tuple[str, ...] = ()
-) -> tuple[pd.Timestamp, pd.Timestamp] | None:
-    """First and last time of the timeline's timed rows (frames in ``exclude`` left out), or None
-    (``Timeline.capture_window``: the whole capture's, also in the view a rule is handed)."""
-    return tl.capture_window(exclude=exclude)
-
-
 def windows_of(tl: Timeline, rows: pd.DataFrame) -> list[Window]:
     """The window of ``rows`` (``span``); for rows without a time (a loose ``sysctl -a``), the
     capture's window: a setting or a state read once holds for the whole capture. Empty when nothing
@@ -79,7 +71,7 @@ def windows_of(tl: Timeline, rows: pd.DataFrame) -> list[Window]:
     timed = rows[rows["ts"].notna()] if len(rows) else rows
     if len(timed):
         return span(timed)
-    window = capture_window(tl)
+    window = tl.capture_window()
     return [Window(*window)] if window is not None else []
 
 
