@@ -94,7 +94,7 @@ def test_the_parse_processes_started_before_django_are_the_ones_the_ingest_takes
     from django.conf import settings
 
     from parsers.ingest.pool import _WAITING, _WAITING_LOCK, close_waiting, warmed
-    from web.ingest import pipeline
+    from web.ingest import work as piece_work
     from web.ingest.work import start_parse_processes
 
     close_waiting()
@@ -102,7 +102,7 @@ def test_the_parse_processes_started_before_django_are_the_ones_the_ingest_takes
         start_parse_processes()
         with _WAITING_LOCK:
             (started,) = _WAITING.values()
-        with warmed(settings.CASEBOOK_PARSE_PROCESSES, work=pipeline.ingest_work()) as pool:
+        with warmed(settings.CASEBOOK_PARSE_PROCESSES, work=piece_work.ingest_work()) as pool:
             assert pool is started and len(pool._all) == settings.CASEBOOK_PARSE_PROCESSES
     finally:
         close_waiting()

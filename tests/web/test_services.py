@@ -16,6 +16,7 @@ from parsers.rawtext import text_of
 from tests.web.conftest import PROCESSLIST_NO_TS, VMSTAT, make_tar
 from web.cases import services
 from web.ingest import pipeline, tasks
+from web.ingest import work as piece_work
 from web.models import Case, CaseStatus, Finding, NotUsedMember, RawChunk, Series, Source
 from web.timeline import moments
 
@@ -430,18 +431,18 @@ def test_pieces_parsed_by_parse_processes_give_the_same_case(
 
 
 def test_the_ingest_hands_the_analysis_reducer_to_the_pipeline(tmp_path: Path, monkeypatch) -> None:
-    """The reduce step is an object the ingest passes in (``pipeline.PIECE_REDUCER``), not a name the
+    """The reduce step is an object the ingest passes in (``web.ingest.work.PIECE_REDUCER``), not a name the
     pipeline imports: whatever the ingest holds there is what reduces every parsed member."""
     from analyzer.timeline import reduce_piece
 
-    assert pipeline.PIECE_REDUCER is reduce_piece
+    assert piece_work.PIECE_REDUCER is reduce_piece
     seen: list[str] = []
 
     def spy(source):
         seen.append(source.member)
         return reduce_piece(source)
 
-    monkeypatch.setattr(pipeline, "PIECE_REDUCER", spy)
+    monkeypatch.setattr(piece_work, "PIECE_REDUCER", spy)
     path = make_tar(
         tmp_path / "b.tgz", {"c/vmstat.txt": VMSTAT.encode(), "c/pl.txt": PROCESSLIST_NO_TS.encode()}
     )

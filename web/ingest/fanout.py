@@ -44,6 +44,7 @@ from parsers.ingest.fanout import Part, Plan, assemble, parse_part, plan_bundle
 from parsers.ingest.pieces import Done
 from parsers.rawtext import TextChunk
 from web.ingest import pipeline
+from web.ingest import work as piece_work
 from web.ingest.claims import Claim, holds_claim
 from web.ingest.faults import INGEST_RETRIES
 from web.models import Case, RawChunk
@@ -124,7 +125,7 @@ def dispatch(
             display_name=case.upload.original_name,
             limits=pipeline.upload_limits(),
             progress=pipeline.member_progress(report),
-            reduce=pipeline.PIECE_REDUCER,
+            reduce=piece_work.PIECE_REDUCER,
             keep_text=keep_text,
             part_bytes=settings.CASEBOOK_FANOUT_PART_BYTES,
         )
@@ -201,7 +202,7 @@ def run_part(claim_args: dict[str, object], index: int) -> None:
         part = plan.parts[index]
         report(status_detail=f"parsing {part.member[:200]} (part {index + 1} of {len(plan.parts)})")
         _discard_part_text(claim, plan, part)
-        outcomes = parse_part(part, get=_get, work=pipeline.ingest_work(), keep_text=detail.keep)
+        outcomes = parse_part(part, get=_get, work=piece_work.ingest_work(), keep_text=detail.keep)
         beat.check()
         _put_work(_outcome_name(claim, index), outcomes)
 

@@ -37,7 +37,6 @@ from parsers.ingest.archive import BundleError, Limits
 from parsers.ingest.bundle import Bundle, read_bundle
 from parsers.ingest.hosts import UNKNOWN_HOST
 from parsers.ingest.malloc import release_memory, resident_bytes
-from parsers.ingest.pieces import Work
 from parsers.ingest.pool import keep_warm
 from parsers.ingest.workfile import WorkFileError
 from parsers.rawtext import TextChunk
@@ -64,9 +63,6 @@ from web.timeline import bulk, charts
 
 log = logging.getLogger(__name__)
 
-#: What the ingest keeps of each parsed piece, handed to the pipeline and applied where the piece was
-#: parsed (parsers/ingest/pieces.py).
-PIECE_REDUCER = piece_work.PIECE_REDUCER
 #: Longest fingerprint kept on a case (characters): a GIN index entry must stay under about 2.7 kB.
 MAX_FINGERPRINT_CHARS = 1000
 #: Warnings kept per source in the database (the count is kept whole): enough to see the pattern.
@@ -303,20 +299,13 @@ def parse_upload(
             display_name=case.upload.original_name,
             limits=upload_limits(),
             progress=member_progress(report),
-            reduce=PIECE_REDUCER,
+            reduce=piece_work.PIECE_REDUCER,
             keep_text=keep_text,
             processes=settings.CASEBOOK_PARSE_PROCESSES,
             more=more,
             # a capture with times of day and no date is dated by the bundle's own evidence, at worst this
             uploaded_at=pd.Timestamp(case.upload.uploaded_at),
         )
-
-
-def ingest_work() -> Work:
-    """What each piece of an ingest gets, wherever it is parsed: reduced by ``PIECE_REDUCER``, its text
-    kept; the same ``Work`` as ``read_bundle`` builds from what ``parse_upload`` hands it, so that the parse
-    processes started ahead (``warm_parse_processes``) are the ones an ingest takes."""
-    return piece_work.ingest_work(PIECE_REDUCER)
 
 
 def warm_parse_processes(*, wait: bool = False) -> None:
@@ -327,7 +316,7 @@ def warm_parse_processes(*, wait: bool = False) -> None:
     if not settings.CASEBOOK_PARSE_PROCESSES:
         return
     try:
-        keep_warm(settings.CASEBOOK_PARSE_PROCESSES, work=ingest_work(), wait=wait)
+        keep_warm(settings.CASEBOOK_PARSE_PROCESSES, work=piece_work.ingest_work(), wait=wait)
     except Exception:  # noqa: BLE001 - best effort: a bundle without them starts its own
         log.warning("could not start the parse processes of the next bundle", exc_info=True)
 
