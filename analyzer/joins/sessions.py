@@ -21,7 +21,7 @@ from analyzer.findings import Evidence, Finding, Link
 from analyzer.links import JoinContext, joins, link, same_host, subject_ids
 from analyzer.rules.correlated import COMMIT_STATES
 from analyzer.rules.sessions import LOCK_STATE_RE
-from analyzer.timeline import Timeline, value_is
+from analyzer.timeline import REPLICATION_USER, Timeline, value_is
 from analyzer.windows import within
 
 #: The cause's sessions make up at least half of the effect's: the effect is mostly the cause.
@@ -200,10 +200,6 @@ def mysqld_takes_the_cpu(cause: Finding, effect: Finding, ctx: JoinContext) -> L
                 f"top shows mysqld taking {share:.0%} of the busy CPU ({used.mysqld:.0f} % CPU, 100 % = one CPU): "
                 "the run queue is the server's threads running these sessions.",
                 used.evidence[:3])  # fmt: skip
-
-
-#: The replication SQL (applier) threads show in the processlist as this user (MySQL and MariaDB).
-REPLICATION_USER = "system user"
 
 
 @joins(("long-transaction", "replica-lag"), ("lock-waits", "replica-lag"))
