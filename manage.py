@@ -10,9 +10,9 @@ def main() -> None:
     from django.core.management import execute_from_command_line
 
     if sys.argv[1:2] == ["analyze"] and "--sync" in sys.argv[2:]:
-        from web.ingest.work import start_parse_processes
+        from web.ingest.work import read_ahead
 
-        start_parse_processes()  # the ingest's parse processes start while Django sets up
+        read_ahead(sys.argv[2:])  # the parse processes start, and read the bundle, while Django sets up
     execute_from_command_line(sys.argv)
 
 

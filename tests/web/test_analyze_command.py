@@ -155,3 +155,85 @@ def test_on_a_fresh_machine_it_creates_and_migrates_its_database(tmp_path: Path)
                     psycopg.sql.Identifier(name)
                 )
             )
+
+
+FIXTURE_BUNDLES = Path(__file__).resolve().parents[1] / "fixtures" / "bundles"
+
+
+def test_a_bundle_read_ahead_is_taken_only_while_it_is_the_upload_unchanged(tmp_path: Path) -> None:
+    """``read_ahead`` (manage.py, before Django sets up) reads the bundle of ``analyze --sync``; the
+    ingest takes it once, and only for that file unchanged, under the same limits."""
+    import os
+    import shutil
+
+    from parsers.ingest.archive import Limits
+    from parsers.ingest.pool import close_waiting
+    from web.ingest import pipeline
+    from web.ingest.work import read_ahead, take_read_ahead
+
+    path = tmp_path / "culprit-rowlock.tar.gz"
+    shutil.copy(FIXTURE_BUNDLES / path.name, path)
+    size, limits = path.stat().st_size, pipeline.upload_limits()
+    try:
+        assert read_ahead([str(path), "--json"]) is None  # not --sync: the worker reads it
+        assert read_ahead([str(path), "--sync", "--reuse"]) is None  # --reuse may not read it at all
+        ahead = read_ahead([str(path), "--sync", "--json"])
+        assert ahead is not None
+        assert take_read_ahead(original_name="other.tar.gz", size=size, limits=limits) is None
+        assert take_read_ahead(original_name=path.name, size=size, limits=limits) is None  # given once
+
+        ahead = read_ahead([str(path), "--sync"])
+        assert take_read_ahead(original_name=path.name, size=size, limits=Limits(max_members=3)) is None
+
+        ahead = read_ahead([str(path), "--sync"])
+        os.utime(path, ns=(path.stat().st_atime_ns, path.stat().st_mtime_ns + 1_000_000_000))
+        assert take_read_ahead(original_name=path.name, size=size, limits=limits) is None  # touched
+
+        ahead = read_ahead([str(path), "--sync"])
+        assert take_read_ahead(original_name=path.name, size=size, limits=limits) is ahead
+        texts, members = [], []
+        bundle = ahead.bundle(keep_text=lambda m, chunks: texts.append((m, chunks)), progress=members.append)
+        assert {s.member for s in bundle.sources} <= set(members)
+        assert any(m.endswith("processlist") for m, _ in texts)
+    finally:
+        close_waiting()
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_bundle_read_while_django_sets_up_makes_the_same_case(tmp_path: Path) -> None:
+    """``manage.py analyze --sync`` as the README runs it, with and without the read ahead
+    (``CASEBOOK_READ_AHEAD=0``): the same report (sources, findings, verdict) and raw text, and only
+    the first says that it took the bundle read while Django set up."""
+    import os
+    import subprocess
+    import sys
+
+    from django.conf import settings
+
+    from web.models import RawChunk
+
+    db = settings.DATABASES["default"]
+    root = Path(__file__).resolve().parents[2]
+    runs = {}
+    for ahead in ("1", "0"):
+        env = {
+            **os.environ,
+            "CASEBOOK_DATABASE_URL": f"postgres://{db['USER']}@{db['HOST']}:{db['PORT']}/{db['NAME']}",
+            "CASEBOOK_MEDIA_ROOT": str(tmp_path / "media"),
+            "CASEBOOK_READ_AHEAD": ahead,
+        }
+        done = subprocess.run(
+            [sys.executable, "manage.py", "analyze", str(FIXTURE_BUNDLES / "culprit-rowlock.tar.gz"), "--json", "--sync"],
+            cwd=root, env=env, capture_output=True, text=True, timeout=600, check=False,
+        )  # fmt: skip
+        assert done.returncode == 0, done.stderr[-2000:]
+        report = json.loads(done.stdout)
+        chunks = RawChunk.objects.filter(case_id=report.pop("case"))
+        report.pop("url")
+        runs[ahead] = (report, sorted(chunks.values_list("member", "line_start", "line_end")), done.stderr)
+    (report, chunks, log), (report_0, chunks_0, log_0) = runs["1"], runs["0"]
+    assert report["status"] == "ready" and report["findings"]
+    assert report == report_0
+    assert chunks == chunks_0 and chunks
+    assert "read while Django set up is taken" in log
+    assert "read while Django set up is taken" not in log_0

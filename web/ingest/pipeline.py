@@ -287,7 +287,16 @@ def parse_upload(
     report: Callable[..., None],
 ) -> Bundle:
     """Read the case's bundles as one: its first upload, then every bundle added to it
-    (``case.added_uploads``, oldest first; their members named ``<file name>/<member>``)."""
+    (``case.added_uploads``, oldest first; their members named ``<file name>/<member>``). The bundle
+    ``manage.py analyze --sync`` read ahead while Django set up is taken when it is this upload
+    (``web.ingest.work.take_read_ahead``)."""
+    limits = upload_limits()
+    ahead = piece_work.take_read_ahead(
+        original_name=case.upload.original_name, size=case.upload.size, limits=limits
+    )
+    if ahead is not None and not case.added_uploads.exists():
+        log.info("case %s: the bundle read while Django set up is taken", case.pk, extra={"case_id": case.pk})
+        return ahead.bundle(keep_text=keep_text, progress=member_progress(report))
     with contextlib.ExitStack() as stack:
         path = stack.enter_context(local_copy(case.upload))
         more = [
@@ -297,7 +306,7 @@ def parse_upload(
         return read_bundle(
             path,
             display_name=case.upload.original_name,
-            limits=upload_limits(),
+            limits=limits,
             progress=member_progress(report),
             reduce=piece_work.PIECE_REDUCER,
             keep_text=keep_text,

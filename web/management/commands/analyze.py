@@ -31,6 +31,7 @@ from psycopg import connect, sql
 
 from web.cases import selectors, services
 from web.ingest.tasks import case_ingest
+from web.ingest.work import analyze_arguments
 from web.models import FINAL_STATUSES, Case, CaseStatus, Team
 
 #: How often the command looks at the case while a worker processes it.
@@ -74,34 +75,10 @@ def _sha256(path: Path) -> str:
 
 class Command(BaseCommand):
     help = "Ingest a diagnostic bundle as a case and print its sources and findings."
+    requires_system_checks: list[str] = []
 
     def add_arguments(self, parser: CommandParser) -> None:
-        parser.add_argument(
-            "bundle",
-            type=Path,
-            nargs="+",
-            help="a .tar[.gz|.bz2|.xz|.zst], .zip or single capture file; several: one case of them all",
-        )
-        parser.add_argument("--json", action="store_true", help="print the case report as one JSON document")
-        parser.add_argument(
-            "--sync", action="store_true", help="run the ingest task inline instead of on a worker"
-        )
-        parser.add_argument("--title", default="", help="a title for the case")
-        parser.add_argument(
-            "--team",
-            default="",
-            help="the team the case belongs to (default: the default team; with --user, his only team, "
-            "and required when he is in several)",
-        )
-        parser.add_argument(
-            "--user", default="", help="the engineer the case is uploaded as (his teams' rule applies)"
-        )
-        parser.add_argument("--timeout", type=float, default=900.0, help="seconds to wait for the worker")
-        parser.add_argument(
-            "--reuse",
-            action="store_true",
-            help="report the ready case of an identical upload (same sha256) instead of a new one",
-        )
+        analyze_arguments(parser)
 
     def handle(self, *args: object, **opts: object) -> None:
         paths: list[Path] = opts["bundle"]  # type: ignore[assignment]
