@@ -17,7 +17,8 @@ Printed per member: MB, pieces, the process CPU seconds (user + system) of each 
 ``--repeats`` runs, MB per CPU second of the three together, and ``digest``: a hash of every frame
 of every reduced piece (columns, dtypes, values: ``pandas.util.hash_pandas_object``) and of the
 compressed text's line ranges. Two checkouts that print the same digest keep the same rows; a
-faster reader must keep it. ``--mb N`` reads only the first N MB of each member (0: all of it).
+faster reader must keep it. ``--mb N`` reads only the first N MB of each member (0: all of it);
+``--piece-mib N`` cuts pieces of N MiB instead of the ingest's size for the member.
 """
 
 from __future__ import annotations
@@ -53,7 +54,7 @@ def _digest(h: hashlib._Hash, source) -> None:  # noqa: ANN001 - a ParsedSource
             h.update(pd.util.hash_pandas_object(frame, index=False).to_numpy().tobytes())
 
 
-def run(path: Path, fmt: str | None, mb: float) -> dict[str, object]:
+def run(path: Path, fmt: str | None, mb: float, piece_mb: float = 0.0) -> dict[str, object]:
     """One pass over ``path``'s pieces: CPU seconds per step, MB, pieces and the digest."""
     data = path.read_bytes()
     if mb:
@@ -65,7 +66,7 @@ def run(path: Path, fmt: str | None, mb: float) -> dict[str, object]:
         raise SystemExit(f"{path}: no format recognised; give --format")
     work = Work(reduce=reduce_piece, keep_text=True)
     options = work.options(module.FORMAT)
-    size = piece_bytes(0, len(data), module.FORMAT)
+    size = int(piece_mb * (1 << 20)) or piece_bytes(0, len(data), module.FORMAT)
     clock = ClockHints()
     spent = {"parse": 0.0, "reduce": 0.0, "text": 0.0}
     h = hashlib.sha256()
@@ -99,13 +100,14 @@ def main() -> None:
     p.add_argument("--format", default=None)
     p.add_argument("--repeats", type=int, default=3)
     p.add_argument("--mb", type=float, default=0.0)
+    p.add_argument("--piece-mib", type=float, default=0.0, help="piece size (default: the ingest's)")
     args = p.parse_args()
     print(
         f"{'member':<22}{'format':<14}{'MB':>8}{'pieces':>8}{'parse s':>9}{'reduce s':>9}{'text s':>8}"
         f"{'MB/CPU s':>10}  digest"
     )
     for path in args.member:
-        runs = [run(path, args.format, args.mb) for _ in range(max(1, args.repeats))]
+        runs = [run(path, args.format, args.mb, args.piece_mib) for _ in range(max(1, args.repeats))]
         best = min(runs, key=lambda r: r["parse"] + r["reduce"] + r["text"])
         total = best["parse"] + best["reduce"] + best["text"]
         print(
