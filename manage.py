@@ -11,6 +11,11 @@ def main() -> None:
 
     sync_analyze = sys.argv[1:2] == ["analyze"] and "--sync" in sys.argv[2:]
     if sync_analyze:
+        from django.conf import settings
+
+        from parsers.ingest.children import start_early
+
+        start_early(int(settings.CASEBOOK_PARSE_PROCESSES or 0))  # they import while this process does
         from web.ingest.work import read_ahead
 
         read_ahead(sys.argv[2:])  # the parse processes start, and read the bundle, while Django sets up

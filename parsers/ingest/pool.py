@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import atexit
 import contextlib
-import fcntl
 import os
 import pickle
 import queue
@@ -32,41 +31,21 @@ import sys
 import threading
 from collections.abc import Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
-from pathlib import Path
 from typing import IO, Any
 
 from parsers import registry
 from parsers.base import ClockHints, ParseError
-from parsers.ingest.malloc import MALLOC_TUNABLES, release_memory, resident_bytes
+from parsers.ingest import children
+from parsers.ingest.malloc import release_memory, resident_bytes
 from parsers.ingest.pieces import PARSE_ONLY, Done, Piece, Work
 
-#: The directory that holds the ``parsers`` package: the children's import path.
-PROJECT_ROOT = Path(__file__).resolve().parents[2]
 #: Seconds a child gets to exit after its stdin is closed, before it is killed.
 EXIT_WAIT_S = 5.0
-#: NumPy's BLAS (OpenBLAS) starts a thread per CPU in every process for its matrix products (the
-#: parsers' digit sums) and those threads spin while they wait: in parse processes that already
-#: fill the CPUs they only take time from each other.
-BLAS_THREADS = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")
 #: A parse process that holds more than this after a piece hands its free memory back at once (a
 #: piece of 8 MiB needs 100-250 MB while it is parsed; the process itself, 70 MB).
 TRIM_ABOVE_BYTES = 320 << 20
 #: A parse process that holds more than this when the member changes hands its free memory back.
 TRIM_ON_CHANGE_ABOVE_BYTES = 144 << 20
-#: Bytes a pipe to or from a child holds (``F_SETPIPE_SZ``; Linux's default is 64 KiB): a piece of
-#: several MB then crosses in a few writes rather than a hundred, with as many fewer wake-ups.
-PIPE_BYTES = 1 << 20
-
-
-def _widen(pipe: IO[bytes] | None) -> None:
-    """Ask for ``PIPE_BYTES`` in ``pipe`` (or up to /proc/sys/fs/pipe-max-size); nothing where the
-    system refuses or has no such call."""
-    if pipe is None or not hasattr(fcntl, "F_SETPIPE_SZ"):
-        return
-    for size in (PIPE_BYTES, 256 << 10):
-        with contextlib.suppress(OSError):
-            fcntl.fcntl(pipe.fileno(), fcntl.F_SETPIPE_SZ, size)
-            return
 
 
 class PoolError(RuntimeError):
@@ -77,20 +56,7 @@ class _Child:
     """One ``python -m parsers.ingest.pool`` process and its pipes."""
 
     def __init__(self, work: Work) -> None:
-        env = dict(os.environ)
-        env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(PROJECT_ROOT), env.get("PYTHONPATH")]))
-        for name in BLAS_THREADS:  # one thread each: the pool is the parallelism (see BLAS_THREADS)
-            env.setdefault(name, "1")
-        env.setdefault("GLIBC_TUNABLES", MALLOC_TUNABLES)
-        self.proc = subprocess.Popen(
-            [sys.executable, "-m", "parsers.ingest.pool"],
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            env=env,
-            cwd=PROJECT_ROOT,
-        )
-        _widen(self.proc.stdin)
-        _widen(self.proc.stdout)
+        self.proc = children.start()
         self.work: Work | None = work  # sent with the first request
 
     def send_work(self) -> None:

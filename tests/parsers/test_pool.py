@@ -14,6 +14,7 @@ import pytest
 
 from parsers import interrupts, processlist
 from parsers.base import ClockHints, ParsedSource, ParseError
+from parsers.ingest import children
 from parsers.ingest.malloc import MALLOC_TUNABLES
 from parsers.ingest.pieces import WARM_PIECE_BYTES, LocalRunner, Piece, Pipeline, Work, split, whole
 from parsers.ingest.pool import (
@@ -162,6 +163,20 @@ def test_a_warmed_pool_has_its_processes_running_before_the_first_piece() -> Non
         assert pool._all == children  # the pieces went to the processes already running
     assert set(source.main["reduced_in"]) <= {c.proc.pid for c in children}
     assert all(c.proc.returncode == 0 for c in children)  # ended cleanly on close
+
+
+def test_processes_started_early_are_the_ones_a_pool_takes_and_a_dead_one_is_passed_over() -> None:
+    """``manage.py analyze --sync`` starts its parse processes before it imports pandas
+    (``children.start_early``); the pool's children are those, but one that died meanwhile."""
+    children.start_early(2)
+    early = list(children._early)
+    early[0].kill()
+    early[0].wait()
+    with PiecePool(2, work=Work(reduce=_mark)) as pool:
+        source = _pieced(processlist, _processlist(20, 3), 1500, runner=pool)
+        pids = {c.proc.pid for c in pool._all}
+    assert early[1].pid in pids and early[0].pid not in pids and not children._early
+    assert set(source.main["reduced_in"]) <= pids
 
 
 def _one_piece(pool: PiecePool, text: str) -> tuple[ParsedSource, int]:
