@@ -12,20 +12,22 @@ DECLARED = {"FORMAT", "TRAITS", "sniff", "parse", "main"}
 
 
 def _names_used() -> collections.Counter[str]:
-    """Every name of the product's Python code (tests left out), defined or used: names, attributes,
-    imported names (f-strings included)."""
+    """Every name of the product's Python code (manage.py and its folders; tests left out), defined or
+    used: names, attributes, imported names (f-strings included)."""
     used: collections.Counter[str] = collections.Counter()
+    paths = [ROOT / "manage.py"]
     for folder in ("parsers", "analyzer", "web", "bench", "scripts"):
-        for path in (ROOT / folder).rglob("*.py"):
-            for node in ast.walk(ast.parse(path.read_text())):
-                if isinstance(node, ast.Name):
-                    used[node.id] += 1
-                elif isinstance(node, ast.Attribute):
-                    used[node.attr] += 1
-                elif isinstance(node, ast.alias):
-                    used[node.name.rsplit(".", 1)[-1]] += 1
-                elif isinstance(node, ast.FunctionDef | ast.ClassDef):
-                    used[node.name] += 1
+        paths += (ROOT / folder).rglob("*.py")
+    for path in paths:
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.Name):
+                used[node.id] += 1
+            elif isinstance(node, ast.Attribute):
+                used[node.attr] += 1
+            elif isinstance(node, ast.alias):
+                used[node.name.rsplit(".", 1)[-1]] += 1
+            elif isinstance(node, ast.FunctionDef | ast.ClassDef):
+                used[node.name] += 1
     return used
 
 
