@@ -283,11 +283,9 @@ def _scan(st: _State, text: str, base: int) -> None:
         hi = high[ends] > high[starts]
     first = buf[np.minimum(starts, len(buf) - 1)]
     cand = set(np.flatnonzero((first == ord("T")) | (first == ord("z"))).tolist())
-    pos = data.find(b"PID")
-    while pos != -1:
-        li = int(np.searchsorted(ends, pos))
-        cand.add(li)
-        pos = data.find(b"PID", int(ends[li]) + 1)
+    pid = np.flatnonzero(buf[: max(len(data) - 2, 0)] == ord("P"))  # lines with a "PID"
+    pid = pid[(buf[pid + 1] == ord("I")) & (buf[pid + 2] == ord("D"))]
+    cand.update(np.searchsorted(ends, pid).tolist())
 
     def take(lo: int, hi_line: int) -> None:  # data rows in lines [lo, hi_line)
         seg = rows[np.searchsorted(rows, lo) : np.searchsorted(rows, hi_line)]
