@@ -205,6 +205,15 @@ def _tally(planes: np.ndarray, j: int) -> int:
     return int(np.count_nonzero(planes[j >> 3] & np.uint8(1 << (j & 7))))
 
 
+def _tokens(start_planes: np.ndarray, s: int, e: int) -> np.ndarray:
+    """Per row, the token starts at positions [s, e) (byte planes of token starts): int64."""
+    out = np.zeros(start_planes.shape[1], dtype=np.int64)
+    for b in range(s >> 3, min(-(-e // 8), start_planes.shape[0])):
+        lo, hi = max(s - 8 * b, 0), min(e - 8 * b, 8)
+        out += np.bitwise_count(start_planes[b] & np.uint8(((1 << (hi - lo)) - 1) << lo))
+    return out
+
+
 def _edges(bits: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Token starts (a non-blank position whose left neighbour is blank) and token ends (one whose
     right neighbour is blank, or the grid ends) of a bitset."""
@@ -277,7 +286,7 @@ def _fields(layout: Layout, bits: np.ndarray, width: int) -> tuple[list[tuple[in
         if cols[i].spaced:
             ok &= _any(bits, s, e)
         else:  # exactly one token (a field is never empty: ps prints "-")
-            ok &= (_count(starts, s, e) + (_bit(planes, s) & ~_bit(start_planes, s))) == 1
+            ok &= (_tokens(start_planes, s, e) + (_bit(planes, s) & ~_bit(start_planes, s))) == 1
     return [(s, e) for s, e in bounds], ok
 
 
