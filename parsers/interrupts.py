@@ -297,14 +297,25 @@ def _scan(member: str, lines: list[str], *, fast: bool) -> _Acc:
     known: dict[str, _Known] = {}
     header: list[int] | None = None
     last_header: tuple[str, list[int] | None] = ("", None)
+    labels, row_lines, row_snaps, row_cpus = acc.labels, acc.row_lines, acc.row_snaps, acc.row_cpus
+    ks, spans = acc.ks, acc.spans
     for no, raw in enumerate(lines, start=1):
         if fast and known:
             colon = raw.find(":")
             if colon >= 0 and not raw.startswith(("TS", "zzz")):
-                seen = known.get(raw[:colon].strip())
-                # a row (it has a colon: no header; no marker) ending with the tail and "\n" alone
+                label = raw[:colon].strip()
+                seen = known.get(label)
+                # a row (it has a colon: no header; no marker) ending with the tail and "\n" alone;
+                # the bookkeeping of _known_row, inline: this is the loop over every row
                 if seen is not None and raw.endswith(seen.tail_nl) and (seen.tail or raw[-2:-1] != "\r"):
-                    _known_row(acc, no, raw[:colon].strip(), seen, colon + 1, len(raw) - len(seen.tail_nl))
+                    labels.append(label)
+                    row_lines.append(no)
+                    row_snaps.append(acc.snapshot)
+                    row_cpus.append(seen.cpus)
+                    ks.append(seen.k)
+                    spans.append((colon + 1, len(raw) - len(seen.tail_nl)))
+                    acc.rows_in_snapshot += 1
+                    acc.snap_lines[acc.snapshot][1] = no
                     continue
         line = raw.rstrip("\r\n")
         if not line or line.isspace():
