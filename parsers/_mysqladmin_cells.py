@@ -212,10 +212,10 @@ def matrix(
         cut = np.flatnonzero(np.diff(rows) != 1) + 1
         run_a = np.concatenate([[0], cut]).tolist()
         run_b = np.concatenate([cut, [len(rows)]]).tolist()
-        first = starts[rows].tolist()
+        first = starts[rows[run_a]].tolist()
         views = [
-            data[first[a] : first[a] + (b - a) * w].reshape(b - a, w)
-            for a, b in zip(run_a, run_b, strict=True)
+            data[at : at + (b - a) * w].reshape(b - a, w)
+            for at, a, b in zip(first, run_a, run_b, strict=True)
         ]
         m = views[0] if len(views) == 1 else np.concatenate(views)
         pipes = np.flatnonzero(m[0] == 124)

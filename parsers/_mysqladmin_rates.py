@@ -157,14 +157,22 @@ def timed(
 
 
 def _detect_mode(df: pd.DataFrame) -> str:
-    """``relative`` when the second table's monotone counters are below the first table's."""
+    """``relative`` when the second table's monotone counters are below the first table's: the first
+    of ``Uptime``, then ``_MONOTONE``, that both tables show, with a first value above 0, decides."""
     two = df[df["table"] <= 1]
     if two["table"].nunique() < 2:
         return "absolute"
-    wide = two.pivot_table(index="table", columns="variable", values="value", aggfunc="first")
+    table = two["table"].to_numpy()
+    tables = sorted(set(table.tolist()))
+    variable = two["variable"].to_numpy()
+    value = two["value"].to_numpy(dtype="float64")
     for name in ("Uptime", *_MONOTONE):
-        if name in wide and wide[name].notna().all() and wide[name].iloc[0] > 0:
-            return "relative" if wide[name].iloc[1] < wide[name].iloc[0] else "absolute"
+        first: dict[int, float] = {}  # table -> the variable's first value in it (not NaN)
+        for i in np.flatnonzero(variable == name).tolist():
+            if not np.isnan(value[i]):
+                first.setdefault(int(table[i]), float(value[i]))
+        if len(first) == len(tables) and first[tables[0]] > 0:
+            return "relative" if first[tables[1]] < first[tables[0]] else "absolute"
     return "absolute"
 
 

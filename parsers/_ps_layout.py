@@ -185,10 +185,58 @@ def _count(bits: np.ndarray, s: int, e: int) -> np.ndarray:
     return out
 
 
-def _bit(bits: np.ndarray, j: int) -> np.ndarray:
-    if not 0 <= j < bits.shape[1] * WORD:
-        return np.zeros(len(bits), dtype=bool)
-    return ((bits[:, j // WORD] >> np.uint64(j % WORD)) & np.uint64(1)).astype(bool)
+def _planes(bits: np.ndarray) -> np.ndarray:
+    """A bitset ``(n, words)`` as byte planes ``(words * 8, n)``: plane k holds positions 8k..8k+7
+    of every row (bit j % 8 of plane j // 8), so that one position of all rows is one contiguous read."""
+    return np.ascontiguousarray(bits.view(np.uint8).T)
+
+
+def _bit(planes: np.ndarray, j: int) -> np.ndarray:
+    """Whether position ``j`` is set, per row (False out of the grid)."""
+    if not 0 <= j < planes.shape[0] * 8:
+        return np.zeros(planes.shape[1], dtype=bool)
+    return (planes[j >> 3] & np.uint8(1 << (j & 7))) != 0
+
+
+def _tally(planes: np.ndarray, j: int) -> int:
+    """Rows with position ``j`` set (0 out of the grid)."""
+    if not 0 <= j < planes.shape[0] * 8:
+        return 0
+    return int(np.count_nonzero(planes[j >> 3] & np.uint8(1 << (j & 7))))
+
+
+def _tokens(start_planes: np.ndarray, s: int, e: int) -> np.ndarray:
+    """Per row, the token starts at positions [s, e) (byte planes of token starts): int64."""
+    out = np.zeros(start_planes.shape[1], dtype=np.int64)
+    for b in range(s >> 3, min(-(-e // 8), start_planes.shape[0])):
+        lo, hi = max(s - 8 * b, 0), min(e - 8 * b, 8)
+        out += np.bitwise_count(start_planes[b] & np.uint8(((1 << (hi - lo)) - 1) << lo))
+    return out
+
+
+def _edges(bits: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Token starts (a non-blank position whose left neighbour is blank) and token ends (one whose
+    right neighbour is blank, or the grid ends) of a bitset."""
+    carry = np.zeros(bits.shape, dtype=np.uint64)
+    carry[:, 1:] = bits[:, :-1] >> np.uint64(WORD - 1)
+    starts = bits & ~((bits << np.uint64(1)) | carry)
+    carry[:, 1:] = 0
+    carry[:, :-1] = bits[:, 1:] << np.uint64(WORD - 1)
+    return starts, bits & ~((bits >> np.uint64(1)) | carry)
+
+
+def _alignment(layout: Layout, starts: np.ndarray, ends: np.ndarray) -> list[str]:
+    """Per column: ``left``, ``right`` or ``both``, by the rows' votes (byte planes of token starts
+    and ends): a value starts exactly at the header's start (left-aligned) or ends exactly at its end
+    (right-aligned); rows shifted by an overflow earlier in the line vote for neither."""
+    align = []
+    for i, c in enumerate(layout.cols):
+        if i == layout.free and layout.free_last:
+            align.append("left")
+            continue
+        left, right = _tally(starts, c.hs), _tally(ends, c.he - 1)
+        align.append("right" if right > left else "left" if left > right else "both")
+    return align
 
 
 def _fields(layout: Layout, bits: np.ndarray, width: int) -> tuple[list[tuple[int, int]], np.ndarray]:
@@ -197,16 +245,9 @@ def _fields(layout: Layout, bits: np.ndarray, width: int) -> tuple[list[tuple[in
     n = len(bits)
     cols = layout.cols
     last = len(cols) - 1
-    align = []
-    for i, c in enumerate(cols):
-        if i == layout.free and layout.free_last:
-            align.append("left")
-            continue
-        # a value starts exactly at the header's start (left-aligned) or ends exactly at its end
-        # (right-aligned); rows shifted by an overflow earlier in the line vote for neither
-        left = np.count_nonzero(_bit(bits, c.hs) & ~_bit(bits, c.hs - 1))
-        right = np.count_nonzero(_bit(bits, c.he - 1) & ~_bit(bits, c.he))
-        align.append("right" if right > left else "left" if left > right else "both")
+    starts, ends = _edges(bits)
+    planes, start_planes = _planes(bits), _planes(starts)
+    align = _alignment(layout, start_planes, _planes(ends))
     bounds: list[list[int]] = [[0, width] for _ in cols]
     bounds[0][0] = cols[0].hs if align[0] != "right" else 0
     for i in range(last):
@@ -222,14 +263,10 @@ def _fields(layout: Layout, bits: np.ndarray, width: int) -> tuple[list[tuple[in
             if hi <= lo:
                 p = lo
             else:
-                blanks = np.array([n - np.count_nonzero(_bit(bits, j)) for j in range(lo, hi)])
+                blanks = np.array([n - _tally(planes, j) for j in range(lo, hi)])
                 p = lo + int(np.argmax(blanks >= SEPARATOR_QUORUM * blanks.max()))
             bounds[i][1], bounds[i + 1][0] = p, p + 1
     bounds = [[min(s, width), min(e, width)] for s, e in bounds]
-    # token starts: a non-blank position whose left neighbour is blank
-    carry = np.zeros((n, bits.shape[1]), dtype=np.uint64)
-    carry[:, 1:] = bits[:, :-1] >> np.uint64(WORD - 1)
-    starts = bits & ~((bits << np.uint64(1)) | carry)
     ok = np.ones(n, dtype=bool)
     for i, (s, e) in enumerate(bounds):
         if i < last and bounds[i + 1][0] > e:  # the gap up to the next field must be blank
@@ -238,18 +275,18 @@ def _fields(layout: Layout, bits: np.ndarray, width: int) -> tuple[list[tuple[in
             ok[:] = False
             continue
         if i == layout.free and layout.free_last:
-            ok &= _bit(bits, s)
+            ok &= _bit(planes, s)
             # the first token must end inside the window: a blank in it, or the line ends in it
             ok &= _count(bits, s, width) < width - s
             continue
         if align[i] != "left" and i < last:
-            ok &= _bit(bits, e - 1)
+            ok &= _bit(planes, e - 1)
         if align[i] != "right":
-            ok &= _bit(bits, s)
+            ok &= _bit(planes, s)
         if cols[i].spaced:
             ok &= _any(bits, s, e)
         else:  # exactly one token (a field is never empty: ps prints "-")
-            ok &= (_count(starts, s, e) + (_bit(bits, s) & ~_bit(starts, s))) == 1
+            ok &= (_tokens(start_planes, s, e) + (_bit(planes, s) & ~_bit(start_planes, s))) == 1
     return [(s, e) for s, e in bounds], ok
 
 

@@ -109,6 +109,8 @@ _GLUED_TYPE = re.compile(r"^(?P<chip>.+?)-(?P<type>edge|level|fasteoi|simple|per
 _HWIRQ_TYPE = re.compile(r"^(?P<hwirq>\d+)-(?P<type>[A-Za-z][\w-]*)$")
 _CPU_TOKEN = re.compile(r"^CPU(\d+)$")
 _TOTAL = np.array([-1], dtype=np.int64)
+#: The byte of a blank.
+SPACE = 32
 
 #: Most counters are ``unsigned int`` in the kernel (kstat_irqs_cpu, irq_stat fields): they wrap at
 #: 2**32. A drop from above 2**31 is read as a wrap when the corrected delta is plausible.
@@ -211,6 +213,8 @@ class _Known:
     tail: str
     k: int
     cpus: np.ndarray
+    #: ``tail`` and the line's ``\n``: what the line as read ends with (no ``\r`` before it)
+    tail_nl: str
 
 
 def _split(acc: _Acc, no: int, line: str, colon: int, label: str) -> _Known | None:
@@ -268,7 +272,7 @@ def _split(acc: _Acc, no: int, line: str, colon: int, label: str) -> _Known | No
     acc.spans.append((colon + 1, end))
     acc.rows_in_snapshot += 1
     acc.snap_lines[acc.snapshot][1] = no
-    return _Known(line[end:], k, row_cpus) if plain else None
+    return _Known(line[end:], k, row_cpus, line[end:] + "\n") if plain else None
 
 
 def parse(stream: Iterable[str], *, member: str, clock: ClockHints) -> ParsedSource:
@@ -287,13 +291,32 @@ def parse(stream: Iterable[str], *, member: str, clock: ClockHints) -> ParsedSou
 
 def _scan(member: str, lines: list[str], *, fast: bool) -> _Acc:
     """Walk the lines: markers, headers and rows. With ``fast``, a row of an IRQ that ends like the
-    previous row of that IRQ only has its count text located (its tokens are checked afterwards)."""
+    previous row of that IRQ only has its count text located (its tokens are checked afterwards):
+    looked up first, on the line as read, before any other test."""
     acc = _Acc(member, [])
     known: dict[str, _Known] = {}
     header: list[int] | None = None
+    last_header: tuple[str, list[int] | None] = ("", None)
     labels, row_lines, row_snaps, row_cpus = acc.labels, acc.row_lines, acc.row_snaps, acc.row_cpus
     ks, spans = acc.ks, acc.spans
     for no, raw in enumerate(lines, start=1):
+        if fast and known:
+            colon = raw.find(":")
+            if colon >= 0 and not raw.startswith(("TS", "zzz")):
+                label = raw[:colon].strip()
+                seen = known.get(label)
+                # a row (it has a colon: no header; no marker) ending with the tail and "\n" alone;
+                # the bookkeeping of _known_row, inline: this is the loop over every row
+                if seen is not None and raw.endswith(seen.tail_nl) and (seen.tail or raw[-2:-1] != "\r"):
+                    labels.append(label)
+                    row_lines.append(no)
+                    row_snaps.append(acc.snapshot)
+                    row_cpus.append(seen.cpus)
+                    ks.append(seen.k)
+                    spans.append((colon + 1, len(raw) - len(seen.tail_nl)))
+                    acc.rows_in_snapshot += 1
+                    acc.snap_lines[acc.snapshot][1] = no
+                    continue
         line = raw.rstrip("\r\n")
         if not line or line.isspace():
             continue
@@ -303,7 +326,9 @@ def _scan(member: str, lines: list[str], *, fast: bool) -> _Acc:
                 acc.new_snapshot(marker, no)
                 continue
         elif line.lstrip().startswith("CPU"):
-            cpus = _cpu_header(line)
+            if line != last_header[0]:  # a capture repeats one header: read once
+                last_header = (line, _cpu_header(line))
+            cpus = last_header[1]
             if cpus is not None:
                 acc.cpus = np.array(cpus, dtype=np.int64)
                 acc.headers.append(cpus)
@@ -315,31 +340,42 @@ def _scan(member: str, lines: list[str], *, fast: bool) -> _Acc:
                 continue
         if acc.cpus is None:
             raise ParseError(member, no, line, "not /proc/interrupts: expected a 'CPU0 CPU1 ...' header")
-        colon = line.find(":")
-        if colon < 0:
-            acc.warnings.append(ParseWarning(no, "bad-row", f"no 'IRQ:' label: {line.strip()[:80]!r}"))
-            continue
-        label = line[:colon].strip()
-        if not fast:
-            _split(acc, no, line, colon, label)
-            continue
-        seen = known.get(label)
-        if seen is not None and line.endswith(seen.tail):
-            labels.append(label)
-            row_lines.append(no)
-            row_snaps.append(acc.snapshot)
-            row_cpus.append(seen.cpus)
-            ks.append(seen.k)
-            spans.append((colon + 1, len(line) - len(seen.tail)))
-            acc.rows_in_snapshot += 1
-            acc.snap_lines[acc.snapshot][1] = no
-            continue
-        again = _split(acc, no, line, colon, label)
-        if again is None:
-            known.pop(label, None)
-        else:
-            known[label] = again
+        _row(acc, known, no, line, fast)
     return acc
+
+
+def _row(acc: _Acc, known: dict[str, _Known], no: int, line: str, fast: bool) -> None:
+    """One IRQ row (``line`` without its end of line) read by :func:`_split`; with ``fast``, what a
+    later row of its IRQ must look like is remembered in ``known``."""
+    colon = line.find(":")
+    if colon < 0:
+        acc.warnings.append(ParseWarning(no, "bad-row", f"no 'IRQ:' label: {line.strip()[:80]!r}"))
+        return
+    label = line[:colon].strip()
+    if not fast:
+        _split(acc, no, line, colon, label)
+        return
+    seen = known.get(label)
+    if seen is not None and line.endswith(seen.tail):
+        _known_row(acc, no, label, seen, colon + 1, len(line) - len(seen.tail))
+        return
+    again = _split(acc, no, line, colon, label)
+    if again is None:
+        known.pop(label, None)
+    else:
+        known[label] = again
+
+
+def _known_row(acc: _Acc, no: int, label: str, seen: _Known, start: int, end: int) -> None:
+    """A row of line ``no`` shaped as ``seen``, its count text at ``[start, end)`` of the line."""
+    acc.labels.append(label)
+    acc.row_lines.append(no)
+    acc.row_snaps.append(acc.snapshot)
+    acc.row_cpus.append(seen.cpus)
+    acc.ks.append(seen.k)
+    acc.spans.append((start, end))
+    acc.rows_in_snapshot += 1
+    acc.snap_lines[acc.snapshot][1] = no
 
 
 #: Rows whose count texts are read in one NumPy call (a few hundred kB of text: the buffers are
@@ -347,42 +383,86 @@ def _scan(member: str, lines: list[str], *, fast: bool) -> _Acc:
 BATCH_ROWS = 1024
 #: Characters a row's count text may hold for :func:`_fast_counts`, with the ``-1`` it adds.
 _COUNT_CHARS = b" -0123456789"
+#: The kernel prints each count as ``" %10u"`` (kernel/irq/proc.c, arch/x86/kernel/irq.c): a row's
+#: count text is this many characters a count when no count is wider than 10 digits.
+CELL = 11
+_CELL_CHARS = b" 0123456789"
 
 
 def _fast_counts(acc: _Acc, lines: list[str]) -> np.ndarray | None:
-    """All counts as int64, read batch by batch from the rows' count texts joined with a ``-1`` after
-    each row; None unless every text holds exactly its row's number of plain decimal counts (ASCII
-    digits and spaces only), which the ``-1`` landing where expected proves."""
+    """All counts as int64, read batch by batch from the rows' count texts; None unless every text
+    holds exactly its row's number of plain decimal counts (ASCII digits and spaces only).
+
+    A batch whose texts are all ``CELL`` characters a count is read as a grid of cells
+    (:func:`_cells`); another is joined with a ``-1`` after each row and read by NumPy's text reader,
+    the ``-1`` landing where expected proving the number of counts."""
     ks = np.array(acc.ks, dtype=np.int64)
     counts = np.empty(int(ks.sum()), dtype=np.int64)
-    ends = np.cumsum(ks + 1) - 1  # where each row's -1 lands, counted over all rows
     spans, row_lines = acc.spans, acc.row_lines
+    widths = np.fromiter((b - a for a, b in spans), dtype=np.int64, count=len(spans))
+    fixed = widths == CELL * ks
     out = 0
     for first in range(0, len(ks), BATCH_ROWS):
         last = min(first + BATCH_ROWS, len(ks))
         texts = [
             lines[no - 1][a:b] for no, (a, b) in zip(row_lines[first:last], spans[first:last], strict=True)
         ]
-        texts.append("")
-        joined = " -1 ".join(texts)
-        if not joined.isascii():
+        values = _cells("".join(texts)) if fixed[first:last].all() else None
+        if values is None:
+            values = _joined(texts, ks[first:last])
+        if values is None:
             return None
-        data = joined.encode("ascii")
-        if data.translate(None, _COUNT_CHARS) or data.count(b"-") != last - first:
-            return None
-        try:
-            values = np.fromstring(data, dtype=np.int64, sep=" ")
-        except ValueError:
-            return None
-        marks = ends[first:last] - (ends[first - 1] + 1 if first else 0)
-        if len(values) != int(marks[-1]) + 1 or not (values[marks] == -1).all():
-            return None
-        n = len(values) - (last - first)
-        keep = np.ones(len(values), dtype=bool)
-        keep[marks] = False
-        counts[out : out + n] = values[keep]
-        out += n
+        counts[out : out + len(values)] = values
+        out += len(values)
     return counts
+
+
+def _cells(text: str) -> np.ndarray | None:
+    """The counts of a text of ``CELL``-character cells, each a blank then a right-aligned decimal
+    (``"      1234"``), as int64; None when a cell is anything else."""
+    if not text.isascii():
+        return None
+    data = text.encode("ascii")
+    if data.translate(None, _CELL_CHARS):
+        return None
+    flat = np.frombuffer(data, dtype=np.uint8)
+    cells = flat.reshape(-1, CELL)
+    # every cell starts blank and ends with a digit, so it holds one number when the text has as
+    # many numbers (digits after a blank) as cells
+    filled = flat != SPACE
+    if (
+        filled[::CELL].any()
+        or not filled[CELL - 1 :: CELL].all()
+        or np.count_nonzero(filled[1:] & ~filled[:-1]) != len(cells)
+    ):
+        return None
+    digit = cells & np.uint8(15)  # "0".."9" -> 0..9, and a blank -> 0
+    values = digit[:, 1].astype(np.int64)
+    for j in range(2, CELL):
+        values *= 10
+        values += digit[:, j]
+    return values
+
+
+def _joined(texts: list[str], ks: np.ndarray) -> np.ndarray | None:
+    """The counts of the rows' count ``texts`` (``ks`` counts each), joined with a ``-1`` after each
+    row and read by NumPy's text reader; None unless each text holds its number of plain decimals."""
+    joined = " -1 ".join([*texts, ""])
+    if not joined.isascii():
+        return None
+    data = joined.encode("ascii")
+    if data.translate(None, _COUNT_CHARS) or data.count(b"-") != len(texts):
+        return None
+    try:
+        values = np.fromstring(data, dtype=np.int64, sep=" ")
+    except ValueError:
+        return None
+    marks = np.cumsum(ks + 1) - 1  # where each row's -1 lands
+    if len(values) != int(marks[-1]) + 1 or not (values[marks] == -1).all():
+        return None
+    keep = np.ones(len(values), dtype=bool)
+    keep[marks] = False
+    return values[keep]
 
 
 def _slow_counts(acc: _Acc, lines: list[str]) -> np.ndarray:

@@ -223,10 +223,23 @@ def _emit(
         st.pieces.append(to_frame(st.layout, rows, st.member, st.warnings))
 
 
+#: Bytes that are a digit / a digit or a blank.
+_DIGIT = np.zeros(256, dtype=bool)
+_DIGIT[ord("0") : ord("9") + 1] = True
+_DIGIT_OR_BLANK = _DIGIT.copy()
+_DIGIT_OR_BLANK[SPACE] = True
+
+
 def _plain_digits(block: np.ndarray) -> np.ndarray:
-    """Rows of a (n, w) uint8 block that hold digits and blanks only, at least one digit."""
-    digit = (block - np.uint8(48)) <= 9  # uint8: below "0" wraps around
-    return (digit | (block == SPACE)).all(axis=1) & digit.any(axis=1)
+    """Rows of a (n, w) uint8 block that hold digits and blanks only, at least one digit (a narrow
+    block, as a PID's: looked up column by column)."""
+    n, w = block.shape
+    plain = np.ones(n, dtype=bool)
+    digit = np.zeros(n, dtype=bool)
+    for j in range(w):
+        plain &= _DIGIT_OR_BLANK[block[:, j]]
+        digit |= _DIGIT[block[:, j]]
+    return plain & digit
 
 
 def _counted(st: _State, rows: Rows) -> Rows:
@@ -247,11 +260,12 @@ def _counted(st: _State, rows: Rows) -> Rows:
     skip = other[codes] if len(codes) else np.zeros(0, dtype=bool)
     skip &= _plain_digits(raw["pid"])
     skip &= ~first_of_snapshots(rows.snaps, st.first_typed)[fast]
-    if skip.any():
-        pairs = pd.DataFrame({"snapshot": rows.snaps[fast[skip]], "code": codes[skip]})
-        for (snap, code), n in pairs.value_counts(sort=False).items():
-            key = (int(snap), letters[int(code)])
-            st.untyped[key] = st.untyped.get(key, 0) + int(n)
+    if skip.any():  # threads per (snapshot, STAT code), counted by bincount
+        snaps, low = rows.snaps[fast[skip]], int(rows.snaps[fast[skip]].min())
+        tally = np.bincount((snaps - low) * len(uniq) + codes[skip])
+        for pair, n in zip(np.flatnonzero(tally).tolist(), tally[tally > 0].tolist(), strict=True):
+            key = (low + pair // len(uniq), letters[pair % len(uniq)])
+            st.untyped[key] = st.untyped.get(key, 0) + n
     keep = np.ones(len(rows.starts), dtype=bool)
     keep[fast[skip]] = False
     return Rows(
@@ -283,11 +297,9 @@ def _scan(st: _State, text: str, base: int) -> None:
         hi = high[ends] > high[starts]
     first = buf[np.minimum(starts, len(buf) - 1)]
     cand = set(np.flatnonzero((first == ord("T")) | (first == ord("z"))).tolist())
-    pos = data.find(b"PID")
-    while pos != -1:
-        li = int(np.searchsorted(ends, pos))
-        cand.add(li)
-        pos = data.find(b"PID", int(ends[li]) + 1)
+    pid = np.flatnonzero(buf[: max(len(data) - 2, 0)] == ord("P"))  # lines with a "PID"
+    pid = pid[(buf[pid + 1] == ord("I")) & (buf[pid + 2] == ord("D"))]
+    cand.update(np.searchsorted(ends, pid).tolist())
 
     def take(lo: int, hi_line: int) -> None:  # data rows in lines [lo, hi_line)
         seg = rows[np.searchsorted(rows, lo) : np.searchsorted(rows, hi_line)]
