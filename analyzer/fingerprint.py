@@ -200,26 +200,82 @@ def _normalised(query: str) -> str:
 def fingerprint_all(statements: list[str], cache: dict[str, str] | None = None) -> list[str]:
     """``fingerprint`` of each of ``statements`` (distinct statement texts, e.g. processlist ``Info``),
     in order: the same results, with the literals of the statements not in ``cache`` (statement ->
-    fingerprint, filled here) abstracted in one pass (``_literals_all``).
+    fingerprint, filled here) abstracted in one pass (``_literals_all``), and the rules before them
+    (``_prepared``) run only on the statements they can change (``_special``).
 
     >>> fingerprint_all(["SELECT 1", "use shop", "select 'a' from t"])
     ['select ?', 'use ?', 'select ? from t']
     """
     memo = cache if cache is not None else {}
     prints = [memo.get(s) for s in statements]
+    fresh = [i for i, found in enumerate(prints) if found is None]
     pending: list[int] = []
     queries: list[str] = []
-    for i, found in enumerate(prints):
-        if found is None:
-            done, query = _prepared(statements[i])
-            if done:
-                prints[i] = memo[statements[i]] = query
-            else:
-                pending.append(i)
-                queries.append(query)
+    for i, special in zip(fresh, _special([statements[i] for i in fresh]).tolist(), strict=True):
+        done, query = _prepared(statements[i]) if special else (False, statements[i])
+        if done:
+            prints[i] = memo[statements[i]] = query
+        else:
+            pending.append(i)
+            queries.append(query)
     for i, query in zip(pending, _literals_all(queries), strict=True):
         prints[i] = memo[statements[i]] = _normalised(query)
     return prints  # type: ignore[return-value]
+
+
+#: First characters of the statements ``_prepared`` may change (``administrator command``, ``CALL``),
+#: besides white space (``CALL`` may follow it) and an empty text.
+_SPECIAL_FIRST = frozenset("aAcC")
+#: Text of the statements ``_prepared`` may change wherever it occurs: comments (mysqldump's and
+#: Percona Toolkit's queries hold one).
+_SPECIAL_TEXT = ("/*", "--", "#")
+#: What a multi-row ``INSERT`` holds between two rows (``_MULTI_INSERT``).
+_ROW_GAP = re.compile(r"\)\s*,\s*\(")
+
+
+def _special(statements: list[str]) -> np.ndarray:
+    """Per statement, whether ``_prepared`` may change it (a bool array): every other statement goes
+    to ``_literals`` as it is. Its first four characters are read at once, its comment marks and
+    gaps between rows found by searches over the statements joined (no gap spans a NUL)."""
+    four = np.array(statements, dtype="U4")  # shorter for a shorter statement
+    first = four.astype("U1")
+    odd = [c for c in np.unique(first).tolist() if c in _SPECIAL_FIRST or c.isspace() or not c]
+    special = np.isin(first, odd)
+    special |= np.isin(first, ["u", "U"]) & (np.char.str_len(four) == 4) & np.char.endswith(four, " ")  # use
+    joined = "\x00".join(statements)
+    special[texts_holding(statements, joined, _SPECIAL_TEXT)] = True
+    rows = np.zeros(len(statements), dtype=bool)
+    rows[_placed(statements, [m.start() for m in _ROW_GAP.finditer(joined)])] = True
+    return special | (rows & np.isin(first, ["i", "I", "r", "R"]))
+
+
+def texts_holding(texts: list[str], joined: str, words: tuple[str, ...]) -> list[int]:
+    """The positions in ``texts`` of the texts that hold any of ``words`` (in order, each once).
+
+    ``joined``: the texts joined by one character (``"\\x00".join(texts)``), or a text of the same
+    offsets (the join lower-cased, when the texts are ASCII); a word is looked for with ``str.find``
+    over all of it at once, then its offset placed in its text.
+
+    >>> texts_holding(["select 1", "show status", "use x"], "select 1|show status|use x", ("show", "x"))
+    [1, 2]
+    """
+    hits: list[int] = []
+    for word in words:
+        at = joined.find(word)
+        while at >= 0:
+            hits.append(at)
+            at = joined.find(word, at + 1)
+    return _placed(texts, hits)
+
+
+def _placed(texts: list[str], offsets: list[int]) -> list[int]:
+    """The positions in ``texts`` (joined by one character) of the texts that hold ``offsets`` of the
+    join, in order, each once."""
+    if not offsets:
+        return []
+    starts = np.zeros(len(texts), dtype=np.int64)
+    np.cumsum(np.fromiter(map(len, texts[:-1]), dtype=np.int64, count=len(texts) - 1) + 1, out=starts[1:])
+    return np.unique(np.searchsorted(starts, offsets, side="right") - 1).tolist()
 
 
 def fingerprints(series: pd.Series, cache: dict[str, str] | None = None) -> pd.Series:

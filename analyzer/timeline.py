@@ -25,7 +25,7 @@ import pandas as pd
 
 from analyzer import primary
 from analyzer.context import derive as derive_context
-from analyzer.fingerprint import fingerprint_all
+from analyzer.fingerprint import fingerprint_all, texts_holding
 from parsers.base import ParsedSource
 
 #: Commands of sessions that run a statement (prepared statements show `Execute`).
@@ -82,18 +82,8 @@ def collector_statements(texts: list[str]) -> np.ndarray:
     if not joined.isascii():
         own[:] = [_OWN_QUERY.search(text) is not None for text in texts]
         return own
-    lowered = joined.lower()
-    hits: list[int] = []
-    for word in _OWN_QUERY_WORDS:
-        at = lowered.find(word)
-        while at >= 0:
-            hits.append(at)
-            at = lowered.find(word, at + 1)
-    if hits:
-        starts = np.zeros(len(texts), dtype=np.int64)
-        np.cumsum(np.fromiter(map(len, texts[:-1]), dtype=np.int64, count=len(texts) - 1) + 1, out=starts[1:])
-        for i in np.unique(np.searchsorted(starts, hits, side="right") - 1).tolist():
-            own[i] = _OWN_QUERY.search(texts[i]) is not None
+    for i in texts_holding(texts, joined.lower(), _OWN_QUERY_WORDS):
+        own[i] = _OWN_QUERY.search(texts[i]) is not None
     return own
 
 

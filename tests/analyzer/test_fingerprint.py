@@ -115,6 +115,18 @@ def test_many_statements_at_once_give_each_statements_fingerprint() -> None:
         "select 'a\x00b' from t where c = 1",
         "",
         "INSERT INTO t VALUES (1), (2)",
+        "insert into t (a, b) values (1, 2)",
+        "REPLACE INTO t VALUES (1) ,\n (2)",
+        "  call p(1)",
+        "Call p(2)",
+        "use db",
+        "USE db\n",
+        "update t set a = 1",
+        "administrator command: Ping",
+        "select 1 # note",
+        "select 2 -- note",
+        "/* x */ select 3",
+        "\tselect 4",
     ]
     assert fingerprint_all(statements) == [fingerprint(sql) for sql in statements]  # one holds a NUL
     joinable = [sql for sql in statements if "\x00" not in sql]
