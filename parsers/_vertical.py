@@ -377,8 +377,10 @@ class RowSink(Protocol):
 def cut_chunk(text: str) -> int:
     """Start of the last row header or marker line of ``text`` (chunks end on a record boundary)."""
     row = text.rfind(". row ***")
-    row_start = text.rfind("\n", 0, row) + 1 if row > 0 else 0
-    return max(row_start, text.rfind("\nTS ") + 1, text.rfind("\nzzz ") + 1)
+    start = text.rfind("\n", 0, row) + 1 if row > 0 else 0
+    # each search only after the latest start found: a capture without `zzz` markers is not read whole
+    start = max(start, text.rfind("\nTS ", start) + 1)
+    return max(start, text.rfind("\nzzz ", start) + 1)
 
 
 def _lines_from(text: str) -> Iterator[str]:
