@@ -207,11 +207,13 @@ def _statements(info: pd.Series, cache: dict[str, str] | None) -> tuple[pd.Categ
     is the collector's own (``OWN_QUERY``), each worked out once per distinct statement: a
     processlist repeats its statements across sessions and snapshots."""
     codes, uniques = pd.factorize(info, use_na_sentinel=True)
-    texts = [str(text) for text in np.asarray(uniques, dtype=object).tolist()]
+    texts = np.asarray(uniques, dtype=object).tolist()
+    if not isinstance(info.dtype, pd.StringDtype):  # a ``string`` column holds str values only
+        texts = [str(text) for text in texts]
     own = collector_statements(texts)
-    stated = np.array([bool(text) for text in texts], dtype=bool)  # an empty Info has no fingerprint
+    stated = np.fromiter(map(bool, texts), dtype=bool, count=len(texts))  # an empty Info has no fingerprint
     prints = np.full(len(texts), None, dtype=object)
-    prints[stated] = fingerprint_all([text for text in texts if text], cache)
+    prints[stated] = fingerprint_all(list(filter(None, texts)), cache)
     fp_codes, fp_names = pd.factorize(prints, use_na_sentinel=True)
     present = codes >= 0
     row_fp = np.where(present, fp_codes[np.where(present, codes, 0)] if len(fp_codes) else -1, -1)
