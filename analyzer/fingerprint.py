@@ -89,16 +89,24 @@ def fingerprint(sql: str) -> str:
     >>> fingerprint("use sbtest")
     'use ?'
     """
+    done, query = _prepared(sql)
+    return query if done else _normalised(_literals(query))
+
+
+def _prepared(sql: str) -> tuple[bool, str]:
+    """The rules before literals are abstracted (special cases, comments, ``USE``) on one statement:
+    ``(True, fingerprint)`` when a special case settles it, else ``(False, statement)`` with comments
+    removed and a multi-row ``INSERT`` cut, ready for ``_literals``."""
     query = sql
     if _MYSQLDUMP.match(query):
-        return "mysqldump"
+        return True, "mysqldump"
     if "/*" in query and _TOOLKIT.search(query):
-        return "percona-toolkit"
+        return True, "percona-toolkit"
     if query.startswith("administrator command: "):
-        return query
+        return True, query
     m = _CALL.match(query)
     if m:
-        return m.group(1).lower()
+        return True, m.group(1).lower()
     m = _MULTI_INSERT.match(query) if query[:1] in "iIrR" else None  # INSERT/REPLACE, any case
     if m:
         query = m.group(1)  # shorten multi-row INSERT statements at once, as pt does
@@ -113,16 +121,36 @@ def fingerprint(sql: str) -> str:
     if query[:1] in "uU":
         query, n = _USE.subn("use ?", query)
         if n:
-            return query
+            return True, query
+    return False, query
 
+
+def _literals(query: str, dq: re.Pattern[str] = _DQ_STRING, sq: re.Pattern[str] = _SQ_STRING) -> str:
+    """Quoted strings (``dq``, ``sq``) and numbers of one statement (after ``_prepared``) as ``?``."""
     if "\\" in query:
         query = _ESCAPED_QUOTE.sub("", query)
     if '"' in query:
-        query = _DQ_STRING.sub("?", query)
+        query = dq.sub("?", query)
     if "'" in query:
-        query = _SQ_STRING.sub("?", query)
-    query = _NUMBER.sub("?", query)
-    return _normalised(query)
+        query = sq.sub("?", query)
+    return _NUMBER.sub("?", query)
+
+
+# The same string patterns for statements joined by NUL (``_literals_all``): a string stops at the end
+# of its statement. On a statement without NUL, ``'[^'\x00]*'`` matches what ``'.*?'`` matches.
+_DQ_STRINGS = re.compile('"[^"\x00]*"')
+_SQ_STRINGS = re.compile("'[^'\x00]*'")
+
+
+def _literals_all(queries: list[str]) -> list[str]:
+    """``_literals`` of each statement, the patterns run once over the statements joined by NUL:
+    a processlist piece has thousands of distinct statements, and four pattern calls a statement
+    cost more than the scan itself. No pattern matches across a NUL, so each statement's matches
+    are its own; statements that hold a NUL are done one by one."""
+    joined = "\x00".join(queries)
+    if joined.count("\x00") != max(len(queries) - 1, 0):
+        return [_literals(q) for q in queries]
+    return _literals(joined, _DQ_STRINGS, _SQ_STRINGS).split("\x00") if queries else []
 
 
 #: Distinct statements with their literals abstracted whose fingerprint is remembered.
@@ -169,6 +197,87 @@ def _normalised(query: str) -> str:
     return query
 
 
+def fingerprint_all(statements: list[str], cache: dict[str, str] | None = None) -> list[str]:
+    """``fingerprint`` of each of ``statements`` (distinct statement texts, e.g. processlist ``Info``),
+    in order: the same results, with the literals of the statements not in ``cache`` (statement ->
+    fingerprint, filled here) abstracted in one pass (``_literals_all``), and the rules before them
+    (``_prepared``) run only on the statements they can change (``_special``).
+
+    >>> fingerprint_all(["SELECT 1", "use shop", "select 'a' from t"])
+    ['select ?', 'use ?', 'select ? from t']
+    """
+    memo = cache if cache is not None else {}
+    prints = [memo.get(s) for s in statements]
+    fresh = [i for i, found in enumerate(prints) if found is None]
+    pending: list[int] = []
+    queries: list[str] = []
+    for i, special in zip(fresh, _special([statements[i] for i in fresh]).tolist(), strict=True):
+        done, query = _prepared(statements[i]) if special else (False, statements[i])
+        if done:
+            prints[i] = memo[statements[i]] = query
+        else:
+            pending.append(i)
+            queries.append(query)
+    for i, query in zip(pending, _literals_all(queries), strict=True):
+        prints[i] = memo[statements[i]] = _normalised(query)
+    return prints  # type: ignore[return-value]
+
+
+#: First characters of the statements ``_prepared`` may change (``administrator command``, ``CALL``),
+#: besides white space (``CALL`` may follow it) and an empty text.
+_SPECIAL_FIRST = frozenset("aAcC")
+#: Text of the statements ``_prepared`` may change wherever it occurs: comments (mysqldump's and
+#: Percona Toolkit's queries hold one).
+_SPECIAL_TEXT = ("/*", "--", "#")
+#: What a multi-row ``INSERT`` holds between two rows (``_MULTI_INSERT``).
+_ROW_GAP = re.compile(r"\)\s*,\s*\(")
+
+
+def _special(statements: list[str]) -> np.ndarray:
+    """Per statement, whether ``_prepared`` may change it (a bool array): every other statement goes
+    to ``_literals`` as it is. Its first four characters are read at once, its comment marks and
+    gaps between rows found by searches over the statements joined (no gap spans a NUL)."""
+    four = np.array(statements, dtype="U4")  # shorter for a shorter statement
+    first = four.astype("U1")
+    odd = [c for c in np.unique(first).tolist() if c in _SPECIAL_FIRST or c.isspace() or not c]
+    special = np.isin(first, odd)
+    special |= np.isin(first, ["u", "U"]) & (np.char.str_len(four) == 4) & np.char.endswith(four, " ")  # use
+    joined = "\x00".join(statements)
+    special[texts_holding(statements, joined, _SPECIAL_TEXT)] = True
+    rows = np.zeros(len(statements), dtype=bool)
+    rows[_placed(statements, [m.start() for m in _ROW_GAP.finditer(joined)])] = True
+    return special | (rows & np.isin(first, ["i", "I", "r", "R"]))
+
+
+def texts_holding(texts: list[str], joined: str, words: tuple[str, ...]) -> list[int]:
+    """The positions in ``texts`` of the texts that hold any of ``words`` (in order, each once).
+
+    ``joined``: the texts joined by one character (``"\\x00".join(texts)``), or a text of the same
+    offsets (the join lower-cased, when the texts are ASCII); a word is looked for with ``str.find``
+    over all of it at once, then its offset placed in its text.
+
+    >>> texts_holding(["select 1", "show status", "use x"], "select 1|show status|use x", ("show", "x"))
+    [1, 2]
+    """
+    hits: list[int] = []
+    for word in words:
+        at = joined.find(word)
+        while at >= 0:
+            hits.append(at)
+            at = joined.find(word, at + 1)
+    return _placed(texts, hits)
+
+
+def _placed(texts: list[str], offsets: list[int]) -> list[int]:
+    """The positions in ``texts`` (joined by one character) of the texts that hold ``offsets`` of the
+    join, in order, each once."""
+    if not offsets:
+        return []
+    starts = np.zeros(len(texts), dtype=np.int64)
+    np.cumsum(np.fromiter(map(len, texts[:-1]), dtype=np.int64, count=len(texts) - 1) + 1, out=starts[1:])
+    return np.unique(np.searchsorted(starts, offsets, side="right") - 1).tolist()
+
+
 def fingerprints(series: pd.Series, cache: dict[str, str] | None = None) -> pd.Series:
     """``fingerprint`` of every value of ``series`` (same index and name, ``string`` dtype; missing
     values stay missing, as <NA>).
@@ -184,12 +293,7 @@ def fingerprints(series: pd.Series, cache: dict[str, str] | None = None) -> pd.S
     out = np.full(len(series), None, dtype=object)
     if present.any():
         codes, uniques = pd.factorize(series[present].astype(str), sort=False)
-        memo = cache if cache is not None else {}
         prints = np.empty(len(uniques), dtype=object)
-        for i, u in enumerate(uniques.tolist()):
-            found = memo.get(u)
-            if found is None:
-                found = memo[u] = fingerprint(u)
-            prints[i] = found
+        prints[:] = fingerprint_all(uniques.tolist(), cache)
         out[present] = prints[codes]
     return pd.Series(out, index=series.index, dtype="string", name=series.name)

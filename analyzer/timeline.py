@@ -25,7 +25,7 @@ import pandas as pd
 
 from analyzer import primary
 from analyzer.context import derive as derive_context
-from analyzer.fingerprint import fingerprints
+from analyzer.fingerprint import fingerprint_all, texts_holding
 from parsers.base import ParsedSource
 
 #: Commands of sessions that run a statement (prepared statements show `Execute`).
@@ -58,6 +58,33 @@ def is_collector_statement(text: str) -> bool:
     False
     """
     return bool(re.search(OWN_QUERY, text or "", flags=re.IGNORECASE | re.DOTALL))
+
+
+_OWN_QUERY = re.compile(OWN_QUERY, re.IGNORECASE | re.DOTALL)
+#: Text a collector's statement holds (``OWN_QUERY``: ``show``, or a read of ``information_schema``,
+#: ``performance_schema`` or ``sys``), lower-cased: a statement without any of them is not one.
+_OWN_QUERY_WORDS = ("show", "_schema", "sys")
+
+
+def collector_statements(texts: list[str]) -> np.ndarray:
+    """``is_collector_statement`` of each of ``texts`` (distinct processlist Info texts), a bool array.
+
+    The pattern runs only on the texts that hold one of ``_OWN_QUERY_WORDS``, found by a substring
+    search over all the texts joined and lower-cased at once (when they are ASCII, so that lower-casing
+    is the pattern's case folding and keeps every offset): a piece of a processlist has thousands of
+    distinct statements and a handful of the collector's.
+
+    >>> collector_statements(["SHOW FULL PROCESSLIST", "SELECT 1", "", "select * from sys.x"]).tolist()
+    [True, False, False, True]
+    """
+    own = np.zeros(len(texts), dtype=bool)
+    joined = "\x00".join(texts)
+    if not joined.isascii():
+        own[:] = [_OWN_QUERY.search(text) is not None for text in texts]
+        return own
+    for i in texts_holding(texts, joined.lower(), _OWN_QUERY_WORDS):
+        own[i] = _OWN_QUERY.search(texts[i]) is not None
+    return own
 
 
 MYSQLD_COMMS = frozenset({"mysqld", "mariadbd"})
@@ -180,9 +207,14 @@ def _statements(info: pd.Series, cache: dict[str, str] | None) -> tuple[pd.Categ
     is the collector's own (``OWN_QUERY``), each worked out once per distinct statement: a
     processlist repeats its statements across sessions and snapshots."""
     codes, uniques = pd.factorize(info, use_na_sentinel=True)
-    texts = pd.Series(uniques, dtype="string")
-    own = texts.str.contains(OWN_QUERY, flags=re.IGNORECASE | re.DOTALL, regex=True).to_numpy(dtype=bool)
-    fp_codes, fp_names = pd.factorize(fingerprints(texts.where(texts != ""), cache), use_na_sentinel=True)
+    texts = np.asarray(uniques, dtype=object).tolist()
+    if not isinstance(info.dtype, pd.StringDtype):  # a ``string`` column holds str values only
+        texts = [str(text) for text in texts]
+    own = collector_statements(texts)
+    stated = np.fromiter(map(bool, texts), dtype=bool, count=len(texts))  # an empty Info has no fingerprint
+    prints = np.full(len(texts), None, dtype=object)
+    prints[stated] = fingerprint_all(list(filter(None, texts)), cache)
+    fp_codes, fp_names = pd.factorize(prints, use_na_sentinel=True)
     present = codes >= 0
     row_fp = np.where(present, fp_codes[np.where(present, codes, 0)] if len(fp_codes) else -1, -1)
     row_own = present & (own[np.where(present, codes, 0)] if len(own) else False)
@@ -225,7 +257,7 @@ def prepare(source: ParsedSource, *, cache: dict[str, str] | None = None) -> Par
         )
         pl = pl[_sessions_kept(pl)].reset_index(drop=True)
         if "host" in pl:
-            pl = pl.assign(host=pl["host"].astype("string").str.replace(CLIENT_PORT_RE, "", regex=True))
+            pl = pl.assign(host=_without_port(pl["host"]))
         narrow = {c: "int32" for c in ("line_no", "line_end") if c in pl and pl[c].notna().all()}
         pl = pl.astype({**{c: "category" for c in PROCESSLIST_CATEGORIES if c in pl}, **narrow})
         frames["processlist"] = _narrow(pl, ("time_s", "id"))
@@ -275,6 +307,14 @@ def _narrow(frame: pd.DataFrame, columns: tuple[str, ...]) -> pd.DataFrame:
         if pd.isna(low) or (INT32_RANGE[0] <= low and high <= INT32_RANGE[1]):
             types[column] = "int32" if str(frame[column].dtype) == "int64" else "Int32"
     return frame.astype(types) if types else frame
+
+
+def _without_port(host: pd.Series) -> pd.Series:
+    """``host`` (processlist Host, ``string``) without the client port (``CLIENT_PORT_RE``), the
+    pattern run once per distinct value: a client keeps its port across snapshots."""
+    codes, uniques = pd.factorize(host.astype("string"), use_na_sentinel=True)
+    stripped = pd.Series(uniques, dtype="string").str.replace(CLIENT_PORT_RE, "", regex=True).array
+    return pd.Series(stripped.take(codes, allow_fill=True), index=host.index, name=host.name)
 
 
 def _sessions_kept(pl: pd.DataFrame) -> np.ndarray:

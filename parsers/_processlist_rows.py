@@ -154,8 +154,8 @@ class State:
         self,
         chunk: Bytes,
         layout: VerticalKeys,
-        vs: list[np.ndarray],
-        ve: list[np.ndarray],
+        vs: list[np.ndarray | None],
+        ve: list[np.ndarray | None],
         snaps: np.ndarray,
         long_info: np.ndarray,
     ) -> np.ndarray | None:
@@ -165,7 +165,8 @@ class State:
 
         Counted, not typed: the sessions whose Command is one of ``self.idle``, but the first and the
         last row of each snapshot and, of each snapshot's idle sessions, the first with the longest
-        Time (a possible lock holder), and a row whose Info spans lines. Their other cells are not read.
+        Time (a possible lock holder), and a row whose Info spans lines. Their other cells are not read
+        (``vs``/``ve`` hold the cell ranges of Command and Time only).
         The first and last rows are those of the chunk (a snapshot may run over two): more rows than
         needed, never fewer."""
         if self.idle is None:

@@ -342,13 +342,14 @@ class RowSink(Protocol):
         self,
         chunk: Bytes,
         layout: VerticalKeys,
-        vs: list[np.ndarray],
-        ve: list[np.ndarray],
+        vs: list[np.ndarray | None],
+        ve: list[np.ndarray | None],
         snaps: np.ndarray,
         long_info: np.ndarray,
     ) -> np.ndarray | None:
         """The rows of a regular chunk to type (indices; the others only counted), or None: all.
-        ``vs``/``ve``: each key's cell ranges in ``chunk``; ``long_info``: rows whose Info spans lines."""
+        ``vs``/``ve``: each key's cell ranges in ``chunk`` (those of Command and Time; None for the other
+        keys); ``long_info``: rows whose Info spans lines."""
 
     def add(
         self,
@@ -377,8 +378,10 @@ class RowSink(Protocol):
 def cut_chunk(text: str) -> int:
     """Start of the last row header or marker line of ``text`` (chunks end on a record boundary)."""
     row = text.rfind(". row ***")
-    row_start = text.rfind("\n", 0, row) + 1 if row > 0 else 0
-    return max(row_start, text.rfind("\nTS ") + 1, text.rfind("\nzzz ") + 1)
+    start = text.rfind("\n", 0, row) + 1 if row > 0 else 0
+    # each search only after the latest start found: a capture without `zzz` markers is not read whole
+    start = max(start, text.rfind("\nTS ", start) + 1)
+    return max(start, text.rfind("\nzzz ", start) + 1)
 
 
 def _lines_from(text: str) -> Iterator[str]:
@@ -563,14 +566,16 @@ def _vertical_fast(first: int, text: str, state: RowSink) -> bool:
     cells = None if row_end is None else _key_cells(lines, layout, headers, row_end)
     if cells is None:
         return False
-    vs, ve, long_info, whole_info = cells
+    key_lines, long_info, whole_info = cells
     snaps = _snapshots(first, lines, headers, marks, row_one, state)
+    # the cells the choice of rows reads first (Command, Time), then every cell of the rows typed
+    vs, ve = _cell_ranges(lines, layout, key_lines, long_info, {"Command", "Time"})
     rows = state.typed_rows(chunk, layout, vs, ve, snaps, long_info)
     if rows is not None:
-        vs = [v[rows] for v in vs]
-        ve = [v[rows] for v in ve]
+        key_lines = [line[rows] for line in key_lines]
         headers, row_end, snaps = headers[rows], row_end[rows], snaps[rows]
         long_info = np.searchsorted(rows, long_info)
+    vs, ve = _cell_ranges(lines, layout, key_lines, long_info)
     values = _typed(chunk, layout, vs, ve)
     if len(long_info):
         info = values[layout.info]
@@ -619,11 +624,10 @@ def _row_ends(lead: np.ndarray, headers: np.ndarray, marks: np.ndarray, n_lines:
 
 def _key_cells(
     lines: _Lines, layout: VerticalKeys, headers: np.ndarray, row_end: np.ndarray
-) -> tuple[list[np.ndarray], list[np.ndarray], np.ndarray, list[str]] | None:
-    """Where each key's cell starts and ends in every row (after the key's prefix and one optional
-    blank, to the end of its line), the rows whose Info spans lines and their whole Info; None when
-    a key line is not where the learned keys put it, or a multi-line Info is not read as the row
-    regex reads it."""
+) -> tuple[list[np.ndarray], np.ndarray, list[str]] | None:
+    """The line of each key in every row (``_cell_ranges`` reads the cells), the rows whose Info
+    spans lines and their whole Info; None when a key line is not where the learned keys put it, or
+    a multi-line Info is not read as the row regex reads it."""
     chunk, buf, starts, ends, data = lines.chunk, lines.chunk.buf, lines.starts, lines.ends, lines.data
     extra = row_end - headers - 1 - len(layout.keys)  # lines of a multi-line Info past its first
     if extra.min() < 0 or (layout.info < 0 and extra.any()):
@@ -634,29 +638,50 @@ def _key_cells(
         if not chunk.starts_with(starts[line], prefix).all():
             return None
         key_lines.append(line)
-    vs = [starts[line] + len(p) for line, p in zip(key_lines, layout.prefixes, strict=True)]
-    vs = [v + (buf[v] == SPACE) for v in vs]
-    ve = [ends[line] for line in key_lines]
     long_info = np.flatnonzero(extra)
     whole_info: list[str] = []
     if len(long_info):
-        i = layout.info
-        info_line = key_lines[i][long_info]
+        info_line = key_lines[layout.info][long_info]
         more = extra[long_info]
-        for r, line, n in zip(long_info.tolist(), info_line.tolist(), more.tolist(), strict=True):
+        vs = starts[info_line] + len(layout.prefixes[layout.info])
+        vs += buf[vs] == SPACE
+        for line, n, a in zip(info_line.tolist(), more.tolist(), vs.tolist(), strict=True):
             for cont in range(line + 1, line + n + 1):
                 body = lines.text(cont)
                 if (body.startswith(layout.stop)) if layout.stop is not None else _END_OF_INFO.match(body):
                     return None  # the row regex ends the Info there
-            if layout.stop is None and data[vs[i][r] : ve[i][r]] == b"NULL":
+            if layout.stop is None and data[a : ends[line]] == b"NULL":
                 return None  # `Info: NULL` cannot span lines: the lines after it are not Info
-        whole_info = [
-            data[a:b].decode("utf-8") for a, b in zip(vs[i][long_info], ends[info_line + more], strict=True)
-        ]
-        ve[i] = ve[i].copy()
-        vs[i] = vs[i].copy()
-        vs[i][long_info] = ve[i][long_info]  # read as empty, then replaced by the whole text
-    return vs, ve, long_info, whole_info
+        whole_info = [data[a:b].decode("utf-8") for a, b in zip(vs, ends[info_line + more], strict=True)]
+    return key_lines, long_info, whole_info
+
+
+def _cell_ranges(
+    lines: _Lines,
+    layout: VerticalKeys,
+    key_lines: list[np.ndarray],
+    long_info: np.ndarray,
+    keys: set[str] | None = None,
+) -> tuple[list, list]:
+    """Where each key's cell starts and ends (byte offsets) in the rows of ``key_lines``: after the
+    key's prefix and one optional blank, to the end of its line; an Info that spans lines (rows
+    ``long_info``) is read as empty, then replaced by its whole text. Only the ``keys`` given
+    (None for the others), or all of them."""
+    vs: list = []
+    ve: list = []
+    for key, line, prefix in zip(layout.keys, key_lines, layout.prefixes, strict=True):
+        if keys is not None and key not in keys:
+            vs.append(None)
+            ve.append(None)
+            continue
+        start = lines.starts[line] + len(prefix)
+        start += lines.chunk.buf[start] == SPACE
+        end = lines.ends[line]
+        if key == "Info" and len(long_info):
+            start[long_info] = end[long_info]
+        vs.append(start)
+        ve.append(end)
+    return vs, ve
 
 
 def _snapshots(

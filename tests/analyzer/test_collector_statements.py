@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from analyzer.timeline import is_collector_statement
+from analyzer.timeline import collector_statements, is_collector_statement
 from tests.analyzer.captures import processlist_text, timeline
 
 COLLECTORS = [
@@ -29,6 +29,12 @@ def test_a_collectors_statement_is_recognised(statement: str) -> None:
 def test_an_application_statement_is_not() -> None:
     assert not is_collector_statement("select count(*) from shop.items where pad like '%y%'")
     assert not is_collector_statement("update shop.orders set note = 'show this' where id = 1")
+
+
+@pytest.mark.parametrize("extra", ["", "select 'é'", "\u017fhow status"])  # ASCII or not; long s folds to s
+def test_many_texts_at_once_are_tested_as_each_text(extra: str) -> None:
+    texts = [*COLLECTORS, "select 1 from systems", "/* x */ SHOW STATUS", " sys", "", "SELECT 2", extra]
+    assert collector_statements(texts).tolist() == [is_collector_statement(text) for text in texts]
 
 
 def test_collector_sessions_have_no_fingerprint_and_are_not_active() -> None:

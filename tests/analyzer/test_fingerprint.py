@@ -11,7 +11,7 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 
-from analyzer.fingerprint import fingerprint, fingerprints
+from analyzer.fingerprint import fingerprint, fingerprint_all, fingerprints
 
 CASES = [
     (
@@ -104,3 +104,33 @@ def test_the_number_pattern_matches_what_the_plain_alternation_matches() -> None
     alphabet = "0123456789abcdefxXABeE+-. ()'_,="
     texts = shapes + ["".join(rnd.choice(alphabet) for _ in range(rnd.randint(1, 24))) for _ in range(20_000)]
     assert [_NUMBER.sub("?", t) for t in texts] == [stated.sub("?", t) for t in texts]
+
+
+def test_many_statements_at_once_give_each_statements_fingerprint() -> None:
+    statements = [
+        *(case[0] for case in CASES + OPERATORS),
+        "select 'open quote from t where a = 1",
+        'select "a" from t where b = "open',
+        "select 'it\\'s' from t",
+        "select 'a\x00b' from t where c = 1",
+        "",
+        "INSERT INTO t VALUES (1), (2)",
+        "insert into t (a, b) values (1, 2)",
+        "REPLACE INTO t VALUES (1) ,\n (2)",
+        "  call p(1)",
+        "Call p(2)",
+        "use db",
+        "USE db\n",
+        "update t set a = 1",
+        "administrator command: Ping",
+        "select 1 # note",
+        "select 2 -- note",
+        "/* x */ select 3",
+        "\tselect 4",
+    ]
+    assert fingerprint_all(statements) == [fingerprint(sql) for sql in statements]  # one holds a NUL
+    joinable = [sql for sql in statements if "\x00" not in sql]
+    assert fingerprint_all(joinable) == [fingerprint(sql) for sql in joinable]
+    cache: dict[str, str] = {}
+    assert fingerprint_all(statements[:3], cache) == fingerprint_all(statements[:3], cache)
+    assert fingerprint_all([]) == []
