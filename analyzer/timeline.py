@@ -175,6 +175,9 @@ STATUS_KEPT = frozenset(
 #: with 100 lines gives 6,400 rows a snapshot).
 IRQ_LINES_KEPT = 16
 OTHER_IRQ = "(other)"
+#: Frames of a row per CPU or per block device per sample (mpstat, ``mpstat -I``, iostat), kept in
+#: narrow types (``_narrow_per_cpu``): a day of a 64-CPU server's mpstat is 560,000 rows.
+PER_CPU_FRAMES = ("mpstat_cpu", "mpstat_intr", "mpstat_irq", "iostat")
 #: Thread states kept one row per thread; sleeping (S) and idle kernel (I) threads are only counted.
 THREAD_STATES_KEPT = frozenset({"R", "D", "Z", "T", "t", "X", "W"})
 
@@ -231,11 +234,12 @@ def prepare(source: ParsedSource, *, cache: dict[str, str] | None = None) -> Par
     ``processlist_sessions`` (``ts``, ``sessions``) counts every session of each snapshot (or sums
     what a parser given ``PARSE_OPTIONS`` counted), and only the rows the rules read stay
     (``_sessions_kept``): a day of 1,000 mostly idle sessions is not held one row each.
-    ``ps_threads``: adds ``is_mysqld``; ``ps_state_counts`` (``ts``, ``state``, ``threads``) counts
+    ``ps_threads``: adds ``is_mysqld``, drops the piece's ``snapshot`` numbers; ``ps_state_counts`` (``ts``, ``state``, ``threads``) counts
     every thread by state, and only threads in ``THREAD_STATES_KEPT`` stay one row each (plus the
     first row of every snapshot, so that each snapshot is still seen); a ps parser given
     ``PARSE_OPTIONS`` did both already. ``mysqladmin``: only the
     ``STATUS_KEPT`` variables. ``interrupts``: the minor IRQ lines folded (``_fold_minor_irqs``).
+    ``PER_CPU_FRAMES`` (mpstat, iostat): integers narrowed, ``device`` a category (``_narrow_per_cpu``).
     ``SAMPLE_LINES``: the line range of each sample of the main frame, as parsed. Text columns
     become categories. Idempotent; ``cache`` carries fingerprints across calls (statement -> fingerprint).
     """
@@ -275,7 +279,9 @@ def prepare(source: ParsedSource, *, cache: dict[str, str] | None = None) -> Par
             )
             keep = state.isin(THREAD_STATES_KEPT).fillna(False) | ~ps["ts"].duplicated()
             ps = ps[keep.to_numpy()].reset_index(drop=True)
-        frames["ps_threads"] = _narrow(ps, ("line_no", "snapshot", "pid", "tid", "ppid"))
+        # ``snapshot`` numbers the snapshots of a parsed piece: ``ts`` names them across pieces
+        ps = ps.drop(columns=["snapshot"], errors="ignore")
+        frames["ps_threads"] = _narrow(ps, ("line_no", "pid", "tid", "ppid"))
     ma = frames.get("mysqladmin")
     if ma is not None and len(ma) and "variable" in ma:
         kept = value_is(ma["variable"], lambda s: s.isin(STATUS_KEPT))
@@ -284,6 +290,9 @@ def prepare(source: ParsedSource, *, cache: dict[str, str] | None = None) -> Par
             frames["mysqladmin"] = ma.assign(
                 variable=ma["variable"].astype("category").cat.remove_unused_categories()
             )
+    for name in PER_CPU_FRAMES:
+        if frames.get(name) is not None and len(frames[name]):
+            frames[name] = _narrow_per_cpu(frames[name])
     it = frames.get("interrupts")
     if it is not None and len(it) and "per_s" in it and not source.meta.get("interrupts_reduced"):
         frames["interrupts"] = _fold_minor_irqs(it)
@@ -291,21 +300,18 @@ def prepare(source: ParsedSource, *, cache: dict[str, str] | None = None) -> Par
     return dataclasses.replace(source, frames=frames)
 
 
-#: The range a 32-bit integer column holds.
-INT32_RANGE = (-(2**31), 2**31 - 1)
-
-
-def _narrow(frame: pd.DataFrame, columns: tuple[str, ...]) -> pd.DataFrame:
-    """``columns`` of ``frame`` that are 64-bit integers (``int64``, nullable ``Int64``) as 32-bit
-    ones when every value fits (line numbers, pids, tids, Time in seconds): lossless, half the bytes
-    of a day-long capture's rows."""
+def _narrow(frame: pd.DataFrame, columns: tuple[str, ...], bits: int = 32) -> pd.DataFrame:
+    """``columns`` of ``frame`` that are 64-bit integers (``int64``, nullable ``Int64``) as ``bits``-bit
+    ones (32 or 16) when every value fits (line numbers, pids, tids, Time in seconds in 32; CPU
+    numbers in 16): lossless, a half or a quarter of the bytes of a day-long capture's rows."""
+    info = np.iinfo(f"int{bits}")
     types = {}
     for column in columns:
         if column not in frame or str(frame[column].dtype) not in ("int64", "Int64") or not len(frame):
             continue
         low, high = frame[column].min(), frame[column].max()
-        if pd.isna(low) or (INT32_RANGE[0] <= low and high <= INT32_RANGE[1]):
-            types[column] = "int32" if str(frame[column].dtype) == "int64" else "Int32"
+        if pd.isna(low) or (info.min <= low and high <= info.max):
+            types[column] = f"int{bits}" if str(frame[column].dtype) == "int64" else f"Int{bits}"
     return frame.astype(types) if types else frame
 
 
@@ -315,6 +321,15 @@ def _without_port(host: pd.Series) -> pd.Series:
     codes, uniques = pd.factorize(host.astype("string"), use_na_sentinel=True)
     stripped = pd.Series(uniques, dtype="string").str.replace(CLIENT_PORT_RE, "", regex=True).array
     return pd.Series(stripped.take(codes, allow_fill=True), index=host.index, name=host.name)
+
+
+def _narrow_per_cpu(frame: pd.DataFrame) -> pd.DataFrame:
+    """A frame of ``PER_CPU_FRAMES`` in narrow types: ``line_no`` 32-bit, ``cpu`` 16-bit (-1, the
+    all-CPU row, and CPU numbers), ``device`` a category (a few block devices repeated every sample)."""
+    frame = _narrow(_narrow(frame, ("line_no",)), ("cpu",), bits=16)
+    if "device" in frame and not isinstance(frame["device"].dtype, pd.CategoricalDtype):
+        frame = frame.astype({"device": "category"})
+    return frame
 
 
 def _sessions_kept(pl: pd.DataFrame) -> np.ndarray:

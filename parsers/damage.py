@@ -469,13 +469,20 @@ def check_source(
             _say(source, frame, future, "future-time", f"{name}: {int(future.sum()):,} rows from line {{line}} "
                  f"are dated after today ({when:%Y-%m-%d %H:%M:%S} UTC): not used")  # fmt: skip
             keep &= ~future
-        if jumps and (jumped := jumped_rows(np.where(keep, ts, np.iinfo(np.int64).min))) is not None:
+        if jumps and (jumped := jumped_rows(_marked(ts, keep))) is not None:
             outside, message = jumped
             _say(source, frame, outside & keep, "time-jump", f"{name}: {message}")
             keep &= ~outside
         if not keep.all():
             frame = frame[keep].reset_index(drop=True)
         source.frames[name] = _refuse_impossible(source, name, frame) if values else frame
+
+
+def _marked(ts: np.ndarray, keep: np.ndarray) -> np.ndarray:
+    """``ts`` (int64 nanoseconds) with the rows not in ``keep`` marked ``iinfo(int64).min``, as
+    ``jumped_rows`` reads them: ``ts`` itself, not a copy, when every row is kept (a joined day of
+    /proc/interrupts: 9.4 M times, 72 MiB)."""
+    return ts if keep.all() else np.where(keep, ts, np.iinfo(np.int64).min)
 
 
 #: A gap between two sample times of a member is a jump of its clock when it is this many times
@@ -503,9 +510,9 @@ def jumped_rows(ts: np.ndarray) -> tuple[np.ndarray, str] | None:
     times = ts[valid] if not valid.all() else ts
     if len(times) < 3 or int(times.max()) - int(times.min()) <= JUMP_MIN.value:
         return None  # most captures: nothing to sort
-    gaps = np.diff(times)
-    if (gaps >= 0).all():  # in time order, as check_source leaves them: no sort
-        times = times[np.r_[True, gaps > 0]]
+    # the distinct times, without a gap per row (a day of /proc/interrupts: 9.4 M rows, 8,640 times)
+    if (times[1:] >= times[:-1]).all():  # in time order, as check_source leaves them: no sort
+        times = times[np.r_[True, times[1:] != times[:-1]]]
     else:
         times = np.unique(times)
     if len(times) < 3:

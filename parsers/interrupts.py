@@ -93,6 +93,7 @@ TRAITS = FormatTraits(
     blocks=Blocks.ROWS,
     markers=True,
     large_pieces=False,  # no gain, and its frames (a row per CPU per line) are the most memory a parse holds
+    small_pieces=True,  # 4 MiB pieces: the same CPU per MB as 8 MiB, half the memory while parsed
 )
 FRAME = "interrupts"
 DESC_FRAME = "interrupts_desc"
