@@ -240,7 +240,7 @@ def split(head: bytes, rest: BinaryIO, *, piece_bytes: int | None = None) -> Ite
         carry, block = b"".join((overlap, after)), following
 
 
-#: Bytes per piece of a member cut at line ends (``SMALL_PIECE_BYTES``, 4 MiB): the worker keeps
+#: Bytes per piece of a member cut at line ends (``SMALL_PIECE_BYTES``, 3 MiB): the worker keeps
 #: every row of such a member (nothing of a vmstat row is reduced away), so its parse processes get
 #: the smaller pieces. A 300 MB ``vmstat -t`` member: the tree peaked at 974 MiB with 8 MiB pieces,
 #: 940 MiB with 4 MiB, for the same CPU time (13.6 s against 13.4 s).
