@@ -168,12 +168,12 @@ def test_a_bundle_read_ahead_is_taken_only_while_it_is_the_upload_unchanged(tmp_
 
     from parsers.ingest.archive import Limits
     from parsers.ingest.pool import close_waiting
-    from web.ingest import pipeline
+    from web.ingest import work
     from web.ingest.work import read_ahead, take_read_ahead
 
     path = tmp_path / "culprit-rowlock.tar.gz"
     shutil.copy(FIXTURE_BUNDLES / path.name, path)
-    size, limits = path.stat().st_size, pipeline.upload_limits()
+    size, limits = path.stat().st_size, work.upload_limits()
     try:
         assert read_ahead([str(path), "--json"]) is None  # not --sync: the worker reads it
         assert read_ahead([str(path), "--sync", "--reuse"]) is None  # --reuse may not read it at all

@@ -123,7 +123,7 @@ def dispatch(
             more=more,
             put=put,
             display_name=case.upload.original_name,
-            limits=pipeline.upload_limits(),
+            limits=piece_work.upload_limits(),
             progress=pipeline.member_progress(report),
             reduce=piece_work.PIECE_REDUCER,
             keep_text=keep_text,

@@ -33,8 +33,8 @@ from analyzer.series import aggregate_series, irq_cpu_rates, top_fingerprints, t
 from analyzer.timeline import SAMPLE_LINES, Timeline
 from analyzer.verdict import verdict_refs
 from parsers.damage import pg_safe
-from parsers.ingest.archive import BundleError, Limits
-from parsers.ingest.bundle import Bundle, read_bundle
+from parsers.ingest.archive import BundleError
+from parsers.ingest.bundle import Bundle
 from parsers.ingest.hosts import UNKNOWN_HOST
 from parsers.ingest.malloc import release_memory, resident_bytes
 from parsers.ingest.pool import keep_warm
@@ -260,15 +260,6 @@ def _fail(claim: Claim, reason: str, detail: DetailWriter | None = None) -> None
         case_finished(case_id=claim.case_id, status=CaseStatus.FAILED)
 
 
-def upload_limits() -> Limits:
-    """The limits every walk of an upload is held to (settings ``CASEBOOK_MAX_*``)."""
-    return Limits(
-        max_members=settings.CASEBOOK_MAX_MEMBERS,
-        max_total_bytes=settings.CASEBOOK_MAX_UNCOMPRESSED_BYTES,
-        max_ratio=settings.CASEBOOK_MAX_RATIO,
-    )
-
-
 def member_progress(report: Callable[..., None]) -> Callable[[str], None]:
     """The walk's ``progress(member)``: the case shows the member being read and a progress that grows."""
     seen = [0]
@@ -290,7 +281,7 @@ def parse_upload(
     (``case.added_uploads``, oldest first; their members named ``<file name>/<member>``). The bundle
     ``manage.py analyze --sync`` read ahead while Django set up is taken when it is this upload
     (``web.ingest.work.take_read_ahead``)."""
-    limits = upload_limits()
+    limits = piece_work.upload_limits()
     ahead = piece_work.take_read_ahead(
         original_name=case.upload.original_name, size=case.upload.size, limits=limits
     )
@@ -303,14 +294,12 @@ def parse_upload(
             (stack.enter_context(local_copy(added)), added.original_name)  # type: ignore[arg-type]
             for added in case.added_uploads.all()
         ]
-        return read_bundle(
+        return piece_work.read_upload(
             path,
             display_name=case.upload.original_name,
             limits=limits,
             progress=member_progress(report),
-            reduce=piece_work.PIECE_REDUCER,
             keep_text=keep_text,
-            processes=settings.CASEBOOK_PARSE_PROCESSES,
             more=more,
             # a capture with times of day and no date is dated by the bundle's own evidence, at worst this
             uploaded_at=pd.Timestamp(case.upload.uploaded_at),

@@ -41,16 +41,58 @@ def ingest_work(reduce: Callable[[ParsedSource], ParsedSource] = PIECE_REDUCER) 
     return Work(reduce=reduce, keep_text=True)
 
 
-def start_parse_processes() -> None:
-    """Start the ingest's parse processes now (``CASEBOOK_PARSE_PROCESSES`` of them, read from the
-    settings module without setting Django up), without waiting for them: ``manage.py analyze
-    --sync`` calls it first thing. The ingest takes them (``parsers.ingest.pool.warmed``); a bundle
-    that needs none leaves them to be closed at exit."""
+def parse_processes() -> int:
+    """``CASEBOOK_PARSE_PROCESSES``, read from the settings module without setting Django up."""
     from django.conf import settings  # noqa: PLC0415 - lazy: reads DJANGO_SETTINGS_MODULE only
 
-    processes = int(settings.CASEBOOK_PARSE_PROCESSES or 0)
-    if processes > 0:
-        keep_warm(processes, work=ingest_work())
+    return int(settings.CASEBOOK_PARSE_PROCESSES or 0)
+
+
+def start_parse_processes() -> None:
+    """Start the ingest's parse processes now (``parse_processes()`` of them), without waiting for
+    them: ``manage.py analyze --sync`` calls it first thing. The ingest takes them
+    (``parsers.ingest.pool.warmed``); a bundle that needs none leaves them to be closed at exit."""
+    if parse_processes() > 0:
+        keep_warm(parse_processes(), work=ingest_work())
+
+
+def upload_limits() -> Limits:
+    """The limits every walk of an upload is held to (settings ``CASEBOOK_MAX_*``, read without
+    setting Django up)."""
+    from django.conf import settings  # noqa: PLC0415 - lazy: reads DJANGO_SETTINGS_MODULE only
+
+    return Limits(
+        max_members=settings.CASEBOOK_MAX_MEMBERS,
+        max_total_bytes=settings.CASEBOOK_MAX_UNCOMPRESSED_BYTES,
+        max_ratio=settings.CASEBOOK_MAX_RATIO,
+    )
+
+
+def read_upload(
+    path: Path,
+    *,
+    display_name: str,
+    uploaded_at: pd.Timestamp,
+    progress: Callable[[str], None],
+    keep_text: Callable[[str, tuple[TextChunk, ...]], None],
+    limits: Limits,
+    more: list[tuple[Path, str]] | None = None,
+) -> Bundle:
+    """``read_bundle`` as an ingest reads an upload (and the bundles ``more`` added to its case):
+    under ``limits`` (``upload_limits()``), each piece reduced by ``PIECE_REDUCER`` in the
+    ``parse_processes()`` parse processes, its text handed to ``keep_text``. ``uploaded_at``: the
+    last evidence of the date of a capture with times of day and no date."""
+    return read_bundle(
+        path,
+        display_name=display_name,
+        limits=limits,
+        progress=progress,
+        reduce=PIECE_REDUCER,
+        keep_text=keep_text,
+        processes=parse_processes(),
+        more=more or (),
+        uploaded_at=uploaded_at,
+    )
 
 
 def analyze_arguments(parser: argparse.ArgumentParser) -> None:
@@ -98,27 +140,25 @@ class ReadAhead:
     The upload time given to the read (for captures with a time of day and no date) is the
     command's start."""
 
-    def __init__(self, path: Path, *, limits: Limits, processes: int) -> None:
+    def __init__(self, path: Path) -> None:
         self.path = path
         self.identity = _identity(path)
         self.uploaded_at = pd.Timestamp.now(tz="UTC")
+        self.limits = upload_limits()
         self._events: queue.SimpleQueue[tuple[str, object, object]] = queue.SimpleQueue()
-        self._limits, self._processes = limits, processes
         self._thread = threading.Thread(target=self._read, name="read-ahead", daemon=True)
         self._thread.start()
 
     def _read(self) -> None:
         put = self._events.put
         try:
-            bundle = read_bundle(
+            bundle = read_upload(
                 self.path,
                 display_name=self.path.name,
-                limits=self._limits,
-                progress=lambda member: put(("progress", member, None)),
-                reduce=PIECE_REDUCER,
-                keep_text=lambda member, chunks: put(("text", member, chunks)),
-                processes=self._processes,
                 uploaded_at=self.uploaded_at,
+                progress=lambda member: put(("progress", member, None)),
+                keep_text=lambda member, chunks: put(("text", member, chunks)),
+                limits=self.limits,
             )
         except BaseException as exc:  # noqa: BLE001 - raised again where the ingest takes the bundle
             put(("error", exc, None))
@@ -163,17 +203,11 @@ def read_ahead(argv: list[str]) -> ReadAhead | None:
     if not args.sync:
         return None
     start_parse_processes()
-    processes = int(settings.CASEBOOK_PARSE_PROCESSES or 0)
     if len(args.bundle) != 1 or args.reuse or settings.CASEBOOK_INGEST_FANOUT or not args.bundle[0].is_file():
         return None
     if os.environ.get("CASEBOOK_READ_AHEAD", "1") == "0":
         return None
-    limits = Limits(
-        max_members=settings.CASEBOOK_MAX_MEMBERS,
-        max_total_bytes=settings.CASEBOOK_MAX_UNCOMPRESSED_BYTES,
-        max_ratio=settings.CASEBOOK_MAX_RATIO,
-    )
-    _ahead = ReadAhead(args.bundle[0], limits=limits, processes=processes)
+    _ahead = ReadAhead(args.bundle[0])
     return _ahead
 
 
@@ -190,7 +224,7 @@ def take_read_ahead(*, original_name: str, size: int, limits: Limits) -> ReadAhe
         same = _identity(ahead.path) == ahead.identity
     except OSError:
         same = False
-    if same and ahead.path.name == original_name and ahead.identity[2] == size and ahead._limits == limits:
+    if same and ahead.path.name == original_name and ahead.identity[2] == size and ahead.limits == limits:
         return ahead
     log.warning("the bundle read ahead (%s) is not the upload; it is read again", ahead.path)
     return None
