@@ -6,10 +6,14 @@ import sys
 
 
 def main() -> None:
+    sync_analyze = sys.argv[1:2] == ["analyze"] and "--sync" in sys.argv[2:]
+    if sync_analyze:
+        from parsers.ingest.children import exec_tuned
+
+        exec_tuned()  # malloc tuned as a worker's: this process joins the pieces a worker would
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "web.settings")
     from django.core.management import execute_from_command_line
 
-    sync_analyze = sys.argv[1:2] == ["analyze"] and "--sync" in sys.argv[2:]
     if sync_analyze:
         from django.conf import settings
 

@@ -152,6 +152,22 @@ def _event(kind: str, **data: Any) -> None:
     sys.stdout.flush()
 
 
+def _timed_in_child(stages: _Stages, fn: Any, *args: Any, **kwargs: Any) -> Any:
+    """The rules in the forked child that the ingest runs them in, timed and sent as a stage beside
+    the writes. The child takes none of the stages' locks (another thread of the parent may have
+    held one when it forked); its peak is the tree's at the end."""
+    order, depth = next(stages.counter), len(stages.stack)
+    t = time.perf_counter()
+    try:
+        return fn(*args, **kwargs)
+    finally:
+        record = {"stage": "rules (engine.run_hosts)", "order": order, "depth": depth, "beside": True}
+        seconds = round(time.perf_counter() - t, 3)
+        _event(
+            "stage_end", **record, seconds=seconds, peak_rss_bytes=tree_rss_bytes(os.getppid()), forked=True
+        )
+
+
 def _instrument(stages: _Stages) -> None:
     """Wrap the ingest's stages (in this process only) to time them and see their memory."""
     import analyzer.engine
@@ -171,8 +187,11 @@ def _instrument(stages: _Stages) -> None:
 
     wrap(web.ingest.pipeline, "parse_upload", "parse (read_bundle)")
     run_rules = analyzer.engine.run_hosts
+    ingest_pid = os.getpid()
 
     def rules_wrapper(*args: Any, **kwargs: Any) -> Any:
+        if os.getpid() != ingest_pid:  # in the ingest's forked child (pipeline._RulesBeside)
+            return _timed_in_child(stages, run_rules, *args, **kwargs)
         on_its_own = threading.current_thread() is not threading.main_thread()
         with (stages.beside if on_its_own else stages.stage)("rules (engine.run_hosts)"):
             return run_rules(*args, **kwargs)
@@ -336,6 +355,8 @@ def ingest_stage(bundle: Path, timeout: float, max_rss: int, keep: bool) -> dict
         }
     log.unlink()
     result.pop("event", None)
+    forked = [e for e in events if e.get("event") == "stage_end" and e.get("forked")]  # the rules' child
+    result["stages"] += [{k: v for k, v in e.items() if k != "event"} for e in forked]
     result["peak_tree_rss_bytes"] = max(seen_rss, result["peak_rss_bytes"])
     return result
 
@@ -345,6 +366,6 @@ def _open_stages(events: list[dict[str, Any]]) -> list[str]:
     for e in events:
         if e["event"] == "stage":
             stack.append(e["name"])
-        elif e["event"] == "stage_end" and stack:
+        elif e["event"] == "stage_end" and stack and not e.get("forked"):
             stack.pop()
     return stack

@@ -311,7 +311,8 @@ def print_report(report: dict[str, Any]) -> None:
     for s in sorted(ing["stages"], key=lambda s: s.get("order", 0)):
         print(
             f"      {'  ' * s['depth']}{s['stage']:<44}{s['seconds']:9.2f} s  {mib(s['peak_rss_bytes']):>10}"
-            + ("   in a thread, beside the writes" if s.get("beside") else "")
+            + ("   in a forked child, beside the writes" if s.get("forked") else "")
+            + ("   in a thread, beside the writes" if s.get("beside") and not s.get("forked") else "")
         )
     print("    inside the parse, summed over calls:")
     for label, t in ing.get("tallies", {}).items():

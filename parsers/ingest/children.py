@@ -61,6 +61,20 @@ def _new() -> subprocess.Popen[bytes]:
     return proc
 
 
+def exec_tuned() -> None:
+    """Run this program again in place (``os.execv``: the same interpreter, options and arguments,
+    ``sys.orig_argv``) with a worker's malloc tunables (``GLIBC_TUNABLES=MALLOC_TUNABLES``, as
+    scripts/start gives a worker and ``_new`` a parse process) when its environment sets none:
+    glibc reads them only when a process starts. For ``manage.py analyze --sync``, which then reads
+    and joins a bundle's pieces as a worker does. Returns when the variable is set (even empty)."""
+    if "GLIBC_TUNABLES" in os.environ:
+        return
+    os.environ["GLIBC_TUNABLES"] = MALLOC_TUNABLES
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os.execv(sys.executable, sys.orig_argv)
+
+
 def start_early(processes: int) -> None:
     """Start ``processes`` parse processes now, for the pools of this process to take (``start``).
     One that no pool takes reads the end of its stdin when this process exits, and ends."""

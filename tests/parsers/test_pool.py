@@ -179,6 +179,38 @@ def test_processes_started_early_are_the_ones_a_pool_takes_and_a_dead_one_is_pas
     assert set(source.main["reduced_in"]) <= pids
 
 
+@pytest.mark.parametrize(
+    ("given", "started_with"), [(None, MALLOC_TUNABLES), ("", ""), ("glibc.malloc.arena_max=2", None)]
+)
+def test_the_command_runs_again_with_a_workers_malloc_tunables_unless_it_has_its_own(
+    given: str | None, started_with: str | None
+) -> None:
+    """``children.exec_tuned`` (``manage.py analyze --sync``): a process started without
+    ``GLIBC_TUNABLES`` runs itself again, the same program and arguments, with the worker's (glibc
+    reads them only at a start: /proc/PID/environ shows what the process started with); one that
+    has its own keeps them and is not run again."""
+    import subprocess
+    import sys
+
+    code = (
+        "import os, sys; from parsers.ingest.children import exec_tuned; "
+        "print('run', sys.argv[1:]); sys.stdout.flush(); exec_tuned(); print(os.getpid())"
+    )
+    env = {k: v for k, v in os.environ.items() if k != "GLIBC_TUNABLES"}
+    if given is not None:
+        env["GLIBC_TUNABLES"] = given
+    script = subprocess.Popen(
+        [sys.executable, "-c", code + "; sys.stdin.read()", "an-argument"],
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env, cwd=children.PROJECT_ROOT, text=True,
+    )  # fmt: skip
+    runs = [script.stdout.readline() for _ in range(1 if given is not None else 2)]
+    pid = int(script.stdout.readline())
+    environ = process_environ(pid)
+    script.communicate("")
+    assert runs == ["run ['an-argument']\n"] * len(runs) and pid == script.pid
+    assert environ.get("GLIBC_TUNABLES") == (started_with if started_with is not None else given)
+
+
 def _one_piece(pool: PiecePool, text: str) -> tuple[ParsedSource, int]:
     """``text`` handed to a pipeline as one whole piece; the source and the pieces the pool took."""
     got: list[ParsedSource] = []

@@ -236,19 +236,21 @@ def test_findings_are_stored_most_severe_first(tmp_path: Path) -> None:
 
 
 def test_the_rules_run_beside_the_writes_while_the_worker_holds_little(
-    example2_tarball: Path, monkeypatch
+    example2_tarball: Path, monkeypatch, tmp_path: Path
 ) -> None:
-    """Below ``RULES_BESIDE_UP_TO_BYTES`` the rules run in a thread of their own while the series
-    are written; past it in the ingest's thread; the case comes out the same either way."""
+    """Below ``RULES_BESIDE_UP_TO_BYTES`` the rules run in a forked child while the series are
+    written; past it in the ingest's own process and thread; the case comes out the same either way."""
+    import os
     import threading
 
     from analyzer import engine
 
-    threads: list[str] = []
+    where = tmp_path / "where"  # a file: what the forked child does to this process's memory stays there
     real_run = engine.run_hosts
 
     def run_hosts(timelines, **kw):  # noqa: ANN001, ANN202 - engine.run_hosts's signature
-        threads.append(threading.current_thread().name)
+        with where.open("a") as out:
+            out.write(f"{os.getpid()} {threading.current_thread().name}\n")
         return real_run(timelines, **kw)
 
     monkeypatch.setattr(engine, "run_hosts", run_hosts)
@@ -256,7 +258,9 @@ def test_the_rules_run_beside_the_writes_while_the_worker_holds_little(
     for bound in (1 << 40, 0):
         monkeypatch.setattr(pipeline, "RULES_BESIDE_UP_TO_BYTES", bound)
         cases.append(_ingest(example2_tarball))
-    assert [t == threading.current_thread().name for t in threads] == [False, True]
+    here = f"{os.getpid()} {threading.current_thread().name}"
+    [in_child, inline] = where.read_text().splitlines()
+    assert in_child.split()[0] != str(os.getpid()) and inline == here
     beside, inline = (
         (
             c.status,
@@ -270,6 +274,41 @@ def test_the_rules_run_beside_the_writes_while_the_worker_holds_little(
     )
     assert beside == inline
     assert beside[0] == CaseStatus.READY and beside[1] and beside[2] and beside[4] and beside[5]
+
+
+def test_rules_whose_child_is_lost_run_again_in_the_ingest(example2_tarball: Path, monkeypatch) -> None:
+    """A rules' child that ends without an answer (killed, e.g. for memory) costs time, not the
+    findings: the ingest works them out itself and the case is the same."""
+    from parsers.ingest import forked
+
+    monkeypatch.setattr(pipeline, "RULES_BESIDE_UP_TO_BYTES", 1 << 40)
+    whole = _ingest(example2_tarball)
+    real_start = forked.start
+    lost: list[int] = []
+
+    def start_then_kill(fn, *args):  # noqa: ANN001, ANN202 - forked.start's signature
+        child = real_start(fn, *args)
+        child.kill()
+        lost.append(child.pid)
+        return child
+
+    monkeypatch.setattr(forked, "start", start_then_kill)
+    again = _ingest(example2_tarball)
+    assert len(lost) == 1
+    assert again.status == whole.status == CaseStatus.READY
+    assert again.finding_keys == whole.finding_keys and again.finding_keys
+    assert again.verdict == whole.verdict
+
+
+def test_rules_not_wanted_any_more_are_stopped_not_run_again(example2_tarball: Path) -> None:
+    """When the writes fail, the rules' child is killed and its work is not done again."""
+    from parsers.ingest import forked
+    from parsers.ingest.bundle import read_bundle
+
+    beside = pipeline._RulesBeside(pipeline.host_timelines(read_bundle(example2_tarball)))
+    beside.cancel()
+    with pytest.raises(forked.ForkLost):
+        beside.result()
 
 
 def _member_text(tarball: Path, name: str) -> str:

@@ -33,6 +33,7 @@ from analyzer.series import aggregate_series, irq_cpu_rates, top_fingerprints, t
 from analyzer.timeline import SAMPLE_LINES, Timeline
 from analyzer.verdict import verdict_refs
 from parsers.damage import pg_safe
+from parsers.ingest import forked
 from parsers.ingest.archive import BundleError
 from parsers.ingest.bundle import Bundle
 from parsers.ingest.hosts import UNKNOWN_HOST
@@ -165,10 +166,10 @@ def reporter(claim: Claim, beat: Heartbeat) -> Callable[..., None]:
 
 
 #: Resident bytes of the worker, once the timeline is built, up to which the rules (and the case
-#: row's top lists, ``_Analysis``) run in a thread while this one aggregates the series and writes
-#: them: both are mostly NumPy and pandas, which let the other thread run, and the timeline is only
-#: read. The hour's tail on two CPUs: 2.6 s rather than 3.3-3.7 s one after the other (ten
-#: minutes: 1.0-1.1 s either way). Past it (a day-long dense capture: 600 MB) one after the other,
+#: row's top lists, ``_Analysis``) run in a forked child (``_RulesBeside``) while this process
+#: aggregates the series and writes them; the timeline is only read. The hour's tail on two CPUs:
+#: 2.2-2.5 s (2.7-3.0 s in a thread, which took turns with the writes on the interpreter lock;
+#: 3.3-3.7 s one after the other). Past it (a day-long dense capture: 600 MB) one after the other,
 #: as both at once hold their transient frames together (the densest day peaked at 925-964 MiB so,
 #: against 811 MiB).
 RULES_BESIDE_UP_TO_BYTES = 480 << 20
@@ -183,15 +184,21 @@ def analyze_and_publish(claim: Claim, beat: Heartbeat, case: Case, bundle: Bundl
     report(status=CaseStatus.ANALYZING, progress=80, status_detail="running the rules")
     timelines = host_timelines(bundle)
     with ThreadPoolExecutor(max_workers=1, thread_name_prefix="rules") as rules:
-        if resident_bytes() <= RULES_BESIDE_UP_TO_BYTES:
-            analysis = rules.submit(_Analysis.of, timelines)
+        beside = _RulesBeside(timelines) if resident_bytes() <= RULES_BESIDE_UP_TO_BYTES else None
+        if beside is not None:
+            analysis = rules.submit(beside.result)
         else:
             analysis = Future()
             analysis.set_result(_Analysis.of(timelines))
-        with transaction.atomic():
-            if not holds_claim(claim):
-                raise ClaimLost(f"case {claim.case_id}: the claim {claim.token} was taken away")
-            _replace_derived(case, bundle, timelines, analysis, claim.generation, beat)
+        try:
+            with transaction.atomic():
+                if not holds_claim(claim):
+                    raise ClaimLost(f"case {claim.case_id}: the claim {claim.token} was taken away")
+                _replace_derived(case, bundle, timelines, analysis, claim.generation, beat)
+        except BaseException:
+            if beside is not None:
+                beside.cancel()  # the writes failed: the rules' outcome is not wanted
+            raise
 
 
 def host_timelines(bundle: Bundle) -> dict[str, Timeline]:
@@ -236,6 +243,38 @@ class _Analysis:
             list(dict.fromkeys(fingerprints)),
             list(dict.fromkeys(waits)),
         )
+
+
+class _RulesBeside:
+    """``_Analysis.of(timelines)`` worked out beside the writes, in a forked child
+    (``parsers.ingest.forked``): it reads the timelines this process holds, shared, and takes no
+    turn of this process's interpreter lock from the writes. ``result`` waits for it (in the rules'
+    thread); a child that ends without an answer, or a system that cannot fork, leaves the work to
+    ``result`` itself. ``cancel``: the writes failed, the outcome is not wanted."""
+
+    def __init__(self, timelines: dict[str, Timeline]) -> None:
+        self.timelines = timelines
+        self.cancelled = False
+        self.child: forked.Forked[_Analysis] | None = None
+        try:
+            self.child = forked.start(_Analysis.of, timelines)
+        except OSError:
+            log.warning("the rules could not be forked; they run in a thread", exc_info=True)
+
+    def result(self) -> _Analysis:
+        if self.child is not None:
+            try:
+                return self.child.result()
+            except forked.ForkLost:
+                if self.cancelled:
+                    raise
+                log.warning("the rules' child ended without an answer; they run here", exc_info=True)
+        return _Analysis.of(self.timelines)
+
+    def cancel(self) -> None:
+        self.cancelled = True
+        if self.child is not None:
+            self.child.kill()
 
 
 def _irq_charts(rates: dict[str, pd.DataFrame]) -> list[dict[str, object]]:

@@ -1,0 +1,110 @@
+"""One call worked out in a forked child of this process, its result sent back pickled.
+
+The ingest's rules run beside its writes: in a thread they would share this process's interpreter
+lock with the writes (series aggregation, COPY), and the two would take turns on one core while
+the other core, the parse processes' during the parse, stays half idle. A child made by fork(2)
+holds the parent's frames as they are, shared copy-on-write, so nothing is copied to it; only its
+result is pickled back through a pipe.
+
+``start(fn, *args)`` forks at once and returns ``Forked``; ``Forked.result()`` (in any thread)
+waits for the child and returns what ``fn`` returned, or raises what it raised. ``ForkLost``:
+the child ended without an answer (killed, or its result could not be pickled); the caller then
+works it out itself. Only the calling thread exists in the child (fork(2)), which touches no
+database connection, lock or file of the parent, and ends with ``os._exit``.
+"""
+
+from __future__ import annotations
+
+import gc
+import os
+import pickle
+import signal
+from collections.abc import Callable
+from typing import Generic, TypeVar
+
+T = TypeVar("T")
+
+
+class ForkLost(RuntimeError):
+    """The child ended without sending a result (its exit status is in the message)."""
+
+
+class Forked(Generic[T]):
+    """A call under way in a forked child (``start``)."""
+
+    def __init__(self, pid: int, fd: int) -> None:
+        self.pid, self._fd = pid, fd
+        self._done = False
+
+    def result(self) -> T:
+        """What the call returned. Raises what it raised (pickled back), or ``ForkLost``. Once."""
+        if self._done:
+            raise ForkLost("the result of this child was taken already")
+        self._done = True
+        with os.fdopen(self._fd, "rb") as pipe:
+            data = pipe.read()
+        _, status = os.waitpid(self.pid, 0)
+        if not data:
+            raise ForkLost(f"child {self.pid} ended without a result (wait status {status})")
+        ok, value = pickle.loads(data)
+        if ok:
+            return value
+        raise value
+
+    def kill(self) -> None:
+        """Kill the child, whose result is no longer wanted: ``result()`` then raises ``ForkLost``
+        (and reaps it)."""
+        try:
+            os.kill(self.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+
+
+def start(fn: Callable[..., T], *args: object) -> Forked[T]:
+    """Fork now; the child calls ``fn(*args)`` and sends back its result (or its exception) pickled.
+    The parent's objects are frozen out of the garbage collector across the fork (``gc.freeze``,
+    unless some are frozen already), so that a collection in the child does not write to, and so
+    copy, every page of the parent's heap.
+    Raises ``OSError`` when the system cannot fork."""
+    read_fd, write_fd = os.pipe()
+    freeze = not gc.get_freeze_count()  # objects someone else froze stay so
+    if freeze:
+        gc.freeze()
+    try:
+        pid = os.fork()
+    except OSError:
+        if freeze:
+            gc.unfreeze()
+        os.close(read_fd)
+        os.close(write_fd)
+        raise
+    if pid == 0:  # the child: never returns
+        _child(fn, args, read_fd, write_fd)
+    if freeze:
+        gc.unfreeze()
+    os.close(write_fd)
+    return Forked(pid, read_fd)
+
+
+def _child(fn: Callable[..., object], args: tuple[object, ...], read_fd: int, write_fd: int) -> None:
+    status = 1
+    try:
+        os.close(read_fd)
+        signal.signal(signal.SIGINT, signal.SIG_DFL)  # the parent's handlers are not this child's
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)
+        try:
+            payload = pickle.dumps((True, fn(*args)), protocol=pickle.HIGHEST_PROTOCOL)
+        except BaseException as exc:  # noqa: BLE001 - sent to the parent, raised there
+            payload = _pickled_error(exc)
+        with os.fdopen(write_fd, "wb") as pipe:
+            pipe.write(payload)
+        status = 0
+    finally:
+        os._exit(status)
+
+
+def _pickled_error(exc: BaseException) -> bytes:
+    try:
+        return pickle.dumps((False, exc), protocol=pickle.HIGHEST_PROTOCOL)
+    except Exception:  # noqa: BLE001 - an exception that does not pickle is sent as its text
+        return pickle.dumps((False, RuntimeError(f"{type(exc).__name__}: {exc}")))

@@ -1,0 +1,85 @@
+"""parsers.ingest.forked: a call worked out in a forked child, its result or error sent back."""
+
+from __future__ import annotations
+
+import os
+import pickle
+import threading
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from parsers.ingest import forked
+
+
+def _busiest(frame: pd.DataFrame) -> tuple[int, pd.Series]:
+    """The child's pid and a reduction of a frame the parent holds (read, shared, in the child)."""
+    return os.getpid(), frame.groupby("cpu")["per_s"].sum().sort_values(ascending=False)
+
+
+def test_the_child_reads_the_parents_frames_and_sends_back_what_it_worked_out() -> None:
+    rng = np.random.default_rng(7)
+    frame = pd.DataFrame({"cpu": rng.integers(0, 64, 200_000), "per_s": rng.random(200_000)})
+    child = forked.start(_busiest, frame)
+    pid, totals = child.result()
+    assert pid == child.pid != os.getpid()
+    pd.testing.assert_series_equal(totals, _busiest(frame)[1])
+    with pytest.raises(ChildProcessError):  # reaped: no zombie left behind
+        os.waitpid(child.pid, os.WNOHANG)
+
+
+def _fails(message: str) -> None:
+    raise KeyError(message)
+
+
+def test_what_the_call_raises_is_raised_in_the_parent() -> None:
+    with pytest.raises(KeyError, match="no such column"):
+        forked.start(_fails, "no such column").result()
+
+
+class _Unpicklable(Exception):
+    def __reduce__(self):  # noqa: ANN204 - pickle's protocol
+        raise TypeError("not this one")
+
+
+def _fails_unpicklably() -> None:
+    raise _Unpicklable("held a socket")
+
+
+def test_an_error_that_does_not_pickle_comes_back_as_its_text() -> None:
+    with pytest.raises(RuntimeError, match="_Unpicklable: held a socket"):
+        forked.start(_fails_unpicklably).result()
+
+
+def _local_function():  # noqa: ANN202 - returns what pickle cannot send
+    return lambda: None
+
+
+def test_a_result_that_does_not_pickle_is_an_error_not_a_hang() -> None:
+    with pytest.raises((AttributeError, pickle.PicklingError), match="pickle"):
+        forked.start(_local_function).result()
+
+
+def _sleeps() -> int:
+    threading.Event().wait(60)
+    return 1
+
+
+def test_a_killed_child_is_reported_lost_and_reaped() -> None:
+    child = forked.start(_sleeps)
+    child.kill()
+    with pytest.raises(forked.ForkLost, match="without a result"):
+        child.result()
+    with pytest.raises(ChildProcessError):
+        os.waitpid(child.pid, os.WNOHANG)
+    with pytest.raises(forked.ForkLost, match="taken already"):
+        child.result()
+
+
+def test_the_parents_garbage_collector_is_left_as_it_was() -> None:
+    import gc
+
+    frozen = gc.get_freeze_count()
+    forked.start(os.getpid).result()
+    assert gc.get_freeze_count() == frozen
