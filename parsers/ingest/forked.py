@@ -19,6 +19,7 @@ import gc
 import os
 import pickle
 import signal
+import threading
 from collections.abc import Callable
 from typing import Generic, TypeVar
 
@@ -26,7 +27,8 @@ T = TypeVar("T")
 
 
 class ForkLost(RuntimeError):
-    """The child ended without sending a result (its exit status is in the message)."""
+    """The child ended without sending a result (its exit status is in the message), or one that
+    could not be read back."""
 
 
 class Forked(Generic[T]):
@@ -35,6 +37,8 @@ class Forked(Generic[T]):
     def __init__(self, pid: int, fd: int) -> None:
         self.pid, self._fd = pid, fd
         self._done = False
+        self._reaped = False
+        self._lock = threading.Lock()  # ``kill`` never signals a pid reaped meanwhile (and reused)
 
     def result(self) -> T:
         """What the call returned. Raises what it raised (pickled back), or ``ForkLost``. Once."""
@@ -43,21 +47,25 @@ class Forked(Generic[T]):
         self._done = True
         with os.fdopen(self._fd, "rb") as pipe:
             data = pipe.read()
-        _, status = os.waitpid(self.pid, 0)
+        with self._lock:
+            _, status = os.waitpid(self.pid, 0)
+            self._reaped = True
         if not data:
             raise ForkLost(f"child {self.pid} ended without a result (wait status {status})")
-        ok, value = pickle.loads(data)
+        try:
+            ok, value = pickle.loads(data)
+        except Exception as exc:  # noqa: BLE001 - e.g. an exception class that does not unpickle
+            raise ForkLost(f"child {self.pid}: its result could not be read ({exc!r})") from exc
         if ok:
             return value
         raise value
 
     def kill(self) -> None:
         """Kill the child, whose result is no longer wanted: ``result()`` then raises ``ForkLost``
-        (and reaps it)."""
-        try:
-            os.kill(self.pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
+        (and reaps it). Nothing once the child is reaped."""
+        with self._lock:
+            if not self._reaped:
+                os.kill(self.pid, signal.SIGKILL)  # a zombie until reaped: the pid is still its own
 
 
 def start(fn: Callable[..., T], *args: object) -> Forked[T]:

@@ -83,3 +83,27 @@ def test_the_parents_garbage_collector_is_left_as_it_was() -> None:
     frozen = gc.get_freeze_count()
     forked.start(os.getpid).result()
     assert gc.get_freeze_count() == frozen
+
+
+def test_a_child_reaped_already_is_never_signalled() -> None:
+    """``kill`` after ``result`` (the writes failed once the outcome was taken) must not signal the
+    pid, which the system may have given to another process since."""
+    child = forked.start(os.getpid)
+    assert child.result() == child.pid
+    child.kill()  # no ProcessLookupError, no signal to whoever has the pid now
+
+
+class _Unreadable(Exception):
+    """Pickles, but does not unpickle: its constructor needs two arguments and gets one."""
+
+    def __init__(self, a: str, b: str) -> None:
+        super().__init__(f"{a} {b}")
+
+
+def _fails_unreadably() -> None:
+    raise _Unreadable("a", "b")
+
+
+def test_a_result_that_does_not_unpickle_is_lost_not_raised_as_something_else() -> None:
+    with pytest.raises(forked.ForkLost, match="could not be read"):
+        forked.start(_fails_unreadably).result()
