@@ -76,13 +76,13 @@ def _django_env() -> dict[str, str]:
 
 
 class _Stages:
-    """Child side: a stack of named stages with wall time and the peak RSS sampled inside each, and
-    stages run by another thread beside them (``beside``)."""
+    """Child side: a stack of named stages with wall time and the peak RSS sampled inside each (the
+    rules, run beside the writes in a forked child, are timed there: ``_timed_in_child``)."""
 
     def __init__(self) -> None:
         self.stack: list[str] = []
         self.records: list[dict[str, Any]] = []
-        #: peak RSS per open stage: its depth in the stack, or -1 - its order for one beside it
+        #: peak RSS per open stage, by its depth in the stack
         self.peaks: dict[int, int] = {}
         self.counter = itertools.count()
         self.tallies: dict[str, tuple[float, int]] = {}
@@ -105,36 +105,20 @@ class _Stages:
     @contextlib.contextmanager
     def stage(self, name: str, **extra: Any):  # noqa: ANN201 - context manager
         """A stage of the ingest's thread, nested in the one running (the stack)."""
-        with self._span(name, extra, on_stack=True):
-            yield
-
-    @contextlib.contextmanager
-    def beside(self, name: str):  # noqa: ANN201 - context manager
-        """A stage that another thread runs beside the stack's (the rules, beside the writes):
-        listed where it starts, one level below the stage running then."""
-        with self._span(name, {"beside": True}, on_stack=False):
-            yield
-
-    @contextlib.contextmanager
-    def _span(self, name: str, extra: dict[str, Any], *, on_stack: bool):  # noqa: ANN202
         with self.lock:
             depth = len(self.stack)
             order = next(self.counter)
-            key = depth if on_stack else -1 - order
-            if on_stack:
-                self.stack.append(name)
-            self.peaks[key] = tree_rss_bytes()
-        if on_stack:
-            _event("stage", name=name, depth=depth, **extra)
+            self.stack.append(name)
+            self.peaks[depth] = tree_rss_bytes()
+        _event("stage", name=name, depth=depth, **extra)
         t = time.perf_counter()
         try:
             yield
         finally:
             seconds = time.perf_counter() - t
             with self.lock:
-                if on_stack:
-                    self.stack.pop()
-                peak = max(self.peaks.pop(key, 0), tree_rss_bytes())
+                self.stack.pop()
+                peak = max(self.peaks.pop(depth, 0), tree_rss_bytes())
             record = {
                 "stage": name,
                 "order": order,
@@ -161,7 +145,7 @@ def _timed_in_child(stages: _Stages, fn: Any, *args: Any, **kwargs: Any) -> Any:
     try:
         return fn(*args, **kwargs)
     finally:
-        record = {"stage": "rules (engine.run_hosts)", "order": order, "depth": depth, "beside": True}
+        record = {"stage": "rules (engine.run_hosts)", "order": order, "depth": depth}
         seconds = round(time.perf_counter() - t, 3)
         _event(
             "stage_end", **record, seconds=seconds, peak_rss_bytes=tree_rss_bytes(os.getppid()), forked=True
@@ -190,10 +174,9 @@ def _instrument(stages: _Stages) -> None:
     ingest_pid = os.getpid()
 
     def rules_wrapper(*args: Any, **kwargs: Any) -> Any:
-        if os.getpid() != ingest_pid:  # in the ingest's forked child (pipeline._RulesBeside)
+        if os.getpid() != ingest_pid:  # in the ingest's forked child (pipeline._Rules)
             return _timed_in_child(stages, run_rules, *args, **kwargs)
-        on_its_own = threading.current_thread() is not threading.main_thread()
-        with (stages.beside if on_its_own else stages.stage)("rules (engine.run_hosts)"):
+        with stages.stage("rules (engine.run_hosts)"):
             return run_rules(*args, **kwargs)
 
     analyzer.engine.run_hosts = rules_wrapper  # type: ignore[assignment]

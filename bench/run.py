@@ -312,7 +312,6 @@ def print_report(report: dict[str, Any]) -> None:
         print(
             f"      {'  ' * s['depth']}{s['stage']:<44}{s['seconds']:9.2f} s  {mib(s['peak_rss_bytes']):>10}"
             + ("   in a forked child, beside the writes" if s.get("forked") else "")
-            + ("   in a thread, beside the writes" if s.get("beside") and not s.get("forked") else "")
         )
     print("    inside the parse, summed over calls:")
     for label, t in ing.get("tallies", {}).items():

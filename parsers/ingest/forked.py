@@ -6,8 +6,7 @@ the other core, the parse processes' during the parse, stays half idle. A child 
 holds the parent's frames as they are, shared copy-on-write, so nothing is copied to it; only its
 result is pickled back through a pipe.
 
-``start(fn, *args)`` forks at once and returns ``Forked``; ``Forked.result()`` (in any thread)
-waits for the child and returns what ``fn`` returned, or raises what it raised. ``ForkLost``:
+``start(fn, *args)`` forks at once and returns ``Forked``; ``Forked.result()`` waits for the child and returns what ``fn`` returned, or raises what it raised. ``ForkLost``:
 the child ended without an answer (killed, or its result could not be pickled); the caller then
 works it out itself. Only the calling thread exists in the child (fork(2)), which touches no
 database connection, lock or file of the parent, and ends with ``os._exit``.
@@ -19,7 +18,6 @@ import gc
 import os
 import pickle
 import signal
-import threading
 from collections.abc import Callable
 from typing import Generic, TypeVar
 
@@ -37,8 +35,6 @@ class Forked(Generic[T]):
     def __init__(self, pid: int, fd: int) -> None:
         self.pid, self._fd = pid, fd
         self._done = False
-        self._reaped = False
-        self._lock = threading.Lock()  # ``kill`` never signals a pid reaped meanwhile (and reused)
 
     def result(self) -> T:
         """What the call returned. Raises what it raised (pickled back), or ``ForkLost``. Once."""
@@ -47,9 +43,7 @@ class Forked(Generic[T]):
         self._done = True
         with os.fdopen(self._fd, "rb") as pipe:
             data = pipe.read()
-        with self._lock:
-            _, status = os.waitpid(self.pid, 0)
-            self._reaped = True
+        _, status = os.waitpid(self.pid, 0)
         if not data:
             raise ForkLost(f"child {self.pid} ended without a result (wait status {status})")
         try:
@@ -60,12 +54,16 @@ class Forked(Generic[T]):
             return value
         raise value
 
-    def kill(self) -> None:
-        """Kill the child, whose result is no longer wanted: ``result()`` then raises ``ForkLost``
-        (and reaps it). Nothing once the child is reaped."""
-        with self._lock:
-            if not self._reaped:
-                os.kill(self.pid, signal.SIGKILL)  # a zombie until reaped: the pid is still its own
+    def cancel(self) -> None:
+        """Kill the child, whose result is no longer wanted, and reap it; ``result()`` then raises
+        ``ForkLost``. Nothing once the result was taken (the child is reaped: its pid may be
+        another process's by then)."""
+        if self._done:
+            return
+        self._done = True
+        os.kill(self.pid, signal.SIGKILL)  # not reaped yet: the pid is still the child's
+        os.close(self._fd)
+        os.waitpid(self.pid, 0)
 
 
 def start(fn: Callable[..., T], *args: object) -> Forked[T]:

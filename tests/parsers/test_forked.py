@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import pickle
+import signal
 import threading
 
 import numpy as np
@@ -68,7 +69,7 @@ def _sleeps() -> int:
 
 def test_a_killed_child_is_reported_lost_and_reaped() -> None:
     child = forked.start(_sleeps)
-    child.kill()
+    os.kill(child.pid, signal.SIGKILL)  # as the OOM killer would
     with pytest.raises(forked.ForkLost, match="without a result"):
         child.result()
     with pytest.raises(ChildProcessError):
@@ -86,11 +87,20 @@ def test_the_parents_garbage_collector_is_left_as_it_was() -> None:
 
 
 def test_a_child_reaped_already_is_never_signalled() -> None:
-    """``kill`` after ``result`` (the writes failed once the outcome was taken) must not signal the
+    """``cancel`` after ``result`` (the writes failed once the outcome was taken) must not signal the
     pid, which the system may have given to another process since."""
     child = forked.start(os.getpid)
     assert child.result() == child.pid
-    child.kill()  # no ProcessLookupError, no signal to whoever has the pid now
+    child.cancel()  # no ProcessLookupError, no signal to whoever has the pid now
+
+
+def test_a_cancelled_child_is_killed_and_reaped_and_has_no_result() -> None:
+    child = forked.start(_sleeps)
+    child.cancel()
+    with pytest.raises(ChildProcessError):  # reaped, not left a zombie
+        os.waitpid(child.pid, os.WNOHANG)
+    with pytest.raises(forked.ForkLost, match="taken already"):
+        child.result()
 
 
 class _Unreadable(Exception):

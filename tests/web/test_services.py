@@ -279,6 +279,9 @@ def test_the_rules_run_beside_the_writes_while_the_worker_holds_little(
 def test_rules_whose_child_is_lost_run_again_in_the_ingest(example2_tarball: Path, monkeypatch) -> None:
     """A rules' child that ends without an answer (killed, e.g. for memory) costs time, not the
     findings: the ingest works them out itself and the case is the same."""
+    import os
+    import signal
+
     from parsers.ingest import forked
 
     monkeypatch.setattr(pipeline, "RULES_BESIDE_UP_TO_BYTES", 1 << 40)
@@ -288,7 +291,7 @@ def test_rules_whose_child_is_lost_run_again_in_the_ingest(example2_tarball: Pat
 
     def start_then_kill(fn, *args):  # noqa: ANN001, ANN202 - forked.start's signature
         child = real_start(fn, *args)
-        child.kill()
+        os.kill(child.pid, signal.SIGKILL)  # as the OOM killer would
         lost.append(child.pid)
         return child
 
@@ -305,7 +308,7 @@ def test_rules_not_wanted_any_more_are_stopped_not_run_again(example2_tarball: P
     from parsers.ingest import forked
     from parsers.ingest.bundle import read_bundle
 
-    beside = pipeline._RulesBeside(pipeline.host_timelines(read_bundle(example2_tarball)))
+    beside = pipeline._Rules(pipeline.host_timelines(read_bundle(example2_tarball)), beside=True)
     beside.cancel()
     with pytest.raises(forked.ForkLost):
         beside.result()

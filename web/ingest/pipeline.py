@@ -16,7 +16,6 @@ import dataclasses
 import logging
 import tempfile
 from collections.abc import Callable, Iterator
-from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 
 import pandas as pd
@@ -166,7 +165,7 @@ def reporter(claim: Claim, beat: Heartbeat) -> Callable[..., None]:
 
 
 #: Resident bytes of the worker, once the timeline is built, up to which the rules (and the case
-#: row's top lists, ``_Analysis``) run in a forked child (``_RulesBeside``) while this process
+#: row's top lists, ``_Analysis``) run in a forked child (``_Rules``) while this process
 #: aggregates the series and writes them; the timeline is only read. The hour's tail on two CPUs:
 #: 2.2-2.5 s (2.7-3.0 s in a thread, which took turns with the writes on the interpreter lock;
 #: 3.3-3.7 s one after the other). Past it (a day-long dense capture: 600 MB) one after the other,
@@ -183,22 +182,15 @@ def analyze_and_publish(claim: Claim, beat: Heartbeat, case: Case, bundle: Bundl
     release_memory()
     report(status=CaseStatus.ANALYZING, progress=80, status_detail="running the rules")
     timelines = host_timelines(bundle)
-    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="rules") as rules:
-        beside = _RulesBeside(timelines) if resident_bytes() <= RULES_BESIDE_UP_TO_BYTES else None
-        if beside is not None:
-            analysis = rules.submit(beside.result)
-        else:
-            analysis = Future()
-            analysis.set_result(_Analysis.of(timelines))
-        try:
-            with transaction.atomic():
-                if not holds_claim(claim):
-                    raise ClaimLost(f"case {claim.case_id}: the claim {claim.token} was taken away")
-                _replace_derived(case, bundle, timelines, analysis, claim.generation, beat)
-        except BaseException:
-            if beside is not None:
-                beside.cancel()  # the writes failed: the rules' outcome is not wanted
-            raise
+    rules = _Rules(timelines, beside=resident_bytes() <= RULES_BESIDE_UP_TO_BYTES)
+    try:
+        with transaction.atomic():
+            if not holds_claim(claim):
+                raise ClaimLost(f"case {claim.case_id}: the claim {claim.token} was taken away")
+            _replace_derived(case, bundle, timelines, rules, claim.generation, beat)
+    except BaseException:
+        rules.cancel()  # the writes failed: the rules' outcome is not wanted
+        raise
 
 
 def host_timelines(bundle: Bundle) -> dict[str, Timeline]:
@@ -245,36 +237,43 @@ class _Analysis:
         )
 
 
-class _RulesBeside:
-    """``_Analysis.of(timelines)`` worked out beside the writes, in a forked child
-    (``parsers.ingest.forked``): it reads the timelines this process holds, shared, and takes no
-    turn of this process's interpreter lock from the writes. ``result`` waits for it (in the rules'
-    thread); a child that ends without an answer, or a system that cannot fork, leaves the work to
-    ``result`` itself. ``cancel``: the writes failed, the outcome is not wanted."""
+class _Rules:
+    """``_Analysis.of(timelines)``: with ``beside``, started now in a forked child
+    (``parsers.ingest.forked``) that reads the timelines this process holds, shared, while this
+    process writes, and takes no turn of its interpreter lock; else worked out now. ``result`` gives
+    it, waiting for the child; a child that ends without an answer, or a system that cannot fork,
+    leaves the work to ``result`` itself. ``cancel``: the writes failed, the outcome is not wanted
+    (the child is killed and reaped; ``result`` then raises ``ForkLost``)."""
 
-    def __init__(self, timelines: dict[str, Timeline]) -> None:
+    def __init__(self, timelines: dict[str, Timeline], *, beside: bool) -> None:
         self.timelines = timelines
         self.cancelled = False
         self.child: forked.Forked[_Analysis] | None = None
+        self.done: _Analysis | None = None
+        if not beside:
+            self.done = _Analysis.of(timelines)
+            return
         try:
             self.child = forked.start(_Analysis.of, timelines)
         except OSError:
-            log.warning("the rules could not be forked; they run in a thread", exc_info=True)
+            log.warning("the rules could not be forked; they run after the writes", exc_info=True)
 
     def result(self) -> _Analysis:
-        if self.child is not None:
+        if self.cancelled:
+            raise forked.ForkLost("the rules were cancelled")
+        if self.done is None and self.child is not None:
             try:
-                return self.child.result()
+                self.done = self.child.result()
             except forked.ForkLost:
-                if self.cancelled:
-                    raise
                 log.warning("the rules' child ended without an answer; they run here", exc_info=True)
-        return _Analysis.of(self.timelines)
+        if self.done is None:
+            self.done = _Analysis.of(self.timelines)
+        return self.done
 
     def cancel(self) -> None:
         self.cancelled = True
         if self.child is not None:
-            self.child.kill()
+            self.child.cancel()
 
 
 def _irq_charts(rates: dict[str, pd.DataFrame]) -> list[dict[str, object]]:
@@ -362,7 +361,7 @@ def _replace_derived(
     case: Case,
     bundle: Bundle,
     timelines: dict[str, Timeline],
-    analysis: Future[_Analysis],
+    analysis: _Rules,
     generation: int,
     beat: Heartbeat,
 ) -> None:
