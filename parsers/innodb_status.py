@@ -497,6 +497,7 @@ def _variant(row: dict, sample: _Sample) -> str:
 
 # What a share link redacts in this format's frames and raw lines (parsers/sensitive.py).
 SENSITIVE = Sensitive(
+    words=("mysql",),
     statements=("innodb_transactions.query", "innodb_deadlock.query"),
     clients=("innodb_transactions.client",),
     line_patterns=(

@@ -139,6 +139,7 @@ def parse(stream: Iterable[str], *, member: str, clock: ClockHints) -> ParsedSou
 
 # What a share link redacts in this format's frames and raw lines (parsers/sensitive.py).
 SENSITIVE = Sensitive(
+    words=("mysql",),
     statements=("innodb_trx.query",),
     statement_fields=frozenset({"trx_query"}),
 )

@@ -83,7 +83,7 @@ from parsers.base import (
     parse_marker,
     snapshot_times,
 )
-from parsers.sensitive import NOTHING
+from parsers.sensitive import SYSTEM
 
 FORMAT = "interrupts"
 TRAITS = FormatTraits(
@@ -674,4 +674,4 @@ def _arch(acc: _Acc) -> str:
 
 
 # What a share link redacts in this format's frames and raw lines (parsers/sensitive.py).
-SENSITIVE = NOTHING  # numbers and names of the system only
+SENSITIVE = SYSTEM  # numbers and names of the system only

@@ -77,7 +77,7 @@ import pandas as pd
 from parsers._sysstat import Bucket, LineWarnings, Shapes, SysstatReader, line_numbers, read_table, to_floats
 from parsers._sysstat_time import HOST_PREFIX_RE, is_stamp
 from parsers.base import Blocks, ClockHints, FormatTraits, ParsedSource, ParseError, safe_name
-from parsers.sensitive import NOTHING
+from parsers.sensitive import SYSTEM
 
 FORMAT = "iostat"
 TRAITS = FormatTraits(short_lines=True, unsigned=True, capped_pct=False, blocks=Blocks.DEVICES, markers=False)
@@ -469,4 +469,4 @@ def _to_frame(b: Bucket, member: str, warns: LineWarnings) -> pd.DataFrame:
 
 
 # What a share link redacts in this format's frames and raw lines (parsers/sensitive.py).
-SENSITIVE = NOTHING  # numbers and names of the system only
+SENSITIVE = SYSTEM  # numbers and names of the system only

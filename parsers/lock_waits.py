@@ -112,6 +112,7 @@ def parse(stream: Iterable[str], *, member: str, clock: ClockHints) -> ParsedSou
 
 # What a share link redacts in this format's frames and raw lines (parsers/sensitive.py).
 SENSITIVE = Sensitive(
+    words=("mysql",),
     statements=("lock_waits.waiting_query", "lock_waits.blocking_query"),
     hosts=("lock_waits.blocking_host",),
     statement_fields=frozenset({"waiting_query", "blocking_query"}),

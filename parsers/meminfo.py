@@ -58,7 +58,7 @@ from parsers.base import (
     parse_marker,
     start_or_epoch,
 )
-from parsers.sensitive import NOTHING
+from parsers.sensitive import SYSTEM
 
 FORMAT = "meminfo"
 TRAITS = FormatTraits(short_lines=True, unsigned=True, capped_pct=False, blocks=Blocks.ROWS, markers=True)
@@ -292,4 +292,4 @@ def _split_lines(
 
 
 # What a share link redacts in this format's frames and raw lines (parsers/sensitive.py).
-SENSITIVE = NOTHING  # numbers and names of the system only
+SENSITIVE = SYSTEM  # numbers and names of the system only

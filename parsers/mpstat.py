@@ -89,7 +89,7 @@ from parsers.base import (
     lines_of,
     safe_name,
 )
-from parsers.sensitive import NOTHING
+from parsers.sensitive import SYSTEM
 
 FORMAT = "mpstat"
 TRAITS = FormatTraits(short_lines=True, unsigned=True, capped_pct=True, blocks=Blocks.ROWS, markers=False)
@@ -565,4 +565,4 @@ def _to_frame(b: Bucket, member: str, warns: LineWarnings) -> list[tuple[str, pd
 
 
 # What a share link redacts in this format's frames and raw lines (parsers/sensitive.py).
-SENSITIVE = NOTHING  # numbers and names of the system only
+SENSITIVE = SYSTEM  # numbers and names of the system only

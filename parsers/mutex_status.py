@@ -39,7 +39,7 @@ import pandas as pd
 
 from parsers._snapshots import read_table
 from parsers.base import Blocks, ClockHints, FormatTraits, ParsedSource, ParseError, ParseWarning
-from parsers.sensitive import NOTHING
+from parsers.sensitive import SERVER
 
 FORMAT = "mutex_status"
 TRAITS = FormatTraits(short_lines=False, unsigned=False, capped_pct=False, blocks=Blocks.NONE, markers=False)
@@ -98,4 +98,4 @@ def parse(stream: Iterable[str], *, member: str, clock: ClockHints) -> ParsedSou
 
 
 # What a share link redacts in this format's frames and raw lines (parsers/sensitive.py).
-SENSITIVE = NOTHING  # numbers and names of the system only
+SENSITIVE = SERVER  # numbers and names of the server only

@@ -84,7 +84,7 @@ from parsers.base import (
     line_chunks,
     parse_marker,
 )
-from parsers.sensitive import NOTHING
+from parsers.sensitive import SERVER
 
 FORMAT = "mysqladmin"
 TRAITS = FormatTraits(
@@ -397,4 +397,4 @@ def _typed(
 
 
 # What a share link redacts in this format's frames and raw lines (parsers/sensitive.py).
-SENSITIVE = NOTHING  # numbers and names of the system only
+SENSITIVE = SERVER  # numbers and names of the server only

@@ -353,6 +353,7 @@ def parse(stream: Iterable[str], *, member: str, clock: ClockHints) -> ParsedSou
 
 # What a share link redacts in this format's frames and raw lines (parsers/sensitive.py).
 SENSITIVE = Sensitive(
+    words=("mysql",),
     line_patterns=(
         re.compile(r"to db: '(?P<schema>[^']*)' user: '(?P<user>[^']*)' host: '(?P<host>[^']*)'"),
         re.compile(r"\bfor user '(?P<user>[^']*)'@'(?P<host>[^']*)'(?:.*? to database '(?P<schema>[^']*)')?"),

@@ -494,6 +494,7 @@ READERS = {
 
 # What a share link redacts in this format's frames and raw lines (parsers/sensitive.py).
 SENSITIVE = Sensitive(
+    words=("mysql",),
     statements=(
         "processlist.info",
         "innodb_transactions.query",

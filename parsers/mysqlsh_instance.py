@@ -60,7 +60,7 @@ from parsers.base import (
     ParseError,
     empty_frame,
 )
-from parsers.sensitive import NOTHING
+from parsers.sensitive import SERVER
 
 FORMAT = "mysqlsh_instance"
 TRAITS = FormatTraits(short_lines=False, unsigned=False, capped_pct=False, blocks=Blocks.NONE, markers=False)
@@ -146,4 +146,4 @@ def parse(stream: Iterable[str], *, member: str, clock: ClockHints) -> ParsedSou
 
 
 # What a share link redacts in this format's frames and raw lines (parsers/sensitive.py).
-SENSITIVE = NOTHING  # numbers and names of the system only
+SENSITIVE = SERVER  # numbers and names of the server only

@@ -154,4 +154,4 @@ def parse(stream: Iterable[str], *, member: str, clock: ClockHints) -> ParsedSou
 
 
 # What a share link redacts in this format's frames and raw lines (parsers/sensitive.py).
-SENSITIVE = Sensitive(hosts=("netstat_conns.client",))
+SENSITIVE = Sensitive(words=("linux",), hosts=("netstat_conns.client",))

@@ -45,7 +45,7 @@ import pandas as pd
 
 from parsers._snapshots import read_table
 from parsers.base import Blocks, ClockHints, FormatTraits, ParsedSource, ParseError, ParseWarning
-from parsers.sensitive import NOTHING
+from parsers.sensitive import SYSTEM
 
 FORMAT = "numastat"
 TRAITS = FormatTraits(short_lines=False, unsigned=False, capped_pct=False, blocks=Blocks.NONE, markers=False)
@@ -120,4 +120,4 @@ def parse(stream: Iterable[str], *, member: str, clock: ClockHints) -> ParsedSou
 
 
 # What a share link redacts in this format's frames and raw lines (parsers/sensitive.py).
-SENSITIVE = NOTHING  # numbers and names of the system only
+SENSITIVE = SYSTEM  # numbers and names of the system only

@@ -98,4 +98,4 @@ def parse(stream: Iterable[str], *, member: str, clock: ClockHints) -> ParsedSou
 
 
 # What a share link redacts in this format's frames and raw lines (parsers/sensitive.py).
-SENSITIVE = Sensitive(schemas=("open_tables.database",))
+SENSITIVE = Sensitive(words=("mysql",), schemas=("open_tables.database",))

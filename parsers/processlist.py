@@ -373,6 +373,7 @@ def _sessions(df: pd.DataFrame, untyped: dict[int, int]) -> pd.DataFrame:
 
 # What a share link redacts in this format's frames and raw lines (parsers/sensitive.py).
 SENSITIVE = Sensitive(
+    words=("mysql",),
     statements=("processlist.info",),
     users=("processlist.user",),
     hosts=("processlist.host",),

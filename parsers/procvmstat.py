@@ -55,7 +55,7 @@ from parsers.base import (
     raw_blocks,
     text_chunks,
 )
-from parsers.sensitive import NOTHING
+from parsers.sensitive import SYSTEM
 
 FORMAT = "procvmstat"
 TRAITS = FormatTraits(short_lines=True, unsigned=True, capped_pct=False, blocks=Blocks.ROWS, markers=True)
@@ -158,4 +158,4 @@ def parse(stream: Iterable[str], *, member: str, clock: ClockHints) -> ParsedSou
 
 
 # What a share link redacts in this format's frames and raw lines (parsers/sensitive.py).
-SENSITIVE = NOTHING  # numbers and names of the system only
+SENSITIVE = SYSTEM  # numbers and names of the system only

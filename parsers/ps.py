@@ -88,7 +88,7 @@ from parsers.base import (
     snapshot_times,
     text_chunks,
 )
-from parsers.sensitive import NOTHING
+from parsers.sensitive import Sensitive
 
 FORMAT = "ps"
 TRAITS = FormatTraits(
@@ -454,4 +454,6 @@ def _empty() -> pd.DataFrame:
 
 
 # What a share link redacts in this format's frames and raw lines (parsers/sensitive.py).
-SENSITIVE = NOTHING  # its USER is an operating system account (mysql, root), not a MySQL user
+SENSITIVE = Sensitive(
+    words=("linux", "mysql")
+)  # command lines of MySQL tools; its USER is an operating system account (mysql, root), not a MySQL user

@@ -104,4 +104,4 @@ def parse(stream: Iterable[str], *, member: str, clock: ClockHints) -> ParsedSou
 
 
 # What a share link redacts in this format's frames and raw lines (parsers/sensitive.py).
-SENSITIVE = Sensitive(schemas=("pfs_metadata_locks.object_schema",))
+SENSITIVE = Sensitive(words=("mysql",), schemas=("pfs_metadata_locks.object_schema",))

@@ -56,7 +56,7 @@ from parsers.base import (
     ParseWarning,
     parse_ts_line,
 )
-from parsers.sensitive import NOTHING
+from parsers.sensitive import Sensitive
 
 FORMAT = "ptstalk_output"
 TRAITS = FormatTraits(short_lines=False, unsigned=False, capped_pct=False, blocks=Blocks.NONE, markers=False)
@@ -158,4 +158,4 @@ def parse(stream: Iterable[str], *, member: str, clock: ClockHints) -> ParsedSou
 
 
 # What a share link redacts in this format's frames and raw lines (parsers/sensitive.py).
-SENSITIVE = NOTHING  # numbers and names of the system only
+SENSITIVE = Sensitive(words=("linux", "mysql"))  # numbers, and names of the system and the server

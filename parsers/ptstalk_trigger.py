@@ -37,7 +37,7 @@ from collections.abc import Iterable
 import pandas as pd
 
 from parsers.base import Blocks, Clock, ClockHints, FormatTraits, ParsedSource, ParseError
-from parsers.sensitive import NOTHING
+from parsers.sensitive import Sensitive
 
 FORMAT = "ptstalk_trigger"
 TRAITS = FormatTraits(short_lines=False, unsigned=False, capped_pct=False, blocks=Blocks.NONE, markers=False)
@@ -78,4 +78,4 @@ def parse(stream: Iterable[str], *, member: str, clock: ClockHints) -> ParsedSou
 
 
 # What a share link redacts in this format's frames and raw lines (parsers/sensitive.py).
-SENSITIVE = NOTHING  # numbers and names of the system only
+SENSITIVE = Sensitive(words=("linux", "mysql"))  # numbers, and names of the system and the server

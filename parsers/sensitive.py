@@ -25,6 +25,10 @@ A declaration names frame columns as ``"frame.column"`` and, for the raw lines a
   ``statement_after`` until a line matching ``statement_until`` (the InnoDB monitor prints a
   transaction's statement under its ``MySQL thread id`` line).
 
+``words``: the word lists (parsers/words/, ``parsers.vocabulary.WORD_LISTS``) whose words the format
+prints of its own, beside those of its parser's string constants: a redacted link serves a raw line's
+word only when its format's vocabulary holds it (parsers/vocabulary.py).
+
 ``Sensitive()`` with nothing named is a declaration too: the format holds none of these (vmstat); its
 lines still lose passwords, addresses and every value the case's other members named.
 
@@ -35,6 +39,8 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+
+from parsers.vocabulary import WORD_LISTS
 
 #: Group names of ``line_patterns`` by kind (a pattern's group is ``<kind>`` or ``<kind>_<n>``).
 KINDS = ("statement", "literal", "user", "host", "schema")
@@ -59,6 +65,7 @@ class Sensitive:
     line_patterns: tuple[re.Pattern[str], ...] = ()
     statement_after: re.Pattern[str] | None = None
     statement_until: re.Pattern[str] | None = None
+    words: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         for column in (
@@ -75,6 +82,9 @@ class Sensitive:
             for group in pattern.groupindex:
                 if group.split("_")[0] not in KINDS:
                     raise ValueError(f"{pattern.pattern!r}: group {group!r} is none of {KINDS}")
+        for name in self.words:
+            if name not in WORD_LISTS:
+                raise ValueError(f"{name!r}: a word list is one of {WORD_LISTS}")
         if (self.statement_after is None) != (self.statement_until is None):
             raise ValueError("statement_after and statement_until go together")
 
@@ -113,8 +123,13 @@ class Sensitive:
         )
 
 
-#: The declaration of a format with none of these fields.
+#: The declaration of a format with none of these fields (its raw lines on a redacted link: its own
+#: words and numbers only).
 NOTHING = Sensitive()
+#: A system format with none of these fields: it prints the kernel's and the system tools' words.
+SYSTEM = Sensitive(words=("linux",))
+#: A MySQL format with none of these fields: it prints the server's words.
+SERVER = Sensitive(words=("mysql",))
 
 
 def declared(module: object) -> Sensitive | None:

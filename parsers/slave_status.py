@@ -148,6 +148,7 @@ def parse(stream: Iterable[str], *, member: str, clock: ClockHints) -> ParsedSou
 
 # What a share link redacts in this format's frames and raw lines (parsers/sensitive.py).
 SENSITIVE = Sensitive(
+    words=("mysql",),
     # An applier's error quotes the statement and the row that failed ("Duplicate entry '42'").
     statements=("replica_status.last_io_error", "replica_status.last_sql_error"),
     servers=("replica_status.source_host",),

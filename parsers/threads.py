@@ -190,6 +190,7 @@ def _to_frame(records: list[_vertical.Record], warnings: list[ParseWarning]) -> 
 
 # What a share link redacts in this format's frames and raw lines (parsers/sensitive.py).
 SENSITIVE = Sensitive(
+    words=("mysql",),
     statements=("pfs_threads.processlist_info",),
     users=("pfs_threads.processlist_user",),
     hosts=("pfs_threads.processlist_host",),

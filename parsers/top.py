@@ -65,7 +65,7 @@ from parsers.base import (
     ParseWarning,
     parse_marker,
 )
-from parsers.sensitive import NOTHING
+from parsers.sensitive import Sensitive
 
 FORMAT = "top"
 TRAITS = FormatTraits(
@@ -258,4 +258,6 @@ def _procs_frame(
 
 
 # What a share link redacts in this format's frames and raw lines (parsers/sensitive.py).
-SENSITIVE = NOTHING  # its USER is an operating system account (mysql, root), not a MySQL user
+SENSITIVE = Sensitive(
+    words=("linux", "mysql")
+)  # command lines of MySQL tools; its USER is an operating system account (mysql, root), not a MySQL user

@@ -59,7 +59,7 @@ from parsers.base import (
     ParseWarning,
     parse_marker,
 )
-from parsers.sensitive import NOTHING
+from parsers.sensitive import SERVER
 
 FORMAT = "variables"
 TRAITS = FormatTraits(short_lines=False, unsigned=False, capped_pct=False, blocks=Blocks.NONE, markers=False)
@@ -198,4 +198,4 @@ def parse(stream: Iterable[str], *, member: str, clock: ClockHints) -> ParsedSou
 
 
 # What a share link redacts in this format's frames and raw lines (parsers/sensitive.py).
-SENSITIVE = NOTHING  # server settings (its host names are the server's own; wsrep_sst_auth: a password)
+SENSITIVE = SERVER  # server settings (its host names are the server's own; wsrep_sst_auth: a password)

@@ -80,7 +80,7 @@ from parsers.base import (
     text_chunks,
     utc_offset,
 )
-from parsers.sensitive import NOTHING
+from parsers.sensitive import SYSTEM
 
 FORMAT = "vmstat"
 TRAITS = FormatTraits(
@@ -532,4 +532,4 @@ def parse(
 
 
 # What a share link redacts in this format's frames and raw lines (parsers/sensitive.py).
-SENSITIVE = NOTHING  # numbers and names of the system only
+SENSITIVE = SYSTEM  # numbers and names of the system only

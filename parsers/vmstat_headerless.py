@@ -30,7 +30,7 @@ from collections.abc import Iterable
 
 from parsers import vmstat
 from parsers.base import Blocks, ClockHints, FormatTraits, ParsedSource, ParseWarning
-from parsers.sensitive import NOTHING
+from parsers.sensitive import SYSTEM
 
 FORMAT = "vmstat_headerless"
 TRAITS = FormatTraits(short_lines=True, unsigned=True, capped_pct=True, blocks=Blocks.NONE, markers=False)
@@ -75,4 +75,4 @@ def parse(stream: Iterable[str], *, member: str, clock: ClockHints) -> ParsedSou
 
 
 # What a share link redacts in this format's frames and raw lines (parsers/sensitive.py).
-SENSITIVE = NOTHING  # numbers and names of the system only
+SENSITIVE = SYSTEM  # numbers and names of the system only

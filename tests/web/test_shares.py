@@ -513,7 +513,7 @@ def test_a_redacted_link_serves_no_server_name_ipv6_address_or_password(server_c
     assert "server-1" in served  # the page's host, the title, the report, a pt-stalk path
     assert "--dest=/tmp/pt/collected/server-1/" in served and "--password=***" in served
     assert "/bin/mysqladmin -uuser-1 -p*** -P3306" in served
-    assert "-pf /var/run/dhclient-ens33.pid" in served  # dhclient's -pf is not a password
+    assert "-q -? /var/run/?-ens33.pid" in served  # dhclient's -pf: a word ps does not print of its own
 
 
 def test_passwords_are_masked_on_a_link_without_redaction(server_case: Case) -> None:
@@ -522,6 +522,7 @@ def test_passwords_are_masked_on_a_link_without_redaction(server_case: Case) -> 
     assert [v for v in SERVER_SECRETS["servers"] + SERVER_SECRETS["addresses"] if v not in served] == []
     assert "IDENTIFIED BY '***'" in served and "SOURCE_PASSWORD='***'" in served
     assert "--password *** --single-transaction" in served
+    assert "-pf /var/run/dhclient-ens33.pid" in served  # dhclient's -pf is not a password
 
 
 def test_the_servers_name_is_a_pseudonym_the_same_everywhere(server_case: Case) -> None:

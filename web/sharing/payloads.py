@@ -36,7 +36,7 @@ def _culprit_statements(findings: list[dict[str, object]], redactor: Redactor) -
     for f in findings:
         culprit = f.get("culprit")
         if isinstance(culprit, dict) and culprit.get("statement"):
-            f = {**f, "culprit": {**culprit, "statement": redactor.sql(str(culprit["statement"]))}}
+            f = {**f, "culprit": {**culprit, "statement": redactor.marked_sql(str(culprit["statement"]))}}
         out.append(f)
     return out
 
@@ -65,6 +65,7 @@ def page_context(context: dict[str, object], redactor: Redactor | None) -> dict[
         context = {**context, "case": {k: case[k] for k in CASE_KEYS if k in case}}
     if redactor is None:
         return context
+    context = redactor.clean(context)
     if redactor.choices.literals:
         context = dict(context)
         context["warnings"] = [_unquote(str(w)) for w in context.get("warnings", [])]
@@ -85,6 +86,8 @@ def report(data: dict[str, object], redactor: Redactor | None, url: str) -> dict
     data = {**{k: data[k] for k in REPORT_KEYS if k in data}, "url": url}
     if redactor is None:
         return data
+    del data["url"]  # the link's own address: not the case's text, served as it is
+    data = redactor.clean(data)
     if redactor.choices.literals:
         data["warnings"] = [_unquote(str(w)) for w in data.get("warnings", [])]
         data["findings"] = _culprit_statements(list(data.get("findings", [])), redactor)
@@ -97,7 +100,8 @@ def report(data: dict[str, object], redactor: Redactor | None, url: str) -> dict
     # The verdict names the link's own findings, as in the engineer's report; its link sentences and
     # evidence are walked with the rest.
     data["verdict"] = expand_verdict(data.get("verdict"), data["findings"])
-    return redactor.walk(data)
+    walked = redactor.walk(data)
+    return {k: url if k == "url" else walked[k] for k in REPORT_KEYS if k == "url" or k in walked}
 
 
 #: Keys of the timeline JSON that hold numbers only (times and values, about all of a megabyte-sized
@@ -117,6 +121,7 @@ def timeline(data: dict[str, object], redactor: Redactor | None) -> dict[str, ob
     values (``_NUMBERS``) are passed as they are."""
     if redactor is None:
         return data
+    data = redactor.clean(data)
     charts = []
     for chart in data.get("charts", []):
         series = [_walk_strings(s, redactor) for s in chart.get("series", [])]
@@ -160,13 +165,14 @@ def moment(data: dict[str, object], redactor: Redactor | None) -> dict[str, obje
     declares nothing has its lines withheld on a redacted link (one line saying why)."""
     if redactor is None:
         return data
-    data = dict(data)
+    data = redactor.clean(data)
     pl = data.get("processlist")
     if pl and redactor.choices.literals:
         data["processlist"] = {
             **pl,
             "rows": [
-                {**r, "info": redactor.sql(r.get("info"), cut=bool(r.get("info_cut")))} for r in pl["rows"]
+                {**r, "info": redactor.marked_sql(r.get("info"), cut=bool(r.get("info_cut")))}
+                for r in pl["rows"]
             ],
         }
     raw = data.pop("raw", None)
@@ -195,4 +201,4 @@ STATUS_KEYS = (
 def status(data: dict[str, object], redactor: Redactor, url: str) -> dict[str, object]:
     """The case's status (``selectors.case_status``) as a link sends it: only ``STATUS_KEYS``
     (never the resolution), ``url`` the link's own."""
-    return redactor.walk({**{k: data.get(k) for k in STATUS_KEYS}, "url": url})
+    return {**redactor.walk(redactor.clean({k: data.get(k) for k in STATUS_KEYS})), "url": url}  # url last

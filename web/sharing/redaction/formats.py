@@ -16,13 +16,15 @@ Plain Python: no Django.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
 import pandas as pd
 
 from parsers import registry
 from parsers.sensitive import Sensitive, declared
-from web.sharing.redaction.literals import processlist_lines, scrub_sql
+from parsers.vocabulary import format_words
+from web.sharing.redaction.allowlist import protect, unmarked
+from web.sharing.redaction.literals import is_statement, processlist_lines, scrub_sql, spread
 from web.sharing.redaction.redactor import Redactor, VocabularyBuilder, host_of
 
 #: What a redacted link shows instead of the raw lines of a format that declares nothing.
@@ -43,35 +45,63 @@ def sensitive_of(fmt: str) -> Sensitive | None:
 
 def raw_lines(fmt: str, lines: list[str], redactor: Redactor) -> list[str] | None:
     """One sample's raw lines of a member of format ``fmt`` as the link shows them; None when they
-    are withheld (an undeclared format on a link that redacts something)."""
+    are withheld (an undeclared format on a link that redacts something).
+
+    On a link that redacts anything, each line is rebuilt from tokens proven safe
+    (web/sharing/redaction/allowlist.py): the format's own words (``parsers.vocabulary.format_words``),
+    numbers and punctuation, the pseudonyms the link assigns and the statement text its declaration
+    finds (as fingerprints when the link redacts literals); any other word is ``?``."""
     sensitive = sensitive_of(fmt)
     if sensitive is None:
         return None if redactor.choices.any else [redactor.text(line) for line in lines]
-    if redactor.choices.literals and sensitive.has_statements:
-        lines = statement_text(sensitive, lines)
-    return [redactor.text(line) for line in lines]
+    if not redactor.choices.any:
+        return [redactor.text(line) for line in lines]
+    lines = [unmarked(line) for line in lines]
+    if sensitive.has_statements:
+        lines = statement_text(sensitive, lines, _fingerprint if redactor.choices.literals else _as_is)
+    words = format_words(registry.by_format(fmt))
+    return [redactor.line(line, words) for line in lines]
 
 
-def statement_text(sensitive: Sensitive, lines: list[str]) -> list[str]:
+def _fingerprint(statement: str) -> str:
+    """A statement as a redacted link shows it: its fingerprint, marked safe when it begins as a
+    statement does (``is_statement``; other text in a statement's field is rebuilt from safe words)."""
+    fingerprint = scrub_sql(statement)
+    return protect(fingerprint) if is_statement(fingerprint) else fingerprint
+
+
+def _as_is(statement: str) -> str:
+    """A statement on a link that shows literals: as captured, each line marked safe when it begins
+    as a statement does."""
+    if not is_statement(statement):
+        return statement
+    return "\n".join(protect(line) for line in statement.split("\n"))
+
+
+def statement_text(
+    sensitive: Sensitive, lines: list[str], scrub: Callable[[str], str] = scrub_sql
+) -> list[str]:
     """``lines`` with the statement text and row values that ``sensitive`` declares replaced by
-    fingerprints and ``?``, line for line."""
+    ``scrub`` of them (fingerprints) and ``?`` (row values, when ``scrub`` fingerprints), line for line."""
     if sensitive.result_tables:
-        lines = result_table_lines(lines, sensitive.statement_fields)
+        lines = result_table_lines(lines, sensitive.statement_fields, scrub)
     elif sensitive.statement_fields or sensitive.table_statement_column is not None:
-        lines = processlist_lines(lines, sensitive.statement_fields, sensitive.table_statement_column)
+        lines = processlist_lines(lines, sensitive.statement_fields, sensitive.table_statement_column, scrub)
     if sensitive.statement_after is not None:
-        lines = _statements_after(sensitive, lines)
+        lines = _statements_after(sensitive, lines, scrub)
     patterns = [p for p in sensitive.line_patterns if any(_redacting(g) for g in p.groupindex)]
     if patterns:
-        lines = [_masked(patterns, line) for line in lines]
+        lines = [_masked(patterns, line, scrub) for line in lines]
     return lines
 
 
-def result_table_lines(lines: list[str], statement_columns: frozenset[str]) -> list[str]:
+def result_table_lines(
+    lines: list[str], statement_columns: frozenset[str], scrub: Callable[[str], str] = scrub_sql
+) -> list[str]:
     r"""Query results as MySQL Shell writes them (``# `` and the column names joined by tabs, then a
     line per row, a value holding a newline continued on the next lines): in a whole row, the cells
-    from the first of ``statement_columns`` on as a fingerprint; every other line that is not a
-    ``#`` line, as its fingerprint (a continued value: it may be a statement's middle).
+    from the first of ``statement_columns`` on as a fingerprint (``scrub``); every other line that
+    is not a ``#`` line, as its fingerprint (a continued value: it may be a statement's middle).
 
     >>> result_table_lines(["# Id\tUser\tInfo", "7\tapp\tSELECT 'a'", "WHERE id = 42\tx", "#"], frozenset({"Info"}))
     ['# Id\tUser\tInfo', '7\tapp\tselect ?', 'where id = ? x', '#']
@@ -87,9 +117,9 @@ def result_table_lines(lines: list[str], statement_columns: frozenset[str]) -> l
             continue
         cells = line.split("\t")
         if width and len(cells) == width:
-            out.append(line if at is None else "\t".join([*cells[:at], scrub_sql("\t".join(cells[at:]))]))
+            out.append(line if at is None else "\t".join([*cells[:at], scrub("\t".join(cells[at:]))]))
         else:
-            out.append(scrub_sql(line) if line.strip() else line)
+            out.append(scrub(line) if line.strip() else line)
     return out
 
 
@@ -98,21 +128,24 @@ def _redacting(group: str) -> bool:
     return group.startswith(("statement", "literal"))
 
 
-def _masked(patterns: list[re.Pattern[str]], line: str) -> str:
-    """``line`` with every ``statement*`` group of ``patterns`` as its fingerprint and every
-    ``literal*`` group as ``?``."""
+def _masked(patterns: list[re.Pattern[str]], line: str, scrub: Callable[[str], str] = scrub_sql) -> str:
+    """``line`` with every ``statement*`` group of ``patterns`` as ``scrub`` of it (its fingerprint)
+    and every ``literal*`` group as ``?`` (as it is, marked safe, when ``scrub`` keeps statements)."""
     for pattern in patterns:
         spans = []
         for match in pattern.finditer(line):
             for group, value in match.groupdict().items():
                 if value and _redacting(group):
-                    spans.append((*match.span(group), scrub_sql(value) if group[0] == "s" else "?"))
+                    literal = protect(value) if scrub is _as_is else "?"
+                    spans.append((*match.span(group), scrub(value) if group[0] == "s" else literal))
         for start, end, new in sorted(spans, reverse=True):
             line = line[:start] + new + line[end:]
     return line
 
 
-def _statements_after(sensitive: Sensitive, lines: list[str]) -> list[str]:
+def _statements_after(
+    sensitive: Sensitive, lines: list[str], scrub: Callable[[str], str] = scrub_sql
+) -> list[str]:
     """The statement text that runs after each ``statement_after`` line until a ``statement_until``
     line: its fingerprint on its first line, its other lines left empty."""
     out: list[str] = []
@@ -121,7 +154,7 @@ def _statements_after(sensitive: Sensitive, lines: list[str]) -> list[str]:
 
     def flush() -> None:
         if block:
-            out[len(out) - len(block)] = scrub_sql("\n".join(block))
+            spread(out, len(out) - len(block), scrub("\n".join(block)))
             block.clear()
 
     for line in lines:

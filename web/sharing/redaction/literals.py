@@ -9,7 +9,7 @@ Pure Python: no Django.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
 from analyzer.fingerprint import fingerprint
 
@@ -52,6 +52,31 @@ def scrub_sql(statement: str) -> str:
     return _UNCLOSED_QUOTE.sub("?", fingerprint(statement))
 
 
+#: The first words of SQL statements (MySQL 8.4 and MariaDB 11 manuals, "SQL Statements"): a text a
+#: declared field holds is served as a statement (its fingerprint, identifiers included) only when it
+#: begins with one; anything else there is rebuilt from safe words like any other text.
+SQL_VERBS = frozenset(
+    """
+    select insert update delete replace call with values table show set begin start commit rollback
+    savepoint release xa create alter drop rename truncate lock unlock flush kill grant revoke load
+    handler do explain describe desc analyze optimize repair check checksum use prepare execute
+    deallocate purge reset change stop install uninstall cache help binlog signal resignal get
+    import backup shutdown restart clone
+    """.split()
+)
+_FIRST_WORD = re.compile(r"[\s(]*([A-Za-z]+)")
+
+
+def is_statement(text: str) -> bool:
+    """Whether ``text`` begins as an SQL statement does (``SQL_VERBS``).
+
+    >>> is_statement("select ? from t"), is_statement("(SELECT 1)"), is_statement("zz-secret value")
+    (True, True, False)
+    """
+    first = _FIRST_WORD.match(text)
+    return first is not None and first.group(1).lower() in SQL_VERBS
+
+
 #: Where a statement begins inside a text (a finding quoting the query it saw, an evidence label, a
 #: verdict's sentence): the shapes of SQL, not a sentence's "update" or "select".
 _STATEMENT_START = re.compile(
@@ -78,10 +103,10 @@ def error_values(text: str) -> str:
     return _ERROR_VALUES.sub(lambda m: f"{m.group(1)} '?'", text)
 
 
-def statements_in_text(text: str) -> str:
+def statements_in_text(text: str, wrap: Callable[[str], str] = str) -> str:
     """``text`` with each statement it quotes as its fingerprint: from where a statement begins to
     the end of the text (a statement may span lines), or to the text's last such quote when a quote
-    opened just before it.
+    opened just before it; ``wrap`` is applied to each fingerprint (a redacted link marks it safe).
 
     >>> statements_in_text("query 'UPDATE orders SET n=n+1 WHERE id=42' ran 9 s")
     "query 'update orders set n=n+? where id=?' ran 9 s"
@@ -99,9 +124,15 @@ def statements_in_text(text: str) -> str:
         quote = text[match.start() - 1] if match.start() and text[match.start() - 1] in "'\"`" else ""
         if quote and text.rfind(quote, match.start(), end) > match.start():
             end = text.rfind(quote, match.start(), end)
-        out += [text[at : match.start()], scrub_sql(text[match.start() : end])]
+        out += [text[at : match.start()], wrap(scrub_sql(text[match.start() : end]))]
         at = end
     return "".join(out) + text[at:] if out else text
+
+
+def spread(out: list[str], start: int, text: str) -> None:
+    """``text`` written over ``out`` from ``start`` on, a line of it per line of ``out``."""
+    for i, line in enumerate(text.split("\n")):
+        out[start + i] = line
 
 
 def _is_structure(line: str) -> bool:
@@ -119,7 +150,10 @@ def _cells(line: str) -> tuple[str, list[str]] | None:
 
 
 def processlist_lines(
-    lines: Iterable[str], fields: frozenset[str] = INFO_FIELDS, table_column: int | None = _INFO_COLUMN
+    lines: Iterable[str],
+    fields: frozenset[str] = INFO_FIELDS,
+    table_column: int | None = _INFO_COLUMN,
+    scrub: Callable[[str], str] = scrub_sql,
 ) -> list[str]:
     """Raw lines with every statement replaced by its fingerprint, line for line (a multi-line
     statement's fingerprint on its first line, its other lines left empty).
@@ -128,6 +162,8 @@ def processlist_lines(
     in ``\\G`` output), the cells from ``table_column`` on of a table or ``-B`` row (None: such
     rows are not told apart), and any line that is not a marker, a row separator, a border or a
     ``Field: value`` line (the lines of a statement that spans several) make a statement.
+    ``scrub`` makes what a statement shows (its fingerprint); when what it makes has lines, they
+    take the statement's lines (``spread``).
 
     >>> processlist_lines(["   Info: UPDATE t SET a = 'x'", "WHERE id = 42", "*** 2. row ***"])
     ['   Info: update t set a = ? where id = ?', '', '*** 2. row ***']
@@ -147,7 +183,7 @@ def processlist_lines(
             elif orphan and ("'" in sql or '"' in sql):
                 out[start] = "?"  # begun before these lines: what precedes a quote may be inside a string
             else:
-                out[start] = head + scrub_sql(sql)
+                spread(out, start, head + scrub(sql))
             pending = None
 
     for line in lines:

@@ -66,7 +66,17 @@ from dataclasses import dataclass, field
 
 import pandas as pd
 
-from web.sharing.redaction.literals import count_literals, scrub_sql, statements_in_text
+from parsers.vocabulary import tokens
+from web.sharing.redaction.allowlist import (
+    CLOSE,
+    casebook_words,
+    outside,
+    protect,
+    rebuild,
+    strip_marks,
+    unmarked,
+)
+from web.sharing.redaction.literals import count_literals, is_statement, scrub_sql, statements_in_text
 from web.sharing.redaction.passwords import mask_secrets
 
 #: Values the same on every MySQL/MariaDB server: never taken for customer data.
@@ -131,8 +141,11 @@ MASK = "***"
 MIN_CUT_AT = 60
 #: A token where texts are cut (at the end, before an ellipsis or a closing quote): checked for the
 #: beginning of a known value (``acme_bil…`` of ``acme_billing``).
-_CUT = re.compile(r"(?<![\w$.-])[\w$.-]{3,}(?=…|'|\Z)")
+_CUT = re.compile("(?<![\\w$.-])[\\w$.-]{3,}(?=\ue001*(?:…|'|\\Z))")
 _PORT = re.compile(r":\d+\Z")
+#: A pseudonym's shape: ``host-1``, ``user-2``, ``db-3``, ``server-1``, a keyed ``host-3f9a1c``.
+_PSEUDONYM = re.compile(r"(?<![\w-])(?:host|user|db|server)-(?:\d+|[0-9a-f]{6})(?![\w-])")
+_KEYED = re.compile(r"host-[0-9a-f]{6}")
 #: What a vocabulary is collected by: one collected by an older Casebook (2: the server's names and
 #: the replication source's host; 3: every host of a case of several; 4: every format's declared
 #: fields) is collected again.
@@ -377,6 +390,7 @@ class Redactor:
                     if address is not None and value.lower() in self.names:
                         self.names.setdefault(str(address), self.names[value.lower()])
         self.counts = {"hosts": len(set(folded)), "servers": len(servers)}
+        self.pseudonyms = frozenset(self.names.values())
         server_names_ = sorted({n for names in servers.values() for n in names})
         parts = ([f"(?i:{_trie(folded)})"] if folded else []) + ([_trie(exact)] if exact else [])
         known = [f"{_BEFORE}(?:{'|'.join(parts)}){_AFTER}"] if parts else []
@@ -384,17 +398,26 @@ class Redactor:
         known += [f"{_SERVER_BEFORE}(?i:{_trie(server_names_)}){_SERVER_AFTER}"] if server_names_ else []
         self._known = re.compile("|".join(known)) if known else None
         self._folded, self._exact = sorted({*folded, *server_names_}), sorted(exact)
+        # The values of the kinds this link does not redact are shown: their words are safe here.
+        kept = [
+            *([] if choices.users else vocabulary.users),
+            *([] if choices.schemas else vocabulary.schemas),
+            *([] if choices.hosts else [*vocabulary.hosts, *vocabulary.servers]),
+        ]
+        self.kept_words = frozenset(t.lower() for value in kept for t in tokens(value))
+        self._words: dict[frozenset[str] | None, frozenset[str]] = {}
 
     # ------------------------------------------------------------------ strings
     def _name(self, match: re.Match[str]) -> str:
         value = match.group(0)
-        return self.names.get(value) or self.names.get(value.lower()) or value
+        found = self.names.get(value) or self.names.get(value.lower())
+        return protect(found) if found else value
 
     def _cut(self, match: re.Match[str]) -> str:
         """A token at the end of a text or before ``…`` or ``'`` (where a label, an evidence value or a
         statement was cut to a length) that begins a known value: what is left of a value, as ``?``."""
         token = match.group(0)
-        if match.start() < MIN_CUT_AT and not match.string.startswith("…", match.end()):
+        if match.start() < MIN_CUT_AT and not match.string[match.end() :].lstrip(CLOSE).startswith("…"):
             return token  # a short text ending in a word was not cut: "case", "the app"
         for values, probe in ((self._folded, token.lower()), (self._exact, token)):
             i = bisect.bisect_left(values, probe)
@@ -410,10 +433,10 @@ class Redactor:
         ip = match.group(0)
         known = self.names.get(ip)
         if known:
-            return known
+            return protect(known)
         if ip in LOOPBACK_HOSTS:
             return ip
-        return self._keyed(ip)
+        return protect(self._keyed(ip))
 
     def _ip6(self, match: re.Match[str]) -> str:
         token = match.group(0)
@@ -423,7 +446,7 @@ class Redactor:
         if (
             token.lower() in self.names
         ):  # a client collected with its port (a link made before ports were cut)
-            return self.names[token.lower()]
+            return protect(self.names[token.lower()])
         address, rest = found
         mapped = address.ipv4_mapped
         if address.is_loopback or address.is_unspecified or (mapped is not None and mapped.is_loopback):
@@ -431,20 +454,86 @@ class Redactor:
         key = str(mapped if mapped is not None else address)  # a mapped address is its IPv4 host
         written = token[: len(token) - len(rest)].lower()
         return (
-            self.names.get(written) or self.names.get(str(address)) or self.names.get(key) or self._keyed(key)
-        ) + rest
+            protect(
+                self.names.get(written)
+                or self.names.get(str(address))
+                or self.names.get(key)
+                or self._keyed(key)
+            )
+            + rest
+        )
 
     def text(self, value: str) -> str:
+        """``value`` as the link serves it (``line`` with Casebook's own words and every format's:
+        the vocabulary of a finding, the verdict, a chart label, a source)."""
+        return self.line(value, None)
+
+    def line(self, value: str, words: frozenset[str] | None) -> str:
         """``value`` with every password masked (``mask_secrets``), every known host, server name,
         user and schema (as the link chose) replaced by its pseudonym, and, when hosts are
         redacted, every other IPv6 and IPv4 address by a keyed one; when literals are redacted,
-        every statement it quotes as its fingerprint (``statements_in_text``)."""
+        every statement it quotes as its fingerprint (``statements_in_text``). On a link that
+        redacts anything, the result is rebuilt from tokens proven safe (allowlist.py): numbers,
+        punctuation, the fingerprints and pseudonyms written here, and ``words`` (None: Casebook's
+        own words and every format's, ``casebook_words``); any other word becomes ``?``.
+
+        ``value`` may hold spans marked with ``allowlist.protect`` by the caller (a raw line's
+        statement fingerprints); a capture's own text must have gone through ``clean`` first."""
+        value = self._replaced(value)
+        if not self.choices.any:
+            return strip_marks(value)
+        return rebuild(value, self._allowed(words))
+
+    def _allowed(self, words: frozenset[str] | None) -> frozenset[str]:
+        """``words`` (None: ``casebook_words``) with the words of the values this link shows."""
+        found = self._words.get(words)
+        if found is None:
+            found = self._words[words] = (casebook_words() if words is None else words) | self.kept_words
+        return found
+
+    def pseudonymised(self, value: str) -> str:
+        """``text`` before it is rebuilt from safe tokens: passwords masked, statements as
+        fingerprints and known values as pseudonyms, every other word as it is."""
+        return strip_marks(self._replaced(value))
+
+    def _replaced(self, value: str) -> str:
         value = mask_secrets(value)
         if self.choices.literals:
-            value = statements_in_text(value)
+            value = outside(value, self._statements)
         if " -" in value:
             value = _GLUED.sub(self._glued, value)
         return self._names(value)
+
+    def clean(self, value: object) -> object:
+        """A JSON-like value taken from a case with every mark character in its strings as ``?``
+        (``allowlist.unmarked``): what a capture holds is never taken for the redaction's own text."""
+        if isinstance(value, str):
+            return unmarked(value)
+        if isinstance(value, dict):
+            return {k: self.clean(v) for k, v in value.items()}
+        if isinstance(value, list | tuple):
+            return [self.clean(v) for v in value]
+        return value
+
+    def _statements(self, text: str) -> str:
+        """``statements_in_text`` with each fingerprint marked as the redaction's own; a pseudonym
+        this link wrote (a text redacted twice: ``from db-1.t``) stays one, not ``db-?t``."""
+        hidden: dict[str, str] = {}
+
+        def hide(match: re.Match[str]) -> str:
+            name = match.group(0)
+            if name not in self.pseudonyms and not _KEYED.fullmatch(name):
+                return name
+            key = "qqcasebookpseudonym" + "".join(chr(97 + int(d)) for d in str(len(hidden)))
+            hidden[key] = name
+            return key
+
+        if "-" in text:
+            text = _PSEUDONYM.sub(hide, text)
+        text = statements_in_text(text, wrap=protect)
+        for key, name in hidden.items():
+            text = text.replace(key, name)
+        return text
 
     def _glued(self, match: re.Match[str]) -> str:
         return self._names(match.group(0))
@@ -455,7 +544,8 @@ class Redactor:
             value = _IPV6.sub(self._ip6, value)
         if self._known is not None:
             value = self._known.sub(self._name, value)
-            if "…" in value or "'" in value or value[-1:].isalnum() or value[-1:] in "_$.-":
+            end = value.rstrip(CLOSE)[-1:]
+            if "…" in value or "'" in value or end.isalnum() or end in "_$.-":
                 value = _CUT.sub(self._cut, value)
         if self.choices.hosts:
             value = _IPV4.sub(self._ip, value)
@@ -466,11 +556,19 @@ class Redactor:
         statement cut before a closing quote loses everything from that quote), then ``text``.
         ``cut``: the statement was cut to a length (it then ends with ``…``, and what is left of a
         value at its end is redacted too)."""
+        marked = self.marked_sql(statement, cut=cut)
+        return None if marked is None else self.text(marked)
+
+    def marked_sql(self, statement: str | None, *, cut: bool = False) -> str | None:
+        """``sql`` before ``text``: the fingerprint marked as the redaction's own (``protect``), for a
+        value the link's ``walk`` takes through ``text`` afterwards (once: a fingerprint whose
+        schema already has its pseudonym, ``db-1.t``, is not fingerprinted again into ``db-?t``)."""
         if statement is None:
             return None
         if self.choices.literals and statement.strip().upper() != "NULL":
             statement = scrub_sql(statement)
-        return self.text(statement + "…" if cut else statement)
+            statement = protect(statement) if is_statement(statement) else statement
+        return statement + "…" if cut else statement
 
     # ------------------------------------------------------------------ structures
     def walk(self, value: object) -> object:
