@@ -534,6 +534,8 @@ def _set_status(case: Case, bundle: Bundle) -> None:
             f"No supported capture was found in the bundle ({bundle.members_seen} member(s) looked at; "
             "see 'Not used' for the reason of each)."
         )
+        if bundle.stopped:  # a hostile or broken archive: why reading stopped is the reason to read
+            case.failure_reason += " Reading stopped: " + " ".join(bundle.stopped)
 
 
 #: The case fields an ingest writes when it publishes its result.
