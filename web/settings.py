@@ -290,6 +290,10 @@ CASEBOOK_MAX_RATIO = envint("CASEBOOK_MAX_RATIO", 200)
 # Processes that parse the pieces of a large capture in parallel during an ingest (parsers/ingest/pool.py);
 # 0 parses everything in the worker process itself. Started only for members of two pieces or more.
 CASEBOOK_PARSE_PROCESSES = envint("CASEBOOK_PARSE_PROCESSES", os.cpu_count() or 1)
+# MiB each parse process may hold (its data segment, RLIMIT_DATA; 0: no limit): a member whose parse
+# needs more is not used, with that reason, and the rest of the bundle is read. A piece of 8 MiB
+# needs 100-250 MB; an hour's generated bundle peaked at 225 MiB per process (docs/operations.md).
+CASEBOOK_PARSE_MEMORY_MB = envint("CASEBOOK_PARSE_MEMORY_MB", 2048)
 # Fan-out (web/ingest/fanout.py): the parts of one bundle's parse become Celery tasks that any worker of any
 # host takes (a chord joins them for the analysis); the upload and the parts are read through Django's
 # storage, so every worker host must share it (CASEBOOK_STORAGE_URL: a shared volume, or S3).
@@ -342,7 +346,8 @@ CELERY_WORKER_HIJACK_ROOT_LOGGER = False  # the worker logs through LOGGING belo
 CASEBOOK_HEARTBEAT_INTERVAL = envseconds("CASEBOOK_HEARTBEAT_INTERVAL", 10)
 CASEBOOK_STALE_AFTER = envseconds("CASEBOOK_STALE_AFTER", 60)
 CASEBOOK_SWEEP_INTERVAL = envseconds("CASEBOOK_SWEEP_INTERVAL", 20)
-CASEBOOK_MAX_REQUEUES = envseconds("CASEBOOK_MAX_REQUEUES", 2, minimum=0)
+# 1: a case whose ingest kills or exhausts its worker twice is FAILED, never claimed a third time.
+CASEBOOK_MAX_REQUEUES = envseconds("CASEBOOK_MAX_REQUEUES", 1, minimum=0)
 CASEBOOK_QUEUED_RESEND_AFTER = envseconds("CASEBOOK_QUEUED_RESEND_AFTER", 900)
 if CASEBOOK_STALE_AFTER < 3 * CASEBOOK_HEARTBEAT_INTERVAL:
     raise ImproperlyConfigured("CASEBOOK_STALE_AFTER must be at least 3 x CASEBOOK_HEARTBEAT_INTERVAL")

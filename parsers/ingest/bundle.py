@@ -51,7 +51,7 @@ from parsers.ingest.archive import (
 from parsers.ingest.hosts import clean_host
 from parsers.ingest.malloc import resident_bytes, steady_heap
 from parsers.ingest.pieces import LocalRunner, Pipeline, Work, split, whole
-from parsers.ingest.pool import warmed
+from parsers.ingest.pool import PoolError, warmed
 from parsers.layout import Placement, error_log_dirs, offset_from_z, place, read_manifest
 from parsers.rawtext import TextChunk, TextChunker
 
@@ -122,6 +122,9 @@ class Bundle:
     hosts: list[BundleHost] = field(default_factory=list)
     #: member -> (host name, why that host)
     host_of: dict[str, tuple[str, str]] = field(default_factory=dict)
+    #: why the walk of an upload stopped before its end (a limit passed, the archive broken after
+    #: its first members), each also in ``warnings``
+    stopped: list[str] = field(default_factory=list)
 
     def by_format(self, name: str) -> list[ParsedSource]:
         return [s for s in self.sources if s.format == name]
@@ -145,6 +148,7 @@ def read_bundle(
     processes: int = 0,
     more: Sequence[tuple[Path | str, str]] = (),
     uploaded_at: pd.Timestamp | None = None,
+    memory_bytes: int = 0,
 ) -> Bundle:
     """Parse every member of the bundle at ``path`` (and of the bundles ``more``, as one).
 
@@ -167,6 +171,8 @@ def read_bundle(
     one bundle: their members are named ``<file name>/<member>`` and their hosts merged with the
     first's by name (``parsers.ingest.hosts``). Each is held to ``limits`` on its own.
 
+    ``memory_bytes``: the memory each parse process may take (``Work.memory_bytes``; 0: no limit).
+
     ``uploaded_at``: when the upload was received (UTC), the last evidence of the date of a capture
     whose rows have a time of day and no date (``ClockHints.day``; before it, the collector
     manifest's start and the member's time in the archive).
@@ -177,7 +183,7 @@ def read_bundle(
     if processes:
         steady_heap()  # this process keeps and joins what the parse processes send back
     bundle = Bundle()
-    work = Work(reduce=reduce, keep_text=keep_text is not None)
+    work = Work(reduce=reduce, keep_text=keep_text is not None, memory_bytes=memory_bytes)
     with contextlib.ExitStack() as stack:
         pool = stack.enter_context(warmed(processes, work=work)) if processes else None
         if pool is not None and Path(path).stat().st_size >= WARM_BYTES:
@@ -223,6 +229,7 @@ def walk_into(
             reader.read(entry)
     except LimitExceeded as exc:
         bundle.warnings.append(str(exc))
+        bundle.stopped.append(str(exc))
     except BundleError as exc:
         if bundle.members_seen == seen:
             if prefix:  # an added bundle that cannot be read: the others still are
@@ -230,6 +237,7 @@ def walk_into(
                 return
             raise
         bundle.warnings.append(f"{exc}; the members before it were read")
+        bundle.stopped.append(str(exc))
 
 
 class _Tee:
@@ -537,6 +545,10 @@ class _Reader:
     def parsed(self, member: str, fmt: str, where: Placement, source: ParsedSource | Exception) -> None:
         """A member's source (or the exception that made it unreadable), in member order."""
         if isinstance(source, ParseError):
+            self.b.not_used.append(NotUsed(member, f"{fmt}: {source}"))
+            return
+        if isinstance(source, PoolError):  # the parse process ran out of memory, or died
+            log.warning("parser %s on %s: %s", fmt, member, source)
             self.b.not_used.append(NotUsed(member, f"{fmt}: {source}"))
             return
         if isinstance(source, Exception):

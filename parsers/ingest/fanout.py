@@ -74,7 +74,7 @@ class Plan:
     ``steps``: in member order, ``(method, args)`` of ``_Reader`` to replay, or ``("parts", (member,
     format, placement, part indexes))`` for a member parsed in parts. ``observed``: what the walk saw
     of the bundle as a whole (UTC offsets of the TS markers, the collector's manifest, layouts);
-    ``warnings`` and ``members_seen`` as the walk left them.
+    ``warnings``, ``stopped`` and ``members_seen`` as the walk left them.
     """
 
     parts: list[Part] = field(default_factory=list)
@@ -82,6 +82,7 @@ class Plan:
     observed: dict[str, object] = field(default_factory=dict)
     warnings: list[str] = field(default_factory=list)
     members_seen: int = 0
+    stopped: list[str] = field(default_factory=list)
 
 
 class _Recorder:
@@ -171,6 +172,7 @@ def plan_bundle(
         observed=reader.observed(),
         warnings=list(bundle.warnings),
         members_seen=bundle.members_seen,
+        stopped=list(bundle.stopped),
     )
 
 
@@ -207,7 +209,7 @@ def assemble(plan: Plan, outcomes: dict[int, list[Done | Exception]]) -> Bundle:
     (``outcomes[part.index]``, as ``parse_part`` returns it). A part with no outcome makes its
     member not used, with the reason."""
     steady_heap()
-    bundle = Bundle(warnings=list(plan.warnings), members_seen=plan.members_seen)
+    bundle = Bundle(warnings=list(plan.warnings), members_seen=plan.members_seen, stopped=list(plan.stopped))
     reader = _Reader(bundle, _Immediately(), Work())  # type: ignore[arg-type]
     reader.restore(plan.observed)
     for method, args in plan.steps:

@@ -464,10 +464,16 @@ class Work:
 
     A reducer may tell the parsers what it drops anyway, so that they need not build it: its
     ``parse_options`` attribute (format -> keyword arguments of that format's ``parse``, e.g.
-    ``{"ps": {"states": ...}}``) is handed to the parser of each piece (``options``)."""
+    ``{"ps": {"states": ...}}``) is handed to the parser of each piece (``options``).
+
+    ``memory_bytes``: the memory a parse process that runs this work may take (its data segment,
+    ``RLIMIT_DATA``: heap and private mappings, set by the process when it reads the ``Work``,
+    ``parsers.ingest.pool.limit_memory``); 0 for no limit. A piece that needs more fails its member
+    alone (``pool.OutOfMemory``). Not applied where a piece is parsed in the caller's process."""
 
     reduce: Callable[[ParsedSource], ParsedSource] | None = None
     keep_text: bool = False
+    memory_bytes: int = 0
 
     def options(self, fmt: str) -> dict[str, object]:
         """Keyword arguments for the parser of ``fmt``: the reducer's ``parse_options`` for it."""

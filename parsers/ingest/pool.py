@@ -17,6 +17,12 @@ child reads (its reducer pickled by reference: a module-level function or an ins
 module-level class). Requests and replies are pickles over the child's stdin and stdout; both ends
 are this project's code, and what a child reads of the upload is only ever bytes inside a request,
 never a pickle made from it.
+
+A child holds its data segment to the ``Work``'s ``memory_bytes`` (``limit_memory``), so that one
+member that swells in parsing (a hostile upload) cannot take the worker's host: the piece that
+passes it fails with ``OutOfMemory``, its member is not used with that reason, the child is replaced
+and the rest of the bundle is read. A child killed outright (the kernel's OOM killer) is a
+``PoolError`` the same way.
 """
 
 from __future__ import annotations
@@ -26,6 +32,7 @@ import contextlib
 import os
 import pickle
 import queue
+import resource
 import subprocess
 import sys
 import threading
@@ -50,6 +57,11 @@ TRIM_ON_CHANGE_ABOVE_BYTES = 144 << 20
 
 class PoolError(RuntimeError):
     """A parse process died or broke the protocol (killed for memory, crashed)."""
+
+
+class OutOfMemory(PoolError):
+    """A parse process ran out of the memory its ``Work`` allows it (``Work.memory_bytes``) while it
+    parsed a piece: that piece's member is not used; the process is replaced."""
 
 
 class _Child:
@@ -88,6 +100,8 @@ class _Child:
             return payload[0]
         if kind == "parse-error":
             raise ParseError(*payload)
+        if kind == "out-of-memory":
+            raise OutOfMemory(payload[0])
         raise PoolError(payload[0])
 
     def hang_up(self) -> None:
@@ -289,14 +303,39 @@ def _serve(stdin: IO[bytes], stdout: IO[bytes], work: Work) -> None:
             reply: tuple[Any, ...] = ("ok", work(fmt, piece, member=member, clock=clock))
         except ParseError as exc:
             reply = ("parse-error", exc.member, exc.line_no, exc.line, exc.reason)
+        except MemoryError:
+            request = piece = None  # what the piece held is let go before the reply is made
+            reply = ("out-of-memory", _out_of_memory(work.memory_bytes))
         except Exception as exc:  # noqa: BLE001 - reported to the parent, which names the member
             reply = ("error", f"{type(exc).__name__}: {exc}")
         request = piece = None
         pickle.dump(reply, stdout, protocol=pickle.HIGHEST_PROTOCOL)
         stdout.flush()
+        if reply[0] == "out-of-memory":
+            return  # its heap is in pieces: a fresh process takes the next piece
         reply = None
         if resident_bytes() > TRIM_ABOVE_BYTES:
             release_memory()
+
+
+def limit_memory(limit_bytes: int) -> None:
+    """Hold this process's data segment (heap and private mappings, ``RLIMIT_DATA``, setrlimit(2),
+    counted since Linux 4.7) to ``limit_bytes`` (0: no limit): past it an allocation fails, which
+    Python raises as ``MemoryError``. The data segment rather than the address space
+    (``RLIMIT_AS``): the shared libraries and the reserved but unused address space that malloc's
+    arenas and thread stacks take do not count. Never above a hard limit already set."""
+    if limit_bytes <= 0:
+        return
+    _, hard = resource.getrlimit(resource.RLIMIT_DATA)
+    if hard != resource.RLIM_INFINITY:
+        limit_bytes = min(limit_bytes, hard)
+    resource.setrlimit(resource.RLIMIT_DATA, (limit_bytes, hard))
+
+
+def _out_of_memory(limit_bytes: int) -> str:
+    """The reason a member is not used when its piece took a parse process past its limit."""
+    within = f" (its limit: {limit_bytes / 2**20:,.0f} MiB)" if limit_bytes else ""
+    return f"the parse process ran out of memory reading it{within}"
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -312,6 +351,7 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     if not isinstance(work, Work):
         raise SystemExit(f"a parse process needs a Work first, not {type(work).__name__}")
+    limit_memory(work.memory_bytes)
     os.dup2(2, 1)  # anything printed by a library goes to stderr, never into the replies
     registry.parsers()
     _serve(stdin, stdout, work)

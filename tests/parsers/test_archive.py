@@ -132,7 +132,7 @@ def test_a_decompression_bomb_stops_at_the_ratio_limit(tmp_path: Path) -> None:
         second.open().read()
 
 
-def test_the_total_size_limit_counts_bytes_read_not_headers(tmp_path: Path) -> None:
+def test_the_total_size_limit_counts_bytes_read_not_sizes_declared(tmp_path: Path) -> None:
     path = _tar(tmp_path / "big.tar", [("a.txt", b"x" * 5000), ("b.txt", b"y" * 5000)], "w")
     entries = walk(path, limits=Limits(max_total_bytes=8000))
     assert len(next(entries).open().read()) == 5000

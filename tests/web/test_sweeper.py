@@ -66,12 +66,57 @@ def test_a_case_whose_worker_keeps_dying_fails_with_a_readable_reason(
     assert sweeper.sweep().failed == [case.pk]
     case.refresh_from_db()
     assert case.status == CaseStatus.FAILED
-    assert case.failure_reason.startswith(
-        f"The worker processing this bundle stopped reporting {settings.CASEBOOK_MAX_REQUEUES + 1} times"
+    assert case.failure_reason.startswith("The worker died (it stopped reporting, the last time at ")
+    assert "or its host went down) while parsing vmstat.txt, twice: this bundle is not tried again" in (
+        case.failure_reason
     )
-    assert "while parsing vmstat.txt" in case.failure_reason
     assert case.failure_reason.endswith("The original upload is kept: Re-analyze to try again.")
     assert redis_client.llen(private_queue) == 0
+
+
+def test_a_case_that_took_its_worker_twice_is_never_claimed_a_third_time(
+    tmp_path: Path, settings, private_queue: str, redis_client
+) -> None:
+    """The poison-pill rule with the default settings: the first silent worker re-queues the case,
+    the second fails it, and a message still in the queue (or sent again) claims nothing."""
+    assert settings.CASEBOOK_MAX_REQUEUES == 1
+    case = _claimed(tmp_path, silent_for_s=settings.CASEBOOK_STALE_AFTER + 5)
+    assert sweeper.sweep().requeued == [case.pk]
+    assert claims.claim_case(case_id=case.pk, token="second-task:0").generation == 2
+    Case.objects.filter(pk=case.pk).update(heartbeat_at=_ago(settings.CASEBOOK_STALE_AFTER + 5))
+    assert sweeper.sweep().failed == [case.pk]
+    assert claims.claim_case(case_id=case.pk, token="third-task:0") is None
+    case.refresh_from_db()
+    assert (case.status, case.claims, case.requeues) == (CaseStatus.FAILED, 2, 1)
+    assert ", twice: this bundle is not tried again" in case.failure_reason
+
+
+def test_an_ingest_that_runs_its_worker_out_of_memory_twice_fails_with_the_member(
+    tmp_path: Path, settings
+) -> None:
+    from web.ingest import pipeline
+
+    def exhausted(beat: claims.Heartbeat, detail: pipeline.DetailWriter) -> None:
+        Case.objects.filter(pk=case.pk).update(status_detail="parsing pt/huge-processlist")
+        raise MemoryError
+
+    case = _case(tmp_path)
+    for generation, token in ((1, "first:0"), (2, "second:0")):
+        claim = claims.claim_case(case_id=case.pk, token=token)
+        assert claim is not None and claim.generation == generation
+        pipeline.run_claimed(claim, exhausted)
+        case.refresh_from_db()
+        if generation == 1:  # queued again, its message sent by the next sweep
+            assert (case.status, case.requeues, case.enqueued_at) == (CaseStatus.QUEUED, 1, None)
+            assert (
+                case.status_detail
+                == "Re-queued: the worker ran out of memory while parsing pt/huge-processlist"
+            )
+    assert case.status == CaseStatus.FAILED
+    assert case.failure_reason.startswith(
+        "The worker ran out of memory while parsing pt/huge-processlist, twice: this bundle is not tried again"
+    )
+    assert claims.claim_case(case_id=case.pk, token="third:0") is None
 
 
 def test_a_live_worker_is_left_alone(tmp_path: Path, settings, private_queue: str) -> None:

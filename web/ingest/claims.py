@@ -141,6 +141,27 @@ def claim_case(*, case_id: int, token: str) -> Claim | None:
     return Claim(case_id=case_id, token=token, generation=generation)
 
 
+def times(n: int) -> str:
+    """``n`` in words, as a count of events.
+
+    >>> times(1), times(2), times(3)
+    ('once', 'twice', '3 times')
+    """
+    return {1: "once", 2: "twice"}.get(n, f"{n} times")
+
+
+def poison_reason(*, what: str, count: int, doing: str) -> str:
+    """Why a case is FAILED after its ingest ended ``count`` times with its worker gone (``what``:
+    "stopped reporting ...", "ran out of memory"), the last time while ``doing`` (the case's status
+    detail: "parsing <member>"; may be empty). The poison-pill rule: such a case is never claimed
+    again until an engineer asks for it."""
+    while_ = f" while {doing}" if doing else ""
+    return (
+        f"The worker {what}{while_}, {times(count)}: this bundle is not tried again, so that it cannot "
+        "take the workers from the other cases. The original upload is kept: Re-analyze to try again."
+    )
+
+
 def holds_claim(claim: Claim) -> bool:
     """Lock the case row (inside the caller's transaction) and tell whether ``claim`` still holds it."""
     return (

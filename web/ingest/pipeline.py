@@ -42,7 +42,7 @@ from parsers.ingest.workfile import WorkFileError
 from parsers.rawtext import TextChunk
 from web.history.services import case_refresh_search
 from web.ingest import work as piece_work
-from web.ingest.claims import Claim, ClaimLost, Heartbeat, holds_claim, update_if_held
+from web.ingest.claims import Claim, ClaimLost, Heartbeat, holds_claim, poison_reason, update_if_held
 from web.ingest.faults import TransientError, is_transient
 from web.models import (
     Case,
@@ -113,8 +113,9 @@ class DetailWriter:
 def run_claimed(claim: Claim, work: Callable[[Heartbeat, DetailWriter], None]) -> None:
     """Run ``work(beat, detail)`` under ``claim``, inside a heartbeat: any task of an ingest (the whole
     ingest, or a part of a fan-out, web/ingest/fanout.py) runs this way. A claim taken away stops it
-    quietly; a lost database connection raises ``TransientError`` (the task retries); any other
-    failure leaves the case FAILED with a reason and its unpublished detail rows removed."""
+    quietly; a lost database connection raises ``TransientError`` (the task retries); a worker out of
+    memory is counted as one that died (``_exhausted``); any other failure leaves the case FAILED
+    with a reason and its unpublished detail rows removed."""
     case_id = claim.case_id
     token = claim.token
     detail = DetailWriter(case_id, claim.generation)
@@ -140,6 +141,8 @@ def run_claimed(claim: Claim, work: Callable[[Heartbeat, DetailWriter], None]) -
                 "Re-analyze to parse it again.",
                 detail,
             )
+        elif isinstance(exc, MemoryError):
+            _exhausted(claim, detail)
         elif isinstance(exc, SoftTimeLimitExceeded):
             _fail(
                 claim,
@@ -282,6 +285,36 @@ def _irq_charts(rates: dict[str, pd.DataFrame]) -> list[dict[str, object]]:
     specs = {name: charts.irq_cpu_chart(r) for name, r in rates.items()}
     several = len(rates) > 1
     return [{**spec, "host": name} if several else spec for name, spec in specs.items() if spec]
+
+
+def _exhausted(claim: Claim, detail: DetailWriter) -> None:
+    """The ingest ran its worker out of memory: counted like a worker that died (the sweeper's
+    ``Case.requeues``). Within ``CASEBOOK_MAX_REQUEUES`` the case is queued again (its message is
+    sent by the next sweep: ``enqueued_at`` cleared); past it, FAILED with the reason."""
+    case = Case.objects.filter(pk=claim.case_id).only("requeues", "status_detail").first()
+    if case is None:
+        return
+    doing = case.status_detail
+    log.error(
+        "case %s: the worker ran out of memory while %s",
+        claim.case_id,
+        doing,
+        extra={"case_id": claim.case_id},
+    )
+    if case.requeues >= settings.CASEBOOK_MAX_REQUEUES:
+        _fail(claim, poison_reason(what="ran out of memory", count=case.requeues + 1, doing=doing), detail)
+        return
+    with contextlib.suppress(DatabaseError):
+        detail.discard()
+    update_if_held(
+        claim,
+        status=CaseStatus.QUEUED,
+        claim="",
+        progress=0,
+        requeues=case.requeues + 1,
+        status_detail=f"Re-queued: the worker ran out of memory while {doing}"[:300],
+        enqueued_at=None,
+    )
 
 
 def _fail(claim: Claim, reason: str, detail: DetailWriter | None = None) -> None:
@@ -534,6 +567,8 @@ def _set_status(case: Case, bundle: Bundle) -> None:
             f"No supported capture was found in the bundle ({bundle.members_seen} member(s) looked at; "
             "see 'Not used' for the reason of each)."
         )
+        if bundle.stopped:  # a hostile or broken archive: why reading stopped is the reason to read
+            case.failure_reason += " Reading stopped: " + " ".join(bundle.stopped)
 
 
 #: The case fields an ingest writes when it publishes its result.

@@ -4,9 +4,12 @@ Run every ``CASEBOOK_SWEEP_INTERVAL`` seconds by Celery beat (``casebook.sweep_c
 
 1. **Silent holders.** A parsing or analyzing case whose worker stopped reporting (no heartbeat for
    ``CASEBOOK_STALE_AFTER`` s: the worker was killed, its host died, the OOM killer struck) is taken
-   back: re-queued and its task sent again, at most ``CASEBOOK_MAX_REQUEUES`` times since the last
-   upload or re-analyze; after that it is FAILED with a reason that says what happened. The dead
-   worker's claim is revoked, so it writes nothing if it ever comes back.
+   back: re-queued and its task sent again, at most ``CASEBOOK_MAX_REQUEUES`` times (1) since the last
+   upload or re-analyze; after that it is FAILED with a reason that says what happened and where
+   (``claims.poison_reason``: "the worker died ... while parsing X, twice"), and never claimed again:
+   a bundle that kills its worker (a poison pill) cannot take the workers from the other cases. The
+   dead worker's claim is revoked, so it writes nothing if it ever comes back. An ingest that ran
+   its worker out of memory (``MemoryError``) counts the same (``pipeline.run_claimed``).
 2. **Lost messages.** A queued case whose task never reached the broker (it was down at upload), was
    sent to a broker that has restarted since (Redis keeps nothing on disk here), or was sent more than
    ``CASEBOOK_QUEUED_RESEND_AFTER`` s ago, is sent again. A duplicate message is harmless: the claim
@@ -33,7 +36,7 @@ from django.utils import timezone
 
 from web import storage
 from web.ingest import broker
-from web.ingest.claims import last_report, stale_before
+from web.ingest.claims import last_report, poison_reason, stale_before
 from web.ingest.tasks import case_send_ingest
 from web.models import PROCESSING_STATUSES, Case, CaseStatus, RawChunk
 from web.notifications.services import case_finished
@@ -87,10 +90,10 @@ def _take_back_silent(now: datetime, report: SweepReport) -> None:
         when = _utc(last_report(case))
         doing = f", while {case.status_detail}" if case.status_detail else ""
         if case.requeues >= settings.CASEBOOK_MAX_REQUEUES:
-            reason = (
-                f"The worker processing this bundle stopped reporting {case.requeues + 1} times (the last "
-                f"time at {when}{doing}): it was probably killed (out of memory?) or its host went down. "
-                "The original upload is kept: Re-analyze to try again."
+            reason = poison_reason(
+                what=f"died (it stopped reporting, the last time at {when}: killed, out of memory?, or its host went down)",
+                count=case.requeues + 1,
+                doing=case.status_detail,
             )
             if same.update(
                 status=CaseStatus.FAILED, failure_reason=reason, claim="", status_detail="", updated_at=now

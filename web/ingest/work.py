@@ -38,7 +38,7 @@ def ingest_work(reduce: Callable[[ParsedSource], ParsedSource] = PIECE_REDUCER) 
     """What each piece of an ingest gets: reduced by ``reduce`` (the pipeline's reducer), its text
     kept; the same ``Work`` as ``read_bundle`` builds from what the pipeline hands it, so that parse
     processes started ahead are the ones an ingest takes."""
-    return Work(reduce=reduce, keep_text=True)
+    return Work(reduce=reduce, keep_text=True, memory_bytes=parse_memory_bytes())
 
 
 def parse_processes() -> int:
@@ -46,6 +46,14 @@ def parse_processes() -> int:
     from django.conf import settings  # noqa: PLC0415 - lazy: reads DJANGO_SETTINGS_MODULE only
 
     return int(settings.CASEBOOK_PARSE_PROCESSES or 0)
+
+
+def parse_memory_bytes() -> int:
+    """``CASEBOOK_PARSE_MEMORY_MB`` in bytes (0: no limit), read without setting Django up: what
+    each parse process may hold (``parsers.ingest.pool.limit_memory``)."""
+    from django.conf import settings  # noqa: PLC0415 - lazy: reads DJANGO_SETTINGS_MODULE only
+
+    return max(0, int(settings.CASEBOOK_PARSE_MEMORY_MB)) << 20
 
 
 def start_parse_processes() -> None:
@@ -92,6 +100,7 @@ def read_upload(
         processes=parse_processes(),
         more=more or (),
         uploaded_at=uploaded_at,
+        memory_bytes=parse_memory_bytes(),
     )
 
 
