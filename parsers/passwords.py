@@ -53,9 +53,11 @@ from __future__ import annotations
 import dataclasses
 import enum
 import re
+from typing import TypeVar
 
 #: The mask of a password.
 MASK = "***"
+_T = TypeVar("_T")
 #: Words (in a lower-cased text) without which no pattern of its group can match: each group is
 #: searched only in a text that holds one (``str`` searches for words, where a regular expression
 #: tried at every position cost microseconds a line). A password in a statement, an option or a
@@ -213,36 +215,45 @@ def mask_secrets(text: str) -> str:
     return "".join(out)
 
 
-def masked(value: object) -> object:
+def masked(value: _T) -> _T:
     """``value`` with every string in it through ``mask_secrets``: a str, or lists, tuples and dicts
     (keys too: a report keys evidence by its label) and dataclass instances (a ``Finding``, a
     ``Verdict``, the engine's ``Outcome``) holding them, at any depth. Anything else (numbers, None,
     times, enum members such as ``Severity``) is returned as it is, and so is a container in which
-    nothing changed (the same object: no copy of a clean finding or of a row of numbers).
+    nothing changed (the same object: no copy of a clean finding or of a row of numbers). A dataclass
+    instance met twice becomes one masked instance (a verdict's root cause stays one of the findings).
 
     >>> masked({"rows": [{"info": "SET PASSWORD = 'x'", "time_s": 3}], "t": [1.0, 2.0]})
     {'rows': [{'info': "SET PASSWORD = '***'", 'time_s': 3}], 't': [1.0, 2.0]}
     """
+    return _masked_value(value, {})
+
+
+def _masked_value(value: _T, seen: dict[int, object]) -> _T:
+    """``masked``; ``seen``: id of a dataclass instance -> its masked instance."""
     if type(value) is str:
-        return mask_secrets(value)
+        return mask_secrets(value)  # type: ignore[return-value]
     if isinstance(value, list | tuple):
         if value and isinstance(value[0], int | float) and all(isinstance(v, int | float) for v in value):
             return value  # a row of numbers (chart points)
-        items = [masked(v) for v in value]
+        items = [_masked_value(v, seen) for v in value]
         if all(a is b for a, b in zip(items, value, strict=True)):
             return value
-        return items if isinstance(value, list) else type(value)(items)
+        return items if isinstance(value, list) else type(value)(items)  # type: ignore[return-value]
     if isinstance(value, dict):
-        pairs = [(masked(k), masked(v)) for k, v in value.items()]
+        pairs = [(_masked_value(k, seen), _masked_value(v, seen)) for k, v in value.items()]
         if all(k is k0 and v is v0 for (k, v), (k0, v0) in zip(pairs, value.items(), strict=True)):
             return value
-        return dict(pairs)
+        return dict(pairs)  # type: ignore[return-value]
     if dataclasses.is_dataclass(value) and not isinstance(value, type | enum.Enum):
+        if id(value) in seen:
+            return seen[id(value)]  # type: ignore[return-value]
         changes = {}
         for f in dataclasses.fields(value):
             old = getattr(value, f.name)
-            new = masked(old)
+            new = _masked_value(old, seen)
             if new is not old:
                 changes[f.name] = new
-        return dataclasses.replace(value, **changes) if changes else value
+        seen[id(value)] = out = dataclasses.replace(value, **changes) if changes else value
+        return out
     return value
