@@ -58,12 +58,6 @@ from typing import TypeVar
 #: The mask of a password.
 MASK = "***"
 _T = TypeVar("_T")
-#: Words (in a lower-cased text) without which no pattern of its group can match: each group is
-#: searched only in a text that holds one (``str`` searches for words, where a regular expression
-#: tried at every position cost microseconds a line). A password in a statement, an option or a
-#: setting comes with ``pass`` (``PASSWORD``), ``pwd``, ``identified``, ``using`` or
-#: ``authentication_string``.
-_WORDS = ("pass", "pwd", "identified", "using", "authentication_string")
 #: ``user:password@host`` without a scheme: a ``:`` and an ``@`` in that order, something between.
 _BARE_HINT = re.compile(r":[^\s:@/]+@")
 #: A quoted SQL string (backslash escapes and doubled quotes inside), or what is left of one at the
@@ -144,14 +138,35 @@ def _masked_quoted(match: re.Match[str]) -> str:
     return f"{match['lead']}{quote}{MASK}{quote}"
 
 
+def _has_words(low: str) -> bool:
+    """Whether ``low`` (a lower-cased text) holds a word without which no statement, option or
+    setting pattern can match: a password there comes with ``pass`` (``PASSWORD``), ``pwd``,
+    ``identified``, ``using`` or ``authentication_string``. Patterns are searched only in a text
+    that holds their words (``str`` finds a word at C speed, where a regular expression tried at
+    every position cost microseconds a line)."""
+    return (
+        "pass" in low
+        or "pwd" in low
+        or "identified" in low
+        or "using" in low
+        or "authentication_string" in low
+    )
+
+
+def _short_p(text: str) -> bool:
+    """Whether ``text`` holds ``-p`` as an option (after a blank or a quote, or first), not inside a
+    name (pt-stalk's members end in ``-ps`` and ``-processlist``)."""
+    return " -p" in text or "\t-p" in text or "'-p" in text or '"-p' in text or text.startswith("-p")
+
+
 def may_hold_secrets(text: str) -> bool:
     """False when ``mask_secrets`` surely leaves ``text`` as it is (a few quick searches: a long text,
     such as a stored JSON answer, can be served as it is then)."""
     low = text.lower()
     return (
-        any(word in low for word in _WORDS)
+        _has_words(low)
         or "://" in text
-        or "-p" in text
+        or _short_p(text)
         or "p=" in text
         or "sst" in low
         or ("@" in text and _BARE_HINT.search(text) is not None)
@@ -180,7 +195,7 @@ def mask_secrets(text: str) -> str:
     'at 12:30:45@db1 root@db1 (using password: YES) ann@example.com'
     """
     low = text.lower()
-    if any(word in low for word in _WORDS):
+    if _has_words(low):
         text = _SQL_SECRET.sub(_masked_string, text)
         text = _SQL_REPLACE.sub(_masked_string, text)
         text = _KEY_VALUE_SECRET.sub(_masked_quoted, text)
@@ -197,7 +212,7 @@ def mask_secrets(text: str) -> str:
         text = _SST_AUTH.sub(_masked, text)
     if "p=" in text:
         text = _DSN.sub(lambda m: _DSN_P.sub("p=" + MASK, m.group(0)), text)
-    if "-p" not in text:
+    if not _short_p(text):
         return text
     clients = list(_CLIENT.finditer(text))
     if not clients:
@@ -212,7 +227,8 @@ def mask_secrets(text: str) -> str:
         out += [_SHORT_P.sub("-p" + MASK, args), rest]
         if i + 1 < len(clients):
             out.append(text[end : clients[i + 1].end()])
-    return "".join(out)
+    masked_text = "".join(out)
+    return text if masked_text == text else masked_text
 
 
 def masked(value: _T) -> _T:
@@ -229,19 +245,45 @@ def masked(value: _T) -> _T:
     return _masked_value(value, {})
 
 
+#: Values that hold no password and nothing that could (a row's numbers, flags, None).
+_PLAIN = (int, float, bool, type(None))
+
+
 def _masked_value(value: _T, seen: dict[int, object]) -> _T:
-    """``masked``; ``seen``: id of a dataclass instance -> its masked instance."""
-    if type(value) is str:
+    """``masked``; ``seen``: id of a dataclass instance -> its masked instance. The strings of one list
+    or one dict are tried together first (``may_hold_secrets`` over them joined): a moment's thousand
+    rows and lines hold none, most of the time, and are then passed as they are."""
+    kind = type(value)
+    if kind is str:
         return mask_secrets(value)  # type: ignore[return-value]
+    if kind in _PLAIN:
+        return value
     if isinstance(value, list | tuple):
-        if value and isinstance(value[0], int | float) and all(isinstance(v, int | float) for v in value):
-            return value  # a row of numbers (chart points)
-        items = [_masked_value(v, seen) for v in value]
+        if not value:
+            return value
+        if all(type(v) is str for v in value):  # raw lines, caveats, sources
+            if not may_hold_secrets("\n".join(value)):  # type: ignore[arg-type]
+                return value
+            items = [mask_secrets(v) for v in value]  # type: ignore[arg-type]
+        elif all(type(v) in _PLAIN for v in value):  # a row of numbers (chart points)
+            return value
+        else:
+            items = [_masked_value(v, seen) for v in value]
         if all(a is b for a, b in zip(items, value, strict=True)):
             return value
         return items if isinstance(value, list) else type(value)(items)  # type: ignore[return-value]
     if isinstance(value, dict):
-        pairs = [(_masked_value(k, seen), _masked_value(v, seen)) for k, v in value.items()]
+        texts = [k for k in value if type(k) is str] + [v for v in value.values() if type(v) is str]
+        clean = not may_hold_secrets("\n".join(texts))
+        if clean and all(type(v) is str or type(v) in _PLAIN for v in value.values()):
+            return value  # a row of strings and numbers, none of which may hold a password
+        pairs = [
+            (
+                k if clean else _masked_value(k, seen),
+                v if (clean and type(v) is str) or type(v) in _PLAIN else _masked_value(v, seen),
+            )
+            for k, v in value.items()
+        ]
         if all(k is k0 and v is v0 for (k, v), (k0, v0) in zip(pairs, value.items(), strict=True)):
             return value
         return dict(pairs)  # type: ignore[return-value]
