@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from analyzer.findings import Finding, Link, NotEvaluated, RuleFailed
 from analyzer.timeline import Timeline
 from analyzer.verdict import Verdict, coverage, decide
+from parsers.passwords import masked
 
 RuleFn = Callable[[Timeline], Finding | None]
 
@@ -103,7 +104,10 @@ class Outcome:
 
 def conclude(out: Outcome, timelines: Mapping[str | None, Timeline]) -> Outcome:
     """Fill ``out.links`` from its findings (``analyzer.links.find_links``; a join that raised is
-    recorded as ``RuleFailed("join:<cause>-><effect>")``), then ``out.verdict`` (``verdict.decide``)."""
+    recorded as ``RuleFailed("join:<cause>-><effect>")``), then ``out.verdict`` (``verdict.decide``).
+    Returns the outcome with every password masked (``parsers.passwords.masked``: a rule quotes
+    statements and command lines in its texts, evidence and culprit), so no finding, link, verdict
+    or failure the engine hands on holds one."""
     from analyzer.links import find_links  # noqa: PLC0415 - the joins import rule modules, which import this one
 
     found = find_links(out.findings, timelines)
@@ -111,7 +115,7 @@ def conclude(out: Outcome, timelines: Mapping[str | None, Timeline]) -> Outcome:
     out.failed += [RuleFailed(f"join:{pair}", error) for pair, error in found.failed.items()]
     cover = coverage(len(out.versions), out.not_evaluated, out.failed)
     out.verdict = decide(out.findings, out.links, cover)
-    return out
+    return masked(out)
 
 
 def run(tl: Timeline, *, only: tuple[str, ...] | None = None) -> Outcome:

@@ -20,7 +20,9 @@ applied in the same order:
    ``n + 1`` -> ``n + ?``, ``c = -4`` -> ``c = ?``. Only literals become ``?``; operators stay.
 4. ``IN (?, ?)`` / ``VALUES (?, ?), (?)`` -> ``in(?+)`` / ``values(?+)``; repeated ``UNION`` of the
    same select -> ``/*repeat union*/``; ``LIMIT ?, ?`` / ``LIMIT ? OFFSET ?`` -> ``limit ?``;
-   ``ASC`` dropped after ``ORDER BY``.
+   ``ASC`` dropped after ``ORDER BY``;
+5. a statement cut inside a string keeps it open (``identified by 'secr``): its password is masked
+   (``parsers.passwords.mask_secrets``: ``identified by '***'``), a second deliberate difference.
 
 >>> fingerprint("SELECT * FROM t WHERE id IN (1, 2, 3) AND name = 'bob' LIMIT 10, 20")
 'select * from t where id in(?+) and name = ? limit ?'
@@ -35,6 +37,8 @@ import re
 
 import numpy as np
 import pandas as pd
+
+from parsers.passwords import mask_secrets
 
 # Percona Toolkit QueryRewriter.pm, package-level regexes.
 _OLC = re.compile(r"(?:--|#)[^'\"\r\n]*(?=[\r\n]|\Z)")  # one-line comments
@@ -194,6 +198,10 @@ def _normalised(query: str) -> str:
             pos = a.end()
         if kept:
             query = query[: m.end()] + "".join(kept) + query[pos:]
+    if "'" in query or '"' in query:
+        # A statement cut inside a string (SHOW PROCESSLIST keeps 100 characters of Info) keeps what
+        # it quoted: a password after IDENTIFIED BY is masked there (series names and page labels).
+        query = mask_secrets(query)
     return query
 
 

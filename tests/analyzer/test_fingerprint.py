@@ -134,3 +134,17 @@ def test_many_statements_at_once_give_each_statements_fingerprint() -> None:
     cache: dict[str, str] = {}
     assert fingerprint_all(statements[:3], cache) == fingerprint_all(statements[:3], cache)
     assert fingerprint_all([]) == []
+
+
+@pytest.mark.parametrize(
+    ("sql", "expected"),
+    [
+        # SHOW PROCESSLIST (without FULL) keeps 100 characters of Info: cut inside the password
+        ("CREATE USER 'acme_ro'@'%' IDENTIFIED BY 'Cu-S3c", "create user ?@? identified by '***'"),
+        ('SET PASSWORD FOR app = "N3w-S3c', "set password for app = '***'"),
+        ("SELECT * FROM t WHERE note = 'cut in the mid", "select * from t where note = 'cut in the mid"),
+    ],
+)
+def test_a_statement_cut_inside_its_password_loses_it(sql: str, expected: str) -> None:
+    assert fingerprint(sql) == expected
+    assert fingerprint_all([sql]) == [expected]

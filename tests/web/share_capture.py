@@ -101,14 +101,15 @@ VMSTAT = (
 #: A pt-stalk collection of the server db-prod-17.acme-corp.internal: its -hostname member, a
 #: SHOW FULL PROCESSLIST\G with IPv6 clients (MySQL writes ``address:port``; an IPv4 client of a
 #: server listening on IPv6 is ``::ffff:a.b.c.d:port``) and statements that set passwords, and a
-#: ``ps -eaF`` listing (pt-stalk's -ps, here after TS lines) whose command lines hold passwords, and
+#: ``ps -eaF`` listing (pt-stalk's -ps, here after TS lines) whose command lines hold passwords (a
+#: MySQL Shell among them: ``user:password@host``), and
 #: SHOW SLAVE STATUS\G naming the replication source (its binary logs are named after it).
 SERVER = "db-prod-17.acme-corp.internal"
 #: Values a redacted link must not serve, by kind; passwords are never served, on any link.
 SERVER_SECRETS = {
     "servers": ["db-prod-17", "db-src-03"],  # the server, its replication source
     "addresses": ["2001:db8:ac::7", "fe80::a1b2:3ff:fe4c:5d6e", "10.20.30.44"],
-    "passwords": ["Ro-S3cret-Pw", "Repl-S3cret", "Adm1n-S3cret", "Tr1gg3r-Pw", "Dump-S3cret"],
+    "passwords": ["Ro-S3cret-Pw", "Repl-S3cret", "Adm1n-S3cret", "Tr1gg3r-Pw", "Dump-S3cret", "Sh3ll-S3cret"],
 }
 
 
@@ -151,6 +152,7 @@ def server_ps() -> str:
         "root       14017   13962  0 11562  8448  44 16:51 pts/0    00:00:00 mysql -uacme_admin -p -h fe80::a1b2:3ff:fe4c:5d6e%eth0 -P3306\n"
         "root       14018   13962  0 28761  7680   3 16:51 pts/0    00:00:00 sudo ./pt-stalk --no-stalk --user=acme_admin --password=Tr1gg3r-Pw --dest=/tmp/pt/collected/db-prod-17/\n"
         "root       14019   13962  0 28761  7680   3 16:51 pts/0    00:00:00 mysqldump --user acme_admin --password Dump-S3cret --single-transaction acme\n"
+        "root       14020   13962  0 93078  6808   3 16:51 pts/1    00:00:00 mysqlsh acme_admin:Sh3ll-S3cret@db-src-03.acme-corp.internal:3306 --sql\n"
     )
     return "".join(
         f"TS {epoch}.400000000 2026-04-21 16:51:{41 + i:02d}\n{header}{rows}"

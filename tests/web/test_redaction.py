@@ -10,9 +10,9 @@ import pandas as pd
 import pytest
 
 from parsers import innodb_status, mysqld_errorlog, mysqlsh, processlist, slave_status, threads
+from parsers.passwords import mask_secrets
 from web.sharing.redaction import formats
 from web.sharing.redaction.literals import processlist_lines
-from web.sharing.redaction.passwords import mask_secrets
 from web.sharing.redaction.redactor import (
     REDACT_ALL,
     Choices,

@@ -523,6 +523,9 @@ def test_passwords_are_masked_on_a_link_without_redaction(server_case: Case) -> 
     assert "IDENTIFIED BY '***'" in served and "SOURCE_PASSWORD='***'" in served
     assert "--password *** --single-transaction" in served
     assert "-pf /var/run/dhclient-ens33.pid" in served  # dhclient's -pf is not a password
+    assert (
+        "mysqlsh acme_admin:***@db-src-03.acme-corp.internal:3306" in served
+    )  # MySQL Shell's user:password@
 
 
 def test_the_servers_name_is_a_pseudonym_the_same_everywhere(server_case: Case) -> None:

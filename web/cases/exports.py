@@ -14,6 +14,7 @@ from datetime import datetime
 from django.http import HttpResponse
 
 from analyzer.isotime import iso_utc
+from parsers.passwords import mask_secrets
 from web.models import Case
 from web.timeline import levels
 from web.timeline.charts import CHARTS, base_chart_ids
@@ -93,13 +94,14 @@ def series_csv_lines(
         lead = [host] if several else []
         for name in sorted(arrays):
             ts, values = arrays[name]
+            shown = mask_secrets(name)  # a fingerprint of a case analysed before they were masked
             for first in range(0, len(ts), CSV_ROWS_PER_CHUNK):
                 out = io.StringIO()
                 writer = csv.writer(out, lineterminator="\n")
                 last = min(len(ts), first + CSV_ROWS_PER_CHUNK)
                 for t_us, v in zip(ts[first:last].tolist(), values[first:last].tolist(), strict=True):
                     when = iso_utc(t_us)
-                    writer.writerow([when, *lead, name, "" if v != v else repr(v)])
+                    writer.writerow([when, *lead, shown, "" if v != v else repr(v)])
                 yield out.getvalue()
 
 

@@ -1,4 +1,9 @@
-"""Every read the views, the API and the ``analyze`` command need, as querysets or JSON-ready dicts."""
+"""Every read the views, the API and the ``analyze`` command need, as querysets or JSON-ready dicts.
+
+What a reader sees of a case's analysis (findings, the report, the page's context, the status, a
+comparison's side) has its passwords masked here (``parsers.passwords.masked``), whoever reads it:
+the engineer's page and API, the ``analyze`` command, every share link built from them.
+"""
 
 from __future__ import annotations
 
@@ -10,6 +15,7 @@ from django.utils.text import slugify
 from analyzer.findings import severity_rank
 from analyzer.isotime import iso_utc as _iso
 from parsers.damage import damage_said
+from parsers.passwords import masked
 from web.cases.verdicts import expand_verdict
 from web.history import compare
 from web.history.search import CaseFilters, apply_filters
@@ -129,21 +135,24 @@ def case_row(case: Case) -> dict[str, object]:
 
 
 def case_status(case: Case) -> dict[str, object]:
-    """What the upload and case pages poll while a case is processed."""
-    return {
-        "id": case.pk,
-        "status": case.status,
-        "label": CaseStatus(case.status).label,
-        "status_label": CaseStatus(case.status).label,
-        "progress": case.progress,
-        "detail": case.status_detail,
-        "failure_reason": case.failure_reason,
-        "ready": case.status == CaseStatus.READY,
-        "failed": case.status == CaseStatus.FAILED,
-        "url": f"/cases/{case.pk}/",
-        **processing_state(case),
-        "resolution": case_resolution(case),
-    }
+    """What the upload and case pages poll while a case is processed (a failure's reason may quote a
+    line of the bundle: passwords masked)."""
+    return masked(
+        {
+            "id": case.pk,
+            "status": case.status,
+            "label": CaseStatus(case.status).label,
+            "status_label": CaseStatus(case.status).label,
+            "progress": case.progress,
+            "detail": case.status_detail,
+            "failure_reason": case.failure_reason,
+            "ready": case.status == CaseStatus.READY,
+            "failed": case.status == CaseStatus.FAILED,
+            "url": f"/cases/{case.pk}/",
+            **processing_state(case),
+            "resolution": case_resolution(case),
+        }
+    )
 
 
 def case_resolution(case: Case) -> dict[str, object] | None:
@@ -177,7 +186,8 @@ def findings_for_case(*, case: Case) -> list[dict[str, object]]:
     """Findings most severe first, as stored (evidence as a list of labelled values). ``anchor`` is
     the id of its card on the page: ``finding-<key>``, then ``finding-<key>-2`` ... for a key found
     again (on another host of a case of several; never a host's name, which a redacted link hides);
-    ``related_links`` its related keys with the anchor of each (on its own host)."""
+    ``related_links`` its related keys with the anchor of each (on its own host). Passwords masked
+    (``parsers.passwords.masked``), as in every read of a case this module serves."""
     rows = sorted(case.findings.all(), key=lambda f: (severity_rank(f.severity), f.position))
     seen: dict[str, int] = {}
     anchors = []
@@ -190,7 +200,7 @@ def findings_for_case(*, case: Case) -> list[dict[str, object]]:
     for f, anchor in zip(rows, anchors, strict=True):
         anchor_of.setdefault((f.host, f.key), anchor)
         anchor_of.setdefault(("*", f.key), anchor)
-    return [
+    served = [
         {
             "key": f.key,
             "severity": f.severity,
@@ -222,6 +232,7 @@ def findings_for_case(*, case: Case) -> list[dict[str, object]]:
         }
         for f, anchor in zip(rows, anchors, strict=True)
     ]
+    return masked(served)  # a case analysed before findings were masked at the ingest
 
 
 def case_report(*, case: Case) -> dict[str, object]:
@@ -230,7 +241,7 @@ def case_report(*, case: Case) -> dict[str, object]:
     since verdicts are stored (re-analyze it)."""
     findings = findings_for_case(case=case)
     report_findings = [_report_finding(f) for f in findings]
-    return {
+    report = {
         "case": case.pk,
         "url": f"{settings.PUBLIC_URL}/cases/{case.pk}/",
         "status": case.status,
@@ -257,6 +268,7 @@ def case_report(*, case: Case) -> dict[str, object]:
         ],
         "rule_versions": case.rule_versions,
     }
+    return masked(report)  # parser warnings and reasons quote the lines they read
 
 
 def _report_finding(f: dict[str, object]) -> dict[str, object]:
@@ -389,7 +401,7 @@ def case_detail_context(*, case: Case) -> dict[str, object]:
     not_evaluated = [
         {"key": r.key, "reason": r.detail, "outcome": r.outcome} for r in case.rule_results.all()
     ]
-    return {
+    context = {
         "case": {
             "id": case.pk,
             "title": case.title or _upload_name(case),
@@ -420,6 +432,7 @@ def case_detail_context(*, case: Case) -> dict[str, object]:
         "not_evaluated": not_evaluated,
         "verdict": expand_verdict(case.verdict, findings, page=True),
     }
+    return masked(context)
 
 
 def _upload_name(case: Case) -> str:
@@ -440,5 +453,5 @@ def compare_input(case: Case, host: str | None = None) -> dict[str, object]:
         "status": case.status,
         "window_start": head["window_start"],
         "window_end": head["window_end"],
-        **compare.case_input(case, host),
+        **masked(compare.case_input(case, host)),
     }

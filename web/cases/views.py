@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 from django.conf import settings
@@ -24,6 +25,7 @@ from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 
+from parsers.passwords import masked, may_hold_secrets
 from web import audit
 from web.cases import exports, resolution_views, selectors, services
 from web.cases.forms import BundleAddForm, CaseDetailsForm, CaseFilterForm, CaseUploadForm
@@ -304,7 +306,10 @@ def case_timeline(request: HttpRequest, case_id: int) -> HttpResponse:
             .first()
         )
         if row and row[0] is not None and row[1] == str(charts.VERSION):
-            return HttpResponse(row[0], content_type="application/json")
+            if not may_hold_secrets(row[0]):
+                return HttpResponse(row[0], content_type="application/json")
+            # Labels of a case analysed before they were masked (query fingerprints): masked now.
+            return JsonResponse(masked(json.loads(row[0])))
         overview = charts.timeline_charts(case=case, max_points=charts.OVERVIEW_POINTS)
         services.case_keep_overview(case=case, overview=overview)
         return JsonResponse(overview)

@@ -27,13 +27,13 @@ from django.shortcuts import redirect, render
 from django.urls import path, reverse
 from django.views.decorators.http import require_POST
 
+from parsers.passwords import may_hold_secrets
 from web import audit
 from web.cases import exports, selectors
 from web.models import AuditAction, Case, ShareLink
 from web.sharing import payloads as share_payloads
 from web.sharing import services as shares
 from web.sharing.forms import ShareForm
-from web.sharing.redaction.passwords import may_hold_secrets
 from web.sharing.redaction.redactor import Redactor
 from web.timeline import charts, moments, ranges
 from web.tokenlinks import SHARE_LINKS, private

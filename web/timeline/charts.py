@@ -20,6 +20,7 @@ import pandas as pd
 from tsdownsample import MinMaxLTTBDownsampler
 
 from analyzer.isotime import iso_utc
+from parsers.passwords import mask_secrets
 from web.models import Case, Finding, Host
 from web.timeline import levels, services
 from web.timeline.chartdefs import (  # noqa: F401 - CHARTS, SECTIONS ... are read from here too
@@ -163,6 +164,9 @@ def _heat_columns(
 
 
 def _label(text: str) -> str:
+    """A legend label or heatmap row (a series' name: a query fingerprint, a wait channel...), its
+    passwords masked, cut to ``MAX_LABEL``."""
+    text = mask_secrets(text)
     return text if len(text) <= MAX_LABEL else text[: MAX_LABEL - 1] + "…"
 
 
@@ -419,7 +423,7 @@ def _finding_windows(case: Case, *, several: bool) -> list[dict[str, object]]:
         {
             "key": f.key,
             "severity": f.severity,
-            "title": f.title,
+            "title": mask_secrets(f.title),
             "start_ms": _ms(a),
             "end_ms": _ms(b),
             **({"host": f.host, "hosts": f.hosts} if several else {}),
@@ -448,7 +452,7 @@ def series_listing(
     out = []
     for name, (ts, values) in sorted(series_arrays(case=case, names=names).items()):
         row: dict[str, object] = {
-            "name": name,
+            "name": mask_secrets(name),
             "points": len(ts),
             "first": iso_utc(ts[0]) if len(ts) else None,
             "last": iso_utc(ts[-1]) if len(ts) else None,

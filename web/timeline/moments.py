@@ -24,6 +24,7 @@ from analyzer.fingerprint import fingerprints
 from analyzer.timeline import THREAD_STATES_KEPT, session_is_active
 from parsers import registry
 from parsers.base import ClockHints, ParsedSource, ParseError
+from parsers.passwords import masked
 from parsers.rawtext import lines_in
 from web.models import Case, RawChunk, SampleIndex, Source
 from web.timeline import levels
@@ -78,15 +79,18 @@ def moment(*, case: Case, at: datetime, host: str | None = None) -> dict[str, ob
 
     Returns ``{"at": epoch ms, "host": host or None, "processlist": ..., "threads": ..., "raw": ...}``;
     each part is None when the case (or host) has no such data (see ``processlist_at``,
-    ``threads_at``, ``raw_at``).
+    ``threads_at``, ``raw_at``). Every password in it is masked (``parsers.passwords.masked``): the
+    raw chunks are the capture as taken, sessions' statements and command lines included.
     """
-    return {
-        "at": _ms(at),
-        "host": host,
-        "processlist": processlist_at(case=case, at=at, host=host),
-        "threads": threads_at(case=case, at=at, host=host),
-        "raw": raw_at(case=case, at=at, host=host),
-    }
+    return masked(
+        {
+            "at": _ms(at),
+            "host": host,
+            "processlist": processlist_at(case=case, at=at, host=host),
+            "threads": threads_at(case=case, at=at, host=host),
+            "raw": raw_at(case=case, at=at, host=host),
+        }
+    )
 
 
 def _samples(case: Case, host: str | None) -> QuerySet:

@@ -37,18 +37,9 @@ pseudonym that is the same everywhere on the link: ``host-1``, ``user-2``, ``db-
 - Built-in accounts and schemas (``root``, ``system user``, ``event_scheduler``, ``mysql``,
   ``information_schema``, ``performance_schema``, ``sys``) and loopback and unspecified addresses
   (``127.0.0.1``, ``::1``, ``::``) are the same on every server and are kept.
-- **Passwords** (``mask_secrets``, web/sharing/redaction/passwords.py): always masked, whatever the link's choices (a password is never
-  something for a customer's other readers, nor for the engineer's page to show): on command lines
-  (``ps`` with arguments, pt-stalk's ``-output`` and ``-trigger``) ``--password=***`` and
-  ``--password ***`` (any long option ending in ``pass``, ``passwd`` or ``password``: ``--mysql-password``,
-  ``--password2``), ``-p***`` after a MySQL client, pt-tool, mydumper or xtrabackup (``-P3306`` is a
-  port and stays), ``-p ***`` only for the tools whose ``-p`` takes the next word (Percona Toolkit,
-  mydumper, myloader: for ``mysql`` it is the database, and ``mysql -p`` alone prompts), ``p=***``
-  in a DSN (``h=db1,u=root,p=***``), ``user:***@`` in a URI and ``MYSQL_PWD=***``; in statements,
-  the string after ``IDENTIFIED BY`` / ``IDENTIFIED WITH plugin BY|AS`` (and its ``REPLACE``),
-  ``PASSWORD('x')``, ``SET PASSWORD ... = 'x'``, ``PASSWORD = 'x'`` (``MASTER_PASSWORD``,
-  ``SOURCE_PASSWORD``, ``START REPLICA ... PASSWORD``, ``CREATE SERVER ... PASSWORD 'x'``) and
-  ``authentication_string = 'x'`` becomes ``'***'``.
+- **Passwords** (``mask_secrets``, parsers/passwords.py, which lists the forms): always masked,
+  whatever the link's choices, as everywhere a case is shown (a password is never something for a
+  customer's other readers, nor for the engineer's page to show).
 
 Pure Python (and pandas for the builder): no Django. Replacement goes the safe way: a value is also
 replaced where it happens to be a word of prose (a schema named ``orders`` in "orders table").
@@ -66,6 +57,7 @@ from dataclasses import dataclass, field
 
 import pandas as pd
 
+from parsers.passwords import mask_secrets
 from parsers.vocabulary import tokens
 from web.sharing.redaction.allowlist import (
     CLOSE,
@@ -77,7 +69,6 @@ from web.sharing.redaction.allowlist import (
     unmarked,
 )
 from web.sharing.redaction.literals import count_literals, is_statement, scrub_sql, statements_in_text
-from web.sharing.redaction.passwords import mask_secrets
 
 #: Values the same on every MySQL/MariaDB server: never taken for customer data.
 BUILTIN_USERS = frozenset(
