@@ -153,7 +153,7 @@ EXTRA_FIELDS = {
 FLAG_FIELDS = {b"Full_scan": "full_scans", b"Filesort": "filesorts"}
 EXTRA_COLUMNS = tuple(dict.fromkeys([*EXTRA_FIELDS.values(), *FLAG_FIELDS.values()]))
 _EXTRA_RE = {name: re.compile(rb"(?<![\w])" + name + rb": ([0-9.]+)") for name in EXTRA_FIELDS}
-_FLAG_RE = {name: re.compile(rb"(?<![\w])" + name + rb": Yes\b") for name in FLAG_FIELDS}
+_FLAG_RE = {name: re.compile(rb"(?<![\w])" + name + rb": (Yes|No)\b") for name in FLAG_FIELDS}
 #: Lines before a statement that are not part of it (pt-query-digest's SlowLogParser).
 _PRE_STATEMENT = (b"use ", b"SET timestamp=", b"SET last_insert_id=", b"SET insert_id=")
 
@@ -232,7 +232,11 @@ def _entries(data: bytes, first_line: int) -> _Entries:
     # the statement: the first line of the entry that is not a meta or pre-statement line
     body = np.flatnonzero(~pre)
     k = np.searchsorted(body, lines)
-    stmt_line = np.where(k < len(body), body[np.minimum(k, len(body) - 1)], n)
+    stmt_line = (
+        np.where(k < len(body), body[np.minimum(k, len(body) - 1)], n)
+        if len(body)
+        else np.full(len(lines), n)
+    )
     stmt_line = np.where(stmt_line < ends, stmt_line, ends)
     # a header after the statement ends the entry there (the server restarted after it was written)
     hdr = np.flatnonzero(header_line)
@@ -419,9 +423,8 @@ def _frame(e: _Entries, clock: _Clock) -> tuple[pd.DataFrame, int]:
             frame[col] = values if col not in frame else frame[col].fillna(pd.Series(values))
     for name, pattern in _FLAG_RE.items():
         if name + b": " in data:
-            idx, _ = _matches(e, pattern)
-            flags = np.zeros(n)
-            flags[idx] = 1.0
+            idx, groups = _matches(e, pattern)
+            flags = _column(n, idx, [float(g[0] == b"Yes") for g in groups], np.nan)
             frame[FLAG_FIELDS[name]] = flags[rows]
     return frame, n - len(rows)
 
