@@ -46,7 +46,8 @@ Output:
     its entries), ``queries`` int64, ``query_time_s``, ``lock_time_s`` float64 (sums, seconds),
     ``rows_sent``, ``rows_examined`` int64 (sums).
     frame ``slowlog_classes`` (one row per class: a fingerprint of ``analyzer.fingerprint``), in
-    order of first appearance: ``fingerprint`` str, ``queries`` int64, ``query_time_s``,
+    order of first appearance: ``ts`` (the log's first minute, on every row: the digest is of the
+    whole log), ``fingerprint`` str, ``queries`` int64, ``query_time_s``,
     ``query_time_max_s``, ``query_time_min_s``, ``query_time_p95_s`` (pt-query-digest's 95th
     percentile, ``analyzer.querydigest.pct_95``), ``lock_time_s``, ``lock_time_max_s`` float64,
     ``rows_sent``, ``rows_sent_max``, ``rows_examined``, ``rows_examined_max`` int64, the extras'
@@ -57,8 +58,8 @@ Output:
     ``example_ts`` datetime64[ns, UTC]; ``example`` str (the statement of the class's longest entry,
     the last of equals, as pt-query-digest picks it; at most ``EXAMPLE_CHARS``), ``schema``,
     ``user``, ``host`` str (of that entry), ``line_no``/``line_end`` int64 (its lines).
-    frame ``slowlog_clients`` (one row per user, host, address and schema seen): ``ts`` (first
-    seen), ``line_no``, ``user``, ``host``, ``ip``, ``schema``, ``queries``.
+    frame ``slowlog_clients`` (one row per user, host, address and schema seen): ``ts`` (as in
+    ``slowlog_classes``), ``first_seen``, ``line_no``, ``user``, ``host``, ``ip``, ``schema``, ``queries``.
     ``meta``: ``variant``, ``server_version`` (from the header), ``entries``, ``utc_offset_s``
     when the log gave it, ``time_style`` (``utc``, ``offset`` or ``wall-clock``).
 
@@ -754,6 +755,13 @@ def parse(stream: Iterable[str], *, member: str, clock: ClockHints) -> ParsedSou
         {"line_no": "int64", "queries": "int64"}
     )
     classes = digest.classes_frame()
+    # every frame has a ts (the timeline joins frames by it): the log's first minute on every row of
+    # the digest, which is of the whole log (a class's own first time, as ts, would read as a clock
+    # jump to the damage checks when a class first appears days after the others)
+    start = minutes["ts"].min() if len(minutes) else pd.NaT
+    classes.insert(0, "ts", pd.Series([start] * len(classes), dtype="datetime64[ns, UTC]"))
+    clients = clients.rename(columns={"ts": "first_seen"})
+    clients.insert(0, "ts", pd.Series([start] * len(clients), dtype="datetime64[ns, UTC]"))
     meta = _meta(seen, time, digest, classes)
     return ParsedSource(
         format=FORMAT,
