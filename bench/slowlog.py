@@ -105,7 +105,6 @@ def main(argv: list[str] | None = None) -> int:
     log = folder / "generated-slow.log"
     size = generate(log, opts.mb)
     print(f"log: {log} ({size / 2**20:.0f} MiB)", flush=True)
-    repo = Path(__file__).resolve().parents[1]
     ours = measure([sys.executable, "-c", _CASEBOOK, str(log)], folder / "casebook.json")
     print(f"casebook: {json.dumps(ours)} {(folder / 'casebook.json').read_text().strip()}", flush=True)
     if not opts.skip_pt:
@@ -113,7 +112,6 @@ def main(argv: list[str] | None = None) -> int:
         print(f"pt-query-digest: {json.dumps(pt)}", flush=True)
         print(f"speed: {pt['cpu_s'] / max(ours['cpu_s'], 0.1):.1f}x pt-query-digest's (CPU), "
               f"{pt['wall_s'] / max(ours['wall_s'], 0.1):.1f}x (wall)")  # fmt: skip
-    del repo
     return 0
 
 
