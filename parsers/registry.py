@@ -25,8 +25,10 @@ HEAD_LINES = 60
 # `top -b` share a PID column; iostat and mpstat share the sysstat banner. The InnoDB monitor, its
 # transaction tables and SHOW SLAVE STATUS are `\G` output like a vertical processlist; `vmstat -d`
 # (diskstats) has a header vmstat must not claim. MySQL Shell's results hold SHOW ENGINE INNODB STATUS
-# and other captures after their `# Query:` header: read first.
+# and other captures after their `# Query:` header: read first. The slow query log's `# User@Host:` and
+# `# Query_time:` lines belong to no other capture, and its statements could look like anything.
 _MODULES = (
+    "slowlog",
     "mysqlsh_instance",
     "mysqlsh",
     "innodb_status",

@@ -136,6 +136,18 @@ def _mutex_status() -> str:
     )
 
 
+def _slowlog() -> str:
+    """The real MariaDB slow log's header and its entries on schema ``shop`` (tests/fixtures/slowlog/),
+    their client a planted host and address and the row of its ``UPDATE`` a planted number (the
+    user, schema and literal are planted by ``_EDITS``)."""
+    lines = (
+        (FIXTURES / "slowlog" / "mariadb-10.11_query_plan-explain_sysbench.log").read_text().splitlines(True)
+    )
+    text = "".join(lines[:3] + lines[5929:5930] + lines[5999:6049])
+    text = text.replace("@  [127.0.0.1]", f"@ {HOST} [{ADDRESS}]")
+    return text.replace("WHERE id = 1;", f"WHERE id = {NUMBER};")
+
+
 def members() -> dict[str, bytes]:
     """Every member of the planted bundle: ``planted/`` (a pt-stalk collection: the row-lock capture
     and the host members of others, on the server ``SERVER``) and ``mysql-diagnostics-.../`` (MySQL
@@ -165,6 +177,7 @@ def members() -> dict[str, bytes]:
     pt["2026_11_27_15_52_53-threads"] = _threads().encode()
     pt["2026_11_27_15_52_53-mutex-status1"] = _mutex_status().encode()
     pt["pasted-vmstat.txt"] = (FIXTURES / "context" / "pasted_vmstat-w-t_headerless.txt").read_bytes()
+    pt["2026_11_27_15_52_53-slow.log"] = _slowlog().encode()
     out = {f"planted/{name}": planted(data.decode("utf-8")).encode() for name, data in pt.items()}
     with zipfile.ZipFile(FIXTURES / "mysqlsh" / "highload-db1.zip") as z:
         for name in z.namelist():
