@@ -13,7 +13,7 @@ from django.contrib.postgres.fields import ArrayField
 from django.contrib.postgres.indexes import GinIndex
 from django.contrib.postgres.search import SearchVectorField
 from django.db import models
-from django.db.models.functions import Upper
+from django.db.models.functions import Lower, Upper
 
 #: BULK_ROWS: the per-sample and series tables (millions of rows a case, written with COPY) keep their
 #: case link without a database constraint: a foreign-key check per COPY'd row costs more than the
@@ -72,12 +72,21 @@ class TeamInvitation(models.Model):
     """A team admin's invitation of an engineer to his team (web/accounts/invitations.py): nothing
     becomes membership until the engineer accepts it on his settings page. A pending invitation
     answers until ``expires_at``; an answered one stays for the record. One pending invitation per
-    team and engineer."""
+    team and engineer, and per team and address.
+
+    Invited by user name, ``user`` is that account. Invited by e-mail, ``address`` is what the admin
+    typed and ``user`` stays empty until an account holding that address answers (the admin never
+    learns whether one does)."""
 
     team = models.ForeignKey(Team, on_delete=models.CASCADE, related_name="invitations")
     user = models.ForeignKey(
-        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="team_invitations"
+        settings.AUTH_USER_MODEL,
+        on_delete=models.CASCADE,
+        null=True,
+        blank=True,
+        related_name="team_invitations",
     )
+    address = models.EmailField(max_length=254, blank=True, default="")
     invited_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
     )
@@ -93,11 +102,21 @@ class TeamInvitation(models.Model):
                 fields=("team", "user"),
                 condition=models.Q(state="pending"),
                 name="one_pending_invitation_per_team_and_user",
-            )
+            ),
+            models.UniqueConstraint(
+                Lower("address"),
+                "team",
+                condition=models.Q(state="pending") & ~models.Q(address=""),
+                name="one_pending_invitation_per_team_and_address",
+            ),
+            models.CheckConstraint(
+                condition=models.Q(user__isnull=False) | ~models.Q(address=""),
+                name="invitation_names_a_user_or_an_address",
+            ),
         ]
 
     def __str__(self) -> str:
-        return f"{self.user} to {self.team} ({self.state})"
+        return f"{self.user or self.address} to {self.team} ({self.state})"
 
 
 class ResolutionCategory(models.TextChoices):

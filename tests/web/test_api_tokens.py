@@ -6,10 +6,12 @@ from __future__ import annotations
 import base64
 import hashlib
 import io
+import json
 import re
 
 import pytest
 from django.contrib.auth import get_user_model
+from django.contrib.sessions.models import Session
 from django.core.management import CommandError, call_command
 from django.test import Client
 
@@ -22,10 +24,10 @@ TOKEN_RE = re.compile(r'id="new-token-value">(cb_[A-Za-z0-9_-]{43})<')
 
 
 def _make_token(client: Client, name: str = "nightly upload") -> str:
+    """A token made on the settings page: shown in the answer to the POST itself, kept by no cache."""
     answer = client.post("/settings/tokens/", {"name": name})
-    assert answer.status_code == 302 and answer["Location"] == "/settings/"
-    page = client.get("/settings/").content.decode()
-    (token,) = TOKEN_RE.findall(page)
+    assert answer.status_code == 201 and "no-store" in answer["Cache-Control"]
+    (token,) = TOKEN_RE.findall(answer.content.decode())
     return token
 
 
@@ -38,6 +40,32 @@ def test_a_new_token_is_shown_once(engineer_client: Client) -> None:
     again = engineer_client.get("/settings/").content.decode()
     assert token not in again and not TOKEN_RE.search(again)
     assert token[:9] in again  # the list names it by its first characters
+
+
+@pytest.mark.parametrize(
+    "engine",
+    [
+        "django.contrib.sessions.backends.db",
+        "django.contrib.sessions.backends.cache",
+        "django.contrib.sessions.backends.cached_db",
+    ],
+)
+def test_a_new_token_is_never_in_the_session_store(engineer, settings, redis_client, engine: str) -> None:
+    """Whatever holds the sessions (their table, the cache on Redis), the token made is in none of it:
+    not while its page is shown, not after."""
+    settings.SESSION_ENGINE = engine
+    client = Client()
+    client.force_login(engineer)
+    token = _make_token(client)
+    client.get("/settings/")
+    rows = [row.session_data + json.dumps(row.get_decoded()) for row in Session.objects.all()]
+    prefix = settings.CACHES["default"]["KEY_PREFIX"]
+    cached = [redis_client.get(key) or b"" for key in redis_client.scan_iter(match=f"{prefix}:*", count=1000)]
+    assert (engine.endswith(".cache") or rows) and (
+        engine.endswith(".db") or any(b"_auth_user_id" in v for v in cached)
+    )
+    assert [r for r in rows if token in r] == [] and [v for v in cached if token.encode() in v] == []
+    assert ApiToken.objects.get(user=engineer).prefix == token[:9]
 
 
 def test_only_the_sha256_of_a_token_is_stored(engineer_client: Client, engineer) -> None:

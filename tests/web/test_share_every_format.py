@@ -165,7 +165,7 @@ ALLOWED = {
 ALLOWED["findings.json"] = ALLOWED["report.json"]
 #: The case page's ``case-data`` JSON.
 ALLOWED["page"] = {f".{k}" for k in (
-    "id", "title", "host", "kernel", "ncpu", "layout", "window_start", "window_end", "utc_offset_s",
+    "id", "host", "kernel", "ncpu", "layout", "window_start", "window_end", "utc_offset_s",
     "utc_offset_origin", "status", "status_label", "failure_reason", "progress", "status_detail", "processing",
     "last_report_at", "stalled", "requeues", "created_at", "rule_versions", "rule_versions.*", "upload",
     "upload.name", "upload.size", "upload.sha256", "uploads", "uploads[].name", "uploads[].size",

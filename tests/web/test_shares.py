@@ -15,6 +15,7 @@ from django.core.files import File
 from django.test import Client, override_settings
 from django.utils import timezone
 
+from analyzer.isotime import iso_utc
 from tests.web.conftest import make_tar
 from tests.web.share_capture import (
     SECRETS,
@@ -186,6 +187,27 @@ def test_the_stored_case_is_never_changed(case: Case) -> None:
     )
     data = before.get(f"/cases/{case.pk}/moment.json?t={at}").json()
     assert any(r["user"] == "acme_checkout" for r in data["processlist"]["rows"])
+
+
+def test_a_shared_case_shows_its_number_never_its_title(case: Case, engineer_client: Client) -> None:
+    """The title is the engineers' name for the case (an upload link's case is titled by its customer and
+    ticket): no answer of a link holds it, redacted or not, nor the customer or the ticket; the page is
+    named "Case #<id>", its capture window beside it."""
+    Case.objects.filter(pk=case.pk).update(
+        title="Globex outage TCK-90210", customer="Globex", ticket="TCK-90210"
+    )
+    window = re.escape(iso_utc(case.window_start))
+    preview = engineer_client.post(f"/cases/{case.pk}/shares/", {"days": 7}).content.decode()
+    preview_url = re.search(r'href="(/cases/\d+/shares/\d+/preview/)"', preview)[1]
+    for base, client in ((_link(case), Client()), (_link(case, choices=NO_REDACTION), Client()),
+                         (preview_url, engineer_client)):  # fmt: skip
+        served = _served(client, _urls(case, base)).decode()
+        assert [w for w in ("Globex", "TCK-90210", "outage") if w in served] == [], base
+        html = client.get(base).content.decode()
+        assert f"<title>Case #{case.pk} · Casebook</title>" in html
+        assert f'<h1 id="case-heading">Case #{case.pk}</h1>' in html
+        assert re.search(rf'<span id="case-window" data-range-start="{window}" data-range-end="', html)
+    assert "Globex outage TCK-90210" in engineer_client.get(f"/cases/{case.pk}/").content.decode()
 
 
 # ------------------------------------------------------------------------------ access, as a table

@@ -47,18 +47,18 @@ def test_an_invited_engineer_is_a_member_only_once_he_accepts_and_is_removed(
 ) -> None:
     User = get_user_model()
     zoe = User.objects.create_user("zoe", password=PASSWORD, email="Zoe@Example.com")
-    User.objects.create_user("yan", password=PASSWORD)
+    User.objects.create_user("yan", password=PASSWORD, email="yan.q@example.com")
     admin_client.post(f"/teams/{team.pk}/invitations/", {"name": "zoe@example.com"})
     admin_client.post(f"/teams/{team.pk}/invitations/", {"name": "yan"})
     response = admin_client.post(f"/teams/{team.pk}/invitations/", {"name": "nobody"}, follow=True)
     assert b"No single active account" in response.content
     assert set(team.members.values_list("username", flat=True)) == {"alice", "tess"}
     page = admin_client.get(f"/teams/{team.pk}/")
-    assert [i["username"] for i in page.context["invitations"]] == ["yan", "zoe"]
-    assert b"zoe@example.com" not in page.content.lower()  # an invitee's e-mail is not shown
+    assert [i["invitee"] for i in page.context["invitations"]] == ["yan", "zoe@example.com"]
+    assert b"yan.q@example.com" not in page.content.lower()  # an invitee's e-mail is not shown
     zoe_client = Client()
     zoe_client.force_login(zoe)
-    invitation = zoe.team_invitations.get()
+    invitation = TeamInvitation.objects.get(address="zoe@example.com", user=None)
     assert b"Team invitations (1)" in zoe_client.get("/cases/").content
     zoe_client.post(f"/settings/invitations/{invitation.pk}/accept/")
     assert b'id="invitations-link"' not in zoe_client.get("/cases/").content
@@ -70,17 +70,60 @@ def test_an_invited_engineer_is_a_member_only_once_he_accepts_and_is_removed(
         and b'data-member-id="%d"' % engineer.pk not in page.content
     )
     events = [
-        (action, detail.get("member"))
+        (action, detail.get("member"), detail.get("address"))
         for action, detail in AuditEvent.objects.filter(team_id=team.pk)
         .order_by("id")
         .values_list("action", "detail")
     ]
     assert events == [
-        ("team.member_invited", "zoe"),
-        ("team.member_invited", "yan"),
-        ("team.invitation_accepted", "zoe"),
-        ("team.member_removed", "alice"),
+        ("team.member_invited", None, "zoe@example.com"),
+        ("team.member_invited", "yan", None),
+        ("team.invitation_accepted", "zoe", "zoe@example.com"),
+        ("team.member_removed", "alice", None),
     ]
+    assert TeamInvitation.objects.get(pk=invitation.pk).user == zoe  # who answered, for the record
+
+
+def test_an_invitation_never_names_an_account_outside_the_team(admin_client: Client, team: Team) -> None:
+    """Invited by e-mail, an account of another team stays unnamed until it answers: the answer, the
+    team page and the team's trail are the same as for an address no account holds."""
+    wanda = get_user_model().objects.create_user("wanda", password=PASSWORD, email="W.Mills@example.com")
+    Team.objects.create(name="Other").members.add(wanda)
+    said = {}
+    for address in ("w.mills@example.com", "nobody@example.com"):
+        response = admin_client.post(f"/teams/{team.pk}/invitations/", {"name": address}, follow=True)
+        said[address] = [str(m).replace(address, "<address>") for m in response.context["messages"]]
+        assert response.status_code == 200 and b"wanda" not in response.content
+    sent = (
+        "Invitation sent to <address>: the account with that address sees it on its settings page, "
+        "and is a member of Default once it accepts."
+    )
+    assert said["w.mills@example.com"] == said["nobody@example.com"] == [sent]
+    page = admin_client.get(f"/teams/{team.pk}/")
+    assert [i["invitee"] for i in page.context["invitations"]] == [
+        "nobody@example.com",
+        "w.mills@example.com",
+    ]
+    trail = b"".join(admin_client.get(f"/teams/{team.pk}/events.csv").streaming_content)
+    assert b"wanda" not in page.content and b"wanda" not in trail
+    assert list(TeamInvitation.objects.values_list("user", flat=True)) == [None, None]
+    # Wanda sees hers on her settings page (her address in another case), and only hers.
+    wanda_client = Client()
+    wanda_client.force_login(wanda)
+    mine = TeamInvitation.objects.get(address="w.mills@example.com")
+    settings_page = wanda_client.get("/settings/")
+    assert [i.pk for i in settings_page.context["invitations"]] == [mine.pk]
+    assert wanda_client.post(f"/settings/invitations/{mine.pk}/accept/").status_code == 302
+    assert team.members.filter(pk=wanda.pk).exists()
+
+
+def test_an_address_a_member_holds_is_not_invited(admin_client: Client, team: Team, engineer) -> None:
+    get_user_model().objects.filter(pk=engineer.pk).update(email="alice@example.com")
+    response = admin_client.post(f"/teams/{team.pk}/invitations/", {"name": "Alice@example.com"}, follow=True)
+    assert b"A member of Default has the address Alice@example.com already." in response.content
+    response = admin_client.post(f"/teams/{team.pk}/invitations/", {"name": "not an@address"}, follow=True)
+    assert b"is not an e-mail address" in response.content
+    assert not TeamInvitation.objects.exists()
 
 
 def test_the_teams_live_links_are_listed_and_revoked(admin_client: Client, team: Team, engineer) -> None:

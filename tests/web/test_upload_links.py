@@ -12,12 +12,14 @@ from datetime import timedelta
 from pathlib import Path
 
 import pytest
+from django.contrib.auth import get_user_model
 from django.core.cache import cache
 from django.test import Client
 from django.utils import timezone
 
 from tests.web.conftest import EXAMPLE_BUNDLE
-from web.models import AuditEvent, Case, LinkTransfer, Team, UploadLink
+from web.accounts import teams
+from web.models import AuditEvent, Case, LinkTransfer, Team, UploadLink, default_team_id
 from web.sharing.services import token_hash
 from web.uploads import services, tasks, tus
 
@@ -292,3 +294,67 @@ def test_unfinished_transfers_of_dead_links_are_discarded(made, engineer) -> Non
     assert stale.finished_at is not None and "expired" in stale.error and not Path(stale.temp_path).exists()
     assert kept.finished_at is None and Path(kept.temp_path).exists()
     assert tasks.sweep_upload_links() == 0
+
+
+def _out_of_team(maker, how: str) -> None:  # noqa: ANN001 - a user
+    """``maker`` no longer an active member of the default team, the ways a site admin does it."""
+    if how == "removed":
+        Team.objects.get(pk=default_team_id()).members.remove(maker)
+    elif how == "deactivated":
+        get_user_model().objects.filter(pk=maker.pk).update(is_active=False)
+    else:
+        maker.delete()
+
+
+@pytest.mark.parametrize("how", ["removed", "deactivated", "deleted"])
+def test_an_upload_link_of_a_removed_member_takes_no_byte(engineer, settings, how: str) -> None:
+    """Its cases would be made in his name, in a team he is no longer in: the link answers as a
+    revoked one on every URL, the transfer under way included, before reading a byte."""
+    settings.CASEBOOK_SHARE_GUESS_LIMIT = 1000
+    fresh = services.link_create(user=engineer, uploads=2)
+    under_way = services.link_create(user=engineer)
+    client = Client()
+    url = _create(client, under_way.token, 10)["Location"]
+    key = url.rsplit("/", 1)[1]
+    assert _patch(client, url, 0, b"0123").status_code == 204
+    found = services.transfer_for(under_way.token, key)  # a PATCH that found it before the removal
+    revoked = services.link_create(user=engineer)
+    services.link_revoke(link=revoked.link, user=engineer)
+    _out_of_team(engineer, how)
+    assert _answers(fresh.token) == _answers(revoked.token) == _answers("x" * 43)
+    assert _answers(under_way.token, key) == _answers("y" * 43, key)
+    refused = _patch(client, url, 4, b"456789")
+    assert (refused.status_code, refused.content) == (404, _answers("y" * 43)[0][1])
+    with pytest.raises(services.TransferError) as raised:
+        services.transfer_append(transfer=found, offset=4, read=io.BytesIO(b"456789").read)
+    assert raised.value.status == 404
+    transfer = LinkTransfer.objects.get()
+    assert (transfer.offset, transfer.finished_at, transfer.case_id) == (4, None, None)
+    assert Path(transfer.temp_path).read_bytes() == b"0123"
+    assert UploadLink.objects.get(pk=fresh.link.pk).uploads_used == 0 and not Case.objects.exists()
+
+
+def test_a_removed_members_links_are_inactive_with_the_reason_and_revoked_by_the_team_page(
+    engineer, engineer_client
+) -> None:
+    team = Team.objects.get(pk=default_team_id())
+    tess = get_user_model().objects.create_user("tess", password="correct horse battery")
+    teams.member_add(team=team, user=tess, admin=True)
+    carl = get_user_model().objects.create_user("carl", password="correct horse battery")
+    team.members.add(carl)
+    by_admin, by_page = (services.link_create(user=u, customer="ACME") for u in (carl, engineer))
+    team.members.remove(carl)  # in the Django admin: nothing revoked, the link is inactive
+    tess_client = Client()
+    tess_client.force_login(tess)
+    page = tess_client.get("/upload-links/").content.decode()
+    row = page.split(f'data-link-id="{by_admin.link.pk}"', 1)[1].split("</tr>", 1)[0]
+    assert '<td class="link-state">inactive <span' in row and "carl is no longer a member of Default." in row
+    listed = {r["id"]: r for r in engineer_client.get("/api/upload-links/").json()}
+    assert listed[by_admin.link.pk]["state"] == "inactive"
+    assert listed[by_admin.link.pk]["inactive_reason"] == "carl is no longer a member of Default."
+    assert (listed[by_page.link.pk]["state"], listed[by_page.link.pk]["inactive_reason"]) == ("active", "")
+    assert tess_client.post(f"/teams/{team.pk}/members/{engineer.pk}/remove/").status_code == 302
+    assert UploadLink.objects.get(pk=by_page.link.pk).revoked_by == tess
+    event = AuditEvent.objects.get(action="upload_link.revoked")
+    assert (event.actor_name, event.detail["upload_link"]) == ("tess", by_page.link.pk)
+    assert UploadLink.objects.get(pk=by_admin.link.pk).revoked_at is None

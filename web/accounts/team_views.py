@@ -70,18 +70,27 @@ def _back(team: Team) -> HttpResponse:
 @login_required
 @require_POST
 def team_invite(request: HttpRequest, team_id: int) -> HttpResponse:
-    """Invite the account named in ``name`` (user name or e-mail): a member once he accepts."""
+    """Invite the engineer named in ``name`` (user name or e-mail): a member once he accepts. An
+    invitation by e-mail is answered alike whether an account holds the address or not."""
     team = _team(request, team_id)
-    name = request.POST.get("name", "")
     try:
-        invitations.invitation_create(team=team, name=name, request=request)
+        invitation = invitations.invitation_create(
+            team=team, name=request.POST.get("name", ""), request=request
+        )
     except invitations.InvitationError as exc:
         messages.warning(request, str(exc))
     else:
-        messages.success(
-            request, f"{name.strip()} is invited to {team.name}: a member once the invitation is accepted."
-        )
+        messages.success(request, _invited(invitation, team))
     return _back(team)
+
+
+def _invited(invitation, team: Team) -> str:  # noqa: ANN001 - a TeamInvitation
+    if invitation.address:
+        return (
+            f"Invitation sent to {invitation.address}: the account with that address sees it on its settings page, "
+            f"and is a member of {team.name} once it accepts."
+        )
+    return f"{invitation.user.get_username()} is invited to {team.name}: a member once the invitation is accepted."
 
 
 def _act(request: HttpRequest, team_id: int, service, done: str, missing: str, **ids: int) -> HttpResponse:  # noqa: ANN001

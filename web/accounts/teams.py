@@ -18,8 +18,9 @@ from django.utils import timezone
 
 from web import audit
 from web.accounts import services as api_tokens
-from web.models import ApiToken, AuditAction, ShareLink, Team
+from web.models import ApiToken, AuditAction, ShareLink, Team, UploadLink
 from web.sharing import services as shares
+from web.uploads import services as upload_links
 
 
 # ---------------------------------------------------------------------------------- selectors
@@ -110,7 +111,8 @@ def member_add(*, team: Team, user, admin: bool = False, request=None) -> None: 
 
 @transaction.atomic
 def member_remove(*, team: Team, user_id: int, request) -> bool:  # noqa: ANN001
-    """Take the member ``user_id`` out of ``team`` (and its admins); False when he is no member."""
+    """Take the member ``user_id`` out of ``team`` (and its admins), and revoke his upload links for the
+    team; False when he is no member."""
     user = team.members.filter(pk=user_id).first()
     if user is None:
         return False
@@ -122,6 +124,12 @@ def member_remove(*, team: Team, user_id: int, request) -> bool:  # noqa: ANN001
         team_id=team.pk,
         detail={"member": user.get_username()},
     )
+    # His upload links for the team make cases in his name there: revoked with him (a link answers only
+    # while its maker is a member anyway, web/uploads/services.py maker_in_team, for a removal made in
+    # the Django admin; revoked, it stays so should he come back).
+    for link in UploadLink.objects.filter(team=team, created_by=user, revoked_at__isnull=True):
+        upload_links.link_revoke(link=link, user=request.user)
+        upload_links.audit_link(request, link, AuditAction.UPLOAD_LINK_REVOKED)
     return True
 
 

@@ -1,8 +1,10 @@
 """The user's settings page: personal API tokens, made, listed and revoked (web/accounts/services.py),
 and the team invitations he may accept or decline (web/accounts/invitations.py).
 
-A new token is shown once, on the page the creation redirects to (kept in the session until that
-page is shown, then dropped): only its SHA-256 is stored, so it cannot be shown again.
+A new token is shown once, in the answer to the POST that made it (the settings page rendered there,
+201, kept by no cache): only its SHA-256 is stored, and the token itself is never written anywhere, not
+to the session store (database or cache) either, so it cannot be shown again. The POST is not
+redirected: a redirect would need the token kept somewhere until the next page.
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
+from django.utils.cache import add_never_cache_headers
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET, require_POST
 
@@ -21,12 +24,11 @@ from web.accounts.forms import ApiTokenForm
 from web.models import AuditAction
 from web.notifications import views as notify_views
 
-#: Session key holding a just-made token until the settings page has shown it once.
-NEW_TOKEN_SESSION_KEY = "casebook_new_api_token"
 
-
-def _page(request: HttpRequest, form: ApiTokenForm, *, status: int = 200) -> HttpResponse:
-    new_token = request.session.pop(NEW_TOKEN_SESSION_KEY, None)
+def _page(
+    request: HttpRequest, form: ApiTokenForm, *, status: int = 200, new_token: dict[str, object] | None = None
+) -> HttpResponse:
+    """The settings page; ``new_token`` (``{"id", "name", "token"}``): a token just made, shown this once."""
     tokens = [services.token_row(t) for t in services.api_tokens_for(user=request.user)]
     context = {
         "form": form,
@@ -58,9 +60,14 @@ def api_token_create(request: HttpRequest) -> HttpResponse:
     except services.TokenLimitError as exc:
         form.add_error(None, str(exc))
         return _page(request, form, status=400)
-    request.session[NEW_TOKEN_SESSION_KEY] = {"id": row.pk, "name": row.name, "token": token}
     audit.record_token_created(request, user=request.user, token=row)
-    return redirect("user-settings")
+    # Shown in this answer only, kept by no cache (no-store). Its URL holds nothing secret, so the
+    # site's referrer policy stays (no-referrer would send the page's forms with "Origin: null").
+    page = _page(
+        request, ApiTokenForm(), status=201, new_token={"id": row.pk, "name": row.name, "token": token}
+    )
+    add_never_cache_headers(page)
+    return page
 
 
 @login_required

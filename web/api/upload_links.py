@@ -25,7 +25,7 @@ from web.models import AuditAction, UploadLink
 from web.uploads import services
 
 #: A link's states (``services.link_state``).
-UPLOAD_LINK_STATES = ("active", "expired", "used", "revoked")
+UPLOAD_LINK_STATES = ("active", "expired", "inactive", "used", "revoked")
 
 
 class UploadLinkCreateSerializer(serializers.Serializer):
@@ -63,6 +63,11 @@ class UploadLinkSerializer(serializers.Serializer):
     uploads_used = serializers.IntegerField()
     max_size = serializers.IntegerField()
     state = serializers.ChoiceField(choices=UPLOAD_LINK_STATES)
+    inactive_reason = serializers.CharField(
+        allow_blank=True,
+        help_text="Why an inactive link takes nothing (its maker's account deleted or deactivated, or "
+        "he is no longer a member of its team); empty otherwise.",
+    )
 
 
 class UploadLinkCreatedSerializer(UploadLinkSerializer):
@@ -91,6 +96,7 @@ def _row(link: UploadLink) -> dict[str, object]:
         "uploads_used": link.uploads_used,
         "max_size": link.max_bytes,
         "state": services.link_state(link),
+        "inactive_reason": services.inactive_reason(link),
     }
 
 

@@ -42,9 +42,11 @@ def _culprit_statements(findings: list[dict[str, object]], redactor: Redactor) -
 
 
 #: The case's fields a shared page gets (its ``case-data`` JSON among them): how it was captured and
-#: processed; never who uploaded it, its team, customer, ticket, notes or resolution.
+#: processed; never who uploaded it, its team, customer, ticket, notes or resolution, nor its title (the
+#: engineers' name for it, often a customer and a ticket: an upload link's case is titled so); the page
+#: names the case by its number and its capture window.
 CASE_KEYS = (
-    "id", "title", "host", "kernel", "ncpu", "layout", "window_start", "window_end", "utc_offset_s",
+    "id", "host", "kernel", "ncpu", "layout", "window_start", "window_end", "utc_offset_s",
     "utc_offset_origin", "status", "status_label", "failure_reason", "progress", "status_detail",
     "processing", "last_report_at", "stalled", "requeues", "created_at", "rule_versions", "upload", "uploads",
 )  # fmt: skip

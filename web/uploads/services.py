@@ -26,7 +26,7 @@ from django.conf import settings
 from django.core.exceptions import SuspiciousFileOperation, ValidationError
 from django.core.files import File
 from django.db import transaction
-from django.db.models import F, Q, QuerySet
+from django.db.models import Exists, F, OuterRef, Q, QuerySet
 from django.utils import timezone
 from django.utils.text import get_valid_filename
 
@@ -141,27 +141,65 @@ def links_for(user) -> QuerySet[UploadLink]:  # noqa: ANN001
     """The links of the user's teams, newest first."""
     if user is None or not user.is_authenticated:
         return UploadLink.objects.none()
-    return UploadLink.objects.filter(team__members=user).select_related("created_by", "team").distinct()
+    return (
+        UploadLink.objects.filter(team__members=user)
+        .select_related("created_by", "team")
+        .annotate(maker_in_team=maker_in_team())
+        .distinct()
+    )
+
+
+def maker_in_team() -> Exists:
+    """Whether a link's maker is an active member of the link's team (an expression over
+    ``UploadLink`` rows). A link answers only while he is: its cases are his, in that team, and
+    ``case_create`` would refuse them otherwise, after taking every byte."""
+    return Exists(
+        Team.members.through.objects.filter(
+            team_id=OuterRef("team_id"), user_id=OuterRef("created_by_id"), user__is_active=True
+        )
+    )
+
+
+def inactive_reason(link: UploadLink) -> str:
+    """Why ``link`` takes nothing though neither revoked nor expired: its maker's account is deleted
+    or deactivated, or he is no longer a member of its team; ``""`` while he is an active member.
+    Reads ``maker_in_team`` annotated by ``links_for`` when there (one query otherwise)."""
+    in_team = getattr(link, "maker_in_team", None)
+    if in_team is None:
+        in_team = UploadLink.objects.filter(pk=link.pk).filter(maker_in_team()).exists()
+    if in_team:
+        return ""
+    maker = link.created_by
+    if maker is None:
+        return "Its maker's account is deleted."
+    if not maker.is_active:
+        return f"{maker.get_username()}'s account is deactivated."
+    return f"{maker.get_username()} is no longer a member of {link.team.name}."
 
 
 def link_state(link: UploadLink) -> str:
-    """``revoked``, ``expired``, ``used`` (every upload taken) or ``active``."""
+    """``revoked``, ``expired``, ``inactive`` (its maker is no active member of its team:
+    ``inactive_reason``), ``used`` (every upload taken) or ``active``."""
     if link.revoked_at is not None:
         return "revoked"
     if link.expires_at <= timezone.now():
         return "expired"
+    if inactive_reason(link):
+        return "inactive"
     if link.uploads_used >= link.uploads_allowed:
         return "used"
     return "active"
 
 
 def _live(token: str) -> QuerySet[UploadLink]:
-    return live(UploadLink, token)
+    """The link of ``token`` while it answers: not revoked, not expired, its maker an active member of
+    its team (``maker_in_team``); every other link answers as a revoked one, before taking a byte."""
+    return live(UploadLink, token).filter(maker_in_team())
 
 
 def link_for_token(token: str) -> UploadLink | None:
-    """The link of ``token`` that takes a new upload (not revoked, not expired, not used up), else
-    None: unknown, expired, used-up and revoked tokens are not told apart."""
+    """The link of ``token`` that takes a new upload (not revoked, not expired, its maker an active
+    member of its team, not used up), else None: none of these is told apart."""
     return _live(token).filter(uploads_used__lt=F("uploads_allowed")).first()
 
 
@@ -221,9 +259,16 @@ def transfer_append(*, transfer: LinkTransfer, offset: int, read) -> LinkTransfe
     to ``transfer``, which has received ``offset`` bytes (tus ``Upload-Offset``). What was written
     before a broken connection is kept (the client asks for the offset and goes on from there).
     Raises ``TransferError`` 409 when ``offset`` is not the offset received, 413 for more bytes than
-    the announced length, 410 for a finished transfer. Finishes the transfer when complete."""
+    the announced length, 410 for a finished transfer, 404 when its link stopped answering since the
+    request found it (revoked, expired, its maker out of its team: no byte is taken then). Finishes the
+    transfer when complete."""
     with transaction.atomic():
         row = LinkTransfer.objects.select_for_update().select_related("link").get(pk=transfer.pk)
+        answering = UploadLink.objects.filter(
+            pk=row.link_id, revoked_at__isnull=True, expires_at__gt=timezone.now()
+        )
+        if not answering.filter(maker_in_team()).exists():
+            raise TransferError(404, "unknown link")
         if row.finished_at is not None:
             raise TransferError(410, "This upload is complete.")
         if offset != row.offset:

@@ -14,8 +14,9 @@
 
 Every answer but OPTIONS needs ``Tus-Resumable: 1.0.0`` (else 412) and carries it. A
 ``X-HTTP-Method-Override`` header on a POST is taken as the method (clients behind proxies that only
-pass GET and POST). An unknown, expired, revoked or used-up link gets the same 404 as every other
-URL under ``/u/`` (``web.tokenlinks.UPLOAD_LINKS.not_found``).
+pass GET and POST). An unknown, expired, revoked or used-up link, and one whose maker is no longer an
+active member of its team (``services.maker_in_team``), gets the same 404 as every other URL under
+``/u/`` (``web.tokenlinks.UPLOAD_LINKS.not_found``), before a byte of the request is read.
 """
 
 from __future__ import annotations
@@ -156,5 +157,7 @@ def upload(request: HttpRequest, token: str, key: str) -> HttpResponse:
     try:
         transfer = services.transfer_append(transfer=transfer, offset=offset, read=request.read)
     except services.TransferError as exc:
+        if exc.status == 404:
+            return UPLOAD_LINKS.miss(request)
         return _error(exc.status, str(exc))
     return _empty(204, Upload_Offset=str(transfer.offset))

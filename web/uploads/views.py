@@ -36,7 +36,10 @@ def link_list(request: HttpRequest) -> HttpResponse:
 
 
 def _list_page(request: HttpRequest, form: UploadLinkForm, made=None, status: int = 200):  # noqa: ANN001, ANN202
-    links = [(link, services.link_state(link)) for link in services.links_for(request.user)[:200]]
+    links = [
+        (link, services.link_state(link), services.inactive_reason(link))
+        for link in services.links_for(request.user)[:200]
+    ]
     context = {"form": form, "links": links, "made": made}
     if made is not None:
         context["url"] = request.build_absolute_uri(made.path)
