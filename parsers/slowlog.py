@@ -822,6 +822,7 @@ def _meta(seen: _Seen, time: _Clock, digest: _Digest, classes: pd.DataFrame) -> 
 
 # What a share link redacts in this format's frames and raw lines (parsers/sensitive.py).
 SENSITIVE = Sensitive(
+    words=("mysql",),
     statements=("slowlog_classes.example",),
     users=("slowlog_classes.user", "slowlog_clients.user"),
     hosts=("slowlog_classes.host", "slowlog_clients.host", "slowlog_clients.ip"),
