@@ -502,14 +502,19 @@ SENSITIVE = Sensitive(
     clients=("innodb_transactions.client",),
     line_patterns=(
         # A record's fields in a lock or foreign key report: the row's own values.
-        re.compile(r"\b\d+: len \d+; hex (?P<literal>[0-9a-fA-F]+); asc (?P<literal_2>.*?);;"),
+        # A long field is cut: "asc <value>...(total 300 bytes);".
+        re.compile(
+            r"\b\d+: len \d+; hex (?P<literal>[0-9a-fA-F]+)(?:\.\.\.)?; asc (?P<literal_2>.*?)"
+            r"(?:;;|\.\.\.\(total \d+ bytes\);)"
+        ),
         re.compile(r"\b(?:MySQL|MariaDB) thread id \d+, OS thread handle \S+,? query id \d+ (?P<host>\S+)"),
     ),
-    # The statement under a transaction's "MySQL thread id ..." line, until the next detail line.
+    # The statement under a transaction's "MySQL thread id ..." line, until the next detail line (a
+    # section's title comes after a line of dashes: "SET" or "WHERE" alone on a line does not end it).
     statement_after=re.compile(r"^(?:MySQL|MariaDB) thread id \d+, OS thread handle"),
     statement_until=re.compile(
         r"^(?:---|\*\*\* |RECORD LOCKS|TABLE LOCK|Record lock|Trx |mysql tables in use|LOCK WAIT|"
-        r"\d+ lock struct|\s*\d+: len|[-=]{3,}\s*$|[A-Z][A-Z /]+$|END OF|TRANSACTION \d|"
+        r"\d+ lock struct|\s*\d+: len|[-=]{3,}\s*$|END OF|TRANSACTION \d|"
         r"(?:MySQL|MariaDB) thread id)"
     ),
 )

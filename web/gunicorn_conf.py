@@ -17,3 +17,14 @@ graceful_timeout = 30
 logconfig_dict = LOGGING
 # Requests are logged by web.logs.RequestLogMiddleware (with the user and the duration).
 accesslog = None
+
+
+def post_worker_init(worker: object) -> None:
+    """Each web worker reads the words a redacted share link may show (the parsers' and Casebook's own
+    texts, ``web.sharing.redaction.allowlist.casebook_words``, about 2 s of CPU) in the background as
+    it starts, rather than in a customer's first request."""
+    import threading
+
+    from web.sharing.redaction.allowlist import casebook_words
+
+    threading.Thread(target=casebook_words, name="casebook-words", daemon=True).start()

@@ -27,6 +27,31 @@ PLANTED = {
     "schema": ["planted_schema_k2"],
     "server": ["planted-server-5", "planted-server-6", "planted-source-8"],
 }
+#: The shapes an audit of redacted links found leaking: values where no format declares a field
+#: (``_AUDIT_EDITS``). No redacted link serves them; a link without redaction does.
+PLANTED["audit"] = [
+    "zzaudit-customer-31",  # a processlist Info continuation line shaped like "Word: ..."
+    "zzaudit-trx-ref-32",  # the same in -transactions
+    "zzaudit-lockwait-ref-33",  # and in -lock-waits
+    "zzaudit-innodb-note-34",  # an InnoDB statement over several lines, a SET line on its own
+    "zzaudit-record-35",  # an InnoDB long record field, "(total N bytes);"
+    "zzaudit-errorlog-row-36",  # an error log's record dump
+    "zzaudit-crash-literal-37",  # a crash report's query over several lines
+    "zzaudit_crash_line_38",
+    "zzaudit_fn_39",  # a ps command line: a statement without FROM
+    "zzaudit-arg-40",
+    "zzaudit_dump_user_41",  # mysqldump -u USER -h HOST --databases DB
+    "zzaudit-dump-host-42",
+    "zzaudit_dump_db_43",
+    "zzaudit_from_db_45",  # Replicate_Rewrite_DB
+    "zzaudit_to_db_46",
+    "zzaudit_shell_user_47",  # MySQL Shell and Router connection strings, user:password@host
+    "zzaudit-shell-host-49",
+    "zzaudit_router_user_50",
+    "zzaudit-router-host-52",
+]
+#: Passwords planted in the same shapes: never served, on any link, redacted or not.
+PASSWORDS = ["zzaudit-pw-44", "zzaudit-shell-pw-48", "zzaudit-router-pw-51"]
 LITERAL, NUMBER = PLANTED["literal"]
 USER = PLANTED["user"][0]
 HOST, ADDRESS = PLANTED["host"]
@@ -67,9 +92,50 @@ _EDITS = (
 )
 
 
+_AUDIT_PS = (
+    "root     17990 17001  0  2000  3000   1 15:52 pts/0    00:00:00 mysql -e SELECT zzaudit_fn_39('zzaudit-arg-40')\n"
+    "root     17991 17001  0  2000  3000   1 15:52 pts/0    00:00:00 mysqldump -u zzaudit_dump_user_41 -h "
+    "zzaudit-dump-host-42 -pzzaudit-pw-44 --databases zzaudit_dump_db_43\n"
+    "root     17992 17001  0  2000  3000   1 15:52 pts/0    00:00:00 mysqlsh "
+    "zzaudit_shell_user_47:zzaudit-shell-pw-48@zzaudit-shell-host-49:3306\n"
+    "root     17993 17001  0  2000  3000   1 15:52 pts/0    00:00:00 mysqlrouter --bootstrap "
+    "zzaudit_router_user_50:zzaudit-router-pw-51@zzaudit-router-host-52:3306\n"
+)
+#: The audit's shapes (``PLANTED["audit"]``, ``PASSWORDS``), planted in the members whose formats hold them.
+_AUDIT_EDITS = (
+    (r"(    Info: UPDATE orders[^\n]*\n)(Progress:)", r"\1Customer: zzaudit-customer-31\n\2"),
+    (r"( trx_query: UPDATE orders[^\n]*\n)", r"\1Reference: zzaudit-trx-ref-32 WHERE id = 7\n"),
+    (r"(     waiting_query: UPDATE orders[^\n]*\n)", r"\1Reference: zzaudit-lockwait-ref-33\n"),
+    (
+        r"(query id 35 [^\n]*\n)UPDATE orders SET (n=n\+1 WHERE[^\n]*)\n",
+        r"\1UPDATE orders\nSET\n  note = 'zzaudit-innodb-note-34', \2\n",
+    ),
+    (
+        r"(PHYSICAL RECORD: n_fields \d+; compact format; info bits \d+\n)",
+        r"\1 9: len 300; hex 7a7a6175; asc zzaudit-record-35 and more...(total 300 bytes);\n",
+    ),
+    (
+        r"(2026-11-27 16:01:40 0 \[Note\] InnoDB: 128 rollback segments are active\.\n)",
+        # an event's lines (an [ERROR] and what follows it), which the moment shows
+        (
+            r"\g<1>"
+            r"2026-11-27 16:01:40 0 [ERROR] mysqld got signal 11 ;\n"
+            r"InnoDB: Record in index `PRIMARY` of table `shop`.`orders` was not found on update\n"
+            r" 1: len 16; hex 7a7a; asc zzaudit-errorlog-row-36;;\n"
+            r"Query (0x7f2a1c0123d0): UPDATE orders SET note='zzaudit-crash-literal-37'\n"
+            r"  , owner = zzaudit_crash_line_38 WHERE id = 3\n"
+            r"Connection ID (thread ID): 31\n"
+        ),
+    ),
+    (r"(UID +PID +PPID +C +SZ +RSS +PSR +STIME +TTY +TIME +CMD\n)", lambda m: m.group(1) + _AUDIT_PS),
+    (r"Replicate_Rewrite_DB: \n", "Replicate_Rewrite_DB: (zzaudit_from_db_45,zzaudit_to_db_46)\n"),
+)
+
+
 def planted(text: str) -> str:
-    """``text`` with the capture's own values replaced by the planted ones (``_EDITS``)."""
-    for pattern, new in _EDITS:
+    """``text`` with the capture's own values replaced by the planted ones (``_EDITS``), and the
+    audit's shapes planted (``_AUDIT_EDITS``)."""
+    for pattern, new in (*_EDITS, *_AUDIT_EDITS):
         text = re.sub(pattern, new, text)
     return text
 

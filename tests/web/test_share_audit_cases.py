@@ -65,7 +65,7 @@ def test_an_innodb_statement_over_several_lines_with_a_set_line_on_its_own_leaks
         "MariaDB thread id 31, OS thread handle 140234, query id 922 app1.acme.io 10.0.1.21 app Updating",
         "UPDATE orders",
         "SET",
-        "  note = 'zzleak_innodb_note', owner = zzleak_owner_col",
+        "  note = 'zzleak_innodb_note', owner = 'zzleak_owner_col'",
         "WHERE id = 4",
         "------- TRX HAS BEEN WAITING 12 SEC FOR THIS LOCK TO BE GRANTED:",
     ]

@@ -18,7 +18,7 @@ from django.test import Client
 from parsers import registry
 from parsers.sensitive import declared
 from tests.web.conftest import ingest_ready
-from tests.web.share_planted import PLANTED, bundle, members
+from tests.web.share_planted import PASSWORDS, PLANTED, bundle, members
 from web.models import Case, Host, SampleIndex, Source
 from web.sharing import services as shares
 from web.sharing.redaction.redactor import Choices
@@ -90,6 +90,7 @@ def test_a_redacted_link_leaks_no_planted_value_through_any_endpoint(case: Case)
     served = _served(case)
     leaks = [(kind, v) for kind, values in PLANTED.items() for v in values if v.lower() in served]
     assert leaks == []
+    assert [p for p in PASSWORDS if p in served] == []
     # Still the case: statements as fingerprints, pseudonyms, the raw lines of the formats.
     assert "update orders set n=n+? where email=? and id=?" in served
     assert "user-1" in served and "db-1" in served and "server-1" in served
@@ -100,6 +101,7 @@ def test_the_same_case_unredacted_serves_every_planted_value(case: Case) -> None
     served = _served(case, NO_REDACTION)
     missing = [(kind, v) for kind, values in PLANTED.items() for v in values if v.lower() not in served]
     assert missing == []
+    assert [p for p in PASSWORDS if p in served] == []  # but passwords: on no link, redacted or not
 
 
 def test_the_registry_refuses_a_format_that_declares_no_sensitive_fields(
