@@ -123,9 +123,6 @@ class Sensitive:
         )
 
 
-#: The declaration of a format with none of these fields (its raw lines on a redacted link: its own
-#: words and numbers only).
-NOTHING = Sensitive()
 #: A system format with none of these fields: it prints the kernel's and the system tools' words.
 SYSTEM = Sensitive(words=("linux",))
 #: A MySQL format with none of these fields: it prints the server's words.

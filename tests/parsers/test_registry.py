@@ -74,6 +74,10 @@ def test_the_registry_refuses_at_import_a_module_it_names_without_traits(tmp_pat
 
     copy = tmp_path / "parsers"
     shutil.copytree(PARSERS, copy, ignore=shutil.ignore_patterns("__pycache__"))
+    # The slow log's parser forms its classes with the analyzer's fingerprint as it streams.
+    shutil.copytree(
+        PARSERS.parent / "analyzer", tmp_path / "analyzer", ignore=shutil.ignore_patterns("__pycache__")
+    )
     vmstat = copy / "vmstat.py"
     text = vmstat.read_text()
     start = text.index("TRAITS = FormatTraits(")
