@@ -58,8 +58,8 @@ def _system(member: str, meta: dict[str, object]) -> dict[str, object]:
     rows = []
     if facts.get("cpu_model"):
         counts = [
-            f"{facts[k]} {w}"
-            for k, w in (("sockets", "sockets"), ("cores", "cores"), ("threads", "threads"))
+            _count(facts[k], w)
+            for k, w in (("sockets", "socket"), ("cores", "core"), ("threads", "thread"))
             if facts.get(k)
         ]
         rows.append(
@@ -106,6 +106,11 @@ def _system(member: str, meta: dict[str, object]) -> dict[str, object]:
             "line": _int(f.get("line")),
         })  # fmt: skip
     return {"member": member, "facts": rows, "disks": disks, "filesystems": filesystems}
+
+
+def _count(number: str, word: str) -> str:
+    """``1 socket``, ``2 cores``."""
+    return f"{number} {word}{'' if number == '1' else 's'}"
 
 
 def _queue(value: object) -> str:
