@@ -15,8 +15,11 @@ from pathlib import Path
 
 import pytest
 
+from tests.web.browser_steps import log_in, settled_scroll_width
 from tests.web.conftest import ingest_ready
 from tests.web.hosts import add_host
+from tests.web.test_browser import browser  # noqa: F401 - the shared Chromium fixture
+from tests.web.test_case_page import ARTIFACTS
 from web.models import Case, Finding
 from web.sharing import services as shares
 
@@ -100,3 +103,27 @@ def test_a_redacted_link_rebuilds_the_header_from_the_reports_words(client, bund
     header = page[page.index('id="host-summary-0"') : page.index('id="sources-title"')]
     assert "source, 1 replica connected" in header and "2 cores, 2 threads" in header
     assert "/tmp/sumrepl" not in page and "vm" not in header.split()
+
+
+@pytest.mark.browser
+def test_the_headers_fit_a_laptop_and_a_phone(browser, live_server, engineer, bundle: Path) -> None:  # noqa: F811
+    """Chromium at 1,440 and 390 px, the file systems and key variables opened: no sideways scrolling;
+    screenshots of the first host's header in ``ARTIFACTS``/host-summary (one host, then two)."""
+    out = ARTIFACTS / "host-summary"
+    out.mkdir(parents=True, exist_ok=True)
+    one = ingest_ready(bundle)
+    two = add_host(ingest_ready(bundle), "db-b", first_name="db-a")
+    context = browser.new_context(viewport={"width": 1440, "height": 900})
+    page = context.new_page()
+    log_in(page, live_server.url)
+    for label, case in (("one", one), ("two", two)):
+        page.goto(f"{live_server.url}/cases/{case.pk}/")
+        page.wait_for_selector(".host-summary")
+        page.evaluate(
+            "() => document.querySelectorAll('.host-summary__more').forEach(d => { d.open = true; })"
+        )
+        for width in (1440, 390):
+            page.set_viewport_size({"width": width, "height": 900})
+            assert settled_scroll_width(page, width) == width, (label, width)
+            page.locator(".host-summary").first.screenshot(path=str(out / f"{label}-{width}.png"))
+    context.close()
