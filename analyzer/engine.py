@@ -12,7 +12,7 @@ import dataclasses
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
-from analyzer.findings import Finding, Link, NotEvaluated, RuleFailed
+from analyzer.findings import Evidence, Finding, Link, NotEvaluated, RuleFailed
 from analyzer.timeline import Timeline
 from analyzer.verdict import Verdict, coverage, decide
 from parsers.passwords import masked
@@ -144,9 +144,30 @@ def _run_rules(tl: Timeline, *, only: tuple[str, ...] | None) -> Outcome:
             out.failed.append(RuleFailed(key, f"{type(exc).__name__}: {exc}"))
             continue
         if finding is not None:
-            out.findings.append(finding)
+            out.findings.append(_variables_sourced(finding, tl))
     out.findings.sort(key=lambda f: (f.severity.rank, f.windows[0].start if f.windows else 0, f.key))
     return out
+
+
+def _variables_sourced(finding: Finding, tl: Timeline) -> Finding:
+    """``finding`` with its server variables' evidence (series ``variables`` or ``variables.<name>``,
+    its culprit's too) pointing at the pt-mysql-summary line each was read from, when the timeline's
+    variables come from one (``Timeline.variables_from``): the one place a rule's evidence names that
+    source. Unchanged when they come from ``-variables``."""
+    if not tl.variables_from:
+        return finding
+
+    def sourced(ev: Evidence) -> Evidence:
+        name = ev.series.partition(".")[2] or ev.label.removeprefix("variable ").split(" ")[0]
+        origin = tl.variables_from.get(name) if ev.series.split(".")[0] == "variables" else None
+        if origin is None or ev.member is not None:
+            return ev
+        return dataclasses.replace(ev, member=origin[0], lines=(origin[1], origin[1]))
+
+    culprit = finding.culprit
+    if culprit is not None:
+        culprit = dataclasses.replace(culprit, evidence=tuple(sourced(e) for e in culprit.evidence))
+    return dataclasses.replace(finding, evidence=tuple(sourced(e) for e in finding.evidence), culprit=culprit)
 
 
 #: The key a failure of the cross-host rules is recorded under (``RuleFailed``).

@@ -554,6 +554,9 @@ class Timeline:
     host: str | None = None
     utc_offset_s: int | None = None
     variables: dict[str, str] = field(default_factory=dict)
+    #: name -> (member, line) of each of ``variables`` read from a pt-mysql-summary report, when the
+    #: bundle has no ``-variables`` (``from_sources``); empty when they come from ``-variables``.
+    variables_from: dict[str, tuple[str, int]] = field(default_factory=dict)
     #: member -> what it became (``analyzer.primary.Role``: primary, overlap or summary, and why).
     roles: dict[str, primary.Role] = field(default_factory=dict)
     #: First and last time (UTC) of each frame's timed rows over the whole timeline, computed once; a
@@ -570,9 +573,13 @@ class Timeline:
         utc_offset_s: int | None = None,
     ) -> Timeline:
         """Join the frames of every source by name, keeping for each source and stretch of time only
-        its primary capture (``analyzer.primary.select``); ``roles`` records what each member became."""
+        its primary capture (``analyzer.primary.select``); ``roles`` records what each member became.
+        ``variables``: those of ``-variables`` (any source's ``meta["variables"]``); without any, those a
+        pt-mysql-summary report prints (``meta["summary_variables"]``, the first report's), each with
+        its member and line in ``variables_from``."""
         parts: dict[str, list[pd.DataFrame]] = {}
         variables: dict[str, str] = {}
+        summary: dict[str, tuple[str, str, int]] = {}
         cache: dict[str, str] = {}
         prepared = [prepare(source, cache=cache) for source in sources]
         selection = primary.select(prepared)
@@ -580,6 +587,9 @@ class Timeline:
             found = source.meta.get("variables")
             if isinstance(found, dict):
                 variables.update({str(k): str(v) for k, v in found.items()})
+            reported, lines = source.meta.get("summary_variables"), source.meta.get("variable_lines", {})
+            if isinstance(reported, dict) and isinstance(lines, dict) and not summary:
+                summary = {str(k): (str(v), source.member, int(lines.get(k, 0))) for k, v in reported.items()}
             for name, frame in source.frames.items():
                 keep = selection.kept.get(name, {}).get(source.member)
                 if keep is not None and not keep.all():
@@ -589,6 +599,9 @@ class Timeline:
                     parts.setdefault(name, []).append(frame.assign(member=member))
         frames = {name: _joined(chunks) for name, chunks in parts.items()}
         tl = cls(frames=frames, ncpu=ncpu, host=host, utc_offset_s=utc_offset_s, variables=variables)
+        if not variables and summary:
+            tl.variables = {name: value for name, (value, _, _) in summary.items()}
+            tl.variables_from = {name: (member, line) for name, (_, member, line) in summary.items()}
         tl.roles = selection.roles
         tl._derive()
         return tl
@@ -626,6 +639,7 @@ class Timeline:
             host=self.host,
             utc_offset_s=self.utc_offset_s,
             variables=self.variables if "variables" in keep else {},
+            variables_from=self.variables_from if "variables" in keep else {},
             spans=spans,
         )
         view.roles = self.roles

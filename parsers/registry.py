@@ -27,7 +27,11 @@ HEAD_LINES = 60
 # (diskstats) has a header vmstat must not claim. MySQL Shell's results hold SHOW ENGINE INNODB STATUS
 # and other captures after their `# Query:` header: read first. The slow query log's `# User@Host:` and
 # `# Query_time:` lines belong to no other capture, and its statements could look like anything.
+# pt-summary's and pt-mysql-summary's reports open with their own header, before tables and listings
+# (mounts, top processes, vmstat, processlist counts) that other formats would claim.
 _MODULES = (
+    "pt_summary",
+    "pt_mysql_summary",
     "slowlog",
     "mysqlsh_instance",
     "mysqlsh",

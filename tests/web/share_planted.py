@@ -214,6 +214,29 @@ def _slowlog() -> str:
     return text.replace("WHERE id = 1;", f"WHERE id = {NUMBER};")
 
 
+def _summaries() -> dict[str, str]:
+    """The real pt-summary and pt-mysql-summary reports (tests/fixtures/summaries/), beside the
+    collection as a support bundle carries them: the host ``vm`` (planted by ``_EDITS``), a client
+    address of Network Connections, a mount point named after the schema; the account the report ran
+    as, the Processlist tables' user, client address and schema (``app``, ``shop``: ``_EDITS``), the
+    replica of Slave Hosts, the data directory, the configuration file's bind address."""
+    folder = FIXTURES / "summaries"
+    system = (folder / "pt-summary-3.2.1_debian12.out").read_text()
+    system = re.sub(r"(?m)^    127\.0\.0\.1( +\d+)$", rf"    {ADDRESS}\1", system)
+    system = system.replace("  /dev/shm\n", f"  /srv/{SCHEMA}\n", 1)
+    server = (folder / "pt-mysql-summary-3.2.1_mariadb-10.11_source.out").read_text()
+    server = server.replace("User | root@127.0.0.1", f"User | {USER}@{HOST}")
+    server = re.sub(r"(?m)^  127\.0\.0\.1( +\d+ +\d+ +\d+ +\d+)$", rf"  {ADDRESS}\1", server)
+    server = server.replace("     Host: 127.0.0.1", f"     Host: {SOURCE}.example.net")
+    server = server.replace("/tmp/sumrepl/src/", f"/srv/{SCHEMA}/")
+    server = server.replace(
+        "bind-address                        = 127.0.0.1", f"bind-address                        = {ADDRESS}"
+    )
+    for old, new in ((system, "    127.0.0.1"), (server, "root@127.0.0.1")):
+        assert new not in old
+    return {"pt-summary.out": system, "pt-mysql-summary.out": server}
+
+
 def members() -> dict[str, bytes]:
     """Every member of the planted bundle: ``planted/`` (a pt-stalk collection: the row-lock capture
     and the host members of others, on the server ``SERVER``) and ``mysql-diagnostics-.../`` (MySQL
@@ -244,6 +267,7 @@ def members() -> dict[str, bytes]:
     pt["2026_11_27_15_52_53-mutex-status1"] = _mutex_status().encode()
     pt["pasted-vmstat.txt"] = (FIXTURES / "context" / "pasted_vmstat-w-t_headerless.txt").read_bytes()
     pt["2026_11_27_15_52_53-slow.log"] = _slowlog().encode()
+    pt.update({name: text.encode() for name, text in _summaries().items()})
     out = {f"planted/{name}": planted(data.decode("utf-8")).encode() for name, data in pt.items()}
     with zipfile.ZipFile(FIXTURES / "mysqlsh" / "highload-db1.zip") as z:
         for name in z.namelist():

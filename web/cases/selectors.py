@@ -16,6 +16,7 @@ from analyzer.findings import severity_rank
 from analyzer.isotime import iso_utc as _iso
 from parsers.damage import damage_said
 from parsers.passwords import masked
+from web.cases.summaries import host_summaries
 from web.cases.verdicts import expand_verdict
 from web.history import compare
 from web.history.search import CaseFilters, apply_filters
@@ -354,12 +355,14 @@ def _bundle(bundle: BundleFile) -> dict[str, object]:
 def host_groups(*, case: Case, sources: list[dict[str, object]]) -> list[dict[str, object]]:
     """The hosts of a case of several, each with its sources (``sources``: the page's source dicts,
     with ``host``): ``[{"index", "name", "name_origin", "kernel", "ncpu", "window_start", "window_end",
-    "utc_offset_s", "utc_offset_origin", "offset_s", "offset_origin", "sources"}]``, first host first;
+    "utc_offset_s", "utc_offset_origin", "offset_s", "offset_origin", "summary", "sources"}]`` (``summary``:
+    its pt-summary and pt-mysql-summary facts, ``web.cases.summaries``), first host first;
     sources whose host has no ``Host`` row come last under their own name. Empty for a case of one
     host (its page shows its sources as one list, as it always did)."""
     hosts = list(case.hosts.all())
     if len(hosts) <= 1:
         return []
+    summaries = host_summaries(case=case)
     groups = [
         {
             "index": i,
@@ -373,6 +376,7 @@ def host_groups(*, case: Case, sources: list[dict[str, object]]) -> list[dict[st
             "utc_offset_origin": h.utc_offset_origin,
             "offset_s": h.offset_s,
             "offset_origin": h.offset_origin,
+            "summary": summaries.get(h.name, {}),
             "sources": [s for s in sources if s["host"] == h.name],
         }
         for i, h in enumerate(hosts)
@@ -426,6 +430,7 @@ def case_detail_context(*, case: Case) -> dict[str, object]:
         },
         "sources": sources,
         "hosts": host_groups(case=case, sources=sources),
+        "summary": next(iter(host_summaries(case=case).values()), {}),
         "not_used": [{"member": n.member, "reason": n.reason} for n in case.not_used.all()],
         "warnings": list(case.warnings),
         "findings": findings,

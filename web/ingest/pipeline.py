@@ -636,15 +636,28 @@ def _write_hosts(case: Case, bundle: Bundle, timelines: dict[str, Timeline]) -> 
 
 
 def _jsonable_meta(meta: dict[str, object]) -> dict[str, object]:
-    """Meta values the database can store as JSON (variables dicts kept; frames and the like dropped)."""
+    """Meta values the database can store as JSON (variables dicts kept, lists of flat records such as
+    a pt-summary's file systems too; frames and the like dropped)."""
     out: dict[str, object] = {}
     for key, value in meta.items():
         if isinstance(value, str | int | float | bool) or value is None:
             out[key] = value
         elif isinstance(value, list | tuple):
-            out[key] = [v if isinstance(v, str | int | float | bool) else str(v) for v in list(value)[:200]]
+            out[key] = [_jsonable_item(v) for v in list(value)[:200]]
         elif isinstance(value, dict):
             out[key] = {str(k): str(v) for k, v in list(value.items())[:5000]}
         else:
             out[key] = str(value)
     return out
+
+
+def _jsonable_item(value: object) -> object:
+    """One item of a meta list: a scalar as it is, a flat dict with its scalars kept (others as text)."""
+    if isinstance(value, str | int | float | bool) or value is None:
+        return value
+    if isinstance(value, dict):
+        return {
+            str(k): v if isinstance(v, str | int | float | bool) or v is None else str(v)
+            for k, v in value.items()
+        }
+    return str(value)

@@ -68,6 +68,11 @@ def page_context(context: dict[str, object], redactor: Redactor | None) -> dict[
     if redactor is None:
         return context
     context = redactor.clean(context)
+    if redactor.choices.any:
+        context = {**context, "summary": _summary(context.get("summary"), redactor)}
+        context["hosts"] = [
+            {**h, "summary": _summary(h.get("summary"), redactor)} for h in context.get("hosts", [])
+        ]
     if redactor.choices.literals:
         context = dict(context)
         context["warnings"] = [_unquote(str(w)) for w in context.get("warnings", [])]
@@ -80,6 +85,36 @@ def page_context(context: dict[str, object], redactor: Redactor | None) -> dict[
             for s in context.get("sources", [])
         ]
     return redactor.walk(context)
+
+
+#: The format each part of a host's header was read from (``web.cases.summaries``).
+_SUMMARY_FORMATS = {"system": "pt_summary", "server": "pt_mysql_summary"}
+
+
+def _summary(summary: object, redactor: Redactor) -> dict[str, object]:
+    """A host's pt-summary and pt-mysql-summary facts as a redacting link shows them: every value
+    rebuilt from its format's words, as the report's raw lines are (``formats.raw_lines``); a mount
+    point, a path or a device named after a customer shows ``?``."""
+    if not isinstance(summary, dict):
+        return {}
+    out: dict[str, object] = {}
+    for part, fmt in _SUMMARY_FORMATS.items():
+        facts = summary.get(part)
+        if not isinstance(facts, dict):
+            continue
+
+        def rebuilt(value: object, fmt: str = fmt) -> object:
+            return (
+                (formats.raw_lines(fmt, [value], redactor) or ["?"])[0] if isinstance(value, str) else value
+            )
+
+        out[part] = {
+            key: [{k: v if k == "line" else rebuilt(v) for k, v in row.items()} for row in value]
+            if isinstance(value, list)
+            else value
+            for key, value in facts.items()
+        }
+    return out
 
 
 def report(data: dict[str, object], redactor: Redactor | None, url: str) -> dict[str, object]:
