@@ -100,11 +100,19 @@ def _resources(states: pd.Series, commands: pd.Series, server: str | None) -> pd
     """The resource of every row, ``meaning`` looked up once per distinct (state, command)."""
     pairs = pd.DataFrame({"s": states.astype("string"), "c": commands.astype("string")})
     codes, uniques = pd.factorize(pd.MultiIndex.from_frame(pairs))
-    found = [meaning(s if pd.notna(s) else None, c if pd.notna(c) else None, server) for s, c in uniques]
-    values = np.array(
-        [(m.resource if m is not None else Resource.UNKNOWN).value for m in found], dtype=object
-    )
+    values = np.array([_resource(s, c, server).value for s, c in uniques], dtype=object)
     return pd.Categorical(values[codes] if len(codes) else [], dtype=RESOURCE_TYPE)
+
+
+def _resource(state: object, command: object, server: str | None) -> Resource:
+    """The resource of one (State, Command): ``meaning``'s, ``UNKNOWN`` when no entry knows it, and
+    ``NOTHING`` for a row with neither (a table row left blank says nothing of a wait)."""
+    state = str(state) if pd.notna(state) and str(state).strip() else None
+    command = str(command) if pd.notna(command) and str(command).strip() else None
+    if state is None and command is None:
+        return Resource.NOTHING
+    found = meaning(state, command, server)
+    return found.resource if found is not None else Resource.UNKNOWN
 
 
 def _sessions(tl: Timeline, server: str | None) -> pd.DataFrame:
