@@ -97,10 +97,23 @@ def _ids(values: pd.Series) -> pd.Series:
 
 
 def _resources(states: pd.Series, commands: pd.Series, server: str | None) -> pd.Categorical:
-    """The resource of every row, ``meaning`` looked up once per distinct (state, command)."""
-    pairs = pd.DataFrame({"s": states.astype("string"), "c": commands.astype("string")})
-    codes, uniques = pd.factorize(pd.MultiIndex.from_frame(pairs))
-    values = np.array([_resource(s, c, server).value for s, c in uniques], dtype=object)
+    """The resource of every row, ``meaning`` looked up once per distinct (state, command): the
+    pairs are numbered from each column's own codes (a few dozen states over millions of rows)."""
+    s_codes, s_names = pd.factorize(states.astype("string"), use_na_sentinel=True)
+    c_codes, c_names = pd.factorize(commands.astype("string"), use_na_sentinel=True)
+    pair = (s_codes.astype("int64") + 1) * (len(c_names) + 1) + (c_codes + 1)
+    codes, uniques = pd.factorize(pair)
+    names = (
+        np.r_[[None], np.asarray(s_names, dtype=object)],
+        np.r_[[None], np.asarray(c_names, dtype=object)],
+    )
+    values = np.array(
+        [
+            _resource(names[0][u // (len(c_names) + 1)], names[1][u % (len(c_names) + 1)], server).value
+            for u in uniques
+        ],
+        dtype=object,
+    )
     return pd.Categorical(values[codes] if len(codes) else [], dtype=RESOURCE_TYPE)
 
 
@@ -281,7 +294,10 @@ def _threads(tl: Timeline) -> pd.DataFrame:
         by_tid = joined.drop_duplicates(["ts", "tid"]).set_index(["ts", "tid"])["processlist_id"]
         keys = pd.MultiIndex.from_arrays([d["ts"], _ids(d["tid"])])
         session = pd.Series(by_tid.reindex(keys).to_numpy(), index=d.index).astype("Int64")
-    kinds = [wchan_resource(w, session=pd.notna(s)).value for w, s in zip(wchan, session, strict=True)]
+    known = session.notna().to_numpy()
+    codes, names = pd.factorize(wchan)
+    by_name = [(wchan_resource(n, session=False).value, wchan_resource(n, session=True).value) for n in names]
+    kinds = [by_name[c][int(k)] for c, k in zip(codes, known, strict=True)] if len(codes) else []
     return pd.DataFrame({"ts": d["ts"], "session": session, "state": wchan, "object": wchan, "source_frame": "ps",
                          "resource": pd.Categorical(kinds, dtype=RESOURCE_TYPE)})  # fmt: skip
 
