@@ -159,6 +159,7 @@ def render() -> str:
         out += [_rule(spec), ""]
     out += _cross_host()
     out += _joins()
+    out += _wait_model()
     return "\n".join(out).rstrip("\n") + "\n"
 
 
@@ -179,6 +180,39 @@ def _joins() -> list[str]:
     doc = (inspect.getdoc(verdict) or "").split("\n\n")
     paragraphs = [p.replace(":\n- ", ":\n\n- ", 1) for p in doc[:-1]]
     out += ["", "## How the root cause is chosen", "", "\n\n".join(paragraphs), ""]
+    return out
+
+
+def _cell(text: str) -> str:
+    """``text`` for a Markdown table cell (pipes escaped)."""
+    return text.replace("|", "\\|")
+
+
+def _wait_model() -> list[str]:
+    """The wait model's tables (``analyzer.waits``): every state, command and transaction state with
+    its resource and source, then the counter catalogue by family."""
+    from analyzer.waits import counters, states
+
+    doc = (inspect.getdoc(states) or "").split("\n\n")
+    out = ["## The wait model", "", " ".join(doc[0].split()), "", "\n\n".join(doc[2:4]), ""]
+    out += ["| state | column | thread | servers | resource | match | meaning | source |",
+            "| --- | --- | --- | --- | --- | --- | --- | --- |"]  # fmt: skip
+    for e in states.STATES:
+        out.append(
+            f"| `{_cell(e.state)}` | {e.column} | {e.thread} | {', '.join(sorted(e.servers))} | {e.resource.value} "
+            f"| {e.match} | {_cell(e.note)} | [page]({e.source}) |"
+        )
+    doc = (inspect.getdoc(counters) or "").split("\n\n")
+    out += ["", "## The counter catalogue", "", " ".join(doc[0].split()), "", " ".join(doc[1].split()), ""]
+    for family, found in counters.FAMILIES.items():
+        out += [f"### {family}", "", "| counter | unit | meaning | abnormal | resource | servers | source |",
+                "| --- | --- | --- | --- | --- | --- | --- |"]  # fmt: skip
+        out += [
+            f"| `{c.name}` | {c.unit} | {_cell(c.meaning)} | {_cell(c.abnormal)} | "
+            f"{c.resource.value if c.resource else ''} | {', '.join(sorted(c.servers))} | [page]({c.source}) |"
+            for c in found
+        ]
+        out.append("")
     return out
 
 

@@ -38,6 +38,7 @@ RULE_FAMILIES = (
     "host",
     "errorlog",
     "caches",
+    "waits",
 )
 
 

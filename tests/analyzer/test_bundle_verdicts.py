@@ -57,10 +57,12 @@ ROOTS: dict[str, str | None] = {
 }
 
 #: The findings (key, host) of every bundle, as they were before causes were joined by links: the
-#: links and the verdict add no finding and lose none.
+#: links and the verdict add no finding and lose none. ``sessions-waiting`` (analyzer/rules/waits.py)
+#: is informational: it adds a finding where sessions queue for one resource, never a root cause.
 FINDINGS: dict[str, set[tuple[str, str | None]]] = {
     "cluster-galera": {("cpu-saturation", "db-a"), ("cpu-saturation", "db-b"), ("cpu-saturation", "db-c"),
-                       ("galera-flow-control", None)},
+                       ("galera-flow-control", None), ("sessions-waiting", "db-a"), ("sessions-waiting", "db-b"),
+                       ("sessions-waiting", "db-c")},
     "cluster-galera-desync": {("cpu-saturation", "db-a"), ("cpu-saturation", "db-b"), ("cpu-saturation", "db-c"),
                               ("galera-node-behind", None), ("innodb-deadlock", "db-a"), ("innodb-deadlock", "db-c")},
     "cluster-healthy": {("cpu-saturation", "db-a"), ("cpu-saturation", "db-b")},
@@ -81,11 +83,12 @@ FINDINGS: dict[str, set[tuple[str, str | None]]] = {
                                 ("replica-stopped", None)},
     "culprit-cpuhog": {("cpu-saturation", "vm")},
     "culprit-diskhog": {("io-consumer", "vm")},
-    "culprit-ftwrl": {("lock-waits", "vm")},
+    "culprit-ftwrl": {("lock-waits", "vm"), ("sessions-waiting", "vm")},
     "culprit-fullscan": {("cpu-saturation", "vm"), ("full-scans", "vm")},
     "culprit-mdl": {("active-sessions-overload", "vm"), ("cpu-saturation", "vm"), ("lock-waits", "vm"),
-                    ("long-transaction", "vm")},
-    "culprit-rowlock": {("active-sessions-overload", "vm"), ("lock-waits", "vm"), ("long-transaction", "vm")},
+                    ("long-transaction", "vm"), ("sessions-waiting", "vm")},
+    "culprit-rowlock": {("active-sessions-overload", "vm"), ("lock-waits", "vm"), ("long-transaction", "vm"),
+                        ("sessions-waiting", "vm")},
     "culprit-tablecache": {("cpu-saturation", "vm"), ("table-cache-full", "vm")},
     "overlap-commit": {("active-sessions-overload", "vm"), ("commit-serialization", "vm"),
                        ("load-from-uninterruptible-threads", "vm")},

@@ -1,0 +1,216 @@
+"""Sessions waiting, by what they wait for: one rule for every resource of the wait model.
+
+A senior engineer reads a processlist by what each session waits for, not by its State's wording:
+fifteen sessions in ``updating`` whose transactions are in ``LOCK WAIT`` wait for a row lock; sixty
+in ``Waiting for backup lock`` for a backup. ``analyzer.waits.read.waits`` gives every session's
+resource (the manuals' states, the transaction lists, lock waits, ps wait channels); this rule raises
+"N sessions wait for <resource>" for each resource that kept sessions waiting, quoting their states,
+the object when the bundle names it and the counters of the catalogue that measure the same wait. A
+state no table entry knows is reported as unknown, never dropped.
+
+The finding is informational for now: the holders of each resource are read in a later step, and
+until then the verdict keeps reading the rules that name them (``lock-waits``, ``long-transaction``,
+``galera-flow-control`` ...). Sources: MySQL 8.4 Reference Manual, "Examining Server Thread (Process)
+Information"; MariaDB Server documentation, "Thread States".
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+import pandas as pd
+
+from analyzer.detect import held_seconds, status, step_seconds, sustained_or_extreme, top_values
+from analyzer.engine import rule
+from analyzer.findings import Evidence, Finding, Severity, Window
+from analyzer.texts import RuleTexts
+from analyzer.timeline import STATUS_KEPT, Timeline
+from analyzer.waits.counters import of_resource
+from analyzer.waits.model import Resource
+from analyzer.waits.read import waits
+from analyzer.windows import within
+
+#: Three sessions waiting for the same resource at once is a queue, not a passing wait (as
+#: ``lock-waits``' LOCK_WAIT_MIN_SESSIONS).
+WAIT_MIN_SESSIONS = 3
+#: Resources that are not a wait: working, or idle with nothing held; ``UNKNOWN`` is reported apart.
+NOT_WAITS = frozenset({Resource.NOTHING.value, Resource.UNKNOWN.value})
+#: The finding is informational until the holders step: the verdict reads the rules that name a
+#: holder; this one must not outrank them (an info finding never becomes the root cause).
+WAITS_SEVERITY = Severity.INFO
+#: States of each resource quoted in the text, most frequent first.
+STATES_QUOTED = 3
+#: Unknown states listed, most frequent first.
+UNKNOWN_LISTED = 10
+#: What to look at first, per resource (the holders step will name the holder itself).
+LOOK_AT = {
+    Resource.ROW_LOCK: "the oldest transaction holding the rows: SELECT * FROM sys.innodb_lock_waits; (MariaDB: information_schema.INNODB_LOCK_WAITS joined to INNODB_TRX)",
+    Resource.METADATA_LOCK: "the session holding the metadata lock (an open transaction that used the table, or a DDL): SELECT * FROM sys.schema_table_lock_waits;",
+    Resource.TABLE_LOCK: "the session holding LOCK TABLES or writing a MyISAM table: SHOW OPEN TABLES WHERE In_use > 0;",
+    Resource.GLOBAL_READ_LOCK: "the session that ran FLUSH TABLES WITH READ LOCK, BACKUP STAGE or LOCK INSTANCE FOR BACKUP (often a backup tool)",
+    Resource.DISK_SPACE: "the full file system: df -h on datadir, tmpdir and the binary log's directory",
+    Resource.DISK_IO: "the device and who else loads it: iostat -x, pidstat -d",
+    Resource.LOG_FLUSH: "the redo and binary log's device latency and sync_binlog / innodb_flush_log_at_trx_commit",
+    Resource.REPLICA_ACK: "the semi-synchronous replicas: their I/O threads (SHOW REPLICA STATUS) and Rpl_semi_sync_*_clients",
+    Resource.REPLICA_APPLY: "the replica's workers: performance_schema.replication_applier_status_by_worker",
+    Resource.GALERA_CERTIFICATION: "writes to the same rows on several nodes: wsrep_local_cert_failures per node",
+    Resource.GALERA_FLOW_CONTROL: "the node that sends flow control (wsrep_flow_control_sent) and its receive queue",
+    Resource.TABLE_CACHE: "table_open_cache, table_definition_cache and open_files_limit against the tables in use",
+    Resource.QUERY_CACHE: "the query cache: query_cache_type = 0 removes its lock",
+    Resource.CPU: "the run queue: vmstat r against the CPUs",
+    Resource.CLIENT: "the application: sessions left idle inside a transaction, or clients slow to read their results",
+    Resource.SOURCE: "the replication source and the network to it",
+}
+
+SESSIONS_WAITING = RuleTexts(
+    title="{peak} sessions wait for {resource}{on}",
+    explanation=(
+        "For {held:.0f} s up to {peak} sessions waited for {resource} at once{on_text} (states: {states})."
+        "{others}{unknown}"
+    ),
+    recommendation="Look at {look_at}.",
+    caveats=(
+        (
+            "The timeline keeps few idle sessions (Sleep) of each snapshot: an idle session holding a "
+            "transaction is seen through INNODB_TRX or the InnoDB monitor when the bundle has them."
+        ),
+        "Informational until the holders of each resource are read: the rules naming a holder carry the verdict.",
+    ),
+    sources=(
+        "MySQL 8.4 Reference Manual, Examining Server Thread (Process) Information",
+        "MariaDB Server documentation, Thread States",
+    ),
+    confidence="{agree}; held {held:.0f} s in {n_windows} window(s)",
+    disproof="If the same sessions show other states between the snapshots, the waits were passing.",
+)
+
+STATES_UNKNOWN = RuleTexts(
+    title="{n} session state(s) the wait model does not know",
+    explanation="No manual entry of the wait model knows these states, so what their sessions waited for is not read: {unknown_states}.",
+    recommendation="Look the states up in the server's documentation and add them to analyzer/waits/states.py with their source.",
+    sources=(
+        "MySQL 8.4 Reference Manual, General Thread States",
+        "MariaDB Server documentation, Thread States",
+    ),
+    confidence="{rows} row(s) in {snapshots} snapshot(s)",
+)
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class Waited:
+    """One resource sessions waited for: when, how many at most, and its rows in those windows."""
+
+    resource: Resource
+    windows: list[Window]
+    peak: int
+    rows: pd.DataFrame
+
+
+def _waited(w: pd.DataFrame, snaps: pd.Series) -> list[Waited]:
+    """Every resource with >= WAIT_MIN_SESSIONS sessions waiting, held for SESSIONS_SUSTAINED_S."""
+    waiting = w[w["session"].notna().to_numpy() & ~w["resource"].isin(NOT_WAITS).to_numpy()]
+    out = []
+    for value, rows in waiting.groupby("resource", observed=True):
+        counts = rows.groupby("ts")["session"].nunique().reindex(snaps.index, fill_value=0)
+        windows, _ = sustained_or_extreme(snaps, (counts >= WAIT_MIN_SESSIONS).reset_index(drop=True))
+        if windows:
+            inside = rows[within(rows["ts"], windows).to_numpy()]
+            peak = int(counts[within(snaps, windows).to_numpy()].max())
+            out.append(Waited(Resource(value), windows, peak, inside))
+    return sorted(out, key=lambda x: (-x.peak, x.resource.value))
+
+
+def _lines(tl: Timeline, rows: pd.DataFrame) -> tuple[str | None, tuple[int, int] | None]:
+    """The processlist lines behind ``rows`` (waits rows of the processlist)."""
+    pl = tl.frame("processlist")
+    if not len(pl) or "id" not in pl:
+        return None, None
+    keys = rows[["ts", "session"]].drop_duplicates()
+    ids = pd.to_numeric(pl["id"], errors="coerce").round().astype("Int64")
+    found = pl.assign(session=ids).merge(keys, on=["ts", "session"])
+    return tl.lines_of(found)
+
+
+def _evidence(tl: Timeline, x: Waited) -> list[Evidence]:
+    member, lines = _lines(tl, x.rows)
+    word = x.resource.value
+    out = [
+        Evidence(f"sessions waiting for {word} (max)", x.peak, "sessions", "waits.resource", member, lines)
+    ]
+    out += [Evidence(f"{word}: State '{s}'", c, "session-snapshots", "processlist.state", member, lines)
+            for s, c in top_values(x.rows["state"], STATES_QUOTED)]  # fmt: skip
+    objects = x.rows["object"].dropna()
+    out += [
+        Evidence(f"{word}: waits on {o}", c, "session-snapshots", "waits.object")
+        for o, c in top_values(objects)
+    ]
+    for c in of_resource(x.resource):
+        if c.name not in STATUS_KEPT:
+            continue
+        rows = status(tl, c.name)
+        rows = rows[within(rows["ts"], x.windows).to_numpy()] if len(rows) else rows
+        if not len(rows):
+            continue
+        value = rows["per_s"].mean() if c.unit == "per second" else rows["value"].max()
+        if pd.notna(value):
+            unit = "/s" if c.unit == "per second" else ""
+            out.append(Evidence(f"{c.name} ({c.unit}; abnormal: {c.abnormal})", round(float(value), 2), unit,
+                                f"mysqladmin.{c.name}", *tl.lines_of(rows)))  # fmt: skip
+    return out
+
+
+def _unknown(w: pd.DataFrame) -> list[tuple[str, int]]:
+    """States (or wait channels) no entry knows, with their rows, most frequent first."""
+    rows = w[w["resource"].eq(Resource.UNKNOWN.value).to_numpy()]
+    return top_values(rows["state"], UNKNOWN_LISTED) if len(rows) else []
+
+
+def _phrase(x: Waited) -> str:
+    states = ", ".join(f"'{s}' {c}" for s, c in top_values(x.rows["state"], STATES_QUOTED))
+    objects = x.rows["object"].dropna()
+    on = f" on {top_values(objects, 1)[0][0]}" if len(objects) else ""
+    return f"{x.resource.value}: up to {x.peak}{on} ({states})"
+
+
+@rule(
+    key="sessions-waiting",
+    any_of=(("processlist", "pfs_threads", "innodb_trx", "innodb_transactions"),),
+    optional=("lock_waits", "pfs_metadata_locks", "ps_threads", "mysqladmin", "variables"),
+)
+def sessions_waiting(tl: Timeline) -> Finding | None:
+    """>= WAIT_MIN_SESSIONS sessions waiting for the same resource (``analyzer.waits``) for 5 s, the
+    resource with the most sessions in the title, the others in the text; states no entry knows
+    listed (a finding of their own when nothing else waits)."""
+    w = waits(tl)
+    sessions = w[~w["source_frame"].eq("ps").to_numpy()] if len(w) else w
+    if not len(sessions):
+        return None
+    snaps = pd.Series(sorted(sessions["ts"].unique()), dtype=sessions["ts"].dtype)
+    snaps.index = pd.Index(snaps)
+    found, unknown = _waited(w, snaps), _unknown(w)
+    listed = ", ".join(f"'{s}' ({c})" for s, c in unknown)
+    if not found:
+        if not unknown:
+            return None
+        rows = w[w["resource"].eq(Resource.UNKNOWN.value).to_numpy()]
+        windows = [Window(rows["ts"].min(), rows["ts"].max())]
+        ev = [Evidence(f"unknown state '{s}'", c, "rows", "waits.state") for s, c in unknown]
+        return STATES_UNKNOWN.finding("sessions-waiting", WAITS_SEVERITY, windows, ev, n=len(unknown),
+                                      unknown_states=listed, rows=len(rows), snapshots=rows["ts"].nunique())  # fmt: skip
+    top = found[0]
+    objects = top.rows["object"].dropna()
+    on = f" on {top_values(objects, 1)[0][0]}" if len(objects) else ""
+    windows = sorted((w_ for x in found for w_ in x.windows), key=lambda v: v.start)
+    evidence = [e for x in found for e in _evidence(tl, x)]
+    sources = sorted({str(s) for x in found for s in x.rows["source_frame"].unique()})
+    finding = SESSIONS_WAITING.finding(
+        "sessions-waiting", WAITS_SEVERITY, windows, evidence, peak=top.peak, resource=top.resource.value,
+        on=on, on_text=on.replace(" on ", ", on ", 1) if on else "",
+        held=held_seconds(top.windows, step_seconds(snaps)),
+        states=", ".join(f"'{s}' {c}" for s, c in top_values(top.rows["state"], STATES_QUOTED)),
+        others=(" Also waiting: " + "; ".join(_phrase(x) for x in found[1:]) + ".") if found[1:] else "",
+        unknown=f" States no entry knows (unknown): {listed}." if unknown else "",
+        look_at=LOOK_AT.get(top.resource, "the holder"), agree=" + ".join(sources),
+    )  # fmt: skip
+    ids = sorted({int(s) for x in found for s in x.rows["session"].dropna().unique()})
+    return dataclasses.replace(finding, subjects=tuple(("session", str(i)) for i in ids))

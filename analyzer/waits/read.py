@@ -1,0 +1,336 @@
+"""The waits frame of a timeline: for each snapshot and server, every session, what it waits for.
+
+``waits(tl)`` reads (frames of ``analyzer.timeline.Timeline``; columns as ``parsers/__init__.py``
+and the parsers' docstrings give them):
+
+- ``processlist`` (``ts id user host command time_s state active``): each session's State, or its
+  Command when the State is empty, looked up in ``analyzer.waits.states`` once per distinct (State,
+  Command) of the capture. The collector's own session (its SHOW PROCESSLIST or information_schema
+  read: Command Query, not ``active``, not an internal user) is left out: it waits for nothing of
+  the workload. Without a processlist, ``pfs_threads`` (performance_schema.threads, its sessions
+  only) stands in.
+- ``innodb_trx`` (``trx_id state thread_id``), else the monitor's ``innodb_transactions``
+  (``trx_id state lock_wait thread_id``): the session's transaction id; a transaction in
+  ``LOCK WAIT`` turns a session whose State names no wait (``updating``, ``executing``) into a
+  ``ROW_LOCK`` waiter; an open transaction of a session in ``Sleep`` makes it ``CLIENT`` (the
+  transaction waits for its application). A transaction whose session the kept processlist lacks
+  (the timeline keeps few idle sessions) becomes a row of its own (``source_frame`` ``innodb_trx``
+  or ``innodb_status``), its resource read from its transaction state.
+- ``lock_waits`` (``waiting_thread waiting_table``): its waiting sessions are ``ROW_LOCK`` waiters
+  (when their State names no wait), the locked table their ``object``; ``pfs_metadata_locks`` (``PENDING`` rows): the object a metadata-lock waiter waits for.
+- ``ps_threads`` (``state wchan``): server threads in uninterruptible sleep (``D``), a row each
+  (``source_frame`` ``ps``, ``state`` and ``object`` the wait channel), their session when
+  performance_schema.threads joins their TID (``analyzer.join.thread_sessions``), their resource
+  from ``WCHAN_RESOURCES``.
+
+Transactions, lock waits and threads are paired with the processlist snapshot nearest in time
+within ``analyzer.join.MIN_TOLERANCE`` (the same moment; pt-stalk starts them in the same second).
+Returns a frame of ``analyzer.waits.model.WAIT_COLUMNS`` (empty, with those columns, when the
+timeline has none of these frames). Pure: no I/O, no clock.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from analyzer import join
+from analyzer.timeline import ACTIVE_COMMANDS, INTERNAL_USERS, Timeline, value_is
+from analyzer.waits.model import WAIT_COLUMNS, Resource
+from analyzer.waits.states import lookup, meaning
+
+#: Resources as the ``resource`` column's categories, in declaration order.
+RESOURCE_TYPE = pd.CategoricalDtype([r.value for r in Resource])
+#: Kernel wait channels of a thread in ``D`` state, by a part of the function's name (first match
+#: wins), and the resource: the block layer's I/O waits (Linux Documentation/block, ``io_schedule``
+#: in kernel/sched/core.c; ``blk_mq_get_tag``: no free request tag on the device; ``folio_wait_bit``,
+#: ``wait_on_page_bit``: a page under I/O; ``sync_dirty_buffer``, fs/buffer.c: a buffer written and
+#: waited for; ``iomap_dio_rw``, fs/iomap/direct-io.c: an O_DIRECT read or write waited for) are disk I/O. A journal commit or an fsync (fs/jbd2,
+#: fs/xfs/xfs_log.c, ``file_write_and_wait_range``) is ``FSYNC_RESOURCE_OF_SESSION`` for a client
+#: session (it syncs at commit: the redo and binary logs) and disk I/O for any other thread. Other
+#: channels (directory locks, futexes, NFS) name no resource of this model: ``UNKNOWN``, reported.
+WCHAN_RESOURCES: tuple[tuple[str, Resource], ...] = (
+    ("io_schedule", Resource.DISK_IO),
+    ("blk_mq_get_tag", Resource.DISK_IO),
+    ("bit_wait_io", Resource.DISK_IO),
+    ("wait_on_page", Resource.DISK_IO),
+    ("folio_wait", Resource.DISK_IO),
+    ("balance_dirty_pages", Resource.DISK_IO),
+    ("sync_dirty_buffer", Resource.DISK_IO),
+    ("iomap_dio_rw", Resource.DISK_IO),
+)
+FSYNC_WCHAN_PARTS = ("jbd2", "xlog", "xfs_log_force", "fsync", "file_write_and_wait", "fdatawait")
+FSYNC_RESOURCE_OF_SESSION = Resource.LOG_FLUSH
+
+
+def server_of(variables: dict[str, str]) -> str | None:
+    """``mariadb`` or ``mysql`` from the ``version`` / ``version_comment`` variables; None without
+    them (``SHOW VARIABLES``: MariaDB's version says ``-MariaDB``)."""
+    text = f"{variables.get('version', '')} {variables.get('version_comment', '')}".lower()
+    if "mariadb" in text:
+        return "mariadb"
+    return "mysql" if variables.get("version") else None
+
+
+def wchan_resource(wchan: str, *, session: bool) -> Resource:
+    """The resource a thread sleeping in ``wchan`` waits for (see ``WCHAN_RESOURCES``).
+
+    >>> wchan_resource("jbd2_log_wait_commit", session=True)
+    <Resource.LOG_FLUSH: 'redo or binlog flush'>
+    >>> wchan_resource("io_schedule", session=False)
+    <Resource.DISK_IO: 'disk I/O'>
+    """
+    low = wchan.lower()
+    if any(part in low for part in FSYNC_WCHAN_PARTS):
+        return FSYNC_RESOURCE_OF_SESSION if session else Resource.DISK_IO
+    return next((r for part, r in WCHAN_RESOURCES if part in low), Resource.UNKNOWN)
+
+
+def _text(frame: pd.DataFrame, column: str) -> pd.Series:
+    if column not in frame:
+        return pd.Series(pd.NA, index=frame.index, dtype="string")
+    return frame[column].astype("string")
+
+
+def _ids(values: pd.Series) -> pd.Series:
+    return pd.to_numeric(values, errors="coerce").round().astype("Int64")
+
+
+def _resources(states: pd.Series, commands: pd.Series, server: str | None) -> pd.Categorical:
+    """The resource of every row, ``meaning`` looked up once per distinct (state, command): the
+    pairs are numbered from each column's own codes (a few dozen states over millions of rows)."""
+    s_codes, s_names = pd.factorize(states.astype("string"), use_na_sentinel=True)
+    c_codes, c_names = pd.factorize(commands.astype("string"), use_na_sentinel=True)
+    pair = (s_codes.astype("int64") + 1) * (len(c_names) + 1) + (c_codes + 1)
+    codes, uniques = pd.factorize(pair)
+    names = (
+        np.r_[[None], np.asarray(s_names, dtype=object)],
+        np.r_[[None], np.asarray(c_names, dtype=object)],
+    )
+    values = np.array(
+        [
+            _resource(names[0][u // (len(c_names) + 1)], names[1][u % (len(c_names) + 1)], server).value
+            for u in uniques
+        ],
+        dtype=object,
+    )
+    return pd.Categorical(values[codes] if len(codes) else [], dtype=RESOURCE_TYPE)
+
+
+def _resource(state: object, command: object, server: str | None) -> Resource:
+    """The resource of one (State, Command): ``meaning``'s, ``UNKNOWN`` when no entry knows it, and
+    ``NOTHING`` for a row with neither (a table row left blank says nothing of a wait)."""
+    state = str(state) if pd.notna(state) and str(state).strip() else None
+    command = str(command) if pd.notna(command) and str(command).strip() else None
+    if state is None and command is None:
+        return Resource.NOTHING
+    found = meaning(state, command, server)
+    return found.resource if found is not None else Resource.UNKNOWN
+
+
+def _sessions(tl: Timeline, server: str | None) -> pd.DataFrame:
+    """The processlist (or, without one, performance_schema.threads' sessions) as waits rows."""
+    pl = tl.frame("processlist")
+    if len(pl) and "id" in pl:
+        if "active" in pl and "command" in pl:
+            own = value_is(pl["command"], lambda s: s.isin(ACTIVE_COMMANDS)) & ~pl["active"].to_numpy(
+                dtype=bool
+            )
+            own &= ~value_is(pl["user"], lambda s: s.isin(INTERNAL_USERS)) if "user" in pl else True
+            pl = pl[~own]
+        out = pd.DataFrame({
+            "ts": pl["ts"], "session": _ids(pl["id"]), "user": _text(pl, "user"), "client": _text(pl, "host"),
+            "db": _text(pl, "db"), "command": _text(pl, "command"), "time_s": _ids(pl["time_s"]) if "time_s" in pl else pd.NA,
+            "state": _text(pl, "state"), "source_frame": "processlist",
+        })  # fmt: skip
+    else:
+        th = tl.frame("pfs_threads")
+        if not len(th) or "processlist_id" not in th:
+            return pd.DataFrame(columns=[c for c in WAIT_COLUMNS if c != "resource"])
+        th = th[th["processlist_id"].notna()]
+        out = pd.DataFrame({
+            "ts": th["ts"], "session": _ids(th["processlist_id"]), "user": _text(th, "processlist_user"),
+            "client": _text(th, "processlist_host").str.replace(r":\d+$", "", regex=True),
+            "db": _text(th, "processlist_db"), "command": _text(th, "processlist_command"),
+            "time_s": _ids(th["processlist_time_s"]) if "processlist_time_s" in th else pd.NA,
+            "state": _text(th, "processlist_state"), "source_frame": "threads",
+        })  # fmt: skip
+    out = out.reset_index(drop=True)
+    out["resource"] = _resources(out["state"], out["command"], server)
+    return out
+
+
+def _paired(left_ts: pd.Series, right: pd.DataFrame) -> pd.DataFrame:
+    """``right`` with ``ts`` moved to the nearest distinct time of ``left_ts`` within
+    ``join.MIN_TOLERANCE`` (rows of no such moment dropped)."""
+    if not len(right) or not len(left_ts):
+        return right.iloc[0:0]
+    pairs = join.pair_moments(right["ts"], left_ts, tolerance=join.MIN_TOLERANCE).dropna()
+    moved = right.assign(ts=pd.to_datetime(right["ts"], utc=True).astype("datetime64[ns, UTC]"))
+    moved = moved.merge(pairs, on="ts").drop(columns=["ts"]).rename(columns={"other_ts": "ts"})
+    return moved
+
+
+def _transactions(tl: Timeline) -> pd.DataFrame:
+    """``ts session trx_id trx_state lock_wait source_frame``: INNODB_TRX, else the monitor's list."""
+    trx = tl.frame("innodb_trx")
+    if len(trx) and "thread_id" in trx:
+        state = _text(trx, "state")
+        return pd.DataFrame({"ts": trx["ts"], "session": _ids(trx["thread_id"]), "trx_id": _text(trx, "trx_id"),
+                             "trx_state": state, "lock_wait": state.eq("LOCK WAIT").fillna(False).to_numpy(),
+                             "source_frame": "innodb_trx"})  # fmt: skip
+    mon = tl.frame("innodb_transactions")
+    if len(mon) and "thread_id" in mon:
+        mon = mon[~_text(mon, "state").eq("not started").fillna(False).to_numpy()]
+        lock_wait = mon["lock_wait"].fillna(False).astype(bool).to_numpy() if "lock_wait" in mon else False
+        return pd.DataFrame({"ts": mon["ts"], "session": _ids(mon["thread_id"]), "trx_id": _text(mon, "trx_id"),
+                             "trx_state": _text(mon, "state"), "lock_wait": lock_wait,
+                             "source_frame": "innodb_status"})  # fmt: skip
+    return pd.DataFrame(columns=["ts", "session", "trx_id", "trx_state", "lock_wait", "source_frame"])
+
+
+def _with_transactions(rows: pd.DataFrame, tl: Timeline, server: str | None) -> pd.DataFrame:
+    """``rows`` with each session's transaction (see the module docstring), and the transactions
+    of sessions ``rows`` lacks as rows of their own."""
+    trx = _paired(rows["ts"], _transactions(tl).dropna(subset=["session"]))
+    trx = trx.drop_duplicates(["ts", "session"])
+    if not len(trx):
+        return rows.assign(trx_id=pd.Series(pd.NA, index=rows.index, dtype="string"))
+    merged = rows.merge(trx.drop(columns=["source_frame"]), on=["ts", "session"], how="left", indicator=True)
+    known = merged["_merge"].eq("both").to_numpy()
+    resource = merged["resource"].astype(object).to_numpy().copy()
+    waits_none = resource == Resource.NOTHING.value
+    lock_wait = merged["lock_wait"].fillna(False).astype(bool).to_numpy()
+    resource[known & lock_wait & waits_none] = Resource.ROW_LOCK.value
+    sleeping = merged["command"].eq("Sleep").fillna(False).to_numpy()
+    resource[known & ~lock_wait & sleeping & waits_none] = Resource.CLIENT.value
+    merged["resource"] = pd.Categorical(resource, dtype=RESOURCE_TYPE)
+    merged = merged.drop(columns=["_merge", "trx_state", "lock_wait"])
+    alone = trx.merge(
+        rows[["ts", "session"]].drop_duplicates(), on=["ts", "session"], how="left", indicator=True
+    )
+    alone = alone[alone["_merge"].eq("left_only").to_numpy()]
+    if len(alone):
+        found = [lookup(s, "trx_state", server=server) if pd.notna(s) else None for s in alone["trx_state"]]
+        kinds = [(m.resource if m is not None else Resource.UNKNOWN).value for m in found]
+        kinds = np.where(alone["lock_wait"].to_numpy(dtype=bool), Resource.ROW_LOCK.value, kinds)
+        extra = pd.DataFrame({"ts": alone["ts"], "session": alone["session"], "trx_id": alone["trx_id"],
+                              "state": alone["trx_state"], "source_frame": alone["source_frame"],
+                              "resource": pd.Categorical(kinds, dtype=RESOURCE_TYPE)})  # fmt: skip
+        merged = pd.concat([merged, extra], ignore_index=True)
+    return merged
+
+
+def _lock_waiters(rows: pd.DataFrame, tl: Timeline) -> pd.DataFrame:
+    """``rows`` with the sessions pt-stalk ``-lock-waits`` lists as waiting (``waiting_thread``) at
+    the same moment read as ``ROW_LOCK`` when their State names no wait (``updating``)."""
+    lw = tl.frame("lock_waits")
+    if not len(lw) or "waiting_thread" not in lw or not len(rows):
+        return rows
+    found = _paired(
+        rows["ts"], pd.DataFrame({"ts": lw["ts"], "session": _ids(lw["waiting_thread"])}).dropna()
+    )
+    hit = rows[["ts", "session"]].merge(
+        found.drop_duplicates().assign(_w=True), on=["ts", "session"], how="left"
+    )
+    waiting = (
+        hit["_w"].fillna(False).astype(bool).to_numpy()
+        & rows["resource"].eq(Resource.NOTHING.value).to_numpy()
+    )
+    resource = rows["resource"].astype(object).to_numpy().copy()
+    resource[waiting] = Resource.ROW_LOCK.value
+    return rows.assign(resource=pd.Categorical(resource, dtype=RESOURCE_TYPE))
+
+
+def _objects(rows: pd.DataFrame, tl: Timeline) -> pd.Series:
+    """What each row waits on when the bundle says: the locked table of a row-lock waiter
+    (``lock_waits.waiting_table``), the object of a pending metadata lock (``pfs_metadata_locks``)."""
+    out = pd.Series(pd.NA, index=rows.index, dtype="string")
+    lw = tl.frame("lock_waits")
+    if len(lw) and {"waiting_thread", "waiting_table"} <= set(lw.columns):
+        found = pd.DataFrame(
+            {"ts": lw["ts"], "session": _ids(lw["waiting_thread"]), "object": _text(lw, "waiting_table")}
+        )
+        out = _fill(out, rows, _paired(rows["ts"], found.dropna()), Resource.ROW_LOCK)
+    ml = tl.frame("pfs_metadata_locks")
+    if len(ml) and {"lock_status", "processlist_id"} <= set(ml.columns):
+        ml = ml[_text(ml, "lock_status").eq("PENDING").fillna(False).to_numpy()]
+        name = (_text(ml, "object_type").fillna("") + " " + _text(ml, "object_schema").fillna("") + "."
+                + _text(ml, "object_name").fillna("")).str.rstrip(".")  # fmt: skip
+        found = pd.DataFrame({"ts": ml["ts"], "session": _ids(ml["processlist_id"]), "object": name})
+        for resource in (Resource.METADATA_LOCK, Resource.GLOBAL_READ_LOCK):
+            out = _fill(out, rows, _paired(rows["ts"], found.dropna()), resource)
+    return out
+
+
+def _fill(out: pd.Series, rows: pd.DataFrame, found: pd.DataFrame, resource: Resource) -> pd.Series:
+    """``out`` with ``found``'s object for the rows of ``resource`` at the same (ts, session)."""
+    if not len(found):
+        return out
+    key = (
+        rows[["ts", "session"]]
+        .reset_index()
+        .merge(found.drop_duplicates(["ts", "session"]), on=["ts", "session"])
+    )
+    key = key[rows.loc[key["index"], "resource"].eq(resource.value).to_numpy()]
+    out.loc[key["index"].to_numpy()] = key["object"].to_numpy()
+    return out
+
+
+def _threads(tl: Timeline) -> pd.DataFrame:
+    """Server threads in ``D`` state as waits rows (``source_frame`` ``ps``), with their session
+    when performance_schema.threads joins their TID."""
+    ps = tl.frame("ps_threads")
+    if not join.has_thread_states(ps) or "wchan" not in ps:
+        return pd.DataFrame(columns=WAIT_COLUMNS)
+    mask = join.in_d_state(ps) & (ps["is_mysqld"].to_numpy(dtype=bool) if "is_mysqld" in ps else True)
+    d = ps[mask]
+    if not len(d):
+        return pd.DataFrame(columns=WAIT_COLUMNS)
+    wchan = _text(d, "wchan").fillna("").replace("", join.NO_WCHAN)
+    session = pd.Series(pd.NA, index=d.index, dtype="Int64")
+    joined = join.thread_sessions(d, tl.frame("pfs_threads"))
+    if len(joined):
+        by_tid = joined.drop_duplicates(["ts", "tid"]).set_index(["ts", "tid"])["processlist_id"]
+        keys = pd.MultiIndex.from_arrays([d["ts"], _ids(d["tid"])])
+        session = pd.Series(by_tid.reindex(keys).to_numpy(), index=d.index).astype("Int64")
+    known = session.notna().to_numpy()
+    codes, names = pd.factorize(wchan)
+    by_name = [(wchan_resource(n, session=False).value, wchan_resource(n, session=True).value) for n in names]
+    kinds = [by_name[c][int(k)] for c, k in zip(codes, known, strict=True)] if len(codes) else []
+    return pd.DataFrame({"ts": d["ts"], "session": session, "state": wchan, "object": wchan, "source_frame": "ps",
+                         "resource": pd.Categorical(kinds, dtype=RESOURCE_TYPE)})  # fmt: skip
+
+
+def waits(tl: Timeline) -> pd.DataFrame:
+    """The waits frame of ``tl`` (see the module docstring), in ``WAIT_COLUMNS``, sorted by ``ts``."""
+    server = server_of(tl.variables)
+    rows = _sessions(tl, server)
+    if len(rows) or len(_transactions(tl)):
+        rows = _lock_waiters(_with_transactions(rows, tl, server), tl)
+        rows = rows.assign(object=_objects(rows, tl))
+    rows = (
+        pd.concat([frame for frame in (rows, _threads(tl)) if len(frame)], ignore_index=True)
+        if len(rows)
+        else _threads(tl)
+    )
+    out = pd.DataFrame({c: rows[c] if c in rows else pd.NA for c in WAIT_COLUMNS}, index=rows.index)
+    out["ts"] = pd.to_datetime(out["ts"], utc=True).astype("datetime64[ns, UTC]")
+    out["host"] = pd.Series(tl.host, index=out.index, dtype="string")
+    for column in (
+        "trx_id",
+        "user",
+        "client",
+        "db",
+        "command",
+        "state",
+        "object",
+        "holder_kind",
+        "holder_id",
+    ):
+        out[column] = out[column].astype("string")
+    out["session"] = out["session"].astype("Int64")
+    out["time_s"] = pd.to_numeric(out["time_s"], errors="coerce").astype("Int64")
+    out["resource"] = out["resource"].astype(RESOURCE_TYPE)
+    out["source_frame"] = out["source_frame"].astype("category")
+    return out.sort_values("ts", kind="stable").reset_index(drop=True)
