@@ -155,14 +155,17 @@ def rounds(
         for bundle in bundles:
             for checkout in order:
                 floor, floor_cpu = floor_seconds(bundle)
-                floor = round(floor, 4)  # the ratio is of the figures reported
+                floor, floor_cpu = (
+                    round(floor, 4),
+                    round(floor_cpu, 2),
+                )  # the ratios are of the figures reported
                 run = analyze(checkout, bundle, timeout, max_rss)
                 run.update(
                     round=i + 1,
                     checkout=checkout.label,
                     bundle=bundle.name,
                     floor_seconds=floor,
-                    floor_cpu_seconds=round(floor_cpu, 2),
+                    floor_cpu_seconds=floor_cpu,
                     ratio=round(run["seconds"] / floor, 2),
                     cpu_ratio=round(run["cpu_seconds"] / max(floor_cpu, 0.01), 2),
                 )

@@ -93,6 +93,11 @@ def pss_bytes(pid: int) -> int:
     return 0
 
 
+def summed(pids: list[int]) -> tuple[int, int]:
+    """(PSS, RSS) summed over ``pids``, in bytes: a process gone meanwhile counts 0."""
+    return sum(pss_bytes(pid) for pid in pids), sum(rss_bytes(pid) or 0 for pid in pids)
+
+
 def descendants(roots: list[int]) -> list[int]:
     """``roots`` and every live descendant of them (/proc/<pid>/task/*/children)."""
     out, todo = [], list(roots)
@@ -170,7 +175,7 @@ class _Watch:
             self.peak_rss = max(self.peak_rss, rss)
             now = time.perf_counter()
             if now >= next_pss:
-                self.peak_pss = max(self.peak_pss, sum(pss_bytes(pid) for pid in pids))
+                self.peak_pss = max(self.peak_pss, summed(pids)[0])
                 self.pss_samples += 1
                 next_pss = now + PSS_SAMPLE_S
             self._backends()
