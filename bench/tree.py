@@ -199,7 +199,8 @@ class _Watch:
                 except OSError:
                     continue
                 if f" {self.db_name} ".encode() not in cmdline + b" ":
-                    self.not_ours.add(pid)
+                    if cmdline.startswith(b"postgres: "):  # a backend's title, set once it is connected
+                        self.not_ours.add(pid)
                     continue
             cpu = proc_cpu_s(pid)
             if cpu is not None:
