@@ -43,11 +43,14 @@ BENCH_MEDIA = "/tmp/casebook-bench-media"
 RSS_SAMPLE_S = 0.2
 #: Lines the ingest process writes for the parent start with this, the rest is Django's logging.
 EVENT_PREFIX = "@@bench "
+#: Set to another checkout's root: the ingest process imports the project's code from there.
+CODE_ENV = "CASEBOOK_BENCH_CODE"
 
 
-def ensure_database() -> None:
-    """Create the benchmark database afresh, then ``manage.py migrate`` it: it is scratch, and a
-    database left by another checkout (other migrations applied) must not decide this run."""
+def ensure_database(root: Path = ROOT) -> None:
+    """Create the benchmark database afresh, then ``manage.py migrate`` it (that of the checkout at
+    ``root``): it is scratch, and a database left by another checkout (other migrations applied)
+    must not decide this run."""
     import psycopg
 
     with psycopg.connect("postgresql://postgres@127.0.0.1:5432/postgres", autocommit=True) as conn:
@@ -55,7 +58,7 @@ def ensure_database() -> None:
         conn.execute(f'CREATE DATABASE "{BENCH_DB}"')
     subprocess.run(
         [python(), "manage.py", "migrate", "--noinput", "-v", "0"],
-        cwd=ROOT,
+        cwd=root,
         env=_django_env(),
         check=True,
     )
@@ -85,7 +88,7 @@ class _Stages:
         #: peak RSS per open stage, by its depth in the stack
         self.peaks: dict[int, int] = {}
         self.counter = itertools.count()
-        self.tallies: dict[str, tuple[float, int]] = {}
+        self.tallies: dict[str, tuple[float, int, float]] = {}
         self.lock = threading.Lock()
         self.stop = threading.Event()
         #: (all processes, the worker alone, the stage) at the largest sample
@@ -111,11 +114,12 @@ class _Stages:
             self.stack.append(name)
             self.peaks[depth] = tree_rss_bytes()
         _event("stage", name=name, depth=depth, **extra)
-        t = time.perf_counter()
+        t, cpu, thread_cpu = time.perf_counter(), cpu_seconds(), time.thread_time()
         try:
             yield
         finally:
             seconds = time.perf_counter() - t
+            cpu_end, thread_cpu = cpu_seconds(), time.thread_time() - thread_cpu
             with self.lock:
                 self.stack.pop()
                 peak = max(self.peaks.pop(depth, 0), tree_rss_bytes())
@@ -125,6 +129,11 @@ class _Stages:
                 "depth": depth,
                 "seconds": round(seconds, 3),
                 "peak_rss_bytes": peak,
+                # CPU seconds inside the stage: this process (every thread), this thread, and the
+                # child processes (parse processes; a forked child once reaped)
+                "cpu_worker_s": round(cpu_end["worker"] - cpu["worker"], 3),
+                "cpu_thread_s": round(thread_cpu, 3),
+                "cpu_children_s": round(cpu_end["parse processes"] - cpu["parse processes"], 3),
                 **extra,
             }
             self.records.append(record)
@@ -180,6 +189,7 @@ def _instrument(stages: _Stages) -> None:
             return run_rules(*args, **kwargs)
 
     analyzer.engine.run_hosts = rules_wrapper  # type: ignore[assignment]
+    _time_analysis(web.ingest.pipeline._Analysis, ingest_pid)
     wrap(web.ingest.pipeline, "_replace_derived", "write (_replace_derived)")
     wrap(web.ingest.pipeline, "aggregate_series", "aggregate_series")
     wrap(web.timeline.bulk, "write_series", "write series")
@@ -189,12 +199,16 @@ def _instrument(stages: _Stages) -> None:
         original = getattr(owner, attr)
 
         def wrapper(*args: Any, **kwargs: Any) -> Any:
-            t = time.perf_counter()
+            t, cpu = time.perf_counter(), time.thread_time()
             try:
                 return original(*args, **kwargs)
             finally:
-                seconds, calls = stages.tallies.get(label, (0.0, 0))
-                stages.tallies[label] = (seconds + time.perf_counter() - t, calls + 1)
+                seconds, calls, cpu_s = stages.tallies.get(label, (0.0, 0, 0.0))
+                stages.tallies[label] = (
+                    seconds + time.perf_counter() - t,
+                    calls + 1,
+                    cpu_s + time.thread_time() - cpu,
+                )
 
         setattr(owner, attr, wrapper)
 
@@ -220,8 +234,27 @@ def _instrument(stages: _Stages) -> None:
     parsers.ingest.bundle._Reader.read = read_wrapper  # type: ignore[method-assign]
 
 
+def _time_analysis(analysis: Any, ingest_pid: int) -> None:
+    """``_Analysis.of`` (the rules and the case row's top lists) timed in CPU seconds of the thread
+    that runs it, wherever that is (the ingest's thread, a thread beside the writes, a forked
+    child): a ``rules_cpu`` event, with the process it ran in."""
+    of = analysis.of.__func__
+
+    def of_wrapper(cls: type, *args: Any, **kwargs: Any) -> Any:
+        cpu = time.thread_time()
+        try:
+            return of(cls, *args, **kwargs)
+        finally:
+            _event("rules_cpu", cpu_s=round(time.thread_time() - cpu, 3), in_ingest=os.getpid() == ingest_pid)
+
+    analysis.of = classmethod(of_wrapper)
+
+
 def ingest_one(bundle: Path, keep: bool) -> None:
-    """Child side: case_create then case_ingest, timed, with stage events on stdout."""
+    """Child side: case_create then case_ingest, timed, with stage events on stdout. With
+    ``CODE_ENV`` set, the project's code is that checkout's (bench/stages.py --checkout)."""
+    if os.environ.get(CODE_ENV):
+        sys.path.insert(0, os.environ[CODE_ENV])
     import django
 
     django.setup()
@@ -275,7 +308,10 @@ def ingest_one(bundle: Path, keep: bool) -> None:
         "raw_chunks": RawChunk.objects.filter(case=case).aggregate(
             chunks=Count("id"), bytes=Sum(Length("text_zstd"))
         ),
-        "tallies": {k: {"seconds": round(v[0], 3), "calls": v[1]} for k, v in stages.tallies.items()},
+        "tallies": {
+            k: {"seconds": round(v[0], 3), "calls": v[1], "cpu_s": round(v[2], 3)}
+            for k, v in stages.tallies.items()
+        },
         "case_warnings": case.warnings,
         "stages": stages.records,
     }
@@ -286,18 +322,20 @@ def ingest_one(bundle: Path, keep: bool) -> None:
     _event("result", **result)
 
 
-def ingest_stage(bundle: Path, timeout: float, max_rss: int, keep: bool) -> dict[str, Any]:
-    """Run ``ingest_one`` in a fresh process, watch its RSS and time, collect its events."""
-    ensure_database()
+def ingest_stage(bundle: Path, timeout: float, max_rss: int, keep: bool, root: Path = ROOT) -> dict[str, Any]:
+    """Run ``ingest_one`` in a fresh process, watch its RSS and time, collect its events. ``root``:
+    the checkout whose code is run (this one by default)."""
+    ensure_database(root)
     log = Path(tempfile.mkstemp(prefix="casebook-bench-ingest-", suffix=".log")[1])
     args = [python(), str(RUN_SCRIPT), "--_ingest-one", str(bundle)]
     if keep:
         args.append("--keep-case")
     events: list[dict[str, Any]] = []
     with log.open("w") as err:
-        proc = subprocess.Popen(
-            args, cwd=ROOT, env=_django_env(), stdout=subprocess.PIPE, stderr=err, text=True
-        )
+        env = _django_env()
+        if root.resolve() != ROOT:
+            env[CODE_ENV] = str(root.resolve())
+        proc = subprocess.Popen(args, cwd=root, env=env, stdout=subprocess.PIPE, stderr=err, text=True)
 
         def reader() -> None:
             assert proc.stdout is not None
@@ -340,6 +378,9 @@ def ingest_stage(bundle: Path, timeout: float, max_rss: int, keep: bool) -> dict
     result.pop("event", None)
     forked = [e for e in events if e.get("event") == "stage_end" and e.get("forked")]  # the rules' child
     result["stages"] += [{k: v for k, v in e.items() if k != "event"} for e in forked]
+    result["rules_cpu"] = [
+        {k: v for k, v in e.items() if k != "event"} for e in events if e.get("event") == "rules_cpu"
+    ]
     result["peak_tree_rss_bytes"] = max(seen_rss, result["peak_rss_bytes"])
     return result
 

@@ -8,11 +8,19 @@ Usage::
 For each bundle, ``--rounds`` times: ``gzip -dc BUNDLE | wc -l`` (the floor: the time it takes just
 to read every byte once) and right after it ``manage.py analyze --sync --json BUNDLE`` in a fresh
 process, the path where Django and the parse processes start cold (set-up, migration check, upload,
-parse, rules, writes, report). The resident memory of that process and of every descendant (its
-parse processes) is summed from /proc every ``SAMPLE_S`` seconds: the tree's peak. Both are also given in CPU seconds
-(user + system, of the command and its parse processes, and of gzip and wc: getrusage(2) of the
-waited-for children), steadier than wall time on a shared machine. The bundle is read once first so
-that both read it from the page cache.
+parse, rules, writes, report). Both run under ``bench.tree.run_tree``, which measures the whole
+process tree (its docstring says exactly what is and is not counted):
+
+- wall seconds, and their ratio (analyze / the floor timed just before it): moves with the machine,
+  since the command uses every core and the floor about one;
+- **CPU seconds of the whole tree** (user + system of the command and every descendant: parse
+  processes, the rules' forked child, orphans reparented here as this process is a subreaper), and
+  of the floor's (bash, gzip, wc), and their ratio: the figure that a busy machine disturbs least;
+- the **peak PSS summed over the tree** (smaps_rollup every 0.1 s; a page shared by a forked child
+  and its parent counts once), beside the peak summed RSS (every 0.05 s) reported before;
+- the CPU seconds of the PostgreSQL backends serving the command's database (outside the tree).
+
+The bundle is read once first so that both read it from the page cache.
 
 With ``--before DIR`` (another checkout of the project, e.g. ``git worktree add /tmp/before
 <commit>`` with its own ``.venv``), the same is run there too, alternately: round 1 this checkout
@@ -30,24 +38,20 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import resource
 import shutil
 import statistics
 import subprocess
 import sys
 import tempfile
-import threading
-import time
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlparse
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
-from bench.procstats import MIB, tree_rss_bytes  # noqa: E402
+from bench.procstats import MIB  # noqa: E402
+from bench.tree import become_subreaper, run_tree  # noqa: E402
 
-#: Seconds between two samples of the process tree's resident memory.
-SAMPLE_S = 0.05
 #: The database named in CASEBOOK_DATABASE_URL, the stem of the scratch databases.
 DB_STEM = (urlparse(os.environ.get("CASEBOOK_DATABASE_URL", "")).path.lstrip("/") or "casebook") + "_ratios"
 
@@ -93,71 +97,51 @@ def _psql(sql: str) -> None:
         conn.execute(sql)
 
 
-def children_cpu_s() -> float:
-    """User + system CPU seconds of this process's waited-for children and, through them, of their
-    own waited-for children (getrusage(2) RUSAGE_CHILDREN): the command and its parse processes."""
-    ru = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return ru.ru_utime + ru.ru_stime
-
-
 def floor_seconds(bundle: Path) -> tuple[float, float]:
-    """Wall and CPU seconds of ``gzip -dc BUNDLE | wc -l``."""
-    t, cpu = time.perf_counter(), children_cpu_s()
-    subprocess.run(
+    """Wall and CPU seconds (bash, gzip and wc) of ``gzip -dc BUNDLE | wc -l``."""
+    run = run_tree(
         ["bash", "-o", "pipefail", "-c", 'gzip -dc -- "$1" | wc -l', "floor", str(bundle)],
-        capture_output=True,
-        check=True,
+        stdout=subprocess.DEVNULL,
     )
-    return time.perf_counter() - t, children_cpu_s() - cpu
+    if run.returncode:
+        raise SystemExit(f"gzip -dc {bundle} | wc -l failed: {run.stderr.decode(errors='replace')}")
+    return run.seconds, run.cpu_s
 
 
 def analyze(checkout: Checkout, bundle: Path, timeout: float, max_rss: int) -> dict[str, Any]:
-    """``manage.py analyze --sync --json BUNDLE`` in ``checkout``: wall seconds, the process tree's
-    peak RSS (bytes), the case's status and findings. Killed past ``timeout`` s or ``max_rss`` bytes."""
+    """``manage.py analyze --sync --json BUNDLE`` in ``checkout``: wall and CPU seconds of its
+    process tree, its peak summed PSS and RSS (bytes), the database backends' CPU seconds, the case's
+    status and findings. Killed past ``timeout`` s or ``max_rss`` bytes of summed RSS."""
     out = tempfile.TemporaryFile()
-    t, cpu = time.perf_counter(), children_cpu_s()
-    proc = subprocess.Popen(
+    run = run_tree(
         [checkout.python, "manage.py", "analyze", "--sync", "--json", str(bundle)],
         cwd=checkout.root,
         env=checkout.env(),
         stdout=out,
-        stderr=subprocess.PIPE,
+        db_name=checkout.db,
+        timeout=timeout,
+        max_rss=max_rss,
     )
-    peak, killed = 0, ""
-    stop = threading.Event()
-
-    def sample() -> None:
-        nonlocal peak, killed
-        while not stop.is_set():
-            peak = max(peak, tree_rss_bytes(proc.pid))
-            if peak > max_rss or time.perf_counter() - t > timeout:
-                killed = f"killed at {peak / MIB:,.0f} MiB after {time.perf_counter() - t:.0f} s"
-                proc.kill()
-                return
-            stop.wait(SAMPLE_S)
-
-    sampler = threading.Thread(target=sample, daemon=True)
-    sampler.start()
-    _, err = proc.communicate()
-    seconds = time.perf_counter() - t
-    stop.set()
-    sampler.join()
     out.seek(0)
     result: dict[str, Any] = {
-        "seconds": round(seconds, 3),
-        "cpu_seconds": round(children_cpu_s() - cpu, 2),
-        "peak_rss_bytes": peak,
+        "seconds": round(run.seconds, 3),
+        "cpu_seconds": round(run.cpu_s, 2),
+        "cpu_polled_seconds": round(run.cpu_polled_s, 2),
+        "peak_pss_bytes": run.peak_pss_bytes,
+        "peak_rss_bytes": run.peak_rss_bytes,
+        "db_cpu_seconds": None if run.db_cpu_s is None else round(run.db_cpu_s, 2),
+        "orphans": run.orphans,
     }
     try:
         report = json.loads(out.read())
     except ValueError:
         report = {}
-    result["status"] = report.get("status") or killed or f"exit {proc.returncode}"
+    result["status"] = report.get("status") or run.killed or f"exit {run.returncode}"
     result["findings"] = sorted(
         f"{f['key']}" + (f" [{f['host']}]" if f.get("host") else "") for f in report.get("findings", [])
     )
-    if proc.returncode:
-        result["error"] = (killed or err.decode(errors="replace").strip()[-500:]) or None
+    if run.returncode:
+        result["error"] = (run.killed or run.stderr.decode(errors="replace").strip()[-500:]) or None
     return result
 
 
@@ -171,15 +155,19 @@ def rounds(
         for bundle in bundles:
             for checkout in order:
                 floor, floor_cpu = floor_seconds(bundle)
-                floor = round(floor, 4)  # the ratio is of the figures reported
+                floor, floor_cpu = (
+                    round(floor, 4),
+                    round(floor_cpu, 2),
+                )  # the ratios are of the figures reported
                 run = analyze(checkout, bundle, timeout, max_rss)
                 run.update(
                     round=i + 1,
                     checkout=checkout.label,
                     bundle=bundle.name,
                     floor_seconds=floor,
-                    floor_cpu_seconds=round(floor_cpu, 2),
+                    floor_cpu_seconds=floor_cpu,
                     ratio=round(run["seconds"] / floor, 2),
+                    cpu_ratio=round(run["cpu_seconds"] / max(floor_cpu, 0.01), 2),
                 )
                 print(_line(run), file=sys.stderr, flush=True)
                 runs.append(run)
@@ -198,6 +186,8 @@ def summary(runs: list[dict[str, Any]]) -> list[dict[str, Any]]:
             others = set().union(*(r["findings"] for r in mine if r["checkout"] != label))
             lost = sorted(others - set.intersection(*(set(r["findings"]) for r in rs)))
             ratios = [r["ratio"] for r in rs]
+            cpu_ratios = [r["cpu_ratio"] for r in rs]
+            db = [r["db_cpu_seconds"] for r in rs if r.get("db_cpu_seconds") is not None]
             out.append(
                 {
                     "bundle": bundle,
@@ -211,6 +201,12 @@ def summary(runs: list[dict[str, Any]]) -> list[dict[str, Any]]:
                     "floor_median": round(statistics.median(r["floor_seconds"] for r in rs), 3),
                     "cpu_seconds_median": round(statistics.median(r["cpu_seconds"] for r in rs), 2),
                     "floor_cpu_median": round(statistics.median(r["floor_cpu_seconds"] for r in rs), 2),
+                    "cpu_ratio_median": round(statistics.median(cpu_ratios), 2),
+                    "cpu_ratio_min": min(cpu_ratios),
+                    "cpu_ratio_max": max(cpu_ratios),
+                    "peak_pss_mib_min": round(min(r["peak_pss_bytes"] for r in rs) / MIB),
+                    "peak_pss_mib_max": round(max(r["peak_pss_bytes"] for r in rs) / MIB),
+                    "db_cpu_median": round(statistics.median(db), 2) if db else None,
                     "peak_rss_mib_max": round(max(r["peak_rss_bytes"] for r in rs) / MIB),
                     "peak_rss_mib_min": round(min(r["peak_rss_bytes"] for r in rs) / MIB),
                     "findings": len(have),
@@ -224,20 +220,30 @@ def _line(run: dict[str, Any]) -> str:
     return (
         f"  round {run['round']}  {run['checkout']:<7} {run['bundle']:<28} analyze {run['seconds']:8.2f} s"
         f"  floor {run['floor_seconds']:6.2f} s  = {run['ratio']:5.2f}x"
-        f"  CPU {run['cpu_seconds']:7.2f} s (floor {run['floor_cpu_seconds']:5.2f} s)  peak {run['peak_rss_bytes'] / MIB:6,.0f} MiB"
+        f"  CPU {run['cpu_seconds']:7.2f} s (floor {run['floor_cpu_seconds']:5.2f} s) = {run['cpu_ratio']:5.2f}x"
+        f"  PSS {run['peak_pss_bytes'] / MIB:6,.0f} MiB  RSS {run['peak_rss_bytes'] / MIB:6,.0f} MiB"
+        f"  db {_s(run.get('db_cpu_seconds'))}"
         f"  {run['status']}, {len(run['findings'])} findings"
     )
 
 
+def _s(seconds: float | None) -> str:
+    return "-" if seconds is None else f"{seconds:.2f} s"
+
+
 def print_summary(rows: list[dict[str, Any]]) -> None:
     print(
-        f"{'bundle':<28} {'checkout':<8} runs  ratio median (range)   analyze  floor    CPU (floor)         tree peak      findings"
+        f"{'bundle':<28} {'checkout':<8} runs  ratio median (range)   analyze  floor    CPU (floor)        "
+        f" CPU ratio (range)   tree PSS peak    tree RSS peak   db CPU   findings"
     )
     for r in rows:
         print(
             f"{r['bundle']:<28} {r['checkout']:<8} {r['runs']:>4}  {r['ratio_median']:5.2f}x ({r['ratio_min']:.2f}-{r['ratio_max']:.2f})"
             f"   {r['seconds_median']:6.2f} s {r['floor_median']:5.2f} s"
-            f"  {r['cpu_seconds_median']:6.2f} s ({r['floor_cpu_median']:5.2f} s)  {r['peak_rss_mib_min']:,}-{r['peak_rss_mib_max']:,} MiB"
+            f"  {r['cpu_seconds_median']:6.2f} s ({r['floor_cpu_median']:5.2f} s)"
+            f"  {r['cpu_ratio_median']:5.2f}x ({r['cpu_ratio_min']:.2f}-{r['cpu_ratio_max']:.2f})"
+            f"  {r['peak_pss_mib_min']:,}-{r['peak_pss_mib_max']:,} MiB  {r['peak_rss_mib_min']:,}-{r['peak_rss_mib_max']:,} MiB"
+            f"  {_s(r['db_cpu_median'])}"
             f"  {r['findings']} {'LOST ' + ', '.join(r['findings_lost']) if r['findings_lost'] else ''}  {'/'.join(r['statuses'])}"
         )
 
@@ -258,6 +264,7 @@ def main(argv: list[str] | None = None) -> int:
         with b.open("rb") as fh:  # into the page cache
             while fh.read(1 << 24):
                 pass
+    become_subreaper()  # orphans of a command come here and count in its tree (bench.tree)
     checkouts = [Checkout("after", ROOT)] + ([Checkout("before", args.before)] if args.before else [])
     try:
         for c in checkouts:
