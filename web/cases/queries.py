@@ -74,6 +74,11 @@ def _ordered(digest: dict[str, object]) -> dict[str, object]:
     return out
 
 
+def class_count(case: Case) -> int:
+    """How many classes the case's slow logs have (0: no slow log)."""
+    return QueryClass.objects.filter(case=case).count()
+
+
 def report_queries(case: Case) -> tuple[list[dict[str, object]], int]:
     """The whole log's classes of the case report: the first ``REPORT_LIMIT`` by total query time,
     each its stored digest with its ``host`` and ``member``, and how many classes there are."""

@@ -450,6 +450,7 @@ def case_detail_context(*, case: Case) -> dict[str, object]:
         "findings": findings,
         "not_evaluated": not_evaluated,
         "verdict": expand_verdict(case.verdict, findings, page=True),
+        "query_classes": queries.class_count(case),
     }
     return masked(context)
 
