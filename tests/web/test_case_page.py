@@ -343,7 +343,7 @@ def test_the_queries_table_of_a_slow_log_follows_the_zoom(
         "() => [...document.querySelectorAll('#queries-table canvas.sparkline--query')].every(c => "
         "c.getContext('2d').getImageData(0, 0, c.width, c.height).data.some(v => v !== 0))"
     )
-    assert page.locator("#queries-p95-head").inner_text() == "p95"
+    assert page.locator("#queries-p95-head").text_content() == "p95"
     first.locator("summary").click()
     assert "'%gift%'" in first.locator(".queries__example").inner_text()
     page.locator("#queries").scroll_into_view_if_needed()
@@ -369,7 +369,7 @@ def test_the_queries_table_of_a_slow_log_follows_the_zoom(
     window = zoomed.value.json()
     assert window["whole_log"] is False and window["classes"] == 1
     assert 20 < window["queries"][0]["count"] < 60  # one a minute, the minutes of the window
-    assert page.locator("#queries-p95-head").inner_text() == "p95 (whole log)"
+    assert page.locator("#queries-p95-head").text_content() == "p95 (whole log)"
     assert "1 class," in page.locator("#queries-range").inner_text()
     page.locator("#queries").scroll_into_view_if_needed()
     page.locator("#queries").screenshot(path=str(out / "queries-zoomed-1440.png"))

@@ -409,7 +409,9 @@ class WindowQueryClassSerializer(QueryClassSerializer):
 class QuerySparkSerializer(serializers.Serializer):
     start = serializers.DateTimeField(allow_null=True)
     end = serializers.DateTimeField(allow_null=True)
-    points = serializers.IntegerField(help_text="Buckets, each at least a minute, at most 60.")
+    points = serializers.IntegerField(
+        help_text="Buckets of the same whole number of minutes from start to end, at most 60."
+    )
     unit = serializers.CharField()
 
 

@@ -3,17 +3,19 @@
 The ingest stores each slow log's digest (``QueryClass``: a class as ``analyzer.querydigest.queries``
 gives it) and each class minute by minute (``QueryMinute``). Over the whole log a class is its
 digest as stored. Over a window (the case page's chart zoom, ``?start=&end=``) its figures are the
-sums and greatest values of its minutes that overlap the window (whole minutes: a minute from
-12:00:00 counts in a window from 12:00:30), and its first and last seen those minutes' (within the
+sums and greatest values of its minutes that overlap the window ``[start, end)`` (whole minutes: the
+minute from 12:00:00 counts in a window from 12:00:30, not in one that ends at 12:00:00), and its first and last seen those minutes' (within the
 class's own first and last seen); its 95th percentile stays the whole log's (a percentile cannot
 be summed from per-minute figures), and so do its example and its extras.
 
 Every answer is bounded: at most ``limit`` classes (``MAX_LIMIT``), by total query time, most first;
-each with a sparkline of its query time, ``SPARK_POINTS`` buckets over the window (or the log).
+each with a sparkline of its query time, at most ``SPARK_POINTS`` buckets of whole minutes over the
+window (or the log).
 """
 
 from __future__ import annotations
 
+import math
 from datetime import datetime, timedelta
 
 from django.db import connection
@@ -145,7 +147,7 @@ def _window(
     if start is not None:
         rows = rows.filter(ts__gt=start - _MINUTE)  # the minute that holds ``start`` counts
     if end is not None:
-        rows = rows.filter(ts__lte=end)
+        rows = rows.filter(ts__lt=end)
     totals = rows.aggregate(classes=Count("number", distinct=True), query_time_s=Sum("query_time_s"))
     per_class = list(
         rows.values("number").annotate(**_WINDOW_FIGURES).order_by("-query_time_s", "number")[:limit]
@@ -192,8 +194,9 @@ def _window_item(row: dict[str, object], stored: QueryClass) -> dict[str, object
 def _spark_range(
     case: Case, start: datetime | None, end: datetime | None
 ) -> tuple[datetime, datetime, int] | None:
-    """The sparklines' span (the window; what the log covers where it leaves a side open) and their
-    number of buckets (at most ``SPARK_POINTS``, none shorter than a minute); None without minutes."""
+    """The sparklines' span: the window (what the log covers where it leaves a side open) widened to
+    whole minutes, cut into at most ``SPARK_POINTS`` buckets of the same whole number of minutes
+    (the last may reach past the window); and the number of buckets. None without minutes."""
     if start is None or end is None:
         span = QueryMinute.objects.filter(case=case).aggregate(first=Min("ts"), last=Max("ts"))
         if span["first"] is None:
@@ -202,8 +205,11 @@ def _spark_range(
         end = end or span["last"] + _MINUTE
     if end <= start:
         return None
-    minutes = max(1, int((end - start).total_seconds() // 60))
-    return start, end, min(SPARK_POINTS, minutes)
+    first = start.replace(second=0, microsecond=0)
+    minutes = max(1, math.ceil((end - first) / _MINUTE))
+    step = math.ceil(minutes / SPARK_POINTS)
+    points = math.ceil(minutes / step)
+    return first, first + points * step * _MINUTE, points
 
 
 def _add_sparks(
@@ -220,13 +226,13 @@ def _add_sparks(
         SELECT number, LEAST(GREATEST(width_bucket(extract(epoch FROM ts), %s, %s, %s), 1), %s) - 1,
                sum(query_time_s)
           FROM {QueryMinute._meta.db_table}
-         WHERE case_id = %s AND number = ANY(%s) AND ts > %s AND ts <= %s
+         WHERE case_id = %s AND number = ANY(%s) AND ts >= %s AND ts < %s
          GROUP BY 1, 2"""  # noqa: S608 - the table name is the model's own; values are parameters
     numbers = [int(item["number"]) for item in items]
     with connection.cursor() as cursor:
         cursor.execute(
             sql,
-            [start.timestamp(), end.timestamp(), points, points, case.pk, numbers, start - _MINUTE, end],
+            [start.timestamp(), end.timestamp(), points, points, case.pk, numbers, start, end],
         )
         found = cursor.fetchall()
     values = {n: [0.0] * points for n in numbers}

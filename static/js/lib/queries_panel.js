@@ -124,7 +124,9 @@ function row(q, data) {
   for (const text of cells) {
     tr.append(el("td", "num nowrap", text));
   }
-  tr.append(el("td", "nowrap", when(q.first_seen)), el("td", "nowrap", when(q.last_seen)));
+  const seen = el("td", "nowrap queries__seen");
+  seen.append(el("span", "", when(q.first_seen)), el("br"), el("span", "muted", when(q.last_seen)));
+  tr.append(seen);
   return tr;
 }
 
@@ -141,6 +143,7 @@ export function queriesPanel(section) {
   const note = section.querySelector("#queries-note");
   const rangeLabel = section.querySelector("#queries-range");
   const p95Head = section.querySelector("#queries-p95-head");
+  const countLabel = section.querySelector("#queries-count");
   let sequence = 0;
   let timer = null;
   let last = null;
@@ -157,6 +160,7 @@ export function queriesPanel(section) {
       ? `Whole slow log: ${classes}`
       : `${formatRange(start, end, zoneOffset(start))} (${formatDuration(end - start)}): ${classes}`;
     section.dataset.classes = String(data.classes);
+    countLabel.textContent = count(data.classes);
     if (!items.length) {
       wrap.hidden = true;
       showMessage(message, data.whole_log ? "The slow log has no class." : "No statement of the slow log in this range.");
