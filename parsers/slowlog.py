@@ -58,6 +58,12 @@ Output:
     ``example_ts`` datetime64[ns, UTC]; ``example`` str (the statement of the class's longest entry,
     the last of equals, as pt-query-digest picks it; at most ``EXAMPLE_CHARS``), ``schema``,
     ``user``, ``host`` str (of that entry), ``line_no``/``line_end`` int64 (its lines).
+    frame ``slowlog_class_minutes`` (one row per class and minute it has entries, by minute then
+    class): ``ts`` (the minute, as in ``slowlog``), ``class_no`` int64 (the class's row in
+    ``slowlog_classes``, 0-based), ``queries`` int64, ``query_time_s``, ``query_time_max_s``,
+    ``lock_time_s``, ``lock_time_max_s`` float64 (sums and greatest, seconds), ``rows_sent``,
+    ``rows_sent_max``, ``rows_examined``, ``rows_examined_max`` int64: a time window's figures of a
+    class are the sums (greatest) of its minutes (a 95th percentile is not: it is of the whole log).
     frame ``slowlog_clients`` (one row per user, host, address and schema seen): ``ts`` (as in
     ``slowlog_classes``), ``first_seen``, ``line_no``, ``user``, ``host``, ``ip``, ``schema``, ``queries``.
     ``meta``: ``variant``, ``server_version`` (from the header), ``entries``, ``utc_offset_s``
@@ -501,13 +507,15 @@ _EXAMPLE = ("statement", "ts", "schema", "user", "host", "line_no", "line_end", 
 
 class _Digest:
     """The classes of every block read so far: per class its sums, greatest and least values, first
-    and last seen, example, and pt-query-digest's buckets of its query times; the per-minute series
-    and the clients, block by block. Held: one row per class, per minute and per client."""
+    and last seen, example, and pt-query-digest's buckets of its query times; the per-minute series,
+    each class's minutes and the clients, block by block. Held: one row per class, per minute, per
+    class and minute, and per client."""
 
     def __init__(self) -> None:
         self.classes: dict[str, dict[str, object]] = {}
         self.buckets: Counter[int] = Counter()
         self.minutes: list[pd.DataFrame] = []
+        self.class_minutes: list[pd.DataFrame] = []
         self.clients: list[pd.DataFrame] = []
         self.entries = 0
 
@@ -517,8 +525,9 @@ class _Digest:
         self.entries += len(frame)
         prints = fingerprint_all(frame["statement"].tolist())
         frame = frame.assign(fingerprint=prints)
-        self._classes(frame)
+        gids = self._classes(frame)
         minute = frame["ts"].dt.floor("min")
+        self.class_minutes.append(_per_class_minute(frame.assign(ts=minute, class_no=gids)))
         self.minutes.append(
             frame.assign(ts=minute, queries=1)
             .groupby("ts", sort=False)
@@ -538,9 +547,11 @@ class _Digest:
         )
         if len(self.minutes) > 64:  # fold the blocks' rows so they stay one per minute and client
             self.minutes = [_fold_minutes(self.minutes)]
+            self.class_minutes = [_per_class_minute(pd.concat(self.class_minutes, ignore_index=True))]
             self.clients = [_fold_clients(self.clients)]
 
-    def _classes(self, frame: pd.DataFrame) -> None:
+    def _classes(self, frame: pd.DataFrame) -> np.ndarray:
+        """Fold a block's entries into the classes; returns each entry's class number (its ``gid``)."""
         extras = [c for c in EXTRA_COLUMNS if c in frame]
         grouped = frame.groupby("fingerprint", sort=False)
         agg = grouped.agg(
@@ -573,6 +584,7 @@ class _Digest:
         codes[:] = gids.to_numpy(dtype=np.int64) * 1000 + bucket_of(frame["query_time_s"].to_numpy())
         uniq, counts = np.unique(codes, return_counts=True)
         self.buckets.update(dict(zip(uniq.tolist(), counts.tolist(), strict=True)))
+        return codes // 1000
 
     def classes_frame(self) -> pd.DataFrame:
         by_gid: dict[int, dict[int, int]] = {}
@@ -662,6 +674,36 @@ def _fold_minutes(parts: list[pd.DataFrame]) -> pd.DataFrame:
         )  # fmt: skip
         .reset_index()
     )
+
+
+#: The figures of a class in a minute (``slowlog_class_minutes``): sums, and greatest values.
+_MINUTE_MAXES = ("query_time_max_s", "lock_time_max_s", "rows_sent_max", "rows_examined_max")
+CLASS_MINUTE_COLUMNS = ("ts", "class_no", "queries", *_SUMS, *_MINUTE_MAXES)
+
+
+def _per_class_minute(frame: pd.DataFrame) -> pd.DataFrame:
+    """Rows by minute (``ts``) and class (``class_no``) folded into one each, by minute then class:
+    entries (``queries`` absent: one each) or rows already folded (their sums and greatest added)."""
+    if "queries" in frame:
+        sums = {c: (c, "sum") for c in ("queries", *_SUMS)}
+        maxes = {m: (m, "max") for m in _MINUTE_MAXES}
+    else:
+        sums = {"queries": ("query_time_s", "size"), **{c: (c, "sum") for c in _SUMS}}
+        maxes = {m: (c, "max") for m, c in _MAXES.items()}
+    return frame.groupby(["ts", "class_no"], sort=True).agg(**sums, **maxes).reset_index()
+
+
+def _class_minutes_frame(parts: list[pd.DataFrame]) -> pd.DataFrame:
+    if not parts:
+        frame = pd.DataFrame({c: pd.Series([], dtype="int64") for c in CLASS_MINUTE_COLUMNS})
+        frame["ts"] = pd.Series([], dtype="datetime64[ns]")
+    else:
+        frame = _per_class_minute(pd.concat(parts, ignore_index=True))
+    frame = frame.reindex(columns=list(CLASS_MINUTE_COLUMNS))
+    frame["ts"] = pd.to_datetime(frame["ts"]).dt.tz_localize("UTC")
+    ints = ("class_no", "queries", "rows_sent", "rows_sent_max", "rows_examined", "rows_examined_max")
+    floats = ("query_time_s", "query_time_max_s", "lock_time_s", "lock_time_max_s")
+    return frame.astype({**{c: "int64" for c in ints}, **{c: "float64" for c in floats}})
 
 
 def _fold_clients(parts: list[pd.DataFrame]) -> pd.DataFrame:
@@ -766,7 +808,12 @@ def parse(stream: Iterable[str], *, member: str, clock: ClockHints) -> ParsedSou
     return ParsedSource(
         format=FORMAT,
         member=member,
-        frames={"slowlog": minutes, "slowlog_classes": classes, "slowlog_clients": clients},
+        frames={
+            "slowlog": minutes,
+            "slowlog_classes": classes,
+            "slowlog_class_minutes": _class_minutes_frame(digest.class_minutes),
+            "slowlog_clients": clients,
+        },
         clock=Clock.PER_LINE,
         warnings=warnings,
         meta=meta,

@@ -481,6 +481,61 @@ class SampleIndex(models.Model):
         return f"{self.member} {self.ts:%H:%M:%S} lines {self.line_start}-{self.line_end}"
 
 
+class QueryClass(models.Model):
+    """One class of statements of a slow query log of the case (``slowlog_classes`` of
+    parsers/slowlog.py): ``digest`` is the class over the whole log as ``analyzer.querydigest.queries``
+    gives it (count, query and lock time, rows, first and last seen, example; pt-query-digest's
+    checksum and 95th percentile), passwords masked; ``number`` identifies it in the case (0..n-1,
+    over every slow log of the case) for its ``QueryMinute`` rows; ``query_time_s`` is its total
+    query time (seconds), the order of the *Queries* table. Written by the ingest (COPY)."""
+
+    case = models.ForeignKey(
+        Case, on_delete=models.CASCADE, related_name="+", db_constraint=False, db_index=False
+    )  # BULK_ROWS: the unique index below starts with case
+    number = models.PositiveIntegerField()
+    host = models.CharField(max_length=255, blank=True, db_default="")  # Host.name
+    member = models.CharField(max_length=500)
+    checksum = models.CharField(max_length=32)
+    fingerprint = models.TextField()
+    query_time_s = models.FloatField()
+    digest = models.JSONField()
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["case", "number"], name="queryclass_case_number")]
+        indexes = [models.Index(fields=["case", "-query_time_s"], name="queryclass_case_time")]
+
+    def __str__(self) -> str:
+        return f"{self.checksum} {self.fingerprint[:60]}"
+
+
+class QueryMinute(models.Model):
+    """One class of a slow log (``QueryClass.number`` of the same case) in one minute that has entries
+    of it (``slowlog_class_minutes``): entries, query and lock time (sum and greatest, seconds), rows
+    sent and examined (sum and greatest). A time window's figures of a class are sums over its
+    minutes (a 95th percentile is not: it stays the whole log's). Written by the ingest (COPY)."""
+
+    case = models.ForeignKey(
+        Case, on_delete=models.CASCADE, related_name="+", db_constraint=False, db_index=False
+    )  # BULK_ROWS: the composite index below starts with case
+    number = models.PositiveIntegerField()
+    ts = models.DateTimeField()
+    queries = models.BigIntegerField()
+    query_time_s = models.FloatField()
+    query_time_max_s = models.FloatField()
+    lock_time_s = models.FloatField()
+    lock_time_max_s = models.FloatField()
+    rows_sent = models.BigIntegerField()
+    rows_sent_max = models.BigIntegerField()
+    rows_examined = models.BigIntegerField()
+    rows_examined_max = models.BigIntegerField()
+
+    class Meta:
+        indexes = [models.Index(fields=["case", "ts"], name="queryminute_case_ts")]
+
+    def __str__(self) -> str:
+        return f"class {self.number} {self.ts:%H:%M} {self.queries} queries"
+
+
 class Finding(models.Model):
     case = models.ForeignKey(Case, on_delete=models.CASCADE, related_name="findings")
     position = models.PositiveSmallIntegerField()  # most severe first

@@ -29,6 +29,7 @@ urlpatterns = [
     path("cases/<int:case_id>/status.json", views.case_status, name="case-status"),
     path("cases/<int:case_id>/timeline.json", views.case_timeline, name="case-timeline"),
     path("cases/<int:case_id>/moment.json", views.case_moment, name="case-moment"),
+    path("cases/<int:case_id>/queries.json", views.case_queries, name="case-queries"),
     path(
         "cases/<int:case_id>/findings.<str:fmt>",
         views.case_findings_export,
@@ -73,6 +74,7 @@ urlpatterns = [
     path("api/cases/<int:case_id>/findings/", api.case_findings_api, name="api-case-findings"),
     path("api/cases/<int:case_id>/series/", api.case_series_api, name="api-case-series"),
     path("api/cases/<int:case_id>/moment/", api.case_moment_api, name="api-case-moment"),
+    path("api/cases/<int:case_id>/queries/", api.case_queries_api, name="api-case-queries"),
     path("api/compare/", api.case_compare_api, name="api-compare"),
     path("api/cases/<int:case_id>/shares/", api_shares.share_list_create_api, name="api-shares"),
     path("api/cases/<int:case_id>/shares/<int:share_id>/", api_shares.share_detail_api, name="api-share"),

@@ -217,6 +217,28 @@ def test_reading_in_small_blocks_gives_the_same_digest(monkeypatch: pytest.Monke
     small = _parse(MARIADB)
     pd.testing.assert_frame_equal(small.frames["slowlog_classes"], whole.frames["slowlog_classes"])
     pd.testing.assert_frame_equal(small.frames["slowlog"], whole.frames["slowlog"])
+    pd.testing.assert_frame_equal(
+        small.frames["slowlog_class_minutes"], whole.frames["slowlog_class_minutes"]
+    )
+
+
+def test_each_class_minutes_add_up_to_its_digest() -> None:
+    """A window's figures are sums over ``slowlog_class_minutes``: over the whole log they are the
+    digest's, class by class; each row is one class in one minute, at the minute."""
+    src = _parse(FIXTURES / "mysql-5.7_log-timestamps-system_hand.log")
+    minutes, classes = src.frames["slowlog_class_minutes"], src.frames["slowlog_classes"]
+    assert not minutes.duplicated(["ts", "class_no"]).any()
+    assert (minutes["ts"] == minutes["ts"].dt.floor("min")).all()
+    folded = minutes.groupby("class_no").agg(
+        queries=("queries", "sum"), query_time_s=("query_time_s", "sum"),
+        query_time_max_s=("query_time_max_s", "max"), lock_time_s=("lock_time_s", "sum"),
+        rows_examined=("rows_examined", "sum"), rows_sent_max=("rows_sent_max", "max"),
+    )  # fmt: skip
+    assert folded.index.tolist() == list(range(len(classes)))
+    for column in folded.columns:
+        assert folded[column].to_numpy() == pytest.approx(classes[column].to_numpy()), column
+    first = minutes.groupby("class_no")["ts"].min()
+    assert (first.to_numpy() == classes["first_seen"].dt.floor("min").to_numpy()).all()
 
 
 def test_a_member_that_is_not_a_slow_log_is_refused() -> None:

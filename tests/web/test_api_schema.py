@@ -67,6 +67,7 @@ OPERATIONS = (
     "GET /api/cases/{case_id}/findings/",
     "GET /api/cases/{case_id}/series/",
     "GET /api/cases/{case_id}/moment/",
+    "GET /api/cases/{case_id}/queries/",
     "GET /api/compare/",
     "GET /api/cases/{case_id}/shares/",
     "POST /api/cases/{case_id}/shares/",

@@ -5,16 +5,20 @@ live server; Debian's chromium is driven by Playwright (see test_browser.py). Ch
 names the root-cause finding; every chart drew data; no sideways scrolling at 1,440, 1,024 and
 390 px; a zoom on one chart moves the others and the zoomed range is read again in detail; a click
 (and Enter on a focused chart) fills the moment panel; the time zone switch is remembered; axe-core
-finds no serious or critical violation; printing to PDF puts the verdict on the first page.
+finds no serious or critical violation; printing to PDF puts the verdict on the first page. A case
+with a slow log: its *Queries* table shows the classes with a sparkline each and follows a zoom.
 Screenshots and the PDF are kept under ``CASEBOOK_TEST_ARTIFACTS`` (default ``var/test-artifacts``).
 """
 
 from __future__ import annotations
 
+import io
 import os
 import shutil
 import subprocess
 import sys
+import tarfile
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
@@ -22,6 +26,7 @@ from django.core.files import File
 
 from tests.web.browser_steps import log_in, page_errors, settle, settled_scroll_width
 from tests.web.conftest import EXAMPLE_BUNDLE
+from tests.web.slowlogs import GIFT, SPENT, slow_log
 from tests.web.test_browser import browser  # noqa: F401 - the shared Chromium fixture
 from web.cases import selectors, services
 from web.ingest import tasks
@@ -285,3 +290,92 @@ def test_the_case_page_of_a_long_generated_capture(live_server, engineer, browse
     root_key = selectors.case_detail_context(case=case)["verdict"]["root_cause"]["key"]
     assert root_key == case.root_cause_key and case.findings.filter(key=root_key).exists()
     _check_case_page(browser, live_server, case, "long-capture", root_key)
+
+
+#: The long capture's start (bench/generate_bundle.py's default) and the slow log beside it: GIFT's
+#: class every minute of the 4 hours, SPENT's in the first hour, an administrator command (the
+#: sample's ``Quit``) in the last 40 minutes.
+LONG_START = datetime(2026, 4, 21, 14, 0, tzinfo=UTC)
+QUIT = 2
+ROWS = "() => document.querySelectorAll('#queries-table tbody tr').length"
+
+
+def _with_slow_log(bundle: Path, out: Path) -> Path:
+    """``bundle`` (a collector tarball of one directory) with a slow log added to its directory."""
+    entries = [(LONG_START + timedelta(minutes=m, seconds=7), GIFT) for m in range(240)]
+    entries += [(LONG_START + timedelta(minutes=m, seconds=31), SPENT) for m in range(60)]
+    entries += [(LONG_START + timedelta(minutes=m, seconds=47), QUIT) for m in range(200, 240)]
+    data = slow_log(sorted(entries)).encode()
+    with tarfile.open(bundle) as src, tarfile.open(out, "w:gz") as dst:
+        folder = src.getnames()[0].split("/")[0]
+        for member in src.getmembers():
+            dst.addfile(member, src.extractfile(member) if member.isfile() else None)
+        info = tarfile.TarInfo(f"{folder}/slow.log")
+        info.size = len(data)
+        dst.addfile(info, io.BytesIO(data))
+    return out
+
+
+def test_the_queries_table_of_a_slow_log_follows_the_zoom(
+    live_server,
+    engineer,
+    browser,  # noqa: F811
+    long_bundle,
+    tmp_path,
+) -> None:
+    case = _ingest(_with_slow_log(long_bundle, tmp_path / "long-slow.tar.gz"), "long-slow.tar.gz")
+    out = ARTIFACTS / "queries"
+    out.mkdir(parents=True, exist_ok=True)
+    context = browser.new_context(viewport={"width": 1440, "height": 900})
+    page = context.new_page()
+    errors = page_errors(page)
+    log_in(page, live_server.url)
+    _open_case(page, live_server.url, case)
+
+    # The whole log: its three classes, most query time first, each with its sparkline drawn.
+    page.wait_for_function(f"() => ({ROWS})() === 3")
+    first = page.locator("#queries-table tbody tr").first
+    assert (
+        first.locator(".queries__fingerprint").inner_text() == "select count(*) from orders where note like ?"
+    )
+    assert page.locator("#queries-table canvas.sparkline--query").count() == 3
+    assert page.evaluate(
+        "() => [...document.querySelectorAll('#queries-table canvas.sparkline--query')].every(c => "
+        "c.getContext('2d').getImageData(0, 0, c.width, c.height).data.some(v => v !== 0))"
+    )
+    assert page.locator("#queries-p95-head").text_content() == "p95"
+    first.locator("summary").click()
+    assert "'%gift%'" in first.locator(".queries__example").inner_text()
+    page.locator("#queries").scroll_into_view_if_needed()
+    for width in (1440, 390):
+        page.set_viewport_size({"width": width, "height": 900})
+        assert settled_scroll_width(page, width) == width, (width, _scroll_width(page), page.evaluate(WIDE))
+        page.screenshot(path=str(out / f"page-{width}.png"), full_page=True)
+        page.locator("#queries").screenshot(path=str(out / f"queries-{width}.png"))
+    page.set_viewport_size({"width": 1440, "height": 900})
+    settle(page, 1440)
+
+    # A zoom on a chart to minutes about 96-132: only GIFT's class has entries there.
+    canvas = page.locator("#chart-cpu canvas")
+    canvas.scroll_into_view_if_needed()
+    box = canvas.bounding_box()
+    with page.expect_response(lambda r: "queries.json?start=" in r.url, timeout=30_000) as zoomed:
+        page.mouse.move(box["x"] + box["width"] * 0.40, box["y"] + box["height"] * 0.5)
+        page.mouse.down()
+        page.mouse.move(box["x"] + box["width"] * 0.55, box["y"] + box["height"] * 0.5, steps=8)
+        page.mouse.up()
+    assert zoomed.value.status == 200
+    page.wait_for_function(f"() => ({ROWS})() === 1")
+    window = zoomed.value.json()
+    assert window["whole_log"] is False and window["classes"] == 1
+    assert 20 < window["queries"][0]["count"] < 60  # one a minute, the minutes of the window
+    assert page.locator("#queries-p95-head").text_content() == "p95 (whole log)"
+    assert "1 class," in page.locator("#queries-range").inner_text()
+    page.locator("#queries").scroll_into_view_if_needed()
+    page.locator("#queries").screenshot(path=str(out / "queries-zoomed-1440.png"))
+
+    # Back to the whole capture: the whole log again.
+    page.click("#reset-zoom")
+    page.wait_for_function(f"() => ({ROWS})() === 3")
+    assert not [e for e in errors if "Content Security Policy" in e or "Uncaught" in e], errors
+    context.close()

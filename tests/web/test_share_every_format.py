@@ -15,10 +15,11 @@ from pathlib import Path
 import pytest
 from django.test import Client
 
+from analyzer.querydigest import EXTRAS
 from parsers import registry
 from parsers.sensitive import declared
 from tests.web.conftest import ingest_ready
-from tests.web.share_planted import PASSWORDS, PLANTED, bundle, members
+from tests.web.share_planted import NUMBER, PASSWORDS, PLANTED, bundle, members
 from web.models import Case, Host, SampleIndex, Source
 from web.sharing import services as shares
 from web.sharing.redaction.redactor import Choices
@@ -39,8 +40,9 @@ def case(planted_bundle: Path) -> Case:
 
 
 def _urls(case: Case, base: str) -> list[str]:
-    """Every URL of a link: the page, status, timeline (whole, zoomed; JSON, CSV), report, findings
-    (JSON, CSV), and the moment at every sample instant, of the case and of each host."""
+    """Every URL of a link: the page, status, timeline (whole, zoomed; JSON, CSV), the slow log's
+    queries (whole, zoomed), report, findings (JSON, CSV), and the moment at every sample instant, of
+    the case and of each host."""
     times = sorted(
         {
             round(ts.timestamp() * 1000)
@@ -56,6 +58,8 @@ def _urls(case: Case, base: str) -> list[str]:
         f"{base}timeline.json{zoom}",
         f"{base}timeline.csv",
         f"{base}timeline.csv{zoom}",
+        f"{base}queries.json",
+        f"{base}queries.json{zoom}",
         f"{base}report.json",
         f"{base}findings.json",
         f"{base}findings.csv",
@@ -130,6 +134,14 @@ _VERDICT = {
     "state", "headline", "root_cause", "chain", "explains", "also_found", "links", "cause", "effect", "join",
     "sentence", "fix", "when", "check", "coverage", "evaluated", "not_evaluated", "failed", "missing",
 }  # fmt: skip
+#: A slow log's class (analyzer/querydigest.py ``queries``), as the report and queries.json send it.
+_QUERY = (
+    "fingerprint", "checksum", "count", "first_seen", "last_seen", "host", "member", "example", "extras",
+    *(f"example.{k}" for k in ("statement", "ts", "query_time_s", "schema", "line")),
+    *(f"{m}.{k}" for m in ("query_time_s", "lock_time_s", "rows_sent", "rows_examined") for k in ("sum", "avg", "max")),
+    "query_time_s", "lock_time_s", "rows_sent", "rows_examined", "query_time_s.p95",
+    *(f"extras.{k}" for k in EXTRAS),
+)  # fmt: skip
 #: Every key path a share response may hold (``[]``: any item of a list, ``*``: a key that is data:
 #: an evidence label, a rule's key); a finding's and the verdict's keys are checked by name.
 ALLOWED = {
@@ -153,7 +165,11 @@ ALLOWED = {
             "samples", "start", "variant", "warnings")),
         ".not_used", ".not_used[].member", ".not_used[].reason", ".warnings", ".findings", ".not_evaluated",
         ".not_evaluated[].host", ".not_evaluated[].key", ".not_evaluated[].outcome", ".not_evaluated[].reason",
-        ".rule_versions", ".rule_versions.*", ".verdict"},
+        ".rule_versions", ".rule_versions.*", ".verdict", ".query_classes", ".queries", *(
+            f".queries[].{k}" for k in _QUERY)},
+    "queries.json": {".start", ".end", ".whole_log", ".classes", ".query_time_s", ".spark", ".spark.start",
+        ".spark.end", ".spark.points", ".spark.unit", ".queries", *(f".queries[].{k}" for k in (
+            *_QUERY, "number", "share_pct", "spark"))},
     "moment.json": {".at", ".host", ".processlist", ".threads", ".raw", *(f".processlist.{k}" for k in (
             "active", "error", "omitted", "rows", "sessions", "ts")),
         *(f".processlist.rows[].{k}" for k in ("active", "command", "db", "fingerprint", "host", "id", "info",
@@ -212,3 +228,19 @@ def test_every_share_response_holds_only_the_keys_of_its_allow_list(case: Case) 
     assert set(seen) == set(ALLOWED)
     assert {name: paths - ALLOWED[name] for name, paths in seen.items() if paths - ALLOWED[name]} == {}
     assert ".findings" in seen["report.json"] and ".raw.sources[].lines" in seen["moment.json"]
+
+
+def test_a_redacted_link_shows_the_slow_logs_classes_through_its_redactor(case: Case) -> None:
+    """The *Queries* JSON of a redacted link: each fingerprint and example a fingerprint with the
+    link's pseudonyms, no checksum; the same link without redaction: the statements as logged."""
+    redacted = shares.share_create(case=case, user=None)
+    data = Client().get(f"{redacted.path}queries.json").json()
+    by_print = {q["fingerprint"]: q for q in data["queries"]}
+    update = by_print["update orders set total = total + ? where id = ?"]
+    assert update["example"]["statement"] == "update orders set total = total + ? where id = ?"
+    assert update["example"]["schema"].startswith("db-") and update["checksum"] is None
+    plain = shares.share_create(case=case, user=None, choices=NO_REDACTION)
+    data = Client().get(f"{plain.path}queries.json").json()
+    statements = {q["example"]["statement"] for q in data["queries"]}
+    assert f"UPDATE orders SET total = total + 1 WHERE id = {NUMBER}" in statements
+    assert all(len(q["checksum"]) == 32 for q in data["queries"])

@@ -34,6 +34,8 @@ from web.api.serializers import (
     FindingsSerializer,
     MomentQuerySerializer,
     MomentSerializer,
+    QueriesQuerySerializer,
+    QueriesSerializer,
     ReportSerializer,
     SeriesListSerializer,
     SeriesQuerySerializer,
@@ -227,6 +229,26 @@ def case_moment_api(request: Request, case_id: int) -> Response:
     except ValueError:
         raise exceptions.ValidationError({"host": ["not a host of this case"]}) from None
     return Response(moments.moment(case=case, at=query["at"], host=host))
+
+
+@extend_schema(
+    operation_id="cases_queries",
+    summary="The slow logs' classes of a case, whole log or a time window, most query time first",
+    parameters=[CASE_ID, QueriesQuerySerializer],
+    responses={200: QueriesSerializer, **error_responses(400, 404)},
+)
+@api_view(["GET"])
+def case_queries_api(request: Request, case_id: int) -> Response:
+    """Each class (pt-query-digest's fingerprint and checksum): count, query and lock time, rows,
+    first and last seen, an example, a sparkline; with ``start``/``end``, the sums of its minutes in
+    that window (its 95th percentile stays the whole log's)."""
+    case = selectors.case_for_user(user=request.user, case_id=case_id)
+    query = validated_query(QueriesQuerySerializer, request)
+    return Response(
+        selectors.case_queries(
+            case=case, start=query.get("start"), end=query.get("end"), limit=query["limit"]
+        )
+    )
 
 
 @extend_schema(

@@ -350,6 +350,106 @@ class VerdictSerializer(serializers.Serializer):
     coverage = CoverageSerializer()
 
 
+class QueryFiguresSerializer(serializers.Serializer):
+    sum = serializers.FloatField(allow_null=True)
+    avg = serializers.FloatField(allow_null=True)
+    max = serializers.FloatField(allow_null=True)
+
+
+class QueryTimeSerializer(QueryFiguresSerializer):
+    p95 = serializers.FloatField(
+        allow_null=True,
+        help_text="pt-query-digest's 95th percentile (seconds), always of the whole log, in a window too.",
+    )
+
+
+class QueryExampleSerializer(serializers.Serializer):
+    statement = serializers.CharField(help_text="The class's longest entry (at most 4,000 characters).")
+    ts = serializers.DateTimeField(allow_null=True)
+    query_time_s = serializers.FloatField(allow_null=True)
+    schema = serializers.CharField(allow_null=True)
+    line = serializers.IntegerField(help_text="Its first line in the member.")
+
+
+class QueryClassSerializer(serializers.Serializer):
+    """One class of a slow log (analyzer/querydigest.py ``queries``)."""
+
+    fingerprint = serializers.CharField()
+    checksum = serializers.CharField(
+        help_text="pt-query-digest's: the MD5 of the fingerprint, 32 hex digits."
+    )
+    count = serializers.IntegerField()
+    query_time_s = QueryTimeSerializer()
+    lock_time_s = QueryFiguresSerializer()
+    rows_sent = QueryFiguresSerializer()
+    rows_examined = QueryFiguresSerializer()
+    first_seen = serializers.DateTimeField(allow_null=True)
+    last_seen = serializers.DateTimeField(allow_null=True)
+    example = QueryExampleSerializer()
+    extras = serializers.DictField(
+        child=serializers.FloatField(allow_null=True),
+        required=False,
+        help_text="Sums of the fields the log has besides (Rows_affected, Tmp_disk_tables, Full_scan...), "
+        "whole log only.",
+    )
+    host = serializers.CharField(help_text="The host the slow log was placed on.")
+    member = serializers.CharField(help_text="The slow log's member in the bundle.")
+
+
+class WindowQueryClassSerializer(QueryClassSerializer):
+    number = serializers.IntegerField(help_text="The class's number in the case.")
+    share_pct = serializers.FloatField(
+        allow_null=True, help_text="Its share of the query time of the window."
+    )
+    spark = serializers.ListField(
+        child=serializers.FloatField(), help_text="Its query time (seconds) in each bucket of `spark`."
+    )
+
+
+class QuerySparkSerializer(serializers.Serializer):
+    start = serializers.DateTimeField(allow_null=True)
+    end = serializers.DateTimeField(allow_null=True)
+    points = serializers.IntegerField(
+        help_text="Buckets of the same whole number of minutes from start to end, at most 60."
+    )
+    unit = serializers.CharField()
+
+
+class QueriesSerializer(serializers.Serializer):
+    """The classes of a case's slow logs over the whole log or a window, by total query time."""
+
+    case = serializers.IntegerField()
+    start = serializers.DateTimeField(allow_null=True)
+    end = serializers.DateTimeField(allow_null=True)
+    whole_log = serializers.BooleanField(help_text="No window: the classes' digests as stored.")
+    classes = serializers.IntegerField(
+        help_text="Classes with entries in the window (all of them: not only those sent)."
+    )
+    query_time_s = serializers.FloatField(help_text="Their total query time (seconds).")
+    spark = QuerySparkSerializer()
+    queries = WindowQueryClassSerializer(many=True)
+
+
+class QueriesQuerySerializer(serializers.Serializer):
+    start = serializers.DateTimeField(
+        required=False, help_text="From this time (ISO 8601; UTC if no offset): the minute that holds it on."
+    )
+    end = serializers.DateTimeField(required=False, help_text="Up to this time (ISO 8601).")
+    limit = serializers.IntegerField(
+        required=False,
+        min_value=1,
+        max_value=500,
+        default=50,
+        help_text="Classes sent, most query time first.",
+    )
+
+    def validate_start(self, value: datetime) -> datetime:
+        return _in_range(value)
+
+    def validate_end(self, value: datetime) -> datetime:
+        return _in_range(value)
+
+
 class ReportSerializer(serializers.Serializer):
     """The same document as ``manage.py analyze --json``."""
 
@@ -374,6 +474,10 @@ class ReportSerializer(serializers.Serializer):
     )
     not_evaluated = serializers.ListField(child=serializers.DictField())
     rule_versions = serializers.DictField()
+    queries = QueryClassSerializer(
+        many=True, help_text="The slow logs' classes over the whole log, most query time first (at most 500)."
+    )
+    query_classes = serializers.IntegerField(help_text="How many classes the slow logs have.")
 
 
 class SeriesSerializer(serializers.Serializer):

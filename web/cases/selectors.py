@@ -7,6 +7,8 @@ the engineer's page and API, the ``analyze`` command, every share link built fro
 
 from __future__ import annotations
 
+from datetime import datetime
+
 from django.conf import settings
 from django.db.models import QuerySet
 from django.http import Http404
@@ -16,6 +18,7 @@ from analyzer.findings import severity_rank
 from analyzer.isotime import iso_utc as _iso
 from parsers.damage import damage_said
 from parsers.passwords import masked
+from web.cases import queries
 from web.cases.summaries import host_summaries
 from web.cases.verdicts import expand_verdict
 from web.history import compare
@@ -239,9 +242,11 @@ def findings_for_case(*, case: Case) -> list[dict[str, object]]:
 def case_report(*, case: Case) -> dict[str, object]:
     """The case as one JSON document (``analyze --json`` and ``GET /api/cases/<id>/``); times ISO 8601 UTC.
     ``verdict`` (docs/api.md) names the very objects of ``findings``; None for a case not analysed
-    since verdicts are stored (re-analyze it)."""
+    since verdicts are stored (re-analyze it). ``queries``: the slow logs' classes over the whole log,
+    by total query time (at most ``queries.REPORT_LIMIT``; ``query_classes`` counts them all)."""
     findings = findings_for_case(case=case)
     report_findings = [_report_finding(f) for f in findings]
+    digest, classes = queries.report_queries(case)
     report = {
         "case": case.pk,
         "url": f"{settings.PUBLIC_URL}/cases/{case.pk}/",
@@ -268,8 +273,22 @@ def case_report(*, case: Case) -> dict[str, object]:
             for r in case.rule_results.all()
         ],
         "rule_versions": case.rule_versions,
+        "queries": digest,
+        "query_classes": classes,
     }
     return masked(report)  # parser warnings and reasons quote the lines they read
+
+
+def case_queries(
+    *,
+    case: Case,
+    start: datetime | None = None,
+    end: datetime | None = None,
+    limit: int = queries.DEFAULT_LIMIT,
+) -> dict[str, object]:
+    """The slow logs' classes of ``case`` over the whole log or the window ``start``..``end``, by total
+    query time, at most ``limit`` (web/cases/queries.py ``case_queries``: the shape, what a window sums)."""
+    return {"case": case.pk, **queries.case_queries(case, start=start, end=end, limit=limit)}
 
 
 def _report_finding(f: dict[str, object]) -> dict[str, object]:
@@ -436,6 +455,7 @@ def case_detail_context(*, case: Case) -> dict[str, object]:
         "findings": findings,
         "not_evaluated": not_evaluated,
         "verdict": expand_verdict(case.verdict, findings, page=True),
+        "query_classes": queries.class_count(case),
     }
     return masked(context)
 

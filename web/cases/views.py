@@ -147,6 +147,7 @@ def case_detail(request: HttpRequest, case_id: int) -> HttpResponse:
         "status": reverse("case-status", args=[case.pk]),
         "timeline": reverse("case-timeline", args=[case.pk]),
         "moment": reverse("case-moment", args=[case.pk]),
+        "queries": reverse("case-queries", args=[case.pk]),
         "reanalyze": reverse("case-reanalyze", args=[case.pk]),
         "upload_download": reverse("case-upload", args=[case.pk]),
         "findings_json": reverse("case-findings-export", args=[case.pk, "json"]),
@@ -314,6 +315,18 @@ def case_timeline(request: HttpRequest, case_id: int) -> HttpResponse:
         services.case_keep_overview(case=case, overview=overview)
         return JsonResponse(overview)
     return JsonResponse(charts.timeline_charts(case=case, start=start, end=end, chart_ids=ids))
+
+
+@require_GET
+def case_queries(request: HttpRequest, case_id: int) -> HttpResponse:
+    """The *Queries* table's JSON (``selectors.case_queries``): the slow logs' classes over the whole
+    log, or with ``?start=&end=`` (epoch ms, the charts' zoom) over that window."""
+    case = selectors.case_for_user(user=request.user, case_id=case_id)
+    try:
+        start, end = ranges.range_params(request)
+    except ValueError:
+        return ranges.range_error()
+    return JsonResponse(selectors.case_queries(case=case, start=start, end=end))
 
 
 @require_GET

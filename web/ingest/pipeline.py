@@ -50,6 +50,8 @@ from web.models import (
     Finding,
     Host,
     NotUsedMember,
+    QueryClass,
+    QueryMinute,
     RawChunk,
     RuleResult,
     SampleIndex,
@@ -402,12 +404,24 @@ def _replace_derived(
     (raw chunks) of ``generation`` become current, those of other generations go. ``analysis``: the
     rules' outcome and the rest, perhaps still being worked out in another thread: the series and
     the sample index are written first, the rest once it is ready. One writer per kind of row."""
-    for model in (Source, NotUsedMember, Series, SeriesLevel, SampleIndex, Finding, RuleResult, Host):
+    derived = (
+        Source,
+        NotUsedMember,
+        Series,
+        SeriesLevel,
+        SampleIndex,
+        QueryMinute,
+        QueryClass,
+        Finding,
+        RuleResult,
+    )
+    for model in (*derived, Host):
         model.objects.filter(case=case).delete()
     RawChunk.objects.filter(case=case).exclude(generation=generation).delete()
     _write_hosts(case, bundle, timelines)
     _write_sources(case, bundle, timelines)
     _write_series(case, bundle, timelines)
+    _write_queries(case, bundle, timelines)
     _set_bundle_fields(case, bundle, generation)
     found = analysis.result()
     beat.check()
@@ -462,6 +476,20 @@ def _write_series(case: Case, bundle: Bundle, timelines: dict[str, Timeline]) ->
             bulk.copy_sample_index(
                 case.pk, s.frames.get(SAMPLE_LINES, s.main), member=s.member, format=s.format
             )
+
+
+def _write_queries(case: Case, bundle: Bundle, timelines: dict[str, Timeline]) -> None:
+    """The digest of every slow query log (``QueryClass``) and its classes minute by minute
+    (``QueryMinute``), by COPY (web/timeline/bulk.py); classes numbered across the case's logs."""
+    number = 0
+    for s in bundle.sources:
+        classes = s.frames.get("slowlog_classes")
+        if classes is None or not len(classes):
+            continue
+        host = bundle.host_of.get(s.member, (next(iter(timelines)), ""))[0]
+        number += bulk.copy_query_classes(
+            case.pk, classes, s.frames["slowlog_class_minutes"], host=host, member=s.member, first=number
+        )
 
 
 def _set_bundle_fields(case: Case, bundle: Bundle, generation: int) -> None:

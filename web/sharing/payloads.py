@@ -2,7 +2,8 @@
 
 Each function takes the payload the engineer's view would send (selectors, charts, moments) and the
 link's ``Redactor`` (None: the payload as it is, for callers outside a link) and returns what the
-link sends. Only allow-listed fields are sent (``CASE_KEYS``, ``REPORT_KEYS``, ``STATUS_KEYS``).
+link sends. Only allow-listed fields are sent (``CASE_KEYS``, ``REPORT_KEYS``, ``QUERIES_KEYS``,
+``QUERY_KEYS``, ``STATUS_KEYS``).
 Statement text becomes fingerprints where a format declares it (a session's ``info``, each
 format's raw lines: web/sharing/redaction/formats.py) and wherever a text quotes one; quoted text in
 parser warnings and reasons loses its quotes' content; then every string goes through the redactor
@@ -55,8 +56,45 @@ CASE_KEYS = (
 REPORT_KEYS = (
     "case", "url", "status", "failure_reason", "host", "kernel", "ncpu", "window", "utc_offset_s", "upload",
     "uploads", "hosts", "sources", "not_used", "warnings", "findings", "not_evaluated", "rule_versions",
-    "verdict",
+    "verdict", "queries", "query_classes",
 )  # fmt: skip
+#: The *Queries* JSON's fields a link sends (``selectors.case_queries``), and each class's.
+QUERIES_KEYS = ("start", "end", "whole_log", "classes", "query_time_s", "spark", "queries")
+QUERY_KEYS = (
+    "number", "host", "member", "fingerprint", "checksum", "count", "query_time_s", "lock_time_s", "rows_sent",
+    "rows_examined", "first_seen", "last_seen", "example", "extras", "share_pct", "spark",
+)  # fmt: skip
+
+
+def _query_classes(items: list[dict[str, object]], redactor: Redactor | None) -> list[dict[str, object]]:
+    """A slow log's classes as a link sends them: ``QUERY_KEYS`` only; on a link that redacts
+    literals, the fingerprint and the example's statement through ``marked_sql`` (a fingerprint,
+    marked as the redaction's own: the caller's ``walk`` then pseudonymises its names); on a link
+    that redacts anything, no checksum (the MD5 of the fingerprint before redaction: it would confirm
+    a guess of the names the link hides)."""
+    out = []
+    for item in items:
+        q = {k: item[k] for k in QUERY_KEYS if k in item}
+        if redactor is not None and redactor.choices.literals:
+            q["fingerprint"] = redactor.marked_sql(str(q.get("fingerprint", "")))
+            example = q.get("example")
+            if isinstance(example, dict):
+                q["example"] = {**example, "statement": redactor.marked_sql(example.get("statement"))}
+        if redactor is not None and redactor.choices.any:
+            q["checksum"] = None
+        out.append(q)
+    return out
+
+
+def queries(data: dict[str, object], redactor: Redactor | None) -> dict[str, object]:
+    """The *Queries* JSON (``selectors.case_queries``) as the link sends it: ``QUERIES_KEYS``, each
+    class as ``_query_classes`` makes it, then every string through the redactor (numbers as they are)."""
+    data = {k: data[k] for k in QUERIES_KEYS if k in data}
+    if redactor is None:
+        return data
+    data = redactor.clean(data)
+    data["queries"] = _query_classes(list(data.get("queries", [])), redactor)
+    return redactor.walk(data)
 
 
 def page_context(context: dict[str, object], redactor: Redactor | None) -> dict[str, object]:
@@ -129,6 +167,7 @@ def report(data: dict[str, object], redactor: Redactor | None, url: str) -> dict
         data["warnings"] = [_unquote(str(w)) for w in data.get("warnings", [])]
         data["findings"] = _culprit_statements(list(data.get("findings", [])), redactor)
         data["not_used"] = [{**n, "reason": _unquote(n["reason"])} for n in data.get("not_used", [])]
+    data["queries"] = _query_classes(list(data.get("queries", [])), redactor)
     # A finding's evidence is keyed by its labels ("query 'select ... from shop.t'"): data as keys.
     data["findings"] = [
         {**f, "evidence": {redactor.text(k): v for k, v in f.get("evidence", {}).items()}}

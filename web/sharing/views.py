@@ -160,6 +160,7 @@ def shared_page(request: HttpRequest, shared: Shared) -> HttpResponse:
         "status": f"{base}status.json",
         "timeline": f"{base}timeline.json",
         "moment": f"{base}moment.json",
+        "queries": f"{base}queries.json",
         "report": f"{base}report.json",
         "timeline_csv": f"{base}timeline.csv",
         "series_csv": f"{base}timeline.csv",
@@ -248,6 +249,16 @@ def shared_moment(request: HttpRequest, shared: Shared) -> HttpResponse:
 
 
 @shared_view
+def shared_queries(request: HttpRequest, shared: Shared) -> HttpResponse:
+    try:
+        start, end = ranges.range_params(request)
+    except ValueError:
+        return ranges.range_error()
+    data = selectors.case_queries(case=shared.case, start=start, end=end)
+    return JsonResponse(share_payloads.queries(data, shared.redactor))
+
+
+@shared_view
 def shared_report(request: HttpRequest, shared: Shared) -> HttpResponse:
     data = selectors.case_report(case=shared.case)
     return JsonResponse(share_payloads.report(data, shared.redactor, request.build_absolute_uri(shared.base)))
@@ -291,6 +302,7 @@ _ENDPOINTS = (
     ("timeline.json", shared_timeline, "timeline"),
     ("timeline.csv", shared_timeline_csv, "timeline-csv"),
     ("moment.json", shared_moment, "moment"),
+    ("queries.json", shared_queries, "queries"),
     ("report.json", shared_report, "report"),
     ("findings.json", shared_findings_json, "findings-json"),
     ("findings.csv", shared_findings_csv, "findings-csv"),

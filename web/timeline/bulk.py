@@ -1,4 +1,5 @@
-"""Bulk writes with PostgreSQL COPY (psycopg 3): series, the sample index, raw chunks.
+"""Bulk writes with PostgreSQL COPY (psycopg 3): series, the sample index, raw chunks, a slow log's
+query classes and their minutes.
 
 Rows go to ``COPY ... FROM STDIN``, never built as ORM objects: the sample index as CSV in chunks
 (timestamps formatted with NumPy in one vectorised call; pandas' ``to_csv(date_format=...)``
@@ -9,6 +10,7 @@ compressed bytes as they are, not as text).
 from __future__ import annotations
 
 import itertools
+import json
 import struct
 from collections.abc import Iterable
 
@@ -16,9 +18,11 @@ import numpy as np
 import pandas as pd
 from django.db import connection
 
+from analyzer.querydigest import queries
 from parsers.damage import pg_safe
+from parsers.passwords import masked
 from parsers.rawtext import TextChunk
-from web.models import RawChunk, SampleIndex, Series, SeriesLevel
+from web.models import QueryClass, QueryMinute, RawChunk, SampleIndex, Series, SeriesLevel
 from web.timeline.levels import levels_of
 
 #: Rows per write() call: large enough to amortise the call, small enough to bound memory.
@@ -186,3 +190,48 @@ def copy_sample_index(case_id: int, main: pd.DataFrame, *, member: str, format: 
     )
     _copy(SampleIndex, frame)
     return len(frame)
+
+
+#: The columns of ``slowlog_class_minutes`` (parsers/slowlog.py) stored in ``QueryMinute``.
+MINUTE_FIGURES = (
+    "queries", "query_time_s", "query_time_max_s", "lock_time_s", "lock_time_max_s", "rows_sent",
+    "rows_sent_max", "rows_examined", "rows_examined_max",
+)  # fmt: skip
+
+
+def copy_query_classes(
+    case_id: int, classes: pd.DataFrame, minutes: pd.DataFrame, *, host: str, member: str, first: int
+) -> int:
+    """Write a slow log's digest: a ``QueryClass`` row per class of ``classes`` (``slowlog_classes``,
+    its ``digest`` the class as ``analyzer.querydigest.queries`` gives it, passwords masked) numbered
+    from ``first`` in the order of ``classes``, and a ``QueryMinute`` row per row of ``minutes``
+    (``slowlog_class_minutes``, whose ``class_no`` is a row of ``classes``); both of ``member`` on
+    ``host``. Returns the number of classes written."""
+    if not len(classes):
+        return 0
+    digest = {q["fingerprint"]: q for q in queries(classes)}
+    prints = classes["fingerprint"].tolist()
+    items = [pg_safe(masked(digest[fp])) for fp in prints]
+    _copy(
+        QueryClass,
+        pd.DataFrame(
+            {
+                "case_id": case_id,
+                "number": np.arange(first, first + len(prints)),
+                "host": pg_safe(host),
+                "member": pg_safe(member[:500]),
+                "checksum": [q["checksum"] for q in items],
+                "fingerprint": [q["fingerprint"] for q in items],
+                "query_time_s": classes["query_time_s"].to_numpy(dtype="float64"),
+                "digest": [json.dumps(q, default=str) for q in items],
+            }
+        ),
+    )
+    timed = minutes.dropna(subset=["ts"])
+    if len(timed):
+        frame = timed[list(MINUTE_FIGURES)].copy()
+        frame.insert(0, "ts", _iso_utc(timed["ts"]))
+        frame.insert(0, "number", timed["class_no"].to_numpy(dtype="int64") + first)
+        frame.insert(0, "case_id", case_id)
+        _copy(QueryMinute, frame)
+    return len(prints)

@@ -6,7 +6,8 @@
 // (server local time, UTC or the viewer's, remembered in localStorage), polls the status while the
 // case is not final and reloads when it is, draws the timeline (sections, overview strip, heatmaps,
 // detail re-read on zoom), links the findings to it ("Show on charts", sparklines), and fills the
-// Moment panel when a chart is clicked (GET moment.json?t=<epoch ms>).
+// Moment panel when a chart is clicked (GET moment.json?t=<epoch ms>), and the Queries table of a
+// slow log (#queries, data-queries-url), which follows the charts' zoom.
 //
 // Everything shown in the Moment panel comes from the upload (SQL text, host and user names, raw
 // lines): it is put on the page with textContent only.
@@ -26,6 +27,7 @@ import {
 } from "../lib/timefmt.js";
 import { drawSparkline, hostColour } from "../lib/charts.js";
 import { momentPanel } from "../lib/moment_panel.js";
+import { queriesPanel } from "../lib/queries_panel.js";
 import { buildTimeline } from "../lib/timeline/index.js";
 
 const FINAL_STATUSES = new Set(["ready", "failed"]);
@@ -225,7 +227,8 @@ function rangeText(min, max) {
   return `Showing ${formatRange(min, max, zoneOffset(min))} (${formatDuration(max - min)})`;
 }
 
-async function setupCharts(url) {
+// `queries`: the Queries panel (lib/queries_panel.js) that follows the zoom, or null.
+async function setupCharts(url, queries) {
   const container = document.getElementById("charts");
   const message = document.getElementById("charts-message");
   const toolbar = document.getElementById("charts-toolbar");
@@ -252,6 +255,9 @@ async function setupCharts(url) {
     rangeLabel.textContent = rangeText(min, max);
     updateCsvLink(csvLink, controller, min, max);
     loadDetail(min, max);
+    if (queries && controller) {
+      queries.follow(min, max, min <= controller.extent[0] && max >= controller.extent[1]);
+    }
   };
   try {
     controller = buildTimeline(container, document.getElementById("overview"), timeline, {
@@ -452,7 +458,13 @@ function main() {
     pollStatus(page.dataset.statusUrl, status);
   }
   if (status === "ready") {
-    setupCharts(page.dataset.timelineUrl);
+    const section = document.getElementById("queries");
+    const queries = section ? queriesPanel(section) : null;
+    if (queries) {
+      queries.load();
+      zoneListeners.push(() => queries.redraw());
+    }
+    setupCharts(page.dataset.timelineUrl, queries);
   }
 }
 
