@@ -13,8 +13,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
 from analyzer.findings import Finding, Link, NotEvaluated, RuleFailed
-from analyzer.timeline import Timeline
-from analyzer.verdict import Verdict, coverage, decide
+from analyzer.reasoning.verdict import Verdict, coverage, decide
+from analyzer.timeline.timeline import Timeline
 from parsers.passwords import masked
 
 RuleFn = Callable[[Timeline], Finding | None]
@@ -96,19 +96,19 @@ class Outcome:
     not_evaluated: list[NotEvaluated] = field(default_factory=list)
     failed: list[RuleFailed] = field(default_factory=list)
     versions: dict[str, int] = field(default_factory=dict)
-    #: How the findings explain one another, each shown by a join in the bundle (analyzer/links.py).
+    #: How the findings explain one another, each shown by a join in the bundle (analyzer/reasoning/links.py).
     links: list[Link] = field(default_factory=list)
-    #: The root cause, its chain and fix (analyzer/verdict.py), set with the links.
+    #: The root cause, its chain and fix (analyzer/reasoning/verdict.py), set with the links.
     verdict: Verdict | None = None
 
 
 def conclude(out: Outcome, timelines: Mapping[str | None, Timeline]) -> Outcome:
-    """Fill ``out.links`` from its findings (``analyzer.links.find_links``; a join that raised is
+    """Fill ``out.links`` from its findings (``analyzer.reasoning.links.find_links``; a join that raised is
     recorded as ``RuleFailed("join:<cause>-><effect>")``), then ``out.verdict`` (``verdict.decide``).
     Returns the outcome with every password masked (``parsers.passwords.masked``: a rule quotes
     statements and command lines in its texts, evidence and culprit), so no finding, link, verdict
     or failure the engine hands on holds one."""
-    from analyzer.links import find_links  # noqa: PLC0415 - the joins import rule modules, which import this one
+    from analyzer.reasoning.links import find_links  # noqa: PLC0415 - the joins import rule modules, which import this one
 
     found = find_links(out.findings, timelines)
     out.links = found.links
@@ -156,7 +156,7 @@ CROSS_HOST_KEY = "cross-host"
 def run_hosts(timelines: Mapping[str, Timeline], *, only: tuple[str, ...] | None = None) -> Outcome:
     """Run every rule over each host's timeline (``timelines``: ``Host.name`` -> its Timeline, the
     case's first host first), then, for two hosts or more, the cross-host rules
-    (``analyzer.cluster.cross_host_findings``).
+    (``analyzer.cluster.rules.cross_host_findings``).
 
     Each rule sees one host's timeline only, so it is calibrated to that host (its CPUs, disks and
     variables). Every finding of a host gets ``host`` (its ``hosts`` stay empty); its ``NotEvaluated``
@@ -165,7 +165,7 @@ def run_hosts(timelines: Mapping[str, Timeline], *, only: tuple[str, ...] | None
     hosts' findings kept. Findings are ordered most severe first across hosts, then by start, then by
     host (the case's order) and key; one host keeps ``run``'s order exactly.
     """
-    from analyzer.cluster import cross_host_findings  # noqa: PLC0415 - cluster may use this module
+    from analyzer.cluster.rules import cross_host_findings  # noqa: PLC0415 - cluster may use this module
 
     out = Outcome()
     position = {name: i for i, name in enumerate(timelines)}

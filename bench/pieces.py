@@ -7,7 +7,7 @@ Usage::
 Each member (a capture file on disk, e.g. extracted from a ``bench/generate_bundle.py`` bundle) is
 cut as the ingest cuts it (``parsers.ingest.pieces.split`` at its markers, ``piece_bytes`` for its
 format and size) and every piece is run, in this process, through the steps a parse process runs
-(``parsers.ingest.pieces.Work`` with the ingest's reducer ``analyzer.timeline.reduce_piece``):
+(``parsers.ingest.pieces.Work`` with the ingest's reducer ``analyzer.timeline.timeline.reduce_piece``):
 
 - ``parse``: ``parse_piece`` with the reducer's ``parse_options``;
 - ``reduce``: ``reduce_piece`` of the parsed piece;
@@ -35,7 +35,7 @@ sys.path.insert(0, str(ROOT))
 
 import pandas as pd  # noqa: E402
 
-from analyzer.timeline import reduce_piece  # noqa: E402
+from analyzer.timeline.timeline import reduce_piece  # noqa: E402
 from parsers import registry  # noqa: E402
 from parsers.base import ClockHints  # noqa: E402
 from parsers.ingest.pieces import Work, parse_piece, piece_bytes, split  # noqa: E402

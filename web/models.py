@@ -161,7 +161,7 @@ class Case(models.Model):
     # The timeline JSON of the whole capture (charts.timeline_charts), built once at ingest so the
     # page does not aggregate a long capture's series on every visit; zoomed ranges are read live.
     charts_overview = models.JSONField(null=True, blank=True)
-    # The verdict the analysis reached (analyzer/verdict.py), stored at publication: the root cause and
+    # The verdict the analysis reached (analyzer/reasoning/verdict.py), stored at publication: the root cause and
     # the chain to the worst symptom as references to the case's findings, the causal links with their
     # evidence, the fix. Pages, the API, the report and share links expand it (web/cases/selectors.py).
     verdict = models.JSONField(default=dict, blank=True, db_default={})
@@ -345,7 +345,7 @@ class Source(models.Model):
     meta = models.JSONField(default=dict)
     warnings = models.JSONField(default=list)  # [{"line", "code", "message"}], capped
     warning_count = models.PositiveIntegerField(default=0)
-    #: What the member became among the captures of its source (analyzer/primary.py): the primary
+    #: What the member became among the captures of its source (analyzer/timeline/primary.py): the primary
     #: capture rules and charts read, an overlap kept for its raw lines, or a whole-run summary.
     role = models.CharField(max_length=10, choices=SourceRole.choices, blank=True)
     role_reason = models.CharField(max_length=500, blank=True)

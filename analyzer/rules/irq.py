@@ -30,8 +30,8 @@ from analyzer.detect import (
 from analyzer.engine import rule
 from analyzer.findings import Evidence, Finding, Severity, Window
 from analyzer.texts import RuleTexts
-from analyzer.timeline import OTHER_IRQ, Timeline
-from analyzer.windows import sustained, within
+from analyzer.timeline.timeline import OTHER_IRQ, Timeline
+from analyzer.timeline.windows import sustained, within
 
 # The local timer ticks at most CONFIG_HZ = 1000 times a second per busy CPU (250 on many distros;
 # tickless idle CPUs far less). Device interrupts and IPIs come on top.

@@ -11,8 +11,8 @@ from analyzer.detect import cite, field_rows, growth, span, status
 from analyzer.engine import rule
 from analyzer.findings import Finding, Severity
 from analyzer.texts import RuleTexts
-from analyzer.timeline import Timeline
-from analyzer.windows import sustained
+from analyzer.timeline.timeline import Timeline
+from analyzer.timeline.windows import sustained
 
 # --- listen-queue-overflow -------------------------------------------------------------------
 LISTEN_OVERFLOWS_MIN = 1  # any overflow is a refused or delayed connection attempt

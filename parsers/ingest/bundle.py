@@ -161,7 +161,7 @@ def read_bundle(
     ``processes`` > 0, see ``pieces.Work``) is applied to each parsed piece where it was parsed (times
     not yet shifted to UTC when ``ts_is_local``); the bundle keeps only what it returns, so a large
     member is never held whole. The caller hands it in: the ingest passes the analysis's
-    ``analyzer.timeline.reduce_piece``; None keeps every parsed frame whole.
+    ``analyzer.timeline.timeline.reduce_piece``; None keeps every parsed frame whole.
 
     ``keep_text(member, chunks)`` receives, in order, the text of every member handed to a parser as
     compressed chunks of whole lines (``parsers.rawtext``), numbered as the parsers number them:

@@ -9,7 +9,7 @@ bytes as uploaded, with universal newlines applied (``\\r\\n`` and a lone ``\\r`
 A piece is decoded (UTF-8 with replacement) and parsed by the format's own ``parse`` where a
 runner puts it: in this process (:class:`LocalRunner`) or in a parse process
 (``parsers.ingest.pool.PiecePool``). :class:`Work` says what else is done there: a reducer (a
-callable handed in by the caller, e.g. the analysis's ``analyzer.timeline.reduce_piece``) applied to the
+callable handed in by the caller, e.g. the analysis's ``analyzer.timeline.timeline.reduce_piece``) applied to the
 parsed piece, and the piece's text compressed into chunks (``parsers.rawtext``), so that only
 reduced frames and compressed text come back. :class:`Pipeline` keeps pieces of consecutive
 members in flight together and hands back each member's result, in member order.

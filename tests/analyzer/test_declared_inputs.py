@@ -12,7 +12,7 @@ import pandas as pd
 import pytest
 
 from analyzer import engine
-from analyzer.timeline import Timeline
+from analyzer.timeline.timeline import Timeline
 from parsers.ingest.bundle import read_bundle
 
 BUNDLES = Path(__file__).resolve().parent.parent / "fixtures" / "bundles"

@@ -27,7 +27,7 @@ from pathlib import Path
 import pytest
 
 from analyzer import engine
-from analyzer.timeline import Timeline, reduce_piece
+from analyzer.timeline.timeline import Timeline, reduce_piece
 from parsers import registry
 from parsers.base import Blocks
 from parsers.ingest import pieces

@@ -8,7 +8,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from analyzer.timeline import reduce_piece
+from analyzer.timeline.timeline import reduce_piece
 from parsers.ingest.bundle import Bundle, read_bundle
 from parsers.ingest.fanout import assemble, parse_part, plan_bundle
 from parsers.ingest.pieces import Work

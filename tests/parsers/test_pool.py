@@ -308,7 +308,7 @@ def _bundle(tmp_path: Path) -> Path:
 
 
 def test_a_bundle_read_by_parse_processes_comes_out_in_member_order(tmp_path: Path, monkeypatch) -> None:
-    from analyzer.timeline import reduce_piece
+    from analyzer.timeline.timeline import reduce_piece
     from parsers.ingest.bundle import read_bundle
 
     path = _bundle(tmp_path)

@@ -475,7 +475,7 @@ def test_pieces_parsed_by_parse_processes_give_the_same_case(
 def test_the_ingest_hands_the_analysis_reducer_to_the_pipeline(tmp_path: Path, monkeypatch) -> None:
     """The reduce step is an object the ingest passes in (``web.ingest.work.PIECE_REDUCER``), not a name the
     pipeline imports: whatever the ingest holds there is what reduces every parsed member."""
-    from analyzer.timeline import reduce_piece
+    from analyzer.timeline.timeline import reduce_piece
 
     assert piece_work.PIECE_REDUCER is reduce_piece
     seen: list[str] = []

@@ -28,9 +28,9 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from analyzer.fingerprint import fingerprints
-from analyzer.timeline import value_is
-from analyzer.windows import median_step_ns
+from analyzer.statements.fingerprint import fingerprints
+from analyzer.timeline.timeline import value_is
+from analyzer.timeline.windows import median_step_ns
 
 #: Nearest snapshots at most this far apart describe "the same moment" at the least: pt-stalk and the
 #: collector start ps, SHOW PROCESSLIST and vmstat in the same second but not at the same instant,
