@@ -22,7 +22,8 @@ import types
 from collections.abc import Iterator
 from pathlib import Path
 
-from analyzer.engine import RULE_FAMILIES, RuleSpec, rules
+from analyzer.engine import RULE_FAMILIES, rules
+from analyzer.rules.registry import RuleSpec
 from analyzer.texts import RuleTexts
 
 INTRO = """\

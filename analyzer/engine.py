@@ -1,28 +1,31 @@
-"""The rule registry and the engine that runs every rule over a timeline.
+"""The engine that runs every rule over a timeline, and the rule families it runs.
 
-A rule is a pure function ``(Timeline) -> Finding | None`` registered with ``@rule``, declaring the
-inputs it needs (all required) and those it can use. The engine, not the rule, handles absence and
-failure (the shape of insights-core's ``@rule`` and troubleshoot's analyzers): missing required
-input gives ``NotEvaluated``, an exception gives ``RuleFailed``, and the other rules still run.
+A rule is a pure function ``(Timeline) -> Finding | None`` registered with ``@rule``
+(analyzer/rules/registry.py), declaring the inputs it needs (all required) and those it can use. The
+engine, not the rule, handles absence and failure (the shape of insights-core's ``@rule`` and
+troubleshoot's analyzers): missing required input gives ``NotEvaluated``, an exception gives
+``RuleFailed``, and the other rules still run.
 """
 
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable, Mapping
+import importlib
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 
+from analyzer.cluster.rules import cross_host_findings
 from analyzer.findings import Finding, Link, NotEvaluated, RuleFailed
+from analyzer.reasoning.links import find_links
 from analyzer.reasoning.verdict import Verdict, coverage, decide
+from analyzer.rules.registry import RuleSpec, registered
 from analyzer.timeline.timeline import Timeline
 from parsers.passwords import masked
 
-RuleFn = Callable[[Timeline], Finding | None]
-
-#: The rule families: the modules of analyzer/rules/, each imported once so that its @rule decorators
-#: register. Declared, not discovered: ``analyzer.rules`` imports every name here when it is imported
-#: (at the latest at the end of this module), so a misspelt or missing family raises
-#: ``ModuleNotFoundError`` at start-up instead of leaving its rules silently unrun.
+#: The rule families: the modules of analyzer/rules/, each imported once by this module so that its
+#: @rule decorators register. Declared, not discovered: a misspelt or missing family raises
+#: ``ModuleNotFoundError`` when this module is imported, at start-up, instead of leaving its rules
+#: silently unrun.
 RULE_FAMILIES = (
     "cpu",
     "memory",
@@ -40,51 +43,12 @@ RULE_FAMILIES = (
     "caches",
 )
 
-
-@dataclass(frozen=True, slots=True)
-class RuleSpec:
-    key: str
-    version: int
-    requires: tuple[str, ...]
-    optional: tuple[str, ...]
-    fn: RuleFn
-    any_of: tuple[tuple[str, ...], ...] = ()
-
-    @property
-    def declared(self) -> frozenset[str]:
-        """Every input the rule names: required, optional and each ``any_of`` group's."""
-        return frozenset((*self.requires, *self.optional, *(n for group in self.any_of for n in group)))
-
-
-_REGISTRY: dict[str, RuleSpec] = {}
-
-
-def rule(
-    *,
-    key: str,
-    requires: tuple[str, ...] = (),
-    optional: tuple[str, ...] = (),
-    any_of: tuple[tuple[str, ...], ...] = (),
-    version: int = 1,
-) -> Callable[[RuleFn], RuleFn]:
-    """Register a rule under ``key``. ``requires``, ``optional`` and ``any_of`` name ``Timeline.inputs``:
-    every name in ``requires`` must be present, and at least one name of each ``any_of`` group
-    (``(("vmstat", "mpstat_cpu"),)``: either source of the same measure will do)."""
-
-    def register(fn: RuleFn) -> RuleFn:
-        if key in _REGISTRY and _REGISTRY[key].fn is not fn:
-            raise ValueError(f"rule key {key!r} registered twice")
-        _REGISTRY[key] = RuleSpec(
-            key, version, tuple(requires), tuple(optional), fn, tuple(map(tuple, any_of))
-        )
-        return fn
-
-    return register
+FAMILIES = tuple(importlib.import_module(f"analyzer.rules.{family}") for family in RULE_FAMILIES)
 
 
 def rules() -> dict[str, RuleSpec]:
     """All registered rules by key (every family in ``RULE_FAMILIES`` is imported with this module)."""
-    return dict(_REGISTRY)
+    return registered()
 
 
 @dataclass(slots=True)
@@ -108,8 +72,6 @@ def conclude(out: Outcome, timelines: Mapping[str | None, Timeline]) -> Outcome:
     Returns the outcome with every password masked (``parsers.passwords.masked``: a rule quotes
     statements and command lines in its texts, evidence and culprit), so no finding, link, verdict
     or failure the engine hands on holds one."""
-    from analyzer.reasoning.links import find_links  # noqa: PLC0415 - the joins import rule modules, which import this one
-
     found = find_links(out.findings, timelines)
     out.links = found.links
     out.failed += [RuleFailed(f"join:{pair}", error) for pair, error in found.failed.items()]
@@ -165,8 +127,6 @@ def run_hosts(timelines: Mapping[str, Timeline], *, only: tuple[str, ...] | None
     hosts' findings kept. Findings are ordered most severe first across hosts, then by start, then by
     host (the case's order) and key; one host keeps ``run``'s order exactly.
     """
-    from analyzer.cluster.rules import cross_host_findings  # noqa: PLC0415 - cluster may use this module
-
     out = Outcome()
     position = {name: i for i, name in enumerate(timelines)}
     for name, tl in timelines.items():
@@ -191,7 +151,3 @@ def run_hosts(timelines: Mapping[str, Timeline], *, only: tuple[str, ...] | None
         )
     )
     return conclude(out, timelines)
-
-
-# Last, once ``rule`` and ``RULE_FAMILIES`` exist: import every declared family (analyzer/rules/__init__.py).
-import analyzer.rules  # noqa: E402, F401

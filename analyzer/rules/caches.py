@@ -16,8 +16,8 @@ import re
 import pandas as pd
 
 from analyzer.detect import cite, status, sustained, sustained_samples, variable_number, with_setting
-from analyzer.engine import rule
 from analyzer.findings import Evidence, Finding, Severity, Window
+from analyzer.rules.registry import rule
 from analyzer.texts import RuleTexts
 from analyzer.timeline.timeline import Timeline
 

@@ -21,9 +21,9 @@ from analyzer.detect import (
     with_setting,
     within_slack,
 )
-from analyzer.engine import rule
 from analyzer.evidence import threads
 from analyzer.findings import Culprit, Finding, Severity, Window
+from analyzer.rules.registry import rule
 from analyzer.texts import RuleTexts
 from analyzer.timeline.timeline import Timeline
 from analyzer.timeline.windows import sustained

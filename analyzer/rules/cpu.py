@@ -30,9 +30,9 @@ from analyzer.detect import (
     vmstat_rate_evidence,
 )
 from analyzer.detect import busy as busy_pct
-from analyzer.engine import rule
 from analyzer.evidence import consumers
 from analyzer.findings import Evidence, Finding, Severity, Window
+from analyzer.rules.registry import rule
 from analyzer.texts import RuleTexts
 from analyzer.timeline.timeline import Timeline
 from analyzer.timeline.windows import sustained, within

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import pandas as pd
 
-from analyzer.engine import rule
 from analyzer.findings import Evidence, Finding, Severity, Window
+from analyzer.rules.registry import rule
 from analyzer.texts import RuleTexts
 from analyzer.timeline.timeline import Timeline
 

@@ -12,9 +12,9 @@ import numpy as np
 import pandas as pd
 
 from analyzer.detect import cite, span, variable_number, with_setting
-from analyzer.engine import rule
 from analyzer.evidence import blockers
 from analyzer.findings import Culprit, Finding, Severity, Window
+from analyzer.rules.registry import rule
 from analyzer.texts import RuleTexts
 from analyzer.timeline.timeline import Timeline
 

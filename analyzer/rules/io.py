@@ -24,9 +24,9 @@ from analyzer.detect import (
     sustained_samples,
     within_slack,
 )
-from analyzer.engine import rule
 from analyzer.evidence.consumers import aio_waiting_program, cpu_busy_program, d_state_programs
 from analyzer.findings import Evidence, Finding, Severity, Window
+from analyzer.rules.registry import rule
 from analyzer.texts import RuleTexts
 from analyzer.timeline.timeline import Timeline
 from analyzer.timeline.windows import sustained, within

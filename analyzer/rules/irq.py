@@ -27,8 +27,8 @@ from analyzer.detect import (
     sustained_samples,
     vmstat_rate_evidence,
 )
-from analyzer.engine import rule
 from analyzer.findings import Evidence, Finding, Severity, Window
+from analyzer.rules.registry import rule
 from analyzer.texts import RuleTexts
 from analyzer.timeline.timeline import OTHER_IRQ, Timeline
 from analyzer.timeline.windows import sustained, within

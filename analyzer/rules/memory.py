@@ -10,8 +10,8 @@ means memory is oversubscribed now, not once.
 from __future__ import annotations
 
 from analyzer.detect import column_evidence, held_seconds, per_run, step_seconds
-from analyzer.engine import rule
 from analyzer.findings import Finding, Severity, Window
+from analyzer.rules.registry import rule
 from analyzer.texts import RuleTexts
 from analyzer.timeline.timeline import Timeline
 from analyzer.timeline.windows import sustained, within

@@ -42,9 +42,9 @@ from analyzer.detect import (
     variables_evidence,
     within_slack,
 )
-from analyzer.engine import rule
 from analyzer.evidence import threads
 from analyzer.findings import Evidence, Finding, Severity, Window
+from analyzer.rules.registry import rule
 from analyzer.texts import RuleTexts
 from analyzer.timeline.timeline import Timeline
 from analyzer.timeline.windows import within

@@ -12,8 +12,8 @@ import pandas as pd
 from analyzer.cluster.replica_causes import lag_cause
 from analyzer.cluster.topology import LAG_CRITICAL_S, LAG_S, lag_growth
 from analyzer.detect import cite, span
-from analyzer.engine import rule
 from analyzer.findings import Finding, Severity
+from analyzer.rules.registry import rule
 from analyzer.texts import RuleTexts
 from analyzer.timeline.timeline import Timeline
 

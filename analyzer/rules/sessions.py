@@ -40,9 +40,9 @@ from analyzer.detect import (
     top_values,
     within_slack,
 )
-from analyzer.engine import rule
 from analyzer.evidence import blockers, threads
 from analyzer.findings import Evidence, Finding, Severity, Window
+from analyzer.rules.registry import rule
 from analyzer.texts import RuleTexts
 from analyzer.timeline.timeline import Timeline, value_is
 from analyzer.timeline.windows import sustained, within
