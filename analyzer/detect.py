@@ -16,8 +16,8 @@ import math
 import numpy as np
 import pandas as pd
 
-from analyzer.evidence import threads
 from analyzer.findings import Culprit, Evidence, Finding, Window
+from analyzer.timeline.pairing import pair_moments
 from analyzer.timeline.timeline import STATUS_KEPT, Timeline, value_is
 from analyzer.timeline.windows import median_step_ns, sustained, within
 
@@ -257,7 +257,7 @@ def nearest(left_ts: pd.Series, right: pd.DataFrame, column: str | pd.Series) ->
     """For each distinct ``left_ts``, the value of ``column`` at the nearest ``right`` sample (NaN when
     none is within the join tolerance). Indexed by the left times."""
     values = right[column] if isinstance(column, str) else column
-    pairs = threads.pair_moments(left_ts, right["ts"])
+    pairs = pair_moments(left_ts, right["ts"])
     by_ts = pd.Series(values.to_numpy(), index=right["ts"]).groupby(level=0).mean()
     out = by_ts.reindex(pairs["other_ts"]).to_numpy()
     return pd.Series(out, index=pd.Index(pairs["ts"]), dtype="float64")

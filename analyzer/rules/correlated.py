@@ -55,6 +55,7 @@ from analyzer.evidence import threads
 from analyzer.findings import Evidence, Finding, Severity, Window
 from analyzer.rules.registry import rule
 from analyzer.texts import RuleTexts
+from analyzer.timeline.pairing import join_tolerance
 from analyzer.timeline.timeline import Timeline, value_is
 from analyzer.timeline.windows import sustained, within
 
@@ -195,7 +196,7 @@ def _sessions_beside(
     pl = tl.frame("processlist")
     if not len(pl) or not dominant:
         return []
-    tolerance = threads.join_tolerance(d.by_wchan.index.to_series(), pl["ts"])
+    tolerance = join_tolerance(d.by_wchan.index.to_series(), pl["ts"])
     near = pl[((pl["ts"] - at).abs() <= tolerance).to_numpy()]
     side = threads.threads_beside_sessions(ps[(ps["ts"] == at).to_numpy()], near, tolerance=tolerance)
     if at not in side.index or pd.isna(side.loc[at, "processlist_ts"]):
@@ -264,7 +265,7 @@ def load_from_uninterruptible_threads(tl: Timeline) -> Finding | None:
     if not d.windows:
         return None
     windows = d.windows
-    tol = threads.join_tolerance(vm["ts"], ps["ts"] if len(ps) else vm["ts"])
+    tol = join_tolerance(vm["ts"], ps["ts"] if len(ps) else vm["ts"])
     vm_in = vm[within_slack(vm["ts"], windows, tol)]
     evidence, agree, peak_d, median_d, dominant = _ps_d_evidence(tl, d, bar)
     agree += ["vmstat b"] if d.vm_windows else []
@@ -429,7 +430,7 @@ def commit_serialization(tl: Timeline) -> Finding | None:
         Evidence(f"'{s}'", c, "session-snapshots", "processlist.state", member, lines)
         for s, c in top_values(shown)
     ]
-    tol = threads.join_tolerance(pl["ts"], vm["ts"])
+    tol = join_tolerance(pl["ts"], vm["ts"])
     vm_in = vm[within_slack(vm["ts"], windows, tol)]
     evidence += column_evidence(
         tl,

@@ -21,10 +21,10 @@ from analyzer.detect import (
     with_setting,
     within_slack,
 )
-from analyzer.evidence import threads
 from analyzer.findings import Culprit, Finding, Severity, Window
 from analyzer.rules.registry import rule
 from analyzer.texts import RuleTexts
+from analyzer.timeline.pairing import join_tolerance
 from analyzer.timeline.timeline import Timeline
 from analyzer.timeline.windows import sustained
 
@@ -348,7 +348,7 @@ def _busiest_statement(tl: Timeline, windows: list[Window]) -> Culprit | None:
     pl = tl.frame("processlist")
     if not len(pl) or "fingerprint" not in pl:
         return None
-    tol = threads.join_tolerance(pl["ts"])
+    tol = join_tolerance(pl["ts"])
     active = pl[within_slack(pl["ts"], windows, tol) & pl["active"].astype(bool) & pl["fingerprint"].notna()]
     if not len(active):
         return None

@@ -46,6 +46,7 @@ from analyzer.evidence import threads
 from analyzer.findings import Evidence, Finding, Severity, Window
 from analyzer.rules.registry import rule
 from analyzer.texts import RuleTexts
+from analyzer.timeline.pairing import join_tolerance
 from analyzer.timeline.timeline import Timeline
 from analyzer.timeline.windows import within
 
@@ -329,7 +330,7 @@ def tmp_table_churn(tl: Timeline) -> Finding | None:
     if not windows:
         return None
     pl = tl.frame("processlist")
-    tol = threads.join_tolerance(pl["ts"])
+    tol = join_tolerance(pl["ts"])
     in_pl = pl[within_slack(pl["ts"], windows, tol)]
     tmp_rows = in_pl[in_pl["active"].astype(bool) & state_in(in_pl, TMP_STATES)]
     snap_in = within_slack(t.tmp_n.index.to_series(), windows, tol)
@@ -422,7 +423,7 @@ def table_cache_contention(tl: Timeline) -> Finding | None:
         Evidence(f"State '{s}'", c, "session-snapshots", "processlist.state", member, lines)
         for s, c in top_values(rows["state"])
     ]  # fmt: skip
-    evidence += status_evidence(tl, windows, threads.join_tolerance(pl["ts"]), (
+    evidence += status_evidence(tl, windows, join_tolerance(pl["ts"]), (
         ("Table_open_cache_misses", "Table_open_cache_misses per second (median)", "rate"),
         ("Table_open_cache_overflows", "Table_open_cache_overflows per second (median)", "rate"),
         ("Opened_tables", "Opened_tables per second (median)", "rate"),

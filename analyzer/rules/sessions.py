@@ -40,10 +40,11 @@ from analyzer.detect import (
     top_values,
     within_slack,
 )
-from analyzer.evidence import blockers, threads
+from analyzer.evidence import blockers
 from analyzer.findings import Evidence, Finding, Severity, Window
 from analyzer.rules.registry import rule
 from analyzer.texts import RuleTexts
+from analyzer.timeline.pairing import join_tolerance
 from analyzer.timeline.timeline import Timeline, value_is
 from analyzer.timeline.windows import sustained, within
 
@@ -138,7 +139,7 @@ def active_sessions_overload(tl: Timeline) -> Finding | None:
         Evidence("CPUs", ncpu, "cpus", "ncpu"),
         Evidence("active sessions per CPU (median)", round(median / ncpu, 1), "sessions/cpu", "processlist.active"),
     ]  # fmt: skip
-    tol = threads.join_tolerance(pl["ts"])
+    tol = join_tolerance(pl["ts"])
     running = status_evidence(tl, windows, tol, (("Threads_running", "Threads_running (median)", "median"),))
     vm = tl.frame("vmstat")
     vm_in = vm[within_slack(vm["ts"], windows, tol)] if "r" in vm else vm.iloc[0:0]

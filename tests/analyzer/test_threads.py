@@ -7,6 +7,7 @@ import pandas as pd
 import pytest
 
 from analyzer.evidence import threads
+from analyzer.timeline.pairing import join_tolerance, pair_moments
 from tests.analyzer.captures import (
     FIRST_MYSQLD_TID,
     SEED000_QUERY,
@@ -24,14 +25,14 @@ def _ts(*seconds: float) -> pd.Series:
 
 
 def test_pair_moments_takes_the_nearest_snapshot_within_the_tolerance() -> None:
-    pairs = threads.pair_moments(_ts(0, 10, 20), _ts(0.4, 9.0, 30), tolerance=pd.Timedelta(seconds=2))
+    pairs = pair_moments(_ts(0, 10, 20), _ts(0.4, 9.0, 30), tolerance=pd.Timedelta(seconds=2))
     assert (pairs["other_ts"] - pairs["ts"]).dt.total_seconds().tolist()[:2] == [0.4, -1.0]
     assert pd.isna(pairs["other_ts"].iloc[2])  # 10 s from the nearest: another moment
 
 
 def test_the_default_tolerance_widens_to_half_the_sparser_interval() -> None:
-    assert threads.join_tolerance(_ts(0, 1, 2)) == pd.Timedelta(seconds=2)
-    assert threads.join_tolerance(_ts(0, 1, 2), _ts(0, 30, 60)) == pd.Timedelta(seconds=15)
+    assert join_tolerance(_ts(0, 1, 2)) == pd.Timedelta(seconds=2)
+    assert join_tolerance(_ts(0, 1, 2), _ts(0, 30, 60)) == pd.Timedelta(seconds=15)
 
 
 def test_d_threads_by_wchan_counts_only_the_servers_d_threads() -> None:

@@ -80,7 +80,7 @@ def test_sustained_ignores_the_intervals_next_to_a_missing_time() -> None:
 
 def test_the_median_interval_is_read_from_distinct_times_in_any_order() -> None:
     from analyzer.detect import step_seconds
-    from analyzer.evidence.threads import median_interval
+    from analyzer.timeline.pairing import median_interval
 
     rng = np.random.default_rng(11)
     for _ in range(200):
