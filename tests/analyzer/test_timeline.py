@@ -12,7 +12,8 @@ import pytest
 from analyzer.timeline.timeline import IRQ_LINES_KEPT, OTHER_IRQ, Timeline, prepare, reduce_piece
 from parsers import interrupts, ps, registry
 from parsers.base import ClockHints
-from parsers.ingest.pieces import Work, parse_piece, split
+from parsers.ingest.cutting import split
+from parsers.ingest.pieces import Work, parse_piece
 from tests.analyzer.captures import processlist_text
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"

@@ -333,7 +333,7 @@ def test_the_text_of_every_parsed_member_is_kept_line_for_line(
 ) -> None:
     monkeypatch.setattr("parsers.rawtext.CHUNK_BYTES", 4096)  # several chunks a member
     if whole_max:
-        monkeypatch.setattr("parsers.ingest.pieces.WHOLE_MAX_BYTES", whole_max)
+        monkeypatch.setattr("parsers.ingest.cutting.WHOLE_MAX_BYTES", whole_max)
     case = _ingest(example2_tarball)
     members = list(case.sources.exclude(samples=0).values_list("member", flat=True))
     assert len(members) >= 5
@@ -436,7 +436,7 @@ def test_pieces_parsed_by_parse_processes_give_the_same_case(
     example2_tarball: Path, settings, monkeypatch
 ) -> None:
     monkeypatch.setattr(
-        "parsers.ingest.pieces.PIECE_BYTES", 20_000
+        "parsers.ingest.cutting.PIECE_BYTES", 20_000
     )  # every snapshot member in several pieces
 
     def summary(case: Case) -> tuple:

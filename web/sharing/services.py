@@ -25,7 +25,8 @@ from redis.exceptions import RedisError
 from parsers import registry
 from parsers.base import ClockHints, ParseError
 from parsers.ingest.hosts import UNKNOWN_HOST
-from parsers.ingest.pieces import parse_piece, split
+from parsers.ingest.cutting import split
+from parsers.ingest.pieces import parse_piece
 from parsers.rawtext import text_of
 from web.models import Case, Finding, Host, RawChunk, ShareLink, Source
 from web.sharing.redaction import formats
