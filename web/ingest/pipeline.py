@@ -40,10 +40,10 @@ from parsers.ingest.malloc import release_memory, resident_bytes
 from parsers.ingest.pool import keep_warm
 from parsers.ingest.workfile import WorkFileError
 from parsers.rawtext import TextChunk
+from web.faults import TransientError, is_transient
 from web.history.services import case_refresh_search
 from web.ingest import work as piece_work
 from web.ingest.claims import Claim, ClaimLost, Heartbeat, holds_claim, poison_reason, update_if_held
-from web.ingest.faults import TransientError, is_transient
 from web.models import (
     Case,
     CaseStatus,
