@@ -258,14 +258,14 @@ def test_the_modules_of_the_project_import_each_other_without_a_circle() -> None
 
 
 def _unit(name: str, modules: dict[str, Path]) -> str:
-    """The package of ``top`` (``cases/``) or the top-level module (``models.py``) a module is in."""
+    """The package of ``top`` (``cases/``) or the top-level module (``audit.py``) a module is in."""
     top, first = name.split(".")[:2]
     return f"{first}/" if modules[f"{top}.{first}"].name == "__init__.py" else f"{first}.py"
 
 
 @pytest.mark.parametrize("top", ["analyzer", "web"])
 def test_the_packages_import_each_other_without_a_loop(top: str) -> None:
-    """Between the packages and top-level modules of analyzer/ and of web/ (``cases/``, ``models.py``):
+    """Between the packages and top-level modules of analyzer/ and of web/ (``cases/``, ``audit.py``):
     no loop, counting every import, inside a function too. A package may be read from the top of the
     map down: each one uses only what is below it."""
     modules = _project_modules()
