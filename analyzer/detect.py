@@ -5,7 +5,7 @@ netstat -s, /proc/vmstat), server variables, baselines, evidence builders (``cit
 
 One module so that a newcomer reads each helper once and every family measures the same way (one
 ``held_seconds``, one notion of "sustained", one quiet level). Rules import from here, never from
-another family's file. No Django, no I/O: pure functions over ``analyzer.timeline.Timeline`` frames.
+another family's file. No Django, no I/O: pure functions over ``analyzer.timeline.timeline.Timeline`` frames.
 """
 
 from __future__ import annotations
@@ -16,10 +16,10 @@ import math
 import numpy as np
 import pandas as pd
 
-from analyzer import join
 from analyzer.findings import Culprit, Evidence, Finding, Window
-from analyzer.timeline import STATUS_KEPT, Timeline, value_is
-from analyzer.windows import median_step_ns, sustained, within
+from analyzer.timeline.pairing import pair_moments
+from analyzer.timeline.timeline import STATUS_KEPT, Timeline, value_is
+from analyzer.timeline.windows import median_step_ns, sustained, within
 
 __all__ = [
     "BASELINE_MIN_SAMPLES",
@@ -135,7 +135,7 @@ SAME_STEP_TOLERANCE = 0.10
 def per_run(frame: pd.DataFrame) -> list[pd.DataFrame]:
     """``frame`` split into runs of one tool at one interval, without since-boot reports.
 
-    The timeline keeps one primary capture per source and moment (``analyzer.primary``), so the
+    The timeline keeps one primary capture per source and moment (``analyzer.timeline.primary``), so the
     members of a frame follow each other in time. Members that follow each other at the same
     interval (two pt-stalk collections back to back) are joined into one run, in time order;
     a member at another interval, or after a gap, starts a run of its own: rates and sustained
@@ -257,7 +257,7 @@ def nearest(left_ts: pd.Series, right: pd.DataFrame, column: str | pd.Series) ->
     """For each distinct ``left_ts``, the value of ``column`` at the nearest ``right`` sample (NaN when
     none is within the join tolerance). Indexed by the left times."""
     values = right[column] if isinstance(column, str) else column
-    pairs = join.pair_moments(left_ts, right["ts"])
+    pairs = pair_moments(left_ts, right["ts"])
     by_ts = pd.Series(values.to_numpy(), index=right["ts"]).groupby(level=0).mean()
     out = by_ts.reindex(pairs["other_ts"]).to_numpy()
     return pd.Series(out, index=pd.Index(pairs["ts"]), dtype="float64")

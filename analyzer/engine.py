@@ -1,28 +1,31 @@
-"""The rule registry and the engine that runs every rule over a timeline.
+"""The engine that runs every rule over a timeline, and the rule families it runs.
 
-A rule is a pure function ``(Timeline) -> Finding | None`` registered with ``@rule``, declaring the
-inputs it needs (all required) and those it can use. The engine, not the rule, handles absence and
-failure (the shape of insights-core's ``@rule`` and troubleshoot's analyzers): missing required
-input gives ``NotEvaluated``, an exception gives ``RuleFailed``, and the other rules still run.
+A rule is a pure function ``(Timeline) -> Finding | None`` registered with ``@rule``
+(analyzer/rules/registry.py), declaring the inputs it needs (all required) and those it can use. The
+engine, not the rule, handles absence and failure (the shape of insights-core's ``@rule`` and
+troubleshoot's analyzers): missing required input gives ``NotEvaluated``, an exception gives
+``RuleFailed``, and the other rules still run.
 """
 
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable, Mapping
+import importlib
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 
+from analyzer.cluster.rules import cross_host_findings
 from analyzer.findings import Evidence, Finding, Link, NotEvaluated, RuleFailed
-from analyzer.timeline import Timeline
-from analyzer.verdict import Verdict, coverage, decide
+from analyzer.reasoning.links import find_links
+from analyzer.reasoning.verdict import Verdict, coverage, decide
+from analyzer.rules.registry import RuleSpec, registered
+from analyzer.timeline.timeline import Timeline
 from parsers.passwords import masked
 
-RuleFn = Callable[[Timeline], Finding | None]
-
-#: The rule families: the modules of analyzer/rules/, each imported once so that its @rule decorators
-#: register. Declared, not discovered: ``analyzer.rules`` imports every name here when it is imported
-#: (at the latest at the end of this module), so a misspelt or missing family raises
-#: ``ModuleNotFoundError`` at start-up instead of leaving its rules silently unrun.
+#: The rule families: the modules of analyzer/rules/, each imported once by this module so that its
+#: @rule decorators register. Declared, not discovered: a misspelt or missing family raises
+#: ``ModuleNotFoundError`` when this module is imported, at start-up, instead of leaving its rules
+#: silently unrun.
 RULE_FAMILIES = (
     "cpu",
     "memory",
@@ -41,51 +44,12 @@ RULE_FAMILIES = (
     "waits",
 )
 
-
-@dataclass(frozen=True, slots=True)
-class RuleSpec:
-    key: str
-    version: int
-    requires: tuple[str, ...]
-    optional: tuple[str, ...]
-    fn: RuleFn
-    any_of: tuple[tuple[str, ...], ...] = ()
-
-    @property
-    def declared(self) -> frozenset[str]:
-        """Every input the rule names: required, optional and each ``any_of`` group's."""
-        return frozenset((*self.requires, *self.optional, *(n for group in self.any_of for n in group)))
-
-
-_REGISTRY: dict[str, RuleSpec] = {}
-
-
-def rule(
-    *,
-    key: str,
-    requires: tuple[str, ...] = (),
-    optional: tuple[str, ...] = (),
-    any_of: tuple[tuple[str, ...], ...] = (),
-    version: int = 1,
-) -> Callable[[RuleFn], RuleFn]:
-    """Register a rule under ``key``. ``requires``, ``optional`` and ``any_of`` name ``Timeline.inputs``:
-    every name in ``requires`` must be present, and at least one name of each ``any_of`` group
-    (``(("vmstat", "mpstat_cpu"),)``: either source of the same measure will do)."""
-
-    def register(fn: RuleFn) -> RuleFn:
-        if key in _REGISTRY and _REGISTRY[key].fn is not fn:
-            raise ValueError(f"rule key {key!r} registered twice")
-        _REGISTRY[key] = RuleSpec(
-            key, version, tuple(requires), tuple(optional), fn, tuple(map(tuple, any_of))
-        )
-        return fn
-
-    return register
+FAMILIES = tuple(importlib.import_module(f"analyzer.rules.{family}") for family in RULE_FAMILIES)
 
 
 def rules() -> dict[str, RuleSpec]:
     """All registered rules by key (every family in ``RULE_FAMILIES`` is imported with this module)."""
-    return dict(_REGISTRY)
+    return registered()
 
 
 @dataclass(slots=True)
@@ -97,20 +61,18 @@ class Outcome:
     not_evaluated: list[NotEvaluated] = field(default_factory=list)
     failed: list[RuleFailed] = field(default_factory=list)
     versions: dict[str, int] = field(default_factory=dict)
-    #: How the findings explain one another, each shown by a join in the bundle (analyzer/links.py).
+    #: How the findings explain one another, each shown by a join in the bundle (analyzer/reasoning/links.py).
     links: list[Link] = field(default_factory=list)
-    #: The root cause, its chain and fix (analyzer/verdict.py), set with the links.
+    #: The root cause, its chain and fix (analyzer/reasoning/verdict.py), set with the links.
     verdict: Verdict | None = None
 
 
 def conclude(out: Outcome, timelines: Mapping[str | None, Timeline]) -> Outcome:
-    """Fill ``out.links`` from its findings (``analyzer.links.find_links``; a join that raised is
+    """Fill ``out.links`` from its findings (``analyzer.reasoning.links.find_links``; a join that raised is
     recorded as ``RuleFailed("join:<cause>-><effect>")``), then ``out.verdict`` (``verdict.decide``).
     Returns the outcome with every password masked (``parsers.passwords.masked``: a rule quotes
     statements and command lines in its texts, evidence and culprit), so no finding, link, verdict
     or failure the engine hands on holds one."""
-    from analyzer.links import find_links  # noqa: PLC0415 - the joins import rule modules, which import this one
-
     found = find_links(out.findings, timelines)
     out.links = found.links
     out.failed += [RuleFailed(f"join:{pair}", error) for pair, error in found.failed.items()]
@@ -178,7 +140,7 @@ CROSS_HOST_KEY = "cross-host"
 def run_hosts(timelines: Mapping[str, Timeline], *, only: tuple[str, ...] | None = None) -> Outcome:
     """Run every rule over each host's timeline (``timelines``: ``Host.name`` -> its Timeline, the
     case's first host first), then, for two hosts or more, the cross-host rules
-    (``analyzer.cluster.cross_host_findings``).
+    (``analyzer.cluster.rules.cross_host_findings``).
 
     Each rule sees one host's timeline only, so it is calibrated to that host (its CPUs, disks and
     variables). Every finding of a host gets ``host`` (its ``hosts`` stay empty); its ``NotEvaluated``
@@ -187,8 +149,6 @@ def run_hosts(timelines: Mapping[str, Timeline], *, only: tuple[str, ...] | None
     hosts' findings kept. Findings are ordered most severe first across hosts, then by start, then by
     host (the case's order) and key; one host keeps ``run``'s order exactly.
     """
-    from analyzer.cluster import cross_host_findings  # noqa: PLC0415 - cluster may use this module
-
     out = Outcome()
     position = {name: i for i, name in enumerate(timelines)}
     for name, tl in timelines.items():
@@ -213,7 +173,3 @@ def run_hosts(timelines: Mapping[str, Timeline], *, only: tuple[str, ...] | None
         )
     )
     return conclude(out, timelines)
-
-
-# Last, once ``rule`` and ``RULE_FAMILIES`` exist: import every declared family (analyzer/rules/__init__.py).
-import analyzer.rules  # noqa: E402, F401

@@ -71,7 +71,7 @@ CULPRIT_KINDS: tuple[str, ...] = (
     "transaction",  # an InnoDB transaction: id = trx id, user/host/statement of its session
     "process",  # an OS process: id = PID, statement = its command line
     "thread",  # an OS thread: id = TID, statement = its command line
-    "statement",  # a query: id = its fingerprint (analyzer/fingerprint.py)
+    "statement",  # a query: id = its fingerprint (analyzer/statements/fingerprint.py)
     "host",  # a server of the bundle (a cluster node) or a client host
     "filesystem",  # a mount point: id = the mount, statement = what MySQL keeps there
     "setting",  # a server or kernel variable: id = its name, statement = its value
@@ -123,12 +123,12 @@ class Finding:
     rule_version: int = 1
     culprit: Culprit | None = None
     #: The server the finding is about (``Host.name``; the engine sets it when it runs a host's rules),
-    #: or None in a one-host analysis outside a case. A cross-host finding (analyzer/cluster.py)
+    #: or None in a one-host analysis outside a case. A cross-host finding (analyzer/cluster/rules.py)
     #: leaves ``host`` None and names every server it involves in ``hosts``, the cause first.
     #: (``Culprit.host`` is something else: the client host of a blamed session, user@host.)
     host: str | None = None
     hosts: tuple[str, ...] = ()
-    #: What the finding is about, as ``(kind, id)`` pairs the join functions of analyzer/links.py read:
+    #: What the finding is about, as ``(kind, id)`` pairs the join functions of analyzer/reasoning/links.py read:
     #: ``("session", "17")`` a processlist Id, ``("thread", "4242")`` an OS TID, ``("process", "981")``
     #: a PID, ``("device", "vda")`` a block device, ``("statement", fingerprint)``. Not shown to readers.
     subjects: tuple[tuple[str, str], ...] = ()

@@ -77,7 +77,7 @@ def write_member(path: Path, mb: int, *, twice: bool) -> int:
 def child(bundle: str, processes: int) -> None:
     """The ingest's read and analysis of ``bundle`` (run in the measured child)."""
     from analyzer import engine
-    from analyzer.timeline import Timeline, reduce_piece
+    from analyzer.timeline.timeline import Timeline, reduce_piece
     from parsers.ingest.bundle import read_bundle
     from parsers.ingest.malloc import resident_bytes
     from parsers.rawtext import TextChunk

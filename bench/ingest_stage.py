@@ -167,7 +167,7 @@ def _instrument(stages: _Stages) -> None:
     import parsers.ingest.bundle
     import web.ingest.pipeline
     import web.timeline.bulk
-    from analyzer.timeline import Timeline
+    from analyzer.timeline.timeline import Timeline
 
     def wrap(owner: Any, attr: str, label: str) -> None:
         original = getattr(owner, attr)

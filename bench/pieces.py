@@ -5,9 +5,9 @@ Usage::
     .venv/bin/python bench/pieces.py MEMBER [MEMBER ...] [--format NAME] [--repeats 3] [--mb 0]
 
 Each member (a capture file on disk, e.g. extracted from a ``bench/generate_bundle.py`` bundle) is
-cut as the ingest cuts it (``parsers.ingest.pieces.split`` at its markers, ``piece_bytes`` for its
+cut as the ingest cuts it (``parsers.ingest.cutting.split`` at its markers, ``piece_bytes`` for its
 format and size) and every piece is run, in this process, through the steps a parse process runs
-(``parsers.ingest.pieces.Work`` with the ingest's reducer ``analyzer.timeline.reduce_piece``):
+(``parsers.ingest.pieces.Work`` with the ingest's reducer ``analyzer.timeline.timeline.reduce_piece``):
 
 - ``parse``: ``parse_piece`` with the reducer's ``parse_options``;
 - ``reduce``: ``reduce_piece`` of the parsed piece;
@@ -35,10 +35,11 @@ sys.path.insert(0, str(ROOT))
 
 import pandas as pd  # noqa: E402
 
-from analyzer.timeline import reduce_piece  # noqa: E402
+from analyzer.timeline.timeline import reduce_piece  # noqa: E402
 from parsers import registry  # noqa: E402
 from parsers.base import ClockHints  # noqa: E402
-from parsers.ingest.pieces import Work, parse_piece, piece_bytes, split  # noqa: E402
+from parsers.ingest.cutting import piece_bytes, split  # noqa: E402
+from parsers.ingest.pieces import Work, parse_piece  # noqa: E402
 from parsers.rawtext import chunks_of  # noqa: E402
 
 

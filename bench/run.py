@@ -97,7 +97,7 @@ def parse_one(path: Path, member: str) -> dict[str, Any]:
 
     from parsers import registry
     from parsers.base import ClockHints
-    from parsers.ingest import pieces
+    from parsers.ingest import cutting, pieces
     from parsers.ingest.bundle import head_of
     from parsers.layout import place
 
@@ -114,12 +114,12 @@ def parse_one(path: Path, member: str) -> dict[str, Any]:
         # long-lived parse process, not per member: the first lines are parsed once, untimed.
         with contextlib.suppress(Exception):
             pieces.parse_piece(
-                module, pieces.whole(first[: first.rfind(b"\n") + 1]), member=member, clock=hints
+                module, cutting.whole(first[: first.rfind(b"\n") + 1]), member=member, clock=hints
             )
-        if pieces.in_snapshots(fmt, head):
-            cut = pieces.split(first, raw)
+        if cutting.in_snapshots(fmt, head):
+            cut = cutting.split(first, raw)
         else:
-            cut = iter([pieces.whole(first + raw.read())])
+            cut = iter([cutting.whole(first + raw.read())])
         rss_before = rss_bytes()
         wall = cpu = 0.0
         parsed = []

@@ -5,7 +5,7 @@ MB made of the real MariaDB 10.11 log's entries (tests/fixtures/slowlog/), repea
 advanced (``# Time:`` and ``SET timestamp=`` moved ``ROUND_S`` seconds a round, so the log runs forward
 as a real one does), then times, each in a process of its own, pt-query-digest 3.2.1
 (``--output json``) and Casebook's digest (``parsers.slowlog.parse`` and
-``analyzer.querydigest.queries``), and prints CPU seconds, wall seconds, peak RSS and the speed ratio.
+``analyzer.statements.querydigest.queries``), and prints CPU seconds, wall seconds, peak RSS and the speed ratio.
 Both read the same plain file.
 
 The target (the issue "The slow query log"): at least 5x pt-query-digest's speed, under 500 MiB of
@@ -40,7 +40,7 @@ _SET = re.compile(r"^SET timestamp=(\d+);$", re.M)
 
 _CASEBOOK = """
 import json, sys
-from analyzer.querydigest import queries
+from analyzer.statements.querydigest import queries
 from parsers.base import ClockHints
 from parsers.slowlog import parse
 with open(sys.argv[1], encoding="utf-8", errors="replace") as f:

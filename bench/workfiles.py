@@ -27,7 +27,7 @@ import zstandard
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
-from analyzer.timeline import reduce_piece  # noqa: E402
+from analyzer.timeline.timeline import reduce_piece  # noqa: E402
 from parsers.ingest import workfile  # noqa: E402
 from parsers.ingest.fanout import parse_part, plan_bundle  # noqa: E402
 from parsers.ingest.pieces import Work  # noqa: E402

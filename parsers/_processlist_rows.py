@@ -2,7 +2,7 @@
 
 ``State`` carries markers, snapshots and collected rows from one chunk to the next; the table and
 tab-separated readers (``parsers._processlist_table``) and the ``\\G`` chunk reader
-(``parsers._vertical.read_chunk``) fill it; ``parsers.processlist.parse`` types it. Not a format.
+(``parsers._vertical_chunks.read_chunk``) fill it; ``parsers.processlist.parse`` types it. Not a format.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ import numpy as np
 import pandas as pd
 
 from parsers._bytes import Bytes, numbers_of
-from parsers._vertical import VerticalKeys
+from parsers._vertical_chunks import VerticalKeys
 from parsers.base import ParseWarning, TsMarker, first_of_snapshots, parse_marker, safe_name
 
 #: The client's column spelling -> our column (parsers/__init__.py).

@@ -123,8 +123,8 @@ class FormatTraits:
     over 100 on some devices). ``blocks``: how a cut
     inside its last block is told (``Blocks``). ``markers``: made of snapshots after ``TS``/``zzz``
     markers, so a long member is cut into pieces at them. ``large_pieces``: its parse gains from larger
-    pieces (``parsers.ingest.pieces.LARGE_PIECE_FACTOR``). ``small_pieces``: its parse costs no more
-    CPU per MB in pieces of ``parsers.ingest.pieces.SMALL_PIECE_BYTES``, which hold half the memory
+    pieces (``parsers.ingest.cutting.LARGE_PIECE_FACTOR``). ``small_pieces``: its parse costs no more
+    CPU per MB in pieces of ``parsers.ingest.cutting.SMALL_PIECE_BYTES``, which hold half the memory
     of larger ones while they are parsed: its members are always cut that small. ``timed_rows``: a word of the column header
     that says every row has its own time, so a long member is cut at line ends (vmstat's
     ``timestamp``); None when rows do not stand alone.

@@ -82,6 +82,7 @@ import pandas as pd
 from parsers import _vertical
 from parsers._processlist_rows import COLUMN_MAP, FLOAT_COLUMNS, INT_COLUMNS, NULLABLE_TEXT, State, out_name
 from parsers._processlist_table import TABLE_HEADER, TSV_HEADER, cut_table, table_chunk, tsv_chunk
+from parsers._vertical_chunks import cut_chunk, read_chunk
 from parsers.base import (
     CHUNK_CHARS,
     Blocks,
@@ -293,7 +294,7 @@ def parse(
     """
     state = State(member)
     state.idle = tuple(sorted(c.encode("utf-8") for c in idle)) if idle is not None else None
-    handlers = {"table": (cut_table, table_chunk), "vertical": (_vertical.cut_chunk, _vertical.read_chunk)}
+    handlers = {"table": (cut_table, table_chunk), "vertical": (cut_chunk, read_chunk)}
     blocks = raw_blocks(stream, CHUNK_CHARS)
     head: list[str] = []
     size = 0

@@ -45,11 +45,11 @@ Output:
     (the minute, ``ts_source`` ``line``), ``line_no``/``line_end`` int64 (first and last line of
     its entries), ``queries`` int64, ``query_time_s``, ``lock_time_s`` float64 (sums, seconds),
     ``rows_sent``, ``rows_examined`` int64 (sums).
-    frame ``slowlog_classes`` (one row per class: a fingerprint of ``analyzer.fingerprint``), in
+    frame ``slowlog_classes`` (one row per class: a fingerprint of ``analyzer.statements.fingerprint``), in
     order of first appearance: ``ts`` (the log's first minute, on every row: the digest is of the
     whole log), ``fingerprint`` str, ``queries`` int64, ``query_time_s``,
     ``query_time_max_s``, ``query_time_min_s``, ``query_time_p95_s`` (pt-query-digest's 95th
-    percentile, ``analyzer.querydigest.pct_95``), ``lock_time_s``, ``lock_time_max_s`` float64,
+    percentile, ``analyzer.statements.querydigest.pct_95``), ``lock_time_s``, ``lock_time_max_s`` float64,
     ``rows_sent``, ``rows_sent_max``, ``rows_examined``, ``rows_examined_max`` int64, the extras'
     sums (float64, NaN when no entry of the class has the field): ``rows_affected``, ``bytes_sent``,
     ``tmp_tables``, ``tmp_disk_tables``, ``full_scans`` and ``filesorts`` (entries saying ``Yes``),
@@ -97,8 +97,8 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from analyzer.fingerprint import fingerprint_all
-from analyzer.querydigest import bucket_of, pct_95
+from analyzer.statements.fingerprint import fingerprint_all
+from analyzer.statements.querydigest import bucket_of, pct_95
 from parsers.base import (
     OFFSET_QUANTUM_S,
     Blocks,

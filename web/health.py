@@ -28,8 +28,8 @@ from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import render
 
 from web.clients import client_ip, is_loopback
+from web.faults import is_transient
 from web.ingest import broker
-from web.ingest.faults import is_transient
 
 log = logging.getLogger(__name__)
 

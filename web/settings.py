@@ -384,7 +384,7 @@ CACHES = {
 CASEBOOK_SHARE_GUESS_LIMIT = envint("CASEBOOK_SHARE_GUESS_LIMIT", 20)
 CASEBOOK_SHARE_GUESS_WINDOW = envseconds("CASEBOOK_SHARE_GUESS_WINDOW", 600)
 
-# Password reset (web/accounts/throttles.py): at most RESET_LIMIT_PER_ACCOUNT requests for one e-mail address
+# Password reset (web/throttles.py): at most RESET_LIMIT_PER_ACCOUNT requests for one e-mail address
 # and RESET_LIMIT_PER_ADDRESS from one client address within RESET_WINDOW s; over either the answer
 # is the same page, but no mail is sent (a mailbox is not flooded, accounts are not enumerated).
 CASEBOOK_RESET_LIMIT_PER_ACCOUNT = envint("CASEBOOK_RESET_LIMIT_PER_ACCOUNT", 3)

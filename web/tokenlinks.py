@@ -25,7 +25,7 @@ from django.http import HttpRequest, HttpResponse
 from django.template.loader import render_to_string
 from django.utils import timezone
 
-from web.accounts import throttles
+from web import throttles
 from web.clients import client_ip
 
 #: Token bytes: 32 random bytes (256 bits), 43 URL-safe characters.

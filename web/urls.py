@@ -5,8 +5,9 @@ from django.contrib.auth import views as auth_views
 from django.urls import include, path, re_path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
 
+from web import throttles
+from web.accounts import notification_views as notify_views
 from web.accounts import team_views as views_team
-from web.accounts import throttles
 from web.accounts import views as views_account
 from web.api import audit as api_audit
 from web.api import cases as api
@@ -15,7 +16,6 @@ from web.api import shares as api_shares
 from web.api import trends as api_trends
 from web.api import upload_links as api_upload_links
 from web.cases import resolution_views, views
-from web.notifications import views as notify_views
 from web.sharing import views as share_views
 from web.trends import views as trends_views
 from web.uploads import views as upload_views
@@ -59,7 +59,7 @@ urlpatterns = [
         name="invitation-decline",
     ),
     # Password change and reset by e-mail (Django's views; templates/registration/); the reset
-    # request throttled per address and per account (web/accounts/throttles.py).
+    # request throttled per address and per account (web/throttles.py).
     path(
         "accounts/password_reset/",
         auth_views.PasswordResetView.as_view(form_class=throttles.ThrottledPasswordResetForm),

@@ -16,10 +16,10 @@ import re
 import pandas as pd
 
 from analyzer.detect import cite, status, sustained, sustained_samples, variable_number, with_setting
-from analyzer.engine import rule
 from analyzer.findings import Evidence, Finding, Severity, Window
+from analyzer.rules.registry import rule
 from analyzer.texts import RuleTexts
-from analyzer.timeline import Timeline
+from analyzer.timeline.timeline import Timeline
 
 # --- table-cache-full ------------------------------------------------------------------------
 #: Open_tables at 95 % or more of table_open_cache: the cache is full (MySQL evicts the least recently

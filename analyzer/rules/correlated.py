@@ -27,7 +27,6 @@ import dataclasses
 
 import pandas as pd
 
-from analyzer import join
 from analyzer.detect import (
     available_cpu,
     cite,
@@ -52,11 +51,13 @@ from analyzer.detect import (
     with_setting,
     within_slack,
 )
-from analyzer.engine import rule
+from analyzer.evidence import threads
 from analyzer.findings import Evidence, Finding, Severity, Window
+from analyzer.rules.registry import rule
 from analyzer.texts import RuleTexts
-from analyzer.timeline import Timeline, value_is
-from analyzer.windows import sustained, within
+from analyzer.timeline.pairing import join_tolerance
+from analyzer.timeline.timeline import Timeline, value_is
+from analyzer.timeline.windows import sustained, within
 
 #: idle + iowait >= 30 %: the CPUs have room, so the load is not CPU work (docs/background.md:
 #: 40-50 % idle with a load of 588 on 14 cores).
@@ -158,15 +159,15 @@ def _d_threads(tl: Timeline, bar: int) -> _DThreads:
     available = available_cpu(vm)
     windows: list[Window] = []
     d_all, by_wchan = pd.Series(dtype="int64"), pd.DataFrame()
-    if join.has_thread_states(ps):
+    if threads.has_thread_states(ps):
         # Load counts every D thread, not only mysqld's: the threshold uses all of them, the
         # evidence says how many are the server's.
-        d_all = join.d_threads_by_wchan(ps, mysqld_only=False).sum(axis=1).astype("int64")
+        d_all = threads.d_threads_by_wchan(ps, mysqld_only=False).sum(axis=1).astype("int64")
         d_all = d_all.reindex(pd.Index(ps["ts"].drop_duplicates().sort_values()), fill_value=0)
         avail_at = nearest(d_all.index.to_series(), vm, available)
         hit = (d_all >= bar) & (avail_at >= AVAILABLE_CPU_MIN_PCT)
         windows += sustained_or_extreme(d_all.index.to_series(), hit)[0]
-        by_wchan = join.d_threads_by_wchan(ps, mysqld_only=True)
+        by_wchan = threads.d_threads_by_wchan(ps, mysqld_only=True)
     vm_hit = (vm["b"] >= bar) & (available >= AVAILABLE_CPU_MIN_PCT)
     vm_windows = sustained(vm["ts"], vm_hit, min_samples=need(len(vm), SUSTAINED_SAMPLES))
     return _DThreads(merge_windows(windows + vm_windows), vm_windows, d_all, by_wchan)
@@ -181,7 +182,7 @@ def _wchan_evidence(
     row = d.by_wchan.loc[at]
     out = []
     for wchan, n in row[row > 0].sort_values(ascending=False, kind="stable").head(TOP_WCHANS).items():
-        meaning = join.wchan_meaning(str(wchan))
+        meaning = threads.wchan_meaning(str(wchan))
         label = f"mysqld threads in D in wchan {wchan}" + (f" ({meaning})" if meaning else "")
         out.append(Evidence(label, int(n), "threads", "ps_threads.wchan", member, lines))
     return out, (str(row.idxmax()) if (row > 0).any() else "")
@@ -195,9 +196,9 @@ def _sessions_beside(
     pl = tl.frame("processlist")
     if not len(pl) or not dominant:
         return []
-    tolerance = join.join_tolerance(d.by_wchan.index.to_series(), pl["ts"])
+    tolerance = join_tolerance(d.by_wchan.index.to_series(), pl["ts"])
     near = pl[((pl["ts"] - at).abs() <= tolerance).to_numpy()]
-    side = join.threads_beside_sessions(ps[(ps["ts"] == at).to_numpy()], near, tolerance=tolerance)
+    side = threads.threads_beside_sessions(ps[(ps["ts"] == at).to_numpy()], near, tolerance=tolerance)
     if at not in side.index or pd.isna(side.loc[at, "processlist_ts"]):
         return []
     srow = side.loc[at]
@@ -216,7 +217,7 @@ def _pfs_evidence(tl: Timeline, ps: pd.DataFrame) -> list[Evidence]:
     pfs, pl = tl.frame("pfs_threads"), tl.frame("processlist")
     if not len(pfs) or "thread_os_id" not in pfs:
         return []
-    behind = join.sessions_by_wchan(join.thread_sessions(ps, pfs, pl if len(pl) else None))
+    behind = threads.sessions_by_wchan(threads.thread_sessions(ps, pfs, pl if len(pl) else None))
     return [
         Evidence(f"sessions behind D threads in {b['wchan']}",
                  f"{int(b['sessions'])} sessions in '{b['session_state']}' running {str(b['fingerprint'])[:300]}",
@@ -235,7 +236,7 @@ def _ps_d_evidence(tl: Timeline, d: _DThreads, bar: int) -> tuple[list[Evidence]
     d_in = d.d_all[in_win]
     agree = ["ps"] if d_in.max() >= bar else []
     at = d_in.idxmax()
-    d_rows = ps[(ps["ts"] == at) & join.in_d_state(ps)]
+    d_rows = ps[(ps["ts"] == at) & threads.in_d_state(ps)]
     member, lines = tl.lines_of(d_rows)
     mysqld_at = int(d_rows["is_mysqld"].astype(bool).sum()) if "is_mysqld" in d_rows else 0
     evidence = [
@@ -264,7 +265,7 @@ def load_from_uninterruptible_threads(tl: Timeline) -> Finding | None:
     if not d.windows:
         return None
     windows = d.windows
-    tol = join.join_tolerance(vm["ts"], ps["ts"] if len(ps) else vm["ts"])
+    tol = join_tolerance(vm["ts"], ps["ts"] if len(ps) else vm["ts"])
     vm_in = vm[within_slack(vm["ts"], windows, tol)]
     evidence, agree, peak_d, median_d, dominant = _ps_d_evidence(tl, d, bar)
     agree += ["vmstat b"] if d.vm_windows else []
@@ -288,7 +289,7 @@ def load_from_uninterruptible_threads(tl: Timeline) -> Finding | None:
                 load_in,
             )
         )
-    meaning = join.wchan_meaning(dominant) if dominant else ""
+    meaning = threads.wchan_meaning(dominant) if dominant else ""
     dominant_text = (f" Most of the server's D threads slept in {dominant}" + (f": {meaning}." if meaning else ".")
                      if dominant else "")  # fmt: skip
     blind = not d.vm_windows and len(vm_in) and vm_in["b"].max() < bar
@@ -429,7 +430,7 @@ def commit_serialization(tl: Timeline) -> Finding | None:
         Evidence(f"'{s}'", c, "session-snapshots", "processlist.state", member, lines)
         for s, c in top_values(shown)
     ]
-    tol = join.join_tolerance(pl["ts"], vm["ts"])
+    tol = join_tolerance(pl["ts"], vm["ts"])
     vm_in = vm[within_slack(vm["ts"], windows, tol)]
     evidence += column_evidence(
         tl,

@@ -9,7 +9,6 @@ import dataclasses
 
 import pandas as pd
 
-from analyzer import join
 from analyzer.detect import (
     cite,
     growth,
@@ -22,11 +21,12 @@ from analyzer.detect import (
     with_setting,
     within_slack,
 )
-from analyzer.engine import rule
 from analyzer.findings import Culprit, Finding, Severity, Window
+from analyzer.rules.registry import rule
 from analyzer.texts import RuleTexts
-from analyzer.timeline import Timeline
-from analyzer.windows import sustained
+from analyzer.timeline.pairing import join_tolerance
+from analyzer.timeline.timeline import Timeline
+from analyzer.timeline.windows import sustained
 
 SUSTAINED_SAMPLES = 5  # 5 s at pt-stalk's 1 s: one busy second is not a finding
 
@@ -348,7 +348,7 @@ def _busiest_statement(tl: Timeline, windows: list[Window]) -> Culprit | None:
     pl = tl.frame("processlist")
     if not len(pl) or "fingerprint" not in pl:
         return None
-    tol = join.join_tolerance(pl["ts"])
+    tol = join_tolerance(pl["ts"])
     active = pl[within_slack(pl["ts"], windows, tol) & pl["active"].astype(bool) & pl["fingerprint"].notna()]
     if not len(active):
         return None

@@ -18,7 +18,6 @@ import dataclasses
 
 import pandas as pd
 
-from analyzer import consumers
 from analyzer.detect import (
     baseline,
     column_evidence,
@@ -31,11 +30,12 @@ from analyzer.detect import (
     vmstat_rate_evidence,
 )
 from analyzer.detect import busy as busy_pct
-from analyzer.engine import rule
+from analyzer.evidence import consumers
 from analyzer.findings import Evidence, Finding, Severity, Window
+from analyzer.rules.registry import rule
 from analyzer.texts import RuleTexts
-from analyzer.timeline import Timeline
-from analyzer.windows import sustained, within
+from analyzer.timeline.timeline import Timeline
+from analyzer.timeline.windows import sustained, within
 
 # ---------------------------------------------------------------------------------------------
 # cpu-saturation
@@ -70,7 +70,7 @@ CPU_SATURATION = RuleTexts(
 )
 
 
-#: The words when top shows another process, not MySQL, taking the CPUs (analyzer/consumers.py).
+#: The words when top shows another process, not MySQL, taking the CPUs (analyzer/evidence/consumers.py).
 CPU_TAKEN_BY_OTHERS = dataclasses.replace(
     CPU_SATURATION,
     title="CPU saturated by {culprit}, not MySQL: run queue {r_median:.0f} on {ncpu} CPUs with no idle time",

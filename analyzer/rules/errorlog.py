@@ -9,10 +9,10 @@ from __future__ import annotations
 
 import pandas as pd
 
-from analyzer.engine import rule
 from analyzer.findings import Evidence, Finding, Severity, Window
+from analyzer.rules.registry import rule
 from analyzer.texts import RuleTexts
-from analyzer.timeline import Timeline
+from analyzer.timeline.timeline import Timeline
 
 #: Events this long before the first sample of the other sources still explain the capture (a crash
 #: an hour before a collection is usually why someone ran it).

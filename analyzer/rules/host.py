@@ -16,10 +16,10 @@ import dataclasses
 import pandas as pd
 
 from analyzer.detect import cite, span, variable_number
-from analyzer.engine import rule
 from analyzer.findings import Culprit, Evidence, Finding, Severity, Window
+from analyzer.rules.registry import rule
 from analyzer.texts import RuleTexts
-from analyzer.timeline import Timeline
+from analyzer.timeline.timeline import Timeline
 
 # --- filesystem-full -------------------------------------------------------------------------
 FS_WARNING_PCT = (

@@ -11,12 +11,12 @@ import dataclasses
 import numpy as np
 import pandas as pd
 
-from analyzer import blockers
 from analyzer.detect import cite, span, variable_number, with_setting
-from analyzer.engine import rule
+from analyzer.evidence import blockers
 from analyzer.findings import Culprit, Finding, Severity, Window
+from analyzer.rules.registry import rule
 from analyzer.texts import RuleTexts
-from analyzer.timeline import Timeline
+from analyzer.timeline.timeline import Timeline
 
 # --- innodb-semaphore-waits ------------------------------------------------------------------
 SEMAPHORE_SECONDS = 1.0  # a wait of a second or more is seen by every query on that latch
@@ -282,7 +282,7 @@ BLOCKING_TRX_TEXTS = RuleTexts(
 
 def _blocking_transaction(tl: Timeline) -> Finding | None:
     """A session whose open transaction blocked others (row or metadata locks) for BLOCKER_SUSTAINED_S,
-    whatever its age (analyzer/blockers.py)."""
+    whatever its age (analyzer/evidence/blockers.py)."""
     found = [b for b in blockers.find(tl) if b.lock in ("row", "metadata") and b.thread is not None
              and b.trx_id is not None and b.sustained and b.blocks]  # fmt: skip
     if not found:

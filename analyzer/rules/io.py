@@ -14,7 +14,6 @@ import dataclasses
 
 import pandas as pd
 
-from analyzer.consumers import aio_waiting_program, cpu_busy_program, d_state_programs
 from analyzer.detect import (
     column_evidence,
     held_seconds,
@@ -25,11 +24,12 @@ from analyzer.detect import (
     sustained_samples,
     within_slack,
 )
-from analyzer.engine import rule
+from analyzer.evidence.consumers import aio_waiting_program, cpu_busy_program, d_state_programs
 from analyzer.findings import Evidence, Finding, Severity, Window
+from analyzer.rules.registry import rule
 from analyzer.texts import RuleTexts
-from analyzer.timeline import Timeline
-from analyzer.windows import sustained, within
+from analyzer.timeline.timeline import Timeline
+from analyzer.timeline.windows import sustained, within
 
 # Queue: more than two requests in flight on average. One at a time is a serial workload, not a
 # queue; Brendan Gregg's USE method reads avgqu-sz > 1 as saturation for a single disk, and with

@@ -27,11 +27,11 @@ from analyzer.detect import (
     sustained_samples,
     vmstat_rate_evidence,
 )
-from analyzer.engine import rule
 from analyzer.findings import Evidence, Finding, Severity, Window
+from analyzer.rules.registry import rule
 from analyzer.texts import RuleTexts
-from analyzer.timeline import OTHER_IRQ, Timeline
-from analyzer.windows import sustained, within
+from analyzer.timeline.timeline import OTHER_IRQ, Timeline
+from analyzer.timeline.windows import sustained, within
 
 # The local timer ticks at most CONFIG_HZ = 1000 times a second per busy CPU (250 on many distros;
 # tickless idle CPUs far less). Device interrupts and IPIs come on top.

@@ -8,11 +8,11 @@ threads wait on memory. Source: kernel net/ipv4/proc.c, mm/vmstat.c; RFC 6298; d
 from __future__ import annotations
 
 from analyzer.detect import cite, field_rows, growth, span, status
-from analyzer.engine import rule
 from analyzer.findings import Finding, Severity
+from analyzer.rules.registry import rule
 from analyzer.texts import RuleTexts
-from analyzer.timeline import Timeline
-from analyzer.windows import sustained
+from analyzer.timeline.timeline import Timeline
+from analyzer.timeline.windows import sustained
 
 # --- listen-queue-overflow -------------------------------------------------------------------
 LISTEN_OVERFLOWS_MIN = 1  # any overflow is a refused or delayed connection attempt

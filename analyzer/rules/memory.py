@@ -10,11 +10,11 @@ means memory is oversubscribed now, not once.
 from __future__ import annotations
 
 from analyzer.detect import column_evidence, held_seconds, per_run, step_seconds
-from analyzer.engine import rule
 from analyzer.findings import Finding, Severity, Window
+from analyzer.rules.registry import rule
 from analyzer.texts import RuleTexts
-from analyzer.timeline import Timeline
-from analyzer.windows import sustained, within
+from analyzer.timeline.timeline import Timeline
+from analyzer.timeline.windows import sustained, within
 
 # vmstat si/so are KiB/s. Any non-zero value is paging to or from swap; a single sample can be a
 # long-idle daemon's pages coming back, three in a row is the machine doing it now ("several samples",

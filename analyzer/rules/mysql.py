@@ -21,7 +21,6 @@ import dataclasses
 
 import pandas as pd
 
-from analyzer import join
 from analyzer.detect import (
     cite,
     count_per_snapshot,
@@ -43,11 +42,13 @@ from analyzer.detect import (
     variables_evidence,
     within_slack,
 )
-from analyzer.engine import rule
+from analyzer.evidence import threads
 from analyzer.findings import Evidence, Finding, Severity, Window
+from analyzer.rules.registry import rule
 from analyzer.texts import RuleTexts
-from analyzer.timeline import Timeline
-from analyzer.windows import within
+from analyzer.timeline.pairing import join_tolerance
+from analyzer.timeline.timeline import Timeline
+from analyzer.timeline.windows import within
 
 # tmp-table-churn ---------------------------------------------------------------------------------
 #: States of a session building, converting or dropping an internal temporary table (MySQL 5.x-8.0
@@ -254,13 +255,13 @@ def _file_wait_evidence(tl: Timeline, windows: list[Window], tol: pd.Timedelta) 
     """Server threads in D state in file creation/deletion wait channels at the same moments (ps),
     and the sessions behind them (performance_schema.threads). Returns (evidence, peak threads)."""
     ps, pl = tl.frame("ps_threads"), tl.frame("processlist")
-    if not join.has_thread_states(ps):
+    if not threads.has_thread_states(ps):
         return [], 0
     out: list[Evidence] = []
     peak = 0
-    side = join.threads_beside_sessions(ps, pl)
+    side = threads.threads_beside_sessions(ps, pl)
     side = side[within_slack(side.index.to_series(), windows, tol)] if len(side) else side
-    file_cols = [c for c in side.columns if c.startswith("wchan:") and join.is_file_wchan(c[6:])]
+    file_cols = [c for c in side.columns if c.startswith("wchan:") and threads.is_file_wchan(c[6:])]
     if len(side) and file_cols:
         file_d = side[file_cols].sum(axis=1)
         peak = int(file_d.max())
@@ -268,8 +269,8 @@ def _file_wait_evidence(tl: Timeline, windows: list[Window], tol: pd.Timedelta) 
             out += _file_wait_moment(tl, ps, side, file_cols, file_d.idxmax(), peak)
     pfs = tl.frame("pfs_threads")
     if len(pfs) and "thread_os_id" in pfs:
-        behind = join.sessions_by_wchan(join.thread_sessions(ps, pfs, pl))
-        behind = behind[behind["wchan"].map(join.is_file_wchan).astype(bool)] if len(behind) else behind
+        behind = threads.sessions_by_wchan(threads.thread_sessions(ps, pfs, pl))
+        behind = behind[behind["wchan"].map(threads.is_file_wchan).astype(bool)] if len(behind) else behind
         if len(behind):
             top = behind.iloc[0]
             text = f"{int(top['sessions'])} sessions in '{top['session_state']}' running {str(top['fingerprint'])[:300]}"
@@ -287,7 +288,7 @@ def _file_wait_moment(
     """The moment with the most file-wait D threads: their wait channels beside the sessions' states."""
     row = side.loc[at]
     parts = ", ".join(f"{c[6:]} {int(row[c])}" for c in file_cols if row[c] > 0)
-    ps_rows = ps[(ps["ts"] == at) & ps["is_mysqld"].astype(bool) & join.in_d_state(ps)]
+    ps_rows = ps[(ps["ts"] == at) & ps["is_mysqld"].astype(bool) & threads.in_d_state(ps)]
     member, lines = tl.lines_of(ps_rows)
     tmp_at = {c[6:]: row[c] for c in side.columns if c.startswith("state:") and c[6:].lower() in TMP_STATES}
     tmp_text = ", ".join(f"{int(v)} in '{k}'" for k, v in tmp_at.items() if pd.notna(v) and v > 0)
@@ -329,7 +330,7 @@ def tmp_table_churn(tl: Timeline) -> Finding | None:
     if not windows:
         return None
     pl = tl.frame("processlist")
-    tol = join.join_tolerance(pl["ts"])
+    tol = join_tolerance(pl["ts"])
     in_pl = pl[within_slack(pl["ts"], windows, tol)]
     tmp_rows = in_pl[in_pl["active"].astype(bool) & state_in(in_pl, TMP_STATES)]
     snap_in = within_slack(t.tmp_n.index.to_series(), windows, tol)
@@ -422,7 +423,7 @@ def table_cache_contention(tl: Timeline) -> Finding | None:
         Evidence(f"State '{s}'", c, "session-snapshots", "processlist.state", member, lines)
         for s, c in top_values(rows["state"])
     ]  # fmt: skip
-    evidence += status_evidence(tl, windows, join.join_tolerance(pl["ts"]), (
+    evidence += status_evidence(tl, windows, join_tolerance(pl["ts"]), (
         ("Table_open_cache_misses", "Table_open_cache_misses per second (median)", "rate"),
         ("Table_open_cache_overflows", "Table_open_cache_overflows per second (median)", "rate"),
         ("Opened_tables", "Opened_tables per second (median)", "rate"),

@@ -1,5 +1,5 @@
 """Replication rule: SHOW SLAVE/REPLICA STATUS (pt-stalk -slave-status) of a replica, with the cause
-of its lag read from its own capture (``analyzer.replica_causes``: the SQL thread's State, its lock
+of its lag read from its own capture (``analyzer.cluster.replica_causes``: the SQL thread's State, its lock
 waits, Handler_read_rnd_next, the positions over time, SQL_Delay). Sources: MySQL 8.4 Reference
 Manual, SHOW REPLICA STATUS; MariaDB Knowledge Base, Replication Thread States."""
 
@@ -9,13 +9,13 @@ import dataclasses
 
 import pandas as pd
 
+from analyzer.cluster.replica_causes import lag_cause
+from analyzer.cluster.topology import LAG_CRITICAL_S, LAG_S, lag_growth
 from analyzer.detect import cite, span
-from analyzer.engine import rule
 from analyzer.findings import Finding, Severity
-from analyzer.replica_causes import lag_cause
+from analyzer.rules.registry import rule
 from analyzer.texts import RuleTexts
-from analyzer.timeline import Timeline
-from analyzer.topology import LAG_CRITICAL_S, LAG_S, lag_growth
+from analyzer.timeline.timeline import Timeline
 
 LAG_TEXTS = RuleTexts(
     title="Replica {problem}",

@@ -21,7 +21,6 @@ import re
 import numpy as np
 import pandas as pd
 
-from analyzer import blockers, join
 from analyzer.detect import (
     cite,
     column_evidence,
@@ -41,11 +40,13 @@ from analyzer.detect import (
     top_values,
     within_slack,
 )
-from analyzer.engine import rule
+from analyzer.evidence import blockers
 from analyzer.findings import Evidence, Finding, Severity, Window
+from analyzer.rules.registry import rule
 from analyzer.texts import RuleTexts
-from analyzer.timeline import Timeline, value_is
-from analyzer.windows import sustained, within
+from analyzer.timeline.pairing import join_tolerance
+from analyzer.timeline.timeline import Timeline, value_is
+from analyzer.timeline.windows import sustained, within
 
 PILEUP_SHARE = (
     0.5  # one fingerprint is most of the active sessions (docs/background.md, the tmp-table incident)
@@ -138,7 +139,7 @@ def active_sessions_overload(tl: Timeline) -> Finding | None:
         Evidence("CPUs", ncpu, "cpus", "ncpu"),
         Evidence("active sessions per CPU (median)", round(median / ncpu, 1), "sessions/cpu", "processlist.active"),
     ]  # fmt: skip
-    tol = join.join_tolerance(pl["ts"])
+    tol = join_tolerance(pl["ts"])
     running = status_evidence(tl, windows, tol, (("Threads_running", "Threads_running (median)", "median"),))
     vm = tl.frame("vmstat")
     vm_in = vm[within_slack(vm["ts"], windows, tol)] if "r" in vm else vm.iloc[0:0]
@@ -404,7 +405,7 @@ LOCK_KIND_WORDS = {
 
 
 def _named_blocker(tl: Timeline, windows: list[Window]) -> blockers.Blocker | None:
-    """The blocker the bundle names (analyzer/blockers.py) in ``windows``, most waiters first: the
+    """The blocker the bundle names (analyzer/evidence/blockers.py) in ``windows``, most waiters first: the
     session to end, with its user@host, transaction and statement."""
     for b in blockers.find(tl):
         if b.blocks and any(w.start <= x.end and x.start <= w.end for w in b.windows for x in windows):

@@ -21,14 +21,14 @@ import dataclasses
 import pandas as pd
 
 from analyzer.detect import held_seconds, status, step_seconds, sustained_or_extreme, top_values
-from analyzer.engine import rule
 from analyzer.findings import Evidence, Finding, Severity, Window
+from analyzer.rules.registry import rule
 from analyzer.texts import RuleTexts
-from analyzer.timeline import STATUS_KEPT, Timeline
+from analyzer.timeline.timeline import STATUS_KEPT, Timeline
+from analyzer.timeline.windows import within
 from analyzer.waits.counters import of_resource
 from analyzer.waits.model import Resource
 from analyzer.waits.read import waits
-from analyzer.windows import within
 
 #: Three sessions waiting for the same resource at once is a queue, not a passing wait (as
 #: ``lock-waits``' LOCK_WAIT_MIN_SESSIONS).

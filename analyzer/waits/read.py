@@ -20,11 +20,11 @@ and the parsers' docstrings give them):
   (when their State names no wait), the locked table their ``object``; ``pfs_metadata_locks`` (``PENDING`` rows): the object a metadata-lock waiter waits for.
 - ``ps_threads`` (``state wchan``): server threads in uninterruptible sleep (``D``), a row each
   (``source_frame`` ``ps``, ``state`` and ``object`` the wait channel), their session when
-  performance_schema.threads joins their TID (``analyzer.join.thread_sessions``), their resource
+  performance_schema.threads joins their TID (``analyzer.evidence.threads.thread_sessions``), their resource
   from ``WCHAN_RESOURCES``.
 
 Transactions, lock waits and threads are paired with the processlist snapshot nearest in time
-within ``analyzer.join.MIN_TOLERANCE`` (the same moment; pt-stalk starts them in the same second).
+within ``analyzer.timeline.pairing.MIN_TOLERANCE`` (the same moment; pt-stalk starts them in the same second).
 Returns a frame of ``analyzer.waits.model.WAIT_COLUMNS`` (empty, with those columns, when the
 timeline has none of these frames). Pure: no I/O, no clock.
 """
@@ -34,8 +34,9 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from analyzer import join
-from analyzer.timeline import ACTIVE_COMMANDS, INTERNAL_USERS, Timeline, value_is
+from analyzer.evidence import threads
+from analyzer.timeline import pairing
+from analyzer.timeline.timeline import ACTIVE_COMMANDS, INTERNAL_USERS, Timeline, value_is
 from analyzer.waits.model import WAIT_COLUMNS, Resource
 from analyzer.waits.states import lookup, meaning
 
@@ -162,10 +163,10 @@ def _sessions(tl: Timeline, server: str | None) -> pd.DataFrame:
 
 def _paired(left_ts: pd.Series, right: pd.DataFrame) -> pd.DataFrame:
     """``right`` with ``ts`` moved to the nearest distinct time of ``left_ts`` within
-    ``join.MIN_TOLERANCE`` (rows of no such moment dropped)."""
+    ``pairing.MIN_TOLERANCE`` (rows of no such moment dropped)."""
     if not len(right) or not len(left_ts):
         return right.iloc[0:0]
-    pairs = join.pair_moments(right["ts"], left_ts, tolerance=join.MIN_TOLERANCE).dropna()
+    pairs = pairing.pair_moments(right["ts"], left_ts, tolerance=pairing.MIN_TOLERANCE).dropna()
     moved = right.assign(ts=pd.to_datetime(right["ts"], utc=True).astype("datetime64[ns, UTC]"))
     moved = moved.merge(pairs, on="ts").drop(columns=["ts"]).rename(columns={"other_ts": "ts"})
     return moved
@@ -281,15 +282,15 @@ def _threads(tl: Timeline) -> pd.DataFrame:
     """Server threads in ``D`` state as waits rows (``source_frame`` ``ps``), with their session
     when performance_schema.threads joins their TID."""
     ps = tl.frame("ps_threads")
-    if not join.has_thread_states(ps) or "wchan" not in ps:
+    if not threads.has_thread_states(ps) or "wchan" not in ps:
         return pd.DataFrame(columns=WAIT_COLUMNS)
-    mask = join.in_d_state(ps) & (ps["is_mysqld"].to_numpy(dtype=bool) if "is_mysqld" in ps else True)
+    mask = threads.in_d_state(ps) & (ps["is_mysqld"].to_numpy(dtype=bool) if "is_mysqld" in ps else True)
     d = ps[mask]
     if not len(d):
         return pd.DataFrame(columns=WAIT_COLUMNS)
-    wchan = _text(d, "wchan").fillna("").replace("", join.NO_WCHAN)
+    wchan = _text(d, "wchan").fillna("").replace("", threads.NO_WCHAN)
     session = pd.Series(pd.NA, index=d.index, dtype="Int64")
-    joined = join.thread_sessions(d, tl.frame("pfs_threads"))
+    joined = threads.thread_sessions(d, tl.frame("pfs_threads"))
     if len(joined):
         by_tid = joined.drop_duplicates(["ts", "tid"]).set_index(["ts", "tid"])["processlist_id"]
         keys = pd.MultiIndex.from_arrays([d["ts"], _ids(d["tid"])])

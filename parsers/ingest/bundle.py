@@ -37,7 +37,7 @@ from parsers.base import (
     ParseError,
     parse_ts_line,
 )
-from parsers.ingest import hosts, pieces
+from parsers.ingest import cutting, hosts, pieces
 from parsers.ingest.archive import (
     DEFAULT_LIMITS,
     BundleError,
@@ -48,9 +48,10 @@ from parsers.ingest.archive import (
     safe_name,
     walk,
 )
+from parsers.ingest.cutting import split, whole
 from parsers.ingest.hosts import clean_host
 from parsers.ingest.malloc import resident_bytes, steady_heap
-from parsers.ingest.pieces import LocalRunner, Pipeline, Work, split, whole
+from parsers.ingest.pieces import LocalRunner, Pipeline, Work
 from parsers.ingest.pool import PoolError, warmed
 from parsers.layout import Placement, error_log_dirs, offset_from_z, place, read_manifest
 from parsers.rawtext import TextChunk, TextChunker
@@ -161,7 +162,7 @@ def read_bundle(
     ``processes`` > 0, see ``pieces.Work``) is applied to each parsed piece where it was parsed (times
     not yet shifted to UTC when ``ts_is_local``); the bundle keeps only what it returns, so a large
     member is never held whole. The caller hands it in: the ingest passes the analysis's
-    ``analyzer.timeline.reduce_piece``; None keeps every parsed frame whole.
+    ``analyzer.timeline.timeline.reduce_piece``; None keeps every parsed frame whole.
 
     ``keep_text(member, chunks)`` receives, in order, the text of every member handed to a parser as
     compressed chunks of whole lines (``parsers.rawtext``), numbered as the parsers number them:
@@ -325,7 +326,7 @@ def opened(member: Member) -> tuple[BinaryIO, bytes, list[str], str | None]:
 def parse_stream(
     module: ModuleType, text: Iterable[str], *, member: str, clock: ClockHints, **options: object
 ) -> ParsedSource:
-    """A member too long to hold (over ``pieces.WHOLE_MAX_BYTES``) parsed as a stream of ``text``
+    """A member too long to hold (over ``cutting.WHOLE_MAX_BYTES``) parsed as a stream of ``text``
     blocks (``damage.segments``): its lines cut as a piece's are (``damage.LineCutter``), its times
     and values checked (``damage.check_source``). Raises what ``module.parse`` raises."""
     lines = damage.LineCutter(text, module.FORMAT)
@@ -337,8 +338,8 @@ def parse_stream(
 
 def _held(first: bytes, raw: BinaryIO) -> bytes:
     """A member's ``first`` bytes and the rest of ``raw`` up to one byte over
-    ``pieces.WHOLE_MAX_BYTES`` (longer: the member is read as a stream)."""
-    most = pieces.WHOLE_MAX_BYTES
+    ``cutting.WHOLE_MAX_BYTES`` (longer: the member is read as a stream)."""
+    most = cutting.WHOLE_MAX_BYTES
     return first + raw.read(most + 1 - len(first)) if len(first) <= most else first
 
 
@@ -348,10 +349,10 @@ def read_one(
     """One member (its ``first`` bytes, then the rest of ``raw``) read by ``module`` as
     ``read_bundle`` reads it, in this process and unreduced: whole, with the damage checks and the
     second reading of a capture pasted into a note (``pieces.parse_piece``) when it is at most
-    ``pieces.WHOLE_MAX_BYTES``, else as a stream (``parse_stream``). ``python -m parsers`` reads a
+    ``cutting.WHOLE_MAX_BYTES``, else as a stream (``parse_stream``). ``python -m parsers`` reads a
     file with it. Raises ``ParseError`` naming the member and the line."""
     data = _held(first, raw)
-    if len(data) <= pieces.WHOLE_MAX_BYTES:
+    if len(data) <= cutting.WHOLE_MAX_BYTES:
         return pieces.parse_piece(module, whole(data), member=member, clock=clock)
     return parse_stream(module, damage.segments(_text(data, raw)), member=member, clock=clock)
 
@@ -503,20 +504,20 @@ class _Reader:
             return
         hints = self._hints(member, where)
         done = functools.partial(self.parsed, member.name, module.FORMAT, where)
-        if pieces.in_snapshots(module.FORMAT, head):
-            size = pieces.piece_bytes(resident_bytes(), member.size, module.FORMAT)
+        if cutting.in_snapshots(module.FORMAT, head):
+            size = cutting.piece_bytes(resident_bytes(), member.size, module.FORMAT)
             cut = split(first, raw, piece_bytes=size)
             self.pipeline.pieces(module, cut, member=member.name, clock=hints, done=done)
             return
         data = _held(first, raw)
-        if len(data) <= pieces.WHOLE_MAX_BYTES:
-            large = len(data) >= pieces.PIECE_BYTES
+        if len(data) <= cutting.WHOLE_MAX_BYTES:
+            large = len(data) >= cutting.PIECE_BYTES
             self.pipeline.pieces(
                 module, [whole(data)], member=member.name, clock=hints, done=done, large=large
             )
             return
-        if pieces.in_lines(module.FORMAT, head):  # rows that stand alone: cut at line ends, in pieces
-            cut = pieces.split_lines(b"", _Prefixed(data, raw), header_lines=pieces.LINE_HEADER_LINES)
+        if cutting.in_lines(module.FORMAT, head):  # rows that stand alone: cut at line ends, in pieces
+            cut = cutting.split_lines(b"", _Prefixed(data, raw), header_lines=cutting.LINE_HEADER_LINES)
             self.pipeline.pieces(module, cut, member=member.name, clock=hints, done=done, large=True)
             return
         # too long to hold: read as a stream here, its text kept block by block

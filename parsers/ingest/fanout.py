@@ -32,8 +32,9 @@ from typing import Any
 from parsers.base import ClockHints, ParsedSource, ParseError
 from parsers.ingest.archive import DEFAULT_LIMITS, Limits
 from parsers.ingest.bundle import Bundle, _Reader, walk_into
+from parsers.ingest.cutting import Piece
 from parsers.ingest.malloc import steady_heap
-from parsers.ingest.pieces import Done, Piece, Work, _Member
+from parsers.ingest.pieces import Done, Work, _Member
 from parsers.rawtext import TextChunk
 
 #: Bytes of text per part (a task of its own): several pieces, so that a one-hour bundle makes a few
@@ -155,7 +156,7 @@ def plan_bundle(
 
     ``put(data)`` stores one piece's bytes (UTF-8, ``\\n`` line ends) and returns a key that
     ``parse_part``'s ``get`` reads back. Members that are neither cut at markers nor small enough to
-    be one piece (``pieces.WHOLE_MAX_BYTES``) are parsed here as a stream, with ``reduce`` and
+    be one piece (``cutting.WHOLE_MAX_BYTES``) are parsed here as a stream, with ``reduce`` and
     ``keep_text`` as in ``read_bundle``. Raises ``BundleError`` as ``read_bundle`` does.
     """
     steady_heap()

@@ -43,10 +43,12 @@ from typing import IO, Any
 from parsers import registry
 from parsers.base import ClockHints, ParseError
 from parsers.ingest import children
-from parsers.ingest.malloc import release_memory, resident_bytes
-from parsers.ingest.pieces import PARSE_ONLY, Done, Piece, Work
 
 #: Seconds a child gets to exit after its stdin is closed, before it is killed.
+from parsers.ingest.cutting import Piece
+from parsers.ingest.malloc import release_memory, resident_bytes
+from parsers.ingest.pieces import PARSE_ONLY, Done, Work
+
 EXIT_WAIT_S = 5.0
 #: A parse process that holds more than this after a piece hands its free memory back at once (a
 #: piece of 8 MiB needs 100-250 MB while it is parsed; the process itself, 70 MB).

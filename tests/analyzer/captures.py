@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from analyzer.timeline import Timeline
+from analyzer.timeline.timeline import Timeline
 from parsers import processlist, vmstat
 from parsers.base import ClockHints
 
@@ -294,7 +294,7 @@ IDLE_FILES = (
 
 
 # =============================================================================================
-# MySQL and joined-source captures (mysql and joined rules, analyzer/join.py, analyzer/grouping.py):
+# MySQL and joined-source captures (mysql and joined rules, analyzer/evidence/threads.py, analyzer/grouping.py):
 # ps -eLo with wchan (procps-ng 4.0), mysqladmin ext with TS lines (mysqladmin 10.0), the
 # performance_schema.threads frame (pt-stalk -threads schema) and the real MariaDB loads of
 # tests/fixtures/loads. Only appended to; the functions above are not changed.

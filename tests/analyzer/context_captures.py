@@ -8,7 +8,7 @@ import io
 import tarfile
 from pathlib import Path
 
-from analyzer.timeline import Timeline
+from analyzer.timeline.timeline import Timeline
 from parsers.ingest.bundle import Bundle, read_bundle
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "context"

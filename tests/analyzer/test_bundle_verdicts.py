@@ -15,8 +15,8 @@ from pathlib import Path
 import pytest
 
 from analyzer import engine
-from analyzer.timeline import Timeline
-from analyzer.verdict import HEALTHY_HEADLINE
+from analyzer.reasoning.verdict import HEALTHY_HEADLINE
+from analyzer.timeline.timeline import Timeline
 from parsers.ingest.bundle import read_bundle
 
 BUNDLES = Path(__file__).resolve().parent.parent / "fixtures" / "bundles"

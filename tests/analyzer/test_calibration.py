@@ -22,7 +22,7 @@ import pytest
 
 from analyzer import engine
 from analyzer.findings import Severity
-from analyzer.timeline import Timeline
+from analyzer.timeline.timeline import Timeline
 from bench.generate_bundle import HOSTS, Spec, generate
 from parsers.ingest.bundle import read_bundle
 

@@ -1,4 +1,4 @@
-"""Cross-host rules (analyzer/cluster.py) on real captures of several servers made on this machine by
+"""Cross-host rules (analyzer/cluster/rules.py) on real captures of several servers made on this machine by
 scripts/make_cluster_bundles.sh (tests/fixtures/bundles/README.md, "Clusters"): one tarball, a
 directory per host, each a pt-stalk 3.2.1 collection of a scratch MariaDB 10.11 taken at the same time.
 
@@ -22,10 +22,10 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from analyzer import offsets, topology
-from analyzer.cluster import cross_host_findings, load_imbalance
+from analyzer.cluster import offsets, topology
+from analyzer.cluster.rules import cross_host_findings, load_imbalance
 from analyzer.findings import Finding, Severity
-from analyzer.timeline import Timeline
+from analyzer.timeline.timeline import Timeline
 from parsers import iostat
 from parsers.base import ClockHints
 from parsers.ingest.bundle import read_bundle

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from analyzer.timeline import collector_statements, is_collector_statement
+from analyzer.timeline.timeline import collector_statements, is_collector_statement
 from tests.analyzer.captures import processlist_text, timeline
 
 COLLECTORS = [

@@ -7,7 +7,7 @@ import pandas as pd
 
 from analyzer import engine
 from analyzer.findings import Culprit, Evidence, Finding, Severity, Window
-from analyzer.verdict import verdict_refs
+from analyzer.reasoning.verdict import verdict_refs
 
 T = pd.Timestamp("2026-04-21 16:51:41", tz="UTC")
 STATEMENT = "ALTER USER 'app'@'%' IDENTIFIED BY 'Lock-S3cret'"

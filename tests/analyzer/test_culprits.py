@@ -19,7 +19,7 @@ import pytest
 
 from analyzer import engine
 from analyzer.findings import Finding, Severity
-from analyzer.timeline import Timeline
+from analyzer.timeline.timeline import Timeline
 from parsers.ingest.bundle import read_bundle
 
 BUNDLES = Path(__file__).resolve().parent.parent / "fixtures" / "bundles"
@@ -188,7 +188,7 @@ def test_commits_queued_on_the_fsync_blame_the_flush_setting() -> None:
 def test_performance_schema_names_the_metadata_lock_holder(tmp_path: Path) -> None:
     """-ps-locks-transactions (tests/fixtures/ps-locks): session 5 holds SHARED_READ on shop.orders
     GRANTED while the ALTER of session 6 waits with EXCLUSIVE PENDING."""
-    from analyzer import blockers
+    from analyzer.evidence import blockers
     from tests.bundles import make_tar
 
     folder = BUNDLES.parent / "ps-locks"

@@ -12,7 +12,8 @@ import pandas as pd
 import pytest
 
 from analyzer import engine
-from analyzer.timeline import Timeline
+from analyzer.rules.registry import RuleSpec
+from analyzer.timeline.timeline import Timeline
 from parsers.ingest.bundle import read_bundle
 
 BUNDLES = Path(__file__).resolve().parent.parent / "fixtures" / "bundles"
@@ -49,7 +50,7 @@ def _timelines(name: str) -> tuple[Timeline, ...]:
     )
 
 
-def _asked(spec: engine.RuleSpec, tl: Timeline) -> set[str]:
+def _asked(spec: RuleSpec, tl: Timeline) -> set[str]:
     """The inputs ``spec``'s rule asks ``tl`` for (frames by name; ``variables`` when it reads any)."""
     asked: set[str] = set()
     recording = Timeline(
@@ -97,7 +98,7 @@ def test_the_engine_hands_a_rule_only_its_declared_inputs() -> None:
         ncpu=4,
         variables={"max_connections": "151"},
     )
-    spec = engine.RuleSpec("spy", 1, ("vmstat",), ("iostat",), spy)
+    spec = RuleSpec("spy", 1, ("vmstat",), ("iostat",), spy)
     spec.fn(tl.only(spec.declared))
     assert seen == {"frames": {"vmstat", "iostat"}, "variables": set()}
     assert set(tl.only({"vmstat", "variables"}).variables) == {"max_connections"}

@@ -11,7 +11,7 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 
-from analyzer.fingerprint import fingerprint, fingerprint_all, fingerprints
+from analyzer.statements.fingerprint import fingerprint, fingerprint_all, fingerprints
 
 CASES = [
     (
@@ -96,7 +96,7 @@ def test_the_number_pattern_matches_what_the_plain_alternation_matches() -> None
     import random
     import re
 
-    from analyzer.fingerprint import _NUMBER
+    from analyzer.statements.fingerprint import _NUMBER
 
     stated = re.compile(r"0x[0-9a-fA-F]+|[0-9][0-9a-f.xb]*(?:(?<=e)[+-][0-9]+)?")
     shapes = ["0x1F", "00x1F", "10x5", "0X1F", "0x", "0xg", "1e+5", "1.5e-3", "2b", "x1", "a0x1", "9x1F"]

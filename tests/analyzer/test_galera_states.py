@@ -1,4 +1,4 @@
-"""Galera nodes' own states (analyzer/galera_states.py) on real captures of three MariaDB 10.11 Galera
+"""Galera nodes' own states (analyzer/cluster/galera_states.py) on real captures of three MariaDB 10.11 Galera
 nodes made on this machine by scripts/make_cluster_bundles.sh (tests/fixtures/bundles/README.md):
 
 - cluster-galera-desync: on db-b a session holds FLUSH TABLES WITH READ LOCK (db-b desyncs: state 2,
@@ -10,9 +10,9 @@ nodes made on this machine by scripts/make_cluster_bundles.sh (tests/fixtures/bu
 from __future__ import annotations
 
 from analyzer import engine
-from analyzer.cluster import cross_host_findings
+from analyzer.cluster.galera_states import galera_node_behind, node
+from analyzer.cluster.rules import cross_host_findings
 from analyzer.findings import Severity
-from analyzer.galera_states import galera_node_behind, node
 from tests.analyzer.test_cluster import timelines, with_iostat
 
 

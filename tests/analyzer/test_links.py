@@ -1,4 +1,4 @@
-"""analyzer/links.py and analyzer/joins/: a finding explains another only when the bundle shows the
+"""analyzer/reasoning/links.py and analyzer/reasoning/joins/: a finding explains another only when the bundle shows the
 join (the same sessions, statement, device, process or server), never because their windows overlap.
 
 Every join is tested twice on findings whose windows are the same: once where the bundle joins them,
@@ -10,9 +10,9 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 
-from analyzer import links
 from analyzer.findings import Culprit, Evidence, Finding, Link, Severity, Window
-from analyzer.joins import host, sessions
+from analyzer.reasoning import links
+from analyzer.reasoning.joins import host, sessions
 from tests.analyzer.captures import processlist_text, timeline
 
 T0 = pd.Timestamp("2026-04-21 16:51:40", tz="UTC")

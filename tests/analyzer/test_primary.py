@@ -1,4 +1,4 @@
-"""One source, many captures (analyzer/primary.py): the timeline reads one primary capture per source
+"""One source, many captures (analyzer/timeline/primary.py): the timeline reads one primary capture per source
 and stretch of time, joins captures that follow each other, and says what each member became.
 
 The bundles are made here with the real parsers: pt-stalk ``vmstat 1`` (times inferred from the file
@@ -16,7 +16,7 @@ import pandas as pd
 import pytest
 
 from analyzer import engine
-from analyzer.timeline import Timeline
+from analyzer.timeline.timeline import Timeline
 from parsers import vmstat
 from parsers.base import ClockHints
 from parsers.ingest.bundle import read_bundle
@@ -93,7 +93,7 @@ def test_a_vmstat_t_of_the_same_minute_is_primary_and_the_saturation_is_found() 
 
 def test_read_as_one_series_the_two_captures_break_every_window() -> None:
     """What happened before: the rows interleaved at 0.3 s, cpu-saturation found nothing."""
-    from analyzer.windows import sustained
+    from analyzer.timeline.windows import sustained
 
     both = pd.concat([ptstalk_vmstat([BOOT] + SATURATED, START).main,
                       collector_vmstat([BOOT] + SATURATED, START + pd.Timedelta(milliseconds=300)).main])  # fmt: skip

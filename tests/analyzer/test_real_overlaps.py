@@ -17,7 +17,7 @@ import pytest
 
 from analyzer import engine
 from analyzer.findings import Severity
-from analyzer.timeline import Timeline
+from analyzer.timeline.timeline import Timeline
 from parsers.ingest.bundle import read_bundle
 
 BUNDLES = Path(__file__).resolve().parent.parent / "fixtures" / "bundles"

@@ -1,4 +1,4 @@
-"""Why a replica is behind (analyzer/replica_causes.py), on real captures of each cause made on this
+"""Why a replica is behind (analyzer/cluster/replica_causes.py), on real captures of each cause made on this
 machine by scripts/make_cluster_bundles.sh (tests/fixtures/bundles/README.md, "Replica lag by its
 cause"): db-a a MariaDB 10.11 source, db-b its replica (one SQL thread, nothing synced at commit),
 pt-stalk 3.2.1 on both at once. The cross-host finding (``replica-lag-source``) and, when the replica's
@@ -12,10 +12,10 @@ import dataclasses
 import pytest
 
 from analyzer import engine
-from analyzer.cluster import cross_host_findings
+from analyzer.cluster.replica_causes import lag_cause
+from analyzer.cluster.rules import cross_host_findings
 from analyzer.findings import Finding, Severity
-from analyzer.replica_causes import lag_cause
-from analyzer.timeline import Timeline
+from analyzer.timeline.timeline import Timeline
 from tests.analyzer.test_cluster import timelines
 
 

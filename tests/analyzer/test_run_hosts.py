@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from analyzer import cluster, engine
+from analyzer import engine
 from analyzer.findings import Finding, Severity
-from analyzer.timeline import Timeline
+from analyzer.timeline.timeline import Timeline
 from parsers.ingest.bundle import read_bundle
 from tests.multihost import PTSTALK, collection, hosts_tarball, renamed, with_cpus, write_tar
 
@@ -53,7 +53,7 @@ def test_the_cross_host_rules_run_for_two_hosts_and_a_failure_is_recorded(
         seen.append(list(tls))
         return [cross]
 
-    monkeypatch.setattr(cluster, "cross_host_findings", found)
+    monkeypatch.setattr(engine, "cross_host_findings", found)
     out = engine.run_hosts(timelines)
     assert seen == [["db-a", "db-b"]]
     assert cross in out.findings and cross.host is None
@@ -63,7 +63,7 @@ def test_the_cross_host_rules_run_for_two_hosts_and_a_failure_is_recorded(
     def broken(tls):  # noqa: ANN001, ANN202
         raise ValueError("no wsrep counters")
 
-    monkeypatch.setattr(cluster, "cross_host_findings", broken)
+    monkeypatch.setattr(engine, "cross_host_findings", broken)
     out = engine.run_hosts(timelines)
     assert [(f.key, f.host) for f in out.failed] == [(engine.CROSS_HOST_KEY, None)]
     assert {f.host for f in out.findings} == {"db-a", "db-b"}

@@ -1,11 +1,11 @@
-"""analyzer/series.py: the long form of the charted series, read back as melt would give it."""
+"""analyzer/timeline/series.py: the long form of the charted series, read back as melt would give it."""
 
 from __future__ import annotations
 
 import numpy as np
 import pandas as pd
 
-from analyzer.series import _long, _pivot_long
+from analyzer.timeline.series import _long, _pivot_long
 
 T0 = pd.Timestamp("2026-04-21 14:00:00", tz="UTC")
 

@@ -1,5 +1,5 @@
 """The timeline's server variables from a pt-mysql-summary report when the bundle has no ``-variables``
-(analyzer/timeline.py ``Timeline.from_sources``), and the evidence of a rule that reads one naming the
+(analyzer/timeline/timeline.py ``Timeline.from_sources``), and the evidence of a rule that reads one naming the
 report's member and line (analyzer/engine.py).
 
 The bundle is culprit-tablecache (table_open_cache 64 under 6 sessions reading 400 tables) without its

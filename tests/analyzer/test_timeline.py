@@ -9,10 +9,11 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from analyzer.timeline import IRQ_LINES_KEPT, OTHER_IRQ, Timeline, prepare, reduce_piece
+from analyzer.timeline.timeline import IRQ_LINES_KEPT, OTHER_IRQ, Timeline, prepare, reduce_piece
 from parsers import interrupts, ps, registry
 from parsers.base import ClockHints
-from parsers.ingest.pieces import Work, parse_piece, split
+from parsers.ingest.cutting import split
+from parsers.ingest.pieces import Work, parse_piece
 from tests.analyzer.captures import processlist_text
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
@@ -114,8 +115,8 @@ def test_folding_keeps_the_busiest_lines_and_names_the_first_folded_line() -> No
 
 def test_the_status_variables_the_analysis_reads_are_kept() -> None:
     from analyzer.rules import mysql
-    from analyzer.series import MYSQLADMIN_GAUGES, MYSQLADMIN_RATES
-    from analyzer.timeline import STATUS_KEPT
+    from analyzer.timeline.series import MYSQLADMIN_GAUGES, MYSQLADMIN_RATES
+    from analyzer.timeline.timeline import STATUS_KEPT
     from parsers import mysqladmin
 
     assert set(MYSQLADMIN_RATES) | set(MYSQLADMIN_GAUGES) <= STATUS_KEPT
@@ -169,7 +170,7 @@ def test_idle_sessions_are_counted_and_only_the_longest_idle_one_of_a_snapshot_k
 def test_interrupt_series_and_irq_cpu_rates_do_not_depend_on_the_slices_they_are_grouped_in(
     monkeypatch,
 ) -> None:
-    from analyzer import series
+    from analyzer.timeline import series
 
     parsed = prepare(_parse(interrupts, FIXTURES / "interrupts" / "linux-6.18_proc-interrupts_3snap.txt"))
     tl = Timeline.from_sources([parsed])

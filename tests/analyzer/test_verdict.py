@@ -1,11 +1,11 @@
-"""analyzer/verdict.py: the root cause chosen from the findings and the links the bundle shows."""
+"""analyzer/reasoning/verdict.py: the root cause chosen from the findings and the links the bundle shows."""
 
 from __future__ import annotations
 
 import pandas as pd
 
 from analyzer.findings import Culprit, Finding, Link, NotEvaluated, RuleFailed, Severity, Window
-from analyzer.verdict import HEALTHY_HEADLINE, NO_CAUSE_SHOWN, coverage, decide, verdict_refs
+from analyzer.reasoning.verdict import HEALTHY_HEADLINE, NO_CAUSE_SHOWN, coverage, decide, verdict_refs
 
 T0 = pd.Timestamp("2026-04-21 16:51:40", tz="UTC")
 

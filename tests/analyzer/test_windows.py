@@ -1,4 +1,4 @@
-"""analyzer/windows.py: which samples fall inside finding windows, whatever their order."""
+"""analyzer/timeline/windows.py: which samples fall inside finding windows, whatever their order."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import numpy as np
 import pandas as pd
 
 from analyzer.findings import Window
-from analyzer.windows import within
+from analyzer.timeline.windows import within
 
 T0 = pd.Timestamp("2026-04-21 16:51:41", tz="UTC")
 
@@ -52,7 +52,7 @@ def _runs_one_by_one(t: pd.Series, c: list[bool], min_samples: int, max_gap: pd.
 
 
 def test_sustained_windows_are_the_runs_of_the_condition_broken_by_gaps() -> None:
-    from analyzer.windows import sustained
+    from analyzer.timeline.windows import sustained
 
     rng = np.random.default_rng(7)
     for _ in range(300):
@@ -67,7 +67,7 @@ def test_sustained_windows_are_the_runs_of_the_condition_broken_by_gaps() -> Non
 
 
 def test_sustained_ignores_the_intervals_next_to_a_missing_time() -> None:
-    from analyzer.windows import sustained
+    from analyzer.timeline.windows import sustained
 
     t = pd.Series(pd.to_datetime([T0, T0 + pd.Timedelta(seconds=1), pd.NaT, T0 + pd.Timedelta(seconds=3)]))
     got = sustained(t, pd.Series([True, True, True, True]), min_samples=4)
@@ -80,7 +80,7 @@ def test_sustained_ignores_the_intervals_next_to_a_missing_time() -> None:
 
 def test_the_median_interval_is_read_from_distinct_times_in_any_order() -> None:
     from analyzer.detect import step_seconds
-    from analyzer.join import median_interval
+    from analyzer.timeline.pairing import median_interval
 
     rng = np.random.default_rng(11)
     for _ in range(200):

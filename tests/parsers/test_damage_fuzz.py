@@ -27,10 +27,10 @@ from pathlib import Path
 import pytest
 
 from analyzer import engine
-from analyzer.timeline import Timeline, reduce_piece
+from analyzer.timeline.timeline import Timeline, reduce_piece
 from parsers import registry
 from parsers.base import Blocks
-from parsers.ingest import pieces
+from parsers.ingest import cutting
 from parsers.ingest.bundle import Bundle, read_bundle
 from tests.conftest import FIXTURES, SAMPLES
 from tests.damage import MARKER, MUTATIONS, tarball
@@ -140,7 +140,7 @@ def test_every_member_damaged_every_way(
         path = tarball(tmp_path / f"run{run}.tar.gz", damaged)
         with monkeypatch.context() as patch:
             if run % 2:
-                patch.setattr(pieces, "PIECE_BYTES", SMALL_PIECE_BYTES)
+                patch.setattr(cutting, "PIECE_BYTES", SMALL_PIECE_BYTES)
             caplog.clear()
             with caplog.at_level(logging.ERROR):
                 bundle, outcome = _read(path, processes=1 if run % 4 == 1 else 0)
@@ -236,7 +236,7 @@ def test_every_member_cut_inside_a_line_keeps_the_samples_of_its_whole_lines(
                 continue
             with monkeypatch.context() as patch:
                 if (k + j) % 2:  # the piece path: the cut member's last piece is a small one
-                    patch.setattr(pieces, "PIECE_BYTES", SMALL_PIECE_BYTES)
+                    patch.setattr(cutting, "PIECE_BYTES", SMALL_PIECE_BYTES)
                 whole = _samples(tmp_path / "whole.tar.gz", name, data[: data.rfind(b"\n", 0, at) + 1]) or 0
                 cut = _samples(tmp_path / "cut.tar.gz", name, data[:at])
             if cut is None and whole:

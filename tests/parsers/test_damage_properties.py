@@ -21,7 +21,8 @@ from hypothesis import strategies as st
 
 from parsers import damage, registry
 from parsers.base import ClockHints, ParseError
-from parsers.ingest.pieces import Piece, parse_piece
+from parsers.ingest.cutting import Piece
+from parsers.ingest.pieces import parse_piece
 from tests.conftest import FIXTURES
 
 BUNDLE = FIXTURES / "bundles" / "ptstalk-mariadb-tmptables.tar.gz"

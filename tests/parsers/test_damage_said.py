@@ -19,9 +19,10 @@ from hypothesis import strategies as st
 
 from parsers import damage, registry
 from parsers.base import ClockHints
-from parsers.ingest import pieces
+from parsers.ingest import cutting
 from parsers.ingest.bundle import read_bundle
-from parsers.ingest.pieces import Piece, parse_piece
+from parsers.ingest.cutting import Piece
+from parsers.ingest.pieces import parse_piece
 from tests.conftest import FIXTURES
 from tests.damage import tarball
 
@@ -79,8 +80,8 @@ def test_gaps_that_samples_allow_are_not_jumps(stretches: tuple) -> None:
 def test_a_jump_across_the_pieces_of_a_long_member_is_said_once_joined(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(pieces, "WHOLE_MAX_BYTES", 4096)  # cut at line ends, in pieces
-    monkeypatch.setattr(pieces, "LINE_PIECE_BYTES", 2048)
+    monkeypatch.setattr(cutting, "WHOLE_MAX_BYTES", 4096)  # cut at line ends, in pieces
+    monkeypatch.setattr(cutting, "LINE_PIECE_BYTES", 2048)
     data = _vmstat(("2026-01-05 10:00:00", 300, 1), ("2026-02-16 10:00:00", 100, 1))
     bundle = read_bundle(tarball(tmp_path / "b.tar.gz", {"c/2026_01_05_10_00_00-vmstat": data}))
     (source,) = bundle.sources
@@ -188,8 +189,8 @@ def test_a_jump_keeps_one_stretch_and_regular_gaps_keep_all(
 def test_a_warning_of_a_later_piece_names_the_member_line_in_its_message(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(pieces, "WHOLE_MAX_BYTES", 4096)
-    monkeypatch.setattr(pieces, "LINE_PIECE_BYTES", 2048)
+    monkeypatch.setattr(cutting, "WHOLE_MAX_BYTES", 4096)
+    monkeypatch.setattr(cutting, "LINE_PIECE_BYTES", 2048)
     rows = _vmstat(("2026-01-05 10:00:00", 200, 1)).decode().splitlines(keepends=True)
     rows[150:150] = rows[140:145]  # five rows written again, in the fourth piece or so
     bundle = read_bundle(

@@ -1,4 +1,4 @@
-"""Damage on the stream path: a member too long to hold (over ``pieces.WHOLE_MAX_BYTES``, not cut in
+"""Damage on the stream path: a member too long to hold (over ``cutting.WHOLE_MAX_BYTES``, not cut in
 pieces) is read as a text stream by the worker; its lines are cut as a piece's are
 (``parsers.damage.segments`` and ``LineCutter``), never read whole.
 
@@ -19,7 +19,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from parsers import damage
-from parsers.ingest import pieces
+from parsers.ingest import cutting
 from parsers.ingest.bundle import read_bundle
 from parsers.rawtext import text_of
 from tests.conftest import FIXTURES
@@ -64,7 +64,7 @@ def test_the_stream_cutter_cuts_as_a_piece_is_cut(lines: list[str], ended: bool,
 def test_a_huge_line_in_a_member_read_as_a_stream_is_cut_and_named(
     suffix: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(pieces, "WHOLE_MAX_BYTES", 4096)  # these members are read as streams
+    monkeypatch.setattr(cutting, "WHOLE_MAX_BYTES", 4096)  # these members are read as streams
     members = _members()
     name = next(n for n in members if n.endswith("-" + suffix))
     base = read_bundle(tarball(tmp_path / "base.tar.gz", members))

@@ -8,7 +8,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from analyzer.timeline import reduce_piece
+from analyzer.timeline.timeline import reduce_piece
 from parsers.ingest.bundle import Bundle, read_bundle
 from parsers.ingest.fanout import assemble, parse_part, plan_bundle
 from parsers.ingest.pieces import Work
@@ -81,7 +81,7 @@ def test_several_hosts_and_an_added_bundle_fanned_out_equal_the_single_read(tmp_
 
 
 def test_a_member_cut_in_many_parts_equals_the_single_read(tmp_path: Path, monkeypatch) -> None:
-    monkeypatch.setattr("parsers.ingest.pieces.PIECE_BYTES", 20_000)
+    monkeypatch.setattr("parsers.ingest.cutting.PIECE_BYTES", 20_000)
     text = _processlist(400, 7).encode()
     path = make_tar(tmp_path / "b.tgz", {"c/processlist.txt": text, "c/notes.txt": b"hello\n"})
     single = read_bundle(path, reduce=reduce_piece)

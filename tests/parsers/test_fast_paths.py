@@ -1,7 +1,7 @@
 """The NumPy fast paths of the parsers read exactly what their careful paths read.
 
 Several parsers read the regular bulk of a capture with one vectorised pass over its bytes and fall
-back to a careful row-by-row path for anything irregular (processlist ``_vertical._vertical_fast``,
+back to a careful row-by-row path for anything irregular (processlist ``_vertical_chunks._vertical_fast``,
 mysqladmin ``_mysqladmin_cells.matrix``/``cells``, interrupts ``_fast_counts``, mpstat ``_walk_blocks``
 and its repeated headers). Each capture below is parsed twice, once as shipped and once with every fast path of its format turned
 off, and the two results must be identical: frames (values, dtypes, line numbers), warnings, clock
@@ -18,7 +18,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from parsers import _mysqladmin_cells, _vertical, interrupts, mpstat, registry
+from parsers import _mysqladmin_cells, _vertical_chunks, interrupts, mpstat, registry
 from parsers.base import ClockHints, ParsedSource
 from tests.conftest import FIXTURES, SAMPLES
 
@@ -31,7 +31,7 @@ def _mpstat_line_by_line(st: mpstat._Reader, read) -> None:
 
 #: format -> (module, function, what the function returns to decline, or a careful replacement)
 FAST_PATHS: dict[str, list[tuple[object, str, object]]] = {
-    "processlist": [(_vertical, "_vertical_fast", False)],
+    "processlist": [(_vertical_chunks, "_vertical_fast", False)],
     "mysqladmin": [(_mysqladmin_cells, "matrix", None), (_mysqladmin_cells, "cells", None)],
     "interrupts": [(interrupts, "_fast_counts", None)],
     "mpstat": [(mpstat, "_walk_blocks", _mpstat_line_by_line), (mpstat._Reader, "known_header", None)],
@@ -108,7 +108,7 @@ def _spy(monkeypatch: pytest.MonkeyPatch, module: object, name: str) -> list[obj
 @pytest.mark.parametrize(
     ("fmt", "fixture", "module", "name"),
     [
-        ("processlist", "processlist/mariadb-10.11.19_vertical_ts.txt", _vertical, "_vertical_fast"),
+        ("processlist", "processlist/mariadb-10.11.19_vertical_ts.txt", _vertical_chunks, "_vertical_fast"),
         ("mysqladmin", "mysqladmin/mariadb-10.11_ts-markers_ext_subset.txt", _mysqladmin_cells, "matrix"),
         ("interrupts", "interrupts/linux-6.18_proc-interrupts_3snap.txt", interrupts, "_fast_counts"),
         ("mpstat", "mpstat/mpstat-12.6.1_P-ALL_ts-markers.txt", mpstat, "_rows"),

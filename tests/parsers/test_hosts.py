@@ -10,8 +10,8 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from analyzer import primary
-from analyzer.timeline import Timeline
+from analyzer.timeline import primary
+from analyzer.timeline.timeline import Timeline
 from parsers.base import Clock, ParsedSource
 from parsers.ingest import hosts
 from parsers.ingest.bundle import read_bundle

@@ -179,10 +179,10 @@ def test_pieces_cut_at_markers_give_the_rates_and_lines_of_one_reading(
 ) -> None:
     import io
 
-    from parsers.ingest import pieces
+    from parsers.ingest import cutting, pieces
 
     data = (FIXTURES / name).read_bytes()
-    cut = list(pieces.split(b"", io.BytesIO(data), piece_bytes=len(data) // 3))
+    cut = list(cutting.split(b"", io.BytesIO(data), piece_bytes=len(data) // 3))
     assert len(cut) >= 3
     joined = pieces.join([pieces.parse_piece(module, p, member=name, clock=HINTS) for p in cut]).main
     whole = read(module, name).main

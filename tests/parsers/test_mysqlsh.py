@@ -180,7 +180,7 @@ def test_sniffers_claim_only_their_shapes():
 
 def test_high_load_iterations_reach_the_rules_as_one_series():
     """Each iteration is its own member and its own primary capture; the timeline joins them."""
-    from analyzer.timeline import Timeline, reduce_piece
+    from analyzer.timeline.timeline import Timeline, reduce_piece
 
     bundle = read_bundle(HL, reduce=reduce_piece)
     tl = Timeline.from_sources(bundle.sources, ncpu=4, host="db1")

@@ -11,7 +11,8 @@ import pytest
 
 from parsers import interrupts, mysqladmin, processlist
 from parsers.base import ClockHints, ParseError
-from parsers.ingest.pieces import LocalRunner, Pipeline, Work, split
+from parsers.ingest.cutting import split
+from parsers.ingest.pieces import LocalRunner, Pipeline, Work
 from parsers.rawtext import TextChunk, text_of
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
@@ -176,10 +177,10 @@ def test_the_cuts_do_not_depend_on_the_marker_search_window(monkeypatch, marker:
             for p in split(data[:100], io.BytesIO(data[100:]), piece_bytes=700)
         ]
 
-    monkeypatch.setattr("parsers.ingest.pieces.MARKER_WINDOW", 1 << 30)
+    monkeypatch.setattr("parsers.ingest.cutting.MARKER_WINDOW", 1 << 30)
     whole = cuts()
     monkeypatch.setattr(
-        "parsers.ingest.pieces.MARKER_WINDOW", 16
+        "parsers.ingest.cutting.MARKER_WINDOW", 16
     )  # smaller than a snapshot: the window doubles
     assert cuts() == whole and len(whole) > 10
 
@@ -202,27 +203,27 @@ def test_a_stream_that_can_only_read_is_cut_as_one_that_reads_into_a_buffer() ->
 
 
 def test_pieces_get_smaller_once_the_worker_holds_a_lot() -> None:
-    from parsers.ingest import pieces
+    from parsers.ingest import cutting
 
-    assert pieces.piece_bytes(200 << 20) == pieces.PIECE_BYTES
+    assert cutting.piece_bytes(200 << 20) == cutting.PIECE_BYTES
     assert (
-        pieces.piece_bytes(pieces.SMALL_PIECES_ABOVE_BYTES + 1)
-        == pieces.SMALL_PIECE_BYTES
-        < pieces.PIECE_BYTES
+        cutting.piece_bytes(cutting.SMALL_PIECES_ABOVE_BYTES + 1)
+        == cutting.SMALL_PIECE_BYTES
+        < cutting.PIECE_BYTES
     )
 
 
 def test_an_hour_of_processlist_or_ps_is_cut_in_larger_pieces_a_day_is_not() -> None:
-    from parsers.ingest import pieces
+    from parsers.ingest import cutting
 
     hour, day = 834_000_000, 2_000_000_000
-    large = pieces.piece_bytes(200 << 20, hour, "processlist")
-    assert large == pieces.piece_bytes(200 << 20, hour, "ps") == 12 << 20
+    large = cutting.piece_bytes(200 << 20, hour, "processlist")
+    assert large == cutting.piece_bytes(200 << 20, hour, "ps") == 12 << 20
     # no gain from larger pieces, and the same CPU per MB in small ones, which hold half the memory
-    assert pieces.piece_bytes(200 << 20, hour, "interrupts") == pieces.SMALL_PIECE_BYTES
-    assert pieces.piece_bytes(200 << 20, day, "processlist") == pieces.PIECE_BYTES
-    assert pieces.piece_bytes(200 << 20, None, "processlist") == pieces.PIECE_BYTES  # size unknown
-    assert pieces.piece_bytes(pieces.SMALL_PIECES_ABOVE_BYTES + 1, hour, "ps") == pieces.SMALL_PIECE_BYTES
+    assert cutting.piece_bytes(200 << 20, hour, "interrupts") == cutting.SMALL_PIECE_BYTES
+    assert cutting.piece_bytes(200 << 20, day, "processlist") == cutting.PIECE_BYTES
+    assert cutting.piece_bytes(200 << 20, None, "processlist") == cutting.PIECE_BYTES  # size unknown
+    assert cutting.piece_bytes(cutting.SMALL_PIECES_ABOVE_BYTES + 1, hour, "ps") == cutting.SMALL_PIECE_BYTES
 
 
 def test_joining_pieces_holds_the_member_once_not_twice() -> None:

@@ -15,8 +15,9 @@ import pytest
 from parsers import interrupts, processlist
 from parsers.base import ClockHints, ParsedSource, ParseError
 from parsers.ingest import children
+from parsers.ingest.cutting import Piece, split, whole
 from parsers.ingest.malloc import MALLOC_TUNABLES
-from parsers.ingest.pieces import WARM_PIECE_BYTES, LocalRunner, Piece, Pipeline, Work, split, whole
+from parsers.ingest.pieces import WARM_PIECE_BYTES, LocalRunner, Pipeline, Work
 from parsers.ingest.pool import (
     _WAITING,
     _WAITING_LOCK,
@@ -116,7 +117,7 @@ def test_a_reducer_object_is_handed_to_the_parse_processes_as_it_is(tmp_path: Pa
         info = tarfile.TarInfo("c/processlist.txt")
         info.size = len(text)
         tar.addfile(info, io.BytesIO(text))
-    monkeypatch.setattr("parsers.ingest.pieces.PIECE_BYTES", 20_000)
+    monkeypatch.setattr("parsers.ingest.cutting.PIECE_BYTES", 20_000)
     reducer = _Head(rows=1)
     whole = read_bundle(path).sources[0].main
     alone = read_bundle(path, reduce=reducer).sources[0].main
@@ -308,11 +309,11 @@ def _bundle(tmp_path: Path) -> Path:
 
 
 def test_a_bundle_read_by_parse_processes_comes_out_in_member_order(tmp_path: Path, monkeypatch) -> None:
-    from analyzer.timeline import reduce_piece
+    from analyzer.timeline.timeline import reduce_piece
     from parsers.ingest.bundle import read_bundle
 
     path = _bundle(tmp_path)
-    monkeypatch.setattr("parsers.ingest.pieces.PIECE_BYTES", 2000)  # every snapshot member in several pieces
+    monkeypatch.setattr("parsers.ingest.cutting.PIECE_BYTES", 2000)  # every snapshot member in several pieces
     alone = read_bundle(path, reduce=reduce_piece)
     shared = read_bundle(path, reduce=reduce_piece, processes=2)
     order = [(s.member, s.format, s.samples) for s in alone.sources]

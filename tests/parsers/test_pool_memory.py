@@ -53,7 +53,7 @@ def _read(
     """Three processlist captures, each in many pieces, read by two parse processes."""
     text = _processlist(200, 3).encode()  # past the 64 KiB head read first: cut in many pieces
     path = make_tar(tmp_path / "b.tgz", dict.fromkeys(MEMBERS, text))
-    monkeypatch.setattr("parsers.ingest.pieces.piece_bytes", lambda *_, **__: 6000)
+    monkeypatch.setattr("parsers.ingest.cutting.piece_bytes", lambda *_, **__: 6000)
     bundle = read_bundle(path, reduce=reduce, processes=2, memory_bytes=LIMIT_BYTES)  # type: ignore[arg-type]
     return [s.member for s in bundle.sources], {n.member: n.reason for n in bundle.not_used}
 

@@ -1,4 +1,4 @@
-"""The slow query log parser (parsers/slowlog.py) and its digest (analyzer/querydigest.py), on the real
+"""The slow query log parser (parsers/slowlog.py) and its digest (analyzer/statements/querydigest.py), on the real
 MariaDB 10.11 log and the hand-written MySQL 5.7/8.0/8.4 and Percona Server samples of
 tests/fixtures/slowlog/ (README there), side by side with pt-query-digest 3.2.1's reports of the same
 files (``*.pt-query-digest.json``, stored beside them)."""
@@ -13,7 +13,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from analyzer.querydigest import checksum, queries
+from analyzer.statements.querydigest import checksum, queries
 from parsers import registry, slowlog
 from parsers.base import ClockHints, ParseError
 from parsers.ingest.bundle import read_bundle
@@ -28,7 +28,7 @@ LOGS = sorted(FIXTURES.glob("*.log"))
 PT_CLOCK_S = {MARIADB.name: 3600, "mysql-5.7_log-timestamps-system_hand.log": 3600}
 
 # Deliberate differences from pt-query-digest 3.2.1 (docs/inputs.md, "The slow query log"):
-#: 1. Fingerprints: a ``+``/``-`` is a sign only where it cannot be an operator (analyzer/fingerprint.py),
+#: 1. Fingerprints: a ``+``/``-`` is a sign only where it cannot be an operator (analyzer/statements/fingerprint.py),
 #:    where pt takes any for the start of a number. pt's fingerprint -> ours.
 FINGERPRINTS = {
     "update sbtest? set k=k? where id=?": "update sbtest? set k=k+? where id=?",

@@ -62,7 +62,7 @@ def _media_in_tmp(settings, tmp_path: Path) -> Path:
 
 @pytest.fixture(autouse=True)
 def _fresh_reset_counts() -> Iterator[None]:
-    """Password-reset counts (web/accounts/throttles.py, in the real Redis for an hour) start at zero in every
+    """Password-reset counts (web/throttles.py, in the real Redis for an hour) start at zero in every
     test: a test's resets do not throttle the next test's, nor the next run's."""
 
     from django.conf import settings

@@ -6,7 +6,7 @@ the test asks for, then its rows are copied to a
 second host (``db-b`` by default) whose members live under ``<name>/``, whose raw lines name it
 instead of the first host, and whose series are scaled (so that the two hosts' lines differ on a
 chart). A cross-host finding naming both hosts is added. The shapes are those of the hosts contract
-(web/models.py ``Host``, ``Source.host``, ``Series.host``, ``SeriesLevel.host``, ``Finding.host`` and
+(web/models/cases.py ``Host``, ``Source.host``, ``Series.host``, ``SeriesLevel.host``, ``Finding.host`` and
 ``Finding.hosts``).
 """
 

@@ -14,8 +14,8 @@ from django.test import Client
 
 from tests.web.conftest import EXAMPLE_BUNDLE
 from tests.web.test_api_tokens import _make_token
+from web import faults
 from web.celery import app as celery_app
-from web.ingest import faults
 from web.models import Case
 
 #: Seconds an ingest of the example bundle may take on a busy 2-core machine.

@@ -286,7 +286,7 @@ def test_the_case_page_of_a_real_capture(live_server, engineer, browser) -> None
 
 def test_the_case_page_of_a_long_generated_capture(live_server, engineer, browser, long_bundle) -> None:  # noqa: F811
     case = _ingest(long_bundle, "long.tar.gz")
-    # The root cause is the one stored at publication (analyzer/verdict.py), a finding of the case.
+    # The root cause is the one stored at publication (analyzer/reasoning/verdict.py), a finding of the case.
     root_key = selectors.case_detail_context(case=case)["verdict"]["root_cause"]["key"]
     assert root_key == case.root_cause_key and case.findings.filter(key=root_key).exists()
     _check_case_page(browser, live_server, case, "long-capture", root_key)

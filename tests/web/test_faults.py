@@ -54,8 +54,9 @@ from tests.web.conftest import (
     no_work_folder,
     processes_on_test_db,
 )
+from web import faults
 from web.cases import services
-from web.ingest import faults, tasks
+from web.ingest import tasks
 from web.models import Case, CaseStatus, Finding, RawChunk, Series, Source
 from web.storage import WORK_DIR
 

@@ -16,7 +16,7 @@ import pytest
 from django.core.files import File
 from django.test import Client, override_settings
 
-from analyzer.querydigest import queries
+from analyzer.statements.querydigest import queries
 from parsers import slowlog
 from parsers.base import ClockHints
 from tests.web.conftest import VMSTAT, make_tar

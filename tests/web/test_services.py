@@ -333,7 +333,7 @@ def test_the_text_of_every_parsed_member_is_kept_line_for_line(
 ) -> None:
     monkeypatch.setattr("parsers.rawtext.CHUNK_BYTES", 4096)  # several chunks a member
     if whole_max:
-        monkeypatch.setattr("parsers.ingest.pieces.WHOLE_MAX_BYTES", whole_max)
+        monkeypatch.setattr("parsers.ingest.cutting.WHOLE_MAX_BYTES", whole_max)
     case = _ingest(example2_tarball)
     members = list(case.sources.exclude(samples=0).values_list("member", flat=True))
     assert len(members) >= 5
@@ -436,7 +436,7 @@ def test_pieces_parsed_by_parse_processes_give_the_same_case(
     example2_tarball: Path, settings, monkeypatch
 ) -> None:
     monkeypatch.setattr(
-        "parsers.ingest.pieces.PIECE_BYTES", 20_000
+        "parsers.ingest.cutting.PIECE_BYTES", 20_000
     )  # every snapshot member in several pieces
 
     def summary(case: Case) -> tuple:
@@ -475,7 +475,7 @@ def test_pieces_parsed_by_parse_processes_give_the_same_case(
 def test_the_ingest_hands_the_analysis_reducer_to_the_pipeline(tmp_path: Path, monkeypatch) -> None:
     """The reduce step is an object the ingest passes in (``web.ingest.work.PIECE_REDUCER``), not a name the
     pipeline imports: whatever the ingest holds there is what reduces every parsed member."""
-    from analyzer.timeline import reduce_piece
+    from analyzer.timeline.timeline import reduce_piece
 
     assert piece_work.PIECE_REDUCER is reduce_piece
     seen: list[str] = []

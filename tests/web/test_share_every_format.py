@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 from django.test import Client
 
-from analyzer.querydigest import EXTRAS
+from analyzer.statements.querydigest import EXTRAS
 from parsers import registry
 from parsers.sensitive import declared
 from tests.web.conftest import ingest_ready
@@ -134,7 +134,7 @@ _VERDICT = {
     "state", "headline", "root_cause", "chain", "explains", "also_found", "links", "cause", "effect", "join",
     "sentence", "fix", "when", "check", "coverage", "evaluated", "not_evaluated", "failed", "missing",
 }  # fmt: skip
-#: A slow log's class (analyzer/querydigest.py ``queries``), as the report and queries.json send it.
+#: A slow log's class (analyzer/statements/querydigest.py ``queries``), as the report and queries.json send it.
 _QUERY = (
     "fingerprint", "checksum", "count", "first_seen", "last_seen", "host", "member", "example", "extras",
     *(f"example.{k}" for k in ("statement", "ts", "query_time_s", "schema", "line")),

@@ -13,8 +13,9 @@ from django.core.files.storage import default_storage
 from django.utils import timezone
 
 from tests.web.conftest import VMSTAT, make_tar
+from web import faults
 from web.cases import services
-from web.ingest import broker, claims, faults, sweeper
+from web.ingest import broker, claims, sweeper
 from web.models import Case, CaseStatus
 from web.storage import case_work_dir
 

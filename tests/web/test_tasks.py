@@ -9,8 +9,8 @@ from django.core.files import File
 from django.db import InterfaceError, OperationalError
 
 from tests.web.conftest import EXAMPLE_BUNDLE
+from web import faults
 from web.cases import services
-from web.ingest import faults
 from web.ingest.tasks import case_ingest_task
 from web.models import Case, CaseStatus
 

@@ -18,7 +18,7 @@ from django.core.files import File
 from django.core.files.base import ContentFile
 from django.core.files.storage import default_storage
 
-from analyzer.timeline import reduce_piece
+from analyzer.timeline.timeline import reduce_piece
 from parsers.ingest import workfile
 from parsers.ingest.fanout import parse_part, plan_bundle
 from parsers.ingest.pieces import Work

@@ -16,9 +16,9 @@ from django.views.decorators.http import require_GET, require_POST
 
 from web import audit
 from web.accounts import invitations, teams
+from web.accounts import notification_views as notify_views
 from web.cases.selectors import case_for_user
 from web.models import AuditEvent, Team
-from web.notifications import views as notify_views
 
 #: Events a page of the trail shows.
 EVENTS_PAGE_SIZE = 100

@@ -18,6 +18,7 @@ from django.utils import timezone
 
 from web import audit
 from web.accounts import services as api_tokens
+from web.cases.selectors import redaction_label
 from web.models import ApiToken, AuditAction, ShareLink, Team, UploadLink
 from web.sharing import services as shares
 from web.uploads import services as upload_links
@@ -72,7 +73,7 @@ def share_rows(team: Team) -> list[dict[str, object]]:
             "expires_at": s.expires_at,
             "last_viewed_at": s.last_viewed_at,
             "view_count": s.view_count,
-            "redaction": shares.redaction_label(s),
+            "redaction": redaction_label(s),
         }
         for s in active_shares(team)
     ]

@@ -20,9 +20,9 @@ from django.views.decorators.http import require_GET, require_POST
 
 from web import audit
 from web.accounts import invitations, services
+from web.accounts import notification_views as notify_views
 from web.accounts.forms import ApiTokenForm
 from web.models import AuditAction
-from web.notifications import views as notify_views
 
 
 def _page(

@@ -42,8 +42,8 @@ from web.api.serializers import (
 )
 from web.cases import selectors, services
 from web.cases.forms import CaseFilterForm
+from web.faults import BROKER_DOWN_DETAIL
 from web.history import compare
-from web.ingest.faults import BROKER_DOWN_DETAIL
 from web.timeline import charts, moments
 
 

@@ -372,7 +372,7 @@ class QueryExampleSerializer(serializers.Serializer):
 
 
 class QueryClassSerializer(serializers.Serializer):
-    """One class of a slow log (analyzer/querydigest.py ``queries``)."""
+    """One class of a slow log (analyzer/statements/querydigest.py ``queries``)."""
 
     fingerprint = serializers.CharField()
     checksum = serializers.CharField(

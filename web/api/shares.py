@@ -91,7 +91,7 @@ def share_list_create_api(request: Request, case_id: int) -> Response:
     shown this once (only its hash is kept)."""
     case = selectors.case_for_user(user=request.user, case_id=case_id)
     if request.method == "GET":
-        return Response([_row(r, case.pk) for r in shares.share_rows(case)])
+        return Response([_row(r, case.pk) for r in selectors.share_rows(case)])
     serializer = ShareCreateSerializer(data=request.data)
     if not serializer.is_valid():
         return Response({"message": "The link is not valid.", "extra": serializer.errors}, status=400)
@@ -101,7 +101,7 @@ def share_list_create_api(request: Request, case_id: int) -> Response:
     except ValueError as exc:
         return Response({"message": str(exc), "extra": {}}, status=status.HTTP_400_BAD_REQUEST)
     audit.record_share_created(request, made.share)
-    row = next(r for r in shares.share_rows(case) if r["id"] == made.share.pk)
+    row = next(r for r in selectors.share_rows(case) if r["id"] == made.share.pk)
     return Response(
         {**_row(row, case.pk), "url": request.build_absolute_uri(made.path)},
         status=status.HTTP_201_CREATED,
@@ -133,5 +133,5 @@ def share_detail_api(request: Request, case_id: int, share_id: int) -> Response:
     if request.method == "DELETE" and share.revoked_at is None:
         shares.share_revoke(share=share, user=request.user)
         audit.record(action=AuditAction.SHARE_REVOKED, request=request, share=share)
-    row = next(r for r in shares.share_rows(case) if r["id"] == share.pk)
+    row = next(r for r in selectors.share_rows(case) if r["id"] == share.pk)
     return Response(_row(row, case.pk))

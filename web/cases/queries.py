@@ -1,6 +1,6 @@
 """The slow query log's classes of a case, read back: over the whole log, or over a time window.
 
-The ingest stores each slow log's digest (``QueryClass``: a class as ``analyzer.querydigest.queries``
+The ingest stores each slow log's digest (``QueryClass``: a class as ``analyzer.statements.querydigest.queries``
 gives it) and each class minute by minute (``QueryMinute``). Over the whole log a class is its
 digest as stored. Over a window (the case page's chart zoom, ``?start=&end=``) its figures are the
 sums and greatest values of its minutes that overlap the window ``[start, end)`` (whole minutes: the
@@ -51,7 +51,7 @@ _WINDOW_FIGURES = {
 }
 
 
-#: A class's keys in the order ``analyzer.querydigest.queries`` writes them (PostgreSQL's jsonb keeps
+#: A class's keys in the order ``analyzer.statements.querydigest.queries`` writes them (PostgreSQL's jsonb keeps
 #: its own order), and the order of its figures.
 _ORDER = (
     "fingerprint", "checksum", "count", "query_time_s", "lock_time_s", "rows_sent", "rows_examined", "first_seen",
@@ -97,7 +97,7 @@ def case_queries(
     window (either given; aware datetimes): ``{"start", "end", "whole_log", "classes", "query_time_s",
     "spark": {"start", "end", "points", "unit"}, "queries": [...]}``. ``classes``: how many classes
     have entries there; ``query_time_s``: their total query time; ``queries``: the first ``limit`` of
-    them by total query time, each as ``analyzer.querydigest.queries`` gives a class (``fingerprint``,
+    them by total query time, each as ``analyzer.statements.querydigest.queries`` gives a class (``fingerprint``,
     ``checksum``, ``count``, ``query_time_s`` and ``lock_time_s`` ``{sum, avg, max}`` with the whole
     log's ``p95`` for the query time, ``rows_sent``, ``rows_examined``, ``first_seen``, ``last_seen``,
     ``example``; ``extras`` over the whole log only) plus ``number``, ``host``, ``member``,

@@ -12,6 +12,7 @@ from datetime import datetime
 from django.conf import settings
 from django.db.models import QuerySet
 from django.http import Http404
+from django.utils import timezone
 from django.utils.text import slugify
 
 from analyzer.findings import severity_rank
@@ -24,7 +25,17 @@ from web.cases.verdicts import expand_verdict
 from web.history import compare
 from web.history.search import CaseFilters, apply_filters
 from web.ingest.claims import is_stalled, last_report
-from web.models import FINAL_STATUSES, PROCESSING_STATUSES, BundleFile, Case, CaseStatus, Source, Team, Upload
+from web.models import (
+    FINAL_STATUSES,
+    PROCESSING_STATUSES,
+    BundleFile,
+    Case,
+    CaseStatus,
+    ShareLink,
+    Source,
+    Team,
+    Upload,
+)
 from web.timeline.charts import chart_ids_for_evidence
 
 
@@ -480,3 +491,42 @@ def compare_input(case: Case, host: str | None = None) -> dict[str, object]:
         "window_end": head["window_end"],
         **masked(compare.case_input(case, host)),
     }
+
+
+def share_rows(case: Case) -> list[dict[str, object]]:
+    """The links of a case as its page lists them, newest first."""
+    now = timezone.now()
+    rows = []
+    for s in case.share_links.select_related("created_by"):
+        state = "revoked" if s.revoked_at else ("expired" if s.expires_at <= now else "active")
+        rows.append(
+            {
+                "id": s.pk,
+                "label": s.label,
+                "created_by": s.created_by.get_username() if s.created_by else "",
+                "created_at": s.created_at,
+                "expires_at": s.expires_at,
+                "revoked_at": s.revoked_at,
+                "last_viewed_at": s.last_viewed_at,
+                "view_count": s.view_count,
+                "state": state,
+                "redaction": redaction_label(s),
+                "allow_bundle": s.allow_bundle,
+            }
+        )
+    return rows
+
+
+def redaction_label(share: ShareLink) -> str:
+    """What a link redacts, in words: "literals, hosts, users, schemas" or "none"."""
+    kinds = [
+        k
+        for k, on in (
+            ("literals", share.redact_literals),
+            ("hosts", share.redact_hosts),
+            ("users", share.redact_users),
+            ("schemas", share.redact_schemas),
+        )
+        if on
+    ]
+    return ", ".join(kinds) or "none"

@@ -32,7 +32,6 @@ from web.cases.forms import BundleAddForm, CaseDetailsForm, CaseFilterForm, Case
 from web.history import compare, similar
 from web.markup import render_markdown
 from web.models import AuditAction, Case
-from web.sharing import services as shares
 from web.timeline import charts, moments, ranges
 from web.timeline.series import host_param, series_hosts
 
@@ -156,7 +155,7 @@ def case_detail(request: HttpRequest, case_id: int) -> HttpResponse:
         "details": reverse("case-details", args=[case.pk]),
         "compare": reverse("case-compare", args=[case.pk]),
     }
-    context["shares"] = shares.share_rows(case)
+    context["shares"] = selectors.share_rows(case)
     context.update(_history_context(request, case))
     return render(request, "cases/detail.html", context)
 

@@ -43,10 +43,10 @@ from parsers.ingest import workfile
 from parsers.ingest.fanout import Part, Plan, assemble, parse_part, plan_bundle
 from parsers.ingest.pieces import Done
 from parsers.rawtext import TextChunk
+from web.faults import INGEST_RETRIES
 from web.ingest import pipeline
 from web.ingest import work as piece_work
 from web.ingest.claims import Claim, holds_claim
-from web.ingest.faults import INGEST_RETRIES
 from web.models import Case, RawChunk
 from web.storage import case_work_dir, remove_empty_folder, remove_tree
 

@@ -25,12 +25,12 @@ from django.db import DatabaseError, transaction
 from django.utils import timezone
 
 from analyzer import engine
+from analyzer.cluster.offsets import estimate_offsets
 from analyzer.findings import culprit_json, evidence_json
 from analyzer.isotime import iso_utc
-from analyzer.offsets import estimate_offsets
-from analyzer.series import aggregate_series, irq_cpu_rates, top_fingerprints, top_wait_channels
-from analyzer.timeline import SAMPLE_LINES, Timeline
-from analyzer.verdict import verdict_refs
+from analyzer.reasoning.verdict import verdict_refs
+from analyzer.timeline.series import aggregate_series, irq_cpu_rates, top_fingerprints, top_wait_channels
+from analyzer.timeline.timeline import SAMPLE_LINES, Timeline
 from parsers.damage import pg_safe
 from parsers.ingest import forked
 from parsers.ingest.archive import BundleError
@@ -40,10 +40,10 @@ from parsers.ingest.malloc import release_memory, resident_bytes
 from parsers.ingest.pool import keep_warm
 from parsers.ingest.workfile import WorkFileError
 from parsers.rawtext import TextChunk
+from web.faults import TransientError, is_transient
 from web.history.services import case_refresh_search
 from web.ingest import work as piece_work
 from web.ingest.claims import Claim, ClaimLost, Heartbeat, holds_claim, poison_reason, update_if_held
-from web.ingest.faults import TransientError, is_transient
 from web.models import (
     Case,
     CaseStatus,
@@ -631,7 +631,7 @@ _DERIVED_CASE_FIELDS = (
 def _write_hosts(case: Case, bundle: Bundle, timelines: dict[str, Timeline]) -> None:
     """One ``Host`` row per host of the bundle (per timeline: ``UNKNOWN_HOST`` when nothing was
     parsed), in the bundle's order, each with its own clock, CPUs, kernel, layout and window.
-    ``offset_s``: the estimate of its clock against the first host's (``analyzer.offsets``, shown,
+    ``offset_s``: the estimate of its clock against the first host's (``analyzer.cluster.offsets``, shown,
     never applied), None where the captures allow none."""
     known = {h.name: h for h in bundle.hosts}
     try:

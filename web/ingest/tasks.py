@@ -15,9 +15,9 @@ from django.conf import settings
 from django.db import InterfaceError, OperationalError
 from django.utils import timezone
 
+from web.faults import BROKER_DOWN_DETAIL, BROKER_ERRORS, TransientError
 from web.ingest import fanout, pipeline
 from web.ingest.claims import Claim, Heartbeat, claim_case, new_token
-from web.ingest.faults import BROKER_DOWN_DETAIL, BROKER_ERRORS, TransientError
 from web.models import Case, CaseStatus
 
 log = logging.getLogger(__name__)

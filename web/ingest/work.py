@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from analyzer.timeline import reduce_piece
+from analyzer.timeline.timeline import reduce_piece
 from parsers.base import ParsedSource
 from parsers.ingest.archive import Limits
 from parsers.ingest.bundle import Bundle, read_bundle

@@ -12,7 +12,7 @@ import uuid
 from django.db import transaction
 
 from web import audit
-from web.ingest.faults import BROKER_ERRORS
+from web.faults import BROKER_ERRORS
 from web.models import AuditAction, NotificationPreference, Team, Webhook
 from web.notifications import tickets, webhooks
 

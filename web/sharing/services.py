@@ -24,8 +24,9 @@ from redis.exceptions import RedisError
 
 from parsers import registry
 from parsers.base import ClockHints, ParseError
+from parsers.ingest.cutting import split
 from parsers.ingest.hosts import UNKNOWN_HOST
-from parsers.ingest.pieces import parse_piece, split
+from parsers.ingest.pieces import parse_piece
 from parsers.rawtext import text_of
 from web.models import Case, Finding, Host, RawChunk, ShareLink, Source
 from web.sharing.redaction import formats
@@ -246,43 +247,3 @@ def server_names_of(case: Case) -> list[str]:
     }
     metas = Source.objects.filter(case=case).values_list("meta", flat=True)
     return server_names(case.host, metas, hosts=sorted(h for h in hosts if h and h != UNKNOWN_HOST))
-
-
-def share_rows(case: Case) -> list[dict[str, object]]:
-    """The links of a case as its page lists them, newest first."""
-    now = timezone.now()
-    rows = []
-    for s in case.share_links.select_related("created_by"):
-        state = "revoked" if s.revoked_at else ("expired" if s.expires_at <= now else "active")
-        rows.append(
-            {
-                "id": s.pk,
-                "label": s.label,
-                "created_by": s.created_by.get_username() if s.created_by else "",
-                "created_at": s.created_at,
-                "expires_at": s.expires_at,
-                "revoked_at": s.revoked_at,
-                "last_viewed_at": s.last_viewed_at,
-                "view_count": s.view_count,
-                "state": state,
-                "redaction": redaction_label(s),
-                "allow_bundle": s.allow_bundle,
-            }
-        )
-    return rows
-
-
-def redaction_label(share: ShareLink) -> str:
-    """What a link redacts, in words: "literals, hosts, users, schemas" or "none"."""
-    c = choices_of(share)
-    kinds = [
-        k
-        for k, on in (
-            ("literals", c.literals),
-            ("hosts", c.hosts),
-            ("users", c.users),
-            ("schemas", c.schemas),
-        )
-        if on
-    ]
-    return ", ".join(kinds) or "none"

@@ -61,7 +61,7 @@ def share_create(request: HttpRequest, case_id: int) -> HttpResponse:
                 "case_id": case.pk,
                 "share": made.share,
                 "url": request.build_absolute_uri(made.path),
-                "redaction": shares.redaction_label(made.share),
+                "redaction": selectors.redaction_label(made.share),
                 "preview_url": reverse("share-preview", args=[case.pk, made.share.pk]),
             },
             status=201,

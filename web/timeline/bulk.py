@@ -18,7 +18,7 @@ import numpy as np
 import pandas as pd
 from django.db import connection
 
-from analyzer.querydigest import queries
+from analyzer.statements.querydigest import queries
 from parsers.damage import pg_safe
 from parsers.passwords import masked
 from parsers.rawtext import TextChunk
@@ -203,7 +203,7 @@ def copy_query_classes(
     case_id: int, classes: pd.DataFrame, minutes: pd.DataFrame, *, host: str, member: str, first: int
 ) -> int:
     """Write a slow log's digest: a ``QueryClass`` row per class of ``classes`` (``slowlog_classes``,
-    its ``digest`` the class as ``analyzer.querydigest.queries`` gives it, passwords masked) numbered
+    its ``digest`` the class as ``analyzer.statements.querydigest.queries`` gives it, passwords masked) numbered
     from ``first`` in the order of ``classes``, and a ``QueryMinute`` row per row of ``minutes``
     (``slowlog_class_minutes``, whose ``class_no`` is a row of ``classes``); both of ``member`` on
     ``host``. Returns the number of classes written."""

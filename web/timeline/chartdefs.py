@@ -217,7 +217,7 @@ CHARTS = (
         prefix="procvmstat.rate:",
     ),
 )
-#: The IRQ x CPU heatmap: built at ingest from the interrupts frame (analyzer.series.irq_cpu_rates)
+#: The IRQ x CPU heatmap: built at ingest from the interrupts frame (analyzer.timeline.series.irq_cpu_rates)
 #: and kept in the stored overview; it averages the whole capture, so a zoom does not change it.
 IRQ_CPU_CHART = (
     "heat-irq-cpu",

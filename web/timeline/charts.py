@@ -2,7 +2,7 @@
 
 ``timeline_charts(case)`` answers the page's timeline JSON (contract in static/js/lib/charts.js);
 ``start``/``end`` narrow it to a zoomed range, re-read in detail, and ``chart_ids`` to the charts the
-page has open. Series come from ``Series`` rows (analyzer/series.py names them); each chart is a
+page has open. Series come from ``Series`` rows (analyzer/timeline/series.py names them); each chart is a
 ``ChartDef`` whose series are exact names or every name under a prefix.
 
 Bounded whatever the capture length: a line chart sends at most ``max_points`` instants (default
@@ -318,7 +318,7 @@ def _common(chart: ChartDef) -> dict[str, object]:
 
 
 def irq_cpu_chart(rates: pd.DataFrame) -> dict[str, object] | None:
-    """The IRQ x CPU heatmap spec from ``analyzer.series.irq_cpu_rates`` (rows: IRQ lines, columns:
+    """The IRQ x CPU heatmap spec from ``analyzer.timeline.series.irq_cpu_rates`` (rows: IRQ lines, columns:
     CPUs, mean interrupts per second); None when empty."""
     if rates is None or rates.empty:
         return None

@@ -20,8 +20,8 @@ import pandas as pd
 from django.db.models import DateTimeField, DurationField, ExpressionWrapper, F, Q, QuerySet, Value
 from django.db.models.functions import Greatest
 
-from analyzer.fingerprint import fingerprints
-from analyzer.timeline import THREAD_STATES_KEPT, session_is_active
+from analyzer.statements.fingerprint import fingerprints
+from analyzer.timeline.timeline import THREAD_STATES_KEPT, session_is_active
 from parsers import registry
 from parsers.base import ClockHints, ParsedSource, ParseError
 from parsers.passwords import masked
@@ -47,7 +47,7 @@ MIN_REACH_S = 2.0
 #: How far around a moment the thread counts are read first (µs): wider than any sampling interval.
 NEAR_US = 3_600 * 1_000_000
 #: ps(1) process state codes (procps-ng "PROCESS STATE CODES", plus K and P of some kernels): the
-#: names of the ``threads.state:<code>`` series written by analyzer/series.py.
+#: names of the ``threads.state:<code>`` series written by analyzer/timeline/series.py.
 PS_STATE_CODES = ("D", "R", "S", "I", "T", "t", "W", "X", "Z", "K", "P")
 #: Thread states listed first: uninterruptible sleep (the usual suspect), then running.
 THREAD_STATE_ORDER = ("D", "R")

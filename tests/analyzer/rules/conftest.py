@@ -3,7 +3,7 @@ second capture of the same source over the same seconds (FINDINGS.md, "One sourc
 
 The second capture is the same data 0.4 s later with an inferred clock, as a pt-stalk ``-vmstat``
 beside the customer's ``vmstat -t`` would be. The timeline must choose the first as primary and keep
-the second out of every rule (``analyzer.primary``), so each test's assertions (the finding, its
+the second out of every rule (``analyzer.timeline.primary``), so each test's assertions (the finding, its
 window, its evidence and raw lines, or its silence) must hold unchanged. Read interleaved, the two
 would give intervals of 0.4 s, double counts and other windows.
 """
@@ -15,7 +15,7 @@ import dataclasses
 import pandas as pd
 import pytest
 
-from analyzer.timeline import Timeline
+from analyzer.timeline.timeline import Timeline
 from parsers.base import Clock, ParsedSource
 
 #: Sorts after every real member name: with an equal interval and clock, the original wins on name.

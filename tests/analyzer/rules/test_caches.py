@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from analyzer import engine
-from analyzer.timeline import Timeline
+from analyzer.timeline.timeline import Timeline
 from parsers.ingest.bundle import read_bundle
 from tests.analyzer.context_captures import EXAMPLE2, read
 

@@ -193,7 +193,7 @@ def test_the_setting_behind_a_finding_is_named_in_its_title_and_first_sentence(
 
 def test_tmp_table_settings_open_the_tmp_table_finding() -> None:
     """The example bundle's -variables: tmp_table_size and max_heap_table_size lead the explanation."""
-    from analyzer.timeline import Timeline
+    from analyzer.timeline.timeline import Timeline
     from parsers.ingest.bundle import read_bundle
 
     bundle = read_bundle(

@@ -10,7 +10,7 @@ import pytest
 
 from analyzer import engine
 from analyzer.findings import NotEvaluated, Severity
-from analyzer.timeline import Timeline
+from analyzer.timeline.timeline import Timeline
 from parsers.ingest.bundle import read_bundle
 from tests.analyzer.captures import (
     idle_timeline,

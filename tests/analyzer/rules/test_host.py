@@ -12,7 +12,7 @@ import pytest
 
 from analyzer import engine
 from analyzer.findings import Finding
-from analyzer.timeline import Timeline
+from analyzer.timeline.timeline import Timeline
 from parsers import df, mysqld_errorlog, netstat, numastat, slabinfo, sysctl, variables
 from parsers.base import ClockHints
 from parsers.ingest.bundle import read_bundle

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from analyzer.timeline import STATUS_KEPT
+from analyzer.timeline.timeline import STATUS_KEPT
 from analyzer.waits.counters import COUNTERS, FAMILIES, GAUGE, counter, of_resource
 from analyzer.waits.model import Resource
 from parsers._mysqladmin_rates import GAUGES

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable
 
-from analyzer.fingerprint import fingerprint
+from analyzer.statements.fingerprint import fingerprint
 
 _SQ = re.compile(r"'(?:[^'\\]|\\.)*'", re.S)
 _DQ = re.compile(r'"(?:[^"\\]|\\.)*"', re.S)

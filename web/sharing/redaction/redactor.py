@@ -9,7 +9,7 @@ pseudonym that is the same everywhere on the link: ``host-1``, ``user-2``, ``db-
 (numbered in sorted order of the values, so every response of the link agrees without state).
 
 - **Literals** (web/sharing/redaction/literals.py): statement text becomes its fingerprint
-  (``analyzer.fingerprint``: strings and numbers -> ``?``), in every text a statement quoted in it
+  (``analyzer.statements.fingerprint``: strings and numbers -> ``?``), in every text a statement quoted in it
   (``statements_in_text``); each format's raw lines as its parser declares them (formats.py).
 - **Hosts, users, schemas**: each known value, as a whole token (not inside a longer name:
   ``app`` is not replaced in ``app1`` or ``application``), is replaced in every string served:

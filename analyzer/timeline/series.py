@@ -14,7 +14,7 @@ import numpy as np
 import pandas as pd
 from pandas.api.types import union_categoricals
 
-from analyzer.timeline import Timeline
+from analyzer.timeline.timeline import Timeline
 
 #: vmstat columns charted (procps vmstat(8) names; memory in KiB, si/so KiB/s, in/cs per second).
 VMSTAT_COLUMNS = (
@@ -40,7 +40,7 @@ MYSQLADMIN_RATES = (
     "Innodb_data_fsyncs",
 )
 MYSQLADMIN_GAUGES = ("Threads_running", "Threads_connected")
-#: InnoDB monitor series: gauges of each output, and the rates between two outputs (analyzer/context.py).
+#: InnoDB monitor series: gauges of each output, and the rates between two outputs (analyzer/timeline/context.py).
 INNODB_GAUGES = ("history_list_length", "checkpoint_age_bytes", "semaphore_waits", "transactions_active")
 INNODB_RATES = ("rows_read_per_s", "rows_changed_per_s", "log_bytes_per_s", "history_growth_per_s")
 #: Kernel counters charted as per-second rates (netstat -s, /proc/vmstat names).

@@ -1,5 +1,5 @@
 """Cross-host rules over peer nodes: Galera flow control, one host's stall that holds the others back,
-load imbalance. Called by ``analyzer.cluster.cross_host_findings``; see that module for the list.
+load imbalance. Called by ``analyzer.cluster.rules.cross_host_findings``; see that module for the list.
 
 Inputs per host (its ``Timeline``): ``mysqladmin`` wsrep counters (wsrep_flow_control_sent, a counter;
 wsrep_flow_control_paused_ns, a counter of nanoseconds paused; wsrep_flow_control_paused, a gauge:
@@ -14,11 +14,11 @@ from dataclasses import replace
 
 import pandas as pd
 
-from analyzer import topology
-from analyzer.cluster_texts import FLOW_TEXTS, IMBALANCE_TEXTS, STALL_TEXTS
+from analyzer.cluster import topology
+from analyzer.cluster.texts import FLOW_TEXTS, IMBALANCE_TEXTS, STALL_TEXTS
 from analyzer.detect import cite, growth, span, status
 from analyzer.findings import Evidence, Finding, Severity, Window
-from analyzer.timeline import Timeline
+from analyzer.timeline.timeline import Timeline
 
 #: Galera: a node paused by flow control this share of the time is held back (0.1 = 10 %).
 FC_PAUSED_SHARE = 0.10

@@ -24,12 +24,12 @@ from dataclasses import dataclass, replace
 
 import pandas as pd
 
-from analyzer import topology
-from analyzer.cluster_nodes import cross, paused_share
-from analyzer.cluster_texts import GALERA_NODE_TEXTS
+from analyzer.cluster import topology
+from analyzer.cluster.nodes import cross, paused_share
+from analyzer.cluster.texts import GALERA_NODE_TEXTS
 from analyzer.detect import cite, growth, span, status
 from analyzer.findings import Culprit, Evidence, Finding, Severity
-from analyzer.timeline import Timeline
+from analyzer.timeline.timeline import Timeline
 
 #: wsrep_local_state -> wsrep_local_state_comment (Galera's node state machine).
 STATE_NAMES = {1.0: "Joining", 2.0: "Donor/Desynced", 3.0: "Joined", 4.0: "Synced"}

@@ -1,6 +1,6 @@
 """The verdict: the root cause of a capture, the chain from it to the worst symptom, the fix.
 
-From the findings and the links the bundle shows between them (analyzer/links.py), as a senior
+From the findings and the links the bundle shows between them (analyzer/reasoning/links.py), as a senior
 engineer reads a capture:
 
 - **candidates** are the findings no link explains;

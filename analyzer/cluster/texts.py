@@ -1,4 +1,4 @@
-"""The words of the cross-host rules (analyzer/cluster.py, analyzer/cluster_nodes.py), as data.
+"""The words of the cross-host rules (analyzer/cluster/rules.py, analyzer/cluster/nodes.py), as data.
 
 Each ``RuleTexts`` is filled from the numbers its rule measured (``str.format`` fields); the rule
 keys are in ``CLUSTER_KEYS`` so the catalogue (``analyzer.catalogue``) lists them with the others.
@@ -156,7 +156,7 @@ CLUSTER_KEYS: dict[str, RuleTexts] = {
     "galera-node-behind": GALERA_NODE_TEXTS,
 }
 
-#: Why a replica is behind (analyzer/replica_causes.py): per cause, the phrase of the title (after
+#: Why a replica is behind (analyzer/cluster/replica_causes.py): per cause, the phrase of the title (after
 #: "db-b is 40 s behind db-a: "), the sentence of the explanation, and the fix of that cause.
 CAUSE_TEXTS: dict[str, tuple[str, str, str]] = {
     "delay": (

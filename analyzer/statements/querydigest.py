@@ -1,6 +1,6 @@
 """The query digest of a slow query log: its statements grouped by class, as pt-query-digest groups them.
 
-A class is one fingerprint (``analyzer.fingerprint``); its ``checksum`` is pt-query-digest's
+A class is one fingerprint (``analyzer.statements.fingerprint``); its ``checksum`` is pt-query-digest's
 (Percona Toolkit 3.0.11 and later, ``Transformers::make_checksum``: the MD5 of the fingerprint in 32
 upper-case hexadecimal digits; before 3.0.11 it was the last 16 of them). The 95th percentile is
 pt-query-digest's too: values are counted in 1,000 buckets growing by 5 % from 1 microsecond

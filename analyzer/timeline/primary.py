@@ -185,7 +185,7 @@ def _why_better(better: Capture, c: Capture) -> str:
 def select(sources: Iterable[ParsedSource]) -> Selection:
     """Choose the primary capture of every frame name and stretch of time (module docstring).
 
-    ``sources``: parsed (and usually ``analyzer.timeline.prepare``d) members; frames without a
+    ``sources``: parsed (and usually ``analyzer.timeline.timeline.prepare``d) members; frames without a
     ``ts`` column or rows are ignored. Returns the kept-row masks per frame name and member, and a
     role for every member (members with no time series are ``primary`` context).
     """

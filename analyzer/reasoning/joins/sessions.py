@@ -14,15 +14,15 @@ import re
 import numpy as np
 import pandas as pd
 
-from analyzer import blockers
-from analyzer.consumers import cpu_consumers
 from analyzer.detect import state_in
+from analyzer.evidence import blockers
+from analyzer.evidence.consumers import cpu_consumers
 from analyzer.findings import Evidence, Finding, Link
-from analyzer.links import JoinContext, joins, link, same_host, subject_ids
+from analyzer.reasoning.links import JoinContext, joins, link, same_host, subject_ids
 from analyzer.rules.correlated import COMMIT_STATES
 from analyzer.rules.sessions import LOCK_STATE_RE
-from analyzer.timeline import REPLICATION_USER, Timeline, value_is
-from analyzer.windows import within
+from analyzer.timeline.timeline import REPLICATION_USER, Timeline, value_is
+from analyzer.timeline.windows import within
 
 #: The cause's sessions make up at least half of the effect's: the effect is mostly the cause.
 JOINED_SHARE = 0.5

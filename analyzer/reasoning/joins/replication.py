@@ -3,7 +3,7 @@ for, the table scans the SQL thread makes, the node whose disk or CPU holds the 
 
 A replica's lag (``replica-lag`` on the replica, ``replica-lag-source`` across the source and the
 replica, the replica last in its ``hosts``) is joined to a finding of the replica's own host only by
-what the replica's capture shows of its SQL thread (``analyzer.replica_causes``): the waiter in
+what the replica's capture shows of its SQL thread (``analyzer.cluster.replica_causes``): the waiter in
 ``-lock-waits`` is the SQL thread (processlist ``system user``) and the blocker is the session the
 other finding blames; the SQL thread is in ``find_row()``, copies a table or applies row events while the other finding
 counts the table scans or the redo log's waits. A Galera finding is joined to a node's own finding through the node it names first (the flow
@@ -18,10 +18,8 @@ import re
 
 import pandas as pd
 
-from analyzer.cluster_nodes import saturation
-from analyzer.findings import Evidence, Finding, Link
-from analyzer.links import JoinContext, joins, link, subject_ids
-from analyzer.replica_causes import (
+from analyzer.cluster.nodes import saturation
+from analyzer.cluster.replica_causes import (
     DDL_STATE_RE,
     DDL_STATEMENT_RE,
     FIND_ROW_RE,
@@ -29,8 +27,10 @@ from analyzer.replica_causes import (
     ROW_EVENT_RE,
     applier_rows,
 )
-from analyzer.timeline import Timeline
-from analyzer.windows import within
+from analyzer.findings import Evidence, Finding, Link
+from analyzer.reasoning.links import JoinContext, joins, link, subject_ids
+from analyzer.timeline.timeline import Timeline
+from analyzer.timeline.windows import within
 
 LAG_KEYS = ("replica-lag", "replica-lag-source")
 

@@ -17,7 +17,7 @@ session from what the bundle holds (docs/background.md, "Name the culprit"):
   ``SELECT /*!40001 SQL_NO_CACHE */``, and the backup client in ``ps`` (mysqldump, mariadb-dump,
   mariabackup, xtrabackup, mydumper).
 
-Inputs are timeline frames (analyzer/timeline.py): ``processlist`` (``id user host command time_s
+Inputs are timeline frames (analyzer/timeline/timeline.py): ``processlist`` (``id user host command time_s
 state fingerprint active``), ``lock_waits``, ``innodb_trx``, ``innodb_lock_waits_raw``,
 ``innodb_transactions``, ``ps_threads``. No Django.
 """
@@ -30,9 +30,9 @@ from dataclasses import dataclass, field
 import pandas as pd
 
 from analyzer.findings import Culprit, Evidence, Window
-from analyzer.fingerprint import fingerprint
-from analyzer.timeline import Timeline, value_is
-from analyzer.windows import within
+from analyzer.statements.fingerprint import fingerprint
+from analyzer.timeline.timeline import Timeline, value_is
+from analyzer.timeline.windows import within
 
 #: A blocker seen this long (and in two snapshots) blocks for a sustained window (detect.SESSIONS_SUSTAINED_S).
 BLOCKER_SUSTAINED_S = 5.0
@@ -43,7 +43,7 @@ MDL_STATE_RE = re.compile(r"^waiting for (table|schema|stored \w+|trigger|event)
 #: The global read lock (FLUSH TABLES WITH READ LOCK) and MariaDB 10.4+'s backup lock (BACKUP STAGE,
 #: and FTWRL itself, which MariaDB takes as a backup lock).
 GLOBAL_STATE_RE = re.compile(r"^waiting for (global read|backup|commit) lock$", re.I)
-#: Statements that take the global read or backup lock, as fingerprints (analyzer/fingerprint.py).
+#: Statements that take the global read or backup lock, as fingerprints (analyzer/statements/fingerprint.py).
 #: ``select /*!40001 sql_no_cache */`` is how mysqldump and mariadb-dump read a table.
 GLOBAL_HOLDER_RE = re.compile(
     r"^(flush tables? .*with read lock|flush tables with read lock|backup stage|lock tables? for backup"

@@ -30,9 +30,9 @@ from collections.abc import Mapping
 import numpy as np
 import pandas as pd
 
-from analyzer import topology
+from analyzer.cluster import topology
 from analyzer.detect import status
-from analyzer.timeline import Timeline
+from analyzer.timeline.timeline import Timeline
 
 #: Samples needed on both hosts for an estimate (a 1-s capture of 20 s gives 20).
 MIN_PAIRS = 5

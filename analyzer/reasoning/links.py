@@ -4,8 +4,8 @@ A finding explains another only when a **join function** finds, in the bundle, t
 about: the same MySQL sessions or thread ids (the waiters in ``-lock-waits`` are the active sessions
 of the other finding; the replica's SQL thread is the waiter), the same statement fingerprint, the
 same OS process or threads (``top``, ``ps``), the same block device, the same server for host-level
-counters, or across hosts the replication or Galera topology (analyzer/topology.py). Two findings
-that only happened at the same time are not linked: the verdict (analyzer/verdict.py) lists them
+counters, or across hosts the replication or Galera topology (analyzer/cluster/topology.py). Two findings
+that only happened at the same time are not linked: the verdict (analyzer/reasoning/verdict.py) lists them
 under "also found".
 
 The registry API (what a family module of join functions uses):
@@ -23,7 +23,7 @@ The registry API (what a family module of join functions uses):
 - ``JoinContext`` gives the join the timelines: ``ctx.timeline(finding)`` (the finding's host's
   timeline, None for a cross-host finding or an unknown host), ``ctx.timelines`` (host name ->
   Timeline) and ``ctx.replication`` (``topology.replication_links`` of the case, computed once).
-- ``JOIN_FAMILIES`` names the modules under ``analyzer/joins/`` holding join functions; each is
+- ``JOIN_FAMILIES`` names the modules under ``analyzer/reasoning/joins/`` holding join functions; each is
   imported once when this module is (a new family: add its module name here).
 - ``find_links(findings, timelines)`` runs every registered join over every pair of findings and
   returns the links, strongest first (registry order), without a cycle; a join function that raises
@@ -42,11 +42,11 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 
 from analyzer.findings import Evidence, Finding, Link
-from analyzer.timeline import Timeline
+from analyzer.timeline.timeline import Timeline
 
 JoinFn = Callable[[Finding, Finding, "JoinContext"], Link | None]
 
-#: The modules of analyzer/joins/ holding join functions, imported at the end of this module.
+#: The modules of analyzer/reasoning/joins/ holding join functions, imported at the end of this module.
 JOIN_FAMILIES: tuple[str, ...] = ("sessions", "host", "replication")
 
 _JOINS: dict[tuple[str, str], list[JoinFn]] = {}
@@ -94,7 +94,7 @@ class JoinContext:
     @functools.cached_property
     def replication(self) -> list:
         """The replication channels between the case's hosts (``topology.replication_links``)."""
-        from analyzer.topology import replication_links  # noqa: PLC0415 - only joins across hosts need it
+        from analyzer.cluster.topology import replication_links  # noqa: PLC0415 - only joins across hosts need it
 
         named = {k: v for k, v in self.timelines.items() if k is not None}
         return replication_links(named) if len(named) > 1 else []
@@ -177,4 +177,4 @@ def find_links(findings: list[Finding], timelines: Mapping[str | None, Timeline]
 
 # Last, once the registry exists: import every join family (each registers with @joins).
 for _family in JOIN_FAMILIES:
-    importlib.import_module(f"analyzer.joins.{_family}")
+    importlib.import_module(f"analyzer.reasoning.joins.{_family}")

@@ -1,10 +1,6 @@
-"""Casebook's data: cases, their kept uploads, and the rows derived from them.
-
-Data and invariants only: every write goes through a service (the ``services.py`` of a package of
-web/, and the ingest, web/ingest/; ARCHITECTURE.md). Rows derived from a bundle
-(sources, members not used, series, sample index, raw chunks, findings, rule results) are replaced
-together in one transaction when a case is ingested or re-analyzed.
-"""
+"""A case: its status, its kept uploads, its hosts and sources, and the rows derived from its bundle
+(series, levels, raw chunks, sample index, findings, rule results), replaced together in one
+transaction when a case is ingested or re-analyzed."""
 
 from __future__ import annotations
 
@@ -13,7 +9,9 @@ from django.contrib.postgres.fields import ArrayField
 from django.contrib.postgres.indexes import GinIndex
 from django.contrib.postgres.search import SearchVectorField
 from django.db import models
-from django.db.models.functions import Lower, Upper
+from django.db.models.functions import Upper
+
+from web.models.teams import DEFAULT_TEAM_NAME, Team
 
 #: BULK_ROWS: the per-sample and series tables (millions of rows a case, written with COPY) keep their
 #: case link without a database constraint: a foreign-key check per COPY'd row costs more than the
@@ -32,91 +30,6 @@ class CaseStatus(models.TextChoices):
 FINAL_STATUSES = (CaseStatus.READY, CaseStatus.FAILED)
 #: A worker holds the case (web/ingest/claims.py): it must keep reporting, or the sweeper takes the case back.
 PROCESSING_STATUSES = (CaseStatus.PARSING, CaseStatus.ANALYZING)
-
-
-#: The team of a small deployment: engineers made without ``--team`` and cases made without a user
-#: (``manage.py analyze``) belong to it.
-DEFAULT_TEAM_NAME = "Default"
-
-
-class Team(models.Model):
-    """A group of engineers who see and work on each other's cases, and nothing of other teams'
-    (``web.cases.selectors.cases_for``). A case belongs to exactly one team."""
-
-    name = models.CharField(max_length=100, unique=True)
-    members = models.ManyToManyField(settings.AUTH_USER_MODEL, related_name="teams", blank=True)
-    # Team admins (web/accounts/teams.py): members who manage the team's members and see its share links,
-    # API tokens and audit trail. Always members too (the services keep it so).
-    admins = models.ManyToManyField(settings.AUTH_USER_MODEL, related_name="administered_teams", blank=True)
-    created_at = models.DateTimeField(auto_now_add=True)
-    # Makes a case's ticket a link (web/notifications/tickets.py): an http(s) URL with ``{ticket}``.
-    ticket_url_template = models.CharField(max_length=300, blank=True, db_default="")
-
-    class Meta:
-        ordering = ("name",)
-
-    def __str__(self) -> str:
-        return self.name
-
-
-class InvitationState(models.TextChoices):
-    """Where a team invitation stands (``TeamInvitation.state``)."""
-
-    PENDING = "pending", "Pending"
-    ACCEPTED = "accepted", "Accepted"
-    DECLINED = "declined", "Declined"
-    WITHDRAWN = "withdrawn", "Withdrawn"
-
-
-class TeamInvitation(models.Model):
-    """A team admin's invitation of an engineer to his team (web/accounts/invitations.py): nothing
-    becomes membership until the engineer accepts it on his settings page. A pending invitation
-    answers until ``expires_at``; an answered one stays for the record. One pending invitation per
-    team and engineer, and per team and address.
-
-    Invited by user name, ``user`` is that account. Invited by e-mail, ``address`` is what the admin
-    typed and ``user`` stays empty until an account holding that address answers (the admin never
-    learns whether one does)."""
-
-    team = models.ForeignKey(Team, on_delete=models.CASCADE, related_name="invitations")
-    user = models.ForeignKey(
-        settings.AUTH_USER_MODEL,
-        on_delete=models.CASCADE,
-        null=True,
-        blank=True,
-        related_name="team_invitations",
-    )
-    address = models.EmailField(max_length=254, blank=True, default="")
-    invited_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
-    )
-    state = models.CharField(max_length=16, choices=InvitationState.choices, default=InvitationState.PENDING)
-    created_at = models.DateTimeField(auto_now_add=True)
-    expires_at = models.DateTimeField()
-    answered_at = models.DateTimeField(null=True, blank=True)
-
-    class Meta:
-        ordering = ("-created_at", "-id")
-        constraints = [
-            models.UniqueConstraint(
-                fields=("team", "user"),
-                condition=models.Q(state="pending"),
-                name="one_pending_invitation_per_team_and_user",
-            ),
-            models.UniqueConstraint(
-                Lower("address"),
-                "team",
-                condition=models.Q(state="pending") & ~models.Q(address=""),
-                name="one_pending_invitation_per_team_and_address",
-            ),
-            models.CheckConstraint(
-                condition=models.Q(user__isnull=False) | ~models.Q(address=""),
-                name="invitation_names_a_user_or_an_address",
-            ),
-        ]
-
-    def __str__(self) -> str:
-        return f"{self.user or self.address} to {self.team} ({self.state})"
 
 
 class ResolutionCategory(models.TextChoices):
@@ -161,7 +74,7 @@ class Case(models.Model):
     # The timeline JSON of the whole capture (charts.timeline_charts), built once at ingest so the
     # page does not aggregate a long capture's series on every visit; zoomed ranges are read live.
     charts_overview = models.JSONField(null=True, blank=True)
-    # The verdict the analysis reached (analyzer/verdict.py), stored at publication: the root cause and
+    # The verdict the analysis reached (analyzer/reasoning/verdict.py), stored at publication: the root cause and
     # the chain to the worst symptom as references to the case's findings, the causal links with their
     # evidence, the fix. Pages, the API, the report and share links expand it (web/cases/selectors.py).
     verdict = models.JSONField(default=dict, blank=True, db_default={})
@@ -345,7 +258,7 @@ class Source(models.Model):
     meta = models.JSONField(default=dict)
     warnings = models.JSONField(default=list)  # [{"line", "code", "message"}], capped
     warning_count = models.PositiveIntegerField(default=0)
-    #: What the member became among the captures of its source (analyzer/primary.py): the primary
+    #: What the member became among the captures of its source (analyzer/timeline/primary.py): the primary
     #: capture rules and charts read, an overlap kept for its raw lines, or a whole-run summary.
     role = models.CharField(max_length=10, choices=SourceRole.choices, blank=True)
     role_reason = models.CharField(max_length=500, blank=True)
@@ -483,7 +396,7 @@ class SampleIndex(models.Model):
 
 class QueryClass(models.Model):
     """One class of statements of a slow query log of the case (``slowlog_classes`` of
-    parsers/slowlog.py): ``digest`` is the class over the whole log as ``analyzer.querydigest.queries``
+    parsers/slowlog.py): ``digest`` is the class over the whole log as ``analyzer.statements.querydigest.queries``
     gives it (count, query and lock time, rows, first and last seen, example; pt-query-digest's
     checksum and 95th percentile), passwords masked; ``number`` identifies it in the case (0..n-1,
     over every slow log of the case) for its ``QueryMinute`` rows; ``query_time_s`` is its total
@@ -585,246 +498,3 @@ class RuleResult(models.Model):
 
     def __str__(self) -> str:
         return f"{self.key} {self.outcome}"
-
-
-class ApiToken(models.Model):
-    """A personal token for the JSON API (``Authorization: Bearer <token>``).
-
-    Only the SHA-256 of the token is kept (``key_sha256``, hex): the token itself is shown once, when
-    it is made, and cannot be read back. ``prefix`` (its first characters) tells tokens apart in the
-    list. A revoked token (``revoked_at`` set) authenticates nothing; the row stays for the record.
-    """
-
-    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="api_tokens")
-    name = models.CharField(max_length=100)
-    key_sha256 = models.CharField(max_length=64, unique=True)
-    prefix = models.CharField(max_length=16)
-    created_at = models.DateTimeField(auto_now_add=True)
-    last_used_at = models.DateTimeField(null=True, blank=True)
-    revoked_at = models.DateTimeField(null=True, blank=True)
-
-    class Meta:
-        ordering = ("-created_at", "-id")
-
-    def __str__(self) -> str:
-        return f"{self.name} ({self.prefix}…)"
-
-
-class ShareLink(models.Model):
-    """A read-only link to one case for a customer (web/sharing/services.py). The token itself is never
-    stored: only its SHA-256 (``token_sha256``, hex); the URL is shown once, when it is made.
-    ``redact_*``: what the link redacts when it serves the case (web/sharing/redaction/redactor.py; the stored case
-    is never changed). ``vocabulary``: the case's hosts, users and schemas and its literal counts,
-    collected for the link from ``vocabulary_generation`` of the case (collected again after a
-    re-analysis). A link answers while ``revoked_at`` is None and ``expires_at`` is ahead."""
-
-    case = models.ForeignKey(Case, on_delete=models.CASCADE, related_name="share_links")
-    token_sha256 = models.CharField(max_length=64, unique=True)
-    label = models.CharField(max_length=200, blank=True)  # whom it was sent to, for the engineers
-    created_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="share_links"
-    )
-    created_at = models.DateTimeField(auto_now_add=True)
-    expires_at = models.DateTimeField()
-    revoked_at = models.DateTimeField(null=True, blank=True)
-    revoked_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
-    )
-    last_viewed_at = models.DateTimeField(null=True, blank=True)
-    view_count = models.PositiveIntegerField(default=0)
-    redact_literals = models.BooleanField(default=True)
-    redact_hosts = models.BooleanField(default=True)
-    redact_users = models.BooleanField(default=True)
-    redact_schemas = models.BooleanField(default=True)
-    allow_bundle = models.BooleanField(default=False)  # the raw upload (never with redaction)
-    vocabulary = models.JSONField(null=True, blank=True)
-    vocabulary_generation = models.PositiveIntegerField(null=True, blank=True)
-
-    class Meta:
-        ordering = ("-created_at", "-id")
-        constraints = [
-            models.CheckConstraint(
-                condition=models.Q(allow_bundle=False)
-                | models.Q(
-                    redact_literals=False, redact_hosts=False, redact_users=False, redact_schemas=False
-                ),
-                name="sharelink_bundle_only_unredacted",
-            )
-        ]
-
-    def __str__(self) -> str:
-        return f"Share {self.pk} of case {self.case_id}"
-
-
-class NotificationPreference(models.Model):
-    """A user's choice of e-mails (web/notifications/): absent means the defaults (e-mail on)."""
-
-    user = models.OneToOneField(
-        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="notification_preference"
-    )
-    email_case_done = models.BooleanField(default=True)  # a case I uploaded is ready or failed
-
-    def __str__(self) -> str:
-        return f"Notifications of user {self.user_id}"
-
-
-class Webhook(models.Model):
-    """An outgoing webhook of a team (web/notifications/webhooks.py): a JSON POST to ``url``, signed
-    with HMAC-SHA256 under ``secret``, when a case of the team is ready and/or failed. The secret is
-    kept as is (it signs every delivery) but shown only once, when the webhook is made."""
-
-    team = models.ForeignKey(Team, on_delete=models.CASCADE, related_name="webhooks")
-    name = models.CharField(max_length=100)
-    url = models.URLField(max_length=500)
-    secret = models.CharField(max_length=128)
-    on_ready = models.BooleanField(default=True)
-    on_failed = models.BooleanField(default=True)
-    send_hosts = models.BooleanField(default=True)  # off: the payload names no host
-    created_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+"
-    )
-    created_at = models.DateTimeField(auto_now_add=True)
-
-    class Meta:
-        ordering = ("name", "id")
-
-    def __str__(self) -> str:
-        return f"Webhook {self.pk} {self.name}"
-
-
-class WebhookDelivery(models.Model):
-    """One attempt to deliver one event to a webhook: the delivery log of the team page.
-    ``delivery``: the id of the event's delivery (the same on each retry, header
-    ``X-Casebook-Delivery``); ``status_code``: the receiver's answer (None: no answer, ``error``
-    says why); ``duration_ms``: from connecting to the end of the answer."""
-
-    webhook = models.ForeignKey(Webhook, on_delete=models.CASCADE, related_name="deliveries")
-    delivery = models.CharField(max_length=40, db_index=True)
-    event = models.CharField(max_length=20)  # case.ready, case.failed, test
-    case_id = models.BigIntegerField(null=True, blank=True)
-    attempt = models.PositiveSmallIntegerField()
-    at = models.DateTimeField(auto_now_add=True)
-    status_code = models.PositiveSmallIntegerField(null=True, blank=True)
-    duration_ms = models.PositiveIntegerField(null=True, blank=True)
-    error = models.CharField(max_length=300, blank=True)
-
-    class Meta:
-        ordering = ("-at", "-id")
-
-    def __str__(self) -> str:
-        return f"{self.event} to webhook {self.webhook_id}, attempt {self.attempt}: {self.status_code}"
-
-
-class UploadLink(models.Model):
-    """A link a customer uploads a bundle through, with no account (web/uploads/). The token is
-    never stored: only its SHA-256 (``token_sha256``, hex); the URL is shown once, when it is made.
-    A link answers while it is not revoked, ``expires_at`` is ahead and ``uploads_used`` is below
-    ``uploads_allowed``; each upload started through it counts one. ``max_bytes``: the largest
-    upload it takes (bytes, also capped by CASEBOOK_MAX_UPLOAD_BYTES). Its cases go to ``team``, with
-    ``customer`` and ``ticket`` filled and ``created_by`` as their creator."""
-
-    token_sha256 = models.CharField(max_length=64, unique=True)
-    customer = models.CharField(max_length=200, blank=True)
-    ticket = models.CharField(max_length=100, blank=True)
-    team = models.ForeignKey(Team, on_delete=models.CASCADE, related_name="upload_links")
-    created_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="upload_links"
-    )
-    created_at = models.DateTimeField(auto_now_add=True)
-    expires_at = models.DateTimeField()
-    uploads_allowed = models.PositiveIntegerField(default=1)
-    uploads_used = models.PositiveIntegerField(default=0)
-    max_bytes = models.BigIntegerField()
-    last_used_at = models.DateTimeField(null=True, blank=True)
-    revoked_at = models.DateTimeField(null=True, blank=True)
-    revoked_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
-    )
-
-    class Meta:
-        ordering = ("-created_at", "-id")
-
-    def __str__(self) -> str:
-        return f"Upload link {self.pk} of team {self.team_id}"
-
-
-class LinkTransfer(models.Model):
-    """One resumable (tus) upload through an ``UploadLink``: ``key`` (random, in its URL),
-    ``length`` (bytes announced in ``Upload-Length``), the bytes received so far (``offset``, the
-    size of ``temp_path``, a file under MEDIA_ROOT/var/upload-links/), the cleaned file name, and
-    the case made from it once complete (``case``, null before; ``error``: why none was made)."""
-
-    link = models.ForeignKey(UploadLink, on_delete=models.CASCADE, related_name="transfers")
-    key = models.CharField(max_length=64, unique=True)
-    length = models.BigIntegerField()
-    offset = models.BigIntegerField(default=0)
-    name = models.CharField(max_length=255, blank=True)
-    temp_path = models.CharField(max_length=500)
-    case = models.ForeignKey(Case, null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
-    error = models.CharField(max_length=300, blank=True)
-    created_at = models.DateTimeField(auto_now_add=True)
-    updated_at = models.DateTimeField(auto_now=True)
-    finished_at = models.DateTimeField(null=True, blank=True)
-
-    def __str__(self) -> str:
-        return f"Transfer {self.pk} of upload link {self.link_id}"
-
-
-class AuditAction(models.TextChoices):
-    """What an audit event records (web/audit.py)."""
-
-    CASE_UPLOADED = "case.uploaded", "Bundle uploaded"
-    CASE_REANALYZED = "case.reanalyzed", "Re-analyzed"
-    CASE_DETAILS_EDITED = "case.details_edited", "Details edited"
-    CASE_DELETED = "case.deleted", "Case deleted"
-    BUNDLE_DOWNLOADED = "bundle.downloaded", "Bundle downloaded"
-    SHARE_CREATED = "share.created", "Share link made"
-    SHARE_PREVIEWED = "share.previewed", "Share link previewed"
-    SHARE_VIEWED = "share.viewed", "Share link viewed"
-    SHARE_REVOKED = "share.revoked", "Share link revoked"
-    UPLOAD_LINK_CREATED = "upload_link.created", "Upload link made"
-    UPLOAD_LINK_REVOKED = "upload_link.revoked", "Upload link revoked"
-    TOKEN_CREATED = "token.created", "API token made"
-    TOKEN_REVOKED = "token.revoked", "API token revoked"
-    MEMBER_ADDED = "team.member_added", "Member added"
-    MEMBER_REMOVED = "team.member_removed", "Member removed"
-    MEMBER_INVITED = "team.member_invited", "Member invited"
-    INVITATION_WITHDRAWN = "team.invitation_withdrawn", "Invitation withdrawn"
-    INVITATION_ACCEPTED = "team.invitation_accepted", "Invitation accepted"
-    INVITATION_DECLINED = "team.invitation_declined", "Invitation declined"
-    CASE_CLOSED = "case.closed", "Case closed"
-    CASE_REOPENED = "case.reopened", "Case reopened"
-    WEBHOOK_ADDED = "team.webhook_added", "Webhook added"
-    WEBHOOK_REMOVED = "team.webhook_removed", "Webhook removed"
-    TICKET_TEMPLATE_SET = "team.ticket_template_set", "Ticket link template set"
-    LOGIN_FAILED = "login.failed", "Login failed"
-    LOGIN_LOCKED_OUT = "login.locked_out", "Login locked out"
-
-
-class AuditEvent(models.Model):
-    """One line of the audit trail: append-only (a PostgreSQL trigger refuses UPDATE and DELETE,
-    migration 0097). Nothing points here and nothing here is a foreign key with a constraint: an
-    event outlives its case (``case_id`` is a plain integer), its team and its actor.
-
-    ``actor_kind``: ``user`` (``actor_id``, ``actor_name`` = the user name then), ``share link``
-    (``share_id``), or ``anonymous`` (a login failure: the name tried is in ``detail``). ``client``:
-    the client's address truncated to its network (IPv4 /24, IPv6 /48); ``browser``: the family of
-    its User-Agent (web/clients.py)."""
-
-    at = models.DateTimeField(auto_now_add=True, db_index=True)
-    team_id = models.BigIntegerField(null=True, blank=True, db_index=True)
-    case_id = models.BigIntegerField(null=True, blank=True, db_index=True)
-    share_id = models.BigIntegerField(null=True, blank=True)
-    actor_kind = models.CharField(max_length=20)
-    actor_id = models.BigIntegerField(null=True, blank=True, db_index=True)
-    actor_name = models.CharField(max_length=150, blank=True)
-    action = models.CharField(max_length=40, choices=AuditAction.choices)
-    detail = models.JSONField(default=dict, blank=True)
-    client = models.CharField(max_length=64, blank=True)
-    browser = models.CharField(max_length=40, blank=True)
-
-    class Meta:
-        ordering = ("-at", "-id")
-
-    def __str__(self) -> str:
-        return f"{self.at:%Y-%m-%d %H:%M:%S} {self.action} by {self.actor_name or self.actor_kind}"

@@ -1,7 +1,7 @@
 """One timeline per case: every parsed source's frames on UTC, joined by name, with derived columns.
 
 ``Timeline.from_sources`` keeps, for each source and stretch of time, the rows of its primary capture
-(``analyzer.primary``: finest interval, then clock, then coverage; overlapping captures and pt-stalk's
+(``analyzer.timeline.primary``: finest interval, then clock, then coverage; overlapping captures and pt-stalk's
 ``-overall`` summaries never reach a rule or a chart), joins the frames of the same name in time
 order (two pt-stalk collections of the same host, back to back, give one vmstat series), adds a
 ``member`` column so evidence can point at raw lines, and derives what the rules share:
@@ -9,7 +9,7 @@ order (two pt-stalk collections of the same host, back to back, give one vmstat 
 - ``vmstat`` without its since-boot rows (they average since boot: not this capture's behaviour);
 - (``prepare``, per source) ``processlist`` with ``active`` (docs/background.md, "Counting sessions and threads right": Command
   ``Query`` or ``Execute``, not the collector's own SHOW PROCESSLIST, not system/daemon rows) and
-  ``fingerprint`` (pt-fingerprint style, ``analyzer.fingerprint``);
+  ``fingerprint`` (pt-fingerprint style, ``analyzer.statements.fingerprint``);
 - ``ps_threads`` with ``is_mysqld`` (``mysqld`` or ``mariadbd``).
 """
 
@@ -23,9 +23,9 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from analyzer import primary
-from analyzer.context import derive as derive_context
-from analyzer.fingerprint import fingerprint_all, texts_holding
+from analyzer.statements.fingerprint import fingerprint_all, texts_holding
+from analyzer.timeline import primary
+from analyzer.timeline.context import derive as derive_context
 from parsers.base import ParsedSource
 
 #: Commands of sessions that run a statement (prepared statements show `Execute`).
@@ -99,7 +99,7 @@ CLIENT_PORT_RE = r":\d+$"
 #: The frame of a reduced source that keeps the line range of each of its samples (``ts``,
 #: ``line_no`` first line, ``line_end`` last line), as the main frame had them before rows were dropped.
 SAMPLE_LINES = "sample_lines"
-#: Status variables of the cross-host rules (analyzer/cluster.py, analyzer/offsets.py): the write rate
+#: Status variables of the cross-host rules (analyzer/cluster/rules.py, analyzer/cluster/offsets.py): the write rate
 #: and binlog growth of a replication source; Galera's flow control, queues and seqno per node.
 CLUSTER_STATUS = (
     "Com_insert",
@@ -166,7 +166,7 @@ STATUS_KEPT = frozenset(
         "Table_open_cache_overflows",
         "Threads_connected",
         "Threads_running",
-        # the cross-host rules (analyzer/cluster.py): a source's write rate, Galera flow control
+        # the cross-host rules (analyzer/cluster/rules.py): a source's write rate, Galera flow control
         *CLUSTER_STATUS,
     }
 )
@@ -340,7 +340,7 @@ def _sessions_kept(pl: pd.DataFrame) -> np.ndarray:
     session at any moment is the first such row of some snapshot). The other idle sessions are
     counted in ``processlist_sessions`` only; their lines stay in the kept text. The ``system user``
     rows stay too: a replica's SQL, I/O and worker threads (and Galera's appliers), whose State says
-    why a replica is behind (analyzer/replica_causes.py); a server has a handful of them."""
+    why a replica is behind (analyzer/cluster/replica_causes.py); a server has a handful of them."""
     ts = pl["ts"].to_numpy(dtype="datetime64[ns]")  # not Timestamp objects, one per row
     n = len(ts)
     keep = pl["active"].to_numpy(dtype=bool).copy()
@@ -557,7 +557,7 @@ class Timeline:
     #: name -> (member, line) of each of ``variables`` read from a pt-mysql-summary report, when the
     #: bundle has no ``-variables`` (``from_sources``); empty when they come from ``-variables``.
     variables_from: dict[str, tuple[str, int]] = field(default_factory=dict)
-    #: member -> what it became (``analyzer.primary.Role``: primary, overlap or summary, and why).
+    #: member -> what it became (``analyzer.timeline.primary.Role``: primary, overlap or summary, and why).
     roles: dict[str, primary.Role] = field(default_factory=dict)
     #: First and last time (UTC) of each frame's timed rows over the whole timeline, computed once; a
     #: view (``only``) keeps them, so a rule reading one frame still knows the capture's window.
@@ -573,7 +573,7 @@ class Timeline:
         utc_offset_s: int | None = None,
     ) -> Timeline:
         """Join the frames of every source by name, keeping for each source and stretch of time only
-        its primary capture (``analyzer.primary.select``); ``roles`` records what each member became.
+        its primary capture (``analyzer.timeline.primary.select``); ``roles`` records what each member became.
         ``variables``: those of ``-variables`` (any source's ``meta["variables"]``); without any, those a
         pt-mysql-summary report prints (``meta["summary_variables"]``, the first report's), each with
         its member and line in ``variables_from``."""

@@ -1,4 +1,4 @@
-"""analyzer/join.py: D-state server threads by wchan beside session states; the exact ps TID ->
+"""analyzer/evidence/threads.py: D-state server threads by wchan beside session states; the exact ps TID ->
 performance_schema THREAD_OS_ID -> session join."""
 
 from __future__ import annotations
@@ -6,7 +6,8 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 
-from analyzer import join
+from analyzer.evidence import threads
+from analyzer.timeline.pairing import join_tolerance, pair_moments
 from tests.analyzer.captures import (
     FIRST_MYSQLD_TID,
     SEED000_QUERY,
@@ -24,25 +25,25 @@ def _ts(*seconds: float) -> pd.Series:
 
 
 def test_pair_moments_takes_the_nearest_snapshot_within_the_tolerance() -> None:
-    pairs = join.pair_moments(_ts(0, 10, 20), _ts(0.4, 9.0, 30), tolerance=pd.Timedelta(seconds=2))
+    pairs = pair_moments(_ts(0, 10, 20), _ts(0.4, 9.0, 30), tolerance=pd.Timedelta(seconds=2))
     assert (pairs["other_ts"] - pairs["ts"]).dt.total_seconds().tolist()[:2] == [0.4, -1.0]
     assert pd.isna(pairs["other_ts"].iloc[2])  # 10 s from the nearest: another moment
 
 
 def test_the_default_tolerance_widens_to_half_the_sparser_interval() -> None:
-    assert join.join_tolerance(_ts(0, 1, 2)) == pd.Timedelta(seconds=2)
-    assert join.join_tolerance(_ts(0, 1, 2), _ts(0, 30, 60)) == pd.Timedelta(seconds=15)
+    assert join_tolerance(_ts(0, 1, 2)) == pd.Timedelta(seconds=2)
+    assert join_tolerance(_ts(0, 1, 2), _ts(0, 30, 60)) == pd.Timedelta(seconds=15)
 
 
 def test_d_threads_by_wchan_counts_only_the_servers_d_threads() -> None:
     tl = seed000_timeline()
-    d = join.d_threads_by_wchan(tl.frame("ps_threads"))
+    d = threads.d_threads_by_wchan(tl.frame("ps_threads"))
     assert list(d.columns) == ["unlinkat"]  # the 90 idle S threads (thread cache) and kworkers are not D
     assert d["unlinkat"].tolist() == [547, 540, 552, 547, 549]
 
 
 def test_threads_beside_sessions_puts_the_seed_000_numbers_side_by_side() -> None:
-    side = join.threads_beside_sessions(
+    side = threads.threads_beside_sessions(
         seed000_timeline().frame("ps_threads"), seed000_timeline().frame("processlist")
     )
     first = side.iloc[0]
@@ -57,7 +58,7 @@ def test_threads_beside_sessions_puts_the_seed_000_numbers_side_by_side() -> Non
 def test_a_ps_snapshot_with_no_processlist_nearby_gets_no_session_counts() -> None:
     ps = ps_elo_text([[(12, "Dl", "mysqld", "unlinkat")]], first_s=30)
     tl = mysql_timeline(ps_text=ps, pl=processlist_text([[("app", "Query", 0, "Sending data", "SELECT 1")]]))
-    side = join.threads_beside_sessions(tl.frame("ps_threads"), tl.frame("processlist"))
+    side = threads.threads_beside_sessions(tl.frame("ps_threads"), tl.frame("processlist"))
     assert side["d_threads"].tolist() == [12]
     assert pd.isna(side["processlist_ts"].iloc[0])
     assert pd.isna(side["active"].iloc[0])
@@ -67,13 +68,13 @@ def test_a_listing_without_states_gives_an_empty_join() -> None:
     ps = pd.DataFrame(
         {"ts": _ts(0), "tid": [1], "state": pd.Series([pd.NA], dtype="string"), "comm": ["mysqld"]}
     )
-    assert join.d_threads_by_wchan(ps).empty
-    assert join.threads_beside_sessions(ps, pd.DataFrame()).empty
+    assert threads.d_threads_by_wchan(ps).empty
+    assert threads.threads_beside_sessions(ps, pd.DataFrame()).empty
 
 
 def test_the_real_mariadb_load_shows_d_threads_in_file_creation_and_deletion() -> None:
     tl = load_timeline("tmptables-64")
-    side = join.threads_beside_sessions(tl.frame("ps_threads"), tl.frame("processlist"))
+    side = threads.threads_beside_sessions(tl.frame("ps_threads"), tl.frame("processlist"))
     assert side["d_threads"].tolist() == [0, 23, 0, 0, 0, 29, 18, 26]
     second = side.iloc[1]
     assert (second["wchan:do_unlinkat"], second["wchan:path_openat"]) == (14, 9)
@@ -86,7 +87,7 @@ def test_the_idle_capture_has_no_d_threads_although_the_thread_cache_holds_106_t
     counts = tl.frame("ps_state_counts").groupby("state")["threads"].sum()
     assert counts["S"] >= 532 and "D" not in counts  # the cached idle threads sleep in S (futex_do_wait)
     ps = tl.frame("ps_threads")
-    d = join.d_threads_by_wchan(ps)
+    d = threads.d_threads_by_wchan(ps)
     assert d.shape == (5, 0)
 
 
@@ -112,7 +113,7 @@ def _pfs_case():
 
 def test_thread_sessions_maps_os_threads_to_sessions_exactly() -> None:
     tl = _pfs_case()
-    joined = join.thread_sessions(tl.frame("ps_threads"), tl.frame("pfs_threads"), tl.frame("processlist"))
+    joined = threads.thread_sessions(tl.frame("ps_threads"), tl.frame("pfs_threads"), tl.frame("processlist"))
     first = joined[joined["ts"] == joined["ts"].min()]
     assert first["tid"].tolist() == [
         FIRST_MYSQLD_TID,
@@ -128,15 +129,15 @@ def test_thread_sessions_maps_os_threads_to_sessions_exactly() -> None:
 
 def test_without_a_processlist_the_threads_table_gives_state_and_info() -> None:
     tl = _pfs_case()
-    joined = join.thread_sessions(tl.frame("ps_threads"), tl.frame("pfs_threads"))
+    joined = threads.thread_sessions(tl.frame("ps_threads"), tl.frame("pfs_threads"))
     assert joined["session_state"].iloc[0] == "Sending data"
     assert joined["info"].iloc[0] == "SELECT stale"
 
 
 def test_sessions_by_wchan_names_the_sessions_behind_each_wait_channel() -> None:
     tl = _pfs_case()
-    joined = join.thread_sessions(tl.frame("ps_threads"), tl.frame("pfs_threads"), tl.frame("processlist"))
-    behind = join.sessions_by_wchan(joined)
+    joined = threads.thread_sessions(tl.frame("ps_threads"), tl.frame("pfs_threads"), tl.frame("processlist"))
+    behind = threads.sessions_by_wchan(joined)
     assert behind.iloc[0][["wchan", "session_state", "threads", "sessions", "snapshots"]].tolist() == [
         "unlinkat", "removing tmp table", 4, 2, 2
     ]  # fmt: skip
@@ -156,5 +157,5 @@ def test_sessions_by_wchan_names_the_sessions_behind_each_wait_channel() -> None
     ],
 )
 def test_wchan_vocabulary(wchan: str, meaning_part: str, is_file: bool) -> None:
-    assert meaning_part in join.wchan_meaning(wchan)
-    assert join.is_file_wchan(wchan) is is_file
+    assert meaning_part in threads.wchan_meaning(wchan)
+    assert threads.is_file_wchan(wchan) is is_file

@@ -10,7 +10,7 @@ The rules (keys, in ``CLUSTER_RULES`` order) and what they read of each host:
 - ``replica-lag-source``: a replica's SHOW SLAVE STATUS (``replica_status``: Seconds_Behind_Master,
   Read/Exec_Master_Log_Pos) against its source's write rate in the same minutes (``mysqladmin``:
   Com_insert/update/delete, Innodb_rows_inserted/updated/deleted, Binlog_bytes_written per second),
-  explained by its cause (``analyzer.replica_causes.lag_cause``: a local lock, DDL, a table without a
+  explained by its cause (``analyzer.cluster.replica_causes.lag_cause``: a local lock, DDL, a table without a
   key, one large transaction, the I/O thread, commit cost, single-threaded apply, a delay), whose
   fix is the recommendation and whose culprit is the finding's.
 - ``replica-stopped``: a replica whose SQL or I/O thread stopped (Last_SQL_Error / Last_IO_Error)
@@ -21,13 +21,13 @@ The rules (keys, in ``CLUSTER_RULES`` order) and what they read of each host:
 - ``galera-node-behind``: a Galera node that is not Synced (wsrep_local_state: Donor/Desynced,
   Joining, Joined) or whose wsrep_local_recv_queue grows, sending no flow control, while another node
   commits (wsrep_last_committed): its cause from wsrep_desync_count and the states
-  (``analyzer.galera_states``), and every node's state, queues, flow control and certification failures.
+  (``analyzer.cluster.galera_states``), and every node's state, queues, flow control and certification failures.
 - ``host-stall-holds-others``: one host's disk (iostat w_await) or CPU (vmstat r per CPU) saturated
   while the others are not, and the others wait for it (Galera nodes paused by the flow control it sent).
 - ``load-imbalance``: one peer node (Galera, or servers that do not replicate from one another)
   takes most of the statements (Questions per second).
 
-The source of a replica is found among the hosts (``analyzer.topology``) by Master_Server_Id against
+The source of a replica is found among the hosts (``analyzer.cluster.topology``) by Master_Server_Id against
 ``server_id``, then Master_Host / Master_Port against ``report_host``, ``hostname``, the host's name
 and ``port``. Every rule compares the same minutes only (a source's rate is read in its replica's
 snapshots' minutes; imbalance over the minutes every capture holds). A rule whose inputs are absent on
@@ -44,15 +44,15 @@ from dataclasses import replace
 
 import pandas as pd
 
-from analyzer import topology
-from analyzer.cluster_nodes import cross, galera_flow_control, host_stall_holds_others, load_imbalance
-from analyzer.cluster_texts import LAG_TEXTS, STOPPED_TEXTS
+from analyzer.cluster import topology
+from analyzer.cluster.galera_states import galera_node_behind
+from analyzer.cluster.nodes import cross, galera_flow_control, host_stall_holds_others, load_imbalance
+from analyzer.cluster.replica_causes import LagCause, lag_cause
+from analyzer.cluster.texts import LAG_TEXTS, STOPPED_TEXTS
+from analyzer.cluster.topology import LAG_CRITICAL_S, LAG_S
 from analyzer.detect import cite, span, status
 from analyzer.findings import Evidence, Finding, Severity, Window
-from analyzer.galera_states import galera_node_behind
-from analyzer.replica_causes import LagCause, lag_cause
-from analyzer.timeline import Timeline
-from analyzer.topology import LAG_CRITICAL_S, LAG_S
+from analyzer.timeline.timeline import Timeline
 
 WRITE_COMMANDS = ("Com_insert", "Com_update", "Com_delete")
 ROW_COUNTERS = ("Innodb_rows_inserted", "Innodb_rows_updated", "Innodb_rows_deleted")

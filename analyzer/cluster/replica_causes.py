@@ -7,7 +7,7 @@ this order (the first that the bundle shows wins):
    ``Waiting until MASTER_DELAY seconds after master executed event``;
 2. **a local session's row lock**: the waiter in ``-lock-waits`` (or a ``LOCK WAIT`` transaction of
    ``-transactions``) is the replica's SQL or worker thread (processlist ``system user``); the blocker is
-   named by ``analyzer.blockers`` (id, user@host, statement or idle in transaction, ``KILL``);
+   named by ``analyzer.evidence.blockers`` (id, user@host, statement or idle in transaction, ``KILL``);
 3. **a local session's metadata lock**: the SQL thread ``Waiting for table metadata lock`` (a DDL of
    the source behind a local reader); the holder is the oldest open transaction of another session;
 4. **DDL being applied**: the SQL thread's State or statement is an ALTER / copy to tmp table;
@@ -40,13 +40,13 @@ from dataclasses import dataclass
 
 import pandas as pd
 
-from analyzer import blockers
-from analyzer.cluster_nodes import disk_wait
-from analyzer.cluster_texts import CAUSE_TEXTS
+from analyzer.cluster.nodes import disk_wait
+from analyzer.cluster.texts import CAUSE_TEXTS
 from analyzer.detect import cite, status, variable, variable_number
+from analyzer.evidence import blockers
 from analyzer.findings import Culprit, Evidence, Window
-from analyzer.timeline import REPLICATION_USER, Timeline, value_is
-from analyzer.windows import within
+from analyzer.timeline.timeline import REPLICATION_USER, Timeline, value_is
+from analyzer.timeline.windows import within
 
 #: The replica's I/O thread (its processlist rows are not the applier's).
 IO_STATE_RE = re.compile(
@@ -111,7 +111,7 @@ class LagCause:
 
     @property
     def subjects(self) -> tuple[tuple[str, str], ...]:
-        """The finding's ``subjects`` (analyzer/links.py): the SQL and worker threads' processlist Ids
+        """The finding's ``subjects`` (analyzer/reasoning/links.py): the SQL and worker threads' processlist Ids
         as ``("session", id)``, and the statement the cause names as ``("statement", fingerprint)``."""
         out = tuple(("session", str(t)) for t in self.threads)
         if self.culprit is not None and self.culprit.kind == "statement" and self.culprit.statement:

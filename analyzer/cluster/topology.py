@@ -23,10 +23,10 @@ from dataclasses import dataclass
 import pandas as pd
 
 from analyzer.detect import variable, variable_number
-from analyzer.timeline import Timeline
+from analyzer.timeline.timeline import Timeline
 
 #: How far behind a replica is lagging (Seconds_Behind_Master), for the replica's own rule
-#: (analyzer/rules/replication.py) and the cross-host one (analyzer/cluster.py).
+#: (analyzer/rules/replication.py) and the cross-host one (analyzer/cluster/rules.py).
 LAG_S = 60.0  # a minute behind: reads from the replica see data a minute old
 LAG_CRITICAL_S = 600.0  # ten minutes: failover to it would lose or wait for that much
 

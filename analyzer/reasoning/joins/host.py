@@ -11,10 +11,10 @@ from __future__ import annotations
 
 import pandas as pd
 
+from analyzer.evidence.threads import in_d_state
 from analyzer.findings import Finding, Link
-from analyzer.join import in_d_state
-from analyzer.links import JoinContext, joins, link, same_host, subject_ids
-from analyzer.windows import within
+from analyzer.reasoning.links import JoinContext, joins, link, same_host, subject_ids
+from analyzer.timeline.windows import within
 
 #: The cause's threads are at least this share of the effect's D-state threads.
 D_THREADS_SHARE = 0.5

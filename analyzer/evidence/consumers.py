@@ -15,8 +15,8 @@ import pandas as pd
 
 from analyzer.detect import within_slack
 from analyzer.findings import Culprit, Evidence, Window
-from analyzer.timeline import Timeline
-from analyzer.windows import within
+from analyzer.timeline.timeline import Timeline
+from analyzer.timeline.windows import within
 
 #: Names of the MySQL server process as top prints them (cut to top's width: ``mariadbd`` fits).
 MYSQLD_NAMES = ("mysqld", "mariadbd")
