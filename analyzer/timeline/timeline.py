@@ -26,6 +26,7 @@ import pandas as pd
 from analyzer.statements.fingerprint import fingerprint_all, texts_holding
 from analyzer.timeline import primary
 from analyzer.timeline.context import derive as derive_context
+from analyzer.timeline.variables import server_variables
 from parsers.base import ParsedSource
 
 #: Commands of sessions that run a statement (prepared statements show `Execute`).
@@ -574,22 +575,13 @@ class Timeline:
     ) -> Timeline:
         """Join the frames of every source by name, keeping for each source and stretch of time only
         its primary capture (``analyzer.timeline.primary.select``); ``roles`` records what each member became.
-        ``variables``: those of ``-variables`` (any source's ``meta["variables"]``); without any, those a
-        pt-mysql-summary report prints (``meta["summary_variables"]``, the first report's), each with
-        its member and line in ``variables_from``."""
+        ``variables`` and ``variables_from``: ``analyzer.timeline.variables.server_variables``."""
         parts: dict[str, list[pd.DataFrame]] = {}
-        variables: dict[str, str] = {}
-        summary: dict[str, tuple[str, str, int]] = {}
         cache: dict[str, str] = {}
         prepared = [prepare(source, cache=cache) for source in sources]
         selection = primary.select(prepared)
+        variables, variables_from = server_variables(prepared)
         for source in prepared:
-            found = source.meta.get("variables")
-            if isinstance(found, dict):
-                variables.update({str(k): str(v) for k, v in found.items()})
-            reported, lines = source.meta.get("summary_variables"), source.meta.get("variable_lines", {})
-            if isinstance(reported, dict) and isinstance(lines, dict) and not summary:
-                summary = {str(k): (str(v), source.member, int(lines.get(k, 0))) for k, v in reported.items()}
             for name, frame in source.frames.items():
                 keep = selection.kept.get(name, {}).get(source.member)
                 if keep is not None and not keep.all():
@@ -599,9 +591,7 @@ class Timeline:
                     parts.setdefault(name, []).append(frame.assign(member=member))
         frames = {name: _joined(chunks) for name, chunks in parts.items()}
         tl = cls(frames=frames, ncpu=ncpu, host=host, utc_offset_s=utc_offset_s, variables=variables)
-        if not variables and summary:
-            tl.variables = {name: value for name, (value, _, _) in summary.items()}
-            tl.variables_from = {name: (member, line) for name, (_, member, line) in summary.items()}
+        tl.variables_from = variables_from
         tl.roles = selection.roles
         tl._derive()
         return tl

@@ -14,7 +14,7 @@ import tarfile
 from pathlib import Path
 
 from analyzer import engine
-from analyzer.timeline import Timeline
+from analyzer.timeline.timeline import Timeline
 from parsers.ingest.bundle import read_bundle
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"

@@ -6,7 +6,7 @@ import pytest
 
 from analyzer import engine
 from analyzer.findings import Severity
-from analyzer.timeline import Timeline
+from analyzer.timeline.timeline import Timeline
 from tests.analyzer.captures import processlist_text, timeline
 from tests.analyzer.waits.bundles import BUNDLES, timelines
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 from functools import cache
 from pathlib import Path
 
-from analyzer.timeline import Timeline
+from analyzer.timeline.timeline import Timeline
 from parsers import registry
 from parsers.ingest.bundle import read_bundle
 
