@@ -122,6 +122,9 @@ def linux() -> set[str]:
     words |= names(" ".join(first_fields(Path("/proc/slabinfo").read_text())))
     words |= names(Path("/proc/slabinfo").read_text().splitlines()[1])
     for line in Path("/proc/interrupts").read_text().splitlines():
+        label = line.split(":", 1)[0].strip()
+        if label.isalpha():  # the kernel's names of its own interrupts: NMI, LOC, SPU, PMI, RES ...
+            words.add(label)
         words |= names(re.sub(r"^\s*\S+:(?:\s+\d+)*", "", line))
     words |= names(" ".join(k.split("=")[0] for k in run("sysctl", "-a").splitlines()).replace(".", " "))
     netstat = run("netstat", "-s")
