@@ -1,7 +1,7 @@
 """A redacted share link audited on a running instance: a real gunicorn and a real worker
 (``scripts/start web`` and ``worker``) on the test database. The engineer uploads, through the API, a
 bundle holding a member of every registered format with planted values in every field that can hold
-one (tests/web/share_planted.py); the case carries internal details (customer, ticket, notes, a
+one, and the shapes an audit found leaking with their passwords (tests/web/share_planted.py); the case carries internal details (customer, ticket, notes, a
 resolution). A share link made through the API with every redaction on serves, through every endpoint
 a customer can reach (page, status, timeline JSON and CSV, report, findings JSON and CSV, the moment of
 every host at every sample instant), none of the planted values, none of the internal details, and
@@ -18,7 +18,7 @@ import requests
 
 from tests.servers import wait_for
 from tests.web.conftest import processes_on_test_db
-from tests.web.share_planted import PLANTED, bundle
+from tests.web.share_planted import PASSWORDS, PLANTED, bundle
 from tests.web.test_share_every_format import ALLOWED, _paths, _urls
 from web.models import Case
 
@@ -79,7 +79,8 @@ def test_a_redacted_link_on_a_running_instance_serves_no_planted_value_and_no_in
                 assert keys <= ALLOWED[name], (url, sorted(keys - ALLOWED[name]))
         text = "\n".join(served).lower()
         planted = [(kind, v) for kind, values in PLANTED.items() for v in values if v.lower() in text]
-        assert planted == []
+        assert planted == []  # the audit's shapes among them (PLANTED["audit"])
+        assert [p for p in PASSWORDS if p.lower() in text] == []
         internal = [k for k, v in INTERNAL.items() if v.lower() in text]
         assert internal == []
         # The link still shows the case: the statements as fingerprints, pseudonyms in place of names.
