@@ -432,8 +432,8 @@ def _replace_derived(
     _set_bundle_fields(case, bundle, generation)
     found = analysis.result()
     beat.check()
+    _write_findings(case, found.outcome)  # before the overview, which shades the findings' windows
     _set_analysis_fields(case, bundle, found)
-    _write_findings(case, found.outcome)
     _write_rule_results(case, found.outcome)
     _set_status(case, bundle)
     # Only what the ingest derived: fields others write meanwhile (title, heartbeat...) are kept.
