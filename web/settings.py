@@ -349,6 +349,9 @@ CASEBOOK_SWEEP_INTERVAL = envseconds("CASEBOOK_SWEEP_INTERVAL", 20)
 # 1: a case whose ingest kills or exhausts its worker twice is FAILED, never claimed a third time.
 CASEBOOK_MAX_REQUEUES = envseconds("CASEBOOK_MAX_REQUEUES", 1, minimum=0)
 CASEBOOK_QUEUED_RESEND_AFTER = envseconds("CASEBOOK_QUEUED_RESEND_AFTER", 900)
+# The ingest's rules run in a forked child beside the publishing writes (web/ingest/pipeline.py):
+# past this many seconds of waiting for it, the child is killed and the worker runs the rules itself.
+CASEBOOK_RULES_CHILD_TIMEOUT_S = envseconds("CASEBOOK_RULES_CHILD_TIMEOUT_S", 600)
 if CASEBOOK_STALE_AFTER < 3 * CASEBOOK_HEARTBEAT_INTERVAL:
     raise ImproperlyConfigured("CASEBOOK_STALE_AFTER must be at least 3 x CASEBOOK_HEARTBEAT_INTERVAL")
 CELERY_BEAT_SCHEDULE = {

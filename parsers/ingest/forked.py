@@ -6,9 +6,11 @@ the other core, the parse processes' during the parse, stays half idle. A child 
 holds the parent's frames as they are, shared copy-on-write, so nothing is copied to it; only its
 result is pickled back through a pipe.
 
-``start(fn, *args)`` forks at once and returns ``Forked``; ``Forked.result()`` waits for the child and returns what ``fn`` returned, or raises what it raised. ``ForkLost``:
-the child ended without an answer (killed, or its result could not be pickled); the caller then
-works it out itself. Only the calling thread exists in the child (fork(2)), which touches no
+``start(fn, *args)`` forks at once and returns ``Forked``; ``Forked.result(timeout_s)`` waits
+for the child and returns what ``fn`` returned, or raises what it raised. ``ForkLost``: the child
+ended without an answer (killed, or its result could not be pickled); ``ForkTimedOut`` (a
+``ForkLost``): it gave none within ``timeout_s`` and was killed; the caller then works it out
+itself. Only the calling thread exists in the child (fork(2)), which touches no
 database connection, lock or file of the parent, and ends with ``os._exit``.
 """
 
@@ -17,7 +19,9 @@ from __future__ import annotations
 import gc
 import os
 import pickle
+import select
 import signal
+import time
 from collections.abc import Callable
 from typing import Generic, TypeVar
 
@@ -29,6 +33,10 @@ class ForkLost(RuntimeError):
     could not be read back."""
 
 
+class ForkTimedOut(ForkLost):
+    """The child gave no result within the time it was given; it was killed and reaped."""
+
+
 class Forked(Generic[T]):
     """A call under way in a forked child (``start``)."""
 
@@ -36,13 +44,19 @@ class Forked(Generic[T]):
         self.pid, self._fd = pid, fd
         self._done = False
 
-    def result(self) -> T:
-        """What the call returned. Raises what it raised (pickled back), or ``ForkLost``. Once."""
+    def result(self, timeout_s: float | None = None) -> T:
+        """What the call returned. Raises what it raised (pickled back), or ``ForkLost``. Once.
+        ``timeout_s``: seconds to wait for the whole answer (``None``: as long as it takes); past
+        them the child is killed and reaped, and ``ForkTimedOut`` is raised."""
         if self._done:
             raise ForkLost("the result of this child was taken already")
+        try:
+            data = self._read(timeout_s)
+        except ForkTimedOut:
+            self.cancel()
+            raise
         self._done = True
-        with os.fdopen(self._fd, "rb") as pipe:
-            data = pipe.read()
+        os.close(self._fd)
         _, status = os.waitpid(self.pid, 0)
         if not data:
             raise ForkLost(f"child {self.pid} ended without a result (wait status {status})")
@@ -53,6 +67,21 @@ class Forked(Generic[T]):
         if ok:
             return value
         raise value
+
+    def _read(self, timeout_s: float | None) -> bytes:
+        """Everything the child writes to the pipe, up to its end; ``ForkTimedOut`` once
+        ``timeout_s`` seconds have passed without the end."""
+        deadline = None if timeout_s is None else time.monotonic() + timeout_s
+        parts: list[bytes] = []
+        while True:
+            if deadline is not None:
+                left = deadline - time.monotonic()
+                if left <= 0 or not select.select([self._fd], [], [], left)[0]:
+                    raise ForkTimedOut(f"child {self.pid} gave no result within {timeout_s} s")
+            part = os.read(self._fd, 1 << 20)
+            if not part:
+                return b"".join(parts)
+            parts.append(part)
 
     def cancel(self) -> None:
         """Kill the child, whose result is no longer wanted, and reap it; ``result()`` then raises

@@ -117,3 +117,20 @@ def _fails_unreadably() -> None:
 def test_a_result_that_does_not_unpickle_is_lost_not_raised_as_something_else() -> None:
     with pytest.raises(forked.ForkLost, match="could not be read"):
         forked.start(_fails_unreadably).result()
+
+
+def test_a_child_past_its_time_is_killed_reaped_and_reported_timed_out() -> None:
+    child = forked.start(_sleeps)  # would answer only after 60 s
+    with pytest.raises(forked.ForkTimedOut, match="within 0.2 s"):
+        child.result(timeout_s=0.2)
+    with pytest.raises(ChildProcessError):  # killed and reaped: no zombie, no child left running
+        os.waitpid(child.pid, os.WNOHANG)
+    with pytest.raises(forked.ForkLost, match="taken already"):
+        child.result()
+
+
+def test_a_child_that_answers_in_time_is_not_cut_short() -> None:
+    frame = pd.DataFrame({"cpu": [0, 1, 1], "per_s": [1.0, 2.0, 3.0]})
+    pid, totals = forked.start(_busiest, frame).result(timeout_s=60)
+    assert pid != os.getpid()
+    pd.testing.assert_series_equal(totals, _busiest(frame)[1])

@@ -303,6 +303,40 @@ def test_rules_whose_child_is_lost_run_again_in_the_ingest(example2_tarball: Pat
     assert again.verdict == whole.verdict
 
 
+def test_a_hung_rules_child_is_killed_after_its_timeout_and_the_rules_run_here(
+    example2_tarball: Path, monkeypatch, settings, caplog
+) -> None:
+    """A rules' child that gives no answer within ``CASEBOOK_RULES_CHILD_TIMEOUT_S`` is killed; the
+    worker runs the rules itself and the case comes out as it does without the child."""
+    import os
+    import threading
+
+    from analyzer import engine
+
+    monkeypatch.setattr(pipeline, "RULES_BESIDE_UP_TO_BYTES", 0)
+    whole = _ingest(example2_tarball)
+    real_run = engine.run_hosts
+    parent = os.getpid()
+
+    def run_hosts(timelines, **kw):  # noqa: ANN001, ANN202 - engine.run_hosts's signature
+        if os.getpid() != parent:  # the child hangs
+            threading.Event().wait(3600)
+        return real_run(timelines, **kw)
+
+    monkeypatch.setattr(engine, "run_hosts", run_hosts)
+    monkeypatch.setattr(pipeline, "RULES_BESIDE_UP_TO_BYTES", 1 << 40)
+    settings.CASEBOOK_RULES_CHILD_TIMEOUT_S = 1
+    with caplog.at_level("WARNING", logger=pipeline.log.name):
+        again = _ingest(example2_tarball)
+    assert "CASEBOOK_RULES_CHILD_TIMEOUT_S (1 s) and was killed" in caplog.text
+    assert again.status == whole.status == CaseStatus.READY
+    assert again.finding_keys == whole.finding_keys and again.finding_keys
+    assert again.verdict == whole.verdict
+    assert list(Finding.objects.filter(case=again).values_list("key", "windows", "evidence")) == list(
+        Finding.objects.filter(case=whole).values_list("key", "windows", "evidence")
+    )
+
+
 def test_rules_not_wanted_any_more_are_stopped_not_run_again(example2_tarball: Path) -> None:
     """When the writes fail, the rules' child is killed and its work is not done again."""
     from parsers.ingest import forked

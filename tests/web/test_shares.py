@@ -33,7 +33,7 @@ from web.ingest import tasks
 from web.models import Case, CaseStatus, SampleIndex, ShareLink
 from web.sharing import services as shares
 from web.sharing.redaction.redactor import REDACT_ALL, Choices
-from web.timeline import moments
+from web.timeline import charts, moments
 
 pytestmark = pytest.mark.django_db
 
@@ -311,6 +311,24 @@ def test_the_bundle_is_served_only_where_the_engineer_allowed_it(case: Case) -> 
     assert b"".join(response.streaming_content) == case.upload.file.open("rb").read()
     with pytest.raises(ValueError):
         shares.share_create(case=case, user=None, allow_bundle=True)  # redacted: refused
+
+
+def test_a_link_to_a_case_whose_overview_is_of_an_older_shape_gets_the_current_one(
+    case: Case, engineer_client: Client
+) -> None:
+    """A link serves the stored overview through the case page's path, version check included:
+    one stored before a shape change (``charts.VERSION``) is built again, not sent as it was."""
+    current = case.charts_overview
+    assert current["version"] == charts.VERSION and current["charts"] and current["windows"]
+    older = {"version": charts.VERSION - 1, "charts": [], "sections": []}
+    for choices in (NO_REDACTION, REDACT_ALL):
+        Case.objects.filter(pk=case.pk).update(charts_overview=older)
+        served = Client().get(f"{_link(case, choices=choices)}timeline.json").json()
+        assert served["version"] == charts.VERSION, choices
+        assert [c["id"] for c in served["charts"]] == [c["id"] for c in current["charts"]], choices
+        assert Case.objects.get(pk=case.pk).charts_overview == current  # rebuilt once, kept
+    Case.objects.filter(pk=case.pk).update(charts_overview=older)
+    assert engineer_client.get(f"/cases/{case.pk}/timeline.json").json() == current
 
 
 def test_a_view_is_counted_on_the_page_only(case: Case) -> None:

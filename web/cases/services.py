@@ -16,6 +16,9 @@ from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.core.files import File
 from django.db import transaction
+from django.db.models import TextField
+from django.db.models.fields.json import KeyTextTransform
+from django.db.models.functions import Cast
 from django.utils import timezone
 from django.utils.text import get_valid_filename
 
@@ -35,6 +38,7 @@ from web.models import (
     Upload,
     default_team_id,
 )
+from web.timeline import charts
 
 #: Longest resolution (characters of Markdown).
 MAX_RESOLUTION_CHARS = 20_000
@@ -362,6 +366,25 @@ def case_reopen(*, case_id: int) -> Case:
     case.save(update_fields=["closed_at", "closed_by", "updated_at"])
     case_refresh_search(case_id=case.pk)
     return case
+
+
+def case_overview(*, case: Case) -> str | dict[str, object]:
+    """The whole capture's charts of ``case`` as its pages and its share links serve them: the stored
+    overview as PostgreSQL keeps its text (``str``, JSON; not decoded, to be sent as it is) when it
+    is of the current shape (``charts.VERSION``); else (none stored, or one of an older shape) built
+    again from the case's series (``dict``) and kept (``case_keep_overview``), so that it is rebuilt
+    once. Text may hold something a password could be (``may_hold_secrets``): the caller masks it."""
+    row = (
+        Case.objects.filter(pk=case.pk)
+        .annotate(version=KeyTextTransform("version", "charts_overview"))
+        .values_list(Cast("charts_overview", output_field=TextField()), "version")
+        .first()
+    )
+    if row and row[0] is not None and row[1] == str(charts.VERSION):
+        return row[0]
+    overview = charts.timeline_charts(case=case, max_points=charts.OVERVIEW_POINTS)
+    case_keep_overview(case=case, overview=overview)
+    return overview
 
 
 def case_keep_overview(*, case: Case, overview: dict[str, object]) -> bool:

@@ -10,9 +10,6 @@ from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import ValidationError
 from django.core.paginator import Paginator
-from django.db.models import TextField
-from django.db.models.fields.json import KeyTextTransform
-from django.db.models.functions import Cast
 from django.http import (
     FileResponse,
     Http404,
@@ -299,20 +296,13 @@ def case_timeline(request: HttpRequest, case_id: int) -> HttpResponse:
     if start is None and end is None and ids is None:
         # The whole capture's charts, built at ingest: sent as PostgreSQL keeps the text, without
         # decoding and encoding the JSON on every visit. An overview of an older shape is rebuilt once.
-        row = (
-            Case.objects.filter(pk=case.pk)
-            .annotate(version=KeyTextTransform("version", "charts_overview"))
-            .values_list(Cast("charts_overview", output_field=TextField()), "version")
-            .first()
-        )
-        if row and row[0] is not None and row[1] == str(charts.VERSION):
-            if not may_hold_secrets(row[0]):
-                return HttpResponse(row[0], content_type="application/json")
-            # Labels of a case analysed before they were masked (query fingerprints): masked now.
-            return JsonResponse(masked(json.loads(row[0])))
-        overview = charts.timeline_charts(case=case, max_points=charts.OVERVIEW_POINTS)
-        services.case_keep_overview(case=case, overview=overview)
-        return JsonResponse(overview)
+        overview = services.case_overview(case=case)
+        if not isinstance(overview, str):
+            return JsonResponse(overview)
+        if not may_hold_secrets(overview):
+            return HttpResponse(overview, content_type="application/json")
+        # Labels of a case analysed before they were masked (query fingerprints): masked now.
+        return JsonResponse(masked(json.loads(overview)))
     return JsonResponse(charts.timeline_charts(case=case, start=start, end=end, chart_ids=ids))
 
 

@@ -246,8 +246,9 @@ class _Rules:
     """``_Analysis.of(timelines)``: with ``beside``, started now in a forked child
     (``parsers.ingest.forked``) that reads the timelines this process holds, shared, while this
     process writes, and takes no turn of its interpreter lock; else worked out now. ``result`` gives
-    it, waiting for the child; a child that ends without an answer, or a system that cannot fork,
-    leaves the work to ``result`` itself. ``cancel``: the writes failed, the outcome is not wanted
+    it, waiting for the child at most ``CASEBOOK_RULES_CHILD_TIMEOUT_S`` seconds (then killed: a
+    hung child would hold the publishing transaction until the task's time limit); a child that ends
+    without an answer or in time, or a system that cannot fork, leaves the work to ``result`` itself. ``cancel``: the writes failed, the outcome is not wanted
     (the child is killed and reaped; ``result`` then raises ``ForkLost``)."""
 
     def __init__(self, timelines: dict[str, Timeline], *, beside: bool) -> None:
@@ -268,7 +269,13 @@ class _Rules:
             raise forked.ForkLost("the rules were cancelled")
         if self.done is None and self.child is not None:
             try:
-                self.done = self.child.result()
+                self.done = self.child.result(timeout_s=settings.CASEBOOK_RULES_CHILD_TIMEOUT_S)
+            except forked.ForkTimedOut:
+                log.warning(
+                    "the rules' child gave no answer within CASEBOOK_RULES_CHILD_TIMEOUT_S (%s s) and "
+                    "was killed; they run here",
+                    settings.CASEBOOK_RULES_CHILD_TIMEOUT_S,
+                )
             except forked.ForkLost:
                 log.warning("the rules' child ended without an answer; they run here", exc_info=True)
         if self.done is None:
@@ -425,8 +432,8 @@ def _replace_derived(
     _set_bundle_fields(case, bundle, generation)
     found = analysis.result()
     beat.check()
+    _write_findings(case, found.outcome)  # before the overview, which shades the findings' windows
     _set_analysis_fields(case, bundle, found)
-    _write_findings(case, found.outcome)
     _write_rule_results(case, found.outcome)
     _set_status(case, bundle)
     # Only what the ingest derived: fields others write meanwhile (title, heartbeat...) are kept.

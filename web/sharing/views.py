@@ -20,8 +20,6 @@ import logging
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from django.db.models import TextField
-from django.db.models.functions import Cast
 from django.http import FileResponse, Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
 from django.urls import path, reverse
@@ -30,6 +28,7 @@ from django.views.decorators.http import require_POST
 from parsers.passwords import may_hold_secrets
 from web import audit
 from web.cases import exports, selectors
+from web.cases import services as case_services
 from web.models import AuditAction, Case, ShareLink
 from web.sharing import payloads as share_payloads
 from web.sharing import services as shares
@@ -200,17 +199,15 @@ def _timeline(
         start, end = ranges.range_params(request)
     except ValueError:
         return ranges.range_error()
-    data = None
-    if start is None and end is None:
-        stored = (
-            Case.objects.filter(pk=shared.case.pk)
-            .values_list(Cast("charts_overview", output_field=TextField()), flat=True)
-            .first()
-        )
-        if stored and as_text and not shared.redactor.choices.any and not may_hold_secrets(stored):
+    if start is None and end is None:  # the case's overview, as its page gets it (version checked)
+        stored = case_services.case_overview(case=shared.case)
+        if not isinstance(stored, str):
+            data = stored
+        elif as_text and not shared.redactor.choices.any and not may_hold_secrets(stored):
             return HttpResponse(stored, content_type="application/json")
-        data = json.loads(stored) if stored else None
-    if data is None:
+        else:
+            data = json.loads(stored)
+    else:
         data = charts.timeline_charts(case=shared.case, start=start, end=end)
     return share_payloads.timeline(data, shared.redactor)
 
