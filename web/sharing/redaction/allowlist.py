@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import functools
 import re
+from collections.abc import Callable
 from pathlib import Path
 
 from parsers import registry
@@ -68,22 +69,12 @@ def rebuild(text: str, words: frozenset[str]) -> str:
     >>> rebuild("sda 12.5 10.0.0.1 Müller ☃", frozenset({"sda"}))
     'sda 12.5 10.0.0.1 ? ?'
     """
-    if OPEN not in text and CLOSE not in text:
-        return _words(text, words)
-    out, depth, at = [], 0, 0
-    for mark in _MARKS.finditer(text):
-        piece = text[at : mark.start()]
-        out.append(piece if depth else _words(piece, words))
-        depth = depth + 1 if mark.group() == OPEN else max(depth - 1, 0)
-        at = mark.end()
-    piece = text[at:]
-    out.append(piece if depth else _words(piece, words))
-    return "".join(out)
+    return strip_marks(outside(text, lambda piece: _words(piece, words)))
 
 
-def outside(text: str, change) -> str:  # noqa: ANN001 (a str -> str function)
+def outside(text: str, change: Callable[[str], str]) -> str:
     """``text`` with ``change`` applied to what lies outside its protected spans."""
-    if OPEN not in text:
+    if OPEN not in text and CLOSE not in text:
         return change(text)
     out, depth, at = [], 0, 0
     for mark in _MARKS.finditer(text):

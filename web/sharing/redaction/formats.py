@@ -51,11 +51,11 @@ def raw_lines(fmt: str, lines: list[str], redactor: Redactor) -> list[str] | Non
     (web/sharing/redaction/allowlist.py): the format's own words (``parsers.vocabulary.format_words``),
     numbers and punctuation, the pseudonyms the link assigns and the statement text its declaration
     finds (as fingerprints when the link redacts literals); any other word is ``?``."""
-    sensitive = sensitive_of(fmt)
-    if sensitive is None:
-        return None if redactor.choices.any else [redactor.text(line) for line in lines]
     if not redactor.choices.any:
         return [redactor.text(line) for line in lines]
+    sensitive = sensitive_of(fmt)
+    if sensitive is None:
+        return None
     lines = [unmarked(line) for line in lines]
     if sensitive.has_statements:
         lines = statement_text(sensitive, lines, _fingerprint if redactor.choices.literals else _as_is)
