@@ -75,6 +75,7 @@ CULPRIT_KINDS: tuple[str, ...] = (
     "host",  # a server of the bundle (a cluster node) or a client host
     "filesystem",  # a mount point: id = the mount, statement = what MySQL keeps there
     "setting",  # a server or kernel variable: id = its name, statement = its value
+    "account",  # a MySQL account holding connections: id = user@client host, statement = what they do
 )
 
 

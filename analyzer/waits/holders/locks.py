@@ -1,0 +1,1 @@
+"""Holder readers (see analyzer.waits.holders): locks."""
