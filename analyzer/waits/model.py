@@ -63,6 +63,12 @@ class Resource(enum.StrEnum):
     #: A replica waiting for its source's events (the I/O thread's connection, the SQL thread's
     #: relay log caught up).
     SOURCE = "replication source"
+    #: A connection slot: max_connections or an account's max_user_connections reached, new
+    #: connections refused (Connection_errors_max_connections); held by the sessions connected.
+    CONNECTION_SLOT = "connection slot"
+    #: InnoDB purge of the undo history (History list length): it waits for the oldest read view,
+    #: held by a transaction (MySQL 8.4 "Purge Configuration"; MariaDB "InnoDB Purge").
+    PURGE = "purge of the undo history"
     #: Working, or idle with nothing held: not a wait for a shared resource.
     NOTHING = "nothing"
     #: A state no table entry knows: reported, never dropped.

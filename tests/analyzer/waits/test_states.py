@@ -30,9 +30,16 @@ def test_no_state_is_listed_twice_for_the_same_server_and_thread() -> None:
 
 
 def test_every_resource_but_cpu_and_disk_has_a_state_or_a_wait_channel() -> None:
-    # CPU: no manual state says a session waits for one; DISK_SPACE, DISK_IO: read from ps and df
+    # CPU: no manual state says a session waits for one; DISK_SPACE, DISK_IO: read from ps and df;
+    # CONNECTION_SLOT (a refused connection has no session) and PURGE: read from the counters
     named = {e.resource for e in STATES}
-    assert set(Resource) - named == {Resource.CPU, Resource.DISK_SPACE, Resource.DISK_IO}
+    assert set(Resource) - named == {
+        Resource.CPU,
+        Resource.DISK_SPACE,
+        Resource.DISK_IO,
+        Resource.CONNECTION_SLOT,
+        Resource.PURGE,
+    }
 
 
 @pytest.mark.parametrize(
