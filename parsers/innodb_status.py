@@ -122,7 +122,8 @@ _SCALARS: tuple[tuple[re.Pattern[str], tuple[str, ...]], ...] = tuple(
         (r"signal count (\d+)", ("os_wait_signals",)),
         (r"^Trx id counter (\d+)", ("trx_id_counter",)),
         (r"^History list length (\d+)", ("history_list_length",)),
-        (r"^Pending normal aio reads: ?(\d+)?(?: ?\[([\d, ]*)\])?\s*,?\s*aio writes: ?(\d+)?(?: ?\[([\d, ]*)\])?", ("_r", "_rb", "_w", "_wb")),
+        ((r"^Pending normal aio reads: ?(\d+)?(?: ?\[([\d, ]*)\])?\s*,?\s*aio writes: ?(\d+)?(?: ?\[([\d, "
+          r"]*)\])?"), ("_r", "_rb", "_w", "_wb")),
         (r"^ ?ibuf aio reads:? ?(\d+)?,? log i/o's:? ?(\d+)?,? sync i/o's:? ?(\d+)?", ("pending_ibuf_reads", "pending_log_io", "pending_sync_io")),
         (r"^Pending flushes \(fsync\) log: (\d+); buffer pool: (\d+)", ("pending_fsync_log", "pending_fsync_pool")),
         (r"^Pending flushes \(fsync\): (\d+)", ("pending_fsync_log",)),
@@ -430,16 +431,25 @@ def parse(stream: Iterable[str], *, member: str, clock: ClockHints) -> ParsedSou
             )
         for d in s.deadlock:
             dls.append(
-                {"ts": ts, "line_no": d["line_no"], "n": d["n"], "trx_id": d.get("trx_id", ""), "thread_id": d.get("thread_id", np.nan),
-                 "query": "\n".join(d["query"])[:4000], "waits_for": d["waits_for"], "holds": d["holds"],
-                 "rolled_back": bool(d.get("rolled_back", False)), "age_s": age}
-            )  # fmt: skip
+                {
+                    "ts": ts,
+                    "line_no": d["line_no"],
+                    "n": d["n"],
+                    "trx_id": d.get("trx_id", ""),
+                    "thread_id": d.get("thread_id", np.nan),
+                    "query": "\n".join(d["query"])[:4000],
+                    "waits_for": d["waits_for"],
+                    "holds": d["holds"],
+                    "rolled_back": bool(d.get("rolled_back", False)),
+                    "age_s": age,
+                }
+            )
     frames = {
         "innodb_status": _frame(rows, {"line_end": "int64", **dict.fromkeys(COLUMNS, "float64")}),
-        "innodb_semaphores": _frame(sems, {"thread": "string", "wait_file": "string", "wait_line": "int64", "seconds": "float64", "latch": "string"}),
+        "innodb_semaphores": _frame(sems, _SEMAPHORE_DTYPES),
         "innodb_transactions": _frame(trxs, {"line_end": "int64", **_TRX_COLUMNS_DTYPES, "query": "string"}),
-        "innodb_deadlock": _frame(dls, {"n": "int64", "trx_id": "string", "thread_id": "float64", "query": "string", "waits_for": "string", "holds": "string", "rolled_back": "bool", "age_s": "float64"}),
-    }  # fmt: skip
+        "innodb_deadlock": _frame(dls, _DEADLOCK_DTYPES),
+    }
     return ParsedSource(
         format=FORMAT,
         member=member,
@@ -457,6 +467,23 @@ _TRX_COLUMNS_DTYPES = {
     "query_id": "float64", "client": "string",
 }  # fmt: skip
 _TRX_COLUMNS = ("line_no", "line_end", *_TRX_COLUMNS_DTYPES)
+_SEMAPHORE_DTYPES = {
+    "thread": "string",
+    "wait_file": "string",
+    "wait_line": "int64",
+    "seconds": "float64",
+    "latch": "string",
+}
+_DEADLOCK_DTYPES = {
+    "n": "int64",
+    "trx_id": "string",
+    "thread_id": "float64",
+    "query": "string",
+    "waits_for": "string",
+    "holds": "string",
+    "rolled_back": "bool",
+    "age_s": "float64",
+}
 
 
 def _frame(rows: list[dict], dtypes: dict[str, str]) -> pd.DataFrame:

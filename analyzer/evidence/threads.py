@@ -1,6 +1,7 @@
 """Join OS threads (ps) to MySQL sessions (processlist, performance_schema.threads) at the same moment.
 
-The lesson of the incidents in docs/background.md is that the explanation appears only when the two sides are read side
+The lesson of the incidents in docs/background.md is that the explanation appears only when the two sides are
+read side
 by side: "547 mysqld threads in D state in ``unlinkat`` while 217 sessions are in ``removing tmp
 table``". Two joins:
 
@@ -40,7 +41,8 @@ PFS_MAP_TOLERANCE = pd.Timedelta(minutes=2)
 MYSQLD_COMMS = frozenset({"mysqld", "mariadbd"})
 #: Label for threads sleeping with no wait channel (ps prints ``-``) or listings without WCHAN.
 NO_WCHAN = "(none)"
-#: Label for a session with no State (NULL or empty), as in the ``COMMIT`` rows of a server whose commits serialise (docs/background.md).
+#: Label for a session with no State (NULL or empty), as in the ``COMMIT`` rows of a server whose commits
+#: serialise (docs/background.md).
 NO_STATE = "(none)"
 
 
@@ -82,8 +84,16 @@ WCHAN_MEANINGS: tuple[tuple[str, str], ...] = (
 )
 #: Wait channels of file creation and deletion: D threads there while sessions create and remove
 #: temporary tables tie the load to tmpdir (docs/background.md: ``unlinkat``).
-FILE_WCHAN_PARTS = ("unlink", "rmdir", "path_openat", "filename_create", "lookup_open", "open_last_lookups",
-                    "do_sys_open", "filp_open")  # fmt: skip
+FILE_WCHAN_PARTS = (
+    "unlink",
+    "rmdir",
+    "path_openat",
+    "filename_create",
+    "lookup_open",
+    "open_last_lookups",
+    "do_sys_open",
+    "filp_open",
+)
 
 
 def wchan_meaning(wchan: str) -> str:
@@ -217,6 +227,24 @@ def threads_beside_sessions(
     return out
 
 
+#: The columns ``thread_sessions`` returns.
+THREAD_SESSION_COLUMNS = (
+    "ts",
+    "tid",
+    "os_state",
+    "wchan",
+    "pcpu",
+    "thread_name",
+    "processlist_id",
+    "session_state",
+    "info",
+    "fingerprint",
+    "time_s",
+    "line_no",
+    "member",
+)
+
+
 def thread_sessions(
     ps: pd.DataFrame,
     pfs: pd.DataFrame,
@@ -237,8 +265,7 @@ def thread_sessions(
     ``processlist_id``, ``session_state``, ``info``, ``fingerprint``, ``time_s`` (NA without a
     processlist), ``line_no``/``member`` of the ps row.
     """
-    cols = ["ts", "tid", "os_state", "wchan", "pcpu", "thread_name", "processlist_id", "session_state",
-            "info", "fingerprint", "time_s", "line_no", "member"]  # fmt: skip
+    cols = list(THREAD_SESSION_COLUMNS)
     if not len(ps) or not len(pfs) or "thread_os_id" not in pfs:
         return pd.DataFrame(columns=cols)
     threads = ps[_mysqld_mask(ps)]
@@ -266,25 +293,9 @@ def thread_sessions(
     joined["session_state"] = joined["pfs_state"]
     joined["info"] = joined["pfs_info"]
     joined["time_s"] = pd.Series(pd.NA, index=joined.index, dtype="Int64")
+    seen = pd.Series(False, index=joined.index)
     if processlist is not None and len(processlist) and len(joined):
-        pl_pairs = pair_moments(joined["ts"], processlist["ts"], tolerance=tolerance).rename(
-            columns={"other_ts": "pl_ts"}
-        )
-        joined = joined.merge(pl_pairs, on="ts", how="left")
-        pl = pd.DataFrame(
-            {
-                "pl_ts": processlist["ts"],
-                "processlist_id": pd.to_numeric(processlist["id"], errors="coerce").astype("Int64"),
-                "pl_state": processlist["state"].astype("string"),
-                "pl_fingerprint": processlist["fingerprint"].astype("string"),
-                "pl_time": pd.to_numeric(processlist["time_s"], errors="coerce").astype("Int64"),
-                "pl_seen": True,
-            }
-        ).drop_duplicates(["pl_ts", "processlist_id"])
-        joined = joined.merge(pl, on=["pl_ts", "processlist_id"], how="left")
-        seen = joined["pl_seen"].fillna(False).astype(bool)
-        joined["session_state"] = joined["pl_state"].where(seen, joined["session_state"])
-        joined["time_s"] = joined["pl_time"]
+        joined, seen = _with_processlist(joined, processlist, tolerance)
     joined["fingerprint"] = fingerprints(joined["info"]) if len(joined) else pd.Series([], dtype="string")
     if "pl_fingerprint" in joined:
         # the processlist of the same moment wins over performance_schema's copy of the statement
@@ -294,6 +305,32 @@ def thread_sessions(
     if "member" not in joined:
         joined["member"] = pd.NA
     return joined[cols].sort_values(["ts", "tid"], kind="stable").reset_index(drop=True)
+
+
+def _with_processlist(
+    joined: pd.DataFrame, processlist: pd.DataFrame, tolerance: pd.Timedelta | None
+) -> tuple[pd.DataFrame, pd.Series]:
+    """``joined`` (``thread_sessions``' rows) with the State, fingerprint and Time of the processlist
+    snapshot nearest each ps snapshot (within ``tolerance``), and which rows the processlist saw."""
+    pl_pairs = pair_moments(joined["ts"], processlist["ts"], tolerance=tolerance).rename(
+        columns={"other_ts": "pl_ts"}
+    )
+    joined = joined.merge(pl_pairs, on="ts", how="left")
+    pl = pd.DataFrame(
+        {
+            "pl_ts": processlist["ts"],
+            "processlist_id": pd.to_numeric(processlist["id"], errors="coerce").astype("Int64"),
+            "pl_state": processlist["state"].astype("string"),
+            "pl_fingerprint": processlist["fingerprint"].astype("string"),
+            "pl_time": pd.to_numeric(processlist["time_s"], errors="coerce").astype("Int64"),
+            "pl_seen": True,
+        }
+    ).drop_duplicates(["pl_ts", "processlist_id"])
+    joined = joined.merge(pl, on=["pl_ts", "processlist_id"], how="left")
+    seen = joined["pl_seen"].fillna(False).astype(bool)
+    joined["session_state"] = joined["pl_state"].where(seen, joined["session_state"])
+    joined["time_s"] = joined["pl_time"]
+    return joined, seen
 
 
 def sessions_by_wchan(joined: pd.DataFrame, *, os_state: str = "D") -> pd.DataFrame:

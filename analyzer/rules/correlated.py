@@ -1,9 +1,11 @@
-"""Correlated-source rules: OS evidence (vmstat, ps threads, iostat) joined with MySQL evidence at the same moment.
+"""Correlated-source rules: OS evidence (vmstat, ps threads, iostat) joined with MySQL evidence at the same
+moment.
 
 Single metrics mislead, and the explanation appears when sources are read side by side
 (docs/background.md, "One metric misleads"):
 
-- **load-from-uninterruptible-threads**: in a typical incident, load average 588 on 14 cores while the CPUs were
+- **load-from-uninterruptible-threads**: in a typical incident, load average 588 on 14 cores while the CPUs
+  were
   40-50 % idle. Linux load counts threads in uninterruptible sleep (D) as well as runnable ones; ps
   showed 547 ``mysqld`` threads in D in ``unlinkat`` (deleting temporary-table files) while the
   sessions were in ``removing tmp table``. vmstat ``b`` and ``%wa`` count only threads waiting for
@@ -24,6 +26,7 @@ Background: docs/background.md ("Linux load counts threads in D state", "iowait 
 from __future__ import annotations
 
 import dataclasses
+from functools import partial
 
 import pandas as pd
 
@@ -116,7 +119,8 @@ LOAD_FROM_D_THREADS = RuleTexts(
     ),
     recommendation=(
         "Name what the D threads wait for, then remove that wait:\n"
-        "  ps -eLo pid,tid,stat,pcpu,comm,wchan:32 | awk '$3 ~ /^D/' | sort -k6 | uniq -c -f5 | sort -rn | head\n"
+        "  ps -eLo pid,tid,stat,pcpu,comm,wchan:32 | awk '$3 ~ /^D/' | sort -k6 | uniq -c -f5 | sort -rn | "
+        "head\n"
         "  cat /proc/<pid>/task/<tid>/stack      # the kernel stack of one D thread (root)\n"
         "File creation/deletion (unlinkat, path_openat): temporary tables in tmpdir, see tmp-table-churn\n"
         "(tmpdir on tmpfs). Block I/O (io_schedule, blk_mq_get_tag): see the device in iostat -x.\n"
@@ -132,13 +136,15 @@ LOAD_FROM_D_THREADS = RuleTexts(
         "ps(1) PROCESS STATE CODES",
     ),
     disproof=(
-        "Read /proc/loadavg and count D threads (`ps -eLo stat | grep -c ^D`) in the same second a few times: "
+        "Read /proc/loadavg and count D threads (`ps -eLo stat | grep -c ^D`) in the same second a few "
+        "times: "
         "if the load minus the runnable threads does not track the D count, the load comes from elsewhere."
     ),
 )
 VMSTAT_BLIND = (
     " vmstat b and wa stayed low because they count only threads waiting for block I/O; threads "
-    "sleeping in D on a kernel lock (a directory's inode lock, the mmap lock) count in the load but in neither."
+    "sleeping in D on a kernel lock (a directory's inode lock, the mmap lock) count in the load but in "
+    "neither."
 )
 
 
@@ -203,12 +209,18 @@ def _sessions_beside(
         return []
     srow = side.loc[at]
     states = sorted(
-        ((c[6:], int(srow[c])) for c in side.columns if c.startswith("state:") and pd.notna(srow[c]) and srow[c] > 0),
+        (
+            (c[6:], int(srow[c]))
+            for c in side.columns
+            if c.startswith("state:") and pd.notna(srow[c]) and srow[c] > 0
+        ),
         key=lambda sc: -sc[1],
-    )  # fmt: skip
+    )
     said = ", ".join(f"{n} in '{s}'" for s, n in states[:TOP_WCHANS])
-    text = (f"{int(srow[f'wchan:{dominant}'])} mysqld threads in D state in {dominant} while "
-            f"{int(srow['active'])} sessions were active ({said})")  # fmt: skip
+    text = (
+        f"{int(srow[f'wchan:{dominant}'])} mysqld threads in D state in {dominant} while "
+        f"{int(srow['active'])} sessions were active ({said})"
+    )
     return [Evidence("at the same moment", text, "", "ps_threads.wchan", member, lines)]
 
 
@@ -219,11 +231,17 @@ def _pfs_evidence(tl: Timeline, ps: pd.DataFrame) -> list[Evidence]:
         return []
     behind = threads.sessions_by_wchan(threads.thread_sessions(ps, pfs, pl if len(pl) else None))
     return [
-        Evidence(f"sessions behind D threads in {b['wchan']}",
-                 f"{int(b['sessions'])} sessions in '{b['session_state']}' running {str(b['fingerprint'])[:300]}",
-                 "", "pfs_threads.processlist_id")
+        Evidence(
+            f"sessions behind D threads in {b['wchan']}",
+            (
+                f"{int(b['sessions'])} sessions in '{b['session_state']}' running "
+                f"{str(b['fingerprint'])[:300]}"
+            ),
+            "",
+            "pfs_threads.processlist_id",
+        )
         for _, b in behind.head(TOP_WCHANS).iterrows()
-    ]  # fmt: skip
+    ]
 
 
 def _ps_d_evidence(tl: Timeline, d: _DThreads, bar: int) -> tuple[list[Evidence], list[str], int, float, str]:
@@ -242,8 +260,15 @@ def _ps_d_evidence(tl: Timeline, d: _DThreads, bar: int) -> tuple[list[Evidence]
     evidence = [
         Evidence("threads in D state (max)", int(d_in.max()), "threads", "ps_threads.state", member, lines),
         Evidence("threads in D state (median)", float(d_in.median()), "threads", "ps_threads.state"),
-        Evidence("of them mysqld/mariadbd threads (at the max)", mysqld_at, "threads", "ps_threads.comm", member, lines),
-    ]  # fmt: skip
+        Evidence(
+            "of them mysqld/mariadbd threads (at the max)",
+            mysqld_at,
+            "threads",
+            "ps_threads.comm",
+            member,
+            lines,
+        ),
+    ]
     wchans, dominant = _wchan_evidence(tl, d, at, member, lines)
     beside = _sessions_beside(tl, ps, d, at, dominant, member, lines)
     pfs = _pfs_evidence(tl, ps)
@@ -269,10 +294,17 @@ def load_from_uninterruptible_threads(tl: Timeline) -> Finding | None:
     vm_in = vm[within_slack(vm["ts"], windows, tol)]
     evidence, agree, peak_d, median_d, dominant = _ps_d_evidence(tl, d, bar)
     agree += ["vmstat b"] if d.vm_windows else []
-    evidence += column_evidence(tl, vm_in, "vmstat", (
-        ("run queue r (median)", "r", "median1", "threads"), ("blocked b (max)", "b", "max1", "threads"),
-        ("idle id (mean)", "id", "mean1", "%"), ("iowait wa (mean)", "wa", "mean1", "%"),
-    ))  # fmt: skip
+    evidence += column_evidence(
+        tl,
+        vm_in,
+        "vmstat",
+        (
+            ("run queue r (median)", "r", "median1", "threads"),
+            ("blocked b (max)", "b", "max1", "threads"),
+            ("idle id (mean)", "id", "mean1", "%"),
+            ("iowait wa (mean)", "wa", "mean1", "%"),
+        ),
+    )
     if not peak_d and len(vm_in):
         peak_d, median_d = int(vm_in["b"].max()), float(vm_in["b"].median())
     evidence += [Evidence("CPUs", ncpu, "cpus", "ncpu")] if ncpu else []
@@ -290,18 +322,27 @@ def load_from_uninterruptible_threads(tl: Timeline) -> Finding | None:
             )
         )
     meaning = threads.wchan_meaning(dominant) if dominant else ""
-    dominant_text = (f" Most of the server's D threads slept in {dominant}" + (f": {meaning}." if meaning else ".")
-                     if dominant else "")  # fmt: skip
+    dominant_text = (
+        f" Most of the server's D threads slept in {dominant}" + (f": {meaning}." if meaning else ".")
+        if dominant
+        else ""
+    )
     blind = not d.vm_windows and len(vm_in) and vm_in["b"].max() < bar
     severe = bool(ncpu) and median_d >= D_SEVERE_PER_CPU * ncpu
     return LOAD_FROM_D_THREADS.finding(
-        "load-from-uninterruptible-threads", Severity.CRITICAL if severe else Severity.WARNING, windows, evidence,
-        peak_d=peak_d, idle=float(vm_in["id"].mean()) if len(vm_in) else float("nan"),
+        "load-from-uninterruptible-threads",
+        Severity.CRITICAL if severe else Severity.WARNING,
+        windows,
+        evidence,
+        peak_d=peak_d,
+        idle=float(vm_in["id"].mean()) if len(vm_in) else float("nan"),
         wa=float(vm_in["wa"].mean()) if len(vm_in) and "wa" in vm_in else 0.0,
-        mostly=f", mostly in {dominant}" if dominant else "", held=held_seconds(windows, step_seconds(vm["ts"])),
-        dominant_text=dominant_text, vmstat_blind=VMSTAT_BLIND if blind else "",
+        mostly=f", mostly in {dominant}" if dominant else "",
+        held=held_seconds(windows, step_seconds(vm["ts"])),
+        dominant_text=dominant_text,
+        vmstat_blind=VMSTAT_BLIND if blind else "",
         agree=" + ".join(agree) or "vmstat",
-    )  # fmt: skip
+    )
 
 
 # ---------------------------------------------------------------------------------------------
@@ -313,7 +354,8 @@ COMMIT_SERIALIZATION = RuleTexts(
     explanation=(
         "For {held:.0f} s up to {peak} sessions at once were committing ({share:.0f} % of "
         "the active ones) while the CPUs were {idle:.0f} % idle{iowait_text}. Commits are serialised on the "
-        "redo-log (and binary-log) flush: one thread writes and fsyncs while the others wait on a mutex for the "
+        "redo-log (and binary-log) flush: one thread writes and fsyncs while the others wait on a mutex "
+        "for the "
         "group commit, and the kernel counts that wait as idle, not iowait. The server has CPU to spare; the "
         "commit path is the bottleneck.{flush_text}"
     ),
@@ -329,7 +371,8 @@ COMMIT_SERIALIZATION = RuleTexts(
     ),
     confidence="processlist + vmstat agree; held {held:.0f} s in {n_windows} window(s){short}",
     disproof=(
-        "Set innodb_flush_log_at_trx_commit=2 for a few minutes on a test or replica: if the commit states and "
+        "Set innodb_flush_log_at_trx_commit=2 for a few minutes on a test or replica: if the commit states "
+        "and "
         "throughput do not change, the fsync is not the serialisation point (look at locks or the binlog)."
     ),
 )
@@ -341,8 +384,10 @@ COMMIT_FIX_RELAXED = (
 )
 COMMIT_FIX_DURABLE = (
     "If losing up to about a second of committed transactions on an OS crash or power loss is acceptable:\n"
-    "  SET GLOBAL innodb_flush_log_at_trx_commit = 2;  -- write the redo log at commit, fsync it once a second\n"
-    "  SET GLOBAL sync_binlog = 0;                     -- or e.g. 100: fsync the binary log every N commit groups\n"
+    "  SET GLOBAL innodb_flush_log_at_trx_commit = 2;  -- write the redo log at commit, fsync it once a "
+    "second\n"
+    "  SET GLOBAL sync_binlog = 0;                     -- or e.g. 100: fsync the binary log every N commit "
+    "groups\n"
     "  -- persist both in my.cnf [mysqld]\n"
     "Trade-off: with 2, a mysqld crash loses nothing but an OS crash or power cut loses the last ~1 s of\n"
     "commits; with sync_binlog != 1 the binary log can lose transactions InnoDB kept, and replicas can\n"
@@ -363,11 +408,16 @@ def _log_device_evidence(tl: Timeline, windows: list[Window], tol: pd.Timedelta)
         return []
     dev = str(busiest.index[0])
     rows = io_in[io_in["device"].astype(str) == dev]
-    return column_evidence(tl, rows, "iostat", (
-        (f"{dev} w/s (median, busiest writer)", "w_per_s", "median1", "/s"),
-        (f"{dev} w_await (median)", "w_await", "median2", "ms"),
-        (f"{dev} f/s flushes (median)", "f_per_s", "median1", "/s"),
-    ))  # fmt: skip
+    return column_evidence(
+        tl,
+        rows,
+        "iostat",
+        (
+            (f"{dev} w/s (median, busiest writer)", "w_per_s", "median1", "/s"),
+            (f"{dev} w_await (median)", "w_await", "median2", "ms"),
+            (f"{dev} f/s flushes (median)", "f_per_s", "median1", "/s"),
+        ),
+    )
 
 
 def _commit_counter_evidence(tl: Timeline, windows: list[Window], tol: pd.Timedelta) -> list[Evidence]:
@@ -417,11 +467,19 @@ def commit_serialization(tl: Timeline) -> Finding | None:
     in_win = within(snaps, windows)
     rows = pl[committing & within(pl["ts"], windows)]
     member, lines = tl.lines_of(rows)
+    state_evidence = partial(
+        Evidence, unit="sessions", series="processlist.state", member=member, lines=lines
+    )
     evidence = [
-        Evidence("sessions in the commit phase (max)", int(n[in_win].max()), "sessions", "processlist.state", member, lines),
-        Evidence("sessions in the commit phase (median)", float(n[in_win].median()), "sessions", "processlist.state", member, lines),
-        Evidence("their share of active sessions (max)", round(float(share[in_win].max()) * 100, 1), "%", "processlist.active"),
-    ]  # fmt: skip
+        state_evidence("sessions in the commit phase (max)", int(n[in_win].max())),
+        state_evidence("sessions in the commit phase (median)", float(n[in_win].median())),
+        Evidence(
+            "their share of active sessions (max)",
+            round(float(share[in_win].max()) * 100, 1),
+            "%",
+            "processlist.active",
+        ),
+    ]
     shown = rows["state"].astype("string").fillna("").replace("", "(none)")
     shown = shown.where(
         ~(rows["fingerprint"].astype("string") == "commit").fillna(False), "Info COMMIT, State " + shown
@@ -432,31 +490,39 @@ def commit_serialization(tl: Timeline) -> Finding | None:
     ]
     tol = join_tolerance(pl["ts"], vm["ts"])
     vm_in = vm[within_slack(vm["ts"], windows, tol)]
-    evidence += column_evidence(
-        tl,
-        vm_in,
-        "vmstat",
-        (("idle id (mean)", "id", "mean1", "%"), ("iowait wa (mean)", "wa", "mean1", "%")),
-    )
+    idle_iowait = (("idle id (mean)", "id", "mean1", "%"), ("iowait wa (mean)", "wa", "mean1", "%"))
+    evidence += column_evidence(tl, vm_in, "vmstat", idle_iowait)
     evidence += _log_device_evidence(tl, windows, tol) + _commit_counter_evidence(tl, windows, tol)
     evidence += variables_evidence(tl, ("innodb_flush_log_at_trx_commit", "sync_binlog", "log_bin"))
     flush, sync_binlog = variable(tl, "innodb_flush_log_at_trx_commit"), variable(tl, "sync_binlog")
     wa = float(vm_in["wa"].mean()) if len(vm_in) and "wa" in vm_in else 0.0
     relaxed = flush in ("0", "2") and sync_binlog not in (None, "1")
     found = COMMIT_SERIALIZATION.finding(
-        "commit-serialization", Severity.CRITICAL if share[in_win].median() >= 0.5 else Severity.WARNING,
-        windows, evidence, peak=int(n[in_win].max()), share=float(share[in_win].max()) * 100,
-        idle=float(vm_in["id"].mean()) if len(vm_in) else float("nan"), held=held_seconds(windows, step_seconds(snaps)),
+        "commit-serialization",
+        Severity.CRITICAL if share[in_win].median() >= 0.5 else Severity.WARNING,
+        windows,
+        evidence,
+        peak=int(n[in_win].max()),
+        share=float(share[in_win].max()) * 100,
+        idle=float(vm_in["id"].mean()) if len(vm_in) else float("nan"),
+        held=held_seconds(windows, step_seconds(snaps)),
         iowait_text=f" and iowait only {wa:.0f} %" if wa < IOWAIT_LOW_PCT else f" with {wa:.0f} % iowait",
-        flush_text=" innodb_flush_log_at_trx_commit is 1: every commit waits for an fsync." if flush == "1" else "",
-        recommendation=(COMMIT_FIX_RELAXED.format(flush=flush, sync_binlog=sync_binlog) if relaxed
-                        else COMMIT_FIX_DURABLE),
+        flush_text=" innodb_flush_log_at_trx_commit is 1: every commit waits for an fsync."
+        if flush == "1"
+        else "",
+        recommendation=(
+            COMMIT_FIX_RELAXED.format(flush=flush, sync_binlog=sync_binlog) if relaxed else COMMIT_FIX_DURABLE
+        ),
         short=short_note(short, f"{COMMIT_EXTREME_SHARE:.0%} or more of the active sessions were committing"),
-    )  # fmt: skip
+    )
     if flush != "1":
         return found
-    return with_setting(tl, found, "innodb_flush_log_at_trx_commit",
-                        f"the fsync of each commit (sync_binlog = {sync_binlog or '?'}).")  # fmt: skip
+    return with_setting(
+        tl,
+        found,
+        "innodb_flush_log_at_trx_commit",
+        f"the fsync of each commit (sync_binlog = {sync_binlog or '?'}).",
+    )
 
 
 # ---------------------------------------------------------------------------------------------
@@ -480,14 +546,23 @@ IOWAIT_UNDERSTATES_IO = RuleTexts(
         "Then fix that point (see the related findings) rather than adding CPUs or faster disks blindly."
     ),
     caveats=(
-        "In a container with a CPU quota, idle time is the host's: throttled threads wait with the CPUs idle.",
+        (
+            "In a container with a CPU quota, idle time is the host's: throttled threads wait with the CPUs "
+            "idle."
+        ),
         "Active sessions include those waiting on a slow client (Sending to client/Writing to net).",
     ),
     sources=(
-        'Linux Documentation/filesystems/proc.rst ("iowait" is not reliable: treat idle + iowait as available CPU)',
+        (
+            'Linux Documentation/filesystems/proc.rst ("iowait" is not reliable: treat idle + iowait as '
+            "available CPU)"
+        ),
         "vmstat(8)",
     ),
-    disproof="If `mpstat -P ALL 1` shows the idle time on a few CPUs only while the others are 100 % busy, the work is pinned, not waiting (see single-cpu-saturation).",
+    disproof=(
+        "If `mpstat -P ALL 1` shows the idle time on a few CPUs only while the others are 100 % busy, "
+        "the work is pinned, not waiting (see single-cpu-saturation)."
+    ),
 )
 
 
@@ -523,21 +598,41 @@ def iowait_understates_io(tl: Timeline) -> Finding | None:
         tl, rows, "vmstat", (("idle id (mean)", "id", "mean1", "%"), ("iowait wa (mean)", "wa", "mean1", "%"))
     )
     evidence += [
-        Evidence("idle + iowait (mean)", round(float(available[mask].mean()), 1), "%", "vmstat.id", member, lines),
-        Evidence("runnable + blocked r+b (median)", float(queued[mask].median()), "threads", "vmstat.r", member, lines),
+        Evidence(
+            "idle + iowait (mean)", round(float(available[mask].mean()), 1), "%", "vmstat.id", member, lines
+        ),
+        Evidence(
+            "runnable + blocked r+b (median)",
+            float(queued[mask].median()),
+            "threads",
+            "vmstat.r",
+            member,
+            lines,
+        ),
         Evidence("CPUs", ncpu, "cpus", "ncpu"),
-    ]  # fmt: skip
+    ]
     agree = ["vmstat"]
     if active_at[mask].notna().any():
         evidence += [
-            Evidence("active sessions (median)", float(active_at[mask].median()), "sessions", "processlist.active"),
+            Evidence(
+                "active sessions (median)", float(active_at[mask].median()), "sessions", "processlist.active"
+            ),
             Evidence("active sessions (max)", int(active_at[mask].max()), "sessions", "processlist.active"),
-        ]  # fmt: skip
+        ]
         agree += ["processlist"] if active_at[mask].median() >= QUEUED_PER_CPU * ncpu else []
     idle, wa = float(rows["id"].mean()), float(rows["wa"].mean()) if "wa" in rows else 0.0
     work_median = float(work[mask].median())
     return IOWAIT_UNDERSTATES_IO.finding(
-        "iowait-understates-io", Severity.WARNING, windows, evidence, available=idle + wa, work=work_median,
-        ncpu=ncpu, held=held_seconds(windows, step_seconds(vm["ts"])), idle=idle, wa=wa,
-        per_cpu=work_median / ncpu, agree=" + ".join(agree),
-    )  # fmt: skip
+        "iowait-understates-io",
+        Severity.WARNING,
+        windows,
+        evidence,
+        available=idle + wa,
+        work=work_median,
+        ncpu=ncpu,
+        held=held_seconds(windows, step_seconds(vm["ts"])),
+        idle=idle,
+        wa=wa,
+        per_cpu=work_median / ncpu,
+        agree=" + ".join(agree),
+    )

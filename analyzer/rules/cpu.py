@@ -4,7 +4,8 @@ The USE method (Brendan Gregg) reads CPU saturation as runnable work queued beyo
 vmstat ``r`` (running + waiting for a CPU) well above the CPU count while idle is near zero means
 threads wait for a core. A short burst is normal scheduling; it must hold for a window.
 
-Averages hide one hot core (docs/background.md, "One hot core, disks, swap": mpstat showed one CPU at 100 % while
+Averages hide one hot core (docs/background.md, "One hot core, disks, swap": mpstat showed one CPU at 100 %
+while
 vmstat said 88 % idle): ``single-cpu-saturation`` reads mpstat per CPU. ``cpu-steal`` is time the
 hypervisor gave to other guests while ours wanted to run. ``context-switch-storm`` is scheduling
 itself becoming the work (too many threads, mutex ping-pong).
@@ -56,7 +57,8 @@ CPU_SATURATION = RuleTexts(
         "The server is CPU-bound in this window; latency grows with the queue."
     ),
     recommendation=(
-        "Find the top CPU consumers in the window (top -H, or `ps -eLo pid,tid,pcpu,comm --sort=-pcpu | head`)\n"
+        "Find the top CPU consumers in the window (top -H, or `ps -eLo pid,tid,pcpu,comm --sort=-pcpu | "
+        "head`)\n"
         "and compare the run queue with the active MySQL sessions (SHOW FULL PROCESSLIST):\n"
         "if one query dominates, tune or cache it; otherwise cap concurrency at the application's\n"
         "connection pool, or add CPUs."
@@ -66,7 +68,10 @@ CPU_SATURATION = RuleTexts(
         "On a VM, high %st (steal) also shows as a long run queue: check the steal column.",
     ),
     sources=("Brendan Gregg, The USE Method (CPU saturation)", "vmstat(8)"),
-    disproof="If `mpstat -P ALL` shows idle CPUs in the same window, the load is not CPU-bound but pinned or serialised.",
+    disproof=(
+        "If `mpstat -P ALL` shows idle CPUs in the same window, the load is not CPU-bound but pinned "
+        "or serialised."
+    ),
 )
 
 
@@ -77,12 +82,22 @@ CPU_TAKEN_BY_OTHERS = dataclasses.replace(
     explanation=(
         "For {held:.0f} s the run queue (vmstat r) stayed at or above {per_cpu:g} threads per CPU "
         "while the CPUs were at most {idle_max:g} % idle ({us:.0f} % user, {sy:.0f} % system). {consumers} "
-        "MySQL is not what makes the server CPU-bound here: its queries wait for the CPUs behind those processes."
+        "MySQL is not what makes the server CPU-bound here: its queries wait for the CPUs behind those "
+        "processes."
     ),
     recommendation=(
-        "Stop, move or throttle {culprit} (nice/ionice, cgroups, another host), or schedule it away from the\n"
+        "Stop, move or throttle {culprit} (nice/ionice, cgroups, another host), or schedule it away from "
+        "the\n"
         "database's busy hours; then look again at MySQL's own load."
     ),
+)
+
+
+#: vmstat's CPU shares quoted by cpu-saturation: (label, column, statistic, unit) as ``column_evidence`` takes them.
+CPU_SHARES = (
+    ("user CPU us (mean)", "us", "mean1", "%"),
+    ("system CPU sy (mean)", "sy", "mean1", "%"),
+    ("idle id (mean)", "id", "mean1", "%"),
 )
 
 
@@ -102,20 +117,17 @@ def cpu_saturation(tl: Timeline) -> Finding | None:
     vm = tl.frame("vmstat")
     rows = vm[within(vm["ts"], windows)]
     r_median = float(rows["r"].median())
-    evidence = column_evidence(tl, rows, "vmstat", (
+    run_queue = (
         ("run queue r (max)", "r", "max", "threads"),
         ("run queue r (median)", "r", "median", "threads"),
-    ))  # fmt: skip
+    )
+    evidence = column_evidence(tl, rows, "vmstat", run_queue)
     member, lines = tl.lines_of(rows)
     evidence += [
         Evidence("CPUs", ncpu, "cpus", "ncpu"),
         Evidence("r per CPU (median)", round(r_median / ncpu, 1), "threads/cpu", "vmstat.r", member, lines),
     ]
-    evidence += column_evidence(tl, rows, "vmstat", (
-        ("user CPU us (mean)", "us", "mean1", "%"),
-        ("system CPU sy (mean)", "sy", "mean1", "%"),
-        ("idle id (mean)", "id", "mean1", "%"),
-    ))  # fmt: skip
+    evidence += column_evidence(tl, rows, "vmstat", CPU_SHARES)
     evidence += load_rate_evidence(tl, rows, ncpu)  # the switches and IPIs this load brings (not a storm)
     agree = ["vmstat"]
     active = _active_sessions(tl, windows)
@@ -130,19 +142,34 @@ def cpu_saturation(tl: Timeline) -> Finding | None:
     taken = consumers.cpu_consumers(tl, windows)
     if taken is not None and taken.mysql_quiet:
         found = CPU_TAKEN_BY_OTHERS.finding(
-            "cpu-saturation", Severity.CRITICAL if severe else Severity.WARNING, windows,
-            list(taken.evidence) + evidence, r_median=int(r_median), ncpu=ncpu, held=held,
-            per_cpu=RUNQUEUE_PER_CPU, idle_max=IDLE_MAX_PCT, agree=" + ".join([*agree, "top"]),
-            culprit=taken.names(1), consumers=consumers.describe(taken),
+            "cpu-saturation",
+            Severity.CRITICAL if severe else Severity.WARNING,
+            windows,
+            list(taken.evidence) + evidence,
+            r_median=int(r_median),
+            ncpu=ncpu,
+            held=held,
+            per_cpu=RUNQUEUE_PER_CPU,
+            idle_max=IDLE_MAX_PCT,
+            agree=" + ".join([*agree, "top"]),
+            culprit=taken.names(1),
+            consumers=consumers.describe(taken),
             us=float(rows["us"].mean()) if "us" in rows else float("nan"),
             sy=float(rows["sy"].mean()) if "sy" in rows else float("nan"),
-        )  # fmt: skip
+        )
         return dataclasses.replace(found, culprit=taken.culprit())
     return CPU_SATURATION.finding(
-        "cpu-saturation", Severity.CRITICAL if severe else Severity.WARNING, windows, evidence,
-        r_median=int(r_median), ncpu=ncpu, held=held, per_cpu=RUNQUEUE_PER_CPU, idle_max=IDLE_MAX_PCT,
+        "cpu-saturation",
+        Severity.CRITICAL if severe else Severity.WARNING,
+        windows,
+        evidence,
+        r_median=int(r_median),
+        ncpu=ncpu,
+        held=held,
+        per_cpu=RUNQUEUE_PER_CPU,
+        idle_max=IDLE_MAX_PCT,
         agree=" + ".join(agree),
-    )  # fmt: skip
+    )
 
 
 def _active_sessions(tl: Timeline, windows: list[Window]) -> pd.Series:
@@ -158,8 +185,12 @@ def _active_sessions(tl: Timeline, windows: list[Window]) -> pd.Series:
 # single-cpu-saturation
 # ---------------------------------------------------------------------------------------------
 
-HOT_CPU_BUSY_PCT = 90.0  # one CPU at >= 90 % busy has no headroom left (docs/background.md: "one core at 100 %"); 90 allows sampling jitter
-AVERAGE_BUSY_MAX_PCT = 50.0  # docs/background.md: with the all-CPU average at most half busy, vmstat/top look healthy and hide the hot core
+#: one CPU at >= 90 % busy has no headroom left (docs/background.md: "one core at 100 %"); 90 allows sampling
+#: jitter
+HOT_CPU_BUSY_PCT = 90.0
+#: docs/background.md: with the all-CPU average at most half busy, vmstat/top look healthy and hide the hot
+#: core
+AVERAGE_BUSY_MAX_PCT = 50.0
 # %irq + %soft at least half of the hot core's busy time: interrupts, not a thread, keep it busy
 INTERRUPT_SHARE = 0.5
 
@@ -181,7 +212,10 @@ SINGLE_CPU_BY_THREAD = RuleTexts(
     ),
     caveats=(
         "Busy here is 100 - %idle - %iowait: %iowait is idle time with I/O outstanding, not CPU work.",
-        "A thread that migrates between cores spreads its load and escapes this check; top -H still shows it at 100 %.",
+        (
+            "A thread that migrates between cores spreads its load and escapes this check; top -H still shows "
+            "it at 100 %."
+        ),
         "On a VM, %steal counts as busy: the core was wanted but not available.",
     ),
     sources=(
@@ -190,7 +224,8 @@ SINGLE_CPU_BY_THREAD = RuleTexts(
     ),
     confidence="{agree}; held {held:.0f} s in {n_windows} window(s)",
     disproof=(
-        "If pidstat -t shows no thread near 100 % and /proc/interrupts shows no IRQ concentrated on CPU {cpu}, "
+        "If pidstat -t shows no thread near 100 % and /proc/interrupts shows no IRQ concentrated on CPU "
+        "{cpu}, "
         "the hot core is many short tasks confined there (taskset/cpuset), not one thread."
     ),
 )
@@ -198,9 +233,12 @@ SINGLE_CPU_BY_INTERRUPTS = dataclasses.replace(
     SINGLE_CPU_BY_THREAD,
     explanation=(
         "For {held:.0f} s CPU {cpu} was {busy:.0f} % busy while the average over all {ncpu} CPUs, the "
-        "figure vmstat and top show, was only {average:.0f} %. {share_pct:.0f} % of that time went to hardware "
-        "(%irq) and software (%soft) interrupts: the interrupts of one device, often a network card queue, are "
-        "all handled by this core. Work that depends on this core waits although the server looks mostly idle."
+        "figure vmstat and top show, was only {average:.0f} %. {share_pct:.0f} % of that time went to "
+        "hardware "
+        "(%irq) and software (%soft) interrupts: the interrupts of one device, often a network card queue, "
+        "are "
+        "all handled by this core. Work that depends on this core waits although the server looks mostly "
+        "idle."
     ),
     recommendation=(
         "Find the interrupts CPU {cpu} handles (compare two readings):\n"
@@ -281,10 +319,17 @@ def single_cpu_saturation(tl: Timeline) -> Finding | None:
         for col in ("usr", "sys", "irq", "soft")
     ]
     evidence += [
-        Evidence(f"CPU {cpu} %irq + %soft share of busy", round(share * 100, 1), "%", "mpstat_cpu.soft", member, lines),
+        Evidence(
+            f"CPU {cpu} %irq + %soft share of busy",
+            round(share * 100, 1),
+            "%",
+            "mpstat_cpu.soft",
+            member,
+            lines,
+        ),
         Evidence("all-CPU busy (mean)", round(float(hot.average.mean()), 1), "%", "mpstat_cpu.idle"),
         Evidence("CPUs", int(ncpu), "cpus", "ncpu"),
-    ]  # fmt: skip
+    ]
     others = sorted({h.cpu for h in hits[1:]} - {cpu})
     if others:
         evidence.append(
@@ -299,18 +344,27 @@ def single_cpu_saturation(tl: Timeline) -> Finding | None:
             agree.append("vmstat (the average that hides it)")
     texts = SINGLE_CPU_BY_INTERRUPTS if share >= INTERRUPT_SHARE else SINGLE_CPU_BY_THREAD
     return texts.finding(
-        "single-cpu-saturation", Severity.WARNING, hot.windows, evidence,
+        "single-cpu-saturation",
+        Severity.WARNING,
+        hot.windows,
+        evidence,
         related=("interrupt-imbalance", "cpu-saturation"),
-        cpu=cpu, busy=hot.busy, ncpu=ncpu, average=float(hot.average.mean()), held=hot.held,
-        share_pct=share * 100, agree=" + ".join(agree),
-    )  # fmt: skip
+        cpu=cpu,
+        busy=hot.busy,
+        ncpu=ncpu,
+        average=float(hot.average.mean()),
+        held=hot.held,
+        share_pct=share * 100,
+        agree=" + ".join(agree),
+    )
 
 
 # ---------------------------------------------------------------------------------------------
 # cpu-steal
 # ---------------------------------------------------------------------------------------------
 
-STEAL_PCT = 10.0  # docs/background.md (common practice): a tenth of CPU time taken by the hypervisor is felt as latency
+#: docs/background.md (common practice): a tenth of CPU time taken by the hypervisor is felt as latency
+STEAL_PCT = 10.0
 # almost a third of every CPU gone to other guests: the VM runs as if it had a third fewer cores
 STEAL_CRITICAL_PCT = 30.0
 
@@ -329,7 +383,10 @@ CPU_STEAL = RuleTexts(
         "Watch it per CPU: mpstat -P ALL 1 (%steal)."
     ),
     caveats=(
-        "Only paravirtualised guests report steal; 0 % on some hypervisors does not prove there is no contention.",
+        (
+            "Only paravirtualised guests report steal; 0 % on some hypervisors does not prove there is no "
+            "contention."
+        ),
         "Steal accrues only when the guest wants CPU: an idle VM shows little steal even on a crowded host.",
     ),
     sources=(
@@ -338,7 +395,10 @@ CPU_STEAL = RuleTexts(
         "Linux Documentation/filesystems/proc.rst (steal)",
     ),
     confidence="{agree} {verb}; held {held:.0f} s in {n_windows} window(s)",
-    disproof="If the host (hypervisor) shows this VM's vCPUs never waiting to run (CPU Ready ~0), the steal figure is an accounting artefact.",
+    disproof=(
+        "If the host (hypervisor) shows this VM's vCPUs never waiting to run (CPU Ready ~0), the "
+        "steal figure is an accounting artefact."
+    ),
 )
 
 
@@ -382,11 +442,18 @@ def cpu_steal(tl: Timeline) -> Finding | None:
     vm_in = vm[within(vm["ts"], windows)] if "st" in vm else vm.iloc[0:0]
     if len(vm_in):
         peak = float(vm_in["st"].median())
-        evidence += column_evidence(tl, vm_in, "vmstat", (
-            ("steal st (median)", "st", "median1", "%"), ("steal st (max)", "st", "max1", "%"),
-            ("user us (mean)", "us", "mean1", "%"), ("system sy (mean)", "sy", "mean1", "%"),
-            ("idle id (mean)", "id", "mean1", "%"),
-        ))  # fmt: skip
+        evidence += column_evidence(
+            tl,
+            vm_in,
+            "vmstat",
+            (
+                ("steal st (median)", "st", "median1", "%"),
+                ("steal st (max)", "st", "max1", "%"),
+                ("user us (mean)", "us", "mean1", "%"),
+                ("system sy (mean)", "sy", "mean1", "%"),
+                ("idle id (mean)", "id", "mean1", "%"),
+            ),
+        )
     mp = tl.frame("mpstat_cpu")
     mp_in = mp[within(mp["ts"], windows) & (mp["cpu"] >= 0)] if "steal" in mp else mp.iloc[0:0]
     if len(mp_in):
@@ -398,15 +465,23 @@ def cpu_steal(tl: Timeline) -> Finding | None:
             Evidence(label, round(float(per_cpu.mean()), 1), "%", "mpstat_cpu.steal", member, lines)
         )
         evidence += [
-            Evidence(f"CPU {int(c)} %steal (median)", round(float(v), 1), "%", "mpstat_cpu.steal", member, lines)
+            Evidence(
+                f"CPU {int(c)} %steal (median)", round(float(v), 1), "%", "mpstat_cpu.steal", member, lines
+            )
             for c, v in per_cpu.head(3).items()
-        ]  # fmt: skip
+        ]
     agree = list(found_by)
     return CPU_STEAL.finding(
-        "cpu-steal", Severity.CRITICAL if peak >= STEAL_CRITICAL_PCT else Severity.WARNING, windows, evidence,
-        related=("cpu-saturation",), peak=peak, held=held_seconds(windows, step), agree=" + ".join(agree),
+        "cpu-steal",
+        Severity.CRITICAL if peak >= STEAL_CRITICAL_PCT else Severity.WARNING,
+        windows,
+        evidence,
+        related=("cpu-saturation",),
+        peak=peak,
+        held=held_seconds(windows, step),
+        agree=" + ".join(agree),
         verb="agree" if len(agree) > 1 else "shows it",
-    )  # fmt: skip
+    )
 
 
 # ---------------------------------------------------------------------------------------------
@@ -434,7 +509,8 @@ CONTEXT_SWITCH_STORM = RuleTexts(
     ),
     recommendation=(
         "See which threads switch and why:\n"
-        "  pidstat -wt 1 5   (cswch/s voluntary = blocking on locks or I/O; nvcswch/s involuntary = too many runnable threads)\n"
+        "  pidstat -wt 1 5   (cswch/s voluntary = blocking on locks or I/O; nvcswch/s involuntary = too "
+        "many runnable threads)\n"
         "In MySQL compare Threads_running with the CPU count and look for mutex waits\n"
         "(SHOW ENGINE INNODB STATUS\\G, SEMAPHORES). Cap concurrency: the application's connection pool,\n"
         "thread_handling=pool-of-threads (MariaDB / Percona Server), or\n"
@@ -442,7 +518,10 @@ CONTEXT_SWITCH_STORM = RuleTexts(
     ),
     caveats=(
         "vmstat cs counts every process's switches, not only mysqld's.",
-        "The baseline is this capture's own quiet part; a capture taken entirely during the problem has only the fixed bar.",
+        (
+            "The baseline is this capture's own quiet part; a capture taken entirely during the problem has "
+            "only the fixed bar."
+        ),
     ),
     sources=(
         "vmstat(8): cs",
@@ -450,7 +529,10 @@ CONTEXT_SWITCH_STORM = RuleTexts(
         "MySQL 8.4 Reference Manual, innodb_thread_concurrency",
     ),
     confidence="vmstat; held {held:.0f} s in {n_windows} window(s)",
-    disproof="If pidstat -w shows the switches come from a process other than mysqld (a monitoring agent, a busy-polling daemon), the database is not the cause.",
+    disproof=(
+        "If pidstat -w shows the switches come from a process other than mysqld (a monitoring agent, "
+        "a busy-polling daemon), the database is not the cause."
+    ),
 )
 
 
@@ -483,17 +565,35 @@ def context_switch_storm(tl: Timeline) -> Finding | None:
         return None  # threads of that load switching: its evidence (cpu-saturation, disk-saturation)
     if base_per_cpu and per_cpu_med >= CS_BASELINE_FACTOR * base_per_cpu:  # the capture has a quiet part
         evidence += [
-            Evidence("capture's quiet level, cs per CPU (10th percentile)", int(round(base_per_cpu)), "/s per cpu", "vmstat.cs"),
+            Evidence(
+                "capture's quiet level, cs per CPU (10th percentile)",
+                int(round(base_per_cpu)),
+                ("/s per cpu"),
+                "vmstat.cs",
+            ),
             Evidence("rise over the quiet level", round(per_cpu_med / base_per_cpu, 1), "x", "vmstat.cs"),
-        ]  # fmt: skip
-    evidence += column_evidence(tl, rows, "vmstat", (
-        ("interrupts in (median)", "in", "median0", "/s"), ("run queue r (median)", "r", "median", "threads"),
-        ("system CPU sy (mean)", "sy", "mean1", "%"),
-    ))  # fmt: skip
+        ]
+    evidence += column_evidence(
+        tl,
+        rows,
+        "vmstat",
+        (
+            ("interrupts in (median)", "in", "median0", "/s"),
+            ("run queue r (median)", "r", "median", "threads"),
+            ("system CPU sy (mean)", "sy", "mean1", "%"),
+        ),
+    )
     severe = per_cpu_med >= CS_PER_CPU_CRITICAL
     return CONTEXT_SWITCH_STORM.finding(
-        "context-switch-storm", Severity.CRITICAL if severe else Severity.WARNING, windows, evidence,
-        related=("cpu-saturation", "interrupt-storm"), cs=int(per_cpu_med * ncpu), per_cpu=round(per_cpu_med),
+        "context-switch-storm",
+        Severity.CRITICAL if severe else Severity.WARNING,
+        windows,
+        evidence,
+        related=("cpu-saturation", "interrupt-storm"),
+        cs=int(per_cpu_med * ncpu),
+        per_cpu=round(per_cpu_med),
         held=held_seconds(windows, step),
-        with_load=f" {load[0].upper()}{load[1:]} ran in the same window, but it does not explain so many." if load else "",
-    )  # fmt: skip
+        with_load=f" {load[0].upper()}{load[1:]} ran in the same window, but it does not explain so many."
+        if load
+        else "",
+    )

@@ -14,6 +14,7 @@ The other pattern: a single core handling a network card's interrupts saturates 
 from __future__ import annotations
 
 import dataclasses
+from functools import partial
 
 import pandas as pd
 
@@ -41,7 +42,8 @@ TICK_PER_S = 1_000
 IN_PER_CPU_MAX = 5_000
 # an interrupt every 50 us on every CPU: entry/exit alone eats a large share of each
 IN_PER_CPU_CRITICAL = 20_000
-# Relative to the capture's quiet level: 3 x (the load test of docs/background.md: 55k/s against 16k/s, 3.4 x), and at
+# Relative to the capture's quiet level: 3 x (the load test of docs/background.md: 55k/s against 16k/s, 3.4
+# x), and at
 # least one tick's worth per CPU, below which interrupts are idle-machine noise.
 IN_BASELINE_FACTOR = 3.0
 IN_PER_CPU_FLOOR = TICK_PER_S
@@ -94,7 +96,8 @@ def _rated(tl: Timeline) -> pd.DataFrame:
 
 
 def _in_windows(frame: pd.DataFrame, windows: list[Window], slack_s: float) -> tuple[pd.DataFrame, bool]:
-    """Rows of ``frame`` in ``windows`` (+/- slack); all rows when none fall there (``False`` = whole capture)."""
+    """Rows of ``frame`` in ``windows`` (+/- slack); all rows when none fall there (``False`` = whole
+    capture)."""
     if not len(frame):
         return frame, True
     inside = frame[_near(frame["ts"], windows, pd.Timedelta(seconds=slack_s))]
@@ -120,7 +123,8 @@ def _describe(tl: Timeline, irq: str) -> str:
 def _per_cpu_table(tl: Timeline) -> tuple[pd.DataFrame, pd.DataFrame, str]:
     """Interrupts/s per CPU over time: (ts x cpu table, the raw rows, series name).
 
-    ``mpstat -I SUM -P ALL`` (what the load test of docs/background.md read) when the bundle has it, else /proc/interrupts
+    ``mpstat -I SUM -P ALL`` (what the load test of docs/background.md read) when the bundle has it, else
+    /proc/interrupts
     deltas summed over the lines of each CPU.
     """
     for run in per_run(tl.frame("mpstat_intr")):
@@ -149,7 +153,8 @@ def _unbalanced(table: pd.DataFrame) -> pd.Series:
 
 
 def _pinned(tl: Timeline, rows: pd.DataFrame) -> list[tuple[str, int, float, float]]:
-    """Device IRQ lines served >= PINNED_SHARE by one CPU at >= PINNED_MIN_PER_S: (irq, cpu, share, rate/s)."""
+    """Device IRQ lines served >= PINNED_SHARE by one CPU at >= PINNED_MIN_PER_S: (irq, cpu, share,
+    rate/s)."""
     if not len(rows):
         return []
     dev = rows[~rows["irq"].astype(str).isin(PER_CPU_LINES | {OTHER_IRQ})]  # OTHER_IRQ: minor lines summed
@@ -175,13 +180,20 @@ INTERRUPT_STORM = RuleTexts(
     explanation=(
         "For {held:.0f} s the CPUs took {in_total:,} interrupts per second, {why}. Every "
         "interrupt stops the query running on that CPU; at this rate the server spends real time handling "
-        "them and throughput drops (a published MySQL load test measured 55k/s against 16k/s for the same work).{below_bar}"
+        "them and throughput drops (a published MySQL load test measured 55k/s against 16k/s for the same "
+        "work).{below_bar}"
     ),
     recommendation="{recommendation}",
     caveats=(
         "kernel.timer_migration=0 may not help on a cloud VM: the fix has to be on the physical host.",
-        "vmstat `in` includes the timer: a busy CPU ticks up to CONFIG_HZ (250-1000) times a second by itself.",
-        "The quiet level is this capture's own 10th percentile; a capture taken entirely during the storm has only the fixed bar.",
+        (
+            "vmstat `in` includes the timer: a busy CPU ticks up to CONFIG_HZ (250-1000) times a second by "
+            "itself."
+        ),
+        (
+            "The quiet level is this capture's own 10th percentile; a capture taken entirely during the storm "
+            "has only the fixed bar."
+        ),
     ),
     sources=(
         "mpstat(1) -I SUM -P ALL",
@@ -189,7 +201,10 @@ INTERRUPT_STORM = RuleTexts(
         "vmstat(8): in",
     ),
     confidence="{agree}; held {held:.0f} s in {n_windows} window(s)",
-    disproof="If the same load with another client or after a reboot gives the same `in` per query, the interrupts are the work itself (packets, I/O completions), not a storm.",
+    disproof=(
+        "If the same load with another client or after a reboot gives the same `in` per query, the "
+        "interrupts are the work itself (packets, I/O completions), not a storm."
+    ),
 )
 STORM_BELOW_BAR = (
     " Below the fixed bar this is a storm only if the same work usually causes fewer interrupts: "
@@ -257,10 +272,17 @@ def _per_cpu_evidence(
     member, lines = tl.lines_of(cpu_rows[_near(cpu_rows["ts"], windows, pd.Timedelta(seconds=slack))])
     means = table_in.mean()
     return [
-        Evidence(f"busiest CPU {int(means.idxmax())}, intr/s (mean)", round(float(means.max()), 1), "/s", series, member, lines),
+        Evidence(
+            f"busiest CPU {int(means.idxmax())}, intr/s (mean)",
+            round(float(means.max()), 1),
+            "/s",
+            series,
+            member,
+            lines,
+        ),
         Evidence("median CPU, intr/s (mean)", round(float(means.median()), 1), "/s", series, member, lines),
         Evidence("quietest CPU, intr/s (mean)", round(float(means.min()), 1), "/s", series, member, lines),
-    ]  # fmt: skip
+    ]
 
 
 def _line_evidence(
@@ -270,9 +292,16 @@ def _line_evidence(
     member, lines = tl.lines_of(lines_rows)
     where = "" if in_window else " (whole capture)"
     out = [
-        Evidence(f"IRQ {_describe(tl, str(irq))}{where}", round(float(rate), 1), "/s", "interrupts.per_s", member, lines)
+        Evidence(
+            f"IRQ {_describe(tl, str(irq))}{where}",
+            round(float(rate), 1),
+            "/s",
+            "interrupts.per_s",
+            member,
+            lines,
+        )
         for irq, rate in line_rates.head(TOP_LINES).items()
-    ]  # fmt: skip
+    ]
     total = float(line_rates.sum())
     if total > 0:
         share = (float(line_rates.get("LOC", 0.0)) + float(line_rates.get("RES", 0.0))) / total * 100
@@ -282,6 +311,21 @@ def _line_evidence(
             )
         )
     return out
+
+
+def _storm_why(
+    fixed: bool, per_cpu_med: float, base: float | None, res_dominant: bool, unbalanced: bool
+) -> str:
+    """Why the interrupt rate is a storm: above the fixed bar, or its rise and shape."""
+    if fixed:
+        return f"above {IN_PER_CPU_MAX:,} per CPU, five times the fastest timer tick"
+    rise = (
+        f"{per_cpu_med / base:.1f} x this capture's quiet level"
+        if base
+        else "far above this capture's quiet level"
+    )
+    shape = ["with rescheduling interrupts (RES) outnumbering timer ticks (LOC)"] if res_dominant else []
+    return " ".join([rise, *shape, *(["and spread unevenly across the CPUs"] if unbalanced else [])])
 
 
 @rule(
@@ -318,9 +362,11 @@ def interrupt_storm(tl: Timeline) -> Finding | None:
         return None  # the completions and IPIs of that load: its evidence (disk-saturation, cpu-saturation)
     if base and per_cpu_med >= IN_BASELINE_FACTOR * base:  # a quiet part exists
         evidence += [
-            Evidence("capture's quiet level, in (10th percentile)", int(round(base * ncpu)), "/s", "vmstat.in"),
+            Evidence(
+                "capture's quiet level, in (10th percentile)", int(round(base * ncpu)), "/s", "vmstat.in"
+            ),
             Evidence("rise over the quiet level", round(per_cpu_med / base, 1), "x", "vmstat.in"),
-        ]  # fmt: skip
+        ]
     evidence += column_evidence(
         tl, rows, "vmstat", (("context switches cs (median)", "cs", "median0", "/s"),)
     )
@@ -339,29 +385,34 @@ def interrupt_storm(tl: Timeline) -> Finding | None:
         recommendation = STORM_FIX_DEVICE.format(names=names) if len(top) else STORM_FIX_UNKNOWN
     # Below the fixed bar a rise with a storm's shape is still what heavy MySQL concurrency can look
     # like (a real 64-session sysbench on 2 CPUs here: RES 3 x LOC, 1.3k/s per CPU): only a run of the
-    # same work with fewer interrupts proves a storm, as in the load test of docs/background.md. Reported, not alarmed.
-    severity = Severity.INFO
-    if per_cpu_med >= IN_PER_CPU_CRITICAL:
-        severity = Severity.CRITICAL
-    elif found.fixed:
+    # same work with fewer interrupts proves a storm, as in the load test of docs/background.md. Reported, not
+    # alarmed.
+    severity = Severity.CRITICAL if per_cpu_med >= IN_PER_CPU_CRITICAL else Severity.INFO
+    if found.fixed and severity is Severity.INFO:
         severity = Severity.WARNING
-    if found.fixed:
-        why = f"above {IN_PER_CPU_MAX:,} per CPU, five times the fastest timer tick"
-    else:
-        why = " ".join(
-            [f"{per_cpu_med / base:.1f} x this capture's quiet level" if base else "far above this capture's quiet level"]
-            + (["with rescheduling interrupts (RES) outnumbering timer ticks (LOC)"] if res_dominant else [])
-            + (["and spread unevenly across the CPUs"] if unbalanced else [])
-        )  # fmt: skip
+    why = _storm_why(bool(found.fixed), per_cpu_med, base, res_dominant, unbalanced)
     return INTERRUPT_STORM.finding(
-        "interrupt-storm", severity, windows, evidence,
+        "interrupt-storm",
+        severity,
+        windows,
+        evidence,
         related=("interrupt-imbalance", "context-switch-storm", "single-cpu-saturation"),
-        in_total=int(per_cpu_med * ncpu), per_cpu=round(per_cpu_med), mostly=f", mostly {names}" if names else "",
-        held=held_seconds(windows, found.step), why=why,
-        below_bar=(f" {load[0].upper()}{load[1:]} ran in the same window: part of these interrupts are its own, but "
-                   f"not {per_cpu_med:,.0f} per CPU." if load else "") + ("" if found.fixed else STORM_BELOW_BAR),
-        recommendation=recommendation, agree=" + ".join(agree),
-    )  # fmt: skip
+        in_total=int(per_cpu_med * ncpu),
+        per_cpu=round(per_cpu_med),
+        mostly=f", mostly {names}" if names else "",
+        held=held_seconds(windows, found.step),
+        why=why,
+        below_bar=(
+            f" {load[0].upper()}{load[1:]} ran in the same window: part of these interrupts are its "
+            "own, but "
+            f"not {per_cpu_med:,.0f} per CPU."
+            if load
+            else ""
+        )
+        + ("" if found.fixed else STORM_BELOW_BAR),
+        recommendation=recommendation,
+        agree=" + ".join(agree),
+    )
 
 
 # ---------------------------------------------------------------------------------------------
@@ -376,7 +427,10 @@ INTERRUPT_IMBALANCE = RuleTexts(
     ),
     recommendation="{recommendation}",
     caveats=(
-        "CPUs left idle take few interrupts by design (tickless idle); a few quiet CPUs under a light load are normal.",
+        (
+            "CPUs left idle take few interrupts by design (tickless idle); a few quiet CPUs under a light load "
+            "are normal."
+        ),
         "CPUs isolated on purpose (isolcpus, nohz_full) take almost none.",
     ),
     sources=(
@@ -385,7 +439,10 @@ INTERRUPT_IMBALANCE = RuleTexts(
         "mpstat(1) -I SUM",
     ),
     confidence="{agree}; held {held:.0f} s in {n_windows} window(s)",
-    disproof="If the busiest CPU's %irq + %soft stays low (mpstat -P ALL), the extra interrupts cost it little and the imbalance is harmless.",
+    disproof=(
+        "If the busiest CPU's %irq + %soft stays low (mpstat -P ALL), the extra interrupts cost it "
+        "little and the imbalance is harmless."
+    ),
 )
 IMBALANCE_PINNED = (
     "Device interrupt {irq} ({rate:,.0f}/s) is {share:.0f} % handled by CPU {cpu}: one core "
@@ -402,20 +459,24 @@ IMBALANCE_PINNED_FIX = (
 )
 IMBALANCE_PER_CPU = (
     "The busiest CPUs mostly take {lines}: timer ticks and inter-processor "
-    "interrupts, which follow where threads run. IRQ affinity cannot move them (changing it did not help in a "
+    "interrupts, which follow where threads run. IRQ affinity cannot move them (changing it did not help "
+    "in a "
     "published MySQL load test); look at why threads crowd those CPUs, or at an interrupt storm."
 )
 IMBALANCE_PER_CPU_FIX = (
-    "No device IRQ is pinned; the imbalance is per-CPU interrupts (timer, rescheduling) following the threads.\n"
+    "No device IRQ is pinned; the imbalance is per-CPU interrupts (timer, rescheduling) following the "
+    "threads.\n"
     "Check where threads run (ps -eLo pid,tid,psr,pcpu,comm --sort=-pcpu | head) and any CPU pinning\n"
-    "(taskset -cp <pid>, cgroup cpuset, numactl). If RES and LOC grow fastest under load, see interrupt-storm\n"
+    "(taskset -cp <pid>, cgroup cpuset, numactl). If RES and LOC grow fastest under load, see "
+    "interrupt-storm\n"
     "(sysctl -w kernel.timer_migration=0)."
 )
 IMBALANCE_OTHER = "Some CPUs take far more interrupts than the others."
 IMBALANCE_OTHER_FIX = (
     "Compare two readings of /proc/interrupts to see which lines land on the busiest CPUs:\n"
     "  watch -d -n1 cat /proc/interrupts\n"
-    "then spread device IRQs with irqbalance or /proc/irq/<N>/smp_affinity_list, and RPS/RFS for network queues."
+    "then spread device IRQs with irqbalance or /proc/irq/<N>/smp_affinity_list, and RPS/RFS for network "
+    "queues."
 )
 
 
@@ -440,7 +501,8 @@ def interrupt_imbalance(tl: Timeline) -> Finding | None:
     busy median, sustained; names device IRQ lines pinned to one CPU.
 
     Input: ``interrupts`` (per-line, per-CPU rates from /proc/interrupts deltas); ``mpstat_intr``
-    (``mpstat -I SUM -P ALL``) preferred for the per-CPU totals when present. Source: docs/background.md ("Interrupts").
+    (``mpstat -I SUM -P ALL``) preferred for the per-CPU totals when present. Source: docs/background.md
+    ("Interrupts").
     """
     table, cpu_rows, cpu_series = _per_cpu_table(tl)
     if table.shape[1] < 2:
@@ -457,21 +519,26 @@ def interrupt_imbalance(tl: Timeline) -> Finding | None:
     member, lines = tl.lines_of(cpu_rows[_near(cpu_rows["ts"], windows, pd.Timedelta(seconds=step))])
     evidence = [
         Evidence("busiest CPU", busiest, "cpu", cpu_series, member, lines),
-        Evidence(f"CPU {busiest} intr/s (mean)", round(float(means.max()), 1), "/s", cpu_series, member, lines),
+        Evidence(
+            f"CPU {busiest} intr/s (mean)", round(float(means.max()), 1), "/s", cpu_series, member, lines
+        ),
         Evidence("median CPU intr/s (mean)", round(median, 1), "/s", cpu_series, member, lines),
         Evidence("busiest / median", round(ratio, 2), "x", cpu_series, member, lines),
         Evidence("CPUs", int(table.shape[1]), "cpus", cpu_series),
     ] + [
-        Evidence(f"CPU {c} intr/s (mean), near zero", round(float(means[c]), 1), "/s", cpu_series, member, lines)
+        Evidence(
+            f"CPU {c} intr/s (mean), near zero", round(float(means[c]), 1), "/s", cpu_series, member, lines
+        )
         for c in starved
-    ]  # fmt: skip
+    ]
     irq_rows, _ = _in_windows(_rated(tl), windows, step)
     pinned = _pinned(tl, irq_rows)
     i_member, i_lines = tl.lines_of(irq_rows)
+    irq_evidence = partial(Evidence, unit="/s", series="interrupts.per_s", member=i_member, lines=i_lines)
     evidence += [
-        Evidence(f"IRQ {_describe(tl, irq)} pinned to CPU {cpu}", round(rate, 1), "/s", "interrupts.per_s", i_member, i_lines)
-        for irq, cpu, _share, rate in pinned
-    ]  # fmt: skip
+        irq_evidence(f"IRQ {_describe(tl, irq)} pinned to CPU {cpu}", round(rate, 1))
+        for irq, cpu, _, rate in pinned
+    ]
     # Without /proc/interrupts (mpstat -I SUM alone) there are no IRQ lines to name.
     on_busiest = irq_rows[irq_rows["cpu"] == busiest] if "cpu" in irq_rows else irq_rows.iloc[0:0]
     busiest_lines = _line_rates(on_busiest) if len(on_busiest) else pd.Series(dtype=float)
@@ -480,15 +547,24 @@ def interrupt_imbalance(tl: Timeline) -> Finding | None:
         return None  # the busiest CPU only ticks because it is busy
     top_busiest = busiest_lines.head(3)
     evidence += [
-        Evidence(f"CPU {busiest}: IRQ {_describe(tl, str(irq))}", round(float(rate), 1), "/s", "interrupts.per_s", i_member, i_lines)
+        irq_evidence(f"CPU {busiest}: IRQ {_describe(tl, str(irq))}", round(float(rate), 1))
         for irq, rate in top_busiest.items()
-    ]  # fmt: skip
+    ]
     what, recommendation = _imbalance_story(tl, pinned, top_busiest)
     agree = cpu_series.split(".")[0] + (" + /proc/interrupts" if len(irq_rows) else "")
     return INTERRUPT_IMBALANCE.finding(
-        "interrupt-imbalance", Severity.WARNING if pinned else Severity.INFO, windows, evidence,
-        related=("single-cpu-saturation", "interrupt-storm"), busiest=busiest, ratio=ratio, median=median,
+        "interrupt-imbalance",
+        Severity.WARNING if pinned else Severity.INFO,
+        windows,
+        evidence,
+        related=("single-cpu-saturation", "interrupt-storm"),
+        busiest=busiest,
+        ratio=ratio,
+        median=median,
         starved=f"; CPUs {', '.join(map(str, starved))} took almost none" if starved else "",
-        held=held_seconds(windows, step), busiest_rate=float(means.max()), what=what,
-        recommendation=recommendation, agree=agree,
-    )  # fmt: skip
+        held=held_seconds(windows, step),
+        busiest_rate=float(means.max()),
+        what=what,
+        recommendation=recommendation,
+        agree=agree,
+    )
