@@ -380,7 +380,7 @@ class QueryClassSerializer(serializers.Serializer):
     )
     count = serializers.IntegerField()
     query_time_s = QueryTimeSerializer()
-    lock_time_s = QueryFiguresSerializer()
+    lock_time_s = QueryTimeSerializer()
     rows_sent = QueryFiguresSerializer()
     rows_examined = QueryFiguresSerializer()
     first_seen = serializers.DateTimeField(allow_null=True)
