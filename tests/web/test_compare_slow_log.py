@@ -25,7 +25,7 @@ def _classes(case: Case, *fingerprints: str) -> None:
 
 
 def test_the_compare_page_names_a_class_new_since_the_last_case_of_the_customer(
-    engineer, engineer_client: Client
+    engineer, engineer_client: Client, api_client: Client
 ) -> None:
     team = engineer.teams.get()
     before = Case.objects.create(title="last week", team=team, customer="Acme")
@@ -41,6 +41,8 @@ def test_the_compare_page_names_a_class_new_since_the_last_case_of_the_customer(
     body = engineer_client.get(f"/cases/{before.pk}/compare.json?with={after.pk}").json()
     assert [c["fingerprint"] for c in body["slow_log"]["new"]] == [NEW]
     assert body["slow_log"]["new_count"] == 1 and body["slow_log"]["gone_count"] == 0
+    api = api_client.get("/api/compare/", {"base": before.pk, "other": after.pk}).json()
+    assert api["slow_log"] == body["slow_log"]
 
 
 def test_a_side_without_a_slow_log_is_not_compared() -> None:
