@@ -15,6 +15,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from analyzer.cluster.rules import cross_host_findings
+from analyzer.evidence.slowlog import with_slow_log
 from analyzer.findings import Evidence, Finding, Link, NotEvaluated, RuleFailed
 from analyzer.reasoning.links import find_links
 from analyzer.reasoning.verdict import Verdict, coverage, decide
@@ -42,6 +43,7 @@ RULE_FAMILIES = (
     "errorlog",
     "caches",
     "waits",
+    "statements",
 )
 
 FAMILIES = tuple(importlib.import_module(f"analyzer.rules.{family}") for family in RULE_FAMILIES)
@@ -107,7 +109,7 @@ def _run_rules(tl: Timeline, *, only: tuple[str, ...] | None) -> Outcome:
             out.failed.append(RuleFailed(key, f"{type(exc).__name__}: {exc}"))
             continue
         if finding is not None:
-            out.findings.append(_variables_sourced(finding, tl))
+            out.findings.append(with_slow_log(_variables_sourced(finding, tl), tl))
     out.findings.sort(key=lambda f: (f.severity.rank, f.windows[0].start if f.windows else 0, f.key))
     return out
 

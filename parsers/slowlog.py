@@ -49,10 +49,12 @@ Output:
     order of first appearance: ``ts`` (the log's first minute, on every row: the digest is of the
     whole log), ``fingerprint`` str, ``queries`` int64, ``query_time_s``,
     ``query_time_max_s``, ``query_time_min_s``, ``query_time_p95_s`` (pt-query-digest's 95th
-    percentile, ``analyzer.statements.querydigest.pct_95``), ``lock_time_s``, ``lock_time_max_s`` float64,
+    percentile, ``analyzer.statements.querydigest.pct_95``), ``lock_time_s``, ``lock_time_max_s``,
+    ``lock_time_p95_s`` (the same percentile of ``Lock_time``) float64,
     ``rows_sent``, ``rows_sent_max``, ``rows_examined``, ``rows_examined_max`` int64, the extras'
     sums (float64, NaN when no entry of the class has the field): ``rows_affected``, ``bytes_sent``,
-    ``tmp_tables``, ``tmp_disk_tables``, ``full_scans`` and ``filesorts`` (entries saying ``Yes``),
+    ``tmp_tables``, ``tmp_disk_tables``, ``full_scans``, ``filesorts`` and ``tmp_tables_on_disk``
+    (entries saying ``Yes``: MariaDB's and Percona Server's ``Tmp_table_on_disk``),
     ``innodb_io_r_ops``, ``innodb_io_r_wait_s``, ``innodb_rec_lock_wait_s``,
     ``innodb_queue_wait_s``, ``innodb_pages_distinct``; ``first_seen``, ``last_seen``,
     ``example_ts`` datetime64[ns, UTC]; ``example`` str (the statement of the class's longest entry,
@@ -127,7 +129,7 @@ BLOCK_CHARS = 16 << 20
 _NS = 1_000_000_000
 
 _HEADER = re.compile(
-    rb"^(?:[^#\n][^\n]*?(?:mysqld|mariadbd)(?:\.exe)?, Version: [^\n]*|T[cC][pP] [pP]ort: [^\n]*"
+    rb"^(?:(?:[^#\n][^\n]*?)?(?:mysqld|mariadbd)(?:\.exe)?, Version: [^\n]*|T[cC][pP] [pP]ort: [^\n]*"
     rb"|Time\s+Id\s+Command\s+Argument[ \t]*)$",
     re.M,
 )
@@ -158,7 +160,11 @@ EXTRA_FIELDS = {
     b"InnoDB_pages_distinct": "innodb_pages_distinct",
 }
 #: Yes/No fields counted per class (the entries saying ``Yes``).
-FLAG_FIELDS = {b"Full_scan": "full_scans", b"Filesort": "filesorts"}
+FLAG_FIELDS = {
+    b"Full_scan": "full_scans",
+    b"Filesort": "filesorts",
+    b"Tmp_table_on_disk": "tmp_tables_on_disk",
+}
 EXTRA_COLUMNS = tuple(dict.fromkeys([*EXTRA_FIELDS.values(), *FLAG_FIELDS.values()]))
 # Led by the literal name (searched for fast); a match outside the entry's meta lines is dropped.
 _EXTRA_RE = {name: re.compile(name + rb": ([0-9.]+)") for name in EXTRA_FIELDS}
@@ -514,6 +520,7 @@ class _Digest:
     def __init__(self) -> None:
         self.classes: dict[str, dict[str, object]] = {}
         self.buckets: Counter[int] = Counter()
+        self.lock_buckets: Counter[int] = Counter()
         self.minutes: list[pd.DataFrame] = []
         self.class_minutes: list[pd.DataFrame] = []
         self.clients: list[pd.DataFrame] = []
@@ -557,6 +564,7 @@ class _Digest:
         agg = grouped.agg(
             queries=("query_time_s", "size"),
             query_time_min_s=("query_time_s", "min"),
+            lock_time_min_s=("lock_time_s", "min"),
             first_seen=("ts", "min"),
             last_seen=("ts", "max"),
             **{c: (c, "sum") for c in _SUMS},
@@ -581,22 +589,26 @@ class _Digest:
                 continue
             _merge(known, row, ex, extras)
         gids = frame["fingerprint"].map({fp: self.classes[fp]["gid"] for fp in agg.index.tolist()})
-        codes[:] = gids.to_numpy(dtype=np.int64) * 1000 + bucket_of(frame["query_time_s"].to_numpy())
-        uniq, counts = np.unique(codes, return_counts=True)
-        self.buckets.update(dict(zip(uniq.tolist(), counts.tolist(), strict=True)))
-        return codes // 1000
+        gid = gids.to_numpy(dtype=np.int64) * 1000
+        for counter, column in ((self.buckets, "query_time_s"), (self.lock_buckets, "lock_time_s")):
+            codes[:] = gid + bucket_of(frame[column].to_numpy())
+            uniq, counts = np.unique(codes, return_counts=True)
+            counter.update(dict(zip(uniq.tolist(), counts.tolist(), strict=True)))
+        return gid // 1000
 
     def classes_frame(self) -> pd.DataFrame:
-        by_gid: dict[int, dict[int, int]] = {}
-        for code, count in self.buckets.items():
-            by_gid.setdefault(code // 1000, {})[code % 1000] = count
+        by_gid: dict[str, dict[int, dict[int, int]]] = {"query_time": {}, "lock_time": {}}
+        for name, counter in (("query_time", self.buckets), ("lock_time", self.lock_buckets)):
+            for code, count in counter.items():
+                by_gid[name].setdefault(code // 1000, {})[code % 1000] = count
         rows = []
         for c in self.classes.values():
             row = dict(c)
-            row["query_time_p95_s"] = pct_95(
-                by_gid.get(int(c["gid"]), {}), int(c["queries"]), float(c["query_time_min_s"]),
-                float(c["query_time_max_s"]),
-            )  # fmt: skip
+            for name, buckets in by_gid.items():
+                row[f"{name}_p95_s"] = pct_95(
+                    buckets.get(int(c["gid"]), {}), int(c["queries"]), float(c[f"{name}_min_s"]),
+                    float(c[f"{name}_max_s"]),
+                )  # fmt: skip
             rows.append(row)
         return _classes_frame(rows)
 
@@ -617,7 +629,8 @@ def _merge(known: dict[str, object], row: dict[str, object], ex: pd.Series, extr
         known[c] = known[c] + row[c]
     for m in _MAXES:
         known[m] = max(known[m], row[m])
-    known["query_time_min_s"] = min(known["query_time_min_s"], row["query_time_min_s"])
+    for c in ("query_time_min_s", "lock_time_min_s"):
+        known[c] = min(known[c], row[c])
     for c in extras:
         if not pd.isna(row[c]):
             known[c] = row[c] if pd.isna(known.get(c, np.nan)) else known[c] + row[c]
@@ -630,8 +643,8 @@ def _merge(known: dict[str, object], row: dict[str, object], ex: pd.Series, extr
 
 CLASS_COLUMNS = (
     "fingerprint", "queries", "query_time_s", "query_time_max_s", "query_time_min_s", "query_time_p95_s",
-    "lock_time_s", "lock_time_max_s", "rows_sent", "rows_sent_max", "rows_examined", "rows_examined_max",
-    *EXTRA_COLUMNS, "first_seen", "last_seen", "example_ts", "example", "schema", "user", "host",
+    "lock_time_s", "lock_time_max_s", "lock_time_p95_s", "rows_sent", "rows_sent_max", "rows_examined",
+    "rows_examined_max", *EXTRA_COLUMNS, "first_seen", "last_seen", "example_ts", "example", "schema", "user", "host",
     "line_no", "line_end",
 )  # fmt: skip
 _INTS = ("queries", "rows_sent", "rows_sent_max", "rows_examined", "rows_examined_max", "line_no", "line_end")
@@ -654,6 +667,7 @@ def _classes_frame(rows: list[dict[str, object]]) -> pd.DataFrame:
         "query_time_p95_s",
         "lock_time_s",
         "lock_time_max_s",
+        "lock_time_p95_s",
     ):
         frame[c] = frame[c].astype("float64")
     frame = frame.astype({c: "int64" for c in _INTS})

@@ -47,7 +47,7 @@ from analyzer.timeline.timeline import Timeline
 JoinFn = Callable[[Finding, Finding, "JoinContext"], Link | None]
 
 #: The modules of analyzer/reasoning/joins/ holding join functions, imported at the end of this module.
-JOIN_FAMILIES: tuple[str, ...] = ("sessions", "host", "replication")
+JOIN_FAMILIES: tuple[str, ...] = ("sessions", "host", "replication", "statements")
 
 _JOINS: dict[tuple[str, str], list[JoinFn]] = {}
 

@@ -77,13 +77,13 @@ def pct_95(buckets: dict[int, int], count: int, lowest: float, highest: float) -
 #: The columns of ``slowlog_classes`` written in a query's ``"metrics"``, by their JSON name.
 METRICS = {
     "query_time_s": ("query_time_s", "query_time_max_s", "query_time_p95_s"),
-    "lock_time_s": ("lock_time_s", "lock_time_max_s"),
+    "lock_time_s": ("lock_time_s", "lock_time_max_s", "lock_time_p95_s"),
     "rows_sent": ("rows_sent", "rows_sent_max"),
     "rows_examined": ("rows_examined", "rows_examined_max"),
 }
 #: Further per-class sums written when the log has them (Percona Server, MariaDB, MySQL 8 extras).
 EXTRAS = (
-    "rows_affected", "bytes_sent", "tmp_tables", "tmp_disk_tables", "full_scans", "filesorts",
+    "rows_affected", "bytes_sent", "tmp_tables", "tmp_disk_tables", "full_scans", "filesorts", "tmp_tables_on_disk",
     "innodb_io_r_ops", "innodb_io_r_wait_s", "innodb_rec_lock_wait_s", "innodb_queue_wait_s",
     "innodb_pages_distinct",
 )  # fmt: skip
@@ -100,7 +100,7 @@ def queries(classes: pd.DataFrame, *, limit: int | None = None) -> list[dict[str
     one dict per class, by total ``Query_time``, most first (``limit``: the first that many).
 
     Each: ``fingerprint``, ``checksum``, ``count``, ``query_time_s`` and ``lock_time_s`` (``sum``,
-    ``avg``, ``max``, and ``p95`` for the query time), ``rows_sent`` and ``rows_examined`` (``sum``,
+    ``avg``, ``max``, ``p95``), ``rows_sent`` and ``rows_examined`` (``sum``,
     ``avg``, ``max``), ``first_seen`` and ``last_seen`` (ISO 8601 UTC), ``example`` (``statement``,
     ``ts``, ``query_time_s``, ``schema``, ``line``), and the ``EXTRAS`` sums the log has.
     """

@@ -28,7 +28,8 @@ SAMPLES = Path(__file__).resolve().parents[3] / "shared" / "samples"
 #: culprit-fullscan: pytest (another process) took the CPUs while the scans ran, and top says so;
 #: culprit-tablecache: the table cache full of 64 tables is the cause; the saturated CPU, a measure
 #: with no culprit of its own, ranks after it; ptstalk-mariadb-fullfs-crash: the crash (signal 11)
-#: is the critical event; the full file system is not shown to cause it (no "No space left" line).
+#: is the critical event; the full file system is not shown to cause it (no "No space left" line);
+#: slowlog-fullscan: the slow log's one statement (99 % of its time) explains the crowd and the scans.
 ROOTS: dict[str, str | None] = {
     "cluster-galera": "galera-flow-control",
     "cluster-galera-desync": "galera-node-behind",
@@ -54,6 +55,7 @@ ROOTS: dict[str, str | None] = {
     "overlap-tmp": "tmp-table-churn",
     "ptstalk-mariadb-fullfs-crash": "mysqld-errors",
     "ptstalk-mariadb-tmptables": "tmp-table-churn",
+    "slowlog-fullscan": "slow-log-top-statement",
 }
 
 #: The findings (key, host) of every bundle, as they were before causes were joined by links: the
@@ -100,6 +102,8 @@ FINDINGS: dict[str, set[tuple[str, str | None]]] = {
                                      ("kernel-settings", "vm"), ("mysqld-errors", "vm")},
     "ptstalk-mariadb-tmptables": {("active-sessions-overload", "vm"), ("cpu-saturation", "vm"),
                                   ("same-query-pileup", "vm"), ("tcp-retransmits", "vm"), ("tmp-table-churn", "vm")},
+    "slowlog-fullscan": {("active-sessions-overload", "vm"), ("cpu-saturation", "vm"), ("full-scans", "vm"),
+                         ("slow-log-top-statement", "vm")},
 }  # fmt: skip
 
 #: The real collections of ../shared/samples, read in place: directory -> root key (None: healthy).

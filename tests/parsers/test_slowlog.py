@@ -86,6 +86,7 @@ def test_every_class_agrees_with_pt_query_digest(log: Path) -> None:
         assert q["query_time_s"]["max"] == pytest.approx(float(m["Query_time"]["max"]), abs=1e-6), fp
         assert q["query_time_s"]["p95"] == pytest.approx(float(m["Query_time"]["pct_95"]), abs=1e-6), fp
         assert q["lock_time_s"]["sum"] == pytest.approx(float(m["Lock_time"]["sum"]), abs=1e-6), fp
+        assert q["lock_time_s"]["p95"] == pytest.approx(float(m["Lock_time"]["pct_95"]), abs=1e-6), fp
         assert q["rows_sent"]["sum"] == int(m["Rows_sent"]["sum"]), fp
         assert q["rows_examined"]["sum"] == int(m["Rows_examined"]["sum"]), fp
         for ours_ts, pt_ts in ((q["first_seen"], pt["ts_min"]), (q["last_seen"], pt["ts_max"])):
@@ -270,3 +271,27 @@ def test_a_slow_log_member_of_a_bundle_is_used(tmp_path: Path) -> None:
     assert not bundle.not_used
     (source,) = bundle.sources
     assert source.format == "slowlog" and source.meta["entries"] == 743
+
+
+#: A server started as ``mariadbd`` from the PATH writes its header without a directory
+#: (tests/fixtures/bundles/slowlog-fullscan.tar.gz, scripts/make_slowlog_bundle.sh).
+_NO_PATH_HEADER = [
+    "mariadbd, Version: 10.11.19-MariaDB-0+deb12u1 (Debian 12). started with:\n",
+    "Tcp port: 3397  Unix socket: /tmp/s/mysqld.sock\n",
+    "Time\t\t    Id Command\tArgument\n",
+]
+
+
+def test_a_header_without_the_servers_directory_ends_the_entry_before_it() -> None:
+    entry = [
+        "# Time: 261207  4:40:44\n", "# User@Host: app[app] @ localhost [127.0.0.1]\n",
+        "# Query_time: 3.9  Lock_time: 0.0001  Rows_sent: 0  Rows_examined: 200000\n",
+        "SET timestamp=1796618444;\n", "SELECT id FROM items WHERE pad LIKE '%y%';\n",
+    ]  # fmt: skip
+    src = slowlog.parse(
+        iter(_NO_PATH_HEADER + entry + _NO_PATH_HEADER + entry), member="s", clock=ClockHints()
+    )
+    classes = src.frames["slowlog_classes"]
+    assert classes["fingerprint"].tolist() == ["select id from items where pad like ?"]
+    assert int(classes["queries"].iloc[0]) == 2 and not src.warnings
+    assert src.meta["server_version"] == "10.11.19-MariaDB-0+deb12u1" and src.meta["headers"] == 6

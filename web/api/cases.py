@@ -261,7 +261,7 @@ def case_queries_api(request: Request, case_id: int) -> Response:
 def case_compare_api(request: Request) -> Response:
     """``other`` against ``base`` (web/history/compare.py): e.g. after a fix against before it."""
     query = validated_query(CompareQuerySerializer, request)
-    sides = []
+    sides, classes = [], []
     for side in ("base", "other"):
         case = selectors.case_for_user(user=request.user, case_id=query[side])
         try:
@@ -269,6 +269,7 @@ def case_compare_api(request: Request) -> Response:
         except ValueError:
             raise exceptions.ValidationError({f"{side}_host": ["not a host of this case"]}) from None
         sides.append(selectors.compare_input(case, host))
+        classes.append(compare.slow_log_classes(case, host))
     base, other = sides
     side_fields = ("id", "title", "host", "one_host", "status", "window_start", "window_end")
     return Response(
@@ -276,6 +277,7 @@ def case_compare_api(request: Request) -> Response:
             "base": {k: base[k] for k in side_fields},
             "other": {k: other[k] for k in side_fields},
             **compare.compare_cases(base, other),
+            "slow_log": compare.compare_classes(*classes),
         }
     )
 

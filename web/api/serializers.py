@@ -380,7 +380,7 @@ class QueryClassSerializer(serializers.Serializer):
     )
     count = serializers.IntegerField()
     query_time_s = QueryTimeSerializer()
-    lock_time_s = QueryFiguresSerializer()
+    lock_time_s = QueryTimeSerializer()
     rows_sent = QueryFiguresSerializer()
     rows_examined = QueryFiguresSerializer()
     first_seen = serializers.DateTimeField(allow_null=True)
@@ -546,8 +546,31 @@ class FingerprintDiffSerializer(serializers.Serializer):
     kept = serializers.ListField(child=serializers.CharField())
 
 
+class SlowLogClassRefSerializer(serializers.Serializer):
+    fingerprint = serializers.CharField()
+    checksum = serializers.CharField(help_text="pt-query-digest's checksum of the fingerprint.")
+    count = serializers.IntegerField(help_text="Entries over the whole log.")
+    query_time_s = serializers.FloatField(help_text="Total Query_time over the whole log, seconds.")
+
+
+class SlowLogDiffSerializer(serializers.Serializer):
+    compared = serializers.BooleanField(help_text="False when either side has no slow query log.")
+    base_classes = serializers.IntegerField(
+        allow_null=True, help_text="Classes of base's slow logs; null: none."
+    )
+    other_classes = serializers.IntegerField(
+        allow_null=True, help_text="Classes of other's slow logs; null: none."
+    )
+    new = SlowLogClassRefSerializer(
+        many=True, help_text="Other's classes base lacks, most time first (20 at most)."
+    )
+    new_count = serializers.IntegerField()
+    gone_count = serializers.IntegerField()
+
+
 class CompareSerializer(serializers.Serializer):
     base = CompareSideSerializer()
     other = CompareSideSerializer()
     findings = FindingDiffSerializer()
     fingerprints = FingerprintDiffSerializer()
+    slow_log = SlowLogDiffSerializer(help_text="The slow log classes new in other (by checksum).")

@@ -99,7 +99,7 @@ def case_queries(
     have entries there; ``query_time_s``: their total query time; ``queries``: the first ``limit`` of
     them by total query time, each as ``analyzer.statements.querydigest.queries`` gives a class (``fingerprint``,
     ``checksum``, ``count``, ``query_time_s`` and ``lock_time_s`` ``{sum, avg, max}`` with the whole
-    log's ``p95`` for the query time, ``rows_sent``, ``rows_examined``, ``first_seen``, ``last_seen``,
+    log's ``p95``, ``rows_sent``, ``rows_examined``, ``first_seen``, ``last_seen``,
     ``example``; ``extras`` over the whole log only) plus ``number``, ``host``, ``member``,
     ``share_pct`` (of the total query time there) and ``spark`` (its query time, seconds, per bucket)."""
     limit = max(1, min(limit, MAX_LIMIT))
@@ -182,7 +182,10 @@ def _window_item(row: dict[str, object], stored: QueryClass) -> dict[str, object
             **_figures(row["query_time_s"], count, row["query_time_max_s"]),
             "p95": digest["query_time_s"].get("p95"),
         },
-        "lock_time_s": _figures(row["lock_time_s"], count, row["lock_time_max_s"]),
+        "lock_time_s": {
+            **_figures(row["lock_time_s"], count, row["lock_time_max_s"]),
+            "p95": digest["lock_time_s"].get("p95"),
+        },
         "rows_sent": _figures(row["rows_sent"], count, row["rows_sent_max"]),
         "rows_examined": _figures(row["rows_examined"], count, row["rows_examined_max"]),
         "first_seen": iso_utc(first),

@@ -231,8 +231,10 @@ def case_compare(request: HttpRequest, case_id: int) -> HttpResponse:
     base_host, other, other_host = _compare_sides(request, case)
     hosts = series_hosts(case)
     others = list(selectors.cases_for(request.user).exclude(pk=case.pk).only("id", "title", "host")[:200])
+    last = compare.last_case_of_customer(case, selectors.cases_for(request.user))
     context: dict[str, object] = {
         "case": {"id": case.pk, "title": case.title or f"Case {case.pk}", "host": case.host},
+        "customer_last": {"id": last.pk, "customer": case.customer} if last is not None else None,
         "base_hosts": [{"index": i, "name": h} for i, h in enumerate(hosts)] if len(hosts) > 1 else [],
         "base_host": request.GET.get("host", ""),
         "choices": compare.compare_choices(case, hosts, others),

@@ -1,7 +1,8 @@
 """Comparing two cases (before and after a fix, two hosts of one cluster), or two hosts of one case of
 several, or a host of one case with another case: findings that appeared,
 disappeared or changed severity; query fingerprints new and gone (pure functions over plain data, so the
-API and the compare page say the same thing); chosen metrics overlaid on a relative time axis (seconds
+API and the compare page say the same thing); the slow log's classes new in the other case (by
+pt-query-digest's checksum; ``compare_classes``); chosen metrics overlaid on a relative time axis (seconds
 since each capture's start) with the median and 95th percentile of each metric in each case and the
 change between them.
 
@@ -22,7 +23,7 @@ import numpy as np
 
 from analyzer.findings import SEVERITY_ORDER
 from analyzer.isotime import iso_utc
-from web.models import Case, Host, Series
+from web.models import Case, Host, QueryClass, Series
 from web.timeline.charts import pick_points, round_values
 from web.timeline.series import series_arrays
 
@@ -121,6 +122,66 @@ def compare_cases(base: Mapping[str, object], other: Mapping[str, object]) -> di
     }
 
 
+#: Slow log classes read of one side (its most total query time first).
+SLOW_LOG_CLASSES = 500
+#: New classes listed on the page (the rest are counted).
+NEW_CLASSES_SHOWN = 20
+
+
+def compare_classes(
+    base: list[Mapping[str, object]] | None, other: list[Mapping[str, object]] | None
+) -> dict:
+    """The slow log classes of ``other`` against ``base`` (each a list of ``{"fingerprint", "checksum",
+    "count", "query_time_s"}``, most total query time first; None: that side has no slow log).
+    Returns ``{"compared": bool, "base_classes", "other_classes", "new": [...], "new_count", "gone_count"}``:
+    ``new`` the classes (by checksum) of ``other`` that ``base`` lacks, most query time first, at most
+    ``NEW_CLASSES_SHOWN``; ``compared`` False when either side has no slow log (then nothing is new).
+
+    >>> c = compare_classes([{"checksum": "A"}], [{"checksum": "B"}, {"checksum": "A"}])
+    >>> [x["checksum"] for x in c["new"]], c["gone_count"]
+    (['B'], 0)
+    """
+    compared = base is not None and other is not None
+    before = {str(c["checksum"]) for c in base or []}
+    after = {str(c["checksum"]) for c in other or []}
+    new = [c for c in other or [] if str(c["checksum"]) not in before] if compared else []
+    return {
+        "compared": compared,
+        "base_classes": len(base) if base is not None else None,
+        "other_classes": len(other) if other is not None else None,
+        "new": [dict(c) for c in new[:NEW_CLASSES_SHOWN]],
+        "new_count": len(new),
+        "gone_count": len(before - after) if compared else 0,
+    }
+
+
+def slow_log_classes(case: Case, host: str | None = None) -> list[dict[str, object]] | None:
+    """The slow log classes of ``case`` (of its host ``host``), most total query time first, at most
+    ``SLOW_LOG_CLASSES``: ``{"fingerprint", "checksum", "count", "query_time_s"}`` each; None when
+    the case (host) has no slow log."""
+    rows = QueryClass.objects.filter(case=case)
+    if host is not None:
+        rows = rows.filter(host=host)
+    out = [
+        {"fingerprint": fp, "checksum": checksum, "count": int((digest or {}).get("count") or 0),
+         "query_time_s": round(float(total), 6)}
+        for fp, checksum, total, digest in rows.order_by("-query_time_s", "number").values_list(
+            "fingerprint", "checksum", "query_time_s", "digest"
+        )[:SLOW_LOG_CLASSES]
+    ]  # fmt: skip
+    return out or None
+
+
+def last_case_of_customer(case: Case, visible: object) -> Case | None:
+    """The case of the same customer (``Case.customer``, case-insensitive) created last before
+    ``case``, among ``visible`` (a queryset of the cases the user may see); None when ``case`` names
+    no customer or there is none."""
+    if not (case.customer or "").strip():
+        return None
+    earlier = visible.filter(customer__iexact=case.customer.strip(), created_at__lt=case.created_at)
+    return earlier.exclude(pk=case.pk).order_by("-created_at", "-id").first()
+
+
 #: Metrics overlaid when none is chosen (the ones each capture of vmstat/processlist has).
 DEFAULT_METRICS = ("vmstat.r", "vmstat.b", "vmstat.us", "vmstat.wa", "vmstat.cs", "processlist.active")
 #: Metrics compared at most in one request.
@@ -211,6 +272,7 @@ def compare(
         "a": side_head(a, a_host),
         "b": side_head(b, b_host),
         **compare_cases(case_input(a, a_host), case_input(b, b_host)),
+        "slow_log": compare_classes(slow_log_classes(a, a_host), slow_log_classes(b, b_host)),
         "metric_choices": choices,
         "metrics": compare_metrics(a, b, chosen, a_host, b_host),
     }
