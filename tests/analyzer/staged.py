@@ -1,0 +1,89 @@
+"""The verdicts of the staged wait incidents (tests/fixtures/bundles/waits-*.tar.gz, made by
+scripts/make_wait_bundles.sh): what a senior MySQL support engineer concludes from each capture.
+
+Read from the capture, not from the script that made it: ``holder_kind``/``holder_id`` name a holder
+only when the capture shows it holding (a session idle for the whole capture in ``-processlist`` with
+its transaction in ``-transactions``, an account holding every slot); otherwise both are None and
+``shown`` says what the capture shows instead (contention, a rate). ``shown`` is the entry's
+docstring: the members and lines that show it. Line numbers are those of the member as unpacked.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from analyzer.waits.model import Resource
+
+
+@dataclass(frozen=True, slots=True)
+class Expected:
+    """One staged verdict.
+
+    ``resource``: what the sessions wait for (the root cause must name it, by ``Resource.value``);
+    ``holder_kind``: the culprit kind (``analyzer.findings.CULPRIT_KINDS``) of the holder, None when the
+    capture shows none (then the root cause has no culprit); ``holder_id``: its id in that kind's terms
+    (a processlist Id, user@host, a node, a mount point), None when only the kind is pinned;
+    ``fix_words``: words the verdict's fix must contain (case-insensitive); ``host``: the server the
+    root cause is about in a multi-host bundle (None: one host); ``shown``: where the capture shows it.
+    """
+
+    resource: Resource
+    holder_kind: str | None
+    holder_id: str | None
+    fix_words: tuple[str, ...]
+    shown: str
+    host: str | None = None
+
+
+STAGED: dict[str, Expected] = {
+    "waits-ddl-long-read": Expected(
+        resource=Resource.METADATA_LOCK,
+        holder_kind="session",
+        holder_id="9",
+        fix_words=("KILL 9",),
+        shown="""db-a/-processlist (5 snapshots): lines 2-11, session 9 report@127.0.0.1 Command Query, State
+        Sending data, Time 28 s, Info the self-join SELECT on sbtest1; lines 12-21, session 10 dba's ALTER TABLE
+        sbtest1 in "Waiting for table metadata lock"; lines 18-668, 45 rows in that state (the ALTER and 8 app
+        SELECTs queued behind it). db-a/-transactions lines 1-8: session 9's read-only transaction (trx_id 0)
+        started 04:51:06. Session 9's read holds the table's metadata lock; the ALTER waits for it, the reads
+        wait behind the ALTER. Fix: end the read (KILL 9) or run the DDL when no long read runs.""",
+    ),
+    "waits-lock-tables": Expected(
+        resource=Resource.METADATA_LOCK,
+        holder_kind="session",
+        holder_id="8",
+        fix_words=("KILL 8",),
+        shown="""db-a/-processlist (10 snapshots): lines 2-11, session 8 batch@127.0.0.1 Command Sleep, Time 15 s
+        and growing, the only client session not waiting; lines 18-1238, 80 rows of 8 app sessions (4 SELECT, 4
+        UPDATE on sbtest1) in "Waiting for table metadata lock". No DDL runs and no InnoDB transaction is open
+        (no -transactions, no -lock-waits); db-a/-innodbstatus1 lines 24-26: one session's transaction "not
+        started" with "mysql tables in use 1, locked 1": a table lock taken by LOCK TABLES, whose session is
+        the idle one. Fix: UNLOCK TABLES in that session, or KILL 8.""",
+    ),
+    "waits-user-lock": Expected(
+        resource=Resource.METADATA_LOCK,
+        holder_kind=None,
+        holder_id=None,
+        fix_words=("nightly_job",),
+        shown="""db-a/-processlist (9 snapshots): lines 18-888, 54 rows of 6 app sessions in State "User lock",
+        Info SELECT GET_LOCK('nightly_job', 600), Time 13 s and growing. The holder is not shown: user locks are
+        in no member pt-stalk 3.2.1 writes (no metadata_lock_info, no performance_schema.metadata_locks);
+        session 8 batch@127.0.0.1, idle (Sleep, Time 15 s, lines 2-11), is a candidate only. Fix: find who
+        holds 'nightly_job' (SELECT IS_USED_LOCK('nightly_job')), then release it or end that session.""",
+    ),
+    "waits-semisync-ack": Expected(
+        resource=Resource.REPLICA_ACK,
+        holder_kind="host",
+        holder_id="db-b",
+        fix_words=("db-b", "START SLAVE"),
+        host="db-a",
+        shown="""db-a/-processlist (15 snapshots): lines 8-248, sessions 17-20 app@127.0.0.1 Command Execute,
+        Info COMMIT, State "Waiting for semi-sync ACK from slave", Time 33 s and growing; db-a/-mysqladmin:
+        Rpl_semi_sync_master_status ON, Rpl_semi_sync_master_clients 0 (line 459), ..._wait_sessions 4 (line
+        473), Com_commit flat at 4; db-a/-variables: rpl_semi_sync_master_timeout 600000 (10 min) and no
+        binlog dump thread in the processlist. db-b/-slave-status line 15: Slave_IO_Running No with
+        Last_IO_Errno 0 (line 39): its I/O thread was stopped, not failed. db-b, db-a's only semi-sync
+        replica, holds every commit. Fix: START SLAVE IO_THREAD on db-b (or add a semi-sync replica), and
+        know that commits wait rpl_semi_sync_master_timeout before semi-sync falls back to asynchronous.""",
+    ),
+}
