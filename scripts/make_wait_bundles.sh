@@ -41,6 +41,7 @@ RUN_TIME=${RUN_TIME:-15}
 BASE_PORT=${BASE_PORT:-3520}
 TMPDIR_MB=${TMPDIR_MB:-8}
 OPEN_FILES=${OPEN_FILES:-60}
+TMPFS=/tmp/casebook-mysqltmp  # tmpdir-full: the tmpfs mounted as the server's tmpdir
 RUN_AS=root
 SHIP="processlist lock-waits transactions innodbstatus1 mysqladmin variables ps vmstat iostat mpstat slave-status
 hostname output trigger"
@@ -55,7 +56,7 @@ cleanup() {
     for p in $JOBS; do kill "$p" 2>/dev/null || true; done
     for p in $PIDS; do kill "$p" 2>/dev/null || true; done
     for p in $PIDS; do wait "$p" 2>/dev/null || true; done
-    umount "$WORK/tmpfs" 2>/dev/null || true
+    umount "$TMPFS" 2>/dev/null && rmdir "$TMPFS" || true
     rm -rf "$WORK"
 }
 trap cleanup EXIT
@@ -98,7 +99,7 @@ stop_all() {
     for p in $PIDS; do wait "$p" 2>/dev/null || true; done
     PIDS=""
     sleep 2  # the held sessions' inputs end within a second
-    umount "$WORK/tmpfs" 2>/dev/null || true
+    umount "$TMPFS" 2>/dev/null && rmdir "$TMPFS" || true
     for h in db-a db-b db-c; do rm -rf "${WORK:?}/$h"; done
 }
 
@@ -259,7 +260,7 @@ for shape in $SHAPES; do
         app_user db-a report
         hold "$PA" report 600 "START TRANSACTION WITH CONSISTENT SNAPSHOT; SELECT COUNT(*) FROM sbtest1;"
         sleep 2
-        bench db-a "$PA" $((RUN_TIME + 40)) 4 app oltp_write_only
+        bench db-a "$PA" $((RUN_TIME + 120)) 4 app oltp_write_only
         sleep 30
         stalk "$shape" db-a
         ;;
@@ -273,7 +274,7 @@ for shape in $SHAPES; do
             i=$((i + 1))
         done
         sleep 55
-        (end=$(($(date +%s) + RUN_TIME + 5)); while [ "$(date +%s)" -lt $end ]; do
+        (end=$(($(date +%s) + RUN_TIME + 60)); while [ "$(date +%s)" -lt $end ]; do
             mariadb -h127.0.0.1 -P"$PA" -uapp -papp sb -e "SELECT 1" >/dev/null 2>&1 || true
             sleep 0.5; done) &
         JOBS="$JOBS $!"
@@ -300,7 +301,7 @@ for shape in $SHAPES; do
         until [ "$(sql db-a "SHOW STATUS LIKE 'Rpl_semi_sync_master_clients'" -N | cut -f2)" = 1 ]; do sleep 1; done
         sql db-a "INSERT INTO sb.sbtest1 (id, k, c, pad) VALUES (20001, 1, 'acked', 'acked')"
         sql db-b "STOP SLAVE IO_THREAD"
-        bench db-a "$PA" $((RUN_TIME + 20)) 4 app oltp_write_only
+        bench db-a "$PA" $((RUN_TIME + 60)) 4 app oltp_write_only
         sleep 6
         stalk "$shape" db-a
         stalk "$shape" db-b
@@ -310,8 +311,8 @@ for shape in $SHAPES; do
         hot_table db-a 20
         app_user db-a app
         export HOT_ROWS=20
-        bench db-a $((BASE_PORT + 11)) $((RUN_TIME + 20)) 8 app "$WORK/hot.lua"
-        bench db-c $((BASE_PORT + 13)) $((RUN_TIME + 20)) 8 app "$WORK/hot.lua"
+        bench db-a $((BASE_PORT + 11)) $((RUN_TIME + 60)) 8 app "$WORK/hot.lua"
+        bench db-c $((BASE_PORT + 13)) $((RUN_TIME + 60)) 8 app "$WORK/hot.lua"
         sleep 8
         stalk "$shape" db-a
         stalk "$shape" db-b
@@ -350,12 +351,12 @@ for shape in $SHAPES; do
         stalk "$shape" db-a
         ;;
     tmpdir-full)
-        mkdir -p "$WORK/tmpfs"
-        mount -t tmpfs -o size=${TMPDIR_MB}m casebook-tmpdir "$WORK/tmpfs"
-        one --tmpdir="$WORK/tmpfs" --max-heap-table-size=1M --tmp-table-size=1M
+        mkdir -p "$TMPFS"
+        mount -t tmpfs -o size=${TMPDIR_MB}m mysqltmp "$TMPFS"
+        one --tmpdir="$TMPFS" --max-heap-table-size=1M --tmp-table-size=1M
         s=0
         while [ $s -lt 4 ]; do  # each session repeats a GROUP BY / ORDER BY that spills to tmpdir
-            (end=$(($(date +%s) + RUN_TIME + 20)); while [ "$(date +%s)" -lt $end ]; do
+            (end=$(($(date +%s) + RUN_TIME + 60)); while [ "$(date +%s)" -lt $end ]; do
                 echo "SELECT c, pad, COUNT(*) FROM sbtest1 GROUP BY c, pad ORDER BY pad LIMIT 1;"
                 echo "SELECT a.c, b.c FROM sbtest1 a JOIN sbtest1 b ON b.k BETWEEN a.k AND a.k + 5 ORDER BY a.pad, b.pad LIMIT 1;"
             done | mariadb -h127.0.0.1 -P"$PA" -uapp -papp --force sb >/dev/null 2>&1) &
@@ -376,7 +377,7 @@ for shape in $SHAPES; do
 INSERT INTO sb.m$i VALUES (1, $i);"; i=$((i + 1)); done | mariadb --socket="$(sock db-a)" -uroot sb
         s=0
         while [ $s -lt 6 ]; do
-            (end=$(($(date +%s) + RUN_TIME + 15)); while [ "$(date +%s)" -lt $end ]; do
+            (end=$(($(date +%s) + RUN_TIME + 60)); while [ "$(date +%s)" -lt $end ]; do
                 i=0; while [ $i -lt 300 ]; do echo "SELECT v FROM m$(((i + s * 50) % 300 + 1)) WHERE id = 1;"
                 i=$((i + 1)); done; done | mariadb -h127.0.0.1 -P"$PA" -uapp -papp --force sb >/dev/null 2>&1) &
             JOBS="$JOBS $!"
@@ -400,7 +401,7 @@ INSERT INTO sb.m$i VALUES (1, $i);"; i=$((i + 1)); done | mariadb --socket="$(so
         sql db-a "ALTER USER app@'%' WITH MAX_USER_CONNECTIONS 20"
         crowd "$PA" app 20 600 "SELECT c FROM sbtest1 WHERE id = %d;"
         sleep 5
-        (end=$(($(date +%s) + RUN_TIME + 5)); while [ "$(date +%s)" -lt $end ]; do
+        (end=$(($(date +%s) + RUN_TIME + 60)); while [ "$(date +%s)" -lt $end ]; do
             mariadb -h127.0.0.1 -P"$PA" -uapp -papp sb -e "SELECT 1" >/dev/null 2>&1 || true
             sleep 0.5; done) &
         JOBS="$JOBS $!"
@@ -413,7 +414,7 @@ INSERT INTO sb.m$i VALUES (1, $i);"; i=$((i + 1)); done | mariadb --socket="$(so
         hold $((BASE_PORT + 12)) backup 600 "FLUSH TABLES WITH READ LOCK;"
         sleep 2
         crowd $((BASE_PORT + 12)) app 6 5 "UPDATE sbtest1 SET k = k + 1 WHERE id = %d;"
-        bench db-a $((BASE_PORT + 11)) $((RUN_TIME + 20)) 2 sb oltp_write_only --rate=20
+        bench db-a $((BASE_PORT + 11)) $((RUN_TIME + 60)) 2 sb oltp_write_only --rate=20
         sleep 4
         stalk "$shape" db-a
         stalk "$shape" db-b

@@ -86,4 +86,18 @@ STAGED: dict[str, Expected] = {
         replica, holds every commit. Fix: START SLAVE IO_THREAD on db-b (or add a semi-sync replica), and
         know that commits wait rpl_semi_sync_master_timeout before semi-sync falls back to asynchronous.""",
     ),
+    "waits-galera-multiwriter": Expected(
+        resource=Resource.GALERA_CERTIFICATION,
+        holder_kind=None,
+        holder_id=None,
+        fix_words=("db-a", "db-c"),
+        shown="""Two writers, no single holder. db-a/-processlist and db-c/-processlist (11 and 10 snapshots):
+        app sessions run UPDATE hot SET n = n + 1 WHERE id = N in db sb (db-a line 19, db-c line 59), 33 rows
+        each in "Waiting for certification" (db-a lines 28-1758, db-c lines 68-1707). -mysqladmin line 564
+        wsrep_local_cert_failures: db-a 447 -> 872, db-c 619 -> 1263 (about 30 and 45 a second); line 614
+        wsrep_local_bf_aborts: db-a 1753 -> 3280, db-c 2245 -> 4279 (100-135 a second); db-b 0 and 0, its
+        Com_commit 0 (it only applies). The same rows of sb.hot are written on db-a and db-c: certification
+        conflicts among their sessions. Fix: send sb.hot's writes to one node (db-a or db-c), or retry.""",
+        host=None,
+    ),
 }
