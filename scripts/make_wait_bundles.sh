@@ -15,7 +15,8 @@
 #   user-lock          a session (user batch) holds GET_LOCK('nightly_job') idle; others wait in GET_LOCK
 #   tmpdir-full        tmpdir on a TMPDIR_MB MiB tmpfs; 4 sessions sort and group into on-disk temporary
 #                      tables that fill it (the members df and disk-space are shipped)
-#   open-files         open_files_limit OPEN_FILES with 300 MyISAM tables read in turn by 6 sessions
+#   open-files         mariadbd started under ulimit -n OPEN_FILES (open_files_limit OPEN_FILES, its table
+#                      cache cut to fit) while 6 sessions read 300 MyISAM tables in turn
 #   thread-pool        thread_handling=pool-of-threads, thread_pool_size 1, oversubscribe 1, stall limit
 #                      60 s: 2 long queries hold the only group; 8 short ones wait behind them
 #   max-user-conn      account app limited to 20 connections (MAX_USER_CONNECTIONS), all 20 idle; its
@@ -29,7 +30,7 @@
 # arguments are cut (scripts/clean_ps_args.py). See tests/fixtures/bundles/README.md ("Waits").
 #
 # Usage: sh scripts/make_wait_bundles.sh OUTDIR [SHAPE...]   (default: every shape above)
-# Env:   RUN_TIME (capture seconds, default 15), BASE_PORT (default 3520), TMPDIR_MB (8), OPEN_FILES (60)
+# Env:   RUN_TIME (capture seconds, default 15), BASE_PORT (default 3520), TMPDIR_MB (8), OPEN_FILES (200)
 # Needs: root, mariadb-server 10.11, galera-4, rsync (Galera SST), percona-toolkit 3.2.1, sysbench.
 set -eu
 
@@ -40,7 +41,7 @@ user-lock tmpdir-full open-files thread-pool max-user-conn galera-ftwrl}
 RUN_TIME=${RUN_TIME:-15}
 BASE_PORT=${BASE_PORT:-3520}
 TMPDIR_MB=${TMPDIR_MB:-8}
-OPEN_FILES=${OPEN_FILES:-60}
+OPEN_FILES=${OPEN_FILES:-200}
 TMPFS=/tmp/casebook-mysqltmp  # tmpdir-full: the tmpfs mounted as the server's tmpdir
 RUN_AS=root
 SHIP="processlist lock-waits transactions innodbstatus1 mysqladmin variables ps vmstat iostat mpstat slave-status
@@ -76,10 +77,13 @@ start() {  # start HOST PORT SERVER_ID [mariadbd options...]: a scratch server o
     chown "$RUN_AS" "$WORK/$h"
     mariadb-install-db --no-defaults --datadir="$WORK/$h/data" --auth-root-authentication-method=socket \
         --skip-test-db --user="$RUN_AS" >/dev/null
-    mariadbd --no-defaults --datadir="$WORK/$h/data" --socket="$(sock "$h")" --port="$port" \
+    # NOFILE (open-files): the server's file descriptor limit, soft and hard (mariadbd raises
+    # open_files_limit up to the hard limit, whatever --open-files-limit asks)
+    (if [ -n "${NOFILE:-}" ]; then ulimit -n "$NOFILE"; fi
+    exec mariadbd --no-defaults --datadir="$WORK/$h/data" --socket="$(sock "$h")" --port="$port" \
         --bind-address=127.0.0.1 --skip-name-resolve --user="$RUN_AS" --server-id="$id" --report-host="$h" --report-port="$port" \
         --innodb-buffer-pool-size=64M --innodb-log-file-size=48M --max-connections=200 \
-        --log-error="$WORK/$h/error.log" --pid-file="$WORK/$h/mysqld.pid" "$@" &
+        --log-error="$WORK/$h/error.log" --pid-file="$WORK/$h/mysqld.pid" "$@") &
     PIDS="$PIDS $!"
     echo $! >"$WORK/$h/pid"
     i=0
@@ -371,7 +375,9 @@ for shape in $SHAPES; do
         continue
         ;;
     open-files)
+        NOFILE=$OPEN_FILES
         one --open-files-limit="$OPEN_FILES" --max-connections=20
+        NOFILE=
         i=1
         while [ $i -le 300 ]; do echo "CREATE TABLE sb.m$i (id INT PRIMARY KEY, v INT) ENGINE=MyISAM;
 INSERT INTO sb.m$i VALUES (1, $i);"; i=$((i + 1)); done | mariadb --socket="$(sock db-a)" -uroot sb

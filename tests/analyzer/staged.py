@@ -100,4 +100,19 @@ STAGED: dict[str, Expected] = {
         conflicts among their sessions. Fix: send sb.hot's writes to one node (db-a or db-c), or retry.""",
         host=None,
     ),
+    "waits-thread-pool": Expected(
+        resource=Resource.CPU,
+        holder_kind="session",
+        holder_id="8",
+        fix_words=("KILL 8",),
+        shown="""db-a/-variables lines 576-585: thread_handling pool-of-threads, thread_pool_size 1,
+        thread_pool_oversubscribe 1, thread_pool_stall_limit 60000 (ms). db-a/-processlist (11 snapshots):
+        session 8 report@127.0.0.1 Query, State Executing, Info SELECT BENCHMARK(2000000000, MD5('report
+        1')) in every snapshot (lines 2-9 to 599), Time 17 -> 32 s; session 9 report Sleep for as long (its
+        query queued, never started); the 8 app connections never appear (they wait in the pool to log in):
+        db-a/-mysqladmin Threads_connected 10-11 (line 541) against 2 client rows, Threadpool_threads 3
+        (line 539), Threads_running 2. The only thread group is held by session 8's query for longer than
+        the stall limit lets another in. Fix: KILL 8; then more thread groups (thread_pool_size, one per
+        CPU) or a shorter thread_pool_stall_limit.""",
+    ),
 }

@@ -60,6 +60,7 @@ ROOTS: dict[str, str | None] = {
     "waits-galera-multiwriter": "long-transaction",
     "waits-lock-tables": "lock-waits",
     "waits-semisync-ack": "replica-stopped",
+    "waits-thread-pool": "cpu-saturation",
     "waits-user-lock": "cpu-saturation",
 }
 
@@ -118,6 +119,7 @@ FINDINGS: dict[str, set[tuple[str, str | None]]] = {
                           ("sessions-waiting", "db-a")},
     "waits-semisync-ack": {("cpu-saturation", "db-a"), ("cpu-saturation", "db-b"), ("replica-lag", "db-b"),
                            ("replica-stopped", None), ("sessions-waiting", "db-a")},
+    "waits-thread-pool": {("cpu-saturation", "db-a")},
     "waits-user-lock": {("cpu-saturation", "db-a"), ("sessions-waiting", "db-a")},
 }  # fmt: skip
 
