@@ -115,4 +115,18 @@ STAGED: dict[str, Expected] = {
         the stall limit lets another in. Fix: KILL 8; then more thread groups (thread_pool_size, one per
         CPU) or a shorter thread_pool_stall_limit.""",
     ),
+    "waits-max-user-conn": Expected(
+        resource=Resource.CONNECTION_SLOT,
+        holder_kind="account",
+        holder_id="app@127.0.0.1",
+        fix_words=("app@127.0.0.1",),
+        shown="""db-a/-processlist (11 snapshots, lines 2-2606): 20 sessions of app@127.0.0.1, all Command Sleep,
+        Time 14-16 s in the first snapshot, the only client sessions. db-a/-mysqladmin: Aborted_connects
+        (line 5) 12 -> 31 during the capture (about 1.3 refused logins a second) while Threads_connected
+        stays 21-25 of max_connections 200 (-variables line 344) and Connection_errors_max_connections
+        stays 0: the server is not full, the account is. Its limit (MAX_USER_CONNECTIONS 20, an account
+        attribute) is in no member; the global max_user_connections is 0 (line 363). The account holding
+        its slots idle is app@127.0.0.1. Fix: the application's pool for app@127.0.0.1 (close idle
+        connections, a smaller pool), not a server setting.""",
+    ),
 }
