@@ -416,7 +416,8 @@ INSERT INTO sb.m$i VALUES (1, $i);"; i=$((i + 1)); done | mariadb --socket="$(so
     galera-ftwrl)
         galera
         app_user db-b app
-        sql db-b "CREATE USER backup@'%' IDENTIFIED BY 'backup'; GRANT RELOAD, PROCESS ON *.* TO backup@'%';"
+        sql db-b "CREATE USER backup@'%' IDENTIFIED BY 'backup'; GRANT RELOAD, PROCESS ON *.* TO backup@'%';
+            GRANT SELECT ON sb.* TO backup@'%';"
         hold $((BASE_PORT + 12)) backup 600 "FLUSH TABLES WITH READ LOCK;"
         sleep 2
         crowd $((BASE_PORT + 12)) app 6 5 "UPDATE sbtest1 SET k = k + 1 WHERE id = %d;"

@@ -129,4 +129,18 @@ STAGED: dict[str, Expected] = {
         its slots idle is app@127.0.0.1. Fix: the application's pool for app@127.0.0.1 (close idle
         connections, a smaller pool), not a server setting.""",
     ),
+    "waits-deadlock-storm": Expected(
+        resource=Resource.ROW_LOCK,
+        holder_kind=None,
+        holder_id=None,
+        fix_words=("order", "hot"),
+        shown="""No holder: contention among 16 sessions of app@127.0.0.1 on the two rows of sb.hot. db-a/-processlist
+        (14 snapshots): the 16 sessions run UPDATE hot SET n = n + 1 WHERE id = 1 or 2 (line 9; 206 rows), every
+        Time 0. db-a/-lock-waits (lines 78-10149, 769 waits): the blocking thread changes from snapshot to
+        snapshot (13, 9, 23 ... each blocks in a few only); db-a/-transactions: 196 transactions in LOCK WAIT
+        (lines 26-10308), none old. db-a/-mysqladmin line 315: Innodb_deadlocks 1,149 -> 6,806 in 14 s (about
+        400 a second); db-a/-innodbstatus1 line 18: LATEST DETECTED DEADLOCK, the two UPDATEs of sb.hot taken
+        in opposite orders. Fix: take the rows in one order in every transaction (and retry on 1213), not
+        KILL a session.""",
+    ),
 }

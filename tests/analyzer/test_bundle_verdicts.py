@@ -57,6 +57,7 @@ ROOTS: dict[str, str | None] = {
     # The staged wait incidents (waits-*): today's root cause, kept so this file passes;
     # tests/analyzer/test_staged_verdicts.py pins the verdict a senior engineer reaches (tests/analyzer/staged.py).
     "waits-ddl-long-read": "lock-waits",
+    "waits-deadlock-storm": "lock-waits",
     "waits-galera-multiwriter": "long-transaction",
     "waits-lock-tables": "lock-waits",
     "waits-max-user-conn": "aborted-connections",
@@ -112,6 +113,8 @@ FINDINGS: dict[str, set[tuple[str, str | None]]] = {
     # waits-*: today's findings (tests/analyzer/test_staged_verdicts.py pins the right verdict)
     "waits-ddl-long-read": {("active-sessions-overload", "db-a"), ("cpu-saturation", "db-a"), ("full-scans", "db-a"),
                             ("lock-waits", "db-a"), ("sessions-waiting", "db-a")},
+    "waits-deadlock-storm": {("active-sessions-overload", "db-a"), ("cpu-saturation", "db-a"),
+                             ("innodb-deadlock", "db-a"), ("lock-waits", "db-a"), ("sessions-waiting", "db-a")},
     "waits-galera-multiwriter": {("cpu-saturation", "db-a"), ("cpu-saturation", "db-b"), ("cpu-saturation", "db-c"),
                                  ("innodb-deadlock", "db-a"), ("innodb-deadlock", "db-c"), ("lock-waits", "db-a"),
                                  ("long-transaction", "db-a"), ("long-transaction", "db-c"),
