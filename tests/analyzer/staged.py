@@ -143,4 +143,18 @@ STAGED: dict[str, Expected] = {
         in opposite orders. Fix: take the rows in one order in every transaction (and retry on 1213), not
         KILL a session.""",
     ),
+    "waits-purge-readview": Expected(
+        resource=Resource.PURGE,
+        holder_kind="session",
+        holder_id="8",
+        fix_words=("KILL 8",),
+        shown="""db-a/-innodbstatus1 lines 105-122: "Purge done for trx's n:o < 42", History list length 26,905;
+        "---TRANSACTION (...), ACTIVE 52 sec / MariaDB thread id 8 ... 127.0.0.1 report / Trx read view will not
+        see trx with id >= 38": the oldest read view, held by thread 8. db-a/-processlist (6 snapshots) lines
+        1-9: session 8 report@127.0.0.1, Command Sleep, Time 55 -> 67 s (line 397). db-a/-transactions lines
+        1-8: thread 8's read-only transaction (trx_id 0) started 05:15:27. db-a/-mysqladmin line 316:
+        Innodb_history_list_length 27,151 -> 33,524 in 15 s while app's write load runs (Com_update +850 a
+        second). Purge waits for session 8's read view. Fix: end session 8's transaction (COMMIT in the
+        application, or KILL 8).""",
+    ),
 }
