@@ -24,7 +24,9 @@ class Expected:
     capture shows none (then the root cause has no culprit); ``holder_id``: its id in that kind's terms
     (a processlist Id, user@host, a node, a mount point), None when only the kind is pinned;
     ``fix_words``: words the verdict's fix must contain (case-insensitive); ``host``: the server the
-    root cause is about in a multi-host bundle (None: one host); ``shown``: where the capture shows it.
+    root cause is about in a multi-host bundle (None: one host); ``shown``: where the capture shows it;
+    ``root_words``: more words the root cause must contain where the resource's own word is too common
+    (CPU); ``fix_not``: words the fix must not contain (``KILL`` where no session holds anything).
     """
 
     resource: Resource
@@ -33,6 +35,8 @@ class Expected:
     fix_words: tuple[str, ...]
     shown: str
     host: str | None = None
+    root_words: tuple[str, ...] = ()
+    fix_not: tuple[str, ...] = ()
 
 
 STAGED: dict[str, Expected] = {
@@ -91,6 +95,7 @@ STAGED: dict[str, Expected] = {
         holder_kind=None,
         holder_id=None,
         fix_words=("db-a", "db-c"),
+        fix_not=("KILL",),
         shown="""Two writers, no single holder. db-a/-processlist and db-c/-processlist (11 and 10 snapshots):
         app sessions run UPDATE hot SET n = n + 1 WHERE id = N in db sb (db-a line 19, db-c line 59), 33 rows
         each in "Waiting for certification" (db-a lines 28-1758, db-c lines 68-1707). -mysqladmin line 564
@@ -105,6 +110,7 @@ STAGED: dict[str, Expected] = {
         holder_kind="session",
         holder_id="8",
         fix_words=("KILL 8",),
+        root_words=("pool",),
         shown="""db-a/-variables lines 576-585: thread_handling pool-of-threads, thread_pool_size 1,
         thread_pool_oversubscribe 1, thread_pool_stall_limit 60000 (ms). db-a/-processlist (11 snapshots):
         session 8 report@127.0.0.1 Query, State Executing, Info SELECT BENCHMARK(2000000000, MD5('report
@@ -133,7 +139,8 @@ STAGED: dict[str, Expected] = {
         resource=Resource.ROW_LOCK,
         holder_kind=None,
         holder_id=None,
-        fix_words=("order", "hot"),
+        fix_words=("deadlock", "hot"),
+        fix_not=("KILL",),
         shown="""No holder: contention among 16 sessions of app@127.0.0.1 on the two rows of sb.hot. db-a/-processlist
         (14 snapshots): the 16 sessions run UPDATE hot SET n = n + 1 WHERE id = 1 or 2 (line 9; 206 rows), every
         Time 0. db-a/-lock-waits (lines 78-10149, 769 waits): the blocking thread changes from snapshot to
@@ -156,5 +163,19 @@ STAGED: dict[str, Expected] = {
         Innodb_history_list_length 27,151 -> 33,524 in 15 s while app's write load runs (Com_update +850 a
         second). Purge waits for session 8's read view. Fix: end session 8's transaction (COMMIT in the
         application, or KILL 8).""",
+    ),
+    "waits-conn-leak": Expected(
+        resource=Resource.CONNECTION_SLOT,
+        holder_kind="account",
+        holder_id="app@127.0.0.1",
+        fix_words=("app@127.0.0.1",),
+        shown="""db-a/-variables line 344: max_connections 60. db-a/-processlist (3 snapshots, lines 3-1843): 60
+        sessions of app@127.0.0.1, every one Command Sleep, Time 116-155 s in the first snapshot; the only
+        other rows are pt-stalk's own (user monitor, on extra_port 3571, line 103). db-a/-mysqladmin:
+        Threads_connected 60 (line 541) throughout; Aborted_connects 45 -> 53 (line 5): new logins refused
+        (MariaDB lets a refused login reach authentication through its one extra slot, so
+        Connection_errors_max_connections stays 0). Every slot is held by app's idle connections: a leak
+        in its pool, not a setting. Fix: the application's pool for app@127.0.0.1 (close idle connections,
+        a pool smaller than max_connections; wait_timeout is 28800 s), not a larger max_connections.""",
     ),
 }

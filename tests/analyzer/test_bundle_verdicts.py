@@ -56,6 +56,7 @@ ROOTS: dict[str, str | None] = {
     "ptstalk-mariadb-tmptables": "tmp-table-churn",
     # The staged wait incidents (waits-*): today's root cause, kept so this file passes;
     # tests/analyzer/test_staged_verdicts.py pins the verdict a senior engineer reaches (tests/analyzer/staged.py).
+    "waits-conn-leak": "connection-saturation",
     "waits-ddl-long-read": "lock-waits",
     "waits-deadlock-storm": "lock-waits",
     "waits-galera-multiwriter": "long-transaction",
@@ -112,6 +113,7 @@ FINDINGS: dict[str, set[tuple[str, str | None]]] = {
     "ptstalk-mariadb-tmptables": {("active-sessions-overload", "vm"), ("cpu-saturation", "vm"),
                                   ("same-query-pileup", "vm"), ("tcp-retransmits", "vm"), ("tmp-table-churn", "vm")},
     # waits-*: today's findings (tests/analyzer/test_staged_verdicts.py pins the right verdict)
+    "waits-conn-leak": {("aborted-connections", "db-a"), ("connection-saturation", "db-a"), ("cpu-saturation", "db-a")},
     "waits-ddl-long-read": {("active-sessions-overload", "db-a"), ("cpu-saturation", "db-a"), ("full-scans", "db-a"),
                             ("lock-waits", "db-a"), ("sessions-waiting", "db-a")},
     "waits-deadlock-storm": {("active-sessions-overload", "db-a"), ("cpu-saturation", "db-a"),

@@ -42,6 +42,8 @@ def test_the_root_cause_names_the_resource_waited_for(name: str) -> None:
     v = _outcome(name).verdict
     assert v.root_cause is not None, v.headline
     assert want.resource.value.lower() in _text(v.root_cause), (v.root_cause.key, v.headline)
+    missing = [w for w in want.root_words if w.lower() not in _text(v.root_cause)]
+    assert not missing, (missing, v.headline)
 
 
 @pytest.mark.parametrize("name", sorted(STAGED))
@@ -67,6 +69,8 @@ def test_the_fix_is_the_holders(name: str) -> None:
     fix = _outcome(name).verdict.fix.lower()
     missing = [w for w in want.fix_words if w.lower() not in fix]
     assert not missing, (missing, fix)
+    wrong = [w for w in want.fix_not if w.lower() in fix]
+    assert not wrong, (wrong, fix)
 
 
 @pytest.mark.parametrize("name", sorted(STAGED))
