@@ -75,8 +75,9 @@ start() {  # start HOST PORT SERVER_ID [mariadbd options...]: a scratch server o
     shift 3
     mkdir -p "$WORK/$h"
     chown "$RUN_AS" "$WORK/$h"
-    mariadb-install-db --no-defaults --datadir="$WORK/$h/data" --auth-root-authentication-method=socket \
-        --skip-test-db --user="$RUN_AS" >/dev/null
+    [ -d "$WORK/$h/data/mysql" ] ||  # a restart (open-files) keeps its datadir
+        mariadb-install-db --no-defaults --datadir="$WORK/$h/data" --auth-root-authentication-method=socket \
+            --skip-test-db --user="$RUN_AS" >/dev/null
     # NOFILE (open-files): the server's file descriptor limit, soft and hard (mariadbd raises
     # open_files_limit up to the hard limit, whatever --open-files-limit asks)
     (if [ -n "${NOFILE:-}" ]; then ulimit -n "$NOFILE"; fi
@@ -146,6 +147,8 @@ pack() {  # pack SHAPE [MEMBERS...]: keep the members SHIP and MEMBERS, name eac
         sed -i "1s/ ($real) / ($h) /" "$dest"/*-mpstat "$dest"/*-iostat
         sed -i "s/^hostname\t$real\$/hostname\t$h/" "$dest"/*-variables
         python3 "$HERE/clean_ps_args.py" "$dest"/*-ps
+        # -df: the build machine's sandbox mounts are not part of the incident
+        for f in "$dest"/*-df; do [ ! -f "$f" ] || sed -i '/ \/mnt\/sandboxing\//d' "$f"; done
     done
     out="$OUTDIR/waits-$shape.tar.gz"
     tar -C "$WORK/out" --owner=0 --group=0 --numeric-owner --sort=name -czf "$out" "$shape"
@@ -375,12 +378,16 @@ for shape in $SHAPES; do
         continue
         ;;
     open-files)
-        NOFILE=$OPEN_FILES
-        one --open-files-limit="$OPEN_FILES" --max-connections=20
-        NOFILE=
+        one
         i=1
         while [ $i -le 300 ]; do echo "CREATE TABLE sb.m$i (id INT PRIMARY KEY, v INT) ENGINE=MyISAM;
 INSERT INTO sb.m$i VALUES (1, $i);"; i=$((i + 1)); done | mariadb --socket="$(sock db-a)" -uroot sb
+        # restarted with OPEN_FILES file descriptors (ulimit -n): open_files_limit OPEN_FILES
+        sql db-a "SHUTDOWN"
+        wait "$(cat "$WORK/db-a/pid")" 2>/dev/null || true
+        NOFILE=$OPEN_FILES
+        start db-a "$PA" 1 --open-files-limit="$OPEN_FILES" --max-connections=20
+        NOFILE=
         s=0
         while [ $s -lt 6 ]; do
             (end=$(($(date +%s) + RUN_TIME + 60)); while [ "$(date +%s)" -lt $end ]; do

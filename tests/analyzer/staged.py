@@ -178,4 +178,34 @@ STAGED: dict[str, Expected] = {
         in its pool, not a setting. Fix: the application's pool for app@127.0.0.1 (close idle connections,
         a pool smaller than max_connections; wait_timeout is 28800 s), not a larger max_connections.""",
     ),
+    "waits-galera-ftwrl": Expected(
+        resource=Resource.GLOBAL_READ_LOCK,
+        holder_kind="session",
+        holder_id="15",
+        fix_words=("KILL 15",),
+        host="db-b",
+        shown="""db-b/-processlist (8 snapshots): session 15 backup@127.0.0.1, Command Sleep, no Info, Time 15 -> 29
+        s (lines 52-1197), the only client session not waiting; 6 app sessions UPDATE sbtest1 in "Waiting for
+        backup lock" (lines 68-1258, 48 rows); the appliers stuck at "After apply log event". db-b/-mysqladmin:
+        wsrep_local_state_comment Donor/Desynced (line 590) with wsrep_desync_count 1 (line 598) and no state
+        transfer: what FLUSH TABLES WITH READ LOCK does to a Galera node; wsrep_local_recv_queue 238 -> 523
+        (line 570) while db-a writes. The global read lock is held by the idle session of the account
+        backup, session 15 (the capture has no METADATA_LOCK_INFO to name it directly). Fix: let the backup
+        finish or end it (UNLOCK TABLES in it, or KILL 15 on db-b); send no traffic to db-b until Synced.""",
+    ),
+    "waits-tmpdir-full": Expected(
+        resource=Resource.DISK_SPACE,
+        holder_kind="filesystem",
+        holder_id="/tmp/casebook-mysqltmp",
+        fix_words=("tmpdir",),
+        shown="""db-a/-df line 7 (and every TS block): mysqltmp 8192 KiB, 8192 used, 0 available, 100 % on
+        /tmp/casebook-mysqltmp. db-a/-output line 5 (and lines 17, 24, ...): ERROR 1021 Disk got full writing
+        'information_schema.(temporary)' (Errcode: 28 "No space left on device"): the server's own temporary
+        tables cannot be written, so SHOW GLOBAL VARIABLES and mysqladmin status fail (-variables holds
+        only the statements; there is no -mysqladmin). db-a/-processlist (6 snapshots, lines 9-369): 4 app
+        sessions in Sending data running SELECT a.c, b.c FROM sbtest1 a JOIN sbtest1 b ON b.k BETWEEN a.k
+        AND a.k + 5 ORDER BY a.pad, b.pad LIMIT 1, whose sorts spill to tmpdir. The full file system is
+        /tmp/casebook-mysqltmp, filled by those sorts. Fix: point tmpdir at a file system with room (or
+        a larger one) and index or limit the sorting query.""",
+    ),
 }

@@ -59,12 +59,14 @@ ROOTS: dict[str, str | None] = {
     "waits-conn-leak": "connection-saturation",
     "waits-ddl-long-read": "lock-waits",
     "waits-deadlock-storm": "lock-waits",
+    "waits-galera-ftwrl": "galera-node-behind",
     "waits-galera-multiwriter": "long-transaction",
     "waits-lock-tables": "lock-waits",
     "waits-max-user-conn": "aborted-connections",
     "waits-purge-readview": "cpu-saturation",
     "waits-semisync-ack": "replica-stopped",
     "waits-thread-pool": "cpu-saturation",
+    "waits-tmpdir-full": "filesystem-full",
     "waits-user-lock": "cpu-saturation",
 }
 
@@ -118,6 +120,9 @@ FINDINGS: dict[str, set[tuple[str, str | None]]] = {
                             ("lock-waits", "db-a"), ("sessions-waiting", "db-a")},
     "waits-deadlock-storm": {("active-sessions-overload", "db-a"), ("cpu-saturation", "db-a"),
                              ("innodb-deadlock", "db-a"), ("lock-waits", "db-a"), ("sessions-waiting", "db-a")},
+    "waits-galera-ftwrl": {("cpu-saturation", "db-a"), ("cpu-saturation", "db-b"), ("cpu-saturation", "db-c"),
+                           ("galera-node-behind", None), ("load-imbalance", None), ("lock-waits", "db-b"),
+                           ("sessions-waiting", "db-b")},
     "waits-galera-multiwriter": {("cpu-saturation", "db-a"), ("cpu-saturation", "db-b"), ("cpu-saturation", "db-c"),
                                  ("innodb-deadlock", "db-a"), ("innodb-deadlock", "db-c"), ("lock-waits", "db-a"),
                                  ("long-transaction", "db-a"), ("long-transaction", "db-c"),
@@ -129,6 +134,7 @@ FINDINGS: dict[str, set[tuple[str, str | None]]] = {
     "waits-semisync-ack": {("cpu-saturation", "db-a"), ("cpu-saturation", "db-b"), ("replica-lag", "db-b"),
                            ("replica-stopped", None), ("sessions-waiting", "db-a")},
     "waits-thread-pool": {("cpu-saturation", "db-a")},
+    "waits-tmpdir-full": {("cpu-saturation", "db-a"), ("filesystem-full", "db-a")},
     "waits-user-lock": {("cpu-saturation", "db-a"), ("sessions-waiting", "db-a")},
 }  # fmt: skip
 
