@@ -15,8 +15,8 @@
 #   user-lock          a session (user batch) holds GET_LOCK('nightly_job') idle; others wait in GET_LOCK
 #   tmpdir-full        tmpdir on a TMPDIR_MB MiB tmpfs; 4 sessions sort and group into on-disk temporary
 #                      tables that fill it (the members df and disk-space are shipped)
-#   open-files         mariadbd started under ulimit -n OPEN_FILES (open_files_limit OPEN_FILES, its table
-#                      cache cut to fit) while 6 sessions read 300 MyISAM tables in turn
+#   open-files         mariadbd restarted under ulimit -n OPEN_FILES (open_files_limit OPEN_FILES) with
+#                      table_open_cache 100 while 6 sessions read 300 MyISAM tables in turn
 #   thread-pool        thread_handling=pool-of-threads, thread_pool_size 1, oversubscribe 1, stall limit
 #                      60 s: 2 long queries hold the only group; 8 short ones wait behind them
 #   max-user-conn      account app limited to 20 connections (MAX_USER_CONNECTIONS), all 20 idle; its
@@ -30,7 +30,7 @@
 # arguments are cut (scripts/clean_ps_args.py). See tests/fixtures/bundles/README.md ("Waits").
 #
 # Usage: sh scripts/make_wait_bundles.sh OUTDIR [SHAPE...]   (default: every shape above)
-# Env:   RUN_TIME (capture seconds, default 15), BASE_PORT (default 3520), TMPDIR_MB (8), OPEN_FILES (200)
+# Env:   RUN_TIME (capture seconds, default 15), BASE_PORT (default 3520), TMPDIR_MB (8), OPEN_FILES (256)
 # Needs: root, mariadb-server 10.11, galera-4, rsync (Galera SST), percona-toolkit 3.2.1, sysbench.
 set -eu
 
@@ -41,7 +41,7 @@ user-lock tmpdir-full open-files thread-pool max-user-conn galera-ftwrl}
 RUN_TIME=${RUN_TIME:-15}
 BASE_PORT=${BASE_PORT:-3520}
 TMPDIR_MB=${TMPDIR_MB:-8}
-OPEN_FILES=${OPEN_FILES:-200}
+OPEN_FILES=${OPEN_FILES:-256}
 TMPFS=/tmp/casebook-mysqltmp  # tmpdir-full: the tmpfs mounted as the server's tmpdir
 RUN_AS=root
 SHIP="processlist lock-waits transactions innodbstatus1 mysqladmin variables ps vmstat iostat mpstat slave-status
@@ -386,7 +386,7 @@ INSERT INTO sb.m$i VALUES (1, $i);"; i=$((i + 1)); done | mariadb --socket="$(so
         sql db-a "SHUTDOWN"
         wait "$(cat "$WORK/db-a/pid")" 2>/dev/null || true
         NOFILE=$OPEN_FILES
-        start db-a "$PA" 1 --open-files-limit="$OPEN_FILES" --max-connections=20
+        start db-a "$PA" 1 --open-files-limit="$OPEN_FILES" --max-connections=20 --table-open-cache=100
         NOFILE=
         s=0
         while [ $s -lt 6 ]; do

@@ -208,4 +208,19 @@ STAGED: dict[str, Expected] = {
         /tmp/casebook-mysqltmp, filled by those sorts. Fix: point tmpdir at a file system with room (or
         a larger one) and index or limit the sorting query.""",
     ),
+    "waits-open-files": Expected(
+        resource=Resource.TABLE_CACHE,
+        holder_kind="setting",
+        holder_id="open_files_limit",
+        fix_words=("open_files_limit",),
+        shown="""No session holds anything: the file descriptors are the limit. db-a/-variables: open_files_limit 256
+        (line 388), table_open_cache 100 (line 569), max_connections 20 (line 344). db-a/-mysqladmin:
+        Open_files 193-205 of the 256 (line 403), Open_tables 100 of 100 throughout (line 406), Opened_tables
+        27,321 -> 54,455 in 14 s (line 410, about 1,900 a second), Opened_files about 3,800 a second. db-a/-
+        processlist (12 snapshots): 6 app sessions reading tables m1..m300 one after another (line 799),
+        each statement too short to be seen in a state. The 300 MyISAM tables need two descriptors each; the
+        table cache cannot grow past what open_files_limit leaves (raising table_open_cache alone would fail
+        with errno 24). Fix: raise open_files_limit (systemd LimitNOFILE, ulimit -n) and then
+        table_open_cache.""",
+    ),
 }
