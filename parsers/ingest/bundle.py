@@ -366,8 +366,8 @@ def clock_hints(
 ) -> ClockHints:
     """The clock hints of ``member``: its layout's start and interval (``where``), and the bundle's
     best evidence of the date (``ClockHints.day``): the collector ``manifest``'s start (when it was
-    read before the member), else the member's file time (in the archive, or the lone file's), else the upload's time
-    (``uploaded_at``, UTC)."""
+    read before the member), else the member's file time (in the archive, or the lone file's), else the
+    upload's time (``uploaded_at``, UTC)."""
     day: pd.Timestamp | None = pd.to_datetime((manifest or {}).get("start_local"), errors="coerce")
     day_from = "the collector manifest's start"
     if pd.isna(day) and member.mtime:
@@ -593,9 +593,10 @@ class _Reader:
         b.utc_offset_s, b.utc_offset_origin = first.utc_offset_s, first.utc_offset_origin
         self._check_banners(placed)
         if placed.overflow:
+            n, some = len(placed.overflow), ", ".join(placed.overflow[:3])
             b.warnings.append(
-                f"More than {hosts.MAX_HOSTS} hosts are named in the bundle: {len(placed.overflow)} member(s) of "
-                f"further hosts are read with their bundle's first host ({', '.join(placed.overflow[:3])} ...)"
+                f"More than {hosts.MAX_HOSTS} hosts are named in the bundle: {n} member(s) of further hosts "
+                f"are read with their bundle's first host ({some} ...)"
             )
 
     def _settle(self, host: BundleHost, several: bool) -> None:
@@ -644,11 +645,10 @@ class _Reader:
         local = [s for s in sources if s.ts_is_local]
         if local:
             if host.utc_offset_s is None:
+                members = ", ".join(s.member for s in local[:5])
                 b.warnings.append(
-                    f"{who} server's UTC offset is unknown (no TS marker with a wall-clock time, no manifest): "
-                    "times read in local time ("
-                    + ", ".join(s.member for s in local[:5])
-                    + ") are shown as if UTC."
+                    f"{who} server's UTC offset is unknown (no TS marker with a wall-clock time, no "
+                    f"manifest): times read in local time ({members}) are shown as if UTC."
                 )
             for source in local:
                 self._shift(source, host.utc_offset_s or 0)
