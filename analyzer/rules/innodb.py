@@ -17,6 +17,8 @@ from analyzer.findings import Culprit, Finding, Severity, Window
 from analyzer.rules.registry import rule
 from analyzer.texts import RuleTexts
 from analyzer.timeline.timeline import Timeline
+from analyzer.waits.holders.locks import deadlock_rate
+from analyzer.waits.holders.locks import purge as purge_holder
 
 # --- innodb-semaphore-waits ------------------------------------------------------------------
 SEMAPHORE_SECONDS = 1.0  # a wait of a second or more is seen by every query on that latch
@@ -109,6 +111,9 @@ def semaphore_waits(tl: Timeline) -> Finding | None:
     )
 
 
+#: No session waits for purge: its reader reads the monitor and the transaction lists alone.
+NO_WAITS = pd.DataFrame(columns=["ts", "session", "resource", "object"])
+
 # --- purge-lag -------------------------------------------------------------------------------
 HISTORY_LENGTH_HIGH = 1_000_000  # docs/background.md: "1,000,000": purge is far behind
 HISTORY_LENGTH_CRITICAL = 10_000_000  # ten times that: every read of changed rows walks long undo chains
@@ -121,7 +126,7 @@ PURGE_TEXTS = RuleTexts(
         "InnoDB keeps the old versions of changed rows (undo) until no transaction can still read them. The "
         "history list length, undo records not yet purged, was {hll:,.0f} and changed by {growth:+,.0f} per "
         "second between the monitor outputs, while the oldest transaction had been active {oldest:.0f} s. Reads "
-        "walk longer version chains and the undo tablespace grows."
+        "walk longer version chains and the undo tablespace grows.{held_by}"
     ),
     recommendation=(
         "Find and end the long transaction:\n"
@@ -140,7 +145,7 @@ PURGE_TEXTS = RuleTexts(
 @rule(
     key="purge-lag",
     requires=("innodb_status",),
-    optional=("innodb_rates", "innodb_transactions", "processlist"),
+    optional=("innodb_rates", "innodb_transactions", "innodb_trx", "processlist"),
 )
 def purge_lag(tl: Timeline) -> Finding | None:
     """History list length >= HISTORY_LENGTH_HIGH, or growing >= HISTORY_GROWTH_PER_S while the
@@ -178,16 +183,23 @@ def purge_lag(tl: Timeline) -> Finding | None:
         )
     )
     evidence.append(cite(tl, "oldest active transaction", oldest, "s", "innodb_status.oldest_active_s", st))
-    evidence += _oldest_transaction(tl)
+    holding = next((h for h in purge_holder(tl, NO_WAITS) if h.named), None)
+    evidence += list(holding.evidence) if holding is not None else _oldest_transaction(tl)
     severity = Severity.CRITICAL if hll >= HISTORY_LENGTH_CRITICAL else Severity.WARNING
-    return PURGE_TEXTS.finding(
+    finding = PURGE_TEXTS.finding(
         "purge-lag",
         severity,
         span(st),
         evidence,
         confidence="InnoDB monitor",
         related=("long-transaction",),
+        held_by=f" Purge waits for {holding.shown_by}." if holding is not None else "",
         **numbers,
+    )
+    if holding is None:
+        return finding
+    return dataclasses.replace(
+        finding, culprit=holding.holder, recommendation=holding.fix + "\n" + finding.recommendation
     )
 
 
@@ -357,7 +369,7 @@ def long_transaction(tl: Timeline) -> Finding | None:
     if pd.isna(top["thread_id"]):
         return finding
     ev: list = []
-    facts = blockers.session_facts(tl, int(top["thread_id"]), tuple(windows), ev)
+    facts = blockers.session_facts(tl, int(top["thread_id"]), tuple(windows), ev, trx_id=str(top["trx_id"]))
     blocking = [b for b in blockers.find(tl) if b.thread == int(top["thread_id"])]
     culprit = Culprit(
         kind="session", id=numbers["thread"], blocks=blocking[0].blocks if blocking else None, user=facts.get("user"), host=facts.get("host"),  # type: ignore[arg-type]
@@ -369,31 +381,40 @@ def long_transaction(tl: Timeline) -> Finding | None:
 # --- innodb-deadlock -------------------------------------------------------------------------
 DEADLOCK_BEFORE_S = 300.0  # a deadlock up to 5 min before the capture still explains its minutes
 
+#: Deadlocks per second that make a storm (MySQL 8.4 "Deadlocks in InnoDB": a few are normal;
+#: one a second or more means transactions take the same rows in opposite orders all the time).
+DEADLOCK_STORM_PER_S = 1.0
+
 DEADLOCK_TEXTS = RuleTexts(
-    title="InnoDB deadlock {when}: transaction {victim} rolled back",
+    title="InnoDB deadlock{rate_title} {when}: transaction {victim} rolled back",
     explanation=(
-        "The latest detected deadlock happened {age:.0f} s before the monitor output of {at}. {detail} InnoDB "
-        "rolled back transaction {victim}; the application got error 1213 and must retry it."
+        "{rate_text}The latest detected deadlock happened {age:.0f} s before the monitor output of {at}. {detail} "
+        "InnoDB rolled back transaction {victim}; the application got error 1213 and must retry it."
     ),
     recommendation=(
         "Take locks in one order in every code path, keep transactions short, and give the statements an index\n"
         "that narrows the locked range (each UPDATE/DELETE locks every index record it scans). Deadlocks are\n"
         "normal in small numbers: watch the rate (innodb_print_all_deadlocks=ON logs each one)."
     ),
-    caveats=("SHOW ENGINE INNODB STATUS keeps only the latest deadlock: others may have happened.",),
+    caveats=(
+        "SHOW ENGINE INNODB STATUS keeps only the latest deadlock: the rate comes from Innodb_deadlocks.",
+    ),
     sources=(
         "MySQL 8.4 Reference Manual, Deadlocks in InnoDB",
         "MySQL 8.4 Reference Manual, innodb_print_all_deadlocks",
+        "MariaDB Server documentation, InnoDB Status Variables (Innodb_deadlocks)",
     ),
     disproof="If the deadlock is older than the incident and did not repeat, it is not the cause.",
     confidence="{confidence}",
 )
 
 
-@rule(key="innodb-deadlock", requires=("innodb_status",), optional=("innodb_deadlock",))
+@rule(key="innodb-deadlock", requires=("innodb_status",), optional=("innodb_deadlock", "mysqladmin"))
 def innodb_deadlock(tl: Timeline) -> Finding | None:
-    """The LATEST DETECTED DEADLOCK dated inside the capture or DEADLOCK_BEFORE_S before its start;
-    warning when it happened between two monitor outputs (during the capture)."""
+    """The LATEST DETECTED DEADLOCK dated inside the capture or DEADLOCK_BEFORE_S before its start,
+    with the deadlock rate (``Innodb_deadlocks`` per second, mysqladmin) when the bundle has it;
+    warning when it happened between two monitor outputs (during the capture) or the rate is
+    DEADLOCK_STORM_PER_S or more."""
     st = tl.frame("innodb_status").dropna(subset=["deadlock_age_s"])
     if not len(st):
         return None
@@ -414,18 +435,15 @@ def innodb_deadlock(tl: Timeline) -> Finding | None:
         f"Transaction ({int(r.n)}) ran {str(r.query)[:120]!r} and waited for {str(r.waits_for)[:120]!r}."
         for r in dl.itertuples()
     )
+    rate = deadlock_rate(tl, [Window(*tl.window)] if tl.window else [])
+    storm = rate is not None and rate[0] >= DEADLOCK_STORM_PER_S
     numbers = {"age": float(last["deadlock_age_s"]), "at": f"{last['ts']:%H:%M:%S}", "victim": victim, "detail": detail,
-               "when": "during the capture" if during else "just before the capture"}  # fmt: skip
-    evidence = [
-        cite(
-            tl,
-            "deadlock age at the monitor output",
-            numbers["age"],
-            "s",
-            "innodb_status.deadlock_age_s",
-            recent,
-        )
-    ]
+               "when": "during the capture" if during else "just before the capture",
+               "rate_title": f"s: {rate[0]:g} per second," if storm else "",
+               "rate_text": (f"InnoDB detected {rate[0]:g} deadlocks per second over the capture (Innodb_deadlocks): "
+                             "transactions keep taking the same rows in opposite orders. " if rate is not None else "")}  # fmt: skip
+    evidence = [cite(tl, "deadlock age at the monitor output", numbers["age"], "s", "innodb_status.deadlock_age_s",
+                     recent)] + ([rate[1]] if rate is not None else [])  # fmt: skip
     for r in dl.itertuples():
         rows = dl[dl["n"] == r.n]
         evidence.append(
@@ -445,15 +463,17 @@ def innodb_deadlock(tl: Timeline) -> Finding | None:
             evidence.append(
                 cite(tl, f"transaction ({r.n}) holds", str(r.holds)[:300], "", "innodb_deadlock.holds", rows)
             )
-    severity = Severity.WARNING if during else Severity.INFO
-    return DEADLOCK_TEXTS.finding(
+    severity = Severity.WARNING if during or storm else Severity.INFO
+    finding = DEADLOCK_TEXTS.finding(
         "innodb-deadlock",
         severity,
-        [Window(when_ts, when_ts)],
+        [Window(start, tl.window[1]) if storm and tl.window else Window(when_ts, when_ts)],
         evidence,
-        confidence="InnoDB monitor",
+        confidence="InnoDB monitor" + (" + Innodb_deadlocks" if rate is not None else ""),
         **numbers,
     )
+    threads = sorted({int(t) for t in dl["thread_id"].dropna()}) if len(dl) and "thread_id" in dl else []
+    return dataclasses.replace(finding, subjects=tuple(("session", str(t)) for t in threads))
 
 
 # --- checkpoint-age-high ---------------------------------------------------------------------
