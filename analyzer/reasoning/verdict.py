@@ -17,8 +17,9 @@ engineer reads a capture:
 - the **chain** runs from the root cause through its links to the worst finding it explains (most
   severe, then farthest); **explains** lists every finding the root cause reaches through links,
   **also found** every other finding (found at the same time, perhaps, but not joined);
-- the **fix** is the root cause's recommendation; when the root cause names no culprit and explains
-  nothing, the bundle shows no cause, and the fix says so before the finding's general advice;
+- the **fix** is the root cause's recommendation; when the root cause names no culprit, explains
+  nothing and shows no contention in place of a holder, the bundle shows no cause, and the fix says so
+  before the finding's general advice;
 - the **headline** is the root cause's title, with the culprit it blames when the title does not
   name it yet (the holder of a lock, the setting and its value);
 - a capture without a warning or critical finding is **healthy**: "No problem found in this capture",
@@ -52,6 +53,9 @@ NAMED_CAUSE_TIER = {
 #: Culprit kinds that hold what others wait for (analyzer.waits.holders): a finding naming one is the
 #: root cause ahead of a deeper chain or a setting.
 HOLDER_KINDS = frozenset({"session", "transaction", "account"})
+#: The series of evidence saying what the bundle shows in place of a holder (the contention among the
+#: sessions, analyzer/rules/waits.py): a root cause with it is shown, its fix is not NO_CAUSE_SHOWN.
+SHOWN_SERIES = "holders.contention"
 #: Findings whose culprit holds what the sessions wait for: the headline says "held by".
 HELD_BY_KEYS = frozenset({"lock-waits", "sessions-waiting", "purge-lag"})
 ANONYMOUS_TIER = 2
@@ -202,7 +206,7 @@ def decide(findings: list[Finding], links: list[Link], cover: Coverage | None = 
     chain = tuple(by_id[k] for k in reach[worst]) if worst else (root,)
     explains = tuple(f for f in findings if ident(f) in reach and f is not root)
     also = tuple(f for f in findings if ident(f) not in reach)
-    named = root.culprit is not None or bool(explains)
+    named = root.culprit is not None or bool(explains) or any(e.series == SHOWN_SERIES for e in root.evidence)
     windows = root.windows
     return Verdict(
         "problem", headline(root), root, chain, explains, also, tuple(links),

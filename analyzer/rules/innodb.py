@@ -17,7 +17,7 @@ from analyzer.findings import Culprit, Finding, Severity, Window
 from analyzer.rules.registry import rule
 from analyzer.texts import RuleTexts
 from analyzer.timeline.timeline import Timeline
-from analyzer.waits.holders.locks import deadlock_rate
+from analyzer.waits.holders.locks import deadlock_rate, history, row_contention
 from analyzer.waits.holders.locks import purge as purge_holder
 
 # --- innodb-semaphore-waits ------------------------------------------------------------------
@@ -145,11 +145,13 @@ PURGE_TEXTS = RuleTexts(
 @rule(
     key="purge-lag",
     requires=("innodb_status",),
-    optional=("innodb_rates", "innodb_transactions", "innodb_trx", "processlist"),
+    optional=("innodb_rates", "innodb_transactions", "innodb_trx", "processlist", "mysqladmin"),
 )
 def purge_lag(tl: Timeline) -> Finding | None:
     """History list length >= HISTORY_LENGTH_HIGH, or growing >= HISTORY_GROWTH_PER_S while the
-    oldest transaction is >= OLDEST_TRX_FOR_GROWTH_S old. Input: ``innodb_status``, ``innodb_rates``."""
+    oldest transaction is >= OLDEST_TRX_FOR_GROWTH_S old, or growing while the purge holder reader
+    (``analyzer.waits.holders.locks.purge``) shows the transaction holding the oldest read view.
+    Input: ``innodb_status``, ``innodb_rates``, MariaDB's ``Innodb_history_list_length`` (mysqladmin)."""
     st = tl.frame("innodb_status").dropna(subset=["history_list_length"])
     if not len(st):
         return None
@@ -158,8 +160,12 @@ def purge_lag(tl: Timeline) -> Finding | None:
     hll = float(st["history_list_length"].max())
     oldest = float(st["oldest_active_s"].max())
     growing = growth >= HISTORY_GROWTH_PER_S and oldest >= OLDEST_TRX_FOR_GROWTH_S
-    if hll < HISTORY_LENGTH_HIGH and not growing:
+    holding = next((h for h in purge_holder(tl, NO_WAITS) if h.named), None)
+    if hll < HISTORY_LENGTH_HIGH and not growing and holding is None:
         return None
+    behind = history(tl)
+    if behind is not None:
+        hll, growth = max(hll, behind[0]), max(growth if np.isfinite(growth) else 0.0, behind[1])
     numbers = {"hll": hll, "growth": growth if np.isfinite(growth) else 0.0, "oldest": oldest}
     evidence = [
         cite(
@@ -183,17 +189,18 @@ def purge_lag(tl: Timeline) -> Finding | None:
         )
     )
     evidence.append(cite(tl, "oldest active transaction", oldest, "s", "innodb_status.oldest_active_s", st))
-    holding = next((h for h in purge_holder(tl, NO_WAITS) if h.named), None)
     evidence += list(holding.evidence) if holding is not None else _oldest_transaction(tl)
     severity = Severity.CRITICAL if hll >= HISTORY_LENGTH_CRITICAL else Severity.WARNING
     finding = PURGE_TEXTS.finding(
         "purge-lag",
         severity,
-        span(st),
+        list(holding.windows) if holding is not None and holding.windows else span(st),
         evidence,
         confidence="InnoDB monitor",
         related=("long-transaction",),
-        held_by=f" Purge waits for {holding.shown_by}." if holding is not None else "",
+        held_by=f" The purge of the undo history waits for {holding.shown_by}."
+        if holding is not None
+        else "",
         **numbers,
     )
     if holding is None:
@@ -409,7 +416,11 @@ DEADLOCK_TEXTS = RuleTexts(
 )
 
 
-@rule(key="innodb-deadlock", requires=("innodb_status",), optional=("innodb_deadlock", "mysqladmin"))
+@rule(
+    key="innodb-deadlock",
+    requires=("innodb_status",),
+    optional=("innodb_deadlock", "mysqladmin", "lock_waits", "innodb_lock_waits_raw", "innodb_trx"),
+)
 def innodb_deadlock(tl: Timeline) -> Finding | None:
     """The LATEST DETECTED DEADLOCK dated inside the capture or DEADLOCK_BEFORE_S before its start,
     with the deadlock rate (``Innodb_deadlocks`` per second, mysqladmin) when the bundle has it;
@@ -442,6 +453,9 @@ def innodb_deadlock(tl: Timeline) -> Finding | None:
                "rate_title": f"s: {rate[0]:g} per second," if storm else "",
                "rate_text": (f"InnoDB detected {rate[0]:g} deadlocks per second over the capture (Innodb_deadlocks): "
                              "transactions keep taking the same rows in opposite orders. " if rate is not None else "")}  # fmt: skip
+    contention = row_contention(tl) if storm else None
+    if contention:
+        numbers["rate_text"] += f"The sessions wait for row locks, no one holding them: {contention}. "
     evidence = [cite(tl, "deadlock age at the monitor output", numbers["age"], "s", "innodb_status.deadlock_age_s",
                      recent)] + ([rate[1]] if rate is not None else [])  # fmt: skip
     for r in dl.itertuples():

@@ -40,8 +40,16 @@ from analyzer.waits.read import waits
 WAIT_MIN_SESSIONS = 3
 #: Resources that are not a wait: working, or idle with nothing held; ``UNKNOWN`` is reported apart.
 NOT_WAITS = frozenset({Resource.NOTHING.value, Resource.UNKNOWN.value})
-#: Without a holder shown the finding is informational (an info finding never becomes the root cause).
+#: Without a holder shown the finding is informational (an info finding never becomes the root cause),
+#: except for the locks: sessions queued on a lock are a problem whoever holds it (``LOCK_WAITS_SEVERITY``).
 WAITS_SEVERITY = Severity.INFO
+LOCK_RESOURCES = frozenset(
+    {Resource.ROW_LOCK, Resource.METADATA_LOCK, Resource.TABLE_LOCK, Resource.GLOBAL_READ_LOCK}
+)
+LOCK_WAITS_SEVERITY = Severity.WARNING
+#: The series of the evidence that says what the bundle shows without a holder (the contention): the
+#: verdict reads it as a cause shown (analyzer.reasoning.verdict.SHOWN_SERIES).
+CONTENTION_SERIES = "holders.contention"
 #: With a holder shown: critical from this many sessions waiting at once, or this long held (s).
 HELD_SEVERE_WAITERS = 10
 HELD_SEVERE_S = 60.0
@@ -273,9 +281,10 @@ def sessions_waiting(tl: Timeline) -> Finding | None:
         finding = dataclasses.replace(finding, culprit=holding.holder)
     else:
         contention = holding.contention if holding is not None and holding.contention else ""
+        shown = [Evidence("what the bundle shows instead of a holder", contention, "", CONTENTION_SERIES)]
         finding = SESSIONS_WAITING.finding(
-            "sessions-waiting", WAITS_SEVERITY, windows,
-            evidence + (list(holding.evidence) if holding is not None else []),
+            "sessions-waiting", LOCK_WAITS_SEVERITY if top.resource in LOCK_RESOURCES else WAITS_SEVERITY, windows,
+            (shown if contention else []) + evidence + (list(holding.evidence) if holding is not None else []),
             look_at=LOOK_AT.get(top.resource, "the holder"),
             contention=f"No holder is shown: {contention}. {holding.fix} " if contention else "", **common,
         )  # fmt: skip

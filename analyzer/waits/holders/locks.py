@@ -42,10 +42,12 @@ from analyzer.waits.model import Resource
 
 #: History list growth that makes purge a wait (undo records per second between monitor outputs),
 #: or a history list this long whatever its growth (docs/background.md: 1,000,000).
-PURGE_GROWTH_PER_S = 1_000.0
+PURGE_GROWTH_PER_S = 100.0
 PURGE_HISTORY_HIGH = 1_000_000
-#: A transaction this old holds purge back (a read view older than the OLTP's seconds).
-PURGE_HOLDER_MIN_AGE_S = 60.0
+#: A transaction this old holds purge back (a read view far older than the OLTP's seconds).
+PURGE_HOLDER_MIN_AGE_S = 30.0
+#: MariaDB's status variable of the history list length (mysqladmin ext).
+HISTORY = "Innodb_history_list_length"
 #: Isolation levels whose transactions hold no read view between statements (MySQL 8.4,
 #: "Consistent Nonlocking Reads": READ COMMITTED sets a fresh snapshot per consistent read).
 NO_LASTING_VIEW = frozenset({"READ COMMITTED", "READ UNCOMMITTED"})
@@ -144,7 +146,7 @@ def _contention(tl: Timeline, waits: pd.DataFrame) -> Holding | None:
     if table is None and "waiting_table" in found and found["waiting_table"].notna().any():
         table = top_values(found["waiting_table"].dropna(), 1)[0][0]
     queries = found["waiting_query"].dropna() if "waiting_query" in found else pd.Series(dtype="string")
-    statements = [fingerprint(str(q))[:200] for q, _ in top_values(queries, STATEMENTS_QUOTED)]
+    statements = list(dict.fromkeys(fingerprint(str(q))[:200] for q in queries.unique()))[:STATEMENTS_QUOTED]
     rate = deadlock_rate(tl, windows)
     on = f" on {table}" if table else ""
     text = f"contention among {len(sessions)} sessions{on}"
@@ -152,7 +154,7 @@ def _contention(tl: Timeline, waits: pd.DataFrame) -> Holding | None:
         took = f"{turns} sessions took turns blocking" if turns > 1 else "one session blocked"
         text += f": {took}, none shown holding {HOLDER_MIN_S:.0f} s or more"
     if rate is not None:
-        text += f", {rate[0]:g} deadlocks per second"
+        text += f", {rate[0]:g} deadlocks per second while they waited"
     if statements:
         text += "; statements: " + "; ".join(statements)
     evidence = [
@@ -181,7 +183,21 @@ ROW_INPUTS = (
     "mysqladmin",
 )
 SESSION_INPUTS = ("processlist", "innodb_trx", "innodb_transactions", "pfs_metadata_locks", "ps_threads")
-PURGE_INPUTS = ("innodb_status", "innodb_rates", "innodb_trx", "innodb_transactions", "processlist")
+PURGE_INPUTS = (
+    "innodb_status",
+    "innodb_rates",
+    "innodb_trx",
+    "innodb_transactions",
+    "processlist",
+    "mysqladmin",
+)
+
+
+def row_contention(tl: Timeline) -> str | None:
+    """The contention text of the lock graph alone (no waits frame): who took part, on what, the
+    statements and the deadlock rate; None without row-lock waits in the bundle."""
+    c = _contention(tl, pd.DataFrame(columns=["ts", "session", "resource", "object", "state"]))
+    return c.contention if c is not None else None
 
 
 @reads(Resource.ROW_LOCK, inputs=ROW_INPUTS)
@@ -209,10 +225,10 @@ def metadata_lock(tl: Timeline, waits: pd.DataFrame) -> list[Holding]:
     """The session with a GRANTED lock on the object others wait for (performance_schema.metadata_locks),
     else the oldest open transaction (INNODB_TRX, the monitor's TRANSACTIONS) of a session that does not
     wait itself; the oldest session merely not waiting is a candidate, not a holder."""
-    rows, peak, _ = _waiters(waits, Resource.METADATA_LOCK)
+    rows, peak, windows = _waiters(waits, Resource.METADATA_LOCK)
     b = blockers.metadata_lock_blocker(tl)
     if b is None:
-        return []
+        return _user_lock(tl, rows, peak, windows)
     pfs = any("metadata_locks" in e.series for e in b.evidence)
     if b.thread is None or (b.trx_id is None and not pfs):
         who = f"the oldest session not waiting is session {b.thread}, a candidate" if b.thread else "none"
@@ -223,6 +239,41 @@ def metadata_lock(tl: Timeline, waits: pd.DataFrame) -> list[Holding]:
     ahead = f", ahead of {b.waiter[:120]}" if b.waiter else ""
     shown_by = f"session {b.thread} holds the metadata lock{ahead}: {how}"
     return [_holding(tl, b, Resource.METADATA_LOCK, shown_by, "the metadata lock", _object(rows), peak)]
+
+
+def _user_lock(tl: Timeline, rows: pd.DataFrame, peak: int, windows: tuple[Window, ...]) -> list[Holding]:
+    """Sessions waiting in GET_LOCK() (State ``User lock``): the session with a GRANTED ``USER LEVEL
+    LOCK`` in performance_schema.metadata_locks when the bundle has it, else no holder shown."""
+    users = rows[rows["state"].astype("string").str.lower().isin(USER_LOCK_STATES).fillna(False).to_numpy()]
+    if not len(users):
+        return []
+    found = blockers.pfs_holder(tl, windows, USER_LOCK_OBJECTS)
+    what = "a user lock (GET_LOCK)"
+    if found is not None:
+        thread, ev = found
+        evidence = [ev]
+        facts = blockers.session_facts(tl, thread, windows, evidence)
+        b = blockers.Blocker(lock="user", thread=thread, blocks=peak, windows=windows, evidence=tuple(evidence),
+                             **facts)  # type: ignore[arg-type]  # fmt: skip
+        return [_holding(tl, b, Resource.METADATA_LOCK, f"session {thread} holds the user lock "
+                         "(performance_schema.metadata_locks, GRANTED)", "the user lock", _object(rows), peak)]  # fmt: skip
+    return [Holding(
+        Resource.METADATA_LOCK, tl.host, None,
+        "no member of the bundle lists user locks (performance_schema.metadata_locks, MariaDB METADATA_LOCK_INFO)",
+        waiters=peak, windows=windows, object="user lock",
+        contention=f"{peak} sessions wait in GET_LOCK() for {what} whose holder the bundle does not show",
+        fix="Find who holds the lock: SELECT IS_USED_LOCK('<name>'); with the name the waiting GET_LOCK() asks for "
+            "(MariaDB: SELECT * FROM information_schema.METADATA_LOCK_INFO WHERE LOCK_TYPE = 'User lock';), "
+            "then RELEASE_LOCK() in that session or end it (KILL <id>).",
+        evidence=(Evidence("sessions waiting in GET_LOCK() (State 'User lock', max)", peak, "sessions",
+                           "processlist.state"),),
+    )]  # fmt: skip
+
+
+#: States of a session waiting in GET_LOCK() (MySQL 8.4 and MariaDB "General Thread States"), lower case.
+USER_LOCK_STATES = frozenset({"user lock", "waiting for user lock"})
+#: performance_schema.metadata_locks object type of GET_LOCK()'s locks.
+USER_LOCK_OBJECTS = frozenset({"USER LEVEL LOCK"})
 
 
 #: How the bundle shows the holder of the global read or backup lock, by the series of its evidence.
@@ -279,23 +330,33 @@ def table_lock(tl: Timeline, waits: pd.DataFrame) -> list[Holding]:
                      "the table lock (UNLOCK TABLES ends it)", _object(rows), peak)]  # fmt: skip
 
 
-def _history(tl: Timeline) -> tuple[float, float, pd.DataFrame] | None:
-    """(history list length max, growth per second max, the monitor rows) when purge falls behind."""
+def history(tl: Timeline) -> tuple[float, float, pd.DataFrame] | None:
+    """(history list length max, growth per second, the rows that show it) when purge falls behind:
+    the monitor's ``History list length`` (growth between outputs: ``innodb_rates``) and MariaDB's
+    ``Innodb_history_list_length`` status (mysqladmin, growth first to last sighting)."""
     st = tl.frame("innodb_status")
-    if not len(st) or "history_list_length" not in st:
-        return None
-    st = st.dropna(subset=["history_list_length"])
-    if not len(st):
-        return None
+    st = (
+        st.dropna(subset=["history_list_length"]) if len(st) and "history_list_length" in st else st.iloc[0:0]
+    )
     rates = tl.frame("innodb_rates")
     growth = (
         float(rates["history_growth_per_s"].max()) if len(rates) and "history_growth_per_s" in rates else 0.0
     )
     growth = growth if pd.notna(growth) else 0.0
-    hll = float(st["history_list_length"].max())
-    if growth < PURGE_GROWTH_PER_S and hll < PURGE_HISTORY_HIGH:
+    hll = float(st["history_list_length"].max()) if len(st) else 0.0
+    rows = st
+    ma = tl.frame("mysqladmin")
+    if len(ma) and "variable" in ma:
+        hl = ma[(ma["variable"] == HISTORY).to_numpy(dtype=bool, na_value=False)].dropna(subset=["value"])
+        if len(hl) >= 2:
+            span = (hl["ts"].iloc[-1] - hl["ts"].iloc[0]).total_seconds()
+            if span > 0:
+                growth = max(growth, float(hl["value"].iloc[-1] - hl["value"].iloc[0]) / span)
+            hll = max(hll, float(hl["value"].max()))
+            rows = hl if not len(st) or growth > 0 else st
+    if not len(rows) or (growth < PURGE_GROWTH_PER_S and hll < PURGE_HISTORY_HIGH):
         return None
-    return hll, growth, st
+    return hll, growth, rows
 
 
 @reads(Resource.PURGE, always=True, inputs=PURGE_INPUTS)
@@ -304,7 +365,7 @@ def purge(tl: Timeline, waits: pd.DataFrame) -> list[Holding]:
     the oldest open transaction holding a read view (INNODB_TRX, not READ COMMITTED, else the monitor's
     TRANSACTIONS), PURGE_HOLDER_MIN_AGE_S old or more, joined to its session (Command Sleep: idle in
     transaction); its fix ends that session."""
-    found = _history(tl)
+    found = history(tl)
     if found is None:
         return []
     hll, growth, st = found
@@ -330,7 +391,8 @@ def purge(tl: Timeline, waits: pd.DataFrame) -> list[Holding]:
     mine = trx[trx["trx_id"].eq(trx_id).to_numpy()]
     member, lines = tl.lines_of(mine)
     ev = [Evidence(f"oldest open transaction {trx_id}: seconds active", age, "s", f"{source}.active_s", member, lines),
-          Evidence("history list length (max)", int(hll), "undo records", "innodb_status.history_list_length",
+          Evidence("history list length (max)", int(hll), "undo records",
+                   "innodb_status.history_list_length" if "history_list_length" in st else f"mysqladmin.{HISTORY}",
                    *tl.lines_of(st))]  # fmt: skip
     since = mine["ts"].iloc[-1] - pd.Timedelta(seconds=float(mine["active_s"].iloc[-1]))
     thread = top["thread"]

@@ -8,7 +8,7 @@ import pandas as pd
 
 from analyzer.timeline.timeline import Timeline
 from analyzer.waits.holders import HOLDER_MIN_S, holders
-from analyzer.waits.holders.locks import purge, row_lock, table_lock
+from analyzer.waits.holders.locks import metadata_lock, purge, row_lock, table_lock
 from analyzer.waits.model import Resource
 from analyzer.waits.read import waits
 from parsers import innodb_trx, lock_waits, mysqladmin, processlist
@@ -178,3 +178,11 @@ def test_the_fixture_bundles_name_the_holders_a_senior_engineer_would() -> None:
         "cluster-lag-lock": [("row lock", "11")],  # blocks the replica's SQL thread for 34 s
         "cluster-galera-desync": [("row lock", None)],  # passing conflicts under a second: contention
     }
+
+
+def test_sessions_in_get_lock_without_a_lock_table_name_no_holder() -> None:
+    idle = ("batch", "Sleep", 15, "", "NULL")
+    waiting = [("app", "Query", 13, "User lock", "SELECT GET_LOCK('nightly_job', 600)")] * 6
+    tl = _timeline(pl=processlist_text([[idle, *waiting]] * 6))
+    [h] = metadata_lock(tl, _waiting(tl))
+    assert h.holder is None and "GET_LOCK()" in h.contention and "IS_USED_LOCK" in h.fix
