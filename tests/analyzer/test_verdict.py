@@ -143,3 +143,17 @@ def test_a_shown_holder_is_the_root_cause_ahead_of_a_longer_chain_without_one() 
         decide([cpu, crowd, tmp, quiet], [_link("tmp-table-churn", "active-sessions-overload")]).root_cause
         is tmp
     )
+
+
+def test_a_contention_shown_in_place_of_a_holder_is_a_cause_shown() -> None:
+    from dataclasses import replace
+
+    from analyzer.findings import Evidence
+    from analyzer.reasoning.verdict import SHOWN_SERIES
+
+    waits = _f("sessions-waiting")
+    shown = replace(
+        waits, evidence=(Evidence("instead of a holder", "contention among 6 sessions", "", SHOWN_SERIES),)
+    )
+    assert decide([waits], []).fix.startswith(NO_CAUSE_SHOWN)
+    assert decide([shown], []).fix == "fix sessions-waiting"

@@ -406,7 +406,7 @@ def purge(tl: Timeline, waits: pd.DataFrame) -> list[Holding]:
         holder = Culprit(kind="session", id=str(thread), user=facts.get("user"), host=facts.get("host"),  # type: ignore[arg-type]
                          statement=facts.get("statement"), since=since.floor("s"), evidence=tuple(ev))  # type: ignore[arg-type]  # fmt: skip
         idle = facts.get("statement") == blockers.IDLE
-        fix = (f"End the session holding the oldest read view: KILL {thread};  -- transaction {trx_id} rolls back "
+        fix = (f"End the session holding the oldest read view: KILL {thread};  -- its transaction{_trx_word(trx_id)} rolls back "
                f"and purge can remove the undo it held back.{' It is idle in its transaction (Command Sleep): fix the application that leaves it open (autocommit off, a missing COMMIT).' if idle else ''}")  # fmt: skip
         who = f"session {thread}" + (" (idle in transaction)" if idle else "")
     seen = (top["last"] - top["first"]).total_seconds()
