@@ -400,8 +400,9 @@ DEADLOCK_TEXTS = RuleTexts(
     ),
     recommendation=(
         "Take locks in one order in every code path, keep transactions short, and give the statements an index\n"
-        "that narrows the locked range (each UPDATE/DELETE locks every index record it scans). Deadlocks are\n"
-        "normal in small numbers: watch the rate (innodb_print_all_deadlocks=ON logs each one)."
+        "that narrows the locked range (each UPDATE/DELETE locks every index record it scans); the application\n"
+        "must retry a transaction rolled back with error 1213. Deadlocks are normal in small numbers: watch the\n"
+        "rate (innodb_print_all_deadlocks=ON logs each one)."
     ),
     caveats=(
         "SHOW ENGINE INNODB STATUS keeps only the latest deadlock: the rate comes from Innodb_deadlocks.",
