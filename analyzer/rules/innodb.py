@@ -330,7 +330,14 @@ def _blocking_transaction(tl: Timeline) -> Finding | None:
 @rule(
     key="long-transaction",
     any_of=(("innodb_status", "innodb_trx"),),
-    optional=("lock_waits", "processlist", "innodb_transactions", "ps_threads"),
+    optional=(
+        "lock_waits",
+        "processlist",
+        "innodb_transactions",
+        "ps_threads",
+        "innodb_lock_waits_raw",
+        "pfs_metadata_locks",
+    ),
 )
 def long_transaction(tl: Timeline) -> Finding | None:
     """A transaction active >= LONG_TRX_S in the monitor's TRANSACTIONS list or in INNODB_TRX, or one
