@@ -406,6 +406,7 @@ DEADLOCK_TEXTS = RuleTexts(
         "InnoDB rolled back transaction {victim}; the application got error 1213 and must retry it."
     ),
     recommendation=(
+        "{where}"
         "Take locks in one order in every code path, keep transactions short, and give the statements an index\n"
         "that narrows the locked range (each UPDATE/DELETE locks every index record it scans); the application\n"
         "must retry a transaction rolled back with error 1213. Deadlocks are normal in small numbers: watch the\n"
@@ -462,6 +463,7 @@ def innodb_deadlock(tl: Timeline) -> Finding | None:
                "rate_text": (f"InnoDB detected {rate[0]:g} deadlocks per second over the capture (Innodb_deadlocks): "
                              "transactions keep taking the same rows in opposite orders. " if rate is not None else "")}  # fmt: skip
     contention = row_contention(tl) if storm else None
+    numbers["where"] = f"No session holds the rows: {contention}.\n" if contention else ""
     if contention:
         numbers["rate_text"] += f"The sessions wait for row locks, no one holding them: {contention}. "
     evidence = [cite(tl, "deadlock age at the monitor output", numbers["age"], "s", "innodb_status.deadlock_age_s",
