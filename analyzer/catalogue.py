@@ -161,6 +161,7 @@ def render() -> str:
     out += _cross_host()
     out += _joins()
     out += _wait_model()
+    out += _holders()
     return "\n".join(out).rstrip("\n") + "\n"
 
 
@@ -215,6 +216,24 @@ def _wait_model() -> list[str]:
         ]
         out.append("")
     return out
+
+
+def _holders() -> list[str]:
+    """Who holds what sessions wait for (``analyzer.waits.holders``): the rule for naming a holder,
+    then every reader by resource with the first paragraph of its docstring."""
+    from analyzer.waits import holders
+
+    doc = (inspect.getdoc(holders) or "").split("\n\n")
+    out = ["## Who holds what", "", "\n\n".join(p.replace("\n", " ") if not p.startswith("- ") else p
+                                                   for p in doc[:3]), ""]  # fmt: skip
+    out += [f"A holder is named only when shown holding {holders.HOLDER_MIN_S:g} s or more.", ""]
+    out += ["| resource | reader | how the bundle shows the holder |", "| --- | --- | --- |"]
+    for resource, readers in holders.READERS.items():
+        for fn, always in readers:
+            what = " ".join((inspect.getdoc(fn) or "").split("\n\n")[0].split())
+            when = " (read always)" if always else ""
+            out.append(f"| {resource.value}{when} | `{fn.__module__}.{fn.__name__}` | {_cell(what)} |")
+    return out + [""]
 
 
 def _cross_host_index() -> str:

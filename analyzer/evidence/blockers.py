@@ -9,6 +9,12 @@ session from what the bundle holds (docs/background.md, "Name the culprit"):
   INFORMATION_SCHEMA.INNODB_LOCK_WAITS), else ``-transactions``' INNODB_LOCK_WAITS rows joined to
   INNODB_TRX. MariaDB lists a queue: every waiter "blocks" the waiters behind it, so the root blocker is
   the blocking thread that is not itself waiting, and it blocks every waiter whose chain leads to it.
+  A root blocker is named only when the bundle shows it HOLDING (``analyzer.waits.holders.HOLDER_MIN_S``,
+  2 s): the same transaction (trx id) blocking in snapshots that span that long, or a waiter queued on
+  it (``wait_time``) or its own idleness inside the transaction (``idle_in_trx``) proving it held the
+  lock continuously that long. A session that blocks for a second in each of many short transactions
+  (a deadlock storm, hot rows) is one of a rotating set, never a holder (``analyzer.waits.holders.locks``
+  reads that as contention).
 - **metadata locks** (``Waiting for table metadata lock``): the DDL waiting, and ahead of it the
   oldest open transaction (INNODB_TRX, or the TRANSACTIONS section of SHOW ENGINE INNODB STATUS) of
   a session that does not wait itself.
@@ -31,8 +37,10 @@ import pandas as pd
 
 from analyzer.findings import Culprit, Evidence, Window
 from analyzer.statements.fingerprint import fingerprint
+from analyzer.timeline import pairing
 from analyzer.timeline.timeline import Timeline, value_is
 from analyzer.timeline.windows import within
+from analyzer.waits.holders import HOLDER_MIN_S
 
 #: A blocker seen this long (and in two snapshots) blocks for a sustained window (detect.SESSIONS_SUSTAINED_S).
 BLOCKER_SUSTAINED_S = 5.0
@@ -67,7 +75,8 @@ class Blocker:
     only a process is known. ``since``: its transaction's ``trx_started`` (UTC); ``age_s``: its age at the
     end of the capture (s); ``idle_s``: how long it has been idle (Command Sleep) at its last sighting;
     ``blocks``: the most sessions waiting on it at once; ``windows``: when it blocked; ``waiter``: the
-    DDL or statement waiting first (fingerprint); ``process``: the backup client's command name and PID.
+    DDL or statement waiting first (fingerprint); ``process``: the backup client's command name and PID;
+    ``held_s``: how long the bundle shows it holding (s; for a row lock, see the module docstring).
     """
 
     lock: str
@@ -86,6 +95,7 @@ class Blocker:
     waiter: str | None = None
     process: str | None = None
     evidence: tuple[Evidence, ...] = field(default=())
+    held_s: float = 0.0
 
     @property
     def sustained(self) -> bool:
@@ -132,9 +142,11 @@ def _ids(values: pd.Series) -> pd.Series:
     return pd.to_numeric(values, errors="coerce")
 
 
-def _edges(tl: Timeline) -> pd.DataFrame:
+def edges(tl: Timeline) -> pd.DataFrame:
     """Row-lock waits as ``ts, waiting, blocking`` (processlist Ids) with the rows behind them: from
-    ``lock_waits``, else INNODB_LOCK_WAITS joined to INNODB_TRX of the same snapshot."""
+    ``lock_waits`` (``wait_s``, ``idle_in_trx_s``, ``waiting_query``, ``waiting_table`` ...), else
+    INNODB_LOCK_WAITS joined to INNODB_TRX of the same snapshot (``blocking_trx_id``, the waiter's
+    ``wait_s`` and ``waiting_query``)."""
     lw = tl.frame("lock_waits")
     if len(lw) and {"waiting_thread", "blocking_thread"} <= set(lw.columns):
         out = lw.assign(waiting=_ids(lw["waiting_thread"]), blocking=_ids(lw["blocking_thread"]))
@@ -142,9 +154,13 @@ def _edges(tl: Timeline) -> pd.DataFrame:
     raw, trx = tl.frame("innodb_lock_waits_raw"), tl.frame("innodb_trx")
     if not len(raw) or not len(trx) or "thread_id" not in trx:
         return pd.DataFrame(columns=["ts", "waiting", "blocking"])
-    threads = trx[["ts", "trx_id", "thread_id"]].drop_duplicates(["ts", "trx_id"])
-    out = raw.merge(threads.rename(columns={"trx_id": "requesting_trx_id", "thread_id": "waiting"}),
-                    on=["ts", "requesting_trx_id"])  # fmt: skip
+    cols = ["ts", "trx_id", "thread_id"] + [c for c in ("wait_s", "query") if c in trx]
+    threads = trx[cols].drop_duplicates(["ts", "trx_id"])
+    waiting = threads.rename(
+        columns={"trx_id": "requesting_trx_id", "thread_id": "waiting", "query": "waiting_query"}
+    )
+    out = raw.merge(waiting, on=["ts", "requesting_trx_id"])
+    threads = threads[["ts", "trx_id", "thread_id"]]
     out = out.merge(threads.rename(columns={"trx_id": "blocking_trx_id", "thread_id": "blocking"}),
                     on=["ts", "blocking_trx_id"])  # fmt: skip
     return out.dropna(subset=["waiting", "blocking"])
@@ -153,12 +169,12 @@ def _edges(tl: Timeline) -> pd.DataFrame:
 def waiting_sessions(tl: Timeline, windows: list[Window]) -> frozenset[int]:
     """The processlist Ids waiting for a row lock in ``windows`` (``-lock-waits`` ``waiting_thread``,
     else INNODB_LOCK_WAITS joined to INNODB_TRX): the sessions a lock pile-up is made of."""
-    edges = _edges(tl)
-    if not len(edges):
+    found = edges(tl)
+    if not len(found):
         return frozenset()
     if windows:
-        edges = edges[within(edges["ts"], windows)]
-    return frozenset(int(w) for w in edges["waiting"].unique())
+        found = found[within(found["ts"], windows)]
+    return frozenset(int(w) for w in found["waiting"].unique())
 
 
 def _roots(edges: pd.DataFrame) -> pd.DataFrame:
@@ -203,11 +219,12 @@ def _cite(tl: Timeline, label: str, value: object, unit: str, series: str, rows:
 
 
 def session_facts(
-    tl: Timeline, thread: int, windows: tuple[Window, ...], ev: list[Evidence]
+    tl: Timeline, thread: int, windows: tuple[Window, ...], ev: list[Evidence], trx_id: str | None = None
 ) -> dict[str, object]:
     """What the processlist, INNODB_TRX and the monitor's TRANSACTIONS say of session ``thread``:
     a dict of ``Blocker`` fields (``user host statement idle_s trx_id since age_s rows_locked
-    rows_modified``, those known); the lines they come from are appended to ``ev``."""
+    rows_modified``, those known); the lines they come from are appended to ``ev``. ``trx_id``: read
+    that transaction of the session only (its age is that transaction's, not a later one's)."""
     out: dict[str, object] = {}
     pl = tl.frame("processlist")
     if len(pl) and "id" in pl:
@@ -231,12 +248,15 @@ def session_facts(
         trx, source = tl.frame("innodb_transactions"), "innodb_transactions"
     if len(trx) and "thread_id" in trx:
         rows = trx[(_ids(trx["thread_id"]) == thread).to_numpy()]
+        if trx_id is not None:
+            rows = rows[rows["trx_id"].astype("string").eq(trx_id).fillna(False).to_numpy()]
         if len(rows):
             last = rows.iloc[-1]
             out["trx_id"] = str(last["trx_id"])
             if pd.notna(last.get("active_s")):
                 out["since"] = (last["ts"] - pd.Timedelta(seconds=float(last["active_s"]))).floor("s")
-                end = max(trx["ts"].max(), *(w.end for w in windows))
+                last_seen = rows["ts"].max() if trx_id is not None else trx["ts"].max()
+                end = max(last_seen, *(w.end for w in windows))
                 out["age_s"] = (end - out["since"]).total_seconds()
             locked = last.get("rows_locked", last.get("row_locks"))
             modified = last.get("rows_modified", last.get("undo_entries"))
@@ -254,33 +274,137 @@ def session_facts(
     return out
 
 
-def row_lock_blockers(tl: Timeline) -> list[Blocker]:
-    """Root blockers of InnoDB row-lock waits, most waiters first (see the module docstring)."""
-    edges = _edges(tl)
-    if not len(edges):
-        return []
-    roots = _roots(edges)
+def _sightings(found: pd.DataFrame, tl: Timeline) -> pd.DataFrame:
+    """Per snapshot, each root blocker: ``ts thread blocks proven_s trx_id``. ``proven_s``: how long
+    it has held the lock by then, as the bundle proves it: the longest wait of a session queued
+    directly on it (``wait_s``) or its own idleness inside its transaction (``idle_in_trx_s``), 0
+    when neither is known; ``trx_id``: its transaction when the bundle says (the raw lock waits'
+    ``blocking_trx_id``, else the transaction lists of the same moment), NA otherwise."""
+    roots = _roots(found)
     if not len(roots):
+        return roots.assign(proven_s=pd.Series(dtype=float), trx_id=pd.Series(dtype="string"))
+    direct = found.assign(thread=found["blocking"].astype(int))
+    proven = [direct[c] for c in ("wait_s", "idle_in_trx_s") if c in direct]
+    direct = direct.assign(proven_s=pd.concat(proven, axis=1).max(axis=1) if proven else 0.0)
+    agg = direct.groupby(["ts", "thread"], as_index=False)["proven_s"].max()
+    roots = roots.merge(agg, on=["ts", "thread"], how="left").fillna({"proven_s": 0.0})
+    if "blocking_trx_id" in found:
+        ids = direct[["ts", "thread", "blocking_trx_id"]].drop_duplicates(["ts", "thread"])
+        ids = ids.rename(columns={"blocking_trx_id": "trx_id"})
+    else:
+        ids = _paired_transactions(tl, roots["ts"])[["ts", "thread", "trx_id"]]
+    out = roots.merge(ids.drop_duplicates(["ts", "thread"]), on=["ts", "thread"], how="left")
+    return out.assign(trx_id=out["trx_id"].astype("string"))
+
+
+def _transactions(tl: Timeline) -> pd.DataFrame:
+    """``ts thread trx_id active_s``: INNODB_TRX, else the monitor's TRANSACTIONS (not both: their
+    trx ids differ on MariaDB)."""
+    for name in ("innodb_trx", "innodb_transactions"):
+        trx = tl.frame(name)
+        if len(trx) and {"thread_id", "trx_id"} <= set(trx.columns):
+            active = trx["active_s"] if "active_s" in trx else pd.Series(float("nan"), index=trx.index)
+            out = pd.DataFrame({"ts": trx["ts"], "thread": _ids(trx["thread_id"]),
+                                "trx_id": trx["trx_id"].astype("string"), "active_s": active})  # fmt: skip
+            return out.dropna(subset=["thread", "trx_id"]).assign(thread=lambda f: f["thread"].astype(int))
+    return pd.DataFrame(columns=["ts", "thread", "trx_id", "active_s"])
+
+
+def _paired_transactions(tl: Timeline, at: pd.Series) -> pd.DataFrame:
+    """The transactions of ``_transactions`` moved to the nearest moment of ``at`` (pt-stalk writes
+    -transactions and -lock-waits in the same second; ``pairing.MIN_TOLERANCE``)."""
+    trx = _transactions(tl)
+    if not len(trx) or not len(at):
+        return trx
+    pairs = pairing.pair_moments(trx["ts"], at, tolerance=pairing.MIN_TOLERANCE).dropna()
+    moved = trx.assign(ts=pd.to_datetime(trx["ts"], utc=True).astype("datetime64[ns, UTC]"))
+    return moved.merge(pairs, on="ts").drop(columns=["ts"]).rename(columns={"other_ts": "ts"})
+
+
+@dataclass(frozen=True, slots=True)
+class Stretch:
+    """One stretch in which one root blocker is shown holding: ``start`` (earliest moment proven,
+    UTC), ``end`` (its last sighting), ``first`` (its first sighting), ``trx_ids`` (its transactions
+    seen), ``blocks`` (most waiters at once), ``sightings`` (snapshots)."""
+
+    thread: int
+    start: pd.Timestamp
+    first: pd.Timestamp
+    end: pd.Timestamp
+    trx_ids: frozenset[str]
+    blocks: int
+    sightings: int
+
+    def held_s(self, step: float) -> float:
+        """Seconds shown holding: from the earliest proven moment to the last sighting, and for the
+        same transaction seen in several snapshots, first to last sighting plus one step."""
+        proven = (self.end - self.start).total_seconds()
+        return max(proven, (self.end - self.first).total_seconds() + step) if self.sightings > 1 else proven
+
+
+def stretches(sightings: pd.DataFrame) -> list[Stretch]:
+    """The stretches of ``_sightings`` in which each blocker is shown holding: consecutive sightings
+    of a thread join when the later one's proof reaches back to the earlier one (``ts - proven_s <=``
+    the earlier sighting) or both show the same trx id; otherwise a new stretch starts (a session
+    blocking again in a new transaction)."""
+    out: list[Stretch] = []
+    for thread, seen in sightings.sort_values("ts", kind="stable").groupby("thread", sort=False):
+        run: Stretch | None = None
+        for ts, blocks, proven, trx in zip(seen["ts"], seen["blocks"], seen["proven_s"], seen["trx_id"],
+                                           strict=True):  # fmt: skip
+            start = ts - pd.Timedelta(seconds=float(proven) if pd.notna(proven) else 0.0)
+            trx_ids = frozenset({str(trx)}) if pd.notna(trx) else frozenset()
+            if run is not None and (start <= run.end or trx_ids & run.trx_ids):
+                run = Stretch(int(thread), min(run.start, start), run.first, ts, run.trx_ids | trx_ids,
+                              max(run.blocks, int(blocks)), run.sightings + 1)  # fmt: skip
+                continue
+            if run is not None:
+                out.append(run)
+            run = Stretch(int(thread), start, ts, ts, trx_ids, int(blocks), 1)
+        if run is not None:
+            out.append(run)
+    return out
+
+
+def _holding_trx(tl: Timeline, h: Stretch, step: float) -> str | None:
+    """The transaction of ``h``: the one its sightings show, else the session's transaction seen in
+    the transaction lists while it held (within a step of the stretch), the oldest of them."""
+    if h.trx_ids:
+        return sorted(h.trx_ids)[0]
+    trx = _transactions(tl)
+    if not len(trx):
+        return None
+    slack = pd.Timedelta(seconds=max(step, pairing.MIN_TOLERANCE.total_seconds()))
+    near = trx[(trx["thread"] == h.thread).to_numpy() & (trx["ts"] >= h.start - slack).to_numpy()
+               & (trx["ts"] <= h.end + slack).to_numpy()]  # fmt: skip
+    if not len(near) or near["trx_id"].nunique() > 1 and near["active_s"].isna().all():
+        return None
+    return str(near.sort_values("active_s", ascending=False, kind="stable")["trx_id"].iloc[0])
+
+
+def row_lock_blockers(tl: Timeline) -> list[Blocker]:
+    """Root blockers of InnoDB row-lock waits shown holding for ``HOLDER_MIN_S`` or more (see the
+    module docstring), most waiters first; each at its longest stretch, with that stretch's
+    transaction (its age is that transaction's)."""
+    found = edges(tl)
+    if not len(found):
         return []
-    step = _step(edges["ts"])
+    step = _step(found["ts"])
+    best: dict[int, tuple[float, Stretch]] = {}
+    for h in stretches(_sightings(found, tl)):
+        held = h.held_s(step)
+        if held >= HOLDER_MIN_S and held > best.get(h.thread, (-1.0, h))[0]:
+            best[h.thread] = (held, h)
+    kept = sorted(best.values(), key=lambda x: (-x[1].blocks, -x[0]))[:BLOCKERS_NAMED]
     out = []
-    most = roots.groupby("thread")["blocks"].max().sort_values(ascending=False, kind="stable")
-    keep = set(most.index[:BLOCKERS_NAMED])  # a day of passing lock waits has thousands of roots
-    for thread, seen in roots[roots["thread"].isin(keep)].groupby("thread", sort=False):
-        windows = _windows(seen["ts"], step)
-        blocks = int(seen["blocks"].max())
-        rows = edges[(edges["blocking"] == thread) & edges["ts"].isin(seen["ts"])]
-        ev = [
-            _cite(
-                tl,
-                f"sessions waiting on session {thread} (max)",
-                blocks,
-                "sessions",
-                "lock_waits.blocking_thread",
-                rows,
-            )
+    for held, h in kept:
+        windows = (Window(h.start, h.end),)
+        rows = found[
+            (found["blocking"] == h.thread).to_numpy() & within(found["ts"], list(windows)).to_numpy()
         ]
-        info = session_facts(tl, int(thread), windows, ev)
+        ev = [_cite(tl, f"sessions waiting on session {h.thread} (max)", h.blocks, "sessions",
+                    "lock_waits.blocking_thread", rows)]  # fmt: skip
+        info = session_facts(tl, h.thread, windows, ev, trx_id=_holding_trx(tl, h, step))
         if "idle_s" not in info and "idle_in_trx_s" in rows and rows["idle_in_trx_s"].notna().any():
             idle = float(rows["idle_in_trx_s"].iloc[-1])
             if idle > 0:
@@ -288,19 +412,11 @@ def row_lock_blockers(tl: Timeline) -> list[Blocker]:
                 info["idle_s"] = idle
         if "host" not in info and "blocking_host" in rows and rows["blocking_host"].notna().any():
             info["host"] = str(rows["blocking_host"].iloc[-1])
-        waiters = edges[edges["ts"].isin(seen["ts"])]
+        waiters = found[within(found["ts"], list(windows)).to_numpy()]
         first = waiters["waiting_query"].dropna() if "waiting_query" in waiters else pd.Series(dtype=object)
-        out.append(
-            Blocker(
-                lock="row",
-                thread=int(thread),
-                blocks=blocks,
-                windows=windows,
-                evidence=tuple(ev),
-                waiter=fingerprint(str(first.iloc[0])) if len(first) else None,
-                **info,
-            )
-        )  # type: ignore[arg-type]
+        out.append(Blocker(lock="row", thread=h.thread, blocks=h.blocks, windows=windows, evidence=tuple(ev),
+                           waiter=fingerprint(str(first.iloc[0])) if len(first) else None, held_s=held,
+                           **info))  # type: ignore[arg-type]  # fmt: skip
     return sorted(out, key=lambda b: -b.blocks)
 
 

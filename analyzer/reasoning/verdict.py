@@ -4,6 +4,9 @@ From the findings and the links the bundle shows between them (analyzer/reasonin
 engineer reads a capture:
 
 - **candidates** are the findings no link explains;
+- a finding that names a **holder** the bundle shows (a session, transaction or account holding what
+  others wait for: ``analyzer.waits.holders``) ranks first; a finding blaming a **setting** ranks
+  after every finding naming a holder (a setting is the culprit only when the bundle shows none);
 - the **root cause** is the candidate with the longest chain of links to a symptom; then a finding
   that can be a cause ahead of a measure that is by nature an effect (``SYMPTOMS``: a saturated CPU
   or disk, a crowd of sessions, queued threads, unless it names a culprit of its own, such as another
@@ -14,8 +17,9 @@ engineer reads a capture:
 - the **chain** runs from the root cause through its links to the worst finding it explains (most
   severe, then farthest); **explains** lists every finding the root cause reaches through links,
   **also found** every other finding (found at the same time, perhaps, but not joined);
-- the **fix** is the root cause's recommendation; when the root cause names no culprit and explains
-  nothing, the bundle shows no cause, and the fix says so before the finding's general advice;
+- the **fix** is the root cause's recommendation; when the root cause names no culprit, explains
+  nothing and shows no contention in place of a holder, the bundle shows no cause, and the fix says so
+  before the finding's general advice;
 - the **headline** is the root cause's title, with the culprit it blames when the title does not
   name it yet (the holder of a lock, the setting and its value);
 - a capture without a warning or critical finding is **healthy**: "No problem found in this capture",
@@ -43,9 +47,17 @@ NO_CAUSE_SHOWN = (
 #: How strongly a finding names its cause, by culprit kind (lower first): a holder or a setting the
 #: reader can act on, then a statement or a client host, then a measure without a culprit.
 NAMED_CAUSE_TIER = {
-    "session": 0, "transaction": 0, "process": 0, "thread": 0, "setting": 0, "filesystem": 0,
+    "session": 0, "transaction": 0, "account": 0, "process": 0, "thread": 0, "setting": 0, "filesystem": 0,
     "statement": 1, "host": 1,
 }  # fmt: skip
+#: Culprit kinds that hold what others wait for (analyzer.waits.holders): a finding naming one is the
+#: root cause ahead of a deeper chain or a setting.
+HOLDER_KINDS = frozenset({"session", "transaction", "account"})
+#: The series of evidence saying what the bundle shows in place of a holder (the contention among the
+#: sessions, analyzer/rules/waits.py): a root cause with it is shown, its fix is not NO_CAUSE_SHOWN.
+SHOWN_SERIES = "holders.contention"
+#: Findings whose culprit holds what the sessions wait for: the headline says "held by".
+HELD_BY_KEYS = frozenset({"lock-waits", "sessions-waiting", "purge-lag"})
 ANONYMOUS_TIER = 2
 #: Measures that are by nature the effect of something else (a saturated resource, a crowd, queued
 #: threads): without a culprit of their own, they rank after every finding that can be a cause.
@@ -119,6 +131,11 @@ def _tier(f: Finding) -> int:
     return NAMED_CAUSE_TIER.get(f.culprit.kind, ANONYMOUS_TIER) if f.culprit else ANONYMOUS_TIER
 
 
+def _holder(f: Finding) -> bool:
+    """The finding names a holder the bundle shows (``HOLDER_KINDS``) and is not informational."""
+    return f.culprit is not None and f.culprit.kind in HOLDER_KINDS and f.severity is not Severity.INFO
+
+
 def _culprit_phrase(f: Finding) -> str:
     """What the culprit is, for a headline: ``session 12 (backup@10.0.0.9)``, ``innodb_buffer_pool_size = 128M``."""
     c = f.culprit
@@ -128,6 +145,8 @@ def _culprit_phrase(f: Finding) -> str:
         return f"{c.id} = {c.statement}" if c.statement else c.id
     if c.kind == "process":
         return f"{(c.statement or '').split(' ', 1)[0] or 'process'} (PID {c.id})"
+    if c.kind == "account":
+        return f"account {c.id}"
     if c.kind in ("session", "transaction"):
         account = f" ({c.user or '?'}@{c.host})" if c.host else (f" ({c.user})" if c.user else "")
         return f"{c.kind} {c.id}{account}"
@@ -141,7 +160,7 @@ def headline(f: Finding) -> str:
     if not phrase or c is None or c.id in f.title:
         return f.title
     joiner = (
-        "; the setting:" if c.kind == "setting" else "; held by" if f.key == "lock-waits" else "; culprit:"
+        "; the setting:" if c.kind == "setting" else "; held by" if f.key in HELD_BY_KEYS else "; culprit:"
     )
     return f"{f.title}{joiner} {phrase}"
 
@@ -171,11 +190,14 @@ def decide(findings: list[Finding], links: list[Link], cover: Coverage | None = 
     order = {ident(f): i for i, f in enumerate(findings)}
     candidates = [f for f in findings if ident(f) not in explained] or problems
     paths = {ident(f): _paths(ident(f), children) for f in candidates}
+    held = any(_holder(f) for f in candidates)
 
     def rank(f: Finding) -> tuple:
         depth = max(len(p) for p in paths[ident(f)].values()) - 1
         symptom = f.key in SYMPTOMS and f.culprit is None
-        return (f.severity is Severity.INFO, -depth, symptom, f.severity.rank, _tier(f), order[ident(f)])
+        setting = held and f.culprit is not None and f.culprit.kind == "setting"
+        return (f.severity is Severity.INFO, not _holder(f), setting, -depth, symptom, f.severity.rank, _tier(f),
+                order[ident(f)])  # fmt: skip
 
     root = min(candidates, key=rank)
     reach = paths[ident(root)]
@@ -184,7 +206,7 @@ def decide(findings: list[Finding], links: list[Link], cover: Coverage | None = 
     chain = tuple(by_id[k] for k in reach[worst]) if worst else (root,)
     explains = tuple(f for f in findings if ident(f) in reach and f is not root)
     also = tuple(f for f in findings if ident(f) not in reach)
-    named = root.culprit is not None or bool(explains)
+    named = root.culprit is not None or bool(explains) or any(e.series == SHOWN_SERIES for e in root.evidence)
     windows = root.windows
     return Verdict(
         "problem", headline(root), root, chain, explains, also, tuple(links),

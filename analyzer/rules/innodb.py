@@ -17,6 +17,8 @@ from analyzer.findings import Culprit, Finding, Severity, Window
 from analyzer.rules.registry import rule
 from analyzer.texts import RuleTexts
 from analyzer.timeline.timeline import Timeline
+from analyzer.waits.holders.locks import deadlock_rate, history, row_contention
+from analyzer.waits.holders.locks import purge as purge_holder
 
 # --- innodb-semaphore-waits ------------------------------------------------------------------
 SEMAPHORE_SECONDS = 1.0  # a wait of a second or more is seen by every query on that latch
@@ -109,6 +111,9 @@ def semaphore_waits(tl: Timeline) -> Finding | None:
     )
 
 
+#: No session waits for purge: its reader reads the monitor and the transaction lists alone.
+NO_WAITS = pd.DataFrame(columns=["ts", "session", "resource", "object"])
+
 # --- purge-lag -------------------------------------------------------------------------------
 HISTORY_LENGTH_HIGH = 1_000_000  # docs/background.md: "1,000,000": purge is far behind
 HISTORY_LENGTH_CRITICAL = 10_000_000  # ten times that: every read of changed rows walks long undo chains
@@ -121,7 +126,7 @@ PURGE_TEXTS = RuleTexts(
         "InnoDB keeps the old versions of changed rows (undo) until no transaction can still read them. The "
         "history list length, undo records not yet purged, was {hll:,.0f} and changed by {growth:+,.0f} per "
         "second between the monitor outputs, while the oldest transaction had been active {oldest:.0f} s. Reads "
-        "walk longer version chains and the undo tablespace grows."
+        "walk longer version chains and the undo tablespace grows.{held_by}"
     ),
     recommendation=(
         "Find and end the long transaction:\n"
@@ -140,11 +145,13 @@ PURGE_TEXTS = RuleTexts(
 @rule(
     key="purge-lag",
     requires=("innodb_status",),
-    optional=("innodb_rates", "innodb_transactions", "processlist"),
+    optional=("innodb_rates", "innodb_transactions", "innodb_trx", "processlist", "mysqladmin"),
 )
 def purge_lag(tl: Timeline) -> Finding | None:
     """History list length >= HISTORY_LENGTH_HIGH, or growing >= HISTORY_GROWTH_PER_S while the
-    oldest transaction is >= OLDEST_TRX_FOR_GROWTH_S old. Input: ``innodb_status``, ``innodb_rates``."""
+    oldest transaction is >= OLDEST_TRX_FOR_GROWTH_S old, or growing while the purge holder reader
+    (``analyzer.waits.holders.locks.purge``) shows the transaction holding the oldest read view.
+    Input: ``innodb_status``, ``innodb_rates``, MariaDB's ``Innodb_history_list_length`` (mysqladmin)."""
     st = tl.frame("innodb_status").dropna(subset=["history_list_length"])
     if not len(st):
         return None
@@ -153,8 +160,12 @@ def purge_lag(tl: Timeline) -> Finding | None:
     hll = float(st["history_list_length"].max())
     oldest = float(st["oldest_active_s"].max())
     growing = growth >= HISTORY_GROWTH_PER_S and oldest >= OLDEST_TRX_FOR_GROWTH_S
-    if hll < HISTORY_LENGTH_HIGH and not growing:
+    holding = next((h for h in purge_holder(tl, NO_WAITS) if h.named), None)
+    if hll < HISTORY_LENGTH_HIGH and not growing and holding is None:
         return None
+    behind = history(tl)
+    if behind is not None:
+        hll, growth = max(hll, behind[0]), max(growth if np.isfinite(growth) else 0.0, behind[1])
     numbers = {"hll": hll, "growth": growth if np.isfinite(growth) else 0.0, "oldest": oldest}
     evidence = [
         cite(
@@ -178,16 +189,24 @@ def purge_lag(tl: Timeline) -> Finding | None:
         )
     )
     evidence.append(cite(tl, "oldest active transaction", oldest, "s", "innodb_status.oldest_active_s", st))
-    evidence += _oldest_transaction(tl)
+    evidence += list(holding.evidence) if holding is not None else _oldest_transaction(tl)
     severity = Severity.CRITICAL if hll >= HISTORY_LENGTH_CRITICAL else Severity.WARNING
-    return PURGE_TEXTS.finding(
+    finding = PURGE_TEXTS.finding(
         "purge-lag",
         severity,
-        span(st),
+        list(holding.windows) if holding is not None and holding.windows else span(st),
         evidence,
         confidence="InnoDB monitor",
         related=("long-transaction",),
+        held_by=f" The purge of the undo history waits for {holding.shown_by}."
+        if holding is not None
+        else "",
         **numbers,
+    )
+    if holding is None:
+        return finding
+    return dataclasses.replace(
+        finding, culprit=holding.holder, recommendation=holding.fix + "\n" + finding.recommendation
     )
 
 
@@ -311,7 +330,14 @@ def _blocking_transaction(tl: Timeline) -> Finding | None:
 @rule(
     key="long-transaction",
     any_of=(("innodb_status", "innodb_trx"),),
-    optional=("lock_waits", "processlist", "innodb_transactions", "ps_threads"),
+    optional=(
+        "lock_waits",
+        "processlist",
+        "innodb_transactions",
+        "ps_threads",
+        "innodb_lock_waits_raw",
+        "pfs_metadata_locks",
+    ),
 )
 def long_transaction(tl: Timeline) -> Finding | None:
     """A transaction active >= LONG_TRX_S in the monitor's TRANSACTIONS list or in INNODB_TRX, or one
@@ -357,7 +383,7 @@ def long_transaction(tl: Timeline) -> Finding | None:
     if pd.isna(top["thread_id"]):
         return finding
     ev: list = []
-    facts = blockers.session_facts(tl, int(top["thread_id"]), tuple(windows), ev)
+    facts = blockers.session_facts(tl, int(top["thread_id"]), tuple(windows), ev, trx_id=str(top["trx_id"]))
     blocking = [b for b in blockers.find(tl) if b.thread == int(top["thread_id"])]
     culprit = Culprit(
         kind="session", id=numbers["thread"], blocks=blocking[0].blocks if blocking else None, user=facts.get("user"), host=facts.get("host"),  # type: ignore[arg-type]
@@ -369,31 +395,46 @@ def long_transaction(tl: Timeline) -> Finding | None:
 # --- innodb-deadlock -------------------------------------------------------------------------
 DEADLOCK_BEFORE_S = 300.0  # a deadlock up to 5 min before the capture still explains its minutes
 
+#: Deadlocks per second that make a storm (MySQL 8.4 "Deadlocks in InnoDB": a few are normal;
+#: one a second or more means transactions take the same rows in opposite orders all the time).
+DEADLOCK_STORM_PER_S = 1.0
+
 DEADLOCK_TEXTS = RuleTexts(
-    title="InnoDB deadlock {when}: transaction {victim} rolled back",
+    title="InnoDB deadlock{rate_title} {when}: transaction {victim} rolled back",
     explanation=(
-        "The latest detected deadlock happened {age:.0f} s before the monitor output of {at}. {detail} InnoDB "
-        "rolled back transaction {victim}; the application got error 1213 and must retry it."
+        "{rate_text}The latest detected deadlock happened {age:.0f} s before the monitor output of {at}. {detail} "
+        "InnoDB rolled back transaction {victim}; the application got error 1213 and must retry it."
     ),
     recommendation=(
+        "{where}"
         "Take locks in one order in every code path, keep transactions short, and give the statements an index\n"
-        "that narrows the locked range (each UPDATE/DELETE locks every index record it scans). Deadlocks are\n"
-        "normal in small numbers: watch the rate (innodb_print_all_deadlocks=ON logs each one)."
+        "that narrows the locked range (each UPDATE/DELETE locks every index record it scans); the application\n"
+        "must retry a transaction rolled back with error 1213. Deadlocks are normal in small numbers: watch the\n"
+        "rate (innodb_print_all_deadlocks=ON logs each one)."
     ),
-    caveats=("SHOW ENGINE INNODB STATUS keeps only the latest deadlock: others may have happened.",),
+    caveats=(
+        "SHOW ENGINE INNODB STATUS keeps only the latest deadlock: the rate comes from Innodb_deadlocks.",
+    ),
     sources=(
         "MySQL 8.4 Reference Manual, Deadlocks in InnoDB",
         "MySQL 8.4 Reference Manual, innodb_print_all_deadlocks",
+        "MariaDB Server documentation, InnoDB Status Variables (Innodb_deadlocks)",
     ),
     disproof="If the deadlock is older than the incident and did not repeat, it is not the cause.",
     confidence="{confidence}",
 )
 
 
-@rule(key="innodb-deadlock", requires=("innodb_status",), optional=("innodb_deadlock",))
+@rule(
+    key="innodb-deadlock",
+    requires=("innodb_status",),
+    optional=("innodb_deadlock", "mysqladmin", "lock_waits", "innodb_lock_waits_raw", "innodb_trx"),
+)
 def innodb_deadlock(tl: Timeline) -> Finding | None:
-    """The LATEST DETECTED DEADLOCK dated inside the capture or DEADLOCK_BEFORE_S before its start;
-    warning when it happened between two monitor outputs (during the capture)."""
+    """The LATEST DETECTED DEADLOCK dated inside the capture or DEADLOCK_BEFORE_S before its start,
+    with the deadlock rate (``Innodb_deadlocks`` per second, mysqladmin) when the bundle has it;
+    warning when it happened between two monitor outputs (during the capture) or the rate is
+    DEADLOCK_STORM_PER_S or more."""
     st = tl.frame("innodb_status").dropna(subset=["deadlock_age_s"])
     if not len(st):
         return None
@@ -414,18 +455,19 @@ def innodb_deadlock(tl: Timeline) -> Finding | None:
         f"Transaction ({int(r.n)}) ran {str(r.query)[:120]!r} and waited for {str(r.waits_for)[:120]!r}."
         for r in dl.itertuples()
     )
+    rate = deadlock_rate(tl, [Window(*tl.window)] if tl.window else [])
+    storm = rate is not None and rate[0] >= DEADLOCK_STORM_PER_S
     numbers = {"age": float(last["deadlock_age_s"]), "at": f"{last['ts']:%H:%M:%S}", "victim": victim, "detail": detail,
-               "when": "during the capture" if during else "just before the capture"}  # fmt: skip
-    evidence = [
-        cite(
-            tl,
-            "deadlock age at the monitor output",
-            numbers["age"],
-            "s",
-            "innodb_status.deadlock_age_s",
-            recent,
-        )
-    ]
+               "when": "during the capture" if during else "just before the capture",
+               "rate_title": f"s: {rate[0]:g} per second," if storm else "",
+               "rate_text": (f"InnoDB detected {rate[0]:g} deadlocks per second over the capture (Innodb_deadlocks): "
+                             "transactions keep taking the same rows in opposite orders. " if rate is not None else "")}  # fmt: skip
+    contention = row_contention(tl) if storm else None
+    numbers["where"] = f"No session holds the rows: {contention}.\n" if contention else ""
+    if contention:
+        numbers["rate_text"] += f"The sessions wait for row locks, no one holding them: {contention}. "
+    evidence = [cite(tl, "deadlock age at the monitor output", numbers["age"], "s", "innodb_status.deadlock_age_s",
+                     recent)] + ([rate[1]] if rate is not None else [])  # fmt: skip
     for r in dl.itertuples():
         rows = dl[dl["n"] == r.n]
         evidence.append(
@@ -445,15 +487,17 @@ def innodb_deadlock(tl: Timeline) -> Finding | None:
             evidence.append(
                 cite(tl, f"transaction ({r.n}) holds", str(r.holds)[:300], "", "innodb_deadlock.holds", rows)
             )
-    severity = Severity.WARNING if during else Severity.INFO
-    return DEADLOCK_TEXTS.finding(
+    severity = Severity.WARNING if during or storm else Severity.INFO
+    finding = DEADLOCK_TEXTS.finding(
         "innodb-deadlock",
         severity,
-        [Window(when_ts, when_ts)],
+        [Window(start, tl.window[1]) if storm and tl.window else Window(when_ts, when_ts)],
         evidence,
-        confidence="InnoDB monitor",
+        confidence="InnoDB monitor" + (" + Innodb_deadlocks" if rate is not None else ""),
         **numbers,
     )
+    threads = sorted({int(t) for t in dl["thread_id"].dropna()}) if len(dl) and "thread_id" in dl else []
+    return dataclasses.replace(finding, subjects=tuple(("session", str(t)) for t in threads))
 
 
 # --- checkpoint-age-high ---------------------------------------------------------------------

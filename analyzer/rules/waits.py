@@ -8,10 +8,14 @@ resource (the manuals' states, the transaction lists, lock waits, ps wait channe
 the object when the bundle names it and the counters of the catalogue that measure the same wait. A
 state no table entry knows is reported as unknown, never dropped.
 
-The finding is informational for now: the holders of each resource are read in a later step, and
-until then the verdict keeps reading the rules that name them (``lock-waits``, ``long-transaction``,
-``galera-flow-control`` ...). Sources: MySQL 8.4 Reference Manual, "Examining Server Thread (Process)
-Information"; MariaDB Server documentation, "Thread States".
+Who holds each resource is read by ``analyzer.waits.holders`` (one reader per resource). When the
+bundle shows the holder of the resource sessions wait for (``Holding.named``: held ``HOLDER_MIN_S`` or
+more), the finding names it: severity by waiters and time, culprit the holder, title and text its
+``shown_by`` and age, recommendation the holder's ``fix`` (``KILL <id>``, end the read view ...).
+Without a holder shown it stays informational and says what the bundle shows instead (the
+contention: ``contention among 16 sessions on sb.t1 ... 45 deadlocks per second``) and where to look.
+Sources: MySQL 8.4 Reference Manual, "Examining Server Thread (Process) Information"; MariaDB Server
+documentation, "Thread States".
 """
 
 from __future__ import annotations
@@ -27,6 +31,7 @@ from analyzer.texts import RuleTexts
 from analyzer.timeline.timeline import STATUS_KEPT, Timeline
 from analyzer.timeline.windows import within
 from analyzer.waits.counters import of_resource
+from analyzer.waits.holders import Holding, holders, reader_inputs
 from analyzer.waits.model import Resource
 from analyzer.waits.read import waits
 
@@ -35,9 +40,19 @@ from analyzer.waits.read import waits
 WAIT_MIN_SESSIONS = 3
 #: Resources that are not a wait: working, or idle with nothing held; ``UNKNOWN`` is reported apart.
 NOT_WAITS = frozenset({Resource.NOTHING.value, Resource.UNKNOWN.value})
-#: The finding is informational until the holders step: the verdict reads the rules that name a
-#: holder; this one must not outrank them (an info finding never becomes the root cause).
+#: Without a holder shown the finding is informational (an info finding never becomes the root cause),
+#: except for the locks: sessions queued on a lock are a problem whoever holds it (``LOCK_WAITS_SEVERITY``).
 WAITS_SEVERITY = Severity.INFO
+LOCK_RESOURCES = frozenset(
+    {Resource.ROW_LOCK, Resource.METADATA_LOCK, Resource.TABLE_LOCK, Resource.GLOBAL_READ_LOCK}
+)
+LOCK_WAITS_SEVERITY = Severity.WARNING
+#: The series of the evidence that says what the bundle shows without a holder (the contention): the
+#: verdict reads it as a cause shown (analyzer.reasoning.verdict.SHOWN_SERIES).
+CONTENTION_SERIES = "holders.contention"
+#: With a holder shown: critical from this many sessions waiting at once, or this long held (s).
+HELD_SEVERE_WAITERS = 10
+HELD_SEVERE_S = 60.0
 #: States of each resource quoted in the text, most frequent first.
 STATES_QUOTED = 3
 #: Unknown states listed, most frequent first.
@@ -68,13 +83,16 @@ SESSIONS_WAITING = RuleTexts(
         "For {held:.0f} s up to {peak} sessions waited for {resource} at once{on_text} (states: {states})."
         "{others}{unknown}"
     ),
-    recommendation="Look at {look_at}.",
+    recommendation="{contention}Look at {look_at}.",
     caveats=(
         (
             "The timeline keeps few idle sessions (Sleep) of each snapshot: an idle session holding a "
             "transaction is seen through INNODB_TRX or the InnoDB monitor when the bundle has them."
         ),
-        "Informational until the holders of each resource are read: the rules naming a holder carry the verdict.",
+        (
+            "A holder is named only when the bundle shows it holding for 2 s or more (the same transaction across "
+            "snapshots, a wait or an idleness that long); a rotating set of short blockers is contention, not a holder."
+        ),
     ),
     sources=(
         "MySQL 8.4 Reference Manual, Examining Server Thread (Process) Information",
@@ -82,6 +100,19 @@ SESSIONS_WAITING = RuleTexts(
     ),
     confidence="{agree}; held {held:.0f} s in {n_windows} window(s)",
     disproof="If the same sessions show other states between the snapshots, the waits were passing.",
+)
+
+HELD_BY = RuleTexts(
+    title="{peak} sessions wait for {resource}{on}, held by {holder}",
+    explanation=(
+        "For {held:.0f} s up to {peak} sessions waited for {resource} at once{on_text} (states: {states}). "
+        "The holder is {holder}{age}: {shown_by}.{others}{unknown}"
+    ),
+    recommendation="{fix}",
+    caveats=SESSIONS_WAITING.caveats,
+    sources=SESSIONS_WAITING.sources,
+    confidence="{agree}; the holder shown holding {held_by:.0f} s",
+    disproof="If the holder ends and the sessions keep waiting, something else holds the resource too.",
 )
 
 STATES_UNKNOWN = RuleTexts(
@@ -165,17 +196,42 @@ def _unknown(w: pd.DataFrame) -> list[tuple[str, int]]:
     return top_values(rows["state"], UNKNOWN_LISTED) if len(rows) else []
 
 
-def _phrase(x: Waited) -> str:
+def _phrase(x: Waited, holding: Holding | None = None) -> str:
     states = ", ".join(f"'{s}' {c}" for s, c in top_values(x.rows["state"], STATES_QUOTED))
     objects = x.rows["object"].dropna()
     on = f" on {top_values(objects, 1)[0][0]}" if len(objects) else ""
-    return f"{x.resource.value}: up to {x.peak}{on} ({states})"
+    by = f", held by {_who(holding)}" if holding is not None and holding.named else ""
+    return f"{x.resource.value}: up to {x.peak}{on} ({states}){by}"
+
+
+def _who(h: Holding) -> str:
+    """The holder as the text names it: ``session 5 (app@10.0.0.7)``, ``account app``."""
+    c = h.holder
+    if c is None:
+        return "no one shown"
+    account = f" ({c.user or '?'}@{c.host})" if c.host else (f" ({c.user})" if c.user else "")
+    return f"{c.kind} {c.id}{account}"
+
+
+def _holdings(tl: Timeline, w: pd.DataFrame, found: list[Waited]) -> dict[Resource, Holding]:
+    """The holding of each waited resource (``analyzer.waits.holders``): the first named one (the
+    readers sort them), else the first (contention)."""
+    waited = {x.resource for x in found}
+    out: dict[Resource, Holding] = {}
+    for h in holders(tl, w):
+        if h.resource in waited and (h.resource not in out or (h.named and not out[h.resource].named)):
+            out[h.resource] = h
+    return out
 
 
 @rule(
     key="sessions-waiting",
     any_of=(("processlist", "pfs_threads", "innodb_trx", "innodb_transactions"),),
-    optional=("lock_waits", "pfs_metadata_locks", "ps_threads", "mysqladmin", "variables"),
+    optional=tuple(
+        sorted(
+            {"lock_waits", "pfs_metadata_locks", "ps_threads", "mysqladmin", "variables", *reader_inputs()}
+        )
+    ),
 )
 def sessions_waiting(tl: Timeline) -> Finding | None:
     """>= WAIT_MIN_SESSIONS sessions waiting for the same resource (``analyzer.waits``) for 5 s, the
@@ -197,20 +253,40 @@ def sessions_waiting(tl: Timeline) -> Finding | None:
         ev = [Evidence(f"unknown state '{s}'", c, "rows", "waits.state") for s, c in unknown]
         return STATES_UNKNOWN.finding("sessions-waiting", WAITS_SEVERITY, windows, ev, n=len(unknown),
                                       unknown_states=listed, rows=len(rows), snapshots=rows["ts"].nunique())  # fmt: skip
-    top = found[0]
+    held = _holdings(tl, w, found)
+    top = next((x for x in found if x.resource in held and held[x.resource].named), found[0])
+    holding = held.get(top.resource)
     objects = top.rows["object"].dropna()
     on = f" on {top_values(objects, 1)[0][0]}" if len(objects) else ""
     windows = sorted((w_ for x in found for w_ in x.windows), key=lambda v: v.start)
     evidence = [e for x in found for e in _evidence(tl, x)]
     sources = sorted({str(s) for x in found for s in x.rows["source_frame"].unique()})
-    finding = SESSIONS_WAITING.finding(
-        "sessions-waiting", WAITS_SEVERITY, windows, evidence, peak=top.peak, resource=top.resource.value,
-        on=on, on_text=on.replace(" on ", ", on ", 1) if on else "",
-        held=held_seconds(top.windows, step_seconds(snaps)),
-        states=", ".join(f"'{s}' {c}" for s, c in top_values(top.rows["state"], STATES_QUOTED)),
-        others=(" Also waiting: " + "; ".join(_phrase(x) for x in found[1:]) + ".") if found[1:] else "",
-        unknown=f" States no entry knows (unknown): {listed}." if unknown else "",
-        look_at=LOOK_AT.get(top.resource, "the holder"), agree=" + ".join(sources),
-    )  # fmt: skip
+    common = {
+        "peak": top.peak, "resource": top.resource.value, "on": on,
+        "on_text": on.replace(" on ", ", on ", 1) if on else "",
+        "held": held_seconds(top.windows, step_seconds(snaps)),
+        "states": ", ".join(f"'{s}' {c}" for s, c in top_values(top.rows["state"], STATES_QUOTED)),
+        "others": (" Also waiting: " + "; ".join(_phrase(x, held.get(x.resource)) for x in found if x is not top) + ".")
+        if found[1:] else "",
+        "unknown": f" States no entry knows (unknown): {listed}." if unknown else "", "agree": " + ".join(sources),
+    }  # fmt: skip
+    if holding is not None and holding.named:
+        severe = top.peak >= HELD_SEVERE_WAITERS or holding.held_s >= HELD_SEVERE_S
+        finding = HELD_BY.finding(
+            "sessions-waiting", Severity.CRITICAL if severe else Severity.WARNING, windows,
+            list(holding.evidence) + evidence, holder=_who(holding),
+            age=f" (its age {holding.age_s:.0f} s)" if holding.age_s is not None else "",
+            shown_by=holding.shown_by, fix=holding.fix, held_by=holding.held_s, **common,
+        )  # fmt: skip
+        finding = dataclasses.replace(finding, culprit=holding.holder)
+    else:
+        contention = holding.contention if holding is not None and holding.contention else ""
+        shown = [Evidence("what the bundle shows instead of a holder", contention, "", CONTENTION_SERIES)]
+        finding = SESSIONS_WAITING.finding(
+            "sessions-waiting", LOCK_WAITS_SEVERITY if top.resource in LOCK_RESOURCES else WAITS_SEVERITY, windows,
+            (shown if contention else []) + evidence + (list(holding.evidence) if holding is not None else []),
+            look_at=LOOK_AT.get(top.resource, "the holder"),
+            contention=f"No holder is shown: {contention}. {holding.fix} " if contention else "", **common,
+        )  # fmt: skip
     ids = sorted({int(s) for x in found for s in x.rows["session"].dropna().unique()})
     return dataclasses.replace(finding, subjects=tuple(("session", str(i)) for i in ids))

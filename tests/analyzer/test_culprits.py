@@ -67,9 +67,14 @@ def test_a_row_lock_pile_up_names_the_idle_transaction_that_blocks_it() -> None:
     assert _causes(out, "lock-waits") == ["long-transaction"]
     assert _causes(out, "active-sessions-overload") == ["lock-waits"]
     assert out.verdict.root_cause.key == "long-transaction"
-    # the chain ends at the worst symptom (the critical lock waits); the crowd is explained too
-    assert [f.key for f in out.verdict.chain] == ["long-transaction", "lock-waits"]
-    assert [f.key for f in out.verdict.explains] == ["lock-waits", "active-sessions-overload"]
+    # the chain ends at the worst symptom: the 20 sessions waiting for session 5's row (the waits
+    # finding names the same holder); the crowd is explained too
+    assert [f.key for f in out.verdict.chain] == ["long-transaction", "lock-waits", "sessions-waiting"]
+    assert [f.key for f in out.verdict.explains] == [
+        "lock-waits",
+        "sessions-waiting",
+        "active-sessions-overload",
+    ]
 
 
 def test_a_ddl_waiting_for_a_metadata_lock_names_the_open_transaction_ahead_of_it() -> None:

@@ -116,3 +116,44 @@ def test_the_stored_verdict_names_findings_by_key_and_host() -> None:
     assert refs["when"] == ["2026-04-21T16:51:40.000000Z", "2026-04-21T16:52:00.000000Z"]
     assert set(refs) == {"state", "headline", "root_cause", "chain", "explains", "also_found", "links", "fix",
                          "when", "confidence", "check", "coverage"}  # fmt: skip
+
+
+def test_a_setting_is_the_culprit_only_when_no_holder_is_shown() -> None:
+    # every connection slot held by one account's idle sessions: the account, not max_connections
+    setting = _f("max-connections", Severity.CRITICAL, culprit=Culprit(kind="setting", id="max_connections",
+                                                                        statement="151"))  # fmt: skip
+    account = _f("sessions-waiting", culprit=Culprit(kind="account", id="app@10.0.0.7", blocks=151))
+    v = decide([setting, account], [])
+    assert v.root_cause is account and v.headline == "title of sessions-waiting; held by account app@10.0.0.7"
+    assert not v.fix.startswith(NO_CAUSE_SHOWN)
+    # without a holder the setting stays the culprit
+    assert decide([setting, _f("sessions-waiting", Severity.INFO)], []).root_cause is setting
+
+
+def test_a_shown_holder_is_the_root_cause_ahead_of_a_longer_chain_without_one() -> None:
+    holder = _f("purge-lag", culprit=Culprit(kind="session", id="13", statement="idle in transaction"))
+    cpu, crowd = _f("cpu-saturation", Severity.CRITICAL), _f("active-sessions-overload", Severity.CRITICAL)
+    tmp = _f("tmp-table-churn")
+    v = decide([cpu, crowd, tmp, holder], [_link("tmp-table-churn", "active-sessions-overload"),
+                                            _link("active-sessions-overload", "cpu-saturation")])  # fmt: skip
+    assert v.root_cause is holder and v.headline == "title of purge-lag; held by session 13"
+    # an informational finding naming a session is no holder shown
+    quiet = _f("sessions-waiting", Severity.INFO, culprit=Culprit(kind="session", id="5"))
+    assert (
+        decide([cpu, crowd, tmp, quiet], [_link("tmp-table-churn", "active-sessions-overload")]).root_cause
+        is tmp
+    )
+
+
+def test_a_contention_shown_in_place_of_a_holder_is_a_cause_shown() -> None:
+    from dataclasses import replace
+
+    from analyzer.findings import Evidence
+    from analyzer.reasoning.verdict import SHOWN_SERIES
+
+    waits = _f("sessions-waiting")
+    shown = replace(
+        waits, evidence=(Evidence("instead of a holder", "contention among 6 sessions", "", SHOWN_SERIES),)
+    )
+    assert decide([waits], []).fix.startswith(NO_CAUSE_SHOWN)
+    assert decide([shown], []).fix == "fix sessions-waiting"

@@ -20,6 +20,7 @@ from analyzer.evidence.consumers import cpu_consumers
 from analyzer.findings import Evidence, Finding, Link
 from analyzer.reasoning.links import JoinContext, joins, link, same_host, subject_ids
 from analyzer.rules.correlated import COMMIT_STATES
+from analyzer.rules.innodb import DEADLOCK_STORM_PER_S
 from analyzer.rules.sessions import LOCK_STATE_RE
 from analyzer.timeline.timeline import REPLICATION_USER, Timeline, value_is
 from analyzer.timeline.windows import within
@@ -87,6 +88,45 @@ def blocker_is_the_session(cause: Finding, effect: Finding, ctx: JoinContext) ->
                 f"The waiters queue behind session {sid}, the session of the cause (the blocker -lock-waits, "
                 "-transactions or the processlist name).",
                 effect.culprit.evidence if effect.culprit else ())  # fmt: skip
+
+
+@joins(
+    ("long-transaction", "sessions-waiting"),
+    ("lock-waits", "sessions-waiting"),
+    ("purge-lag", "sessions-waiting"),
+)
+def holder_is_the_culprit(cause: Finding, effect: Finding, ctx: JoinContext) -> Link | None:
+    """The holder the waits finding names (analyzer/waits/holders) is the cause's culprit: the same
+    session or transaction."""
+    if not same_host(cause, effect) or cause.culprit is None or effect.culprit is None:
+        return None
+    if (cause.culprit.kind, cause.culprit.id) != (effect.culprit.kind, effect.culprit.id):
+        return None
+    c = effect.culprit
+    return link(cause, effect, "session",
+                f"The sessions waiting queue behind {c.kind} {c.id}, the holder the cause names.",
+                c.evidence[:2])  # fmt: skip
+
+
+@joins(("innodb-deadlock", "lock-waits"), ("innodb-deadlock", "sessions-waiting"))
+def waiters_deadlock(cause: Finding, effect: Finding, ctx: JoinContext) -> Link | None:
+    """No holder: the row-lock waiters (-lock-waits) include the sessions of the latest deadlock while
+    InnoDB detects DEADLOCK_STORM_PER_S deadlocks or more per second (Innodb_deadlocks): the waits are
+    the contention that deadlocks, not a queue behind one session."""
+    tl = ctx.timeline(effect)
+    if tl is None or not same_host(cause, effect) or effect.culprit is not None:
+        return None
+    rate = next((e for e in cause.evidence if e.series == "mysqladmin.Innodb_deadlocks"), None)
+    if rate is None or not isinstance(rate.value, int | float) or rate.value < DEADLOCK_STORM_PER_S:
+        return None
+    waiting = blockers.waiting_sessions(tl, list(effect.windows))
+    deadlocked = {int(i) for i in subject_ids(cause, "session") if i.isdigit()}
+    shared = sorted(waiting & deadlocked) if deadlocked else sorted(waiting)[:5]
+    if not shared:
+        return None
+    return link(cause, effect, "session",
+                f"Sessions {', '.join(map(str, shared))} wait for row locks and deadlock, {rate.value:g} deadlocks "
+                "per second: the waiters take turns on the same rows, no session holds them.", (rate,))  # fmt: skip
 
 
 @joins(("lock-waits", "active-sessions-overload"), ("lock-waits", "long-running-queries"))

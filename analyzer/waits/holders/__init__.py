@@ -74,16 +74,28 @@ class Holding:
 Reader = Callable[[Timeline, pd.DataFrame], list[Holding]]
 #: resource -> its readers, in registration order; ``always``: run even when no session waits for it.
 READERS: dict[Resource, list[tuple[Reader, bool]]] = {}
+#: The timeline inputs (frame names, ``variables``) the readers read: a rule that calls ``holders``
+#: declares them (the engine hands a rule only the inputs it declares).
+READER_INPUTS: set[str] = set()
 
 
-def reads(resource: Resource, *, always: bool = False) -> Callable[[Reader], Reader]:
-    """Register a holder reader for ``resource`` (``always``: read even when no session waits)."""
+def reads(
+    resource: Resource, *, always: bool = False, inputs: tuple[str, ...] = ()
+) -> Callable[[Reader], Reader]:
+    """Register a holder reader for ``resource`` (``always``: read even when no session waits;
+    ``inputs``: the frames it reads, added to ``READER_INPUTS``)."""
 
     def register(fn: Reader) -> Reader:
         READERS.setdefault(resource, []).append((fn, always))
+        READER_INPUTS.update(inputs)
         return fn
 
     return register
+
+
+def reader_inputs() -> tuple[str, ...]:
+    """Every input a registered reader declared, sorted (for a rule's ``optional``)."""
+    return tuple(sorted(READER_INPUTS))
 
 
 def holders(tl: Timeline, waits: pd.DataFrame) -> list[Holding]:
