@@ -128,6 +128,18 @@ CLUSTER_STATUS = (
     "wsrep_desync_count",
     "wsrep_local_cert_failures",
     "wsrep_local_bf_aborts",
+    "wsrep_local_replays",
+    # semi-synchronous replication at a source (MariaDB and MySQL before 8.0.26 say master, later source)
+    "Rpl_semi_sync_master_clients",
+    "Rpl_semi_sync_master_no_tx",
+    "Rpl_semi_sync_master_yes_tx",
+    "Rpl_semi_sync_master_wait_sessions",
+    "Rpl_semi_sync_source_clients",
+    "Rpl_semi_sync_source_no_tx",
+    "Rpl_semi_sync_source_yes_tx",
+    "Rpl_semi_sync_source_wait_sessions",
+    # the deadlock rate (MariaDB; MySQL counts deadlocks in INNODB_METRICS only)
+    "Innodb_deadlocks",
 )
 #: Status counters and gauges of ``mysqladmin ext`` the analysis reads (rules and charts); the other
 #: few hundred are dropped when a source is reduced (``analyzer.detect.status`` refuses them).
