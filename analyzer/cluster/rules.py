@@ -53,9 +53,9 @@ from analyzer.cluster import topology
 from analyzer.cluster.certification import galera_write_conflicts
 from analyzer.cluster.galera_states import galera_node_behind
 from analyzer.cluster.nodes import cross, galera_flow_control, host_stall_holds_others, load_imbalance
-from analyzer.cluster.replica_causes import LagCause, lag_cause
+from analyzer.cluster.replica_causes import LagCause, lag_cause, stopped_fix
 from analyzer.cluster.semisync import semisync_ack_wait
-from analyzer.cluster.texts import LAG_TEXTS, STOPPED_FIXES, STOPPED_SEMISYNC, STOPPED_TEXTS
+from analyzer.cluster.texts import LAG_TEXTS, STOPPED_SEMISYNC, STOPPED_TEXTS
 from analyzer.cluster.topology import LAG_CRITICAL_S, LAG_S
 from analyzer.detect import cite, span, status
 from analyzer.findings import Evidence, Finding, Severity, Window
@@ -64,9 +64,6 @@ from analyzer.waits.holders import replication
 
 WRITE_COMMANDS = ("Com_insert", "Com_update", "Com_delete")
 ROW_COUNTERS = ("Innodb_rows_inserted", "Innodb_rows_updated", "Innodb_rows_deleted")
-#: SQL thread errors that mean the replica's data differs from the source's: 1062 duplicate key,
-#: 1032 row not found (MySQL 8.4 "Server Error Message Reference").
-DATA_ERRORS = (1062.0, 1032.0)
 
 
 def cross_host_findings(timelines: Mapping[str, Timeline]) -> list[Finding]:
@@ -277,12 +274,7 @@ def replica_stopped(timelines: Mapping[str, Timeline], link: topology.Link) -> F
                                 f"replica_status.last_{'sql' if sql_no else 'io'}_error", stopped))  # fmt: skip
     errno = last.get("last_sql_errno" if sql_no else "last_io_errno")
     errno = float(errno) if errno is not None and pd.notna(errno) and errno else None
-    kind = (
-        ("sql-data" if errno in DATA_ERRORS else "sql")
-        if sql_no
-        else ("io" if error or errno else "io-by-hand")
-    )
-    fix = STOPPED_FIXES[kind] + (STOPPED_SEMISYNC if replication.enabled(source) else "")
+    fix = stopped_fix(last, link.replica) + (STOPPED_SEMISYNC if replication.enabled(source) else "")
     finding = STOPPED_TEXTS.finding(
         "replica-stopped",
         Severity.CRITICAL,
@@ -294,7 +286,7 @@ def replica_stopped(timelines: Mapping[str, Timeline], link: topology.Link) -> F
         thread="SQL" if sql_no else "I/O",
         on_error=f" on error {errno:.0f}" if errno else "",
         error=error[:300] or "no error (stopped by hand or by a tool: STOP SLAVE)",
-        fix=fix.format(replica=link.replica, source=link.source),
+        fix=fix.format(source=link.source),
         writes=write_phrase(numbers),
         position=f"{last.get('source_log_file')}:{last.get('exec_source_log_pos'):.0f}"
         if pd.notna(last.get("exec_source_log_pos"))

@@ -143,3 +143,14 @@ def test_without_a_holder_shown_the_desynced_node_is_the_culprit(monkeypatch) ->
     f = {f.key: f for f in cross_host_findings(timelines("galera-desync"))}["galera-node-behind"]
     assert f.culprit is not None and (f.culprit.kind, f.culprit.id) == ("host", "db-b")
     assert f.recommendation.startswith("End what holds db-b out of sync")
+
+
+def test_the_replica_alone_gives_its_stopped_io_thread_the_same_fix(semisync) -> None:
+    from analyzer.rules.replication import replica_lag
+
+    f = replica_lag(semisync["db-b"])
+    assert (
+        f is not None
+        and f.title == "Replica I/O thread stopped: no error (stopped by hand or by a tool: STOP SLAVE)"
+    )
+    assert "START SLAVE IO_THREAD on this replica" in f.recommendation and "1062" not in f.recommendation
