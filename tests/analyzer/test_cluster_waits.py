@@ -10,6 +10,8 @@ source shows (the staged waits-semisync-ack bundle is a capture of it).
 from __future__ import annotations
 
 import dataclasses
+import os
+from pathlib import Path
 
 import pandas as pd
 import pytest
@@ -154,3 +156,34 @@ def test_the_replica_alone_gives_its_stopped_io_thread_the_same_fix(semisync) ->
         and f.title == "Replica I/O thread stopped: no error (stopped by hand or by a tool: STOP SLAVE)"
     )
     assert "START SLAVE IO_THREAD on this replica" in f.recommendation and "1062" not in f.recommendation
+
+
+#: The staged waits bundles (scripts/make_wait_bundles.sh) in tests/fixtures/bundles, or where
+#: CASEBOOK_STAGED_BUNDLES says while they are being made; a test of an absent one is skipped.
+STAGED = Path(
+    os.environ.get("CASEBOOK_STAGED_BUNDLES", Path(__file__).resolve().parent.parent / "fixtures" / "bundles")
+)
+
+
+def _staged(name: str):
+    from tests.analyzer.test_bundle_verdicts import _analyse
+
+    path = STAGED / f"{name}.tar.gz"
+    if not path.is_file():
+        pytest.skip(f"{path} is absent")
+    return _analyse(path)
+
+
+def test_the_staged_semi_sync_source_waits_for_its_replica_whose_io_thread_was_stopped() -> None:
+    out = _staged("waits-semisync-ack")
+    v = out.verdict
+    assert v.root_cause.key == "semisync-ack-wait", v.headline
+    assert (v.root_cause.culprit.kind, v.root_cause.culprit.id) == ("host", "db-b")
+    assert v.headline == (
+        "db-a's commits wait for a semi-sync acknowledgement: db-b, its replica, stopped its I/O thread "
+        "(no error: stopped by hand (STOP SLAVE IO_THREAD))"
+    )
+    assert v.fix.startswith("Bring db-b's I/O thread back: START SLAVE IO_THREAD on db-b")
+    assert "rpl_semi_sync_master_timeout (600,000 ms)" in v.fix
+    stopped = next(f for f in out.findings if f.key == "replica-stopped")
+    assert "1062" not in stopped.recommendation

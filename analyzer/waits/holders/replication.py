@@ -73,6 +73,15 @@ def _windows(rows: pd.DataFrame) -> tuple[Window, ...]:
     return (Window(rows["ts"].min(), rows["ts"].max()),)
 
 
+def _processlist_rows(tl: Timeline, rows: pd.DataFrame) -> pd.DataFrame:
+    """The processlist rows (with their member and lines) of the waits ``rows`` (same ts and Id)."""
+    pl = tl.frame("processlist")
+    if not len(pl) or "id" not in pl or not len(rows):
+        return pl.iloc[0:0]
+    keys = pd.DataFrame({"ts": rows["ts"], "id": rows["session"].astype("float64")}).drop_duplicates()
+    return pl.assign(id=pd.to_numeric(pl["id"], errors="coerce")).merge(keys, on=["ts", "id"])
+
+
 def ack_figures(tl: Timeline, waits: pd.DataFrame) -> dict[str, object]:
     """A source's semi-sync figures: ``rows`` (the waits rows of sessions waiting for an ACK),
     ``waiters`` (most at once), ``seconds`` (first to last snapshot showing them, plus one step),
@@ -90,16 +99,9 @@ def ack_figures(tl: Timeline, waits: pd.DataFrame) -> dict[str, object]:
     if len(rows):
         states = rows["state"].dropna().astype(str)
         state = states.mode().iloc[0] if len(states) else "?"
-        evidence.append(
-            cite(
-                tl,
-                f"sessions in State '{state}' (max)",
-                int(per.max()),
-                "sessions",
-                "processlist.state",
-                rows,
-            )
-        )
+        where = _processlist_rows(tl, rows)
+        label = f"sessions in State '{state}' (max)"
+        evidence.append(cite(tl, label, int(per.max()), "sessions", "processlist.state", where))
     if len(clients):
         evidence.append(cite(tl, f"{CLIENTS[0]} (min)", int(clients["value"].min()), "replicas",
                              f"mysqladmin.{clients['variable'].iloc[0]}", clients))  # fmt: skip
@@ -139,8 +141,7 @@ def ack_contention(tl: Timeline, figures: dict[str, object]) -> str:
     no_tx = figures["no_tx"]
     if no_tx is not None and no_tx.growth > 0:  # type: ignore[attr-defined]
         parts.append(f"commits not acknowledged in time {no_tx.words()}")  # type: ignore[attr-defined]
-    parts.append(f"rpl_semi_sync_master_timeout {timeout_words(tl)}")
-    return "; ".join(parts)
+    return "; ".join(parts) or "no session waits now"
 
 
 @reads(Resource.REPLICA_ACK, always=True)
@@ -162,7 +163,7 @@ def replica_ack(tl: Timeline, waits: pd.DataFrame) -> list[Holding]:
             held_s=float(figures["seconds"]),  # type: ignore[arg-type]
             waiters=int(figures["waiters"]),  # type: ignore[call-overload]
             windows=_windows(figures["rows"]),  # type: ignore[arg-type]
-            contention=ack_contention(tl, figures),
+            contention=f"{ack_contention(tl, figures)}; rpl_semi_sync_master_timeout {timeout_words(tl)}",
             fix=ACK_FIX.format(timeout=timeout_words(tl)),
             evidence=tuple(figures["evidence"]),  # type: ignore[arg-type]
         )
