@@ -13,14 +13,14 @@ lists (INNODB_TRX ``query``, the monitor's TRANSACTIONS). A table written on two
 the conflict's object; numbers in names are compared as the fingerprints print them (``sbtest?``).
 
 Sources: Galera Cluster documentation, "Certification-Based Replication" and "Galera Status
-Variables"; MariaDB Galera Cluster, "Galera Cluster Status Variables".
+Variables"; MariaDB Galera Cluster, "Galera Cluster Status Variables". No single holder is named: the
+conflict is among the writing nodes' sessions (the finding has no culprit).
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from dataclasses import replace
 
 import pandas as pd
 
@@ -28,7 +28,7 @@ from analyzer.cluster import topology
 from analyzer.cluster.nodes import cross
 from analyzer.cluster.texts import CERT_TEXTS
 from analyzer.detect import cite, span
-from analyzer.findings import Culprit, Evidence, Finding, Severity, Window
+from analyzer.findings import Evidence, Finding, Severity, Window
 from analyzer.timeline.timeline import REPLICATION_USER, Timeline
 from analyzer.waits.counters import Rate, rate
 
@@ -203,10 +203,5 @@ def galera_write_conflicts(timelines: Mapping[str, Timeline]) -> Finding | None:
         n_nodes=len(galera),
         **_words(figures, conflicting, shared),
     )
-    hosts = list(dict.fromkeys([*conflicting, *writers]))
-    if not shared:
-        return cross(finding, hosts)
-    name, nodes, statement = next(iter(shared.values()))
-    culprit = Culprit(kind="statement", id=statement, statement=f"{name} written on {' and '.join(nodes)}",
-                      evidence=tuple(evidence[:2]))  # fmt: skip
-    return cross(replace(finding, culprit=culprit), hosts)
+    # no single holder: the conflict is between the nodes' sessions, named by nodes and tables
+    return cross(finding, list(dict.fromkeys([*conflicting, *writers])))

@@ -188,7 +188,7 @@ SEMISYNC_SOURCES = (
 )
 
 SEMISYNC_TEXTS = RuleTexts(
-    title="{source}'s commits wait for a semi-sync acknowledgement: {holder}",
+    title="{source}'s commits wait for replica acknowledgement (semi-sync): {holder}",
     explanation=(
         "{source} is a semi-synchronous source: each commit waits until a semi-synchronous replica "
         "acknowledges it, or until rpl_semi_sync_master_timeout ({timeout}) expires and the source goes on "
@@ -220,10 +220,10 @@ CERT_TEXTS = RuleTexts(
         "client gets a deadlock error (1213) for a commit it thought done. Per node: {per_node}. {written}"
     ),
     recommendation=(
-        "Write to one node: send the writes of {tables_short} to a single node (one writer in the proxy:\n"
-        "ProxySQL or MaxScale with one writer host group, HAProxy with one active backend), keeping the\n"
-        "others for reads, or partition the writes so no two nodes change the same rows. The application\n"
-        "must retry a transaction that fails with a deadlock error (1213)."
+        "Write to one node: send the writes of {tables_short}, made on {writers} now, to one of them\n"
+        "(one writer in the proxy: ProxySQL or MaxScale with one writer host group, HAProxy with one\n"
+        "active backend), keeping the others for reads, or partition the writes so no two nodes change\n"
+        "the same rows. The application must retry a transaction that fails with a deadlock error (1213)."
     ),
     caveats=(
         (

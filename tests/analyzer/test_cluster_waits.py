@@ -65,7 +65,7 @@ def test_a_semi_sync_source_waits_for_the_replica_whose_io_thread_stopped(semisy
     assert (f.hosts, f.severity) == (("db-b", "db-a"), Severity.CRITICAL)
     assert f.culprit is not None and (f.culprit.kind, f.culprit.id) == ("host", "db-b")
     assert f.title == (
-        "db-a's commits wait for a semi-sync acknowledgement: db-b, its replica, stopped its I/O thread "
+        "db-a's commits wait for replica acknowledgement (semi-sync): db-b, its replica, stopped its I/O thread "
         "(no error: stopped by hand (STOP SLAVE IO_THREAD))"
     )
     assert "START SLAVE IO_THREAD on db-b" in f.recommendation
@@ -88,7 +88,7 @@ def test_the_semi_sync_waits_are_the_root_cause_naming_the_replica(semisync) -> 
 
     v = engine.run_hosts(semisync).verdict
     assert v.root_cause.key == "semisync-ack-wait", v.headline
-    assert v.headline.startswith("db-a's commits wait for a semi-sync acknowledgement: db-b")
+    assert v.headline.startswith("db-a's commits wait for replica acknowledgement (semi-sync): db-b")
 
 
 def test_the_source_alone_shows_its_waiters_and_no_holder(semisync) -> None:
@@ -113,8 +113,10 @@ def test_two_galera_writers_of_the_same_table_are_named_with_their_conflict_rate
     assert f.title.startswith("Galera certification conflicts: db-c 18.6 certification failures/s and 28.6 "
                               "brute-force aborts/s, db-a 13.9")  # fmt: skip
     assert f.title.endswith("; sbtest1 written on db-a and db-c")
-    assert f.recommendation.startswith("Write to one node: send the writes of sbtest1 to a single node")
-    assert f.culprit is not None and f.culprit.kind == "statement"
+    assert f.recommendation.startswith(
+        "Write to one node: send the writes of sbtest1, made on db-a and db-c now"
+    )
+    assert f.culprit is None  # no single holder: the two writers' sessions conflict
     by_label = {e.label: e for e in f.evidence}
     assert by_label["db-c wsrep_local_cert_failures (certification failures)"].unit == "/s"
     assert by_label["sbtest1 written on"].value == "db-a and db-c"
@@ -180,10 +182,22 @@ def test_the_staged_semi_sync_source_waits_for_its_replica_whose_io_thread_was_s
     assert v.root_cause.key == "semisync-ack-wait", v.headline
     assert (v.root_cause.culprit.kind, v.root_cause.culprit.id) == ("host", "db-b")
     assert v.headline == (
-        "db-a's commits wait for a semi-sync acknowledgement: db-b, its replica, stopped its I/O thread "
+        "db-a's commits wait for replica acknowledgement (semi-sync): db-b, its replica, stopped its I/O thread "
         "(no error: stopped by hand (STOP SLAVE IO_THREAD))"
     )
     assert v.fix.startswith("Bring db-b's I/O thread back: START SLAVE IO_THREAD on db-b")
     assert "rpl_semi_sync_master_timeout (600,000 ms)" in v.fix
     stopped = next(f for f in out.findings if f.key == "replica-stopped")
     assert "1062" not in stopped.recommendation
+
+
+def test_the_staged_galera_writers_of_the_same_rows_are_the_root_cause_with_no_single_holder() -> None:
+    out = _staged("waits-galera-multiwriter")
+    v = out.verdict
+    assert v.root_cause.key == "galera-write-conflicts", v.headline
+    assert v.root_cause.culprit is None and v.root_cause.severity is Severity.CRITICAL
+    assert v.root_cause.hosts == ("db-c", "db-a")
+    assert v.headline.startswith("Galera certification conflicts: db-c 47.5 certification failures/s and 150.9 "
+                                 "brute-force aborts/s, db-a 29.8")  # fmt: skip
+    assert v.headline.endswith("; hot written on db-a and db-c")
+    assert "Write to one node: send the writes of hot, made on db-a and db-c now" in v.fix
