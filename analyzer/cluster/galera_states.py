@@ -30,7 +30,7 @@ from analyzer.cluster.texts import GALERA_NODE_FIX, GALERA_NODE_HOLDER_FIX, GALE
 from analyzer.detect import cite, growth, span, status
 from analyzer.findings import Culprit, Evidence, Finding, Severity
 from analyzer.timeline.timeline import Timeline
-from analyzer.waits.holders import Holding, holders
+from analyzer.waits.holders import READERS, Holding
 from analyzer.waits.model import Resource
 from analyzer.waits.read import waits
 
@@ -121,10 +121,19 @@ def _cause(n: Node) -> str:
 
 
 def lock_holder(tl: Timeline) -> Holding | None:
-    """The holding of the global read or backup lock that the node's capture names a holder of
-    (``analyzer.waits.holders``, resource ``GLOBAL_READ_LOCK``), the longest held first; None when
-    the bundle shows none."""
-    found = [h for h in holders(tl, waits(tl)) if h.resource is Resource.GLOBAL_READ_LOCK and h.named]
+    """The holding of the global read or backup lock that the node's capture names a holder of (the
+    ``analyzer.waits.holders`` readers of ``GLOBAL_READ_LOCK``, run as ``holders`` runs them), the
+    longest held; None when the bundle shows none."""
+    w = waits(tl)
+    waited = bool(len(w)) and bool(w["resource"].eq(Resource.GLOBAL_READ_LOCK.value).any())
+    # the readers of this one resource, as holders() runs them: the others' are not needed here
+    found = [
+        h
+        for fn, always in READERS.get(Resource.GLOBAL_READ_LOCK, [])
+        if always or waited
+        for h in fn(tl, w)
+        if h.resource is Resource.GLOBAL_READ_LOCK and h.named
+    ]
     return max(found, key=lambda h: h.held_s) if found else None
 
 

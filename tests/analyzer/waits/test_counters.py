@@ -77,3 +77,15 @@ def test_the_families_the_issue_names_are_each_in_the_catalogue() -> None:
         assert any(n.startswith(prefix) for n in names), prefix
     assert {"Innodb_deadlocks", "Innodb_row_lock_waits", "Created_tmp_disk_tables", "Select_full_join",
             "Table_locks_waited", "Opened_files"} <= names  # fmt: skip
+
+
+def test_the_generated_findings_doc_lists_every_counter_and_every_state() -> None:
+    from analyzer import catalogue
+    from analyzer.waits.states import STATES
+
+    text = catalogue.render()
+    assert "\n## The wait model\n" in text and "\n## The counter catalogue\n" in text
+    for family, found in FAMILIES.items():
+        assert f"\n### {family}\n" in text
+        assert all(f"| `{c.name}` | {c.unit} |" in text for c in found)
+    assert all(f"| `{catalogue._cell(e.state)}` | {e.column} |" in text for e in STATES)
