@@ -17,14 +17,18 @@ status variables.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import pandas as pd
 
 from analyzer.detect import cite, status, variable
 from analyzer.findings import Evidence, Window
 from analyzer.timeline.timeline import Timeline
 from analyzer.waits.counters import rate
-from analyzer.waits.holders import Holding, reads
 from analyzer.waits.model import Resource
+
+if TYPE_CHECKING:
+    from analyzer.waits.holders import Holding
 
 #: The source's semi-sync switch, timeout (ms) and counters, MariaDB / MySQL before 8.0.26 first,
 #: then MySQL 8.0.26+ (the ``source`` spelling).
@@ -144,7 +148,6 @@ def ack_contention(tl: Timeline, figures: dict[str, object]) -> str:
     return "; ".join(parts) or "no session waits now"
 
 
-@reads(Resource.REPLICA_ACK, always=True)
 def replica_ack(tl: Timeline, waits: pd.DataFrame) -> list[Holding]:
     """The semi-synchronous source's wait for its replicas (see the module docstring): one Holding,
     holder None (a source's capture does not show which replica fails to acknowledge), when commits
@@ -154,6 +157,8 @@ def replica_ack(tl: Timeline, waits: pd.DataFrame) -> list[Holding]:
     figures = ack_figures(tl, waits)
     if not waiting_for_ack(figures):
         return []
+    from analyzer.waits.holders import Holding  # the package imports this module: no import loop
+
     return [
         Holding(
             resource=Resource.REPLICA_ACK,
@@ -168,3 +173,14 @@ def replica_ack(tl: Timeline, waits: pd.DataFrame) -> list[Holding]:
             evidence=tuple(figures["evidence"]),  # type: ignore[arg-type]
         )
     ]
+
+
+def _register() -> None:
+    """Register ``replica_ack`` (read always: the counters show a wait no session state may) with the
+    package, which imports this module after it defined ``reads``."""
+    from analyzer.waits.holders import reads
+
+    reads(Resource.REPLICA_ACK, always=True)(replica_ack)
+
+
+_register()
