@@ -19,7 +19,6 @@ conflict is among the writing nodes' sessions (the finding has no culprit).
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
 
 import pandas as pd
@@ -29,8 +28,9 @@ from analyzer.cluster.nodes import cross
 from analyzer.cluster.texts import CERT_TEXTS
 from analyzer.detect import cite, span
 from analyzer.findings import Evidence, Finding, Severity, Window
-from analyzer.timeline.timeline import REPLICATION_USER, Timeline
+from analyzer.timeline.timeline import Timeline
 from analyzer.waits.counters import Rate, rate
+from analyzer.waits.holders.replication import written
 
 #: A node conflicts: certification failures plus brute-force aborts at this rate (per second) or more,
 #: and CONFLICTS_MIN of them in the capture (a lone conflict is one unlucky commit, not a pattern).
@@ -40,48 +40,6 @@ CONFLICTS_MIN = 5.0
 #: transactions (conflicts / (local commits + conflicts)): a large share of the writes fail.
 CRITICAL_PER_S = 10.0
 CRITICAL_SHARE = 0.25
-#: The write statement and its table: ``UPDATE sbtest1 SET``, ``insert into sb.t (``, ``DELETE FROM `t` ``.
-WRITE_RE = re.compile(
-    r"^\s*(?:insert\s+(?:ignore\s+)?(?:into\s+)?|replace\s+(?:into\s+)?|update\s+(?:ignore\s+)?"
-    r"|delete\s+(?:ignore\s+)?from\s+)[`\"]?([\w$?]+)[`\"]?(?:\s*\.\s*[`\"]?([\w$?]+)[`\"]?)?",
-    re.I,
-)
-
-
-def _table(statement: object) -> tuple[str, str] | None:
-    """(key, name) of the table a write statement writes: the key with numbers as ``?`` (as a
-    fingerprint prints them), the name as written. None for another statement."""
-    m = WRITE_RE.match(str(statement)) if isinstance(statement, str) else None
-    if not m:
-        return None
-    name = m.group(2) or m.group(1)
-    return re.sub(r"\d+", "?", name.lower()), name
-
-
-def written(tl: Timeline) -> dict[str, tuple[str, str]]:
-    """The tables the node's client sessions write: key -> (a name as the capture writes it, preferring
-    one without ``?``; the first statement seen writing it)."""
-    out: dict[str, tuple[str, str]] = {}
-    appliers: set[float] = set()
-    pl = tl.frame("processlist")
-    texts: list[object] = []
-    if len(pl) and "fingerprint" in pl:
-        system = pl["user"].astype("string").eq(REPLICATION_USER).fillna(False).to_numpy(dtype=bool)
-        appliers = set(pd.to_numeric(pl.loc[system, "id"], errors="coerce").dropna())
-        texts += pl.loc[~system, "fingerprint"].dropna().tolist()
-    for frame in ("innodb_trx", "innodb_transactions"):
-        trx = tl.frame(frame)
-        if len(trx) and "query" in trx:
-            mine = ~pd.to_numeric(trx.get("thread_id"), errors="coerce").isin(appliers).to_numpy(dtype=bool)
-            texts += trx.loc[mine, "query"].dropna().tolist()
-    for text in texts:
-        found = _table(text)
-        if found is None:
-            continue
-        key, name = found
-        if key not in out or ("?" in out[key][0] and "?" not in name):
-            out[key] = (name, str(text)[:200])
-    return out
 
 
 def _window(timelines: Mapping[str, Timeline]) -> list[Window]:

@@ -201,3 +201,21 @@ def test_the_staged_galera_writers_of_the_same_rows_are_the_root_cause_with_no_s
                                  "brute-force aborts/s, db-a 29.8")  # fmt: skip
     assert v.headline.endswith("; hot written on db-a and db-c")
     assert "Write to one node: send the writes of hot, made on db-a and db-c now" in v.fix
+
+
+def test_a_galera_nodes_sessions_waiting_for_certification_have_its_conflict_rates_and_no_holder() -> None:
+    tl = timelines("galera")["db-c"]
+    (h,) = replication.certification(tl, waits(tl))
+    assert (h.resource, h.holder, h.waiters) == (Resource.GALERA_CERTIFICATION, None, 4)
+    assert h.contention == (
+        "wsrep_local_cert_failures 1.9 per second (36 in 19 s); wsrep_local_bf_aborts 2.5 per second "
+        "(48 in 19 s); its sessions write sbtest?"
+    )
+    assert h.fix.startswith("Write to one node")
+
+
+def test_the_staged_galera_node_desynced_by_a_backup_is_named_with_its_state() -> None:
+    v = _staged("waits-galera-ftwrl").verdict
+    assert v.root_cause.key == "galera-node-behind", v.headline
+    assert v.headline.startswith("db-b is Donor/Desynced and ")
+    assert "FLUSH TABLES WITH READ LOCK" in v.fix

@@ -1,5 +1,9 @@
 """Holder readers (see analyzer.waits.holders): replication.
 
+**Galera certification** (``Resource.GALERA_CERTIFICATION``): sessions in ``Waiting for
+certification`` wait for their write-set to be certified against other nodes' writes; ``certification``
+gives the node's conflict rates and the tables its sessions write, no single holder.
+
 **Replica acknowledgement** (``Resource.REPLICA_ACK``). On a semi-synchronous source every commit waits
 (State ``Waiting for semi-sync ACK from slave``, MySQL 8.0.26+ ``... from replica``) until a replica
 acknowledges it, or until ``rpl_semi_sync_master_timeout`` (``rpl_semi_sync_source_timeout``, ms)
@@ -17,13 +21,14 @@ status variables.
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING
 
 import pandas as pd
 
 from analyzer.detect import cite, status, variable
 from analyzer.findings import Evidence, Window
-from analyzer.timeline.timeline import Timeline
+from analyzer.timeline.timeline import REPLICATION_USER, Timeline
 from analyzer.waits.counters import rate
 from analyzer.waits.model import Resource
 
@@ -75,6 +80,21 @@ def _windows(rows: pd.DataFrame) -> tuple[Window, ...]:
     if not len(rows):
         return ()
     return (Window(rows["ts"].min(), rows["ts"].max()),)
+
+
+def _unheld(
+    tl: Timeline, resource: Resource, rows: pd.DataFrame, shown_by: str, contention: str, fix: str,
+    evidence: list[Evidence],
+) -> Holding:  # fmt: skip
+    """A Holding with no holder shown: ``rows`` the waits rows of its waiters (most at once, first to
+    last snapshot plus one step)."""
+    from analyzer.waits.holders import Holding  # the package imports this module: no import loop
+
+    per = rows.groupby("ts").size() if len(rows) else pd.Series(dtype=int)
+    held = (rows["ts"].max() - rows["ts"].min()).total_seconds() + 1.0 if len(rows) else 0.0
+    return Holding(resource=resource, host=tl.host, holder=None, shown_by=shown_by, held_s=held,
+                   waiters=int(per.max()) if len(per) else 0, windows=_windows(rows), contention=contention,
+                   fix=fix, evidence=tuple(evidence))  # fmt: skip
 
 
 def _processlist_rows(tl: Timeline, rows: pd.DataFrame) -> pd.DataFrame:
@@ -157,30 +177,96 @@ def replica_ack(tl: Timeline, waits: pd.DataFrame) -> list[Holding]:
     figures = ack_figures(tl, waits)
     if not waiting_for_ack(figures):
         return []
-    from analyzer.waits.holders import Holding  # the package imports this module: no import loop
-
+    contention = f"{ack_contention(tl, figures)}; rpl_semi_sync_master_timeout {timeout_words(tl)}"
+    shown_by = "the source's capture shows its commits waiting, not which replica fails to acknowledge"
+    fix = ACK_FIX.format(timeout=timeout_words(tl))
     return [
-        Holding(
-            resource=Resource.REPLICA_ACK,
-            host=tl.host,
-            holder=None,
-            shown_by="the source's capture shows its commits waiting, not which replica fails to acknowledge",
-            held_s=float(figures["seconds"]),  # type: ignore[arg-type]
-            waiters=int(figures["waiters"]),  # type: ignore[call-overload]
-            windows=_windows(figures["rows"]),  # type: ignore[arg-type]
-            contention=f"{ack_contention(tl, figures)}; rpl_semi_sync_master_timeout {timeout_words(tl)}",
-            fix=ACK_FIX.format(timeout=timeout_words(tl)),
-            evidence=tuple(figures["evidence"]),  # type: ignore[arg-type]
-        )
-    ]
+        _unheld(tl, Resource.REPLICA_ACK, figures["rows"], shown_by, contention, fix, figures["evidence"])
+    ]  # type: ignore[arg-type]
+
+
+#: The write statement and its table: ``UPDATE sbtest1 SET``, ``insert into sb.t (``, ``DELETE FROM `t` ``.
+WRITE_RE = re.compile(
+    r"^\s*(?:insert\s+(?:ignore\s+)?(?:into\s+)?|replace\s+(?:into\s+)?|update\s+(?:ignore\s+)?"
+    r"|delete\s+(?:ignore\s+)?from\s+)[`\"]?([\w$?]+)[`\"]?(?:\s*\.\s*[`\"]?([\w$?]+)[`\"]?)?",
+    re.I,
+)
+
+
+def _table(statement: object) -> tuple[str, str] | None:
+    """(key, name) of the table a write statement writes: the key with numbers as ``?`` (as a
+    fingerprint prints them), the name as written. None for another statement."""
+    m = WRITE_RE.match(str(statement)) if isinstance(statement, str) else None
+    if not m:
+        return None
+    name = m.group(2) or m.group(1)
+    return re.sub(r"\d+", "?", name.lower()), name
+
+
+def written(tl: Timeline) -> dict[str, tuple[str, str]]:
+    """The tables the node's client sessions write: key -> (a name as the capture writes it, preferring
+    one without ``?``; the first statement seen writing it)."""
+    out: dict[str, tuple[str, str]] = {}
+    appliers: set[float] = set()
+    pl = tl.frame("processlist")
+    texts: list[object] = []
+    if len(pl) and "fingerprint" in pl:
+        system = pl["user"].astype("string").eq(REPLICATION_USER).fillna(False).to_numpy(dtype=bool)
+        appliers = set(pd.to_numeric(pl.loc[system, "id"], errors="coerce").dropna())
+        texts += pl.loc[~system, "fingerprint"].dropna().tolist()
+    for frame in ("innodb_trx", "innodb_transactions"):
+        trx = tl.frame(frame)
+        if len(trx) and "query" in trx:
+            mine = ~pd.to_numeric(trx.get("thread_id"), errors="coerce").isin(appliers).to_numpy(dtype=bool)
+            texts += trx.loc[mine, "query"].dropna().tolist()
+    for text in texts:
+        found = _table(text)
+        if found is None:
+            continue
+        key, name = found
+        if key not in out or ("?" in out[key][0] and "?" not in name):
+            out[key] = (name, str(text)[:200])
+    return out
+
+
+#: The fix of sessions waiting for certification while their node's transactions conflict.
+CERT_FIX = (
+    "Write to one node: the sessions of this node and of another write the same rows, and one of\n"
+    "the two transactions fails certification or is aborted (deadlock error 1213). Send those\n"
+    "tables' writes to a single node, or partition them; the application must retry on 1213."
+)
+
+
+def certification(tl: Timeline, waits: pd.DataFrame) -> list[Holding]:
+    """Sessions of a Galera node waiting for certification (``Resource.GALERA_CERTIFICATION``): no
+    single holder (the conflict is with another node's writes, ``galera-write-conflicts`` names the
+    nodes and tables across hosts); the contention is this node's wsrep_local_cert_failures and
+    wsrep_local_bf_aborts per second (``analyzer.waits.counters.rate``) and the tables its sessions
+    write (``written``). None when no session waits."""
+
+    rows = (
+        waits[waits["resource"].eq(Resource.GALERA_CERTIFICATION.value).to_numpy()] if len(waits) else waits
+    )
+    if not len(rows):
+        return []
+    rates = [rate(tl, n) for n in ("wsrep_local_cert_failures", "wsrep_local_bf_aborts")]
+    words = [f"{r.name} {r.words()}" for r in rates if r is not None]
+    evidence = [cite(tl, f"{r.name} per second", round(r.per_s, 2), "/s", f"mysqladmin.{r.name}", r.rows)
+                for r in rates if r is not None]  # fmt: skip
+    tables = sorted(name for name, _ in written(tl).values())
+    contention = "; ".join([*words, f"its sessions write {', '.join(tables)}" if tables else ""]).strip("; ")
+    shown_by = "certification conflicts are with another node's writes: no session of this node holds them"
+    contention = contention or "no certification counters in the capture"
+    return [_unheld(tl, Resource.GALERA_CERTIFICATION, rows, shown_by, contention, CERT_FIX, evidence)]
 
 
 def _register() -> None:
-    """Register ``replica_ack`` (read always: the counters show a wait no session state may) with the
-    package, which imports this module after it defined ``reads``."""
+    """Register the readers (``replica_ack`` read always: the counters show a wait no session state
+    may) with the package, which imports this module after it defined ``reads``."""
     from analyzer.waits.holders import reads
 
     reads(Resource.REPLICA_ACK, always=True)(replica_ack)
+    reads(Resource.GALERA_CERTIFICATION)(certification)
 
 
 _register()
