@@ -101,6 +101,8 @@ GAUGES = frozenset(
         "Threads_cached",
         "Threads_connected",
         "Threads_running",
+        "Threadpool_idle_threads",
+        "Threadpool_threads",
         "Tmp_space_used",
         "wsrep_cert_deps_distance",
         "wsrep_cluster_conf_id",
@@ -113,6 +115,7 @@ GAUGES = frozenset(
         "wsrep_local_send_queue",
         "wsrep_local_send_queue_avg",
         "wsrep_local_state",
+        "wsrep_open_transactions",
         "wsrep_protocol_version",
     }
 )

@@ -26,10 +26,13 @@ import pandas as pd
 
 from analyzer.cluster import topology
 from analyzer.cluster.nodes import cross, paused_share
-from analyzer.cluster.texts import GALERA_NODE_TEXTS
+from analyzer.cluster.texts import GALERA_NODE_FIX, GALERA_NODE_HOLDER_FIX, GALERA_NODE_TEXTS
 from analyzer.detect import cite, growth, span, status
 from analyzer.findings import Culprit, Evidence, Finding, Severity
 from analyzer.timeline.timeline import Timeline
+from analyzer.waits.holders import READERS, Holding
+from analyzer.waits.model import Resource
+from analyzer.waits.read import waits
 
 #: wsrep_local_state -> wsrep_local_state_comment (Galera's node state machine).
 STATE_NAMES = {1.0: "Joining", 2.0: "Donor/Desynced", 3.0: "Joined", 4.0: "Synced"}
@@ -117,6 +120,32 @@ def _cause(n: Node) -> str:
     return "not applying as fast as the others write (its capture shows no desync)"
 
 
+def lock_holder(tl: Timeline) -> Holding | None:
+    """The holding of the global read or backup lock that the node's capture names a holder of (the
+    ``analyzer.waits.holders`` readers of ``GLOBAL_READ_LOCK``, run as ``holders`` runs them), the
+    longest held; None when the bundle shows none."""
+    w = waits(tl)
+    waited = bool(len(w)) and bool(w["resource"].eq(Resource.GLOBAL_READ_LOCK.value).any())
+    # the readers of this one resource, as holders() runs them: the others' are not needed here
+    found = [
+        h
+        for fn, always in READERS.get(Resource.GLOBAL_READ_LOCK, [])
+        if always or waited
+        for h in fn(tl, w)
+        if h.resource is Resource.GLOBAL_READ_LOCK and h.named
+    ]
+    return max(found, key=lambda h: h.held_s) if found else None
+
+
+def holder_words(h: Holding) -> str:
+    """``"session 14 backup@localhost"``: the holder as the title and the fix name it."""
+    c = h.holder
+    if c is None:
+        return "a session the capture does not name"
+    account = f" {c.user}@{c.host}" if c.user else ""
+    return f"{c.kind} {c.id}{account}"
+
+
 def galera_node_behind(timelines: Mapping[str, Timeline]) -> Finding | None:
     """``galera-node-behind``: among two or more Galera nodes, the node that is not Synced or whose
     receive queue grows RECV_BEHIND while it sends no flow control, and another node commits meanwhile
@@ -143,6 +172,17 @@ def galera_node_behind(timelines: Mapping[str, Timeline]) -> Finding | None:
         rows = status(timelines[w.name], "wsrep_last_committed")
         evidence.append(cite(timelines[w.name], f"{w.name} wsrep_last_committed (growth)", w.committed, "write-sets",
                              "mysqladmin.wsrep_last_committed", rows))  # fmt: skip
+    held = lock_holder(tl) if n.desync > 0 or "Donor/Desynced" in n.states else None
+    cause = _cause(n)
+    if held is not None:
+        cause += f", held by {holder_words(held)} ({held.shown_by})"
+        evidence += list(held.evidence)
+    fix = (
+        GALERA_NODE_HOLDER_FIX.format(node=n.name, holder=holder_words(held), shown_by=held.shown_by,
+                                      holder_fix=held.fix or "")
+        if held is not None
+        else GALERA_NODE_FIX.format(node=n.name)
+    )  # fmt: skip
     finding = GALERA_NODE_TEXTS.finding(
         "galera-node-behind",
         Severity.WARNING,
@@ -150,7 +190,8 @@ def galera_node_behind(timelines: Mapping[str, Timeline]) -> Finding | None:
         evidence,
         node=n.name,
         state=n.states[-1] if n.states else "state unknown",
-        cause=_cause(n),
+        cause=cause,
+        fix=fix,
         queue=n.recv_max,
         others=" and ".join(others),
         write="write" if len(others) > 1 else "writes",
@@ -159,4 +200,6 @@ def galera_node_behind(timelines: Mapping[str, Timeline]) -> Finding | None:
         n_nodes=len(nodes),
     )
     culprit = Culprit(kind="host", id=n.name, statement=_cause(n), evidence=tuple(evidence[:2]))
+    if held is not None and held.holder is not None:
+        culprit = replace(held.holder, evidence=held.holder.evidence or tuple(held.evidence))
     return cross(replace(finding, culprit=culprit), [n.name, *others])

@@ -41,7 +41,7 @@ from dataclasses import dataclass
 import pandas as pd
 
 from analyzer.cluster.nodes import disk_wait
-from analyzer.cluster.texts import CAUSE_TEXTS
+from analyzer.cluster.texts import CAUSE_TEXTS, STOPPED_FIXES
 from analyzer.detect import cite, status, variable, variable_number
 from analyzer.evidence import blockers
 from analyzer.findings import Culprit, Evidence, Window
@@ -92,6 +92,25 @@ STILL_MIN_SNAPSHOTS = 3
 IO_BEHIND_SHARE = 0.5
 #: The SQL thread is seen committing in this share of its snapshots: commits are its bottleneck.
 COMMIT_SHARE = 0.3
+
+
+#: SQL thread errors that mean the replica's data differs from the source's: 1062 duplicate key,
+#: 1032 row not found (MySQL 8.4 "Server Error Message Reference").
+DATA_ERRORS = (1062.0, 1032.0)
+
+
+def stopped_fix(last: pd.Series, replica: str) -> str:
+    """The fix of a stopped replication thread (``STOPPED_FIXES``) from the replica's last SHOW SLAVE
+    STATUS row ``last``: the SQL thread's data error (1062, 1032) or another, the I/O thread's error,
+    or an I/O thread stopped with none (by hand: STOP SLAVE IO_THREAD)."""
+    sql_no = str(last.get("sql_running")) == "No"
+    errno = last.get("last_sql_errno" if sql_no else "last_io_errno")
+    errno = float(errno) if errno is not None and pd.notna(errno) and errno else None
+    if sql_no:
+        kind = "sql-data" if errno in DATA_ERRORS else "sql"
+    else:
+        kind = "io" if errno or str(last.get("last_io_error") or "").strip() else "io-by-hand"
+    return STOPPED_FIXES[kind].format(replica=replica)
 
 
 @dataclass(frozen=True, slots=True)

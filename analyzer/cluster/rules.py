@@ -22,6 +22,11 @@ The rules (keys, in ``CLUSTER_RULES`` order) and what they read of each host:
   Joining, Joined) or whose wsrep_local_recv_queue grows, sending no flow control, while another node
   commits (wsrep_last_committed): its cause from wsrep_desync_count and the states
   (``analyzer.cluster.galera_states``), and every node's state, queues, flow control and certification failures.
+- ``galera-write-conflicts``: Galera nodes whose transactions fail certification or are aborted by an
+  applier (wsrep_local_cert_failures, wsrep_local_bf_aborts per second), with the tables written on
+  more than one node (``analyzer.cluster.certification``).
+- ``semisync-ack-wait``: a semi-synchronous source whose commits wait for an acknowledgement, and its
+  replica in the bundle that does not give it (``analyzer.cluster.semisync``).
 - ``host-stall-holds-others``: one host's disk (iostat w_await) or CPU (vmstat r per CPU) saturated
   while the others are not, and the others wait for it (Galera nodes paused by the flow control it sent).
 - ``load-imbalance``: one peer node (Galera, or servers that do not replicate from one another)
@@ -45,14 +50,17 @@ from dataclasses import replace
 import pandas as pd
 
 from analyzer.cluster import topology
+from analyzer.cluster.certification import galera_write_conflicts
 from analyzer.cluster.galera_states import galera_node_behind
 from analyzer.cluster.nodes import cross, galera_flow_control, host_stall_holds_others, load_imbalance
-from analyzer.cluster.replica_causes import LagCause, lag_cause
-from analyzer.cluster.texts import LAG_TEXTS, STOPPED_TEXTS
+from analyzer.cluster.replica_causes import LagCause, lag_cause, stopped_fix
+from analyzer.cluster.semisync import semisync_ack_wait
+from analyzer.cluster.texts import LAG_TEXTS, STOPPED_SEMISYNC, STOPPED_TEXTS
 from analyzer.cluster.topology import LAG_CRITICAL_S, LAG_S
 from analyzer.detect import cite, span, status
 from analyzer.findings import Evidence, Finding, Severity, Window
 from analyzer.timeline.timeline import Timeline
+from analyzer.waits.holders import replication
 
 WRITE_COMMANDS = ("Com_insert", "Com_update", "Com_delete")
 ROW_COUNTERS = ("Innodb_rows_inserted", "Innodb_rows_updated", "Innodb_rows_deleted")
@@ -70,9 +78,13 @@ def cross_host_findings(timelines: Mapping[str, Timeline]) -> list[Finding]:
         found = replica_stopped(timelines, link) or replica_lag_source(timelines, link)
         if found is not None:
             out.append(found)
-    peers = (host_stall_holds_others, galera_flow_control, galera_node_behind) + (
-        () if links else (load_imbalance,)
-    )
+    peers = (
+        host_stall_holds_others,
+        galera_flow_control,
+        galera_node_behind,
+        galera_write_conflicts,
+        semisync_ack_wait,
+    ) + (() if links else (load_imbalance,))
     for rule in peers:
         found = rule(timelines)
         if found is not None:
@@ -242,7 +254,8 @@ def replica_stopped(timelines: Mapping[str, Timeline], link: topology.Link) -> F
     error = str((last.get("last_sql_error") if sql_no else last.get("last_io_error")) or "").strip()
     windows = span(rs)
     numbers, evidence = write_rate_evidence(source, windows)
-    stopped = rs[(rs["sql_running"].astype("string") == "No").fillna(False)] if sql_no else rs
+    column = "sql_running" if sql_no else "io_running"
+    stopped = rs[(rs[column].astype("string") == "No").fillna(False).to_numpy(dtype=bool)]
     evidence.insert(
         0,
         cite(
@@ -250,7 +263,7 @@ def replica_stopped(timelines: Mapping[str, Timeline], link: topology.Link) -> F
             "Slave_IO_Running / Slave_SQL_Running",
             f"{last.get('io_running')} / {last.get('sql_running')}",
             "",
-            "replica_status.sql_running",
+            f"replica_status.{column}",
             stopped,
         ),
     )
@@ -258,8 +271,10 @@ def replica_stopped(timelines: Mapping[str, Timeline], link: topology.Link) -> F
     evidence += position_evidence(replica, rs, read=_position_rate(rs, "read_source_log_pos"), applied=None)
     if error:
         evidence.insert(1, cite(replica, "Last_SQL_Error" if sql_no else "Last_IO_Error", error[:300], "",
-                                "replica_status.last_sql_error", stopped))  # fmt: skip
+                                f"replica_status.last_{'sql' if sql_no else 'io'}_error", stopped))  # fmt: skip
     errno = last.get("last_sql_errno" if sql_no else "last_io_errno")
+    errno = float(errno) if errno is not None and pd.notna(errno) and errno else None
+    fix = stopped_fix(last, link.replica) + (STOPPED_SEMISYNC if replication.enabled(source) else "")
     finding = STOPPED_TEXTS.finding(
         "replica-stopped",
         Severity.CRITICAL,
@@ -269,8 +284,9 @@ def replica_stopped(timelines: Mapping[str, Timeline], link: topology.Link) -> F
         source=link.source,
         how=link.how,
         thread="SQL" if sql_no else "I/O",
-        on_error=f" on error {errno:.0f}" if errno is not None and pd.notna(errno) and errno else "",
-        error=error[:300] or "(no error text)",
+        on_error=f" on error {errno:.0f}" if errno else "",
+        error=error[:300] or "no error (stopped by hand or by a tool: STOP SLAVE)",
+        fix=fix.format(source=link.source),
         writes=write_phrase(numbers),
         position=f"{last.get('source_log_file')}:{last.get('exec_source_log_pos'):.0f}"
         if pd.notna(last.get("exec_source_log_pos"))
@@ -287,14 +303,18 @@ CLUSTER_RULES = {
     "host-stall-holds-others": (host_stall_holds_others, ("iostat", "vmstat", "ncpu")),
     "load-imbalance": (load_imbalance, ("mysqladmin",)),
     "galera-node-behind": (galera_node_behind, ("mysqladmin",)),
+    "galera-write-conflicts": (galera_write_conflicts, ("mysqladmin", "processlist")),
+    "semisync-ack-wait": (semisync_ack_wait, ("processlist", "mysqladmin", "replica_status")),
 }
 
 __all__ = [
     "cross_host_findings",
+    "galera_write_conflicts",
     "galera_flow_control",
     "galera_node_behind",
     "host_stall_holds_others",
     "load_imbalance",
     "replica_lag_source",
     "replica_stopped",
+    "semisync_ack_wait",
 ]

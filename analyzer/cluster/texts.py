@@ -40,6 +40,38 @@ LAG_TEXTS = RuleTexts(
     confidence="SHOW SLAVE STATUS of {replica} and mysqladmin counters of {source}, same minutes",
 )
 
+#: The fix of a stopped replication thread, by thread and error (``replica_stopped`` picks one):
+#: a data error of the SQL thread (1062 duplicate key, 1032 missing row), another SQL error, an I/O
+#: thread that stopped on an error, and one stopped with none (STOP SLAVE IO_THREAD, by hand or by
+#: a tool: the manuals' "SHOW REPLICA STATUS" leaves Last_IO_Error empty then).
+STOPPED_FIXES = {
+    "sql-data": (
+        "Read the error before restarting: a duplicate key (1062) or missing row (1032) means the\n"
+        "replica's data differs from the source's (a write made on the replica, or a skipped event).\n"
+        "Fix the row, or rebuild the replica; SET GLOBAL sql_slave_skip_counter only hides the drift.\n"
+        "Then START SLAVE and watch Seconds_Behind_Master fall."
+    ),
+    "sql": (
+        "Fix what Last_SQL_Error names (a missing table or database, a DDL the replica cannot apply, a\n"
+        "full disk), then START SLAVE SQL_THREAD and watch Seconds_Behind_Master fall."
+    ),
+    "io": (
+        "Fix what Last_IO_Error names: the source unreachable or refusing the replication user\n"
+        "(2003, 1045: network, credentials, the source down), or the binary log the replica asks for\n"
+        "already purged on the source (1236: re-point or rebuild the replica). Then START SLAVE IO_THREAD."
+    ),
+    "io-by-hand": (
+        "The I/O thread stopped without an error: someone or a tool ran STOP SLAVE IO_THREAD (the\n"
+        "replica's error log says when). Start it again: START SLAVE IO_THREAD on {replica}, and find\n"
+        "who stops it. The SQL thread applies what it received; the source's newer events wait."
+    ),
+}
+#: Added to the fix when the source waits for this replica's semi-synchronous acknowledgement.
+STOPPED_SEMISYNC = (
+    "\nWhile it is stopped, {source}'s commits wait for its acknowledgement until\n"
+    "rpl_semi_sync_master_timeout (rpl_semi_sync_source_timeout) expires, then go on asynchronous."
+)
+
 STOPPED_TEXTS = RuleTexts(
     title="{replica}'s {thread} thread stopped{on_error}: {error}",
     explanation=(
@@ -47,15 +79,10 @@ STOPPED_TEXTS = RuleTexts(
         "{position} of the source's binlog with: {error}. Meanwhile {source} wrote {writes}: every second "
         "widens the gap."
     ),
-    recommendation=(
-        "Read the error before restarting: a duplicate key (1062) or missing row (1032) means the\n"
-        "replica's data differs from the source's (a write made on the replica, or a skipped event).\n"
-        "Fix the row, or rebuild the replica; SET GLOBAL sql_slave_skip_counter only hides the drift.\n"
-        "Then START SLAVE and watch Seconds_Behind_Master fall."
-    ),
+    recommendation="{fix}",
     caveats=("Only the snapshots of this capture: the thread may have stopped long before.",),
     sources=REPLICATION_SOURCES,
-    disproof="Slave_SQL_Running Yes in a later snapshot: replication resumed.",
+    disproof="Slave_SQL_Running and Slave_IO_Running Yes in a later snapshot: replication resumed.",
     confidence="SHOW SLAVE STATUS of {replica}; mysqladmin counters of {source}",
 )
 
@@ -123,6 +150,20 @@ IMBALANCE_TEXTS = RuleTexts(
     confidence="mysqladmin Questions of {n_nodes} nodes",
 )
 
+#: The fix of a node out of sync, when the bundle does not show what holds it.
+GALERA_NODE_FIX = (
+    "End what holds {node} out of sync: a FLUSH TABLES WITH READ LOCK or backup session on it\n"
+    "(find it in its processlist and KILL it, or let the backup finish), SET GLOBAL wsrep_desync=OFF,\n"
+    "or let the state transfer finish. Send no traffic to a node that is not Synced (the proxy's\n"
+    "health check should read wsrep_local_state_comment)."
+)
+#: ... and when it shows the session holding the global read or backup lock that desynced it.
+GALERA_NODE_HOLDER_FIX = (
+    "End the session that holds {node}'s global read lock: {holder} ({shown_by}). {holder_fix}\n"
+    "If it is a backup, let it finish or run it on a node that takes no traffic. Send no traffic to a\n"
+    "node that is not Synced (the proxy's health check should read wsrep_local_state_comment)."
+)
+
 GALERA_NODE_TEXTS = RuleTexts(
     title="{node} is {state} and {queue:,.0f} write-sets behind while {others} {write} on: {cause}",
     explanation=(
@@ -132,18 +173,67 @@ GALERA_NODE_TEXTS = RuleTexts(
         "node that falls further behind than its peers' gcache needs a full state transfer. Per node: "
         "{per_node}."
     ),
-    recommendation=(
-        "End what holds {node} out of sync: a FLUSH TABLES WITH READ LOCK or backup session on it\n"
-        "(find it in its processlist and KILL it, or let the backup finish), SET GLOBAL wsrep_desync=OFF,\n"
-        "or let the state transfer finish. Send no traffic to a node that is not Synced (the proxy's\n"
-        "health check should read wsrep_local_state_comment)."
-    ),
+    recommendation="{fix}",
     caveats=(
         "wsrep_local_state is sampled once a second: a state held for less than a second may not show.",
     ),
     sources=GALERA_SOURCES + ("Galera Cluster documentation, Node State Changes",),
     disproof="The receive queue falls back to 0 and the node reports Synced again: it has caught up.",
     confidence="wsrep status of {n_nodes} nodes, same minutes",
+)
+
+SEMISYNC_SOURCES = (
+    "MySQL 8.4 Reference Manual, 19.4.10 Semisynchronous Replication; Semisynchronous Replication Monitoring",
+    "MariaDB Server documentation, Semisynchronous Replication (rpl_semi_sync_master_timeout, status variables)",
+)
+
+SEMISYNC_TEXTS = RuleTexts(
+    title="{source}'s commits wait for replica acknowledgement (semi-sync): {holder}",
+    explanation=(
+        "{source} is a semi-synchronous source: each commit waits until a semi-synchronous replica "
+        "acknowledges it, or until rpl_semi_sync_master_timeout ({timeout}) expires and the source goes on "
+        "asynchronous. In the capture {contention}. {replicas}"
+    ),
+    recommendation="{fix}",
+    caveats=(
+        (
+            "A replica outside the bundle may be the one that should acknowledge: the finding names the "
+            "replicas whose captures the bundle holds."
+        ),
+    ),
+    sources=SEMISYNC_SOURCES + REPLICATION_SOURCES[:1],
+    disproof="Rpl_semi_sync_master_clients back above 0 and no session waiting for an ACK: a replica acknowledges.",
+    confidence="processlist and Rpl_semi_sync_* counters of {source}; SHOW SLAVE STATUS of its replicas",
+)
+
+CERT_SOURCES = (
+    "MariaDB Galera Cluster documentation, Galera Cluster Status Variables (wsrep_local_cert_failures)",
+    "Galera Cluster documentation, Certification-Based Replication; Multi-Master Conflicts",
+)
+
+CERT_TEXTS = RuleTexts(
+    title="Galera certification conflicts: {per_node_short}; {tables}",
+    explanation=(
+        "{writers} write at the same time, and their transactions touch the same rows: a transaction "
+        "whose write-set conflicts with one another node committed first fails certification "
+        "(wsrep_local_cert_failures) or is aborted by the applier (brute force, wsrep_local_bf_aborts), and the "
+        "client gets a deadlock error (1213) for a commit it thought done. Per node: {per_node}. {written}"
+    ),
+    recommendation=(
+        "Write to one node: send the writes of {tables_short}, made on {writers} now, to one of them\n"
+        "(one writer in the proxy: ProxySQL or MaxScale with one writer host group, HAProxy with one\n"
+        "active backend), keeping the others for reads, or partition the writes so no two nodes change\n"
+        "the same rows. The application must retry a transaction that fails with a deadlock error (1213)."
+    ),
+    caveats=(
+        (
+            "The tables are read from the statements the processlists and the InnoDB transaction lists show "
+            "at the snapshots: a table written between them is not named."
+        ),
+    ),
+    sources=CERT_SOURCES,
+    disproof="wsrep_local_cert_failures and wsrep_local_bf_aborts stand still: the nodes no longer conflict.",
+    confidence="wsrep counters of {n_nodes} nodes, same minutes; their processlists",
 )
 
 #: The cross-host rule keys and their texts, for the catalogue.
@@ -154,6 +244,8 @@ CLUSTER_KEYS: dict[str, RuleTexts] = {
     "host-stall-holds-others": STALL_TEXTS,
     "load-imbalance": IMBALANCE_TEXTS,
     "galera-node-behind": GALERA_NODE_TEXTS,
+    "semisync-ack-wait": SEMISYNC_TEXTS,
+    "galera-write-conflicts": CERT_TEXTS,
 }
 
 #: Why a replica is behind (analyzer/cluster/replica_causes.py): per cause, the phrase of the title (after

@@ -27,6 +27,7 @@ from analyzer.texts import RuleTexts
 from analyzer.timeline.pairing import join_tolerance
 from analyzer.timeline.timeline import Timeline
 from analyzer.timeline.windows import sustained
+from analyzer.waits.counters import rate_of
 
 SUSTAINED_SAMPLES = 5  # 5 s at pt-stalk's 1 s: one busy second is not a finding
 
@@ -148,12 +149,12 @@ def _growth_rule(
 ) -> Finding | None:
     """A counter that grew by ``minimum`` or more during the capture."""
     rows = status(tl, variable)
-    grown = growth(rows)
-    if grown < minimum:
+    found = rate_of(variable, rows)  # the counter catalogue's rate: growth over the seconds sampled
+    if found is None or found.growth < minimum:
         return None
     hot = rows[rows["per_s"] > 0]
-    seconds = (rows["ts"].max() - rows["ts"].min()).total_seconds() or 1.0
-    numbers = {"grown": grown, "seconds": seconds, "per_s": grown / seconds, **(extra or {})}
+    numbers = {"grown": found.growth, "seconds": found.seconds, "per_s": found.per_s, **(extra or {})}
+    grown = found.growth
     evidence = [
         cite(tl, f"{variable} (growth during the capture)", grown, "", f"mysqladmin.{variable}", rows),
         cite(
@@ -280,7 +281,8 @@ CONNECTION_SATURATION = 0.9  # docs/background.md: 90 % of max_connections
 CONNECTIONS_TEXTS = _texts(
     "Connections near the limit: {connected:.0f} of max_connections {max_conn:.0f} ({pct:.0f} %)",
     "Formula: Threads_connected / max_connections = {connected:.0f} / {max_conn:.0f} = {pct:.0f} %; "
-    "Max_used_connections {max_used:.0f}; Connection_errors_max_connections grew by {refused:,.0f} (refused).",
+    "Max_used_connections {max_used:.0f}; Connection_errors_max_connections grew by {refused:,.0f} (refused, "
+    "{refused_per_s:.2f} per second).",
     "Pool connections at the application; raise max_connections only with the memory each one costs.",
 )
 
@@ -294,6 +296,7 @@ def connection_saturation(tl: Timeline) -> Finding | None:
     used = status(tl, "Max_used_connections")
     refused_rows = status(tl, "Connection_errors_max_connections")
     refused = growth(refused_rows)
+    refused_rate = rate_of("Connection_errors_max_connections", refused_rows)
     if not limit or not len(connected):
         return None
     peak = float(connected["value"].max())
@@ -306,6 +309,7 @@ def connection_saturation(tl: Timeline) -> Finding | None:
         "pct": peak / limit * 100,
         "max_used": max_used,
         "refused": refused,
+        "refused_per_s": refused_rate.per_s if refused_rate is not None else 0.0,
     }
     hot = connected[connected["value"] >= CONNECTION_SATURATION * limit]
     evidence = [cite(tl, "Threads_connected (max)", peak, "", "mysqladmin.Threads_connected", connected),

@@ -9,7 +9,7 @@ import dataclasses
 
 import pandas as pd
 
-from analyzer.cluster.replica_causes import lag_cause
+from analyzer.cluster.replica_causes import lag_cause, stopped_fix
 from analyzer.cluster.topology import LAG_CRITICAL_S, LAG_S, lag_growth
 from analyzer.detect import cite, span
 from analyzer.findings import Finding, Severity
@@ -63,7 +63,7 @@ def replica_lag(tl: Timeline) -> Finding | None:
     if cause is not None:
         problem, fix = f"{lag:.0f} s behind its source: {cause.title}", cause.fix
     else:
-        problem, fix = _stopped(last, error), STOPPED_FIX
+        problem, fix = _stopped(last, error), stopped_fix(last, "this replica")
     numbers = {"problem": problem, "channel": str(last["channel"]), "lag": f"{lag:.0f} s" if lag is not None else "NULL",
                "io": last["io_running"], "sql": last["sql_running"], "state": last["sql_state"],
                "error": f"Last error: {error[:300]}" if error else "", "fix": fix,
@@ -118,18 +118,14 @@ def replica_lag(tl: Timeline) -> Finding | None:
     return dataclasses.replace(finding, culprit=cause.culprit, subjects=cause.subjects)
 
 
-STOPPED_FIX = (
-    "Read the error before restarting: a duplicate key (1062) or missing row (1032) means the\n"
-    "replica's data differs from the source's (a write made on the replica, or a skipped event).\n"
-    "Fix the row, or rebuild the replica; skipping the event (sql_slave_skip_counter) only hides the\n"
-    "drift. Then START SLAVE (START REPLICA) and watch Seconds_Behind_Master fall."
-)
-
-
 def _stopped(last: pd.Series, error: str) -> str:
     """The title's problem of a stopped replica: which thread, the error number and its text."""
     sql_no = str(last.get("sql_running")) == "No"
     errno = last.get("last_sql_errno" if sql_no else "last_io_errno")
     on = f" on error {errno:.0f}" if errno is not None and pd.notna(errno) and errno else ""
-    text = f": {error[:200]}" if error else ""
+    text = (
+        f": {error[:200]}"
+        if error
+        else ("" if sql_no else ": no error (stopped by hand or by a tool: STOP SLAVE)")
+    )
     return f"{'SQL' if sql_no else 'I/O'} thread stopped{on}{text}"

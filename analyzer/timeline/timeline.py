@@ -128,7 +128,9 @@ CLUSTER_STATUS = (
     "wsrep_desync_count",
     "wsrep_local_cert_failures",
     "wsrep_local_bf_aborts",
-)
+    # a semi-sync source's replicas and waits (analyzer.waits.holders.replication); master: MariaDB, MySQL < 8.0.26
+    *(f"Rpl_semi_sync_{s}_{n}" for s in ("master", "source") for n in ("clients", "no_tx", "yes_tx", "wait_sessions")),
+)  # fmt: skip
 #: Status counters and gauges of ``mysqladmin ext`` the analysis reads (rules and charts); the other
 #: few hundred are dropped when a source is reduced (``analyzer.detect.status`` refuses them).
 STATUS_KEPT = frozenset(

@@ -17,8 +17,15 @@ Status Variables".
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
+import numpy as np
+import pandas as pd
+
+from analyzer.detect import status
+from analyzer.findings import Window
+from analyzer.timeline.timeline import Timeline
 from analyzer.waits.model import Resource
 
 R = Resource
@@ -36,6 +43,10 @@ _V = "https://mariadb.com/docs/server/ha-and-performance/optimization-and-tuning
 MDB_STATUS = _V + "server-status-variables"
 MDB_INNODB = _V + "innodb-status-variables"
 MDB_SEMISYNC = _V + "semisynchronous-replication-plugin-status-variables"
+MDB_THREADPOOL = (
+    "https://mariadb.com/docs/server/ha-and-performance/optimization-and-tuning/buffers-caches-and-threads/"
+    "thread-pool/thread-pool-system-status-variables"
+)
 MDB_GALERA = "https://mariadb.com/docs/galera-cluster/reference/galera-cluster-status-variables"
 
 
@@ -105,6 +116,19 @@ _GALERA = _family(MDB_GALERA, MARIADB, (
     ("wsrep_received", RATE, "write-sets received from other nodes", "the replicated write rate", None),
     ("wsrep_replicated", RATE, "write-sets replicated to other nodes", "the local write rate", None),
     ("wsrep_last_committed", RATE, "seqno of the last committed transaction", "a rate of 0 under load: applying stalled", None),
+    ("wsrep_local_state_comment", GAUGE, "the node's state in words (Joining, Donor/Desynced, Joined, Synced)",
+     "anything but Synced: the node is not Synced", None),
+    ("wsrep_cluster_status", GAUGE, "the component this node belongs to (Primary, non-Primary, Disconnected)",
+     "anything but Primary: the node lost quorum and refuses queries", None),
+    ("wsrep_ready", GAUGE, "whether the node accepts queries (ON/OFF)", "OFF: every query fails with ER_UNKNOWN_COM_ERROR", None),
+    ("wsrep_connected", GAUGE, "whether the node has a network connection to the cluster (ON/OFF)",
+     "OFF: the node is alone", None),
+    ("wsrep_flow_control_active", GAUGE, "whether flow control is in effect now (true/false)",
+     "true in many samples: the cluster is paused", R.GALERA_FLOW_CONTROL),
+    ("wsrep_evs_delayed", GAUGE, "nodes this node sees as delayed (uuid:address list)",
+     "any entry: a node's network is slow or lossy; the cluster waits for it", R.GALERA_FLOW_CONTROL),
+    ("wsrep_open_transactions", GAUGE, "local transactions open on this node (Galera 4)",
+     "growing under writes on several nodes: more transactions that may conflict", None),
 ))  # fmt: skip
 
 _SEMISYNC = _family(MY_STATUS, MYSQL, (
@@ -121,6 +145,8 @@ _SEMISYNC = _family(MY_STATUS, MYSQL, (
      "growing: the network or the replica slows every commit", R.REPLICA_ACK),
     ("Rpl_semi_sync_source_tx_avg_wait_time", GAUGE, "average microseconds a commit waited for its acknowledgement",
      "a large share of commit latency: the replicas set the write rate", R.REPLICA_ACK),
+    ("Rpl_semi_sync_replica_status", GAUGE, "whether this replica acknowledges as semi-synchronous (ON/OFF)",
+     "OFF on the replica a source counts on: the source's commits wait", R.REPLICA_ACK),
 )) + _family(MDB_SEMISYNC, BOTH, (
     ("Rpl_semi_sync_master_status", GAUGE, "whether semi-synchronous replication is on at the source (ON/OFF)",
      "OFF while configured on: the source fell back to asynchronous after rpl_semi_sync_master_timeout", R.REPLICA_ACK),
@@ -135,6 +161,8 @@ _SEMISYNC = _family(MY_STATUS, MYSQL, (
      "growing: the network or the replica slows every commit", R.REPLICA_ACK),
     ("Rpl_semi_sync_master_tx_avg_wait_time", GAUGE, "average microseconds a commit waited for its acknowledgement",
      "a large share of commit latency: the replicas set the write rate", R.REPLICA_ACK),
+    ("Rpl_semi_sync_master_get_ack", RATE, "acknowledgements the source received from its replicas",
+     "0 while commits wait: no replica acknowledges", R.REPLICA_ACK),
     ("Rpl_semi_sync_slave_status", GAUGE, "whether this replica acknowledges as semi-synchronous (ON/OFF)",
      "OFF on the replica a source counts on: the source's commits wait", R.REPLICA_ACK),
 ))  # fmt: skip
@@ -144,6 +172,8 @@ _CONNECTIONS = _family(MY_STATUS, BOTH, (
      "a sustained rate: the application leaks or kills connections, or the network drops them", R.CLIENT),
     ("Aborted_connects", RATE, "failed connection attempts (bad password, no privilege, bad packets, connect_timeout)",
      "a sustained rate: clients cannot log in (credentials, max_connections, network)", R.CLIENT),
+    ("Aborted_connects_preauth", RATE, "connection attempts aborted before authentication (MySQL 8.0.29+)",
+     "a sustained rate: clients or probes open TCP connections and drop them", R.CLIENT),
     ("Connection_errors_accept", RATE, "errors in accept() on the listening port", "any: the server cannot accept connections", R.CLIENT),
     ("Connection_errors_internal", RATE, "connections refused by an internal error (no memory, no thread)",
      "any: the server is out of a resource", None),
@@ -186,6 +216,8 @@ _CACHES = _family(MY_STATUS, BOTH, (
     ("Open_files", GAUGE, "files open by the server (not InnoDB's)", "near open_files_limit: opens will fail", R.TABLE_CACHE),
     ("Binlog_cache_disk_use", RATE, "transactions whose binary log cache spilled to a temporary file",
      "a sustained share of Binlog_cache_use: binlog_cache_size too small for the transactions", R.LOG_FLUSH),
+    ("Binlog_stmt_cache_disk_use", RATE, "non-transactional statements whose binary log cache spilled to a temporary file",
+     "a sustained rate: binlog_stmt_cache_size too small", R.LOG_FLUSH),
     ("Binlog_cache_use", RATE, "transactions that used the binary log cache", "the base of Binlog_cache_disk_use's share", None),
     ("Created_tmp_disk_tables", RATE, "internal temporary tables created on disk",
      "a sustained rate: queries spill to disk (tmp_table_size, BLOB columns)", None),
@@ -202,6 +234,7 @@ _IO = _family(MY_STATUS, BOTH, (
     ("Innodb_log_waits", RATE, "times a write waited for room in the redo log buffer",
      "any sustained rate: innodb_log_buffer_size too small for the write rate", R.LOG_FLUSH),
     ("Innodb_os_log_fsyncs", RATE, "fsync() calls on the redo log", "near the commit rate with high latency: commits wait for the disk", R.LOG_FLUSH),
+    ("Innodb_os_log_pending_writes", GAUGE, "redo log writes in progress", "sustained above 0: the redo log's disk is slow", R.LOG_FLUSH),
     ("Innodb_os_log_pending_fsyncs", GAUGE, "redo log fsyncs in progress", "sustained above 0: the redo log's disk is slow", R.LOG_FLUSH),
     ("Innodb_data_pending_fsyncs", GAUGE, "fsyncs of data files in progress", "sustained above 0: the data files' disk is slow", R.DISK_IO),
     ("Innodb_data_fsyncs", RATE, "fsync() calls on InnoDB files", "the disk's sync load", R.DISK_IO),
@@ -213,8 +246,39 @@ _IO = _family(MY_STATUS, BOTH, (
      "growing: an old read view holds purge back", None),
 ))  # fmt: skip
 
+_THREADPOOL = _family(MDB_THREADPOOL, MARIADB, (
+    ("Threadpool_threads", GAUGE, "threads in the thread pool (MariaDB, Percona Server)",
+     "near thread_pool_max_threads: the pool cannot grow; new statements queue", R.CPU),
+    ("Threadpool_idle_threads", GAUGE, "pool threads with nothing to do",
+     "0 while Threads_running is high: every pool thread is busy or blocked; statements queue", R.CPU),
+))  # fmt: skip
+
+_STATEMENTS = _family(MY_STATUS, BOTH, (
+    ("Slow_queries", RATE, "statements that took longer than long_query_time",
+     "a rate above the usual: statements slow down (waits, scans, a saturated host)", None),
+    ("Select_scan", RATE, "joins whose first table was scanned in full",
+     "a sustained rate with Handler_read_rnd_next high: queries scan tables", None),
+    ("Select_range_check", RATE, "joins without keys that check key usage after each row",
+     "any sustained rate: a join lacks an index", None),
+    ("Select_full_range_join", RATE, "joins that used a range search on a reference table",
+     "a sustained rate: joins read ranges instead of keys", None),
+    ("Handler_read_rnd_next", RATE, "rows read by a table scan (the next row of a data file)",
+     "a sustained rate of 100,000 rows/s or more: table scans", None),
+    ("Created_tmp_files", RATE, "temporary files created (sorts, binary log caches, temporary tables)",
+     "a sustained rate: work spills to tmpdir", R.DISK_IO),
+    ("Opened_files", RATE, "files opened with my_open() (not InnoDB's)", "a sustained rate: tables or temporary files reopened", R.TABLE_CACHE),
+)) + _family(MY_STATUS, MYSQL, (
+    ("Max_execution_time_exceeded", RATE, "SELECTs stopped by max_execution_time",
+     "any: statements run longer than the application allows", None),
+)) + _family(MDB_STATUS, MARIADB, (
+    ("Max_statement_time_exceeded", RATE, "statements stopped by max_statement_time",
+     "any: statements run longer than the application allows", None),
+))  # fmt: skip
+
 #: The catalogue, by family.
-COUNTERS: tuple[Counter, ...] = (*_GALERA, *_SEMISYNC, *_CONNECTIONS, *_LOCKS, *_CACHES, *_IO)
+COUNTERS: tuple[Counter, ...] = (
+    *_GALERA, *_SEMISYNC, *_CONNECTIONS, *_LOCKS, *_CACHES, *_IO, *_THREADPOOL, *_STATEMENTS
+)  # fmt: skip
 
 #: The families as the generated docs group them.
 FAMILIES: dict[str, tuple[Counter, ...]] = {
@@ -224,6 +288,8 @@ FAMILIES: dict[str, tuple[Counter, ...]] = {
     "Locks and deadlocks": _LOCKS,
     "Caches, temporary tables and sorts": _CACHES,
     "Redo log, fsync and buffer pool": _IO,
+    "Thread pool (Threadpool_*)": _THREADPOOL,
+    "Statements, scans and timeouts": _STATEMENTS,
 }
 
 
@@ -242,3 +308,67 @@ _BY_NAME = {c.name: c for c in COUNTERS}
 def of_resource(resource: Resource) -> tuple[Counter, ...]:
     """The counters that measure waits for ``resource``, in catalogue order."""
     return tuple(c for c in COUNTERS if c.resource is resource)
+
+
+@dataclass(frozen=True, slots=True)
+class Rate:
+    """A counter's rate over a window: ``per_s`` (its growth / ``seconds``), ``growth`` (how much it
+    grew, resets and restarts left out), ``seconds`` (the time its samples cover), ``samples`` (rows
+    read) and ``rows`` (those rows, for evidence: ``analyzer.detect.cite``)."""
+
+    name: str
+    per_s: float
+    growth: float
+    seconds: float
+    samples: int
+    rows: pd.DataFrame
+
+    def words(self) -> str:
+        """``"45.2 per second (6,522 in 144 s)"``: the rate as a finding quotes it."""
+        per_s = f"{self.per_s:,.1f}" if self.per_s < 100 else f"{self.per_s:,.0f}"
+        return f"{per_s} per second ({self.growth:,.0f} in {self.seconds:,.0f} s)"
+
+
+def rate_of(name: str, rows: pd.DataFrame, windows: Sequence[Window] = ()) -> Rate | None:
+    """The rate of counter ``name`` over ``windows`` (all its rows when empty) from its ``mysqladmin``
+    rows (``analyzer.detect.status``: ``ts``, ``value``, optionally ``member``).
+
+    Per run (``member``: one pt-stalk collection), the growth is the sum of the non-negative steps of
+    ``value`` (a restart or FLUSH STATUS is no growth) and the seconds the first to the last sample;
+    the rate is the runs' growth over their seconds. None for a gauge (``unit`` not per second), or
+    with fewer than two samples, or no time between them. Raises ValueError for a name the catalogue
+    does not know (a rate of an unknown variable is a guess).
+
+    >>> ts = pd.to_datetime(["2026-01-01 00:00:00", "2026-01-01 00:00:10"], utc=True)
+    >>> rate_of("Innodb_deadlocks", pd.DataFrame({"ts": ts, "value": [100.0, 550.0]})).per_s
+    45.0
+    """
+    known = counter(name)
+    if known is None:
+        raise ValueError(f"{name} is not in the counter catalogue")
+    if known.unit != RATE or not len(rows):
+        return None
+    rows = rows.dropna(subset=["value"])
+    if windows:
+        keep = np.zeros(len(rows), dtype=bool)
+        for w in windows:
+            keep |= ((rows["ts"] >= w.start) & (rows["ts"] <= w.end)).to_numpy(dtype=bool)
+        rows = rows[keep]
+    total, seconds = 0.0, 0.0
+    runs = rows.groupby("member", observed=True, sort=False) if "member" in rows else [(None, rows)]
+    for _, run in runs:
+        run = run.sort_values("ts")
+        if len(run) < 2:
+            continue
+        steps = run["value"].diff()
+        total += float(steps[steps > 0].sum())
+        seconds += (run["ts"].iloc[-1] - run["ts"].iloc[0]).total_seconds()
+    if seconds <= 0:
+        return None
+    return Rate(name, total / seconds, total, seconds, len(rows), rows)
+
+
+def rate(tl: Timeline, name: str, windows: Sequence[Window] = ()) -> Rate | None:
+    """``rate_of`` counter ``name`` read from ``tl``'s ``mysqladmin`` frame (None when the capture
+    lacks it). The timeline keeps only ``STATUS_KEPT`` variables: ValueError for another name."""
+    return rate_of(name, status(tl, name), windows)
