@@ -30,7 +30,7 @@ from analyzer.cluster.texts import GALERA_NODE_FIX, GALERA_NODE_HOLDER_FIX, GALE
 from analyzer.detect import cite, growth, span, status
 from analyzer.findings import Culprit, Evidence, Finding, Severity
 from analyzer.timeline.timeline import Timeline
-from analyzer.waits.holders import READERS, Holding
+from analyzer.waits.holding import READERS, Holding
 from analyzer.waits.model import Resource
 from analyzer.waits.read import waits
 

@@ -9,7 +9,7 @@ session from what the bundle holds (docs/background.md, "Name the culprit"):
   INFORMATION_SCHEMA.INNODB_LOCK_WAITS), else ``-transactions``' INNODB_LOCK_WAITS rows joined to
   INNODB_TRX. MariaDB lists a queue: every waiter "blocks" the waiters behind it, so the root blocker is
   the blocking thread that is not itself waiting, and it blocks every waiter whose chain leads to it.
-  A root blocker is named only when the bundle shows it HOLDING (``analyzer.waits.holders.HOLDER_MIN_S``,
+  A root blocker is named only when the bundle shows it HOLDING (``HOLDER_MIN_S``,
   2 s): the same transaction (trx id) blocking in snapshots that span that long, or a waiter queued on
   it (``wait_time``) or its own idleness inside the transaction (``idle_in_trx``) proving it held the
   lock continuously that long. A session that blocks for a second in each of many short transactions
@@ -40,7 +40,11 @@ from analyzer.statements.fingerprint import fingerprint
 from analyzer.timeline import pairing
 from analyzer.timeline.timeline import Timeline, value_is
 from analyzer.timeline.windows import within
-from analyzer.waits.holders import HOLDER_MIN_S
+
+#: A holder is named only when the bundle shows it holding for at least this long (first to last
+#: snapshot that shows it holding, plus one step): a blocker seen for one second is one of many.
+#: Every holder reader (``analyzer.waits.holders``) uses it.
+HOLDER_MIN_S = 2.0
 
 #: A blocker seen this long (and in two snapshots) blocks for a sustained window (detect.SESSIONS_SUSTAINED_S).
 BLOCKER_SUSTAINED_S = 5.0

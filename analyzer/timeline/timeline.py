@@ -342,8 +342,8 @@ def _narrow_per_cpu(frame: pd.DataFrame) -> pd.DataFrame:
 def _sessions_kept(pl: pd.DataFrame) -> np.ndarray:
     """The processlist rows the rules read (a bool per row of a frame in snapshot order): every active
     session; the first and the last row of each snapshot (every snapshot stays seen, and the line
-    range of the rows is the capture's); and of the idle (``Sleep``) sessions of each snapshot the
-    first with the longest ``Time`` (what ``lock-waits`` names as a possible blocker: the longest idle
+    range of the rows is the capture's); and of the idle (``Sleep``) client sessions of each snapshot
+    the first with the longest ``Time`` (what ``lock-waits`` names as a possible blocker: the longest idle
     session at any moment is the first such row of some snapshot). The other idle sessions are
     counted in ``processlist_sessions`` only; their lines stay in the kept text. The ``system user``
     rows stay too: a replica's SQL, I/O and worker threads (and Galera's appliers), whose State says
@@ -361,6 +361,8 @@ def _sessions_kept(pl: pd.DataFrame) -> np.ndarray:
         keep |= value_is(pl["user"], lambda s: s == REPLICATION_USER)
     if "command" in pl:
         sleeping = value_is(pl["command"], lambda s: s.isin(IDLE_COMMANDS))
+        if "user" in pl:  # the longest idle *client* session: the server's own threads cannot hold a lock
+            sleeping = sleeping & ~value_is(pl["user"], lambda s: s.isin(INTERNAL_USERS))
         if sleeping.any():
             time_s = pd.to_numeric(pl["time_s"], errors="coerce").to_numpy(dtype="float64", na_value=np.nan)
             rows = pd.DataFrame(

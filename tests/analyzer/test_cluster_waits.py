@@ -10,7 +10,6 @@ source shows (the staged waits-semisync-ack bundle is a capture of it).
 from __future__ import annotations
 
 import dataclasses
-import os
 from pathlib import Path
 
 import pandas as pd
@@ -160,19 +159,14 @@ def test_the_replica_alone_gives_its_stopped_io_thread_the_same_fix(semisync) ->
     assert "START SLAVE IO_THREAD on this replica" in f.recommendation and "1062" not in f.recommendation
 
 
-#: The staged waits bundles (scripts/make_wait_bundles.sh) in tests/fixtures/bundles, or where
-#: CASEBOOK_STAGED_BUNDLES says while they are being made; a test of an absent one is skipped.
-STAGED = Path(
-    os.environ.get("CASEBOOK_STAGED_BUNDLES", Path(__file__).resolve().parent.parent / "fixtures" / "bundles")
-)
+#: The staged waits bundles (scripts/make_wait_bundles.sh).
+STAGED = Path(__file__).resolve().parent.parent / "fixtures" / "bundles"
 
 
 def _staged(name: str):
     from tests.analyzer.test_bundle_verdicts import _analyse
 
     path = STAGED / f"{name}.tar.gz"
-    if not path.is_file():
-        pytest.skip(f"{path} is absent")
     return _analyse(path)
 
 

@@ -27,10 +27,11 @@ from analyzer.cluster.replica_causes import (
     ROW_EVENT_RE,
     applier_rows,
 )
-from analyzer.findings import Evidence, Finding, Link
+from analyzer.findings import Evidence, Finding, Link, Severity
 from analyzer.reasoning.links import JoinContext, joins, link, subject_ids
 from analyzer.timeline.timeline import Timeline
 from analyzer.timeline.windows import within
+from analyzer.waits.model import Resource
 
 LAG_KEYS = ("replica-lag", "replica-lag-source")
 
@@ -161,3 +162,34 @@ def slow_node(cause: Finding, effect: Finding, ctx: JoinContext) -> Link | None:
         "host whose own capture shows this saturation."
     )
     return link(cause, effect, "galera", sentence, cause.evidence[:2])
+
+
+#: What two Galera nodes writing the same rows cause on each of them: the transactions certification
+#: or a brute-force abort rolls back show as InnoDB deadlocks (ER_LOCK_DEADLOCK is what the client
+#: gets), and the appliers' brute-force aborts make local sessions wait for row locks and hold
+#: transactions open (Galera Cluster documentation, "Certification-Based Replication").
+CONFLICT_EFFECTS = ("innodb-deadlock", "lock-waits", "long-transaction", "sessions-waiting")
+#: The waits of ``sessions-waiting`` a write conflict explains (its title names the resource).
+CONFLICT_WAITS = (Resource.ROW_LOCK.value, Resource.GALERA_CERTIFICATION.value)
+
+
+@joins(*(("galera-write-conflicts", e) for e in CONFLICT_EFFECTS))
+def conflicting_writes(cause: Finding, effect: Finding, ctx: JoinContext) -> Link | None:
+    """The host of the lock or deadlock finding is one of the Galera nodes writing the same rows, and
+    the two findings' windows overlap: that node's deadlocks and lock waits are the conflict's."""
+    if effect.host is None or effect.hosts or effect.host not in cause.hosts:
+        return None
+    if effect.severity is Severity.INFO or (
+        effect.key == "sessions-waiting" and not any(w in effect.title for w in CONFLICT_WAITS)
+    ):
+        return None  # a passing wait, or sessions waiting for flow control or a disk: another cause's
+    if not any(a.start <= b.end and b.start <= a.end for a in cause.windows for b in effect.windows):
+        return None
+    others = [h for h in cause.hosts if h != effect.host]
+    sentence = (
+        f"{effect.host} writes the same rows as {' and '.join(others)}: Galera rolls back the transaction "
+        "that loses certification or is brute-force aborted, and the client sees a deadlock; the lock "
+        f"waits and deadlocks on {effect.host} are that conflict's."
+    )
+    node = [e for e in cause.evidence if e.label.startswith(f"{effect.host} ")]
+    return link(cause, effect, "galera", sentence, node[:2] or cause.evidence[:1])

@@ -37,7 +37,7 @@ from analyzer.evidence import blockers
 from analyzer.findings import Culprit, Evidence, Window
 from analyzer.statements.fingerprint import fingerprint
 from analyzer.timeline.timeline import Timeline, value_is
-from analyzer.waits.holders import HOLDER_MIN_S, Holding, reads
+from analyzer.waits.holding import HOLDER_MIN_S, Holding, reads
 from analyzer.waits.model import Resource
 
 #: History list growth that makes purge a wait (undo records per second between monitor outputs),

@@ -22,7 +22,6 @@ status variables.
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING
 
 import pandas as pd
 
@@ -30,10 +29,8 @@ from analyzer.detect import cite, status, variable
 from analyzer.findings import Evidence, Window
 from analyzer.timeline.timeline import REPLICATION_USER, Timeline
 from analyzer.waits.counters import rate
+from analyzer.waits.holding import Holding, reads
 from analyzer.waits.model import Resource
-
-if TYPE_CHECKING:
-    from analyzer.waits.holders import Holding
 
 #: The source's semi-sync switch, timeout (ms) and counters, MariaDB / MySQL before 8.0.26 first,
 #: then MySQL 8.0.26+ (the ``source`` spelling).
@@ -88,8 +85,6 @@ def _unheld(
 ) -> Holding:  # fmt: skip
     """A Holding with no holder shown: ``rows`` the waits rows of its waiters (most at once, first to
     last snapshot plus one step)."""
-    from analyzer.waits.holders import Holding  # the package imports this module: no import loop
-
     per = rows.groupby("ts").size() if len(rows) else pd.Series(dtype=int)
     held = (rows["ts"].max() - rows["ts"].min()).total_seconds() + 1.0 if len(rows) else 0.0
     return Holding(resource=resource, host=tl.host, holder=None, shown_by=shown_by, held_s=held,
@@ -263,8 +258,6 @@ def certification(tl: Timeline, waits: pd.DataFrame) -> list[Holding]:
 def _register() -> None:
     """Register the readers (``replica_ack`` read always: the counters show a wait no session state
     may) with the package, which imports this module after it defined ``reads``."""
-    from analyzer.waits.holders import reads
-
     reads(Resource.REPLICA_ACK, always=True)(replica_ack)
     reads(Resource.GALERA_CERTIFICATION)(certification)
 
