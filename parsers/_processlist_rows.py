@@ -45,6 +45,25 @@ def out_name(col: str) -> str:
     return COLUMN_MAP.get(col) or safe_name(col)
 
 
+#: Bytes of User, Host and Command an untyped session is grouped by (``State._tally``): MySQL 8.0
+#: user names are at most 32 characters; a host name longer than 64 bytes is grouped by its start.
+ACCOUNT_KEY_BYTES = (32, 64, 16)
+COLON = 58
+
+
+def _without_port(chunk: Bytes, starts: np.ndarray, lengths: np.ndarray, width: int) -> np.ndarray:
+    """The lengths of Host cells without the client port MySQL appends (``10.0.0.7:51234``): cut at
+    the last ``:`` when only digits follow it (``localhost`` and a socket keep theirs)."""
+    block = chunk.take(starts, width)
+    inside = np.arange(width) < np.minimum(lengths, width)[:, None]
+    colon = (block == COLON) & inside
+    last = np.where(colon.any(axis=1), width - 1 - np.argmax(colon[:, ::-1], axis=1), -1)
+    after = (np.arange(width) > last[:, None]) & inside
+    digits = ((block >= 48) & (block <= 57)) | ~after
+    cut = (last >= 0) & digits.all(axis=1) & (last < lengths - 1) & (lengths <= width)
+    return np.where(cut, last, lengths)
+
+
 class State:
     def __init__(self, member: str) -> None:
         self.member = member
@@ -72,6 +91,9 @@ class State:
         self.untyped: dict[int, int] = {}
         #: snapshots whose first row was typed
         self.first_typed: set[int] = set()
+        #: the untyped sessions by account (``typed_rows``): (snapshot, user, host without its port,
+        #: command, sessions, Time min, max and sum in s)
+        self.accounts: list[tuple[int, str, str, str, int, float, float, float]] = []
 
     def marker(self, marker: TsMarker) -> None:
         self.snapshot += 1
@@ -196,4 +218,58 @@ class State:
         skip[longest] = False
         for snap, n in zip(*np.unique(snaps[skip], return_counts=True), strict=True):
             self.untyped[int(snap)] = self.untyped.get(int(snap), 0) + int(n)
+        if "User" in layout.keys and "Host" in layout.keys:
+            keys = [layout.keys.index(k) for k in ("User", "Host", "Command")]
+            self._tally(chunk, [(vs[k], ve[k]) for k in keys], snaps, time_s, np.flatnonzero(skip))
         return np.flatnonzero(~skip)
+
+    def _tally(
+        self,
+        chunk: Bytes,
+        cells: list[tuple[np.ndarray, np.ndarray]],
+        snaps: np.ndarray,
+        time_s: np.ndarray,
+        rows: np.ndarray,
+    ) -> None:
+        """Count the untyped ``rows`` by (snapshot, User, Host without its port, Command) into
+        ``self.accounts``, with their Time's min, max and sum: who holds the idle connections is
+        kept though the rows are not. Grouped on the cells' first ``ACCOUNT_KEY_BYTES`` bytes each (the
+        names are read whole from one row of each group), vectorised: no Python step per row."""
+        if not len(rows) or any(start is None for start, _ in cells):
+            return
+        parts = []
+        for (start, end), width in zip(cells, ACCOUNT_KEY_BYTES, strict=True):
+            a, n = start[rows], end[rows] - start[rows]
+            if width == ACCOUNT_KEY_BYTES[1]:
+                n = _without_port(chunk, a, n, width)
+            block = chunk.take(a, width).copy()
+            block[np.arange(width) >= np.minimum(n, width)[:, None]] = 0
+            parts.append((a, n, block))
+        key = (
+            np.ascontiguousarray(np.hstack([b for _, _, b in parts]))
+            .view(f"V{sum(ACCOUNT_KEY_BYTES)}")
+            .ravel()
+        )
+        _, first, account = np.unique(key, return_index=True, return_inverse=True)
+        group = snaps[rows].astype(np.int64) * len(first) + account
+        uniq, at, inverse = np.unique(group, return_index=True, return_inverse=True)
+        t = np.nan_to_num(time_s[rows], nan=0.0)
+        counts = np.bincount(inverse, minlength=len(uniq))
+        sums = np.bincount(inverse, weights=t, minlength=len(uniq))
+        lows = np.full(len(uniq), np.inf)
+        highs = np.full(len(uniq), -np.inf)
+        np.minimum.at(lows, inverse, t)
+        np.maximum.at(highs, inverse, t)
+        names = [
+            tuple(
+                chunk.padded[int(a[i]) : int(a[i]) + int(n[i])].decode("utf-8", "replace")
+                for a, n, _ in parts
+            )
+            for i in first
+        ]
+        for g, row in enumerate(at):
+            user, host, command = names[int(account[row])]
+            snap = int(snaps[rows[row]])
+            self.accounts.append(
+                (snap, user, host, command, int(counts[g]), float(lows[g]), float(highs[g]), float(sums[g]))
+            )

@@ -279,8 +279,9 @@ def _vertical_fast(first: int, text: str, state: RowSink) -> bool:
         return False
     key_lines, long_info, whole_info = cells
     snaps = _snapshots(first, lines, headers, marks, row_one, state)
-    # the cells the choice of rows reads first (Command, Time), then every cell of the rows typed
-    vs, ve = _cell_ranges(lines, layout, key_lines, long_info, {"Command", "Time"})
+    # the cells the choice of rows reads first (Command, Time; User and Host to count the rows not
+    # typed by account), then every cell of the rows typed
+    vs, ve = _cell_ranges(lines, layout, key_lines, long_info, {"Command", "Time", "User", "Host"})
     rows = state.typed_rows(chunk, layout, vs, ve, snaps, long_info)
     if rows is not None:
         key_lines = [line[rows] for line in key_lines]

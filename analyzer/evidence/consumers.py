@@ -17,8 +17,6 @@ from analyzer.detect import within_slack
 from analyzer.findings import Culprit, Evidence, Window
 from analyzer.timeline.timeline import Timeline
 from analyzer.timeline.windows import within
-from analyzer.waits.model import Resource
-from analyzer.waits.read import wchan_resource
 
 #: Names of the MySQL server process as top and ps print them. A name is the server's only when it is
 #: one of these, whole: ``mysqldump`` and ``mysqld_safe`` start with ``mysqld`` and are clients or
@@ -197,9 +195,6 @@ class Waiting:
     wchan: str
     command: str
     evidence: tuple[Evidence, ...]
-    #: kB read and written per second by all its processes (pidstat -d, mean per report), when it
-    #: was named from its own I/O; 0.0 otherwise
-    kb_per_s: float = 0.0
 
     def culprit(self) -> Culprit:
         """The program as culprit, kind ``process`` (id: its PID seen most in state D)."""
@@ -208,16 +203,28 @@ class Waiting:
 
 #: ps prints these for a thread whose wait channel it cannot tell (procps-ng ps(1), WCHAN).
 NO_WCHAN = ("", "-", "0")
+#: Wait channels of a thread waiting for block I/O, by a part of the kernel function's name: the
+#: block layer (``io_schedule``, ``blk_mq_get_tag``, ``bit_wait_io``, ``submit_bio_wait``,
+#: block/bio.c), a page under I/O (``folio_wait``, ``wait_on_page``), writeback throttling
+#: (``balance_dirty_pages``), fs/buffer.c's ``sync_dirty_buffer``, an O_DIRECT transfer
+#: (``iomap_dio_rw``), a journal commit or an fsync (fs/jbd2, fs/xfs/xfs_log.c,
+#: ``file_write_and_wait_range``). The same channels ``analyzer.waits.read.WCHAN_RESOURCES`` reads as
+#: disk I/O, which this package cannot import (waits/ reads evidence/).
+BLOCK_IO_WCHAN_PARTS = (
+    "io_schedule", "blk_mq_get_tag", "bit_wait_io", "submit_bio_wait", "wait_on_page", "folio_wait",
+    "balance_dirty_pages", "sync_dirty_buffer", "iomap_dio_rw", "jbd2", "xlog", "xfs_log_force", "fsync",
+    "file_write_and_wait", "fdatawait",
+)  # fmt: skip
 
 
 def io_wait_channel(wchan: pd.Series) -> pd.Series:
-    """True where a thread in state D sleeps for block I/O (``analyzer.waits.read.wchan_resource``:
-    the block layer's waits, a page under I/O, a journal commit or an fsync) or ps shows no wait
+    """True where a thread in state D sleeps for block I/O (``BLOCK_IO_WCHAN_PARTS``: the block
+    layer's waits, a page under I/O, a journal commit or an fsync) or ps shows no wait
     channel (top never does); False for a D state on anything else (a directory lock, NFS, a
     driver): that thread waits, but not for a disk. Looked up once per distinct channel."""
     text = wchan.astype("string").fillna("")
     known = {
-        str(w): str(w) in NO_WCHAN or wchan_resource(str(w), session=False) is Resource.DISK_IO
+        str(w): str(w) in NO_WCHAN or any(part in str(w).lower() for part in BLOCK_IO_WCHAN_PARTS)
         for w in text.unique()
     }
     return text.map(known).astype(bool)
@@ -280,46 +287,6 @@ def _command_line(tl: Timeline, pid: int) -> str:
         return ""
     rows = ps[ps["pid"] == pid]
     return str(rows["comm"].iloc[0])[:500] if len(rows) else ""
-
-
-#: Columns of ``pidstat_io`` (``parsers.pidstat``) summed as a process's I/O: kB read, kB written.
-PIDSTAT_IO_COLUMNS = ("kb_rd_per_s", "kb_wr_per_s")
-
-
-def io_programs(tl: Timeline, windows: list[Window]) -> tuple[Waiting | None, float]:
-    """Per-process I/O (``pidstat_io``: ``pidstat -d``'s kB_rd/s and kB_wr/s per process and report)
-    in ``windows`` (1 s slack): (the non-MySQL program that read and wrote the most, as a ``Waiting``
-    with ``kb_per_s`` its mean kB/s per report and ``rows`` its rows with I/O; None when no other
-    program did any), and MySQL's own kB/s. (None, 0.0) without the frame. Source: pidstat(1),
-    sysstat 12.6 (``-d``: kB_rd/s, kB_wr/s "read from / written to disk", kB = 1024 bytes)."""
-    io = tl.frame("pidstat_io")
-    if not len(io) or not set(PIDSTAT_IO_COLUMNS) <= set(io.columns):
-        return None, 0.0
-    io = io[within_slack(io["ts"], windows, pd.Timedelta(seconds=1))]
-    reports = io["ts"].nunique()
-    if not reports:
-        return None, 0.0
-    kb = io[list(PIDSTAT_IO_COLUMNS)].sum(axis=1)
-    program = io["command"].astype("string").fillna("?")
-    server = is_mysqld(program)
-    mysqld = float(kb[server].sum()) / reports
-    others = io[~server & (kb > 0)].assign(_kb=kb, _program=program)
-    if not len(others):
-        return None, mysqld
-    per = others.groupby("_program")["_kb"].sum().div(reports).sort_values(ascending=False)
-    name = str(per.index[0])
-    mine = others[others["_program"] == name]
-    pid = int(mine.groupby("pid")["_kb"].sum().idxmax())
-    member, lines = tl.lines_of(mine)
-    evidence = (
-        Evidence(f"{name} kB read + written per second (pidstat -d, mean)", round(float(per.iloc[0]), 1), "kB/s",
-                 "pidstat_io.kb_wr_per_s", member, lines),
-        Evidence("mysqld/mariadbd kB read + written per second (pidstat -d, mean)", round(mysqld, 1), "kB/s",
-                 "pidstat_io.kb_wr_per_s", member, lines),
-    )  # fmt: skip
-    found = Waiting(name, pid, int(mine["pid"].nunique()), len(mine), "", _command_line(tl, pid) or name,
-                    evidence, float(per.iloc[0]))  # fmt: skip
-    return found, mysqld
 
 
 #: Wait channels of a thread waiting for asynchronous I/O completions, not in state D: libaio's

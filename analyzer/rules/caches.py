@@ -11,6 +11,7 @@ Reference Manual, "How MySQL Opens and Closes Tables", "SHOW ENGINE"; docs/backg
 
 from __future__ import annotations
 
+import dataclasses
 import re
 
 import pandas as pd
@@ -20,6 +21,7 @@ from analyzer.findings import Evidence, Finding, Severity, Window
 from analyzer.rules.registry import rule
 from analyzer.texts import RuleTexts
 from analyzer.timeline.timeline import Timeline
+from analyzer.waits.holders import slots
 
 # --- table-cache-full ------------------------------------------------------------------------
 #: Open_tables at 95 % or more of table_open_cache: the cache is full (MySQL evicts the least recently
@@ -108,6 +110,11 @@ def table_cache_full(tl: Timeline) -> Finding | None:
             cite(tl, "SHOW OPEN TABLES: tables listed", len(last), "tables", "open_tables.table", last)
         )
     found = TABLE_CACHE_TEXTS.finding("table-cache-full", Severity.WARNING, windows, evidence, **numbers)
+    holding = next((h for h in slots.table_cache(tl, slots.NO_WAITS) if h.named), None)
+    if holding is not None:  # a holder shown: it, not the setting, is the culprit
+        return dataclasses.replace(
+            found, culprit=holding.holder, recommendation=f"{holding.fix}\n{found.recommendation}"
+        )
     return with_setting(
         tl, found, "table_open_cache", "the cache holds fewer tables than the workload opens at once."
     )

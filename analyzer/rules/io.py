@@ -29,7 +29,6 @@ from analyzer.evidence.consumers import (
     aio_waiting_program,
     cpu_consumers,
     d_state_programs,
-    io_programs,
 )
 from analyzer.findings import Evidence, Finding, Severity, Window
 from analyzer.rules.registry import rule
@@ -210,12 +209,6 @@ D_STATE_HOW = "{program} sat in state D (waiting for I/O) in {d_rows} process sa
 D_STATE_DISPROOF = (
     "If MySQL's own files take the I/O (pidstat -d shows mysqld), the process only waits beside it."
 )
-PIDSTAT_HOW = "{program} read and wrote {kb:,.0f} kB per second (pidstat -d; mysqld {mysqld_kb:,.0f} kB/s)"
-PIDSTAT_DISPROOF = (
-    "pidstat -d counts what a process asked the block layer for; if {device} holds none of {program}'s "
-    "files (findmnt, lsof -p {pid}), its I/O went to another device."
-)
-
 IO_CONSUMER = RuleTexts(
     title="Disk {device} busy with {program} (PID {pid}), not MySQL: {iops:,.0f} I/O per second",
     explanation=(
@@ -242,7 +235,7 @@ IO_CONSUMER = RuleTexts(
         "pidstat(1) -d, sysstat 12.6",
     ),
     disproof="{disproof}",
-    confidence="iostat, {named_from} and the processlist; held {held:.0f} s",
+    confidence="iostat, top/ps states and the processlist; held {held:.0f} s",
 )
 
 #: The device is busy and MySQL quiet, but no process is shown doing the I/O: no per-process I/O
@@ -253,8 +246,8 @@ IO_CONSUMER_NOT_SHOWN = RuleTexts(
     explanation=(
         "For {held:.0f} s device {device} served {iops:,.0f} requests per second ({mib:.1f} MiB/s, %util "
         "{util:.0f}) while MySQL was quiet ({sessions:.0f} active sessions, {fsyncs:.0f} InnoDB fsyncs per "
-        "second): another process does the I/O, but the bundle does not show which. No process read or "
-        "wrote per pidstat -d or /proc/PID/io, and none sat in state D waiting for block I/O.{hint}"
+        "second): another process does the I/O, but the bundle does not show which. It has no per-process "
+        "I/O (pidstat -d, /proc/PID/io), and no process sat in state D waiting for block I/O.{hint}"
     ),
     recommendation=(
         "Name the process while it runs: pidstat -d 1 5 (or iotop -o -b -n 5), or per process\n"
@@ -314,14 +307,14 @@ def _mysql_quiet(tl: Timeline, windows: list[Window], iops: float) -> tuple[bool
 @rule(
     key="io-consumer",
     requires=("iostat", "processlist"),
-    optional=("top_procs", "ps_threads", "mysqladmin", "pidstat_io"),
+    optional=("top_procs", "ps_threads", "mysqladmin"),
 )
 def io_consumer(tl: Timeline) -> Finding | None:
     """A device busy (>= IO_BUSY_IOPS or >= IO_BUSY_UTIL_PCT for 5 s) while MySQL is quiet
     (<= IO_MYSQL_QUIET_SESSIONS active sessions, InnoDB fsyncs < IO_MYSQL_QUIET_SHARE of the I/O).
-    Names the process only from per-process I/O evidence: the program that read and wrote the most
-    per ``pidstat -d`` (``pidstat_io``), else one seen in state D on a block-I/O wait channel (top,
-    ps) in >= IO_D_ROWS_MIN rows. Without either, the finding names the device and says the
+    Names the process only from per-process I/O evidence: a program seen in state D on a block-I/O
+    wait channel (top, ps) in >= IO_D_ROWS_MIN rows (neither pt-stalk nor scripts/collect.sh collects
+    pidstat -d or /proc/PID/io). Without it, the finding names the device and says the
     consumer is not shown (when another program runs, >= IO_OTHER_CPU_MIN_PCT CPU): the busiest
     process by CPU is never called the disk's consumer."""
     busy = _busy_device(tl)
@@ -332,13 +325,9 @@ def io_consumer(tl: Timeline) -> Finding | None:
     quiet, sessions, fsyncs = _mysql_quiet(tl, windows, iops)
     if not quiet:
         return None
-    d, mysqld_kb = io_programs(tl, windows)
-    how, disproof, named_from = PIDSTAT_HOW, PIDSTAT_DISPROOF, "pidstat -d"
-    if d is None:
-        d = d_state_programs(tl, windows)
-        how, disproof, named_from = D_STATE_HOW, D_STATE_DISPROOF, "top/ps states"
-        if d is not None and d.rows < IO_D_ROWS_MIN:
-            d = None
+    d = d_state_programs(tl, windows)
+    if d is not None and d.rows < IO_D_ROWS_MIN:
+        d = None
     mib = float((rows.get("r_bytes_per_s", 0) + rows.get("w_bytes_per_s", 0)).median()) / MIB
     util = float(rows["util_pct"].median()) if "util_pct" in rows else 0.0
     evidence = column_evidence(tl, rows, "iostat", (
@@ -359,10 +348,8 @@ def io_consumer(tl: Timeline) -> Finding | None:
     found = IO_CONSUMER.finding(
         "io-consumer", Severity.WARNING, windows, evidence + list(d.evidence),
         program=d.program, pid=d.pid, d_rows=d.rows, more=f", {d.processes} processes" if d.processes > 1 else "",
-        named_from=named_from,
-        how=how.format(program=d.program, pid=d.pid, d_rows=d.rows, kb=d.kb_per_s, mysqld_kb=mysqld_kb,
-                       wchan=f" (wait channel {d.wchan})" if d.wchan else ""),
-        disproof=disproof.format(program=d.program, pid=d.pid, device=device), **numbers,
+        how=D_STATE_HOW.format(program=d.program, d_rows=d.rows, wchan=f" (wait channel {d.wchan})" if d.wchan else ""),
+        disproof=D_STATE_DISPROOF, **numbers,
     )  # fmt: skip
     return dataclasses.replace(found, culprit=d.culprit(), subjects=(("device", device),))
 
