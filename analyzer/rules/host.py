@@ -69,7 +69,7 @@ def _human_kib(kib: float) -> str:
     return f"{kib:.0f} KiB"
 
 
-@rule(key="filesystem-full", requires=("df",), optional=("variables",))
+@rule(key="filesystem-full", requires=("df",), optional=("variables", "processlist"))
 def filesystem_full(tl: Timeline) -> Finding | None:
     """A mount at FS_WARNING_PCT (or its inodes) or more in ``df``; the mount holding MySQL's files first."""
     df = tl.frame("df")

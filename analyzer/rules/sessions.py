@@ -335,7 +335,15 @@ def _lock_state_evidence(
 @rule(
     key="lock-waits",
     requires=("processlist",),
-    optional=("mysqladmin", "innodb_trx", "lock_waits", "ps_threads"),
+    optional=(
+        "mysqladmin",
+        "innodb_trx",
+        "innodb_transactions",
+        "lock_waits",
+        "ps_threads",
+        "pfs_threads",
+        "pfs_metadata_locks",
+    ),
 )
 def lock_waits(tl: Timeline) -> Finding | None:
     """>= 3 sessions in lock-wait states, or one waiting >= 10 s (its Time proves the wait), in 2

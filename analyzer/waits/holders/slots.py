@@ -26,6 +26,8 @@ Pure: no I/O, no clock, no Django.
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pandas as pd
 
@@ -75,6 +77,14 @@ FILLING_STATES = (
     r"(?i)tmp table|converting heap to|creating sort index|sorting result|filesort|"
     r"copy to tmp table|copying to tmp table|creating tmp table|removing tmp table|alter table"
 )
+#: A statement that sorts or groups (a query fingerprint): its sort files and temporary tables go to
+#: tmpdir when they outgrow memory (MySQL 8.4 "Internal Temporary Table Use in MySQL", "ORDER BY
+#: Optimization"), whatever State the server shows (MariaDB: ``Sending data``).
+SORTING_STATEMENT = r"(?i)\border by\b|\bgroup by\b|\bdistinct\b|\bunion\b"
+#: A session fills a file system when seen so while it is full, or this close to it.
+FILLING_SLACK = pd.Timedelta(seconds=10)
+#: Session Ids listed in the text of what fills a file system.
+FILLERS_LISTED = 10
 #: A session is shown filling a file system when seen in such a state in this many snapshots.
 FILLING_MIN_SNAPSHOTS = 2
 
@@ -326,23 +336,31 @@ def _human_kib(kib: float) -> str:
     return f"{kib:.0f} KiB"
 
 
-def _fillers(tl: Timeline, things: list[tuple[str, str, str]]) -> tuple[str, list[Evidence]]:
-    """The sessions writing temporary files when the mount holds tmpdir (or the datadir, where
-    ALTER TABLE copies): ``FILLING_STATES`` in FILLING_MIN_SNAPSHOTS snapshots or more, by
-    statement; ('', []) when none."""
-    if not any(name in ("tmpdir", "datadir", "innodb_tmpdir") for name, _, _ in things):
+def _fillers(
+    tl: Timeline, things: list[tuple[str, str, str]], window: Window | None = None
+) -> tuple[str, list[Evidence]]:
+    """The sessions writing temporary files when the mount holds tmpdir or the datadir (where ALTER
+    TABLE copies), or when the bundle has no -variables to say (a full tmpdir fails SHOW VARIABLES
+    itself: it needs a temporary table): sessions in ``FILLING_STATES`` in FILLING_MIN_SNAPSHOTS
+    snapshots or more, else active sessions running a statement that sorts or groups
+    (``SORTING_STATEMENT``: MariaDB shows their sort files and temporary tables as ``Sending data``),
+    by statement, within ``window`` (FILLING_SLACK either side) when given; ('', []) when none."""
+    if tl.variables and not any(name in ("tmpdir", "datadir", "innodb_tmpdir") for name, _, _ in things):
         return "", []
     pl = tl.frame("processlist")
+    if len(pl) and window is not None:
+        pl = pl[pl["ts"].between(window.start - FILLING_SLACK, window.end + FILLING_SLACK).to_numpy()]
     if not len(pl) or "state" not in pl:
         return "", []
-    states = pl["state"].astype("string")
-    codes, names = pd.factorize(states)
-    hit = np.asarray(pd.Series(names, dtype="string").str.contains(FILLING_STATES, regex=True).fillna(False))
-    rows = pl[(codes >= 0) & hit[np.maximum(codes, 0)]]
+    rows = pl[_matches(pl["state"], FILLING_STATES)]
+    how = "writing temporary tables or sort files"
+    if rows["ts"].nunique() < FILLING_MIN_SNAPSHOTS and "fingerprint" in pl:
+        rows = pl[pl["active"].astype(bool).to_numpy() & _matches(pl["fingerprint"], SORTING_STATEMENT)]
+        how = "running statements that sort or group (their sort files and temporary tables go to tmpdir)"
     if rows["ts"].nunique() < FILLING_MIN_SNAPSHOTS:
         return "", []
-    sessions = rows["id"].nunique()
-    top_state = str(rows["state"].astype("string").value_counts().index[0])
+    ids = sorted(int(i) for i in rows["id"].dropna().unique())
+    sessions = len(ids)
     fp = (
         rows["fingerprint"].astype("string").dropna()
         if "fingerprint" in rows
@@ -350,11 +368,26 @@ def _fillers(tl: Timeline, things: list[tuple[str, str, str]]) -> tuple[str, lis
     )
     query = str(fp.value_counts().index[0])[:200] if len(fp) else ""
     users = rows["user"].astype("string").value_counts()
-    text = (f"{sessions} session(s) writing temporary tables or sort files ('{top_state}'"
-            f"{', ' + query if query else ''}; user {users.index[0]})")  # fmt: skip
+    shown = ", ".join(map(str, ids[:FILLERS_LISTED])) + (", ..." if len(ids) > FILLERS_LISTED else "")
+    text = f"{sessions} session(s) of {users.index[0]} (Id {shown}) {how}{': ' + query if query else ''}"
     member, lines = tl.lines_of(rows)
-    return text, [Evidence("sessions writing temporary files (processlist)", int(sessions), "sessions",
+    return text, [Evidence(f"sessions {how.split(' (')[0]} (processlist)", int(sessions), "sessions",
                            "processlist.state", member, lines)]  # fmt: skip
+
+
+def _ids_of(filler: str) -> str:
+    """The session Ids a ``_fillers`` text lists (``7, 8, 9``), or ``<Id>``."""
+    found = re.search(r"\(Id ([^)]*)\)", filler)
+    return found.group(1) if found else "<Id>"
+
+
+def _matches(values: pd.Series, pattern: str) -> np.ndarray:
+    """``values`` (text or a category) matching ``pattern``, each distinct value looked up once."""
+    codes, names = pd.factorize(values.astype("string"))
+    hit = np.asarray(
+        pd.Series(names, dtype="string").str.contains(pattern, regex=True).fillna(False), dtype=bool
+    )
+    return (codes >= 0) & hit[np.maximum(codes, 0)] if len(hit) else np.zeros(len(values), dtype=bool)
 
 
 @reads(Resource.DISK_SPACE, always=True)
@@ -410,19 +443,24 @@ def _mount_holding(
             evidence.append(
                 cite(tl, f"{mount} used: growth over the capture", round(grown), "KiB", "df.used_kib", timed)
             )
-    filler, filler_evidence = _fillers(tl, things)
+    full = Window(hot["ts"].min(), hot["ts"].max()) if len(hot) and hot["ts"].notna().any() else None
+    filler, filler_evidence = _fillers(tl, things, full)
     if filler:
         fills.append(filler)
         evidence += filler_evidence
     evidence += [Evidence(f"{n} (server variable)", p, "", f"variables.{n}") for n, _, p in things]
-    statement = (holds or "none of MySQL's paths") + (f"; {'; '.join(fills)}" if fills else "")
+    kept = holds or (
+        "none of MySQL's paths" if tl.variables else "what MySQL keeps there is not shown (no -variables)"
+    )
+    statement = kept + (f"; {'; '.join(fills)}" if fills else "")
     culprit = Culprit(kind="filesystem", id=mount, statement=statement, evidence=tuple(evidence))
     windows = (Window(hot["ts"].min(), hot["ts"].max()),) if len(hot) and hot["ts"].notna().any() else ()
     held_s = (hot["ts"].max() - hot["ts"].min()).total_seconds() + 1.0 if windows else HOLDER_MIN_S
-    tmp = any(n == "tmpdir" for n, _, _ in things)
+    tmp = any(n == "tmpdir" for n, _, _ in things) or not tl.variables
     fix = f"Free space on {mount}" + (
-        ": end or rewrite the statements spilling temporary tables there (their indexes, tmp_table_size), and point "
-        "tmpdir at a file system with room (a restart)" if tmp and filler else
+        f": end the sessions spilling sort files and temporary tables there (KILL {_ids_of(filler)}) or "
+        "give their statement an index for its ORDER BY / GROUP BY, and point tmpdir at a file system with room "
+        "(a restart)" if tmp and filler else
         ": purge binary logs only up to what every replica has read (PURGE BINARY LOGS BEFORE ...), move what is "
         "not MySQL's, or grow the file system"
     ) + "; then alert at 80 %."  # fmt: skip

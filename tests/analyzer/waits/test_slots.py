@@ -97,3 +97,14 @@ def test_a_full_table_cache_has_no_holder_and_keeps_the_setting() -> None:
 def test_no_disk_or_table_cache_holding_on_a_healthy_capture() -> None:
     tl = _vm(BUNDLES / "culprit-rowlock.tar.gz")
     assert slots.disk_holdings(tl) == [] and slots.table_cache(tl, slots.NO_WAITS) == []
+
+
+def test_what_fills_tmpdir_is_the_sessions_writing_temporary_tables() -> None:
+    """overlap-tmp: 61 sessions of root in the temporary-table states (a GROUP BY ... ORDER BY); read as
+    the fillers of a mount holding tmpdir."""
+    tl = _vm(BUNDLES / "overlap-tmp.tar.gz")
+    text, evidence = slots._fillers(tl, [("tmpdir", "tmpdir", "/tmp")])
+    assert text.startswith("61 session(s) of root (Id 1524, 1525, ")
+    assert "writing temporary tables or sort files: select grp, count(*), sum(n)" in text
+    assert evidence[0].value == 61 and evidence[0].lines
+    assert slots._fillers(tl, [("log_bin_basename", "binary logs", "/var/log/mysql/bin")]) == ("", [])
