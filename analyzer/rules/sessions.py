@@ -531,9 +531,9 @@ def slot_holder(tl: Timeline, found: Finding) -> Finding | None:
 
 
 USER_CONNECTION_LIMIT = RuleTexts(
-    title="Account {account} at max_user_connections {limit}: {held} connections, new ones refused",
+    title="Account {account} at its connection limit: {held} connections, new ones refused",
     explanation=(
-        "{account} held {held} connections, its limit (max_user_connections {limit}), in {snapshots} snapshot(s): "
+        "{account} held {held} connections, its limit ({limit}), in {snapshots} snapshot(s): "
         "each new connection of that account is refused with ER_USER_LIMIT_REACHED (1226) while the server "
         "has slots left (Threads_connected {connected:.0f} of max_connections {max_conn}). {what}"
     ),
@@ -556,13 +556,14 @@ USER_CONNECTION_LIMIT = RuleTexts(
 
 @rule(
     key="user-connection-limit",
-    requires=("processlist", "variables"),
-    optional=("mysqladmin", "processlist_accounts"),
+    requires=("processlist",),
+    optional=("variables", "mysqladmin", "processlist_accounts"),
 )
 def user_connection_limit(tl: Timeline) -> Finding | None:
-    """An account whose connections reach the global ``max_user_connections`` (> 0) in the
-    processlist (all its sessions counted, idle ones included) while the server is below
-    ``max_connections`` (connection-saturation speaks of that): names the account holding them."""
+    """An account at its connection limit while the server is below ``max_connections``
+    (connection-saturation speaks of that): its connections reach the global ``max_user_connections``
+    (> 0), or stay at one number while connections are refused (its own MAX_USER_CONNECTIONS:
+    ``analyzer.waits.holders.slots``), all its sessions counted, idle ones included. Names the account."""
     holding = slots.connection_holding(tl)
     if holding is None or holding.holder is None or not str(holding.object or "").startswith("max_user"):
         return None
@@ -571,8 +572,9 @@ def user_connection_limit(tl: Timeline) -> Finding | None:
     refused = holding.waiters
     found = USER_CONNECTION_LIMIT.finding(
         "user-connection-limit", Severity.CRITICAL if refused else Severity.WARNING, list(holding.windows),
-        list(holding.evidence), account=c.id, limit=tl.variables.get("max_user_connections", "?"),
-        held=c.statement.split(" of ")[0], snapshots=next((e.value for e in holding.evidence if "at max_user_connections" in e.label), 0), connected=float(connected["value"].max()) if len(connected) else 0.0,
+        list(holding.evidence), account=c.id, limit=holding.object,
+        held=c.statement.split(" of ")[0], snapshots=next((e.value for e in holding.evidence if "at its limit" in e.label), 0),
+        connected=float(connected["value"].max()) if len(connected) else 0.0,
         max_conn=tl.variables.get("max_connections", "?"), what=f"Its connections: {c.statement}.",
         fix=holding.fix, refused=f" + Aborted_connects (+{refused})" if refused else "",
     )  # fmt: skip

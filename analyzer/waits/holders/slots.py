@@ -49,6 +49,11 @@ IDLE_SHARE = 0.5
 #: ... for this long on average (Time, s): a pool borrowing and returning connections runs a
 #: statement on each every few seconds; one left idle for 30 s or more is not in use.
 IDLE_LEAK_S = 30.0
+#: With no global max_user_connections, an account is held at its own limit when its connections
+#: stay at one number in this many snapshots or more ...
+PLATEAU_SNAPSHOTS = 3
+#: ... of at least this many connections (a pool's few idle connections are not a ceiling).
+PLATEAU_MIN_SESSIONS = 5
 #: The Command of an idle session (MySQL 8.4 "Thread Command Values": waiting for its client).
 IDLE_COMMAND = "Sleep"
 
@@ -153,28 +158,45 @@ def _saturation(tl: Timeline) -> tuple[str, list[Evidence], float] | None:
     return what, evidence, refused
 
 
-def _user_limit(tl: Timeline, per: pd.DataFrame) -> tuple[str, str, list[Evidence], float] | None:
-    """An account at ``max_user_connections`` (the global limit, > 0): its connections reach it in a
-    snapshot. (user, client, evidence, refused connections: Aborted_connects' growth, which counts
-    the attempts refused at the limit, among others)."""
+def _user_limit(tl: Timeline, per: pd.DataFrame) -> tuple[str, str, list[Evidence], float, str] | None:
+    """An account at its connection limit: its connections reach the global ``max_user_connections``
+    (> 0) in a snapshot; or, with no global limit, connections are refused (``Aborted_connects``
+    grows) while one account holds the same number of connections in every snapshot
+    (PLATEAU_SNAPSHOTS or more, PLATEAU_MIN_SESSIONS or more, most of the server's): held at a
+    ceiling, its own MAX_USER_CONNECTIONS, which -variables does not show. (user, client, evidence,
+    refused connections: Aborted_connects' growth, which counts the attempts refused at the limit
+    among others, the limit in words)."""
+    if not len(per):
+        return None
     limit = variable_number(tl, "max_user_connections")
-    if not limit or not len(per):
-        return None
-    by_user = per.groupby(["ts", "user"])["sessions"].sum()
-    at = by_user[by_user >= limit]
-    if not len(at):
-        return None
-    user = str(at.index.get_level_values("user").value_counts().index[0])
-    mine = per[per["user"] == user]
-    client = str(mine.groupby("client")["sessions"].sum().idxmax())
     aborted = status(tl, "Aborted_connects")
     refused = growth(aborted)
-    evidence = [Evidence(f"{user}: connections at max_user_connections {limit:.0f} (snapshots)",
-                         int(at.index.get_level_values("user").eq(user).sum()), "snapshots", "processlist.user")]  # fmt: skip
+    by_user = per.groupby(["ts", "user"])["sessions"].sum()
+    if limit:
+        at = by_user[by_user >= limit]
+        if not len(at):
+            return None
+        user = str(at.index.get_level_values("user").value_counts().index[0])
+        what = f"max_user_connections {limit:.0f}"
+    else:
+        totals = per.groupby("ts")["sessions"].sum()
+        stats = by_user.groupby(level="user").agg(["min", "max", "size"])
+        held = stats[(stats["min"] == stats["max"]) & (stats["size"] >= PLATEAU_SNAPSHOTS)
+                     & (stats["max"] >= PLATEAU_MIN_SESSIONS) & (stats["max"] >= ACCOUNT_HOLDS_SHARE * totals.median())]  # fmt: skip
+        if refused <= 0 or not len(held):
+            return None
+        user = str(held["max"].idxmax())
+        at = by_user[by_user.index.get_level_values("user") == user]
+        what = (f"max_user_connections of {user}, its own: {int(held.loc[user, 'max'])} connections, "
+                "where -variables shows only the global 0")  # fmt: skip
+    mine = per[per["user"] == user]
+    client = str(mine.groupby("client")["sessions"].sum().idxmax())
+    evidence = [Evidence(f"{user}: connections at its limit (snapshots)",
+                         int((at.index.get_level_values("user") == user).sum()), "snapshots", "processlist.user")]  # fmt: skip
     if refused > 0:
         evidence.append(cite(tl, "Aborted_connects (growth)", refused, "connections", "mysqladmin.Aborted_connects",
                              aborted))  # fmt: skip
-    return user, client, evidence, refused
+    return user, client, evidence, refused, what
 
 
 def _step_s(ts: pd.Series) -> float:
@@ -246,8 +268,7 @@ def _account_holding(
     if saturated is not None:
         why, evidence, refused = saturated
     else:
-        why = f"max_user_connections {tl.variables.get('max_user_connections', '?')}"
-        evidence, refused = user_limit[2], user_limit[3]
+        why, evidence, refused = user_limit[4], user_limit[2], user_limit[3]
     evidence = [*evidence, Evidence(f"{account}: connections held (peak snapshot)", held, "sessions",
                                     "processlist.user"),
                 Evidence(f"{account}: idle (Sleep) connections, Time {idle_min:.0f}-{idle_max:.0f} s",
@@ -261,6 +282,12 @@ def _account_holding(
             f"its size below {why}; have it end idle ones (its pool's idle timeout, or SET SESSION wait_timeout = 60 "
             f"on connect). Now: KILL the idle ones, SELECT CONCAT('KILL ', id, ';') FROM information_schema.processlist "
             f"WHERE user = '{user}' AND command = 'Sleep' AND time > {IDLE_LEAK_S:.0f};"
+        )
+    elif n_idle >= IDLE_SHARE * held:
+        fix = (
+            f"{account} keeps {n_idle} connections open and idle (Sleep {idle_mean:.0f} s on average) up to {why}: "
+            "shrink that application's pool (its maximum and its minimum idle connections) below the limit, or raise "
+            f"the account's limit only if it needs them: ALTER USER '{user}'@'{client}' WITH MAX_USER_CONNECTIONS <n>;"
         )
     else:
         fix = (

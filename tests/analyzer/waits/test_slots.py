@@ -108,3 +108,16 @@ def test_what_fills_tmpdir_is_the_sessions_writing_temporary_tables() -> None:
     assert "writing temporary tables or sort files: select grp, count(*), sum(n)" in text
     assert evidence[0].value == 61 and evidence[0].lines
     assert slots._fillers(tl, [("log_bin_basename", "binary logs", "/var/log/mysql/bin")]) == ("", [])
+
+
+def test_an_account_held_at_one_count_while_connections_are_refused_is_at_its_own_limit() -> None:
+    """Without -variables (no max_connections to compare with), conn-leak still shows refusals
+    (Aborted_connects grows) while app holds exactly 20 connections in every snapshot: a ceiling,
+    the account's own MAX_USER_CONNECTIONS, which no capture shows. user-connection-limit names app."""
+    bare = _vm(CONN_LEAK).only(("mysqladmin", "processlist", "processlist_accounts"))
+    h = slots.connection_holding(bare)
+    assert h.holder.id == "app@localhost" and h.object.startswith("max_user_connections of app, its own: 20")
+    assert h.waiters > 0 and "ALTER USER 'app'@'localhost' WITH MAX_USER_CONNECTIONS" not in h.fix  # a leak
+    [f] = engine.run(bare, only=("user-connection-limit",)).findings
+    assert f.title == "Account app@localhost at its connection limit: 20 connections, new ones refused"
+    assert (f.culprit.kind, f.culprit.id) == ("account", "app@localhost")
