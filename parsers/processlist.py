@@ -113,7 +113,8 @@ TRAITS = FormatTraits(
 SESSIONS_FRAME = "processlist_sessions"
 #: The frame ``parse(..., idle=...)`` adds of the sessions it counts rather than types, by snapshot and
 #: account (``ACCOUNT_COLUMNS``: ``client`` the Host without its port; ``sessions`` int32; Times in s,
-#: float64; rows of one snapshot cut over two chunks are summed by the reader): who holds idle connections.
+#: float64; rows of one snapshot cut over two chunks are summed by the reader; and ``line_no``, the
+#: first line of a row counted, by which a piece's overlap is dropped): who holds idle connections.
 ACCOUNTS_FRAME = "processlist_accounts"
 ACCOUNT_COLUMNS = ("ts", "user", "client", "command", "sessions", "time_min_s", "time_max_s", "time_sum_s")
 
@@ -361,12 +362,15 @@ def parse(
     return ParsedSource(FORMAT, member, frames, times.clock, warnings, meta, times.ts_is_local)
 
 
-def _accounts(accounts: list[tuple], snap_ts: object) -> pd.DataFrame:
-    """``State.accounts`` as the ``processlist_accounts`` frame (``ACCOUNT_COLUMNS``), ``ts`` the
-    time of each row's snapshot."""
-    out = pd.DataFrame.from_records(accounts, columns=["snapshot", *ACCOUNT_COLUMNS[1:]])
-    ts = pd.Series(pd.DatetimeIndex(snap_ts)) if len(out) else pd.Series([], dtype="datetime64[ns, UTC]")
-    out.insert(0, "ts", ts.iloc[out["snapshot"].to_numpy(dtype=np.int64)].to_numpy() if len(out) else ts)
+def _accounts(accounts: list[dict], snap_ts: object) -> pd.DataFrame:
+    """``State.accounts`` (a dict of columns per chunk) as the ``processlist_accounts`` frame
+    (``ACCOUNT_COLUMNS``), ``ts`` the time of each row's snapshot."""
+    columns = ["snapshot", *ACCOUNT_COLUMNS[1:], "line_no"]
+    if not accounts:
+        return pd.DataFrame({c: pd.Series([], dtype="datetime64[ns, UTC]" if c == "ts" else object)
+                             for c in (*ACCOUNT_COLUMNS, "line_no")})  # fmt: skip
+    out = pd.DataFrame({c: np.concatenate([part[c] for part in accounts]) for c in columns})
+    out.insert(0, "ts", pd.DatetimeIndex(snap_ts)[out["snapshot"].to_numpy(dtype=np.int64)])
     return out.drop(columns=["snapshot"]).astype({"sessions": "int32"})
 
 

@@ -32,7 +32,7 @@ def test_the_sessions_not_typed_are_counted_by_account_with_their_time() -> None
     full = processlist.parse(_lines(), member=MEMBER, clock=ClockHints()).frames["processlist"]
     src = processlist.parse(_lines(), member=MEMBER, clock=ClockHints(), idle=frozenset({"Sleep"}))
     typed, counted = src.frames["processlist"], src.frames["processlist_accounts"]
-    assert tuple(counted.columns) == processlist.ACCOUNT_COLUMNS and len(counted)
+    assert tuple(counted.columns) == (*processlist.ACCOUNT_COLUMNS, "line_no") and len(counted)
     assert str(counted["ts"].dtype) == "datetime64[ns, UTC]"
     # every session of the full parse is either typed or counted, with the same account and Time
     untyped = full.merge(typed[["ts", "id"]], on=["ts", "id"], how="left", indicator=True)

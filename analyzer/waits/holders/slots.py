@@ -57,6 +57,9 @@ PLATEAU_MIN_SESSIONS = 5
 #: The Command of an idle session (MySQL 8.4 "Thread Command Values": waiting for its client).
 IDLE_COMMAND = "Sleep"
 
+#: Open_files at 75 % or more of open_files_limit is near it (the rule table-cache-full's bar).
+OPEN_FILES_NEAR_LIMIT = 0.75
+
 # --- disk space ----------------------------------------------------------------------------------
 #: A file system 90 % used is nearly full (docs/background.md); 98 % is full for writing (ext4
 #: keeps 5 % for root, df rounds up).
@@ -162,7 +165,8 @@ def _user_limit(tl: Timeline, per: pd.DataFrame) -> tuple[str, str, list[Evidenc
     """An account at its connection limit: its connections reach the global ``max_user_connections``
     (> 0) in a snapshot; or, with no global limit, connections are refused (``Aborted_connects``
     grows) while one account holds the same number of connections in every snapshot
-    (PLATEAU_SNAPSHOTS or more, PLATEAU_MIN_SESSIONS or more, most of the server's): held at a
+    (PLATEAU_SNAPSHOTS or more, PLATEAU_MIN_SESSIONS or more, most of the server's, most of them idle
+    in every snapshot: a pool at its ceiling, not a benchmark's busy threads): held at a
     ceiling, its own MAX_USER_CONNECTIONS, which -variables does not show. (user, client, evidence,
     refused connections: Aborted_connects' growth, which counts the attempts refused at the limit
     among others, the limit in words)."""
@@ -181,8 +185,11 @@ def _user_limit(tl: Timeline, per: pd.DataFrame) -> tuple[str, str, list[Evidenc
     else:
         totals = per.groupby("ts")["sessions"].sum()
         stats = by_user.groupby(level="user").agg(["min", "max", "size"])
+        idle = per[per["command"] == IDLE_COMMAND].groupby(["ts", "user"])["sessions"].sum()
+        idle_min = idle.groupby(level="user").min().reindex(stats.index, fill_value=0)
         held = stats[(stats["min"] == stats["max"]) & (stats["size"] >= PLATEAU_SNAPSHOTS)
-                     & (stats["max"] >= PLATEAU_MIN_SESSIONS) & (stats["max"] >= ACCOUNT_HOLDS_SHARE * totals.median())]  # fmt: skip
+                     & (stats["max"] >= PLATEAU_MIN_SESSIONS) & (stats["max"] >= ACCOUNT_HOLDS_SHARE * totals.median())
+                     & (idle_min >= IDLE_SHARE * stats["max"])]  # fmt: skip
         if refused <= 0 or not len(held):
             return None
         user = str(held["max"].idxmax())
@@ -521,7 +528,7 @@ def table_cache(tl: Timeline, waits: pd.DataFrame) -> list[Holding]:
                              "mysqladmin.Open_tables", open_rows))  # fmt: skip
     limit = variable_number(tl, "open_files_limit")
     files = status(tl, "Open_files")
-    if limit and len(files) and float(files["value"].max()) >= 0.9 * limit:
+    if limit and len(files) and float(files["value"].max()) >= OPEN_FILES_NEAR_LIMIT * limit:
         parts.append(f"Open_files {files['value'].max():.0f} of open_files_limit {limit:.0f}")
         evidence.append(cite(tl, "Open_files (max)", int(files["value"].max()), "files", "mysqladmin.Open_files",
                              files))  # fmt: skip
