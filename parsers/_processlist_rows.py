@@ -45,6 +45,33 @@ def out_name(col: str) -> str:
     return COLUMN_MAP.get(col) or safe_name(col)
 
 
+#: Bytes of User, Host and Command an untyped session is grouped by (``State._tally``), with each
+#: cell's length: two users alike in their first 16 bytes and their length, or two hosts in their
+#: first 32, are counted as one (the names are read from one row). The Command of an untyped session
+#: is one of the idle commands (``Sleep``): told apart by its length.
+ACCOUNT_KEY_BYTES = (16, 32, 0)
+COLON = 58
+#: A TCP port has at most 5 digits.
+PORT_DIGITS = 5
+_ALL_BYTES = np.uint64(2**64 - 1)
+_HASH_PRIME = np.uint64(1099511628211)  # the 64-bit FNV prime
+
+
+def _without_port(chunk: Bytes, starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:
+    """The lengths of Host cells without the client port MySQL appends (``10.0.0.7:51234``): cut at
+    a ``:`` followed by 1 to ``PORT_DIGITS`` digits that end the cell (``localhost`` and a socket keep
+    theirs). Reads the last bytes of each cell only."""
+    out = lengths.copy()
+    open_ = np.ones(len(lengths), dtype=bool)  # still reading digits back from the end
+    for k in range(1, PORT_DIGITS + 2):
+        inside = open_ & (lengths > k)
+        b = chunk.buf[np.where(inside, starts + lengths - k, 0)]
+        colon = inside & (b == COLON) & (k > 1)
+        out[colon] = lengths[colon] - k
+        open_ &= inside & (b >= 48) & (b <= 57)
+    return out
+
+
 class State:
     def __init__(self, member: str) -> None:
         self.member = member
@@ -72,6 +99,9 @@ class State:
         self.untyped: dict[int, int] = {}
         #: snapshots whose first row was typed
         self.first_typed: set[int] = set()
+        #: the untyped sessions by account (``typed_rows``), a dict of columns per chunk: snapshot,
+        #: user, client (the host without its port), command, sessions, Time min, max and sum in s
+        self.accounts: list[dict[str, np.ndarray]] = []
 
     def marker(self, marker: TsMarker) -> None:
         self.snapshot += 1
@@ -158,6 +188,7 @@ class State:
         ve: list[np.ndarray | None],
         snaps: np.ndarray,
         long_info: np.ndarray,
+        lines: np.ndarray | None = None,
     ) -> np.ndarray | None:
         """The rows of a vertical chunk to type when ``parse`` was given ``idle`` (their indices), the
         others counted into ``self.untyped``; None: type them all (no ``idle``, no Command or Time key,
@@ -196,4 +227,66 @@ class State:
         skip[longest] = False
         for snap, n in zip(*np.unique(snaps[skip], return_counts=True), strict=True):
             self.untyped[int(snap)] = self.untyped.get(int(snap), 0) + int(n)
+        if "User" in layout.keys and "Host" in layout.keys:
+            keys = [layout.keys.index(k) for k in ("User", "Host", "Command")]
+            self._tally(chunk, [(vs[k], ve[k]) for k in keys], snaps, time_s, np.flatnonzero(skip), lines)
         return np.flatnonzero(~skip)
+
+    def _tally(
+        self,
+        chunk: Bytes,
+        cells: list[tuple[np.ndarray, np.ndarray]],
+        snaps: np.ndarray,
+        time_s: np.ndarray,
+        rows: np.ndarray,
+        lines: np.ndarray | None,
+    ) -> None:
+        """Count the untyped ``rows`` by (snapshot, User, Host without its port, Command) into
+        ``self.accounts``, with their Time's min, max and sum and the first line of each group
+        (``lines``, a row's first line; 0 without): who holds the idle connections is
+        kept though the rows are not. Grouped on a 64-bit hash of the cells' first ``ACCOUNT_KEY_BYTES``
+        bytes each (the names are read whole from one row of each group), vectorised: no Python step
+        per row."""
+        if not len(rows) or any(start is None for start, _ in cells):
+            return
+        parts, key = [], np.zeros(len(rows), dtype=np.uint64)
+        for (start, end), width in zip(cells, ACCOUNT_KEY_BYTES, strict=True):
+            a, n = start[rows], end[rows] - start[rows]
+            if width == ACCOUNT_KEY_BYTES[1]:
+                n = _without_port(chunk, a, n)
+            parts.append((a, n))
+            if not width:
+                continue
+            words = chunk.take(a, width).view("<u8")  # the cell's first bytes as 64-bit words
+            key = (key ^ n.astype(np.uint64)) * _HASH_PRIME
+            for j in range(width // 8):  # a 64-bit hash of the cells (FNV-style: xor, then multiply)
+                cut = n - 8 * j  # the bytes of this word inside the cell; those past its end are masked
+                mask = np.where(
+                    cut >= 8, _ALL_BYTES, (np.uint64(1) << (np.clip(cut, 0, 7) * 8).astype(np.uint64)) - 1
+                )
+                key = (key ^ (words[:, j] & mask)) * _HASH_PRIME
+        _, first, account = np.unique(key, return_index=True, return_inverse=True)
+        group = snaps[rows].astype(np.int64) * len(first) + account
+        order = np.argsort(group, kind="stable")
+        grouped = group[order]
+        at = order[np.flatnonzero(np.r_[True, grouped[1:] != grouped[:-1]])]
+        starts = np.flatnonzero(np.r_[True, grouped[1:] != grouped[:-1]])
+        t = np.nan_to_num(time_s[rows], nan=0.0)[order]
+        counts = np.diff(np.r_[starts, len(order)])
+        sums = np.add.reduceat(t, starts)
+        lows = np.minimum.reduceat(t, starts)
+        highs = np.maximum.reduceat(t, starts)
+        names = [
+            tuple(
+                chunk.padded[int(a[i]) : int(a[i]) + int(n[i])].decode("utf-8", "replace") for a, n in parts
+            )
+            for i in first
+        ]
+        names = np.array(names + [("", "", "")], dtype=object)  # a 2-D array of str, one row per account
+        picked = names[account[at]]
+        self.accounts.append({
+            "snapshot": snaps[rows[at]].astype(np.int64),
+            "line_no": lines[rows[at]].astype(np.int64) if lines is not None else np.zeros(len(at), dtype=np.int64), "user": picked[:, 0], "client": picked[:, 1],
+            "command": picked[:, 2], "sessions": counts.astype(np.int32), "time_min_s": lows, "time_max_s": highs,
+            "time_sum_s": sums,
+        })  # fmt: skip

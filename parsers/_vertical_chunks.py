@@ -57,10 +57,12 @@ class RowSink(Protocol):
         ve: list[np.ndarray | None],
         snaps: np.ndarray,
         long_info: np.ndarray,
+        lines: np.ndarray | None = None,
     ) -> np.ndarray | None:
         """The rows of a regular chunk to type (indices; the others only counted), or None: all.
-        ``vs``/``ve``: each key's cell ranges in ``chunk`` (those of Command and Time; None for the other
-        keys); ``long_info``: rows whose Info spans lines."""
+        ``vs``/``ve``: each key's cell ranges in ``chunk`` (those of Command, Time, User and Host; None
+        for the other keys); ``long_info``: rows whose Info spans lines; ``lines``: each row's first
+        line in the member."""
 
     def add(
         self,
@@ -279,9 +281,10 @@ def _vertical_fast(first: int, text: str, state: RowSink) -> bool:
         return False
     key_lines, long_info, whole_info = cells
     snaps = _snapshots(first, lines, headers, marks, row_one, state)
-    # the cells the choice of rows reads first (Command, Time), then every cell of the rows typed
-    vs, ve = _cell_ranges(lines, layout, key_lines, long_info, {"Command", "Time"})
-    rows = state.typed_rows(chunk, layout, vs, ve, snaps, long_info)
+    # the cells the choice of rows reads first (Command, Time; User and Host to count the rows not
+    # typed by account), then every cell of the rows typed
+    vs, ve = _cell_ranges(lines, layout, key_lines, long_info, {"Command", "Time", "User", "Host"})
+    rows = state.typed_rows(chunk, layout, vs, ve, snaps, long_info, first + headers)
     if rows is not None:
         key_lines = [line[rows] for line in key_lines]
         headers, row_end, snaps = headers[rows], row_end[rows], snaps[rows]

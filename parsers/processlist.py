@@ -111,6 +111,12 @@ TRAITS = FormatTraits(
 )
 #: The frame of sessions per snapshot that ``parse(..., idle=...)`` adds.
 SESSIONS_FRAME = "processlist_sessions"
+#: The frame ``parse(..., idle=...)`` adds of the sessions it counts rather than types, by snapshot and
+#: account (``ACCOUNT_COLUMNS``: ``client`` the Host without its port; ``sessions`` int32; Times in s,
+#: float64; rows of one snapshot cut over two chunks are summed by the reader; and ``line_no``, the
+#: first line of a row counted, by which a piece's overlap is dropped): who holds idle connections.
+ACCOUNTS_FRAME = "processlist_accounts"
+ACCOUNT_COLUMNS = ("ts", "user", "client", "command", "sessions", "time_min_s", "time_max_s", "time_sum_s")
 
 
 #: Where to look for the first header: registry.HEAD_LINES is 60; a long multi-line Info or a run of
@@ -289,7 +295,7 @@ def parse(
     type (see ``_processlist_rows.State.typed_rows``: the first and last row of each snapshot and its longest-idle session
     stay), and a second frame, ``processlist_sessions`` (``ts``, ``line_no`` and ``line_end`` the
     first and last row of the snapshot, ``sessions`` int32), counts every session of each snapshot:
-    a day of 1,000 mostly idle sessions a second is counted, not typed row by row. Raises
+    a day of 1,000 mostly idle sessions a second is counted, not typed row by row (and by account: ``ACCOUNTS_FRAME``). Raises
     ``ParseError`` with the first text line's number when no processlist header or row is found.
     """
     state = State(member)
@@ -352,7 +358,20 @@ def parse(
     frames = {"processlist": df}
     if idle is not None:
         frames[SESSIONS_FRAME] = _sessions(df, state.untyped)
+        frames[ACCOUNTS_FRAME] = _accounts(state.accounts, snap_ts)
     return ParsedSource(FORMAT, member, frames, times.clock, warnings, meta, times.ts_is_local)
+
+
+def _accounts(accounts: list[dict], snap_ts: object) -> pd.DataFrame:
+    """``State.accounts`` (a dict of columns per chunk) as the ``processlist_accounts`` frame
+    (``ACCOUNT_COLUMNS``), ``ts`` the time of each row's snapshot."""
+    columns = ["snapshot", *ACCOUNT_COLUMNS[1:], "line_no"]
+    if not accounts:
+        return pd.DataFrame({c: pd.Series([], dtype="datetime64[ns, UTC]" if c == "ts" else object)
+                             for c in (*ACCOUNT_COLUMNS, "line_no")})  # fmt: skip
+    out = pd.DataFrame({c: np.concatenate([part[c] for part in accounts]) for c in columns})
+    out.insert(0, "ts", pd.DatetimeIndex(snap_ts)[out["snapshot"].to_numpy(dtype=np.int64)])
+    return out.drop(columns=["snapshot"]).astype({"sessions": "int32"})
 
 
 def _sessions(df: pd.DataFrame, untyped: dict[int, int]) -> pd.DataFrame:
@@ -376,8 +395,8 @@ def _sessions(df: pd.DataFrame, untyped: dict[int, int]) -> pd.DataFrame:
 SENSITIVE = Sensitive(
     words=("mysql",),
     statements=("processlist.info",),
-    users=("processlist.user",),
-    hosts=("processlist.host",),
+    users=("processlist.user", "processlist_accounts.user"),
+    hosts=("processlist.host", "processlist_accounts.client"),
     schemas=("processlist.db",),
     statement_fields=frozenset({"Info"}),
     table_statement_column=7,  # Id, User, Host, db, Command, Time, State, then Info

@@ -18,8 +18,12 @@ from analyzer.findings import Culprit, Evidence, Window
 from analyzer.timeline.timeline import Timeline
 from analyzer.timeline.windows import within
 
-#: Names of the MySQL server process as top prints them (cut to top's width: ``mariadbd`` fits).
+#: Names of the MySQL server process as top and ps print them. A name is the server's only when it is
+#: one of these, whole: ``mysqldump`` and ``mysqld_safe`` start with ``mysqld`` and are clients or
+#: wrappers, not the server.
 MYSQLD_NAMES = ("mysqld", "mariadbd")
+#: top marks a name it cut to its column width with a trailing ``+`` (top(1), procps-ng 4.0).
+TOP_CUT = "+"
 #: MySQL is quiet when it takes less than a quarter of what the listed processes take: the rest is
 #: what saturates the CPUs.
 MYSQL_QUIET_SHARE = 0.25
@@ -56,6 +60,28 @@ class Consumers:
         """The busiest other process, kind ``process``."""
         command, pid, _ = self.top[0]
         return Culprit(kind="process", id=str(pid), statement=command, evidence=self.evidence)
+
+
+def is_mysqld(names: pd.Series) -> pd.Series:
+    """True for the names of the MySQL server process (``MYSQLD_NAMES``, whole), a name top cut to
+    its column (``mariadb+``) counting when the cut part is the start of one of them. Looked up once
+    per distinct name.
+
+    >>> is_mysqld(pd.Series(["mysqld", "mariadbd", "mysqldump", "mysqld_safe", "mariadb+", "fio"])).tolist()
+    [True, True, False, False, True, False]
+    """
+    text = names.astype("string").fillna("")
+    uniques = text.unique()
+    known = {
+        str(n): str(n) in MYSQLD_NAMES
+        or (
+            str(n).endswith(TOP_CUT)
+            and len(str(n)) > 1
+            and any(m.startswith(str(n)[:-1]) for m in MYSQLD_NAMES)
+        )
+        for n in uniques
+    }
+    return text.map(known).astype(bool)
 
 
 def program_names(tl: Timeline) -> dict[int, str]:
@@ -105,9 +131,9 @@ def cpu_consumers(tl: Timeline, windows: list[Window]) -> Consumers | None:
     if not iterations:
         return None
     command = full_commands(tl, rows)
-    is_mysqld = command.str.rstrip("+").str.startswith(MYSQLD_NAMES)
-    mysqld = float(rows.loc[is_mysqld, "pcpu"].sum()) / iterations
-    others = rows[~is_mysqld].assign(command=command[~is_mysqld])
+    server = is_mysqld(command)
+    mysqld = float(rows.loc[server, "pcpu"].sum()) / iterations
+    others = rows[~server].assign(command=command[~server])
     # by program: eight stress-ng workers at 12 % each are one 96 % consumer
     per_pid = others.groupby(["command", "pid"])["pcpu"].sum().div(iterations)
     per = per_pid.groupby(level="command").sum().sort_values(ascending=False)
@@ -169,17 +195,45 @@ class Waiting:
     wchan: str
     command: str
     evidence: tuple[Evidence, ...]
-    #: its mean %CPU in the windows (top; 100 = one CPU), when it was named from its CPU
-    pcpu: float = 0.0
 
     def culprit(self) -> Culprit:
         """The program as culprit, kind ``process`` (id: its PID seen most in state D)."""
         return Culprit(kind="process", id=str(self.pid), statement=self.command, evidence=self.evidence)
 
 
+#: ps prints these for a thread whose wait channel it cannot tell (procps-ng ps(1), WCHAN).
+NO_WCHAN = ("", "-", "0")
+#: Wait channels of a thread waiting for block I/O, by a part of the kernel function's name: the
+#: block layer (``io_schedule``, ``blk_mq_get_tag``, ``bit_wait_io``, ``submit_bio_wait``,
+#: block/bio.c), a page under I/O (``folio_wait``, ``wait_on_page``), writeback throttling
+#: (``balance_dirty_pages``), fs/buffer.c's ``sync_dirty_buffer``, an O_DIRECT transfer
+#: (``iomap_dio_rw``), a journal commit or an fsync (fs/jbd2, fs/xfs/xfs_log.c,
+#: ``file_write_and_wait_range``). The same channels ``analyzer.waits.read.WCHAN_RESOURCES`` reads as
+#: disk I/O, which this package cannot import (waits/ reads evidence/).
+BLOCK_IO_WCHAN_PARTS = (
+    "io_schedule", "blk_mq_get_tag", "bit_wait_io", "submit_bio_wait", "wait_on_page", "folio_wait",
+    "balance_dirty_pages", "sync_dirty_buffer", "iomap_dio_rw", "jbd2", "xlog", "xfs_log_force", "fsync",
+    "file_write_and_wait", "fdatawait",
+)  # fmt: skip
+
+
+def io_wait_channel(wchan: pd.Series) -> pd.Series:
+    """True where a thread in state D sleeps for block I/O (``BLOCK_IO_WCHAN_PARTS``: the block
+    layer's waits, a page under I/O, a journal commit or an fsync) or ps shows no wait
+    channel (top never does); False for a D state on anything else (a directory lock, NFS, a
+    driver): that thread waits, but not for a disk. Looked up once per distinct channel."""
+    text = wchan.astype("string").fillna("")
+    known = {
+        str(w): str(w) in NO_WCHAN or any(part in str(w).lower() for part in BLOCK_IO_WCHAN_PARTS)
+        for w in text.unique()
+    }
+    return text.map(known).astype(bool)
+
+
 def d_state_programs(tl: Timeline, windows: list[Window]) -> Waiting | None:
     """The non-MySQL program with the most rows in state D in ``windows`` (1 s slack), from top
-    (``top_procs.state``) and ps (``ps_threads.state``, with ``wchan`` when the listing has it), or None."""
+    (``top_procs.state``) and ps (``ps_threads.state``, with ``wchan`` when the listing has it: only
+    the threads whose wait channel is block I/O, ``io_wait_channel``), or None."""
     slack = pd.Timedelta(seconds=1)
     parts = []
     top = tl.frame("top_procs")
@@ -194,6 +248,8 @@ def d_state_programs(tl: Timeline, windows: list[Window]) -> Waiting | None:
     if len(ps) and "state" in ps and "is_mysqld" in ps:
         ps = ps[within_slack(ps["ts"], windows, slack) & (ps["state"].astype("string") == "D").fillna(False)
                 & ~ps["is_mysqld"].astype(bool)]  # fmt: skip
+        if "wchan" in ps:
+            ps = ps[io_wait_channel(ps["wchan"]).to_numpy()]
         if len(ps):
             names = program_names(tl)
             parts.append(pd.DataFrame({"pid": ps["pid"].astype("int64"),
@@ -203,7 +259,7 @@ def d_state_programs(tl: Timeline, windows: list[Window]) -> Waiting | None:
     if not parts:
         return None
     d = pd.concat(parts, ignore_index=True)
-    d = d[~d["program"].str.rstrip("+").str.startswith(MYSQLD_NAMES)]
+    d = d[~is_mysqld(d["program"]).to_numpy()]
     if not len(d):
         return None
     program = str(d["program"].value_counts().index[0])
@@ -231,28 +287,6 @@ def _command_line(tl: Timeline, pid: int) -> str:
         return ""
     rows = ps[ps["pid"] == pid]
     return str(rows["comm"].iloc[0])[:500] if len(rows) else ""
-
-
-def cpu_busy_program(tl: Timeline, windows: list[Window], *, min_pcpu: float) -> Waiting | None:
-    """The non-MySQL program taking the most CPU in ``windows`` (top, ``cpu_consumers``), when it takes
-    ``min_pcpu`` or more (100 = one CPU): the likeliest submitter of asynchronous or direct I/O, which
-    never sleeps in state D. ``wchan``: its threads' commonest wait channel in ps (``io_getevents``'s
-    ``read_events``, io_uring's ``io_cqring_wait``), '' without. ``rows``: the top rows that show it."""
-    used = cpu_consumers(tl, windows)
-    if used is None or not used.top or used.top[0][2] < min_pcpu:
-        return None
-    program, pid, pcpu = used.top[0]
-    procs = tl.frame("top_procs")
-    rows = procs[within(procs["ts"], windows) & (procs["pid"] == pid)] if len(procs) else procs
-    ps = tl.frame("ps_threads")
-    wchan = ""
-    if len(ps) and "wchan" in ps:
-        mine = ps[within(ps["ts"], windows) & (ps["pid"] == pid)]["wchan"].astype("string").fillna("")
-        mine = mine[~mine.isin(["", "-"])]
-        wchan = str(mine.value_counts().index[0]) if len(mine) else ""
-    evidence = tuple(e for e in used.evidence if e.label.startswith(f"{program} (")) or used.evidence[:1]
-    return Waiting(program, pid, used.processes.get(program, 1), len(rows), wchan,
-                   _command_line(tl, pid) or program, evidence, pcpu)  # fmt: skip
 
 
 #: Wait channels of a thread waiting for asynchronous I/O completions, not in state D: libaio's

@@ -11,6 +11,7 @@ Reference Manual, "How MySQL Opens and Closes Tables", "SHOW ENGINE"; docs/backg
 
 from __future__ import annotations
 
+import dataclasses
 import re
 
 import pandas as pd
@@ -20,6 +21,7 @@ from analyzer.findings import Evidence, Finding, Severity, Window
 from analyzer.rules.registry import rule
 from analyzer.texts import RuleTexts
 from analyzer.timeline.timeline import Timeline
+from analyzer.waits.holders import slots
 
 # --- table-cache-full ------------------------------------------------------------------------
 #: Open_tables at 95 % or more of table_open_cache: the cache is full (MySQL evicts the least recently
@@ -29,6 +31,10 @@ TABLE_CACHE_FULL_SHARE = 0.95
 #: cache opens none; pt-stalk's own information_schema queries open a few a second (0-3/s measured on
 #: the healthy example bundle); 10/s is every query of a busy server reopening a table.
 OPENED_PER_S_MIN = 10.0
+#: Open_files near open_files_limit (``slots.OPEN_FILES_NEAR_LIMIT``): the limit, not the cache, keeps
+#: the cache small (MySQL 8.4 "How MySQL Opens and Closes Tables": the server lowers table_open_cache
+#: to fit open_files_limit at startup; MariaDB likewise).
+OPEN_FILES_NEAR_LIMIT = slots.OPEN_FILES_NEAR_LIMIT
 #: ... for 5 s (pt-stalk samples the counters every second).
 TABLE_CACHE_SUSTAINED_S = 5.0
 
@@ -108,6 +114,18 @@ def table_cache_full(tl: Timeline) -> Finding | None:
             cite(tl, "SHOW OPEN TABLES: tables listed", len(last), "tables", "open_tables.table", last)
         )
     found = TABLE_CACHE_TEXTS.finding("table-cache-full", Severity.WARNING, windows, evidence, **numbers)
+    holding = next((h for h in slots.table_cache(tl, slots.NO_WAITS) if h.named), None)
+    if holding is not None:  # a holder shown: it, not the setting, is the culprit
+        return dataclasses.replace(
+            found, culprit=holding.holder, recommendation=f"{holding.fix}\n{found.recommendation}"
+        )
+    files, limit = status(tl, "Open_files"), variable_number(tl, "open_files_limit")
+    if limit and len(files) and float(files["value"].max()) >= OPEN_FILES_NEAR_LIMIT * limit:
+        why = (f"mysqld may hold {{value}} files open and holds {files['value'].max():.0f} (Open_files): the server "
+               f"sizes table_open_cache ({cache:.0f}) to fit it, so the cache cannot grow until the limit does.")  # fmt: skip
+        found = dataclasses.replace(found, evidence=found.evidence + (
+            cite(tl, "Open_files (max)", int(files["value"].max()), "files", "mysqladmin.Open_files", files),))  # fmt: skip
+        return with_setting(tl, found, "open_files_limit", why)
     return with_setting(
         tl, found, "table_open_cache", "the cache holds fewer tables than the workload opens at once."
     )

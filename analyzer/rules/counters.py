@@ -23,6 +23,7 @@ from analyzer.detect import (
 )
 from analyzer.findings import Culprit, Finding, Severity, Window
 from analyzer.rules.registry import rule
+from analyzer.rules.sessions import slot_holder
 from analyzer.texts import RuleTexts
 from analyzer.timeline.pairing import join_tolerance
 from analyzer.timeline.timeline import Timeline
@@ -287,7 +288,11 @@ CONNECTIONS_TEXTS = _texts(
 )
 
 
-@rule(key="connection-saturation", requires=("mysqladmin", "variables"))
+@rule(
+    key="connection-saturation",
+    requires=("mysqladmin", "variables"),
+    optional=("processlist", "processlist_accounts"),
+)
 def connection_saturation(tl: Timeline) -> Finding | None:
     """Threads_connected >= CONNECTION_SATURATION x max_connections, Max_used_connections reached it,
     or Connection_errors_max_connections growing."""
@@ -324,7 +329,12 @@ def connection_saturation(tl: Timeline) -> Finding | None:
         confidence="mysqladmin and variables",
         **numbers,
     )
-    return with_setting(tl, found, "max_connections", "the limit the sessions reached.")
+    held = slot_holder(tl, found)
+    return (
+        held
+        if held is not None
+        else with_setting(tl, found, "max_connections", "the limit the sessions reached.")
+    )
 
 
 # Joins without an index per second. The collector's own queries count here: pt-stalk's lock-wait and

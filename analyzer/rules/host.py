@@ -20,32 +20,19 @@ from analyzer.findings import Culprit, Evidence, Finding, Severity, Window
 from analyzer.rules.registry import rule
 from analyzer.texts import RuleTexts
 from analyzer.timeline.timeline import Timeline
+from analyzer.waits.holders import Holding
+from analyzer.waits.holders.slots import IMAGE_MOUNT_PREFIXES, disk_holdings, mount_of, mysql_paths
 
 # --- filesystem-full -------------------------------------------------------------------------
 FS_WARNING_PCT = (
     90.0  # docs/background.md: 90 % used is a warning (a burst of tmp tables or binlogs fills the rest)
 )
 FS_CRITICAL_PCT = 98.0  # docs/background.md: 98 %: writes fail any moment (ext4 keeps 5 % for root only)
-#: Read-only images are always 100 % full (snap packages on loop devices): never a finding.
-IMAGE_MOUNT_PREFIXES = ("/snap/", "/var/lib/snapd/")
-#: Server variables naming where MySQL writes, and what each holds (MySQL 8.4 and MariaDB 10.11 manuals).
-MYSQL_PATHS = (
-    ("datadir", "datadir"),
-    ("tmpdir", "tmpdir"),
-    ("log_bin_basename", "binary logs"),
-    ("relay_log_basename", "relay logs"),
-    ("innodb_data_home_dir", "InnoDB system tablespace"),
-    ("innodb_log_group_home_dir", "redo log"),
-    ("innodb_undo_directory", "undo tablespaces"),
-    ("innodb_tmpdir", "online ALTER temporary files"),
-    ("log_error", "error log"),
-)
-
 FS_TEXTS = RuleTexts(
     title="File system {mount} is {use_pct:.0f} % full ({avail} free){holds_title}",
     explanation=(
         "{mount} ({filesystem}, {size}) reached {use_pct:.0f} % of its {what} during the capture, {avail} left. "
-        '{holds_sentence}When it fills, MySQL stops: a binary log or redo log write waits ("Waiting for '
+        '{holds_sentence}{fills_sentence}When it fills, MySQL stops: a binary log or redo log write waits ("Waiting for '
         'someone to free space"), temporary tables fail with "The table is full", and a crash recovery '
         "can fail to start."
     ),
@@ -82,34 +69,7 @@ def _human_kib(kib: float) -> str:
     return f"{kib:.0f} KiB"
 
 
-def mount_of(path: str, mounts: list[str]) -> str | None:
-    """The mount point holding ``path``: the longest mount that is ``path`` or a parent of it."""
-    best = None
-    for mount in mounts:
-        inside = path == mount or path.startswith(mount.rstrip("/") + "/") or mount == "/"
-        if inside and (best is None or len(mount) > len(best)):
-            best = mount
-    return best
-
-
-def mysql_paths(variables: dict[str, str]) -> list[tuple[str, str, str]]:
-    """(variable, what it holds, absolute path) for every MySQL path in ``variables`` (``tmpdir`` may
-    list several, colon-separated; a relative path is under datadir)."""
-    datadir = variables.get("datadir", "")
-    out = []
-    for name, what in MYSQL_PATHS:
-        raw = variables.get(name, "").strip()
-        for path in raw.split(":") if name == "tmpdir" else [raw]:
-            if not path or path in ("OFF", "ON", "stderr"):
-                continue
-            if not path.startswith("/") and datadir.startswith("/"):
-                path = datadir.rstrip("/") + "/" + path.removeprefix("./")
-            if path.startswith("/"):
-                out.append((name, what, path))
-    return out
-
-
-@rule(key="filesystem-full", requires=("df",), optional=("variables",))
+@rule(key="filesystem-full", requires=("df",), optional=("variables", "processlist"))
 def filesystem_full(tl: Timeline) -> Finding | None:
     """A mount at FS_WARNING_PCT (or its inodes) or more in ``df``; the mount holding MySQL's files first."""
     df = tl.frame("df")
@@ -158,6 +118,7 @@ def filesystem_full(tl: Timeline) -> Finding | None:
     evidence += [
         Evidence(f"{name} (server variable)", path, "", f"variables.{name}") for name, _, path in things
     ]
+    holding, fills = _fills(tl, mount)
     finding = FS_TEXTS.finding(
         "filesystem-full",
         severity,
@@ -181,9 +142,37 @@ def filesystem_full(tl: Timeline) -> Finding | None:
         ),
         runs=int(df["ts"].nunique()),
         paths_from="-variables" if tl.variables else "nowhere (no -variables)",
+        fills_sentence=f"What fills it: {fills}. " if fills else "",
     )
-    culprit = Culprit(kind="filesystem", id=mount, statement=holds or None, evidence=tuple(evidence))
-    return dataclasses.replace(finding, culprit=culprit)
+    return _with_holder(finding, holding, mount, holds, evidence)
+
+
+def _fills(tl: Timeline, mount: str) -> tuple[Holding | None, str]:
+    """The disk-space holding of ``mount`` (``analyzer.waits.holders.slots.disk_space``) and what fills
+    it (its growth over the capture, the sessions spilling temporary files there), '' when not shown."""
+    holding = next((h for h in disk_holdings(tl) if h.holder is not None and h.holder.id == mount), None)
+    statement = holding.holder.statement if holding is not None and holding.holder is not None else ""
+    return holding, (statement or "").partition("; ")[2]
+
+
+def _with_holder(
+    finding: Finding, holding: Holding | None, mount: str, holds: str, evidence: list[Evidence]
+) -> Finding:
+    """``finding`` with its culprit, the mount as the holding names it, and the holding's fix first
+    when the bundle shows what fills it."""
+    if holding is None or holding.holder is None:
+        culprit = Culprit(kind="filesystem", id=mount, statement=holds or None, evidence=tuple(evidence))
+        return dataclasses.replace(finding, culprit=culprit)
+    fills = (holding.holder.statement or "").partition("; ")[2]
+    extra = tuple(e for e in holding.evidence if e not in finding.evidence)
+    return dataclasses.replace(
+        finding,
+        evidence=finding.evidence + extra,
+        recommendation=f"{holding.fix}\n{finding.recommendation}" if fills else finding.recommendation,
+        culprit=dataclasses.replace(
+            holding.holder, statement=holding.holder.statement if holds or fills else None
+        ),
+    )
 
 
 # --- kernel-settings -------------------------------------------------------------------------

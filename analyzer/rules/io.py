@@ -24,7 +24,12 @@ from analyzer.detect import (
     sustained_samples,
     within_slack,
 )
-from analyzer.evidence.consumers import aio_waiting_program, cpu_busy_program, d_state_programs
+from analyzer.evidence.consumers import (
+    Waiting,
+    aio_waiting_program,
+    cpu_consumers,
+    d_state_programs,
+)
 from analyzer.findings import Evidence, Finding, Severity, Window
 from analyzer.rules.registry import rule
 from analyzer.texts import RuleTexts
@@ -195,28 +200,17 @@ IO_MYSQL_QUIET_SHARE = 0.10
 #: iterations x processes, ps snapshots x threads): one row is a moment, two are a pattern.
 IO_D_ROWS_MIN = 2
 
-#: Without a D-state program, the busiest other program by CPU is named when it takes at least this
-#: much (100 = one CPU): submitting and reaping thousands of asynchronous I/O per second costs CPU.
-IO_ASYNC_CPU_MIN_PCT = 5.0
+#: Without a process shown doing the I/O, the finding is raised only when another program runs at
+#: all: one taking at least this much CPU (top; 100 = one CPU). Otherwise nothing in the bundle says
+#: the I/O is not MySQL's own (a replica applying, background flushing). That program is not named:
+#: CPU says nothing of I/O.
+IO_OTHER_CPU_MIN_PCT = 5.0
 D_STATE_HOW = "{program} sat in state D (waiting for I/O) in {d_rows} process samples{wchan}"
 D_STATE_DISPROOF = (
     "If MySQL's own files take the I/O (pidstat -d shows mysqld), the process only waits beside it."
 )
-ASYNC_HOW = (
-    "{program} took {pcpu:.0f} % CPU (top; 100 % is one CPU) without sleeping in state D, as a process submitting "
-    "asynchronous or direct I/O (libaio, io_uring, O_DIRECT) does{wchan}"
-)
-AIO_HOW = (
-    "{program}'s threads waited for asynchronous I/O completions{wchan} in {d_rows} thread samples, never in "
-    "state D, as a process submitting asynchronous direct I/O (libaio, io_uring) does"
-)
-ASYNC_DISPROOF = (
-    "{program} is named from its CPU or its wait channel, not from its I/O: if pidstat -d 1 (or /proc/{pid}/io) "
-    "shows it reading and writing nothing while {device} stays busy, the I/O is someone else's (iotop -o names it)."
-)
-
 IO_CONSUMER = RuleTexts(
-    title="Disk {device} busy with {program} (PID {pid}{named_by}), not MySQL: {iops:,.0f} I/O per second",
+    title="Disk {device} busy with {program} (PID {pid}), not MySQL: {iops:,.0f} I/O per second",
     explanation=(
         "{program} (PID {pid}{more}) takes the disk: for {held:.0f} s device {device} served {iops:,.0f} "
         "requests per second ({mib:.1f} MiB/s, %util {util:.0f}) while {how} and MySQL was quiet "
@@ -242,6 +236,38 @@ IO_CONSUMER = RuleTexts(
     ),
     disproof="{disproof}",
     confidence="iostat, top/ps states and the processlist; held {held:.0f} s",
+)
+
+#: The device is busy and MySQL quiet, but no process is shown doing the I/O: no per-process I/O
+#: (pidstat -d, /proc/PID/io) and no thread in state D on a block-I/O wait channel. The busiest
+#: process by CPU is not the disk's consumer: CPU says nothing of I/O.
+IO_CONSUMER_NOT_SHOWN = RuleTexts(
+    title="Disk {device} busy, not MySQL: {iops:,.0f} I/O per second; the consumer is not shown",
+    explanation=(
+        "For {held:.0f} s device {device} served {iops:,.0f} requests per second ({mib:.1f} MiB/s, %util "
+        "{util:.0f}) while MySQL was quiet ({sessions:.0f} active sessions, {fsyncs:.0f} InnoDB fsyncs per "
+        "second): another process does the I/O, but the bundle does not show which. It has no per-process "
+        "I/O (pidstat -d, /proc/PID/io), and no process sat in state D waiting for block I/O.{hint}"
+    ),
+    recommendation=(
+        "Name the process while it runs: pidstat -d 1 5 (or iotop -o -b -n 5), or per process\n"
+        "  cat /proc/<PID>/io   # read_bytes, write_bytes: bytes it made the block layer read and write\n"
+        "Then stop it, move it off peak hours, or give it less I/O (ionice -c3 -p <PID>)."
+    ),
+    caveats=(
+        (
+            "Asynchronous and direct I/O (libaio, io_uring, O_DIRECT) keep a disk busy without their "
+            "submitter sleeping in state D: only per-process I/O counters name it."
+        ),
+        "iostat counts every request to the device, whoever makes it.",
+    ),
+    sources=(
+        "iostat(1), sysstat 12.6",
+        "pidstat(1) -d, sysstat 12.6",
+        "Linux kernel Documentation/filesystems/proc.rst (/proc/PID/io)",
+    ),
+    disproof="If MySQL's own files take the I/O (pidstat -d shows mysqld), MySQL is the consumer after all.",
+    confidence="iostat and the processlist; no per-process I/O in the bundle; held {held:.0f} s",
 )
 
 
@@ -279,12 +305,18 @@ def _mysql_quiet(tl: Timeline, windows: list[Window], iops: float) -> tuple[bool
 
 
 @rule(
-    key="io-consumer", requires=("iostat", "processlist"), optional=("top_procs", "ps_threads", "mysqladmin")
+    key="io-consumer",
+    requires=("iostat", "processlist"),
+    optional=("top_procs", "ps_threads", "mysqladmin"),
 )
 def io_consumer(tl: Timeline) -> Finding | None:
     """A device busy (>= IO_BUSY_IOPS or >= IO_BUSY_UTIL_PCT for 5 s) while MySQL is quiet
-    (<= IO_MYSQL_QUIET_SESSIONS active sessions, InnoDB fsyncs < IO_MYSQL_QUIET_SHARE of the I/O) and
-    another program is seen in state D (top or ps) in >= IO_D_ROWS_MIN rows: names that program."""
+    (<= IO_MYSQL_QUIET_SESSIONS active sessions, InnoDB fsyncs < IO_MYSQL_QUIET_SHARE of the I/O).
+    Names the process only from per-process I/O evidence: a program seen in state D on a block-I/O
+    wait channel (top, ps) in >= IO_D_ROWS_MIN rows (neither pt-stalk nor scripts/collect.sh collects
+    pidstat -d or /proc/PID/io). Without it, the finding names the device and says the
+    consumer is not shown (when another program runs, >= IO_OTHER_CPU_MIN_PCT CPU): the busiest
+    process by CPU is never called the disk's consumer."""
     busy = _busy_device(tl)
     if busy is None:
         return None
@@ -294,33 +326,47 @@ def io_consumer(tl: Timeline) -> Finding | None:
     if not quiet:
         return None
     d = d_state_programs(tl, windows)
-    how, disproof = D_STATE_HOW, D_STATE_DISPROOF
-    if d is None or d.rows < IO_D_ROWS_MIN:
-        # Asynchronous or direct I/O (libaio, io_uring, O_DIRECT) keeps a disk busy without its
-        # submitter sleeping in state D: the busiest other program by CPU is the likeliest one.
-        d = aio_waiting_program(tl, windows)
-        how, disproof = AIO_HOW, ASYNC_DISPROOF
-    if d is None:
-        d = cpu_busy_program(tl, windows, min_pcpu=IO_ASYNC_CPU_MIN_PCT)
-        how, disproof = ASYNC_HOW, ASYNC_DISPROOF
-    if d is None:
-        return None
+    if d is not None and d.rows < IO_D_ROWS_MIN:
+        d = None
     mib = float((rows.get("r_bytes_per_s", 0) + rows.get("w_bytes_per_s", 0)).median()) / MIB
     util = float(rows["util_pct"].median()) if "util_pct" in rows else 0.0
     evidence = column_evidence(tl, rows, "iostat", (
         ("writes per second (median)", "w_per_s", "median1", "/s"),
         ("reads per second (median)", "r_per_s", "median1", "/s"),
         ("%util (median)", "util_pct", "median1", "%"),
-    )) + list(d.evidence)  # fmt: skip
+    ))  # fmt: skip
     evidence.append(Evidence("active sessions (median)", sessions, "sessions", "processlist.active"))
+    numbers = {"device": device, "iops": iops, "mib": mib, "util": util, "sessions": sessions, "fsyncs": fsyncs,
+               "held": held_seconds(windows, step_seconds(rows["ts"]))}  # fmt: skip
+    if d is None:
+        used = cpu_consumers(tl, windows)
+        aio = aio_waiting_program(tl, windows)
+        others_run = aio is not None or (
+            used is not None and bool(used.top) and used.top[0][2] >= IO_OTHER_CPU_MIN_PCT
+        )
+        return _not_shown(windows, evidence, numbers, aio) if others_run else None
     found = IO_CONSUMER.finding(
-        "io-consumer", Severity.WARNING, windows, evidence,
-        device=device, program=d.program, pid=d.pid, iops=iops, mib=mib, util=util, d_rows=d.rows,
-        more=f", {d.processes} processes" if d.processes > 1 else "",
-        sessions=sessions, fsyncs=fsyncs, held=held_seconds(windows, step_seconds(rows["ts"])),
-        named_by=", the busiest by CPU, none in state D" if how is ASYNC_HOW else "",
-        how=how.format(program=d.program, pid=d.pid, d_rows=d.rows, pcpu=d.pcpu,
-                       wchan=f" (wait channel {d.wchan})" if d.wchan else ""),
-        disproof=disproof.format(program=d.program, pid=d.pid, device=device),
+        "io-consumer", Severity.WARNING, windows, evidence + list(d.evidence),
+        program=d.program, pid=d.pid, d_rows=d.rows, more=f", {d.processes} processes" if d.processes > 1 else "",
+        how=D_STATE_HOW.format(program=d.program, d_rows=d.rows, wchan=f" (wait channel {d.wchan})" if d.wchan else ""),
+        disproof=D_STATE_DISPROOF, **numbers,
     )  # fmt: skip
     return dataclasses.replace(found, culprit=d.culprit(), subjects=(("device", device),))
+
+
+def _not_shown(
+    windows: list[Window], evidence: list[Evidence], numbers: dict, aio: Waiting | None
+) -> Finding:
+    """io-consumer without a consumer: the device, and what the bundle shows short of per-process
+    I/O (``aio``: threads waiting for asynchronous I/O completions: a submitter, not a measure)."""
+    hint = ""
+    if aio is not None:
+        evidence = evidence + list(aio.evidence)
+        hint = (
+            f" {aio.program} (PID {aio.pid}) has threads waiting for asynchronous I/O completions (wait channel "
+            f"{aio.wchan}): it submits I/O somewhere, which says neither how much nor to which device."
+        )
+    found = IO_CONSUMER_NOT_SHOWN.finding(
+        "io-consumer", Severity.WARNING, windows, evidence, hint=hint, **numbers
+    )
+    return dataclasses.replace(found, subjects=(("device", numbers["device"]),))

@@ -47,6 +47,7 @@ from analyzer.texts import RuleTexts
 from analyzer.timeline.pairing import join_tolerance
 from analyzer.timeline.timeline import Timeline, value_is
 from analyzer.timeline.windows import sustained, within
+from analyzer.waits.holders import slots
 
 PILEUP_SHARE = (
     0.5  # one fingerprint is most of the active sessions (docs/background.md, the tmp-table incident)
@@ -339,6 +340,7 @@ def _lock_state_evidence(
         "innodb_trx",
         "lock_waits",
         "ps_threads",
+        "pfs_threads",
         "innodb_transactions",
         "innodb_lock_waits_raw",
         "pfs_metadata_locks",
@@ -502,3 +504,79 @@ def same_query_pileup(tl: Timeline) -> Finding | None:
     return dataclasses.replace(
         found, culprit=statement_culprit(tl, active[within(active["ts"], windows)], fingerprint)
     )
+
+
+# -------------------------------------------------------------------------------------------------
+# connection slots: who holds them (analyzer/waits/holders/slots.py)
+# -------------------------------------------------------------------------------------------------
+
+
+def slot_holder(tl: Timeline, found: Finding) -> Finding | None:
+    """``found`` (a finding about connection slots) blaming the account the bundle shows holding
+    them (``analyzer.waits.holders.slots.connection_slots``: user@client host, its Command and Time),
+    with that holding's fix first; None when no account is shown holding (the caller then names the
+    setting: a setting is the culprit only when no holder is shown)."""
+    holding = slots.connection_holding(tl)
+    if holding is None or not holding.named:
+        return None
+    c = holding.holder
+    title = f"{found.title}, held by {c.id} ({c.statement.split(':')[0]})"
+    return dataclasses.replace(
+        found,
+        title=title,
+        explanation=f"Held by {c.id}: {c.statement}; {holding.shown_by}. {found.explanation}",
+        evidence=found.evidence + tuple(e for e in holding.evidence if e not in found.evidence),
+        recommendation=f"{holding.fix}\n{found.recommendation}",
+        culprit=c,
+    )
+
+
+USER_CONNECTION_LIMIT = RuleTexts(
+    title="Account {account} at its connection limit: {held} connections, new ones refused",
+    explanation=(
+        "{account} held {held} connections, its limit ({limit}), in {snapshots} snapshot(s): "
+        "each new connection of that account is refused with ER_USER_LIMIT_REACHED (1226) while the server "
+        "has slots left (Threads_connected {connected:.0f} of max_connections {max_conn}). {what}"
+    ),
+    recommendation="{fix}",
+    caveats=(
+        (
+            "An account's own limit (ALTER USER ... WITH MAX_USER_CONNECTIONS n) overrides the global "
+            "max_user_connections; the bundle's -variables show only the global one."
+        ),
+        "Aborted_connects counts every failed connection attempt, not only those refused at the limit.",
+    ),
+    sources=(
+        "MySQL 8.4 Reference Manual, Setting Account Resource Limits (max_user_connections)",
+        "MariaDB Server documentation, max_user_connections",
+    ),
+    confidence="processlist{refused}",
+    disproof="If the account's connections stay below the limit between snapshots, the refusals were bursts.",
+)
+
+
+@rule(
+    key="user-connection-limit",
+    requires=("processlist",),
+    optional=("variables", "mysqladmin", "processlist_accounts"),
+)
+def user_connection_limit(tl: Timeline) -> Finding | None:
+    """An account at its connection limit while the server is below ``max_connections``
+    (connection-saturation speaks of that): its connections reach the global ``max_user_connections``
+    (> 0), or stay at one number while connections are refused (its own MAX_USER_CONNECTIONS:
+    ``analyzer.waits.holders.slots``), all its sessions counted, idle ones included. Names the account."""
+    holding = slots.connection_holding(tl)
+    if holding is None or holding.holder is None or not str(holding.object or "").startswith("max_user"):
+        return None
+    c = holding.holder
+    connected = status(tl, "Threads_connected") if len(tl.frame("mysqladmin")) else pd.DataFrame()
+    refused = holding.waiters
+    found = USER_CONNECTION_LIMIT.finding(
+        "user-connection-limit", Severity.CRITICAL if refused else Severity.WARNING, list(holding.windows),
+        list(holding.evidence), account=c.id, limit=holding.object,
+        held=c.statement.split(" of ")[0], snapshots=next((e.value for e in holding.evidence if "at its limit" in e.label), 0),
+        connected=float(connected["value"].max()) if len(connected) else 0.0,
+        max_conn=tl.variables.get("max_connections", "?"), what=f"Its connections: {c.statement}.",
+        fix=holding.fix, refused=f" + Aborted_connects (+{refused})" if refused else "",
+    )  # fmt: skip
+    return dataclasses.replace(found, culprit=c)

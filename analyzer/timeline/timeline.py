@@ -24,7 +24,7 @@ import numpy as np
 import pandas as pd
 
 from analyzer.statements.fingerprint import fingerprint_all, texts_holding
-from analyzer.timeline import primary
+from analyzer.timeline import accounts, primary
 from analyzer.timeline.context import derive as derive_context
 from analyzer.timeline.variables import server_variables
 from parsers.base import ParsedSource
@@ -95,8 +95,6 @@ MYSQLD_COMMS = frozenset({"mysqld", "mariadbd"})
 PROCESSLIST_CATEGORIES = ("user", "host", "db", "command", "state", "fingerprint", "member")
 #: processlist columns the analysis keeps (the rest is per-sample detail, stored apart).
 PROCESSLIST_KEPT = ("ts", "line_no", "line_end", "id", "user", "host", "command", "time_s", "state", "info")
-#: The client port MySQL appends to Host (``10.0.0.7:51234``): dropped, the host names the client.
-CLIENT_PORT_RE = r":\d+$"
 #: The frame of a reduced source that keeps the line range of each of its samples (``ts``,
 #: ``line_no`` first line, ``line_end`` last line), as the main frame had them before rows were dropped.
 SAMPLE_LINES = "sample_lines"
@@ -168,6 +166,8 @@ STATUS_KEPT = frozenset(
         "Innodb_deadlocks",
         "Open_tables",
         "Opened_tables",
+        # open files against open_files_limit (analyzer/waits/holders/slots.py)
+        "Open_files",
         "Questions",
         "Table_open_cache_misses",
         "Table_open_cache_overflows",
@@ -266,9 +266,11 @@ def prepare(source: ParsedSource, *, cache: dict[str, str] | None = None) -> Par
             if counted is not None
             else pl.groupby("ts", sort=True).size().rename("sessions").astype("int32").reset_index()
         )
-        pl = pl[_sessions_kept(pl)].reset_index(drop=True)
+        kept = _sessions_kept(pl)
+        frames["processlist_accounts"] = accounts.counted(frames.get("processlist_accounts"), pl[~kept])
+        pl = pl[kept].reset_index(drop=True)
         if "host" in pl:
-            pl = pl.assign(host=_without_port(pl["host"]))
+            pl = pl.assign(host=accounts.without_port(pl["host"]))
         narrow = {c: "int32" for c in ("line_no", "line_end") if c in pl and pl[c].notna().all()}
         pl = pl.astype({**{c: "category" for c in PROCESSLIST_CATEGORIES if c in pl}, **narrow})
         frames["processlist"] = _narrow(pl, ("time_s", "id"))
@@ -320,14 +322,6 @@ def _narrow(frame: pd.DataFrame, columns: tuple[str, ...], bits: int = 32) -> pd
         if pd.isna(low) or (info.min <= low and high <= info.max):
             types[column] = f"int{bits}" if str(frame[column].dtype) == "int64" else f"Int{bits}"
     return frame.astype(types) if types else frame
-
-
-def _without_port(host: pd.Series) -> pd.Series:
-    """``host`` (processlist Host, ``string``) without the client port (``CLIENT_PORT_RE``), the
-    pattern run once per distinct value: a client keeps its port across snapshots."""
-    codes, uniques = pd.factorize(host.astype("string"), use_na_sentinel=True)
-    stripped = pd.Series(uniques, dtype="string").str.replace(CLIENT_PORT_RE, "", regex=True).array
-    return pd.Series(stripped.take(codes, allow_fill=True), index=host.index, name=host.name)
 
 
 def _narrow_per_cpu(frame: pd.DataFrame) -> pd.DataFrame:

@@ -1,0 +1,46 @@
+"""``parsers.processlist.parse(idle=...)`` counts the idle sessions it does not type by account
+(``processlist_accounts``), on a real pt-stalk 3.2.1 capture of MariaDB 10.11 whose 20 connections of
+the account app sit idle (tests/fixtures/slots/conn-leak.tar.gz, see tests/analyzer/waits/test_slots.py)."""
+
+from __future__ import annotations
+
+import tarfile
+
+import pandas as pd
+
+from parsers import processlist
+from parsers.base import ClockHints
+from tests.analyzer.waits.bundles import FIXTURES
+
+MEMBER = "slots-conn-leak/2026_12_07_04_49_44-processlist"
+
+
+def _lines() -> list[str]:
+    with tarfile.open(FIXTURES / "slots" / "conn-leak.tar.gz") as tar:
+        return tar.extractfile(MEMBER).read().decode("utf-8").splitlines(keepends=True)
+
+
+def _by_account(frame: pd.DataFrame) -> pd.DataFrame:
+    frame = frame.astype({"user": object, "client": object, "command": object})
+    return frame.groupby(["ts", "user", "client", "command"]).agg(
+        sessions=("sessions", "sum"), time_min_s=("time_min_s", "min"), time_max_s=("time_max_s", "max"),
+        time_sum_s=("time_sum_s", "sum"),
+    )  # fmt: skip
+
+
+def test_the_sessions_not_typed_are_counted_by_account_with_their_time() -> None:
+    full = processlist.parse(_lines(), member=MEMBER, clock=ClockHints()).frames["processlist"]
+    src = processlist.parse(_lines(), member=MEMBER, clock=ClockHints(), idle=frozenset({"Sleep"}))
+    typed, counted = src.frames["processlist"], src.frames["processlist_accounts"]
+    assert tuple(counted.columns) == (*processlist.ACCOUNT_COLUMNS, "line_no") and len(counted)
+    assert str(counted["ts"].dtype) == "datetime64[ns, UTC]"
+    # every session of the full parse is either typed or counted, with the same account and Time
+    untyped = full.merge(typed[["ts", "id"]], on=["ts", "id"], how="left", indicator=True)
+    untyped = untyped[untyped["_merge"] == "left_only"]
+    t = untyped["time_s"].astype("float64")
+    expected = pd.DataFrame({
+        "ts": untyped["ts"], "user": untyped["user"], "client": untyped["host"].str.replace(r":\d+$", "", regex=True),
+        "command": untyped["command"], "sessions": 1, "time_min_s": t, "time_max_s": t, "time_sum_s": t,
+    })  # fmt: skip
+    pd.testing.assert_frame_equal(_by_account(counted), _by_account(expected), check_dtype=False)
+    assert set(counted["user"]) == {"app", "root"} and set(counted["client"]) == {"localhost"}
