@@ -258,8 +258,11 @@ def certification(tl: Timeline, waits: pd.DataFrame) -> list[Holding]:
 def _register() -> None:
     """Register the readers (``replica_ack`` read always: the counters show a wait no session state
     may) with the package, which imports this module after it defined ``reads``."""
-    reads(Resource.REPLICA_ACK, always=True)(replica_ack)
-    reads(Resource.GALERA_CERTIFICATION)(certification)
+    reads(Resource.REPLICA_ACK, always=True, inputs=("processlist", "mysqladmin", "variables"))(replica_ack)
+    reads(
+        Resource.GALERA_CERTIFICATION,
+        inputs=("processlist", "innodb_trx", "innodb_transactions", "mysqladmin"),
+    )(certification)
 
 
 _register()

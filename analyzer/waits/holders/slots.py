@@ -211,7 +211,11 @@ def _step_s(ts: pd.Series) -> float:
     return float(steps.median()) if len(steps) else 1.0
 
 
-@reads(Resource.CONNECTION_SLOT, always=True)
+@reads(
+    Resource.CONNECTION_SLOT,
+    always=True,
+    inputs=("processlist", "processlist_accounts", "mysqladmin", "variables"),
+)
 def connection_slots(tl: Timeline, waits: pd.DataFrame) -> list[Holding]:
     """Who holds the connection slots (see the module docstring); [] while no slot is short."""
     per = account_sessions(tl)
@@ -424,7 +428,7 @@ def _matches(values: pd.Series, pattern: str) -> np.ndarray:
     return (codes >= 0) & hit[np.maximum(codes, 0)] if len(hit) else np.zeros(len(values), dtype=bool)
 
 
-@reads(Resource.DISK_SPACE, always=True)
+@reads(Resource.DISK_SPACE, always=True, inputs=("df", "processlist", "variables"))
 def disk_space(tl: Timeline, waits: pd.DataFrame) -> list[Holding]:
     """Every file system at FS_WARNING_PCT or more (space or inodes) in ``df``, the mount holding
     MySQL's files first: the mount as holder (kind ``filesystem``), what MySQL keeps there, its growth
@@ -511,7 +515,7 @@ def _mount_holding(
 # -------------------------------------------------------------------------------------------------
 
 
-@reads(Resource.TABLE_CACHE, always=True)
+@reads(Resource.TABLE_CACHE, always=True, inputs=("mysqladmin", "variables"))
 def table_cache(tl: Timeline, waits: pd.DataFrame) -> list[Holding]:
     """The table cache and open files against their settings: a holding with no holder (no session
     holds a cache slot long enough to be shown), what the counters show as ``contention``, and the
