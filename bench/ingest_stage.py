@@ -166,6 +166,7 @@ def _instrument(stages: _Stages) -> None:
     import analyzer.engine
     import parsers.ingest.bundle
     import web.ingest.pipeline
+    import web.ingest.prepare
     import web.timeline.bulk
     from analyzer.timeline.timeline import Timeline
 
@@ -189,10 +190,11 @@ def _instrument(stages: _Stages) -> None:
             return run_rules(*args, **kwargs)
 
     analyzer.engine.run_hosts = rules_wrapper  # type: ignore[assignment]
-    _time_analysis(web.ingest.pipeline._Analysis, ingest_pid)
-    wrap(web.ingest.pipeline, "_replace_derived", "write (_replace_derived)")
-    wrap(web.ingest.pipeline, "aggregate_series", "aggregate_series")
-    wrap(web.timeline.bulk, "write_series", "write series")
+    _time_analysis(web.ingest.prepare.Analysis, ingest_pid)
+    wrap(web.ingest.pipeline, "prepare", "prepare (offsets, series, overview)")
+    wrap(web.ingest.pipeline, "publish", "write (publish)")
+    wrap(web.ingest.prepare, "aggregate_series", "aggregate_series")
+    wrap(web.timeline.bulk, "copy_series", "write series")
 
     def tally(owner: Any, attr: str, label: str) -> None:
         """Many calls, one line: their summed wall time (reported once, after the ingest)."""
@@ -235,7 +237,7 @@ def _instrument(stages: _Stages) -> None:
 
 
 def _time_analysis(analysis: Any, ingest_pid: int) -> None:
-    """``_Analysis.of`` (the rules and the case row's top lists) timed in CPU seconds of the thread
+    """``Analysis.of`` (web/ingest/prepare.py: the rules and the case row's top lists) timed in CPU seconds of the thread
     that runs it, wherever that is (the ingest's thread, a thread beside the writes, a forked
     child): a ``rules_cpu`` event, with the process it ran in."""
     of = analysis.of.__func__
