@@ -46,7 +46,8 @@ class Prepared:
     ``offsets``: ``Host.name`` -> (seconds its clock runs ahead of the first host's, how that was
     estimated), for the hosts the captures allow (``estimate_offsets``); ``series``: ``Host.name`` ->
     its series as written (``bulk.SeriesLevels``); ``overview``: the overview charts of those series
-    (``charts.overview_of``), without the analysis' part (``charts.with_analysis`` adds it)."""
+    (``charts.overview_of``), without the analysis' part (``charts.with_analysis`` adds it).
+    ``publish`` takes each host's series out of ``series`` as it writes them."""
 
     offsets: dict[str, tuple[float, str]]
     series: dict[str, list[bulk.SeriesLevels]]

@@ -119,10 +119,10 @@ def _write_sources(case: Case, bundle: Bundle, timelines: dict[str, Timeline]) -
 
 
 def _write_series(case: Case, bundle: Bundle, prepared: Prepared) -> None:
-    """The series of every host (``Series``, ``SeriesLevel``) as prepared, and the sample index of
-    every timed source, by COPY (web/timeline/bulk.py)."""
-    for name, series in prepared.series.items():
-        bulk.copy_series(case.pk, series, host=name)
+    """The series of every host (``Series``, ``SeriesLevel``) as prepared (taken out of ``prepared``
+    as they are written), and the sample index of every timed source, by COPY (web/timeline/bulk.py)."""
+    for name in list(prepared.series):  # each host's points let go once written (a day holds millions)
+        bulk.copy_series(case.pk, prepared.series.pop(name), host=name)
     for s in bundle.sources:
         if s.samples:
             bulk.copy_sample_index(
