@@ -7,6 +7,7 @@ docstring describes the figures).
 from __future__ import annotations
 
 import contextlib
+import importlib.util
 import itertools
 import json
 import os
@@ -166,7 +167,6 @@ def _instrument(stages: _Stages) -> None:
     import analyzer.engine
     import parsers.ingest.bundle
     import web.ingest.pipeline
-    import web.ingest.prepare
     import web.timeline.bulk
     from analyzer.timeline.timeline import Timeline
 
@@ -190,11 +190,18 @@ def _instrument(stages: _Stages) -> None:
             return run_rules(*args, **kwargs)
 
     analyzer.engine.run_hosts = rules_wrapper  # type: ignore[assignment]
-    _time_analysis(web.ingest.prepare.Analysis, ingest_pid)
-    wrap(web.ingest.pipeline, "prepare", "prepare (offsets, series, overview)")
-    wrap(web.ingest.pipeline, "publish", "write (publish)")
-    wrap(web.ingest.prepare, "aggregate_series", "aggregate_series")
-    wrap(web.timeline.bulk, "copy_series", "write series")
+    if importlib.util.find_spec("web.ingest.prepare") is not None:  # analysis, then publish (issue 40)
+        import web.ingest.prepare
+
+        _time_analysis(web.ingest.prepare.Analysis, ingest_pid)
+        wrap(web.ingest.pipeline, "publish", "write (publish)")
+        wrap(web.ingest.prepare, "aggregate_series", "aggregate_series")
+        wrap(web.timeline.bulk, "copy_series", "write series")
+    else:  # another checkout's code, from before: the series aggregated by the writes
+        _time_analysis(web.ingest.pipeline._Analysis, ingest_pid)
+        wrap(web.ingest.pipeline, "_replace_derived", "write (_replace_derived)")
+        wrap(web.ingest.pipeline, "aggregate_series", "aggregate_series")
+        wrap(web.timeline.bulk, "write_series", "write series")
 
     def tally(owner: Any, attr: str, label: str) -> None:
         """Many calls, one line: their summed wall time (reported once, after the ingest)."""
