@@ -7,6 +7,7 @@ docstring describes the figures).
 from __future__ import annotations
 
 import contextlib
+import importlib.util
 import itertools
 import json
 import os
@@ -189,10 +190,18 @@ def _instrument(stages: _Stages) -> None:
             return run_rules(*args, **kwargs)
 
     analyzer.engine.run_hosts = rules_wrapper  # type: ignore[assignment]
-    _time_analysis(web.ingest.pipeline._Analysis, ingest_pid)
-    wrap(web.ingest.pipeline, "_replace_derived", "write (_replace_derived)")
-    wrap(web.ingest.pipeline, "aggregate_series", "aggregate_series")
-    wrap(web.timeline.bulk, "write_series", "write series")
+    if importlib.util.find_spec("web.ingest.prepare") is not None:  # analysis, then publish (issue 40)
+        import web.ingest.prepare
+
+        _time_analysis(web.ingest.prepare.Analysis, ingest_pid)
+        wrap(web.ingest.pipeline, "publish", "write (publish)")
+        wrap(web.ingest.prepare, "aggregate_series", "aggregate_series")
+        wrap(web.timeline.bulk, "copy_series", "write series")
+    else:  # another checkout's code, from before: the series aggregated by the writes
+        _time_analysis(web.ingest.pipeline._Analysis, ingest_pid)
+        wrap(web.ingest.pipeline, "_replace_derived", "write (_replace_derived)")
+        wrap(web.ingest.pipeline, "aggregate_series", "aggregate_series")
+        wrap(web.timeline.bulk, "write_series", "write series")
 
     def tally(owner: Any, attr: str, label: str) -> None:
         """Many calls, one line: their summed wall time (reported once, after the ingest)."""
@@ -235,7 +244,7 @@ def _instrument(stages: _Stages) -> None:
 
 
 def _time_analysis(analysis: Any, ingest_pid: int) -> None:
-    """``_Analysis.of`` (the rules and the case row's top lists) timed in CPU seconds of the thread
+    """``Analysis.of`` (web/ingest/prepare.py: the rules and the case row's top lists) timed in CPU seconds of the thread
     that runs it, wherever that is (the ingest's thread, a thread beside the writes, a forked
     child): a ``rules_cpu`` event, with the process it ran in."""
     of = analysis.of.__func__

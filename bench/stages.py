@@ -18,7 +18,7 @@ The stages, all in CPU seconds over ``case_ingest`` (the upload is not counted):
   compressing its text;
 - **series**: ``aggregate_series``, in the worker's thread that calls it;
 - **timeline**: ``Timeline.from_sources``, in its thread;
-- **rules**: ``_Analysis.of`` (the rules and the case row's top lists), in the thread that runs it,
+- **rules**: ``Analysis.of`` (the rules and the case row's top lists), in the thread that runs it,
   wherever that is (a forked child beside the writes, a thread, the ingest's own thread);
 - **writes**: the rest of the worker after the parse (series COPY, sample index, sources, findings,
   the case row, the transaction, the claim), plus the COPY of the kept text during the parse;

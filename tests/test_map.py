@@ -60,18 +60,30 @@ class Copy:
     def append(self, rel: str, text: str) -> None:
         self.write(rel, (self.root / rel).read_text() + text)
 
-    def run(self, *args: str) -> str:
-        env = {**os.environ, "PYTHONPATH": str(self.root), "PYTHONDONTWRITEBYTECODE": "1"}
+    def run(self, *args: str, env: dict[str, str] | None = None) -> str:
+        env = {**os.environ, "PYTHONPATH": str(self.root), "PYTHONDONTWRITEBYTECODE": "1", **(env or {})}
         done = subprocess.run(args, cwd=self.root, env=env, capture_output=True, text=True, timeout=300)
         assert done.returncode == 0, f"{' '.join(args)}:\n{done.stdout[-3000:]}\n{done.stderr[-3000:]}"
         return done.stdout
 
 
+#: The dummy format's own line (a copy of pt-stalk's -trigger parser that reads this phrase instead).
+DUMMY_PHRASE = "dummy sar net ran with"
+
+
 def _add_format(c: Copy) -> None:
     source = (c.root / "parsers" / "ptstalk_trigger.py").read_text()
-    assert 'FORMAT = "ptstalk_trigger"' in source
-    c.write(
-        "parsers/dummy_sar_net.py", source.replace('FORMAT = "ptstalk_trigger"', 'FORMAT = "dummy_sar_net"')
+    assert 'FORMAT = "ptstalk_trigger"' in source and '"pt-stalk ran with"' in source
+    source = source.replace('FORMAT = "ptstalk_trigger"', 'FORMAT = "dummy_sar_net"')
+    c.write("parsers/dummy_sar_net.py", source.replace('"pt-stalk ran with"', f'"{DUMMY_PHRASE}"'))
+    c.edit(
+        "analyzer/timeline/frames.py", "_COLUMNS = {\n", '_COLUMNS = {\n    "dummy_sar_net": "ts line_no",\n'
+    )
+    c.edit(
+        "tests/web/share_planted.py",
+        '    pt["pasted-vmstat.txt"]',
+        f'    pt["2026_11_27_15_52_53-dummy"] = b"2026_11_27_15_53_01 {DUMMY_PHRASE} --interval=1\\n"\n'
+        '    pt["pasted-vmstat.txt"]',
     )
     c.edit(
         "parsers/registry.py", '    "ptstalk_output",\n)', '    "ptstalk_output",\n    "dummy_sar_net",\n)'
@@ -94,7 +106,7 @@ DUMMY_RELAY_TEXTS = RuleTexts(
 )
 
 
-@rule(key="dummy-relay-log-space", requires=("slave_status",))
+@rule(key="dummy-relay-log-space", requires=("replica_status",))
 def dummy_relay_log_space(tl: Timeline) -> Finding | None:
     """Never fires (no relay log is that large): a rule added where the map says rules go."""
     used = 0.0
@@ -124,6 +136,9 @@ def _add_chart(c: Copy) -> None:
         '    "vmstat.b": ("runqueue",),',
         '    "vmstat.b": ("runqueue", "dummy-blocked"),',
     )
+    version = re.search(r"^VERSION = (\d+)$", (c.root / "web/timeline/charts.py").read_text(), re.M)
+    assert version, "web/timeline/charts.py: VERSION = <n> is no longer there"
+    c.edit("web/timeline/charts.py", version[0], f"VERSION = {int(version[1]) + 1}")  # the shape changed
 
 
 ENDPOINT = '''
@@ -228,3 +243,27 @@ def test_the_checks_pass_with_every_change_in_place(changed) -> None:  # noqa: A
         "tests/analyzer/rules/test_host_dummy.py",
     )
     copy.run(sys.executable, "manage.py", "spectacular", "--validate", "--fail-on-warn", "--file", os.devnull)
+
+
+def test_the_format_is_shared_and_the_chart_version_bumped_with_the_tests_passing(changed) -> None:  # noqa: ANN001
+    """In the copy, on a database of its own: the share test sees the new format's planted member
+    (tests/web/share_planted.py), the declarations import, and no test pins the chart VERSION the
+    chart change bumped."""
+    copy = changed[0]
+    url = os.environ.get("CASEBOOK_DATABASE_URL", "postgres://postgres@127.0.0.1:5432/casebook")
+    copy.run(
+        sys.executable,
+        "-m",
+        "pytest",
+        "-q",
+        "-n",
+        "0",
+        "-p",
+        "no:cacheprovider",
+        "tests/web/test_share_every_format.py::test_the_planted_bundle_holds_every_format_of_the_registry",
+        "tests/web/test_share_every_format.py::test_the_registry_refuses_a_format_that_declares_no_sensitive_fields",
+        "tests/web/test_views.py::test_the_timeline_gives_chart_specs_on_one_axis",
+        "tests/web/test_views.py::test_the_whole_timeline_is_served_from_the_overview_built_at_ingest",
+        "tests/test_declarations.py",
+        env={"CASEBOOK_DATABASE_URL": f"{url.rstrip('/')}_map_copy"},
+    )

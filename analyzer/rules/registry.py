@@ -1,6 +1,10 @@
 """The rule registry: ``@rule`` records a rule's function under its key with the inputs it needs
 (all required), those it can use, and groups of which one will do.
 
+Every input a rule names is checked when ``@rule`` runs, that is when its module is imported, against
+the registry of frames (analyzer/timeline/frames.py ``INPUTS``): a mistyped name raises
+``DeclarationError`` there, never leaves the rule "not evaluated" in silence.
+
 A rule is a pure function ``(Timeline) -> Finding | None``. Registering is all this module does: the
 engine (analyzer/engine.py) imports every family declared in ``RULE_FAMILIES`` and runs what they
 registered, so a family module imports this one and never the engine.
@@ -12,6 +16,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from analyzer.findings import Finding
+from analyzer.timeline.frames import INPUTS, DeclarationError, unknown
 from analyzer.timeline.timeline import Timeline
 
 RuleFn = Callable[[Timeline], Finding | None]
@@ -33,6 +38,7 @@ class RuleSpec:
 
 
 _REGISTRY: dict[str, RuleSpec] = {}
+__all__ = ["DeclarationError", "RuleSpec", "registered", "rule"]
 
 
 def rule(
@@ -45,7 +51,15 @@ def rule(
 ) -> Callable[[RuleFn], RuleFn]:
     """Register a rule under ``key``. ``requires``, ``optional`` and ``any_of`` name ``Timeline.inputs``:
     every name in ``requires`` must be present, and at least one name of each ``any_of`` group
-    (``(("vmstat", "mpstat_cpu"),)``: either source of the same measure will do)."""
+    (``(("vmstat", "mpstat_cpu"),)``: either source of the same measure will do). Raises
+    ``DeclarationError`` (analyzer/timeline/frames.py) for a name that is not an input a timeline
+    can hold."""
+    unknown(
+        (*requires, *optional, *(name for group in any_of for name in group)),
+        INPUTS,
+        what="a frame of analyzer/timeline/frames.py, 'variables' or 'ncpu'",
+        where=f"@rule(key={key!r})",
+    )
 
     def register(fn: RuleFn) -> RuleFn:
         if key in _REGISTRY and _REGISTRY[key].fn is not fn:

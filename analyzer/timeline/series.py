@@ -57,6 +57,40 @@ PROCVMSTAT_RATES = (
     "pgscan_direct", "allocstall_normal", "allocstall_movable", "allocstall", "compact_stall", "pgmajfault",
     "pswpin", "pswpout", "thp_fault_alloc",
 )  # fmt: skip
+#: Every series ``aggregate_series`` writes: an exact name, or a family's prefix (ending ``:``; the
+#: CPU, device, IRQ line, state, wait channel, fingerprint or counter after it). What a chart may
+#: read: web/timeline/chartdefs.py checks its charts against it when it is imported.
+SERIES = (
+    *(f"vmstat.{c}" for c in VMSTAT_COLUMNS),
+    "processlist.active",
+    "processlist.sessions",
+    "processlist.state:",
+    "processlist.fingerprint:",
+    "mpstat.busy:",
+    "mpstat.cpu_busy:",
+    "mpstat.intr:",
+    "mpstat.cpu_intr:",
+    "interrupts.irq:",
+    *(f"iostat.{c}:" for c in IOSTAT_COLUMNS),
+    "threads.state:",
+    "threads.wchan:",
+    "mysqladmin.rate:",
+    "mysqladmin.gauge:",
+    *(f"innodb.{c}" for c in (*INNODB_GAUGES, *INNODB_RATES)),
+    "netstat_s.rate:",
+    "procvmstat.rate:",
+)
+
+
+def is_series(name: str) -> bool:
+    """Whether ``name`` is a series ``aggregate_series`` can write (``SERIES``).
+
+    >>> is_series("vmstat.r"), is_series("iostat.util_pct:sda"), is_series("vmstat.rr")
+    (True, True, False)
+    """
+    return name in SERIES or any(p.endswith(":") and name.startswith(p) for p in SERIES)
+
+
 EMPTY = pd.DataFrame(columns=["series", "ts", "value"])
 
 

@@ -1,7 +1,11 @@
 """A rule reads only the inputs it declares (``requires``, ``optional``, ``any_of``): the engine hands
 it a timeline holding only those (``Timeline.only``), so "not evaluated: needs X" and the catalogue's
-inputs are true. Checked on every fixture bundle: each rule runs over a timeline that records every
-frame and the variables it is asked for, and what it asked for must be declared."""
+inputs are true. Checked on every fixture bundle, and on a timeline holding every frame of the registry
+(analyzer/timeline/frames.py: a fixture's rows where one holds the frame, rows made from its declared
+columns where none does, so that a rule on a new format's frame runs too): each rule runs over a
+timeline that records every frame and the variables it is asked for, and what it asked for must be
+declared. The registries cannot rot: every frame the fixtures' timelines hold is registered, and every
+series ``aggregate_series`` writes is declared in ``SERIES``."""
 
 from __future__ import annotations
 
@@ -13,8 +17,10 @@ import pytest
 
 from analyzer import engine
 from analyzer.rules.registry import RuleSpec
+from analyzer.timeline.frames import FRAMES
+from analyzer.timeline.series import aggregate_series, is_series
 from analyzer.timeline.timeline import Timeline
-from parsers.ingest.bundle import read_bundle
+from parsers.ingest.bundle import Bundle, read_bundle
 
 BUNDLES = Path(__file__).resolve().parent.parent / "fixtures" / "bundles"
 
@@ -40,8 +46,13 @@ class _Recording(dict):
 
 
 @cache
+def _bundle(name: str) -> Bundle:
+    return read_bundle(BUNDLES / f"{name}.tar.gz")
+
+
+@cache
 def _timelines(name: str) -> tuple[Timeline, ...]:
-    bundle = read_bundle(BUNDLES / f"{name}.tar.gz")
+    bundle = _bundle(name)
     if not bundle.hosts:
         return (Timeline.from_sources(bundle.sources, ncpu=bundle.ncpu, host=bundle.host),)
     return tuple(
@@ -81,6 +92,62 @@ def test_every_rule_reads_only_what_it_declares(name: str) -> None:
         if frame in tl.frames or frame == "variables"
     }
     assert undeclared == set()
+
+
+@pytest.mark.parametrize("name", sorted(p.name.removesuffix(".tar.gz") for p in BUNDLES.glob("*.tar.gz")))
+def test_every_frame_and_series_of_a_fixture_is_registered(name: str) -> None:
+    frames = {frame for tl in _timelines(name) for frame in tl.frames}
+    sources = {frame for s in _bundle(name).sources for frame in s.frames}
+    assert (frames | sources) - set(FRAMES) == set()
+    written = {str(s) for tl in _timelines(name) for s in aggregate_series(tl)["series"].unique()}
+    assert {s for s in written if not is_series(s)} == set()
+
+
+#: Rows of a frame no fixture holds, made from its declared columns.
+MADE_ROWS = 3
+
+
+def _made(columns: tuple[str, ...]) -> pd.DataFrame:
+    """``MADE_ROWS`` rows of ``columns``: ``ts`` a second apart, numbers elsewhere (1.0)."""
+    ts = pd.date_range("2026-01-01", periods=MADE_ROWS, freq="s", tz="UTC")
+    return pd.DataFrame({c: ts if c == "ts" else [1.0] * MADE_ROWS for c in columns})
+
+
+@cache
+def _every_frame() -> Timeline:
+    """A timeline holding every frame of the registry: the first fixture rows of it, with any
+    declared column they lack; else rows made from its declared columns."""
+    held: dict[str, pd.DataFrame] = {}
+    variables: dict[str, str] = {}
+    for name in sorted(p.name.removesuffix(".tar.gz") for p in BUNDLES.glob("*.tar.gz")):
+        for tl in _timelines(name):
+            variables = variables or dict(tl.variables)
+            for frame, rows in tl.frames.items():
+                if frame not in held and len(rows):
+                    held[frame] = rows
+    frames = {}
+    for frame, columns in FRAMES.items():
+        rows = held.get(frame)
+        if rows is None:
+            frames[frame] = _made(columns)
+        else:
+            missing = {c: float("nan") for c in columns if c not in rows}
+            frames[frame] = rows.assign(**missing) if missing else rows
+    return Timeline(frames=frames, ncpu=4, variables=variables)
+
+
+@pytest.mark.parametrize("key", sorted(engine.rules()))
+def test_every_rule_reads_only_what_it_declares_on_a_timeline_of_every_frame(key: str) -> None:
+    spec = engine.rules()[key]
+    tl = _every_frame()
+    assert spec.declared - {"variables", "ncpu"} <= set(tl.frames)
+    asked = {frame for frame in _asked(spec, tl) if frame in FRAMES or frame == "variables"}
+    assert asked - spec.declared == set()
+
+
+def test_a_frame_read_but_not_declared_is_seen_on_the_timeline_of_every_frame() -> None:
+    spec = RuleSpec("reads-iostat", 1, ("vmstat",), (), lambda tl: tl.frames.get("iostat"))
+    assert "iostat" in _asked(spec, _every_frame()) - spec.declared
 
 
 def test_the_engine_hands_a_rule_only_its_declared_inputs() -> None:

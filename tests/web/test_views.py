@@ -13,6 +13,7 @@ from web.cases import services
 from web.ingest import tasks
 from web.models import Case
 from web.timeline import charts
+from web.timeline.charts import VERSION as TIMELINE_VERSION
 
 pytestmark = pytest.mark.django_db
 
@@ -104,7 +105,7 @@ def test_the_timeline_gives_chart_specs_on_one_axis(engineer_client: Client, rea
     # 16:51:42 UTC (since-boot line at :41 left out), r = 1; every series of a chart on its times
     assert (runqueue["t"][0], runqueue["series"][0]["v"][0]) == (1776790302000, 1)
     assert all(len(s["v"]) == len(runqueue["t"]) for s in runqueue["series"])
-    assert charts["cpu"]["section"] == "cpu" and body["version"] == 2
+    assert charts["cpu"]["section"] == "cpu" and body["version"] == TIMELINE_VERSION
     assert [s["id"] for s in body["sections"]][:3] == ["cpu", "memory", "disk"]
 
 

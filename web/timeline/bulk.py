@@ -9,6 +9,7 @@ compressed bytes as they are, not as text).
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import json
 import struct
@@ -75,52 +76,73 @@ def _binary_array(values: np.ndarray, dtype: str, element_oid: int) -> bytes:
     return struct.pack(">iiIii", 1, 0, element_oid, len(values), 1) + cells.tobytes()
 
 
-def write_series(case_id: int, series: pd.DataFrame, *, host: str = "") -> int:
-    """Write a long frame (``series``, ``ts`` UTC, ``value``) as one ``Series`` row per name, its
-    points sorted by time, and its ``SeriesLevel`` rows (web/timeline/levels.py), all of ``host``
-    (``Host.name``; one call per host of the case). Returns the number of rows written."""
+@dataclasses.dataclass(frozen=True, slots=True)
+class SeriesLevels:
+    """One series ready to write: its name as stored (cut to the column's length, ``pg_safe``) and its
+    levels of detail (``levels.levels_of``: level 0 holds every point, times in µs int64 ascending,
+    values float64)."""
+
+    name: str
+    levels: list[tuple[int, np.ndarray, np.ndarray]]
+
+
+def series_levels(series: pd.DataFrame) -> list[SeriesLevels]:
+    """A long frame (``series``, ``ts`` UTC, ``value``: ``analyzer.timeline.series.aggregate_series``)
+    -> one ``SeriesLevels`` per name, by name, its points sorted by time: what ``copy_series``
+    writes, worked out before the publishing transaction opens. Names are cut to the column's length
+    once per distinct name (two may become one), not once per point."""
     if not len(series):
-        return 0
+        return []
     max_len = Series._meta.get_field("name").max_length
     ts = series["ts"].dt.tz_convert("UTC").to_numpy(dtype="datetime64[us]").view("int64")
     values = series["value"].to_numpy(dtype="float64", na_value=np.nan)
-    # names cut to the column's length once per distinct name (two may become one), not once per point
     codes, distinct = pd.factorize(series["series"], sort=False)
     cut, names = pd.factorize(pd.Index([str(n)[:max_len] for n in distinct], dtype=object), sort=True)
     codes = cut[codes]
     order = np.lexsort((ts, codes))
     starts = np.flatnonzero(np.diff(codes[order], prepend=-1))
     bounds = [*starts.tolist(), len(order)]
+    return [
+        SeriesLevels(pg_safe(str(names[k])), levels_of(ts[order[a:b]], values[order[a:b]]))
+        for k, (a, b) in enumerate(itertools.pairwise(bounds))
+    ]
+
+
+def write_series(case_id: int, series: pd.DataFrame, *, host: str = "") -> int:
+    """Write a long frame (``series``, ``ts`` UTC, ``value``) as ``copy_series`` does, worked out here
+    (``series_levels``). Returns the number of ``Series`` rows written."""
+    return copy_series(case_id, series_levels(series), host=host)
+
+
+def copy_series(case_id: int, series: list[SeriesLevels], *, host: str = "") -> int:
+    """Write one ``Series`` row per series (its level 0) and its ``SeriesLevel`` rows
+    (web/timeline/levels.py), all of ``host`` (``Host.name``; one call per host of the case), as
+    ``series_levels`` made them. Returns the number of ``Series`` rows written."""
+    if not series:
+        return 0
     host_bytes = pg_safe(host).encode("utf-8")
     with connection.cursor() as cursor:
         with cursor.cursor.copy(
             f"COPY {Series._meta.db_table} (case_id, host, name, ts_us, values) FROM STDIN (FORMAT BINARY)"
         ) as copy:
             copy.write(BINARY_COPY_HEADER)
-            for k, (a, b) in enumerate(itertools.pairwise(bounds)):
-                rows = order[a:b]
+            for one in series:
+                _level, ts, values = one.levels[0]
                 copy.write(
                     b"".join(
                         (
                             _FIELDS_5,
                             _binary_field(struct.pack(">q", case_id)),
                             _binary_field(host_bytes),
-                            _binary_field(pg_safe(str(names[k])).encode("utf-8")),
-                            _binary_field(_binary_array(ts[rows], ">i8", INT8_OID)),
-                            _binary_field(_binary_array(values[rows], ">f8", FLOAT8_OID)),
+                            _binary_field(one.name.encode("utf-8")),
+                            _binary_field(_binary_array(ts, ">i8", INT8_OID)),
+                            _binary_field(_binary_array(values, ">f8", FLOAT8_OID)),
                         )
                     )
                 )
             copy.write(BINARY_COPY_TRAILER)
-    write_series_levels(
-        case_id,
-        (
-            (str(names[k]), ts[order[a:b]], values[order[a:b]])
-            for k, (a, b) in enumerate(itertools.pairwise(bounds))
-        ),
-        host=host,
-    )
-    return len(names)
+    _copy_levels(case_id, ((one.name, one.levels) for one in series), host=host)
+    return len(series)
 
 
 def write_series_levels(
@@ -128,16 +150,23 @@ def write_series_levels(
 ) -> None:
     """Write the ``SeriesLevel`` rows (web/timeline/levels.py) of each ``(name, ts µs int64 ascending, values
     float64)`` of ``host``: every level of detail, as little-endian bytes."""
+    _copy_levels(
+        case_id, ((name, levels_of(ts, values)) for name, ts, values in series if len(ts)), host=host
+    )
+
+
+def _copy_levels(
+    case_id: int, series: Iterable[tuple[str, list[tuple[int, np.ndarray, np.ndarray]]]], *, host: str
+) -> None:
+    """The ``SeriesLevel`` rows of each ``(name, levels)``, by COPY."""
     with connection.cursor() as cursor:
         with cursor.cursor.copy(
             f"COPY {SeriesLevel._meta.db_table} (case_id, host, name, level, n, t_first_us, t_last_us, ts, values) "
             "FROM STDIN (FORMAT BINARY)"
         ) as copy:
             copy.set_types(["int8", "text", "text", "int2", "int4", "int8", "int8", "bytea", "bytea"])
-            for name, ts, values in series:
-                if not len(ts):
-                    continue
-                for level, lts, lvalues in levels_of(ts, values):
+            for name, levels in series:
+                for level, lts, lvalues in levels:
                     copy.write_row(
                         (
                             case_id,

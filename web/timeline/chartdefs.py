@@ -1,9 +1,16 @@
 """Which charts a case page has: their sections, series, units and kinds (``CHARTS``), and which
-charts show a finding's evidence series. Definitions only; web/timeline/charts.py reads and draws them."""
+charts show a finding's evidence series. Definitions only; web/timeline/charts.py reads and draws them.
+
+Every name here is checked when the module is imported (``check_declarations``): a chart's series
+against the series ``analyzer.timeline.series`` writes (``SERIES``), an evidence key against the
+frames of analyzer/timeline/frames.py; a typo raises ``DeclarationError`` at import."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+
+from analyzer.timeline.frames import FRAMES, unknown
+from analyzer.timeline.series import SERIES, is_series
 
 #: The page's collapsible sections, in order (DESIGN.md, "Case page"; issue 12).
 SECTIONS = (
@@ -277,3 +284,38 @@ def chart_ids_for_evidence(series_names: list[str]) -> list[str]:
                 break
     order = [c.id for c in CHARTS] + [IRQ_CPU_CHART[0]]
     return [c for c in order if c in wanted][:MAX_FINDING_CHARTS]
+
+
+def check_declarations(
+    charts: tuple[ChartDef, ...] = CHARTS, evidence: dict[str, tuple[str, ...]] = _EVIDENCE_CHARTS
+) -> None:
+    """Check ``charts`` and ``evidence`` against the registries, when this module is imported: a
+    chart's series names (``analyzer.timeline.series.SERIES``), its ``prefix`` and ``also`` (a
+    family of ``SERIES``, or the start of one); an evidence key's frame (``analyzer.timeline.frames``)
+    and column (one of the frame's, or any on a long frame of ``variable`` or ``field`` rows), and the
+    charts it names (ids of ``charts`` or the IRQ x CPU heatmap). Raises ``DeclarationError``: a
+    mistyped name fails here, not as an empty chart."""
+    for chart in charts:
+        where = f"web/timeline/chartdefs.py, chart {chart.id!r}"
+        unknown(
+            [n for n, _ in chart.series if not is_series(n)], SERIES, what="a series of SERIES", where=where
+        )
+        prefixes = [p for p in (chart.prefix, chart.also) if p]
+        bad = [
+            p
+            for p in prefixes
+            if not any(s.startswith(p) or (s[-1] == ":" and p.startswith(s)) for s in SERIES)
+        ]
+        unknown(bad, SERIES, what="the prefix of a series of SERIES", where=where)
+    ids = [c.id for c in charts] + [IRQ_CPU_CHART[0]]
+    for key, chart_ids in evidence.items():
+        where = f"web/timeline/chartdefs.py, evidence chart key {key!r}"
+        frame, _, column = key.partition(".")
+        unknown([frame], FRAMES, what="a frame of analyzer/timeline/frames.py", where=where)
+        columns = FRAMES[frame]
+        if column and not {"variable", "field"} & set(columns):
+            unknown([column], columns, what=f"a column of the frame {frame!r}", where=where)
+        unknown(chart_ids, ids, what="the id of a chart", where=where)
+
+
+check_declarations()

@@ -13,6 +13,7 @@ most ``MAX_COLUMNS`` time columns, each the largest value of its time bucket.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable, Mapping
 from datetime import datetime
 
 import numpy as np
@@ -347,7 +348,8 @@ def timeline_charts(
     chart_ids: list[str] | None = None,
     extra: list[dict[str, object]] | None = None,
 ) -> dict[str, object]:
-    """The timeline JSON of the case page (contract: static/js/lib/charts.js).
+    """The timeline JSON of the case page (contract: static/js/lib/charts.js), read from the case's
+    stored series.
 
     ``start``/``end`` (aware datetimes) narrow it to a range read in detail; ``chart_ids`` to those
     charts (unknown ids are ignored; a host's panel ``cpu~1`` stands for its chart); ``max_points``
@@ -361,25 +363,112 @@ def timeline_charts(
     """
     ids = base_chart_ids(chart_ids)
     wanted = [c for c in CHARTS if ids is None or c.id in ids]
-    prefixes = sorted({p for c in wanted for p in (c.prefix, c.also) if p})
-    names = sorted({n for c in wanted for n, _ in c.series})
+    prefixes, names = _wanted_names(wanted)
     lo = int(start.timestamp() * 1e6) if start else None
     hi = int(end.timestamp() * 1e6) if end else None
+    hosts = series_hosts(case)
+    several = len(hosts) > 1
+    ncpus = dict(Host.objects.filter(case=case).values_list("name", "ncpu")) if several else {}
+    out = _charts_json(
+        wanted,
+        hosts=hosts,
+        read=lambda h: _read(case, prefixes, names, lo, hi, max_points, host=h if several else None),
+        ncpus={h: ncpus.get(h) for h in hosts},
+        ncpu=case.ncpu,
+        lo=lo,
+        hi=hi,
+        max_points=max_points,
+        window=(case.window_start, case.window_end),
+        utc_offset_s=case.utc_offset_s,
+    )
+    _place_extra(out["charts"], extra or [], hosts)  # type: ignore[arg-type]
+    out["windows"] = _finding_windows(case, several=several)
+    return out
+
+
+def overview_of(
+    series: dict[str, dict[str, list[tuple[int, np.ndarray, np.ndarray]]]],
+    *,
+    hosts: list[str],
+    ncpus: dict[str, int | None],
+    ncpu: int | None,
+    window: tuple[datetime | None, datetime | None],
+    utc_offset_s: int | None,
+) -> dict[str, object]:
+    """The overview (``timeline_charts(case=, max_points=OVERVIEW_POINTS)``'s JSON, before the
+    analysis' part: no ``windows``, no ``extra`` charts, ``with_analysis`` adds them) worked out from
+    the series an ingest is about to write, not read back: ``series`` is host -> name -> levels of
+    detail (``levels.levels_of``; as ``bulk.series_levels`` made them), ``hosts`` the case's hosts as
+    ``series_hosts`` will list them, ``ncpus`` each host's CPUs, ``ncpu``, ``window`` and
+    ``utc_offset_s`` the case's. Each series is taken at the level ``levels.read_range`` would read."""
+    prefixes, names = _wanted_names(list(CHARTS))
+    exact = set(names)
+
+    def read(host: str) -> dict[str, tuple[np.ndarray, np.ndarray]]:
+        data = {}
+        for name, levels_ in sorted(series.get(host, {}).items()):
+            if name in exact or name.startswith(tuple(prefixes)):
+                _level, ts, values = levels.finest_within(levels_, 2 * OVERVIEW_POINTS)
+                data[name] = (ts, values)
+        return data
+
+    return _charts_json(
+        list(CHARTS),
+        hosts=hosts,
+        read=read,
+        ncpus=ncpus,
+        ncpu=ncpu,
+        lo=None,
+        hi=None,
+        max_points=OVERVIEW_POINTS,
+        window=window,
+        utc_offset_s=utc_offset_s,
+    )
+
+
+def with_analysis(
+    overview: dict[str, object], *, extra: list[dict[str, object]], windows: list[dict[str, object]]
+) -> dict[str, object]:
+    """``overview`` (``overview_of``) with the analysis' part: the chart specs it computed (``extra``,
+    the IRQ x CPU heatmaps) in their section and the findings' ``windows`` (``finding_windows``)."""
+    out = {**overview, "charts": list(overview["charts"]), "windows": windows}  # type: ignore[call-overload]
+    hosts = out["hosts"] or []
+    _place_extra(out["charts"], extra, hosts)  # type: ignore[arg-type]
+    return out
+
+
+def _wanted_names(wanted: list[ChartDef]) -> tuple[list[str], list[str]]:
+    """The prefixes and the exact series names the charts ``wanted`` read."""
+    prefixes = sorted({p for c in wanted for p in (c.prefix, c.also) if p})
+    names = sorted({n for c in wanted for n, _ in c.series})
+    return prefixes, names
+
+
+def _charts_json(
+    wanted: list[ChartDef],
+    *,
+    hosts: list[str],
+    read: Callable[[str], dict[str, tuple[np.ndarray, np.ndarray]]],
+    ncpus: dict[str, int | None],
+    ncpu: int | None,
+    lo: int | None,
+    hi: int | None,
+    max_points: int,
+    window: tuple[datetime | None, datetime | None],
+    utc_offset_s: int | None,
+) -> dict[str, object]:
+    """The timeline JSON of the charts ``wanted`` over ``[lo, hi]`` (µs, None: open), ``read(host)``
+    giving a host's series (name -> (ts µs, values)); no findings' windows (``windows`` empty)."""
     lo_ms = lo / 1000.0 if lo is not None else None
     hi_ms = hi / 1000.0 if hi is not None else None
-    hosts = series_hosts(case)
     charts: list[dict[str, object]] = []
     if len(hosts) > 1:
-        by_host = {
-            h: _read(case, prefixes, names, lo, hi, max_points, host=h) if wanted else {} for h in hosts
-        }
-        known = dict(Host.objects.filter(case=case).values_list("name", "ncpu"))
-        ncpus = {h: known.get(h) for h in hosts}
+        by_host = {h: read(h) if wanted else {} for h in hosts}
         for chart in wanted:
             charts.extend(_host_charts(chart, by_host, ncpus, lo_ms, hi_ms, max_points))
     else:
-        data = _read(case, prefixes, names, lo, hi, max_points) if wanted else {}
-        hline = [{"label": f"ncpu = {case.ncpu}", "value": case.ncpu}] if case.ncpu else []
+        data = read(hosts[0] if hosts else "") if wanted else {}
+        hline = [{"label": f"ncpu = {ncpu}", "value": ncpu}] if ncpu else []
         for chart in wanted:
             spec = (
                 _heatmap(chart, data, lo_ms, hi_ms)
@@ -388,17 +477,16 @@ def timeline_charts(
             )
             if spec:
                 charts.append(spec)
-    _place_extra(charts, extra or [], hosts)
-    extent = [_ms_dt(case.window_start), _ms_dt(case.window_end)]
+    extent = [_ms_dt(window[0]), _ms_dt(window[1])]
     return {
         "version": VERSION,
-        "utc_offset_s": case.utc_offset_s,
-        "ncpu": case.ncpu,
+        "utc_offset_s": utc_offset_s,
+        "ncpu": ncpu,
         "extent": extent if None not in extent else None,
         "range": [lo_ms, hi_ms] if lo is not None or hi is not None else None,
         "sections": [{"id": sid, "title": title} for sid, title in SECTIONS],
         "charts": charts,
-        "windows": _finding_windows(case, several=len(hosts) > 1),
+        "windows": [],
         "hosts": hosts if len(hosts) > 1 else [],
     }
 
@@ -417,19 +505,29 @@ def _place_extra(charts: list[dict[str, object]], extra: list[dict[str, object]]
 
 
 def _finding_windows(case: Case, *, several: bool) -> list[dict[str, object]]:
+    """The windows of the case's stored findings (``finding_windows``), in their order."""
+    rows = Finding.objects.filter(case=case).order_by("position")
+    return finding_windows(
+        rows.values("key", "severity", "title", "windows", "host", "hosts"), several=several
+    )
+
+
+def finding_windows(findings: Iterable[Mapping[str, object]], *, several: bool) -> list[dict[str, object]]:
     """The findings' windows the charts shade (epoch ms), most important finding first; with the
-    finding's host(s) on a case of several hosts."""
+    finding's host(s) on a case of several hosts. ``findings``: the fields of ``Finding`` rows, in
+    their order (``key``, ``severity``, ``title``, ``windows`` as ISO pairs, ``host``, ``hosts``),
+    stored or about to be written."""
     return [
         {
-            "key": f.key,
-            "severity": f.severity,
-            "title": mask_secrets(f.title),
+            "key": f["key"],
+            "severity": f["severity"],
+            "title": mask_secrets(f["title"]),
             "start_ms": _ms(a),
             "end_ms": _ms(b),
-            **({"host": f.host, "hosts": f.hosts} if several else {}),
+            **({"host": f["host"], "hosts": f["hosts"]} if several else {}),
         }
-        for f in Finding.objects.filter(case=case).order_by("position")
-        for a, b in f.windows
+        for f in findings
+        for a, b in f["windows"]  # type: ignore[attr-defined]
     ]
 
 

@@ -65,6 +65,19 @@ def levels_of(ts: np.ndarray, values: np.ndarray) -> list[tuple[int, np.ndarray,
     return out
 
 
+def finest_within(
+    levels: list[tuple[int, np.ndarray, np.ndarray]], max_points: int
+) -> tuple[int, np.ndarray, np.ndarray]:
+    """Of one series' ``levels`` (``levels_of``), the one ``read_range`` reads for the whole capture:
+    the finest with at most ``max_points`` points, else the coarsest.
+
+    >>> ts = np.arange(10_000)
+    >>> [level for level, _, _ in levels_of(ts, ts * 1.0)], finest_within(levels_of(ts, ts * 1.0), 5000)[0]
+    ([0, 1], 1)
+    """
+    return next((one for one in levels if len(one[1]) <= max_points), levels[-1])
+
+
 def read_range(
     case_id: int,
     names: list[str],
