@@ -101,6 +101,7 @@ _COLUMNS = {
         "ts active command db fingerprint host id info line_end line_no member progress snapshot state time_s "
         "ts_source user"
     ),
+    "processlist_accounts": "ts user client command sessions time_min_s time_max_s time_sum_s",
     "processlist_sessions": "ts member sessions",
     "procstat": "ts line_no",
     "procvmstat": "ts field line_no member per_s value",
