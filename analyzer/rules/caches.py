@@ -41,7 +41,7 @@ TABLE_CACHE_SUSTAINED_S = 5.0
 TABLE_CACHE_TEXTS = RuleTexts(
     title="Table cache full: {open:,.0f} tables open of {cache:,.0f}, {opened:,.0f} opened per second",
     explanation=(
-        "For {seconds:.0f} s Open_tables stayed at {open:,.0f} of table_open_cache {cache:,.0f} while "
+        "Statements wait for the table cache or open files: for {seconds:.0f} s Open_tables stayed at {open:,.0f} of table_open_cache {cache:,.0f} while "
         "{counter} grew by {opened:,.0f} per second: every query that needs a table not in the cache "
         "closes another one and opens its own, which costs file opens and serialises on the cache's "
         "lock.{listing}"

@@ -281,6 +281,7 @@ def thread_cache_misses(tl: Timeline) -> Finding | None:
 CONNECTION_SATURATION = 0.9  # docs/background.md: 90 % of max_connections
 CONNECTIONS_TEXTS = _texts(
     "Connections near the limit: {connected:.0f} of max_connections {max_conn:.0f} ({pct:.0f} %)",
+    "New connections wait for a connection slot. "
     "Formula: Threads_connected / max_connections = {connected:.0f} / {max_conn:.0f} = {pct:.0f} %; "
     "Max_used_connections {max_used:.0f}; Connection_errors_max_connections grew by {refused:,.0f} (refused, "
     "{refused_per_s:.2f} per second).",

@@ -31,7 +31,7 @@ FS_CRITICAL_PCT = 98.0  # docs/background.md: 98 %: writes fail any moment (ext4
 FS_TEXTS = RuleTexts(
     title="File system {mount} is {use_pct:.0f} % full ({avail} free){holds_title}",
     explanation=(
-        "{mount} ({filesystem}, {size}) reached {use_pct:.0f} % of its {what} during the capture, {avail} left. "
+        "{mount} ({filesystem}, {size}) reached {use_pct:.0f} % of its {what} during the capture, {avail} left: what is written there waits for disk space. "
         '{holds_sentence}{fills_sentence}When it fills, MySQL stops: a binary log or redo log write waits ("Waiting for '
         'someone to free space"), temporary tables fail with "The table is full", and a crash recovery '
         "can fail to start."

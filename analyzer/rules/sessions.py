@@ -535,7 +535,7 @@ USER_CONNECTION_LIMIT = RuleTexts(
     title="Account {account} at its connection limit: {held} connections, new ones refused",
     explanation=(
         "{account} held {held} connections, its limit ({limit}), in {snapshots} snapshot(s): "
-        "each new connection of that account is refused with ER_USER_LIMIT_REACHED (1226) while the server "
+        "each new connection of that account finds no connection slot and is refused with ER_USER_LIMIT_REACHED (1226) while the server "
         "has slots left (Threads_connected {connected:.0f} of max_connections {max_conn}). {what}"
     ),
     recommendation="{fix}",
