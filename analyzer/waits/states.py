@@ -399,6 +399,7 @@ _GALERA = _page(MDB_GALERA, "galera", MARIADB, (
 )) + _page(MDB_WSREP_APPLIER_SRC, "galera", MARIADB, (
     ("wsrep applier idle", R.NOTHING, "a Galera applier waits for the next write-set"),
     ("wsrep applier committed", R.NOTHING, "a Galera applier committed its write-set and waits for the next"),
+    ("wsrep replaying trx", R.GALERA_CERTIFICATION, "a local transaction brute-force aborted by a conflicting write-set is replayed"),
 )) + _page(MDB_WSREP_SRC, "galera", MARIADB, (
     ("wsrep aborter idle", R.NOTHING, "Galera's rollback thread waits for work"),
     ("wsrep aborter active", R.NOTHING, "Galera's rollback thread rolls back an aborted transaction"),

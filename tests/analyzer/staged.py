@@ -68,7 +68,9 @@ STAGED: dict[str, Expected] = {
         resource=Resource.METADATA_LOCK,
         holder_kind=None,
         holder_id=None,
-        fix_words=("nightly_job",),
+        # the lock's name is an SQL literal: the timeline keeps each statement's fingerprint, never
+        # its literals (GET_LOCK(?, ?)), so the fix says how to look the holder up by that name
+        fix_words=("IS_USED_LOCK",),
         shown="""db-a/-processlist (9 snapshots): lines 18-888, 54 rows of 6 app sessions in State "User lock",
         Info SELECT GET_LOCK('nightly_job', 600), Time 13 s and growing. The holder is not shown: user locks are
         in no member pt-stalk 3.2.1 writes (no metadata_lock_info, no performance_schema.metadata_locks);
