@@ -57,7 +57,7 @@ HOLDER_KINDS = frozenset({"session", "transaction", "account"})
 #: sessions, analyzer/rules/waits.py): a root cause with it is shown, its fix is not NO_CAUSE_SHOWN.
 SHOWN_SERIES = "holders.contention"
 #: Findings whose culprit holds what the sessions wait for: the headline says "held by".
-HELD_BY_KEYS = frozenset({"lock-waits", "sessions-waiting", "purge-lag"})
+HELD_BY_KEYS = frozenset({"lock-waits", "sessions-waiting", "purge-lag", "thread-pool-wait"})
 ANONYMOUS_TIER = 2
 #: Measures that are by nature the effect of something else (a saturated resource, a crowd, queued
 #: threads): without a culprit of their own, they rank after every finding that can be a cause.

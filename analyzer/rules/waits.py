@@ -31,7 +31,8 @@ from analyzer.texts import RuleTexts
 from analyzer.timeline.timeline import STATUS_KEPT, Timeline
 from analyzer.timeline.windows import within
 from analyzer.waits.counters import of_resource
-from analyzer.waits.holders import Holding, holders, reader_inputs
+from analyzer.waits.holders import Holding, holders, pool, reader_inputs
+from analyzer.waits.holders.slots import NO_WAITS
 from analyzer.waits.model import Resource
 from analyzer.waits.read import waits
 
@@ -290,3 +291,87 @@ def sessions_waiting(tl: Timeline) -> Finding | None:
         )  # fmt: skip
     ids = sorted({int(s) for x in found for s in x.rows["session"].dropna().unique()})
     return dataclasses.replace(finding, subjects=tuple(("session", str(i)) for i in ids))
+
+
+# -------------------------------------------------------------------------------------------------
+# the thread pool: connections that get no thread (analyzer/waits/holders/pool.py)
+# -------------------------------------------------------------------------------------------------
+
+THREAD_POOL_HELD = RuleTexts(
+    title="{waiting} connections wait for CPU in the thread pool, held by {holder}",
+    explanation=(
+        "The server runs the thread pool (thread_handling pool-of-threads) with {object}: each group runs about "
+        "one statement on a CPU at a time and its connections queue for it. For {held:.0f} s up to {waiting} "
+        "connections were counted (Threads_connected) but had no session in the processlist: they waited in "
+        "the pool for a thread, to log in or to run. The holder is {holder}{age}: {shown_by}."
+    ),
+    recommendation="{fix}",
+    caveats=(
+        (
+            "A connection the pool has given no thread yet has no session to show: the connections waiting are "
+            "counted from Threads_connected against the processlist, sampled a moment apart."
+        ),
+        (
+            "MariaDB's status counters show no queue length: information_schema.THREAD_POOL_GROUPS "
+            "(QUEUE_LENGTH, IS_STALLED; MariaDB 10.5 and later) shows it on the running server."
+        ),
+    ),
+    sources=(
+        "MariaDB Server documentation, Thread Pool in MariaDB",
+        "MariaDB Server documentation, Thread Pool System and Status Variables",
+        "MariaDB Server documentation, Thread Groups in the Unix Implementation of the Thread Pool",
+    ),
+    confidence="variables + mysqladmin + processlist; the holder shown running {held_by:.0f} s",
+    disproof=(
+        "If Threads_connected stays above the processlist's sessions once the holder's statement has ended, "
+        "something else keeps the connections from a thread."
+    ),
+)
+
+THREAD_POOL_WAITING = RuleTexts(
+    title="{waiting} connections wait for CPU in the thread pool",
+    explanation=(
+        "The server runs the thread pool (thread_handling pool-of-threads) with {object}. For {held:.0f} s "
+        "connections got no thread: {contention}. No statement is shown holding every thread group."
+    ),
+    recommendation="{fix}",
+    caveats=THREAD_POOL_HELD.caveats,
+    sources=THREAD_POOL_HELD.sources,
+    confidence="variables + mysqladmin + processlist",
+)
+
+
+def _groups(h: Holding) -> str:
+    """The pool's thread groups as the text names them: ``1 thread group(s) (thread_pool_size)``."""
+    return str(h.object or "its thread groups").removeprefix("thread pool, ")
+
+
+@rule(
+    key="thread-pool-wait",
+    requires=("processlist", "mysqladmin", "variables"),
+    optional=("processlist_sessions",),
+)
+def thread_pool_wait(tl: Timeline) -> Finding | None:
+    """Connections of a server running the thread pool that get no thread
+    (``analyzer.waits.holders.pool``): the statements holding every thread group as culprit (the
+    longest running), their fix (KILL, then thread_pool_size and thread_pool_stall_limit) as
+    recommendation; informational when no statement is shown holding every group."""
+    found = pool.thread_pool(tl, NO_WAITS)
+    if not found:
+        return None
+    h = found[0]
+    held = held_seconds(list(h.windows), 1.0)
+    if not h.named:
+        shown = [
+            Evidence("what the bundle shows instead of a holder", h.contention or "", "", CONTENTION_SERIES)
+        ]
+        return THREAD_POOL_WAITING.finding("thread-pool-wait", WAITS_SEVERITY, list(h.windows),
+                                           shown + list(h.evidence), waiting=h.waiters, object=_groups(h),
+                                           held=held, contention=h.contention, fix=h.fix)  # fmt: skip
+    severe = h.waiters >= HELD_SEVERE_WAITERS or h.held_s >= HELD_SEVERE_S
+    finding = THREAD_POOL_HELD.finding(
+        "thread-pool-wait", Severity.CRITICAL if severe else Severity.WARNING, list(h.windows), list(h.evidence),
+        waiting=h.waiters, holder=_who(h), object=_groups(h), held=held, shown_by=h.shown_by, fix=h.fix,
+        age=f" (its statement running {h.age_s:.0f} s)" if h.age_s is not None else "", held_by=h.held_s,
+    )  # fmt: skip
+    return dataclasses.replace(finding, culprit=h.holder, subjects=(("session", str(h.holder.id)),))

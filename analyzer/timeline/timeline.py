@@ -129,8 +129,7 @@ CLUSTER_STATUS = (
     # a semi-sync source's replicas and waits (analyzer.waits.holders.replication); master: MariaDB, MySQL < 8.0.26
     *(f"Rpl_semi_sync_{s}_{n}" for s in ("master", "source") for n in ("clients", "no_tx", "yes_tx", "wait_sessions")),
 )  # fmt: skip
-#: Status counters and gauges of ``mysqladmin ext`` the analysis reads (rules and charts); the other
-#: few hundred are dropped when a source is reduced (``analyzer.detect.status`` refuses them).
+#: ``mysqladmin ext`` variables the analysis reads; the others are dropped (``detect.status`` refuses them).
 STATUS_KEPT = frozenset(
     {
         "Com_commit",
@@ -173,6 +172,7 @@ STATUS_KEPT = frozenset(
         "Table_open_cache_overflows",
         "Threads_connected",
         "Threads_running",
+        *(f"Threadpool_{n}" for n in ("threads", "idle_threads")),  # the thread pool: waits/holders/pool.py
         # the cross-host rules (analyzer/cluster/rules.py): a source's write rate, Galera flow control
         *CLUSTER_STATUS,
     }
