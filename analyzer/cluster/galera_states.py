@@ -175,7 +175,7 @@ def galera_node_behind(timelines: Mapping[str, Timeline]) -> Finding | None:
     held = lock_holder(tl) if n.desync > 0 or "Donor/Desynced" in n.states else None
     cause = _cause(n)
     if held is not None:
-        cause += f", held by {holder_words(held)} ({held.shown_by})"
+        cause += f"; its {Resource.GLOBAL_READ_LOCK.value} is held by {holder_words(held)} ({held.shown_by})"
         evidence += list(held.evidence)
     fix = (
         GALERA_NODE_HOLDER_FIX.format(node=n.name, holder=holder_words(held), shown_by=held.shown_by,

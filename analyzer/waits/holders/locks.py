@@ -37,6 +37,7 @@ from analyzer.evidence import blockers
 from analyzer.findings import Culprit, Evidence, Window
 from analyzer.statements.fingerprint import fingerprint
 from analyzer.timeline.timeline import Timeline, value_is
+from analyzer.waits.elimination import only_session_not_waiting
 from analyzer.waits.holding import HOLDER_MIN_S, Holding, reads
 from analyzer.waits.model import Resource
 
@@ -88,11 +89,15 @@ KILL_NOTES = {
 }
 
 
+#: Locks an idle session holds only inside an open transaction (the others outlive it: FTWRL, LOCK TABLES).
+IN_TRANSACTION = frozenset({Resource.ROW_LOCK, Resource.METADATA_LOCK})
+
+
 def _fix(b: blockers.Blocker, resource: Resource, what: str) -> str:
     """The holder's fix: end it (``KILL``), then the application path that left it holding."""
     if b.thread is None:
         return f"Stop the backup client holding {what} ({b.process}), or let it finish: {b.kill()}"
-    idle = " It is idle in its transaction (Command Sleep): the application left it open (autocommit off, a missing COMMIT, an exception path that skips it)." if b.statement == blockers.IDLE else ""  # fmt: skip
+    idle = " It is idle in its transaction (Command Sleep): the application left it open (autocommit off, a missing COMMIT, an exception path that skips it)." if b.statement == blockers.IDLE and resource in IN_TRANSACTION else ""  # fmt: skip
     return f"End the session holding {what}: {b.kill()}  -- {KILL_NOTES.get(resource, KILL_NOTE)}.{idle}"
 
 
@@ -182,7 +187,15 @@ ROW_INPUTS = (
     "processlist",
     "mysqladmin",
 )
-SESSION_INPUTS = ("processlist", "innodb_trx", "innodb_transactions", "pfs_metadata_locks", "ps_threads")
+SESSION_INPUTS = (
+    "processlist",
+    "processlist_accounts",
+    "processlist_sessions",
+    "innodb_trx",
+    "innodb_transactions",
+    "pfs_metadata_locks",
+    "ps_threads",
+)
 PURGE_INPUTS = (
     "innodb_status",
     "innodb_rates",
@@ -284,23 +297,48 @@ HOW_SHOWN = {
 }
 
 
+#: ``Blocker.lock`` of the locks a holder by elimination may hold.
+LOCK_WORDS = {Resource.GLOBAL_READ_LOCK: "global", Resource.TABLE_LOCK: "table"}
+GLOBAL_WHAT = "the global read / backup lock"
+TABLE_WHAT = "the table lock (UNLOCK TABLES ends it)"
+
+
+def _by_elimination(tl: Timeline, waits: pd.DataFrame, resource: Resource, rows: pd.DataFrame, peak: int,
+                    windows: tuple[Window, ...], what: str) -> Holding | None:  # fmt: skip
+    """The holding of a session-scoped lock (global read, backup, LOCK TABLES) by the only client
+    session not waiting (``analyzer.waits.elimination``), or None when the bundle does not show it so."""
+    alone = only_session_not_waiting(tl, waits, resource)
+    if alone is None:
+        return None
+    member, lines = tl.lines_of(alone.rows)
+    ev = [Evidence(f"session {alone.thread}: the only client session not waiting (Time, s)", alone.time_s, "s",
+                   "processlist.time_s", member, lines),
+          Evidence("the longest wait for it (Time, s)", alone.wait_s, "s", "processlist.time_s",
+                   *tl.lines_of(rows))]  # fmt: skip
+    facts = blockers.session_facts(tl, alone.thread, windows, ev)
+    b = blockers.Blocker(lock=LOCK_WORDS[resource], thread=alone.thread, blocks=peak, windows=windows,
+                         evidence=tuple(ev), held_s=alone.span_s, **facts)  # type: ignore[arg-type]  # fmt: skip
+    return _holding(tl, b, resource, f"session {alone.thread} holds it: {alone.sentence()}", what,
+                    _object(rows), peak)  # fmt: skip
+
+
 @reads(Resource.GLOBAL_READ_LOCK, inputs=SESSION_INPUTS)
 def global_read_lock(tl: Timeline, waits: pd.DataFrame) -> list[Holding]:
     """The session that ran FLUSH TABLES WITH READ LOCK, BACKUP STAGE, LOCK INSTANCE FOR BACKUP or a
     dump's read (processlist Info, performance_schema.metadata_locks GRANTED GLOBAL or BACKUP rows),
     and the backup client in ps."""
-    rows, peak, _ = _waiters(waits, Resource.GLOBAL_READ_LOCK)
+    rows, peak, windows = _waiters(waits, Resource.GLOBAL_READ_LOCK)
     b = blockers.global_lock_holder(tl)
+    if b is None or b.thread is None:
+        alone = _by_elimination(tl, waits, Resource.GLOBAL_READ_LOCK, rows, peak, windows, GLOBAL_WHAT)
+        if alone is not None:
+            return [alone]
     if b is None:
         return []
     how = "; ".join(HOW_SHOWN[e.series] for e in b.evidence if e.series in HOW_SHOWN) or "the processlist"
     how = how.replace("{process}", str(b.process))
     shown_by = f"{b.who()} holds the global read / backup lock ({how})"
-    return [
-        _holding(
-            tl, b, Resource.GLOBAL_READ_LOCK, shown_by, "the global read / backup lock", _object(rows), peak
-        )
-    ]
+    return [_holding(tl, b, Resource.GLOBAL_READ_LOCK, shown_by, GLOBAL_WHAT, _object(rows), peak)]
 
 
 @reads(Resource.TABLE_LOCK, inputs=SESSION_INPUTS)
@@ -315,6 +353,9 @@ def table_lock(tl: Timeline, waits: pd.DataFrame) -> list[Holding]:
     took = value_is(pl["fingerprint"], lambda s: s.str.lower().str.startswith(LOCK_TABLES_PREFIXES))
     cand = pl[took & ~ids.isin(waiting).to_numpy()]
     if not len(cand):
+        alone = _by_elimination(tl, waits, Resource.TABLE_LOCK, rows, peak, windows, TABLE_WHAT)
+        if alone is not None:
+            return [alone]
         return [Holding(Resource.TABLE_LOCK, tl.host, None, "no session seen running LOCK TABLES", waiters=peak,
                         windows=windows, object=_object(rows),
                         contention=f"{peak} sessions wait for a table lock; no session seen running LOCK TABLES")]  # fmt: skip
@@ -327,7 +368,7 @@ def table_lock(tl: Timeline, waits: pd.DataFrame) -> list[Holding]:
     b = blockers.Blocker(lock="table", thread=thread, blocks=peak, windows=windows, evidence=tuple(ev),
                          held_s=sum(w.seconds for w in windows), **facts)  # type: ignore[arg-type]  # fmt: skip
     return [_holding(tl, b, Resource.TABLE_LOCK, f"session {thread} ran LOCK TABLES (processlist Info)",
-                     "the table lock (UNLOCK TABLES ends it)", _object(rows), peak)]  # fmt: skip
+                     TABLE_WHAT, _object(rows), peak)]  # fmt: skip
 
 
 def history(tl: Timeline) -> tuple[float, float, pd.DataFrame] | None:

@@ -7,8 +7,9 @@ from __future__ import annotations
 import pandas as pd
 
 from analyzer.timeline.timeline import Timeline
+from analyzer.waits.elimination import only_session_not_waiting
 from analyzer.waits.holders import HOLDER_MIN_S, holders
-from analyzer.waits.holders.locks import metadata_lock, purge, row_lock, table_lock
+from analyzer.waits.holders.locks import global_read_lock, metadata_lock, purge, row_lock, table_lock
 from analyzer.waits.model import Resource
 from analyzer.waits.read import waits
 from parsers import innodb_trx, lock_waits, mysqladmin, processlist
@@ -188,3 +189,51 @@ def test_sessions_in_get_lock_without_a_lock_table_name_no_holder() -> None:
     tl = _timeline(pl=processlist_text([[idle, *waiting]] * 6))
     [h] = metadata_lock(tl, _waiting(tl))
     assert h.holder is None and "GET_LOCK()" in h.contention and "IS_USED_LOCK" in h.fix
+
+
+def _backup_snapshots(idle: list[tuple[str, str, int, str, str]], n: int = 6) -> str:
+    """``n`` snapshots of 6 sessions waiting for the backup lock (Time 13 s and growing), an applier
+    (``system user``), the collector's own SHOW FULL PROCESSLIST, and the ``idle`` sessions."""
+    return processlist_text([
+        [*[(u, c, t + i, s, q) for u, c, t, s, q in idle],
+         ("system user", "Sleep", 16 + i, "After apply log event", "NULL"),
+         *[("app", "Query", 13 + i, "Waiting for backup lock", "UPDATE sbtest1 SET k=k+1 WHERE id=7")] * 6,
+         ("root", "Query", 0, "starting", "SHOW FULL PROCESSLIST")]
+        for i in range(n)
+    ])  # fmt: skip
+
+
+def test_the_only_client_session_not_waiting_holds_the_global_read_lock() -> None:
+    # FLUSH TABLES WITH READ LOCK ran and its session went idle: no statement shows it, elimination does
+    tl = _timeline(pl=_backup_snapshots([("backup", "Sleep", 15, "", "NULL")]))
+    [h] = global_read_lock(tl, _waiting(tl))
+    assert h.named and (h.holder.kind, h.holder.id, h.holder.user) == ("session", "1001", "backup")
+    assert h.shown_by.endswith(
+        "the only client session not waiting, idle since before the first wait (Time 20 s >= the longest "
+        "wait 18 s), in 6 snapshots"
+    ), h.shown_by
+    assert "KILL 1001;" in h.fix and "idle in its transaction" not in h.fix and h.held_s == 5
+
+
+def test_two_idle_sessions_or_a_younger_one_or_no_counts_name_no_holder() -> None:
+    two = _timeline(
+        pl=_backup_snapshots([("backup", "Sleep", 15, "", "NULL"), ("report", "Sleep", 40, "", "NULL")])
+    )
+    younger = _timeline(pl=_backup_snapshots([("backup", "Sleep", 2, "", "NULL")]))
+    counted = _timeline(pl=_backup_snapshots([("backup", "Sleep", 15, "", "NULL")]))
+    uncounted = Timeline(
+        frames={k: v for k, v in counted.frames.items() if k != "processlist_sessions"}, ncpu=4
+    )
+    brief = _timeline(pl=_backup_snapshots([("backup", "Sleep", 15, "", "NULL")], n=2))
+    for tl in (two, younger, uncounted, brief):
+        assert only_session_not_waiting(tl, _waiting(tl), Resource.GLOBAL_READ_LOCK) is None
+        assert not any(h.named for h in global_read_lock(tl, _waiting(tl)))
+
+
+def test_a_table_lock_whose_statement_is_gone_is_held_by_the_only_idle_session() -> None:
+    locker = ("batch", "Sleep", 30, "", "NULL")
+    waiting = [("app", "Query", 5, "Waiting for table level lock", "UPDATE shop.orders SET n=1")] * 3
+    tl = _timeline(pl=processlist_text([[locker, *waiting]] * 6))
+    [h] = table_lock(tl, _waiting(tl))
+    assert h.named and h.holder.id == "1001" and "only client session not waiting" in h.shown_by
+    assert "KILL 1001;" in h.fix and "UNLOCK TABLES" in h.fix
