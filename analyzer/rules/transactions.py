@@ -376,7 +376,26 @@ def innodb_deadlock(tl: Timeline) -> Finding | None:
     numbers["where"] = f"No session holds the rows: {contention}.\n" if contention else ""
     if contention:
         numbers["rate_text"] += f"The sessions wait for row locks, no one holding them: {contention}. "
-    evidence = [cite(tl, "deadlock age at the monitor output", numbers["age"], "s", "innodb_status.deadlock_age_s",
+    evidence = _deadlock_evidence(tl, recent, numbers["age"], rate, dl)
+    severity = Severity.WARNING if during or storm else Severity.INFO
+    finding = DEADLOCK_TEXTS.finding(
+        "innodb-deadlock",
+        severity,
+        [Window(start, tl.window[1]) if storm and tl.window else Window(when_ts, when_ts)],
+        evidence,
+        confidence="InnoDB monitor" + (" + Innodb_deadlocks" if rate is not None else ""),
+        **numbers,
+    )
+    threads = sorted({int(t) for t in dl["thread_id"].dropna()}) if len(dl) and "thread_id" in dl else []
+    return dataclasses.replace(finding, subjects=tuple(("session", str(t)) for t in threads))
+
+
+def _deadlock_evidence(
+    tl: Timeline, recent: pd.DataFrame, age: float, rate: tuple | None, dl: pd.DataFrame
+) -> list:
+    """innodb-deadlock's evidence: the deadlock's age, the deadlock rate when known, and each
+    transaction's statement, the lock it waited for and the locks it held."""
+    evidence = [cite(tl, "deadlock age at the monitor output", age, "s", "innodb_status.deadlock_age_s",
                      recent)] + ([rate[1]] if rate is not None else [])  # fmt: skip
     for r in dl.itertuples():
         rows = dl[dl["n"] == r.n]
@@ -397,14 +416,4 @@ def innodb_deadlock(tl: Timeline) -> Finding | None:
             evidence.append(
                 cite(tl, f"transaction ({r.n}) holds", str(r.holds)[:300], "", "innodb_deadlock.holds", rows)
             )
-    severity = Severity.WARNING if during or storm else Severity.INFO
-    finding = DEADLOCK_TEXTS.finding(
-        "innodb-deadlock",
-        severity,
-        [Window(start, tl.window[1]) if storm and tl.window else Window(when_ts, when_ts)],
-        evidence,
-        confidence="InnoDB monitor" + (" + Innodb_deadlocks" if rate is not None else ""),
-        **numbers,
-    )
-    threads = sorted({int(t) for t in dl["thread_id"].dropna()}) if len(dl) and "thread_id" in dl else []
-    return dataclasses.replace(finding, subjects=tuple(("session", str(t)) for t in threads))
+    return evidence
