@@ -36,6 +36,7 @@ RULE_FAMILIES = (
     "sessions",
     "correlated",
     "innodb",
+    "transactions",
     "kernel",
     "replication",
     "counters",

@@ -95,16 +95,7 @@ def galera_flow_control(timelines: Mapping[str, Timeline]) -> Finding | None:
         if stall
         else f"{sender} fell behind (receive queue up to {s['queue']:.0f} write-sets)"
     )
-    evidence = [
-        cite(tl, "wsrep_flow_control_sent (growth)", s["sent"], "messages", "mysqladmin.wsrep_flow_control_sent", s["sent_rows"]),  # type: ignore[arg-type]
-        cite(tl, "wsrep_local_recv_queue (max)", s["queue"], "write-sets", "mysqladmin.wsrep_local_recv_queue", s["queue_rows"]),  # type: ignore[arg-type]
-    ]  # fmt: skip
-    for n in others:
-        if nodes[n]["paused"] is not None:
-            evidence.append(cite(timelines[n], f"{n} paused by flow control", round(100 * nodes[n]["paused"], 1), "%",  # type: ignore[operator]
-                                 "mysqladmin.wsrep_flow_control_paused_ns", nodes[n]["paused_rows"]))  # type: ignore[arg-type]  # fmt: skip
-    if stall:
-        evidence.append(stall[2])
+    evidence = _flow_evidence(timelines, nodes, sender, others, stall)
     settings = topology.differing_settings(tl, [timelines[n] for n in others])
     evidence += [Evidence(f"variable {n}", mine, "", "variables") for n, mine, _ in settings]
     per_node = ", ".join(
@@ -131,6 +122,25 @@ def galera_flow_control(timelines: Mapping[str, Timeline]) -> Finding | None:
         settings=topology.settings_phrase(sender, settings, "the others'"),
     )
     return cross(finding, [sender, *others])
+
+
+def _flow_evidence(
+    timelines: Mapping[str, Timeline], nodes: dict, sender: str, others: list[str], stall: tuple | None
+) -> list:
+    """galera-flow-control's evidence: the sender's flow control messages and receive queue, each other
+    node's paused share, and the sender's own stall when its capture shows one."""
+    tl, s = timelines[sender], nodes[sender]
+    evidence = [
+        cite(tl, "wsrep_flow_control_sent (growth)", s["sent"], "messages", "mysqladmin.wsrep_flow_control_sent", s["sent_rows"]),  # type: ignore[arg-type]
+        cite(tl, "wsrep_local_recv_queue (max)", s["queue"], "write-sets", "mysqladmin.wsrep_local_recv_queue", s["queue_rows"]),  # type: ignore[arg-type]
+    ]  # fmt: skip
+    for n in others:
+        if nodes[n]["paused"] is not None:
+            evidence.append(cite(timelines[n], f"{n} paused by flow control", round(100 * nodes[n]["paused"], 1), "%",  # type: ignore[operator]
+                                 "mysqladmin.wsrep_flow_control_paused_ns", nodes[n]["paused_rows"]))  # type: ignore[arg-type]  # fmt: skip
+    if stall:
+        evidence.append(stall[2])
+    return evidence
 
 
 def disk_wait(tl: Timeline) -> tuple[float, str, pd.DataFrame] | None:

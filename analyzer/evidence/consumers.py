@@ -234,28 +234,7 @@ def d_state_programs(tl: Timeline, windows: list[Window]) -> Waiting | None:
     """The non-MySQL program with the most rows in state D in ``windows`` (1 s slack), from top
     (``top_procs.state``) and ps (``ps_threads.state``, with ``wchan`` when the listing has it: only
     the threads whose wait channel is block I/O, ``io_wait_channel``), or None."""
-    slack = pd.Timedelta(seconds=1)
-    parts = []
-    top = tl.frame("top_procs")
-    if len(top) and "state" in top:
-        top = top[
-            within_slack(top["ts"], windows, slack) & (top["state"].astype("string") == "D").fillna(False)
-        ]
-        if len(top):
-            parts.append(pd.DataFrame({"pid": top["pid"].astype("int64"), "program": full_commands(tl, top),
-                                       "wchan": "", "src": "top_procs", "idx": top.index}))  # fmt: skip
-    ps = tl.frame("ps_threads")
-    if len(ps) and "state" in ps and "is_mysqld" in ps:
-        ps = ps[within_slack(ps["ts"], windows, slack) & (ps["state"].astype("string") == "D").fillna(False)
-                & ~ps["is_mysqld"].astype(bool)]  # fmt: skip
-        if "wchan" in ps:
-            ps = ps[io_wait_channel(ps["wchan"]).to_numpy()]
-        if len(ps):
-            names = program_names(tl)
-            parts.append(pd.DataFrame({"pid": ps["pid"].astype("int64"),
-                                       "program": ps["pid"].map(names).fillna("?").astype("string"),
-                                       "wchan": ps["wchan"].astype("string").fillna("") if "wchan" in ps else "",
-                                       "src": "ps_threads", "idx": ps.index}))  # fmt: skip
+    parts = _d_state_rows(tl, windows)
     if not parts:
         return None
     d = pd.concat(parts, ignore_index=True)
@@ -278,6 +257,34 @@ def d_state_programs(tl: Timeline, windows: list[Window]) -> Waiting | None:
                                      f"{src}.state", member, lines))  # fmt: skip
     return Waiting(program, pid, int(mine["pid"].nunique()), len(mine),
                    str(wchans.value_counts().index[0]) if len(wchans) else "", command, tuple(evidence))  # fmt: skip
+
+
+def _d_state_rows(tl: Timeline, windows: list[Window]) -> list[pd.DataFrame]:
+    """The rows in state D in ``windows`` (1 s slack) of top and ps (ps: not mysqld, block I/O wait channels
+    only when it has ``wchan``), each as (pid, program, wchan, src, idx); an empty list when neither has any."""
+    slack = pd.Timedelta(seconds=1)
+    parts = []
+    top = tl.frame("top_procs")
+    if len(top) and "state" in top:
+        top = top[
+            within_slack(top["ts"], windows, slack) & (top["state"].astype("string") == "D").fillna(False)
+        ]
+        if len(top):
+            parts.append(pd.DataFrame({"pid": top["pid"].astype("int64"), "program": full_commands(tl, top),
+                                       "wchan": "", "src": "top_procs", "idx": top.index}))  # fmt: skip
+    ps = tl.frame("ps_threads")
+    if len(ps) and "state" in ps and "is_mysqld" in ps:
+        ps = ps[within_slack(ps["ts"], windows, slack) & (ps["state"].astype("string") == "D").fillna(False)
+                & ~ps["is_mysqld"].astype(bool)]  # fmt: skip
+        if "wchan" in ps:
+            ps = ps[io_wait_channel(ps["wchan"]).to_numpy()]
+        if len(ps):
+            names = program_names(tl)
+            parts.append(pd.DataFrame({"pid": ps["pid"].astype("int64"),
+                                       "program": ps["pid"].map(names).fillna("?").astype("string"),
+                                       "wchan": ps["wchan"].astype("string").fillna("") if "wchan" in ps else "",
+                                       "src": "ps_threads", "idx": ps.index}))  # fmt: skip
+    return parts
 
 
 def _command_line(tl: Timeline, pid: int) -> str:

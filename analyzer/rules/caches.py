@@ -114,6 +114,12 @@ def table_cache_full(tl: Timeline) -> Finding | None:
             cite(tl, "SHOW OPEN TABLES: tables listed", len(last), "tables", "open_tables.table", last)
         )
     found = TABLE_CACHE_TEXTS.finding("table-cache-full", Severity.WARNING, windows, evidence, **numbers)
+    return _table_cache_culprit(tl, found, cache)
+
+
+def _table_cache_culprit(tl: Timeline, found: Finding, cache: float) -> Finding:
+    """table-cache-full's culprit: the holder of the cache when one is shown (``slots.table_cache``), else
+    open_files_limit when Open_files is near it (the server sizes the cache to fit it), else table_open_cache."""
     holding = next((h for h in slots.table_cache(tl, slots.NO_WAITS) if h.named), None)
     if holding is not None:  # a holder shown: it, not the setting, is the culprit
         return dataclasses.replace(

@@ -31,7 +31,8 @@ from analyzer.detect import (
 from analyzer.findings import Evidence, Finding, Severity, Window
 from analyzer.rules.registry import rule
 from analyzer.texts import RuleTexts
-from analyzer.timeline.timeline import OTHER_IRQ, Timeline
+from analyzer.timeline.irqs import OTHER_IRQ
+from analyzer.timeline.timeline import Timeline
 from analyzer.timeline.windows import sustained, within
 
 # The local timer ticks at most CONFIG_HZ = 1000 times a second per busy CPU (250 on many distros;

@@ -68,6 +68,35 @@ def replica_lag(tl: Timeline) -> Finding | None:
                "io": last["io_running"], "sql": last["sql_running"], "state": last["sql_state"],
                "error": f"Last error: {error[:300]}" if error else "", "fix": fix,
                "cause": f" {cause.explanation}" if cause is not None else ""}  # fmt: skip
+    evidence = _lag_evidence(tl, rs, rows, lagging, last, lag, error)
+    bad = len(stopped) or (lag is not None and lag >= LAG_CRITICAL_S)
+    severity = Severity.CRITICAL if bad else Severity.WARNING
+    if cause is not None and cause.intentional:
+        severity = Severity.INFO
+    finding = LAG_TEXTS.finding(
+        "replica-lag",
+        severity,
+        span(rows),
+        [*(cause.evidence if cause else ()), *evidence],
+        confidence="SHOW SLAVE STATUS",
+        **numbers,
+    )
+    if cause is None:
+        return finding
+    return dataclasses.replace(finding, culprit=cause.culprit, subjects=cause.subjects)
+
+
+def _lag_evidence(
+    tl: Timeline,
+    rs: pd.DataFrame,
+    rows: pd.DataFrame,
+    lagging: pd.DataFrame,
+    last: pd.Series,
+    lag: float | None,
+    error: str,
+) -> list:
+    """replica-lag's own evidence: the maximum lag, the threads' state, the lag's change per second
+    (two lagging snapshots or more) and the last error."""
     evidence = [
         cite(
             tl,
@@ -101,21 +130,7 @@ def replica_lag(tl: Timeline) -> Finding | None:
         )
     if error:
         evidence.append(cite(tl, "last error", error[:300], "", "replica_status.last_sql_error", rows))
-    bad = len(stopped) or (lag is not None and lag >= LAG_CRITICAL_S)
-    severity = Severity.CRITICAL if bad else Severity.WARNING
-    if cause is not None and cause.intentional:
-        severity = Severity.INFO
-    finding = LAG_TEXTS.finding(
-        "replica-lag",
-        severity,
-        span(rows),
-        [*(cause.evidence if cause else ()), *evidence],
-        confidence="SHOW SLAVE STATUS",
-        **numbers,
-    )
-    if cause is None:
-        return finding
-    return dataclasses.replace(finding, culprit=cause.culprit, subjects=cause.subjects)
+    return evidence
 
 
 def _stopped(last: pd.Series, error: str) -> str:

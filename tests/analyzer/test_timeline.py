@@ -9,7 +9,8 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from analyzer.timeline.timeline import IRQ_LINES_KEPT, OTHER_IRQ, Timeline, prepare, reduce_piece
+from analyzer.timeline.irqs import IRQ_LINES_KEPT, OTHER_IRQ
+from analyzer.timeline.timeline import Timeline, prepare, reduce_piece
 from parsers import interrupts, ps, registry
 from parsers.base import ClockHints
 from parsers.ingest.cutting import split

@@ -20,8 +20,8 @@ from analyzer.evidence.consumers import cpu_consumers
 from analyzer.findings import Evidence, Finding, Link
 from analyzer.reasoning.links import JoinContext, joins, link, same_host, subject_ids
 from analyzer.rules.correlated import COMMIT_STATES
-from analyzer.rules.innodb import DEADLOCK_STORM_PER_S
 from analyzer.rules.sessions import LOCK_STATE_RE
+from analyzer.rules.transactions import DEADLOCK_STORM_PER_S
 from analyzer.timeline.timeline import REPLICATION_USER, Timeline, value_is
 from analyzer.timeline.windows import within
 

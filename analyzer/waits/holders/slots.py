@@ -269,7 +269,6 @@ def _account_holding(
     idle_max = float(idle["time_max_s"].max()) if n_idle else 0.0
     commands = ", ".join(f"{int(n)} {c}" for c, n in at_peak.groupby("command")["sessions"].sum()
                          .sort_values(ascending=False).items())  # fmt: skip
-    leak = n_idle >= IDLE_SHARE * held and idle_mean >= IDLE_LEAK_S
     account = f"{user}@{client}"
     of = int(totals.loc[peak_ts])
     statement = f"{held} of {of} connections: {commands}" + (
@@ -286,31 +285,39 @@ def _account_holding(
                          n_idle, "sessions", "processlist.command")]  # fmt: skip
     culprit = Culprit(kind="account", id=account, user=user, host=client, statement=statement,
                       since=ts.min(), blocks=int(refused) or None, evidence=tuple(evidence))  # fmt: skip
-    if leak:
-        fix = (
-            f"Fix the connection pool of the application connecting as {account}: it holds {n_idle} idle connections "
-            f"(Sleep {idle_mean:.0f} s on average) it does not use. Return connections to the pool after use and cap "
-            f"its size below {why}; have it end idle ones (its pool's idle timeout, or SET SESSION wait_timeout = 60 "
-            f"on connect). Now: KILL the idle ones, SELECT CONCAT('KILL ', id, ';') FROM information_schema.processlist "
-            f"WHERE user = '{user}' AND command = 'Sleep' AND time > {IDLE_LEAK_S:.0f};"
-        )
-    elif n_idle >= IDLE_SHARE * held:
-        fix = (
-            f"{account} keeps {n_idle} connections open and idle (Sleep {idle_mean:.0f} s on average) up to {why}: "
-            "shrink that application's pool (its maximum and its minimum idle connections) below the limit, or raise "
-            f"the account's limit only if it needs them: ALTER USER '{user}'@'{client}' WITH MAX_USER_CONNECTIONS <n>;"
-        )
-    else:
-        fix = (
-            f"{account} holds {held} connections running statements: cap that application's pool size below {why} "
-            "and find why its statements take long (the processlist's State and Time)."
-        )
+    fix = _pool_fix(user, client, why, held, n_idle, idle_mean)
     return Holding(
         Resource.CONNECTION_SLOT, tl.host, culprit,
         shown_by=f"processlist: {account} holds {held} of {of} connections ({commands}) in {len(set(ts))} snapshot(s)",
         held_s=span_s, age_s=idle_max or None, waiters=int(refused), windows=(Window(ts.min(), ts.max()),),
         object=why, contention=None, fix=fix, evidence=tuple(evidence),
     )  # fmt: skip
+
+
+def _pool_fix(user: str, client: str, why: str, held: int, n_idle: int, idle_mean: float) -> str:
+    """The fix for account ``user@client`` holding the slots: a leaking pool (mostly idle for IDLE_LEAK_S
+    or more), an oversized pool (mostly idle), or long statements."""
+    account = f"{user}@{client}"
+    if n_idle >= IDLE_SHARE * held and idle_mean >= IDLE_LEAK_S:
+        return (
+            f"Fix the connection pool of the application connecting as {account}: it holds {n_idle} idle "
+            f"connections (Sleep {idle_mean:.0f} s on average) it does not use. Return connections to the pool "
+            f"after use and cap its size below {why}; have it end idle ones (its pool's idle timeout, or SET "
+            "SESSION wait_timeout = 60 on connect). Now: KILL the idle ones, SELECT CONCAT('KILL ', id, ';') "
+            f"FROM information_schema.processlist WHERE user = '{user}' AND command = 'Sleep' AND time > "
+            f"{IDLE_LEAK_S:.0f};"
+        )
+    if n_idle >= IDLE_SHARE * held:
+        return (
+            f"{account} keeps {n_idle} connections open and idle (Sleep {idle_mean:.0f} s on average) up to "
+            f"{why}: shrink that application's pool (its maximum and its minimum idle connections) below the "
+            f"limit, or raise the account's limit only if it needs them: ALTER USER '{user}'@'{client}' WITH "
+            "MAX_USER_CONNECTIONS <n>;"
+        )
+    return (
+        f"{account} holds {held} connections running statements: cap that application's pool size below "
+        f"{why} and find why its statements take long (the processlist's State and Time)."
+    )
 
 
 def _slots_not_shown(tl: Timeline, saturated: tuple | None, user_limit: tuple | None, why: str) -> Holding:
