@@ -560,16 +560,8 @@ def global_lock_holder(tl: Timeline) -> Blocker | None:
     if queue is None:
         return None
     pl, waiting, rows, windows, blocks = queue
-    ev = [
-        _cite(
-            tl,
-            "sessions waiting for the global read / backup lock (max)",
-            blocks,
-            "sessions",
-            "processlist.state",
-            rows,
-        )
-    ]
+    waiting_label = "sessions waiting for the global read / backup lock (max)"
+    ev = [_cite(tl, waiting_label, blocks, "sessions", "processlist.state", rows)]
     process = None
     ps = tl.frame("ps_threads")
     if len(ps) and "comm" in ps:

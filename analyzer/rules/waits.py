@@ -225,6 +225,30 @@ def _holdings(tl: Timeline, w: pd.DataFrame, found: list[Waited]) -> dict[Resour
     return out
 
 
+def _unknown_only(w: pd.DataFrame, unknown: list[tuple[str, int]], listed: str) -> Finding:
+    """The finding of states no entry knows, when no resource kept sessions waiting."""
+    rows = w[w["resource"].eq(Resource.UNKNOWN.value).to_numpy()]
+    windows = [Window(rows["ts"].min(), rows["ts"].max())]
+    ev = [Evidence(f"unknown state '{s}'", c, "rows", "waits.state") for s, c in unknown]
+    return STATES_UNKNOWN.finding("sessions-waiting", WAITS_SEVERITY, windows, ev, n=len(unknown),
+                                  unknown_states=listed, rows=len(rows), snapshots=rows["ts"].nunique())  # fmt: skip
+
+
+def _held_finding(
+    holding: Holding, peak: int, windows: list[Window], evidence: list[Evidence], common: dict[str, object]
+) -> Finding:
+    """The finding of sessions waiting for a resource whose holder the bundle shows: the holder its
+    culprit, its fix the recommendation; critical with HELD_SEVERE_WAITERS waiters or HELD_SEVERE_S held."""
+    severe = peak >= HELD_SEVERE_WAITERS or holding.held_s >= HELD_SEVERE_S
+    finding = HELD_BY.finding(
+        "sessions-waiting", Severity.CRITICAL if severe else Severity.WARNING, windows,
+        list(holding.evidence) + evidence, holder=_who(holding),
+        age=f" (its age {holding.age_s:.0f} s)" if holding.age_s is not None else "",
+        shown_by=holding.shown_by, fix=holding.fix, held_by=holding.held_s, **common,
+    )  # fmt: skip
+    return dataclasses.replace(finding, culprit=holding.holder)
+
+
 @rule(
     key="sessions-waiting",
     any_of=(("processlist", "pfs_threads", "innodb_trx", "innodb_transactions"),),
@@ -247,13 +271,7 @@ def sessions_waiting(tl: Timeline) -> Finding | None:
     found, unknown = _waited(w, snaps), _unknown(w)
     listed = ", ".join(f"'{s}' ({c})" for s, c in unknown)
     if not found:
-        if not unknown:
-            return None
-        rows = w[w["resource"].eq(Resource.UNKNOWN.value).to_numpy()]
-        windows = [Window(rows["ts"].min(), rows["ts"].max())]
-        ev = [Evidence(f"unknown state '{s}'", c, "rows", "waits.state") for s, c in unknown]
-        return STATES_UNKNOWN.finding("sessions-waiting", WAITS_SEVERITY, windows, ev, n=len(unknown),
-                                      unknown_states=listed, rows=len(rows), snapshots=rows["ts"].nunique())  # fmt: skip
+        return _unknown_only(w, unknown, listed) if unknown else None
     held = _holdings(tl, w, found)
     top = next((x for x in found if x.resource in held and held[x.resource].named), found[0])
     holding = held.get(top.resource)
@@ -272,14 +290,7 @@ def sessions_waiting(tl: Timeline) -> Finding | None:
         "unknown": f" States no entry knows (unknown): {listed}." if unknown else "", "agree": " + ".join(sources),
     }  # fmt: skip
     if holding is not None and holding.named:
-        severe = top.peak >= HELD_SEVERE_WAITERS or holding.held_s >= HELD_SEVERE_S
-        finding = HELD_BY.finding(
-            "sessions-waiting", Severity.CRITICAL if severe else Severity.WARNING, windows,
-            list(holding.evidence) + evidence, holder=_who(holding),
-            age=f" (its age {holding.age_s:.0f} s)" if holding.age_s is not None else "",
-            shown_by=holding.shown_by, fix=holding.fix, held_by=holding.held_s, **common,
-        )  # fmt: skip
-        finding = dataclasses.replace(finding, culprit=holding.holder)
+        finding = _held_finding(holding, top.peak, windows, evidence, common)
     else:
         contention = holding.contention if holding is not None and holding.contention else ""
         shown = [Evidence("what the bundle shows instead of a holder", contention, "", CONTENTION_SERIES)]

@@ -416,11 +416,7 @@ def purge(tl: Timeline, waits: pd.DataFrame) -> list[Holding]:
     keeps_up = (f"{what} with no transaction holding a read view older than {PURGE_HOLDER_MIN_AGE_S:.0f} s: "
                 "purge does not keep up (innodb_purge_threads, the write rate)")  # fmt: skip
     if not len(trx):
-        listed = any(len(tl.frame(name)) for name in ("innodb_trx", "innodb_transactions"))
-        return [Holding(Resource.PURGE, tl.host, None,
-                        "no open transaction holds a read view (INNODB_TRX)" if listed
-                        else "the bundle lists no transaction (INNODB_TRX, TRANSACTIONS)",
-                        windows=windows, contention=keeps_up if listed else what)]  # fmt: skip
+        return [_no_transaction(tl, windows, what, keeps_up)]
     per = trx.groupby("trx_id", sort=False).agg(age=("active_s", "max"), first=("ts", "min"), last=("ts", "max"),
                                                 thread=("thread_id", "last"))  # fmt: skip
     trx_id = str(per["age"].idxmax())
@@ -435,8 +431,41 @@ def purge(tl: Timeline, waits: pd.DataFrame) -> list[Holding]:
           Evidence("history list length (max)", int(hll), "undo records",
                    "innodb_status.history_list_length" if "history_list_length" in st else f"mysqladmin.{HISTORY}",
                    *tl.lines_of(st))]  # fmt: skip
+    holder, fix, who = _purge_holder(tl, top["thread"], trx_id, mine, windows, ev, what)
+    seen = (top["last"] - top["first"]).total_seconds()
+    shown_by = (f"{who}: transaction {trx_id}, the oldest open ({age:.0f} s, {source}), seen over {seen:.0f} s "
+                f"while the history list grew to {hll:,.0f}")  # fmt: skip
+    return [Holding(Resource.PURGE, tl.host, holder, shown_by, held_s=age, age_s=age, windows=windows,
+                    object="the undo history", fix=fix, evidence=tuple(ev))]  # fmt: skip
+
+
+#: Said of an idle (Command Sleep) purge holder.
+IDLE_PURGE_NOTE = (
+    " It is idle in its transaction (Command Sleep): fix the application that leaves it open "
+    "(autocommit off, a missing COMMIT)."
+)
+
+
+def _no_transaction(tl: Timeline, windows: tuple[Window, ...], what: str, keeps_up: str) -> Holding:
+    """Purge lags and no transaction that can hold a read view is listed (or no list at all)."""
+    listed = any(len(tl.frame(name)) for name in ("innodb_trx", "innodb_transactions"))
+    shown_by = (
+        "no open transaction holds a read view (INNODB_TRX)"
+        if listed
+        else "the bundle lists no transaction (INNODB_TRX, TRANSACTIONS)"
+    )
+    return Holding(
+        Resource.PURGE, tl.host, None, shown_by, windows=windows, contention=keeps_up if listed else what
+    )
+
+
+def _purge_holder(
+    tl: Timeline, thread: object, trx_id: str, mine: pd.DataFrame, windows: tuple[Window, ...],
+    ev: list[Evidence], what: str,
+) -> tuple[Culprit, str, str]:  # fmt: skip
+    """The oldest read view's holder (its session when the transaction list names its thread, else the
+    transaction), its fix and how the title names it. ``mine``: that transaction's rows."""
     since = mine["ts"].iloc[-1] - pd.Timedelta(seconds=float(mine["active_s"].iloc[-1]))
-    thread = top["thread"]
     if pd.isna(thread):
         holder = Culprit(kind="transaction", id=trx_id, since=since.floor("s"), evidence=tuple(ev))
         fix = f"End transaction {trx_id} (its session is not in the bundle): its read view holds back {what}."
@@ -447,14 +476,13 @@ def purge(tl: Timeline, waits: pd.DataFrame) -> list[Holding]:
         holder = Culprit(kind="session", id=str(thread), user=facts.get("user"), host=facts.get("host"),  # type: ignore[arg-type]
                          statement=facts.get("statement"), since=since.floor("s"), evidence=tuple(ev))  # type: ignore[arg-type]  # fmt: skip
         idle = facts.get("statement") == blockers.IDLE
-        fix = (f"End the session holding the oldest read view: KILL {thread};  -- its transaction{_trx_word(trx_id)} rolls back "
-               f"and purge can remove the undo it held back.{' It is idle in its transaction (Command Sleep): fix the application that leaves it open (autocommit off, a missing COMMIT).' if idle else ''}")  # fmt: skip
+        note = IDLE_PURGE_NOTE if idle else ""
+        fix = (
+            f"End the session holding the oldest read view: KILL {thread};  -- its transaction"
+            f"{_trx_word(trx_id)} rolls back and purge can remove the undo it held back.{note}"
+        )
         who = f"session {thread}" + (" (idle in transaction)" if idle else "")
-    seen = (top["last"] - top["first"]).total_seconds()
-    shown_by = (f"{who}: transaction {trx_id}, the oldest open ({age:.0f} s, {source}), seen over {seen:.0f} s "
-                f"while the history list grew to {hll:,.0f}")  # fmt: skip
-    return [Holding(Resource.PURGE, tl.host, holder, shown_by, held_s=age, age_s=age, windows=windows,
-                    object="the undo history", fix=fix, evidence=tuple(ev))]  # fmt: skip
+    return holder, fix, who
 
 
 def _open_transactions(tl: Timeline) -> tuple[pd.DataFrame, str]:

@@ -124,21 +124,7 @@ def thread_pool(tl: Timeline, waits: pd.DataFrame) -> list[Holding]:
     groups = int(variable_number(tl, "thread_pool_size") or tl.ncpu or 1)
     stall_s = (variable_number(tl, "thread_pool_stall_limit") or 0.0) / 1000.0
     waiting = int(starved["unseen"].max()) if len(starved) else 0
-    evidence = [Evidence(f"variable {n}", tl.variables[n], "", f"variables.{n}") for n in POOL_VARIABLES
-                if n in tl.variables]  # fmt: skip
-    if len(starved):
-        evidence += [cite(tl, "Threads_connected (max) while connections get no thread", int(starved["connected"].max()),
-                          "connections", "mysqladmin.Threads_connected", starved),
-                     Evidence("sessions the processlist shows (min)", int(starved["seen"].min()), "sessions",
-                              "processlist_sessions.sessions"),
-                     Evidence("connections counted but not in the processlist (max)", waiting, "connections",
-                              "mysqladmin.Threads_connected")]  # fmt: skip
-    idle = status(tl, "Threadpool_idle_threads")
-    for name, found in (("Threadpool_threads", threads), ("Threadpool_idle_threads", idle)):
-        if len(found):
-            evidence.append(
-                cite(tl, f"{name} (max)", int(found["value"].max()), "threads", f"mysqladmin.{name}", found)
-            )
+    evidence = _pool_evidence(tl, starved, threads, waiting)
     running = _running(tl, window)
     if len(running):
         inside = (running["time_first"] < stall_s) if stall_s and not at_max else True
@@ -159,6 +145,28 @@ def thread_pool(tl: Timeline, waits: pd.DataFrame) -> list[Holding]:
     return [
         _holding(tl, running.head(max(groups, 1)), groups, stall_s, window, waiting, connections, evidence)
     ]
+
+
+def _pool_evidence(
+    tl: Timeline, starved: pd.DataFrame, threads: pd.DataFrame, waiting: int
+) -> list[Evidence]:
+    """The pool's variables, the connections counted against the sessions shown, the pool's threads."""
+    evidence = [Evidence(f"variable {n}", tl.variables[n], "", f"variables.{n}") for n in POOL_VARIABLES
+                if n in tl.variables]  # fmt: skip
+    if len(starved):
+        evidence += [cite(tl, "Threads_connected (max) while connections get no thread", int(starved["connected"].max()),
+                          "connections", "mysqladmin.Threads_connected", starved),
+                     Evidence("sessions the processlist shows (min)", int(starved["seen"].min()), "sessions",
+                              "processlist_sessions.sessions"),
+                     Evidence("connections counted but not in the processlist (max)", waiting, "connections",
+                              "mysqladmin.Threads_connected")]  # fmt: skip
+    idle = status(tl, "Threadpool_idle_threads")
+    for name, found in (("Threadpool_threads", threads), ("Threadpool_idle_threads", idle)):
+        if len(found):
+            evidence.append(
+                cite(tl, f"{name} (max)", int(found["value"].max()), "threads", f"mysqladmin.{name}", found)
+            )
+    return evidence
 
 
 def _holding(
