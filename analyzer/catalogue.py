@@ -120,7 +120,10 @@ def _rule(spec: RuleSpec, family: str | None = None) -> str:
     needs = ", ".join(f"`{n}`" for n in spec.requires) or "nothing"
     needs += "".join(" and one of " + " / ".join(f"`{n}`" for n in group) for group in spec.any_of)
     where = spec.fn.__module__.replace(".", "/") + ".py"
-    line = f"Family `{family or _family(spec)}` (`{where}`, `{spec.fn.__name__}`), version {spec.version}. Needs {needs}"
+    line = (
+        f"Family `{family or _family(spec)}` (`{where}`, `{spec.fn.__name__}`), version {spec.version}. "
+        f"Needs {needs}"
+    )
     line += f"; can use {', '.join(f'`{n}`' for n in spec.optional)}." if spec.optional else "."
     out += [line, ""]
     if spec.fn.__doc__:
@@ -166,8 +169,9 @@ def render() -> str:
 
 
 def _joins() -> list[str]:
-    """How causes are joined (``analyzer.reasoning.links``: every registered join function, by the pair of keys
-    it joins, with its docstring) and how the verdict chooses the root cause (``analyzer.reasoning.verdict``)."""
+    """How causes are joined (``analyzer.reasoning.links``: every registered join function, by the pair of
+    keys it joins, with its docstring) and how the verdict chooses the root cause
+    (``analyzer.reasoning.verdict``)."""
     from analyzer.reasoning import links, verdict
 
     out = ["## How causes are joined", "", inspect.getdoc(links).split("\n\n")[0].replace("\n", " "), ""]
@@ -197,21 +201,29 @@ def _wait_model() -> list[str]:
 
     doc = (inspect.getdoc(states) or "").split("\n\n")
     out = ["## The wait model", "", " ".join(doc[0].split()), "", "\n\n".join(doc[2:4]), ""]
-    out += ["| state | column | thread | servers | resource | match | meaning | source |",
-            "| --- | --- | --- | --- | --- | --- | --- | --- |"]  # fmt: skip
+    out += [
+        "| state | column | thread | servers | resource | match | meaning | source |",
+        "| --- | --- | --- | --- | --- | --- | --- | --- |",
+    ]
     for e in states.STATES:
         out.append(
-            f"| `{_cell(e.state)}` | {e.column} | {e.thread} | {', '.join(sorted(e.servers))} | {e.resource.value} "
+            f"| `{_cell(e.state)}` | {e.column} | {e.thread} | {', '.join(sorted(e.servers))} | "
+            f"{e.resource.value} "
             f"| {e.match} | {_cell(e.note)} | [page]({e.source}) |"
         )
     doc = (inspect.getdoc(counters) or "").split("\n\n")
     out += ["", "## The counter catalogue", "", " ".join(doc[0].split()), "", " ".join(doc[1].split()), ""]
     for family, found in counters.FAMILIES.items():
-        out += [f"### {family}", "", "| counter | unit | meaning | abnormal | resource | servers | source |",
-                "| --- | --- | --- | --- | --- | --- | --- |"]  # fmt: skip
+        out += [
+            f"### {family}",
+            "",
+            "| counter | unit | meaning | abnormal | resource | servers | source |",
+            "| --- | --- | --- | --- | --- | --- | --- |",
+        ]
         out += [
             f"| `{c.name}` | {c.unit} | {_cell(c.meaning)} | {_cell(c.abnormal)} | "
-            f"{c.resource.value if c.resource else ''} | {', '.join(sorted(c.servers))} | [page]({c.source}) |"
+            f"{c.resource.value if c.resource else ''} | {', '.join(sorted(c.servers))} | "
+            f"[page]({c.source}) |"
             for c in found
         ]
         out.append("")
@@ -224,8 +236,12 @@ def _holders() -> list[str]:
     from analyzer.waits import holders
 
     doc = (inspect.getdoc(holders) or "").split("\n\n")
-    out = ["## Who holds what", "", "\n\n".join(p.replace("\n", " ") if not p.startswith("- ") else p
-                                                   for p in doc[:3]), ""]  # fmt: skip
+    out = [
+        "## Who holds what",
+        "",
+        "\n\n".join(p.replace("\n", " ") if not p.startswith("- ") else p for p in doc[:3]),
+        "",
+    ]
     out += [f"A holder is named only when shown holding {holders.HOLDER_MIN_S:g} s or more.", ""]
     out += ["| resource | reader | how the bundle shows the holder |", "| --- | --- | --- |"]
     for resource, readers in holders.READERS.items():

@@ -66,7 +66,8 @@ __all__ = [
     "within_slack",
 ]
 
-#: A condition must cover 5 s: longer than a scheduler burst or a cron job start (docs/background.md, "Sustained, not a spike").
+#: A condition must cover 5 s: longer than a scheduler burst or a cron job start (docs/background.md,
+#: "Sustained, not a spike").
 SUSTAINED_S = 5.0
 #: At least two consecutive reports agree, whatever the interval: one can be a fluke.
 MIN_SUSTAINED_SAMPLES = 2
@@ -242,13 +243,15 @@ def d_threads_bar(ncpu: int) -> int:
 
 def busy(frame: pd.DataFrame) -> pd.Series:
     """mpstat busy percent: 100 - %idle - %iowait. %iowait is idle time with I/O outstanding
-    (mpstat(1); docs/background.md, "iowait is idle time": it is available CPU), so it does not count as busy."""
+    (mpstat(1); docs/background.md, "iowait is idle time": it is available CPU), so it does not count as
+    busy."""
     iowait = frame["iowait"] if "iowait" in frame else 0.0
     return 100.0 - frame["idle"] - iowait
 
 
 def available_cpu(vm: pd.DataFrame) -> pd.Series:
-    """vmstat idle + iowait per sample (percent); iowait missing counts as 0 (docs/background.md, "iowait is idle time")."""
+    """vmstat idle + iowait per sample (percent); iowait missing counts as 0 (docs/background.md, "iowait is
+    idle time")."""
     wa = vm["wa"] if "wa" in vm else 0
     return vm["id"] + wa
 
@@ -296,8 +299,8 @@ def concurrent_load(tl: Timeline, windows: list[Window], ncpu: int) -> str:
 
     Interrupts and context switches follow such a load (an I/O completion interrupts a CPU and wakes
     a thread, often with a rescheduling IPI to another CPU; runnable threads queued behind busy cores
-    are switched in and out): they are its evidence, not a separate storm (the storm of docs/background.md, "Interrupts", came
-    with neither: run queue 2-5 on 32 CPUs, no iowait).
+    are switched in and out): they are its evidence, not a separate storm (the storm of docs/background.md,
+    "Interrupts", came with neither: run queue 2-5 on 32 CPUs, no iowait).
     """
     vm = tl.frame("vmstat")
     rows = vm[within(vm["ts"], windows)] if len(vm) else vm
@@ -319,11 +322,17 @@ def load_rate_evidence(tl: Timeline, rows: pd.DataFrame, ncpu: int) -> list[Evid
         return []
     member, lines = tl.lines_of(rows)
     return [
-        Evidence(f"{label} per CPU (median)", int(round(float(rows[col].median()) / ncpu)), "/s per cpu",
-                 f"vmstat.{col}", member, lines)
+        Evidence(
+            f"{label} per CPU (median)",
+            int(round(float(rows[col].median()) / ncpu)),
+            "/s per cpu",
+            f"vmstat.{col}",
+            member,
+            lines,
+        )
         for col, label in (("in", "interrupts in"), ("cs", "context switches cs"))
         if col in rows and rows[col].notna().any()
-    ]  # fmt: skip
+    ]
 
 
 # --- processlist -----------------------------------------------------------------------------------
@@ -516,7 +525,8 @@ TITLE_QUERY_CHARS = 80
 
 
 def short_query(query: str) -> str:
-    """``query`` (a processlist Info or fingerprint) cut to ``TITLE_QUERY_CHARS`` characters with "…", for a title."""
+    """``query`` (a processlist Info or fingerprint) cut to ``TITLE_QUERY_CHARS`` characters with "…", for a
+    title."""
     return query if len(query) <= TITLE_QUERY_CHARS else query[: TITLE_QUERY_CHARS - 1].rstrip() + "…"
 
 
@@ -527,9 +537,20 @@ def statement_culprit(tl: Timeline, active: pd.DataFrame, fp: str) -> Culprit:
     share = round(100.0 * len(rows) / len(active), 1) if len(active) else 0.0
     member, lines = tl.lines_of(rows)
     return Culprit(
-        kind="statement", id=fp[:500], statement=fp[:500],
-        evidence=(Evidence("share of the active sessions running it", share, "%", "processlist.fingerprint", member, lines),),
-    )  # fmt: skip
+        kind="statement",
+        id=fp[:500],
+        statement=fp[:500],
+        evidence=(
+            Evidence(
+                "share of the active sessions running it",
+                share,
+                "%",
+                "processlist.fingerprint",
+                member,
+                lines,
+            ),
+        ),
+    )
 
 
 def status_evidence(

@@ -129,7 +129,8 @@ class Finding:
     #: (``Culprit.host`` is something else: the client host of a blamed session, user@host.)
     host: str | None = None
     hosts: tuple[str, ...] = ()
-    #: What the finding is about, as ``(kind, id)`` pairs the join functions of analyzer/reasoning/links.py read:
+    #: What the finding is about, as ``(kind, id)`` pairs the join functions of analyzer/reasoning/links.py
+    #: read:
     #: ``("session", "17")`` a processlist Id, ``("thread", "4242")`` an OS TID, ``("process", "981")``
     #: a PID, ``("device", "vda")`` a block device, ``("statement", fingerprint)``. Not shown to readers.
     subjects: tuple[tuple[str, str], ...] = ()

@@ -147,8 +147,10 @@ def main() -> None:
                 tar.add(member, arcname=f"big/{member.name}")
             member.unlink()
             peak, out = measure(bundle, args.processes)
-        print(f"vmstat -t member of {mb} MB ({rows:,} rows{', written twice' if args.twice else ''}): "
-              f"peak RSS of the process tree {peak / (1 << 20):,.0f} MiB; {out.strip()}")  # fmt: skip
+        print(
+            f"vmstat -t member of {mb} MB ({rows:,} rows{', written twice' if args.twice else ''}): "
+            f"peak RSS of the process tree {peak / (1 << 20):,.0f} MiB; {out.strip()}"
+        )
 
 
 if __name__ == "__main__":

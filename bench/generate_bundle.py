@@ -414,9 +414,18 @@ def main(argv: list[str] | None = None) -> int:
     if args.interval < 1:
         p.error("--interval must be 1 s or more")
     spec = Spec(
-        minutes, args.cpus, args.threads, args.sessions, args.disks, args.irqs, args.seed, start,
-        shape=args.shape, incident=tuple(args.incident), interval=args.interval,
-    )  # fmt: skip
+        minutes,
+        args.cpus,
+        args.threads,
+        args.sessions,
+        args.disks,
+        args.irqs,
+        args.seed,
+        start,
+        shape=args.shape,
+        incident=tuple(args.incident),
+        interval=args.interval,
+    )
     if args.layout == "oswatcher":
         info = generate_oswatcher(spec, out, quiet=args.quiet)
         print(f"archive       {out}")
@@ -434,7 +443,8 @@ def main(argv: list[str] | None = None) -> int:
     info = generate(spec, out, quiet=args.quiet)
     print(f"bundle        {out}")
     print(
-        f"capture       {spec.samples} samples at {spec.interval} s, {spec.cpus} CPUs, {spec.threads} threads, "
+        f"capture       {spec.samples} samples at {spec.interval} s, {spec.cpus} CPUs, {spec.threads} "
+        "threads, "
         f"{spec.sessions} sessions, {spec.disks} disks, {spec.irqs} IRQ lines; shape {spec.shape}"
     )
     print(f"compressed    {info['compressed_bytes']:,} bytes ({_human(info['compressed_bytes'])})")

@@ -97,8 +97,10 @@ def seed(team_cases: int, other_cases: int) -> dict[str, object]:
     user = get_user_model().objects.create_user("bench", password="bench bench bench")
     team.members.add(user)
     customers = [f"Customer {i:03d}" for i in range(150)]
-    fingerprints = [shape.format(t=f"app{i // len(FINGERPRINT_SHAPES)}.t{i}") for i, shape in
-                    ((i, FINGERPRINT_SHAPES[i % len(FINGERPRINT_SHAPES)]) for i in range(3000))]  # fmt: skip
+    fingerprints = [
+        shape.format(t=f"app{i // len(FINGERPRINT_SHAPES)}.t{i}")
+        for i, shape in ((i, FINGERPRINT_SHAPES[i % len(FINGERPRINT_SHAPES)]) for i in range(3000))
+    ]
     start = datetime(2024, 11, 25, tzinfo=UTC)
     cases, findings = [], []
     for i in range(team_cases + other_cases):
@@ -110,7 +112,10 @@ def seed(team_cases: int, other_cases: int) -> dict[str, object]:
         cases.append(
             Case(
                 team=team if i < team_cases else other,
-                title=f"{customers[c]}: slow {rng.choice(('reports', 'checkout', 'batch', 'login', 'replication'))}",
+                title=(
+                    f"{customers[c]}: slow "
+                    f"{rng.choice(('reports', 'checkout', 'batch', 'login', 'replication'))}"
+                ),
                 status=CaseStatus.FAILED if failed else CaseStatus.READY,
                 failure_reason="No supported capture was found in the bundle." if failed else "",
                 progress=100,
@@ -131,13 +136,21 @@ def seed(team_cases: int, other_cases: int) -> dict[str, object]:
     made = Case.objects.bulk_create(cases, batch_size=2000)
     Finding.objects.bulk_create(
         (
-            Finding(case=case, position=p, key=key, severity=rng.choice(("critical", "warning", "info")),
-                    title=key, summary="", recommendation="", rule_version=1)
+            Finding(
+                case=case,
+                position=p,
+                key=key,
+                severity=rng.choice(("critical", "warning", "info")),
+                title=key,
+                summary="",
+                recommendation="",
+                rule_version=1,
+            )
             for case, keys in zip(made, findings, strict=True)
             for p, key in enumerate(keys)
         ),
         batch_size=5000,
-    )  # fmt: skip
+    )
     Case.objects.update(search_vector=search_document())
     with connection.cursor() as cur:
         # What autovacuum does soon after a bulk load: statistics, and the GIN indexes' pending lists
@@ -225,8 +238,11 @@ def main(argv: list[str] | None = None) -> int:
 
     t0 = time.perf_counter()
     facts = seed(args.cases, args.other)
-    print(f"seeded {args.cases:,} cases of the team and {args.other:,} of another team in {time.perf_counter() - t0:.1f} s "
-          f"(database {BENCH_DB})")  # fmt: skip
+    print(
+        f"seeded {args.cases:,} cases of the team and {args.other:,} of another team in "
+        f"{time.perf_counter() - t0:.1f} s "
+        f"(database {BENCH_DB})"
+    )
     client = Client()
     client.force_login(facts["user"])
     print(f"\n{'request':<38} {'median ms':>9} {'max ms':>8} {'status':>6} {'matches':>8}")
@@ -244,7 +260,8 @@ def main(argv: list[str] | None = None) -> int:
             drop_database()
     verdict = "within" if worst < TARGET_MS else "ABOVE"
     print(
-        f"load average during the run: {' '.join(f'{x:.1f}' for x in os.getloadavg())} ({os.cpu_count()} CPUs)"
+        f"load average during the run: {' '.join(f'{x:.1f}' for x in os.getloadavg())} ({os.cpu_count()} "
+        "CPUs)"
     )
     print(f"\nslowest median {worst:.1f} ms: {verdict} the {TARGET_MS:.0f} ms target")
     return 0 if worst < TARGET_MS else 1

@@ -36,15 +36,18 @@ def write(folder: Path, seconds: int, sockets: int) -> dict[str, Path]:
             fh.write(_ts(i))
             fh.write("Active Internet connections (servers and established)\n")
             fh.write(
-                "Proto Recv-Q Send-Q Local Address           Foreign Address         State       PID/Program name\n"
+                "Proto Recv-Q Send-Q Local Address           Foreign Address         State       "
+                "PID/Program name\n"
             )
             fh.write(
-                "tcp        0      0 0.0.0.0:3306            0.0.0.0:*               LISTEN      1234/mysqld\n"
+                "tcp        0      0 0.0.0.0:3306            0.0.0.0:*               LISTEN      "
+                "1234/mysqld\n"
             )
             for s in range(sockets):
                 state = "TIME_WAIT" if s % 10 == 0 else "ESTABLISHED"
                 fh.write(
-                    f"tcp        0      0 10.0.0.5:3306           10.0.1.{s % 20}:{30000 + s:<5}        {state:<11} 1234/mysqld\n"
+                    f"tcp        0      0 10.0.0.5:3306           10.0.1.{s % 20}:{30000 + s:<5}        "
+                    f"{state:<11} 1234/mysqld\n"
                 )
     with paths["df"].open("w") as fh:
         for i in range(seconds):
@@ -58,14 +61,17 @@ def write(folder: Path, seconds: int, sockets: int) -> dict[str, Path]:
             fh.write(_ts(i) + "slabinfo - version: 2.1\n")
             for c in range(230):
                 fh.write(
-                    f"cache_{c:<12} {189588 + i} 190323    192   21    1 : tunables    0    0    0 : slabdata   9063   9063      0\n"
+                    f"cache_{c:<12} {189588 + i} 190323    192   21    1 : tunables    0    0    0 : "
+                    "slabdata   9063   9063      0\n"
                 )
     with paths["numastat"].open("w") as fh:
         for i in range(seconds):
             fh.write(_ts(i))
             for n in range(2):
-                fh.write(f"node{n}\nnuma_hit {15058776462 + i * 1000}\nnuma_miss 0\nnuma_foreign 34\n"
-                         f"interleave_hit 8251347\nlocal_node {15055215456 + i * 1000}\nother_node 3432634\n")  # fmt: skip
+                fh.write(
+                    f"node{n}\nnuma_hit {15058776462 + i * 1000}\nnuma_miss 0\nnuma_foreign 34\n"
+                    f"interleave_hit 8251347\nlocal_node {15055215456 + i * 1000}\nother_node 3432634\n"
+                )
     return paths
 
 
@@ -84,8 +90,10 @@ def main() -> None:
                 src = mod.parse(fh, member=name, clock=ClockHints())
             took = time.perf_counter() - start
             peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-            print(f"{name:9} {path.stat().st_size / 1e6:8.1f} MB {lines:>10,} lines {took:7.2f} s "
-                  f"{lines / took / 1e6:5.2f} M lines/s rows {len(src.main):>9,} peak RSS {peak:6.0f} MiB")  # fmt: skip
+            print(
+                f"{name:9} {path.stat().st_size / 1e6:8.1f} MB {lines:>10,} lines {took:7.2f} s "
+                f"{lines / took / 1e6:5.2f} M lines/s rows {len(src.main):>9,} peak RSS {peak:6.0f} MiB"
+            )
 
 
 if __name__ == "__main__":

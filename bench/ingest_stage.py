@@ -244,8 +244,8 @@ def _instrument(stages: _Stages) -> None:
 
 
 def _time_analysis(analysis: Any, ingest_pid: int) -> None:
-    """``Analysis.of`` (web/ingest/prepare.py: the rules and the case row's top lists) timed in CPU seconds of the thread
-    that runs it, wherever that is (the ingest's thread, a thread beside the writes, a forked
+    """``Analysis.of`` (web/ingest/prepare.py: the rules and the case row's top lists) timed in CPU seconds of
+    the thread that runs it, wherever that is (the ingest's thread, a thread beside the writes, a forked
     child): a ``rules_cpu`` event, with the process it ran in."""
     of = analysis.of.__func__
 

@@ -307,7 +307,10 @@ def _ms(value: str) -> int | None:
 def _print(report: dict) -> None:
     bundle = report["bundle"]
     meanwhile = (
-        f"while a {bundle['minutes']:g}-minute capture ({bundle['bytes'] / 2**20:.1f} MiB) is ingested again and again"
+        (
+            f"while a {bundle['minutes']:g}-minute capture ({bundle['bytes'] / 2**20:.1f} MiB) is ingested "
+            "again and again"
+        )
         if report["ingest"]
         else f"reading a {bundle['minutes']:g}-minute capture, no ingest running"
     )
@@ -318,10 +321,12 @@ def _print(report: dict) -> None:
     for level in report["levels"]:
         print(
             f"\n{level['users']} users: an ingest running {level['ingest_running_pct']} % of the time "
-            f"({level['ingests_completed']} completed); load average {level['loadavg_1m'][0]} -> {level['loadavg_1m'][1]}"
+            f"({level['ingests_completed']} completed); load average {level['loadavg_1m'][0]} -> "
+            f"{level['loadavg_1m'][1]}"
         )
         print(
-            f"  {'request':<18} {'count':>6} {'errors':>6} {'p50 ms':>7} {'p95 ms':>7} {'p99 ms':>7} {'max ms':>7} {'req/s':>6}"
+            f"  {'request':<18} {'count':>6} {'errors':>6} {'p50 ms':>7} {'p95 ms':>7} {'p99 ms':>7} "
+            f"{'max ms':>7} {'req/s':>6}"
         )
         for r in level["requests"]:
             print(

@@ -220,7 +220,8 @@ def _line(run: dict[str, Any]) -> str:
     return (
         f"  round {run['round']}  {run['checkout']:<7} {run['bundle']:<28} analyze {run['seconds']:8.2f} s"
         f"  floor {run['floor_seconds']:6.2f} s  = {run['ratio']:5.2f}x"
-        f"  CPU {run['cpu_seconds']:7.2f} s (floor {run['floor_cpu_seconds']:5.2f} s) = {run['cpu_ratio']:5.2f}x"
+        f"  CPU {run['cpu_seconds']:7.2f} s (floor {run['floor_cpu_seconds']:5.2f} s) = "
+        f"{run['cpu_ratio']:5.2f}x"
         f"  PSS {run['peak_pss_bytes'] / MIB:6,.0f} MiB  RSS {run['peak_rss_bytes'] / MIB:6,.0f} MiB"
         f"  db {_s(run.get('db_cpu_seconds'))}"
         f"  {run['status']}, {len(run['findings'])} findings"
@@ -238,13 +239,16 @@ def print_summary(rows: list[dict[str, Any]]) -> None:
     )
     for r in rows:
         print(
-            f"{r['bundle']:<28} {r['checkout']:<8} {r['runs']:>4}  {r['ratio_median']:5.2f}x ({r['ratio_min']:.2f}-{r['ratio_max']:.2f})"
+            f"{r['bundle']:<28} {r['checkout']:<8} {r['runs']:>4}  {r['ratio_median']:5.2f}x "
+            f"({r['ratio_min']:.2f}-{r['ratio_max']:.2f})"
             f"   {r['seconds_median']:6.2f} s {r['floor_median']:5.2f} s"
             f"  {r['cpu_seconds_median']:6.2f} s ({r['floor_cpu_median']:5.2f} s)"
             f"  {r['cpu_ratio_median']:5.2f}x ({r['cpu_ratio_min']:.2f}-{r['cpu_ratio_max']:.2f})"
-            f"  {r['peak_pss_mib_min']:,}-{r['peak_pss_mib_max']:,} MiB  {r['peak_rss_mib_min']:,}-{r['peak_rss_mib_max']:,} MiB"
+            f"  {r['peak_pss_mib_min']:,}-{r['peak_pss_mib_max']:,} MiB  "
+            f"{r['peak_rss_mib_min']:,}-{r['peak_rss_mib_max']:,} MiB"
             f"  {_s(r['db_cpu_median'])}"
-            f"  {r['findings']} {'LOST ' + ', '.join(r['findings_lost']) if r['findings_lost'] else ''}  {'/'.join(r['statuses'])}"
+            f"  {r['findings']} {'LOST ' + ', '.join(r['findings_lost']) if r['findings_lost'] else ''}  "
+            f"{'/'.join(r['statuses'])}"
         )
 
 

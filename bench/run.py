@@ -217,14 +217,16 @@ def print_report(report: dict[str, Any]) -> None:
     facts, gz = report["bundle"], report["gzip_wc"]
     print(f"bundle      {facts['path']}")
     print(
-        f"            {facts['compressed_bytes'] / MIB:,.1f} MiB compressed, {facts['text_bytes'] / MIB:,.1f} MiB "
+        f"            {facts['compressed_bytes'] / MIB:,.1f} MiB compressed, "
+        f"{facts['text_bytes'] / MIB:,.1f} MiB "
         f"of text in {len(facts['members'])} members, {gz['lines']:,} lines"
     )
     rate = facts["text_bytes"] / MB / gz["seconds"]
     print(f"\n(1) gzip -dc | wc -l          {gz['seconds']:8.2f} s   ({rate:,.0f} MB/s of text)")
     if report.get("parsers") is not None:
         print(
-            f"\n(2) parsers, one fresh process per member (target >= {PARSER_TARGET_MB_S:g} MB per CPU second)"
+            f"\n(2) parsers, one fresh process per member (target >= {PARSER_TARGET_MB_S:g} MB per CPU "
+            "second)"
         )
         print(
             f"    {'member':<18}{'format':<12}{'MB':>9}{'wall s':>9}{'cpu s':>8}{'MB/s':>8}"
@@ -241,7 +243,8 @@ def print_report(report: dict[str, Any]) -> None:
                 else ("ok" if (r["mb_per_cpu_s"] or 0) >= PARSER_TARGET_MB_S else "MISSED")
             )
             print(
-                f"    {base:<18}{r['format']:<12}{r['bytes'] / MB:9.1f}{r['seconds']:9.2f}{r['cpu_seconds']:8.2f}"
+                "    "
+                f"{base:<18}{r['format']:<12}{r['bytes'] / MB:9.1f}{r['seconds']:9.2f}{r['cpu_seconds']:8.2f}"
                 f"{r['mb_per_s']:8.1f}{r['mb_per_cpu_s'] or 0:8.1f}{r['rows']:12,}{r['rows_per_s']:12,}{mib(r['peak_rss_bytes']):>11}"
                 f"{mib(r.get('frame_bytes')):>11}{r['warnings']:6}  {verdict}"
             )
@@ -257,7 +260,8 @@ def print_report(report: dict[str, Any]) -> None:
         )
         for s in ing["stages_done"]:
             print(
-                f"      done: {'  ' * s['depth']}{s['stage']:<40}{s['seconds']:9.2f} s  peak {mib(s['peak_rss_bytes'])}"
+                f"      done: {'  ' * s['depth']}{s['stage']:<40}{s['seconds']:9.2f} s  peak "
+                f"{mib(s['peak_rss_bytes'])}"
             )
         for line in ing["stderr_tail"]:
             print(f"    stderr: {line}")
@@ -282,13 +286,15 @@ def print_report(report: dict[str, Any]) -> None:
     system = ing.get("ingest_system_cpu_seconds")
     if system:
         print(
-            f"      of which system          {sum(system.values()):5.2f} s   worker {system['worker']:.2f} s + parse "
+            f"      of which system          {sum(system.values()):5.2f} s   worker {system['worker']:.2f} "
+            "s + parse "
             f"processes {system['parse processes']:.2f} s (page faults of fresh memory, pipes, files)"
         )
     tree = ing.get("peak_tree_rss_bytes", ing["peak_rss_bytes"])
     rss_ok = "ok" if tree < RSS_TARGET_BYTES else "MISSED"
     print(
-        f"    peak RSS                 {mib(tree):>11}   (target < 1 GiB): {rss_ok}   worker process, plus its "
+        f"    peak RSS                 {mib(tree):>11}   (target < 1 GiB): {rss_ok}   worker process, plus "
+        "its "
         f"parse processes (sampled every {RSS_SAMPLE_S:g} s); the worker alone: {mib(ing['peak_rss_bytes'])}"
     )
     split = ing.get("peak_split")
@@ -298,10 +304,12 @@ def print_report(report: dict[str, Any]) -> None:
             f"{mib(split[0] - split[1])}, in stage {split[2]!r}"
         )
     print(
-        f"    final status             {ing['status']}{'  ' + ing['failure_reason'] if ing['failure_reason'] else ''}"
+        "    final status             "
+        f"{ing['status']}{'  ' + ing['failure_reason'] if ing['failure_reason'] else ''}"
     )
     print(
-        f"    rows written             {ing['series']:,} series ({ing['series_points']:,} points), {ing['raw_chunks']['chunks']:,} raw "
+        f"    rows written             {ing['series']:,} series ({ing['series_points']:,} points), "
+        f"{ing['raw_chunks']['chunks']:,} raw "
         f"chunks ({(ing['raw_chunks']['bytes'] or 0) / MIB:,.1f} MiB); {ing['sources']} sources, "
         f"{len(ing['findings'])} findings"
     )

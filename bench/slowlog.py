@@ -5,8 +5,8 @@ MB made of the real MariaDB 10.11 log's entries (tests/fixtures/slowlog/), repea
 advanced (``# Time:`` and ``SET timestamp=`` moved ``ROUND_S`` seconds a round, so the log runs forward
 as a real one does), then times, each in a process of its own, pt-query-digest 3.2.1
 (``--output json``) and Casebook's digest (``parsers.slowlog.parse`` and
-``analyzer.statements.querydigest.queries``), and prints CPU seconds, wall seconds, peak RSS and the speed ratio.
-Both read the same plain file.
+``analyzer.statements.querydigest.queries``), and prints CPU seconds, wall seconds, peak RSS and the speed
+ratio. Both read the same plain file.
 
 The target (the issue "The slow query log"): at least 5x pt-query-digest's speed, under 500 MiB of
 memory at any size.
@@ -110,8 +110,10 @@ def main(argv: list[str] | None = None) -> int:
     if not opts.skip_pt:
         pt = measure(["pt-query-digest", "--output", "json", str(log)], folder / "pt.json")
         print(f"pt-query-digest: {json.dumps(pt)}", flush=True)
-        print(f"speed: {pt['cpu_s'] / max(ours['cpu_s'], 0.1):.1f}x pt-query-digest's (CPU), "
-              f"{pt['wall_s'] / max(ours['wall_s'], 0.1):.1f}x (wall)")  # fmt: skip
+        print(
+            f"speed: {pt['cpu_s'] / max(ours['cpu_s'], 0.1):.1f}x pt-query-digest's (CPU), "
+            f"{pt['wall_s'] / max(ours['wall_s'], 0.1):.1f}x (wall)"
+        )
     return 0
 
 

@@ -37,9 +37,17 @@ BENCH_DB = (
 ) + "_trends_bench"
 TARGET_MS = 300.0
 ROOT_CAUSES = (
-    "tmp-table-churn", "commit-serialization", "disk-saturation", "cpu-saturation", "swap-activity",
-    "lock-waits", "interrupt-storm", "table-cache-contention", "same-query-pileup", "cpu-steal",
-)  # fmt: skip
+    "tmp-table-churn",
+    "commit-serialization",
+    "disk-saturation",
+    "cpu-saturation",
+    "swap-activity",
+    "lock-waits",
+    "interrupt-storm",
+    "table-cache-contention",
+    "same-query-pileup",
+    "cpu-steal",
+)
 #: What the trends count, given to the seeded cases in PostgreSQL (setseed: the same every run).
 TREND_COLUMNS_SQL = [
     "SELECT setseed(0.20261128)",
@@ -65,13 +73,20 @@ def seed_trends(findings: int, rng: random.Random) -> int:
     case_ids = list(Case.objects.values_list("pk", flat=True))
     Finding.objects.bulk_create(
         (
-            Finding(case_id=case_ids[i % len(case_ids)], position=10 + i // len(case_ids), key=rng.choice(history.FINDING_KEYS),
-                    severity=rng.choice(("critical", "warning", "info")), title="", summary="",
-                    recommendation="", rule_version=1)
+            Finding(
+                case_id=case_ids[i % len(case_ids)],
+                position=10 + i // len(case_ids),
+                key=rng.choice(history.FINDING_KEYS),
+                severity=rng.choice(("critical", "warning", "info")),
+                title="",
+                summary="",
+                recommendation="",
+                rule_version=1,
+            )
             for i in range(max(missing, 0))
         ),
         batch_size=5000,
-    )  # fmt: skip
+    )
     with connection.cursor() as cur:
         for sql in TREND_COLUMNS_SQL:
             cur.execute(sql)
@@ -146,8 +161,11 @@ def main(argv: list[str] | None = None) -> int:
     t0 = time.perf_counter()
     facts = history.seed(args.cases, args.other)
     findings = seed_trends(args.findings, random.Random(history.SEED))
-    print(f"seeded {args.cases:,} cases of the team, {args.other:,} of another team and {findings:,} findings "
-          f"in {time.perf_counter() - t0:.1f} s (database {BENCH_DB})")  # fmt: skip
+    print(
+        f"seeded {args.cases:,} cases of the team, {args.other:,} of another team and {findings:,} "
+        "findings "
+        f"in {time.perf_counter() - t0:.1f} s (database {BENCH_DB})"
+    )
     user = facts["user"]
     client = Client()
     client.force_login(user)
@@ -166,7 +184,8 @@ def main(argv: list[str] | None = None) -> int:
         if not args.keep:
             history.drop_database(BENCH_DB)
     print(
-        f"load average during the run: {' '.join(f'{x:.1f}' for x in os.getloadavg())} ({os.cpu_count()} CPUs)"
+        f"load average during the run: {' '.join(f'{x:.1f}' for x in os.getloadavg())} ({os.cpu_count()} "
+        "CPUs)"
     )
     verdict = "within" if worst < TARGET_MS else "ABOVE"
     print(f"\nslowest median {worst:.1f} ms: {verdict} the {TARGET_MS:.0f} ms target")

@@ -120,13 +120,15 @@ def main() -> int:
         print(json.dumps(report, indent=2))
         return 0
     print(
-        f"bundle      {args.minutes:g}-minute collection, {report['bundle_bytes']:,} bytes; {report['cpus']} CPUs"
+        f"bundle      {args.minutes:g}-minute collection, {report['bundle_bytes']:,} bytes; "
+        f"{report['cpus']} CPUs"
     )
     print("            two workers (one task at a time each); upload to ready, wall seconds")
     for m in report["modes"]:
         print(
             f"{m['mode']:<11} one bundle {m['one_s']:7.2f} s   two at once {m['two_s']:7.2f} s   "
-            f"= {m['ratio']:.2f}x (bound: about 1.2x)   load average {m['loadavg_1m'][0]} -> {m['loadavg_1m'][1]}"
+            f"= {m['ratio']:.2f}x (bound: about 1.2x)   load average {m['loadavg_1m'][0]} -> "
+            f"{m['loadavg_1m'][1]}"
         )
     return 0
 

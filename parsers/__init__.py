@@ -3,8 +3,8 @@
 Each module ``parsers/<format>.py`` reads one format (see ``parsers/base.py`` for the contract and
 the shared stream, chunk, marker and clock helpers, ``parsers/_sysstat.py`` and
 ``parsers/_sysstat_time.py`` for what mpstat and iostat share, ``parsers/_vertical.py`` for the one
-reader of ``\\G`` output, and ``parsers/registry.py`` for detection order). ``parsers/ingest/bundle.py`` walks an
-archive safely (``parsers/ingest/archive.py``), detects each member by content, parses it and puts every
+reader of ``\\G`` output, and ``parsers/registry.py`` for detection order). ``parsers/ingest/bundle.py`` walks
+an archive safely (``parsers/ingest/archive.py``), detects each member by content, parses it and puts every
 source on UTC.
 
 Every frame has ``ts`` datetime64[ns, UTC] and ``line_no`` int64 (1-based line where the row starts).

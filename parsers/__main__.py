@@ -21,8 +21,8 @@ Output (stdout):
   count and window, every frame with its row count and columns, the first warnings.
 - ``--json``: one document ``{format, member, hints: {layout, start_local, interval_s, utc_offset_s},
   clock, ts_is_local, samples, start, end, meta, warnings: [{line, code, message}], frames: {name:
-  {rows, columns}}, frame, rows}`` where ``frame`` names the chosen frame and ``rows`` holds its rows as records (``ts`` and every other
-  time in ISO 8601 with nanoseconds and offset; missing values as ``null``).
+  {rows, columns}}, frame, rows}`` where ``frame`` names the chosen frame and ``rows`` holds its rows as
+  records (``ts`` and every other time in ISO 8601 with nanoseconds and offset; missing values as ``null``).
 - ``--csv``: the chosen frame as CSV with a header; ``ts`` in ISO 8601, the other columns named as
   the parsers name them (units in the names: ``free_kib``, ``r_bytes_per_s``, ``await``...).
 

@@ -284,9 +284,18 @@ class State:
         ]
         names = np.array(names + [("", "", "")], dtype=object)  # a 2-D array of str, one row per account
         picked = names[account[at]]
-        self.accounts.append({
-            "snapshot": snaps[rows[at]].astype(np.int64),
-            "line_no": lines[rows[at]].astype(np.int64) if lines is not None else np.zeros(len(at), dtype=np.int64), "user": picked[:, 0], "client": picked[:, 1],
-            "command": picked[:, 2], "sessions": counts.astype(np.int32), "time_min_s": lows, "time_max_s": highs,
-            "time_sum_s": sums,
-        })  # fmt: skip
+        self.accounts.append(
+            {
+                "snapshot": snaps[rows[at]].astype(np.int64),
+                "line_no": lines[rows[at]].astype(np.int64)
+                if lines is not None
+                else np.zeros(len(at), dtype=np.int64),
+                "user": picked[:, 0],
+                "client": picked[:, 1],
+                "command": picked[:, 2],
+                "sessions": counts.astype(np.int32),
+                "time_min_s": lows,
+                "time_max_s": highs,
+                "time_sum_s": sums,
+            }
+        )

@@ -44,8 +44,12 @@ FLAG_FIELDS = {
 EXTRA_COLUMNS = tuple(dict.fromkeys([*EXTRA_FIELDS.values(), *FLAG_FIELDS.values()]))
 #: Per-class sums and greatest values taken from each block's entries (column -> (entry column, how)).
 _SUMS = ("query_time_s", "lock_time_s", "rows_sent", "rows_examined")
-_MAXES = {"query_time_max_s": "query_time_s", "lock_time_max_s": "lock_time_s",
-          "rows_sent_max": "rows_sent", "rows_examined_max": "rows_examined"}  # fmt: skip
+_MAXES = {
+    "query_time_max_s": "query_time_s",
+    "lock_time_max_s": "lock_time_s",
+    "rows_sent_max": "rows_sent",
+    "rows_examined_max": "rows_examined",
+}
 _EXAMPLE = ("statement", "ts", "schema", "user", "host", "line_no", "line_end", "query_time_s")
 
 
@@ -81,7 +85,7 @@ class _Digest:
                 line_no=("line_no", "min"),
                 line_end=("line_end", "max"),
                 **{c: (c, "sum") for c in _SUMS},
-            )  # fmt: skip
+            )
             .reset_index()
         )
         self.clients.append(
@@ -144,9 +148,11 @@ class _Digest:
             row = dict(c)
             for name, buckets in by_gid.items():
                 row[f"{name}_p95_s"] = pct_95(
-                    buckets.get(int(c["gid"]), {}), int(c["queries"]), float(c[f"{name}_min_s"]),
+                    buckets.get(int(c["gid"]), {}),
+                    int(c["queries"]),
+                    float(c[f"{name}_min_s"]),
                     float(c[f"{name}_max_s"]),
-                )  # fmt: skip
+                )
             rows.append(row)
         return _classes_frame(rows)
 
@@ -154,10 +160,15 @@ class _Digest:
 def _example(ex: pd.Series) -> dict[str, object]:
     statement = str(ex["statement"])
     return {
-        "example": statement[:EXAMPLE_CHARS], "example_ts": ex["ts"], "schema": ex["schema"], "user": ex["user"],
-        "host": ex["host"], "line_no": int(ex["line_no"]), "line_end": int(ex["line_end"]),
+        "example": statement[:EXAMPLE_CHARS],
+        "example_ts": ex["ts"],
+        "schema": ex["schema"],
+        "user": ex["user"],
+        "host": ex["host"],
+        "line_no": int(ex["line_no"]),
+        "line_end": int(ex["line_end"]),
         "example_query_time_s": float(ex["query_time_s"]),
-    }  # fmt: skip
+    }
 
 
 def _merge(known: dict[str, object], row: dict[str, object], ex: pd.Series, extras: list[str]) -> None:
@@ -223,7 +234,7 @@ def _fold_minutes(parts: list[pd.DataFrame]) -> pd.DataFrame:
             line_no=("line_no", "min"),
             line_end=("line_end", "max"),
             **{c: (c, "sum") for c in _SUMS},
-        )  # fmt: skip
+        )
         .reset_index()
     )
 

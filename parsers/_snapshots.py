@@ -4,9 +4,9 @@ the small text members read line by line (df, netstat, slabinfo, numastat, sysct
 ``Snapshots(stream, clock)`` yields ``(line_no, ts, line)`` for every line that is not a marker:
 ``ts`` is the UTC time of the last marker (its wall clock labelled UTC when the marker has no epoch),
 or, before any marker, the capture's start from the layout (``ClockHints.start_local``, the server's
-wall clock: ``ts_is_local``), or NaT when nothing tells the time. ``ChunkedRows`` does the same for members of millions of
-similar rows (netstat sockets, slab caches): chunks of whole snapshots, one regex pass each, snapshot
-and line of each row by NumPy. ``read_table`` is the one reader of the small snapshot tables (df,
+wall clock: ``ts_is_local``), or NaT when nothing tells the time. ``ChunkedRows`` does the same for members of
+millions of similar rows (netstat sockets, slab caches): chunks of whole snapshots, one regex pass each,
+snapshot and line of each row by NumPy. ``read_table`` is the one reader of the small snapshot tables (df,
 sysctl, numastat, SHOW OPEN TABLES, SHOW ENGINE INNODB MUTEX): each format only says what a line
 holds; ``table_source`` types any such table into its source (netstat's counted sockets too). Not
 a format.
@@ -235,9 +235,17 @@ def read_table(
             rows += [(ts, no, *r) for r in row(no, text, line)]
     table = pd.DataFrame(rows, columns=["ts", "line_no", *columns])
     return table_source(
-        table, fmt=fmt, member=member, frame=frame, columns=columns, timed=snaps, markers=snaps.snapshots,
-        meta=meta, warnings=warnings, finish=finish,
-    )  # fmt: skip
+        table,
+        fmt=fmt,
+        member=member,
+        frame=frame,
+        columns=columns,
+        timed=snaps,
+        markers=snaps.snapshots,
+        meta=meta,
+        warnings=warnings,
+        finish=finish,
+    )
 
 
 def table_source(

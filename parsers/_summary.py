@@ -92,7 +92,8 @@ def report_time(value: str) -> tuple[str | None, str | None]:
 
 
 def size_bytes(text: str) -> int | None:
-    """Bytes of a size as pt's ``shorten`` prints it (rounded at its precision); None when ``text`` is not one.
+    """Bytes of a size as pt's ``shorten`` prints it (rounded at its precision); None when ``text`` is not
+    one.
 
     >>> size_bytes("256k"), size_bytes("128.0M"), size_bytes("3,2G"), size_bytes("64"), size_bytes("ON")
     (262144, 134217728, 3435973837, 64, None)
@@ -129,8 +130,13 @@ def untimed(rows: list[tuple[object, ...]], columns: tuple[str, ...]) -> pd.Data
     return frame.astype({"line_no": "int64"})
 
 
-def source(fmt: str, member: str, frames: dict[str, pd.DataFrame], warnings: list[ParseWarning],
-           meta: dict[str, object]) -> ParsedSource:  # fmt: skip
+def source(
+    fmt: str,
+    member: str,
+    frames: dict[str, pd.DataFrame],
+    warnings: list[ParseWarning],
+    meta: dict[str, object],
+) -> ParsedSource:
     """The parsed report: an empty first frame (``untimed``: a report has no samples, so it widens
     no window and overlaps nothing), then ``frames``; its facts in ``meta``."""
     return ParsedSource(

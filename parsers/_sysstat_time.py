@@ -302,9 +302,12 @@ def _banner_dates(
 
 
 def _on_stamps(
-    reports: list[Report], stamps: list[re.Match[str]], order: str, warnings: list[ParseWarning],
+    reports: list[Report],
+    stamps: list[re.Match[str]],
+    order: str,
+    warnings: list[ParseWarning],
     meta: dict[str, object],
-) -> TimeResult:  # fmt: skip
+) -> TimeResult:
     """Times of iostat ``-t`` stamps with a date: UTC when every stamp carries an offset."""
     out = np.zeros(len(reports), dtype="int64")
     is_utc = all(m["tz"] for m in stamps)

@@ -125,8 +125,8 @@ class FormatTraits:
     markers, so a long member is cut into pieces at them. ``large_pieces``: its parse gains from larger
     pieces (``parsers.ingest.cutting.LARGE_PIECE_FACTOR``). ``small_pieces``: its parse costs no more
     CPU per MB in pieces of ``parsers.ingest.cutting.SMALL_PIECE_BYTES``, which hold half the memory
-    of larger ones while they are parsed: its members are always cut that small. ``timed_rows``: a word of the column header
-    that says every row has its own time, so a long member is cut at line ends (vmstat's
+    of larger ones while they are parsed: its members are always cut that small. ``timed_rows``: a word of the
+    column header that says every row has its own time, so a long member is cut at line ends (vmstat's
     ``timestamp``); None when rows do not stand alone.
     """
 

@@ -139,7 +139,10 @@ def clip_long_lines(text: str, fmt: str, data: bytes | None = None) -> tuple[str
                 ParseWarning(
                     i + 1,
                     "long-line",
-                    f"line {i + 1} is {len(line.rstrip(chr(10))):,} characters long: cut to the first {limit:,}",
+                    (
+                        f"line {i + 1} is {len(line.rstrip(chr(10))):,} characters long: cut to the first "
+                        f"{limit:,}"
+                    ),
                 )
             )
             lines[i] = line[:limit] + ("\n" if line.endswith("\n") else "")
@@ -460,14 +463,26 @@ def check_source(
                 said = (
                     f"{name}: {int((~in_order).sum()):,} rows from line {{line}} repeat times already read "
                 )
-                _say(source, frame, ~in_order, "repeated-times", said + "or go back in time (written twice, or "
-                     "out of order): the first copy is kept")  # fmt: skip
+                _say(
+                    source,
+                    frame,
+                    ~in_order,
+                    "repeated-times",
+                    said + "or go back in time (written twice, or out of order): the first copy is kept",
+                )
                 keep &= in_order
         future = ts > (now + FUTURE_SLACK).value
         if future.any():
             when = pd.Timestamp(int(ts[future][0]), tz="UTC")
-            _say(source, frame, future, "future-time", f"{name}: {int(future.sum()):,} rows from line {{line}} "
-                 f"are dated after today ({when:%Y-%m-%d %H:%M:%S} UTC): not used")  # fmt: skip
+            _say(
+                source,
+                frame,
+                future,
+                "future-time",
+                f"{name}: {int(future.sum()):,} rows from line "
+                f"{{line}} "
+                f"are dated after today ({when:%Y-%m-%d %H:%M:%S} UTC): not used",
+            )
             keep &= ~future
         if jumps and (jumped := jumped_rows(_marked(ts, keep))) is not None:
             outside, message = jumped
@@ -537,7 +552,8 @@ def jumped_rows(ts: np.ndarray) -> tuple[np.ndarray, str] | None:
         f"{pd.Timestamp(int(times[first + 1]), tz='UTC'):{stamp}} UTC at line {{line}} "
         f"({len(cut)} jump{'s' if len(cut) > 1 else ''} of the clock, {len(times):,} samples about "
         f"{pd.Timedelta(usual)} apart over {pd.Timedelta(span).days:,} days: written twice, or a clock set "
-        f"wrong); only {pd.Timestamp(int(low), tz='UTC'):{stamp}} to {pd.Timestamp(int(high), tz='UTC'):{stamp}} "
+        f"wrong); only {pd.Timestamp(int(low), tz='UTC'):{stamp}} to "
+        f"{pd.Timestamp(int(high), tz='UTC'):{stamp}} "
         f"UTC is used, {int(outside.sum()):,} rows outside it are not"
     )
     return outside, message
@@ -589,8 +605,14 @@ def _refuse_impossible(source: ParsedSource, name: str, frame: pd.DataFrame) -> 
             bad |= array > 100.0 + 1e-6
             what = "negative or over 100 %"
         if bad.any():
-            _say(source, frame, bad, "impossible-value", f"{name}.{column}: {int(bad.sum()):,} values {what} "
-                 f"(first at line {{line}}: {array[bad][0]:g}) cannot be: not used")  # fmt: skip
+            _say(
+                source,
+                frame,
+                bad,
+                "impossible-value",
+                f"{name}.{column}: {int(bad.sum()):,} values {what} "
+                f"(first at line {{line}}: {array[bad][0]:g}) cannot be: not used",
+            )
             changed[column] = values.mask(bad)
     if changed:
         frame = frame.assign(**changed)

@@ -1,4 +1,5 @@
-"""Parse disk I/O counters (``/proc/diskstats``, ``vmstat -d``, ``vmstat -D``) and turn them into iostat's rates.
+"""Parse disk I/O counters (``/proc/diskstats``, ``vmstat -d``, ``vmstat -D``) and turn them into iostat's
+rates.
 
 Accepts:
     pt-stalk ``-diskstats`` (``TS <epoch> <date> <time>`` then ``cat /proc/diskstats`` every
@@ -73,13 +74,30 @@ FORMAT = "diskstats"
 TRAITS = FormatTraits(short_lines=True, unsigned=True, capped_pct=False, blocks=Blocks.ROWS, markers=True)
 
 COUNTERS = (
-    "reads", "reads_merged", "sectors_read", "read_ms", "writes", "writes_merged", "sectors_written",
-    "write_ms", "in_flight", "io_ms", "weighted_ms",
-)  # fmt: skip
+    "reads",
+    "reads_merged",
+    "sectors_read",
+    "read_ms",
+    "writes",
+    "writes_merged",
+    "sectors_written",
+    "write_ms",
+    "in_flight",
+    "io_ms",
+    "weighted_ms",
+)
 RATES = (
-    "r_per_s", "w_per_s", "rrqm_per_s", "wrqm_per_s", "r_bytes_per_s", "w_bytes_per_s", "r_await",
-    "w_await", "aqu_sz", "util_pct",
-)  # fmt: skip
+    "r_per_s",
+    "w_per_s",
+    "rrqm_per_s",
+    "wrqm_per_s",
+    "r_bytes_per_s",
+    "w_bytes_per_s",
+    "r_await",
+    "w_await",
+    "aqu_sz",
+    "util_pct",
+)
 #: The kernel counts sectors of 512 bytes in /proc/diskstats whatever the device's block size.
 SECTOR_BYTES = 512
 #: /proc/diskstats fields after major, minor and name: 11 (2.6+), 15 (4.18+), 17 (5.5+), 20 (6.x).

@@ -14,10 +14,10 @@ Sample input (pt-stalk 3.7.1 ``-mutex-status1``, Percona Server 8.0.42)::
     InnoDB	sum rwlock: buf0buf.cc:877	waits=2296
 
 Output:
-    frame ``innodb_mutex`` (one row per latch line): ``ts`` datetime64[ns, UTC] (the marker's, else NaT; ``ts_source``),
-    ``line_no`` int64, ``type`` str (``InnoDB``), ``name`` str (``rwlock: dict0dict.cc:2570``),
-    ``waits`` int64 (``waits`` or ``os_waits``: OS waits since startup). ``meta["top"]``: the latches
-    (file:line) with the most waits, summed over their lines.
+    frame ``innodb_mutex`` (one row per latch line): ``ts`` datetime64[ns, UTC] (the marker's, else NaT;
+    ``ts_source``), ``line_no`` int64, ``type`` str (``InnoDB``), ``name`` str (``rwlock:
+    dict0dict.cc:2570``), ``waits`` int64 (``waits`` or ``os_waits``: OS waits since startup).
+    ``meta["top"]``: the latches (file:line) with the most waits, summed over their lines.
 
 Warnings: ``odd-line`` (a row whose status has no ``waits=``).
 

@@ -107,8 +107,10 @@ KINDS: tuple[tuple[str, re.Pattern[str]], ...] = (
     (
         "wsrep-sst",
         re.compile(
-            r"SST/IST|State transfer required|requested state transfer|State transfer (?:to|from) .* complete|"
-            r"SST (?:complete|succeeded|failed|request)|IST (?:received|receiver|sender)|Will never receive state|"
+            r"SST/IST|State transfer required|requested state transfer|State transfer (?:to|from) .* "
+            r"complete|"
+            r"SST (?:complete|succeeded|failed|request)|IST (?:received|receiver|sender)|Will never "
+            r"receive state|"
             r"selected .* as (?:a )?donor|Shifting \w+ -> (?:DONOR|JOINER)",
             re.I,
         ),
@@ -121,7 +123,8 @@ KINDS: tuple[tuple[str, re.Pattern[str]], ...] = (
         "wsrep-state",
         re.compile(
             r"Shifting [A-Z_/]+ -> [A-Z_/]+|Server status change \w+ -> \w+|Restored state \w+ -> \w+|"
-            r"synced with group|Synchronized with group|New cluster view|declaring node with index \d+ suspected|"
+            r"synced with group|Synchronized with group|New cluster view|declaring node with index \d+ "
+            r"suspected|"
             r"suspecting node|forgetting [0-9a-f]{8}|declaring [0-9a-f-]+ at .* inactive",
             re.I,
         ),
@@ -130,7 +133,10 @@ KINDS: tuple[tuple[str, re.Pattern[str]], ...] = (
     (
         "replication",
         re.compile(
-            r"\[Repl\]|Slave SQL|Slave I/O|Replica SQL|Replica I/O|Error_code: ?MY-|relay log|Error reading packet from server",
+            (
+                r"\[Repl\]|Slave SQL|Slave I/O|Replica SQL|Replica I/O|Error_code: ?MY-|relay log|Error "
+                r"reading packet from server"
+            ),
             re.I,
         ),
     ),
@@ -143,7 +149,10 @@ KINDS: tuple[tuple[str, re.Pattern[str]], ...] = (
     (
         "start",
         re.compile(
-            r"Starting MariaDB|starting as process|mysqld_safe Starting|mysqld restarted|mysqld_safe mysqld from pid file",
+            (
+                r"Starting MariaDB|starting as process|mysqld_safe Starting|mysqld restarted|mysqld_safe "
+                r"mysqld from pid file"
+            ),
             re.I,
         ),
     ),
@@ -169,9 +178,24 @@ _NODE_FILE = re.compile(r"^(?P<host>node\d+)(?:\.[\w-]+)*\.(?:log|err)$", re.I)
 _HOST_ERR = re.compile(r"^(?P<host>[A-Za-z0-9][A-Za-z0-9_.-]{0,62})\.err$")
 #: Error log names that say nothing of the host.
 GENERIC_NAMES = frozenset(
-    {"mysqld", "mysql", "mariadb", "mariadbd", "error", "errors", "mysql-error", "mysqld-error",
-     "mariadb-error", "log_error", "server", "mysqld.log", "log", "db", "localhost"}
-)  # fmt: skip
+    {
+        "mysqld",
+        "mysql",
+        "mariadb",
+        "mariadbd",
+        "error",
+        "errors",
+        "mysql-error",
+        "mysqld-error",
+        "mariadb-error",
+        "log_error",
+        "server",
+        "mysqld.log",
+        "log",
+        "db",
+        "localhost",
+    }
+)
 
 
 def host_of_name(member: str) -> tuple[str, str] | None:
@@ -302,9 +326,13 @@ class _Log:
             self.current, self.text = None, []
             return
         self.current = {
-            "ts": ts, "line_no": no, "line_end": no, "prio": prio,
-            "code": (m.groupdict().get("code") or ""), "message": msg[:MESSAGE_CHARS],
-        }  # fmt: skip
+            "ts": ts,
+            "line_no": no,
+            "line_end": no,
+            "prio": prio,
+            "code": (m.groupdict().get("code") or ""),
+            "message": msg[:MESSAGE_CHARS],
+        }
         self.text = [msg]
 
 

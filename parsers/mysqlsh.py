@@ -256,7 +256,13 @@ def parse(stream: Iterable[str], *, member: str, clock: ClockHints) -> ParsedSou
         )
     kind = _kind(res)
     if kind is None:
-        raise ParseError(member, 1, "# Query:", f"MySQL Shell result of {res.query[:120]!r}: not read by Casebook", whole=True)  # fmt: skip
+        raise ParseError(
+            member,
+            1,
+            "# Query:",
+            (f"MySQL Shell result of {res.query[:120]!r}: not read by Casebook"),
+            whole=True,
+        )
     base = posixpath.basename(member)
     inst = INSTANCE_PREFIX.match(base)
     it = ITERATION.search(member)
@@ -274,9 +280,14 @@ def parse(stream: Iterable[str], *, member: str, clock: ClockHints) -> ParsedSou
     where = f", iteration {it['n']}" if it else ""
     meta["variant"] = f"MySQL Shell {res.query[:60]} (TSV, {len(res.rows)} rows{where})"
     return ParsedSource(
-        format=FORMAT, member=member, frames=frames, clock=Clock.HEADER_TIME, warnings=warnings, meta=meta,
+        format=FORMAT,
+        member=member,
+        frames=frames,
+        clock=Clock.HEADER_TIME,
+        warnings=warnings,
+        meta=meta,
         ts_is_local=True,
-    )  # fmt: skip
+    )
 
 
 def _ts(res: Result, n: int) -> pd.Series:
@@ -289,8 +300,11 @@ def _cells(res: Result, name: str) -> list[str | None]:
     return [r[i] for r in res.rows]
 
 
-def _status(res: Result, member: str, warnings: list[ParseWarning], meta: dict[str, object]) -> dict[str, pd.DataFrame]:  # fmt: skip
-    """``SHOW GLOBAL STATUS``: numeric values as one mysqladmin table (strings go to ``meta["status_text"]``)."""
+def _status(
+    res: Result, member: str, warnings: list[ParseWarning], meta: dict[str, object]
+) -> dict[str, pd.DataFrame]:
+    """``SHOW GLOBAL STATUS``: numeric values as one mysqladmin table (strings go to
+    ``meta["status_text"]``)."""
     names, values, lines, text = [], [], [], {}
     for (name, value), (first, _) in zip(((r[0], r[1]) for r in res.rows), res.lines, strict=True):
         try:
@@ -314,7 +328,9 @@ def _status(res: Result, member: str, warnings: list[ParseWarning], meta: dict[s
     return {"mysqladmin": frame}
 
 
-def _variables(res: Result, member: str, warnings: list[ParseWarning], meta: dict[str, object]) -> dict[str, pd.DataFrame]:  # fmt: skip
+def _variables(
+    res: Result, member: str, warnings: list[ParseWarning], meta: dict[str, object]
+) -> dict[str, pd.DataFrame]:
     """``global variables``: name -> value in ``meta["variables"]``, the header's facts lifted."""
     found = {str(r[0]): ("" if r[1] is None else str(r[1])) for r in res.rows if r[0]}
     meta["variables"] = found
@@ -324,11 +340,21 @@ def _variables(res: Result, member: str, warnings: list[ParseWarning], meta: dic
 
 
 #: SHOW FULL PROCESSLIST's columns -> the processlist frame's (parsers.processlist).
-PROCESSLIST_COLUMNS = {"id": "id", "user": "user", "host": "host", "db": "db", "command": "command",
-                       "time": "time_s", "state": "state", "info": "info"}  # fmt: skip
+PROCESSLIST_COLUMNS = {
+    "id": "id",
+    "user": "user",
+    "host": "host",
+    "db": "db",
+    "command": "command",
+    "time": "time_s",
+    "state": "state",
+    "info": "info",
+}
 
 
-def _processlist(res: Result, member: str, warnings: list[ParseWarning], meta: dict[str, object]) -> dict[str, pd.DataFrame]:  # fmt: skip
+def _processlist(
+    res: Result, member: str, warnings: list[ParseWarning], meta: dict[str, object]
+) -> dict[str, pd.DataFrame]:
     """``SHOW FULL PROCESSLIST``: one snapshot of sessions, as ``parsers.processlist`` gives them."""
     n = len(res.rows)
     frame = pd.DataFrame(
@@ -351,7 +377,9 @@ def _processlist(res: Result, member: str, warnings: list[ParseWarning], meta: d
     return {"processlist": frame}
 
 
-def _innodb(res: Result, member: str, warnings: list[ParseWarning], meta: dict[str, object]) -> dict[str, pd.DataFrame]:  # fmt: skip
+def _innodb(
+    res: Result, member: str, warnings: list[ParseWarning], meta: dict[str, object]
+) -> dict[str, pd.DataFrame]:
     """``SHOW ENGINE INNODB STATUS``: the ``Status`` text read by ``parsers.innodb_status``, its rows
     stamped with the Started time and numbered as the member's lines."""
     if not res.rows:
@@ -393,7 +421,9 @@ def _renumbered(res: Result, frame: pd.DataFrame) -> pd.DataFrame:
     return frame
 
 
-def _replica(res: Result, member: str, warnings: list[ParseWarning], meta: dict[str, object]) -> dict[str, pd.DataFrame]:  # fmt: skip
+def _replica(
+    res: Result, member: str, warnings: list[ParseWarning], meta: dict[str, object]
+) -> dict[str, pd.DataFrame]:
     """``SHOW REPLICA STATUS`` / ``SHOW SLAVE STATUS``: each row (a channel) read by
     ``parsers.slave_status`` as the ``\\G`` output it would be."""
     lines = vertical(res, "SHOW REPLICA STATUS", one_line=True)
@@ -407,7 +437,9 @@ def _replica(res: Result, member: str, warnings: list[ParseWarning], meta: dict[
 SERVER_AGES = ("active_s", "wait_s")
 
 
-def _trx(res: Result, member: str, warnings: list[ParseWarning], meta: dict[str, object]) -> dict[str, pd.DataFrame]:  # fmt: skip
+def _trx(
+    res: Result, member: str, warnings: list[ParseWarning], meta: dict[str, object]
+) -> dict[str, pd.DataFrame]:
     """``information_schema.innodb_trx``: read by ``parsers.innodb_trx``; ``active_s`` / ``wait_s``
     count from ``trx_started`` / ``trx_wait_started`` (the server's wall clock) to the Started stamp
     (MySQL Shell's wall clock), corrected afterwards when the two clocks differ."""
@@ -424,7 +456,9 @@ def _trx(res: Result, member: str, warnings: list[ParseWarning], meta: dict[str,
     return {"innodb_trx": frame}
 
 
-def _errorlog(res: Result, member: str, warnings: list[ParseWarning], meta: dict[str, object]) -> dict[str, pd.DataFrame]:  # fmt: skip
+def _errorlog(
+    res: Result, member: str, warnings: list[ParseWarning], meta: dict[str, object]
+) -> dict[str, pd.DataFrame]:
     """``performance_schema.error_log`` (MySQL 8.0.22+: LOGGED, THREAD_ID, PRIO, ERROR_CODE,
     SUBSYSTEM, DATA): the events ``parsers.mysqld_errorlog`` keeps, stamped with LOGGED."""
     rows = []
@@ -438,10 +472,23 @@ def _errorlog(res: Result, member: str, warnings: list[ParseWarning], meta: dict
         text = row[cols["data"]] or ""
         kind = errorlog_kind(text, prio)
         if kind:
-            rows.append({"ts": logged, "line_no": first, "line_end": last, "prio": prio, "kind": kind,
-                         "code": row[cols.get("error_code", 0)] or "", "message": text[:MESSAGE_CHARS]})  # fmt: skip
+            rows.append(
+                {
+                    "ts": logged,
+                    "line_no": first,
+                    "line_end": last,
+                    "prio": prio,
+                    "kind": kind,
+                    "code": row[cols.get("error_code", 0)] or "",
+                    "message": text[:MESSAGE_CHARS],
+                }
+            )
     frame = pd.DataFrame(rows, columns=["ts", "line_no", "line_end", "prio", "kind", "code", "message"])
-    frame["ts"] = pd.to_datetime(frame["ts"]).dt.tz_localize("UTC") if len(frame) else pd.Series([], dtype="datetime64[ns, UTC]")  # fmt: skip
+    frame["ts"] = (
+        pd.to_datetime(frame["ts"]).dt.tz_localize("UTC")
+        if len(frame)
+        else pd.Series([], dtype=("datetime64[ns, UTC]"))
+    )
     frame = frame.astype({"line_no": "int64", "line_end": "int64"})
     frame.insert(1, "ts_source", "line")
     frame.insert(7, "signal", np.nan)
@@ -449,7 +496,9 @@ def _errorlog(res: Result, member: str, warnings: list[ParseWarning], meta: dict
     return {"mysqld_errors": frame}
 
 
-def _metrics(res: Result, member: str, warnings: list[ParseWarning], meta: dict[str, object]) -> dict[str, pd.DataFrame]:  # fmt: skip
+def _metrics(
+    res: Result, member: str, warnings: list[ParseWarning], meta: dict[str, object]
+) -> dict[str, pd.DataFrame]:
     """``sys.metrics``: kept for its clock only, ``UNIX_TIMESTAMP()`` (the server's epoch when the
     query ran) in ``meta["server_epoch"]``, to be set beside the Started stamp of the same file."""
     for row in res.rows:
@@ -464,7 +513,9 @@ def _metrics(res: Result, member: str, warnings: list[ParseWarning], meta: dict[
 def _table(name: str, numbers: tuple[str, ...]) -> object:
     """A reader for a performance_schema replication table: lower-case columns, ``numbers`` as float64."""
 
-    def reader(res: Result, member: str, warnings: list[ParseWarning], meta: dict[str, object]) -> dict[str, pd.DataFrame]:  # fmt: skip
+    def reader(
+        res: Result, member: str, warnings: list[ParseWarning], meta: dict[str, object]
+    ) -> dict[str, pd.DataFrame]:
         n = len(res.rows)
         frame = pd.DataFrame(
             {"ts": _ts(res, n), "line_no": pd.Series([a for a, _ in res.lines], dtype="int64")}

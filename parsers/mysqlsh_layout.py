@@ -92,7 +92,11 @@ def _name(group: list[ParsedSource], instance: str | None) -> tuple[str | None, 
                 None,
             )
     if instance is not None:
-        return f"mysqlsh-instance-{instance}", f"MySQL Shell instance prefix '{instance}.' only (no .instance file, no variables)", None  # fmt: skip
+        return (
+            f"mysqlsh-instance-{instance}",
+            (f"MySQL Shell instance prefix '{instance}.' only (no .instance file, no variables)"),
+            None,
+        )
     return None, "", None
 
 
@@ -181,7 +185,10 @@ def settle(sources: Sequence[ParsedSource]) -> dict[str, float]:
             if isinstance(shell, dict) and shell.get("clock") == "client" and client is not None:
                 offset, why = client, f"the MySQL Shell machine's offset: {client_why}"
             elif server is not None:
-                offset, why = int(server), f"the server's offset ({posixpath.basename(inst.member)}: Time Zone Offset)"  # type: ignore[union-attr]  # fmt: skip
+                offset, why = (
+                    int(server),
+                    (f"the server's offset ({posixpath.basename(inst.member)}: Time Zone Offset)"),
+                )  # type: ignore[union-attr]
                 if isinstance(shell, dict) and shell.get("clock") == "client":
                     why += ", MySQL Shell assumed to run in the server's zone (no metrics.tsv to tell)"
             else:

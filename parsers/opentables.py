@@ -12,9 +12,9 @@ Sample input (pt-stalk 3.2.1 ``-opentables1``, MariaDB 10.11.19)::
     app	t	1	0
 
 Output:
-    frame ``open_tables`` (one row per table of a listing): ``ts`` datetime64[ns, UTC] (the marker's, else NaT: pt-stalk's
-    two listings carry no time of their own; ``ts_source``), ``line_no`` int64, ``database`` str, ``table`` str,
-    ``in_use`` int64 (table locks or lock requests on it), ``name_locked`` int64 (0 or 1).
+    frame ``open_tables`` (one row per table of a listing): ``ts`` datetime64[ns, UTC] (the marker's, else
+    NaT: pt-stalk's two listings carry no time of their own; ``ts_source``), ``line_no`` int64, ``database``
+    str, ``table`` str, ``in_use`` int64 (table locks or lock requests on it), ``name_locked`` int64 (0 or 1).
     ``meta["tables"]``, ``meta["in_use"]``: open tables of the last listing, and those in use.
 
 Warnings: ``odd-line`` (a row without four fields or with counts that are not numbers).

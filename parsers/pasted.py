@@ -100,8 +100,8 @@ def _is_sentence(line: str) -> bool:
 
 def strip_note(text: str) -> tuple[str, list[int]]:
     """``text`` with the note around a pasted capture blanked: ``#`` lines and Markdown code fences
-    anywhere, and prose or blank lines before the first and after the last line that is neither; returns the new text (same
-    number of lines) and the 1-based numbers of the lines blanked that had text.
+    anywhere, and prose or blank lines before the first and after the last line that is neither; returns the
+    new text (same number of lines) and the 1-based numbers of the lines blanked that had text.
 
     >>> strip_note("Hi team,\\nhere it is:\\n r b swpd\\n 1 0 0\\n# end\\nThanks, Bob.\\n")
     ('\\n\\n r b swpd\\n 1 0 0\\n\\n\\n', [1, 2, 5, 6])

@@ -1,4 +1,5 @@
-"""Parse MySQL / MariaDB / Percona Server ``SHOW [FULL] PROCESSLIST`` captures: one row per session per snapshot.
+"""Parse MySQL / MariaDB / Percona Server ``SHOW [FULL] PROCESSLIST`` captures: one row per session per
+snapshot.
 
 Accepts:
     the three layouts of the ``mysql`` client: table (``mysql -t``, ``+----+`` borders; columns are
@@ -292,11 +293,12 @@ def parse(
 
     ``stream``: text lines (with or without newlines) or a text file object. ``idle``: when given,
     Command values (``Sleep``) of sessions that a vertical capture's regular rows count rather than
-    type (see ``_processlist_rows.State.typed_rows``: the first and last row of each snapshot and its longest-idle session
-    stay), and a second frame, ``processlist_sessions`` (``ts``, ``line_no`` and ``line_end`` the
-    first and last row of the snapshot, ``sessions`` int32), counts every session of each snapshot:
-    a day of 1,000 mostly idle sessions a second is counted, not typed row by row (and by account: ``ACCOUNTS_FRAME``). Raises
-    ``ParseError`` with the first text line's number when no processlist header or row is found.
+    type (see ``_processlist_rows.State.typed_rows``: the first and last row of each snapshot and its
+    longest-idle session stay), and a second frame, ``processlist_sessions`` (``ts``, ``line_no`` and
+    ``line_end`` the first and last row of the snapshot, ``sessions`` int32), counts every session of each
+    snapshot: a day of 1,000 mostly idle sessions a second is counted, not typed row by row (and by account:
+    ``ACCOUNTS_FRAME``). Raises ``ParseError`` with the first text line's number when no processlist header or
+    row is found.
     """
     state = State(member)
     state.idle = tuple(sorted(c.encode("utf-8") for c in idle)) if idle is not None else None
@@ -367,8 +369,12 @@ def _accounts(accounts: list[dict], snap_ts: object) -> pd.DataFrame:
     (``ACCOUNT_COLUMNS``), ``ts`` the time of each row's snapshot."""
     columns = ["snapshot", *ACCOUNT_COLUMNS[1:], "line_no"]
     if not accounts:
-        return pd.DataFrame({c: pd.Series([], dtype="datetime64[ns, UTC]" if c == "ts" else object)
-                             for c in (*ACCOUNT_COLUMNS, "line_no")})  # fmt: skip
+        return pd.DataFrame(
+            {
+                c: pd.Series([], dtype="datetime64[ns, UTC]" if c == "ts" else object)
+                for c in (*ACCOUNT_COLUMNS, "line_no")
+            }
+        )
     out = pd.DataFrame({c: np.concatenate([part[c] for part in accounts]) for c in columns})
     out.insert(0, "ts", pd.DatetimeIndex(snap_ts)[out["snapshot"].to_numpy(dtype=np.int64)])
     return out.drop(columns=["snapshot"]).astype({"sessions": "int32"})

@@ -76,7 +76,8 @@ def sniff(head: list[str]) -> bool:
 
 
 def parse(stream: Iterable[str], *, member: str, clock: ClockHints) -> ParsedSource:
-    """Read ``-ps-locks-transactions`` (lines of text) into ``pfs_metadata_locks``; see the module docstring."""
+    """Read ``-ps-locks-transactions`` (lines of text) into ``pfs_metadata_locks``; see the module
+    docstring."""
     warnings: list[ParseWarning] = []
     lines = (line for line in stream if line.strip() != DISABLED)
     v = _vertical.read(
@@ -97,7 +98,9 @@ def parse(stream: Iterable[str], *, member: str, clock: ClockHints) -> ParsedSou
         warnings=warnings,
         meta={
             "snapshots": v.snapshots,
-            "variant": f"pt-stalk ps_locks_transactions \\G, {len(locks)} metadata locks in {v.snapshots} snapshots",
+            "variant": (
+                f"pt-stalk ps_locks_transactions \\G, {len(locks)} metadata locks in {v.snapshots} snapshots"
+            ),
         },
         ts_is_local=v.ts_is_local,
     )

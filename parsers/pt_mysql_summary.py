@@ -124,11 +124,29 @@ VARIABLES: dict[tuple[str, str], tuple[str, bool]] = {
     ("InnoDB", "Adaptive Checkpoint"): ("innodb_adaptive_checkpoint", False),
 }
 #: Noteworthy Variables prints these under their own names (the sizes ``shorten``ed).
-NOTEWORTHY = ("default_storage_engine", "flush_time", "init_connect", "init_file", "sql_mode",
-              "log", "log_error", "log_warnings", "log_slow_queries", "log_queries_not_using_indexes",
-              "log_slave_updates")  # fmt: skip
-NOTEWORTHY_SIZES = ("join_buffer_size", "sort_buffer_size", "read_buffer_size", "read_rnd_buffer_size",
-                    "max_heap_table_size", "tmp_table_size", "max_allowed_packet", "thread_stack")  # fmt: skip
+NOTEWORTHY = (
+    "default_storage_engine",
+    "flush_time",
+    "init_connect",
+    "init_file",
+    "sql_mode",
+    "log",
+    "log_error",
+    "log_warnings",
+    "log_slow_queries",
+    "log_queries_not_using_indexes",
+    "log_slave_updates",
+)
+NOTEWORTHY_SIZES = (
+    "join_buffer_size",
+    "sort_buffer_size",
+    "read_buffer_size",
+    "read_rnd_buffer_size",
+    "max_heap_table_size",
+    "tmp_table_size",
+    "max_allowed_packet",
+    "thread_stack",
+)
 #: What ``shorten`` prints for a variable the server does not have (an empty value, precision 2).
 ABSENT_SIZE = "0.00"
 _REPLICATION = re.compile(r"^Is (?P<not>not )?a slave, has (?P<replicas>\d+) slaves? connected")
@@ -145,7 +163,8 @@ _VERTICAL = re.compile(r"^\s*(?P<name>\w+): (?P<value>.*)$")
 
 
 def sniff(head: list[str]) -> bool:
-    """True when the first non-blank line is pt-mysql-summary's ``# Percona Toolkit MySQL Summary Report ###``."""
+    """True when the first non-blank line is pt-mysql-summary's ``# Percona Toolkit MySQL Summary Report
+    ###``."""
     return sniff_header(head, HEADER)
 
 
@@ -237,7 +256,8 @@ def _replicas(section: Section) -> list[tuple[object, ...]]:
 
 
 def _role(found: list[Section]) -> tuple[str, int | None, int]:
-    """(role, its line, replicas connected) from ``Replication | Is [not ]a slave, has N slaves connected``."""
+    """(role, its line, replicas connected) from ``Replication | Is [not ]a slave, has N slaves
+    connected``."""
     for section in found:
         for no, label, value in section.facts():
             if label == "Replication" and (m := _REPLICATION.match(value)):
@@ -253,8 +273,10 @@ def parse(stream: Iterable[str], *, member: str, clock: ClockHints) -> ParsedSou
     warnings = end_warnings(found)
     variables = untimed(_variables(found), ("name", "value", "shown", "section"))
     session_rows = [r for s in found if s.title == "Processlist" for r in _sessions(s, warnings)]
-    sessions = untimed(session_rows, ("command", "user", "host", "db", "state", "count", "working",
-                                      "sum_time_s", "max_time_s"))  # fmt: skip
+    sessions = untimed(
+        session_rows,
+        ("command", "user", "host", "db", "state", "count", "working", "sum_time_s", "max_time_s"),
+    )
     numbers = ["count", "working", "sum_time_s", "max_time_s"]
     sessions[numbers] = sessions[numbers].astype("float64")
     replica_rows = [r for s in found if s.title == "Slave Hosts" for r in _replicas(s)]

@@ -89,7 +89,8 @@ class Sensitive:
             raise ValueError("statement_after and statement_until go together")
 
     def columns(self, kind: str) -> tuple[str, ...]:
-        """The declared ``"frame.column"`` names of ``kind`` (statements, users, hosts, schemas, clients, servers)."""
+        """The declared ``"frame.column"`` names of ``kind`` (statements, users, hosts, schemas, clients,
+        servers)."""
         return getattr(self, kind)
 
     @property

@@ -8,7 +8,8 @@ Sample input (pt-stalk 3.2.1 ``-slabinfo``, kernel 6.x)::
 
     TS 1795794782.915004006 2026-11-27 15:53:02
     slabinfo - version: 2.1
-    # name            <active_objs> <num_objs> <objsize> <objperslab> <pagesperslab> : tunables <limit> <batchcount> <sharedfactor> : slabdata <active_slabs> <num_slabs> <sharedavail>
+    # name            <active_objs> <num_objs> <objsize> <objperslab> <pagesperslab> : tunables <limit>
+    # <batchcount> <sharedfactor> : slabdata <active_slabs> <num_slabs> <sharedavail>
     dentry            189588 190323    192   21    1 : tunables    0    0    0 : slabdata   9063   9063      0
 
 Output:
@@ -54,7 +55,8 @@ def sniff(head: list[str]) -> bool:
 
 #: A slab cache row: name, active objects, objects, object size, pages per slab, then the slab count.
 _ROW = re.compile(
-    r"^(?!slabinfo |# )(\S+)[ \t]+(\d+)[ \t]+(\d+)[ \t]+(\d+)[ \t]+\d+[ \t]+(\d+)[ \t]*:[ \t]*tunables[^:\n]*:"
+    r"^(?!slabinfo |# )(\S+)[ \t]+(\d+)[ \t]+(\d+)[ \t]+(\d+)[ \t]+\d+[ \t]+(\d+)[ \t]*:[ "
+    r"\t]*tunables[^:\n]*:"
     r"[ \t]*slabdata[ \t]+\d+[ \t]+(\d+)",
     re.M,
 )
@@ -75,10 +77,15 @@ def parse(stream: Iterable[str], *, member: str, clock: ClockHints) -> ParsedSou
 
     One regex pass per chunk of snapshots (``parsers._snapshots.ChunkedRows``), typed by NumPy."""
     chunks = ChunkedRows(
-        stream, clock, member=member, row=_ROW, is_row=_is_row, count_rows=_count_rows,
+        stream,
+        clock,
+        member=member,
+        row=_ROW,
+        is_row=_is_row,
+        count_rows=_count_rows,
         head_ok=lambda line: line.startswith(("slabinfo - version:", "# name")),
         what="/proc/slabinfo: expected 'slabinfo - version: 2.1'",
-    )  # fmt: skip
+    )
     parts = []
     for m in chunks:
         name, active, num, size, pages, slabs = zip(*m.groups, strict=True)
@@ -103,10 +110,17 @@ def parse(stream: Iterable[str], *, member: str, clock: ClockHints) -> ParsedSou
         times = pd.Series(chunks.times, dtype=TS_DTYPE)
         frame.insert(0, "ts", times.iloc[frame.pop("snap").to_numpy()].reset_index(drop=True))
     else:
-        frame = pd.DataFrame({"ts": ts_column([]), "line_no": pd.Series([], dtype="int64"),
-                              "cache": pd.Categorical([]), "active_objs": pd.Series([], dtype="int64"),
-                              "num_objs": pd.Series([], dtype="int64"), "objsize_b": pd.Series([], dtype="int64"),
-                              "size_kib": pd.Series([], dtype="float64")})  # fmt: skip
+        frame = pd.DataFrame(
+            {
+                "ts": ts_column([]),
+                "line_no": pd.Series([], dtype="int64"),
+                "cache": pd.Categorical([]),
+                "active_objs": pd.Series([], dtype="int64"),
+                "num_objs": pd.Series([], dtype="int64"),
+                "objsize_b": pd.Series([], dtype="int64"),
+                "size_kib": pd.Series([], dtype="float64"),
+            }
+        )
     frame.insert(1, "ts_source", "marker" if chunks.markers else "inferred")
     return ParsedSource(
         format=FORMAT,
@@ -115,7 +129,9 @@ def parse(stream: Iterable[str], *, member: str, clock: ClockHints) -> ParsedSou
         clock=chunks.clock,
         warnings=chunks.warnings,
         meta={
-            "variant": f"/proc/slabinfo, {max(chunks.markers, 1)} snapshots, {frame['cache'].nunique()} caches"
+            "variant": (
+                f"/proc/slabinfo, {max(chunks.markers, 1)} snapshots, {frame['cache'].nunique()} caches"
+            )
         },
         ts_is_local=chunks.ts_is_local,
     )

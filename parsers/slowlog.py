@@ -604,18 +604,23 @@ def _warnings(seen: _Seen, time: _Clock) -> list[ParseWarning]:
     if seen.cut:
         out.append(
             ParseWarning(
-                seen.cut_line, "cut-entry",
-                f"{seen.cut} entries without a Query_time line or a statement (a log cut mid-entry) are not counted",
+                seen.cut_line,
+                "cut-entry",
+                (
+                    f"{seen.cut} entries without a Query_time line or a statement (a log cut mid-entry) are "
+                    "not counted"
+                ),
             )
-        )  # fmt: skip
+        )
     if time.unresolved:
         out.append(
             ParseWarning(
-                0, "wall-clock",
+                0,
+                "wall-clock",
                 "the # Time: lines are the server's wall clock and no SET timestamp line gives its offset: "
                 "the first and last seen of each class stay on that clock",
             )
-        )  # fmt: skip
+        )
     return out
 
 
@@ -623,9 +628,12 @@ def _meta(seen: _Seen, time: _Clock, digest: _Digest, classes: pd.DataFrame) -> 
     style = time.styles.most_common(1)[0][0] if time.styles else "none"
     version = seen.versions[-1] if seen.versions else None
     server = f"server {version}" if version else "server version unknown"
-    flavour = {"utc": "ISO times in UTC (MySQL 5.7+, log_timestamps=UTC)",
-               "offset": "ISO times with an offset (MySQL 5.7+, log_timestamps=SYSTEM)",
-               "wall-clock": "wall-clock times (MariaDB, MySQL 5.6)", "none": "no # Time: lines"}[style]  # fmt: skip
+    flavour = {
+        "utc": "ISO times in UTC (MySQL 5.7+, log_timestamps=UTC)",
+        "offset": "ISO times with an offset (MySQL 5.7+, log_timestamps=SYSTEM)",
+        "wall-clock": "wall-clock times (MariaDB, MySQL 5.6)",
+        "none": "no # Time: lines",
+    }[style]
     meta: dict[str, object] = {
         "variant": f"slow query log, {server}, {flavour}, {digest.entries} entries, {len(classes)} classes",
         "entries": digest.entries,
@@ -648,14 +656,16 @@ SENSITIVE = Sensitive(
     schemas=("slowlog_classes.schema", "slowlog_clients.schema"),
     line_patterns=(
         re.compile(
-            r"^# User@Host: (?P<user>[^\[\s]*)\[(?P<user_2>[^\]]*)\] @ ?(?P<host>[^\s\[]*) ?\[(?P<host_2>[^\]]*)\]"
+            r"^# User@Host: (?P<user>[^\[\s]*)\[(?P<user_2>[^\]]*)\] @ ?(?P<host>[^\s\[]*) "
+            r"?\[(?P<host_2>[^\]]*)\]"
         ),
         re.compile(r"\bSchema: (?P<schema>[^\s]+)"),
         re.compile(r"^use `?(?P<schema>[^`;]+)`?;"),
         re.compile(r"^# administrator command: (?P<statement>.*)"),
         # every line that is none of the entry's own lines is statement text
         re.compile(
-            r"^(?!#|use |SET (?:timestamp|last_insert_id|insert_id)=|\S*(?:mysqld|mariadbd)(?:\.exe)?, Version: "
+            r"^(?!#|use |SET (?:timestamp|last_insert_id|insert_id)=|\S*(?:mysqld|mariadbd)(?:\.exe)?, "
+            r"Version: "
             r"|T[cC][pP] [pP]ort: |Time\s+Id\s+Command)(?P<statement>.+)"
         ),
     ),

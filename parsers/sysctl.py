@@ -60,7 +60,8 @@ _KNOWN_PREFIXES = ("kernel.", "vm.", "net.", "fs.")
 
 
 def sniff(head: list[str]) -> bool:
-    """True when at least five head lines are ``name = value`` with a ``kernel.``/``vm.``/``net.``/``fs.`` name."""
+    """True when at least five head lines are ``name = value`` with a ``kernel.``/``vm.``/``net.``/``fs.``
+    name."""
     hits = [m for line in head if (m := _ROW.match(line.strip())) and " = " in line]
     return len(hits) >= 5 and any(m["name"].startswith(_KNOWN_PREFIXES) for m in hits)
 

@@ -242,8 +242,16 @@ def _procs_frame(
     rows whose PID or %CPU is not a number are left out); default columns ``PID USER PR NI VIRT RES
     SHR S %CPU %MEM TIME+ COMMAND``."""
     if not procs or width < 12:
-        return pd.DataFrame({c: pd.Series(dtype=t) for c, t in zip(_PROC_COLUMNS, (
-            "datetime64[ns, UTC]", "int64", "int64", "string", "string", "float64", "string"), strict=True)})  # fmt: skip
+        return pd.DataFrame(
+            {
+                c: pd.Series(dtype=t)
+                for c, t in zip(
+                    _PROC_COLUMNS,
+                    ("datetime64[ns, UTC]", "int64", "int64", "string", "string", "float64", "string"),
+                    strict=True,
+                )
+            }
+        )
     when = dict(zip(load["line_no"], load["ts"], strict=True))
     rows = []
     for head, no, t in procs:
@@ -253,8 +261,16 @@ def _procs_frame(
             continue
         rows.append((ts, no, int(t[0]), t[1], t[7], float(pcpu), t[-1].strip()))
     frame = pd.DataFrame(rows, columns=_PROC_COLUMNS)
-    return frame.astype({"line_no": "int64", "pid": "int64", "user": "string", "state": "string",
-                         "pcpu": "float64", "command": "string"})  # fmt: skip
+    return frame.astype(
+        {
+            "line_no": "int64",
+            "pid": "int64",
+            "user": "string",
+            "state": "string",
+            "pcpu": "float64",
+            "command": "string",
+        }
+    )
 
 
 # What a share link redacts in this format's frames and raw lines (parsers/sensitive.py).

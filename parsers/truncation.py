@@ -46,8 +46,8 @@ def _last_line(text: str) -> str:
 
 def truncated_block(source: ParsedSource, text: str) -> ParseWarning | None:
     """A ``truncated`` warning when ``text`` (the last piece of a member of a format made of blocks,
-    ``FormatTraits.blocks``, which ends with a whole line, parsed as ``source``; line numbers of ``text``) was cut
-    at a line end inside its last block: its last line is a header or a snapshot marker with no
+    ``FormatTraits.blocks``, which ends with a whole line, parsed as ``source``; line numbers of ``text``) was
+    cut at a line end inside its last block: its last line is a header or a snapshot marker with no
     row after it, or the rows of its last sample in the main frame are fewer than those of every
     sample before it (of at least two; for ``Blocks.VARYING_ROWS``, fewer than
     ``VARIABLE_BLOCK_SHARE`` of the fewest, with no warning about a line of it and no table's

@@ -67,9 +67,17 @@ def parse(stream: Iterable[str], *, member: str, clock: ClockHints) -> ParsedSou
         frames[name] = frame
     columns = _COLUMNS.get(numbers, _COLUMNS[18]).split()[:-1]
     warnings = [
-        ParseWarning(0, "no-header", f"no vmstat header: the {numbers} columns of vmstat -w -t assumed ({' '.join(columns)}, date, time), times read as the server's local time"),
+        ParseWarning(
+            0,
+            "no-header",
+            (
+                f"no vmstat header: the {numbers} columns of vmstat -w -t assumed "
+                f"({' '.join(columns)}, date, time), times read as the server's local "
+                "time"
+            ),
+        ),
         *(dataclasses.replace(w, line_no=max(w.line_no - len(header), 0)) for w in source.warnings),
-    ]  # fmt: skip
+    ]
     meta = {**source.meta, "variant": f"{source.meta.get('variant', 'vmstat')}, pasted without its header"}
     return dataclasses.replace(source, format="vmstat", frames=frames, warnings=warnings, meta=meta)
 

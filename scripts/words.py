@@ -137,8 +137,14 @@ def linux() -> set[str]:
         path = shutil.which(tool)
         if path:
             words |= messages(run("strings", "-n", "4", path))
-    for args in (("vmstat", "1", "1"), ("vmstat", "-w", "-t", "1", "1"), ("mpstat", "-P", "ALL", "1", "1"),
-                 ("iostat", "-dx", "1", "1"), ("df", "-k"), ("top", "-b", "-n", "1")):  # fmt: skip
+    for args in (
+        ("vmstat", "1", "1"),
+        ("vmstat", "-w", "-t", "1", "1"),
+        ("mpstat", "-P", "ALL", "1", "1"),
+        ("iostat", "-dx", "1", "1"),
+        ("df", "-k"),
+        ("top", "-b", "-n", "1"),
+    ):
         head = run(*args).splitlines()[:8]
         words |= names("\n".join(head))
     return {w.lower() for w in words}

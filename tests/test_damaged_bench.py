@@ -21,8 +21,12 @@ def test_the_damaged_input_bench_prints_its_figures() -> None:
         check=True,
         timeout=300,
     ).stdout
-    line = re.fullmatch(r"vmstat -t member of 1 MB \(([\d,]+) rows, written twice\): peak RSS of the process tree "
-                        r"([\d,]+) MiB; (\{.*\})\n", out)  # fmt: skip
+    line = re.fullmatch(
+        r"vmstat -t member of 1 MB \(([\d,]+) rows, written twice\): peak RSS of the "
+        r"process tree "
+        r"([\d,]+) MiB; (\{.*\})\n",
+        out,
+    )
     assert line, out
     rows, figures = int(line[1].replace(",", "")), json.loads(line[3])
     assert int(line[2].replace(",", "")) > 0

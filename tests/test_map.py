@@ -129,7 +129,10 @@ def _add_chart(c: Copy) -> None:
     c.edit(
         "web/timeline/chartdefs.py",
         "CHARTS = (\n",
-        'CHARTS = (\n    ChartDef("dummy-blocked", "cpu", "Blocked b (vmstat)", "threads", series=(("vmstat.b", "b"),)),\n',
+        (
+            'CHARTS = (\n    ChartDef("dummy-blocked", "cpu", "Blocked b (vmstat)", "threads", '
+            'series=(("vmstat.b", "b"),)),\n'
+        ),
     )
     c.edit(
         "web/timeline/chartdefs.py",

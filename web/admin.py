@@ -32,7 +32,16 @@ class TeamInvitationAdmin(admin.ModelAdmin):
     """Team admins' invitations and their answers, read-only: only the invitee answers one (his
     settings page); a site admin who wants someone in a team adds him under *Teams*."""
 
-    list_display = ("team", "user", "address", "invited_by", "state", "created_at", "expires_at", "answered_at")  # fmt: skip
+    list_display = (
+        "team",
+        "user",
+        "address",
+        "invited_by",
+        "state",
+        "created_at",
+        "expires_at",
+        "answered_at",
+    )
     list_filter = ("state", "team")
     search_fields = ("user__username", "address", "team__name")
 

@@ -27,8 +27,8 @@ def _log_like_the_web(**kwargs: object) -> None:
 
 @signals.worker_process_init.connect
 def _start_parse_processes(**kwargs: object) -> None:
-    """Each worker process starts its parse processes as it starts (``web.ingest.pipeline.warm_parse_processes``):
-    the first bundle it takes then does not wait for them."""
+    """Each worker process starts its parse processes as it starts
+    (``web.ingest.pipeline.warm_parse_processes``): the first bundle it takes then does not wait for them."""
     from web.ingest import pipeline  # not at the top: Django is set up after this module loads
 
     pipeline.warm_parse_processes()

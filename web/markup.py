@@ -14,9 +14,32 @@ import nh3
 from django.utils.safestring import SafeString, mark_safe
 
 ALLOWED_TAGS = {
-    "a", "p", "br", "hr", "strong", "em", "code", "pre", "blockquote", "ul", "ol", "li",
-    "h1", "h2", "h3", "h4", "h5", "h6", "table", "thead", "tbody", "tr", "th", "td", "del",
-}  # fmt: skip
+    "a",
+    "p",
+    "br",
+    "hr",
+    "strong",
+    "em",
+    "code",
+    "pre",
+    "blockquote",
+    "ul",
+    "ol",
+    "li",
+    "h1",
+    "h2",
+    "h3",
+    "h4",
+    "h5",
+    "h6",
+    "table",
+    "thead",
+    "tbody",
+    "tr",
+    "th",
+    "td",
+    "del",
+}
 ALLOWED_ATTRIBUTES = {"a": {"href", "title"}, "th": {"align"}, "td": {"align"}}
 URL_SCHEMES = {"http", "https", "mailto"}
 #: Markdown extensions: fenced code blocks and tables (Python-Markdown's bundled ones).

@@ -450,7 +450,8 @@ CASEBOOK_LOG_FORMAT = envchoice("CASEBOOK_LOG_FORMAT", "json", ("json", "text"))
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
-    # Every handler masks secrets (web/logs.py SecretsFilter): share, reset and API tokens, sessions, passwords.
+    # Every handler masks secrets (web/logs.py SecretsFilter): share, reset and API tokens, sessions,
+    # passwords.
     "filters": {"context": {"()": "web.logs.ContextFilter"}, "secrets": {"()": "web.logs.SecretsFilter"}},
     "formatters": {
         "json": {

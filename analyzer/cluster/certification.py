@@ -72,23 +72,38 @@ def _shared(galera: Mapping[str, Timeline], writers: list[str]) -> dict[str, tup
 
 
 def _evidence(
-    galera: Mapping[str, Timeline], figures: dict[str, dict[str, Rate | None]], conflicting: list[str],
+    galera: Mapping[str, Timeline],
+    figures: dict[str, dict[str, Rate | None]],
+    conflicting: list[str],
     shared: dict[str, tuple[str, list[str], str]],
-) -> list[Evidence]:  # fmt: skip
+) -> list[Evidence]:
     out = []
     for n in conflicting:
         for k, label in (("cert", "certification failures"), ("bf", "brute-force aborts")):
             r = figures[n][k]
             if r is not None:
-                out.append(cite(galera[n], f"{n} {r.name} ({label})", round(r.per_s, 2), "/s",
-                                f"mysqladmin.{r.name}", r.rows))  # fmt: skip
-    out += [Evidence(f"{name} written on", " and ".join(nodes), "", "processlist.fingerprint")
-            for name, nodes, _ in shared.values()]  # fmt: skip
+                out.append(
+                    cite(
+                        galera[n],
+                        f"{n} {r.name} ({label})",
+                        round(r.per_s, 2),
+                        "/s",
+                        f"mysqladmin.{r.name}",
+                        r.rows,
+                    )
+                )
+    out += [
+        Evidence(f"{name} written on", " and ".join(nodes), "", "processlist.fingerprint")
+        for name, nodes, _ in shared.values()
+    ]
     return out
 
 
-def _words(figures: dict[str, dict[str, Rate | None]], conflicting: list[str],
-           shared: dict[str, tuple[str, list[str], str]]) -> dict[str, str]:  # fmt: skip
+def _words(
+    figures: dict[str, dict[str, Rate | None]],
+    conflicting: list[str],
+    shared: dict[str, tuple[str, list[str], str]],
+) -> dict[str, str]:
     """The texts' phrases: ``per_node_short``, ``per_node``, ``tables``, ``tables_short``, ``written``."""
     short = ", ".join(
         f"{n} {_per_s(figures[n]['cert']):,.1f} certification failures/s and "
@@ -133,16 +148,23 @@ def galera_write_conflicts(timelines: Mapping[str, Timeline]) -> Finding | None:
         return None
     windows = _window(galera)
     figures = {
-        n: {k: rate(tl, c, windows) for k, c in (("cert", "wsrep_local_cert_failures"),
-                                                  ("bf", "wsrep_local_bf_aborts"), ("commits", "wsrep_local_commits"))}
+        n: {
+            k: rate(tl, c, windows)
+            for k, c in (
+                ("cert", "wsrep_local_cert_failures"),
+                ("bf", "wsrep_local_bf_aborts"),
+                ("commits", "wsrep_local_commits"),
+            )
+        }
         for n, tl in galera.items()
-    }  # fmt: skip
+    }
     writers = [n for n, f in figures.items() if f["commits"] is not None and f["commits"].growth > 0]
     conflicting = [
-        n for n, f in figures.items()
+        n
+        for n, f in figures.items()
         if _per_s(f["cert"]) + _per_s(f["bf"]) >= CONFLICTS_PER_S
         and sum(r.growth for r in (f["cert"], f["bf"]) if r is not None) >= CONFLICTS_MIN
-    ]  # fmt: skip
+    ]
     if len(writers) < 2 or not conflicting:
         return None
     conflicting.sort(key=lambda n: -(_per_s(figures[n]["cert"]) + _per_s(figures[n]["bf"])))

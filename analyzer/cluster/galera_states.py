@@ -64,7 +64,8 @@ class Node:
         """One node's line of the explanation."""
         paused = f"{100 * self.paused:.0f} %" if self.paused is not None else "unknown"
         return (
-            f"{self.name} {' then '.join(self.states) or 'state unknown'}, receive queue up to {self.recv_max:.0f}, "
+            f"{self.name} {' then '.join(self.states) or 'state unknown'}, receive queue up to "
+            f"{self.recv_max:.0f}, "
             f"send queue up to {self.send_max:.0f}, flow control sent {self.sent:.0f}, paused {paused}, "
             f"certification failures +{self.cert_failures:.0f}, desync count {self.desync:.0f}"
         )
@@ -160,9 +161,18 @@ def galera_node_behind(timelines: Mapping[str, Timeline]) -> Finding | None:
     n = max(behind, key=lambda b: b.recv_max)
     tl = timelines[n.name]
     evidence: list[Evidence] = [
-        cite(tl, "wsrep_local_state", " then ".join(n.states), "", "mysqladmin.wsrep_local_state", n.state_rows),
-        cite(tl, "wsrep_local_recv_queue (max)", n.recv_max, "write-sets", "mysqladmin.wsrep_local_recv_queue", n.recv_rows),
-    ]  # fmt: skip
+        cite(
+            tl, "wsrep_local_state", " then ".join(n.states), "", "mysqladmin.wsrep_local_state", n.state_rows
+        ),
+        cite(
+            tl,
+            "wsrep_local_recv_queue (max)",
+            n.recv_max,
+            "write-sets",
+            "mysqladmin.wsrep_local_recv_queue",
+            n.recv_rows,
+        ),
+    ]
     if n.desync > 0:
         evidence.append(
             cite(tl, "wsrep_desync_count (max)", n.desync, "", "mysqladmin.wsrep_desync_count", n.desync_rows)
@@ -170,19 +180,28 @@ def galera_node_behind(timelines: Mapping[str, Timeline]) -> Finding | None:
     others = [w.name for w in writers]
     for w in writers:
         rows = status(timelines[w.name], "wsrep_last_committed")
-        evidence.append(cite(timelines[w.name], f"{w.name} wsrep_last_committed (growth)", w.committed, "write-sets",
-                             "mysqladmin.wsrep_last_committed", rows))  # fmt: skip
+        evidence.append(
+            cite(
+                timelines[w.name],
+                f"{w.name} wsrep_last_committed (growth)",
+                w.committed,
+                "write-sets",
+                "mysqladmin.wsrep_last_committed",
+                rows,
+            )
+        )
     held = lock_holder(tl) if n.desync > 0 or "Donor/Desynced" in n.states else None
     cause = _cause(n)
     if held is not None:
         cause += f"; its {Resource.GLOBAL_READ_LOCK.value} is held by {holder_words(held)} ({held.shown_by})"
         evidence += list(held.evidence)
     fix = (
-        GALERA_NODE_HOLDER_FIX.format(node=n.name, holder=holder_words(held), shown_by=held.shown_by,
-                                      holder_fix=held.fix or "")
+        GALERA_NODE_HOLDER_FIX.format(
+            node=n.name, holder=holder_words(held), shown_by=held.shown_by, holder_fix=held.fix or ""
+        )
         if held is not None
         else GALERA_NODE_FIX.format(node=n.name)
-    )  # fmt: skip
+    )
     finding = GALERA_NODE_TEXTS.finding(
         "galera-node-behind",
         Severity.WARNING,

@@ -99,7 +99,9 @@ def galera_flow_control(timelines: Mapping[str, Timeline]) -> Finding | None:
     settings = topology.differing_settings(tl, [timelines[n] for n in others])
     evidence += [Evidence(f"variable {n}", mine, "", "variables") for n, mine, _ in settings]
     per_node = ", ".join(
-        f"{n} {100 * v['paused']:.0f} % (sent {v['sent']:.0f})" if v["paused"] is not None else f"{n} unknown"  # type: ignore[operator]
+        f"{n} {100 * v['paused']:.0f} % (sent {v['sent']:.0f})"
+        if v["paused"] is not None
+        else (f"{n} unknown")  # type: ignore[operator]
         for n, v in nodes.items()
     )
     windows = span(s["sent_rows"]) or span(s["queue_rows"])  # type: ignore[arg-type]
@@ -131,13 +133,35 @@ def _flow_evidence(
     node's paused share, and the sender's own stall when its capture shows one."""
     tl, s = timelines[sender], nodes[sender]
     evidence = [
-        cite(tl, "wsrep_flow_control_sent (growth)", s["sent"], "messages", "mysqladmin.wsrep_flow_control_sent", s["sent_rows"]),  # type: ignore[arg-type]
-        cite(tl, "wsrep_local_recv_queue (max)", s["queue"], "write-sets", "mysqladmin.wsrep_local_recv_queue", s["queue_rows"]),  # type: ignore[arg-type]
-    ]  # fmt: skip
+        cite(
+            tl,
+            "wsrep_flow_control_sent (growth)",
+            s["sent"],
+            "messages",
+            "mysqladmin.wsrep_flow_control_sent",
+            s["sent_rows"],
+        ),  # type: ignore[arg-type]
+        cite(
+            tl,
+            "wsrep_local_recv_queue (max)",
+            s["queue"],
+            "write-sets",
+            "mysqladmin.wsrep_local_recv_queue",
+            s["queue_rows"],
+        ),  # type: ignore[arg-type]
+    ]
     for n in others:
         if nodes[n]["paused"] is not None:
-            evidence.append(cite(timelines[n], f"{n} paused by flow control", round(100 * nodes[n]["paused"], 1), "%",  # type: ignore[operator]
-                                 "mysqladmin.wsrep_flow_control_paused_ns", nodes[n]["paused_rows"]))  # type: ignore[arg-type]  # fmt: skip
+            evidence.append(
+                cite(
+                    timelines[n],
+                    f"{n} paused by flow control",
+                    round(100 * nodes[n]["paused"], 1),
+                    "%",  # type: ignore[operator]
+                    "mysqladmin.wsrep_flow_control_paused_ns",
+                    nodes[n]["paused_rows"],
+                )
+            )  # type: ignore[arg-type]
     if stall:
         evidence.append(stall[2])
     return evidence
@@ -247,8 +271,8 @@ def host_stall_holds_others(timelines: Mapping[str, Timeline]) -> Finding | None
 
 def load_imbalance(timelines: Mapping[str, Timeline]) -> Finding | None:
     """``load-imbalance``: among peer nodes (no replication link between them), over the minutes every
-    node's capture holds, the busiest one's mean Questions per second is at least max(IMBALANCE_SHARE, IMBALANCE_FACTOR / nodes) of all
-    nodes' sum, which is IMBALANCE_MIN_QPS or more."""
+    node's capture holds, the busiest one's mean Questions per second is at least max(IMBALANCE_SHARE,
+    IMBALANCE_FACTOR / nodes) of all nodes' sum, which is IMBALANCE_MIN_QPS or more."""
     questions = {n: status(tl, "Questions").dropna(subset=["per_s"]) for n, tl in timelines.items()}
     questions = {n: q for n, q in questions.items() if len(q)}
     if len(questions) < 2:

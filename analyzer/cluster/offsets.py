@@ -128,8 +128,10 @@ def estimate_offsets(timelines: Mapping[str, Timeline]) -> dict[str, tuple[float
             out[name] = (
                 round(found[0], 3),
                 (
-                    f"same Galera seqno (wsrep_last_committed) on {name} and {ref_name}, median of {found[1]} "
-                    f"samples, to within {resolution(tl):.0f} s (the sample interval); includes {name}'s apply delay"
+                    f"same Galera seqno (wsrep_last_committed) on {name} and {ref_name}, median of "
+                    f"{found[1]} "
+                    f"samples, to within {resolution(tl):.0f} s (the sample interval); includes {name}'s "
+                    "apply delay"
                 ),
             )
             continue
@@ -148,7 +150,8 @@ def estimate_offsets(timelines: Mapping[str, Timeline]) -> dict[str, tuple[float
                     round(sign * est[0], 3),
                     (
                         f"{link.replica}'s Read_Master_Log_Pos against {link.source}'s Binlog_bytes_written, "
-                        f"best fit over {est[1]} samples, to within {resolution(tl):.0f} s (the sample interval); includes the I/O thread's network delay"
+                        f"best fit over {est[1]} samples, to within {resolution(tl):.0f} s (the sample "
+                        "interval); includes the I/O thread's network delay"
                     ),
                 )
                 break

@@ -50,7 +50,8 @@ from analyzer.timeline.windows import within
 
 #: The replica's I/O thread (its processlist rows are not the applier's).
 IO_STATE_RE = re.compile(
-    r"(?:waiting for (?:master|source) to send event|queueing (?:master|source) event|reading from net|connecting to"
+    r"(?:waiting for (?:master|source) to send event|queueing (?:master|source) event|reading from "
+    r"net|connecting to"
     r"|reconnecting|waiting to reconnect|requesting binlog dump|checking (?:master|source) version"
     r"|registering (?:slave|replica)|free enough relay log space|waiting for (?:master|source) update)",
     re.I,
@@ -130,8 +131,8 @@ class LagCause:
 
     @property
     def subjects(self) -> tuple[tuple[str, str], ...]:
-        """The finding's ``subjects`` (analyzer/reasoning/links.py): the SQL and worker threads' processlist Ids
-        as ``("session", id)``, and the statement the cause names as ``("statement", fingerprint)``."""
+        """The finding's ``subjects`` (analyzer/reasoning/links.py): the SQL and worker threads' processlist
+        Ids as ``("session", id)``, and the statement the cause names as ``("statement", fingerprint)``."""
         out = tuple(("session", str(t)) for t in self.threads)
         if self.culprit is not None and self.culprit.kind == "statement" and self.culprit.statement:
             out += (("statement", self.culprit.statement),)
@@ -282,8 +283,16 @@ def _mdl(tl: Timeline, appliers: pd.DataFrame, threads: tuple[int, ...]) -> LagC
         return None
     holder = int(open_trx.loc[open_trx["active_s"].idxmax(), "thread_id"])
     statement = str(rows["fingerprint"].iloc[-1]) if "fingerprint" in rows else "a DDL statement"
-    ev = [cite(tl, f"the replica's SQL thread waits for a metadata lock ({statement})",
-               f"{rows['ts'].nunique()} snapshots", "", "processlist.state", rows)]  # fmt: skip
+    ev = [
+        cite(
+            tl,
+            f"the replica's SQL thread waits for a metadata lock ({statement})",
+            f"{rows['ts'].nunique()} snapshots",
+            "",
+            "processlist.state",
+            rows,
+        )
+    ]
     facts = blockers.session_facts(tl, holder, windows, ev)
     b = blockers.Blocker(
         lock="metadata", thread=holder, blocks=1, windows=windows, evidence=tuple(ev), **facts
@@ -513,8 +522,16 @@ def _commit(tl: Timeline, appliers: pd.DataFrame, threads: tuple[int, ...]) -> L
     ]
     if share < COMMIT_SHARE or not synced:
         return None
-    ev = [cite(tl, "the SQL thread in its commit step", f"{100 * share:.0f} % of snapshots", "",
-               "processlist.state", rows)]  # fmt: skip
+    ev = [
+        cite(
+            tl,
+            "the SQL thread in its commit step",
+            f"{100 * share:.0f} % of snapshots",
+            "",
+            "processlist.state",
+            rows,
+        )
+    ]
     ev += [Evidence(f"variable {n.split('=')[0]}", n.split("=")[1], "", "variables") for n in synced]
     per_s = ""
     for name in ("Innodb_os_log_fsyncs", "Innodb_data_fsyncs"):

@@ -21,7 +21,8 @@ The rules (keys, in ``CLUSTER_RULES`` order) and what they read of each host:
 - ``galera-node-behind``: a Galera node that is not Synced (wsrep_local_state: Donor/Desynced,
   Joining, Joined) or whose wsrep_local_recv_queue grows, sending no flow control, while another node
   commits (wsrep_last_committed): its cause from wsrep_desync_count and the states
-  (``analyzer.cluster.galera_states``), and every node's state, queues, flow control and certification failures.
+  (``analyzer.cluster.galera_states``), and every node's state, queues, flow control and certification
+  failures.
 - ``galera-write-conflicts``: Galera nodes whose transactions fail certification or are aborted by an
   applier (wsrep_local_cert_failures, wsrep_local_bf_aborts per second), with the tables written on
   more than one node (``analyzer.cluster.certification``).
@@ -37,9 +38,9 @@ The source of a replica is found among the hosts (``analyzer.cluster.topology``)
 and ``port``. Every rule compares the same minutes only (a source's rate is read in its replica's
 snapshots' minutes; imbalance over the minutes every capture holds). A rule whose inputs are absent on
 the hosts gives no finding; nothing is raised for missing inputs (the engine records an exception as
-``RuleFailed`` for the cross-host rules as a whole). Sources: MariaDB Knowledge Base, "SHOW REPLICA STATUS", "Galera Cluster Status
-Variables", "Flow Control in Galera Cluster"; Percona, "Galera Flow Control in Percona XtraDB
-Cluster".
+``RuleFailed`` for the cross-host rules as a whole). Sources: MariaDB Knowledge Base, "SHOW REPLICA STATUS",
+"Galera Cluster Status Variables", "Flow Control in Galera Cluster"; Percona, "Galera Flow Control in Percona
+XtraDB Cluster".
 """
 
 from __future__ import annotations
@@ -172,9 +173,9 @@ def position_evidence(
 
 def replica_lag_source(timelines: Mapping[str, Timeline], link: topology.Link) -> Finding | None:
     """``replica-lag-source``: the replica of ``link`` is LAG_S behind (or falls behind: the lag grows
-    ``topology.LAG_GROWTH_S_PER_S`` and reaches ``LAG_GROWING_MIN_S``) while its source writes; cites the source's write
-    rate and binlog growth in the same minutes, and the replica's read and apply rates (bytes/s).
-    None when the source's capture has no write counters in the replica's snapshots' minutes."""
+    ``topology.LAG_GROWTH_S_PER_S`` and reaches ``LAG_GROWING_MIN_S``) while its source writes; cites the
+    source's write rate and binlog growth in the same minutes, and the replica's read and apply rates
+    (bytes/s). None when the source's capture has no write counters in the replica's snapshots' minutes."""
     replica, source = timelines[link.replica], timelines[link.source]
     rs = link.rows.sort_values("ts")
     lag = rs["seconds_behind"].dropna()
@@ -270,8 +271,17 @@ def replica_stopped(timelines: Mapping[str, Timeline], link: topology.Link) -> F
     # the I/O thread still receives: the unapplied backlog grows this fast
     evidence += position_evidence(replica, rs, read=_position_rate(rs, "read_source_log_pos"), applied=None)
     if error:
-        evidence.insert(1, cite(replica, "Last_SQL_Error" if sql_no else "Last_IO_Error", error[:300], "",
-                                f"replica_status.last_{'sql' if sql_no else 'io'}_error", stopped))  # fmt: skip
+        evidence.insert(
+            1,
+            cite(
+                replica,
+                "Last_SQL_Error" if sql_no else "Last_IO_Error",
+                error[:300],
+                "",
+                f"replica_status.last_{'sql' if sql_no else 'io'}_error",
+                stopped,
+            ),
+        )
     errno = last.get("last_sql_errno" if sql_no else "last_io_errno")
     errno = float(errno) if errno is not None and pd.notna(errno) and errno else None
     fix = stopped_fix(last, link.replica) + (STOPPED_SEMISYNC if replication.enabled(source) else "")

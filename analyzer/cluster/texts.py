@@ -9,7 +9,10 @@ from __future__ import annotations
 from analyzer.texts import RuleTexts
 
 REPLICATION_SOURCES = (
-    "MariaDB Knowledge Base, SHOW REPLICA STATUS (Seconds_Behind_Master, Read/Exec_Master_Log_Pos, SQL_Delay)",
+    (
+        "MariaDB Knowledge Base, SHOW REPLICA STATUS (Seconds_Behind_Master, Read/Exec_Master_Log_Pos, "
+        "SQL_Delay)"
+    ),
     "MariaDB Knowledge Base, Replication Thread States (Slave SQL thread states)",
     "MariaDB Knowledge Base, Parallel Replication (slave_parallel_threads); Delayed Replication",
     "MySQL 8.4 Reference Manual, 19.2.3 Replication Threads; 19.4.11 Delayed Replication",
@@ -24,13 +27,15 @@ LAG_TEXTS = RuleTexts(
     title="{replica} is {lag:.0f} s behind {source}: {cause}",
     explanation=(
         "{cause_explanation} {replica} replicates from {source} ({how}). Its Seconds_Behind_Master went from "
-        "{first_lag:.0f} s to {lag:.0f} s ({growth:+.2f} s per second of capture) while {source} wrote {writes} "
+        "{first_lag:.0f} s to {lag:.0f} s ({growth:+.2f} s per second of capture) while {source} wrote "
+        "{writes} "
         "in the same minutes; {applied}. Slave_SQL_Running {sql_running}; {parallel}. {settings}"
     ),
     recommendation="{fix}",
     caveats=(
         (
-            "Seconds_Behind_Master compares event timestamps with the replica's clock: a clock offset between "
+            "Seconds_Behind_Master compares event timestamps with the replica's clock: a clock offset "
+            "between "
             "the hosts shifts it by that much."
         ),
         "The source's rate is its mysqladmin counters' mean in the replica's snapshots' minutes.",
@@ -107,7 +112,10 @@ FLOW_TEXTS = RuleTexts(
         ),
     ),
     sources=GALERA_SOURCES,
-    disproof="wsrep_flow_control_sent not growing on any node: the pauses came from elsewhere (a node outside the case).",
+    disproof=(
+        "wsrep_flow_control_sent not growing on any node: the pauses came from elsewhere (a node "
+        "outside the case)."
+    ),
     confidence="wsrep status counters of {n_nodes} nodes",
 )
 
@@ -143,7 +151,10 @@ IMBALANCE_TEXTS = RuleTexts(
         "reads (and, on Galera, writes to disjoint rows) to every node."
     ),
     caveats=(
-        "A cluster with one writer node by design (to avoid certification conflicts) is imbalanced on purpose.",
+        (
+            "A cluster with one writer node by design (to avoid certification conflicts) is imbalanced on "
+            "purpose."
+        ),
     ),
     sources=("MariaDB Knowledge Base, Server Status Variables (Questions)",),
     disproof="The share evens out over a longer capture.",
@@ -185,7 +196,10 @@ GALERA_NODE_TEXTS = RuleTexts(
 
 SEMISYNC_SOURCES = (
     "MySQL 8.4 Reference Manual, 19.4.10 Semisynchronous Replication; Semisynchronous Replication Monitoring",
-    "MariaDB Server documentation, Semisynchronous Replication (rpl_semi_sync_master_timeout, status variables)",
+    (
+        "MariaDB Server documentation, Semisynchronous Replication (rpl_semi_sync_master_timeout, status "
+        "variables)"
+    ),
 )
 
 SEMISYNC_TEXTS = RuleTexts(
@@ -203,7 +217,9 @@ SEMISYNC_TEXTS = RuleTexts(
         ),
     ),
     sources=SEMISYNC_SOURCES + REPLICATION_SOURCES[:1],
-    disproof="Rpl_semi_sync_master_clients back above 0 and no session waiting for an ACK: a replica acknowledges.",
+    disproof=(
+        "Rpl_semi_sync_master_clients back above 0 and no session waiting for an ACK: a replica acknowledges."
+    ),
     confidence="processlist and Rpl_semi_sync_* counters of {source}; SHOW SLAVE STATUS of its replicas",
 )
 
@@ -217,7 +233,8 @@ CERT_TEXTS = RuleTexts(
     explanation=(
         "{writers} write at the same time, and their transactions touch the same rows: a transaction "
         "whose write-set conflicts with one another node committed first fails certification "
-        "(wsrep_local_cert_failures) or is aborted by the applier (brute force, wsrep_local_bf_aborts), and the "
+        "(wsrep_local_cert_failures) or is aborted by the applier (brute force, wsrep_local_bf_aborts), "
+        "and the "
         "client gets a deadlock error (1213) for a commit it thought done. Per node: {per_node}. {written}"
     ),
     recommendation=(
@@ -255,13 +272,15 @@ CAUSE_TEXTS: dict[str, tuple[str, str, str]] = {
     "delay": (
         "on purpose, MASTER_DELAY {delay:.0f} s",
         (
-            "The replica is configured to apply each event {delay:.0f} s after the source wrote it (SQL_Delay "
+            "The replica is configured to apply each event {delay:.0f} s after the source wrote it "
+            "(SQL_Delay "
             "{delay:.0f} s, CHANGE MASTER TO MASTER_DELAY): the lag is the delay asked for."
         ),
         (
             "Nothing to fix while the lag stays near the delay. To apply everything now:\n"
             "STOP SLAVE; CHANGE MASTER TO MASTER_DELAY=0; START SLAVE; (MySQL: STOP REPLICA;\n"
-            "CHANGE REPLICATION SOURCE TO SOURCE_DELAY=0; START REPLICA). Never fail over to a delayed replica."
+            "CHANGE REPLICATION SOURCE TO SOURCE_DELAY=0; START REPLICA). Never fail over to a delayed "
+            "replica."
         ),
     ),
     "local-lock": (
@@ -271,7 +290,8 @@ CAUSE_TEXTS: dict[str, tuple[str, str, str]] = {
             "session: {blocker}. Nothing is applied until that session ends its transaction."
         ),
         (
-            "{kill} on the replica ends that session (its transaction is rolled back) and the SQL thread goes on.\n"
+            "{kill} on the replica ends that session (its transaction is rolled back) and the SQL thread "
+            "goes on.\n"
             "Then find why an application writes on a replica and leaves its transaction open: set\n"
             "read_only=ON on replicas (MySQL: super_read_only=ON) so that only replication writes there."
         ),
@@ -285,18 +305,21 @@ CAUSE_TEXTS: dict[str, tuple[str, str, str]] = {
         ),
         (
             "{kill} on the replica ends that session's transaction and the DDL goes on. Then find why a\n"
-            "session keeps a transaction open on a replica (a report left in a transaction, autocommit off);\n"
+            "session keeps a transaction open on a replica (a report left in a transaction, autocommit "
+            "off);\n"
             "lock_wait_timeout bounds how long the SQL thread waits before it retries."
         ),
     ),
     "ddl": (
         "its SQL thread applies DDL on {table} ({state}, running {running})",
         (
-            "The replica's SQL thread runs {statement} (State {state}, {running}): a schema change the source "
+            "The replica's SQL thread runs {statement} (State {state}, {running}): a schema change the "
+            "source "
             "ran is replayed on the replica, and every later event waits until it ends."
         ),
         (
-            "Wait for the ALTER to finish, or stop it on the source side next time: run schema changes with an\n"
+            "Wait for the ALTER to finish, or stop it on the source side next time: run schema changes "
+            "with an\n"
             "online tool (pt-online-schema-change, gh-ost) that copies in small transactions; MariaDB 10.8+\n"
             "binlog_alter_two_phase=ON starts the ALTER on replicas when the source starts it."
         ),
@@ -304,9 +327,11 @@ CAUSE_TEXTS: dict[str, tuple[str, str, str]] = {
     "no-key": (
         "row events on {table} without a usable key, Handler_read_rnd_next {rate_words}",
         (
-            "The replica's SQL thread was in {state} in {share:.0f} % of the snapshots while the replica read "
+            "The replica's SQL thread was in {state} in {share:.0f} % of the snapshots while the replica "
+            "read "
             "{rate:,.0f} rows/s by table scan (Handler_read_rnd_next): with row-based replication, each row "
-            "changed on a table without a primary key or usable index costs the replica a full scan of {table}."
+            "changed on a table without a primary key or usable index costs the replica a full scan of "
+            "{table}."
         ),
         (
             "Add a primary key (or a unique not-null index) to {table} on the source; it replicates to the\n"
@@ -315,15 +340,22 @@ CAUSE_TEXTS: dict[str, tuple[str, str, str]] = {
         ),
     ),
     "large-transaction": (
-        "its SQL thread is inside one large transaction{rows} (Exec_Master_Log_Pos still for {seconds:.0f} s)",
         (
-            "Exec_Master_Log_Pos stayed at {position} for {seconds:.0f} s while the I/O thread received more: "
-            "the SQL thread is inside one transaction (State {state}){changed}. The replica moves on only when "
+            "its SQL thread is inside one large transaction{rows} (Exec_Master_Log_Pos still for {seconds:.0f} "
+            "s)"
+        ),
+        (
+            "Exec_Master_Log_Pos stayed at {position} for {seconds:.0f} s while the I/O thread received "
+            "more: "
+            "the SQL thread is inside one transaction (State {state}){changed}. The replica moves on only "
+            "when "
             "it commits."
         ),
         (
-            "Wait for it to commit (a kill on the replica would restart it from the beginning). On the source,\n"
-            "split batch jobs into transactions of a few thousand rows (a loop over key ranges, pt-archiver),\n"
+            "Wait for it to commit (a kill on the replica would restart it from the beginning). On the "
+            "source,\n"
+            "split batch jobs into transactions of a few thousand rows (a loop over key ranges, "
+            "pt-archiver),\n"
             "so that replicas apply them as they come."
         ),
     ),
@@ -331,10 +363,12 @@ CAUSE_TEXTS: dict[str, tuple[str, str, str]] = {
         "its I/O thread is behind (Slave_IO_Running {io_running}, {io_state})",
         (
             "The SQL thread has applied everything it received; the I/O thread receives {received} of the "
-            "{written} the source writes to its binlog (Slave_IO_State {io_state}): the lag is in the transfer."
+            "{written} the source writes to its binlog (Slave_IO_State {io_state}): the lag is in the "
+            "transfer."
         ),
         (
-            "Check the network between replica and source (latency, drops, bandwidth) and the source's load;\n"
+            "Check the network between replica and source (latency, drops, bandwidth) and the source's "
+            "load;\n"
             "slave_compressed_protocol=ON (MySQL: replica_compressed_protocol) helps a slow link. A stopped\n"
             "I/O thread: read Last_IO_Error before START SLAVE IO_THREAD."
         ),
@@ -342,12 +376,15 @@ CAUSE_TEXTS: dict[str, tuple[str, str, str]] = {
     "commit-cost": (
         "each applied transaction waits for its commit ({settings})",
         (
-            "The replica's SQL thread was in its commit step in {share:.0f} % of the snapshots while the replica "
-            "syncs to disk at every commit ({settings}).{fsyncs} One thread applying one transaction at a time "
+            "The replica's SQL thread was in its commit step in {share:.0f} % of the snapshots while the "
+            "replica "
+            "syncs to disk at every commit ({settings}).{fsyncs} One thread applying one transaction at a "
+            "time "
             "pays a disk sync for each."
         ),
         (
-            "On a replica that can be rebuilt, sync less: innodb_flush_log_at_trx_commit=2 and sync_binlog=0\n"
+            "On a replica that can be rebuilt, sync less: innodb_flush_log_at_trx_commit=2 and "
+            "sync_binlog=0\n"
             "(a crash loses up to a second of applied transactions, which the replica fetches again when it\n"
             "uses GTIDs with crash-safe positions). Or let commits group: parallel apply\n"
             "(slave_parallel_threads with slave_parallel_mode=optimistic; MySQL replica_parallel_workers).\n"
@@ -361,7 +398,8 @@ CAUSE_TEXTS: dict[str, tuple[str, str, str]] = {
             "while the source commits from many sessions at once."
         ),
         (
-            "Let more threads apply: MariaDB slave_parallel_threads=4..16 with slave_parallel_mode=optimistic\n"
+            "Let more threads apply: MariaDB slave_parallel_threads=4..16 with "
+            "slave_parallel_mode=optimistic\n"
             "(STOP SLAVE SQL_THREAD first); MySQL replica_parallel_workers with\n"
             "replica_parallel_type=LOGICAL_CLOCK and replica_preserve_commit_order=ON."
         ),
@@ -369,11 +407,13 @@ CAUSE_TEXTS: dict[str, tuple[str, str, str]] = {
     "unknown": (
         "no cause shown in the capture",
         (
-            "The capture shows no cause: no lock wait of the SQL thread, no DDL or table scan, no delay, and its "
+            "The capture shows no cause: no lock wait of the SQL thread, no DDL or table scan, no delay, "
+            "and its "
             "I/O thread keeps up."
         ),
         (
-            "No cause is shown in this capture, so only the general checks apply: the SQL thread's State over\n"
+            "No cause is shown in this capture, so only the general checks apply: the SQL thread's State "
+            "over\n"
             "time (SHOW PROCESSLIST), its lock waits (information_schema.innodb_lock_waits), the source's\n"
             "large transactions, parallel apply (slave_parallel_threads; replica_parallel_workers) and the\n"
             "replica's commit settings. Capture with pt-stalk while the lag grows."

@@ -46,7 +46,8 @@ from analyzer.timeline.windows import within
 #: Every holder reader (``analyzer.waits.holders``) uses it.
 HOLDER_MIN_S = 2.0
 
-#: A blocker seen this long (and in two snapshots) blocks for a sustained window (detect.SESSIONS_SUSTAINED_S).
+#: A blocker seen this long (and in two snapshots) blocks for a sustained window
+#: (detect.SESSIONS_SUSTAINED_S).
 BLOCKER_SUSTAINED_S = 5.0
 #: Row-lock blockers looked up in the processlist and the transaction lists: the ones blocking most.
 BLOCKERS_NAMED = 5
@@ -134,12 +135,23 @@ class Blocker:
     def culprit(self) -> Culprit:
         """As the structured culprit of a finding (kind ``session``, or ``process`` without a session)."""
         if self.thread is None:
-            return Culprit(kind="process", id=str(self.process or "?"), statement=self.process,
-                           blocks=self.blocks, evidence=self.evidence)  # fmt: skip
+            return Culprit(
+                kind="process",
+                id=str(self.process or "?"),
+                statement=self.process,
+                blocks=self.blocks,
+                evidence=self.evidence,
+            )
         return Culprit(
-            kind="session", id=str(self.thread), user=self.user, host=self.host, statement=self.statement,
-            since=self.since, blocks=self.blocks, evidence=self.evidence,
-        )  # fmt: skip
+            kind="session",
+            id=str(self.thread),
+            user=self.user,
+            host=self.host,
+            statement=self.statement,
+            since=self.since,
+            blocks=self.blocks,
+            evidence=self.evidence,
+        )
 
 
 def _ids(values: pd.Series) -> pd.Series:
@@ -165,8 +177,10 @@ def edges(tl: Timeline) -> pd.DataFrame:
     )
     out = raw.merge(waiting, on=["ts", "requesting_trx_id"])
     threads = threads[["ts", "trx_id", "thread_id"]]
-    out = out.merge(threads.rename(columns={"trx_id": "blocking_trx_id", "thread_id": "blocking"}),
-                    on=["ts", "blocking_trx_id"])  # fmt: skip
+    out = out.merge(
+        threads.rename(columns={"trx_id": "blocking_trx_id", "thread_id": "blocking"}),
+        on=["ts", "blocking_trx_id"],
+    )
     return out.dropna(subset=["waiting", "blocking"])
 
 
@@ -243,9 +257,16 @@ def session_facts(
                 out["idle_s"] = float(last["time_s"]) if pd.notna(last.get("time_s")) else None
             elif pd.notna(last.get("fingerprint")):
                 out["statement"] = str(last["fingerprint"])
-            ev.append(_cite(tl, f"session {thread} in the processlist (user, Command, Time)",
-                            f"{out.get('user')}, {last.get('command')}, {last.get('time_s')} s", "",
-                            "processlist.id", rows.tail(1)))  # fmt: skip
+            ev.append(
+                _cite(
+                    tl,
+                    f"session {thread} in the processlist (user, Command, Time)",
+                    f"{out.get('user')}, {last.get('command')}, {last.get('time_s')} s",
+                    "",
+                    "processlist.id",
+                    rows.tail(1),
+                )
+            )
     trx = tl.frame("innodb_trx")
     source = "innodb_trx"
     if not len(trx) or "thread_id" not in trx or not (_ids(trx["thread_id"]) == thread).any():
@@ -272,9 +293,16 @@ def session_facts(
             if "user" not in out and source == "innodb_transactions" and pd.notna(last.get("client")):
                 parts = str(last["client"]).split()  # "host ip user [state]": MySQL thread id ... line
                 out["host"], out["user"] = parts[0], (parts[2] if len(parts) > 2 else None)
-            ev.append(_cite(tl, f"its transaction {last['trx_id']}: started, rows locked / modified",
-                            f"{out.get('since')}, {out['rows_locked']} / {out['rows_modified']}", "",
-                            f"{source}.trx_id", rows.tail(1)))  # fmt: skip
+            ev.append(
+                _cite(
+                    tl,
+                    f"its transaction {last['trx_id']}: started, rows locked / modified",
+                    f"{out.get('since')}, {out['rows_locked']} / {out['rows_modified']}",
+                    "",
+                    f"{source}.trx_id",
+                    rows.tail(1),
+                )
+            )
     return out
 
 
@@ -308,8 +336,14 @@ def _transactions(tl: Timeline) -> pd.DataFrame:
         trx = tl.frame(name)
         if len(trx) and {"thread_id", "trx_id"} <= set(trx.columns):
             active = trx["active_s"] if "active_s" in trx else pd.Series(float("nan"), index=trx.index)
-            out = pd.DataFrame({"ts": trx["ts"], "thread": _ids(trx["thread_id"]),
-                                "trx_id": trx["trx_id"].astype("string"), "active_s": active})  # fmt: skip
+            out = pd.DataFrame(
+                {
+                    "ts": trx["ts"],
+                    "thread": _ids(trx["thread_id"]),
+                    "trx_id": trx["trx_id"].astype("string"),
+                    "active_s": active,
+                }
+            )
             return out.dropna(subset=["thread", "trx_id"]).assign(thread=lambda f: f["thread"].astype(int))
     return pd.DataFrame(columns=["ts", "thread", "trx_id", "active_s"])
 
@@ -354,13 +388,21 @@ def stretches(sightings: pd.DataFrame) -> list[Stretch]:
     out: list[Stretch] = []
     for thread, seen in sightings.sort_values("ts", kind="stable").groupby("thread", sort=False):
         run: Stretch | None = None
-        for ts, blocks, proven, trx in zip(seen["ts"], seen["blocks"], seen["proven_s"], seen["trx_id"],
-                                           strict=True):  # fmt: skip
+        for ts, blocks, proven, trx in zip(
+            seen["ts"], seen["blocks"], seen["proven_s"], seen["trx_id"], strict=True
+        ):
             start = ts - pd.Timedelta(seconds=float(proven) if pd.notna(proven) else 0.0)
             trx_ids = frozenset({str(trx)}) if pd.notna(trx) else frozenset()
             if run is not None and (start <= run.end or trx_ids & run.trx_ids):
-                run = Stretch(int(thread), min(run.start, start), run.first, ts, run.trx_ids | trx_ids,
-                              max(run.blocks, int(blocks)), run.sightings + 1)  # fmt: skip
+                run = Stretch(
+                    int(thread),
+                    min(run.start, start),
+                    run.first,
+                    ts,
+                    run.trx_ids | trx_ids,
+                    max(run.blocks, int(blocks)),
+                    run.sightings + 1,
+                )
                 continue
             if run is not None:
                 out.append(run)
@@ -379,8 +421,11 @@ def _holding_trx(tl: Timeline, h: Stretch, step: float) -> str | None:
     if not len(trx):
         return None
     slack = pd.Timedelta(seconds=max(step, pairing.MIN_TOLERANCE.total_seconds()))
-    near = trx[(trx["thread"] == h.thread).to_numpy() & (trx["ts"] >= h.start - slack).to_numpy()
-               & (trx["ts"] <= h.end + slack).to_numpy()]  # fmt: skip
+    near = trx[
+        (trx["thread"] == h.thread).to_numpy()
+        & (trx["ts"] >= h.start - slack).to_numpy()
+        & (trx["ts"] <= h.end + slack).to_numpy()
+    ]
     if not len(near) or near["trx_id"].nunique() > 1 and near["active_s"].isna().all():
         return None
     return str(near.sort_values("active_s", ascending=False, kind="stable")["trx_id"].iloc[0])
@@ -406,8 +451,16 @@ def row_lock_blockers(tl: Timeline) -> list[Blocker]:
         rows = found[
             (found["blocking"] == h.thread).to_numpy() & within(found["ts"], list(windows)).to_numpy()
         ]
-        ev = [_cite(tl, f"sessions waiting on session {h.thread} (max)", h.blocks, "sessions",
-                    "lock_waits.blocking_thread", rows)]  # fmt: skip
+        ev = [
+            _cite(
+                tl,
+                f"sessions waiting on session {h.thread} (max)",
+                h.blocks,
+                "sessions",
+                "lock_waits.blocking_thread",
+                rows,
+            )
+        ]
         info = session_facts(tl, h.thread, windows, ev, trx_id=_holding_trx(tl, h, step))
         if "idle_s" not in info and "idle_in_trx_s" in rows and rows["idle_in_trx_s"].notna().any():
             idle = float(rows["idle_in_trx_s"].iloc[-1])
@@ -418,15 +471,26 @@ def row_lock_blockers(tl: Timeline) -> list[Blocker]:
             info["host"] = str(rows["blocking_host"].iloc[-1])
         waiters = found[within(found["ts"], list(windows)).to_numpy()]
         first = waiters["waiting_query"].dropna() if "waiting_query" in waiters else pd.Series(dtype=object)
-        out.append(Blocker(lock="row", thread=h.thread, blocks=h.blocks, windows=windows, evidence=tuple(ev),
-                           waiter=fingerprint(str(first.iloc[0])) if len(first) else None, held_s=held,
-                           **info))  # type: ignore[arg-type]  # fmt: skip
+        out.append(
+            Blocker(
+                lock="row",
+                thread=h.thread,
+                blocks=h.blocks,
+                windows=windows,
+                evidence=tuple(ev),
+                waiter=fingerprint(str(first.iloc[0])) if len(first) else None,
+                held_s=held,
+                **info,
+            )
+        )  # type: ignore[arg-type]
     return sorted(out, key=lambda b: -b.blocks)
 
 
 def _waiting(pl: pd.DataFrame, pattern: re.Pattern[str]) -> pd.Series:
-    return pd.Series(pl["active"].to_numpy(dtype=bool) & value_is(pl["state"], lambda s: s.str.match(pattern)),
-                     index=pl.index)  # fmt: skip
+    return pd.Series(
+        pl["active"].to_numpy(dtype=bool) & value_is(pl["state"], lambda s: s.str.match(pattern)),
+        index=pl.index,
+    )
 
 
 def _queue(
@@ -482,8 +546,14 @@ def pfs_holder(
             "."
         )
     )
-    return holder, _cite(tl, f"session {holder} holds the lock (performance_schema.metadata_locks)", what, "",
-                         "pfs_metadata_locks.lock_status", rows)  # fmt: skip
+    return holder, _cite(
+        tl,
+        f"session {holder} holds the lock (performance_schema.metadata_locks)",
+        what,
+        "",
+        "pfs_metadata_locks.lock_status",
+        rows,
+    )
 
 
 #: performance_schema object types of a table's metadata lock, and of the global read / backup lock.
@@ -549,8 +619,15 @@ def metadata_lock_blocker(tl: Timeline) -> Blocker | None:
             )
         holder = int(cand.sort_values("_t", kind="stable").iloc[-1]["id"])
     info = session_facts(tl, holder, windows, ev)
-    return Blocker(lock="metadata", thread=holder, blocks=blocks, windows=windows, waiter=waiter,
-                   evidence=tuple(ev), **info)  # type: ignore[arg-type]  # fmt: skip
+    return Blocker(
+        lock="metadata",
+        thread=holder,
+        blocks=blocks,
+        windows=windows,
+        waiter=waiter,
+        evidence=tuple(ev),
+        **info,
+    )  # type: ignore[arg-type]
 
 
 def global_lock_holder(tl: Timeline) -> Blocker | None:
@@ -583,13 +660,28 @@ def global_lock_holder(tl: Timeline) -> Blocker | None:
         cand = cand.dropna(subset=["id"])
         if len(cand):
             holder = int(cand.assign(_t=_ids(cand["time_s"])).sort_values("_t", kind="stable").iloc[-1]["id"])
-            ev.append(_cite(tl, f"session {holder} holds it", str(cand["fingerprint"].iloc[-1])[:200], "",
-                            "processlist.fingerprint", cand[_ids(cand["id"]) == holder].tail(1)))  # fmt: skip
+            ev.append(
+                _cite(
+                    tl,
+                    f"session {holder} holds it",
+                    str(cand["fingerprint"].iloc[-1])[:200],
+                    "",
+                    "processlist.fingerprint",
+                    cand[_ids(cand["id"]) == holder].tail(1),
+                )
+            )
     if holder is None and process is None:
         return None
     info = session_facts(tl, holder, windows, ev) if holder is not None else {}
-    return Blocker(lock="global", thread=holder, blocks=blocks, windows=windows, process=process,
-                   evidence=tuple(ev), **info)  # type: ignore[arg-type]  # fmt: skip
+    return Blocker(
+        lock="global",
+        thread=holder,
+        blocks=blocks,
+        windows=windows,
+        process=process,
+        evidence=tuple(ev),
+        **info,
+    )  # type: ignore[arg-type]
 
 
 def find(tl: Timeline) -> list[Blocker]:

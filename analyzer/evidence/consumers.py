@@ -51,10 +51,11 @@ class Consumers:
     def names(self, n: int = 3) -> str:
         """``stress-ng+ (8 processes, busiest PID 24233, 96 %), pytest (PID 22917, 40 %)``."""
         return ", ".join(
-            f"{c} ({self.processes[c]} processes, busiest PID {p}, {v:.0f} %)" if self.processes.get(c, 1) > 1
+            f"{c} ({self.processes[c]} processes, busiest PID {p}, {v:.0f} %)"
+            if self.processes.get(c, 1) > 1
             else f"{c} (PID {p}, {v:.0f} %)"
             for c, p, v in self.top[:n]
-        )  # fmt: skip
+        )
 
     def culprit(self) -> Culprit:
         """The busiest other process, kind ``process``."""
@@ -149,9 +150,23 @@ def cpu_consumers(tl: Timeline, windows: list[Window]) -> Consumers | None:
     d_state = tuple((str(c), int(n)) for c, n in d.groupby("command")["pid"].nunique().items())
     member, lines = tl.lines_of(rows)
     evidence = [
-        Evidence("mysqld/mariadbd %CPU (mean per top iteration)", round(mysqld, 1), "%", "top_procs.pcpu", member, lines),
-        Evidence("other processes %CPU (mean per top iteration)", round(float(per.sum()), 1), "%", "top_procs.pcpu", member, lines),
-    ]  # fmt: skip
+        Evidence(
+            "mysqld/mariadbd %CPU (mean per top iteration)",
+            round(mysqld, 1),
+            "%",
+            "top_procs.pcpu",
+            member,
+            lines,
+        ),
+        Evidence(
+            "other processes %CPU (mean per top iteration)",
+            round(float(per.sum()), 1),
+            "%",
+            "top_procs.pcpu",
+            member,
+            lines,
+        ),
+    ]
     for c, p, v in top[:3]:
         first = others[others["pid"] == p].head(1)
         m, ln = tl.lines_of(first)
@@ -253,15 +268,31 @@ def d_state_programs(tl: Timeline, windows: list[Window]) -> Waiting | None:
         )
         if len(picked):
             member, lines = tl.lines_of(picked)
-            evidence.append(Evidence(f"{program} rows in state D ({src.split('_')[0]})", len(picked), "rows",
-                                     f"{src}.state", member, lines))  # fmt: skip
-    return Waiting(program, pid, int(mine["pid"].nunique()), len(mine),
-                   str(wchans.value_counts().index[0]) if len(wchans) else "", command, tuple(evidence))  # fmt: skip
+            evidence.append(
+                Evidence(
+                    f"{program} rows in state D ({src.split('_')[0]})",
+                    len(picked),
+                    "rows",
+                    f"{src}.state",
+                    member,
+                    lines,
+                )
+            )
+    return Waiting(
+        program,
+        pid,
+        int(mine["pid"].nunique()),
+        len(mine),
+        str(wchans.value_counts().index[0]) if len(wchans) else "",
+        command,
+        tuple(evidence),
+    )
 
 
 def _d_state_rows(tl: Timeline, windows: list[Window]) -> list[pd.DataFrame]:
     """The rows in state D in ``windows`` (1 s slack) of top and ps (ps: not mysqld, block I/O wait channels
-    only when it has ``wchan``), each as (pid, program, wchan, src, idx); an empty list when neither has any."""
+    only when it has ``wchan``), each as (pid, program, wchan, src, idx); an empty list when neither has
+    any."""
     slack = pd.Timedelta(seconds=1)
     parts = []
     top = tl.frame("top_procs")
@@ -270,20 +301,39 @@ def _d_state_rows(tl: Timeline, windows: list[Window]) -> list[pd.DataFrame]:
             within_slack(top["ts"], windows, slack) & (top["state"].astype("string") == "D").fillna(False)
         ]
         if len(top):
-            parts.append(pd.DataFrame({"pid": top["pid"].astype("int64"), "program": full_commands(tl, top),
-                                       "wchan": "", "src": "top_procs", "idx": top.index}))  # fmt: skip
+            parts.append(
+                pd.DataFrame(
+                    {
+                        "pid": top["pid"].astype("int64"),
+                        "program": full_commands(tl, top),
+                        "wchan": "",
+                        "src": "top_procs",
+                        "idx": top.index,
+                    }
+                )
+            )
     ps = tl.frame("ps_threads")
     if len(ps) and "state" in ps and "is_mysqld" in ps:
-        ps = ps[within_slack(ps["ts"], windows, slack) & (ps["state"].astype("string") == "D").fillna(False)
-                & ~ps["is_mysqld"].astype(bool)]  # fmt: skip
+        ps = ps[
+            within_slack(ps["ts"], windows, slack)
+            & (ps["state"].astype("string") == "D").fillna(False)
+            & ~ps["is_mysqld"].astype(bool)
+        ]
         if "wchan" in ps:
             ps = ps[io_wait_channel(ps["wchan"]).to_numpy()]
         if len(ps):
             names = program_names(tl)
-            parts.append(pd.DataFrame({"pid": ps["pid"].astype("int64"),
-                                       "program": ps["pid"].map(names).fillna("?").astype("string"),
-                                       "wchan": ps["wchan"].astype("string").fillna("") if "wchan" in ps else "",
-                                       "src": "ps_threads", "idx": ps.index}))  # fmt: skip
+            parts.append(
+                pd.DataFrame(
+                    {
+                        "pid": ps["pid"].astype("int64"),
+                        "program": ps["pid"].map(names).fillna("?").astype("string"),
+                        "wchan": ps["wchan"].astype("string").fillna("") if "wchan" in ps else "",
+                        "src": "ps_threads",
+                        "idx": ps.index,
+                    }
+                )
+            )
     return parts
 
 
@@ -319,8 +369,22 @@ def aio_waiting_program(tl: Timeline, windows: list[Window]) -> Waiting | None:
     mine = rows[program_of == program]
     pid = int(mine["pid"].value_counts().index[0])
     member, lines = tl.lines_of(mine)
-    evidence = (Evidence(f"{program} threads waiting for asynchronous I/O (ps wchan)", len(mine), "rows",
-                         "ps_threads.wchan", member, lines),)  # fmt: skip
-    return Waiting(program, pid, int(mine["pid"].nunique()), len(mine),
-                   str(mine["wchan"].astype("string").value_counts().index[0]), _command_line(tl, pid) or program,
-                   evidence)  # fmt: skip
+    evidence = (
+        Evidence(
+            f"{program} threads waiting for asynchronous I/O (ps wchan)",
+            len(mine),
+            "rows",
+            "ps_threads.wchan",
+            member,
+            lines,
+        ),
+    )
+    return Waiting(
+        program,
+        pid,
+        int(mine["pid"].nunique()),
+        len(mine),
+        str(mine["wchan"].astype("string").value_counts().index[0]),
+        _command_line(tl, pid) or program,
+        evidence,
+    )

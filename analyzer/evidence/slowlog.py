@@ -101,7 +101,7 @@ def window_classes(tl: Timeline, windows: list[Window]) -> list[ClassInWindow]:
             rows_sent=("rows_sent", "sum"),
             start=("ts", "min"),
             end=("ts", "max"),
-        )  # fmt: skip
+        )
         .reset_index()
         .sort_values(["query_time_s", "count"], ascending=False, kind="stable")
     )
@@ -123,16 +123,23 @@ def window_classes(tl: Timeline, windows: list[Window]) -> list[ClassInWindow]:
         fp = str(c["fingerprint"])
         out.append(
             ClassInWindow(
-                fingerprint=fp, checksum=checksum(fp), count=int(s["count"]),
+                fingerprint=fp,
+                checksum=checksum(fp),
+                count=int(s["count"]),
                 query_time_s=float(s["query_time_s"]),
-                share=float(s["query_time_s"]) / total if total > 0 else 0.0, total_query_time_s=total,
-                rows_examined=int(s["rows_examined"]), rows_sent=int(s["rows_sent"]),
-                full_scans=_extra(c, "full_scans"), filesorts=_extra(c, "filesorts"),
+                share=float(s["query_time_s"]) / total if total > 0 else 0.0,
+                total_query_time_s=total,
+                rows_examined=int(s["rows_examined"]),
+                rows_sent=int(s["rows_sent"]),
+                full_scans=_extra(c, "full_scans"),
+                filesorts=_extra(c, "filesorts"),
                 tmp_disk_tables=_extra(c, "tmp_disk_tables", "tmp_tables_on_disk"),
-                member=str(s["log"]) or None, lines=(int(c["line_no"]), int(c["line_end"])),
-                start=pd.Timestamp(s["start"]), end=pd.Timestamp(s["end"]) + _MINUTE,
+                member=str(s["log"]) or None,
+                lines=(int(c["line_no"]), int(c["line_end"])),
+                start=pd.Timestamp(s["start"]),
+                end=pd.Timestamp(s["end"]) + _MINUTE,
             )
-        )  # fmt: skip
+        )
     return out
 
 
@@ -147,13 +154,43 @@ def figures_evidence(c: ClassInWindow) -> tuple[Evidence, ...]:
     ``slowlog_classes.*``, the slow log member and its longest entry's lines)."""
     m, lines = c.member, c.lines
     out = [
-        Evidence("slow log class (pt-query-digest checksum)", c.checksum, "checksum", "slowlog_classes.fingerprint", m, lines),
-        Evidence("slow log entries in the window", c.count, "queries", "slowlog_class_minutes.queries", m, lines),
-        Evidence("slow log Query_time in the window", round(c.query_time_s, 3), "s", "slowlog_class_minutes.query_time_s", m, lines),
-        Evidence("share of the window's slow log Query_time", round(100 * c.share, 1), "%", "slowlog_class_minutes.query_time_s", m, lines),
-        Evidence("Rows_examined in the window", c.rows_examined, "rows", "slowlog_class_minutes.rows_examined", m, lines),
+        Evidence(
+            "slow log class (pt-query-digest checksum)",
+            c.checksum,
+            "checksum",
+            "slowlog_classes.fingerprint",
+            m,
+            lines,
+        ),
+        Evidence(
+            "slow log entries in the window", c.count, "queries", "slowlog_class_minutes.queries", m, lines
+        ),
+        Evidence(
+            "slow log Query_time in the window",
+            round(c.query_time_s, 3),
+            "s",
+            "slowlog_class_minutes.query_time_s",
+            m,
+            lines,
+        ),
+        Evidence(
+            "share of the window's slow log Query_time",
+            round(100 * c.share, 1),
+            "%",
+            "slowlog_class_minutes.query_time_s",
+            m,
+            lines,
+        ),
+        Evidence(
+            "Rows_examined in the window",
+            c.rows_examined,
+            "rows",
+            "slowlog_class_minutes.rows_examined",
+            m,
+            lines,
+        ),
         Evidence("Rows_sent in the window", c.rows_sent, "rows", "slowlog_class_minutes.rows_sent", m, lines),
-    ]  # fmt: skip
+    ]
     for label, value, series in (
         ("entries with Full_scan: Yes (whole log)", c.full_scans, "slowlog_classes.full_scans"),
         ("entries with Filesort: Yes (whole log)", c.filesorts, "slowlog_classes.filesorts"),

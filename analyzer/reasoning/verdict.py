@@ -47,9 +47,16 @@ NO_CAUSE_SHOWN = (
 #: How strongly a finding names its cause, by culprit kind (lower first): a holder or a setting the
 #: reader can act on, then a statement or a client host, then a measure without a culprit.
 NAMED_CAUSE_TIER = {
-    "session": 0, "transaction": 0, "account": 0, "process": 0, "thread": 0, "setting": 0, "filesystem": 0,
-    "statement": 1, "host": 1,
-}  # fmt: skip
+    "session": 0,
+    "transaction": 0,
+    "account": 0,
+    "process": 0,
+    "thread": 0,
+    "setting": 0,
+    "filesystem": 0,
+    "statement": 1,
+    "host": 1,
+}
 #: Culprit kinds that hold what others wait for (analyzer.waits.holders): a finding naming one is the
 #: root cause ahead of a deeper chain or a setting.
 HOLDER_KINDS = frozenset({"session", "transaction", "account"})
@@ -137,7 +144,8 @@ def _holder(f: Finding) -> bool:
 
 
 def _culprit_phrase(f: Finding) -> str:
-    """What the culprit is, for a headline: ``session 12 (backup@10.0.0.9)``, ``innodb_buffer_pool_size = 128M``."""
+    """What the culprit is, for a headline: ``session 12 (backup@10.0.0.9)``, ``innodb_buffer_pool_size =
+    128M``."""
     c = f.culprit
     if c is None:
         return ""
@@ -171,8 +179,9 @@ def coverage(rules_run: int, not_evaluated: Iterable[NotEvaluated], failed: Iter
     missing = sorted(
         {part.strip() for n in not_evaluated for m in n.missing for part in m.split(" or ") if part.strip()}
     )
-    return Coverage(max(0, rules_run - len(not_evaluated) - len(failed)), len(not_evaluated), len(failed),
-                    tuple(missing))  # fmt: skip
+    return Coverage(
+        max(0, rules_run - len(not_evaluated) - len(failed)), len(not_evaluated), len(failed), tuple(missing)
+    )
 
 
 def decide(findings: list[Finding], links: list[Link], cover: Coverage | None = None) -> Verdict:
@@ -181,8 +190,9 @@ def decide(findings: list[Finding], links: list[Link], cover: Coverage | None = 
     cover = cover or Coverage()
     problems = [f for f in findings if f.severity is not Severity.INFO]
     if not problems:
-        return Verdict("healthy", HEALTHY_HEADLINE, None, also_found=tuple(findings), links=tuple(links),
-                       coverage=cover)  # fmt: skip
+        return Verdict(
+            "healthy", HEALTHY_HEADLINE, None, also_found=tuple(findings), links=tuple(links), coverage=cover
+        )
     by_id = {ident(f): f for f in findings}
     links = [li for li in links if li.cause in by_id and li.effect in by_id]
     children = _children(links)
@@ -196,8 +206,16 @@ def decide(findings: list[Finding], links: list[Link], cover: Coverage | None = 
         depth = max(len(p) for p in paths[ident(f)].values()) - 1
         symptom = f.key in SYMPTOMS and f.culprit is None
         setting = held and f.culprit is not None and f.culprit.kind == "setting"
-        return (f.severity is Severity.INFO, not _holder(f), setting, -depth, symptom, f.severity.rank, _tier(f),
-                order[ident(f)])  # fmt: skip
+        return (
+            f.severity is Severity.INFO,
+            not _holder(f),
+            setting,
+            -depth,
+            symptom,
+            f.severity.rank,
+            _tier(f),
+            order[ident(f)],
+        )
 
     root = min(candidates, key=rank)
     reach = paths[ident(root)]
@@ -209,11 +227,19 @@ def decide(findings: list[Finding], links: list[Link], cover: Coverage | None = 
     named = root.culprit is not None or bool(explains) or any(e.series == SHOWN_SERIES for e in root.evidence)
     windows = root.windows
     return Verdict(
-        "problem", headline(root), root, chain, explains, also, tuple(links),
+        "problem",
+        headline(root),
+        root,
+        chain,
+        explains,
+        also,
+        tuple(links),
         root.recommendation if named else NO_CAUSE_SHOWN + root.recommendation,
         (windows[0].start, max(w.end for w in windows)) if windows else None,
-        root.confidence, root.disproof, cover,
-    )  # fmt: skip
+        root.confidence,
+        root.disproof,
+        cover,
+    )
 
 
 def ref(f: Finding) -> dict[str, str | None]:

@@ -41,7 +41,8 @@ TABLE_CACHE_SUSTAINED_S = 5.0
 TABLE_CACHE_TEXTS = RuleTexts(
     title="Table cache full: {open:,.0f} tables open of {cache:,.0f}, {opened:,.0f} opened per second",
     explanation=(
-        "Statements wait for the table cache or open files: for {seconds:.0f} s Open_tables stayed at {open:,.0f} of table_open_cache {cache:,.0f} while "
+        "Statements wait for the table cache or open files: for {seconds:.0f} s Open_tables stayed at "
+        "{open:,.0f} of table_open_cache {cache:,.0f} while "
         "{counter} grew by {opened:,.0f} per second: every query that needs a table not in the cache "
         "closes another one and opens its own, which costs file opens and serialises on the cache's "
         "lock.{listing}"
@@ -82,9 +83,12 @@ def table_cache_full(tl: Timeline) -> Finding | None:
     if not len(opened):
         return None
     both = pd.merge_asof(
-        opened[["ts", "per_s"]], open_rows[["ts", "value"]].rename(columns={"value": "open"}), on="ts",
-        direction="nearest", tolerance=pd.Timedelta(seconds=2),
-    )  # fmt: skip
+        opened[["ts", "per_s"]],
+        open_rows[["ts", "value"]].rename(columns={"value": "open"}),
+        on="ts",
+        direction="nearest",
+        tolerance=pd.Timedelta(seconds=2),
+    )
     hot = (both["open"] >= TABLE_CACHE_FULL_SHARE * cache) & (both["per_s"] >= OPENED_PER_S_MIN)
     windows = sustained(
         both["ts"],
@@ -96,15 +100,25 @@ def table_cache_full(tl: Timeline) -> Finding | None:
     in_hot = both[hot.fillna(False)]
     full_rows = open_rows[open_rows["value"] >= TABLE_CACHE_FULL_SHARE * cache]
     numbers = {
-        "open": float(in_hot["open"].max()), "cache": cache, "opened": float(in_hot["per_s"].median()),
-        "seconds": sum(w.seconds for w in windows), "counter": counter,
-        "suggested": int(max(cache * 4, 2000)), "listing": "",
-    }  # fmt: skip
+        "open": float(in_hot["open"].max()),
+        "cache": cache,
+        "opened": float(in_hot["per_s"].median()),
+        "seconds": sum(w.seconds for w in windows),
+        "counter": counter,
+        "suggested": int(max(cache * 4, 2000)),
+        "listing": "",
+    }
     evidence = [
         cite(tl, "Open_tables (max)", int(numbers["open"]), "tables", "mysqladmin.Open_tables", full_rows),
-        cite(tl, f"{counter} per second (median)", round(numbers["opened"], 1), "/s", f"mysqladmin.{counter}",
-             opened[opened["ts"].isin(in_hot["ts"])]),
-    ]  # fmt: skip
+        cite(
+            tl,
+            f"{counter} per second (median)",
+            round(numbers["opened"], 1),
+            "/s",
+            f"mysqladmin.{counter}",
+            opened[opened["ts"].isin(in_hot["ts"])],
+        ),
+    ]
     listing = tl.frame("open_tables")
     if len(listing) and "member" in listing:
         last = listing[listing["member"] == sorted(listing["member"].astype(str).unique())[-1]]
@@ -119,7 +133,8 @@ def table_cache_full(tl: Timeline) -> Finding | None:
 
 def _table_cache_culprit(tl: Timeline, found: Finding, cache: float) -> Finding:
     """table-cache-full's culprit: the holder of the cache when one is shown (``slots.table_cache``), else
-    open_files_limit when Open_files is near it (the server sizes the cache to fit it), else table_open_cache."""
+    open_files_limit when Open_files is near it (the server sizes the cache to fit it), else
+    table_open_cache."""
     holding = next((h for h in slots.table_cache(tl, slots.NO_WAITS) if h.named), None)
     if holding is not None:  # a holder shown: it, not the setting, is the culprit
         return dataclasses.replace(
@@ -127,10 +142,21 @@ def _table_cache_culprit(tl: Timeline, found: Finding, cache: float) -> Finding:
         )
     files, limit = status(tl, "Open_files"), variable_number(tl, "open_files_limit")
     if limit and len(files) and float(files["value"].max()) >= OPEN_FILES_NEAR_LIMIT * limit:
-        why = (f"mysqld may hold {{value}} files open and holds {files['value'].max():.0f} (Open_files): the server "
-               f"sizes table_open_cache ({cache:.0f}) to fit it, so the cache cannot grow until the limit does.")  # fmt: skip
-        found = dataclasses.replace(found, evidence=found.evidence + (
-            cite(tl, "Open_files (max)", int(files["value"].max()), "files", "mysqladmin.Open_files", files),))  # fmt: skip
+        why = (
+            f"mysqld may hold {{value}} files open and holds {files['value'].max():.0f} (Open_files): "
+            "the server "
+            f"sizes table_open_cache ({cache:.0f}) to fit it, so the cache cannot grow until the limit "
+            "does."
+        )
+        found = dataclasses.replace(
+            found,
+            evidence=found.evidence
+            + (
+                cite(
+                    tl, "Open_files (max)", int(files["value"].max()), "files", "mysqladmin.Open_files", files
+                ),
+            ),
+        )
         return with_setting(tl, found, "open_files_limit", why)
     return with_setting(
         tl, found, "table_open_cache", "the cache holds fewer tables than the workload opens at once."
@@ -161,7 +187,8 @@ LATCH_TEXTS = RuleTexts(
     title="InnoDB latch {latch} ({kind}): {per_s:,.0f} OS waits per second",
     explanation=(
         "The {kind} created at {latch} was waited on {grown:,.0f} times in {seconds:.0f} s ({per_s:,.0f}/s, "
-        "{share:.0f} % of all latch waits between the two SHOW ENGINE INNODB MUTEX listings): threads gave up "
+        "{share:.0f} % of all latch waits between the two SHOW ENGINE INNODB MUTEX listings): threads gave "
+        "up "
         "spinning and slept on it, which is where InnoDB serialised. {guards}"
     ),
     recommendation=(
@@ -221,8 +248,15 @@ def innodb_latch_contention(tl: Timeline) -> Finding | None:
     ]
     guards = LATCH_GUARDS.get(latch.split(":")[0])
     return LATCH_TEXTS.finding(
-        "innodb-latch-contention", Severity.WARNING, [Window(window[0], window[1])], evidence,
-        latch=latch, kind=kind, grown=grown, seconds=seconds, per_s=grown / seconds,
+        "innodb-latch-contention",
+        Severity.WARNING,
+        [Window(window[0], window[1])],
+        evidence,
+        latch=latch,
+        kind=kind,
+        grown=grown,
+        seconds=seconds,
+        per_s=grown / seconds,
         share=100 * grown / total if total else 100.0,
         guards=f"In InnoDB's source that latch guards {guards}." if guards else "",
-    )  # fmt: skip
+    )

@@ -1,6 +1,6 @@
-"""Status-counter rules every MySQL advisor has (docs/background.md, "Thresholds from common practice"): ratios and rates of
-``mysqladmin extended-status`` counters against ``-variables``, each with its formula and the
-computed numbers in the evidence. Source: MySQL 8.4 Reference Manual, Server Status Variables.
+"""Status-counter rules every MySQL advisor has (docs/background.md, "Thresholds from common practice"):
+ratios and rates of ``mysqladmin extended-status`` counters against ``-variables``, each with its formula and
+the computed numbers in the evidence. Source: MySQL 8.4 Reference Manual, Server Status Variables.
 """
 
 from __future__ import annotations
@@ -63,8 +63,10 @@ BUFFER_POOL_MISS_RATIO = 0.01  # 1 % of page requests from disk, sustained
 MIN_READ_REQUESTS_PER_S = 1000.0  # an idle server's few requests make any ratio meaningless
 BUFFER_POOL_TEXTS = _texts(
     "Buffer pool misses: {ratio:.1f} % of page reads from disk ({reads:,.0f}/s)",
-    "Formula: Innodb_buffer_pool_reads / Innodb_buffer_pool_read_requests = {reads:,.0f}/s / {requests:,.0f}/s = "
-    "{ratio:.2f} % over {seconds:.0f} s; Innodb_buffer_pool_wait_free grew by {wait_free:,.0f}. The working set "
+    "Formula: Innodb_buffer_pool_reads / Innodb_buffer_pool_read_requests = {reads:,.0f}/s / "
+    "{requests:,.0f}/s = "
+    "{ratio:.2f} % over {seconds:.0f} s; Innodb_buffer_pool_wait_free grew by {wait_free:,.0f}. The "
+    "working set "
     "does not fit in the buffer pool.",
     "A larger innodb_buffer_pool_size (leave OS headroom), or find the scan that floods it (full-scans).",
 )
@@ -89,8 +91,13 @@ def buffer_pool_misses(tl: Timeline) -> Finding | None:
         float(rows.iloc[:, 0].mean()) if len(rows) else 0.0,
         float(rows.iloc[:, 1].mean()) if len(rows) else 0.0,
     )
-    numbers = {"ratio": reads / requests * 100 if requests else 0.0, "reads": reads, "requests": requests,
-               "seconds": sum(w.seconds for w in windows), "wait_free": wait_free}  # fmt: skip
+    numbers = {
+        "ratio": reads / requests * 100 if requests else 0.0,
+        "reads": reads,
+        "requests": requests,
+        "seconds": sum(w.seconds for w in windows),
+        "wait_free": wait_free,
+    }
     src = status(tl, "Innodb_buffer_pool_reads")
     evidence = [
         cite(
@@ -194,7 +201,8 @@ def log_waits(tl: Timeline) -> Finding | None:
 ABORTED_MIN = 5  # a one-off client that did not close is noise; five in a capture is a pattern
 ABORTED_TEXTS = _texts(
     "Aborted connections: {grown:,.0f} during the capture ({per_s:.2f}/s)",
-    "Formula: growth of {which} = {grown:,.0f} in {seconds:.0f} s. Connections that failed to authenticate or "
+    "Formula: growth of {which} = {grown:,.0f} in {seconds:.0f} s. Connections that failed to authenticate "
+    "or "
     "were closed without a proper quit.",
     "Look at the error log (log_warnings / log_error_verbosity 3): failed authentication, connect_timeout, "
     "wait_timeout, clients or proxies that do not close their connections.",
@@ -212,7 +220,10 @@ BINLOG_SPILL_RATIO = 0.10  # docs/background.md: above about 10 % of transaction
 MIN_BINLOG_TRX = 10
 BINLOG_TEXTS = _texts(
     "Binlog cache spills: {ratio:.0f} % of transactions wrote their binlog cache to disk",
-    "Formula: growth of Binlog_cache_disk_use / growth of Binlog_cache_use = {disk:,.0f} / {use:,.0f} = {ratio:.1f} %.",
+    (
+        "Formula: growth of Binlog_cache_disk_use / growth of Binlog_cache_use = {disk:,.0f} / {use:,.0f} = "
+        "{ratio:.1f} %."
+    ),
     "A larger binlog_cache_size (it is per session), or smaller transactions.",
 )
 
@@ -225,9 +236,18 @@ def binlog_cache_spills(tl: Timeline) -> Finding | None:
     if use < MIN_BINLOG_TRX or disk / use < BINLOG_SPILL_RATIO:
         return None
     numbers = {"disk": disk, "use": use, "ratio": disk / use * 100}
-    evidence = [cite(tl, "Binlog_cache_disk_use (growth)", disk, "", "mysqladmin.Binlog_cache_disk_use", disk_rows),
-                cite(tl, "Binlog_cache_use (growth)", use, "", "mysqladmin.Binlog_cache_use", use_rows),
-                cite(tl, "disk_use / use", round(numbers["ratio"], 1), "%", "mysqladmin.Binlog_cache_disk_use", disk_rows)]  # fmt: skip
+    evidence = [
+        cite(tl, "Binlog_cache_disk_use (growth)", disk, "", "mysqladmin.Binlog_cache_disk_use", disk_rows),
+        cite(tl, "Binlog_cache_use (growth)", use, "", "mysqladmin.Binlog_cache_use", use_rows),
+        cite(
+            tl,
+            "disk_use / use",
+            round(numbers["ratio"], 1),
+            "%",
+            "mysqladmin.Binlog_cache_disk_use",
+            disk_rows,
+        ),
+    ]
     return BINLOG_TEXTS.finding(
         "binlog-cache-spills",
         Severity.WARNING,
@@ -260,11 +280,25 @@ def thread_cache_misses(tl: Timeline) -> Finding | None:
         return None
     rows = r[hot]
     created, conns = float(rows["Threads_created"].mean()), float(rows["Connections"].mean())
-    numbers = {"created": created, "connections": conns, "miss": created / conns * 100, "seconds": sum(w.seconds for w in windows),
-               "cache": tl.variables.get("thread_cache_size", "unknown")}  # fmt: skip
+    numbers = {
+        "created": created,
+        "connections": conns,
+        "miss": created / conns * 100,
+        "seconds": sum(w.seconds for w in windows),
+        "cache": tl.variables.get("thread_cache_size", "unknown"),
+    }
     src = status(tl, "Threads_created")
-    evidence = [cite(tl, "Threads_created per second", round(created, 1), "/s", "mysqladmin.Threads_created", src),
-                cite(tl, "Connections per second", round(conns, 1), "/s", "mysqladmin.Connections", status(tl, "Connections"))]  # fmt: skip
+    evidence = [
+        cite(tl, "Threads_created per second", round(created, 1), "/s", "mysqladmin.Threads_created", src),
+        cite(
+            tl,
+            "Connections per second",
+            round(conns, 1),
+            "/s",
+            "mysqladmin.Connections",
+            status(tl, "Connections"),
+        ),
+    ]
     found = THREAD_CACHE_TEXTS.finding(
         "thread-cache-misses",
         Severity.WARNING,
@@ -318,9 +352,18 @@ def connection_saturation(tl: Timeline) -> Finding | None:
         "refused_per_s": refused_rate.per_s if refused_rate is not None else 0.0,
     }
     hot = connected[connected["value"] >= CONNECTION_SATURATION * limit]
-    evidence = [cite(tl, "Threads_connected (max)", peak, "", "mysqladmin.Threads_connected", connected),
-                cite(tl, "max_connections", limit, "", "variables.max_connections", connected.iloc[:0]),
-                cite(tl, "Connection_errors_max_connections (growth)", refused, "", "mysqladmin.Connection_errors_max_connections", refused_rows)]  # fmt: skip
+    evidence = [
+        cite(tl, "Threads_connected (max)", peak, "", "mysqladmin.Threads_connected", connected),
+        cite(tl, "max_connections", limit, "", "variables.max_connections", connected.iloc[:0]),
+        cite(
+            tl,
+            "Connection_errors_max_connections (growth)",
+            refused,
+            "",
+            "mysqladmin.Connection_errors_max_connections",
+            refused_rows,
+        ),
+    ]
     severity = Severity.CRITICAL if refused > 0 else Severity.WARNING
     found = CONNECTIONS_TEXTS.finding(
         "connection-saturation",
@@ -344,13 +387,22 @@ def connection_saturation(tl: Timeline) -> Finding | None:
 FULL_JOINS_PER_S = 20.0
 RND_NEXT_SHARE = 0.9  # Handler_read_rnd_next is 90 % of the row reads: table scans dominate
 MIN_HANDLER_READS_PER_S = 10_000.0
-HANDLER_READS = ("Handler_read_first", "Handler_read_key", "Handler_read_last", "Handler_read_next",
-                 "Handler_read_prev", "Handler_read_rnd", "Handler_read_rnd_next")  # fmt: skip
+HANDLER_READS = (
+    "Handler_read_first",
+    "Handler_read_key",
+    "Handler_read_last",
+    "Handler_read_next",
+    "Handler_read_prev",
+    "Handler_read_rnd",
+    "Handler_read_rnd_next",
+)
 FULL_SCANS_TEXTS = _texts(
     "Full scans: {what}{by}",
-    "{statement_sentence}Formula: Handler_read_rnd_next / sum(Handler_read_*) = {rnd_next:,.0f}/s / {total:,.0f}/s = {share:.0f} %; "
+    "{statement_sentence}Formula: Handler_read_rnd_next / sum(Handler_read_*) = {rnd_next:,.0f}/s / "
+    "{total:,.0f}/s = {share:.0f} %; "
     "Select_full_join = {joins:.1f}/s, over {seconds:.0f} s.",
-    "Find the statements without a usable index: the top fingerprints in the same window, EXPLAIN them, and add "
+    "Find the statements without a usable index: the top fingerprints in the same window, EXPLAIN them, "
+    "and add "
     "the index their WHERE or JOIN needs.",
     "The counters do not say which statement scans: the statement named is the one the most active sessions "
     "ran in the same window (processlist), the likeliest scanner, not a proof.",
@@ -398,19 +450,43 @@ def full_scans(tl: Timeline) -> Finding | None:
         if len(hot_rows)
         else f"{joins_per_s:.1f} joins without an index per second (Select_full_join)"
     )
-    numbers = {"what": what, "rnd_next": rnd, "total": total, "share": share,
-               "joins": joins_per_s, "seconds": sum(w.seconds for w in windows)}  # fmt: skip
+    numbers = {
+        "what": what,
+        "rnd_next": rnd,
+        "total": total,
+        "share": share,
+        "joins": joins_per_s,
+        "seconds": sum(w.seconds for w in windows),
+    }
     src = status(tl, "Handler_read_rnd_next")
-    evidence = [cite(tl, "Handler_read_rnd_next per second", round(rnd, 1), "/s", "mysqladmin.Handler_read_rnd_next", src),
-                cite(tl, "sum of Handler_read_* per second", round(total, 1), "/s", "mysqladmin.Handler_read_*", src),
-                cite(tl, "Select_full_join per second", round(numbers["joins"], 2), "/s", "mysqladmin.Select_full_join", status(tl, "Select_full_join"))]  # fmt: skip
+    evidence = [
+        cite(
+            tl,
+            "Handler_read_rnd_next per second",
+            round(rnd, 1),
+            "/s",
+            "mysqladmin.Handler_read_rnd_next",
+            src,
+        ),
+        cite(tl, "sum of Handler_read_* per second", round(total, 1), "/s", "mysqladmin.Handler_read_*", src),
+        cite(
+            tl,
+            "Select_full_join per second",
+            round(numbers["joins"], 2),
+            "/s",
+            "mysqladmin.Select_full_join",
+            status(tl, "Select_full_join"),
+        ),
+    ]
     culprit = _busiest_statement(tl, windows)
     share = culprit.evidence[0].value if culprit is not None else 0.0
     numbers["by"] = f", by {short_query(culprit.id)} ({share:.0f} % of active sessions)" if culprit else ""
     numbers["statement_sentence"] = (
         f"The statement the active sessions ran most in the window is {culprit.id[:300]} ({share:.0f} % of "
-        "the active session-snapshots). " if culprit else ""
-    )  # fmt: skip
+        "the active session-snapshots). "
+        if culprit
+        else ""
+    )
     found = FULL_SCANS_TEXTS.finding(
         "full-scans", Severity.WARNING, windows, evidence, confidence="mysqladmin counters", **numbers
     )

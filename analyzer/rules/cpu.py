@@ -93,7 +93,8 @@ CPU_TAKEN_BY_OTHERS = dataclasses.replace(
 )
 
 
-#: vmstat's CPU shares quoted by cpu-saturation: (label, column, statistic, unit) as ``column_evidence`` takes them.
+#: vmstat's CPU shares quoted by cpu-saturation: (label, column, statistic, unit) as ``column_evidence`` takes
+#: them.
 CPU_SHARES = (
     ("user CPU us (mean)", "us", "mean1", "%"),
     ("system CPU sy (mean)", "sy", "mean1", "%"),
@@ -213,7 +214,8 @@ SINGLE_CPU_BY_THREAD = RuleTexts(
     caveats=(
         "Busy here is 100 - %idle - %iowait: %iowait is idle time with I/O outstanding, not CPU work.",
         (
-            "A thread that migrates between cores spreads its load and escapes this check; top -H still shows "
+            "A thread that migrates between cores spreads its load and escapes this check; top -H still "
+            "shows "
             "it at 100 %."
         ),
         "On a VM, %steal counts as busy: the core was wanted but not available.",

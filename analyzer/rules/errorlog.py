@@ -48,13 +48,17 @@ TEXTS = RuleTexts(
     explanation=("The error log has {summary} {where}. {first_sentence}{restarts}"),
     recommendation=(
         "Read the error log around these times. A crash: its signal and stack trace, the statements running\n"
-        "just before (the processlist); report it with the server version. Crash recovery after a kill -9 or\n"
+        "just before (the processlist); report it with the server version. Crash recovery after a kill -9 "
+        "or\n"
         "an OOM kill: dmesg (Out of memory: Killed process ... mysqld). Semaphore waits: see\n"
         "innodb-semaphore-waits. Too many connections: see connection-saturation."
     ),
     caveats=(
         "pt-stalk copies the error log with tail -f: only its last 10 lines before the capture are seen.",
-        "MariaDB and MySQL 5.6 write the server's wall-clock time; it is placed on UTC with the bundle's offset.",
+        (
+            "MariaDB and MySQL 5.6 write the server's wall-clock time; it is placed on UTC with the bundle's "
+            "offset."
+        ),
     ),
     sources=("MySQL 8.4 Reference Manual, The Error Log", "MariaDB Knowledge Base, Error Log"),
     disproof="If the errors come from a test or a planned restart, they are not the incident.",
@@ -80,21 +84,34 @@ def mysqld_errors(tl: Timeline) -> Finding | None:
     ready = ev[ev["kind"] == "ready"]
     after = ready[ready["ts"] >= first["ts"]]
     restarts = (
-        f" mysqld was ready for connections again {(after['ts'].iloc[0] - first['ts']).total_seconds():.0f} s later; "
+        " mysqld was ready for connections again "
+        f"{(after['ts'].iloc[0] - first['ts']).total_seconds():.0f} s later; "
         f"{len(after)} restart(s) followed."
         if len(after)
         else " No 'ready for connections' follows it in the log."
     )
     member = str(first["member"]) if "member" in ev else "the error log"
     evidence = [
-        Evidence(f"{KIND_WORDS[k]} (count)", int(counts[k]), "", f"mysqld_errors.{k}", member,
-                 _lines(problems[problems["kind"] == k]))
+        Evidence(
+            f"{KIND_WORDS[k]} (count)",
+            int(counts[k]),
+            "",
+            f"mysqld_errors.{k}",
+            member,
+            _lines(problems[problems["kind"] == k]),
+        )
         for k in ordered
-    ]  # fmt: skip
+    ]
     evidence.append(
-        Evidence(f"first {KIND_WORDS[ordered[0]]}", str(first["message"])[:200], "", "mysqld_errors.message", member,
-                 (int(first["line_no"]), int(first["line_end"])))
-    )  # fmt: skip
+        Evidence(
+            f"first {KIND_WORDS[ordered[0]]}",
+            str(first["message"])[:200],
+            "",
+            "mysqld_errors.message",
+            member,
+            (int(first["line_no"]), int(first["line_end"])),
+        )
+    )
     shown = ev[ev["kind"].isin((*PROBLEM_KINDS, "ready"))].head(MAX_WINDOWS)
     windows = [Window(t, t) for t in shown["ts"]]
     when = pd.Timestamp(first["ts"]).strftime("%H:%M:%S")
@@ -107,7 +124,9 @@ def mysqld_errors(tl: Timeline) -> Finding | None:
         + (f", {len(after)} restart(s)" if len(after) and ordered[0] in CRITICAL_KINDS else ""),
         summary=", ".join(f"{int(counts[k])} {KIND_WORDS[k]}" for k in ordered),
         where="in or just before the capture" if window is not None else "",
-        first_sentence=f"The first, at {when} UTC (line {int(first['line_no'])}): {str(first['message'])[:160]}.",
+        first_sentence=(
+            f"The first, at {when} UTC (line {int(first['line_no'])}): {str(first['message'])[:160]}."
+        ),
         restarts=restarts,
         events=len(problems),
         member=member,

@@ -31,8 +31,10 @@ FS_CRITICAL_PCT = 98.0  # docs/background.md: 98 %: writes fail any moment (ext4
 FS_TEXTS = RuleTexts(
     title="File system {mount} is {use_pct:.0f} % full ({avail} free){holds_title}",
     explanation=(
-        "{mount} ({filesystem}, {size}) reached {use_pct:.0f} % of its {what} during the capture, {avail} left: what is written there waits for disk space. "
-        '{holds_sentence}{fills_sentence}When it fills, MySQL stops: a binary log or redo log write waits ("Waiting for '
+        "{mount} ({filesystem}, {size}) reached {use_pct:.0f} % of its {what} during the capture, {avail} "
+        "left: what is written there waits for disk space. "
+        "{holds_sentence}{fills_sentence}When it fills, MySQL stops: a binary log or redo log write waits "
+        '("Waiting for '
         'someone to free space"), temporary tables fail with "The table is full", and a crash recovery '
         "can fail to start."
     ),
@@ -214,27 +216,51 @@ def kernel_settings(tl: Timeline) -> Finding | None:
     problems: list[tuple[Severity, str, str, str, str]] = []  # severity, name, value, problem, command
     somaxconn, back_log = _int(value.get("net.core.somaxconn")), variable_number(tl, "back_log")
     if somaxconn is not None and back_log is not None and somaxconn < back_log:
-        problems.append((Severity.WARNING, "net.core.somaxconn", str(somaxconn),
-                         f"below back_log ({back_log:.0f}): the kernel caps mysqld's listen queue at {somaxconn}",
-                         f"net.core.somaxconn = {back_log:.0f}"))  # fmt: skip
+        problems.append(
+            (
+                Severity.WARNING,
+                "net.core.somaxconn",
+                str(somaxconn),
+                (f"below back_log ({back_log:.0f}): the kernel caps mysqld's listen queue at {somaxconn}"),
+                f"net.core.somaxconn = {back_log:.0f}",
+            )
+        )
     dirty, dirty_bg = _int(value.get("vm.dirty_ratio")), _int(value.get("vm.dirty_background_ratio"))
     if not _int(value.get("vm.dirty_bytes")) and dirty is not None and dirty > DIRTY_RATIO_MAX:
-        problems.append((Severity.WARNING, "vm.dirty_ratio", str(dirty),
-                         f"{dirty} % of memory may be dirty before writers are throttled (bursts of writeback)",
-                         "vm.dirty_ratio = 10"))  # fmt: skip
+        problems.append(
+            (
+                Severity.WARNING,
+                "vm.dirty_ratio",
+                str(dirty),
+                (f"{dirty} % of memory may be dirty before writers are throttled (bursts of writeback)"),
+                "vm.dirty_ratio = 10",
+            )
+        )
     if (
         not _int(value.get("vm.dirty_background_bytes"))
         and dirty_bg is not None
         and dirty_bg > DIRTY_BACKGROUND_RATIO_MAX
     ):
-        problems.append((Severity.INFO, "vm.dirty_background_ratio", str(dirty_bg),
-                         f"background writeback starts only at {dirty_bg} % of memory dirty",
-                         "vm.dirty_background_ratio = 5"))  # fmt: skip
+        problems.append(
+            (
+                Severity.INFO,
+                "vm.dirty_background_ratio",
+                str(dirty_bg),
+                f"background writeback starts only at {dirty_bg} % of memory dirty",
+                "vm.dirty_background_ratio = 5",
+            )
+        )
     swappiness = _int(value.get("vm.swappiness"))
     if swappiness is not None and swappiness > SWAPPINESS_MAX:
-        problems.append((Severity.INFO, "vm.swappiness", str(swappiness),
-                         "high for a database host: the kernel swaps out the buffer pool to keep file cache",
-                         "vm.swappiness = 1"))  # fmt: skip
+        problems.append(
+            (
+                Severity.INFO,
+                "vm.swappiness",
+                str(swappiness),
+                "high for a database host: the kernel swaps out the buffer pool to keep file cache",
+                "vm.swappiness = 1",
+            )
+        )
     if not problems:
         return None
     problems.sort(key=lambda p: p[0].rank)
@@ -275,11 +301,13 @@ DEFAULT_MYSQL_PORT = 3306
 CONN_TEXTS = RuleTexts(
     title="Client {client} {what} to MySQL's port {port}",
     explanation=(
-        "netstat shows {peak:,} sockets {state_words} to port {port} at {at}, {client_share:.0f} % of them from "
+        "netstat shows {peak:,} sockets {state_words} to port {port} at {at}, {client_share:.0f} % of them "
+        "from "
         "{client}: {meaning}"
     ),
     recommendation=(
-        "Pool connections at the application ({client}): a pool keeps a few connections open instead of one per\n"
+        "Pool connections at the application ({client}): a pool keeps a few connections open instead of "
+        "one per\n"
         "request. net.ipv4.tcp_tw_reuse lets a client reuse TIME_WAIT ports, with care; raise\n"
         "thread_cache_size so each new connection costs less."
     ),
@@ -334,7 +362,10 @@ def client_connection_storm(tl: Timeline) -> Finding | None:
                 and by_client.iloc[0] >= CONN_ONE_CLIENT_SHARE * total
             ):
                 client, n = str(by_client.index[0]), int(by_client.iloc[0])
-                meaning = "one client holds most of the server's connections (a leak or a pool sized for many servers)."
+                meaning = (
+                    "one client holds most of the server's connections (a leak or a pool sized for "
+                    "many servers)."
+                )
                 return _storm(
                     tl,
                     mine,
@@ -391,21 +422,29 @@ NUMA_MISS_PER_S_MIN = 1000.0
 NUMA_MISS_SHARE_MIN = 0.01
 
 NUMA_TEXTS = RuleTexts(
-    title="NUMA node {full} full: {foreign_per_s:,.0f} pages/s meant for it went to another node ({share:.1f} % of allocations)",
+    title=(
+        "NUMA node {full} full: {foreign_per_s:,.0f} pages/s meant for it went to another node "
+        "({share:.1f} % of allocations)"
+    ),
     explanation=(
         "Node {full} ran out of free memory: its numa_foreign grew by {foreign_per_s:,.0f} pages per second "
-        "(allocations that preferred node {full} and were placed elsewhere), and numa_miss by {miss_per_s:,.0f} "
+        "(allocations that preferred node {full} and were placed elsewhere), and numa_miss by "
+        "{miss_per_s:,.0f} "
         "pages per second across the {nodes} nodes ({share:.1f} % of allocations){landed}. Memory on another "
         "node is slower to reach, and the kernel may reclaim or swap on the full node while others have "
         "room.{interleave}"
     ),
     recommendation=(
-        "Interleave mysqld's memory across the nodes: innodb_numa_interleave = ON (MySQL 5.7+, MariaDB 10.2+),\n"
+        "Interleave mysqld's memory across the nodes: innodb_numa_interleave = ON (MySQL 5.7+, MariaDB "
+        "10.2+),\n"
         "or start mysqld under numactl --interleave=all; keep vm.zone_reclaim_mode = 0."
     ),
     caveats=("numastat counts the whole host's allocations, not only mysqld's.",),
     sources=("numastat(8), numactl", "kernel Documentation/admin-guide/numastat.rst"),
-    disproof="If mysqld's memory is interleaved already and the misses come from another process, MySQL is not concerned.",
+    disproof=(
+        "If mysqld's memory is interleaved already and the misses come from another process, MySQL is "
+        "not concerned."
+    ),
     confidence="{snapshots} numastat snapshot(s)",
 )
 
@@ -433,8 +472,17 @@ def numa_imbalance(tl: Timeline) -> Finding | None:
     full_rows = ns[(ns["field"] == "numa_foreign") & (ns["node"] == full) & (ns["per_s"] > 0)]
     evidence = [cite(tl, "numa_miss (all nodes)", round(miss, 1), "pages/s", "numastat.numa_miss", rows)]
     if len(full_rows):
-        evidence.insert(0, cite(tl, f"node{full} numa_foreign", round(float(foreign.max()), 1), "pages/s",
-                                "numastat.numa_foreign", full_rows))  # fmt: skip
+        evidence.insert(
+            0,
+            cite(
+                tl,
+                f"node{full} numa_foreign",
+                round(float(foreign.max()), 1),
+                "pages/s",
+                "numastat.numa_foreign",
+                full_rows,
+            ),
+        )
     finding = NUMA_TEXTS.finding(
         "numa-imbalance",
         Severity.WARNING,
@@ -476,7 +524,8 @@ SLAB_TEXTS = RuleTexts(
     explanation=(
         "The kernel's caches of file names and inodes ({caches}) grew from {first_gib:.2f} GiB to "
         "{size_gib:.2f} GiB in {seconds:.0f} s ({rate:.0f} MiB/s): something creates (or looks up) files by "
-        "the thousand each second, such as on-disk temporary tables in tmpdir or a backup walking the datadir. "
+        "the thousand each second, such as on-disk temporary tables in tmpdir or a backup walking the "
+        "datadir. "
         "The caches are reclaimable, but reclaiming millions of entries costs CPU in the threads that "
         "allocate memory."
     ),
@@ -493,7 +542,8 @@ SLAB_TEXTS = RuleTexts(
 
 @rule(key="slab-cache-growth", requires=("slabinfo",))
 def slab_cache_growth(tl: Timeline) -> Finding | None:
-    """Dentry and inode caches growing >= SLAB_GROWTH_MIB_PER_S over >= SLAB_MIN_SECONDS to >= SLAB_MIN_GIB."""
+    """Dentry and inode caches growing >= SLAB_GROWTH_MIB_PER_S over >= SLAB_MIN_SECONDS to >=
+    SLAB_MIN_GIB."""
     slab = tl.frame("slabinfo")
     files = slab[slab["cache"].astype(str).str.match(SLAB_FILE_CACHES).to_numpy(dtype=bool)]
     if not len(files):

@@ -32,7 +32,8 @@ LATCH_NAMES = {
 SEMAPHORE_TEXTS = RuleTexts(
     title="InnoDB latch waits: {threads} threads waiting, up to {longest:.0f} s, mostly on {latch}",
     explanation=(
-        "SHOW ENGINE INNODB STATUS lists {threads} threads that waited on an internal latch for {min_s:.0f} s or "
+        "SHOW ENGINE INNODB STATUS lists {threads} threads that waited on an internal latch for "
+        "{min_s:.0f} s or "
         "more (longest {longest:.0f} s at {where}). Every query that needs the {latch} waits behind them; at "
         "{fatal:.0f} s (innodb_fatal_semaphore_wait_threshold) InnoDB kills the server on purpose."
     ),
@@ -49,7 +50,10 @@ SEMAPHORE_TEXTS = RuleTexts(
         "The monitor is a snapshot: a stall between the two outputs is not seen.",
     ),
     sources=("MySQL 8.4 Reference Manual, InnoDB Standard Monitor Output (SEMAPHORES)",),
-    disproof="If the same threads do not appear in the next monitor output and queries did not slow, it was a passing wait.",
+    disproof=(
+        "If the same threads do not appear in the next monitor output and queries did not slow, it "
+        "was a passing wait."
+    ),
     confidence="{confidence}",
 )
 
@@ -71,9 +75,13 @@ def semaphore_waits(tl: Timeline) -> Finding | None:
     files = long["wait_file"].astype(str).str.split(".").str[0]
     hot = files.value_counts().index[0]
     numbers = {
-        "threads": int(per_output.max()), "longest": float(long["seconds"].max()), "min_s": SEMAPHORE_SECONDS,
-        "where": f"{top['wait_file']} line {top['wait_line']}", "latch": LATCH_NAMES.get(hot, hot), "fatal": FATAL_SEMAPHORE_S,
-    }  # fmt: skip
+        "threads": int(per_output.max()),
+        "longest": float(long["seconds"].max()),
+        "min_s": SEMAPHORE_SECONDS,
+        "where": f"{top['wait_file']} line {top['wait_line']}",
+        "latch": LATCH_NAMES.get(hot, hot),
+        "fatal": FATAL_SEMAPHORE_S,
+    }
     status = tl.frame("innodb_status")
     evidence = [
         cite(
@@ -112,8 +120,10 @@ CHECKPOINT_CRITICAL = 0.875  # sync flushing: user threads flush pages themselve
 CHECKPOINT_TEXTS = RuleTexts(
     title="Redo log {pct:.0f} % full: checkpoint age {age_mib:,.0f} MiB of {cap_mib:,.0f} MiB",
     explanation=(
-        "The checkpoint age, redo written since the last checkpoint ({age_mib:,.0f} MiB), reached {pct:.0f} % of "
-        "the redo capacity ({cap_mib:,.0f} MiB, {cap_from}) while the log advanced {log_mib_s:.1f} MiB/s. Near "
+        "The checkpoint age, redo written since the last checkpoint ({age_mib:,.0f} MiB), reached "
+        "{pct:.0f} % of "
+        "the redo capacity ({cap_mib:,.0f} MiB, {cap_from}) while the log advanced {log_mib_s:.1f} MiB/s. "
+        "Near "
         "the end of the redo log InnoDB must flush dirty pages before it can write more: commits stall."
     ),
     recommendation=(
@@ -157,8 +167,13 @@ def checkpoint_age_high(tl: Timeline) -> Finding | None:
         return None
     rates = tl.frame("innodb_rates")
     mib = 1024 * 1024
-    numbers = {"pct": float(pct.max() * 100), "age_mib": float(st["checkpoint_age_bytes"].max()) / mib, "cap_mib": cap / mib,
-               "cap_from": origin, "log_mib_s": float(rates["log_bytes_per_s"].max()) / mib if len(rates) else 0.0}  # fmt: skip
+    numbers = {
+        "pct": float(pct.max() * 100),
+        "age_mib": float(st["checkpoint_age_bytes"].max()) / mib,
+        "cap_mib": cap / mib,
+        "cap_from": origin,
+        "log_mib_s": float(rates["log_bytes_per_s"].max()) / mib if len(rates) else 0.0,
+    }
     evidence = [
         cite(
             tl,
@@ -202,9 +217,16 @@ def checkpoint_age_high(tl: Timeline) -> Finding | None:
 
 # --- innodb-pending-io -----------------------------------------------------------------------
 PENDING_COLUMNS = (
-    "pending_aio_reads", "pending_aio_writes", "pending_fsync_log", "pending_fsync_pool", "pending_reads",
-    "pending_writes_lru", "pending_writes_flush_list", "pending_writes_single_page", "pending_log_writes",
-)  # fmt: skip
+    "pending_aio_reads",
+    "pending_aio_writes",
+    "pending_fsync_log",
+    "pending_fsync_pool",
+    "pending_reads",
+    "pending_writes_lru",
+    "pending_writes_flush_list",
+    "pending_writes_single_page",
+    "pending_log_writes",
+)
 PENDING_MIN_OUTPUTS = (
     2  # docs/background.md: non-zero "in 2 samples": one snapshot of a busy server may catch one
 )

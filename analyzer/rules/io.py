@@ -85,8 +85,14 @@ DISK_SATURATION = RuleTexts(
         "- otherwise spread the data over more devices or move to a faster one."
     ),
     caveats=(
-        "%util near 100 % is not saturation on SSDs, NVMe and RAID arrays, which serve many requests in parallel (iostat(1)); it is not used here.",
-        "svctm is deprecated (sysstat 11: 'Do not trust this field any more') and gone in sysstat 12; it is not used here.",
+        (
+            "%util near 100 % is not saturation on SSDs, NVMe and RAID arrays, which serve many requests in "
+            "parallel (iostat(1)); it is not used here."
+        ),
+        (
+            "svctm is deprecated (sysstat 11: 'Do not trust this field any more') and gone in sysstat 12; it "
+            "is not used here."
+        ),
         "dm-* and md* devices are stacked on physical disks: the same I/O shows on both.",
         "The first iostat report averages since boot and is left out.",
     ),
@@ -96,7 +102,10 @@ DISK_SATURATION = RuleTexts(
         "Brendan Gregg, The USE Method (disk saturation)",
     ),
     confidence="iostat; held {held:.0f} s in {n_windows} window(s)",
-    disproof="If the application's latency did not rise in the window and the device is a parallel array, the queue is throughput, not waiting: compare await with the device's specification.",
+    disproof=(
+        "If the application's latency did not rise in the window and the device is a parallel array, "
+        "the queue is throughput, not waiting: compare await with the device's specification."
+    ),
 )
 
 
@@ -141,7 +150,8 @@ def disk_saturation(tl: Timeline) -> Finding | None:
     unqueued await and >= AWAIT_FLOOR_MS), sustained. Since-boot reports are left out.
 
     Input: ``iostat`` (``device``, ``aqu_sz`` requests, ``r_await w_await`` ms, ``r_per_s w_per_s``,
-    ``r_bytes_per_s w_bytes_per_s`` bytes/s, ``util_pct``). Source: iostat(1), sysstat 12.6; docs/background.md.
+    ``r_bytes_per_s w_bytes_per_s`` bytes/s, ``util_pct``). Source: iostat(1), sysstat 12.6;
+    docs/background.md.
     """
     hits = _saturated_devices(tl)
     if not hits:
@@ -153,18 +163,40 @@ def disk_saturation(tl: Timeline) -> Finding | None:
     def med(col: str, scale: float = 1.0, digits: int = 1) -> float:
         return round(float(rows[col].median()) / scale, digits) if col in rows else 0.0
 
-    evidence = [
-        Evidence("device", hot.device, "", "iostat.device", member, lines),
-        Evidence("aqu-sz (median)", round(hot.aqu, 2), "requests", "iostat.aqu_sz", member, lines),
-        Evidence("aqu-sz (max)", round(float(rows["aqu_sz"].max()), 2), "requests", "iostat.aqu_sz", member, lines),
-    ] + [
-        Evidence(label, med(col), unit, f"iostat.{col}", member, lines)
-        for label, col, unit in (("r_await (median)", "r_await", "ms"), ("w_await (median)", "w_await", "ms"),
-                                 ("r/s (median)", "r_per_s", "/s"), ("w/s (median)", "w_per_s", "/s"))
-    ] + [
-        Evidence(f"{d}MB/s (median)", med(f"{d}_bytes_per_s", MIB, 2), "MiB/s", f"iostat.{d}_bytes_per_s", member, lines)
-        for d in ("r", "w")
-    ]  # fmt: skip
+    evidence = (
+        [
+            Evidence("device", hot.device, "", "iostat.device", member, lines),
+            Evidence("aqu-sz (median)", round(hot.aqu, 2), "requests", "iostat.aqu_sz", member, lines),
+            Evidence(
+                "aqu-sz (max)",
+                round(float(rows["aqu_sz"].max()), 2),
+                "requests",
+                "iostat.aqu_sz",
+                member,
+                lines,
+            ),
+        ]
+        + [
+            Evidence(label, med(col), unit, f"iostat.{col}", member, lines)
+            for label, col, unit in (
+                ("r_await (median)", "r_await", "ms"),
+                ("w_await (median)", "w_await", "ms"),
+                ("r/s (median)", "r_per_s", "/s"),
+                ("w/s (median)", "w_per_s", "/s"),
+            )
+        ]
+        + [
+            Evidence(
+                f"{d}MB/s (median)",
+                med(f"{d}_bytes_per_s", MIB, 2),
+                "MiB/s",
+                f"iostat.{d}_bytes_per_s",
+                member,
+                lines,
+            )
+            for d in ("r", "w")
+        ]
+    )
     evidence += column_evidence(tl, rows, "iostat", (("%util (median)", "util_pct", "median1", "%"),))
     if hot.service_ms is not None:
         label = "await with no queue (aqu-sz < 1) in this capture"
@@ -178,10 +210,18 @@ def disk_saturation(tl: Timeline) -> Finding | None:
         evidence += load_rate_evidence(tl, vm[within(vm["ts"], hot.windows)], tl.ncpu)
     wait = float(_await(rows).median())
     found = DISK_SATURATION.finding(
-        "disk-saturation", Severity.CRITICAL if wait >= CRITICAL_AWAIT_MS else Severity.WARNING, hot.windows,
-        evidence, related=("swap-activity",), device=hot.device, aqu=hot.aqu, wait=wait, held=hot.held,
-        mib=med("r_bytes_per_s", MIB, 2) + med("w_bytes_per_s", MIB, 2), iops=med("r_per_s") + med("w_per_s"),
-    )  # fmt: skip
+        "disk-saturation",
+        Severity.CRITICAL if wait >= CRITICAL_AWAIT_MS else Severity.WARNING,
+        hot.windows,
+        evidence,
+        related=("swap-activity",),
+        device=hot.device,
+        aqu=hot.aqu,
+        wait=wait,
+        held=hot.held,
+        mib=med("r_bytes_per_s", MIB, 2) + med("w_bytes_per_s", MIB, 2),
+        iops=med("r_per_s") + med("w_per_s"),
+    )
     return dataclasses.replace(found, subjects=(("device", hot.device),))
 
 
@@ -214,7 +254,8 @@ IO_CONSUMER = RuleTexts(
     explanation=(
         "{program} (PID {pid}{more}) takes the disk: for {held:.0f} s device {device} served {iops:,.0f} "
         "requests per second ({mib:.1f} MiB/s, %util {util:.0f}) while {how} and MySQL was quiet "
-        "({sessions:.0f} active sessions, {fsyncs:.0f} InnoDB fsyncs per second). Any query that reads a page "
+        "({sessions:.0f} active sessions, {fsyncs:.0f} InnoDB fsyncs per second). Any query that reads a "
+        "page "
         "or commits waits behind it."
     ),
     recommendation=(
@@ -224,7 +265,8 @@ IO_CONSUMER = RuleTexts(
     ),
     caveats=(
         (
-            "top and ps show a process's state at one instant: a process that waits for I/O briefly and often "
+            "top and ps show a process's state at one instant: a process that waits for I/O briefly and "
+            "often "
             "may be missed, another seen once."
         ),
         "iostat counts every request to the device, whoever makes it.",
@@ -330,14 +372,26 @@ def io_consumer(tl: Timeline) -> Finding | None:
         d = None
     mib = float((rows.get("r_bytes_per_s", 0) + rows.get("w_bytes_per_s", 0)).median()) / MIB
     util = float(rows["util_pct"].median()) if "util_pct" in rows else 0.0
-    evidence = column_evidence(tl, rows, "iostat", (
-        ("writes per second (median)", "w_per_s", "median1", "/s"),
-        ("reads per second (median)", "r_per_s", "median1", "/s"),
-        ("%util (median)", "util_pct", "median1", "%"),
-    ))  # fmt: skip
+    evidence = column_evidence(
+        tl,
+        rows,
+        "iostat",
+        (
+            ("writes per second (median)", "w_per_s", "median1", "/s"),
+            ("reads per second (median)", "r_per_s", "median1", "/s"),
+            ("%util (median)", "util_pct", "median1", "%"),
+        ),
+    )
     evidence.append(Evidence("active sessions (median)", sessions, "sessions", "processlist.active"))
-    numbers = {"device": device, "iops": iops, "mib": mib, "util": util, "sessions": sessions, "fsyncs": fsyncs,
-               "held": held_seconds(windows, step_seconds(rows["ts"]))}  # fmt: skip
+    numbers = {
+        "device": device,
+        "iops": iops,
+        "mib": mib,
+        "util": util,
+        "sessions": sessions,
+        "fsyncs": fsyncs,
+        "held": held_seconds(windows, step_seconds(rows["ts"])),
+    }
     if d is None:
         used = cpu_consumers(tl, windows)
         aio = aio_waiting_program(tl, windows)
@@ -346,11 +400,20 @@ def io_consumer(tl: Timeline) -> Finding | None:
         )
         return _not_shown(windows, evidence, numbers, aio) if others_run else None
     found = IO_CONSUMER.finding(
-        "io-consumer", Severity.WARNING, windows, evidence + list(d.evidence),
-        program=d.program, pid=d.pid, d_rows=d.rows, more=f", {d.processes} processes" if d.processes > 1 else "",
-        how=D_STATE_HOW.format(program=d.program, d_rows=d.rows, wchan=f" (wait channel {d.wchan})" if d.wchan else ""),
-        disproof=D_STATE_DISPROOF, **numbers,
-    )  # fmt: skip
+        "io-consumer",
+        Severity.WARNING,
+        windows,
+        evidence + list(d.evidence),
+        program=d.program,
+        pid=d.pid,
+        d_rows=d.rows,
+        more=f", {d.processes} processes" if d.processes > 1 else "",
+        how=D_STATE_HOW.format(
+            program=d.program, d_rows=d.rows, wchan=f" (wait channel {d.wchan})" if d.wchan else ""
+        ),
+        disproof=D_STATE_DISPROOF,
+        **numbers,
+    )
     return dataclasses.replace(found, culprit=d.culprit(), subjects=(("device", device),))
 
 
@@ -363,7 +426,8 @@ def _not_shown(
     if aio is not None:
         evidence = evidence + list(aio.evidence)
         hint = (
-            f" {aio.program} (PID {aio.pid}) has threads waiting for asynchronous I/O completions (wait channel "
+            f" {aio.program} (PID {aio.pid}) has threads waiting for asynchronous I/O completions (wait "
+            "channel "
             f"{aio.wchan}): it submits I/O somewhere, which says neither how much nor to which device."
         )
     found = IO_CONSUMER_NOT_SHOWN.finding(

@@ -192,7 +192,8 @@ INTERRUPT_STORM = RuleTexts(
             "itself."
         ),
         (
-            "The quiet level is this capture's own 10th percentile; a capture taken entirely during the storm "
+            "The quiet level is this capture's own 10th percentile; a capture taken entirely during the "
+            "storm "
             "has only the fixed bar."
         ),
     ),
@@ -429,7 +430,8 @@ INTERRUPT_IMBALANCE = RuleTexts(
     recommendation="{recommendation}",
     caveats=(
         (
-            "CPUs left idle take few interrupts by design (tickless idle); a few quiet CPUs under a light load "
+            "CPUs left idle take few interrupts by design (tickless idle); a few quiet CPUs under a light "
+            "load "
             "are normal."
         ),
         "CPUs isolated on purpose (isolcpus, nohz_full) take almost none.",

@@ -21,7 +21,8 @@ LISTEN_TEXTS = RuleTexts(
     title="Listen queue overflowed {overflows:,.0f} times ({drops:,.0f} SYNs dropped) during the capture",
     explanation=(
         "The kernel counted {overflows:,.0f} listen-queue overflows and {drops:,.0f} dropped SYNs in "
-        "{seconds:.0f} s (up to {peak:,.1f}/s): connections arrived faster than the server accepted them, and "
+        "{seconds:.0f} s (up to {peak:,.1f}/s): connections arrived faster than the server accepted them, "
+        "and "
         "clients saw connect timeouts or retries. back_log is {back_log}, max_connections {max_conn}."
     ),
     recommendation=(
@@ -33,7 +34,10 @@ LISTEN_TEXTS = RuleTexts(
         "kernel TcpExt ListenOverflows/ListenDrops (net/ipv4/proc.c)",
         "MySQL 8.4 Reference Manual, back_log",
     ),
-    disproof="If the overflows belong to another service's socket (ss -lnt shows its Recv-Q), MySQL is not concerned.",
+    disproof=(
+        "If the overflows belong to another service's socket (ss -lnt shows its Recv-Q), MySQL is not "
+        "concerned."
+    ),
     confidence="{confidence}",
 )
 
@@ -49,10 +53,13 @@ def listen_queue_overflow(tl: Timeline) -> Finding | None:
     rows = over if growth(over) else drops
     hot = rows[rows["per_s"] > 0]
     numbers = {
-        "overflows": growth(over), "drops": growth(drops), "peak": float(rows["per_s"].max()),
+        "overflows": growth(over),
+        "drops": growth(drops),
+        "peak": float(rows["per_s"].max()),
         "seconds": (rows["ts"].max() - rows["ts"].min()).total_seconds(),
-        "back_log": tl.variables.get("back_log", "unknown"), "max_conn": tl.variables.get("max_connections", "unknown"),
-    }  # fmt: skip
+        "back_log": tl.variables.get("back_log", "unknown"),
+        "max_conn": tl.variables.get("max_connections", "unknown"),
+    }
     evidence = [
         cite(
             tl, "listen queue overflows (growth)", numbers["overflows"], "", "netstat_s.ListenOverflows", over
@@ -101,7 +108,8 @@ SUSTAINED_SAMPLES = 5  # pt-stalk samples every second: 5 s
 RETRANSMIT_TEXTS = RuleTexts(
     title="TCP retransmits at {ratio:.1f} % of segments sent for {seconds:.0f} s",
     explanation=(
-        "For {seconds:.0f} s the host retransmitted {retrans:,.0f} segments per second out of {out:,.0f} sent "
+        "For {seconds:.0f} s the host retransmitted {retrans:,.0f} segments per second out of {out:,.0f} "
+        "sent "
         "({ratio:.1f} %): packets are lost between the server and its clients, and every lost segment waits "
         "at least one retransmission timeout (200 ms or more)."
     ),
@@ -130,8 +138,12 @@ def tcp_retransmits(tl: Timeline) -> Finding | None:
     if not windows:
         return None
     rows = both[hot]
-    numbers = {"ratio": float(rows["retrans"].sum() / rows["out"].sum() * 100), "retrans": float(rows["retrans"].median()),
-               "out": float(rows["out"].median()), "seconds": sum(w.seconds for w in windows)}  # fmt: skip
+    numbers = {
+        "ratio": float(rows["retrans"].sum() / rows["out"].sum() * 100),
+        "retrans": float(rows["retrans"].median()),
+        "out": float(rows["out"].median()),
+        "seconds": sum(w.seconds for w in windows),
+    }
     src = field_rows(tl, "netstat_s", ("RetransSegs",))
     evidence = [
         cite(
@@ -161,15 +173,21 @@ RECLAIM_FIELDS = (
 RECLAIM_MIN = 1  # docs/background.md: "growing during the capture": each stall is a thread waiting on memory
 
 RECLAIM_TEXTS = RuleTexts(
-    title="Direct reclaim and compaction stalls: {stalls:,.0f} allocation stalls, {scanned:,.0f} pages scanned directly",
+    title=(
+        "Direct reclaim and compaction stalls: {stalls:,.0f} allocation stalls, {scanned:,.0f} pages "
+        "scanned directly"
+    ),
     explanation=(
-        "During the capture the kernel counted {stalls:,.0f} allocation stalls, {scanned:,.0f} pages scanned by "
+        "During the capture the kernel counted {stalls:,.0f} allocation stalls, {scanned:,.0f} pages "
+        "scanned by "
         "allocating threads themselves and {compact:,.0f} compaction stalls (free memory at least "
-        "{free_mib:,.0f} MiB). Threads that allocate memory had to reclaim or compact it first: latency spikes."
+        "{free_mib:,.0f} MiB). Threads that allocate memory had to reclaim or compact it first: latency "
+        "spikes."
     ),
     recommendation=(
         "Leave memory headroom beside the buffer pool. Transparent huge pages compaction:\n"
-        "  echo never > /sys/kernel/mm/transparent_hugepage/enabled; echo never > /sys/kernel/mm/transparent_hugepage/defrag\n"
+        "  echo never > /sys/kernel/mm/transparent_hugepage/enabled; echo never > "
+        "/sys/kernel/mm/transparent_hugepage/defrag\n"
         "and check vm.min_free_kbytes."
     ),
     caveats=("The counters are host-wide: another process may be the one allocating.",),

@@ -20,7 +20,8 @@ from analyzer.timeline.windows import sustained, within
 # long-idle daemon's pages coming back, three in a row is the machine doing it now ("several samples",
 # docs/background.md).
 SWAP_MIN_SAMPLES = 3
-# 1 MiB/s is 256 pages/s of 4 KiB, each a random disk I/O: on an HDD (~5 ms per I/O, docs/background.md) that is
+# 1 MiB/s is 256 pages/s of 4 KiB, each a random disk I/O: on an HDD (~5 ms per I/O, docs/background.md) that
+# is
 # more than the disk serves in a second, and the database stalls on its own memory.
 SWAP_HEAVY_KIB_S = 1024
 
@@ -33,7 +34,8 @@ SWAP_ACTIVITY = RuleTexts(
     ),
     recommendation=(
         "Keep the OS from swapping the database out, but keep swap:\n"
-        "  sysctl -w vm.swappiness=1    # kernel 3.5+ and RHEL/CentOS 2.6.32-303+ (6.4+): 0 there means never swap, then OOM\n"
+        "  sysctl -w vm.swappiness=1    # kernel 3.5+ and RHEL/CentOS 2.6.32-303+ (6.4+): 0 there means "
+        "never swap, then OOM\n"
         "  sysctl -w vm.swappiness=0    # only on older kernels\n"
         "  echo 'vm.swappiness = 1' > /etc/sysctl.d/90-mysql.conf   # persist\n"
         "Do not disable swap (swapoff -a): without it the OOM killer kills the largest process, mysqld.\n"
@@ -43,16 +45,25 @@ SWAP_ACTIVITY = RuleTexts(
     ),
     caveats=(
         "vmstat -S m rounds si/so below 1 MB/s to 0, so light swapping can be invisible in such captures.",
-        "Swapping while free memory looks plentiful points at one NUMA node running out: innodb_numa_interleave=ON or numactl --interleave=all.",
+        (
+            "Swapping while free memory looks plentiful points at one NUMA node running out: "
+            "innodb_numa_interleave=ON or numactl --interleave=all."
+        ),
         "Large file copies (backups) fill the page cache and push process memory out.",
     ),
     sources=(
         'Yoshinori Matsunobu, "Linux performance tuning & stabilization tips" (MySQL Conference & Expo 2010)',
-        "Percona blog, OOM relation to vm.swappiness=0 in new kernel (Ovais Tariq, 2014); kernel commit fe35004fbf9e (3.5-rc1)",
+        (
+            "Percona blog, OOM relation to vm.swappiness=0 in new kernel (Ovais Tariq, 2014); kernel commit "
+            "fe35004fbf9e (3.5-rc1)"
+        ),
         "vmstat(8)",
     ),
     confidence="vmstat; held {held:.0f} s in {n_windows} window(s)",
-    disproof="If swpd does not change and si/so fall to 0 right after the window, it was a one-off page-in, not memory pressure.",
+    disproof=(
+        "If swpd does not change and si/so fall to 0 right after the window, it was a one-off "
+        "page-in, not memory pressure."
+    ),
 )
 SWAPPED_OUT = (
     "Pages were written out to swap (so) while the capture ran: memory is short now, and the kernel "
@@ -84,16 +95,31 @@ def swap_activity(tl: Timeline) -> Finding | None:
     vm = tl.frame("vmstat")
     rows = vm[within(vm["ts"], windows)]
     si_med, so_med = int(rows["si"].median()), int(rows["so"].median())
-    evidence = column_evidence(tl, rows, "vmstat", (
-        ("swap-in si (median)", "si", "median0", "KiB/s"), ("swap-in si (max)", "si", "max", "KiB/s"),
-        ("swap-out so (median)", "so", "median0", "KiB/s"), ("swap-out so (max)", "so", "max", "KiB/s"),
-        ("swap used swpd (first)", "swpd_kib", "first", "KiB"), ("swap used swpd (last)", "swpd_kib", "last", "KiB"),
-        ("free memory (min)", "free_kib", "min", "KiB"), ("page cache (min)", "cache_kib", "min", "KiB"),
-        ("buffers (min)", "buff_kib", "min", "KiB"),
-    ))  # fmt: skip
+    evidence = column_evidence(
+        tl,
+        rows,
+        "vmstat",
+        (
+            ("swap-in si (median)", "si", "median0", "KiB/s"),
+            ("swap-in si (max)", "si", "max", "KiB/s"),
+            ("swap-out so (median)", "so", "median0", "KiB/s"),
+            ("swap-out so (max)", "so", "max", "KiB/s"),
+            ("swap used swpd (first)", "swpd_kib", "first", "KiB"),
+            ("swap used swpd (last)", "swpd_kib", "last", "KiB"),
+            ("free memory (min)", "free_kib", "min", "KiB"),
+            ("page cache (min)", "cache_kib", "min", "KiB"),
+            ("buffers (min)", "buff_kib", "min", "KiB"),
+        ),
+    )
     heavy = float(rows["si"].median()) + float(rows["so"].median()) >= SWAP_HEAVY_KIB_S
     return SWAP_ACTIVITY.finding(
-        "swap-activity", Severity.CRITICAL if heavy else Severity.WARNING, windows, evidence,
-        related=("disk-saturation",), si=si_med, so=so_med, held=held_seconds(windows, step),
+        "swap-activity",
+        Severity.CRITICAL if heavy else Severity.WARNING,
+        windows,
+        evidence,
+        related=("disk-saturation",),
+        si=si_med,
+        so=so_med,
+        held=held_seconds(windows, step),
         what=SWAPPED_OUT if bool((rows["so"] > 0).any()) else SWAPPED_IN,
-    )  # fmt: skip
+    )

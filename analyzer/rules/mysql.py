@@ -1,18 +1,20 @@
 """MySQL rules over temporary tables and the table cache, from the processlist and the counters.
 
-What the field reads in ``SHOW FULL PROCESSLIST`` and ``mysqladmin ext`` (docs/background.md, "Linux load counts threads in D state"):
+What the field reads in ``SHOW FULL PROCESSLIST`` and ``mysqladmin ext`` (docs/background.md, "Linux load
+counts threads in D state"):
 
 - **tmp-table-churn**: sessions in ``removing tmp table`` / ``Creating tmp table`` /
   ``converting HEAP to ...``, or ``Created_tmp_disk_tables`` per second far above what the collector
   causes: every execution creates and deletes a temporary table file in ``tmpdir``. MariaDB reports
   most of it as ``Sending data``, so the counters matter. Strongest when ps shows ``mysqld`` threads
   in D state in file creation/deletion wait channels at the same moment.
-- **table-cache-contention** (what followed the tmpdir fix in that incident): many sessions in ``Opening tables`` /
-  ``closing tables``: the table cache is too small for the concurrency.
+- **table-cache-contention** (what followed the tmpdir fix in that incident): many sessions in ``Opening
+  tables`` / ``closing tables``: the table cache is too small for the concurrency.
 
 Session-count rules (overload, long queries, lock waits, pile-ups) are in analyzer/rules/sessions.py.
 
-Sessions are counted as docs/background.md says ("Counting sessions and threads right"; analyzer/rules/sessions.py).
+Sessions are counted as docs/background.md says ("Counting sessions and threads right";
+analyzer/rules/sessions.py).
 """
 
 from __future__ import annotations
@@ -74,7 +76,8 @@ TMP_STATE_MANY_SESSIONS = (
 #: On-disk temporary tables per second. The collector's own statements make a few temporary tables
 #: per second (measured here: idle MariaDB 10.11 under SHOW FULL PROCESSLIST + mysqladmin ext every
 #: second, 1-3 Created_tmp_tables/s and 0 on disk; pt-stalk's information_schema queries add a few
-#: per collection). 20/s is well above that and still far below the thousands of the tmp-table incident (docs/background.md).
+#: per collection). 20/s is well above that and still far below the thousands of the tmp-table incident
+#: (docs/background.md).
 TMP_DISK_PER_S_MIN = 20.0
 #: Share of all internal temporary tables that went to disk: above a quarter is the classic alarm
 #: (MySQLTuner "Temporary tables created on disk" > 25 %); the tmp-table incident's were all on disk.
@@ -94,20 +97,23 @@ TABLE_CACHE_MIN_SHARE = 0.10  # the tmp-table incident after the tmpdir fix: 69 
 TMP_TABLE_CHURN = RuleTexts(
     title="{title}",
     explanation=(
-        "{setting_text}For {held:.0f} s {what}. Each on-disk temporary table is a file created in {tmpdir} and deleted "
+        "{setting_text}For {held:.0f} s {what}. Each on-disk temporary table is a file created in {tmpdir} "
+        "and deleted "
         "when the query ends: with many sessions doing it at once, the file system serialises them on the "
         "directory's lock and the threads wait in uninterruptible sleep (D), which raises the load average "
         "without using CPU.{ps_confirms}"
     ),
     recommendation=(
-        "Put tmpdir on a RAM-backed file system (in one incident: load 65 -> 2 per core, 4k -> 11k queries/s):\n"
+        "Put tmpdir on a RAM-backed file system (in one incident: load 65 -> 2 per core, 4k -> 11k "
+        "queries/s):\n"
         "  mkdir -p /srv/mysqldata/tmpram && chown mysql:mysql /srv/mysqldata/tmpram\n"
         "  mount -t tmpfs -o size=3072M tmpfs /srv/mysqldata/tmpram\n"
         "  echo 'tmpfs /srv/mysqldata/tmpram tmpfs size=3072M 0 0' >> /etc/fstab\n"
         "  # my.cnf, [mysqld]: tmpdir = /srv/mysqldata/tmpram   (tmpdir is not dynamic: restart mysqld)\n"
         "  df -hTP /srv/mysqldata/tmpram; mysql -e \"SHOW GLOBAL VARIABLES LIKE 'tmpdir'\"\n"
         "Then review the query: EXPLAIN shows 'Using temporary'; TEXT/BLOB columns in GROUP BY, ORDER BY or\n"
-        "DISTINCT force the temporary table to disk whatever tmp_table_size says: select fewer columns, cast or\n"
+        "DISTINCT force the temporary table to disk whatever tmp_table_size says: select fewer columns, "
+        "cast or\n"
         "drop the TEXT column, add an index that serves the GROUP BY, or cache the result at the application."
     ),
     caveats=(
@@ -119,7 +125,10 @@ TMP_TABLE_CHURN = RuleTexts(
             "MariaDB reports most of such a query as 'Sending data' (the spill shows briefly as 'Converting "
             "HEAP to Aria'): the status counters, not the states, carry the evidence there."
         ),
-        "Size the tmpfs for the largest temporary table (it uses RAM) and allow the path in AppArmor/SELinux.",
+        (
+            "Size the tmpfs for the largest temporary table (it uses RAM) and allow the path in "
+            "AppArmor/SELinux."
+        ),
         (
             "MySQL 8.0.16+ puts on-disk internal temporary tables in InnoDB session temporary tablespaces "
             "(innodb_temp_tablespaces_dir), not as files in tmpdir: move that directory instead."
@@ -136,7 +145,8 @@ TMP_TABLE_CHURN = RuleTexts(
     ),
     disproof=(
         "List {tmpdir} twice a second apart (`ls -la {tmpdir} | grep '#sql'`): if no #sql files appear and "
-        "vanish, and SHOW GLOBAL STATUS LIKE 'Created_tmp_disk_tables' does not grow, the temporary tables are "
+        "vanish, and SHOW GLOBAL STATUS LIKE 'Created_tmp_disk_tables' does not grow, the temporary tables "
+        "are "
         "not on disk and this is not the cause."
     ),
 )
@@ -196,12 +206,19 @@ def _tmp_state_evidence(
     member, lines = tl.lines_of(tmp_rows)
     peak = int(t.tmp_n[snap_in].max()) if snap_in.any() else 0
     return [
-        Evidence("sessions in temporary-table states (max)", peak, "sessions", "processlist.state", member, lines),
-        Evidence("their share of active sessions (max)", round(float(t.tmp_share[snap_in].max()) * 100, 1), "%", "processlist.active"),
+        Evidence(
+            "sessions in temporary-table states (max)", peak, "sessions", "processlist.state", member, lines
+        ),
+        Evidence(
+            "their share of active sessions (max)",
+            round(float(t.tmp_share[snap_in].max()) * 100, 1),
+            "%",
+            "processlist.active",
+        ),
     ] + [
         Evidence(f"State '{state}'", n, "session-snapshots", "processlist.state", member, lines)
         for state, n in top_values(tmp_rows["state"])
-    ]  # fmt: skip
+    ]
 
 
 def _tmp_counter_evidence(tl: Timeline, churn: pd.DataFrame) -> list[Evidence]:
@@ -210,9 +227,23 @@ def _tmp_counter_evidence(tl: Timeline, churn: pd.DataFrame) -> list[Evidence]:
         return []
     series = "mysqladmin.Created_tmp_disk_tables"
     out = [
-        cite(tl, "Created_tmp_disk_tables per second (median)", round(float(churn["disk_per_s"].median()), 1), "/s", series, churn),
-        cite(tl, "Created_tmp_disk_tables per second (max)", round(float(churn["disk_per_s"].max()), 1), "/s", series, churn),
-    ]  # fmt: skip
+        cite(
+            tl,
+            "Created_tmp_disk_tables per second (median)",
+            round(float(churn["disk_per_s"].median()), 1),
+            "/s",
+            series,
+            churn,
+        ),
+        cite(
+            tl,
+            "Created_tmp_disk_tables per second (max)",
+            round(float(churn["disk_per_s"].max()), 1),
+            "/s",
+            series,
+            churn,
+        ),
+    ]
     if churn["share"].notna().any():
         share = round(float(churn["share"].median()) * 100, 1)
         out.append(
@@ -246,9 +277,12 @@ def _tmp_setting_text(tl: Timeline) -> str:
     sizes = {n: variable(tl, n) for n in ("tmp_table_size", "max_heap_table_size")}
     if not all(sizes.values()):
         return ""
-    return (f"Settings: tmp_table_size = {sizes['tmp_table_size']}, max_heap_table_size = "
-            f"{sizes['max_heap_table_size']}: an in-memory temporary table larger than the smaller of the two "
-            "(or one with a BLOB/TEXT column on older servers) goes to disk. ")  # fmt: skip
+    return (
+        f"Settings: tmp_table_size = {sizes['tmp_table_size']}, max_heap_table_size = "
+        f"{sizes['max_heap_table_size']}: an in-memory temporary table larger than the smaller of the "
+        "two "
+        "(or one with a BLOB/TEXT column on older servers) goes to disk. "
+    )
 
 
 def _file_wait_evidence(tl: Timeline, windows: list[Window], tol: pd.Timedelta) -> tuple[list[Evidence], int]:
@@ -273,7 +307,10 @@ def _file_wait_evidence(tl: Timeline, windows: list[Window], tol: pd.Timedelta) 
         behind = behind[behind["wchan"].map(threads.is_file_wchan).astype(bool)] if len(behind) else behind
         if len(behind):
             top = behind.iloc[0]
-            text = f"{int(top['sessions'])} sessions in '{top['session_state']}' running {str(top['fingerprint'])[:300]}"
+            text = (
+                f"{int(top['sessions'])} sessions in '{top['session_state']}' running "
+                f"{str(top['fingerprint'])[:300]}"
+            )
             out.append(
                 Evidence(
                     f"sessions behind the D threads in {top['wchan']}", text, "", "pfs_threads.processlist_id"
@@ -293,12 +330,31 @@ def _file_wait_moment(
     tmp_at = {c[6:]: row[c] for c in side.columns if c.startswith("state:") and c[6:].lower() in TMP_STATES}
     tmp_text = ", ".join(f"{int(v)} in '{k}'" for k, v in tmp_at.items() if pd.notna(v) and v > 0)
     active_at = row.get("active")
-    sessions = (f"while {tmp_text}" if tmp_text
-                else f"while {int(active_at)} sessions were active" if pd.notna(active_at) else "")  # fmt: skip
+    sessions = (
+        f"while {tmp_text}"
+        if tmp_text
+        else f"while {int(active_at)} sessions were active"
+        if pd.notna(active_at)
+        else ""
+    )
     return [
-        Evidence("mysqld threads in D state creating/deleting files (max)", peak, "threads", "ps_threads.wchan", member, lines),
-        Evidence("at the same moment", f"{peak} mysqld threads in D state ({parts}) {sessions}".strip(), "", "ps_threads.wchan", member, lines),
-    ]  # fmt: skip
+        Evidence(
+            "mysqld threads in D state creating/deleting files (max)",
+            peak,
+            "threads",
+            "ps_threads.wchan",
+            member,
+            lines,
+        ),
+        Evidence(
+            "at the same moment",
+            f"{peak} mysqld threads in D state ({parts}) {sessions}".strip(),
+            "",
+            "ps_threads.wchan",
+            member,
+            lines,
+        ),
+    ]
 
 
 def _tmp_what(t: _TmpTables, peak_tmp: int, churn: pd.DataFrame) -> str:
@@ -310,8 +366,13 @@ def _tmp_what(t: _TmpTables, peak_tmp: int, churn: pd.DataFrame) -> str:
     if len(churn):
         rate = float(churn["disk_per_s"].median())
         share = churn["share"].notna().any()
-        what += (f" ({rate:.0f} on-disk temporary tables per second, {float(churn['share'].median()) * 100:.0f} % "
-                 "of all temporary tables)" if share else f" ({rate:.0f} on-disk temporary tables per second)")  # fmt: skip
+        what += (
+            f" ({rate:.0f} on-disk temporary tables per second, "
+            f"{float(churn['share'].median()) * 100:.0f} % "
+            "of all temporary tables)"
+            if share
+            else (f" ({rate:.0f} on-disk temporary tables per second)")
+        )
     return what
 
 
@@ -337,29 +398,52 @@ def tmp_table_churn(tl: Timeline) -> Finding | None:
     peak_tmp = int(t.tmp_n[snap_in].max()) if snap_in.any() else 0
     churn = t.rates[within_slack(t.rates["ts"], windows, tol)] if len(t.rates) else t.rates
     files, file_peak = _file_wait_evidence(tl, windows, tol)
-    evidence = (_tmp_state_evidence(tl, t, tmp_rows, snap_in) + _tmp_counter_evidence(tl, churn)
-                + _tmp_query_evidence(tl, in_pl, tmp_rows) + files)  # fmt: skip
+    evidence = (
+        _tmp_state_evidence(tl, t, tmp_rows, snap_in)
+        + _tmp_counter_evidence(tl, churn)
+        + _tmp_query_evidence(tl, in_pl, tmp_rows)
+        + files
+    )
     evidence += variables_evidence(
         tl, ("tmpdir", "tmp_table_size", "max_heap_table_size", "internal_tmp_mem_storage_engine", "version")
     )
-    agree = (["processlist states"] if t.state_windows else []) + (
-        ["status counters"] if t.counter_windows and len(churn) else []) + (
-        ["ps wait channels"] if file_peak > 0 else [])  # fmt: skip
+    agree = (
+        (["processlist states"] if t.state_windows else [])
+        + (["status counters"] if t.counter_windows and len(churn) else [])
+        + (["ps wait channels"] if file_peak > 0 else [])
+    )
     severe = file_peak >= max(d_threads_bar(tl.ncpu or 0), 1)
-    title = (f"Temporary tables on disk: {peak_tmp} sessions creating/removing them" if t.state_windows
-             else f"{float(churn['disk_per_s'].median()):.0f} on-disk temporary tables per second")  # fmt: skip
-    ps_confirms = (f" ps confirms it: up to {file_peak} server threads were in D state in file creation/deletion "
-                   "wait channels at the same moments.") if file_peak else ""  # fmt: skip
+    title = (
+        f"Temporary tables on disk: {peak_tmp} sessions creating/removing them"
+        if t.state_windows
+        else f"{float(churn['disk_per_s'].median()):.0f} on-disk temporary tables per second"
+    )
+    ps_confirms = (
+        (
+            f" ps confirms it: up to {file_peak} server threads were in D state in file "
+            "creation/deletion "
+            "wait channels at the same moments."
+        )
+        if file_peak
+        else ""
+    )
     query = next((e for e in evidence if e.series == "processlist.fingerprint" and e.member), None)
     active_in = in_pl[in_pl["active"].astype(bool) & in_pl["fingerprint"].notna()]
     culprit = statement_culprit(tl, active_in, str(query.value)) if query is not None else None
     found = TMP_TABLE_CHURN.finding(
-        "tmp-table-churn", Severity.CRITICAL if severe else Severity.WARNING, windows, evidence,
-        title=title + (f", by {short_query(str(query.value))}" if query is not None else ""), held=held_seconds(windows, step_seconds(snapshots(pl))), what=_tmp_what(t, peak_tmp, churn),
-        tmpdir=variable(tl, "tmpdir") or "the tmpdir", ps_confirms=ps_confirms, disk_min=TMP_DISK_PER_S_MIN,
+        "tmp-table-churn",
+        Severity.CRITICAL if severe else Severity.WARNING,
+        windows,
+        evidence,
+        title=title + (f", by {short_query(str(query.value))}" if query is not None else ""),
+        held=held_seconds(windows, step_seconds(snapshots(pl))),
+        what=_tmp_what(t, peak_tmp, churn),
+        tmpdir=variable(tl, "tmpdir") or "the tmpdir",
+        ps_confirms=ps_confirms,
+        disk_min=TMP_DISK_PER_S_MIN,
         setting_text=_tmp_setting_text(tl),
         agree=" + ".join(agree) or "processlist",
-    )  # fmt: skip
+    )
     return dataclasses.replace(found, culprit=culprit) if culprit is not None else found
 
 
@@ -380,7 +464,8 @@ TABLE_CACHE_CONTENTION = RuleTexts(
         "  SET GLOBAL table_open_cache = {suggested};\n"
         "  -- and persist it in my.cnf [mysqld]: table_open_cache = {suggested}\n"
         "  -- table_open_cache_instances = 16 (MySQL 5.6.6+, not dynamic) splits the cache lock\n"
-        "Check that the process may open that many files: open_files_limit, `ulimit -n`, systemd LimitNOFILE.\n"
+        "Check that the process may open that many files: open_files_limit, `ulimit -n`, systemd "
+        "LimitNOFILE.\n"
         "Then watch: SHOW GLOBAL STATUS LIKE 'Table_open_cache%'; (misses and overflows should stop growing)."
     ),
     caveats=(
@@ -395,7 +480,10 @@ TABLE_CACHE_CONTENTION = RuleTexts(
         "MySQL manual, How MySQL Opens and Closes Tables",
     ),
     confidence="processlist; held {held:.0f} s in {n_windows} window(s)",
-    disproof="If Table_open_cache_misses and Opened_tables do not grow in the window, the cache is large enough and the sessions wait for something else (FLUSH TABLES, a metadata lock).",
+    disproof=(
+        "If Table_open_cache_misses and Opened_tables do not grow in the window, the cache is large "
+        "enough and the sessions wait for something else (FLUSH TABLES, a metadata lock)."
+    ),
 )
 
 
@@ -417,25 +505,47 @@ def table_cache_contention(tl: Timeline) -> Finding | None:
     rows = pl[mask & within(pl["ts"], windows)]
     member, lines = tl.lines_of(rows)
     evidence = [
-        Evidence("sessions opening/closing tables (max)", int(n[in_win].max()), "sessions", "processlist.state", member, lines),
-        Evidence("their share of active sessions (max)", round(float(share[in_win].max()) * 100, 1), "%", "processlist.active"),
+        Evidence(
+            "sessions opening/closing tables (max)",
+            int(n[in_win].max()),
+            "sessions",
+            "processlist.state",
+            member,
+            lines,
+        ),
+        Evidence(
+            "their share of active sessions (max)",
+            round(float(share[in_win].max()) * 100, 1),
+            "%",
+            "processlist.active",
+        ),
     ] + [
         Evidence(f"State '{s}'", c, "session-snapshots", "processlist.state", member, lines)
         for s, c in top_values(rows["state"])
-    ]  # fmt: skip
-    evidence += status_evidence(tl, windows, join_tolerance(pl["ts"]), (
-        ("Table_open_cache_misses", "Table_open_cache_misses per second (median)", "rate"),
-        ("Table_open_cache_overflows", "Table_open_cache_overflows per second (median)", "rate"),
-        ("Opened_tables", "Opened_tables per second (median)", "rate"),
-        ("Open_tables", "Open_tables (max)", "max"),
-    ))  # fmt: skip
+    ]
+    evidence += status_evidence(
+        tl,
+        windows,
+        join_tolerance(pl["ts"]),
+        (
+            ("Table_open_cache_misses", "Table_open_cache_misses per second (median)", "rate"),
+            ("Table_open_cache_overflows", "Table_open_cache_overflows per second (median)", "rate"),
+            ("Opened_tables", "Opened_tables per second (median)", "rate"),
+            ("Open_tables", "Open_tables (max)", "max"),
+        ),
+    )
     evidence += variables_evidence(
         tl, ("table_open_cache", "table_open_cache_instances", "table_definition_cache", "open_files_limit")
     )
     current = variable(tl, "table_open_cache")
     suggested = str(max(int(current) * 4, 4000)) if current is not None and current.isdigit() else "100000"
     return TABLE_CACHE_CONTENTION.finding(
-        "table-cache-contention", Severity.WARNING, windows, evidence, peak=int(n[in_win].max()),
-        held=held_seconds(windows, step_seconds(snaps)), suggested=suggested,
+        "table-cache-contention",
+        Severity.WARNING,
+        windows,
+        evidence,
+        peak=int(n[in_win].max()),
+        held=held_seconds(windows, step_seconds(snaps)),
+        suggested=suggested,
         current_text=f" table_open_cache is {current}." if current is not None else "",
-    )  # fmt: skip
+    )

@@ -20,7 +20,8 @@ from analyzer.timeline.timeline import Timeline
 LAG_TEXTS = RuleTexts(
     title="Replica {problem}",
     explanation=(
-        "SHOW SLAVE STATUS on this server (channel {channel!r}) showed Seconds_Behind_Master up to {lag} and the "
+        "SHOW SLAVE STATUS on this server (channel {channel!r}) showed Seconds_Behind_Master up to {lag} "
+        "and the "
         "I/O / SQL threads {io} / {sql}. SQL thread state: {state}. {error}{cause}"
     ),
     recommendation="{fix}",
@@ -64,10 +65,17 @@ def replica_lag(tl: Timeline) -> Finding | None:
         problem, fix = f"{lag:.0f} s behind its source: {cause.title}", cause.fix
     else:
         problem, fix = _stopped(last, error), stopped_fix(last, "this replica")
-    numbers = {"problem": problem, "channel": str(last["channel"]), "lag": f"{lag:.0f} s" if lag is not None else "NULL",
-               "io": last["io_running"], "sql": last["sql_running"], "state": last["sql_state"],
-               "error": f"Last error: {error[:300]}" if error else "", "fix": fix,
-               "cause": f" {cause.explanation}" if cause is not None else ""}  # fmt: skip
+    numbers = {
+        "problem": problem,
+        "channel": str(last["channel"]),
+        "lag": f"{lag:.0f} s" if lag is not None else "NULL",
+        "io": last["io_running"],
+        "sql": last["sql_running"],
+        "state": last["sql_state"],
+        "error": f"Last error: {error[:300]}" if error else "",
+        "fix": fix,
+        "cause": f" {cause.explanation}" if cause is not None else "",
+    }
     evidence = _lag_evidence(tl, rs, rows, lagging, last, lag, error)
     bad = len(stopped) or (lag is not None and lag >= LAG_CRITICAL_S)
     severity = Severity.CRITICAL if bad else Severity.WARNING

@@ -2,8 +2,9 @@
 
 What the field reads in ``SHOW FULL PROCESSLIST`` and ``mysqladmin ext`` (docs/background.md):
 
-- **same-query-pileup**: in the tmp-table incident of docs/background.md, ~700 sessions ran the same fast query (Time 0-1 s) at once; each
-  was cheap, their concurrency was not. Grouping by query fingerprint shows it; State alone does not.
+- **same-query-pileup**: in the tmp-table incident of docs/background.md, ~700 sessions ran the same fast
+  query (Time 0-1 s) at once; each was cheap, their concurrency was not. Grouping by query fingerprint shows
+  it; State alone does not.
 - **active-sessions-overload**: far more statements running at once than cores.
 - **long-running-queries** / **lock-waits** (classic): statements running for minutes; sessions
   queued behind a metadata, table or row lock, and the blocker to look for.
@@ -53,7 +54,8 @@ PILEUP_SHARE = (
     0.5  # one fingerprint is most of the active sessions (docs/background.md, the tmp-table incident)
 )
 #: A crowd of one query: at least 20 sessions and as many as the overload bar (4 per core: the tmp-table
-#: incident's ~630 on 14 cores, the real 64-session load on 2 CPUs here); fewer is ordinary application concurrency.
+#: incident's ~630 on 14 cores, the real 64-session load on 2 CPUs here); fewer is ordinary application
+#: concurrency.
 PILEUP_MIN_SESSIONS = 20
 PILEUP_SESSIONS_PER_CPU = 4.0
 FAST_QUERY_MAX_TIME_S = 1  # Time 0-1 s: each execution is fast, the concurrency is the problem
@@ -116,7 +118,10 @@ ACTIVE_SESSIONS_OVERLOAD = RuleTexts(
         "MariaDB KB, Thread Pool in MariaDB",
     ),
     confidence="processlist{with_counters}; held {held:.0f} s in {n_windows} window(s)",
-    disproof="If Threads_running stays below 4 x CPUs between snapshots (mysqladmin ext -i1), the crowd was a momentary burst.",
+    disproof=(
+        "If Threads_running stays below 4 x CPUs between snapshots (mysqladmin ext -i1), the crowd "
+        "was a momentary burst."
+    ),
 )
 
 
@@ -138,27 +143,45 @@ def active_sessions_overload(tl: Timeline) -> Finding | None:
         Evidence("active sessions (max)", int(in_win.max()), "sessions", "processlist.active", member, lines),
         Evidence("active sessions (median)", median, "sessions", "processlist.active", member, lines),
         Evidence("CPUs", ncpu, "cpus", "ncpu"),
-        Evidence("active sessions per CPU (median)", round(median / ncpu, 1), "sessions/cpu", "processlist.active"),
-    ]  # fmt: skip
+        Evidence(
+            "active sessions per CPU (median)", round(median / ncpu, 1), "sessions/cpu", "processlist.active"
+        ),
+    ]
     tol = join_tolerance(pl["ts"])
     running = status_evidence(tl, windows, tol, (("Threads_running", "Threads_running (median)", "median"),))
     vm = tl.frame("vmstat")
     vm_in = vm[within_slack(vm["ts"], windows, tol)] if "r" in vm else vm.iloc[0:0]
-    evidence += running + column_evidence(tl, vm_in, "vmstat", (
-        ("run queue r (median)", "r", "median", "threads"), ("idle id (mean)", "id", "mean1", "%"),
-    ))  # fmt: skip
-    evidence += [Evidence(f"query '{fp[:200]}'", c, "session-snapshots", "processlist.fingerprint")
-                 for fp, c in top_values(rows["fingerprint"])]  # fmt: skip
+    evidence += running + column_evidence(
+        tl,
+        vm_in,
+        "vmstat",
+        (
+            ("run queue r (median)", "r", "median", "threads"),
+            ("idle id (mean)", "id", "mean1", "%"),
+        ),
+    )
+    evidence += [
+        Evidence(f"query '{fp[:200]}'", c, "session-snapshots", "processlist.fingerprint")
+        for fp, c in top_values(rows["fingerprint"])
+    ]
     evidence += [
         Evidence(f"State '{s}'", c, "session-snapshots", "processlist.state")
         for s, c in top_values(rows["state"])
     ]
     severe = median >= ACTIVE_SEVERE_PER_CPU * ncpu
     return ACTIVE_SESSIONS_OVERLOAD.finding(
-        "active-sessions-overload", Severity.CRITICAL if severe else Severity.WARNING, windows, evidence,
-        peak=int(in_win.max()), ncpu=ncpu, held=held_seconds(windows, step_seconds(snaps)), median=median,
-        per_cpu=median / ncpu, bar=ACTIVE_PER_CPU, with_counters=" + mysqladmin" if running else "",
-    )  # fmt: skip
+        "active-sessions-overload",
+        Severity.CRITICAL if severe else Severity.WARNING,
+        windows,
+        evidence,
+        peak=int(in_win.max()),
+        ncpu=ncpu,
+        held=held_seconds(windows, step_seconds(snaps)),
+        median=median,
+        per_cpu=median / ncpu,
+        bar=ACTIVE_PER_CPU,
+        with_counters=" + mysqladmin" if running else "",
+    )
 
 
 # -------------------------------------------------------------------------------------------------
@@ -169,13 +192,16 @@ LONG_RUNNING_QUERIES = RuleTexts(
     title="{sessions} statement(s) running for {bar} s or more (longest {peak} s)",
     explanation=(
         "{sessions} session(s) ran one statement for {bar} s or more; the longest had been running "
-        "{peak} s. A long statement keeps its locks and its read view open: it can block DDL behind a metadata "
+        "{peak} s. A long statement keeps its locks and its read view open: it can block DDL behind a "
+        "metadata "
         "lock, other writers behind row locks, and InnoDB purge (the history list grows)."
     ),
     recommendation=(
         "Look at the oldest statements and transactions:\n"
-        "  SELECT * FROM information_schema.processlist WHERE command <> 'Sleep' ORDER BY time DESC LIMIT 10;\n"
-        "  SELECT trx_mysql_thread_id, trx_started, trx_state, trx_query FROM information_schema.innodb_trx ORDER BY trx_started LIMIT 10;\n"
+        "  SELECT * FROM information_schema.processlist WHERE command <> 'Sleep' ORDER BY time DESC LIMIT "
+        "10;\n"
+        "  SELECT trx_mysql_thread_id, trx_started, trx_state, trx_query FROM "
+        "information_schema.innodb_trx ORDER BY trx_started LIMIT 10;\n"
         "EXPLAIN the query for a missing index; if it must be stopped: KILL QUERY <Id>;\n"
         "Cap SELECTs with max_execution_time (MySQL 5.7.8+, ms) or max_statement_time (MariaDB 10.1+, s)."
     ),
@@ -185,7 +211,10 @@ LONG_RUNNING_QUERIES = RuleTexts(
     ),
     sources=("MySQL 8.4 Reference Manual, SHOW PROCESSLIST Statement", "pt-kill(1) --busy-time"),
     confidence="{rows} row(s) in {snapshots} snapshot(s); Time is the statement's own duration",
-    disproof="If the same session Id shows a smaller Time in the next snapshot, it ran several statements, not one long one.",
+    disproof=(
+        "If the same session Id shows a smaller Time in the next snapshot, it ran several statements, "
+        "not one long one."
+    ),
 )
 
 
@@ -232,12 +261,24 @@ def long_running_queries(tl: Timeline) -> Finding | None:
     member, lines = tl.lines_of(rows)
     longest_lines = (int(longest["line_no"]), int(longest.get("line_end", longest["line_no"])))
     evidence = [
-        Evidence(f"sessions running >= {LONG_QUERY_S} s", sessions, "sessions", "processlist.time_s", member, lines),
+        Evidence(
+            f"sessions running >= {LONG_QUERY_S} s", sessions, "sessions", "processlist.time_s", member, lines
+        ),
         Evidence("longest Time", int(longest["_t"]), "s", "processlist.time_s", member, longest_lines),
-        Evidence("longest: session Id", int(longest["id"]) if pd.notna(longest["id"]) else "?", "", "processlist.id"),
-        Evidence("longest: State", str(longest["state"]) if pd.notna(longest["state"]) else "(none)", "", "processlist.state"),
+        Evidence(
+            "longest: session Id",
+            int(longest["id"]) if pd.notna(longest["id"]) else "?",
+            "",
+            "processlist.id",
+        ),
+        Evidence(
+            "longest: State",
+            str(longest["state"]) if pd.notna(longest["state"]) else "(none)",
+            "",
+            "processlist.state",
+        ),
         Evidence("longest: query", str(longest["fingerprint"] or "")[:500], "", "processlist.fingerprint"),
-    ]  # fmt: skip
+    ]
     per_session = rows.sort_values("_t").drop_duplicates("id", keep="last")
     evidence += [
         Evidence(f"query '{fp[:200]}'", c, "sessions", "processlist.fingerprint")
@@ -245,9 +286,16 @@ def long_running_queries(tl: Timeline) -> Finding | None:
     ]
     peak = int(longest["_t"])
     return LONG_RUNNING_QUERIES.finding(
-        "long-running-queries", Severity.CRITICAL if peak >= LONG_QUERY_SEVERE_S else Severity.WARNING, windows,
-        evidence, sessions=sessions, bar=LONG_QUERY_S, peak=peak, rows=len(rows), snapshots=rows["ts"].nunique(),
-    )  # fmt: skip
+        "long-running-queries",
+        Severity.CRITICAL if peak >= LONG_QUERY_SEVERE_S else Severity.WARNING,
+        windows,
+        evidence,
+        sessions=sessions,
+        bar=LONG_QUERY_S,
+        peak=peak,
+        rows=len(rows),
+        snapshots=rows["ts"].nunique(),
+    )
 
 
 # -------------------------------------------------------------------------------------------------
@@ -258,30 +306,42 @@ LOCK_WAITS = RuleTexts(
     title="{peak} sessions waiting for locks{longest_title}{behind}",
     explanation=(
         "For {held:.0f} s sessions queued behind locks: up to {peak} at once{longest_text}. Every statement "
-        "that needs the same table or rows joins the queue until the holder commits, finishes or is killed; a "
+        "that needs the same table or rows joins the queue until the holder commits, finishes or is "
+        "killed; a "
         "DDL waiting for a metadata lock also blocks every later query on its table.{blocker_text}"
     ),
     recommendation=(
         "{kill}"
         "Find the blocker (the oldest transaction or DDL), then decide whether to end it:\n"
-        "  SELECT * FROM sys.schema_table_lock_waits;     -- metadata locks (MySQL 5.7+, performance_schema)\n"
+        "  SELECT * FROM sys.schema_table_lock_waits;     -- metadata locks (MySQL 5.7+, "
+        "performance_schema)\n"
         "  SELECT * FROM sys.innodb_lock_waits;           -- row locks (MySQL 5.7+)\n"
         "  SELECT * FROM information_schema.METADATA_LOCK_INFO;  -- MariaDB (plugin metadata_lock_info)\n"
-        "  SELECT trx_mysql_thread_id, trx_started, trx_query FROM information_schema.innodb_trx ORDER BY trx_started;\n"
+        "  SELECT trx_mysql_thread_id, trx_started, trx_query FROM information_schema.innodb_trx ORDER BY "
+        "trx_started;\n"
         "  KILL <blocking Id>;\n"
-        "Run DDL with a short wait so it cannot queue everyone: SET SESSION lock_wait_timeout = 5; before ALTER,\n"
+        "Run DDL with a short wait so it cannot queue everyone: SET SESSION lock_wait_timeout = 5; before "
+        "ALTER,\n"
         "or pt-online-schema-change / gh-ost."
     ),
     caveats=(
         (
-            "InnoDB row-lock waits do not show in State (they look like 'updating' or 'executing'); only the status "
+            "InnoDB row-lock waits do not show in State (they look like 'updating' or 'executing'); only "
+            "the status "
             "counter Innodb_row_lock_current_waits or sys.innodb_lock_waits show them."
         ),
-        "An idle session (Sleep) can hold locks inside an open transaction: the blocker may not be running anything.",
+        (
+            "An idle session (Sleep) can hold locks inside an open transaction: the blocker may not be running "
+            "anything."
+        ),
     ),
     sources=("MySQL manual, Metadata Locking", "MySQL sys schema"),
     confidence="{agree}; held {held:.0f} s in {n_windows} window(s)",
-    disproof="If sys.schema_table_lock_waits and sys.innodb_lock_waits are empty while the states persist, the sessions are not blocked by another session (e.g. a lock held by a stuck storage engine call).",
+    disproof=(
+        "If sys.schema_table_lock_waits and sys.innodb_lock_waits are empty while the states persist, "
+        "the sessions are not blocked by another session (e.g. a lock held by a stuck storage engine "
+        "call)."
+    ),
 )
 
 
@@ -316,16 +376,22 @@ def _lock_state_evidence(
     member, lines = tl.lines_of(rows)
     peak_n = int(n[within(snapshots(pl), windows)].max())
     peak_wait = int(pd.to_numeric(pl["time_s"], errors="coerce")[rows.index].max()) if len(rows) else 0
-    evidence = [
-        Evidence("sessions waiting for a lock (max)", peak_n, "sessions", "processlist.state", member, lines),
-        Evidence("longest wait (Time)", peak_wait, "s", "processlist.time_s", member, lines),
-    ] + [
-        Evidence(f"State '{s}'", c, "session-snapshots", "processlist.state", member, lines)
-        for s, c in top_values(rows["state"])
-    ] + [
-        Evidence(f"waiting query '{fp[:200]}'", c, "session-snapshots", "processlist.fingerprint")
-        for fp, c in top_values(rows["fingerprint"], 2)
-    ]  # fmt: skip
+    evidence = (
+        [
+            Evidence(
+                "sessions waiting for a lock (max)", peak_n, "sessions", "processlist.state", member, lines
+            ),
+            Evidence("longest wait (Time)", peak_wait, "s", "processlist.time_s", member, lines),
+        ]
+        + [
+            Evidence(f"State '{s}'", c, "session-snapshots", "processlist.state", member, lines)
+            for s, c in top_values(rows["state"])
+        ]
+        + [
+            Evidence(f"waiting query '{fp[:200]}'", c, "session-snapshots", "processlist.fingerprint")
+            for fp, c in top_values(rows["fingerprint"], 2)
+        ]
+    )
     blocker = _blocker(pl, waiting, windows, peak_wait)
     if blocker is not None:
         evidence.append(blocker)
@@ -395,14 +461,25 @@ def lock_waits(tl: Timeline) -> Finding | None:
         agree.append(blocker.evidence[0].series.split(".")[0] if blocker.evidence else "blocker")
     severe = peak_n >= LOCK_WAIT_SEVERE_SESSIONS or peak_wait >= LOCK_WAIT_SEVERE_S
     found = LOCK_WAITS.finding(
-        "lock-waits", Severity.CRITICAL if severe else Severity.WARNING, all_windows, evidence,
-        peak=peak_n, longest_title=f" (up to {peak_wait} s)" if peak_wait else "", behind=behind, kill=kill,
+        "lock-waits",
+        Severity.CRITICAL if severe else Severity.WARNING,
+        all_windows,
+        evidence,
+        peak=peak_n,
+        longest_title=f" (up to {peak_wait} s)" if peak_wait else "",
+        behind=behind,
+        kill=kill,
         held=held_seconds(all_windows, step_seconds(snaps)),
         longest_text=f", the longest waiting {peak_wait} s" if peak_wait else "",
-        blocker_text=(f" Blocker: {blocker_text}." if blocker is not None
-                      else f" Oldest session not waiting: {blocker_text}." if blocker_text else ""),
+        blocker_text=(
+            f" Blocker: {blocker_text}."
+            if blocker is not None
+            else f" Oldest session not waiting: {blocker_text}."
+            if blocker_text
+            else ""
+        ),
         agree=" + ".join(agree),
-    )  # fmt: skip
+    )
     return dataclasses.replace(found, culprit=blocker.culprit()) if blocker is not None else found
 
 
@@ -446,7 +523,10 @@ SAME_QUERY_PILEUP = RuleTexts(
     ),
     sources=("MySQL 8.4 Reference Manual, General Thread States", "pt-fingerprint(1)"),
     confidence="seen in {snapshots} consecutive snapshot(s)",
-    disproof="If the application's request rate did not rise in the window, look for a slowdown that made the query pile up.",
+    disproof=(
+        "If the application's request rate did not rise in the window, look for a slowdown that made "
+        "the query pile up."
+    ),
 )
 
 
@@ -487,20 +567,45 @@ def same_query_pileup(tl: Timeline) -> Finding | None:
     peak = in_win.loc[in_win["fingerprint"] == fingerprint]
     evidence = [
         Evidence("query fingerprint", fingerprint[:500], "", "processlist.fingerprint", member, lines),
-        Evidence("sessions running it (max)", int(peak["n"].max()), "sessions", "processlist.fingerprint", member, lines),
-        Evidence("share of active sessions (max)", round(float(peak["share"].max()) * 100, 1), "%", "processlist.active"),
+        Evidence(
+            "sessions running it (max)",
+            int(peak["n"].max()),
+            "sessions",
+            "processlist.fingerprint",
+            member,
+            lines,
+        ),
+        Evidence(
+            "share of active sessions (max)",
+            round(float(peak["share"].max()) * 100, 1),
+            "%",
+            "processlist.active",
+        ),
         Evidence("active sessions (max)", int(in_win["active"].max()), "sessions", "processlist.active"),
-        Evidence("Time of those sessions (max)", int(rows["time_s"].max()), "s", "processlist.time_s", member, lines),
-    ]  # fmt: skip
+        Evidence(
+            "Time of those sessions (max)",
+            int(rows["time_s"].max()),
+            "s",
+            "processlist.time_s",
+            member,
+            lines,
+        ),
+    ]
     states = rows["state"].astype("string").fillna("(none)").value_counts().head(3)
     evidence += [
         Evidence(f"State '{s}'", int(c), "session-snapshots", "processlist.state") for s, c in states.items()
     ]
     found = SAME_QUERY_PILEUP.finding(
-        "same-query-pileup", Severity.WARNING, windows, evidence, peak=int(peak["n"].max()),
-        share=float(peak["share"].max()) * 100, fast_s=FAST_QUERY_MAX_TIME_S, snapshots=len(in_win),
+        "same-query-pileup",
+        Severity.WARNING,
+        windows,
+        evidence,
+        peak=int(peak["n"].max()),
+        share=float(peak["share"].max()) * 100,
+        fast_s=FAST_QUERY_MAX_TIME_S,
+        snapshots=len(in_win),
         query=fingerprint[:200],
-    )  # fmt: skip
+    )
     return dataclasses.replace(
         found, culprit=statement_culprit(tl, active[within(active["ts"], windows)], fingerprint)
     )
@@ -535,7 +640,8 @@ USER_CONNECTION_LIMIT = RuleTexts(
     title="Account {account} at its connection limit: {held} connections, new ones refused",
     explanation=(
         "{account} held {held} connections, its limit ({limit}), in {snapshots} snapshot(s): "
-        "each new connection of that account finds no connection slot and is refused with ER_USER_LIMIT_REACHED (1226) while the server "
+        "each new connection of that account finds no connection slot and is refused with "
+        "ER_USER_LIMIT_REACHED (1226) while the server "
         "has slots left (Threads_connected {connected:.0f} of max_connections {max_conn}). {what}"
     ),
     recommendation="{fix}",
@@ -572,11 +678,18 @@ def user_connection_limit(tl: Timeline) -> Finding | None:
     connected = status(tl, "Threads_connected") if len(tl.frame("mysqladmin")) else pd.DataFrame()
     refused = holding.waiters
     found = USER_CONNECTION_LIMIT.finding(
-        "user-connection-limit", Severity.CRITICAL if refused else Severity.WARNING, list(holding.windows),
-        list(holding.evidence), account=c.id, limit=holding.object,
-        held=c.statement.split(" of ")[0], snapshots=next((e.value for e in holding.evidence if "at its limit" in e.label), 0),
+        "user-connection-limit",
+        Severity.CRITICAL if refused else Severity.WARNING,
+        list(holding.windows),
+        list(holding.evidence),
+        account=c.id,
+        limit=holding.object,
+        held=c.statement.split(" of ")[0],
+        snapshots=next((e.value for e in holding.evidence if ("at its limit") in e.label), 0),
         connected=float(connected["value"].max()) if len(connected) else 0.0,
-        max_conn=tl.variables.get("max_connections", "?"), what=f"Its connections: {c.statement}.",
-        fix=holding.fix, refused=f" + Aborted_connects (+{refused})" if refused else "",
-    )  # fmt: skip
+        max_conn=tl.variables.get("max_connections", "?"),
+        what=f"Its connections: {c.statement}.",
+        fix=holding.fix,
+        refused=f" + Aborted_connects (+{refused})" if refused else "",
+    )
     return dataclasses.replace(found, culprit=c)

@@ -110,17 +110,21 @@ def _fix(c: ClassInWindow) -> str:
     if c.full_scans:
         steps.append(
             f"{c.full_scans:,.0f} of its entries say Full_scan: Yes: it reads whole tables; a pattern that "
-            "cannot use an index (LIKE '%...', a function on the column) needs rewriting or a full-text index."
+            "cannot use an index (LIKE '%...', a function on the column) needs rewriting or a full-text "
+            "index."
         )
     if c.tmp_disk_tables:
         steps.append(
-            f"It wrote {c.tmp_disk_tables:,.0f} temporary tables to disk: an index in its GROUP BY or ORDER BY "
-            "order avoids the temporary table; else keep TEXT/BLOB columns out of it, or raise tmp_table_size "
+            f"It wrote {c.tmp_disk_tables:,.0f} temporary tables to disk: an index in its GROUP BY or "
+            "ORDER BY "
+            "order avoids the temporary table; else keep TEXT/BLOB columns out of it, or raise "
+            "tmp_table_size "
             "and max_heap_table_size together."
         )
     if c.filesorts:
         steps.append(
-            f"{c.filesorts:,.0f} of its entries sort (Filesort: Yes): an index in its ORDER BY order avoids the sort."
+            f"{c.filesorts:,.0f} of its entries sort (Filesort: Yes): an index in its ORDER BY order "
+            "avoids the sort."
         )
     if not steps:
         steps.append(
@@ -175,11 +179,23 @@ def slow_log_top_statement(tl: Timeline) -> Finding | None:
     pressure = " and ".join(dict.fromkeys(PRESSURE[k] for k in keys))
     evidence = figures_evidence(top)
     found = SLOW_LOG_TOP_STATEMENT.finding(
-        "slow-log-top-statement", Severity.WARNING, windows, evidence,
-        share=100 * top.share, share_text=_percent(100 * top.share), pressure=pressure, short=short_query(top.fingerprint), keys=", ".join(keys),
-        count=top.count, fp=top.fingerprint[:300], checksum=top.checksum, query_time=top.query_time_s,
-        total=top.total_query_time_s, rows=_rows_sentence(top), fix=_fix(top),
-    )  # fmt: skip
+        "slow-log-top-statement",
+        Severity.WARNING,
+        windows,
+        evidence,
+        share=100 * top.share,
+        share_text=_percent(100 * top.share),
+        pressure=pressure,
+        short=short_query(top.fingerprint),
+        keys=", ".join(keys),
+        count=top.count,
+        fp=top.fingerprint[:300],
+        checksum=top.checksum,
+        query_time=top.query_time_s,
+        total=top.total_query_time_s,
+        rows=_rows_sentence(top),
+        fix=_fix(top),
+    )
     culprit = Culprit(
         kind="statement", id=top.fingerprint[:500], statement=top.fingerprint[:500], evidence=evidence
     )

@@ -31,23 +31,31 @@ HISTORY_GROWTH_PER_S = 1_000.0  # growing by 1,000 undo records/s: a 30 s captur
 OLDEST_TRX_FOR_GROWTH_S = 60.0  # growth matters when an old transaction (read view) holds purge back
 
 PURGE_TEXTS = RuleTexts(
-    title="Purge lag: history list length {hll:,.0f} ({growth:+,.0f}/s), oldest transaction active {oldest:.0f} s",
+    title=(
+        "Purge lag: history list length {hll:,.0f} ({growth:+,.0f}/s), oldest transaction active "
+        "{oldest:.0f} s"
+    ),
     explanation=(
         "InnoDB keeps the old versions of changed rows (undo) until no transaction can still read them. The "
         "history list length, undo records not yet purged, was {hll:,.0f} and changed by {growth:+,.0f} per "
-        "second between the monitor outputs, while the oldest transaction had been active {oldest:.0f} s. Reads "
+        "second between the monitor outputs, while the oldest transaction had been active {oldest:.0f} s. "
+        "Reads "
         "walk longer version chains and the undo tablespace grows.{held_by}"
     ),
     recommendation=(
         "Find and end the long transaction:\n"
-        "  SELECT trx_id, trx_started, trx_mysql_thread_id, trx_query FROM information_schema.innodb_trx ORDER BY trx_started LIMIT 5;\n"
+        "  SELECT trx_id, trx_started, trx_mysql_thread_id, trx_query FROM information_schema.innodb_trx "
+        "ORDER BY trx_started LIMIT 5;\n"
         "then consider innodb_purge_threads and innodb_max_purge_lag."
     ),
     caveats=(
         "A long read view (a REPEATABLE READ backup or report) also blocks purge, even without writes.",
     ),
     sources=("MySQL 8.4 Reference Manual, Purge Configuration", "MySQL 8.4 Reference Manual, Undo Logs"),
-    disproof="If the history list length falls back once the named transaction ends, purge was only waiting for it.",
+    disproof=(
+        "If the history list length falls back once the named transaction ends, purge was only "
+        "waiting for it."
+    ),
     confidence="{confidence}",
 )
 
@@ -159,25 +167,36 @@ LONG_TRX_S = 180.0  # docs/background.md "180 s": 3 min holds locks and undo for
 LONG_TRX_CRITICAL_S = 3600.0  # an hour: purge and every lock it holds are held that long
 
 LONG_TRX_TEXTS = RuleTexts(
-    title="Transaction open for {active:.0f} s (thread {thread}, {locks:.0f} lock structs, {undo:.0f} undo entries)",
+    title=(
+        "Transaction open for {active:.0f} s (thread {thread}, {locks:.0f} lock structs, {undo:.0f} undo "
+        "entries)"
+    ),
     explanation=(
         "Transaction {trx} of MySQL thread {thread} had been active for {active:.0f} s ({state}). Until it "
-        "commits or rolls back it keeps its row locks ({locks:.0f} lock structs) and holds back purge of every "
+        "commits or rolls back it keeps its row locks ({locks:.0f} lock structs) and holds back purge of "
+        "every "
         "row changed since it started. Current statement: {query}."
     ),
     recommendation=(
-        "Commit or kill it (KILL {thread};) and find the application path that leaves transactions open: a session\n"
-        "with Command Sleep and an open transaction is idle in transaction (autocommit off, a missing COMMIT, an\n"
+        "Commit or kill it (KILL {thread};) and find the application path that leaves transactions open: a "
+        "session\n"
+        "with Command Sleep and an open transaction is idle in transaction (autocommit off, a missing "
+        "COMMIT, an\n"
         "exception path that skips it)."
     ),
     caveats=(
-        "A long REPEATABLE READ read-only transaction (a backup) is expected; check who runs it before killing it.",
+        (
+            "A long REPEATABLE READ read-only transaction (a backup) is expected; check who runs it before "
+            "killing it."
+        ),
     ),
     sources=(
         "MySQL 8.4 Reference Manual, INFORMATION_SCHEMA INNODB_TRX",
         "MySQL 8.4 Reference Manual, Undo Logs",
     ),
-    disproof="If the transaction is a backup with --single-transaction that ends on schedule, it is expected.",
+    disproof=(
+        "If the transaction is a backup with --single-transaction that ends on schedule, it is expected."
+    ),
     confidence="{confidence}",
 )
 
@@ -186,24 +205,33 @@ BLOCKING_TRX_TEXTS = RuleTexts(
     title="Session {thread} ({account}) {doing} holds a transaction that blocks {blocks} sessions",
     explanation=(
         "Session {thread} ({account}) kept transaction {trx} open for {age:.0f} s by the end of the capture "
-        "(started {since}, {locked} row(s) locked, {modified} modified; now {doing}), and {blocks} sessions waited "
+        "(started {since}, {locked} row(s) locked, {modified} modified; now {doing}), and {blocks} "
+        "sessions waited "
         "for its {lock} for {held:.0f} s. A transaction that blocks others for a sustained window is a long "
         "transaction whatever its age: every statement that needs what it holds queues until it commits."
     ),
     recommendation=(
-        "End it now: KILL {thread};  -- its transaction rolls back and the {blocks} waiting sessions proceed\n"
-        "Then find the application path that leaves a transaction open: Command Sleep with an open transaction is\n"
-        "idle in transaction (autocommit off, a missing COMMIT, an exception path that skips it, a slow client\n"
-        "between statements). Keep transactions short; innodb_lock_wait_timeout and lock_wait_timeout bound the wait."
+        "End it now: KILL {thread};  -- its transaction rolls back and the {blocks} waiting sessions "
+        "proceed\n"
+        "Then find the application path that leaves a transaction open: Command Sleep with an open "
+        "transaction is\n"
+        "idle in transaction (autocommit off, a missing COMMIT, an exception path that skips it, a slow "
+        "client\n"
+        "between statements). Keep transactions short; innodb_lock_wait_timeout and lock_wait_timeout "
+        "bound the wait."
     ),
     caveats=(
-        "Killing a session that changed many rows rolls them back, which takes about as long as the changes did.",
+        (
+            "Killing a session that changed many rows rolls them back, which takes about as long as the "
+            "changes did."
+        ),
     ),
     sources=(
         "MySQL 8.4 Reference Manual, INFORMATION_SCHEMA INNODB_TRX and INNODB_LOCK_WAITS",
         "MySQL 8.4 Reference Manual, KILL Statement",
     ),
-    disproof="If the session commits within the next seconds on its own and the waits end with it, it was a slow "
+    disproof="If the session commits within the next seconds on its own and the waits end with it, it was "
+    "a slow "
     "statement sequence, not an abandoned transaction.",
     confidence="{confidence}",
 )
@@ -212,8 +240,15 @@ BLOCKING_TRX_TEXTS = RuleTexts(
 def _blocking_transaction(tl: Timeline) -> Finding | None:
     """A session whose open transaction blocked others (row or metadata locks) for BLOCKER_SUSTAINED_S,
     whatever its age (analyzer/evidence/blockers.py)."""
-    found = [b for b in blockers.find(tl) if b.lock in ("row", "metadata") and b.thread is not None
-             and b.trx_id is not None and b.sustained and b.blocks]  # fmt: skip
+    found = [
+        b
+        for b in blockers.find(tl)
+        if b.lock in ("row", "metadata")
+        and b.thread is not None
+        and b.trx_id is not None
+        and b.sustained
+        and b.blocks
+    ]
     if not found:
         return None
     b = found[0]
@@ -226,14 +261,25 @@ def _blocking_transaction(tl: Timeline) -> Finding | None:
         doing = f"{blockers.IDLE} for {b.idle_s:.0f} s"
     series = b.evidence[0].series.split(".")[0] if b.evidence else "lock_waits"
     finding = BLOCKING_TRX_TEXTS.finding(
-        "long-transaction", severity, b.windows, b.evidence, thread=b.thread,
-        account=f"{b.user or '?'}@{b.host or '?'}", doing=doing, blocks=b.blocks, trx=b.trx_id,
-        age=b.age_s or 0.0, since=b.since.strftime("%H:%M:%S") if b.since is not None else "?",
+        "long-transaction",
+        severity,
+        b.windows,
+        b.evidence,
+        thread=b.thread,
+        account=f"{b.user or '?'}@{b.host or '?'}",
+        doing=doing,
+        blocks=b.blocks,
+        trx=b.trx_id,
+        age=b.age_s or 0.0,
+        since=b.since.strftime("%H:%M:%S") if b.since is not None else "?",
         locked=b.rows_locked if b.rows_locked is not None else "?",
         modified=b.rows_modified if b.rows_modified is not None else "?",
-        lock={"row": "row locks", "metadata": "metadata lock"}[b.lock], held=held,
-        confidence=f"{series} names the blocker; innodb_trx and the processlist name its transaction and session",
-    )  # fmt: skip
+        lock={"row": "row locks", "metadata": "metadata lock"}[b.lock],
+        held=held,
+        confidence=(
+            f"{series} names the blocker; innodb_trx and the processlist name its transaction and session"
+        ),
+    )
     return dataclasses.replace(finding, culprit=b.culprit())
 
 
@@ -266,11 +312,18 @@ def long_transaction(tl: Timeline) -> Finding | None:
     frame, series = max(rows, key=lambda r: float(r[0]["active_s"].max()))
     top = frame.loc[frame["active_s"].idxmax()]
     numbers = {
-        "active": float(top["active_s"]), "thread": f"{top['thread_id']:.0f}" if pd.notna(top["thread_id"]) else "?",
-        "trx": top["trx_id"], "state": top.get("state", ""), "query": (str(top.get("query") or "") or "none (idle in transaction?)")[:200],
+        "active": float(top["active_s"]),
+        "thread": f"{top['thread_id']:.0f}" if pd.notna(top["thread_id"]) else "?",
+        "trx": top["trx_id"],
+        "state": top.get("state", ""),
+        "query": (str(top.get("query") or "") or "none (idle in transaction?)")[:200],
         "locks": float(top.get("lock_structs", np.nan) if pd.notna(top.get("lock_structs", np.nan)) else 0),
-        "undo": float(top.get("undo_entries", top.get("rows_modified", 0)) if pd.notna(top.get("undo_entries", top.get("rows_modified", 0))) else 0),
-    }  # fmt: skip
+        "undo": float(
+            top.get("undo_entries", top.get("rows_modified", 0))
+            if pd.notna(top.get("undo_entries", top.get("rows_modified", 0)))
+            else 0
+        ),
+    }
     same = frame[frame["trx_id"] == top["trx_id"]]
     evidence = [
         cite(tl, "seconds active (longest)", numbers["active"], "s", series, same),
@@ -296,9 +349,15 @@ def long_transaction(tl: Timeline) -> Finding | None:
     facts = blockers.session_facts(tl, int(top["thread_id"]), tuple(windows), ev, trx_id=str(top["trx_id"]))
     blocking = [b for b in blockers.find(tl) if b.thread == int(top["thread_id"])]
     culprit = Culprit(
-        kind="session", id=numbers["thread"], blocks=blocking[0].blocks if blocking else None, user=facts.get("user"), host=facts.get("host"),  # type: ignore[arg-type]
-        statement=facts.get("statement"), since=facts.get("since"), evidence=tuple(evidence[:2]) + tuple(ev),  # type: ignore[arg-type]
-    )  # fmt: skip
+        kind="session",
+        id=numbers["thread"],
+        blocks=blocking[0].blocks if blocking else None,
+        user=facts.get("user"),
+        host=facts.get("host"),  # type: ignore[arg-type]
+        statement=facts.get("statement"),
+        since=facts.get("since"),
+        evidence=tuple(evidence[:2]) + tuple(ev),  # type: ignore[arg-type]
+    )
     return dataclasses.replace(finding, culprit=culprit)
 
 
@@ -312,14 +371,18 @@ DEADLOCK_STORM_PER_S = 1.0
 DEADLOCK_TEXTS = RuleTexts(
     title="InnoDB deadlock{rate_title} {when}: transaction {victim} rolled back",
     explanation=(
-        "{rate_text}The latest detected deadlock happened {age:.0f} s before the monitor output of {at}. {detail} "
+        "{rate_text}The latest detected deadlock happened {age:.0f} s before the monitor output of {at}. "
+        "{detail} "
         "InnoDB rolled back transaction {victim}; the application got error 1213 and must retry it."
     ),
     recommendation=(
         "{where}"
-        "Take locks in one order in every code path, keep transactions short, and give the statements an index\n"
-        "that narrows the locked range (each UPDATE/DELETE locks every index record it scans); the application\n"
-        "must retry a transaction rolled back with error 1213. Deadlocks are normal in small numbers: watch the\n"
+        "Take locks in one order in every code path, keep transactions short, and give the statements an "
+        "index\n"
+        "that narrows the locked range (each UPDATE/DELETE locks every index record it scans); the "
+        "application\n"
+        "must retry a transaction rolled back with error 1213. Deadlocks are normal in small numbers: "
+        "watch the\n"
         "rate (innodb_print_all_deadlocks=ON logs each one)."
     ),
     caveats=(
@@ -367,11 +430,21 @@ def innodb_deadlock(tl: Timeline) -> Finding | None:
     )
     rate = deadlock_rate(tl, [Window(*tl.window)] if tl.window else [])
     storm = rate is not None and rate[0] >= DEADLOCK_STORM_PER_S
-    numbers = {"age": float(last["deadlock_age_s"]), "at": f"{last['ts']:%H:%M:%S}", "victim": victim, "detail": detail,
-               "when": "during the capture" if during else "just before the capture",
-               "rate_title": f"s: {rate[0]:g} per second," if storm else "",
-               "rate_text": (f"InnoDB detected {rate[0]:g} deadlocks per second over the capture (Innodb_deadlocks): "
-                             "transactions keep taking the same rows in opposite orders. " if rate is not None else "")}  # fmt: skip
+    numbers = {
+        "age": float(last["deadlock_age_s"]),
+        "at": f"{last['ts']:%H:%M:%S}",
+        "victim": victim,
+        "detail": detail,
+        "when": "during the capture" if during else "just before the capture",
+        "rate_title": f"s: {rate[0]:g} per second," if storm else "",
+        "rate_text": (
+            f"InnoDB detected {rate[0]:g} deadlocks per second over the capture "
+            "(Innodb_deadlocks): "
+            "transactions keep taking the same rows in opposite orders. "
+            if rate is not None
+            else ""
+        ),
+    }
     contention = row_contention(tl) if storm else None
     numbers["where"] = f"No session holds the rows: {contention}.\n" if contention else ""
     if contention:
@@ -395,8 +468,9 @@ def _deadlock_evidence(
 ) -> list:
     """innodb-deadlock's evidence: the deadlock's age, the deadlock rate when known, and each
     transaction's statement, the lock it waited for and the locks it held."""
-    evidence = [cite(tl, "deadlock age at the monitor output", age, "s", "innodb_status.deadlock_age_s",
-                     recent)] + ([rate[1]] if rate is not None else [])  # fmt: skip
+    evidence = [
+        cite(tl, "deadlock age at the monitor output", age, "s", "innodb_status.deadlock_age_s", recent)
+    ] + ([rate[1]] if rate is not None else [])
     for r in dl.itertuples():
         rows = dl[dl["n"] == r.n]
         evidence.append(

@@ -60,21 +60,44 @@ STATES_QUOTED = 3
 UNKNOWN_LISTED = 10
 #: What to look at first, per resource (the holders step will name the holder itself).
 LOOK_AT = {
-    Resource.ROW_LOCK: "the oldest transaction holding the rows: SELECT * FROM sys.innodb_lock_waits; (MariaDB: information_schema.INNODB_LOCK_WAITS joined to INNODB_TRX)",
-    Resource.METADATA_LOCK: "the session holding the metadata lock (an open transaction that used the table, or a DDL): SELECT * FROM sys.schema_table_lock_waits;",
-    Resource.TABLE_LOCK: "the session holding LOCK TABLES or writing a MyISAM table: SHOW OPEN TABLES WHERE In_use > 0;",
-    Resource.GLOBAL_READ_LOCK: "the session that ran FLUSH TABLES WITH READ LOCK, BACKUP STAGE or LOCK INSTANCE FOR BACKUP (often a backup tool)",
+    Resource.ROW_LOCK: (
+        "the oldest transaction holding the rows: SELECT * FROM sys.innodb_lock_waits; "
+        "(MariaDB: information_schema.INNODB_LOCK_WAITS joined to INNODB_TRX)"
+    ),
+    Resource.METADATA_LOCK: (
+        "the session holding the metadata lock (an open transaction that used the "
+        "table, or a DDL): SELECT * FROM sys.schema_table_lock_waits;"
+    ),
+    Resource.TABLE_LOCK: (
+        "the session holding LOCK TABLES or writing a MyISAM table: SHOW OPEN TABLES WHERE In_use > 0;"
+    ),
+    Resource.GLOBAL_READ_LOCK: (
+        "the session that ran FLUSH TABLES WITH READ LOCK, BACKUP STAGE or LOCK "
+        "INSTANCE FOR BACKUP (often a backup tool)"
+    ),
     Resource.DISK_SPACE: "the full file system: df -h on datadir, tmpdir and the binary log's directory",
     Resource.DISK_IO: "the device and who else loads it: iostat -x, pidstat -d",
-    Resource.LOG_FLUSH: "the redo and binary log's device latency and sync_binlog / innodb_flush_log_at_trx_commit",
-    Resource.REPLICA_ACK: "the semi-synchronous replicas: their I/O threads (SHOW REPLICA STATUS) and Rpl_semi_sync_*_clients",
+    Resource.LOG_FLUSH: (
+        "the redo and binary log's device latency and sync_binlog / innodb_flush_log_at_trx_commit"
+    ),
+    Resource.REPLICA_ACK: (
+        "the semi-synchronous replicas: their I/O threads (SHOW REPLICA STATUS) and Rpl_semi_sync_*_clients"
+    ),
     Resource.REPLICA_APPLY: "the replica's workers: performance_schema.replication_applier_status_by_worker",
-    Resource.GALERA_CERTIFICATION: "writes to the same rows on several nodes: wsrep_local_cert_failures per node",
-    Resource.GALERA_FLOW_CONTROL: "the node that sends flow control (wsrep_flow_control_sent) and its receive queue",
-    Resource.TABLE_CACHE: "table_open_cache, table_definition_cache and open_files_limit against the tables in use",
+    Resource.GALERA_CERTIFICATION: (
+        "writes to the same rows on several nodes: wsrep_local_cert_failures per node"
+    ),
+    Resource.GALERA_FLOW_CONTROL: (
+        "the node that sends flow control (wsrep_flow_control_sent) and its receive queue"
+    ),
+    Resource.TABLE_CACHE: (
+        "table_open_cache, table_definition_cache and open_files_limit against the tables in use"
+    ),
     Resource.QUERY_CACHE: "the query cache: query_cache_type = 0 removes its lock",
     Resource.CPU: "the run queue: vmstat r against the CPUs",
-    Resource.CLIENT: "the application: sessions left idle inside a transaction, or clients slow to read their results",
+    Resource.CLIENT: (
+        "the application: sessions left idle inside a transaction, or clients slow to read their results"
+    ),
     Resource.SOURCE: "the replication source and the network to it",
 }
 
@@ -91,8 +114,10 @@ SESSIONS_WAITING = RuleTexts(
             "transaction is seen through INNODB_TRX or the InnoDB monitor when the bundle has them."
         ),
         (
-            "A holder is named only when the bundle shows it holding for 2 s or more (the same transaction across "
-            "snapshots, a wait or an idleness that long); a rotating set of short blockers is contention, not a holder."
+            "A holder is named only when the bundle shows it holding for 2 s or more (the same transaction "
+            "across "
+            "snapshots, a wait or an idleness that long); a rotating set of short blockers is contention, "
+            "not a holder."
         ),
     ),
     sources=(
@@ -118,8 +143,14 @@ HELD_BY = RuleTexts(
 
 STATES_UNKNOWN = RuleTexts(
     title="{n} session state(s) the wait model does not know",
-    explanation="No manual entry of the wait model knows these states, so what their sessions waited for is not read: {unknown_states}.",
-    recommendation="Look the states up in the server's documentation and add them to analyzer/waits/states.py with their source.",
+    explanation=(
+        "No manual entry of the wait model knows these states, so what their sessions waited for "
+        "is not read: {unknown_states}."
+    ),
+    recommendation=(
+        "Look the states up in the server's documentation and add them to "
+        "analyzer/waits/states.py with their source."
+    ),
     sources=(
         "MySQL 8.4 Reference Manual, General Thread States",
         "MariaDB Server documentation, Thread States",
@@ -169,8 +200,10 @@ def _evidence(tl: Timeline, x: Waited) -> list[Evidence]:
     out = [
         Evidence(f"sessions waiting for {word} (max)", x.peak, "sessions", "waits.resource", member, lines)
     ]
-    out += [Evidence(f"{word}: State '{s}'", c, "session-snapshots", "processlist.state", member, lines)
-            for s, c in top_values(x.rows["state"], STATES_QUOTED)]  # fmt: skip
+    out += [
+        Evidence(f"{word}: State '{s}'", c, "session-snapshots", "processlist.state", member, lines)
+        for s, c in top_values(x.rows["state"], STATES_QUOTED)
+    ]
     objects = x.rows["object"].dropna()
     out += [
         Evidence(f"{word}: waits on {o}", c, "session-snapshots", "waits.object")
@@ -186,8 +219,15 @@ def _evidence(tl: Timeline, x: Waited) -> list[Evidence]:
         value = rows["per_s"].mean() if c.unit == "per second" else rows["value"].max()
         if pd.notna(value):
             unit = "/s" if c.unit == "per second" else ""
-            out.append(Evidence(f"{c.name} ({c.unit}; abnormal: {c.abnormal})", round(float(value), 2), unit,
-                                f"mysqladmin.{c.name}", *tl.lines_of(rows)))  # fmt: skip
+            out.append(
+                Evidence(
+                    f"{c.name} ({c.unit}; abnormal: {c.abnormal})",
+                    round(float(value), 2),
+                    unit,
+                    f"mysqladmin.{c.name}",
+                    *tl.lines_of(rows),
+                )
+            )
     return out
 
 
@@ -230,8 +270,16 @@ def _unknown_only(w: pd.DataFrame, unknown: list[tuple[str, int]], listed: str) 
     rows = w[w["resource"].eq(Resource.UNKNOWN.value).to_numpy()]
     windows = [Window(rows["ts"].min(), rows["ts"].max())]
     ev = [Evidence(f"unknown state '{s}'", c, "rows", "waits.state") for s, c in unknown]
-    return STATES_UNKNOWN.finding("sessions-waiting", WAITS_SEVERITY, windows, ev, n=len(unknown),
-                                  unknown_states=listed, rows=len(rows), snapshots=rows["ts"].nunique())  # fmt: skip
+    return STATES_UNKNOWN.finding(
+        "sessions-waiting",
+        WAITS_SEVERITY,
+        windows,
+        ev,
+        n=len(unknown),
+        unknown_states=listed,
+        rows=len(rows),
+        snapshots=rows["ts"].nunique(),
+    )
 
 
 def _held_finding(
@@ -241,11 +289,17 @@ def _held_finding(
     culprit, its fix the recommendation; critical with HELD_SEVERE_WAITERS waiters or HELD_SEVERE_S held."""
     severe = peak >= HELD_SEVERE_WAITERS or holding.held_s >= HELD_SEVERE_S
     finding = HELD_BY.finding(
-        "sessions-waiting", Severity.CRITICAL if severe else Severity.WARNING, windows,
-        list(holding.evidence) + evidence, holder=_who(holding),
+        "sessions-waiting",
+        Severity.CRITICAL if severe else Severity.WARNING,
+        windows,
+        list(holding.evidence) + evidence,
+        holder=_who(holding),
         age=f" (its age {holding.age_s:.0f} s)" if holding.age_s is not None else "",
-        shown_by=holding.shown_by, fix=holding.fix, held_by=holding.held_s, **common,
-    )  # fmt: skip
+        shown_by=holding.shown_by,
+        fix=holding.fix,
+        held_by=holding.held_s,
+        **common,
+    )
     return dataclasses.replace(finding, culprit=holding.holder)
 
 
@@ -281,25 +335,38 @@ def sessions_waiting(tl: Timeline) -> Finding | None:
     evidence = [e for x in found for e in _evidence(tl, x)]
     sources = sorted({str(s) for x in found for s in x.rows["source_frame"].unique()})
     common = {
-        "peak": top.peak, "resource": top.resource.value, "on": on,
+        "peak": top.peak,
+        "resource": top.resource.value,
+        "on": on,
         "on_text": on.replace(" on ", ", on ", 1) if on else "",
         "held": held_seconds(top.windows, step_seconds(snaps)),
         "states": ", ".join(f"'{s}' {c}" for s, c in top_values(top.rows["state"], STATES_QUOTED)),
-        "others": (" Also waiting: " + "; ".join(_phrase(x, held.get(x.resource)) for x in found if x is not top) + ".")
-        if found[1:] else "",
-        "unknown": f" States no entry knows (unknown): {listed}." if unknown else "", "agree": " + ".join(sources),
-    }  # fmt: skip
+        "others": (
+            " Also waiting: "
+            + "; ".join(_phrase(x, held.get(x.resource)) for x in found if x is not top)
+            + "."
+        )
+        if found[1:]
+        else "",
+        "unknown": f" States no entry knows (unknown): {listed}." if unknown else "",
+        "agree": " + ".join(sources),
+    }
     if holding is not None and holding.named:
         finding = _held_finding(holding, top.peak, windows, evidence, common)
     else:
         contention = holding.contention if holding is not None and holding.contention else ""
         shown = [Evidence("what the bundle shows instead of a holder", contention, "", CONTENTION_SERIES)]
         finding = SESSIONS_WAITING.finding(
-            "sessions-waiting", LOCK_WAITS_SEVERITY if top.resource in LOCK_RESOURCES else WAITS_SEVERITY, windows,
-            (shown if contention else []) + evidence + (list(holding.evidence) if holding is not None else []),
+            "sessions-waiting",
+            LOCK_WAITS_SEVERITY if top.resource in LOCK_RESOURCES else WAITS_SEVERITY,
+            windows,
+            (shown if contention else [])
+            + evidence
+            + (list(holding.evidence) if holding is not None else []),
             look_at=LOOK_AT.get(top.resource, "the holder"),
-            contention=f"No holder is shown: {contention}. {holding.fix} " if contention else "", **common,
-        )  # fmt: skip
+            contention=f"No holder is shown: {contention}. {holding.fix} " if contention else "",
+            **common,
+        )
     ids = sorted({int(s) for x in found for s in x.rows["session"].dropna().unique()})
     return dataclasses.replace(finding, subjects=tuple(("session", str(i)) for i in ids))
 
@@ -311,7 +378,8 @@ def sessions_waiting(tl: Timeline) -> Finding | None:
 THREAD_POOL_HELD = RuleTexts(
     title="{waiting} connections wait for CPU in the thread pool, held by {holder}",
     explanation=(
-        "The server runs the thread pool (thread_handling pool-of-threads) with {object}: each group runs about "
+        "The server runs the thread pool (thread_handling pool-of-threads) with {object}: each group runs "
+        "about "
         "one statement on a CPU at a time and its connections queue for it. For {held:.0f} s up to {waiting} "
         "connections were counted (Threads_connected) but had no session in the processlist: they waited in "
         "the pool for a thread, to log in or to run. The holder is {holder}{age}: {shown_by}."
@@ -319,7 +387,8 @@ THREAD_POOL_HELD = RuleTexts(
     recommendation="{fix}",
     caveats=(
         (
-            "A connection the pool has given no thread yet has no session to show: the connections waiting are "
+            "A connection the pool has given no thread yet has no session to show: the connections waiting "
+            "are "
             "counted from Threads_connected against the processlist, sampled a moment apart."
         ),
         (
@@ -376,13 +445,30 @@ def thread_pool_wait(tl: Timeline) -> Finding | None:
         shown = [
             Evidence("what the bundle shows instead of a holder", h.contention or "", "", CONTENTION_SERIES)
         ]
-        return THREAD_POOL_WAITING.finding("thread-pool-wait", WAITS_SEVERITY, list(h.windows),
-                                           shown + list(h.evidence), waiting=h.waiters, object=_groups(h),
-                                           held=held, contention=h.contention, fix=h.fix)  # fmt: skip
+        return THREAD_POOL_WAITING.finding(
+            "thread-pool-wait",
+            WAITS_SEVERITY,
+            list(h.windows),
+            shown + list(h.evidence),
+            waiting=h.waiters,
+            object=_groups(h),
+            held=held,
+            contention=h.contention,
+            fix=h.fix,
+        )
     severe = h.waiters >= HELD_SEVERE_WAITERS or h.held_s >= HELD_SEVERE_S
     finding = THREAD_POOL_HELD.finding(
-        "thread-pool-wait", Severity.CRITICAL if severe else Severity.WARNING, list(h.windows), list(h.evidence),
-        waiting=h.waiters, holder=_who(h), object=_groups(h), held=held, shown_by=h.shown_by, fix=h.fix,
-        age=f" (its statement running {h.age_s:.0f} s)" if h.age_s is not None else "", held_by=h.held_s,
-    )  # fmt: skip
+        "thread-pool-wait",
+        Severity.CRITICAL if severe else Severity.WARNING,
+        list(h.windows),
+        list(h.evidence),
+        waiting=h.waiters,
+        holder=_who(h),
+        object=_groups(h),
+        held=held,
+        shown_by=h.shown_by,
+        fix=h.fix,
+        age=f" (its statement running {h.age_s:.0f} s)" if h.age_s is not None else "",
+        held_by=h.held_s,
+    )
     return dataclasses.replace(finding, culprit=h.holder, subjects=(("session", str(h.holder.id)),))

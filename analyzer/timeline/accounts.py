@@ -33,20 +33,36 @@ def counted(counted: pd.DataFrame | None, dropped: pd.DataFrame) -> pd.DataFrame
     parts = [counted[list(ACCOUNT_COLUMNS)]] if counted is not None and len(counted) else []
     if len(dropped) and {"user", "host", "command"} <= set(dropped.columns):
         t = pd.to_numeric(dropped["time_s"], errors="coerce").fillna(0.0).astype("float64")
-        parts.append(pd.DataFrame({
-            "ts": dropped["ts"], "user": dropped["user"].astype("string"),
-            "client": without_port(dropped["host"]).astype("string"), "command": dropped["command"].astype("string"),
-            "sessions": 1, "time_min_s": t, "time_max_s": t, "time_sum_s": t,
-        }))  # fmt: skip
+        parts.append(
+            pd.DataFrame(
+                {
+                    "ts": dropped["ts"],
+                    "user": dropped["user"].astype("string"),
+                    "client": without_port(dropped["host"]).astype("string"),
+                    "command": dropped["command"].astype("string"),
+                    "sessions": 1,
+                    "time_min_s": t,
+                    "time_max_s": t,
+                    "time_sum_s": t,
+                }
+            )
+        )
     if not parts:
-        return pd.DataFrame({c: pd.Series([], dtype="datetime64[ns, UTC]" if c == "ts" else "object")
-                             for c in ACCOUNT_COLUMNS})  # fmt: skip
+        return pd.DataFrame(
+            {
+                c: pd.Series([], dtype="datetime64[ns, UTC]" if c == "ts" else "object")
+                for c in ACCOUNT_COLUMNS
+            }
+        )
     both = pd.concat(parts, ignore_index=True).astype(
         {"user": "string", "client": "string", "command": "string"}
     )
     out = both.groupby(["ts", "user", "client", "command"], sort=True, observed=True, dropna=False).agg(
-        sessions=("sessions", "sum"), time_min_s=("time_min_s", "min"), time_max_s=("time_max_s", "max"),
+        sessions=("sessions", "sum"),
+        time_min_s=("time_min_s", "min"),
+        time_max_s=("time_max_s", "max"),
         time_sum_s=("time_sum_s", "sum"),
-    )  # fmt: skip
-    return out.reset_index().astype({"sessions": "int32", "user": "category", "client": "category",
-                                     "command": "category"})  # fmt: skip
+    )
+    return out.reset_index().astype(
+        {"sessions": "int32", "user": "category", "client": "category", "command": "category"}
+    )

@@ -19,9 +19,21 @@ import pandas as pd
 
 #: Columns of a derived iostat row (the names parsers/iostat.py gives them).
 IOSTAT_FROM_DISKSTATS = (
-    "ts", "line_no", "member", "device", "r_per_s", "w_per_s", "rrqm_per_s", "wrqm_per_s",
-    "r_bytes_per_s", "w_bytes_per_s", "r_await", "w_await", "aqu_sz", "util_pct",
-)  # fmt: skip
+    "ts",
+    "line_no",
+    "member",
+    "device",
+    "r_per_s",
+    "w_per_s",
+    "rrqm_per_s",
+    "wrqm_per_s",
+    "r_bytes_per_s",
+    "w_bytes_per_s",
+    "r_await",
+    "w_await",
+    "aqu_sz",
+    "util_pct",
+)
 
 
 def iostat_from_diskstats(ds: pd.DataFrame) -> pd.DataFrame:

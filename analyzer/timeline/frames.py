@@ -38,7 +38,8 @@ _COLUMNS = {
     "innodb_lock_waits_raw": "ts blocking_trx_id line_end line_no member requesting_trx_id",
     "innodb_mutex": "ts line_no member name ts_source type waits",
     "innodb_rates": (
-        "ts history_growth_per_s interval_s line_no log_bytes_per_s member os_fsyncs_per_s rows_changed_per_s "
+        "ts history_growth_per_s interval_s line_no log_bytes_per_s member os_fsyncs_per_s "
+        "rows_changed_per_s "
         "rows_read_per_s"
     ),
     "innodb_semaphores": "ts latch line_no seconds thread wait_file wait_line",
@@ -54,11 +55,13 @@ _COLUMNS = {
         "transactions_active trx_id_counter"
     ),
     "innodb_transactions": (
-        "ts active_s client line_end line_no lock_structs lock_wait member operation query query_id row_locks "
+        "ts active_s client line_end line_no lock_structs lock_wait member operation query query_id "
+        "row_locks "
         "state thread_id trx_id undo_entries"
     ),
     "innodb_trx": (
-        "ts active_s isolation line_end line_no lock_structs member operation query rows_locked rows_modified "
+        "ts active_s isolation line_end line_no lock_structs member operation query rows_locked "
+        "rows_modified "
         "state tables_locked thread_id trx_id wait_s"
     ),
     "interrupts": "ts count cpu irq line_no member per_s snapshot",
@@ -89,7 +92,8 @@ _COLUMNS = {
     "numastat": "ts field line_no member node per_s ts_source value",
     "open_tables": "ts database in_use line_no member name_locked table ts_source",
     "pfs_metadata_locks": (
-        "ts line_end line_no lock_duration lock_status lock_type member object_name object_schema object_type "
+        "ts line_end line_no lock_duration lock_status lock_type member object_name object_schema "
+        "object_type "
         "processlist_id"
     ),
     "pfs_threads": (
@@ -98,7 +102,8 @@ _COLUMNS = {
         "thread_os_id type"
     ),
     "processlist": (
-        "ts active command db fingerprint host id info line_end line_no member progress snapshot state time_s "
+        "ts active command db fingerprint host id info line_end line_no member progress snapshot state "
+        "time_s "
         "ts_source user"
     ),
     "processlist_accounts": "ts user client command sessions time_min_s time_max_s time_sum_s",

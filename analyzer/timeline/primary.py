@@ -16,8 +16,8 @@ stretch of time, which capture is the **primary** one:
 3. then coverage (more samples), then the member name (a stable order).
 
 Captures are taken in that order; each claims its own time span (first to last sample, widened by
-half its interval, at least 0.5 s), and keeps only the samples no better capture already claimed. Captures that
-follow each other in time are all primary, each for its stretch, and the frame joins them in time
+half its interval, at least 0.5 s), and keeps only the samples no better capture already claimed. Captures
+that follow each other in time are all primary, each for its stretch, and the frame joins them in time
 order. A capture whose every sample falls inside a better one's span is an **overlap**: it stays
 in the bundle for its raw lines and the moment panel, never in a rule or a chart. pt-stalk's
 ``-overall`` runs (one average over the whole collection) are **summaries** and never compete.
@@ -166,10 +166,19 @@ def _role(name: str, c: Capture, free: np.ndarray, covered_by: list[Capture], n:
     if not free.any():
         return Role(
             OVERLAP,
-            f"{what}: {better.member} covers the same minutes {better.describe()} ({why}), so it is primary there",
+            (
+                f"{what}: {better.member} covers the same minutes {better.describe()} ({why}), so it is "
+                "primary there"
+            ),
         )
     share = float(free.mean()) * 100
-    return Role(PRIMARY, f"{what}: primary for {share:.0f} % of its samples; {better.member} is primary where they overlap ({why})")  # fmt: skip
+    return Role(
+        PRIMARY,
+        (
+            f"{what}: primary for {share:.0f} % of its samples; {better.member} is primary "
+            f"where they overlap ({why})"
+        ),
+    )
 
 
 def _why_better(better: Capture, c: Capture) -> str:

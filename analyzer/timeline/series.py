@@ -18,9 +18,24 @@ from analyzer.timeline.timeline import Timeline
 
 #: vmstat columns charted (procps vmstat(8) names; memory in KiB, si/so KiB/s, in/cs per second).
 VMSTAT_COLUMNS = (
-    "r", "b", "us", "sy", "id", "wa", "st", "in", "cs", "si", "so", "bi", "bo",
-    "swpd_kib", "free_kib", "buff_kib", "cache_kib",
-)  # fmt: skip
+    "r",
+    "b",
+    "us",
+    "sy",
+    "id",
+    "wa",
+    "st",
+    "in",
+    "cs",
+    "si",
+    "so",
+    "bi",
+    "bo",
+    "swpd_kib",
+    "free_kib",
+    "buff_kib",
+    "cache_kib",
+)
 #: Lines per chart for wide sources: more than 8 colours on one chart cannot be told apart.
 TOP_N = 8
 #: Distinct processlist states kept as their own series; the rest are summed under "(other)".
@@ -40,7 +55,8 @@ MYSQLADMIN_RATES = (
     "Innodb_data_fsyncs",
 )
 MYSQLADMIN_GAUGES = ("Threads_running", "Threads_connected")
-#: InnoDB monitor series: gauges of each output, and the rates between two outputs (analyzer/timeline/context.py).
+#: InnoDB monitor series: gauges of each output, and the rates between two outputs
+#: (analyzer/timeline/context.py).
 INNODB_GAUGES = ("history_list_length", "checkpoint_age_bytes", "semaphore_waits", "transactions_active")
 INNODB_RATES = ("rows_read_per_s", "rows_changed_per_s", "log_bytes_per_s", "history_growth_per_s")
 #: Kernel counters charted as per-second rates (netstat -s, /proc/vmstat names).
@@ -54,9 +70,16 @@ NETSTAT_RATES = (
     "PassiveOpens",
 )
 PROCVMSTAT_RATES = (
-    "pgscan_direct", "allocstall_normal", "allocstall_movable", "allocstall", "compact_stall", "pgmajfault",
-    "pswpin", "pswpout", "thp_fault_alloc",
-)  # fmt: skip
+    "pgscan_direct",
+    "allocstall_normal",
+    "allocstall_movable",
+    "allocstall",
+    "compact_stall",
+    "pgmajfault",
+    "pswpin",
+    "pswpout",
+    "thp_fault_alloc",
+)
 #: Every series ``aggregate_series`` writes: an exact name, or a family's prefix (ending ``:``; the
 #: CPU, device, IRQ line, state, wait channel, fingerprint or counter after it). What a chart may
 #: read: web/timeline/chartdefs.py checks its charts against it when it is imported.

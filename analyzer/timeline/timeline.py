@@ -1,15 +1,15 @@
 """One timeline per case: every parsed source's frames on UTC, joined by name, with derived columns.
 
 ``Timeline.from_sources`` keeps, for each source and stretch of time, the rows of its primary capture
-(``analyzer.timeline.primary``: finest interval, then clock, then coverage; overlapping captures and pt-stalk's
-``-overall`` summaries never reach a rule or a chart), joins the frames of the same name in time
+(``analyzer.timeline.primary``: finest interval, then clock, then coverage; overlapping captures and
+pt-stalk's ``-overall`` summaries never reach a rule or a chart), joins the frames of the same name in time
 order (two pt-stalk collections of the same host, back to back, give one vmstat series), adds a
 ``member`` column so evidence can point at raw lines, and derives what the rules share:
 
 - ``vmstat`` without its since-boot rows (they average since boot: not this capture's behaviour);
-- (``prepare``, per source) ``processlist`` with ``active`` (docs/background.md, "Counting sessions and threads right": Command
-  ``Query`` or ``Execute``, not the collector's own SHOW PROCESSLIST, not system/daemon rows) and
-  ``fingerprint`` (pt-fingerprint style, ``analyzer.statements.fingerprint``);
+- (``prepare``, per source) ``processlist`` with ``active`` (docs/background.md, "Counting sessions and
+  threads right": Command ``Query`` or ``Execute``, not the collector's own SHOW PROCESSLIST, not
+  system/daemon rows) and ``fingerprint`` (pt-fingerprint style, ``analyzer.statements.fingerprint``);
 - ``ps_threads`` with ``is_mysqld`` (``mysqld`` or ``mariadbd``).
 """
 
@@ -98,7 +98,8 @@ PROCESSLIST_KEPT = ("ts", "line_no", "line_end", "id", "user", "host", "command"
 #: The frame of a reduced source that keeps the line range of each of its samples (``ts``,
 #: ``line_no`` first line, ``line_end`` last line), as the main frame had them before rows were dropped.
 SAMPLE_LINES = "sample_lines"
-#: Status variables of the cross-host rules (analyzer/cluster/rules.py, analyzer/cluster/offsets.py): the write rate
+#: Status variables of the cross-host rules (analyzer/cluster/rules.py, analyzer/cluster/offsets.py): the
+#: write rate
 #: and binlog growth of a replication source; Galera's flow control, queues and seqno per node.
 CLUSTER_STATUS = (
     "Com_insert",
@@ -126,7 +127,8 @@ CLUSTER_STATUS = (
     "wsrep_desync_count",
     "wsrep_local_cert_failures",
     "wsrep_local_bf_aborts",
-    # a semi-sync source's replicas and waits (analyzer.waits.holders.replication); master: MariaDB, MySQL < 8.0.26
+    # a semi-sync source's replicas and waits (analyzer.waits.holders.replication); master: MariaDB, MySQL <
+    # 8.0.26
     *(f"Rpl_semi_sync_{s}_{n}" for s in ("master", "source") for n in ("clients", "no_tx", "yes_tx", "wait_sessions")),
 )  # fmt: skip
 #: ``mysqladmin ext`` variables the analysis reads; the others are dropped (``detect.status`` refuses them).
@@ -161,7 +163,8 @@ STATUS_KEPT = frozenset(
         "Innodb_row_lock_current_waits",
         # purge behind (MariaDB status; analyzer.waits.holders.locks.purge)
         "Innodb_history_list_length",
-        # the deadlock rate (MariaDB; innodb-deadlock, the row-lock contention of analyzer.waits.holders.locks)
+        # the deadlock rate (MariaDB; innodb-deadlock, the row-lock contention of
+        # analyzer.waits.holders.locks)
         "Innodb_deadlocks",
         "Open_tables",
         "Opened_tables",
@@ -236,9 +239,9 @@ def prepare(source: ParsedSource, *, cache: dict[str, str] | None = None) -> Par
     ``processlist_sessions`` (``ts``, ``sessions``) counts every session of each snapshot (or sums
     what a parser given ``PARSE_OPTIONS`` counted), and only the rows the rules read stay
     (``_sessions_kept``): a day of 1,000 mostly idle sessions is not held one row each.
-    ``ps_threads``: adds ``is_mysqld``, drops the piece's ``snapshot`` numbers; ``ps_state_counts`` (``ts``, ``state``, ``threads``) counts
-    every thread by state, and only threads in ``THREAD_STATES_KEPT`` stay one row each (plus the
-    first row of every snapshot, so that each snapshot is still seen); a ps parser given
+    ``ps_threads``: adds ``is_mysqld``, drops the piece's ``snapshot`` numbers; ``ps_state_counts`` (``ts``,
+    ``state``, ``threads``) counts every thread by state, and only threads in ``THREAD_STATES_KEPT`` stay one
+    row each (plus the first row of every snapshot, so that each snapshot is still seen); a ps parser given
     ``PARSE_OPTIONS`` did both already. ``mysqladmin``: only the
     ``STATUS_KEPT`` variables. ``interrupts``: the minor IRQ lines folded (``irqs.fold_minor_irqs``).
     ``PER_CPU_FRAMES`` (mpstat, iostat): integers narrowed, ``device`` a category (``_narrow_per_cpu``).

@@ -78,6 +78,7 @@ def _family(
     return tuple(Counter(n, m, u, a, servers, source, r) for n, u, m, a, r in rows)
 
 
+# fmt: off
 _GALERA = _family(MDB_GALERA, MARIADB, (
     ("wsrep_local_cert_failures", RATE, "local transactions that failed certification and rolled back",
      "any sustained rate: two nodes write the same rows; each failure is a rolled-back commit", R.GALERA_CERTIFICATION),
@@ -87,13 +88,16 @@ _GALERA = _family(MDB_GALERA, MARIADB, (
      "a sustained rate: conflicting writes across nodes", R.GALERA_CERTIFICATION),
     ("wsrep_cert_deps_distance", GAUGE, "average seqno distance of write-sets that could apply in parallel",
      "a guide for wsrep_slave_threads, not an alarm: appliers beyond it cannot run in parallel", None),
-    ("wsrep_flow_control_paused", GAUGE, "share of time replication was paused by flow control since the last FLUSH STATUS",
+    ("wsrep_flow_control_paused", GAUGE, ("share of time replication was paused by flow control since the "
+                                          "last FLUSH STATUS"),
      "above 0.1 (10 %): the cluster waits for its slowest node", R.GALERA_FLOW_CONTROL),
     ("wsrep_flow_control_paused_ns", RATE, "nanoseconds spent paused by flow control",
      "a rate near 1e9 ns/s: the cluster is paused most of the time", R.GALERA_FLOW_CONTROL),
-    ("wsrep_flow_control_sent", RATE, "FC_PAUSE messages this node sent (its receive queue passed gcs.fc_limit)",
+    ("wsrep_flow_control_sent", RATE, ("FC_PAUSE messages this node sent (its receive queue passed "
+                                       "gcs.fc_limit)"),
      "a sustained rate: this node is the one the cluster waits for", R.GALERA_FLOW_CONTROL),
-    ("wsrep_flow_control_recv", RATE, "FC_PAUSE messages this node received (sent by any node, itself included)",
+    ("wsrep_flow_control_recv", RATE, ("FC_PAUSE messages this node received (sent by any node, itself "
+                                       "included)"),
      "a sustained rate: the cluster is throttled by some node", R.GALERA_FLOW_CONTROL),
     ("wsrep_local_recv_queue", GAUGE, "write-sets received and waiting to be applied",
      "above gcs.fc_limit (16 by default): flow control starts; growing: the node cannot keep up", R.GALERA_FLOW_CONTROL),
@@ -107,7 +111,8 @@ _GALERA = _family(MDB_GALERA, MARIADB, (
      "a rate near the applied rate: apply order serialises the appliers", R.GALERA_FLOW_CONTROL),
     ("wsrep_local_state", GAUGE, "the node's state (1 Joining, 2 Donor/Desynced, 3 Joined, 4 Synced)",
      "anything but 4: the node is not Synced (desynced, donor or joining)", None),
-    ("wsrep_desync_count", GAUGE, "operations holding the node desynced (wsrep_desync, FTWRL, backup locks, donor)",
+    ("wsrep_desync_count", GAUGE, ("operations holding the node desynced (wsrep_desync, FTWRL, backup "
+                                   "locks, donor)"),
      "above 0: something desynced the node; its reads may be stale", R.GLOBAL_READ_LOCK),
     ("wsrep_cluster_size", GAUGE, "nodes in the cluster",
      "below the expected count: a node left", None),
@@ -115,12 +120,15 @@ _GALERA = _family(MDB_GALERA, MARIADB, (
      "the write rate: non-zero on several nodes means several writers", None),
     ("wsrep_received", RATE, "write-sets received from other nodes", "the replicated write rate", None),
     ("wsrep_replicated", RATE, "write-sets replicated to other nodes", "the local write rate", None),
-    ("wsrep_last_committed", RATE, "seqno of the last committed transaction", "a rate of 0 under load: applying stalled", None),
-    ("wsrep_local_state_comment", GAUGE, "the node's state in words (Joining, Donor/Desynced, Joined, Synced)",
+    ("wsrep_last_committed", RATE, "seqno of the last committed transaction", ("a rate of 0 under load: "
+                                                                               "applying stalled"), None),
+    ("wsrep_local_state_comment", GAUGE, ("the node's state in words (Joining, Donor/Desynced, Joined, "
+                                          "Synced)"),
      "anything but Synced: the node is not Synced", None),
     ("wsrep_cluster_status", GAUGE, "the component this node belongs to (Primary, non-Primary, Disconnected)",
      "anything but Primary: the node lost quorum and refuses queries", None),
-    ("wsrep_ready", GAUGE, "whether the node accepts queries (ON/OFF)", "OFF: every query fails with ER_UNKNOWN_COM_ERROR", None),
+    ("wsrep_ready", GAUGE, "whether the node accepts queries (ON/OFF)", ("OFF: every query fails with "
+                                                                         "ER_UNKNOWN_COM_ERROR"), None),
     ("wsrep_connected", GAUGE, "whether the node has a network connection to the cluster (ON/OFF)",
      "OFF: the node is alone", None),
     ("wsrep_flow_control_active", GAUGE, "whether flow control is in effect now (true/false)",
@@ -129,129 +137,178 @@ _GALERA = _family(MDB_GALERA, MARIADB, (
      "any entry: a node's network is slow or lossy; the cluster waits for it", R.GALERA_FLOW_CONTROL),
     ("wsrep_open_transactions", GAUGE, "local transactions open on this node (Galera 4)",
      "growing under writes on several nodes: more transactions that may conflict", None),
-))  # fmt: skip
+))
 
 _SEMISYNC = _family(MY_STATUS, MYSQL, (
-    ("Rpl_semi_sync_source_status", GAUGE, "whether semi-synchronous replication is on at the source (ON/OFF)",
+    ("Rpl_semi_sync_source_status", GAUGE, ("whether semi-synchronous replication is on at the source "
+                                            "(ON/OFF)"),
      "OFF while configured on: the source fell back to asynchronous after rpl_semi_sync_source_timeout", R.REPLICA_ACK),
     ("Rpl_semi_sync_source_clients", GAUGE, "semi-synchronous replicas connected",
      "fewer than rpl_semi_sync_source_wait_for_replica_count: commits wait for the timeout", R.REPLICA_ACK),
     ("Rpl_semi_sync_source_no_tx", RATE, "commits not acknowledged by a replica in time",
      "any rate: commits waited for the timeout and went asynchronous", R.REPLICA_ACK),
-    ("Rpl_semi_sync_source_yes_tx", RATE, "commits acknowledged by a replica", "a drop to 0 under writes: acknowledgements stopped", R.REPLICA_ACK),
+    ("Rpl_semi_sync_source_yes_tx", RATE, "commits acknowledged by a replica", ("a drop to 0 under writes: "
+                                                                                "acknowledgements stopped"), R.REPLICA_ACK),
     ("Rpl_semi_sync_source_wait_sessions", GAUGE, "sessions waiting for a replica's acknowledgement",
      "sustained above 0: commits wait for the replicas", R.REPLICA_ACK),
     ("Rpl_semi_sync_source_net_avg_wait_time", GAUGE, "average microseconds waited for a replica's reply",
      "growing: the network or the replica slows every commit", R.REPLICA_ACK),
-    ("Rpl_semi_sync_source_tx_avg_wait_time", GAUGE, "average microseconds a commit waited for its acknowledgement",
+    ("Rpl_semi_sync_source_tx_avg_wait_time", GAUGE, ("average microseconds a commit waited for its "
+                                                      "acknowledgement"),
      "a large share of commit latency: the replicas set the write rate", R.REPLICA_ACK),
     ("Rpl_semi_sync_replica_status", GAUGE, "whether this replica acknowledges as semi-synchronous (ON/OFF)",
      "OFF on the replica a source counts on: the source's commits wait", R.REPLICA_ACK),
 )) + _family(MDB_SEMISYNC, BOTH, (
-    ("Rpl_semi_sync_master_status", GAUGE, "whether semi-synchronous replication is on at the source (ON/OFF)",
+    ("Rpl_semi_sync_master_status", GAUGE, ("whether semi-synchronous replication is on at the source "
+                                            "(ON/OFF)"),
      "OFF while configured on: the source fell back to asynchronous after rpl_semi_sync_master_timeout", R.REPLICA_ACK),
     ("Rpl_semi_sync_master_clients", GAUGE, "semi-synchronous replicas connected",
      "0 while semi-sync is on: every commit waits for the timeout", R.REPLICA_ACK),
     ("Rpl_semi_sync_master_no_tx", RATE, "commits not acknowledged by a replica in time",
      "any rate: commits waited for the timeout and went asynchronous", R.REPLICA_ACK),
-    ("Rpl_semi_sync_master_yes_tx", RATE, "commits acknowledged by a replica", "a drop to 0 under writes: acknowledgements stopped", R.REPLICA_ACK),
+    ("Rpl_semi_sync_master_yes_tx", RATE, "commits acknowledged by a replica", ("a drop to 0 under writes: "
+                                                                                "acknowledgements stopped"), R.REPLICA_ACK),
     ("Rpl_semi_sync_master_wait_sessions", GAUGE, "sessions waiting for a replica's acknowledgement",
      "sustained above 0: commits wait for the replicas", R.REPLICA_ACK),
     ("Rpl_semi_sync_master_net_avg_wait_time", GAUGE, "average microseconds waited for a replica's reply",
      "growing: the network or the replica slows every commit", R.REPLICA_ACK),
-    ("Rpl_semi_sync_master_tx_avg_wait_time", GAUGE, "average microseconds a commit waited for its acknowledgement",
+    ("Rpl_semi_sync_master_tx_avg_wait_time", GAUGE, ("average microseconds a commit waited for its "
+                                                      "acknowledgement"),
      "a large share of commit latency: the replicas set the write rate", R.REPLICA_ACK),
     ("Rpl_semi_sync_master_get_ack", RATE, "acknowledgements the source received from its replicas",
      "0 while commits wait: no replica acknowledges", R.REPLICA_ACK),
     ("Rpl_semi_sync_slave_status", GAUGE, "whether this replica acknowledges as semi-synchronous (ON/OFF)",
      "OFF on the replica a source counts on: the source's commits wait", R.REPLICA_ACK),
-))  # fmt: skip
+))
 
 _CONNECTIONS = _family(MY_STATUS, BOTH, (
-    ("Aborted_clients", RATE, "connections dropped without a proper close (client died, wait_timeout, max_allowed_packet)",
+    ("Aborted_clients", RATE, ("connections dropped without a proper close (client died, wait_timeout, "
+                               "max_allowed_packet)"),
      "a sustained rate: the application leaks or kills connections, or the network drops them", R.CLIENT),
-    ("Aborted_connects", RATE, "failed connection attempts (bad password, no privilege, bad packets, connect_timeout)",
+    ("Aborted_connects", RATE, ("failed connection attempts (bad password, no privilege, bad packets, "
+                                "connect_timeout)"),
      "a sustained rate: clients cannot log in (credentials, max_connections, network)", R.CLIENT),
     ("Aborted_connects_preauth", RATE, "connection attempts aborted before authentication (MySQL 8.0.29+)",
      "a sustained rate: clients or probes open TCP connections and drop them", R.CLIENT),
-    ("Connection_errors_accept", RATE, "errors in accept() on the listening port", "any: the server cannot accept connections", R.CLIENT),
+    ("Connection_errors_accept", RATE, "errors in accept() on the listening port", ("any: the server cannot "
+                                                                                    "accept connections"), R.CLIENT),
     ("Connection_errors_internal", RATE, "connections refused by an internal error (no memory, no thread)",
      "any: the server is out of a resource", None),
     ("Connection_errors_max_connections", RATE, "connections refused because max_connections was reached",
      "any: every connection slot is held (by busy or idle sessions)", R.CLIENT),
-    ("Connection_errors_peer_address", RATE, "errors looking up a client's address", "any: network or resolver trouble", R.CLIENT),
-    ("Connection_errors_select", RATE, "errors in select()/poll() on the listening port", "any: the server cannot accept connections", R.CLIENT),
+    ("Connection_errors_peer_address", RATE, "errors looking up a client's address", ("any: network or "
+                                                                                      "resolver trouble"), R.CLIENT),
+    ("Connection_errors_select", RATE, "errors in select()/poll() on the listening port", ("any: the server "
+                                                                                           "cannot accept "
+                                                                                           "connections"), R.CLIENT),
     ("Connection_errors_tcpwrap", RATE, "connections refused by libwrap", "any: a host is denied", R.CLIENT),
-    ("Connections", RATE, "connection attempts, successful or not", "a rate far above the usual: a connection storm (no pool)", None),
+    ("Connections", RATE, "connection attempts, successful or not", ("a rate far above the usual: a "
+                                                                     "connection storm (no pool)"), None),
     ("Threads_connected", GAUGE, "open connections", "near max_connections: new connections will be refused", None),
     ("Threads_running", GAUGE, "threads not sleeping (running a statement or waiting in one)",
      "above a few per CPU: statements queue for CPUs or locks", R.CPU),
-    ("Threads_created", RATE, "threads created to handle connections", "a sustained rate: thread_cache_size too small for the connection churn", None),
-    ("Max_used_connections", GAUGE, "the most connections open at once since start-up", "equal to max_connections: the limit was reached", None),
-))  # fmt: skip
+    ("Threads_created", RATE, "threads created to handle connections", ("a sustained rate: "
+                                                                        "thread_cache_size too small for "
+                                                                        "the connection churn"), None),
+    ("Max_used_connections", GAUGE, "the most connections open at once since start-up", ("equal to "
+                                                                                         "max_connections: "
+                                                                                         "the limit was "
+                                                                                         "reached"), None),
+))
 
 _LOCKS = _family(MY_STATUS, BOTH, (
-    ("Innodb_row_lock_current_waits", GAUGE, "row-lock waits in progress", "sustained above 0: transactions queue behind row locks", R.ROW_LOCK),
+    ("Innodb_row_lock_current_waits", GAUGE, "row-lock waits in progress", ("sustained above 0: "
+                                                                            "transactions queue behind row "
+                                                                            "locks"), R.ROW_LOCK),
     ("Innodb_row_lock_waits", RATE, "row-lock waits started", "a sustained rate: contention on hot rows", R.ROW_LOCK),
-    ("Innodb_row_lock_time", RATE, "milliseconds spent waiting for row locks", "a rate near 1000 x sessions: sessions spend their time waiting", R.ROW_LOCK),
-    ("Innodb_row_lock_time_avg", GAUGE, "average row-lock wait (ms)", "above a few hundred ms: long lock holders", R.ROW_LOCK),
-    ("Innodb_row_lock_time_max", GAUGE, "longest row-lock wait (ms)", "near innodb_lock_wait_timeout x 1000: waits time out", R.ROW_LOCK),
-    ("Table_locks_waited", RATE, "table-level lock requests that had to wait", "a sustained rate: table-lock contention (MyISAM, LOCK TABLES)", R.TABLE_LOCK),
-    ("Table_locks_immediate", RATE, "table-level lock requests granted at once", "the base of Table_locks_waited's share", R.TABLE_LOCK),
+    ("Innodb_row_lock_time", RATE, "milliseconds spent waiting for row locks", ("a rate near 1000 x "
+                                                                                "sessions: sessions spend "
+                                                                                "their time waiting"), R.ROW_LOCK),
+    ("Innodb_row_lock_time_avg", GAUGE, "average row-lock wait (ms)", ("above a few hundred ms: long lock "
+                                                                       "holders"), R.ROW_LOCK),
+    ("Innodb_row_lock_time_max", GAUGE, "longest row-lock wait (ms)", ("near innodb_lock_wait_timeout x "
+                                                                       "1000: waits time out"), R.ROW_LOCK),
+    ("Table_locks_waited", RATE, "table-level lock requests that had to wait", ("a sustained rate: "
+                                                                                "table-lock contention "
+                                                                                "(MyISAM, LOCK TABLES)"), R.TABLE_LOCK),
+    ("Table_locks_immediate", RATE, "table-level lock requests granted at once", ("the base of "
+                                                                                  "Table_locks_waited's "
+                                                                                  "share"), R.TABLE_LOCK),
 )) + _family(MDB_INNODB, MARIADB, (
-    ("Innodb_deadlocks", RATE, "InnoDB deadlocks detected", "any sustained rate: transactions lock rows in opposite orders; each rolls one back", R.ROW_LOCK),
+    ("Innodb_deadlocks", RATE, "InnoDB deadlocks detected", ("any sustained rate: transactions lock rows in "
+                                                             "opposite orders; each rolls one back"), R.ROW_LOCK),
 )) + _family(MY_METRICS, MYSQL, (
-    ("lock_deadlocks", RATE, "InnoDB deadlocks detected (INFORMATION_SCHEMA.INNODB_METRICS; MySQL has no status variable)",
+    ("lock_deadlocks", RATE, ("InnoDB deadlocks detected (INFORMATION_SCHEMA.INNODB_METRICS; MySQL has no "
+                              "status variable)"),
      "any sustained rate: transactions lock rows in opposite orders", R.ROW_LOCK),
     ("lock_timeouts", RATE, "row-lock waits that reached innodb_lock_wait_timeout (INNODB_METRICS)",
      "any: a holder kept its locks longer than the timeout", R.ROW_LOCK),
-))  # fmt: skip
+))
 
 _CACHES = _family(MY_STATUS, BOTH, (
-    ("Table_open_cache_misses", RATE, "table opens not served by the table cache", "a sustained rate with overflows: table_open_cache too small", R.TABLE_CACHE),
-    ("Table_open_cache_overflows", RATE, "table cache entries evicted because the cache was full", "a sustained rate: table_open_cache too small", R.TABLE_CACHE),
-    ("Opened_tables", RATE, "tables opened (not found in the table cache)", "a sustained rate: tables reopened instead of cached", R.TABLE_CACHE),
+    ("Table_open_cache_misses", RATE, "table opens not served by the table cache", ("a sustained rate with "
+                                                                                    "overflows: "
+                                                                                    "table_open_cache too "
+                                                                                    "small"), R.TABLE_CACHE),
+    ("Table_open_cache_overflows", RATE, "table cache entries evicted because the cache was full", ("a "
+                                                                                                    "sustained rate: table_open_cache too small"), R.TABLE_CACHE),
+    ("Opened_tables", RATE, "tables opened (not found in the table cache)", ("a sustained rate: tables "
+                                                                             "reopened instead of cached"), R.TABLE_CACHE),
     ("Open_tables", GAUGE, "tables open in the cache", "equal to table_open_cache: the cache is full", R.TABLE_CACHE),
-    ("Opened_table_definitions", RATE, "table definitions cached", "a sustained rate: table_definition_cache too small", R.TABLE_CACHE),
-    ("Open_files", GAUGE, "files open by the server (not InnoDB's)", "near open_files_limit: opens will fail", R.TABLE_CACHE),
+    ("Opened_table_definitions", RATE, "table definitions cached", ("a sustained rate: "
+                                                                    "table_definition_cache too small"), R.TABLE_CACHE),
+    ("Open_files", GAUGE, "files open by the server (not InnoDB's)", ("near open_files_limit: opens will "
+                                                                      "fail"), R.TABLE_CACHE),
     ("Binlog_cache_disk_use", RATE, "transactions whose binary log cache spilled to a temporary file",
      "a sustained share of Binlog_cache_use: binlog_cache_size too small for the transactions", R.LOG_FLUSH),
-    ("Binlog_stmt_cache_disk_use", RATE, "non-transactional statements whose binary log cache spilled to a temporary file",
+    ("Binlog_stmt_cache_disk_use", RATE, ("non-transactional statements whose binary log cache spilled to a "
+                                          "temporary file"),
      "a sustained rate: binlog_stmt_cache_size too small", R.LOG_FLUSH),
-    ("Binlog_cache_use", RATE, "transactions that used the binary log cache", "the base of Binlog_cache_disk_use's share", None),
+    ("Binlog_cache_use", RATE, "transactions that used the binary log cache", ("the base of "
+                                                                               "Binlog_cache_disk_use's "
+                                                                               "share"), None),
     ("Created_tmp_disk_tables", RATE, "internal temporary tables created on disk",
      "a sustained rate: queries spill to disk (tmp_table_size, BLOB columns)", None),
-    ("Created_tmp_tables", RATE, "internal temporary tables created", "the base of Created_tmp_disk_tables' share", None),
+    ("Created_tmp_tables", RATE, "internal temporary tables created", ("the base of "
+                                                                       "Created_tmp_disk_tables' share"), None),
     ("Select_full_join", RATE, "joins that scanned a table without an index",
      "any sustained rate: a join lacks an index", None),
     ("Sort_merge_passes", RATE, "merge passes of sorts that did not fit sort_buffer_size",
      "a sustained rate: large sorts spill to disk", None),
     ("Qcache_lowmem_prunes", RATE, "query cache entries pruned for lack of memory",
      "a sustained rate: the query cache churns under its lock", R.QUERY_CACHE),
-))  # fmt: skip
+))
 
 _IO = _family(MY_STATUS, BOTH, (
     ("Innodb_log_waits", RATE, "times a write waited for room in the redo log buffer",
      "any sustained rate: innodb_log_buffer_size too small for the write rate", R.LOG_FLUSH),
-    ("Innodb_os_log_fsyncs", RATE, "fsync() calls on the redo log", "near the commit rate with high latency: commits wait for the disk", R.LOG_FLUSH),
-    ("Innodb_os_log_pending_writes", GAUGE, "redo log writes in progress", "sustained above 0: the redo log's disk is slow", R.LOG_FLUSH),
-    ("Innodb_os_log_pending_fsyncs", GAUGE, "redo log fsyncs in progress", "sustained above 0: the redo log's disk is slow", R.LOG_FLUSH),
-    ("Innodb_data_pending_fsyncs", GAUGE, "fsyncs of data files in progress", "sustained above 0: the data files' disk is slow", R.DISK_IO),
+    ("Innodb_os_log_fsyncs", RATE, "fsync() calls on the redo log", ("near the commit rate with high "
+                                                                     "latency: commits wait for the disk"), R.LOG_FLUSH),
+    ("Innodb_os_log_pending_writes", GAUGE, "redo log writes in progress", ("sustained above 0: the redo "
+                                                                            "log's disk is slow"), R.LOG_FLUSH),
+    ("Innodb_os_log_pending_fsyncs", GAUGE, "redo log fsyncs in progress", ("sustained above 0: the redo "
+                                                                            "log's disk is slow"), R.LOG_FLUSH),
+    ("Innodb_data_pending_fsyncs", GAUGE, "fsyncs of data files in progress", ("sustained above 0: the data "
+                                                                               "files' disk is slow"), R.DISK_IO),
     ("Innodb_data_fsyncs", RATE, "fsync() calls on InnoDB files", "the disk's sync load", R.DISK_IO),
     ("Innodb_buffer_pool_wait_free", RATE, "waits for a free page in the buffer pool",
      "any sustained rate: page cleaning cannot keep up; reads wait for flushes", R.DISK_IO),
-    ("Innodb_buffer_pool_reads", RATE, "page reads that went to disk", "a sustained share of read requests above 1 %: the working set does not fit", R.DISK_IO),
-    ("Innodb_buffer_pool_read_requests", RATE, "logical page reads", "the base of Innodb_buffer_pool_reads' share", None),
-    ("Innodb_history_list_length", GAUGE, "undo log records not yet purged (MariaDB status; MySQL shows it in the monitor)",
+    ("Innodb_buffer_pool_reads", RATE, "page reads that went to disk", ("a sustained share of read requests "
+                                                                        "above 1 %: the working set does "
+                                                                        "not fit"), R.DISK_IO),
+    ("Innodb_buffer_pool_read_requests", RATE, "logical page reads", ("the base of "
+                                                                      "Innodb_buffer_pool_reads' share"), None),
+    ("Innodb_history_list_length", GAUGE, ("undo log records not yet purged (MariaDB status; MySQL shows it "
+                                           "in the monitor)"),
      "growing: an old read view holds purge back", None),
-))  # fmt: skip
+))
 
 _THREADPOOL = _family(MDB_THREADPOOL, MARIADB, (
     ("Threadpool_threads", GAUGE, "threads in the thread pool (MariaDB, Percona Server)",
      "near thread_pool_max_threads: the pool cannot grow; new statements queue", R.CPU),
     ("Threadpool_idle_threads", GAUGE, "pool threads with nothing to do",
      "0 while Threads_running is high: every pool thread is busy or blocked; statements queue", R.CPU),
-))  # fmt: skip
+))
 
 _STATEMENTS = _family(MY_STATUS, BOTH, (
     ("Slow_queries", RATE, "statements that took longer than long_query_time",
@@ -266,19 +323,21 @@ _STATEMENTS = _family(MY_STATUS, BOTH, (
      "a sustained rate of 100,000 rows/s or more: table scans", None),
     ("Created_tmp_files", RATE, "temporary files created (sorts, binary log caches, temporary tables)",
      "a sustained rate: work spills to tmpdir", R.DISK_IO),
-    ("Opened_files", RATE, "files opened with my_open() (not InnoDB's)", "a sustained rate: tables or temporary files reopened", R.TABLE_CACHE),
+    ("Opened_files", RATE, "files opened with my_open() (not InnoDB's)", ("a sustained rate: tables or "
+                                                                          "temporary files reopened"), R.TABLE_CACHE),
 )) + _family(MY_STATUS, MYSQL, (
     ("Max_execution_time_exceeded", RATE, "SELECTs stopped by max_execution_time",
      "any: statements run longer than the application allows", None),
 )) + _family(MDB_STATUS, MARIADB, (
     ("Max_statement_time_exceeded", RATE, "statements stopped by max_statement_time",
      "any: statements run longer than the application allows", None),
-))  # fmt: skip
+))
 
 #: The catalogue, by family.
 COUNTERS: tuple[Counter, ...] = (
     *_GALERA, *_SEMISYNC, *_CONNECTIONS, *_LOCKS, *_CACHES, *_IO, *_THREADPOOL, *_STATEMENTS
-)  # fmt: skip
+)
+# fmt: on
 
 #: The families as the generated docs group them.
 FAMILIES: dict[str, tuple[Counter, ...]] = {

@@ -55,7 +55,8 @@ class Alone:
     def sentence(self) -> str:
         """How the bundle shows it holding, one sentence a reader can check."""
         return (
-            f"the only client session not waiting, idle since before the first wait (Time {self.time_s:.0f} s "
+            "the only client session not waiting, idle since before the first wait (Time "
+            f"{self.time_s:.0f} s "
             f">= the longest wait {self.wait_s:.0f} s), in {self.snapshots} snapshots"
         )
 
@@ -76,8 +77,8 @@ def _own_accounts(pl: pd.DataFrame, accounts: pd.DataFrame) -> set[tuple[str, st
 
 def only_session_not_waiting(tl: Timeline, waits: pd.DataFrame, resource: Resource) -> Alone | None:
     """The only client session not waiting while sessions wait for ``resource`` (``tl``: a host's
-    timeline with ``processlist``, ``processlist_accounts`` and ``processlist_sessions``; ``waits``: its waits frame,
-    ``analyzer.waits.model.WAIT_COLUMNS``), when every condition of the module docstring holds;
+    timeline with ``processlist``, ``processlist_accounts`` and ``processlist_sessions``; ``waits``: its waits
+    frame, ``analyzer.waits.model.WAIT_COLUMNS``), when every condition of the module docstring holds;
     None otherwise."""
     totals = tl.frame("processlist_sessions")
     if not len(totals) or not len(waits) or "sessions" not in totals:

@@ -17,7 +17,8 @@ and the parsers' docstrings give them):
   (the timeline keeps few idle sessions) becomes a row of its own (``source_frame`` ``innodb_trx``
   or ``innodb_status``), its resource read from its transaction state.
 - ``lock_waits`` (``waiting_thread waiting_table``): its waiting sessions are ``ROW_LOCK`` waiters
-  (when their State names no wait), the locked table their ``object``; ``pfs_metadata_locks`` (``PENDING`` rows): the object a metadata-lock waiter waits for.
+  (when their State names no wait), the locked table their ``object``; ``pfs_metadata_locks`` (``PENDING``
+  rows): the object a metadata-lock waiter waits for.
 - ``ps_threads`` (``state wchan``): server threads in uninterruptible sleep (``D``), a row each
   (``source_frame`` ``ps``, ``state`` and ``object`` the wait channel), their session when
   performance_schema.threads joins their TID (``analyzer.evidence.threads.thread_sessions``), their resource
@@ -46,7 +47,8 @@ RESOURCE_TYPE = pd.CategoricalDtype([r.value for r in Resource])
 #: wins), and the resource: the block layer's I/O waits (Linux Documentation/block, ``io_schedule``
 #: in kernel/sched/core.c; ``blk_mq_get_tag``: no free request tag on the device; ``folio_wait_bit``,
 #: ``wait_on_page_bit``: a page under I/O; ``sync_dirty_buffer``, fs/buffer.c: a buffer written and
-#: waited for; ``iomap_dio_rw``, fs/iomap/direct-io.c: an O_DIRECT read or write waited for) are disk I/O. A journal commit or an fsync (fs/jbd2,
+#: waited for; ``iomap_dio_rw``, fs/iomap/direct-io.c: an O_DIRECT read or write waited for) are disk I/O. A
+#: journal commit or an fsync (fs/jbd2,
 #: fs/xfs/xfs_log.c, ``file_write_and_wait_range``) is ``FSYNC_RESOURCE_OF_SESSION`` for a client
 #: session (it syncs at commit: the redo and binary logs) and disk I/O for any other thread. Other
 #: channels (directory locks, futexes, NFS) name no resource of this model: ``UNKNOWN``, reported.
@@ -139,23 +141,37 @@ def _sessions(tl: Timeline, server: str | None) -> pd.DataFrame:
             )
             own &= ~value_is(pl["user"], lambda s: s.isin(INTERNAL_USERS)) if "user" in pl else True
             pl = pl[~own]
-        out = pd.DataFrame({
-            "ts": pl["ts"], "session": _ids(pl["id"]), "user": _text(pl, "user"), "client": _text(pl, "host"),
-            "db": _text(pl, "db"), "command": _text(pl, "command"), "time_s": _ids(pl["time_s"]) if "time_s" in pl else pd.NA,
-            "state": _text(pl, "state"), "source_frame": "processlist",
-        })  # fmt: skip
+        out = pd.DataFrame(
+            {
+                "ts": pl["ts"],
+                "session": _ids(pl["id"]),
+                "user": _text(pl, "user"),
+                "client": _text(pl, "host"),
+                "db": _text(pl, "db"),
+                "command": _text(pl, "command"),
+                "time_s": _ids(pl["time_s"]) if "time_s" in pl else pd.NA,
+                "state": _text(pl, "state"),
+                "source_frame": "processlist",
+            }
+        )
     else:
         th = tl.frame("pfs_threads")
         if not len(th) or "processlist_id" not in th:
             return pd.DataFrame(columns=[c for c in WAIT_COLUMNS if c != "resource"])
         th = th[th["processlist_id"].notna()]
-        out = pd.DataFrame({
-            "ts": th["ts"], "session": _ids(th["processlist_id"]), "user": _text(th, "processlist_user"),
-            "client": _text(th, "processlist_host").str.replace(r":\d+$", "", regex=True),
-            "db": _text(th, "processlist_db"), "command": _text(th, "processlist_command"),
-            "time_s": _ids(th["processlist_time_s"]) if "processlist_time_s" in th else pd.NA,
-            "state": _text(th, "processlist_state"), "source_frame": "threads",
-        })  # fmt: skip
+        out = pd.DataFrame(
+            {
+                "ts": th["ts"],
+                "session": _ids(th["processlist_id"]),
+                "user": _text(th, "processlist_user"),
+                "client": _text(th, "processlist_host").str.replace(r":\d+$", "", regex=True),
+                "db": _text(th, "processlist_db"),
+                "command": _text(th, "processlist_command"),
+                "time_s": _ids(th["processlist_time_s"]) if "processlist_time_s" in th else pd.NA,
+                "state": _text(th, "processlist_state"),
+                "source_frame": "threads",
+            }
+        )
     out = out.reset_index(drop=True)
     out["resource"] = _resources(out["state"], out["command"], server)
     return out
@@ -177,16 +193,30 @@ def _transactions(tl: Timeline) -> pd.DataFrame:
     trx = tl.frame("innodb_trx")
     if len(trx) and "thread_id" in trx:
         state = _text(trx, "state")
-        return pd.DataFrame({"ts": trx["ts"], "session": _ids(trx["thread_id"]), "trx_id": _text(trx, "trx_id"),
-                             "trx_state": state, "lock_wait": state.eq("LOCK WAIT").fillna(False).to_numpy(),
-                             "source_frame": "innodb_trx"})  # fmt: skip
+        return pd.DataFrame(
+            {
+                "ts": trx["ts"],
+                "session": _ids(trx["thread_id"]),
+                "trx_id": _text(trx, "trx_id"),
+                "trx_state": state,
+                "lock_wait": state.eq("LOCK WAIT").fillna(False).to_numpy(),
+                "source_frame": "innodb_trx",
+            }
+        )
     mon = tl.frame("innodb_transactions")
     if len(mon) and "thread_id" in mon:
         mon = mon[~_text(mon, "state").eq("not started").fillna(False).to_numpy()]
         lock_wait = mon["lock_wait"].fillna(False).astype(bool).to_numpy() if "lock_wait" in mon else False
-        return pd.DataFrame({"ts": mon["ts"], "session": _ids(mon["thread_id"]), "trx_id": _text(mon, "trx_id"),
-                             "trx_state": _text(mon, "state"), "lock_wait": lock_wait,
-                             "source_frame": "innodb_status"})  # fmt: skip
+        return pd.DataFrame(
+            {
+                "ts": mon["ts"],
+                "session": _ids(mon["thread_id"]),
+                "trx_id": _text(mon, "trx_id"),
+                "trx_state": _text(mon, "state"),
+                "lock_wait": lock_wait,
+                "source_frame": "innodb_status",
+            }
+        )
     return pd.DataFrame(columns=["ts", "session", "trx_id", "trx_state", "lock_wait", "source_frame"])
 
 
@@ -215,9 +245,16 @@ def _with_transactions(rows: pd.DataFrame, tl: Timeline, server: str | None) -> 
         found = [lookup(s, "trx_state", server=server) if pd.notna(s) else None for s in alone["trx_state"]]
         kinds = [(m.resource if m is not None else Resource.UNKNOWN).value for m in found]
         kinds = np.where(alone["lock_wait"].to_numpy(dtype=bool), Resource.ROW_LOCK.value, kinds)
-        extra = pd.DataFrame({"ts": alone["ts"], "session": alone["session"], "trx_id": alone["trx_id"],
-                              "state": alone["trx_state"], "source_frame": alone["source_frame"],
-                              "resource": pd.Categorical(kinds, dtype=RESOURCE_TYPE)})  # fmt: skip
+        extra = pd.DataFrame(
+            {
+                "ts": alone["ts"],
+                "session": alone["session"],
+                "trx_id": alone["trx_id"],
+                "state": alone["trx_state"],
+                "source_frame": alone["source_frame"],
+                "resource": pd.Categorical(kinds, dtype=RESOURCE_TYPE),
+            }
+        )
         merged = pd.concat([merged, extra], ignore_index=True)
     return merged
 
@@ -256,8 +293,13 @@ def _objects(rows: pd.DataFrame, tl: Timeline) -> pd.Series:
     ml = tl.frame("pfs_metadata_locks")
     if len(ml) and {"lock_status", "processlist_id"} <= set(ml.columns):
         ml = ml[_text(ml, "lock_status").eq("PENDING").fillna(False).to_numpy()]
-        name = (_text(ml, "object_type").fillna("") + " " + _text(ml, "object_schema").fillna("") + "."
-                + _text(ml, "object_name").fillna("")).str.rstrip(".")  # fmt: skip
+        name = (
+            _text(ml, "object_type").fillna("")
+            + " "
+            + _text(ml, "object_schema").fillna("")
+            + "."
+            + _text(ml, "object_name").fillna("")
+        ).str.rstrip(".")
         found = pd.DataFrame({"ts": ml["ts"], "session": _ids(ml["processlist_id"]), "object": name})
         for resource in (Resource.METADATA_LOCK, Resource.GLOBAL_READ_LOCK):
             out = _fill(out, rows, _paired(rows["ts"], found.dropna()), resource)
@@ -299,8 +341,16 @@ def _threads(tl: Timeline) -> pd.DataFrame:
     codes, names = pd.factorize(wchan)
     by_name = [(wchan_resource(n, session=False).value, wchan_resource(n, session=True).value) for n in names]
     kinds = [by_name[c][int(k)] for c, k in zip(codes, known, strict=True)] if len(codes) else []
-    return pd.DataFrame({"ts": d["ts"], "session": session, "state": wchan, "object": wchan, "source_frame": "ps",
-                         "resource": pd.Categorical(kinds, dtype=RESOURCE_TYPE)})  # fmt: skip
+    return pd.DataFrame(
+        {
+            "ts": d["ts"],
+            "session": session,
+            "state": wchan,
+            "object": wchan,
+            "source_frame": "ps",
+            "resource": pd.Categorical(kinds, dtype=RESOURCE_TYPE),
+        }
+    )
 
 
 def waits(tl: Timeline) -> pd.DataFrame:

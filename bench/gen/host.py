@@ -1,5 +1,5 @@
-"""Host members of the generated bundle: interrupts, mysqladmin, the CPU split, vmstat rows, iostat reports, the
-status counters, meminfo."""
+"""Host members of the generated bundle: interrupts, mysqladmin, the CPU split, vmstat rows, iostat reports,
+the status counters, meminfo."""
 
 from __future__ import annotations
 
@@ -153,7 +153,8 @@ def cpu_split(n: int, stress: float, rng: np.random.Generator, shape: Shape = SH
 
 
 def vmstat_row(k: int, s: float, spec: Spec, rng: np.random.Generator, free_kib: float, t: float) -> str:
-    """Line ``k`` of ``vmstat -t -n 1`` at stress ``s`` (0-1) and epoch ``t``; line 0 is the since-boot line."""
+    """Line ``k`` of ``vmstat -t -n 1`` at stress ``s`` (0-1) and epoch ``t``; line 0 is the since-boot
+    line."""
     when = datetime.fromtimestamp(int(t), UTC).strftime("%Y-%m-%d %H:%M:%S")
     if k == 0:  # since boot: small averages
         return VMSTAT_ROW % (
@@ -216,7 +217,8 @@ def vmstat_row(k: int, s: float, spec: Spec, rng: np.random.Generator, free_kib:
 def iostat_report(
     k: int, s: float, devs: list[str], rng: np.random.Generator, t: float, shape: Shape = SHAPES_DEFAULT
 ) -> str:
-    """Report ``k`` of ``iostat -dxk -t 1`` for ``devs`` at stress ``s`` (0-1) and epoch ``t``; report 0 is since boot."""
+    """Report ``k`` of ``iostat -dxk -t 1`` for ``devs`` at stress ``s`` (0-1) and epoch ``t``; report 0 is
+    since boot."""
     iso = datetime.fromtimestamp(int(t), UTC).strftime("%Y-%m-%dT%H:%M:%S+0000")
     nd = len(devs)
     boost = 0.05 if k == 0 else 1.0  # since boot: low averages

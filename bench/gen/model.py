@@ -95,8 +95,13 @@ class Shape:
 TMP_QUERY = "SELECT grp, COUNT(*), SUM(n) FROM t{b} GROUP BY grp ORDER BY NULL"
 QUIET_ACTIVE = (0.8, 0.8)  # a healthy OLTP server runs about one statement per core or less
 #: Disks that keep up: the load of these shapes is not on the storage.
-QUIET_DISKS = {"r_iops": (110, 130), "w_iops": (900, 950), "r_await": (0.12, 0.2), "w_await": (0.05, 0.1),
-               "util": (18, 25)}  # fmt: skip
+QUIET_DISKS = {
+    "r_iops": (110, 130),
+    "w_iops": (900, 950),
+    "r_await": (0.12, 0.2),
+    "w_await": (0.05, 0.1),
+    "util": (18, 25),
+}
 SHAPES = {
     # The original benchmark shape: steady OLTP with an I/O stall (disk slow, sessions stuck).
     "io-stall": Shape("io-stall"),

@@ -59,7 +59,8 @@ def pack(out: Path, top: str, members: dict[str, Member], spec: Spec, t0: float)
 
 
 def write_manifest(m: Member, spec: Spec, t0: float) -> None:
-    """Write the head of collect.sh's ``manifest.txt`` for ``spec`` starting at ``t0`` (epoch s) into ``m``."""
+    """Write the head of collect.sh's ``manifest.txt`` for ``spec`` starting at ``t0`` (epoch s) into
+    ``m``."""
     n = spec.samples
     lines = {
         "casebook_collector": "1",

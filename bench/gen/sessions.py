@@ -80,8 +80,8 @@ def step_sessions(
     ncpu: int = 64,
     dt: int = 1,
 ) -> None:
-    """Advance the sessions to second ``k`` (``dt`` s after the last step): churn, who runs what, which ones are stuck (on I/O, a
-    lock, a commit: the shape's load)."""
+    """Advance the sessions to second ``k`` (``dt`` s after the last step): churn, who runs what, which ones
+    are stuck (on I/O, a lock, a commit: the shape's load)."""
     n = len(s.ids)
     churn = np.flatnonzero((rng.random(n) < SESSION_CHURN_PER_S * dt) & (s.query_start < 0))
     for i in churn:

@@ -130,7 +130,8 @@ class _Budget:
         if self.used > self.cap:
             which = "total size" if self.cap == self.limits.max_total_bytes else "compression ratio"
             raise LimitExceeded(
-                f"{name}: uncompressed data passed {self.cap:,} bytes ({which} limit); the rest of the bundle is refused"
+                f"{name}: uncompressed data passed {self.cap:,} bytes ({which} limit); the rest of the "
+                "bundle is refused"
             )
 
 

@@ -29,7 +29,8 @@ from parsers.base import (
 #: Bytes of text per piece (8 MiB): large enough that a parser's fixed costs do not show, small
 #: enough that the transient arrays of a parse (several times the text) stay near 200 MB a process.
 PIECE_BYTES = 8 << 20
-#: Pieces of a member of a format declaring ``large_pieces`` (``parsers.base.FormatTraits``) of at most ``LARGE_PIECES_UP_TO_MEMBER_BYTES`` (an
+#: Pieces of a member of a format declaring ``large_pieces`` (``parsers.base.FormatTraits``) of at most
+#: ``LARGE_PIECES_UP_TO_MEMBER_BYTES`` (an
 #: hour of a busy server's processlist, 834 MB, or ps) are this many times ``PIECE_BYTES`` (12 MiB)
 #: while the worker holds at most ``SMALL_PIECES_ABOVE_BYTES``: the whole ingest of the hour takes
 #: about 5 % less (fewer pieces, fewer of a parse's costs per piece) for about 60 MB more in each

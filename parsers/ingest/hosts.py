@@ -136,7 +136,9 @@ def _host_dirs(sources: Sequence[ParsedSource], prefixes: Sequence[str]) -> dict
     return out
 
 
-def assign(sources: Sequence[ParsedSource], *, prefixes: Sequence[str] = ("",), names: Sequence[str] = ()) -> Assignment:  # fmt: skip
+def assign(
+    sources: Sequence[ParsedSource], *, prefixes: Sequence[str] = ("",), names: Sequence[str] = ()
+) -> Assignment:
     """Place every member of ``sources`` on a host (module docstring). ``prefixes[i]``: the member-name
     prefix of the i-th bundle read (the first has none); ``names[i]``: its file name."""
     clues = _Clues.gather(sources, prefixes)
@@ -186,9 +188,13 @@ def _unplaced(
     bundle's file name, else ``UNKNOWN_HOST`` (``out.placeholder`` set)."""
     index = _bundle_of(s.member, prefixes)
     if index in first_of_bundle:
-        return first_of_bundle[index], f"no host named in it or its collection: the bundle's host {first_of_bundle[index]}"  # fmt: skip
+        return first_of_bundle[index], (
+            f"no host named in it or its collection: the bundle's host {first_of_bundle[index]}"
+        )
     if index and index < len(names) and (named := clean_host(posixpath.basename(names[index]).split(".")[0])):
-        return canonical.setdefault(host_key(named), named), f"no host named in its bundle: named after the file {names[index]}"  # fmt: skip
+        return canonical.setdefault(host_key(named), named), (
+            f"no host named in its bundle: named after the file {names[index]}"
+        )
     out.placeholder = True
     return canonical.setdefault(host_key(UNKNOWN_HOST), UNKNOWN_HOST), "no host is named in the bundle"
 
@@ -247,11 +253,17 @@ class _Clues:
         if m and place(s.member).layout == "oswatcher" and (host := clean_host(m["host"])):
             return 6, host, "OSWatcher's archive name"
         if s.member in self.dirs:
-            return 7, self.dirs[s.member], f"its directory {self.dirs[s.member]}/ (a directory per host; no host named inside)"  # fmt: skip
+            return (
+                7,
+                self.dirs[s.member],
+                (f"its directory {self.dirs[s.member]}/ (a directory per host; no host named inside)"),
+            )
         return None
 
 
-def banner_mismatches(sources: Sequence[ParsedSource], placed: Assignment) -> list[tuple[ParsedSource, str, str]]:  # fmt: skip
+def banner_mismatches(
+    sources: Sequence[ParsedSource], placed: Assignment
+) -> list[tuple[ParsedSource, str, str]]:
     """(source, host its banner names, host it was placed on) for every member whose own header
     (``meta["host"]`` without an origin: a sysstat banner) names another host than the one its
     collection put it on: probably a capture taken on another server and copied in."""

@@ -7,8 +7,8 @@ newlines applied, so lines are numbered as the parsers number them.
 A piece is decoded (UTF-8 with replacement) and parsed by the format's own ``parse`` where a
 runner puts it: in this process (:class:`LocalRunner`) or in a parse process
 (``parsers.ingest.pool.PiecePool``). :class:`Work` says what else is done there: a reducer (a
-callable handed in by the caller, e.g. the analysis's ``analyzer.timeline.timeline.reduce_piece``) applied to the
-parsed piece, and the piece's text compressed into chunks (``parsers.rawtext``), so that only
+callable handed in by the caller, e.g. the analysis's ``analyzer.timeline.timeline.reduce_piece``) applied to
+the parsed piece, and the piece's text compressed into chunks (``parsers.rawtext``), so that only
 reduced frames and compressed text come back. :class:`Pipeline` keeps pieces of consecutive
 members in flight together and hands back each member's result, in member order.
 
@@ -117,8 +117,9 @@ class _Text:
 def parse_piece(
     module: ModuleType, piece: Piece, *, member: str, clock: ClockHints, **options: object
 ) -> ParsedSource:
-    """One piece decoded (UTF-8, other bytes as Windows-1252: parsers/pasted.py) and parsed by ``module.parse``, its line numbers
-    the member's, the rows and warnings of its overlap (the last snapshot of the piece before) dropped.
+    """One piece decoded (UTF-8, other bytes as Windows-1252: parsers/pasted.py) and parsed by
+    ``module.parse``, its line numbers the member's, the rows and warnings of its overlap (the last snapshot
+    of the piece before) dropped.
 
     ``options``: keyword arguments of ``module.parse`` (``Work.options``). Raises ``ParseError`` (with
     the member's line number) when the piece cannot be read.

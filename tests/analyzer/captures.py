@@ -26,7 +26,8 @@ def vmstat_text(rows: list[tuple[int, int, int, int, int, int]]) -> str:
     lines = [VMSTAT_HEADER.rstrip("\n").split("\n")[0], VMSTAT_HEADER.rstrip("\n").split("\n")[1]]
     for r, b, us, sy, idle, wa in rows:
         lines.append(
-            f"{r:2d} {b:2d}      0 104588800 10433708 236728672    0    0     5    93 4271 8537 {us:2d} {sy:2d} {idle:2d} {wa:2d}  0"
+            f"{r:2d} {b:2d}      0 104588800 10433708 236728672    0    0     5    93 4271 8537 {us:2d} "
+            f"{sy:2d} {idle:2d} {wa:2d}  0"
         )
     return "\n".join(lines) + "\n"
 
@@ -78,9 +79,24 @@ def timeline(*, vm: str | None = None, pl: str | None = None, ncpu: int | None =
 # =============================================================================================
 
 VMSTAT_DEFAULTS = {
-    "r": 1, "b": 0, "swpd": 0, "free": 104588800, "buff": 10433708, "cache": 236728672, "si": 0, "so": 0,
-    "bi": 5, "bo": 93, "in": 4271, "cs": 8537, "us": 2, "sy": 1, "id": 97, "wa": 0, "st": 0,
-}  # fmt: skip
+    "r": 1,
+    "b": 0,
+    "swpd": 0,
+    "free": 104588800,
+    "buff": 10433708,
+    "cache": 236728672,
+    "si": 0,
+    "so": 0,
+    "bi": 5,
+    "bo": 93,
+    "in": 4271,
+    "cs": 8537,
+    "us": 2,
+    "sy": 1,
+    "id": 97,
+    "wa": 0,
+    "st": 0,
+}
 VMSTAT_COLUMNS = tuple(VMSTAT_DEFAULTS)
 
 
@@ -164,9 +180,29 @@ def iostat_dx_text(reports: list[dict[str, dict[str, float]]], *, ncpu: int = 4)
             rsz = rkb / r_s if r_s else 0.0
             wsz = wkb / w_s if w_s else 0.0
             fields = [
-                r_s, rkb, 0.0, 0.0, v.get("r_await", 0.0), rsz, w_s, wkb, 0.0, 0.0, v.get("w_await", 0.0), wsz,
-                0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, v.get("aqu_sz", 0.0), v.get("util", 0.0),
-            ]  # fmt: skip
+                r_s,
+                rkb,
+                0.0,
+                0.0,
+                v.get("r_await", 0.0),
+                rsz,
+                w_s,
+                wkb,
+                0.0,
+                0.0,
+                v.get("w_await", 0.0),
+                wsz,
+                0.0,
+                0.0,
+                0.0,
+                0.0,
+                0.0,
+                0.0,
+                0.0,
+                0.0,
+                v.get("aqu_sz", 0.0),
+                v.get("util", 0.0),
+            ]
             out.append(f"{dev:<12}" + "".join(f"{x:9.2f}" for x in fields))
         out += ["", ""]
     return "\n".join(out) + "\n"
@@ -174,9 +210,13 @@ def iostat_dx_text(reports: list[dict[str, dict[str, float]]], *, ncpu: int = 4)
 
 #: /proc/interrupts description columns of the named (architecture) lines, Linux 6.x x86.
 IRQ_NAMES = {
-    "NMI": "Non-maskable interrupts", "LOC": "Local timer interrupts", "RES": "Rescheduling interrupts",
-    "CAL": "Function call interrupts", "TLB": "TLB shootdowns", "IWI": "IRQ work interrupts",
-}  # fmt: skip
+    "NMI": "Non-maskable interrupts",
+    "LOC": "Local timer interrupts",
+    "RES": "Rescheduling interrupts",
+    "CAL": "Function call interrupts",
+    "TLB": "TLB shootdowns",
+    "IWI": "IRQ work interrupts",
+}
 
 
 def interrupts_text(snapshots: list[dict[str, list[int]]]) -> str:
@@ -294,7 +334,8 @@ IDLE_FILES = (
 
 
 # =============================================================================================
-# MySQL and joined-source captures (mysql and joined rules, analyzer/evidence/threads.py, analyzer/grouping.py):
+# MySQL and joined-source captures (mysql and joined rules, analyzer/evidence/threads.py,
+# analyzer/grouping.py):
 # ps -eLo with wchan (procps-ng 4.0), mysqladmin ext with TS lines (mysqladmin 10.0), the
 # performance_schema.threads frame (pt-stalk -threads schema) and the real MariaDB loads of
 # tests/fixtures/loads. Only appended to; the functions above are not changed.
@@ -346,8 +387,12 @@ def mysqladmin_ext_text(
         values = {name: int(100000 + rate * i) for name, rate in per_s.items()}
         values.update(gauges or {})
         values["Uptime"] = 3000 + i
-        out += [f"TS {EPOCH0 + first_s + i}.509325313 {moment:%Y-%m-%d %H:%M:%S}", MYSQLADMIN_BORDER,
-                f"| {'Variable_name':<48} | {'Value':<48} |", MYSQLADMIN_BORDER]  # fmt: skip
+        out += [
+            f"TS {EPOCH0 + first_s + i}.509325313 {moment:%Y-%m-%d %H:%M:%S}",
+            MYSQLADMIN_BORDER,
+            f"| {'Variable_name':<48} | {'Value':<48} |",
+            MYSQLADMIN_BORDER,
+        ]
         out += [f"| {name:<48} | {value:<48} |" for name, value in sorted(values.items())]
         out.append(MYSQLADMIN_BORDER)
     return "\n".join(out) + "\n"
@@ -452,8 +497,12 @@ def load_timeline(name: str, *, ncpu: int = 2) -> Timeline:
     prefix = f"mariadb-10.11.19_{name}_"
     hints = ClockHints()
     sources = []
-    for parser, suffix in ((vmstat, "vmstat-t.txt"), (processlist, "processlist.txt"), (ps_parser, "ps-eLo.txt"),
-                           (mysqladmin_parser, "mysqladmin-ext_subset.txt")):  # fmt: skip
+    for parser, suffix in (
+        (vmstat, "vmstat-t.txt"),
+        (processlist, "processlist.txt"),
+        (ps_parser, "ps-eLo.txt"),
+        (mysqladmin_parser, "mysqladmin-ext_subset.txt"),
+    ):
         text = (base / (prefix + suffix)).read_text()
         sources.append(parser.parse(text.splitlines(keepends=True), member=prefix + suffix, clock=hints))
     return Timeline.from_sources(sources, ncpu=ncpu)
@@ -477,8 +526,16 @@ def seed000_timeline(*, with_ps: bool = True, with_counters: bool = True) -> Tim
     ~4,000 queries/s each building an on-disk (MyISAM ``#sql_*.MYD``) temporary table. Five 1-s
     snapshots, as the collector takes them."""
     rows = [(2, 0, 30, 25, 45, 0)] + [(18 + k % 3, 2, 30, 24, 45, 1) for k in range(7)]
-    snapshot = [("repl", "Binlog Dump", 58685, "Master has sent all binlog to slave; waiting for binlog to be up", "NULL"),
-                ("root", "Query", 0, "starting", "show processlist")]  # fmt: skip
+    snapshot = [
+        (
+            "repl",
+            "Binlog Dump",
+            58685,
+            ("Master has sent all binlog to slave; waiting for binlog to be up"),
+            "NULL",
+        ),
+        ("root", "Query", 0, "starting", "show processlist"),
+    ]
     snapshot += [
         ("user01", "Query", 0, "removing tmp table", SEED000_QUERY.format(n=k % 23))
         for k in range(SEED000_TMP_SESSIONS)
@@ -490,10 +547,14 @@ def seed000_timeline(*, with_ps: bool = True, with_counters: bool = True) -> Tim
     snapshot += [("user01", "Query", 0, "statistics", SEED000_QUERY.format(n=k)) for k in range(6)]
     snapshot += [("user01", "Sleep", 27629 if k == 0 else 0, "", "NULL") for k in range(60)]
     ps_snapshots = [
-        [(d, "Dl", "mysqld", "unlinkat"), (12, "Rl", "mysqld", "-"), (90, "Sl", "mysqld", "futex_do_wait"),
-         (3, "S", "kworker/3:1", "worker_thread")]
+        [
+            (d, "Dl", "mysqld", "unlinkat"),
+            (12, "Rl", "mysqld", "-"),
+            (90, "Sl", "mysqld", "futex_do_wait"),
+            (3, "S", "kworker/3:1", "worker_thread"),
+        ]
         for d in SEED000_D_THREADS
-    ]  # fmt: skip
+    ]
     return mysql_timeline(
         vm=vmstat_text(rows),
         pl=processlist_text([snapshot] * 5),
@@ -515,7 +576,7 @@ def seed000_timeline(*, with_ps: bool = True, with_counters: bool = True) -> Tim
             "tmp_table_size": "67108864",
             "max_heap_table_size": "67108864",
             "table_open_cache": "2000",
-        },  # fmt: skip
+        },
         ncpu=14,
     )
 
@@ -534,10 +595,12 @@ def seed001_snapshot(commit: int = SEED001_COMMIT_SESSIONS) -> list[tuple[str, s
     Info COMMIT and State NULL, the rest in other statements; plus a Sleep and the own query."""
     rows = [("root", "Sleep", 0, "", "NULL"), ("root", "Query", 0, "NULL", "show processlist")]
     rows += [("root", "Execute", 0, "NULL", "COMMIT") for _ in range(commit)]
-    others = [("Sorting result", "SELECT c from sbtest where id between 365260 and 365359 order by c"),
-              ("Writing to net", "DELETE from sbtest where id=496460"),
-              ("statistics", "SELECT c from sbtest where id=500213"),
-              ("updating", "UPDATE sbtest set k=k+1 where id=499915")]  # fmt: skip
+    others = [
+        ("Sorting result", "SELECT c from sbtest where id between 365260 and 365359 order by c"),
+        ("Writing to net", "DELETE from sbtest where id=496460"),
+        ("statistics", "SELECT c from sbtest where id=500213"),
+        ("updating", "UPDATE sbtest set k=k+1 where id=499915"),
+    ]
     rows += [("root", "Execute", 0, *others[k % len(others)]) for k in range(64 - commit)]
     return rows
 

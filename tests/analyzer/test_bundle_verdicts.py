@@ -57,7 +57,8 @@ ROOTS: dict[str, str | None] = {
     "ptstalk-mariadb-tmptables": "tmp-table-churn",
     "slowlog-fullscan": "slow-log-top-statement",
     # The staged wait incidents (waits-*): their root cause;
-    # tests/analyzer/test_staged_verdicts.py pins the verdict a senior engineer reaches (tests/analyzer/staged.py).
+    # tests/analyzer/test_staged_verdicts.py pins the verdict a senior engineer reaches
+    # (tests/analyzer/staged.py).
     "waits-conn-leak": "connection-saturation",
     "waits-ddl-long-read": "lock-waits",
     "waits-deadlock-storm": "innodb-deadlock",
@@ -68,7 +69,8 @@ ROOTS: dict[str, str | None] = {
     "waits-open-files": "table-cache-full",
     "waits-purge-readview": "purge-lag",
     "waits-semisync-ack": "semisync-ack-wait",
-    # the pool's thread group held by session 8's statement (analyzer/waits/holders/pool.py); the busy CPUs a symptom
+    # the pool's thread group held by session 8's statement (analyzer/waits/holders/pool.py); the busy CPUs a
+    # symptom
     "waits-thread-pool": "thread-pool-wait",
     "waits-tmpdir-full": "filesystem-full",
     "waits-user-lock": "sessions-waiting",
@@ -166,11 +168,17 @@ def _analyse(path: Path) -> engine.Outcome:
         return engine.run_hosts(
             {"": Timeline.from_sources(bundle.sources, ncpu=bundle.ncpu, host=bundle.host)}
         )
-    return engine.run_hosts({
-        h.name: Timeline.from_sources(h.sources(bundle), ncpu=h.ncpu, host=h.name if bundle.host is not None else None,
-                                      utc_offset_s=h.utc_offset_s)
-        for h in bundle.hosts
-    })  # fmt: skip
+    return engine.run_hosts(
+        {
+            h.name: Timeline.from_sources(
+                h.sources(bundle),
+                ncpu=h.ncpu,
+                host=h.name if bundle.host is not None else None,
+                utc_offset_s=h.utc_offset_s,
+            )
+            for h in bundle.hosts
+        }
+    )
 
 
 @cache
@@ -209,10 +217,17 @@ def test_no_finding_is_lost_and_the_verdict_places_each_once(name: str) -> None:
 def test_the_chain_of_the_example_runs_from_the_temporary_tables_through_the_crowd_to_the_cpus() -> None:
     v = _bundle("ptstalk-mariadb-tmptables").verdict
     assert [f.key for f in v.chain] == [
-        "tmp-table-churn", "same-query-pileup", "active-sessions-overload", "cpu-saturation"
-    ]  # fmt: skip
-    assert {f.key for f in v.explains} == {"same-query-pileup", "active-sessions-overload", "cpu-saturation",
-                                           "tcp-retransmits"}  # fmt: skip
+        "tmp-table-churn",
+        "same-query-pileup",
+        "active-sessions-overload",
+        "cpu-saturation",
+    ]
+    assert {f.key for f in v.explains} == {
+        "same-query-pileup",
+        "active-sessions-overload",
+        "cpu-saturation",
+        "tcp-retransmits",
+    }
     assert v.fix == v.root_cause.recommendation and "tmpdir" in v.fix
 
 

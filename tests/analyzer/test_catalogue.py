@@ -17,7 +17,8 @@ FINDINGS_MD = ROOT / "docs" / "findings.md"
 
 def test_docs_findings_md_is_the_catalogue_of_todays_rules() -> None:
     assert FINDINGS_MD.read_text() == catalogue.render(), (
-        "docs/findings.md differs from the rules: run `.venv/bin/python -m analyzer.catalogue > docs/findings.md`"
+        "docs/findings.md differs from the rules: run `.venv/bin/python -m analyzer.catalogue > "
+        "docs/findings.md`"
     )
 
 

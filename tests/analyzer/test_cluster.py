@@ -91,9 +91,9 @@ def test_a_replica_that_syncs_every_applied_commit_lags_on_its_commit_cost() -> 
     assert by_label["Seconds_Behind_Master (max)"].member.startswith("replica-lag/db-b/")
     # what sets the replica apart: it syncs redo and binlog at every commit, its source does not
     assert (
-        "db-b's settings differ from its source's: innodb_flush_log_at_trx_commit 1 (vs 0); sync_binlog 1 (vs 0)"
-        in f.explanation
-    )
+        "db-b's settings differ from its source's: innodb_flush_log_at_trx_commit 1 (vs 0); sync_binlog 1 "
+        "(vs 0)"
+    ) in f.explanation
     assert by_label["variable sync_binlog"].value == "1"
     assert f.severity is Severity.WARNING
 

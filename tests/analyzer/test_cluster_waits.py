@@ -28,8 +28,14 @@ from tests.analyzer.test_cluster import timelines
 def _io_stopped_by_hand(tl: Timeline) -> Timeline:
     """The replica with its I/O thread stopped by hand (STOP SLAVE IO_THREAD: No, no error) and its SQL
     thread running, semi-sync on."""
-    rs = tl.frame("replica_status").assign(io_running="No", sql_running="Yes", last_io_error="",
-                                           last_io_errno=0.0, last_sql_error="", last_sql_errno=0.0)  # fmt: skip
+    rs = tl.frame("replica_status").assign(
+        io_running="No",
+        sql_running="Yes",
+        last_io_error="",
+        last_io_errno=0.0,
+        last_sql_error="",
+        last_sql_errno=0.0,
+    )
     variables = {**tl.variables, "rpl_semi_sync_slave_enabled": "ON"}
     return dataclasses.replace(tl, frames={**tl.frames, "replica_status": rs}, variables=variables)
 
@@ -42,8 +48,11 @@ def _semisync_source(tl: Timeline, waiting: int = 4) -> Timeline:
     picked = clients.groupby("ts").head(waiting).index
     state = pl["state"].astype(object).copy()
     state.loc[picked] = "Waiting for semi-sync ACK from slave"
-    pl = pl.assign(state=state, command=pl["command"].astype(object).where(~pl.index.isin(picked), "Query"),
-                   active=pl["active"].where(~pl.index.isin(picked), True))  # fmt: skip
+    pl = pl.assign(
+        state=state,
+        command=pl["command"].astype(object).where(~pl.index.isin(picked), "Query"),
+        active=pl["active"].where(~pl.index.isin(picked), True),
+    )
     variables = {
         **tl.variables,
         "rpl_semi_sync_master_enabled": "ON",
@@ -64,7 +73,8 @@ def test_a_semi_sync_source_waits_for_the_replica_whose_io_thread_stopped(semisy
     assert (f.hosts, f.severity) == (("db-b", "db-a"), Severity.CRITICAL)
     assert f.culprit is not None and (f.culprit.kind, f.culprit.id) == ("host", "db-b")
     assert f.title == (
-        "db-a's commits wait for replica acknowledgement (semi-sync): db-b, its replica, stopped its I/O thread "
+        "db-a's commits wait for replica acknowledgement (semi-sync): db-b, its replica, stopped its I/O "
+        "thread "
         "(no error: stopped by hand (STOP SLAVE IO_THREAD))"
     )
     assert "START SLAVE IO_THREAD on db-b" in f.recommendation
@@ -109,8 +119,10 @@ def test_a_stopped_sql_thread_keeps_the_duplicate_key_fix() -> None:
 def test_two_galera_writers_of_the_same_table_are_named_with_their_conflict_rates() -> None:
     f = {f.key: f for f in cross_host_findings(timelines("galera-desync"))}["galera-write-conflicts"]
     assert f.hosts == ("db-c", "db-a") and f.severity is Severity.WARNING
-    assert f.title.startswith("Galera certification conflicts: db-c 18.6 certification failures/s and 28.6 "
-                              "brute-force aborts/s, db-a 13.9")  # fmt: skip
+    assert f.title.startswith(
+        "Galera certification conflicts: db-c 18.6 certification failures/s and 28.6 "
+        "brute-force aborts/s, db-a 13.9"
+    )
     assert f.title.endswith("; sbtest1 written on db-a and db-c")
     assert f.recommendation.startswith(
         "Write to one node: send the writes of sbtest1, made on db-a and db-c now"
@@ -130,8 +142,16 @@ def test_a_node_desynced_by_a_global_read_lock_names_the_session_holding_it(monk
     def reader(tl: Timeline, w: pd.DataFrame) -> list[Holding]:
         if tl is not tls["db-b"]:
             return []
-        return [Holding(Resource.GLOBAL_READ_LOCK, tl.host, holder, "took the lock 14 s before the capture",
-                        held_s=14.0, fix="KILL 14 on db-b.")]  # fmt: skip
+        return [
+            Holding(
+                Resource.GLOBAL_READ_LOCK,
+                tl.host,
+                holder,
+                "took the lock 14 s before the capture",
+                held_s=14.0,
+                fix="KILL 14 on db-b.",
+            )
+        ]
 
     monkeypatch.setitem(holders_pkg.READERS, Resource.GLOBAL_READ_LOCK, [(reader, True)])
     f = {f.key: f for f in cross_host_findings(tls)}["galera-node-behind"]
@@ -176,7 +196,8 @@ def test_the_staged_semi_sync_source_waits_for_its_replica_whose_io_thread_was_s
     assert v.root_cause.key == "semisync-ack-wait", v.headline
     assert (v.root_cause.culprit.kind, v.root_cause.culprit.id) == ("host", "db-b")
     assert v.headline == (
-        "db-a's commits wait for replica acknowledgement (semi-sync): db-b, its replica, stopped its I/O thread "
+        "db-a's commits wait for replica acknowledgement (semi-sync): db-b, its replica, stopped its I/O "
+        "thread "
         "(no error: stopped by hand (STOP SLAVE IO_THREAD))"
     )
     assert v.fix.startswith("Bring db-b's I/O thread back: START SLAVE IO_THREAD on db-b")
@@ -191,8 +212,11 @@ def test_the_staged_galera_writers_of_the_same_rows_are_the_root_cause_with_no_s
     assert v.root_cause.key == "galera-write-conflicts", v.headline
     assert v.root_cause.culprit is None and v.root_cause.severity is Severity.CRITICAL
     assert v.root_cause.hosts == ("db-c", "db-a")
-    assert v.headline.startswith("Galera certification conflicts: db-c 47.5 certification failures/s and 150.9 "
-                                 "brute-force aborts/s, db-a 29.8")  # fmt: skip
+    assert v.headline.startswith(
+        "Galera certification conflicts: db-c 47.5 certification failures/s and "
+        "150.9 "
+        "brute-force aborts/s, db-a 29.8"
+    )
     assert v.headline.endswith("; hot written on db-a and db-c")
     assert "Write to one node: send the writes of hot, made on db-a and db-c now" in v.fix
 

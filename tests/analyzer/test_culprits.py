@@ -51,8 +51,13 @@ def test_a_row_lock_pile_up_names_the_idle_transaction_that_blocks_it() -> None:
     for f in (waits, trx):
         c = f.culprit
         assert (c.kind, c.id, c.user, c.host, c.statement, c.blocks) == (
-            "session", "5", "app", "localhost", "idle in transaction", 20,
-        )  # fmt: skip
+            "session",
+            "5",
+            "app",
+            "localhost",
+            "idle in transaction",
+            20,
+        )
         assert c.since.isoformat() == "2026-11-27T15:52:47+00:00"  # trx_started of transaction 29
         members = {e.member.rsplit("-", 1)[-1] for e in c.evidence if e.member}
         assert members >= {"waits", "processlist", "transactions"}  # -lock-waits, the session, its trx

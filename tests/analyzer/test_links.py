@@ -1,5 +1,5 @@
-"""analyzer/reasoning/links.py and analyzer/reasoning/joins/: a finding explains another only when the bundle shows the
-join (the same sessions, statement, device, process or server), never because their windows overlap.
+"""analyzer/reasoning/links.py and analyzer/reasoning/joins/: a finding explains another only when the bundle
+shows the join (the same sessions, statement, device, process or server), never because their windows overlap.
 
 Every join is tested twice on findings whose windows are the same: once where the bundle joins them,
 once where the ids differ, which must give no link.
@@ -23,10 +23,18 @@ def _finding(
     key: str, *, host: str | None = "db1", culprit: Culprit | None = None, subjects=(), **kw
 ) -> Finding:
     return Finding(
-        key=key, severity=kw.pop("severity", Severity.WARNING), title=kw.pop("title", f"title of {key}"),
-        explanation="", windows=SAME_WINDOW, evidence=kw.pop("evidence", ()), recommendation=f"fix {key}", culprit=culprit,
-        host=host, subjects=tuple(subjects), **kw,
-    )  # fmt: skip
+        key=key,
+        severity=kw.pop("severity", Severity.WARNING),
+        title=kw.pop("title", f"title of {key}"),
+        explanation="",
+        windows=SAME_WINDOW,
+        evidence=kw.pop("evidence", ()),
+        recommendation=f"fix {key}",
+        culprit=culprit,
+        host=host,
+        subjects=tuple(subjects),
+        **kw,
+    )
 
 
 def _ctx(snapshot: list[tuple[str, str, int, str, str]], n: int = 3) -> links.JoinContext:
@@ -144,8 +152,9 @@ def test_find_links_runs_the_registry_and_keeps_no_cycle() -> None:
         [crowd, waits, trx], {"db1": timeline(pl=processlist_text([WAITING + OTHERS] * 3))}
     )
     assert [(li.cause[0], li.effect[0]) for li in found.links] == [
-        ("long-transaction", "lock-waits"), ("lock-waits", "active-sessions-overload"),
-    ]  # fmt: skip
+        ("long-transaction", "lock-waits"),
+        ("lock-waits", "active-sessions-overload"),
+    ]
     assert found.failed == {}
 
 

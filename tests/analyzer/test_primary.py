@@ -95,8 +95,12 @@ def test_read_as_one_series_the_two_captures_break_every_window() -> None:
     """What happened before: the rows interleaved at 0.3 s, cpu-saturation found nothing."""
     from analyzer.timeline.windows import sustained
 
-    both = pd.concat([ptstalk_vmstat([BOOT] + SATURATED, START).main,
-                      collector_vmstat([BOOT] + SATURATED, START + pd.Timedelta(milliseconds=300)).main])  # fmt: skip
+    both = pd.concat(
+        [
+            ptstalk_vmstat([BOOT] + SATURATED, START).main,
+            collector_vmstat([BOOT] + SATURATED, START + pd.Timedelta(milliseconds=300)).main,
+        ]
+    )
     both = both[~both["since_boot"]].sort_values("ts")
     hot = (both["r"] >= 4) & (both["id"] <= 5)
     assert (
@@ -174,11 +178,16 @@ def test_a_ptstalk_overall_run_is_a_summary_and_a_collector_capture_of_the_same_
     overall = vmstat_rows_text(
         [BOOT, {**SATURATED[0], "r": 45}]
     )  # `vmstat 60 2`: since boot, then the run's mean
-    bundle = read_bundle(_tar(tmp_path, {
-        f"pt/{prefix}-vmstat": vmstat_rows_text([BOOT] + SATURATED),
-        f"pt/{prefix}-vmstat-overall": overall,
-        "collect/vmstat-t.txt": vmstat_t_text([BOOT] + SATURATED, START),
-    }))  # fmt: skip
+    bundle = read_bundle(
+        _tar(
+            tmp_path,
+            {
+                f"pt/{prefix}-vmstat": vmstat_rows_text([BOOT] + SATURATED),
+                f"pt/{prefix}-vmstat-overall": overall,
+                "collect/vmstat-t.txt": vmstat_t_text([BOOT] + SATURATED, START),
+            },
+        )
+    )
     tl = Timeline.from_sources(bundle.sources, ncpu=2, utc_offset_s=0)
     roles = {m.split("/")[-1]: r for m, r in tl.roles.items()}
     assert roles[f"{prefix}-vmstat-overall"].role == "summary"
@@ -195,8 +204,11 @@ def test_a_one_off_ps_beside_a_per_second_listing_is_an_overlap() -> None:
 
     listing = ps_elo_text([[(3, "D", "mysqld", "unlinkat")]] * 5)
     per_second = ps.parse(listing.splitlines(keepends=True), member="ps-threads.txt", clock=ClockHints())
-    one_off = ps.parse(ps_elo_text([[(3, "D", "mysqld", "unlinkat")]], first_s=4).splitlines(keepends=True),
-                       member="2026_04_21_16_51_41-ps", clock=ClockHints())  # fmt: skip
+    one_off = ps.parse(
+        ps_elo_text([[(3, "D", "mysqld", "unlinkat")]], first_s=4).splitlines(keepends=True),
+        member="2026_04_21_16_51_41-ps",
+        clock=ClockHints(),
+    )
     tl = Timeline.from_sources([one_off, per_second], ncpu=2)
     assert tl.roles["2026_04_21_16_51_41-ps"].role == "overlap"
     assert set(tl.frame("ps_threads")["member"].astype(str)) == {"ps-threads.txt"}
@@ -216,8 +228,10 @@ def test_two_real_ptstalk_snapshots_with_overall_runs(tmp_path: Path) -> None:
     tl = Timeline.from_sources(bundle.sources, ncpu=bundle.ncpu, utc_offset_s=bundle.utc_offset_s)
     roles = {m.split("/")[-1]: r.role for m, r in tl.roles.items()}
     assert sorted(roles.items()) == [
-        ("2026_04_21_16_43_19-vmstat", "primary"), ("2026_04_21_16_43_19-vmstat-overall", "summary"),
-        ("2026_04_21_16_43_49-vmstat", "primary"), ("2026_04_21_16_43_49-vmstat-overall", "summary"),
-    ]  # fmt: skip
+        ("2026_04_21_16_43_19-vmstat", "primary"),
+        ("2026_04_21_16_43_19-vmstat-overall", "summary"),
+        ("2026_04_21_16_43_49-vmstat", "primary"),
+        ("2026_04_21_16_43_49-vmstat-overall", "summary"),
+    ]
     vm = tl.frame("vmstat")
     assert vm["ts"].is_unique and vm["ts"].is_monotonic_increasing

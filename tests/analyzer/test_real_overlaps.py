@@ -66,8 +66,10 @@ def test_each_load_gets_its_finding_in_the_loads_window(shape: str) -> None:
 @pytest.mark.parametrize("shape", LOADS)
 def test_the_collectors_captures_are_primary_and_pt_stalks_overlap(shape: str) -> None:
     _, tl, _ = _case(shape)
-    roles = {m.split("/")[0] + "/" + m.split("-", 1)[-1] if m.startswith("ptstalk/") else m: r
-             for m, r in tl.roles.items()}  # fmt: skip
+    roles = {
+        m.split("/")[0] + "/" + m.split("-", 1)[-1] if m.startswith("ptstalk/") else m: r
+        for m, r in tl.roles.items()
+    }
     for collector, ptstalk in (
         ("vmstat.txt", "vmstat"),
         ("processlist.txt", "processlist"),

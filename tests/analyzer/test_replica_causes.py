@@ -116,7 +116,8 @@ CAUSES = [
     # db-a deleted 10,000 rows of sb.nokey (50,000 rows, no index) in one statement: every snapshot of db-b's
     # SQL thread says Delete_rows_log_event::find_row() while Handler_read_rnd_next runs at 2-5 M/s
     ("lag-nokey", "no-key",
-     "db-b is 30 s behind db-a: row events on table sb.nokey without a usable key, Handler_read_rnd_next 2.4 M rows/s",
+     ("db-b is 30 s behind db-a: row events on table sb.nokey without a usable key, Handler_read_rnd_next "
+      "2.4 M rows/s"),
      "Delete_rows_log_event::find_row() in 100 % of the snapshots",
      "Add a primary key (or a unique not-null index) to table sb.nokey", ("statement", "table sb.nokey")),
     # db-a updated 600,000 rows of sb.big (primary key) in one statement; db-b (5 % of a CPU) applies it: its
@@ -128,13 +129,15 @@ CAUSES = [
     # db-b's Slave_SQL row: "Waiting for table metadata lock" on the source's ALTER TABLE sb.sbtest1 in all 15
     # snapshots; session 11 (report) read sb.sbtest1 in a transaction and sleeps (-transactions)
     ("lag-mdl", "local-mdl",
-     ("db-b is 29 s behind db-a: its SQL thread waits for a metadata lock held by session 11 report@localhost, "
+     ("db-b is 29 s behind db-a: its SQL thread waits for a metadata lock held by session 11 "
+       "report@localhost, "
      "idle in transaction for 30 s, transaction open 29 s"),
      "The replica's SQL thread waits for a table metadata lock to apply alter table",
      "KILL 11; on the replica ends that session's transaction and the DDL goes on.", ("session", "11")),
     # every snapshot of db-b's Slave_SQL row: Info "ALTER TABLE sb.big ADD COLUMN ..., ALGORITHM=COPY",
     # State "copy to tmp table" then "Enabling keys"; Exec_Master_Log_Pos still; db-a idle
-    ("lag-ddl", "ddl", "db-b is 22 s behind db-a: its SQL thread applies DDL on sb.big (Enabling keys, running 21 s)",
+    ("lag-ddl", "ddl", ("db-b is 22 s behind db-a: its SQL thread applies DDL on sb.big (Enabling keys, "
+                        "running 21 s)"),
      "a schema change the source ran is replayed on the replica", "Wait for the ALTER to finish",
      ("statement", "alter table sb.big add column note varchar(?) ?, algorithm=copy")),
 ]  # fmt: skip
@@ -206,7 +209,8 @@ def test_an_idle_sql_thread_and_a_reconnecting_io_thread_put_the_lag_in_the_tran
     cause = lag_cause(tl, rs, source_binlog=113_000.0, received=20_000.0)
     assert cause.key == "io-thread"
     assert cause.title == (
-        "its I/O thread is behind (Slave_IO_Running Connecting, Reconnecting after a failed master event read)"
+        "its I/O thread is behind (Slave_IO_Running Connecting, Reconnecting after a failed master event "
+        "read)"
     )
     assert "receives 20 KiB/s of the 110 KiB/s the source writes" in cause.explanation
     # the same replica with its I/O thread running and keeping up: no transfer problem

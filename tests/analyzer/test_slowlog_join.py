@@ -56,16 +56,29 @@ def test_the_full_scans_statement_culprit_carries_the_same_figures() -> None:
 def _timeline() -> Timeline:
     """Two classes over two minutes: ``a`` 9 s then 1 s, ``b`` 1 s then 9 s."""
     t0 = pd.Timestamp("2026-12-07 04:00", tz="UTC")
-    classes = pd.DataFrame({
-        "ts": [t0, t0], "fingerprint": ["select a", "select b"], "line_no": [10, 20], "line_end": [12, 22],
-        "full_scans": [3.0, float("nan")], "filesorts": [0.0, float("nan")],
-        "tmp_disk_tables": [float("nan")] * 2, "member": ["s.log", "s.log"],
-    })  # fmt: skip
-    minutes = pd.DataFrame({
-        "ts": [t0, t0, t0 + pd.Timedelta(minutes=1), t0 + pd.Timedelta(minutes=1)],
-        "class_no": [0, 1, 0, 1], "queries": [9, 1, 1, 9], "query_time_s": [9.0, 1.0, 1.0, 9.0],
-        "rows_examined": [900, 1, 100, 9], "rows_sent": [9, 1, 1, 9], "member": ["s.log"] * 4,
-    })  # fmt: skip
+    classes = pd.DataFrame(
+        {
+            "ts": [t0, t0],
+            "fingerprint": ["select a", "select b"],
+            "line_no": [10, 20],
+            "line_end": [12, 22],
+            "full_scans": [3.0, float("nan")],
+            "filesorts": [0.0, float("nan")],
+            "tmp_disk_tables": [float("nan")] * 2,
+            "member": ["s.log", "s.log"],
+        }
+    )
+    minutes = pd.DataFrame(
+        {
+            "ts": [t0, t0, t0 + pd.Timedelta(minutes=1), t0 + pd.Timedelta(minutes=1)],
+            "class_no": [0, 1, 0, 1],
+            "queries": [9, 1, 1, 9],
+            "query_time_s": [9.0, 1.0, 1.0, 9.0],
+            "rows_examined": [900, 1, 100, 9],
+            "rows_sent": [9, 1, 1, 9],
+            "member": ["s.log"] * 4,
+        }
+    )
     return Timeline(frames={"slowlog_classes": classes, "slowlog_class_minutes": minutes})
 
 
@@ -83,8 +96,16 @@ def test_a_windows_figures_are_the_sums_of_the_minutes_it_overlaps() -> None:
 
 def test_a_finding_without_a_statement_culprit_or_slow_log_is_left_as_it_is() -> None:
     t0 = pd.Timestamp("2026-12-07 04:00", tz="UTC")
-    f = Finding("x", Severity.WARNING, "t", "e", (Window(t0, t0),), (), "r",
-                culprit=Culprit(kind="statement", id="select a"))  # fmt: skip
+    f = Finding(
+        "x",
+        Severity.WARNING,
+        "t",
+        "e",
+        (Window(t0, t0),),
+        (),
+        "r",
+        culprit=Culprit(kind="statement", id="select a"),
+    )
     assert with_slow_log(f, Timeline()) is f
     other = Finding("x", Severity.WARNING, "t", "e", (Window(t0, t0),), (), "r")
     assert with_slow_log(other, _timeline()) is other

@@ -1,6 +1,6 @@
 """The timeline's server variables from a pt-mysql-summary report when the bundle has no ``-variables``
-(analyzer/timeline/timeline.py ``Timeline.from_sources``), and the evidence of a rule that reads one naming the
-report's member and line (analyzer/engine.py).
+(analyzer/timeline/timeline.py ``Timeline.from_sources``), and the evidence of a rule that reads one naming
+the report's member and line (analyzer/engine.py).
 
 The bundle is culprit-tablecache (table_open_cache 64 under 6 sessions reading 400 tables) without its
 ``-variables``, with the real report of a MariaDB 10.11 server whose table_open_cache was 64

@@ -95,19 +95,26 @@ def _pfs_case():
     # Sessions 1001-1003 (processlist_text numbers rows 1000 + n); their threads are the first three
     # mysqld threads of the ps listing; the fourth thread is InnoDB's, with no session.
     pl = processlist_text(
-        [[("app", "Query", 0, "removing tmp table", SEED000_QUERY.format(n=1)),
-          ("app", "Query", 0, "removing tmp table", SEED000_QUERY.format(n=2)),
-          ("app", "Query", 0, "Sending data", "SELECT 1")]] * 2
-    )  # fmt: skip
+        [
+            [
+                ("app", "Query", 0, "removing tmp table", SEED000_QUERY.format(n=1)),
+                ("app", "Query", 0, "removing tmp table", SEED000_QUERY.format(n=2)),
+                ("app", "Query", 0, "Sending data", "SELECT 1"),
+            ]
+        ]
+        * 2
+    )
     ps = ps_elo_text(
         [[(2, "Dl", "mysqld", "unlinkat"), (1, "Rl", "mysqld", "-"), (1, "Dl", "mysqld", "io_schedule")]] * 2
     )
     pfs = pfs_threads_frame(
-        [(FIRST_MYSQLD_TID, 1001, "thread/sql/one_connection", "Sending data", "SELECT stale"),
-         (FIRST_MYSQLD_TID + 1, 1002, "thread/sql/one_connection", "removing tmp table", "SELECT x"),
-         (FIRST_MYSQLD_TID + 2, 1003, "thread/sql/one_connection", "Sending data", "SELECT 1"),
-         (FIRST_MYSQLD_TID + 3, None, "thread/innodb/io_write_thread", None, None)]
-    )  # fmt: skip
+        [
+            (FIRST_MYSQLD_TID, 1001, "thread/sql/one_connection", "Sending data", "SELECT stale"),
+            (FIRST_MYSQLD_TID + 1, 1002, "thread/sql/one_connection", "removing tmp table", "SELECT x"),
+            (FIRST_MYSQLD_TID + 2, 1003, "thread/sql/one_connection", "Sending data", "SELECT 1"),
+            (FIRST_MYSQLD_TID + 3, None, "thread/innodb/io_write_thread", None, None),
+        ]
+    )
     return mysql_timeline(pl=pl, ps_text=ps, pfs=pfs)
 
 
@@ -139,8 +146,12 @@ def test_sessions_by_wchan_names_the_sessions_behind_each_wait_channel() -> None
     joined = threads.thread_sessions(tl.frame("ps_threads"), tl.frame("pfs_threads"), tl.frame("processlist"))
     behind = threads.sessions_by_wchan(joined)
     assert behind.iloc[0][["wchan", "session_state", "threads", "sessions", "snapshots"]].tolist() == [
-        "unlinkat", "removing tmp table", 4, 2, 2
-    ]  # fmt: skip
+        "unlinkat",
+        "removing tmp table",
+        4,
+        2,
+        2,
+    ]
     assert len(behind) == 1  # the D thread in io_schedule is InnoDB's: no session behind it
 
 

@@ -19,10 +19,18 @@ def _f(
     at: int = 0,
 ) -> Finding:
     return Finding(
-        key=key, severity=severity, title=title or f"title of {key}", explanation="",
-        windows=(Window(T0 + pd.Timedelta(seconds=at), T0 + pd.Timedelta(seconds=at + 20)),), evidence=(),
-        recommendation=f"fix {key}", culprit=culprit, host="db1", disproof=f"check {key}", confidence="sure",
-    )  # fmt: skip
+        key=key,
+        severity=severity,
+        title=title or f"title of {key}",
+        explanation="",
+        windows=(Window(T0 + pd.Timedelta(seconds=at), T0 + pd.Timedelta(seconds=at + 20)),),
+        evidence=(),
+        recommendation=f"fix {key}",
+        culprit=culprit,
+        host="db1",
+        disproof=f"check {key}",
+        confidence="sure",
+    )
 
 
 def _link(cause: str, effect: str) -> Link:
@@ -33,12 +41,19 @@ def test_the_root_is_the_cause_with_the_longest_chain_and_the_chain_ends_at_the_
     tmp, pileup = _f("tmp-table-churn"), _f("same-query-pileup")
     crowd, cpu = _f("active-sessions-overload", Severity.CRITICAL), _f("cpu-saturation", Severity.CRITICAL)
     lock = _f("lock-waits", Severity.CRITICAL)
-    links = [_link("tmp-table-churn", "same-query-pileup"), _link("same-query-pileup", "active-sessions-overload"),
-             _link("active-sessions-overload", "cpu-saturation")]  # fmt: skip
+    links = [
+        _link("tmp-table-churn", "same-query-pileup"),
+        _link("same-query-pileup", "active-sessions-overload"),
+        _link("active-sessions-overload", "cpu-saturation"),
+    ]
     v = decide([crowd, cpu, lock, tmp, pileup], links)
     assert v.state == "problem" and v.root_cause is tmp
-    assert [f.key for f in v.chain] == ["tmp-table-churn", "same-query-pileup", "active-sessions-overload",
-                                        "cpu-saturation"]  # fmt: skip
+    assert [f.key for f in v.chain] == [
+        "tmp-table-churn",
+        "same-query-pileup",
+        "active-sessions-overload",
+        "cpu-saturation",
+    ]
     # the lock waits overlap in time but no link joins them: also found, never explained
     assert [f.key for f in v.also_found] == ["lock-waits"]
     assert {f.key for f in v.explains} == {"same-query-pileup", "active-sessions-overload", "cpu-saturation"}
@@ -66,16 +81,18 @@ def test_a_setting_ranks_before_a_crowd_of_one_query_when_no_link_joins_them() -
     )
     v = decide([pileup, misses], [])
     assert v.root_cause is misses
-    assert (
-        v.headline
-        == "Buffer pool misses: 28.0 % of page reads from disk; the setting: innodb_buffer_pool_size = 134217728"
+    assert v.headline == (
+        "Buffer pool misses: 28.0 % of page reads from disk; the setting: innodb_buffer_pool_size = 134217728"
     )
 
 
 def test_a_saturated_cpu_without_a_culprit_ranks_after_a_cause() -> None:
     cpu = _f("cpu-saturation", Severity.CRITICAL)
-    cache = _f("table-cache-full", culprit=Culprit(kind="setting", id="table_open_cache", statement="64"),
-               title="Table cache full (table_open_cache = 64)")  # fmt: skip
+    cache = _f(
+        "table-cache-full",
+        culprit=Culprit(kind="setting", id="table_open_cache", statement="64"),
+        title="Table cache full (table_open_cache = 64)",
+    )
     v = decide([cpu, cache], [])
     assert v.root_cause is cache and v.headline == cache.title  # the title names the setting already
 
@@ -114,14 +131,29 @@ def test_the_stored_verdict_names_findings_by_key_and_host() -> None:
     ]
     assert refs["links"][0]["sentence"] == "tmp-table-churn explains same-query-pileup"
     assert refs["when"] == ["2026-04-21T16:51:40.000000Z", "2026-04-21T16:52:00.000000Z"]
-    assert set(refs) == {"state", "headline", "root_cause", "chain", "explains", "also_found", "links", "fix",
-                         "when", "confidence", "check", "coverage"}  # fmt: skip
+    assert set(refs) == {
+        "state",
+        "headline",
+        "root_cause",
+        "chain",
+        "explains",
+        "also_found",
+        "links",
+        "fix",
+        "when",
+        "confidence",
+        "check",
+        "coverage",
+    }
 
 
 def test_a_setting_is_the_culprit_only_when_no_holder_is_shown() -> None:
     # every connection slot held by one account's idle sessions: the account, not max_connections
-    setting = _f("max-connections", Severity.CRITICAL, culprit=Culprit(kind="setting", id="max_connections",
-                                                                        statement="151"))  # fmt: skip
+    setting = _f(
+        "max-connections",
+        Severity.CRITICAL,
+        culprit=Culprit(kind="setting", id="max_connections", statement="151"),
+    )
     account = _f("sessions-waiting", culprit=Culprit(kind="account", id="app@10.0.0.7", blocks=151))
     v = decide([setting, account], [])
     assert v.root_cause is account and v.headline == "title of sessions-waiting; held by account app@10.0.0.7"
@@ -134,8 +166,13 @@ def test_a_shown_holder_is_the_root_cause_ahead_of_a_longer_chain_without_one() 
     holder = _f("purge-lag", culprit=Culprit(kind="session", id="13", statement="idle in transaction"))
     cpu, crowd = _f("cpu-saturation", Severity.CRITICAL), _f("active-sessions-overload", Severity.CRITICAL)
     tmp = _f("tmp-table-churn")
-    v = decide([cpu, crowd, tmp, holder], [_link("tmp-table-churn", "active-sessions-overload"),
-                                            _link("active-sessions-overload", "cpu-saturation")])  # fmt: skip
+    v = decide(
+        [cpu, crowd, tmp, holder],
+        [
+            _link("tmp-table-churn", "active-sessions-overload"),
+            _link("active-sessions-overload", "cpu-saturation"),
+        ],
+    )
     assert v.root_cause is holder and v.headline == "title of purge-lag; held by session 13"
     # an informational finding naming a session is no holder shown
     quiet = _f("sessions-waiting", Severity.INFO, culprit=Culprit(kind="session", id="5"))

@@ -54,23 +54,28 @@ CORPUS: list[tuple[str, tuple] | ParameterSet] = [
     # --- My-gather example1, collection 1 (TS epochs equal the wall clock: the host runs in UTC)
     (EX1 + A + "df", ("df", 30, "2026-04-21 16:43:21.009025316", "2026-04-21 16:43:50.009015615")),
     (EX1 + A + "disk-space", ("df", 1, None, None)),
-    (EX1 + A + "diskstats", ("diskstats", 30, "2026-04-21 16:43:21.009025316", "2026-04-21 16:43:50.009015615")),
+    (EX1 + A + "diskstats", ("diskstats", 30, "2026-04-21 16:43:21.009025316", ("2026-04-21 "
+                                                                                "16:43:50.009015615"))),
     (EX1 + A + "hostname", ("hostname", 0, None, None)),
     (EX1 + A + "innodbstatus1", ("innodb_status", 1, "2026-04-21 16:43:20", "2026-04-21 16:43:20")),  # the monitor header's time
     (EX1 + A + "innodbstatus2", ("innodb_status", 1, "2026-04-21 16:43:50", "2026-04-21 16:43:50")),
     # 30 `Device` reports, no times: the prefix 16:43:19 + 1 s each (banner date 13.03.2026 is spliced)
     (EX1 + A + "iostat", ("iostat", 30, "2026-04-21 16:43:19", "2026-04-21 16:43:48")),
-    (EX1 + A + "log_error", ("mysqld_errorlog", 2, "2026-04-21 16:02:21.037854", "2026-04-21 16:02:21.342170")),
+    (EX1 + A + "log_error", ("mysqld_errorlog", 2, "2026-04-21 16:02:21.037854", ("2026-04-21 "
+                                                                                  "16:02:21.342170"))),
     (EX1 + A + "meminfo", ("meminfo", 30, "2026-04-21 16:43:21.009025316", "2026-04-21 16:43:50.009015615")),
     (EX1 + A + "netstat", ("netstat", 30, "2026-04-21 16:43:21.009025316", "2026-04-21 16:43:50.009015615")),
-    (EX1 + A + "netstat_s", ("netstat_s", 30, "2026-04-21 16:43:21.009025316", "2026-04-21 16:43:50.009015615")),
+    (EX1 + A + "netstat_s", ("netstat_s", 30, "2026-04-21 16:43:21.009025316", ("2026-04-21 "
+                                                                                "16:43:50.009015615"))),
     (EX1 + A + "numastat", ("numastat", 30, "2026-04-21 16:43:21.009025316", "2026-04-21 16:43:50.009015615")),
     (EX1 + A + "opentables1", ("opentables", 0, None, None)),
     (EX1 + A + "opentables2", ("opentables", 0, None, None)),
     (EX1 + A + "output", ("ptstalk_output", 0, None, None)),
-    (EX1 + A + "processlist", ("processlist", 30, "2026-04-21 16:43:21.009025316", "2026-04-21 16:43:50.009015615")),
+    (EX1 + A + "processlist", ("processlist", 30, "2026-04-21 16:43:21.009025316", ("2026-04-21 "
+                                                                                    "16:43:50.009015615"))),
     (EX1 + A + "procstat", ("procstat", 0, None, None)),
-    (EX1 + A + "procvmstat", ("procvmstat", 30, "2026-04-21 16:43:21.009025316", "2026-04-21 16:43:50.009015615")),
+    (EX1 + A + "procvmstat", ("procvmstat", 30, "2026-04-21 16:43:21.009025316", ("2026-04-21 "
+                                                                                  "16:43:50.009015615"))),
     (EX1 + A + "ps", ("ps", 1, "2026-04-21 16:43:19", "2026-04-21 16:43:19")),
     (EX1 + A + "ps-locks-transactions", ("ps_locks", 30, "2026-04-21 16:43:19", "2026-04-21 16:43:48")),  # 30 echoed metadata_locks queries, no TS: prefix + 1 s
     (EX1 + A + "slabinfo", ("slabinfo", 30, "2026-04-21 16:43:21.009025316", "2026-04-21 16:43:50.009015615")),
@@ -88,21 +93,26 @@ CORPUS: list[tuple[str, tuple] | ParameterSet] = [
     # --- My-gather example1, collection 2 (no -iostat in the source repository)
     (EX1 + B + "df", ("df", 30, "2026-04-21 16:43:51.008861390", "2026-04-21 16:44:20.009323180")),
     (EX1 + B + "disk-space", ("df", 1, None, None)),
-    (EX1 + B + "diskstats", ("diskstats", 30, "2026-04-21 16:43:51.008861390", "2026-04-21 16:44:20.009323180")),
+    (EX1 + B + "diskstats", ("diskstats", 30, "2026-04-21 16:43:51.008861390", ("2026-04-21 "
+                                                                                "16:44:20.009323180"))),
     (EX1 + B + "hostname", ("hostname", 0, None, None)),
     (EX1 + B + "innodbstatus1", ("innodb_status", 1, "2026-04-21 16:43:50", "2026-04-21 16:43:50")),  # the monitor header's time
     (EX1 + B + "innodbstatus2", ("innodb_status", 1, "2026-04-21 16:44:20", "2026-04-21 16:44:20")),
-    (EX1 + B + "log_error", ("mysqld_errorlog", 2, "2026-04-21 16:02:21.037854", "2026-04-21 16:02:21.342170")),
+    (EX1 + B + "log_error", ("mysqld_errorlog", 2, "2026-04-21 16:02:21.037854", ("2026-04-21 "
+                                                                                  "16:02:21.342170"))),
     (EX1 + B + "meminfo", ("meminfo", 30, "2026-04-21 16:43:51.008861390", "2026-04-21 16:44:20.009323180")),
     (EX1 + B + "netstat", ("netstat", 30, "2026-04-21 16:43:51.008861390", "2026-04-21 16:44:20.009323180")),
-    (EX1 + B + "netstat_s", ("netstat_s", 30, "2026-04-21 16:43:51.008861390", "2026-04-21 16:44:20.009323180")),
+    (EX1 + B + "netstat_s", ("netstat_s", 30, "2026-04-21 16:43:51.008861390", ("2026-04-21 "
+                                                                                "16:44:20.009323180"))),
     (EX1 + B + "numastat", ("numastat", 30, "2026-04-21 16:43:51.008861390", "2026-04-21 16:44:20.009323180")),
     (EX1 + B + "opentables1", ("opentables", 0, None, None)),
     (EX1 + B + "opentables2", ("opentables", 0, None, None)),
     (EX1 + B + "output", ("ptstalk_output", 0, None, None)),
-    (EX1 + B + "processlist", ("processlist", 30, "2026-04-21 16:43:51.008861390", "2026-04-21 16:44:20.009323180")),
+    (EX1 + B + "processlist", ("processlist", 30, "2026-04-21 16:43:51.008861390", ("2026-04-21 "
+                                                                                    "16:44:20.009323180"))),
     (EX1 + B + "procstat", ("procstat", 0, None, None)),
-    (EX1 + B + "procvmstat", ("procvmstat", 30, "2026-04-21 16:43:51.008861390", "2026-04-21 16:44:20.009323180")),
+    (EX1 + B + "procvmstat", ("procvmstat", 30, "2026-04-21 16:43:51.008861390", ("2026-04-21 "
+                                                                                  "16:44:20.009323180"))),
     (EX1 + B + "ps", ("ps", 1, "2026-04-21 16:43:49", "2026-04-21 16:43:49")),
     (EX1 + B + "ps-locks-transactions", ("ps_locks", 30, "2026-04-21 16:43:49", "2026-04-21 16:44:18")),  # 30 echoed metadata_locks queries, no TS: prefix + 1 s
     (EX1 + B + "slabinfo", ("slabinfo", 30, "2026-04-21 16:43:51.008861390", "2026-04-21 16:44:20.009323180")),
@@ -118,24 +128,29 @@ CORPUS: list[tuple[str, tuple] | ParameterSet] = [
     # --- My-gather example2 (sysbench load) plus the processlist of its second collection
     (EX2 + C + "df", ("df", 30, "2026-04-21 16:51:43.009325313", "2026-04-21 16:52:12.009088559")),
     (EX2 + C + "disk-space", ("df", 1, None, None)),
-    (EX2 + C + "diskstats", ("diskstats", 30, "2026-04-21 16:51:43.009325313", "2026-04-21 16:52:12.009088559")),
+    (EX2 + C + "diskstats", ("diskstats", 30, "2026-04-21 16:51:43.009325313", ("2026-04-21 "
+                                                                                "16:52:12.009088559"))),
     (EX2 + C + "hostname", ("hostname", 0, None, None)),
     (EX2 + C + "innodbstatus1", ("innodb_status", 1, "2026-04-21 16:51:42", "2026-04-21 16:51:42")),  # the monitor header's time
     (EX2 + C + "innodbstatus2", ("innodb_status", 1, "2026-04-21 16:52:12", "2026-04-21 16:52:12")),
     (EX2 + C + "iostat", ("iostat", 30, "2026-04-21 16:51:41", "2026-04-21 16:52:10")),
-    (EX2 + C + "log_error", ("mysqld_errorlog", 1, "2026-04-21 16:02:21.342170", "2026-04-21 16:02:21.342170")),
+    (EX2 + C + "log_error", ("mysqld_errorlog", 1, "2026-04-21 16:02:21.342170", ("2026-04-21 "
+                                                                                  "16:02:21.342170"))),
     (EX2 + C + "meminfo", ("meminfo", 30, "2026-04-21 16:51:43.009325313", "2026-04-21 16:52:12.009088559")),
     (EX2 + C + "mutex-status1", ("mutex_status", 0, None, None)),
     (EX2 + C + "mutex-status2", ("mutex_status", 0, None, None)),
     (EX2 + C + "netstat", ("netstat", 30, "2026-04-21 16:51:43.009325313", "2026-04-21 16:52:12.009088559")),
-    (EX2 + C + "netstat_s", ("netstat_s", 30, "2026-04-21 16:51:43.009325313", "2026-04-21 16:52:12.009088559")),
+    (EX2 + C + "netstat_s", ("netstat_s", 30, "2026-04-21 16:51:43.009325313", ("2026-04-21 "
+                                                                                "16:52:12.009088559"))),
     (EX2 + C + "numastat", ("numastat", 30, "2026-04-21 16:51:43.009325313", "2026-04-21 16:52:12.009088559")),
     (EX2 + C + "opentables1", ("opentables", 0, None, None)),
     (EX2 + C + "opentables2", ("opentables", 0, None, None)),
     (EX2 + C + "output", ("ptstalk_output", 0, None, None)),
-    (EX2 + C + "processlist", ("processlist", 30, "2026-04-21 16:51:43.009325313", "2026-04-21 16:52:12.009088559")),
+    (EX2 + C + "processlist", ("processlist", 30, "2026-04-21 16:51:43.009325313", ("2026-04-21 "
+                                                                                    "16:52:12.009088559"))),
     (EX2 + C + "procstat", ("procstat", 0, None, None)),
-    (EX2 + C + "procvmstat", ("procvmstat", 30, "2026-04-21 16:51:43.009325313", "2026-04-21 16:52:12.009088559")),
+    (EX2 + C + "procvmstat", ("procvmstat", 30, "2026-04-21 16:51:43.009325313", ("2026-04-21 "
+                                                                                  "16:52:12.009088559"))),
     (EX2 + C + "ps", ("ps", 1, "2026-04-21 16:51:41", "2026-04-21 16:51:41")),
     (EX2 + C + "ps-locks-transactions", ("ps_locks", 30, "2026-04-21 16:51:41", "2026-04-21 16:52:10")),  # 30 echoed metadata_locks queries, no TS: prefix + 1 s
     (EX2 + C + "slabinfo", ("slabinfo", 30, "2026-04-21 16:51:43.009325313", "2026-04-21 16:52:12.009088559")),
@@ -143,7 +158,8 @@ CORPUS: list[tuple[str, tuple] | ParameterSet] = [
     (EX2 + C + "sysctl", ("sysctl", 1, None, None)),
     (EX2 + C + "threads", ("threads", 30, "2026-04-21 16:51:43.009325313", "2026-04-21 16:52:12.009088559")),
     (EX2 + C + "top", ("top", 20, "2026-04-21 16:51:42", "2026-04-21 16:52:39")),
-    (EX2 + C + "transactions", ("innodb_trx", 30, "2026-04-21 16:51:43.009325313", "2026-04-21 16:52:12.009088559")),  # information_schema.innodb_trx \G after TS lines
+    (EX2 + C + "transactions", ("innodb_trx", 30, "2026-04-21 16:51:43.009325313", ("2026-04-21 "
+                                                                                    "16:52:12.009088559"))),  # information_schema.innodb_trx \G after TS lines
     (EX2 + C + "trigger", ("ptstalk_trigger", 0, None, None)),
     (EX2 + C + "variables", ("variables", 0, None, None)),
     (EX2 + C + "vmstat", ("vmstat", 30, "2026-04-21 16:51:41", "2026-04-21 16:52:10")),
@@ -222,13 +238,19 @@ CORPUS: list[tuple[str, tuple] | ParameterSet] = [
     (PT + "processlist/recset010.txt", ("processlist", 1, None, None)),
     (PT + "processlist/recset011.txt", ("processlist", 1, None, None)),
     (PT + "pt-align/002-raw.txt", ("vmstat", 5, None, None)),
-    (PT + "pt-diskstats/bug-1035311.txt", ("diskstats", 30, "2012-08-10 01:23:10.012145298", "2012-08-10 01:23:39.012016528")),  # /proc/diskstats after TS lines
+    (PT + "pt-diskstats/bug-1035311.txt", ("diskstats", 30, "2012-08-10 01:23:10.012145298", ("2012-08-10 "
+                                                                                              "01:23:39.012016528"))),  # /proc/diskstats after TS lines
     (PT + "pt-diskstats/diskstats-001.txt", ("diskstats", 5, "2010-08-09 15:25:19", "2010-08-09 15:25:26")),
-    (PT + "pt-diskstats/diskstats-002.txt", ("diskstats", 102, "2010-09-07 19:44:46.311660", "2010-09-07 19:46:27.623034")),
-    (PT + "pt-diskstats/diskstats-004.txt", ("diskstats", 6, "2011-02-19 15:40:03.073935", "2011-02-19 15:40:08.145277")),
-    (PT + "pt-diskstats/diskstats-005.txt", ("diskstats", 6, "2011-02-19 15:40:03.073935", "2011-02-19 15:40:08.145277")),
-    (PT + "pt-diskstats/small.txt", ("diskstats", 11, "2012-01-25 16:49:37.628000", "2012-01-25 16:49:46.999984")),
-    (PT + "pt-diskstats/switch_to_sample.txt", ("diskstats", 15, "2012-01-17 13:16:25.740921", "2012-01-17 13:16:39.782176")),
+    (PT + "pt-diskstats/diskstats-002.txt", ("diskstats", 102, "2010-09-07 19:44:46.311660", ("2010-09-07 "
+                                                                                              "19:46:27.623034"))),
+    (PT + "pt-diskstats/diskstats-004.txt", ("diskstats", 6, "2011-02-19 15:40:03.073935", ("2011-02-19 "
+                                                                                            "15:40:08.145277"))),
+    (PT + "pt-diskstats/diskstats-005.txt", ("diskstats", 6, "2011-02-19 15:40:03.073935", ("2011-02-19 "
+                                                                                            "15:40:08.145277"))),
+    (PT + "pt-diskstats/small.txt", ("diskstats", 11, "2012-01-25 16:49:37.628000", ("2012-01-25 "
+                                                                                     "16:49:46.999984"))),
+    (PT + "pt-diskstats/switch_to_sample.txt", ("diskstats", 15, "2012-01-17 13:16:25.740921", ("2012-01-17 "
+                                                                                                "13:16:39.782176"))),
     # mysqladmin ext -i: one `Variable_name | Value` table per sample (4 and 30 `Uptime` rows)
     (PT + "pt-mext/mext-001.txt", ("mysqladmin", 4, None, None)),
     (PT + "pt-mext/pt-130-in.txt", ("mysqladmin", 30, None, None)),
@@ -244,13 +266,19 @@ CORPUS: list[tuple[str, tuple] | ParameterSet] = [
     (PT + "pt-mysql-summary/temp006/mysql-processlist", ("processlist", 1, None, None)),
     (PT + "pt-mysql-summary/temp_enc008/mysql-processlist", ("processlist", 1, None, None)),
     (PT + "pt-mysql-summary/temp_enc009/mysql-processlist", ("processlist", 1, None, None)),
-    (PSC + "2018_03_05_13_24_55-innodbstatus1", ("innodb_status", 1, "2018-03-05 13:24:56", "2018-03-05 13:24:56")),  # YYMMDD header
-    (PSC + "2018_03_05_13_24_55-innodbstatus2", ("innodb_status", 1, "2018-03-05 13:25:26", "2018-03-05 13:25:26")),
+    (PSC + "2018_03_05_13_24_55-innodbstatus1", ("innodb_status", 1, "2018-03-05 13:24:56", ("2018-03-05 "
+                                                                                             "13:24:56"))),  # YYMMDD header
+    (PSC + "2018_03_05_13_24_55-innodbstatus2", ("innodb_status", 1, "2018-03-05 13:25:26", ("2018-03-05 "
+                                                                                             "13:25:26"))),
     (PSC + "2018_03_05_13_24_55-processlist", ("processlist", 30, "2018-03-05 13:24:57.002113337", "2018-03-05 13:25:26.003924709")),
-    (PSC + "2018_03_05_13_29_55-innodbstatus1", ("innodb_status", 1, "2018-03-05 13:29:56", "2018-03-05 13:29:56")),  # YYMMDD header
-    (PSC + "2018_03_05_13_29_55-innodbstatus2", ("innodb_status", 1, "2018-03-05 13:30:26", "2018-03-05 13:30:26")),
-    (PSC + "2018_03_05_13_34_55-innodbstatus1", ("innodb_status", 1, "2018-03-05 13:34:56", "2018-03-05 13:34:56")),  # YYMMDD header
-    (PSC + "2018_03_05_13_34_55-innodbstatus2", ("innodb_status", 1, "2018-03-05 13:35:26", "2018-03-05 13:35:26")),
+    (PSC + "2018_03_05_13_29_55-innodbstatus1", ("innodb_status", 1, "2018-03-05 13:29:56", ("2018-03-05 "
+                                                                                             "13:29:56"))),  # YYMMDD header
+    (PSC + "2018_03_05_13_29_55-innodbstatus2", ("innodb_status", 1, "2018-03-05 13:30:26", ("2018-03-05 "
+                                                                                             "13:30:26"))),
+    (PSC + "2018_03_05_13_34_55-innodbstatus1", ("innodb_status", 1, "2018-03-05 13:34:56", ("2018-03-05 "
+                                                                                             "13:34:56"))),  # YYMMDD header
+    (PSC + "2018_03_05_13_34_55-innodbstatus2", ("innodb_status", 1, "2018-03-05 13:35:26", ("2018-03-05 "
+                                                                                             "13:35:26"))),
     (PT + "pt-summary/BSD/freebsd_001/vmstat", NOT_RECOGNISED),  # BSD columns (r b w, avm fre, flt ...)
     (PT + "pt-summary/BSD/netbsd_001/vmstat", NOT_RECOGNISED),
     (PT + "pt-summary/BSD/openbsd_001/vmstat", NOT_RECOGNISED),

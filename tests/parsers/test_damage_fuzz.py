@@ -42,8 +42,16 @@ MUST_SAY = {"truncate-mid-line", "nul-bytes", "huge-line", "utf16", "twice"}
 #: Samples a damaged member may lose at most, by kind of damage: none where no line is damaged (CRLF,
 #: UTF-16, a garbage line added, the content twice), about two for each damaged line (a sample
 #: of several lines, or a time made unreadable, merging two samples).
-MAY_LOSE = {"crlf": 0, "utf16": 0, "huge-line": 0, "twice": 0, "nul-bytes": 2, "negative-numbers": 5,
-            "digits-replaced": 10, "byte-flips": 16}  # fmt: skip
+MAY_LOSE = {
+    "crlf": 0,
+    "utf16": 0,
+    "huge-line": 0,
+    "twice": 0,
+    "nul-bytes": 2,
+    "negative-numbers": 5,
+    "digits-replaced": 10,
+    "byte-flips": 16,
+}
 #: Pieces of the runs that take the piece path (snapshot captures cut every 16 KiB).
 SMALL_PIECE_BYTES = 16 << 10
 

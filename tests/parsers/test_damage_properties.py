@@ -3,11 +3,11 @@ or named, never an exception.
 
 For each format of the fixture collections (tests/fixtures/bundles: the example collection
 ptstalk-mariadb-tmptables.tar.gz and the others, made by running pt-stalk and MariaDB here: 24
-formats), the member's first lines with one arbitrary line inserted (any Unicode text, NUL and control characters included, up to a few KiB) are parsed the way
-every piece is parsed (``parsers.ingest.pieces.parse_piece``): the result is a source, or a
-``ParseError`` naming a line of the text; every warning names a line of the text (0: the whole
-member). The damage shared machinery is tested directly too: ``clip_long_lines``,
-``drop_second_copy`` and ``pg_safe``.
+formats), the member's first lines with one arbitrary line inserted (any Unicode text, NUL and control
+characters included, up to a few KiB) are parsed the way every piece is parsed
+(``parsers.ingest.pieces.parse_piece``): the result is a source, or a ``ParseError`` naming a line of the
+text; every warning names a line of the text (0: the whole member). The damage shared machinery is tested
+directly too: ``clip_long_lines``, ``drop_second_copy`` and ``pg_safe``.
 """
 
 from __future__ import annotations

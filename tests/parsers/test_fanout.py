@@ -56,8 +56,14 @@ def _same(a: Bundle, b: Bundle) -> None:
     assert a.not_used == b.not_used
     assert a.warnings == b.warnings
     assert (a.host, a.kernel, a.ncpu, a.utc_offset_s, a.utc_offset_origin, a.layout, a.members_seen) == (
-        b.host, b.kernel, b.ncpu, b.utc_offset_s, b.utc_offset_origin, b.layout, b.members_seen
-    )  # fmt: skip
+        b.host,
+        b.kernel,
+        b.ncpu,
+        b.utc_offset_s,
+        b.utc_offset_origin,
+        b.layout,
+        b.members_seen,
+    )
     assert a.shifted == b.shifted
     assert a.hosts == b.hosts and a.host_of == b.host_of
 

@@ -3,10 +3,10 @@
 Several parsers read the regular bulk of a capture with one vectorised pass over its bytes and fall
 back to a careful row-by-row path for anything irregular (processlist ``_vertical_chunks._vertical_fast``,
 mysqladmin ``_mysqladmin_cells.matrix``/``cells``, interrupts ``_fast_counts``, mpstat ``_walk_blocks``
-and its repeated headers). Each capture below is parsed twice, once as shipped and once with every fast path of its format turned
-off, and the two results must be identical: frames (values, dtypes, line numbers), warnings, clock
-and meta. A second set of tests checks that the fast paths really run on regular captures, so the
-comparison is not between two runs of the careful path.
+and its repeated headers). Each capture below is parsed twice, once as shipped and once with every fast path
+of its format turned off, and the two results must be identical: frames (values, dtypes, line numbers),
+warnings, clock and meta. A second set of tests checks that the fast paths really run on regular captures, so
+the comparison is not between two runs of the careful path.
 """
 
 from __future__ import annotations

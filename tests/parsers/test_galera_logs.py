@@ -81,8 +81,16 @@ def test_a_generic_or_collected_error_log_names_no_host():
         "db-b",
         "file name db-b.err (mysqld's default log name: <host_name>.err)",
     )
-    one = mysqld_errorlog.parse(["2023-03-12T19:35:05.840743Z 0 [System] [MY-010116] [Server] /usr/sbin/mysqld starting as process 1"],
-                                member="error.log", clock=ClockHints())  # fmt: skip
+    one = mysqld_errorlog.parse(
+        [
+            (
+                "2023-03-12T19:35:05.840743Z 0 [System] [MY-010116] [Server] "
+                "/usr/sbin/mysqld starting as process 1"
+            )
+        ],
+        member="error.log",
+        clock=ClockHints(),
+    )
     assert "host" not in one.meta and pd.notna(one.start)
 
 

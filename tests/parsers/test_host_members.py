@@ -66,11 +66,18 @@ def test_the_docstring_example_runs(mod) -> None:  # noqa: ANN001
 @pytest.mark.parametrize(
     ("suffix", "fmt"),
     [
-        ("df", "df"), ("disk-space", "df"), ("sysctl", "sysctl"), ("netstat", "netstat"),
-        ("slabinfo", "slabinfo"), ("numastat", "numastat"), ("opentables1", "opentables"),
-        ("trigger", "ptstalk_trigger"), ("log_error", "mysqld_errorlog"), ("output", "ptstalk_output"),
+        ("df", "df"),
+        ("disk-space", "df"),
+        ("sysctl", "sysctl"),
+        ("netstat", "netstat"),
+        ("slabinfo", "slabinfo"),
+        ("numastat", "numastat"),
+        ("opentables1", "opentables"),
+        ("trigger", "ptstalk_trigger"),
+        ("log_error", "mysqld_errorlog"),
+        ("output", "ptstalk_output"),
     ],
-)  # fmt: skip
+)
 def test_each_member_is_detected_by_content(fixtures: Path, suffix: str, fmt: str) -> None:
     assert registry.detect(member(fixtures, suffix)[:60]).FORMAT == fmt
 
@@ -123,9 +130,16 @@ def test_disk_space_without_markers_takes_the_capture_start_as_local_time(fixtur
 
 
 def test_df_inodes_human_sizes_and_a_wrapped_file_system_name() -> None:
-    src = _parse(df, ["Filesystem Inodes IUsed IFree IUse% Mounted on", "/dev/sda1 100 99 1 99% /var/lib/mysql",
-                      "Filesystem Size Used Avail Use% Mounted on", "/dev/mapper/very-long-volume-name",
-                      "  1.5G 1.0G 512M 67% /data dir"])  # fmt: skip
+    src = _parse(
+        df,
+        [
+            "Filesystem Inodes IUsed IFree IUse% Mounted on",
+            ("/dev/sda1 100 99 1 99% /var/lib/mysql"),
+            "Filesystem Size Used Avail Use% Mounted on",
+            "/dev/mapper/very-long-volume-name",
+            "  1.5G 1.0G 512M 67% /data dir",
+        ],
+    )
     inode, space = rows(src).iloc[0], rows(src).iloc[1]
     assert inode["inodes_use_pct"] == 99.0 and pd.isna(inode["use_pct"])
     assert space["filesystem"] == "/dev/mapper/very-long-volume-name" and space["mount"] == "/data dir"
@@ -149,14 +163,40 @@ def test_error_log_of_the_crash_and_restarts(fixtures: Path) -> None:
 @pytest.mark.parametrize(
     ("line", "kind", "ts"),
     [
-        ("2026-04-21T16:02:21.044888Z 0 [ERROR] [MY-012574] [InnoDB] Assertion failure: btr0cur.cc:336", "assertion", "2026-04-21 16:02:21.044888"),
-        ("2026-04-21T18:02:21.044888+02:00 9 [Warning] [MY-010897] [Repl] Slave SQL for channel '': Error_code: MY-001062", "replication", "2026-04-21 16:02:21.044888"),
-        ("2026-04-21T16:02:21.044888Z 0 [Warning] InnoDB: A long semaphore wait:", "semaphore", "2026-04-21 16:02:21.044888"),
-        ("2026-04-21 16:02:21 0 [ERROR] mysqld: Too many connections", "too-many-connections", "2026-04-21 16:02:21"),
+        (
+            "2026-04-21T16:02:21.044888Z 0 [ERROR] [MY-012574] [InnoDB] Assertion failure: btr0cur.cc:336",
+            "assertion",
+            ("2026-04-21 16:02:21.044888"),
+        ),
+        (
+            (
+                "2026-04-21T18:02:21.044888+02:00 9 [Warning] [MY-010897] [Repl] Slave SQL for channel '': "
+                "Error_code: MY-001062"
+            ),
+            "replication",
+            "2026-04-21 16:02:21.044888",
+        ),
+        (
+            "2026-04-21T16:02:21.044888Z 0 [Warning] InnoDB: A long semaphore wait:",
+            "semaphore",
+            "2026-04-21 16:02:21.044888",
+        ),
+        (
+            "2026-04-21 16:02:21 0 [ERROR] mysqld: Too many connections",
+            "too-many-connections",
+            ("2026-04-21 16:02:21"),
+        ),
         ("260421  6:02:21 [ERROR] mysqld got signal 6 ;", "crash", "2026-04-21 06:02:21"),
-        ("2026-04-21 16:02:21 0 [ERROR] mariadbd: Disk full (/tmp/#sql-temptable.MAI); waiting for someone to free some space...", "error", "2026-04-21 16:02:21"),
+        (
+            (
+                "2026-04-21 16:02:21 0 [ERROR] mariadbd: Disk full (/tmp/#sql-temptable.MAI); waiting for someone "
+                "to free some space..."
+            ),
+            "error",
+            "2026-04-21 16:02:21",
+        ),
     ],
-)  # fmt: skip
+)
 def test_error_log_line_shapes_of_mysql_and_mariadb(line: str, kind: str, ts: str) -> None:
     src = _parse(mysqld_errorlog, [line])
     assert rows(src)["kind"].tolist() == [kind]
@@ -182,8 +222,14 @@ def test_netstat_counts_the_time_wait_storm_per_client(fixtures: Path) -> None:
 
 
 def test_netstat_ipv6_and_mapped_addresses() -> None:
-    src = _parse(netstat, ["Proto Recv-Q Send-Q Local Address Foreign Address State",
-                           "tcp6 0 0 :::3306 :::* LISTEN", "tcp6 0 0 ::ffff:10.0.0.5:3306 ::ffff:10.0.0.9:5000 SYN_RECV"])  # fmt: skip
+    src = _parse(
+        netstat,
+        [
+            "Proto Recv-Q Send-Q Local Address Foreign Address State",
+            "tcp6 0 0 :::3306 :::* LISTEN",
+            ("tcp6 0 0 ::ffff:10.0.0.5:3306 ::ffff:10.0.0.9:5000 SYN_RECV"),
+        ],
+    )
     assert rows(src)[["state", "client"]].values.tolist() == [["LISTEN", ""], ["SYN_RECV", "10.0.0.9"]]
 
 
@@ -245,9 +291,15 @@ def test_trigger_message_is_in_the_variant_shown_with_the_source(fixtures: Path)
 
 
 def test_a_short_slabinfo_row_warns_with_its_line_number() -> None:
-    src = _parse(slabinfo, ["slabinfo - version: 2.1", "# name <active_objs> : tunables : slabdata <x>",
-                            "dentry 1 2 192 21 1 : tunables 0 0 0 : slabdata 3 3 0",
-                            "inode_cache 1 2 : slabdata 3 3 0"])  # fmt: skip
+    src = _parse(
+        slabinfo,
+        [
+            "slabinfo - version: 2.1",
+            "# name <active_objs> : tunables : slabdata <x>",
+            "dentry 1 2 192 21 1 : tunables 0 0 0 : slabdata 3 3 0",
+            "inode_cache 1 2 : slabdata 3 3 0",
+        ],
+    )
     assert [(w.line_no, w.code) for w in src.warnings] == [(4, "odd-line")] and len(rows(src)) == 1
 
 

@@ -46,9 +46,15 @@ def test_two_hosts_of_the_same_minutes_keep_every_primary_capture(tmp_path: Path
         roles = _roles(b, host)
         assert primary.OVERLAP not in roles.values()
         # each host's roles are exactly those of the capture read alone
-        assert {m.rsplit("/", 1)[1]: r for m, r in roles.items()} == {m.rsplit("/", 1)[1]: r for m, r in alone.items()}  # fmt: skip
+        assert {m.rsplit("/", 1)[1]: r for m, r in roles.items()} == {
+            m.rsplit("/", 1)[1]: r for m, r in alone.items()
+        }
     a, c = (Timeline.from_sources(h.sources(b)) for h in b.hosts)
-    assert len(a.frames["vmstat"]) == len(c.frames["vmstat"]) == len(Timeline.from_sources(one.sources).frames["vmstat"])  # fmt: skip
+    assert (
+        len(a.frames["vmstat"])
+        == len(c.frames["vmstat"])
+        == len(Timeline.from_sources(one.sources).frames["vmstat"])
+    )
 
 
 def test_a_directory_per_host_names_the_hosts_when_nothing_inside_does(tmp_path: Path) -> None:
@@ -72,7 +78,10 @@ def test_added_bundles_merge_hosts_by_name_and_one_source_many_captures_holds_wi
     """A second bundle of db-b (the same minutes again) joins db-b: its captures compete with db-b's
     own (one is `overlap`), never with db-a's."""
     two = hosts_tarball(tmp_path / "two.tgz", ["db-a", "db-b"])
-    more = [(host_bundle(tmp_path / "b.tgz", "DB-B"), "db-b-again.tgz"), (host_bundle(tmp_path / "c.tgz", "db-c"), "c.tgz")]  # fmt: skip
+    more = [
+        (host_bundle(tmp_path / "b.tgz", "DB-B"), "db-b-again.tgz"),
+        (host_bundle(tmp_path / "c.tgz", "db-c"), "c.tgz"),
+    ]
     b = read_bundle(two, more=more)
     assert [h.name for h in b.hosts] == ["db-a", "db-b", "db-c"]
     db_b = b.hosts[1]
@@ -100,7 +109,7 @@ def test_the_clues_in_their_order() -> None:
             "shell",
             host="db2_3306",
             host_origin="MySQL Shell instance prefix 'db2_3306'",
-        ),  # fmt: skip
+        ),
         # a banner naming another host inside a collection stays with the collection (and is warned of)
         _src("x/2026_01_01_00_00_00-iostat", "iostat", host="elsewhere"),
         _src("archive/oswvmstat/db9.example.com_vmstat_12.02.29.1100.dat"),
@@ -119,7 +128,9 @@ def test_the_clues_in_their_order() -> None:
     assert got["m/vmstat.txt"] == "collector-host"
     assert [name for name, _ in placed.hosts] == ["db-a", "db2_3306", "db9.example.com", "collector-host"]
     mismatches = hosts.banner_mismatches(sources, placed)
-    assert [(s.member, named, host) for s, named, host in mismatches] == [("x/2026_01_01_00_00_00-iostat", "elsewhere", "db-a")]  # fmt: skip
+    assert [(s.member, named, host) for s, named, host in mismatches] == [
+        ("x/2026_01_01_00_00_00-iostat", "elsewhere", "db-a")
+    ]
 
 
 def test_a_bundle_that_names_no_host() -> None:
@@ -130,7 +141,12 @@ def test_a_bundle_that_names_no_host() -> None:
 
 @pytest.mark.parametrize("hostile", ["db<script>", "a b\nc", "x" * 400])
 def test_host_names_from_uploads_are_cleaned(hostile: str) -> None:
-    placed = hosts.assign([_src("d/2026_01_01_00_00_00-hostname", "hostname", host=hostile), _src("d/2026_01_01_00_00_00-vmstat")])  # fmt: skip
+    placed = hosts.assign(
+        [
+            _src("d/2026_01_01_00_00_00-hostname", "hostname", host=hostile),
+            _src("d/2026_01_01_00_00_00-vmstat"),
+        ]
+    )
     name = placed.host_of["d/2026_01_01_00_00_00-vmstat"][0]
     assert name == hosts.clean_host(hostile) and len(name) <= 255 and "<" not in name and " " not in name
 

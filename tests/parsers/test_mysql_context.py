@@ -56,17 +56,25 @@ def test_slave_status_of_a_stopped_replica() -> None:
 
 
 def test_replica_status_8_0_names() -> None:
-    text = ["*************************** 1. row ***************************",
-            "             Replica_IO_Running: Yes", "            Replica_SQL_Running: Yes",
-            "          Seconds_Behind_Source: 420", "                   Channel_Name: "]  # fmt: skip
+    text = [
+        "*************************** 1. row ***************************",
+        "             Replica_IO_Running: Yes",
+        "            Replica_SQL_Running: Yes",
+        "          Seconds_Behind_Source: 420",
+        "                   Channel_Name: ",
+    ]
     src = slave_status.parse(text, member="s", clock=HINTS)
     assert src.main[["io_running", "seconds_behind"]].values.tolist() == [["Yes", 420.0]]
     assert src.meta["variant"].startswith("SHOW REPLICA STATUS")
 
 
 def test_a_non_number_in_a_counter_column_names_its_line() -> None:
-    text = ["*************************** 1. row ***************************",
-            "             trx_id: 9", "          trx_state: RUNNING", "trx_mysql_thread_id: many"]  # fmt: skip
+    text = [
+        "*************************** 1. row ***************************",
+        "             trx_id: 9",
+        "          trx_state: RUNNING",
+        "trx_mysql_thread_id: many",
+    ]
     with pytest.raises(ParseError, match="t line 4: trx_mysql_thread_id: 'many' is not a number"):
         innodb_trx.parse(text, member="t", clock=HINTS)
 
@@ -77,9 +85,11 @@ def test_text_before_any_row_raises_with_the_line() -> None:
 
 
 def test_detection_tells_the_three_apart() -> None:
-    for name, fmt in (("mariadb-10.11_transactions_long-trx.txt", "innodb_trx"),
-                      ("mariadb-10.11_lock-waits_long-trx.txt", "lock_waits"),
-                      ("mariadb-10.11_slave-status_not-replica.txt", "slave_status")):  # fmt: skip
+    for name, fmt in (
+        ("mariadb-10.11_transactions_long-trx.txt", "innodb_trx"),
+        ("mariadb-10.11_lock-waits_long-trx.txt", "lock_waits"),
+        ("mariadb-10.11_slave-status_not-replica.txt", "slave_status"),
+    ):
         assert registry.detect([ln.rstrip("\n") for ln in lines(name)][:60]).FORMAT == fmt
 
 

@@ -31,7 +31,7 @@ PS = "root       14016   13962  0 11562  8448  44 16:51 pts/0    00:00:00 "
         (
             "shell.connect({user: 'root', password: 'S3cr3t', host: 'db1'})",
             "shell.connect({user: 'root', password: '***', host: 'db1'})",
-        ),  # fmt: skip
+        ),
         ('{"user": "root", "password": "S3cr3t"}', '{"user": "root", "password": "***"}'),
         # command lines
         (PS + "mysqlsh --password S3cr3t -h db1", PS + "mysqlsh --password *** -h db1"),
@@ -49,12 +49,12 @@ PS = "root       14016   13962  0 11562  8448  44 16:51 pts/0    00:00:00 "
         (
             PS + "mysqldump -u backup -h db1 -pS3cr3t --databases shop",
             PS + "mysqldump -u backup -h db1 -p*** --databases shop",
-        ),  # fmt: skip
+        ),
         (PS + "sshpass -p S3cr3t ssh db1", PS + "sshpass -p *** ssh db1"),
         (
             PS + "MYSQL_ROOT_PASSWORD=S3cr3t docker-entrypoint.sh mysqld",
             PS + "MYSQL_ROOT_PASSWORD=*** docker-entrypoint.sh mysqld",
-        ),  # fmt: skip
+        ),
         (
             "psql host=db1 user=app password=S3cr3t dbname=shop",
             "psql host=db1 user=app password=*** dbname=shop",
@@ -66,7 +66,10 @@ PS = "root       14016   13962  0 11562  8448  44 16:51 pts/0    00:00:00 "
             "CREATE USER 'app'@'%' IDENTIFIED VIA mysql_native_password USING PASSWORD('***')",
         ),
         (
-            "CREATE USER app IDENTIFIED VIA mysql_native_password USING '*2470C0C06DEE42FD1618BB99005ADCA2EC9D1E19'",
+            (
+                "CREATE USER app IDENTIFIED VIA mysql_native_password USING "
+                "'*2470C0C06DEE42FD1618BB99005ADCA2EC9D1E19'"
+            ),
             "CREATE USER app IDENTIFIED VIA mysql_native_password USING '***'",
         ),
         (
@@ -104,7 +107,7 @@ PS = "root       14016   13962  0 11562  8448  44 16:51 pts/0    00:00:00 "
         (
             "| report_password                                   | S3cr3t  |",
             "| report_password                                   | ***  |",
-        ),  # fmt: skip
+        ),
         ("MYSQL_PWD=S3cr3t", "MYSQL_PWD=***"),
     ],
 )

@@ -202,8 +202,12 @@ def test_the_command_runs_again_with_a_workers_malloc_tunables_unless_it_has_its
         env["GLIBC_TUNABLES"] = given
     script = subprocess.Popen(
         [sys.executable, "-c", code + "; sys.stdin.read()", "an-argument"],
-        stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env, cwd=children.PROJECT_ROOT, text=True,
-    )  # fmt: skip
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        env=env,
+        cwd=children.PROJECT_ROOT,
+        text=True,
+    )
     runs = [script.stdout.readline() for _ in range(1 if given is not None else 2)]
     pid = int(script.stdout.readline())
     environ = process_environ(pid)

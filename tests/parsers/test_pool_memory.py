@@ -64,7 +64,9 @@ def test_a_member_past_the_memory_limit_is_not_used_and_the_others_are(
     members, not_used = _read(tmp_path, _swell, monkeypatch)
     assert members == ["c/first-processlist", "c/last-processlist"]
     assert not_used == {
-        "c/hostile-processlist": "processlist: the parse process ran out of memory reading it (its limit: 512 MiB)"
+        "c/hostile-processlist": (
+            "processlist: the parse process ran out of memory reading it (its limit: 512 MiB)"
+        )
     }
 
 

@@ -23,9 +23,11 @@ def _lines() -> list[str]:
 def _by_account(frame: pd.DataFrame) -> pd.DataFrame:
     frame = frame.astype({"user": object, "client": object, "command": object})
     return frame.groupby(["ts", "user", "client", "command"]).agg(
-        sessions=("sessions", "sum"), time_min_s=("time_min_s", "min"), time_max_s=("time_max_s", "max"),
+        sessions=("sessions", "sum"),
+        time_min_s=("time_min_s", "min"),
+        time_max_s=("time_max_s", "max"),
         time_sum_s=("time_sum_s", "sum"),
-    )  # fmt: skip
+    )
 
 
 def test_the_sessions_not_typed_are_counted_by_account_with_their_time() -> None:
@@ -38,9 +40,17 @@ def test_the_sessions_not_typed_are_counted_by_account_with_their_time() -> None
     untyped = full.merge(typed[["ts", "id"]], on=["ts", "id"], how="left", indicator=True)
     untyped = untyped[untyped["_merge"] == "left_only"]
     t = untyped["time_s"].astype("float64")
-    expected = pd.DataFrame({
-        "ts": untyped["ts"], "user": untyped["user"], "client": untyped["host"].str.replace(r":\d+$", "", regex=True),
-        "command": untyped["command"], "sessions": 1, "time_min_s": t, "time_max_s": t, "time_sum_s": t,
-    })  # fmt: skip
+    expected = pd.DataFrame(
+        {
+            "ts": untyped["ts"],
+            "user": untyped["user"],
+            "client": untyped["host"].str.replace(r":\d+$", "", regex=True),
+            "command": untyped["command"],
+            "sessions": 1,
+            "time_min_s": t,
+            "time_max_s": t,
+            "time_sum_s": t,
+        }
+    )
     pd.testing.assert_frame_equal(_by_account(counted), _by_account(expected), check_dtype=False)
     assert set(counted["user"]) == {"app", "root"} and set(counted["client"]) == {"localhost"}

@@ -73,8 +73,13 @@ def test_file_systems_with_size_use_type_and_mount(report) -> None:
     assert root["options"] == "rw,relatime,discard,resv_strict,resuid=65534,resgid=65534"
     assert list(fs["mount"].iloc[1:3]) == ["/dev", "/sys/fs/cgroup"]
     assert report.meta["filesystems"][0] == {
-        "filesystem": "/dev/vda", "size": "252G", "used_pct": 26.0, "type": "ext4", "mount": "/", "line": 31,
-    }  # fmt: skip
+        "filesystem": "/dev/vda",
+        "size": "252G",
+        "used_pct": 26.0,
+        "type": "ext4",
+        "mount": "/",
+        "line": 31,
+    }
 
 
 def test_disks_with_their_scheduler_and_queue_size(report) -> None:

@@ -95,23 +95,42 @@ def test_the_registry_refuses_at_import_a_module_it_names_without_traits(tmp_pat
 
 def _source(fmt: str) -> ParsedSource:
     frame = pd.DataFrame(
-        {"ts": pd.to_datetime(["2026-11-22 12:30:00", "2026-11-22 12:30:01"], utc=True), "line_no": [3, 4],
-         "free_kib": [10.0, -5.0], "busy_pct": [50.0, 130.0]}
-    )  # fmt: skip
+        {
+            "ts": pd.to_datetime(["2026-11-22 12:30:00", "2026-11-22 12:30:01"], utc=True),
+            "line_no": [3, 4],
+            "free_kib": [10.0, -5.0],
+            "busy_pct": [50.0, 130.0],
+        }
+    )
     return ParsedSource(fmt, "m", {"main": frame}, Clock.PER_LINE)
 
 
 @pytest.mark.parametrize(
     ("traits", "codes", "missing"),
     [
-        (FormatTraits(short_lines=False, unsigned=False, capped_pct=False, blocks=Blocks.NONE, markers=False),
-         [], 0),
-        (FormatTraits(short_lines=False, unsigned=True, capped_pct=False, blocks=Blocks.NONE, markers=False),
-         ["impossible-value"], 1),
-        (FormatTraits(short_lines=False, unsigned=True, capped_pct=True, blocks=Blocks.NONE, markers=False),
-         ["impossible-value", "impossible-value"], 2),
+        (
+            FormatTraits(
+                short_lines=False, unsigned=False, capped_pct=False, blocks=Blocks.NONE, markers=False
+            ),
+            [],
+            0,
+        ),
+        (
+            FormatTraits(
+                short_lines=False, unsigned=True, capped_pct=False, blocks=Blocks.NONE, markers=False
+            ),
+            ["impossible-value"],
+            1,
+        ),
+        (
+            FormatTraits(
+                short_lines=False, unsigned=True, capped_pct=True, blocks=Blocks.NONE, markers=False
+            ),
+            ["impossible-value", "impossible-value"],
+            2,
+        ),
     ],
-)  # fmt: skip
+)
 def test_the_damage_checks_follow_what_the_format_declares(
     traits: FormatTraits, codes: list[str], missing: int, monkeypatch: pytest.MonkeyPatch
 ) -> None:

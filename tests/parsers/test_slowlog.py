@@ -1,5 +1,5 @@
-"""The slow query log parser (parsers/slowlog.py) and its digest (analyzer/statements/querydigest.py), on the real
-MariaDB 10.11 log and the hand-written MySQL 5.7/8.0/8.4 and Percona Server samples of
+"""The slow query log parser (parsers/slowlog.py) and its digest (analyzer/statements/querydigest.py), on the
+real MariaDB 10.11 log and the hand-written MySQL 5.7/8.0/8.4 and Percona Server samples of
 tests/fixtures/slowlog/ (README there), side by side with pt-query-digest 3.2.1's reports of the same
 files (``*.pt-query-digest.json``, stored beside them)."""
 
@@ -28,7 +28,8 @@ LOGS = sorted(FIXTURES.glob("*.log"))
 PT_CLOCK_S = {MARIADB.name: 3600, "mysql-5.7_log-timestamps-system_hand.log": 3600}
 
 # Deliberate differences from pt-query-digest 3.2.1 (docs/inputs.md, "The slow query log"):
-#: 1. Fingerprints: a ``+``/``-`` is a sign only where it cannot be an operator (analyzer/statements/fingerprint.py),
+#: 1. Fingerprints: a ``+``/``-`` is a sign only where it cannot be an operator
+#: (analyzer/statements/fingerprint.py),
 #:    where pt takes any for the start of a number. pt's fingerprint -> ours.
 FINGERPRINTS = {
     "update sbtest? set k=k? where id=?": "update sbtest? set k=k+? where id=?",
@@ -194,7 +195,10 @@ def test_percona_extended_fields_are_summed_per_class() -> None:
 def test_mariadb_query_plan_flags_are_counted() -> None:
     classes = _parse(MARIADB).frames["slowlog_classes"].set_index("fingerprint")
     row = classes.loc[
-        "select left(c, ?) as prefix, count(*) as n, group_concat(pad) as pads from sbtest? group by prefix order by n desc limit ?"
+        (
+            "select left(c, ?) as prefix, count(*) as n, group_concat(pad) as pads from sbtest? group by "
+            "prefix order by n desc limit ?"
+        )
     ]
     assert row[["tmp_tables", "tmp_disk_tables", "full_scans", "filesorts"]].tolist() == [2, 2, 1, 1]
 
@@ -231,10 +235,13 @@ def test_each_class_minutes_add_up_to_its_digest() -> None:
     assert not minutes.duplicated(["ts", "class_no"]).any()
     assert (minutes["ts"] == minutes["ts"].dt.floor("min")).all()
     folded = minutes.groupby("class_no").agg(
-        queries=("queries", "sum"), query_time_s=("query_time_s", "sum"),
-        query_time_max_s=("query_time_max_s", "max"), lock_time_s=("lock_time_s", "sum"),
-        rows_examined=("rows_examined", "sum"), rows_sent_max=("rows_sent_max", "max"),
-    )  # fmt: skip
+        queries=("queries", "sum"),
+        query_time_s=("query_time_s", "sum"),
+        query_time_max_s=("query_time_max_s", "max"),
+        lock_time_s=("lock_time_s", "sum"),
+        rows_examined=("rows_examined", "sum"),
+        rows_sent_max=("rows_sent_max", "max"),
+    )
     assert folded.index.tolist() == list(range(len(classes)))
     for column in folded.columns:
         assert folded[column].to_numpy() == pytest.approx(classes[column].to_numpy()), column
@@ -284,10 +291,12 @@ _NO_PATH_HEADER = [
 
 def test_a_header_without_the_servers_directory_ends_the_entry_before_it() -> None:
     entry = [
-        "# Time: 261207  4:40:44\n", "# User@Host: app[app] @ localhost [127.0.0.1]\n",
+        "# Time: 261207  4:40:44\n",
+        "# User@Host: app[app] @ localhost [127.0.0.1]\n",
         "# Query_time: 3.9  Lock_time: 0.0001  Rows_sent: 0  Rows_examined: 200000\n",
-        "SET timestamp=1796618444;\n", "SELECT id FROM items WHERE pad LIKE '%y%';\n",
-    ]  # fmt: skip
+        "SET timestamp=1796618444;\n",
+        "SELECT id FROM items WHERE pad LIKE '%y%';\n",
+    ]
     src = slowlog.parse(
         iter(_NO_PATH_HEADER + entry + _NO_PATH_HEADER + entry), member="s", clock=ClockHints()
     )

@@ -91,9 +91,12 @@ def _shop_sessions(i: int) -> list[tuple]:
 VMSTAT = (
     "procs -----------memory---------- ---swap-- -----io---- -system-- ------cpu----- -----timestamp-----\n"
     " r  b   swpd   free   buff  cache   si   so    bi    bo   in   cs us sy id wa st                 UTC\n"
-    " 9  0      0 104588800 10433708 236728672    0    0     5    93  800 1200 90  8  2  0  0 2026-04-21 16:51:41\n"
-    " 9  1      0 104555712 10433708 236731536    0    0     0 43336 42713 85374 91  7  2  0  0 2026-04-21 16:51:42\n"
-    " 8  0      0 104574640 10433708 236735136    0    0     0 54908 50910 111742 92  6  2  0  0 2026-04-21 16:51:43\n"
+    " 9  0      0 104588800 10433708 236728672    0    0     5    93  800 1200 90  8  2  0  0 2026-04-21 "
+    "16:51:41\n"
+    " 9  1      0 104555712 10433708 236731536    0    0     0 43336 42713 85374 91  7  2  0  0 2026-04-21 "
+    "16:51:42\n"
+    " 8  0      0 104574640 10433708 236735136    0    0     0 54908 50910 111742 92  6  2  0  0 "
+    "2026-04-21 16:51:43\n"
 )
 
 
@@ -145,14 +148,21 @@ def _admin_sessions(i: int) -> list[tuple]:
 def server_ps() -> str:
     header = "UID          PID    PPID  C    SZ   RSS PSR STIME TTY          TIME CMD\n"
     rows = (
-        "root           1       0  0 22505  9600  24 16:00 ?        00:00:00 /usr/lib/systemd/systemd --system\n"
+        "root           1       0  0 22505  9600  24 16:00 ?        00:00:00 /usr/lib/systemd/systemd "
+        "--system\n"
         "mysql       5555       1  9 1161740 1061220 12 16:02 ?     00:04:53 /usr/sbin/mysqld\n"
-        "root        1939     865  0 25724  5484   3 16:00 ?        00:00:00 /sbin/dhclient -d -q -pf /var/run/dhclient-ens33.pid\n"
-        "root       14016   13962  0 11562  8448  44 16:51 pts/0    00:00:00 /bin/mysqladmin -uacme_admin -pAdm1n-S3cret -P3306 ext -i1 -c30\n"
-        "root       14017   13962  0 11562  8448  44 16:51 pts/0    00:00:00 mysql -uacme_admin -p -h fe80::a1b2:3ff:fe4c:5d6e%eth0 -P3306\n"
-        "root       14018   13962  0 28761  7680   3 16:51 pts/0    00:00:00 sudo ./pt-stalk --no-stalk --user=acme_admin --password=Tr1gg3r-Pw --dest=/tmp/pt/collected/db-prod-17/\n"
-        "root       14019   13962  0 28761  7680   3 16:51 pts/0    00:00:00 mysqldump --user acme_admin --password Dump-S3cret --single-transaction acme\n"
-        "root       14020   13962  0 93078  6808   3 16:51 pts/1    00:00:00 mysqlsh acme_admin:Sh3ll-S3cret@db-src-03.acme-corp.internal:3306 --sql\n"
+        "root        1939     865  0 25724  5484   3 16:00 ?        00:00:00 /sbin/dhclient -d -q -pf "
+        "/var/run/dhclient-ens33.pid\n"
+        "root       14016   13962  0 11562  8448  44 16:51 pts/0    00:00:00 /bin/mysqladmin -uacme_admin "
+        "-pAdm1n-S3cret -P3306 ext -i1 -c30\n"
+        "root       14017   13962  0 11562  8448  44 16:51 pts/0    00:00:00 mysql -uacme_admin -p -h "
+        "fe80::a1b2:3ff:fe4c:5d6e%eth0 -P3306\n"
+        "root       14018   13962  0 28761  7680   3 16:51 pts/0    00:00:00 sudo ./pt-stalk --no-stalk "
+        "--user=acme_admin --password=Tr1gg3r-Pw --dest=/tmp/pt/collected/db-prod-17/\n"
+        "root       14019   13962  0 28761  7680   3 16:51 pts/0    00:00:00 mysqldump --user acme_admin "
+        "--password Dump-S3cret --single-transaction acme\n"
+        "root       14020   13962  0 93078  6808   3 16:51 pts/1    00:00:00 mysqlsh "
+        "acme_admin:Sh3ll-S3cret@db-src-03.acme-corp.internal:3306 --sql\n"
     )
     return "".join(
         f"TS {epoch}.400000000 2026-04-21 16:51:{41 + i:02d}\n{header}{rows}"

@@ -93,7 +93,8 @@ _EDITS = (
 
 
 _AUDIT_PS = (
-    "root     17990 17001  0  2000  3000   1 15:52 pts/0    00:00:00 mysql -e SELECT zzaudit_fn_39('zzaudit-arg-40')\n"
+    "root     17990 17001  0  2000  3000   1 15:52 pts/0    00:00:00 mysql -e SELECT "
+    "zzaudit_fn_39('zzaudit-arg-40')\n"
     "root     17991 17001  0  2000  3000   1 15:52 pts/0    00:00:00 mysqldump -u zzaudit_dump_user_41 -h "
     "zzaudit-dump-host-42 -pzzaudit-pw-44 --databases zzaudit_dump_db_43\n"
     "root     17992 17001  0  2000  3000   1 15:52 pts/0    00:00:00 mysqlsh "

@@ -58,12 +58,15 @@ def test_each_source_says_what_it_became_among_the_captures_of_its_source(tmp_pa
     from tests.analyzer.test_primary import BOOT, SATURATED, START, vmstat_t_text
 
     prefix = f"{START:%Y_%m_%d_%H_%M_%S}"
-    path = make_tar(tmp_path / "b.tgz", {
-        f"{prefix}-vmstat": vmstat_rows_text([BOOT] + SATURATED).encode(),
-        f"{prefix}-vmstat-overall": vmstat_rows_text([BOOT, SATURATED[0]]).encode(),
-        f"{prefix}-hostname": b"db1\n",
-        "vmstat-t.txt": vmstat_t_text([BOOT] + SATURATED, START).encode(),
-    })  # fmt: skip
+    path = make_tar(
+        tmp_path / "b.tgz",
+        {
+            f"{prefix}-vmstat": vmstat_rows_text([BOOT] + SATURATED).encode(),
+            f"{prefix}-vmstat-overall": vmstat_rows_text([BOOT, SATURATED[0]]).encode(),
+            f"{prefix}-hostname": b"db1\n",
+            "vmstat-t.txt": vmstat_t_text([BOOT] + SATURATED, START).encode(),
+        },
+    )
     out = StringIO()
     call_command("analyze", str(path), "--json", "--sync", stdout=out)
     report = json.loads(out.getvalue())
@@ -142,8 +145,13 @@ def test_on_a_fresh_machine_it_creates_and_migrates_its_database(tmp_path: Path)
     try:
         done = subprocess.run(
             [sys.executable, "manage.py", "analyze", str(bundle), "--json", "--sync"],
-            cwd=root, env=env, capture_output=True, text=True, timeout=600, check=False,
-        )  # fmt: skip
+            cwd=root,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=600,
+            check=False,
+        )
         assert done.returncode == 0, done.stderr[-2000:]
         assert json.loads(done.stdout)["status"] == "ready"
     finally:
@@ -223,9 +231,21 @@ def test_the_bundle_read_while_django_sets_up_makes_the_same_case(tmp_path: Path
             "CASEBOOK_READ_AHEAD": ahead,
         }
         done = subprocess.run(
-            [sys.executable, "manage.py", "analyze", str(FIXTURE_BUNDLES / "culprit-rowlock.tar.gz"), "--json", "--sync"],
-            cwd=root, env=env, capture_output=True, text=True, timeout=600, check=False,
-        )  # fmt: skip
+            [
+                sys.executable,
+                "manage.py",
+                "analyze",
+                str(FIXTURE_BUNDLES / "culprit-rowlock.tar.gz"),
+                "--json",
+                "--sync",
+            ],
+            cwd=root,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=600,
+            check=False,
+        )
         assert done.returncode == 0, done.stderr[-2000:]
         report = json.loads(done.stdout)
         chunks = RawChunk.objects.filter(case_id=report.pop("case"))

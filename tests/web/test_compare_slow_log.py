@@ -19,9 +19,14 @@ NEW = "select id, pad from items where pad like ? order by pad desc limit ?"
 def _classes(case: Case, *fingerprints: str) -> None:
     for number, fp in enumerate(fingerprints):
         QueryClass.objects.create(
-            case=case, number=number, member="vm-slow.log", checksum=checksum(fp), fingerprint=fp,
-            query_time_s=10.0 - number, digest={"fingerprint": fp, "checksum": checksum(fp), "count": 7},
-        )  # fmt: skip
+            case=case,
+            number=number,
+            member="vm-slow.log",
+            checksum=checksum(fp),
+            fingerprint=fp,
+            query_time_s=10.0 - number,
+            digest={"fingerprint": fp, "checksum": checksum(fp), "count": 7},
+        )
 
 
 def test_the_compare_page_names_a_class_new_since_the_last_case_of_the_customer(

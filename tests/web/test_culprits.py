@@ -37,9 +37,13 @@ def test_the_api_and_analyze_json_carry_the_blocker_as_culprit(api_client: Clien
     report = json.loads(out.getvalue())
     culprit = _by_key(report["findings"])["lock-waits"]["culprit"]
     assert {k: culprit[k] for k in ("kind", "id", "user", "host", "statement", "blocks")} == {
-        "kind": "session", "id": "5", "user": "app", "host": "localhost",
-        "statement": "idle in transaction", "blocks": 20,
-    }  # fmt: skip
+        "kind": "session",
+        "id": "5",
+        "user": "app",
+        "host": "localhost",
+        "statement": "idle in transaction",
+        "blocks": 20,
+    }
     assert culprit["since"] == "2026-11-27T15:52:47.000000Z"
     assert any(e["member"].endswith("-lock-waits") and e["lines"] for e in culprit["evidence"])
     body = api_client.get(f"/api/cases/{report['case']}/findings/").json()

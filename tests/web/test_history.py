@@ -145,10 +145,15 @@ def _paging_client() -> tuple[Client, Team]:
 def test_the_case_list_pages_and_keeps_its_filters() -> None:
     engineer_client, team = _paging_client()
     Case.objects.bulk_create(
-        Case(title=f"case {i}", team=team, customer="Acme" if i % 2 else "Initech", status=CaseStatus.FAILED,
-             failure_reason="x")
+        Case(
+            title=f"case {i}",
+            team=team,
+            customer="Acme" if i % 2 else "Initech",
+            status=CaseStatus.FAILED,
+            failure_reason="x",
+        )
         for i in range(130)
-    )  # fmt: skip
+    )
     first = engineer_client.get("/", {"customer": "Acme"})
     assert first.context["page"].paginator.count == 65 and len(first.context["cases"]) == 50
     assert 'href="?customer=Acme&amp;page=2"' in first.content.decode()

@@ -18,8 +18,17 @@ pytestmark = pytest.mark.django_db
 BUNDLE = (
     Path(__file__).resolve().parent.parent / "fixtures" / "bundles" / "ptstalk-mariadb-fullfs-crash.tar.gz"
 )
-HOST_FORMATS = {"df", "sysctl", "netstat", "slabinfo", "numastat", "opentables", "mysqld_errorlog",
-                "ptstalk_trigger", "ptstalk_output"}  # fmt: skip
+HOST_FORMATS = {
+    "df",
+    "sysctl",
+    "netstat",
+    "slabinfo",
+    "numastat",
+    "opentables",
+    "mysqld_errorlog",
+    "ptstalk_trigger",
+    "ptstalk_output",
+}
 
 
 @pytest.fixture

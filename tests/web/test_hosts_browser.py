@@ -101,7 +101,8 @@ def test_five_hosts_are_small_multiples(live_server, engineer, browser) -> None:
     log_in(page, live_server.url)
     _open_case(page, live_server.url, case)
     panels = page.evaluate(
-        "() => [...document.querySelectorAll('figure.chart')].filter(f => f.dataset.chartId.startsWith('runqueue'))"
+        "() => [...document.querySelectorAll('figure.chart')].filter(f => "
+        "f.dataset.chartId.startsWith('runqueue'))"
         ".map(f => f.dataset.host)"
     )
     assert panels == ["db-a", "db-b", "db-c", "db-d", "db-e"]

@@ -38,8 +38,11 @@ def test_overlaid_chart_has_a_series_per_host(two_hosts: Case) -> None:
     assert data["hosts"] == ["db-a", "db-b"]
     run = next(c for c in data["charts"] if c["id"] == "runqueue")
     assert [(s["host"], s["label"]) for s in run["series"]] == [
-        ("db-a", "db-a · r"), ("db-a", "db-a · b"), ("db-b", "db-b · r"), ("db-b", "db-b · b")
-    ]  # fmt: skip
+        ("db-a", "db-a · r"),
+        ("db-a", "db-a · b"),
+        ("db-b", "db-b · r"),
+        ("db-b", "db-b · b"),
+    ]
     a_r, _, b_r, _ = (s["v"] for s in run["series"])
     # db-b's values are db-a's halved: two lines on one time axis, not one host's.
     pairs = [(a, b) for a, b in zip(a_r, b_r, strict=True) if a is not None and b is not None and a]

@@ -98,9 +98,9 @@ def test_a_page_without_findings_says_how_many_rules_looked(engineer_client: Cli
     assert n_missing > 0
     evaluated = len(case.rule_versions) - n_missing
     assert (
-        f"No problem found in this capture: {evaluated} rules evaluated, {n_missing} not evaluated for lack of "
-        in page
-    )
+        f"No problem found in this capture: {evaluated} rules evaluated, {n_missing} not evaluated for "
+        "lack of "
+    ) in page
 
 
 def test_min_max_levels_keep_peaks_and_shared_times() -> None:

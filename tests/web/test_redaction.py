@@ -1,5 +1,5 @@
-"""web/sharing/redaction/redactor.py: pseudonyms, whole-token replacement, statement text in every processlist layout,
-IPv6 addresses, the server's own names, passwords."""
+"""web/sharing/redaction/redactor.py: pseudonyms, whole-token replacement, statement text in every processlist
+layout, IPv6 addresses, the server's own names, passwords."""
 
 from __future__ import annotations
 
@@ -344,12 +344,24 @@ def test_the_servers_name_is_redacted_in_a_real_pt_stalk_collection(samples: Pat
     ("line", "expected"),
     [
         (
-            "root       14016   13962  0 11562  8448  44 16:51 pts/0    00:00:00 /bin/mysqladmin -uroot -pS3cr3t -P3306 ext -i1 -c30",
-            "root       14016   13962  0 11562  8448  44 16:51 pts/0    00:00:00 /bin/mysqladmin -uroot -p*** -P3306 ext -i1 -c30",
+            (
+                "root       14016   13962  0 11562  8448  44 16:51 pts/0    00:00:00 /bin/mysqladmin -uroot "
+                "-pS3cr3t -P3306 ext -i1 -c30"
+            ),
+            (
+                "root       14016   13962  0 11562  8448  44 16:51 pts/0    00:00:00 /bin/mysqladmin -uroot "
+                "-p*** -P3306 ext -i1 -c30"
+            ),
         ),
         (
-            "root        7122    5620  0 28761  7680   3 16:43 pts/0    00:00:00 sudo ./pt-stalk --no-stalk --user=root --password=S3cr3t --dest=/tmp/pt",
-            "root        7122    5620  0 28761  7680   3 16:43 pts/0    00:00:00 sudo ./pt-stalk --no-stalk --user=root --password=*** --dest=/tmp/pt",
+            (
+                "root        7122    5620  0 28761  7680   3 16:43 pts/0    00:00:00 sudo ./pt-stalk "
+                "--no-stalk --user=root --password=S3cr3t --dest=/tmp/pt"
+            ),
+            (
+                "root        7122    5620  0 28761  7680   3 16:43 pts/0    00:00:00 sudo ./pt-stalk "
+                "--no-stalk --user=root --password=*** --dest=/tmp/pt"
+            ),
         ),
         ("mysqldump --user root --password S3cr3t shop", "mysqldump --user root --password *** shop"),
         (
@@ -400,8 +412,14 @@ def test_passwords_on_command_lines_and_in_statements_are_masked(line: str, expe
     [
         "root       14017   13962  0 11562  8448  44 16:51 pts/0    00:00:00 mysql -uroot -p shop",  # prompts; shop is the db
         "root       14017   13962  0 11562  8448  44 16:51 pts/0    00:00:00 mysql -uroot -p -h db1 -P3306",
-        "root        1939     865  0 25724  5484   3 Oct25 ?        00:00:00 /sbin/dhclient -d -q -pf /var/run/dhclient-ens33.pid",
-        "root        1730    1690  0 12:52 ?        00:00:00 logger -p daemon.err -t mysqld_safe -i -t mysqld",
+        (
+            "root        1939     865  0 25724  5484   3 Oct25 ?        00:00:00 /sbin/dhclient -d -q -pf "
+            "/var/run/dhclient-ens33.pid"
+        ),
+        (
+            "root        1730    1690  0 12:52 ?        00:00:00 logger -p daemon.err -t mysqld_safe -i -t "
+            "mysqld"
+        ),
         "  -p, --password[=name] ",
         "Password to use when connecting to server. If password is",
         "mysqld --password-history=5 --default-password-lifetime=0",
@@ -510,7 +528,10 @@ def test_the_vocabulary_takes_what_declared_lines_name() -> None:
         b,
         mysqld_errorlog.SENSITIVE,
         [
-            "2026-11-27 16:01:46 20 [Warning] Aborted connection 20 to db: 'acme_crm' user: 'crm' host: 'crm1.acme.io'"
+            (
+                "2026-11-27 16:01:46 20 [Warning] Aborted connection 20 to db: 'acme_crm' user: 'crm' host: "
+                "'crm1.acme.io'"
+            )
         ],
     )
     formats.collect(

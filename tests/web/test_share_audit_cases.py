@@ -84,7 +84,10 @@ def test_an_innodb_long_record_field_in_the_total_bytes_form_leaks_nothing() -> 
 
 def test_an_error_log_record_dump_and_a_crash_query_over_several_lines_leak_nothing() -> None:
     lines = [
-        "2026-04-21 16:51:41 0 [ERROR] InnoDB: Record in index `PRIMARY` of table `shop`.`orders` was not found",
+        (
+            "2026-04-21 16:51:41 0 [ERROR] InnoDB: Record in index `PRIMARY` of table `shop`.`orders` was not "
+            "found"
+        ),
         "2026-04-21 16:51:41 0 [Note] InnoDB: n_fields 3; compact format; info bits 0",
         " 1: len 16; hex 7a7a; asc zzleak_dumped_row;;",
         "Query (0x7f2a1c0123d0): UPDATE orders SET note='zzleak_crash_literal'",
@@ -99,8 +102,14 @@ def test_an_error_log_record_dump_and_a_crash_query_over_several_lines_leak_noth
 def test_ps_command_lines_a_statement_without_from_and_mysqldump_leak_nothing() -> None:
     lines = [
         "UID          PID    PPID  C    SZ   RSS PSR STIME TTY          TIME CMD",
-        "root       14020   13962  0 11562  8448  44 16:51 pts/0    00:00:00 mysql -e SELECT zzleak_function('zzleak_arg')",
-        "root       14021   13962  0 11562  8448  44 16:51 pts/0    00:00:00 mysqldump -u zzleak_dump_user -h zzleak-dump-host.example --databases zzleak_dump_db",
+        (
+            "root       14020   13962  0 11562  8448  44 16:51 pts/0    00:00:00 mysql -e SELECT "
+            "zzleak_function('zzleak_arg')"
+        ),
+        (
+            "root       14021   13962  0 11562  8448  44 16:51 pts/0    00:00:00 mysqldump -u zzleak_dump_user "
+            "-h zzleak-dump-host.example --databases zzleak_dump_db"
+        ),
     ]
     _assert_none_served(
         "ps",

@@ -1,11 +1,11 @@
 """A redacted share link audited on a running instance: a real gunicorn and a real worker
 (``scripts/start web`` and ``worker``) on the test database. The engineer uploads, through the API, a
 bundle holding a member of every registered format with planted values in every field that can hold
-one, and the shapes an audit found leaking with their passwords (tests/web/share_planted.py); the case carries internal details (customer, ticket, notes, a
-resolution). A share link made through the API with every redaction on serves, through every endpoint
-a customer can reach (page, status, timeline JSON and CSV, report, findings JSON and CSV, the moment of
-every host at every sample instant), none of the planted values, none of the internal details, and
-only the keys its allow-list names."""
+one, and the shapes an audit found leaking with their passwords (tests/web/share_planted.py); the case carries
+internal details (customer, ticket, notes, a resolution). A share link made through the API with every
+redaction on serves, through every endpoint a customer can reach (page, status, timeline JSON and CSV, report,
+findings JSON and CSV, the moment of every host at every sample instant), none of the planted values, none of
+the internal details, and only the keys its allow-list names."""
 
 from __future__ import annotations
 

@@ -125,23 +125,25 @@ def test_the_registry_refuses_a_format_that_declares_no_sensitive_fields(
 
 
 # ------------------------------------------------------------------ only what the shared page shows
+# fmt: off
 _FINDING = {
     "key", "severity", "title", "summary", "windows", "evidence", "recommendation", "caveats", "sources",
     "confidence", "disproof", "rule_version", "culprit", "host", "hosts",
     "id", "kind", "statement", "user", "since", "blocks", "label", "lines", "member", "series", "unit", "value",
-}  # fmt: skip
+}
 _VERDICT = {
     "state", "headline", "root_cause", "chain", "explains", "also_found", "links", "cause", "effect", "join",
     "sentence", "fix", "when", "check", "coverage", "evaluated", "not_evaluated", "failed", "missing",
-}  # fmt: skip
-#: A slow log's class (analyzer/statements/querydigest.py ``queries``), as the report and queries.json send it.
+}
+#: A slow log's class (analyzer/statements/querydigest.py ``queries``), as the report and queries.json send
+#: it.
 _QUERY = (
     "fingerprint", "checksum", "count", "first_seen", "last_seen", "host", "member", "example", "extras",
     *(f"example.{k}" for k in ("statement", "ts", "query_time_s", "schema", "line")),
     *(f"{m}.{k}" for m in ("query_time_s", "lock_time_s", "rows_sent", "rows_examined") for k in ("sum", "avg", "max")),
     "query_time_s", "lock_time_s", "rows_sent", "rows_examined", "query_time_s.p95",
     *(f"extras.{k}" for k in EXTRAS),
-)  # fmt: skip
+)
 #: Every key path a share response may hold (``[]``: any item of a list, ``*``: a key that is data:
 #: an evidence label, a rule's key); a finding's and the verdict's keys are checked by name.
 ALLOWED = {
@@ -179,7 +181,7 @@ ALLOWED = {
             "member", "line_no")),
         ".raw.error", ".raw.omitted_sources", ".raw.sources", *(f".raw.sources[].{k}" for k in (
             "format", "line_end", "line_start", "lines", "lines_cut", "member", "ts", "withheld"))},
-}  # fmt: skip
+}
 ALLOWED["findings.json"] = ALLOWED["report.json"]
 #: The case page's ``case-data`` JSON.
 ALLOWED["page"] = {f".{k}" for k in (
@@ -187,7 +189,8 @@ ALLOWED["page"] = {f".{k}" for k in (
     "utc_offset_origin", "status", "status_label", "failure_reason", "progress", "status_detail", "processing",
     "last_report_at", "stalled", "requeues", "created_at", "rule_versions", "rule_versions.*", "upload",
     "upload.name", "upload.size", "upload.sha256", "uploads", "uploads[].name", "uploads[].size",
-    "uploads[].sha256")}  # fmt: skip
+    "uploads[].sha256")}
+# fmt: on
 _DATA_KEYED = (".evidence", ".rule_versions", ".counts")
 
 

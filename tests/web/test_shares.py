@@ -73,7 +73,8 @@ def _link(case: Case, *, choices: Choices = REDACT_ALL, **kw) -> str:
 
 def _urls(case: Case, base: str) -> list[str]:
     """Every URL a link serves for this case: the page, status, the whole and a zoomed timeline
-    (JSON and CSV), the report, the findings (JSON and CSV), and the moment at every sample of every source."""
+    (JSON and CSV), the report, the findings (JSON and CSV), and the moment at every sample of every
+    source."""
     times = sorted(
         {
             round(ts.timestamp() * 1000)
@@ -170,7 +171,8 @@ def test_the_shared_page_reports_what_was_redacted(case: Case) -> None:
     html = Client().get(_link(case)).content.decode()
     report = re.search(r'<p id="redaction-report">(.*?)</p>', html, re.S).group(1)
     assert re.sub(r"\s+", " ", report).strip() == (
-        'Redacted on this page: <span data-kind="literals">15 literals in 12 statements replaced by ?</span>; '
+        'Redacted on this page: <span data-kind="literals">15 literals in 12 statements replaced by '
+        "?</span>; "
         '<span data-kind="hosts">3 client hosts as host-N</span>; <span data-kind="users">2 MySQL users as '
         'user-N</span>; <span data-kind="schemas">2 schemas as db-N</span>.'
     )
@@ -199,8 +201,11 @@ def test_a_shared_case_shows_its_number_never_its_title(case: Case, engineer_cli
     window = re.escape(iso_utc(case.window_start))
     preview = engineer_client.post(f"/cases/{case.pk}/shares/", {"days": 7}).content.decode()
     preview_url = re.search(r'href="(/cases/\d+/shares/\d+/preview/)"', preview)[1]
-    for base, client in ((_link(case), Client()), (_link(case, choices=NO_REDACTION), Client()),
-                         (preview_url, engineer_client)):  # fmt: skip
+    for base, client in (
+        (_link(case), Client()),
+        (_link(case, choices=NO_REDACTION), Client()),
+        (preview_url, engineer_client),
+    ):
         served = _served(client, _urls(case, base)).decode()
         assert [w for w in ("Globex", "TCK-90210", "outage") if w in served] == [], base
         html = client.get(base).content.decode()
@@ -574,9 +579,9 @@ def test_the_servers_name_is_a_pseudonym_the_same_everywhere(server_case: Case) 
     page = client.get(base).content.decode()
     assert '<span class="mono">server-1</span>' in page
     assert (
-        '<span data-kind="servers">2 servers (its own name, its replication source or cluster) as server-N</span>'
-        in page
-    )
+        '<span data-kind="servers">2 servers (its own name, its replication source or cluster) as '
+        "server-N</span>"
+    ) in page
     assert client.get(f"{base}report.json").json()["host"] == "server-1"
     at = round(
         SampleIndex.objects.filter(case=server_case, format="processlist").earliest("ts").ts.timestamp()

@@ -115,7 +115,8 @@ def test_an_ingest_that_runs_its_worker_out_of_memory_twice_fails_with_the_membe
             )
     assert case.status == CaseStatus.FAILED
     assert case.failure_reason.startswith(
-        "The worker ran out of memory while parsing pt/huge-processlist, twice: this bundle is not tried again"
+        "The worker ran out of memory while parsing pt/huge-processlist, twice: this bundle is not tried "
+        "again"
     )
     assert claims.claim_case(case_id=case.pk, token="third:0") is None
 

@@ -1,6 +1,7 @@
-"""The team admin's page (web/accounts/teams.py, web/accounts/team_views.py): engineers invited by user name or
-e-mail (members once they accept) and members removed, the team's live share links revoked one by one or a case at a time, the members' API tokens
-revoked; nothing of another team touched; every change in the audit trail."""
+"""The team admin's page (web/accounts/teams.py, web/accounts/team_views.py): engineers invited by user name
+or e-mail (members once they accept) and members removed, the team's live share links revoked one by one or a
+case at a time, the members' API tokens revoked; nothing of another team touched; every change in the audit
+trail."""
 
 from __future__ import annotations
 

@@ -69,11 +69,20 @@ def test_the_weeks_count_status_state_causes_and_hours(engineer_client: Client, 
     )
     first, second = data["buckets"]
     assert first == {
-        "start": "2026-06-01", "end": "2026-06-07", "cases": 3, "ready": 2, "failed": 1, "open": 2, "closed": 1,
+        "start": "2026-06-01",
+        "end": "2026-06-07",
+        "cases": 3,
+        "ready": 2,
+        "failed": 1,
+        "open": 2,
+        "closed": 1,
         "root_causes": {"tmp-table-churn": 2},
         # percentile_cont interpolates: 2 h and 4 h give a median of 3 h and a 90th percentile of 3.8 h.
-        "hours_to_ready_p50": 3.0, "hours_to_ready_p90": 3.8, "hours_to_close_p50": 10.0, "hours_to_close_p90": 10.0,
-    }  # fmt: skip
+        "hours_to_ready_p50": 3.0,
+        "hours_to_ready_p90": 3.8,
+        "hours_to_close_p50": 10.0,
+        "hours_to_close_p90": 10.0,
+    }
     assert (
         second["start"] == "2026-06-08"
         and second["cases"] == 1
@@ -83,11 +92,14 @@ def test_the_weeks_count_status_state_causes_and_hours(engineer_client: Client, 
     # Acme and ACME are one customer; Globex's single case and the other team's Acme case are not counted.
     assert data["repeat_customers"] == [
         {
-            "customer": "Acme", "root_cause": "tmp-table-churn", "cases": 2, "last_seen": "2026-06-03T12:00:00Z",
+            "customer": "Acme",
+            "root_cause": "tmp-table-churn",
+            "cases": 2,
+            "last_seen": "2026-06-03T12:00:00Z",
             "case_ids": [june["b"].pk, june["a"].pk],
             "url": "/cases/?uploaded_from=2026-06-01&uploaded_to=2026-06-14&customer=Acme&root_cause=tmp-table-churn",
         }
-    ]  # fmt: skip
+    ]
 
 
 def test_a_range_that_cuts_a_week_and_days(engineer_client: Client, june) -> None:
@@ -99,10 +111,19 @@ def test_a_range_that_cuts_a_week_and_days(engineer_client: Client, june) -> Non
     days = engineer_client.get("/api/trends/?since=2026-06-01&until=2026-06-08&by=day").json()["buckets"]
     assert [b["cases"] for b in days] == [1, 0, 1, 0, 1, 0, 0, 1]
     assert days[1] == {
-        "start": "2026-06-02", "end": "2026-06-02", "cases": 0, "ready": 0, "failed": 0, "open": 0, "closed": 0,
-        "root_causes": {}, "hours_to_ready_p50": None, "hours_to_ready_p90": None,
-        "hours_to_close_p50": None, "hours_to_close_p90": None,
-    }  # fmt: skip
+        "start": "2026-06-02",
+        "end": "2026-06-02",
+        "cases": 0,
+        "ready": 0,
+        "failed": 0,
+        "open": 0,
+        "closed": 0,
+        "root_causes": {},
+        "hours_to_ready_p50": None,
+        "hours_to_ready_p90": None,
+        "hours_to_close_p50": None,
+        "hours_to_close_p90": None,
+    }
 
 
 def test_the_default_range_is_the_last_13_weeks(engineer_client: Client, engineer) -> None:

@@ -68,7 +68,10 @@ def test_a_customer_uploads_through_a_link_interrupted_and_resumed(
     assert page.locator(".topbar__nav, #upload-link-form").count() == 0
     page.set_input_files("#upload-file", str(EXAMPLE_BUNDLE))
     page.wait_for_function(
-        "() => ['ready', 'failed', 'refused'].includes(document.getElementById('upload-status').dataset.status)",
+        (
+            "() => ['ready', 'failed', "
+            "'refused'].includes(document.getElementById('upload-status').dataset.status)"
+        ),
         timeout=120_000,
     )
     assert page.locator("#upload-status").inner_text() == "ready"

@@ -216,10 +216,13 @@ def test_the_sources_table_says_what_each_capture_became(engineer_client: Client
     from tests.analyzer.test_primary import BOOT, SATURATED, START, vmstat_t_text
 
     prefix = f"{START:%Y_%m_%d_%H_%M_%S}"
-    case = _ingest_tar(tmp_path, {
-        f"{prefix}-vmstat": vmstat_rows_text([BOOT] + SATURATED).encode(),
-        "vmstat-t.txt": vmstat_t_text([BOOT] + SATURATED, START).encode(),
-    })  # fmt: skip
+    case = _ingest_tar(
+        tmp_path,
+        {
+            f"{prefix}-vmstat": vmstat_rows_text([BOOT] + SATURATED).encode(),
+            "vmstat-t.txt": vmstat_t_text([BOOT] + SATURATED, START).encode(),
+        },
+    )
     assert dict(case.sources.values_list("member", "role")) == {
         f"{prefix}-vmstat": "overlap",
         "vmstat-t.txt": "primary",

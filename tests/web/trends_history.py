@@ -10,9 +10,17 @@ from datetime import datetime, timedelta
 from web.models import Case, CaseStatus, Team
 
 ROOT_CAUSES = (
-    "tmp-table-churn", "commit-serialization", "disk-saturation", "cpu-saturation", "swap-activity",
-    "lock-waits", "interrupt-storm", "table-cache-contention", "same-query-pileup", "cpu-steal",
-)  # fmt: skip
+    "tmp-table-churn",
+    "commit-serialization",
+    "disk-saturation",
+    "cpu-saturation",
+    "swap-activity",
+    "lock-waits",
+    "interrupt-storm",
+    "table-cache-contention",
+    "same-query-pileup",
+    "cpu-steal",
+)
 CUSTOMERS = ("Acme", "Globex", "Initech", "Umbrella", "Hooli", "Stark")
 
 

@@ -2,7 +2,8 @@
 
 A token is ``cb_`` followed by 43 URL-safe characters (32 random bytes from ``secrets``: 256 bits). The
 database keeps its SHA-256 (hex) and its first characters; the token itself is returned once, by
-``api_token_create``, and never again. ``web/accounts/authentication.py`` looks a presented token up by its hash.
+``api_token_create``, and never again. ``web/accounts/authentication.py`` looks a presented token up by its
+hash.
 """
 
 from __future__ import annotations

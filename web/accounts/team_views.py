@@ -47,8 +47,8 @@ def _csv(events: QuerySet[AuditEvent], name: str) -> StreamingHttpResponse:
 @login_required
 @require_GET
 def team_page(request: HttpRequest, team_id: int) -> HttpResponse:
-    """Members (invite, remove) and pending invitations (withdraw), the active share links of the team's cases (revoke one, or all of a
-    case), the members' API tokens (revoke), and the latest events of the team."""
+    """Members (invite, remove) and pending invitations (withdraw), the active share links of the team's cases
+    (revoke one, or all of a case), the members' API tokens (revoke), and the latest events of the team."""
     team = _team(request, team_id)
     context = {
         "team": team,
@@ -87,10 +87,14 @@ def team_invite(request: HttpRequest, team_id: int) -> HttpResponse:
 def _invited(invitation, team: Team) -> str:  # noqa: ANN001 - a TeamInvitation
     if invitation.address:
         return (
-            f"Invitation sent to {invitation.address}: the account with that address sees it on its settings page, "
+            f"Invitation sent to {invitation.address}: the account with that address sees it on its "
+            "settings page, "
             f"and is a member of {team.name} once it accepts."
         )
-    return f"{invitation.user.get_username()} is invited to {team.name}: a member once the invitation is accepted."
+    return (
+        f"{invitation.user.get_username()} is invited to {team.name}: a member once the invitation is "
+        "accepted."
+    )
 
 
 def _act(request: HttpRequest, team_id: int, service, done: str, missing: str, **ids: int) -> HttpResponse:  # noqa: ANN001

@@ -1,13 +1,13 @@
 """Team admins: the members of a team, its live share links and its members' API tokens.
 
 A team admin (``Team.admins``, always a member too) invites engineers (web/accounts/invitations.py:
-nothing is membership until the engineer accepts) and removes members, sees every active share link of the team's cases (who made it, for whom, expiry, last view)
-and revokes one or all of a case's, and sees the e-mail and last login of the team's members and
-sees and revokes their API tokens (of members only: an invitee's are not shown).
-Revocations go through the share and token services (web/sharing/services.py, web/accounts/services.py); every change
-is written to the audit trail (web/audit.py). Services write, selectors read; nothing here looks at
-``is_superuser``: a site admin manages teams in the Django admin, and is a team admin only where he is
-made one, and adds members there without an invitation.
+nothing is membership until the engineer accepts) and removes members, sees every active share link of the
+team's cases (who made it, for whom, expiry, last view) and revokes one or all of a case's, and sees the
+e-mail and last login of the team's members and sees and revokes their API tokens (of members only: an
+invitee's are not shown). Revocations go through the share and token services (web/sharing/services.py,
+web/accounts/services.py); every change is written to the audit trail (web/audit.py). Services write,
+selectors read; nothing here looks at ``is_superuser``: a site admin manages teams in the Django admin, and is
+a team admin only where he is made one, and adds members there without an invitation.
 """
 
 from __future__ import annotations

@@ -253,7 +253,9 @@ def case_queries_api(request: Request, case_id: int) -> Response:
 
 @extend_schema(
     operation_id="cases_compare",
-    summary="Compare two cases: findings appeared, disappeared or changed severity; fingerprints new and gone",
+    summary=(
+        "Compare two cases: findings appeared, disappeared or changed severity; fingerprints new and gone"
+    ),
     parameters=[CompareQuerySerializer],
     responses={200: CompareSerializer, **error_responses(400, 404)},
 )

@@ -23,9 +23,19 @@ from web.timeline.services import series_levels_ensure
 
 #: Columns of the findings CSV, one row per finding.
 FINDINGS_CSV_COLUMNS = (
-    "key", "severity", "title", "summary", "windows", "confidence", "disproof", "evidence",
-    "recommendation", "caveats", "sources", "rule_version",
-)  # fmt: skip
+    "key",
+    "severity",
+    "title",
+    "summary",
+    "windows",
+    "confidence",
+    "disproof",
+    "evidence",
+    "recommendation",
+    "caveats",
+    "sources",
+    "rule_version",
+)
 #: Rows of the series CSV written per chunk of the streamed answer.
 CSV_ROWS_PER_CHUNK = 5_000
 
@@ -39,8 +49,9 @@ def findings_json(report: dict[str, object]) -> str:
 
 
 def findings_csv(report: dict[str, object]) -> str:
-    """From the report (as ``findings_json``), one row per finding (``FINDINGS_CSV_COLUMNS``): windows as ``start/end`` ISO pairs joined by
-    ``; ``, evidence as ``label = value unit (series, member:lines)`` joined by ``; ``."""
+    """From the report (as ``findings_json``), one row per finding (``FINDINGS_CSV_COLUMNS``): windows as
+    ``start/end`` ISO pairs joined by ``; ``, evidence as ``label = value unit (series, member:lines)`` joined
+    by ``; ``."""
     out = io.StringIO()
     writer = csv.writer(out)
     writer.writerow(FINDINGS_CSV_COLUMNS)

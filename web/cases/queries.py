@@ -1,12 +1,12 @@
 """The slow query log's classes of a case, read back: over the whole log, or over a time window.
 
-The ingest stores each slow log's digest (``QueryClass``: a class as ``analyzer.statements.querydigest.queries``
-gives it) and each class minute by minute (``QueryMinute``). Over the whole log a class is its
-digest as stored. Over a window (the case page's chart zoom, ``?start=&end=``) its figures are the
-sums and greatest values of its minutes that overlap the window ``[start, end)`` (whole minutes: the
-minute from 12:00:00 counts in a window from 12:00:30, not in one that ends at 12:00:00), and its first and last seen those minutes' (within the
-class's own first and last seen); its 95th percentile stays the whole log's (a percentile cannot
-be summed from per-minute figures), and so do its example and its extras.
+The ingest stores each slow log's digest (``QueryClass``: a class as
+``analyzer.statements.querydigest.queries`` gives it) and each class minute by minute (``QueryMinute``). Over
+the whole log a class is its digest as stored. Over a window (the case page's chart zoom, ``?start=&end=``)
+its figures are the sums and greatest values of its minutes that overlap the window ``[start, end)`` (whole
+minutes: the minute from 12:00:00 counts in a window from 12:00:30, not in one that ends at 12:00:00), and its
+first and last seen those minutes' (within the class's own first and last seen); its 95th percentile stays the
+whole log's (a percentile cannot be summed from per-minute figures), and so do its example and its extras.
 
 Every answer is bounded: at most ``limit`` classes (``MAX_LIMIT``), by total query time, most first;
 each with a sparkline of its query time, at most ``SPARK_POINTS`` buckets of whole minutes over the
@@ -51,12 +51,22 @@ _WINDOW_FIGURES = {
 }
 
 
-#: A class's keys in the order ``analyzer.statements.querydigest.queries`` writes them (PostgreSQL's jsonb keeps
+#: A class's keys in the order ``analyzer.statements.querydigest.queries`` writes them (PostgreSQL's jsonb
+#: keeps
 #: its own order), and the order of its figures.
 _ORDER = (
-    "fingerprint", "checksum", "count", "query_time_s", "lock_time_s", "rows_sent", "rows_examined", "first_seen",
-    "last_seen", "example", "extras",
-)  # fmt: skip
+    "fingerprint",
+    "checksum",
+    "count",
+    "query_time_s",
+    "lock_time_s",
+    "rows_sent",
+    "rows_examined",
+    "first_seen",
+    "last_seen",
+    "example",
+    "extras",
+)
 _FIGURE_ORDER = ("sum", "avg", "max", "p95")
 _EXAMPLE_ORDER = ("statement", "ts", "query_time_s", "schema", "line")
 
@@ -97,9 +107,9 @@ def case_queries(
     window (either given; aware datetimes): ``{"start", "end", "whole_log", "classes", "query_time_s",
     "spark": {"start", "end", "points", "unit"}, "queries": [...]}``. ``classes``: how many classes
     have entries there; ``query_time_s``: their total query time; ``queries``: the first ``limit`` of
-    them by total query time, each as ``analyzer.statements.querydigest.queries`` gives a class (``fingerprint``,
-    ``checksum``, ``count``, ``query_time_s`` and ``lock_time_s`` ``{sum, avg, max}`` with the whole
-    log's ``p95``, ``rows_sent``, ``rows_examined``, ``first_seen``, ``last_seen``,
+    them by total query time, each as ``analyzer.statements.querydigest.queries`` gives a class
+    (``fingerprint``, ``checksum``, ``count``, ``query_time_s`` and ``lock_time_s`` ``{sum, avg, max}`` with
+    the whole log's ``p95``, ``rows_sent``, ``rows_examined``, ``first_seen``, ``last_seen``,
     ``example``; ``extras`` over the whole log only) plus ``number``, ``host``, ``member``,
     ``share_pct`` (of the total query time there) and ``spark`` (its query time, seconds, per bucket)."""
     limit = max(1, min(limit, MAX_LIMIT))

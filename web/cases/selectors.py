@@ -86,9 +86,20 @@ def teams_of(user) -> QuerySet[Team]:
 #: What a line of the case list shows (``case_row``): the rest of a case (timeline JSON, fingerprints,
 #: notes, search vector...) is not read, which keeps a search over thousands of cases narrow.
 CASE_ROW_FIELDS = (
-    "id", "title", "host", "window_start", "window_end", "status", "finding_keys", "customer", "ticket", "tags",
-    "created_at", "upload__original_name", "closed_at",
-)  # fmt: skip
+    "id",
+    "title",
+    "host",
+    "window_start",
+    "window_end",
+    "status",
+    "finding_keys",
+    "customer",
+    "ticket",
+    "tags",
+    "created_at",
+    "upload__original_name",
+    "closed_at",
+)
 
 
 def case_list(*, user, filters: CaseFilters | None = None) -> QuerySet[Case]:

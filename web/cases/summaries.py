@@ -100,11 +100,16 @@ def _system(member: str, meta: dict[str, object]) -> dict[str, object]:
             continue
         seen.add((f.get("filesystem"), f.get("mount")))
         used = f.get("used_pct")
-        filesystems.append({
-            "mount": str(f.get("mount")), "filesystem": str(f.get("filesystem")), "type": str(f.get("type")),
-            "size": str(f.get("size")), "used": f"{float(used):.0f} %" if used not in (None, "None") else "?",
-            "line": _int(f.get("line")),
-        })  # fmt: skip
+        filesystems.append(
+            {
+                "mount": str(f.get("mount")),
+                "filesystem": str(f.get("filesystem")),
+                "type": str(f.get("type")),
+                "size": str(f.get("size")),
+                "used": f"{float(used):.0f} %" if used not in (None, "None") else "?",
+                "line": _int(f.get("line")),
+            }
+        )
     return {"member": member, "facts": rows, "disks": disks, "filesystems": filesystems}
 
 

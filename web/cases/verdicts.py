@@ -1,5 +1,5 @@
-"""The verdict of a case as it is served: the stored one (``Case.verdict``, analyzer/reasoning/verdict.py) with
-its finding references expanded into the findings of the document being served.
+"""The verdict of a case as it is served: the stored one (``Case.verdict``, analyzer/reasoning/verdict.py)
+with its finding references expanded into the findings of the document being served.
 
 ``Case.verdict`` names findings as ``{"key", "host"}``; the case report, the API, the case page and a
 share link each serve their own list of findings (a share link's redacted), and the verdict's

@@ -163,12 +163,16 @@ def slow_log_classes(case: Case, host: str | None = None) -> list[dict[str, obje
     if host is not None:
         rows = rows.filter(host=host)
     out = [
-        {"fingerprint": fp, "checksum": checksum, "count": int((digest or {}).get("count") or 0),
-         "query_time_s": round(float(total), 6)}
+        {
+            "fingerprint": fp,
+            "checksum": checksum,
+            "count": int((digest or {}).get("count") or 0),
+            "query_time_s": round(float(total), 6),
+        }
         for fp, checksum, total, digest in rows.order_by("-query_time_s", "number").values_list(
             "fingerprint", "checksum", "query_time_s", "digest"
         )[:SLOW_LOG_CLASSES]
-    ]  # fmt: skip
+    ]
     return out or None
 
 

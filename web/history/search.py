@@ -4,10 +4,10 @@ list's filters and sort orders.
 PostgreSQL full-text search (``to_tsvector``/``websearch_to_tsquery`` with the ``simple``
 configuration: case data is identifiers, host names and SQL, which stemming and stop words would
 mangle) over title, customer, ticket, tags, host, finding keys, wait channels, query fingerprints and
-notes and resolutions, kept in ``Case.search_vector`` (GIN index); plus pg_trgm (GIN trigram indexes) on host and
-ticket: a part of one (``db-prod-3`` of ``db-prod-3.example.com``, ``4711`` of ``ZD-4711``, where the
-text search sees one token), or, when nothing else matched, one similar to it (word similarity). See the PostgreSQL manual, chapter 12 (Full Text
-Search) and F.35 (pg_trgm).
+notes and resolutions, kept in ``Case.search_vector`` (GIN index); plus pg_trgm (GIN trigram indexes) on host
+and ticket: a part of one (``db-prod-3`` of ``db-prod-3.example.com``, ``4711`` of ``ZD-4711``, where the
+text search sees one token), or, when nothing else matched, one similar to it (word similarity). See the
+PostgreSQL manual, chapter 12 (Full Text Search) and F.35 (pg_trgm).
 """
 
 from __future__ import annotations

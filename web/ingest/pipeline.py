@@ -199,8 +199,9 @@ class _Rules:
     process writes, and takes no turn of its interpreter lock; else worked out now. ``result`` gives
     it, waiting for the child at most ``CASEBOOK_RULES_CHILD_TIMEOUT_S`` seconds (then killed: a
     hung child would hold the publishing transaction until the task's time limit); a child that ends
-    without an answer or in time, or a system that cannot fork, leaves the work to ``result`` itself. ``cancel``: the writes failed, the outcome is not wanted
-    (the child is killed and reaped; ``result`` then raises ``ForkLost``)."""
+    without an answer or in time, or a system that cannot fork, leaves the work to ``result`` itself.
+    ``cancel``: the writes failed, the outcome is not wanted (the child is killed and reaped; ``result`` then
+    raises ``ForkLost``)."""
 
     def __init__(self, timelines: dict[str, Timeline], *, beside: bool) -> None:
         self.timelines = timelines

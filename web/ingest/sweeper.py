@@ -91,7 +91,10 @@ def _take_back_silent(now: datetime, report: SweepReport) -> None:
         doing = f", while {case.status_detail}" if case.status_detail else ""
         if case.requeues >= settings.CASEBOOK_MAX_REQUEUES:
             reason = poison_reason(
-                what=f"died (it stopped reporting, the last time at {when}: killed, out of memory?, or its host went down)",
+                what=(
+                    f"died (it stopped reporting, the last time at {when}: killed, out of memory?, or its "
+                    "host went down)"
+                ),
                 count=case.requeues + 1,
                 doing=case.status_detail,
             )

@@ -539,8 +539,18 @@ class Migration(migrations.Migration):
             },
         ),
         migrations.RunSQL(
-            sql="\n                INSERT INTO web_series (case_id, name, ts_us, \"values\")\n                SELECT case_id, series,\n                       array_agg((extract(epoch FROM ts) * 1000000)::bigint ORDER BY ts),\n                       array_agg(coalesce(value, 'NaN'::float8) ORDER BY ts)\n                FROM web_seriespoint GROUP BY case_id, series\n            ",
-            reverse_sql='\n                INSERT INTO web_seriespoint (case_id, series, ts, value)\n                SELECT s.case_id, s.name, to_timestamp(p.t / 1000000.0), p.v\n                FROM web_series s, unnest(s.ts_us, s."values") AS p(t, v)\n            ',
+            sql=(
+                '\n                INSERT INTO web_series (case_id, name, ts_us, "values")\n             '
+                "   SELECT case_id, series,\n                       array_agg((extract(epoch FROM ts) * "
+                "1000000)::bigint ORDER BY ts),\n                       array_agg(coalesce(value, "
+                "'NaN'::float8) ORDER BY ts)\n                FROM web_seriespoint GROUP BY case_id, "
+                "series\n            "
+            ),
+            reverse_sql=(
+                "\n                INSERT INTO web_seriespoint (case_id, series, ts, value)\n      "
+                "          SELECT s.case_id, s.name, to_timestamp(p.t / 1000000.0), p.v\n          "
+                '      FROM web_series s, unnest(s.ts_us, s."values") AS p(t, v)\n            '
+            ),
         ),
         migrations.DeleteModel(
             name="SeriesPoint",
@@ -618,8 +628,14 @@ class Migration(migrations.Migration):
             },
         ),
         migrations.RunSQL(
-            sql='ALTER TABLE web_serieslevel ALTER COLUMN ts SET STORAGE EXTERNAL, ALTER COLUMN "values" SET STORAGE EXTERNAL',
-            reverse_sql='ALTER TABLE web_serieslevel ALTER COLUMN ts SET STORAGE EXTENDED, ALTER COLUMN "values" SET STORAGE EXTENDED',
+            sql=(
+                'ALTER TABLE web_serieslevel ALTER COLUMN ts SET STORAGE EXTERNAL, ALTER COLUMN "values" '
+                "SET STORAGE EXTERNAL"
+            ),
+            reverse_sql=(
+                "ALTER TABLE web_serieslevel ALTER COLUMN ts SET STORAGE EXTENDED, ALTER COLUMN "
+                '"values" SET STORAGE EXTENDED'
+            ),
         ),
         migrations.AddIndex(
             model_name="sampleindex",
@@ -825,7 +841,15 @@ class Migration(migrations.Migration):
             reverse_code=django.db.migrations.operations.special.RunPython.noop,
         ),
         migrations.RunSQL(
-            sql="\nUPDATE web_case c SET finding_keys = k.keys\n  FROM (SELECT case_id, array_agg(DISTINCT key ORDER BY key) AS keys FROM web_finding GROUP BY case_id) k\n WHERE k.case_id = c.id;\nUPDATE web_case SET search_vector =\n    setweight(to_tsvector('simple', coalesce(title, '') || ' ' || coalesce(customer, '') || ' '\n                          || coalesce(ticket, '')), 'A')\n || setweight(to_tsvector('simple', coalesce(host, '')), 'B')\n || setweight(to_tsvector('simple', array_to_string(finding_keys, ' ') || ' '\n                          || coalesce(search_terms, '')), 'C');\n",
+            sql=(
+                "\nUPDATE web_case c SET finding_keys = k.keys\n  FROM (SELECT case_id, array_agg(DISTINCT "
+                "key ORDER BY key) AS keys FROM web_finding GROUP BY case_id) k\n WHERE k.case_id = "
+                "c.id;\nUPDATE web_case SET search_vector =\n    setweight(to_tsvector('simple', "
+                "coalesce(title, '') || ' ' || coalesce(customer, '') || ' '\n                          || "
+                "coalesce(ticket, '')), 'A')\n || setweight(to_tsvector('simple', coalesce(host, '')), "
+                "'B')\n || setweight(to_tsvector('simple', array_to_string(finding_keys, ' ') || ' '\n     "
+                "                     || coalesce(search_terms, '')), 'C');\n"
+            ),
             reverse_sql="",
         ),
         migrations.AlterField(

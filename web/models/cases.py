@@ -74,7 +74,8 @@ class Case(models.Model):
     # The timeline JSON of the whole capture (charts.timeline_charts), built once at ingest so the
     # page does not aggregate a long capture's series on every visit; zoomed ranges are read live.
     charts_overview = models.JSONField(null=True, blank=True)
-    # The verdict the analysis reached (analyzer/reasoning/verdict.py), stored at publication: the root cause and
+    # The verdict the analysis reached (analyzer/reasoning/verdict.py), stored at publication: the root cause
+    # and
     # the chain to the worst symptom as references to the case's findings, the causal links with their
     # evidence, the fix. Pages, the API, the report and share links expand it (web/cases/selectors.py).
     verdict = models.JSONField(default=dict, blank=True, db_default={})
@@ -115,7 +116,8 @@ class Case(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
     ingested_at = models.DateTimeField(null=True, blank=True)
-    # Fault handling (web/ingest/claims.py, web/ingest/sweeper.py). ``claim``: the token of the task execution that
+    # Fault handling (web/ingest/claims.py, web/ingest/sweeper.py). ``claim``: the token of the task execution
+    # that
     # holds the case while it is parsing or analyzing ("" when none); ``claims``: how many claims were
     # ever taken (each claim writes its detail rows under its own generation, so two executions never
     # mix rows); ``heartbeat_at``: the last sign of life of the holder; ``enqueued_at``: when the ingest
@@ -396,11 +398,11 @@ class SampleIndex(models.Model):
 
 class QueryClass(models.Model):
     """One class of statements of a slow query log of the case (``slowlog_classes`` of
-    parsers/slowlog.py): ``digest`` is the class over the whole log as ``analyzer.statements.querydigest.queries``
-    gives it (count, query and lock time, rows, first and last seen, example; pt-query-digest's
-    checksum and 95th percentile), passwords masked; ``number`` identifies it in the case (0..n-1,
-    over every slow log of the case) for its ``QueryMinute`` rows; ``query_time_s`` is its total
-    query time (seconds), the order of the *Queries* table. Written by the ingest (COPY)."""
+    parsers/slowlog.py): ``digest`` is the class over the whole log as
+    ``analyzer.statements.querydigest.queries`` gives it (count, query and lock time, rows, first and last
+    seen, example; pt-query-digest's checksum and 95th percentile), passwords masked; ``number`` identifies it
+    in the case (0..n-1, over every slow log of the case) for its ``QueryMinute`` rows; ``query_time_s`` is
+    its total query time (seconds), the order of the *Queries* table. Written by the ingest (COPY)."""
 
     case = models.ForeignKey(
         Case, on_delete=models.CASCADE, related_name="+", db_constraint=False, db_index=False

@@ -13,8 +13,8 @@ from web.models.teams import Team
 class ShareLink(models.Model):
     """A read-only link to one case for a customer (web/sharing/services.py). The token itself is never
     stored: only its SHA-256 (``token_sha256``, hex); the URL is shown once, when it is made.
-    ``redact_*``: what the link redacts when it serves the case (web/sharing/redaction/redactor.py; the stored case
-    is never changed). ``vocabulary``: the case's hosts, users and schemas and its literal counts,
+    ``redact_*``: what the link redacts when it serves the case (web/sharing/redaction/redactor.py; the stored
+    case is never changed). ``vocabulary``: the case's hosts, users and schemas and its literal counts,
     collected for the link from ``vocabulary_generation`` of the case (collected again after a
     re-analysis). A link answers while ``revoked_at`` is None and ``expires_at`` is ahead."""
 

@@ -55,7 +55,10 @@ def message_text(case: Case) -> tuple[str, str]:
         lines = [f"The bundle of case {case.pk} ({name}) is analyzed.", ""]
         lines += [f"- [{sev}] {title}" for sev, title in findings] or ["No rule found a problem."]
         body = "\n".join(lines) + "\n"
-    body += f"\n{url}\n\nYou get this mail because you uploaded the bundle; turn it off at {settings.PUBLIC_URL}/settings/\n"
+    body += (
+        f"\n{url}\n\nYou get this mail because you uploaded the bundle; turn it off at "
+        f"{settings.PUBLIC_URL}/settings/\n"
+    )
     return subject[:MAX_SUBJECT_CHARS], body
 
 

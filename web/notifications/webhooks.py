@@ -12,8 +12,9 @@ followed, a timeout (``CASEBOOK_WEBHOOK_TIMEOUT_S``) on connecting and on readin
 body never read (only its status line and headers), and unless ``CASEBOOK_WEBHOOK_ALLOW_PRIVATE`` no loopback,
 private, link-local or otherwise non-global address, nor an IPv6 address carrying one
 (web/notifications/addresses.py): checked when the URL is saved, and on each attempt on the very
-address the connection is made to, resolved then. A URL may itself be a secret (a Slack or Teams incoming-webhook URL): logs and
-pages name only its scheme and host (``url_origin``); the secret is never logged nor shown again.
+address the connection is made to, resolved then. A URL may itself be a secret (a Slack or Teams
+incoming-webhook URL): logs and pages name only its scheme and host (``url_origin``); the secret is never
+logged nor shown again.
 """
 
 from __future__ import annotations

@@ -61,9 +61,23 @@ REPORT_KEYS = (
 #: The *Queries* JSON's fields a link sends (``selectors.case_queries``), and each class's.
 QUERIES_KEYS = ("start", "end", "whole_log", "classes", "query_time_s", "spark", "queries")
 QUERY_KEYS = (
-    "number", "host", "member", "fingerprint", "checksum", "count", "query_time_s", "lock_time_s", "rows_sent",
-    "rows_examined", "first_seen", "last_seen", "example", "extras", "share_pct", "spark",
-)  # fmt: skip
+    "number",
+    "host",
+    "member",
+    "fingerprint",
+    "checksum",
+    "count",
+    "query_time_s",
+    "lock_time_s",
+    "rows_sent",
+    "rows_examined",
+    "first_seen",
+    "last_seen",
+    "example",
+    "extras",
+    "share_pct",
+    "spark",
+)
 
 
 def _query_classes(items: list[dict[str, object]], redactor: Redactor | None) -> list[dict[str, object]]:
@@ -186,9 +200,10 @@ _NUMBERS = frozenset({"t", "v", "data", "x0", "dx", "max"})
 
 
 def _walk_strings(item: dict[str, object], redactor: Redactor) -> dict[str, object]:
-    return {**redactor.walk({k: v for k, v in item.items() if k not in _NUMBERS}), **{
-        k: v for k, v in item.items() if k in _NUMBERS
-    }}  # fmt: skip
+    return {
+        **redactor.walk({k: v for k, v in item.items() if k not in _NUMBERS}),
+        **{k: v for k, v in item.items() if k in _NUMBERS},
+    }
 
 
 def timeline(data: dict[str, object], redactor: Redactor | None) -> dict[str, object]:
@@ -209,8 +224,8 @@ def timeline(data: dict[str, object], redactor: Redactor | None) -> dict[str, ob
 
 def timeline_csv(data: dict[str, object]) -> str:
     """The charts JSON (already redacted) as CSV: ``chart,series,unit,time_utc,epoch_ms,value``, a row
-    per point of a line chart sent to the page (a host's panel: its series named ``<host> · <label>``) (heatmaps are left out: their cells are the series of
-    the line charts, bucketed)."""
+    per point of a line chart sent to the page (a host's panel: its series named ``<host> · <label>``)
+    (heatmaps are left out: their cells are the series of the line charts, bucketed)."""
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
     writer.writerow(["chart", "series", "unit", "time_utc", "epoch_ms", "value"])
@@ -269,9 +284,20 @@ def moment(data: dict[str, object], redactor: Redactor | None) -> dict[str, obje
 
 #: What the status of a shared case says: how its processing goes, nothing of how it was closed.
 STATUS_KEYS = (
-    "id", "status", "label", "status_label", "progress", "detail", "failure_reason", "ready", "failed",
-    "processing", "last_report_at", "stalled", "requeues",
-)  # fmt: skip
+    "id",
+    "status",
+    "label",
+    "status_label",
+    "progress",
+    "detail",
+    "failure_reason",
+    "ready",
+    "failed",
+    "processing",
+    "last_report_at",
+    "stalled",
+    "requeues",
+)
 
 
 def status(data: dict[str, object], redactor: Redactor, url: str) -> dict[str, object]:

@@ -1,12 +1,13 @@
 """Share links: a customer's read-only, optionally redacted view of one case.
 
 Writes (create, revoke, a view recorded) and the reads the shared views need. Tokens, their lookup
-and the guess limit are those of every link by token (web/tokenlinks.py). Redaction (web/sharing/redaction/) needs the case's hosts, users and schemas:
-they are collected once per link from the fields every member's format declares sensitive
-(``SENSITIVE`` of its parser), in the text kept with the case, read again piece by piece as the
-ingest reads it, and collected again when the case was re-analyzed since; the server's own names come from the case's host and its sources'
-headers (``web.sharing.redaction.redactor.server_names``), its replication source from SHOW SLAVE STATUS. Every link has a redactor, even one that redacts none of
-the kinds: passwords are masked on every link.
+and the guess limit are those of every link by token (web/tokenlinks.py). Redaction (web/sharing/redaction/)
+needs the case's hosts, users and schemas: they are collected once per link from the fields every member's
+format declares sensitive (``SENSITIVE`` of its parser), in the text kept with the case, read again piece by
+piece as the ingest reads it, and collected again when the case was re-analyzed since; the server's own names
+come from the case's host and its sources' headers (``web.sharing.redaction.redactor.server_names``), its
+replication source from SHOW SLAVE STATUS. Every link has a redactor, even one that redacts none of the kinds:
+passwords are masked on every link.
 """
 
 from __future__ import annotations
@@ -236,8 +237,8 @@ def collect_vocabulary(case: Case) -> Vocabulary:
 def server_names_of(case: Case) -> list[str]:
     """The servers' own names in ``case``: its host, the name of each of its hosts (``Host.name``, the
     host of every source and finding; a name found in no header, a host's directory, too; never the
-    placeholder ``UNKNOWN_HOST`` of a bundle that names no host) and the names its sources' headers, the manifest and the
-    variables give (``web.sharing.redaction.redactor.server_names``)."""
+    placeholder ``UNKNOWN_HOST`` of a bundle that names no host) and the names its sources' headers, the
+    manifest and the variables give (``web.sharing.redaction.redactor.server_names``)."""
     hosts = {
         *Host.objects.filter(case=case).values_list("name", flat=True),
         *Source.objects.filter(case=case).values_list("host", flat=True).distinct(),

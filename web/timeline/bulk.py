@@ -161,7 +161,8 @@ def _copy_levels(
     """The ``SeriesLevel`` rows of each ``(name, levels)``, by COPY."""
     with connection.cursor() as cursor:
         with cursor.cursor.copy(
-            f"COPY {SeriesLevel._meta.db_table} (case_id, host, name, level, n, t_first_us, t_last_us, ts, values) "
+            f"COPY {SeriesLevel._meta.db_table} (case_id, host, name, level, n, t_first_us, t_last_us, ts, "
+            "values) "
             "FROM STDIN (FORMAT BINARY)"
         ) as copy:
             copy.set_types(["int8", "text", "text", "int2", "int4", "int8", "int8", "bytea", "bytea"])
@@ -232,8 +233,8 @@ def copy_query_classes(
     case_id: int, classes: pd.DataFrame, minutes: pd.DataFrame, *, host: str, member: str, first: int
 ) -> int:
     """Write a slow log's digest: a ``QueryClass`` row per class of ``classes`` (``slowlog_classes``,
-    its ``digest`` the class as ``analyzer.statements.querydigest.queries`` gives it, passwords masked) numbered
-    from ``first`` in the order of ``classes``, and a ``QueryMinute`` row per row of ``minutes``
+    its ``digest`` the class as ``analyzer.statements.querydigest.queries`` gives it, passwords masked)
+    numbered from ``first`` in the order of ``classes``, and a ``QueryMinute`` row per row of ``minutes``
     (``slowlog_class_minutes``, whose ``class_no`` is a row of ``classes``); both of ``member`` on
     ``host``. Returns the number of classes written."""
     if not len(classes):

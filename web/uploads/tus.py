@@ -132,7 +132,8 @@ def creation(request: HttpRequest, token: str) -> HttpResponse:
 
 @csrf_exempt
 def upload(request: HttpRequest, token: str, key: str) -> HttpResponse:
-    """``/u/<token>/files/<key>`` (a trailing slash is taken too): OPTIONS, HEAD (the offset) and PATCH (append bytes)."""
+    """``/u/<token>/files/<key>`` (a trailing slash is taken too): OPTIONS, HEAD (the offset) and PATCH
+    (append bytes)."""
     refused = UPLOAD_LINKS.refused(request)
     if refused is not None:
         return refused

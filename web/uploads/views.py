@@ -3,8 +3,8 @@ customer's (``/u/<token>/``: the drop zone, and ``/u/<token>/files/<key>/status.
 what was sent). The tus endpoints are web/uploads/tus.py.
 
 The customer's page needs no account; it loads tus-js-client (static/vendor/) and
-static/js/pages/upload_link.js, which send the bundle in chunks of CASEBOOK_UPLOAD_CHUNK_BYTES and resume after a
-broken connection (HEAD for the offset, PATCH from there). Afterwards it shows the case's status and
+static/js/pages/upload_link.js, which send the bundle in chunks of CASEBOOK_UPLOAD_CHUNK_BYTES and resume
+after a broken connection (HEAD for the offset, PATCH from there). Afterwards it shows the case's status and
 nothing else: no case page, no finding, no host name.
 """
 

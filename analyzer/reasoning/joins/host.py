@@ -38,7 +38,10 @@ def same_device(cause: Finding, effect: Finding, ctx: JoinContext) -> Link | Non
         )
     else:
         who = cause.culprit.statement or cause.culprit.id if cause.culprit else "the process named"
-        sentence = f"The requests that fill device {device} are those of {who} (PID {cause.culprit.id if cause.culprit else '?'})."
+        sentence = (
+            f"The requests that fill device {device} are those of {who} (PID "
+            f"{cause.culprit.id if cause.culprit else '?'})."
+        )
     return link(cause, effect, "device", sentence, cause.evidence[:2])
 
 
@@ -65,12 +68,18 @@ def consumer_threads_blocked(cause: Finding, effect: Finding, ctx: JoinContext) 
     share = float(mine.mean())
     if share < D_THREADS_SHARE:
         return None
-    return link(cause, effect, "process",
-                f"{share:.0%} of the threads in D state belong to PID {cause.culprit.id}, the process named.")  # fmt: skip
+    return link(
+        cause,
+        effect,
+        "process",
+        f"{share:.0%} of the threads in D state belong to PID {cause.culprit.id}, the process named.",
+    )
 
 
-@joins(("commit-serialization", "load-from-uninterruptible-threads"),
-       ("disk-saturation", "load-from-uninterruptible-threads"))  # fmt: skip
+@joins(
+    ("commit-serialization", "load-from-uninterruptible-threads"),
+    ("disk-saturation", "load-from-uninterruptible-threads"),
+)
 def server_threads_blocked(cause: Finding, effect: Finding, ctx: JoinContext) -> Link | None:
     """Most D-state threads of the effect are mysqld's (ps), the server whose commits or device the
     cause names: they wait for the log flush or the device."""
@@ -83,8 +92,12 @@ def server_threads_blocked(cause: Finding, effect: Finding, ctx: JoinContext) ->
     if share < D_THREADS_SHARE:
         return None
     what = "the redo-log flush (fsync)" if cause.key == "commit-serialization" else "the saturated device"
-    return link(cause, effect, "thread",
-                f"{share:.0%} of the threads in D state are mysqld's threads, waiting for {what}.")  # fmt: skip
+    return link(
+        cause,
+        effect,
+        "thread",
+        f"{share:.0%} of the threads in D state are mysqld's threads, waiting for {what}.",
+    )
 
 
 #: Host counters a cause moves, with the sentence that says how (same server only).
@@ -100,7 +113,8 @@ HOST_EFFECTS: dict[tuple[str, str], str] = {
     ("commit-serialization", "iowait-understates-io"):
         "the sessions wait for another thread's redo-log fsync, which the kernel counts as idle, not iowait",
     ("io-consumer", "iowait-understates-io"): "the process named waits on the disk, not MySQL",
-    ("long-transaction", "purge-lag"): "the open transaction's read view holds back the purge of undo records",
+    ("long-transaction", "purge-lag"): ("the open transaction's read view holds back the purge of undo "
+                                        "records"),
     ("table-cache-full", "table-cache-contention"):
         "the full table cache closes a table for every table it opens, and the sessions queue for it",
     ("innodb-latch-contention", "innodb-semaphore-waits"): "the threads wait on the hot latch",

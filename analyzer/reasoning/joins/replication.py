@@ -5,11 +5,11 @@ A replica's lag (``replica-lag`` on the replica, ``replica-lag-source`` across t
 replica, the replica last in its ``hosts``) is joined to a finding of the replica's own host only by
 what the replica's capture shows of its SQL thread (``analyzer.cluster.replica_causes``): the waiter in
 ``-lock-waits`` is the SQL thread (processlist ``system user``) and the blocker is the session the
-other finding blames; the SQL thread is in ``find_row()``, copies a table or applies row events while the other finding
-counts the table scans or the redo log's waits. A Galera finding is joined to a node's own finding through the node it names first (the flow
-control sender, the node behind). Sources: MariaDB Knowledge Base, "Replication Thread States";
-MySQL 8.4 Reference Manual, INFORMATION_SCHEMA INNODB_LOCK_WAITS; Galera Cluster documentation,
-"Flow Control".
+other finding blames; the SQL thread is in ``find_row()``, copies a table or applies row events while the
+other finding counts the table scans or the redo log's waits. A Galera finding is joined to a node's own
+finding through the node it names first (the flow control sender, the node behind). Sources: MariaDB Knowledge
+Base, "Replication Thread States"; MySQL 8.4 Reference Manual, INFORMATION_SCHEMA INNODB_LOCK_WAITS; Galera
+Cluster documentation, "Flow Control".
 """
 
 from __future__ import annotations
@@ -76,11 +76,18 @@ def blocker_holds_the_sql_thread(cause: Finding, effect: Finding, ctx: JoinConte
             waiter = int(rows["waiting_thread"].iloc[0])
             member, lines = tl.lines_of(rows)
             sentence = (
-                f"The waiter in {replica}'s -lock-waits, thread {waiter}, is the replica's SQL thread, and the "
+                f"The waiter in {replica}'s -lock-waits, thread {waiter}, is the replica's SQL thread, and "
+                "the "
                 f"session holding the lock is session {session}, the one this finding blames."
             )
-            ev = Evidence(f"SQL thread {waiter} blocked by session {session}", len(rows), "snapshots",
-                          "lock_waits.waiting_thread", member, lines)  # fmt: skip
+            ev = Evidence(
+                f"SQL thread {waiter} blocked by session {session}",
+                len(rows),
+                "snapshots",
+                "lock_waits.waiting_thread",
+                member,
+                lines,
+            )
             return link(cause, effect, "thread", sentence, [ev])
     return None
 
@@ -138,9 +145,17 @@ def sql_thread_work(cause: Finding, effect: Finding, ctx: JoinContext) -> Link |
         f"{replica}'s SQL thread is in {state} in {share:.0%} of the snapshots of these {what}: they are "
         "the replica applying what the lag is made of."
     )
-    return link(cause, effect, "thread", sentence,
-                [Evidence("SQL thread at work", round(100 * share), "% of snapshots", "processlist.state",
-                          member, lines)])  # fmt: skip
+    return link(
+        cause,
+        effect,
+        "thread",
+        sentence,
+        [
+            Evidence(
+                "SQL thread at work", round(100 * share), "% of snapshots", "processlist.state", member, lines
+            )
+        ],
+    )
 
 
 #: A node's own saturation that can hold a Galera cluster back.

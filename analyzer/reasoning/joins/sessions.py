@@ -49,7 +49,8 @@ def _share(rows: pd.DataFrame, mask: np.ndarray | pd.Series) -> tuple[int, int, 
 
 
 def _crowd_link(cause: Finding, effect: Finding, ctx: JoinContext, mask_of, what: str) -> Link | None:
-    """Link when the rows ``mask_of(active)`` selects are most (JOINED_SHARE) of the effect's active sessions."""
+    """Link when the rows ``mask_of(active)`` selects are most (JOINED_SHARE) of the effect's active
+    sessions."""
     tl = ctx.timeline(effect)
     if tl is None or not same_host(cause, effect):
         return None
@@ -65,9 +66,22 @@ def _crowd_link(cause: Finding, effect: Finding, ctx: JoinContext, mask_of, what
         f"{share:.0%} of the active sessions of the effect ({hit} of {total} session-snapshots; "
         f"ids {', '.join(ids)}{'…' if len(ids) == 5 else ''}) are {what}."
     )
-    return link(cause, effect, "session", sentence,
-                [Evidence("active sessions that are the cause's", round(100 * share, 1), "%",
-                          "processlist.id", member, lines)])  # fmt: skip
+    return link(
+        cause,
+        effect,
+        "session",
+        sentence,
+        [
+            Evidence(
+                "active sessions that are the cause's",
+                round(100 * share, 1),
+                "%",
+                "processlist.id",
+                member,
+                lines,
+            )
+        ],
+    )
 
 
 def _statement(f: Finding) -> str | None:
@@ -84,10 +98,14 @@ def blocker_is_the_session(cause: Finding, effect: Finding, ctx: JoinContext) ->
     if not shared:
         return None
     sid = min(shared)
-    return link(cause, effect, "session",
-                f"The waiters queue behind session {sid}, the session of the cause (the blocker -lock-waits, "
-                "-transactions or the processlist name).",
-                effect.culprit.evidence if effect.culprit else ())  # fmt: skip
+    return link(
+        cause,
+        effect,
+        "session",
+        f"The waiters queue behind session {sid}, the session of the cause (the blocker -lock-waits, "
+        "-transactions or the processlist name).",
+        effect.culprit.evidence if effect.culprit else (),
+    )
 
 
 @joins(
@@ -103,9 +121,13 @@ def holder_is_the_culprit(cause: Finding, effect: Finding, ctx: JoinContext) -> 
     if (cause.culprit.kind, cause.culprit.id) != (effect.culprit.kind, effect.culprit.id):
         return None
     c = effect.culprit
-    return link(cause, effect, "session",
-                f"The sessions waiting queue behind {c.kind} {c.id}, the holder the cause names.",
-                c.evidence[:2])  # fmt: skip
+    return link(
+        cause,
+        effect,
+        "session",
+        f"The sessions waiting queue behind {c.kind} {c.id}, the holder the cause names.",
+        c.evidence[:2],
+    )
 
 
 @joins(("innodb-deadlock", "lock-waits"), ("innodb-deadlock", "sessions-waiting"))
@@ -124,9 +146,15 @@ def waiters_deadlock(cause: Finding, effect: Finding, ctx: JoinContext) -> Link 
     shared = sorted(waiting & deadlocked) if deadlocked else sorted(waiting)[:5]
     if not shared:
         return None
-    return link(cause, effect, "session",
-                f"Sessions {', '.join(map(str, shared))} wait for row locks and deadlock, {rate.value:g} deadlocks "
-                "per second: the waiters take turns on the same rows, no session holds them.", (rate,))  # fmt: skip
+    return link(
+        cause,
+        effect,
+        "session",
+        f"Sessions {', '.join(map(str, shared))} wait for row locks and deadlock, {rate.value:g} "
+        "deadlocks "
+        "per second: the waiters take turns on the same rows, no session holds them.",
+        (rate,),
+    )
 
 
 @joins(("lock-waits", "active-sessions-overload"), ("lock-waits", "long-running-queries"))
@@ -214,9 +242,15 @@ def misses_are_the_crowds_reads(cause: Finding, effect: Finding, ctx: JoinContex
         fp = rows["fingerprint"].astype("string").fillna("")
         return fp.str.match(READ_STATEMENT_RE).fillna(False).to_numpy(dtype=bool)
 
-    return _crowd_link(cause, effect, ctx, reading,
-                       f"sessions running reads (SELECT) while the buffer pool reads {reads:,.0f} pages/s from disk, "
-                       f"{reads / sessions:,.0f} per active session")  # fmt: skip
+    return _crowd_link(
+        cause,
+        effect,
+        ctx,
+        reading,
+        f"sessions running reads (SELECT) while the buffer pool reads {reads:,.0f} pages/s "
+        "from disk, "
+        f"{reads / sessions:,.0f} per active session",
+    )
 
 
 @joins(
@@ -236,10 +270,15 @@ def mysqld_takes_the_cpu(cause: Finding, effect: Finding, ctx: JoinContext) -> L
     share = used.mysqld / (used.mysqld + used.others)
     if share < MYSQLD_CPU_SHARE:
         return None
-    return link(cause, effect, "process",
-                f"top shows mysqld taking {share:.0%} of the busy CPU ({used.mysqld:.0f} % CPU, 100 % = one CPU): "
-                "the run queue is the server's threads running these sessions.",
-                used.evidence[:3])  # fmt: skip
+    return link(
+        cause,
+        effect,
+        "process",
+        f"top shows mysqld taking {share:.0%} of the busy CPU ({used.mysqld:.0f} % CPU, 100 % = "
+        "one CPU): "
+        "the run queue is the server's threads running these sessions.",
+        used.evidence[:3],
+    )
 
 
 @joins(("long-transaction", "replica-lag"), ("lock-waits", "replica-lag"))
@@ -261,8 +300,21 @@ def sql_thread_is_the_waiter(cause: Finding, effect: Finding, ctx: JoinContext) 
         return None
     member, lines = tl.lines_of(system[pd.to_numeric(system["id"], errors="coerce").isin(sql_threads)])
     blocker = min(subject_ids(cause, "session")) if subject_ids(cause, "session") else "the blocker named"
-    return link(cause, effect, "thread",
-                f"The thread waiting for the row lock, thread {sql_threads[0]}, is the replication SQL thread "
-                f"(system user); it waits behind session {blocker}.",
-                [Evidence("replication SQL thread waiting for a row lock", sql_threads[0], "thread id",
-                          "processlist.user", member, lines)])  # fmt: skip
+    return link(
+        cause,
+        effect,
+        "thread",
+        f"The thread waiting for the row lock, thread {sql_threads[0]}, is the replication SQL "
+        "thread "
+        f"(system user); it waits behind session {blocker}.",
+        [
+            Evidence(
+                "replication SQL thread waiting for a row lock",
+                sql_threads[0],
+                "thread id",
+                "processlist.user",
+                member,
+                lines,
+            )
+        ],
+    )

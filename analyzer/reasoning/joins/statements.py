@@ -75,7 +75,11 @@ def same_statement(cause: Finding, effect: Finding, ctx: JoinContext) -> Link | 
     if not shared:
         return None
     what = "full scans" if effect.key == "full-scans" else "temporary tables"
-    return link(cause, effect, "session",
-                f"The statement the {what} are made by (the one the active sessions ran most) is the slow "
-                f"log's {_class_words(cause)}.",
-                cause.evidence[:4])  # fmt: skip
+    return link(
+        cause,
+        effect,
+        "session",
+        f"The statement the {what} are made by (the one the active sessions ran most) is the slow "
+        f"log's {_class_words(cause)}.",
+        cause.evidence[:4],
+    )

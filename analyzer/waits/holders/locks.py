@@ -83,9 +83,15 @@ def _trx_word(trx_id: str | None) -> str:
 #: What ending the holder's session does, by resource (MySQL 8.4, "KILL Statement").
 KILL_NOTES = {
     Resource.ROW_LOCK: "its transaction rolls back and releases the rows",
-    Resource.METADATA_LOCK: "its transaction rolls back and releases the metadata lock; the queued DDL runs next",
-    Resource.GLOBAL_READ_LOCK: "the lock is released with its session; the backup that took it fails and must be rerun",
-    Resource.TABLE_LOCK: "its table locks are released with its session (UNLOCK TABLES from the session itself)",
+    Resource.METADATA_LOCK: (
+        "its transaction rolls back and releases the metadata lock; the queued DDL runs next"
+    ),
+    Resource.GLOBAL_READ_LOCK: (
+        "the lock is released with its session; the backup that took it fails and must be rerun"
+    ),
+    Resource.TABLE_LOCK: (
+        "its table locks are released with its session (UNLOCK TABLES from the session itself)"
+    ),
 }
 
 
@@ -97,19 +103,42 @@ def _fix(b: blockers.Blocker, resource: Resource, what: str) -> str:
     """The holder's fix: end it (``KILL``), then the application path that left it holding."""
     if b.thread is None:
         return f"Stop the backup client holding {what} ({b.process}), or let it finish: {b.kill()}"
-    idle = " It is idle in its transaction (Command Sleep): the application left it open (autocommit off, a missing COMMIT, an exception path that skips it)." if b.statement == blockers.IDLE and resource in IN_TRANSACTION else ""  # fmt: skip
+    idle = (
+        (
+            " It is idle in its transaction (Command Sleep): the application left it open (autocommit off, "
+            "a missing COMMIT, an exception path that skips it)."
+        )
+        if b.statement == blockers.IDLE and resource in IN_TRANSACTION
+        else ""
+    )
     return f"End the session holding {what}: {b.kill()}  -- {KILL_NOTES.get(resource, KILL_NOTE)}.{idle}"
 
 
-def _holding(tl: Timeline, b: blockers.Blocker, resource: Resource, shown_by: str, what: str,
-             obj: str | None, waiters: int, named: bool = True) -> Holding:  # fmt: skip
+def _holding(
+    tl: Timeline,
+    b: blockers.Blocker,
+    resource: Resource,
+    shown_by: str,
+    what: str,
+    obj: str | None,
+    waiters: int,
+    named: bool = True,
+) -> Holding:
     held = b.held_s or sum(w.seconds for w in b.windows)
     return Holding(
-        resource=resource, host=tl.host, holder=b.culprit() if named else None, shown_by=shown_by,
-        held_s=held, age_s=b.age_s, waiters=max(waiters, b.blocks), windows=b.windows, object=obj,
-        fix=_fix(b, resource, what) if named else "", evidence=b.evidence,
+        resource=resource,
+        host=tl.host,
+        holder=b.culprit() if named else None,
+        shown_by=shown_by,
+        held_s=held,
+        age_s=b.age_s,
+        waiters=max(waiters, b.blocks),
+        windows=b.windows,
+        object=obj,
+        fix=_fix(b, resource, what) if named else "",
+        evidence=b.evidence,
         contention=None if named else f"{max(waiters, b.blocks)} sessions wait for {what}; {shown_by}",
-    )  # fmt: skip
+    )
 
 
 def deadlock_rate(tl: Timeline, windows: tuple[Window, ...] | list[Window]) -> tuple[float, Evidence] | None:
@@ -167,16 +196,30 @@ def _contention(tl: Timeline, waits: pd.DataFrame) -> Holding | None:
     ]
     evidence += [rate[1]] if rate is not None else []
     evidence += [Evidence("statement waiting", s, "", "lock_waits.waiting_query") for s in statements]
-    shown_by = (f"the lock graph (-lock-waits) shows {turns} blocker(s), none holding {HOLDER_MIN_S:.0f} s"
-                if turns else "the bundle has no lock graph (-lock-waits, INNODB_LOCK_WAITS) naming the blocker")  # fmt: skip
+    shown_by = (
+        f"the lock graph (-lock-waits) shows {turns} blocker(s), none holding {HOLDER_MIN_S:.0f} s"
+        if turns
+        else ("the bundle has no lock graph (-lock-waits, INNODB_LOCK_WAITS) naming the blocker")
+    )
     fix = (
-        "No single holder: the sessions take turns on the same rows. Take the rows in one order in every code "
+        "No single holder: the sessions take turns on the same rows. Take the rows in one order in every "
+        "code "
         "path, keep the transactions short, give the statements an index that narrows the rows they lock, "
         "and retry on deadlock (error 1213). Look at: SELECT * FROM sys.innodb_lock_waits; "
         "(MariaDB: information_schema.INNODB_LOCK_WAITS joined to INNODB_TRX)."
     )
-    return Holding(resource=Resource.ROW_LOCK, host=tl.host, holder=None, shown_by=shown_by, waiters=peak,
-                   windows=windows, object=table, contention=text, fix=fix, evidence=tuple(evidence))  # fmt: skip
+    return Holding(
+        resource=Resource.ROW_LOCK,
+        host=tl.host,
+        holder=None,
+        shown_by=shown_by,
+        waiters=peak,
+        windows=windows,
+        object=table,
+        contention=text,
+        fix=fix,
+        evidence=tuple(evidence),
+    )
 
 
 ROW_INPUTS = (
@@ -245,10 +288,23 @@ def metadata_lock(tl: Timeline, waits: pd.DataFrame) -> list[Holding]:
     pfs = any("metadata_locks" in e.series for e in b.evidence)
     if b.thread is None or (b.trx_id is None and not pfs):
         who = f"the oldest session not waiting is session {b.thread}, a candidate" if b.thread else "none"
-        return [_holding(tl, b, Resource.METADATA_LOCK, f"no transaction list or lock table shows the holder ({who})",
-                         "a metadata lock", _object(rows), peak, named=False)]  # fmt: skip
-    how = ("performance_schema.metadata_locks shows its GRANTED lock" if pfs
-           else f"its transaction{_trx_word(b.trx_id)} is open ahead of the waiters (transaction list)")  # fmt: skip
+        return [
+            _holding(
+                tl,
+                b,
+                Resource.METADATA_LOCK,
+                (f"no transaction list or lock table shows the holder ({who})"),
+                "a metadata lock",
+                _object(rows),
+                peak,
+                named=False,
+            )
+        ]
+    how = (
+        "performance_schema.metadata_locks shows its GRANTED lock"
+        if pfs
+        else f"its transaction{_trx_word(b.trx_id)} is open ahead of the waiters (transaction list)"
+    )
     ahead = f", ahead of {b.waiter[:120]}" if b.waiter else ""
     shown_by = f"session {b.thread} holds the metadata lock{ahead}: {how}"
     return [_holding(tl, b, Resource.METADATA_LOCK, shown_by, "the metadata lock", _object(rows), peak)]
@@ -266,21 +322,47 @@ def _user_lock(tl: Timeline, rows: pd.DataFrame, peak: int, windows: tuple[Windo
         thread, ev = found
         evidence = [ev]
         facts = blockers.session_facts(tl, thread, windows, evidence)
-        b = blockers.Blocker(lock="user", thread=thread, blocks=peak, windows=windows, evidence=tuple(evidence),
-                             **facts)  # type: ignore[arg-type]  # fmt: skip
-        return [_holding(tl, b, Resource.METADATA_LOCK, f"session {thread} holds the user lock "
-                         "(performance_schema.metadata_locks, GRANTED)", "the user lock", _object(rows), peak)]  # fmt: skip
-    return [Holding(
-        Resource.METADATA_LOCK, tl.host, None,
-        "no member of the bundle lists user locks (performance_schema.metadata_locks, MariaDB METADATA_LOCK_INFO)",
-        waiters=peak, windows=windows, object="user lock",
-        contention=f"{peak} sessions wait in GET_LOCK() for {what} whose holder the bundle does not show",
-        fix="Find who holds the lock: SELECT IS_USED_LOCK('<name>'); with the name the waiting GET_LOCK() asks for "
+        b = blockers.Blocker(
+            lock="user", thread=thread, blocks=peak, windows=windows, evidence=tuple(evidence), **facts
+        )  # type: ignore[arg-type]
+        return [
+            _holding(
+                tl,
+                b,
+                Resource.METADATA_LOCK,
+                f"session {thread} holds the user lock (performance_schema.metadata_locks, GRANTED)",
+                "the user lock",
+                _object(rows),
+                peak,
+            )
+        ]
+    return [
+        Holding(
+            Resource.METADATA_LOCK,
+            tl.host,
+            None,
+            (
+                "no member of the bundle lists user locks (performance_schema.metadata_locks, MariaDB "
+                "METADATA_LOCK_INFO)"
+            ),
+            waiters=peak,
+            windows=windows,
+            object="user lock",
+            contention=f"{peak} sessions wait in GET_LOCK() for {what} whose holder the bundle does not show",
+            fix="Find who holds the lock: SELECT IS_USED_LOCK('<name>'); with the name the waiting GET_LOCK() "
+            "asks for "
             "(MariaDB: SELECT * FROM information_schema.METADATA_LOCK_INFO WHERE LOCK_TYPE = 'User lock';), "
             "then RELEASE_LOCK() in that session or end it (KILL <id>).",
-        evidence=(Evidence("sessions waiting in GET_LOCK() (State 'User lock', max)", peak, "sessions",
-                           "processlist.state"),),
-    )]  # fmt: skip
+            evidence=(
+                Evidence(
+                    "sessions waiting in GET_LOCK() (State 'User lock', max)",
+                    peak,
+                    "sessions",
+                    "processlist.state",
+                ),
+            ),
+        )
+    ]
 
 
 #: States of a session waiting in GET_LOCK() (MySQL 8.4 and MariaDB "General Thread States"), lower case.
@@ -303,23 +385,47 @@ GLOBAL_WHAT = "the global read / backup lock"
 TABLE_WHAT = "the table lock (UNLOCK TABLES ends it)"
 
 
-def _by_elimination(tl: Timeline, waits: pd.DataFrame, resource: Resource, rows: pd.DataFrame, peak: int,
-                    windows: tuple[Window, ...], what: str) -> Holding | None:  # fmt: skip
+def _by_elimination(
+    tl: Timeline,
+    waits: pd.DataFrame,
+    resource: Resource,
+    rows: pd.DataFrame,
+    peak: int,
+    windows: tuple[Window, ...],
+    what: str,
+) -> Holding | None:
     """The holding of a session-scoped lock (global read, backup, LOCK TABLES) by the only client
     session not waiting (``analyzer.waits.elimination``), or None when the bundle does not show it so."""
     alone = only_session_not_waiting(tl, waits, resource)
     if alone is None:
         return None
     member, lines = tl.lines_of(alone.rows)
-    ev = [Evidence(f"session {alone.thread}: the only client session not waiting (Time, s)", alone.time_s, "s",
-                   "processlist.time_s", member, lines),
-          Evidence("the longest wait for it (Time, s)", alone.wait_s, "s", "processlist.time_s",
-                   *tl.lines_of(rows))]  # fmt: skip
+    ev = [
+        Evidence(
+            f"session {alone.thread}: the only client session not waiting (Time, s)",
+            alone.time_s,
+            "s",
+            "processlist.time_s",
+            member,
+            lines,
+        ),
+        Evidence(
+            "the longest wait for it (Time, s)", alone.wait_s, "s", "processlist.time_s", *tl.lines_of(rows)
+        ),
+    ]
     facts = blockers.session_facts(tl, alone.thread, windows, ev)
-    b = blockers.Blocker(lock=LOCK_WORDS[resource], thread=alone.thread, blocks=peak, windows=windows,
-                         evidence=tuple(ev), held_s=alone.span_s, **facts)  # type: ignore[arg-type]  # fmt: skip
-    return _holding(tl, b, resource, f"session {alone.thread} holds it: {alone.sentence()}", what,
-                    _object(rows), peak)  # fmt: skip
+    b = blockers.Blocker(
+        lock=LOCK_WORDS[resource],
+        thread=alone.thread,
+        blocks=peak,
+        windows=windows,
+        evidence=tuple(ev),
+        held_s=alone.span_s,
+        **facts,
+    )  # type: ignore[arg-type]
+    return _holding(
+        tl, b, resource, f"session {alone.thread} holds it: {alone.sentence()}", what, _object(rows), peak
+    )
 
 
 @reads(Resource.GLOBAL_READ_LOCK, inputs=SESSION_INPUTS)
@@ -356,19 +462,53 @@ def table_lock(tl: Timeline, waits: pd.DataFrame) -> list[Holding]:
         alone = _by_elimination(tl, waits, Resource.TABLE_LOCK, rows, peak, windows, TABLE_WHAT)
         if alone is not None:
             return [alone]
-        return [Holding(Resource.TABLE_LOCK, tl.host, None, "no session seen running LOCK TABLES", waiters=peak,
-                        windows=windows, object=_object(rows),
-                        contention=f"{peak} sessions wait for a table lock; no session seen running LOCK TABLES")]  # fmt: skip
+        return [
+            Holding(
+                Resource.TABLE_LOCK,
+                tl.host,
+                None,
+                "no session seen running LOCK TABLES",
+                waiters=peak,
+                windows=windows,
+                object=_object(rows),
+                contention=(f"{peak} sessions wait for a table lock; no session seen running LOCK TABLES"),
+            )
+        ]
     thread = int(pd.to_numeric(cand["id"], errors="coerce").iloc[-1])
     ev: list[Evidence] = []
     facts = blockers.session_facts(tl, thread, windows, ev)
     member, lines = tl.lines_of(cand.tail(1))
-    ev.insert(0, Evidence(f"session {thread} ran LOCK TABLES", str(cand["fingerprint"].iloc[-1])[:200], "",
-                          "processlist.fingerprint", member, lines))  # fmt: skip
-    b = blockers.Blocker(lock="table", thread=thread, blocks=peak, windows=windows, evidence=tuple(ev),
-                         held_s=sum(w.seconds for w in windows), **facts)  # type: ignore[arg-type]  # fmt: skip
-    return [_holding(tl, b, Resource.TABLE_LOCK, f"session {thread} ran LOCK TABLES (processlist Info)",
-                     TABLE_WHAT, _object(rows), peak)]  # fmt: skip
+    ev.insert(
+        0,
+        Evidence(
+            f"session {thread} ran LOCK TABLES",
+            str(cand["fingerprint"].iloc[-1])[:200],
+            "",
+            "processlist.fingerprint",
+            member,
+            lines,
+        ),
+    )
+    b = blockers.Blocker(
+        lock="table",
+        thread=thread,
+        blocks=peak,
+        windows=windows,
+        evidence=tuple(ev),
+        held_s=sum(w.seconds for w in windows),
+        **facts,
+    )  # type: ignore[arg-type]
+    return [
+        _holding(
+            tl,
+            b,
+            Resource.TABLE_LOCK,
+            f"session {thread} ran LOCK TABLES (processlist Info)",
+            TABLE_WHAT,
+            _object(rows),
+            peak,
+        )
+    ]
 
 
 def history(tl: Timeline) -> tuple[float, float, pd.DataFrame] | None:
@@ -413,30 +553,65 @@ def purge(tl: Timeline, waits: pd.DataFrame) -> list[Holding]:
     windows = (Window(st["ts"].min(), st["ts"].max()),)
     trx, source = _open_transactions(tl)
     what = f"purge of {hll:,.0f} undo records (history list growing {growth:+,.0f}/s)"
-    keeps_up = (f"{what} with no transaction holding a read view older than {PURGE_HOLDER_MIN_AGE_S:.0f} s: "
-                "purge does not keep up (innodb_purge_threads, the write rate)")  # fmt: skip
+    keeps_up = (
+        f"{what} with no transaction holding a read view older than {PURGE_HOLDER_MIN_AGE_S:.0f} s: "
+        "purge does not keep up (innodb_purge_threads, the write rate)"
+    )
     if not len(trx):
         return [_no_transaction(tl, windows, what, keeps_up)]
-    per = trx.groupby("trx_id", sort=False).agg(age=("active_s", "max"), first=("ts", "min"), last=("ts", "max"),
-                                                thread=("thread_id", "last"))  # fmt: skip
+    per = trx.groupby("trx_id", sort=False).agg(
+        age=("active_s", "max"), first=("ts", "min"), last=("ts", "max"), thread=("thread_id", "last")
+    )
     trx_id = str(per["age"].idxmax())
     top = per.loc[trx_id]
     age = float(top["age"])
     if age < PURGE_HOLDER_MIN_AGE_S:
-        return [Holding(Resource.PURGE, tl.host, None, f"the oldest transaction is {age:.0f} s old: no old read view",
-                        windows=windows, age_s=age, contention=keeps_up)]  # fmt: skip
+        return [
+            Holding(
+                Resource.PURGE,
+                tl.host,
+                None,
+                (f"the oldest transaction is {age:.0f} s old: no old read view"),
+                windows=windows,
+                age_s=age,
+                contention=keeps_up,
+            )
+        ]
     mine = trx[trx["trx_id"].eq(trx_id).to_numpy()]
     member, lines = tl.lines_of(mine)
-    ev = [Evidence(f"oldest open transaction {trx_id}: seconds active", age, "s", f"{source}.active_s", member, lines),
-          Evidence("history list length (max)", int(hll), "undo records",
-                   "innodb_status.history_list_length" if "history_list_length" in st else f"mysqladmin.{HISTORY}",
-                   *tl.lines_of(st))]  # fmt: skip
+    ev = [
+        Evidence(
+            f"oldest open transaction {trx_id}: seconds active", age, "s", f"{source}.active_s", member, lines
+        ),
+        Evidence(
+            "history list length (max)",
+            int(hll),
+            "undo records",
+            "innodb_status.history_list_length" if "history_list_length" in st else f"mysqladmin.{HISTORY}",
+            *tl.lines_of(st),
+        ),
+    ]
     holder, fix, who = _purge_holder(tl, top["thread"], trx_id, mine, windows, ev, what)
     seen = (top["last"] - top["first"]).total_seconds()
-    shown_by = (f"{who}: transaction {trx_id}, the oldest open ({age:.0f} s, {source}), seen over {seen:.0f} s "
-                f"while the history list grew to {hll:,.0f}")  # fmt: skip
-    return [Holding(Resource.PURGE, tl.host, holder, shown_by, held_s=age, age_s=age, windows=windows,
-                    object="the undo history", fix=fix, evidence=tuple(ev))]  # fmt: skip
+    shown_by = (
+        f"{who}: transaction {trx_id}, the oldest open ({age:.0f} s, {source}), seen over "
+        f"{seen:.0f} s "
+        f"while the history list grew to {hll:,.0f}"
+    )
+    return [
+        Holding(
+            Resource.PURGE,
+            tl.host,
+            holder,
+            shown_by,
+            held_s=age,
+            age_s=age,
+            windows=windows,
+            object="the undo history",
+            fix=fix,
+            evidence=tuple(ev),
+        )
+    ]
 
 
 #: Said of an idle (Command Sleep) purge holder.
@@ -460,9 +635,14 @@ def _no_transaction(tl: Timeline, windows: tuple[Window, ...], what: str, keeps_
 
 
 def _purge_holder(
-    tl: Timeline, thread: object, trx_id: str, mine: pd.DataFrame, windows: tuple[Window, ...],
-    ev: list[Evidence], what: str,
-) -> tuple[Culprit, str, str]:  # fmt: skip
+    tl: Timeline,
+    thread: object,
+    trx_id: str,
+    mine: pd.DataFrame,
+    windows: tuple[Window, ...],
+    ev: list[Evidence],
+    what: str,
+) -> tuple[Culprit, str, str]:
     """The oldest read view's holder (its session when the transaction list names its thread, else the
     transaction), its fix and how the title names it. ``mine``: that transaction's rows."""
     since = mine["ts"].iloc[-1] - pd.Timedelta(seconds=float(mine["active_s"].iloc[-1]))
@@ -473,8 +653,15 @@ def _purge_holder(
     else:
         thread = int(thread)
         facts = blockers.session_facts(tl, thread, windows, ev, trx_id=trx_id)
-        holder = Culprit(kind="session", id=str(thread), user=facts.get("user"), host=facts.get("host"),  # type: ignore[arg-type]
-                         statement=facts.get("statement"), since=since.floor("s"), evidence=tuple(ev))  # type: ignore[arg-type]  # fmt: skip
+        holder = Culprit(
+            kind="session",
+            id=str(thread),
+            user=facts.get("user"),
+            host=facts.get("host"),  # type: ignore[arg-type]
+            statement=facts.get("statement"),
+            since=since.floor("s"),
+            evidence=tuple(ev),
+        )  # type: ignore[arg-type]
         idle = facts.get("statement") == blockers.IDLE
         note = IDLE_PURGE_NOTE if idle else ""
         fix = (
@@ -499,7 +686,9 @@ def _open_transactions(tl: Timeline) -> tuple[pd.DataFrame, str]:
             keep &= ~trx["state"].astype("string").eq("not started").fillna(False).to_numpy()
         trx = trx[keep]
         if len(trx):
-            out = trx.assign(trx_id=trx["trx_id"].astype("string"),
-                             thread_id=pd.to_numeric(trx.get("thread_id"), errors="coerce"))  # fmt: skip
+            out = trx.assign(
+                trx_id=trx["trx_id"].astype("string"),
+                thread_id=pd.to_numeric(trx.get("thread_id"), errors="coerce"),
+            )
             return out, name
     return pd.DataFrame(columns=["ts", "trx_id", "thread_id", "active_s"]), ""

@@ -72,15 +72,21 @@ def unseen_connections(tl: Timeline) -> pd.DataFrame:
     if not len(seen) or not len(connected):
         return pd.DataFrame(columns=["ts", "seen", "connected", "unseen", "line_no", "member"])
     right = connected[["ts", "value", "line_no", "member"]].rename(columns={"value": "connected"})
-    both = pd.merge_asof(seen.sort_values("ts"), right.sort_values("ts"), on="ts", direction="nearest",
-                         tolerance=MATCH_TOLERANCE).dropna(subset=["connected"])  # fmt: skip
+    both = pd.merge_asof(
+        seen.sort_values("ts"),
+        right.sort_values("ts"),
+        on="ts",
+        direction="nearest",
+        tolerance=MATCH_TOLERANCE,
+    ).dropna(subset=["connected"])
     return both.assign(unseen=both["connected"] - both["seen"])
 
 
 def _running(tl: Timeline, window: Window) -> pd.DataFrame:
     """Client statements running in ``window``, one row per session's last run (its Time never falling
     between its snapshots); ``held_s`` the span of its snapshots, at most its Time (a new statement in
-    every snapshot, Time 0, runs none long): ``id user host fingerprint first last time_first time_last held_s``."""
+    every snapshot, Time 0, runs none long): ``id user host fingerprint first last time_first time_last
+    held_s``."""
     pl = tl.frame("processlist")
     if not len(pl) or not {"id", "active", "time_s"} <= set(pl.columns):
         return pd.DataFrame(columns=["id", "held_s", "time_last"])
@@ -95,13 +101,22 @@ def _running(tl: Timeline, window: Window) -> pd.DataFrame:
             if "fingerprint" in run
             else pd.Series(dtype="string")
         )
-        out.append({
-            "id": int(sid), "user": str(run["user"].iloc[-1]), "host": str(run["host"].iloc[-1]),
-            "fingerprint": str(fp.iloc[-1]) if len(fp) else None, "first": run["ts"].iloc[0], "last": run["ts"].iloc[-1],
-            "time_first": float(t[run.index].iloc[0]), "time_last": float(t[run.index].iloc[-1]),
-            "held_s": min((run["ts"].iloc[-1] - run["ts"].iloc[0]).total_seconds(), float(t[run.index].iloc[-1])),
-            "rows": run,
-        })  # fmt: skip
+        out.append(
+            {
+                "id": int(sid),
+                "user": str(run["user"].iloc[-1]),
+                "host": str(run["host"].iloc[-1]),
+                "fingerprint": str(fp.iloc[-1]) if len(fp) else None,
+                "first": run["ts"].iloc[0],
+                "last": run["ts"].iloc[-1],
+                "time_first": float(t[run.index].iloc[0]),
+                "time_last": float(t[run.index].iloc[-1]),
+                "held_s": min(
+                    (run["ts"].iloc[-1] - run["ts"].iloc[0]).total_seconds(), float(t[run.index].iloc[-1])
+                ),
+                "rows": run,
+            }
+        )
     found = pd.DataFrame(out)
     return found.sort_values("time_last", ascending=False) if len(found) else found
 
@@ -130,18 +145,33 @@ def thread_pool(tl: Timeline, waits: pd.DataFrame) -> list[Holding]:
         inside = (running["time_first"] < stall_s) if stall_s and not at_max else True
         running = running[(running["held_s"] >= HOLDER_MIN_S) & inside]
     pool = f"{groups} thread group(s) (thread_pool_size)"
-    connections = (f"Threads_connected {int(starved['connected'].min())}-{int(starved['connected'].max())} against "
-                   f"{int(starved['seen'].min())}-{int(starved['seen'].max())} sessions in the processlist: up to "
-                   f"{waiting} connections get no thread" if len(starved) else
-                   f"Threadpool_threads at thread_pool_max_threads {max_threads:.0f}")  # fmt: skip
+    connections = (
+        f"Threads_connected {int(starved['connected'].min())}-{int(starved['connected'].max())} "
+        "against "
+        f"{int(starved['seen'].min())}-{int(starved['seen'].max())} sessions in the "
+        "processlist: up to "
+        f"{waiting} connections get no thread"
+        if len(starved)
+        else f"Threadpool_threads at thread_pool_max_threads {max_threads:.0f}"
+    )
     if len(running) < groups:
         busy = ", ".join(f"session {r.id} ({r.time_last:.0f} s)" for r in running.itertuples())
-        return [Holding(Resource.CPU, tl.host, None, shown_by=connections, waiters=waiting, windows=(window,),
-                        object=f"thread pool, {pool}",
-                        contention=f"{connections}; {len(running)} long statement(s) for {pool}"
-                        + (f": {busy}" if busy else ""),
-                        fix="Look at information_schema.THREAD_POOL_GROUPS (QUEUE_LENGTH, IS_STALLED) and "
-                        "THREAD_POOL_QUEUES while it happens.", evidence=tuple(evidence))]  # fmt: skip
+        return [
+            Holding(
+                Resource.CPU,
+                tl.host,
+                None,
+                shown_by=connections,
+                waiters=waiting,
+                windows=(window,),
+                object=f"thread pool, {pool}",
+                contention=f"{connections}; {len(running)} long statement(s) for {pool}"
+                + (f": {busy}" if busy else ""),
+                fix="Look at information_schema.THREAD_POOL_GROUPS (QUEUE_LENGTH, IS_STALLED) and "
+                "THREAD_POOL_QUEUES while it happens.",
+                evidence=tuple(evidence),
+            )
+        ]
     return [
         _holding(tl, running.head(max(groups, 1)), groups, stall_s, window, waiting, connections, evidence)
     ]
@@ -151,15 +181,34 @@ def _pool_evidence(
     tl: Timeline, starved: pd.DataFrame, threads: pd.DataFrame, waiting: int
 ) -> list[Evidence]:
     """The pool's variables, the connections counted against the sessions shown, the pool's threads."""
-    evidence = [Evidence(f"variable {n}", tl.variables[n], "", f"variables.{n}") for n in POOL_VARIABLES
-                if n in tl.variables]  # fmt: skip
+    evidence = [
+        Evidence(f"variable {n}", tl.variables[n], "", f"variables.{n}")
+        for n in POOL_VARIABLES
+        if n in tl.variables
+    ]
     if len(starved):
-        evidence += [cite(tl, "Threads_connected (max) while connections get no thread", int(starved["connected"].max()),
-                          "connections", "mysqladmin.Threads_connected", starved),
-                     Evidence("sessions the processlist shows (min)", int(starved["seen"].min()), "sessions",
-                              "processlist_sessions.sessions"),
-                     Evidence("connections counted but not in the processlist (max)", waiting, "connections",
-                              "mysqladmin.Threads_connected")]  # fmt: skip
+        evidence += [
+            cite(
+                tl,
+                "Threads_connected (max) while connections get no thread",
+                int(starved["connected"].max()),
+                "connections",
+                "mysqladmin.Threads_connected",
+                starved,
+            ),
+            Evidence(
+                "sessions the processlist shows (min)",
+                int(starved["seen"].min()),
+                "sessions",
+                "processlist_sessions.sessions",
+            ),
+            Evidence(
+                "connections counted but not in the processlist (max)",
+                waiting,
+                "connections",
+                "mysqladmin.Threads_connected",
+            ),
+        ]
     idle = status(tl, "Threadpool_idle_threads")
     for name, found in (("Threadpool_threads", threads), ("Threadpool_idle_threads", idle)):
         if len(found):
@@ -183,30 +232,65 @@ def _holding(
     top = held.iloc[0]
     ev = list(evidence)
     for r in held.head(HOLDERS_LISTED).itertuples():
-        ev.append(cite(tl, f"session {r.id}: Time over its snapshots", f"{r.time_first:.0f} -> {r.time_last:.0f}", "s",
-                       "processlist.time_s", r.rows))  # fmt: skip
+        ev.append(
+            cite(
+                tl,
+                f"session {r.id}: Time over its snapshots",
+                (f"{r.time_first:.0f} -> {r.time_last:.0f}"),
+                "s",
+                "processlist.time_s",
+                r.rows,
+            )
+        )
     since = top["last"] - pd.Timedelta(seconds=float(top["time_last"]))
-    holder = Culprit(kind="session", id=str(top["id"]), user=top["user"], host=top["host"],
-                     statement=top["fingerprint"], since=since.floor("s"), blocks=waiting, evidence=tuple(ev))  # fmt: skip
+    holder = Culprit(
+        kind="session",
+        id=str(top["id"]),
+        user=top["user"],
+        host=top["host"],
+        statement=top["fingerprint"],
+        since=since.floor("s"),
+        blocks=waiting,
+        evidence=tuple(ev),
+    )
     ids = [str(i) for i in held["id"].head(HOLDERS_LISTED)]
     each = "; ".join(
         f"session {r.id} ({r.user}@{r.host}) runs {r.fingerprint or 'a statement'} in every snapshot from "
         f"{r.first:%H:%M:%S} to {r.last:%H:%M:%S} (Time {r.time_first:.0f} -> {r.time_last:.0f} s)"
         for r in held.head(HOLDERS_LISTED).itertuples()
     )
-    stall = (f"; under thread_pool_stall_limit ({stall_s:g} s) the pool counts no group stalled and adds no thread"
-             if stall_s else "")  # fmt: skip
+    stall = (
+        (
+            f"; under thread_pool_stall_limit ({stall_s:g} s) the pool counts no group stalled and adds "
+            "no thread"
+        )
+        if stall_s
+        else ""
+    )
     shown_by = f"{each}, holding {len(held)} of {groups} thread group(s){stall}; {connections}"
     ncpu = tl.ncpu or 0
-    more = (f"one thread group per CPU (thread_pool_size = {ncpu}; it is {groups})" if ncpu > groups
-            else f"thread_pool_size (one per CPU, {groups} now)")  # fmt: skip
+    more = (
+        f"one thread group per CPU (thread_pool_size = {ncpu}; it is {groups})"
+        if ncpu > groups
+        else f"thread_pool_size (one per CPU, {groups} now)"
+    )
     fix = (
         f"KILL {'; KILL '.join(ids)};  -- the statement holding the pool's thread group(s): the connections "
-        f"queued behind it get a thread again. Then {more}, and a shorter thread_pool_stall_limit (the default "
+        f"queued behind it get a thread again. Then {more}, and a shorter thread_pool_stall_limit (the "
+        "default "
         "500 ms) or a larger thread_pool_oversubscribe, so that one long statement does not hold its group's "
         "queue; run long reports on a replica or through extra_port (one thread per connection)."
     )
-    return Holding(Resource.CPU, tl.host, holder, shown_by=shown_by, held_s=float(top["held_s"]),
-                   age_s=float(top["time_last"]), waiters=waiting, windows=(window,),
-                   object=f"thread pool, {groups} thread group(s) (thread_pool_size)", fix=fix,
-                   evidence=tuple(ev))  # fmt: skip
+    return Holding(
+        Resource.CPU,
+        tl.host,
+        holder,
+        shown_by=shown_by,
+        held_s=float(top["held_s"]),
+        age_s=float(top["time_last"]),
+        waiters=waiting,
+        windows=(window,),
+        object=f"thread pool, {groups} thread group(s) (thread_pool_size)",
+        fix=fix,
+        evidence=tuple(ev),
+    )

@@ -80,16 +80,30 @@ def _windows(rows: pd.DataFrame) -> tuple[Window, ...]:
 
 
 def _unheld(
-    tl: Timeline, resource: Resource, rows: pd.DataFrame, shown_by: str, contention: str, fix: str,
+    tl: Timeline,
+    resource: Resource,
+    rows: pd.DataFrame,
+    shown_by: str,
+    contention: str,
+    fix: str,
     evidence: list[Evidence],
-) -> Holding:  # fmt: skip
+) -> Holding:
     """A Holding with no holder shown: ``rows`` the waits rows of its waiters (most at once, first to
     last snapshot plus one step)."""
     per = rows.groupby("ts").size() if len(rows) else pd.Series(dtype=int)
     held = (rows["ts"].max() - rows["ts"].min()).total_seconds() + 1.0 if len(rows) else 0.0
-    return Holding(resource=resource, host=tl.host, holder=None, shown_by=shown_by, held_s=held,
-                   waiters=int(per.max()) if len(per) else 0, windows=_windows(rows), contention=contention,
-                   fix=fix, evidence=tuple(evidence))  # fmt: skip
+    return Holding(
+        resource=resource,
+        host=tl.host,
+        holder=None,
+        shown_by=shown_by,
+        held_s=held,
+        waiters=int(per.max()) if len(per) else 0,
+        windows=_windows(rows),
+        contention=contention,
+        fix=fix,
+        evidence=tuple(evidence),
+    )
 
 
 def _processlist_rows(tl: Timeline, rows: pd.DataFrame) -> pd.DataFrame:
@@ -122,14 +136,38 @@ def ack_figures(tl: Timeline, waits: pd.DataFrame) -> dict[str, object]:
         label = f"sessions in State '{state}' (max)"
         evidence.append(cite(tl, label, int(per.max()), "sessions", "processlist.state", where))
     if len(clients):
-        evidence.append(cite(tl, f"{CLIENTS[0]} (min)", int(clients["value"].min()), "replicas",
-                             f"mysqladmin.{clients['variable'].iloc[0]}", clients))  # fmt: skip
+        evidence.append(
+            cite(
+                tl,
+                f"{CLIENTS[0]} (min)",
+                int(clients["value"].min()),
+                "replicas",
+                f"mysqladmin.{clients['variable'].iloc[0]}",
+                clients,
+            )
+        )
     if len(sessions):
-        evidence.append(cite(tl, f"{WAIT_SESSIONS[0]} (max)", int(sessions["value"].max()), "sessions",
-                             f"mysqladmin.{sessions['variable'].iloc[0]}", sessions))  # fmt: skip
+        evidence.append(
+            cite(
+                tl,
+                f"{WAIT_SESSIONS[0]} (max)",
+                int(sessions["value"].max()),
+                "sessions",
+                f"mysqladmin.{sessions['variable'].iloc[0]}",
+                sessions,
+            )
+        )
     if no_tx is not None:
-        evidence.append(cite(tl, f"{no_tx.name} (commits not acknowledged in time)", round(no_tx.per_s, 2),
-                             "/s", f"mysqladmin.{no_tx.name}", no_tx.rows))  # fmt: skip
+        evidence.append(
+            cite(
+                tl,
+                f"{no_tx.name} (commits not acknowledged in time)",
+                round(no_tx.per_s, 2),
+                "/s",
+                f"mysqladmin.{no_tx.name}",
+                no_tx.rows,
+            )
+        )
     return {
         "rows": rows,
         "waiters": int(per.max()) if len(per) else 0,
@@ -246,8 +284,11 @@ def certification(tl: Timeline, waits: pd.DataFrame) -> list[Holding]:
         return []
     rates = [rate(tl, n) for n in ("wsrep_local_cert_failures", "wsrep_local_bf_aborts")]
     words = [f"{r.name} {r.words()}" for r in rates if r is not None]
-    evidence = [cite(tl, f"{r.name} per second", round(r.per_s, 2), "/s", f"mysqladmin.{r.name}", r.rows)
-                for r in rates if r is not None]  # fmt: skip
+    evidence = [
+        cite(tl, f"{r.name} per second", round(r.per_s, 2), "/s", f"mysqladmin.{r.name}", r.rows)
+        for r in rates
+        if r is not None
+    ]
     tables = sorted(name for name, _ in written(tl).values())
     contention = "; ".join([*words, f"its sessions write {', '.join(tables)}" if tables else ""]).strip("; ")
     shown_by = "certification conflicts are with another node's writes: no session of this node holds them"

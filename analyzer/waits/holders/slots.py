@@ -113,29 +113,46 @@ def account_sessions(tl: Timeline) -> pd.DataFrame:
         own = pl["command"].astype("string").eq("Query").fillna(False) & ~pl["active"].astype(bool)
         pl = pl[~own.to_numpy()]
         t = pd.to_numeric(pl["time_s"], errors="coerce").fillna(0.0).astype("float64")
-        parts.append(pd.DataFrame({
-            "ts": pl["ts"], "user": pl["user"].astype("string"), "client": pl["host"].astype("string"),
-            "command": pl["command"].astype("string"), "sessions": 1, "time_min_s": t, "time_max_s": t,
-            "time_sum_s": t,
-        }))  # fmt: skip
+        parts.append(
+            pd.DataFrame(
+                {
+                    "ts": pl["ts"],
+                    "user": pl["user"].astype("string"),
+                    "client": pl["host"].astype("string"),
+                    "command": pl["command"].astype("string"),
+                    "sessions": 1,
+                    "time_min_s": t,
+                    "time_max_s": t,
+                    "time_sum_s": t,
+                }
+            )
+        )
     counted = tl.frame("processlist_accounts")
     if len(counted) and "sessions" in counted:
         counted = counted[~counted["command"].astype("string").eq("Query").fillna(False).to_numpy()]
-        parts.append(counted[["ts", "user", "client", "command", "sessions", "time_min_s", "time_max_s",
-                              "time_sum_s"]].astype({"user": "string", "client": "string", "command": "string"}))  # fmt: skip
+        parts.append(
+            counted[
+                ["ts", "user", "client", "command", "sessions", "time_min_s", "time_max_s", "time_sum_s"]
+            ].astype({"user": "string", "client": "string", "command": "string"})
+        )
     if not parts:
-        return pd.DataFrame(columns=["ts", "user", "client", "command", "sessions", "time_min_s", "time_max_s",
-                                     "time_sum_s"])  # fmt: skip
+        return pd.DataFrame(
+            columns=["ts", "user", "client", "command", "sessions", "time_min_s", "time_max_s", "time_sum_s"]
+        )
     both = pd.concat(parts, ignore_index=True)
     both["user"] = both["user"].fillna("?")
     both["client"] = both["client"].fillna("?")
     both["command"] = both["command"].fillna("?")
     return (
         both.groupby(["ts", "user", "client", "command"], sort=True)
-        .agg(sessions=("sessions", "sum"), time_min_s=("time_min_s", "min"), time_max_s=("time_max_s", "max"),
-             time_sum_s=("time_sum_s", "sum"))
+        .agg(
+            sessions=("sessions", "sum"),
+            time_min_s=("time_min_s", "min"),
+            time_max_s=("time_max_s", "max"),
+            time_sum_s=("time_sum_s", "sum"),
+        )
         .reset_index()
-    )  # fmt: skip
+    )
 
 
 def _saturation(tl: Timeline) -> tuple[str, list[Evidence], float] | None:
@@ -155,8 +172,16 @@ def _saturation(tl: Timeline) -> tuple[str, list[Evidence], float] | None:
         return None
     evidence = [cite(tl, "Threads_connected (max)", peak, "", "mysqladmin.Threads_connected", connected)]
     if refused > 0:
-        evidence.append(cite(tl, "Connection_errors_max_connections (growth)", refused, "connections",
-                             "mysqladmin.Connection_errors_max_connections", refused_rows))  # fmt: skip
+        evidence.append(
+            cite(
+                tl,
+                "Connection_errors_max_connections (growth)",
+                refused,
+                "connections",
+                "mysqladmin.Connection_errors_max_connections",
+                refused_rows,
+            )
+        )
     what = f"max_connections {limit:.0f}" if limit else "max_connections"
     return what, evidence, refused
 
@@ -187,22 +212,42 @@ def _user_limit(tl: Timeline, per: pd.DataFrame) -> tuple[str, str, list[Evidenc
         stats = by_user.groupby(level="user").agg(["min", "max", "size"])
         idle = per[per["command"] == IDLE_COMMAND].groupby(["ts", "user"])["sessions"].sum()
         idle_min = idle.groupby(level="user").min().reindex(stats.index, fill_value=0)
-        held = stats[(stats["min"] == stats["max"]) & (stats["size"] >= PLATEAU_SNAPSHOTS)
-                     & (stats["max"] >= PLATEAU_MIN_SESSIONS) & (stats["max"] >= ACCOUNT_HOLDS_SHARE * totals.median())
-                     & (idle_min >= IDLE_SHARE * stats["max"])]  # fmt: skip
+        held = stats[
+            (stats["min"] == stats["max"])
+            & (stats["size"] >= PLATEAU_SNAPSHOTS)
+            & (stats["max"] >= PLATEAU_MIN_SESSIONS)
+            & (stats["max"] >= ACCOUNT_HOLDS_SHARE * totals.median())
+            & (idle_min >= IDLE_SHARE * stats["max"])
+        ]
         if refused <= 0 or not len(held):
             return None
         user = str(held["max"].idxmax())
         at = by_user[by_user.index.get_level_values("user") == user]
-        what = (f"max_user_connections of {user}, its own: {int(held.loc[user, 'max'])} connections, "
-                "where -variables shows only the global 0")  # fmt: skip
+        what = (
+            f"max_user_connections of {user}, its own: {int(held.loc[user, 'max'])} connections, "
+            "where -variables shows only the global 0"
+        )
     mine = per[per["user"] == user]
     client = str(mine.groupby("client")["sessions"].sum().idxmax())
-    evidence = [Evidence(f"{user}: connections at its limit (snapshots)",
-                         int((at.index.get_level_values("user") == user).sum()), "snapshots", "processlist.user")]  # fmt: skip
+    evidence = [
+        Evidence(
+            f"{user}: connections at its limit (snapshots)",
+            int((at.index.get_level_values("user") == user).sum()),
+            "snapshots",
+            "processlist.user",
+        )
+    ]
     if refused > 0:
-        evidence.append(cite(tl, "Aborted_connects (growth)", refused, "connections", "mysqladmin.Aborted_connects",
-                             aborted))  # fmt: skip
+        evidence.append(
+            cite(
+                tl,
+                "Aborted_connects (growth)",
+                refused,
+                "connections",
+                "mysqladmin.Aborted_connects",
+                aborted,
+            )
+        )
     return user, client, evidence, refused, what
 
 
@@ -235,11 +280,16 @@ def connection_slots(tl: Timeline, waits: pd.DataFrame) -> list[Holding]:
         peak = totals[totals >= totals.max() * SLOTS_SATURATED_SHARE].index
         top = accounts[accounts.index.get_level_values("ts").isin(peak)].groupby(["user", "client"]).sum()
         user, client = (str(x) for x in top.idxmax())
-        holding_rows = share[(share.index.get_level_values("user") == user)
-                             & (share.index.get_level_values("client") == client)]  # fmt: skip
+        holding_rows = share[
+            (share.index.get_level_values("user") == user)
+            & (share.index.get_level_values("client") == client)
+        ]
         holding_rows = holding_rows[holding_rows >= ACCOUNT_HOLDS_SHARE]
         if not len(holding_rows):
-            spread = f"{int(totals.max())} connections spread over {accounts.groupby(['user', 'client']).ngroups} accounts"
+            spread = (
+                f"{int(totals.max())} connections spread over "
+                f"{accounts.groupby(['user', 'client']).ngroups} accounts"
+            )
             return [_slots_not_shown(tl, saturated, None, spread)]
     return [_account_holding(tl, per, totals, holding_rows, user, client, saturated, user_limit)]
 
@@ -267,8 +317,10 @@ def _account_holding(
     idle_mean = float(idle["time_sum_s"].sum() / n_idle) if n_idle else 0.0
     idle_min = float(idle["time_min_s"].min()) if n_idle else 0.0
     idle_max = float(idle["time_max_s"].max()) if n_idle else 0.0
-    commands = ", ".join(f"{int(n)} {c}" for c, n in at_peak.groupby("command")["sessions"].sum()
-                         .sort_values(ascending=False).items())  # fmt: skip
+    commands = ", ".join(
+        f"{int(n)} {c}"
+        for c, n in at_peak.groupby("command")["sessions"].sum().sort_values(ascending=False).items()
+    )
     account = f"{user}@{client}"
     of = int(totals.loc[peak_ts])
     statement = f"{held} of {of} connections: {commands}" + (
@@ -279,19 +331,44 @@ def _account_holding(
         why, evidence, refused = saturated
     else:
         why, evidence, refused = user_limit[4], user_limit[2], user_limit[3]
-    evidence = [*evidence, Evidence(f"{account}: connections held (peak snapshot)", held, "sessions",
-                                    "processlist.user"),
-                Evidence(f"{account}: idle (Sleep) connections, Time {idle_min:.0f}-{idle_max:.0f} s",
-                         n_idle, "sessions", "processlist.command")]  # fmt: skip
-    culprit = Culprit(kind="account", id=account, user=user, host=client, statement=statement,
-                      since=ts.min(), blocks=int(refused) or None, evidence=tuple(evidence))  # fmt: skip
+    evidence = [
+        *evidence,
+        Evidence(f"{account}: connections held (peak snapshot)", held, "sessions", "processlist.user"),
+        Evidence(
+            f"{account}: idle (Sleep) connections, Time {idle_min:.0f}-{idle_max:.0f} s",
+            n_idle,
+            "sessions",
+            "processlist.command",
+        ),
+    ]
+    culprit = Culprit(
+        kind="account",
+        id=account,
+        user=user,
+        host=client,
+        statement=statement,
+        since=ts.min(),
+        blocks=int(refused) or None,
+        evidence=tuple(evidence),
+    )
     fix = _pool_fix(user, client, why, held, n_idle, idle_mean)
     return Holding(
-        Resource.CONNECTION_SLOT, tl.host, culprit,
-        shown_by=f"processlist: {account} holds {held} of {of} connections ({commands}) in {len(set(ts))} snapshot(s)",
-        held_s=span_s, age_s=idle_max or None, waiters=int(refused), windows=(Window(ts.min(), ts.max()),),
-        object=why, contention=None, fix=fix, evidence=tuple(evidence),
-    )  # fmt: skip
+        Resource.CONNECTION_SLOT,
+        tl.host,
+        culprit,
+        shown_by=(
+            f"processlist: {account} holds {held} of {of} connections ({commands}) in {len(set(ts))} "
+            "snapshot(s)"
+        ),
+        held_s=span_s,
+        age_s=idle_max or None,
+        waiters=int(refused),
+        windows=(Window(ts.min(), ts.max()),),
+        object=why,
+        contention=None,
+        fix=fix,
+        evidence=tuple(evidence),
+    )
 
 
 def _pool_fix(user: str, client: str, why: str, held: int, n_idle: int, idle_mean: float) -> str:
@@ -301,7 +378,8 @@ def _pool_fix(user: str, client: str, why: str, held: int, n_idle: int, idle_mea
     if n_idle >= IDLE_SHARE * held and idle_mean >= IDLE_LEAK_S:
         return (
             f"Fix the connection pool of the application connecting as {account}: it holds {n_idle} idle "
-            f"connections (Sleep {idle_mean:.0f} s on average) it does not use. Return connections to the pool "
+            f"connections (Sleep {idle_mean:.0f} s on average) it does not use. Return connections to the "
+            "pool "
             f"after use and cap its size below {why}; have it end idle ones (its pool's idle timeout, or SET "
             "SESSION wait_timeout = 60 on connect). Now: KILL the idle ones, SELECT CONCAT('KILL ', id, ';') "
             f"FROM information_schema.processlist WHERE user = '{user}' AND command = 'Sleep' AND time > "
@@ -325,11 +403,18 @@ def _slots_not_shown(tl: Timeline, saturated: tuple | None, user_limit: tuple | 
     evidence = tuple(saturated[1] if saturated is not None else user_limit[2])
     refused = saturated[2] if saturated is not None else user_limit[3]
     return Holding(
-        Resource.CONNECTION_SLOT, tl.host, None, shown_by="no account holds most connections", waiters=int(refused),
-        object=saturated[0] if saturated is not None else "max_user_connections", contention=why,
-        fix="Pool connections at the applications; raise max_connections only with the memory each one costs.",
+        Resource.CONNECTION_SLOT,
+        tl.host,
+        None,
+        shown_by="no account holds most connections",
+        waiters=int(refused),
+        object=saturated[0] if saturated is not None else "max_user_connections",
+        contention=why,
+        fix=(
+            "Pool connections at the applications; raise max_connections only with the memory each one costs."
+        ),
         evidence=evidence,
-    )  # fmt: skip
+    )
 
 
 # -------------------------------------------------------------------------------------------------
@@ -416,8 +501,16 @@ def _fillers(
     shown = ", ".join(map(str, ids[:FILLERS_LISTED])) + (", ..." if len(ids) > FILLERS_LISTED else "")
     text = f"{sessions} session(s) of {users.index[0]} (Id {shown}) {how}{': ' + query if query else ''}"
     member, lines = tl.lines_of(rows)
-    return text, [Evidence(f"sessions {how.split(' (')[0]} (processlist)", int(sessions), "sessions",
-                           "processlist.state", member, lines)]  # fmt: skip
+    return text, [
+        Evidence(
+            f"sessions {how.split(' (')[0]} (processlist)",
+            int(sessions),
+            "sessions",
+            "processlist.state",
+            member,
+            lines,
+        )
+    ]
 
 
 def _ids_of(filler: str) -> str:
@@ -502,19 +595,32 @@ def _mount_holding(
     windows = (Window(hot["ts"].min(), hot["ts"].max()),) if len(hot) and hot["ts"].notna().any() else ()
     held_s = (hot["ts"].max() - hot["ts"].min()).total_seconds() + 1.0 if windows else HOLDER_MIN_S
     tmp = any(n == "tmpdir" for n, _, _ in things) or not tl.variables
-    fix = f"Free space on {mount}" + (
-        f": end the sessions spilling sort files and temporary tables there (KILL {_ids_of(filler)}) or "
-        "give their statement an index for its ORDER BY / GROUP BY, and point tmpdir at a file system with room "
-        "(a restart)" if tmp and filler else
-        ": purge binary logs only up to what every replica has read (PURGE BINARY LOGS BEFORE ...), move what is "
-        "not MySQL's, or grow the file system"
-    ) + "; then alert at 80 %."  # fmt: skip
+    fix = (
+        f"Free space on {mount}"
+        + (
+            f": end the sessions spilling sort files and temporary tables there (KILL {_ids_of(filler)}) or "
+            "give their statement an index for its ORDER BY / GROUP BY, and point tmpdir at a file system with "
+            "room "
+            "(a restart)"
+            if tmp and filler
+            else ": purge binary logs only up to what every replica has read (PURGE BINARY LOGS BEFORE ...), move "
+            "what is "
+            "not MySQL's, or grow the file system"
+        )
+        + "; then alert at 80 %."
+    )
     return Holding(
-        Resource.DISK_SPACE, tl.host, culprit, shown_by=f"df: {mount} {worst:.0f} % {what} used",
+        Resource.DISK_SPACE,
+        tl.host,
+        culprit,
+        shown_by=f"df: {mount} {worst:.0f} % {what} used",
         held_s=max(held_s, HOLDER_MIN_S) if windows or not len(hot) else held_s,
         waiters=int(waiting["session"].nunique()) if len(waiting) else 0,
-        windows=windows, object=mount if things else None, fix=fix, evidence=tuple(evidence),
-    )  # fmt: skip
+        windows=windows,
+        object=mount if things else None,
+        fix=fix,
+        evidence=tuple(evidence),
+    )
 
 
 # -------------------------------------------------------------------------------------------------
@@ -533,26 +639,46 @@ def table_cache(tl: Timeline, waits: pd.DataFrame) -> list[Holding]:
     if cache and len(open_rows) and float(open_rows["value"].max()) >= 0.95 * cache:
         opened = status(tl, "Opened_tables").dropna(subset=["per_s"])
         rate = float(opened["per_s"].median()) if len(opened) else 0.0
-        parts.append(f"Open_tables {open_rows['value'].max():.0f} of table_open_cache {cache:.0f}, "
-                     f"{rate:.0f} tables opened per second")  # fmt: skip
-        evidence.append(cite(tl, "Open_tables (max)", int(open_rows["value"].max()), "tables",
-                             "mysqladmin.Open_tables", open_rows))  # fmt: skip
+        parts.append(
+            f"Open_tables {open_rows['value'].max():.0f} of table_open_cache {cache:.0f}, "
+            f"{rate:.0f} tables opened per second"
+        )
+        evidence.append(
+            cite(
+                tl,
+                "Open_tables (max)",
+                int(open_rows["value"].max()),
+                "tables",
+                "mysqladmin.Open_tables",
+                open_rows,
+            )
+        )
     limit = variable_number(tl, "open_files_limit")
     files = status(tl, "Open_files")
     if limit and len(files) and float(files["value"].max()) >= OPEN_FILES_NEAR_LIMIT * limit:
         parts.append(f"Open_files {files['value'].max():.0f} of open_files_limit {limit:.0f}")
-        evidence.append(cite(tl, "Open_files (max)", int(files["value"].max()), "files", "mysqladmin.Open_files",
-                             files))  # fmt: skip
+        evidence.append(
+            cite(tl, "Open_files (max)", int(files["value"].max()), "files", "mysqladmin.Open_files", files)
+        )
     waiting = waits[waits["resource"].astype(str) == Resource.TABLE_CACHE.value] if len(waits) else waits
     if not parts:
         return []
-    return [Holding(
-        Resource.TABLE_CACHE, tl.host, None, shown_by="mysqladmin counters against their settings",
-        waiters=int(waiting.groupby("ts")["session"].nunique().max()) if len(waiting) else 0,
-        object="table cache" if cache else "open files", contention="; ".join(parts),
-        fix="Raise table_open_cache (and open_files_limit, LimitNOFILE) above the tables the workload uses at once.",
-        evidence=tuple(evidence),
-    )]  # fmt: skip
+    return [
+        Holding(
+            Resource.TABLE_CACHE,
+            tl.host,
+            None,
+            shown_by="mysqladmin counters against their settings",
+            waiters=int(waiting.groupby("ts")["session"].nunique().max()) if len(waiting) else 0,
+            object="table cache" if cache else "open files",
+            contention="; ".join(parts),
+            fix=(
+                "Raise table_open_cache (and open_files_limit, LimitNOFILE) above the tables the workload uses "
+                "at once."
+            ),
+            evidence=tuple(evidence),
+        )
+    ]
 
 
 #: An empty waits frame, for a reader called by a rule that reads no waits.

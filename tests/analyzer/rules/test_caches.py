@@ -71,11 +71,14 @@ def test_the_table_cache_rule_is_silent_when_the_cache_has_room(name: str) -> No
 def test_a_hot_latch_is_named_with_its_line(tmp_path: Path, listings: tuple[Path, Path]) -> None:
     """buf0buf.cc:877's waits edited from 2,691 to 62,691 in the second listing: 60,395 more than the
     first listing's 2,296 in the 7 s the counters span, about 8,600/s."""
-    _, tl = read(tmp_path, {
-        "mutex-status1": listings[0],
-        "mutex-status2": _hot(listings[1]),
-        "mysqladmin": IDLE_COUNTERS,
-    })  # fmt: skip
+    _, tl = read(
+        tmp_path,
+        {
+            "mutex-status1": listings[0],
+            "mutex-status2": _hot(listings[1]),
+            "mysqladmin": IDLE_COUNTERS,
+        },
+    )
     [f] = engine.run(tl, only=("innodb-latch-contention",)).findings
     assert f.title.startswith("InnoDB latch buf0buf.cc:877 (rwlock): ")
     assert "waited on 60,395 times in 7 s" in f.explanation and "buffer pool pages" in f.explanation
@@ -86,11 +89,14 @@ def test_a_hot_latch_is_named_with_its_line(tmp_path: Path, listings: tuple[Path
 
 def test_the_real_latch_listings_are_quiet(tmp_path: Path, listings: tuple[Path, Path]) -> None:
     """Percona Server 8.0 under sysbench: the hottest latch grew by 395 waits, tens per second."""
-    _, tl = read(tmp_path, {
-        "mutex-status1": listings[0],
-        "mutex-status2": listings[1],
-        "mysqladmin": IDLE_COUNTERS,
-    })  # fmt: skip
+    _, tl = read(
+        tmp_path,
+        {
+            "mutex-status1": listings[0],
+            "mutex-status2": listings[1],
+            "mysqladmin": IDLE_COUNTERS,
+        },
+    )
     out = engine.run(tl, only=("innodb-latch-contention",))
     assert not out.failed and out.findings == []
 

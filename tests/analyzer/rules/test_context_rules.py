@@ -52,21 +52,35 @@ FIRING = [
     ("long-transaction", LONG_TRX, Severity.WARNING, "Transaction open for"),
     ("innodb-deadlock", {"innodbstatus1": "mariadb-10.11_innodbstatus1_deadlock.txt",
                          "innodbstatus2": "mariadb-10.11_innodbstatus2_deadlock.txt"}, Severity.WARNING, "during the capture"),
-    ("listen-queue-overflow", {"netstat_s": "linux_netstat_s_listen-overflow.txt"}, Severity.WARNING, "900 times"),
-    ("replica-lag", {"slave-status": "mariadb-10.11_slave-status_replica-stopped.txt"}, Severity.CRITICAL, "I/O thread stopped on error 1236: Got fatal error 1236"),
+    ("listen-queue-overflow", {"netstat_s": "linux_netstat_s_listen-overflow.txt"}, Severity.WARNING, ("900 "
+                                                                                                       "times")),
+    ("replica-lag", {"slave-status": "mariadb-10.11_slave-status_replica-stopped.txt"}, Severity.CRITICAL, ("I/O thread stopped on error 1236: Got fatal error "
+                                                                                                            "1236")),
     ("replica-lag", {"slave-status": "mariadb-10.11_slave-status_edited-lagging.txt"}, Severity.WARNING, "140 s behind"),
-    ("aborted-connections", {"mysqladmin": "mariadb-10.11_mysqladmin_aborted-fullscan.txt"}, Severity.WARNING, "Aborted connections"),
-    ("full-scans", {"mysqladmin": "mariadb-10.11_mysqladmin_aborted-fullscan.txt"}, Severity.WARNING, "100 % of row reads are table scans"),
-    ("innodb-semaphore-waits", {"innodbstatus1": "mariadb-10.11_innodbstatus_edited-semaphores.txt"}, Severity.WARNING, "4 threads waiting, up to 244 s, mostly on adaptive hash index"),
+    ("aborted-connections", {"mysqladmin": "mariadb-10.11_mysqladmin_aborted-fullscan.txt"}, Severity.WARNING, ("Aborted "
+                                                                                                                "connections")),
+    ("full-scans", {"mysqladmin": "mariadb-10.11_mysqladmin_aborted-fullscan.txt"}, Severity.WARNING, ("100 "
+                                                                                                       "% "
+                                                                                                       "of "
+                                                                                                       "row "
+                                                                                                       "reads are table scans")),
+    ("innodb-semaphore-waits", {"innodbstatus1": "mariadb-10.11_innodbstatus_edited-semaphores.txt"}, Severity.WARNING, ("4 threads waiting, up to 244 s, mostly on "
+                                                                                                                         "adaptive hash index")),
     ("purge-lag", EDITED_INNODB, Severity.WARNING, "history list length 2,100,000"),
     ("checkpoint-age-high", EDITED_INNODB, Severity.CRITICAL, "Redo log 90 % full"),
     ("innodb-pending-io", EDITED_INNODB, Severity.WARNING, "17 operations at most"),
     ("direct-reclaim-stalls", {"procvmstat": "linux_procvmstat_edited-reclaim.txt"}, Severity.WARNING, "280 allocation stalls"),
-    ("tcp-retransmits", {"netstat_s": "linux_netstat_s_edited-retransmits.txt"}, Severity.WARNING, "4.8 % of segments sent"),
-    ("buffer-pool-misses", {"mysqladmin": "mariadb-10.11_mysqladmin_edited-counters.txt"}, Severity.WARNING, "4.0 % of page reads from disk"),
-    ("log-waits", {"mysqladmin": "mariadb-10.11_mysqladmin_edited-counters.txt"}, Severity.WARNING, "log buffer filled 63 times"),
-    ("binlog-cache-spills", {"mysqladmin": "mariadb-10.11_mysqladmin_edited-counters.txt"}, Severity.WARNING, "40 % of transactions"),
-    ("thread-cache-misses", {"mysqladmin": "mariadb-10.11_mysqladmin_edited-counters.txt"}, Severity.WARNING, "60.0 threads created per second"),
+    ("tcp-retransmits", {"netstat_s": "linux_netstat_s_edited-retransmits.txt"}, Severity.WARNING, ("4.8 % "
+                                                                                                    "of "
+                                                                                                    "segments sent")),
+    ("buffer-pool-misses", {"mysqladmin": "mariadb-10.11_mysqladmin_edited-counters.txt"}, Severity.WARNING, ("4.0 % of page reads from "
+                                                                                                              "disk")),
+    ("log-waits", {"mysqladmin": "mariadb-10.11_mysqladmin_edited-counters.txt"}, Severity.WARNING, ("log "
+                                                                                                     "buffer filled 63 times")),
+    ("binlog-cache-spills", {"mysqladmin": "mariadb-10.11_mysqladmin_edited-counters.txt"}, Severity.WARNING, ("40 % of "
+                                                                                                               "transactions")),
+    ("thread-cache-misses", {"mysqladmin": "mariadb-10.11_mysqladmin_edited-counters.txt"}, Severity.WARNING, ("60.0 threads created per "
+                                                                                                               "second")),
     ("connection-saturation", {"mysqladmin": "mariadb-10.11_mysqladmin_edited-counters.txt", "variables": VARIABLES}, Severity.WARNING, "140 of max_connections 151 (93 %)"),
 ]  # fmt: skip
 
@@ -129,12 +143,19 @@ def test_the_long_transaction_names_its_thread_and_statement(tmp_path: Path) -> 
 
 
 def test_the_deadlock_evidence_has_both_statements(tmp_path: Path) -> None:
-    _, tl = read(tmp_path, {"innodbstatus1": "mariadb-10.11_innodbstatus1_deadlock.txt",
-                            "innodbstatus2": "mariadb-10.11_innodbstatus2_deadlock.txt"})  # fmt: skip
+    _, tl = read(
+        tmp_path,
+        {
+            "innodbstatus1": "mariadb-10.11_innodbstatus1_deadlock.txt",
+            "innodbstatus2": "mariadb-10.11_innodbstatus2_deadlock.txt",
+        },
+    )
     [f] = engine.run(tl, only=("innodb-deadlock",)).findings
     statements = [e.value for e in f.evidence if e.label.endswith("statement")]
-    assert statements == ["UPDATE test.casebook_ctx_rows SET v = v + 1 WHERE id = 1",
-                          "UPDATE test.casebook_ctx_rows SET v = v + 1 WHERE id = 2"]  # fmt: skip
+    assert statements == [
+        "UPDATE test.casebook_ctx_rows SET v = v + 1 WHERE id = 1",
+        "UPDATE test.casebook_ctx_rows SET v = v + 1 WHERE id = 2",
+    ]
 
 
 def test_an_old_deadlock_alone_is_only_information(tmp_path: Path) -> None:

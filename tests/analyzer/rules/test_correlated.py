@@ -1,5 +1,5 @@
-"""Correlated-source rules (analyzer/rules/correlated.py): load from D-state threads (seed 000), commits serialised
-with idle CPUs (seed 001), idle + iowait read as available CPU (seed 001)."""
+"""Correlated-source rules (analyzer/rules/correlated.py): load from D-state threads (seed 000), commits
+serialised with idle CPUs (seed 001), idle + iowait read as available CPU (seed 001)."""
 
 from __future__ import annotations
 
@@ -91,12 +91,26 @@ def test_the_pfs_join_names_the_sessions_behind_the_d_threads() -> None:
 @pytest.mark.parametrize(
     ("vm_rows", "ps_kinds"),
     [
-        pytest.param(IDLE_VM, [[(100, "Sl", "mysqld", "futex_do_wait")]] * 5, id="idle healthy capture: cached threads in S"),
+        pytest.param(
+            IDLE_VM,
+            [[(100, "Sl", "mysqld", "futex_do_wait")]] * 5,
+            id=("idle healthy capture: cached threads in S"),
+        ),
         pytest.param(IDLE_VM, [[(9, "Dl", "mysqld", "unlinkat")]] * 5, id="9 D threads: under 10"),
-        pytest.param([BOOT] + [(2, 0, 20, 10, 70, 0)] * 10, [[(30, "Dl", "mysqld", "unlinkat")]] * 2 + [[(30, "Sl", "mysqld", "futex_do_wait")]] + [[(30, "Dl", "mysqld", "unlinkat")]] * 2, id="not 3 snapshots in a row"),
-        pytest.param([BOOT] + [(40, 0, 80, 18, 2, 0)] * 10, [[(30, "Dl", "mysqld", "unlinkat")]] * 5, id="CPUs busy: idle + wait 2 %"),
+        pytest.param(
+            [BOOT] + [(2, 0, 20, 10, 70, 0)] * 10,
+            [[(30, "Dl", "mysqld", "unlinkat")]] * 2
+            + [[(30, "Sl", "mysqld", "futex_do_wait")]]
+            + [[(30, "Dl", "mysqld", "unlinkat")]] * 2,
+            id="not 3 snapshots in a row",
+        ),
+        pytest.param(
+            [BOOT] + [(40, 0, 80, 18, 2, 0)] * 10,
+            [[(30, "Dl", "mysqld", "unlinkat")]] * 5,
+            id="CPUs busy: idle + wait 2 %",
+        ),
     ],
-)  # fmt: skip
+)
 def test_load_rule_stays_silent(vm_rows, ps_kinds) -> None:
     tl = mysql_timeline(vm=vmstat_text(vm_rows), ps_text=ps_elo_text(ps_kinds))
     assert _one(tl, "load-from-uninterruptible-threads").findings == []
@@ -211,7 +225,8 @@ def test_seed_001_idle_plus_iowait_with_64_sessions_on_2_cpus() -> None:
         pytest.param(IDLE_VM, 2, id="idle healthy capture"),
         pytest.param([BOOT] + [(3, 0, 50, 10, 40, 0)] * 10, 7, id="7 active on 4 CPUs: under 2 x"),
         pytest.param([BOOT] + [(30, 0, 65, 10, 25, 0)] * 10, 64, id="busy CPUs: 25 % idle"),
-        # a disk-bound load (like 4 x dd oflag=direct measured here): r+b 9 >= 2 x 4 CPUs, but iowait shows the waits
+        # a disk-bound load (like 4 x dd oflag=direct measured here): r+b 9 >= 2 x 4 CPUs, but iowait shows
+        # the waits
         pytest.param(
             [BOOT] + [(5, 4, 2, 15, 1, 82)] * 10, 2, id="iowait 82 %, idle 1 %: nothing understated"
         ),

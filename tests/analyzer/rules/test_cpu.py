@@ -86,9 +86,14 @@ IDLE_CPU = (0.5, 0.5, 0.0, 0.0, 0.0, 0.0)  # (usr, sys, iowait, irq, soft, steal
 SOFTIRQ_BOUND = (2.0, 8.0, 0.0, 0.0, 90.0, 0.0)  # seed 004: a core at 100 %, mostly handling interrupts
 THREAD_BOUND = (97.0, 3.0, 0.0, 0.0, 0.0, 0.0)  # a single thread in user space
 OS_KEYS = (
-    "single-cpu-saturation", "cpu-steal", "context-switch-storm", "swap-activity",
-    "disk-saturation", "interrupt-storm", "interrupt-imbalance",
-)  # fmt: skip
+    "single-cpu-saturation",
+    "cpu-steal",
+    "context-switch-storm",
+    "swap-activity",
+    "disk-saturation",
+    "interrupt-storm",
+    "interrupt-imbalance",
+)
 
 
 def _mp(samples, ncpu=8):

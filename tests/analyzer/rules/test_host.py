@@ -150,10 +150,17 @@ def _numastat(miss_per_s: int, hit_per_s: int = 10_000, foreign: bool = False): 
     with ``foreign`` node1 numa_foreign, as /sys/devices/system/node/node1/numastat counts them)."""
     lines = []
     for i in range(3):
-        lines += [f"TS {1795794782 + i}.0", "node0", f"numa_hit {hit_per_s * i}", f"numa_miss {miss_per_s * i}",
-                  *(["numa_foreign 0"] if foreign else []),
-                  "node1", f"numa_hit {hit_per_s * i}", "numa_miss 0",
-                  *([f"numa_foreign {miss_per_s * i}"] if foreign else [])]  # fmt: skip
+        lines += [
+            f"TS {1795794782 + i}.0",
+            "node0",
+            f"numa_hit {hit_per_s * i}",
+            (f"numa_miss {miss_per_s * i}"),
+            *(["numa_foreign 0"] if foreign else []),
+            "node1",
+            f"numa_hit {hit_per_s * i}",
+            "numa_miss 0",
+            *([f"numa_foreign {miss_per_s * i}"] if foreign else []),
+        ]
     return _src(numastat, lines, "numastat")
 
 
@@ -180,11 +187,25 @@ def test_numa_imbalance_boundaries(miss: int, expected: bool) -> None:
     [
         (["2026-11-27 15:53:10 0 [Note] /usr/sbin/mysqld: ready for connections."], None),
         (["2026-11-27 15:53:10 7 [Warning] Aborted connection 7 to db: 'app'"], None),
-        (["2026-11-27 15:53:10 0 [ERROR] mysqld: Disk full (/tmp/x); waiting for someone to free some space..."], "warning"),
-        (["261127 15:53:10 [ERROR] /usr/sbin/mysqld got signal 11 ;", "2026-11-27 15:53:12 0 [Note] /usr/sbin/mysqld: ready for connections."], "critical"),
+        (
+            [
+                (
+                    "2026-11-27 15:53:10 0 [ERROR] mysqld: Disk full (/tmp/x); waiting for someone to free some "
+                    "space..."
+                )
+            ],
+            "warning",
+        ),
+        (
+            [
+                "261127 15:53:10 [ERROR] /usr/sbin/mysqld got signal 11 ;",
+                ("2026-11-27 15:53:12 0 [Note] /usr/sbin/mysqld: ready for connections."),
+            ],
+            "critical",
+        ),
         (["2026-11-27 12:00:00 0 [ERROR] mysqld: an error hours before the capture"], None),
     ],
-)  # fmt: skip
+)
 def test_mysqld_errors_boundaries(lines: list[str], expected: str | None) -> None:
     capture = _df(10)
     f = _run("mysqld-errors", _src(mysqld_errorlog, lines, "log_error"), capture)
@@ -243,9 +264,12 @@ def _slabinfo(mib_per_s: float, start_gib: float = 1.0, seconds: int = 10):  # n
     for i in range(seconds + 1):
         kib = start_gib * 1024**2 + mib_per_s * 1024 * i
         slabs = int(kib / 4)
-        lines += [f"TS {1795794782 + i}.0", "slabinfo - version: 2.1",
-                  f"dentry 100 {slabs * 21} 192 21 1 : tunables 0 0 0 : slabdata {slabs} {slabs} 0",
-                  "kmalloc-64 100 100 64 64 1 : tunables 0 0 0 : slabdata 2 2 0"]  # fmt: skip
+        lines += [
+            f"TS {1795794782 + i}.0",
+            "slabinfo - version: 2.1",
+            f"dentry 100 {slabs * 21} 192 21 1 : tunables 0 0 0 : slabdata {slabs} {slabs} 0",
+            "kmalloc-64 100 100 64 64 1 : tunables 0 0 0 : slabdata 2 2 0",
+        ]
     return _src(slabinfo, lines, "slabinfo")
 
 

@@ -23,10 +23,17 @@ QUIET = {"swpd": 812_000, "free": 310_000, "cache": 1_900_000}
 def test_it_fires_when_the_server_swaps_out_and_in() -> None:
     # a backup fills the page cache; mysqld's pages go to swap and come back (seed 004)
     swapping = [
-        {"si": 120 + 10 * i, "so": 3400 + 100 * i, "swpd": 812_000 + 3500 * (i + 1), "free": 150_000 - 1000 * i,
-         "cache": 1_400_000, "wa": 20, "id": 60}
+        {
+            "si": 120 + 10 * i,
+            "so": 3400 + 100 * i,
+            "swpd": 812_000 + 3500 * (i + 1),
+            "free": 150_000 - 1000 * i,
+            "cache": 1_400_000,
+            "wa": 20,
+            "id": 60,
+        }
         for i in range(5)
-    ]  # fmt: skip
+    ]
     out = _run([QUIET, QUIET, QUIET] + swapping + [QUIET])
     [finding] = out.findings
     assert finding.severity is Severity.CRITICAL  # si + so ~3.7 MiB/s

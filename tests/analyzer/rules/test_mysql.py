@@ -243,9 +243,12 @@ def test_seed_001_overload_is_critical_at_32_per_cpu() -> None:
     [
         pytest.param([_sessions(Sending_data=2)] * 4, id="idle healthy capture"),
         pytest.param([_sessions(Sending_data=15)] * 4, id="15 on 4 CPUs: under 4 x"),
-        pytest.param([_sessions(Sending_data=40)] * 2 + [_sessions(Sending_data=3)] + [_sessions(Sending_data=40)] * 2, id="not 3 snapshots in a row"),
+        pytest.param(
+            [_sessions(Sending_data=40)] * 2 + [_sessions(Sending_data=3)] + [_sessions(Sending_data=40)] * 2,
+            id=("not 3 snapshots in a row"),
+        ),
     ],
-)  # fmt: skip
+)
 def test_active_sessions_overload_stays_silent(snapshots) -> None:
     assert (
         _only(mysql_timeline(pl=processlist_text(snapshots), ncpu=4), "active-sessions-overload").findings
@@ -361,13 +364,21 @@ def test_innodb_row_lock_waits_fire_from_the_status_counter() -> None:
     "snapshots",
     [
         pytest.param([[OWN, ("app", "Query", 0, "Sending data", "SELECT 1")]] * 3, id="idle healthy capture"),
-        pytest.param([[OWN, ("app", "Query", 5, "Waiting for table metadata lock", ALTER)]] * 3, id="one waiter for 5 s"),
-        pytest.param([[OWN] + [("app", "Query", 1, "Waiting for table level lock", "UPDATE t SET v = 1")] * 4]
-                     + [[OWN]] + [[OWN] + [("app", "Query", 1, "Waiting for table level lock", "UPDATE t SET v = 1")] * 4],
-                     id="waits that cleared within a snapshot"),
-        pytest.param([[OWN, ("app", "Query", 0, "System lock", "SELECT 1")] * 5] * 3, id="System lock is not a wait"),
+        pytest.param(
+            [[OWN, ("app", "Query", 5, "Waiting for table metadata lock", ALTER)]] * 3,
+            id=("one waiter for 5 s"),
+        ),
+        pytest.param(
+            [[OWN] + [("app", "Query", 1, "Waiting for table level lock", "UPDATE t SET v = 1")] * 4]
+            + [[OWN]]
+            + [[OWN] + [("app", "Query", 1, "Waiting for table level lock", ("UPDATE t SET v = 1"))] * 4],
+            id="waits that cleared within a snapshot",
+        ),
+        pytest.param(
+            [[OWN, ("app", "Query", 0, "System lock", "SELECT 1")] * 5] * 3, id=("System lock is not a wait")
+        ),
     ],
-)  # fmt: skip
+)
 def test_lock_waits_stays_silent(snapshots) -> None:
     assert _only(mysql_timeline(pl=processlist_text(snapshots)), "lock-waits").findings == []
 
@@ -386,8 +397,14 @@ def test_the_real_mariadb_load_fires_the_pileup_with_its_fingerprint() -> None:
     assert values["sessions running it (max)"] == 62
 
 
-MYSQL_KEYS = ("same-query-pileup", "tmp-table-churn", "table-cache-contention", "active-sessions-overload",
-              "long-running-queries", "lock-waits")  # fmt: skip
+MYSQL_KEYS = (
+    "same-query-pileup",
+    "tmp-table-churn",
+    "table-cache-contention",
+    "active-sessions-overload",
+    "long-running-queries",
+    "lock-waits",
+)
 
 
 def test_nothing_fires_on_the_real_idle_mariadb_capture() -> None:

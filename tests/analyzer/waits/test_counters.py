@@ -27,15 +27,23 @@ def test_a_gauge_of_the_catalogue_is_a_gauge_for_the_parser_and_a_counter_is_not
 
 
 def test_the_incidents_counters_are_there() -> None:
-    for name in ("wsrep_local_cert_failures", "wsrep_local_bf_aborts", "Innodb_deadlocks", "lock_deadlocks",
-                 "Rpl_semi_sync_master_no_tx", "Connection_errors_max_connections", "Aborted_clients"):  # fmt: skip
+    for name in (
+        "wsrep_local_cert_failures",
+        "wsrep_local_bf_aborts",
+        "Innodb_deadlocks",
+        "lock_deadlocks",
+        "Rpl_semi_sync_master_no_tx",
+        "Connection_errors_max_connections",
+        "Aborted_clients",
+    ):
         assert counter(name) is not None, name
 
 
 def test_the_counters_of_a_resource() -> None:
     assert {c.name for c in of_resource(Resource.GALERA_CERTIFICATION)} >= {
-        "wsrep_local_cert_failures", "wsrep_local_bf_aborts"
-    }  # fmt: skip
+        "wsrep_local_cert_failures",
+        "wsrep_local_bf_aborts",
+    }
     # the rule quotes the ones the timeline keeps
     assert "Innodb_row_lock_current_waits" in {c.name for c in of_resource(Resource.ROW_LOCK)} & STATUS_KEPT
 
@@ -75,8 +83,14 @@ def test_the_families_the_issue_names_are_each_in_the_catalogue() -> None:
     names = {c.name for c in COUNTERS}
     for prefix in ("wsrep_", "Rpl_semi_sync_", "Connection_errors_", "Aborted_", "Threadpool_"):
         assert any(n.startswith(prefix) for n in names), prefix
-    assert {"Innodb_deadlocks", "Innodb_row_lock_waits", "Created_tmp_disk_tables", "Select_full_join",
-            "Table_locks_waited", "Opened_files"} <= names  # fmt: skip
+    assert {
+        "Innodb_deadlocks",
+        "Innodb_row_lock_waits",
+        "Created_tmp_disk_tables",
+        "Select_full_join",
+        "Table_locks_waited",
+        "Opened_files",
+    } <= names
 
 
 def test_the_generated_findings_doc_lists_every_counter_and_every_state() -> None:

@@ -32,10 +32,19 @@ def _lock_waits_text(snapshots: list[list[tuple[int, int, int, int]]]) -> str:
     for i, rows in enumerate(snapshots):
         out.append(_ts(i))
         for n, (waiting, wait, blocking, idle) in enumerate(rows, start=1):
-            values = {"waiting_trx_id": 9000 + waiting, "waiting_thread": waiting, "wait_time": wait,
-                      "waiting_query": "UPDATE sbtest1 SET k=k+1 WHERE id=7", "waiting_table_lock": "`sb`.`sbtest1`",
-                      "blocking_trx_id": 8000 + blocking, "blocking_thread": blocking, "blocking_host": "app1",
-                      "blocking_port": 50928, "idle_in_trx": idle, "blocking_query": "NULL"}  # fmt: skip
+            values = {
+                "waiting_trx_id": 9000 + waiting,
+                "waiting_thread": waiting,
+                "wait_time": wait,
+                "waiting_query": "UPDATE sbtest1 SET k=k+1 WHERE id=7",
+                "waiting_table_lock": "`sb`.`sbtest1`",
+                "blocking_trx_id": 8000 + blocking,
+                "blocking_thread": blocking,
+                "blocking_host": "app1",
+                "blocking_port": 50928,
+                "idle_in_trx": idle,
+                "blocking_query": "NULL",
+            }
             out.append(f"*************************** {n}. row ***************************")
             out += [f"{key:>18}: {value}" for key, value in values.items()]
     return "\n".join(out) + "\n"
@@ -48,19 +57,34 @@ def _trx_text(snapshots: list[list[tuple[str, int, str, int, str]]]) -> str:
         out.append(_ts(i))
         now = START + pd.Timedelta(seconds=2 + i)
         for n, (trx, thread, state, age, isolation) in enumerate(rows, start=1):
-            values = {"trx_id": trx, "trx_state": state,
-                      "trx_started": f"{now - pd.Timedelta(seconds=age):%Y-%m-%d %H:%M:%S}",
-                      "trx_mysql_thread_id": thread, "trx_query": "NULL", "trx_isolation_level": isolation}  # fmt: skip
+            values = {
+                "trx_id": trx,
+                "trx_state": state,
+                "trx_started": f"{now - pd.Timedelta(seconds=age):%Y-%m-%d %H:%M:%S}",
+                "trx_mysql_thread_id": thread,
+                "trx_query": "NULL",
+                "trx_isolation_level": isolation,
+            }
             out.append(f"*************************** {n}. row ***************************")
             out += [f"{key:>26}: {value}" for key, value in values.items()]
     return "\n".join(out) + "\n"
 
 
-def _timeline(*, lw: str | None = None, trx: str | None = None, pl: str | None = None,
-              ma: str | None = None, frames: dict[str, pd.DataFrame] | None = None) -> Timeline:  # fmt: skip
+def _timeline(
+    *,
+    lw: str | None = None,
+    trx: str | None = None,
+    pl: str | None = None,
+    ma: str | None = None,
+    frames: dict[str, pd.DataFrame] | None = None,
+) -> Timeline:
     sources = []
-    for text, module, name in ((lw, lock_waits, "lock-waits"), (trx, innodb_trx, "transactions"),
-                               (pl, processlist, "processlist"), (ma, mysqladmin, "mysqladmin")):  # fmt: skip
+    for text, module, name in (
+        (lw, lock_waits, "lock-waits"),
+        (trx, innodb_trx, "transactions"),
+        (pl, processlist, "processlist"),
+        (ma, mysqladmin, "mysqladmin"),
+    ):
         if text is not None:
             sources.append(module.parse(text.splitlines(keepends=True), member=MEMBER + name, clock=HINTS))
     tl = Timeline.from_sources(sources, ncpu=4)
@@ -98,8 +122,11 @@ def test_a_blocker_seen_under_two_seconds_is_never_a_holder() -> None:
 
 def test_the_deadlock_rate_is_quoted_when_mysqladmin_has_the_counter() -> None:
     lw = _lock_waits_text([[(w, 0, b, 0) for w in (13, 14, 15) if w != b] for b in (13, 14, 15, 13)])
-    ma = mysqladmin.parse(mysqladmin_ext_text(4, per_s={"Innodb_deadlocks": 45}).splitlines(keepends=True),
-                          member=MEMBER + "mysqladmin", clock=HINTS)  # fmt: skip
+    ma = mysqladmin.parse(
+        mysqladmin_ext_text(4, per_s={"Innodb_deadlocks": 45}).splitlines(keepends=True),
+        member=MEMBER + "mysqladmin",
+        clock=HINTS,
+    )
     tl = _timeline(lw=lw, frames={"mysqladmin": ma.frames["mysqladmin"]})
     [h] = row_lock(tl, _waiting(tl))
     assert "45 deadlocks per second" in h.contention
@@ -123,8 +150,15 @@ def test_a_table_lock_is_held_by_the_session_that_ran_lock_tables() -> None:
 
 def _purge_frames(hll: list[int]) -> dict[str, pd.DataFrame]:
     ts = [pd.Timestamp(START, tz="UTC") + pd.Timedelta(seconds=2 + 20 * i) for i in range(len(hll))]
-    st = pd.DataFrame({"ts": ts, "line_no": [1] * len(ts), "line_end": [2] * len(ts),
-                       "history_list_length": [float(h) for h in hll], "member": MEMBER + "innodbstatus1"})  # fmt: skip
+    st = pd.DataFrame(
+        {
+            "ts": ts,
+            "line_no": [1] * len(ts),
+            "line_end": [2] * len(ts),
+            "history_list_length": [float(h) for h in hll],
+            "member": MEMBER + "innodbstatus1",
+        }
+    )
     growth = [float("nan")] + [(b - a) / 20 for a, b in zip(hll, hll[1:], strict=False)]
     rates = pd.DataFrame(
         {"ts": ts, "line_no": 1, "history_growth_per_s": growth, "member": MEMBER + "innodbstatus1"}
@@ -135,8 +169,15 @@ def _purge_frames(hll: list[int]) -> dict[str, pd.DataFrame]:
 def test_purge_is_held_by_the_oldest_read_view_of_an_idle_session() -> None:
     idle = ("app", "Sleep", 84, "", "NULL")
     busy = [("app", "Query", 0, "Updating", "UPDATE sb.t SET k=k+1 WHERE id=1")] * 2
-    trx = _trx_text([[("5001", 1001, "RUNNING", 80 + i, "REPEATABLE READ"), (str(6000 + i), 1002, "RUNNING", 0,
-                       "REPEATABLE READ")] for i in range(3)])  # fmt: skip
+    trx = _trx_text(
+        [
+            [
+                ("5001", 1001, "RUNNING", 80 + i, "REPEATABLE READ"),
+                (str(6000 + i), 1002, "RUNNING", 0, "REPEATABLE READ"),
+            ]
+            for i in range(3)
+        ]
+    )
     tl = _timeline(
         trx=trx, pl=processlist_text([[idle, *busy]] * 3), frames=_purge_frames([260_000, 540_000, 820_000])
     )
@@ -168,8 +209,13 @@ def test_purge_is_read_even_when_no_session_waits_and_not_when_purge_keeps_up() 
 
 def test_the_fixture_bundles_name_the_holders_a_senior_engineer_would() -> None:
     got = {}
-    for name, host in (("culprit-rowlock", "vm"), ("culprit-mdl", "vm"), ("culprit-ftwrl", "vm"),
-                       ("cluster-lag-lock", "db-b"), ("cluster-galera-desync", "db-a")):  # fmt: skip
+    for name, host in (
+        ("culprit-rowlock", "vm"),
+        ("culprit-mdl", "vm"),
+        ("culprit-ftwrl", "vm"),
+        ("cluster-lag-lock", "db-b"),
+        ("cluster-galera-desync", "db-a"),
+    ):
         tl = timelines(BUNDLES / f"{name}.tar.gz")[host]
         got[name] = [(h.resource.value, h.holder.id if h.named else None) for h in holders(tl, waits(tl))]
     assert got == {
@@ -194,13 +240,18 @@ def test_sessions_in_get_lock_without_a_lock_table_name_no_holder() -> None:
 def _backup_snapshots(idle: list[tuple[str, str, int, str, str]], n: int = 6) -> str:
     """``n`` snapshots of 6 sessions waiting for the backup lock (Time 13 s and growing), an applier
     (``system user``), the collector's own SHOW FULL PROCESSLIST, and the ``idle`` sessions."""
-    return processlist_text([
-        [*[(u, c, t + i, s, q) for u, c, t, s, q in idle],
-         ("system user", "Sleep", 16 + i, "After apply log event", "NULL"),
-         *[("app", "Query", 13 + i, "Waiting for backup lock", "UPDATE sbtest1 SET k=k+1 WHERE id=7")] * 6,
-         ("root", "Query", 0, "starting", "SHOW FULL PROCESSLIST")]
-        for i in range(n)
-    ])  # fmt: skip
+    return processlist_text(
+        [
+            [
+                *[(u, c, t + i, s, q) for u, c, t, s, q in idle],
+                ("system user", "Sleep", 16 + i, "After apply log event", "NULL"),
+                *[("app", "Query", 13 + i, "Waiting for backup lock", "UPDATE sbtest1 SET k=k+1 WHERE id=7")]
+                * 6,
+                ("root", "Query", 0, "starting", "SHOW FULL PROCESSLIST"),
+            ]
+            for i in range(n)
+        ]
+    )
 
 
 def test_the_only_client_session_not_waiting_holds_the_global_read_lock() -> None:

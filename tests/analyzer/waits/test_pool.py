@@ -14,8 +14,13 @@ from parsers.base import ClockHints
 from tests.analyzer.captures import START, mysqladmin_ext_text, processlist_text
 
 HINTS = ClockHints(start_local=START, interval_s=1.0)
-POOL = {"thread_handling": "pool-of-threads", "thread_pool_size": "1", "thread_pool_stall_limit": "60000",
-        "thread_pool_oversubscribe": "1", "thread_pool_max_threads": "65536"}  # fmt: skip
+POOL = {
+    "thread_handling": "pool-of-threads",
+    "thread_pool_size": "1",
+    "thread_pool_stall_limit": "60000",
+    "thread_pool_oversubscribe": "1",
+    "thread_pool_max_threads": "65536",
+}
 REPORT = "SELECT BENCHMARK(2000000000, MD5('x'))"
 
 
@@ -28,11 +33,20 @@ def _timeline(
         [("report", "Query", t, "Executing", REPORT), ("report", "Sleep", t, "", "NULL")] for t in running
     ]
     pl = processlist_text(snaps)
-    ma = mysqladmin_ext_text(len(running), per_s={"Connections": 5},
-                             gauges={"Threads_connected": connected, "Threadpool_threads": 3,
-                                     "Threadpool_idle_threads": 2, "Threads_running": 2})  # fmt: skip
-    sources = [processlist.parse(pl.splitlines(keepends=True), member="x-processlist", clock=HINTS),
-               mysqladmin.parse(ma.splitlines(keepends=True), member="x-mysqladmin", clock=HINTS)]  # fmt: skip
+    ma = mysqladmin_ext_text(
+        len(running),
+        per_s={"Connections": 5},
+        gauges={
+            "Threads_connected": connected,
+            "Threadpool_threads": 3,
+            "Threadpool_idle_threads": 2,
+            "Threads_running": 2,
+        },
+    )
+    sources = [
+        processlist.parse(pl.splitlines(keepends=True), member="x-processlist", clock=HINTS),
+        mysqladmin.parse(ma.splitlines(keepends=True), member="x-mysqladmin", clock=HINTS),
+    ]
     tl = Timeline.from_sources(sources, ncpu=2)
     return Timeline(
         frames=tl.frames, ncpu=2, host="db1", variables=dict(POOL if variables is None else variables)

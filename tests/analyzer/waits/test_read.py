@@ -70,9 +70,13 @@ def test_the_collectors_own_session_is_left_out() -> None:
 
 @pytest.mark.parametrize(
     ("wchan", "session", "resource"),
-    [("io_schedule", False, Resource.DISK_IO), ("jbd2_log_wait_commit", True, Resource.LOG_FLUSH),
-     ("jbd2_log_wait_commit", False, Resource.DISK_IO), ("futex_wait_queue", True, Resource.UNKNOWN)],
-)  # fmt: skip
+    [
+        ("io_schedule", False, Resource.DISK_IO),
+        ("jbd2_log_wait_commit", True, Resource.LOG_FLUSH),
+        ("jbd2_log_wait_commit", False, Resource.DISK_IO),
+        ("futex_wait_queue", True, Resource.UNKNOWN),
+    ],
+)
 def test_wait_channels(wchan: str, session: bool, resource: Resource) -> None:
     assert wchan_resource(wchan, session=session) is resource
 

@@ -56,11 +56,22 @@ def test_every_resource_but_cpu_and_disk_has_a_state_or_a_wait_channel() -> None
         ("alter table (merge sort)", "Daemon", "mariadb", Resource.NOTHING, "prefix"),
         ("Update_rows_log_event::find_row()", "Slave_SQL", "mariadb", Resource.NOTHING, "regex"),
         ("Waiting for tablespace metadata lock", "Query", "mysql", Resource.METADATA_LOCK, "regex"),
-        ("Has read all relay log; waiting for the slave I/O thread to update it", "Connect", None, Resource.SOURCE, "regex"),
-        ("Waiting for the slave SQL thread to free enough relay log space.", "Slave_IO", "mariadb",
-         Resource.REPLICA_APPLY, "regex"),
+        (
+            "Has read all relay log; waiting for the slave I/O thread to update it",
+            "Connect",
+            None,
+            Resource.SOURCE,
+            "regex",
+        ),
+        (
+            "Waiting for the slave SQL thread to free enough relay log space.",
+            "Slave_IO",
+            "mariadb",
+            Resource.REPLICA_APPLY,
+            "regex",
+        ),
     ],
-)  # fmt: skip
+)
 def test_meaning_of_a_state(
     state: str, command: str, server: str | None, resource: Resource, match: str
 ) -> None:

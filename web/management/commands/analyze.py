@@ -49,9 +49,13 @@ def _create_database_if_missing() -> None:
             raise
         db = connection.settings_dict
         with connect(
-            dbname="postgres", host=db["HOST"], port=db["PORT"], user=db["USER"], password=db["PASSWORD"] or None,
+            dbname="postgres",
+            host=db["HOST"],
+            port=db["PORT"],
+            user=db["USER"],
+            password=db["PASSWORD"] or None,
             autocommit=True,
-        ) as maintenance:  # fmt: skip
+        ) as maintenance:
             maintenance.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(db["NAME"])))
 
 
@@ -172,7 +176,8 @@ class Command(BaseCommand):
                 self.stdout.write(f"  context {s['format']:<13} {s['member']}")
                 continue
             self.stdout.write(
-                f"  source {s['format']:<12} {s['samples']:>6} samples  {s['start']} .. {s['end']}  [{s['clock']}]  "
+                f"  source {s['format']:<12} {s['samples']:>6} samples  {s['start']} .. {s['end']}  "
+                f"[{s['clock']}]  "
                 f"{s.get('role') or '-':<7}  {s['member']}"
             )
         for n in report["not_used"]:
