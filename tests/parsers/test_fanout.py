@@ -88,6 +88,8 @@ def test_several_hosts_and_an_added_bundle_fanned_out_equal_the_single_read(tmp_
 
 def test_a_member_cut_in_many_parts_equals_the_single_read(tmp_path: Path, monkeypatch) -> None:
     monkeypatch.setattr("parsers.ingest.cutting.PIECE_BYTES", 20_000)
+    # a test process grown past SMALL_PIECES_ABOVE_BYTES would cut 3 MiB pieces: one part
+    monkeypatch.setattr("parsers.ingest.cutting.SMALL_PIECES_ABOVE_BYTES", 1 << 62)
     text = _processlist(400, 7).encode()
     path = make_tar(tmp_path / "b.tgz", {"c/processlist.txt": text, "c/notes.txt": b"hello\n"})
     single = read_bundle(path, reduce=reduce_piece)

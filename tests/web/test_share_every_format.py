@@ -141,7 +141,7 @@ _QUERY = (
     "fingerprint", "checksum", "count", "first_seen", "last_seen", "host", "member", "example", "extras",
     *(f"example.{k}" for k in ("statement", "ts", "query_time_s", "schema", "line")),
     *(f"{m}.{k}" for m in ("query_time_s", "lock_time_s", "rows_sent", "rows_examined") for k in ("sum", "avg", "max")),
-    "query_time_s", "lock_time_s", "rows_sent", "rows_examined", "query_time_s.p95",
+    "query_time_s", "lock_time_s", "rows_sent", "rows_examined", "query_time_s.p95", "lock_time_s.p95",
     *(f"extras.{k}" for k in EXTRAS),
 )
 #: Every key path a share response may hold (``[]``: any item of a list, ``*``: a key that is data:
