@@ -52,13 +52,13 @@ SMALL_PIECES_ABOVE_BYTES = 480 << 20
 def piece_bytes(held: int, member_bytes: int | None = None, fmt: str = "") -> int:
     """The size of the pieces to cut a member of format ``fmt`` and ``member_bytes`` (None: unknown)
     into when the process that keeps what they give back holds ``held`` bytes (its resident size):
-    ``SMALL_PIECE_BYTES`` past ``SMALL_PIECES_ABOVE_BYTES`` or for a format declaring
-    ``small_pieces`` (``parsers.base.FormatTraits``), else ``LARGE_PIECE_FACTOR`` x
+    ``SMALL_PIECE_BYTES`` (never more than ``PIECE_BYTES``) past ``SMALL_PIECES_ABOVE_BYTES`` or for a
+    format declaring ``small_pieces`` (``parsers.base.FormatTraits``), else ``LARGE_PIECE_FACTOR`` x
     ``PIECE_BYTES`` for a member of a format declaring ``large_pieces`` of known size up to
     ``LARGE_PIECES_UP_TO_MEMBER_BYTES``, else ``PIECE_BYTES``: the worker and its parse processes
     stay under 1 GiB together on a day-long capture (DESIGN.md, Targets)."""
     if held > SMALL_PIECES_ABOVE_BYTES or registry.traits(fmt).small_pieces:
-        return SMALL_PIECE_BYTES
+        return min(SMALL_PIECE_BYTES, PIECE_BYTES)
     if registry.traits(fmt).large_pieces and (member_bytes or 1 << 62) <= LARGE_PIECES_UP_TO_MEMBER_BYTES:
         return int(PIECE_BYTES * LARGE_PIECE_FACTOR)
     return PIECE_BYTES

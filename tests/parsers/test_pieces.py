@@ -213,6 +213,14 @@ def test_pieces_get_smaller_once_the_worker_holds_a_lot() -> None:
     )
 
 
+def test_small_pieces_are_never_larger_than_the_pieces_asked_for(monkeypatch) -> None:
+    from parsers.ingest import cutting
+
+    monkeypatch.setattr(cutting, "PIECE_BYTES", 20_000)
+    assert cutting.piece_bytes(cutting.SMALL_PIECES_ABOVE_BYTES + 1) == 20_000
+    assert cutting.piece_bytes(0, 1 << 20, "interrupts") == 20_000
+
+
 def test_an_hour_of_processlist_or_ps_is_cut_in_larger_pieces_a_day_is_not() -> None:
     from parsers.ingest import cutting
 
