@@ -17,7 +17,8 @@ session from what the bundle holds (docs/background.md, "Name the culprit"):
   reads that as contention).
 - **metadata locks** (``Waiting for table metadata lock``): the DDL waiting, and ahead of it the
   oldest open transaction (INNODB_TRX, or the TRANSACTIONS section of SHOW ENGINE INNODB STATUS) of
-  a session that does not wait itself.
+  a session that does not wait itself, else a statement on the DDL's table running since before the
+  first wait; else no holder is named (the oldest session not waiting is only a ``candidate``).
 - **the global read or backup lock** (``Waiting for global read lock``, MariaDB ``Waiting for backup
   lock``): the session running FLUSH TABLES WITH READ LOCK, BACKUP STAGE or a dump's
   ``SELECT /*!40001 SQL_NO_CACHE */``, and the backup client in ``ps`` (mysqldump, mariadb-dump,
@@ -35,9 +36,10 @@ from dataclasses import dataclass, field
 
 import pandas as pd
 
+from analyzer.evidence import lock_graph
 from analyzer.findings import Culprit, Evidence, Window
 from analyzer.statements.fingerprint import fingerprint
-from analyzer.timeline import pairing
+from analyzer.statements.tables import ddl_table, names_table
 from analyzer.timeline.timeline import Timeline, value_is
 from analyzer.timeline.windows import within
 
@@ -81,7 +83,9 @@ class Blocker:
     end of the capture (s); ``idle_s``: how long it has been idle (Command Sleep) at its last sighting;
     ``blocks``: the most sessions waiting on it at once; ``windows``: when it blocked; ``waiter``: the
     DDL or statement waiting first (fingerprint); ``process``: the backup client's command name and PID;
-    ``held_s``: how long the bundle shows it holding (s; for a row lock, see the module docstring).
+    ``held_s``: how long the bundle shows it holding (s; for a row lock, see the module docstring);
+    ``candidate``: with ``thread`` None, the oldest session that does not wait, when nothing in the
+    bundle shows who holds the lock (said as a candidate, never named as the holder).
     """
 
     lock: str
@@ -101,6 +105,7 @@ class Blocker:
     process: str | None = None
     evidence: tuple[Evidence, ...] = field(default=())
     held_s: float = 0.0
+    candidate: int | None = None
 
     @property
     def sustained(self) -> bool:
@@ -156,64 +161,6 @@ class Blocker:
 
 def _ids(values: pd.Series) -> pd.Series:
     return pd.to_numeric(values, errors="coerce")
-
-
-def edges(tl: Timeline) -> pd.DataFrame:
-    """Row-lock waits as ``ts, waiting, blocking`` (processlist Ids) with the rows behind them: from
-    ``lock_waits`` (``wait_s``, ``idle_in_trx_s``, ``waiting_query``, ``waiting_table`` ...), else
-    INNODB_LOCK_WAITS joined to INNODB_TRX of the same snapshot (``blocking_trx_id``, the waiter's
-    ``wait_s`` and ``waiting_query``)."""
-    lw = tl.frame("lock_waits")
-    if len(lw) and {"waiting_thread", "blocking_thread"} <= set(lw.columns):
-        out = lw.assign(waiting=_ids(lw["waiting_thread"]), blocking=_ids(lw["blocking_thread"]))
-        return out.dropna(subset=["waiting", "blocking"])
-    raw, trx = tl.frame("innodb_lock_waits_raw"), tl.frame("innodb_trx")
-    if not len(raw) or not len(trx) or "thread_id" not in trx:
-        return pd.DataFrame(columns=["ts", "waiting", "blocking"])
-    cols = ["ts", "trx_id", "thread_id"] + [c for c in ("wait_s", "query") if c in trx]
-    threads = trx[cols].drop_duplicates(["ts", "trx_id"])
-    waiting = threads.rename(
-        columns={"trx_id": "requesting_trx_id", "thread_id": "waiting", "query": "waiting_query"}
-    )
-    out = raw.merge(waiting, on=["ts", "requesting_trx_id"])
-    threads = threads[["ts", "trx_id", "thread_id"]]
-    out = out.merge(
-        threads.rename(columns={"trx_id": "blocking_trx_id", "thread_id": "blocking"}),
-        on=["ts", "blocking_trx_id"],
-    )
-    return out.dropna(subset=["waiting", "blocking"])
-
-
-def waiting_sessions(tl: Timeline, windows: list[Window]) -> frozenset[int]:
-    """The processlist Ids waiting for a row lock in ``windows`` (``-lock-waits`` ``waiting_thread``,
-    else INNODB_LOCK_WAITS joined to INNODB_TRX): the sessions a lock pile-up is made of."""
-    found = edges(tl)
-    if not len(found):
-        return frozenset()
-    if windows:
-        found = found[within(found["ts"], windows)]
-    return frozenset(int(w) for w in found["waiting"].unique())
-
-
-def _roots(edges: pd.DataFrame) -> pd.DataFrame:
-    """Per snapshot, each root blocker (blocks, is not waiting) and how many waiters lead to it:
-    ``ts, thread, blocks``."""
-    rows = []
-    for ts, snap in edges.groupby("ts", sort=True):
-        blocked_by: dict[float, set[float]] = {}
-        for w, b in zip(snap["waiting"], snap["blocking"], strict=True):
-            blocked_by.setdefault(b, set()).add(w)
-        waiting = set(snap["waiting"])
-        for root in set(snap["blocking"]) - waiting:
-            seen: set[float] = set()
-            todo = [root]
-            while todo:
-                for w in blocked_by.get(todo.pop(), ()):
-                    if w not in seen:
-                        seen.add(w)
-                        todo.append(w)
-            rows.append((ts, int(root), len(seen - {root})))
-    return pd.DataFrame(rows, columns=["ts", "thread", "blocks"])
 
 
 def _windows(ts: pd.Series, step: float) -> tuple[Window, ...]:
@@ -306,141 +253,16 @@ def session_facts(
     return out
 
 
-def _sightings(found: pd.DataFrame, tl: Timeline) -> pd.DataFrame:
-    """Per snapshot, each root blocker: ``ts thread blocks proven_s trx_id``. ``proven_s``: how long
-    it has held the lock by then, as the bundle proves it: the longest wait of a session queued
-    directly on it (``wait_s``) or its own idleness inside its transaction (``idle_in_trx_s``), 0
-    when neither is known; ``trx_id``: its transaction when the bundle says (the raw lock waits'
-    ``blocking_trx_id``, else the transaction lists of the same moment), NA otherwise."""
-    roots = _roots(found)
-    if not len(roots):
-        return roots.assign(proven_s=pd.Series(dtype=float), trx_id=pd.Series(dtype="string"))
-    direct = found.assign(thread=found["blocking"].astype(int))
-    proven = [direct[c] for c in ("wait_s", "idle_in_trx_s") if c in direct]
-    direct = direct.assign(proven_s=pd.concat(proven, axis=1).max(axis=1) if proven else 0.0)
-    agg = direct.groupby(["ts", "thread"], as_index=False)["proven_s"].max()
-    roots = roots.merge(agg, on=["ts", "thread"], how="left").fillna({"proven_s": 0.0})
-    if "blocking_trx_id" in found:
-        ids = direct[["ts", "thread", "blocking_trx_id"]].drop_duplicates(["ts", "thread"])
-        ids = ids.rename(columns={"blocking_trx_id": "trx_id"})
-    else:
-        ids = _paired_transactions(tl, roots["ts"])[["ts", "thread", "trx_id"]]
-    out = roots.merge(ids.drop_duplicates(["ts", "thread"]), on=["ts", "thread"], how="left")
-    return out.assign(trx_id=out["trx_id"].astype("string"))
-
-
-def _transactions(tl: Timeline) -> pd.DataFrame:
-    """``ts thread trx_id active_s``: INNODB_TRX, else the monitor's TRANSACTIONS (not both: their
-    trx ids differ on MariaDB)."""
-    for name in ("innodb_trx", "innodb_transactions"):
-        trx = tl.frame(name)
-        if len(trx) and {"thread_id", "trx_id"} <= set(trx.columns):
-            active = trx["active_s"] if "active_s" in trx else pd.Series(float("nan"), index=trx.index)
-            out = pd.DataFrame(
-                {
-                    "ts": trx["ts"],
-                    "thread": _ids(trx["thread_id"]),
-                    "trx_id": trx["trx_id"].astype("string"),
-                    "active_s": active,
-                }
-            )
-            return out.dropna(subset=["thread", "trx_id"]).assign(thread=lambda f: f["thread"].astype(int))
-    return pd.DataFrame(columns=["ts", "thread", "trx_id", "active_s"])
-
-
-def _paired_transactions(tl: Timeline, at: pd.Series) -> pd.DataFrame:
-    """The transactions of ``_transactions`` moved to the nearest moment of ``at`` (pt-stalk writes
-    -transactions and -lock-waits in the same second; ``pairing.MIN_TOLERANCE``)."""
-    trx = _transactions(tl)
-    if not len(trx) or not len(at):
-        return trx
-    pairs = pairing.pair_moments(trx["ts"], at, tolerance=pairing.MIN_TOLERANCE).dropna()
-    moved = trx.assign(ts=pd.to_datetime(trx["ts"], utc=True).astype("datetime64[ns, UTC]"))
-    return moved.merge(pairs, on="ts").drop(columns=["ts"]).rename(columns={"other_ts": "ts"})
-
-
-@dataclass(frozen=True, slots=True)
-class Stretch:
-    """One stretch in which one root blocker is shown holding: ``start`` (earliest moment proven,
-    UTC), ``end`` (its last sighting), ``first`` (its first sighting), ``trx_ids`` (its transactions
-    seen), ``blocks`` (most waiters at once), ``sightings`` (snapshots)."""
-
-    thread: int
-    start: pd.Timestamp
-    first: pd.Timestamp
-    end: pd.Timestamp
-    trx_ids: frozenset[str]
-    blocks: int
-    sightings: int
-
-    def held_s(self, step: float) -> float:
-        """Seconds shown holding: from the earliest proven moment to the last sighting, and for the
-        same transaction seen in several snapshots, first to last sighting plus one step."""
-        proven = (self.end - self.start).total_seconds()
-        return max(proven, (self.end - self.first).total_seconds() + step) if self.sightings > 1 else proven
-
-
-def stretches(sightings: pd.DataFrame) -> list[Stretch]:
-    """The stretches of ``_sightings`` in which each blocker is shown holding: consecutive sightings
-    of a thread join when the later one's proof reaches back to the earlier one (``ts - proven_s <=``
-    the earlier sighting) or both show the same trx id; otherwise a new stretch starts (a session
-    blocking again in a new transaction)."""
-    out: list[Stretch] = []
-    for thread, seen in sightings.sort_values("ts", kind="stable").groupby("thread", sort=False):
-        run: Stretch | None = None
-        for ts, blocks, proven, trx in zip(
-            seen["ts"], seen["blocks"], seen["proven_s"], seen["trx_id"], strict=True
-        ):
-            start = ts - pd.Timedelta(seconds=float(proven) if pd.notna(proven) else 0.0)
-            trx_ids = frozenset({str(trx)}) if pd.notna(trx) else frozenset()
-            if run is not None and (start <= run.end or trx_ids & run.trx_ids):
-                run = Stretch(
-                    int(thread),
-                    min(run.start, start),
-                    run.first,
-                    ts,
-                    run.trx_ids | trx_ids,
-                    max(run.blocks, int(blocks)),
-                    run.sightings + 1,
-                )
-                continue
-            if run is not None:
-                out.append(run)
-            run = Stretch(int(thread), start, ts, ts, trx_ids, int(blocks), 1)
-        if run is not None:
-            out.append(run)
-    return out
-
-
-def _holding_trx(tl: Timeline, h: Stretch, step: float) -> str | None:
-    """The transaction of ``h``: the one its sightings show, else the session's transaction seen in
-    the transaction lists while it held (within a step of the stretch), the oldest of them."""
-    if h.trx_ids:
-        return sorted(h.trx_ids)[0]
-    trx = _transactions(tl)
-    if not len(trx):
-        return None
-    slack = pd.Timedelta(seconds=max(step, pairing.MIN_TOLERANCE.total_seconds()))
-    near = trx[
-        (trx["thread"] == h.thread).to_numpy()
-        & (trx["ts"] >= h.start - slack).to_numpy()
-        & (trx["ts"] <= h.end + slack).to_numpy()
-    ]
-    if not len(near) or near["trx_id"].nunique() > 1 and near["active_s"].isna().all():
-        return None
-    return str(near.sort_values("active_s", ascending=False, kind="stable")["trx_id"].iloc[0])
-
-
 def row_lock_blockers(tl: Timeline) -> list[Blocker]:
     """Root blockers of InnoDB row-lock waits shown holding for ``HOLDER_MIN_S`` or more (see the
     module docstring), most waiters first; each at its longest stretch, with that stretch's
     transaction (its age is that transaction's)."""
-    found = edges(tl)
+    found = lock_graph.edges(tl)
     if not len(found):
         return []
     step = _step(found["ts"])
-    best: dict[int, tuple[float, Stretch]] = {}
-    for h in stretches(_sightings(found, tl)):
+    best: dict[int, tuple[float, lock_graph.Stretch]] = {}
+    for h in lock_graph.stretches(lock_graph.sightings(found, tl)):
         held = h.held_s(step)
         if held >= HOLDER_MIN_S and held > best.get(h.thread, (-1.0, h))[0]:
             best[h.thread] = (held, h)
@@ -461,7 +283,7 @@ def row_lock_blockers(tl: Timeline) -> list[Blocker]:
                 rows,
             )
         ]
-        info = session_facts(tl, h.thread, windows, ev, trx_id=_holding_trx(tl, h, step))
+        info = session_facts(tl, h.thread, windows, ev, trx_id=lock_graph.holding_trx(tl, h, step))
         if "idle_s" not in info and "idle_in_trx_s" in rows and rows["idle_in_trx_s"].notna().any():
             idle = float(rows["idle_in_trx_s"].iloc[-1])
             if idle > 0:
@@ -604,20 +426,33 @@ def metadata_lock_blocker(tl: Timeline) -> Blocker | None:
         if len(trx):
             holder = int(trx.loc[trx["active_s"].idxmax(), "thread_id"])
             break
-    if holder is None:  # no transaction list: the oldest session that does not wait
-        cand = pl[within(pl["ts"], windows) & ~waiting & ~_ids(pl["id"]).isin(waiting_ids)]
-        cand = cand.assign(_t=_ids(cand["time_s"])).dropna(subset=["_t", "id"])
-        cand = cand[cand["_t"] >= _ids(rows["time_s"]).max()]
-        if not len(cand):
-            return Blocker(
-                lock="metadata",
-                thread=None,
-                blocks=blocks,
-                windows=windows,
-                waiter=waiter,
-                evidence=tuple(ev),
+    cand = pl[within(pl["ts"], windows) & ~waiting & ~_ids(pl["id"]).isin(waiting_ids)]
+    cand = cand.assign(_t=_ids(cand["time_s"])).dropna(subset=["_t", "id"])
+    cand = cand[cand["_t"] >= _ids(rows["time_s"]).max()]
+    if holder is None and waiter is not None:
+        running = _running_on_table(cand, waiter)
+        if running is not None:
+            holder = int(running["id"])
+            ev.append(
+                _cite(
+                    tl,
+                    f"{RUNNING_ON_TABLE} (Time, s): session {holder}",
+                    int(running["_t"]),
+                    "s",
+                    "processlist.time_s",
+                    cand[_ids(cand["id"]) == holder].tail(1),
+                )
             )
-        holder = int(cand.sort_values("_t", kind="stable").iloc[-1]["id"])
+    if holder is None:  # nothing shows the holder: the oldest session that does not wait, a candidate
+        return Blocker(
+            lock="metadata",
+            thread=None,
+            blocks=blocks,
+            windows=windows,
+            waiter=waiter,
+            evidence=tuple(ev),
+            candidate=int(cand.sort_values("_t", kind="stable").iloc[-1]["id"]) if len(cand) else None,
+        )
     info = session_facts(tl, holder, windows, ev)
     return Blocker(
         lock="metadata",
@@ -628,6 +463,26 @@ def metadata_lock_blocker(tl: Timeline) -> Blocker | None:
         evidence=tuple(ev),
         **info,
     )  # type: ignore[arg-type]
+
+
+#: The label of the evidence of a statement that holds a table's metadata lock by running on it.
+RUNNING_ON_TABLE = "statement on the DDL's table running since before the first wait"
+
+
+def _running_on_table(cand: pd.DataFrame, ddl: str) -> pd.Series | None:
+    """The session running a statement on the table of ``ddl`` (a fingerprint) longest, when it started
+    before the first wait (``cand``: processlist rows not waiting, Time >= the longest wait, ``_t``): a
+    statement's metadata locks last until its transaction ends (MySQL 8.4 Reference Manual, "Metadata
+    Locking"), so it holds the lock the DDL waits for. None when no such statement is in the bundle."""
+    table = ddl_table(ddl)
+    if table is None or not len(cand) or "fingerprint" not in cand:
+        return None
+    running = cand[
+        cand["active"].astype(bool).to_numpy() & names_table(cand["fingerprint"], table).to_numpy()
+    ]
+    if not len(running):
+        return None
+    return running.sort_values("_t", kind="stable").iloc[-1]
 
 
 def global_lock_holder(tl: Timeline) -> Blocker | None:
@@ -685,9 +540,10 @@ def global_lock_holder(tl: Timeline) -> Blocker | None:
 
 
 def find(tl: Timeline) -> list[Blocker]:
-    """Every blocker the bundle names, the one blocking most sessions first."""
+    """Every blocker the bundle names (a session or a process shown holding; a metadata lock's candidate
+    is not one), the one blocking most sessions first."""
     found: list[Blocker] = list(row_lock_blockers(tl))
     for b in (metadata_lock_blocker(tl), global_lock_holder(tl)):
-        if b is not None:
+        if b is not None and (b.thread is not None or b.process):
             found.append(b)
     return sorted(found, key=lambda b: (-b.blocks, b.lock))

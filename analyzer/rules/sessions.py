@@ -345,33 +345,10 @@ LOCK_WAITS = RuleTexts(
 )
 
 
-def _blocker(pl: pd.DataFrame, waiting: pd.Series, windows: list[Window], peak_wait: int) -> Evidence | None:
-    """The blocker candidate: the oldest session in the windows that is not itself waiting, a running
-    statement (long Time) or an idle one holding an open transaction (Sleep with a long Time)."""
-    running_or_idle = pl["active"].astype(bool) | value_is(pl["command"], lambda s: s == "Sleep")
-    cand = pl[within(pl["ts"], windows) & ~waiting & running_or_idle]
-    cand = cand.assign(_t=pd.to_numeric(cand["time_s"], errors="coerce")).dropna(subset=["_t"])
-    cand = cand[cand["_t"] >= min(peak_wait, LOCK_WAIT_MIN_S)]
-    if not len(cand):
-        return None
-    b = cand.sort_values("_t", ascending=False, kind="stable").iloc[0]
-    what = (
-        str(b["fingerprint"])[:300]
-        if pd.notna(b["fingerprint"])
-        else f"idle ({b['command']}), transaction possibly open"
-    )
-    state = b["state"] if pd.notna(b["state"]) else ""
-    text = f"session {b['id']} ({b['user']}), Time {int(b['_t'])} s, State '{state}': {what}"
-    lines = (int(b["line_no"]), int(b["line_end"]) if "line_end" in b else int(b["line_no"]))
-    return Evidence(
-        "oldest session not waiting (blocker candidate)", text, "", "processlist", str(b["member"]), lines
-    )
-
-
 def _lock_state_evidence(
     tl: Timeline, pl: pd.DataFrame, waiting: pd.Series, windows: list[Window], n: pd.Series
-) -> tuple[list[Evidence], int, int, str]:
-    """Sessions in lock-wait states: (evidence, peak sessions, longest wait s, blocker sentence)."""
+) -> tuple[list[Evidence], int, int]:
+    """Sessions in lock-wait states: (evidence, peak sessions, longest wait s)."""
     rows = pl[waiting & within(pl["ts"], windows)]
     member, lines = tl.lines_of(rows)
     peak_n = int(n[within(snapshots(pl), windows)].max())
@@ -392,10 +369,7 @@ def _lock_state_evidence(
             for fp, c in top_values(rows["fingerprint"], 2)
         ]
     )
-    blocker = _blocker(pl, waiting, windows, peak_wait)
-    if blocker is not None:
-        evidence.append(blocker)
-    return evidence, peak_n, peak_wait, str(blocker.value) if blocker is not None else ""
+    return evidence, peak_n, peak_wait
 
 
 @rule(
@@ -434,10 +408,10 @@ def lock_waits(tl: Timeline) -> Finding | None:
         return None
     evidence: list[Evidence] = []
     agree: list[str] = []
-    peak_n, peak_wait, blocker_text = 0, 0, ""
+    peak_n, peak_wait = 0, 0
     if windows:
         agree.append("processlist states")
-        evidence, peak_n, peak_wait, blocker_text = _lock_state_evidence(tl, pl, waiting, windows, n)
+        evidence, peak_n, peak_wait = _lock_state_evidence(tl, pl, waiting, windows, n)
     if row_windows:
         agree.append("Innodb_row_lock_current_waits")
         rl = row_locks[within(row_locks["ts"], row_windows)]
@@ -447,9 +421,8 @@ def lock_waits(tl: Timeline) -> Finding | None:
         )
         peak_n = max(peak_n, int(rl["value"].max()))
     blocker = _named_blocker(tl, all_windows)
-    behind, kill = "", ""
+    behind, kill, blocker_text = "", "", ""
     if blocker is not None:
-        evidence = [e for e in evidence if not e.label.startswith("oldest session not waiting")]
         evidence += blocker.evidence
         lock = LOCK_KIND_WORDS[blocker.lock]
         if blocker.lock == "metadata" and blocker.waiter:
@@ -474,9 +447,7 @@ def lock_waits(tl: Timeline) -> Finding | None:
         blocker_text=(
             f" Blocker: {blocker_text}."
             if blocker is not None
-            else f" Oldest session not waiting: {blocker_text}."
-            if blocker_text
-            else ""
+            else " The bundle does not show who holds the lock: no lock table or transaction list names it."
         ),
         agree=" + ".join(agree),
     )

@@ -18,8 +18,9 @@ from analyzer.findings import Culprit, Finding, Severity, Window
 from analyzer.rules.registry import rule
 from analyzer.texts import RuleTexts
 from analyzer.timeline.timeline import Timeline
-from analyzer.waits.holders.locks import deadlock_rate, history, row_contention
-from analyzer.waits.holders.locks import purge as purge_holder
+from analyzer.waits.holders.locks import deadlock_rate, row_contention
+from analyzer.waits.holders.purge import history
+from analyzer.waits.holders.purge import purge as purge_holder
 
 #: No session waits for purge: its reader reads the monitor and the transaction lists alone.
 NO_WAITS = pd.DataFrame(columns=["ts", "session", "resource", "object"])
@@ -68,7 +69,7 @@ PURGE_TEXTS = RuleTexts(
 def purge_lag(tl: Timeline) -> Finding | None:
     """History list length >= HISTORY_LENGTH_HIGH, or growing >= HISTORY_GROWTH_PER_S while the
     oldest transaction is >= OLDEST_TRX_FOR_GROWTH_S old, or growing while the purge holder reader
-    (``analyzer.waits.holders.locks.purge``) shows the transaction holding the oldest read view.
+    (``analyzer.waits.holders.purge.purge``) shows the transaction holding the oldest read view.
     Input: ``innodb_status``, ``innodb_rates``, MariaDB's ``Innodb_history_list_length`` (mysqladmin)."""
     st = tl.frame("innodb_status").dropna(subset=["history_list_length"])
     if not len(st):

@@ -161,7 +161,7 @@ STATUS_KEPT = frozenset(
         "Innodb_data_fsyncs",
         "Innodb_os_log_fsyncs",
         "Innodb_row_lock_current_waits",
-        # purge behind (MariaDB status; analyzer.waits.holders.locks.purge)
+        # purge behind (MariaDB status; analyzer.waits.holders.purge.purge)
         "Innodb_history_list_length",
         # the deadlock rate (MariaDB; innodb-deadlock, the row-lock contention of
         # analyzer.waits.holders.locks)

@@ -15,7 +15,7 @@ import numpy as np
 import pandas as pd
 
 from analyzer.detect import state_in
-from analyzer.evidence import blockers
+from analyzer.evidence import lock_graph
 from analyzer.evidence.consumers import cpu_consumers
 from analyzer.findings import Evidence, Finding, Link
 from analyzer.reasoning.links import JoinContext, joins, link, same_host, subject_ids
@@ -141,7 +141,7 @@ def waiters_deadlock(cause: Finding, effect: Finding, ctx: JoinContext) -> Link 
     rate = next((e for e in cause.evidence if e.series == "mysqladmin.Innodb_deadlocks"), None)
     if rate is None or not isinstance(rate.value, int | float) or rate.value < DEADLOCK_STORM_PER_S:
         return None
-    waiting = blockers.waiting_sessions(tl, list(effect.windows))
+    waiting = lock_graph.waiting_sessions(tl, list(effect.windows))
     deadlocked = {int(i) for i in subject_ids(cause, "session") if i.isdigit()}
     shared = sorted(waiting & deadlocked) if deadlocked else sorted(waiting)[:5]
     if not shared:
@@ -162,7 +162,7 @@ def waiters_are_the_crowd(cause: Finding, effect: Finding, ctx: JoinContext) -> 
     """Most active sessions of the effect are in a lock-wait state or wait for a row lock (-lock-waits)."""
 
     tl = ctx.timeline(effect)
-    row_waiters = blockers.waiting_sessions(tl, list(effect.windows)) if tl is not None else frozenset()
+    row_waiters = lock_graph.waiting_sessions(tl, list(effect.windows)) if tl is not None else frozenset()
 
     def waiting(rows: pd.DataFrame) -> np.ndarray:
         ids = pd.to_numeric(rows["id"], errors="coerce").isin(row_waiters).to_numpy(dtype=bool)
@@ -290,7 +290,7 @@ def sql_thread_is_the_waiter(cause: Finding, effect: Finding, ctx: JoinContext) 
     if tl is None or not same_host(cause, effect):
         return None
     windows = list(cause.windows) + list(effect.windows)
-    waiters = blockers.waiting_sessions(tl, windows)
+    waiters = lock_graph.waiting_sessions(tl, windows)
     pl = tl.frame("processlist")
     if not waiters or not len(pl) or "user" not in pl:
         return None

@@ -16,7 +16,7 @@ named only when the bundle shows it holding:
   holding idle connections), not the setting's.
 
 Readers live in the modules of this package, one module per family: ``locks`` (row, metadata, table,
-global read or backup lock, purge's read view), ``slots`` (connection slots, disk space, open files),
+global read or backup lock), ``purge`` (purge's read view), ``slots`` (connection slots, disk space, open files),
 ``replication`` (replica acknowledgement, the replica applier), ``pool`` (the thread pool's worker
 slots: the statements holding every thread group while connections get no thread). Pure: no I/O, no
 clock, no Django.
@@ -27,7 +27,7 @@ from __future__ import annotations
 import pandas as pd
 
 from analyzer.timeline.timeline import Timeline
-from analyzer.waits.holders import locks, pool, replication, slots  # noqa: F401  (registers the readers)
+from analyzer.waits.holders import locks, pool, purge, replication, slots  # noqa: F401  (registers the readers)
 from analyzer.waits.holding import HOLDER_MIN_S, READERS, Holding, reader_inputs, reads
 
 __all__ = ["HOLDER_MIN_S", "READERS", "Holding", "holders", "reader_inputs", "reads"]

@@ -338,7 +338,8 @@ def test_sessions_queued_behind_a_metadata_lock_fire_and_name_the_blocker() -> N
     assert values["sessions waiting for a lock (max)"] == 6
     assert values["longest wait (Time)"] == 40
     assert values["State 'Waiting for table metadata lock'"] == 18
-    # No transaction list: the blocker is the oldest session that does not wait, named as the culprit
+    # No transaction list: the statement on the DDL's table running since before the first wait holds
+    # the table's metadata lock (a statement's metadata locks last until its transaction ends)
     culprit = finding.culprit
     assert (culprit.kind, culprit.id, culprit.user, culprit.blocks) == ("session", "1002", "app", 6)
     assert culprit.statement.startswith("select customer_id")
@@ -346,6 +347,23 @@ def test_sessions_queued_behind_a_metadata_lock_fire_and_name_the_blocker() -> N
     assert "KILL 1002;" in finding.recommendation
     assert values["DDL waiting: session 1003"] == "alter table orders add column note text"
     assert finding.severity is Severity.WARNING
+
+
+def test_a_metadata_lock_whose_holder_the_bundle_does_not_show_names_no_culprit() -> None:
+    """The oldest session not waiting runs on another table: nothing shows it holding the lock the
+    ALTER waits for, so no session is named and no KILL is given."""
+    snapshot = [
+        OWN,
+        ("app", "Query", 312, "Sending data", "SELECT COUNT(*) FROM invoices"),
+        ("dba", "Query", 40, "Waiting for table metadata lock", ALTER),
+    ]
+    snapshot += [
+        ("app", "Query", 30, "Waiting for table metadata lock", "SELECT * FROM orders WHERE id = 7")
+    ] * 5
+    [finding] = _only(mysql_timeline(pl=processlist_text([snapshot] * 3)), "lock-waits").findings
+    assert finding.culprit is None
+    assert "KILL 1002" not in finding.recommendation and "behind session" not in finding.title
+    assert "does not show who holds the lock" in finding.explanation
 
 
 def test_innodb_row_lock_waits_fire_from_the_status_counter() -> None:

@@ -1,5 +1,5 @@
-"""analyzer/waits/holders/locks.py: the holders of row locks, table locks and purge's read view, read
-from pt-stalk-shaped captures (``-lock-waits``, ``-transactions``, ``-processlist``, ``-mysqladmin``)
+"""analyzer/waits/holders/locks.py and purge.py: the holders of row locks, table locks and purge's read
+view, read from pt-stalk-shaped captures (``-lock-waits``, ``-transactions``, ``-processlist``, ``-mysqladmin``)
 parsed by the real parsers, and on the fixture bundles."""
 
 from __future__ import annotations
@@ -9,7 +9,8 @@ import pandas as pd
 from analyzer.timeline.timeline import Timeline
 from analyzer.waits.elimination import only_session_not_waiting
 from analyzer.waits.holders import HOLDER_MIN_S, holders
-from analyzer.waits.holders.locks import global_read_lock, metadata_lock, purge, row_lock, table_lock
+from analyzer.waits.holders.locks import global_read_lock, metadata_lock, row_lock, table_lock
+from analyzer.waits.holders.purge import purge
 from analyzer.waits.model import Resource
 from analyzer.waits.read import waits
 from parsers import innodb_trx, lock_waits, mysqladmin, processlist
