@@ -7,6 +7,7 @@ application's pool of idle connections: analyzer/waits/holders/slots.py) is stil
 
 from __future__ import annotations
 
+import numpy as np
 import pandas as pd
 
 #: The client port MySQL appends to Host (``10.0.0.7:51234``): dropped, the host names the client.
@@ -57,12 +58,56 @@ def counted(counted: pd.DataFrame | None, dropped: pd.DataFrame) -> pd.DataFrame
     both = pd.concat(parts, ignore_index=True).astype(
         {"user": "string", "client": "string", "command": "string"}
     )
-    out = both.groupby(["ts", "user", "client", "command"], sort=True, observed=True, dropna=False).agg(
-        sessions=("sessions", "sum"),
-        time_min_s=("time_min_s", "min"),
-        time_max_s=("time_max_s", "max"),
-        time_sum_s=("time_sum_s", "sum"),
-    )
-    return out.reset_index().astype(
+    return summed(both, dropna=False).astype(
         {"sessions": "int32", "user": "category", "client": "category", "command": "category"}
     )
+
+
+#: The columns ``summed`` groups by, in their sort order.
+ACCOUNT_KEYS = ("ts", "user", "client", "command")
+
+
+def summed(rows: pd.DataFrame, *, dropna: bool = True) -> pd.DataFrame:
+    """``rows`` (``ACCOUNT_COLUMNS``, Time in s) summed by (``ts``, ``user``, ``client``, ``command``):
+    ``sessions`` and ``time_sum_s`` summed, ``time_min_s`` the least, ``time_max_s`` the greatest, one
+    row per group sorted by the keys, as ``rows.groupby(list(ACCOUNT_KEYS), sort=True, dropna=dropna)
+    .agg(...).reset_index()`` gives it (same columns, dtypes and order; a missing key sorts last, or
+    its rows are dropped with ``dropna``; NaN skipped by min, max and sum).
+
+    Grouped on each key's codes (``pd.factorize`` with ``sort=True``, as the group-by codes them)
+    with one ``lexsort`` and ``reduceat``: a dense capture counts hundreds of thousands of idle
+    sessions by account, where pandas' group-by over four keys hashes every string again and took
+    half a second. The times summed are whole seconds (processlist ``Time``), exact in any order."""
+    codes, levels = [], []
+    for key in ACCOUNT_KEYS:
+        code, uniques = pd.factorize(rows[key], sort=True, use_na_sentinel=True)
+        if not dropna:
+            code = np.where(code < 0, len(uniques), code)  # a missing key: a group of its own, last
+        codes.append(code)
+        levels.append(uniques)
+    keep = np.flatnonzero(np.logical_and.reduce([c >= 0 for c in codes]))
+    order = keep[np.lexsort([c[keep] for c in reversed(codes)])]
+    ordered = [c[order] for c in codes]
+    new = np.ones(len(order), dtype=bool)
+    if len(order):
+        new[1:] = np.logical_or.reduce([c[1:] != c[:-1] for c in ordered])
+    starts = np.flatnonzero(new)
+    first = order[starts]
+
+    def reduced(column: str, how: np.ufunc) -> np.ndarray:
+        values = rows[column].to_numpy()[order]
+        if how is np.add and values.dtype.kind == "f":
+            values = np.nan_to_num(values, nan=0.0)  # a NaN counts as nothing, as pandas' sum
+        return how.reduceat(values, starts, dtype=values.dtype) if len(starts) else values[:0]
+
+    out = {  # the code past a key's values (a missing key) takes a missing value
+        key: level.array.take(np.where(code[first] < len(level), code[first], -1), allow_fill=True)
+        for key, code, level in zip(ACCOUNT_KEYS, codes, levels, strict=True)
+    }
+    out |= {
+        "sessions": reduced("sessions", np.add),
+        "time_min_s": reduced("time_min_s", np.fmin),
+        "time_max_s": reduced("time_max_s", np.fmax),
+        "time_sum_s": reduced("time_sum_s", np.add),
+    }
+    return pd.DataFrame(out)

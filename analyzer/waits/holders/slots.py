@@ -33,6 +33,7 @@ import pandas as pd
 
 from analyzer.detect import cite, growth, status, variable_number
 from analyzer.findings import Culprit, Evidence, Window
+from analyzer.timeline.accounts import summed
 from analyzer.timeline.timeline import Timeline
 from analyzer.waits.holding import HOLDER_MIN_S, Holding, reads
 from analyzer.waits.model import Resource
@@ -143,16 +144,7 @@ def account_sessions(tl: Timeline) -> pd.DataFrame:
     both["user"] = both["user"].fillna("?")
     both["client"] = both["client"].fillna("?")
     both["command"] = both["command"].fillna("?")
-    return (
-        both.groupby(["ts", "user", "client", "command"], sort=True)
-        .agg(
-            sessions=("sessions", "sum"),
-            time_min_s=("time_min_s", "min"),
-            time_max_s=("time_max_s", "max"),
-            time_sum_s=("time_sum_s", "sum"),
-        )
-        .reset_index()
-    )
+    return summed(both)  # grouped by ts and account, as a group-by over the four keys
 
 
 def _saturation(tl: Timeline) -> tuple[str, list[Evidence], float] | None:
