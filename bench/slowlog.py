@@ -5,8 +5,11 @@ MB made of the real MariaDB 10.11 log's entries (tests/fixtures/slowlog/), repea
 advanced (``# Time:`` and ``SET timestamp=`` moved ``ROUND_S`` seconds a round, so the log runs forward
 as a real one does), then times, each in a process of its own, pt-query-digest 3.2.1
 (``--output json``) and Casebook's digest (``parsers.slowlog.parse`` and
-``analyzer.statements.querydigest.queries``), and prints CPU seconds, wall seconds, peak RSS and the speed
-ratio. Both read the same plain file.
+``analyzer.statements.querydigest.queries``), ``--rounds`` times each, alternating (Casebook first in
+odd rounds, pt-query-digest first in even ones, so a machine whose speed drifts affects both alike),
+and prints each run's CPU seconds and wall seconds of the tool's whole process tree and the peak PSS
+summed over that tree (``bench.tree.run_tree``: each tool's own figure), then the median speed ratio.
+Both read the same plain file, read once first so that both read it from the page cache.
 
 The target (the issue "The slow query log"): at least 5x pt-query-digest's speed, under 500 MiB of
 memory at any size.
@@ -16,14 +19,15 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import re
-import resource
-import subprocess
+import statistics
 import sys
 import tempfile
-import time
 from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+from bench.procstats import MIB  # noqa: E402
+from bench.tree import become_subreaper, run_tree  # noqa: E402
 
 SOURCE = (
     Path(__file__).resolve().parents[1]
@@ -78,20 +82,18 @@ def generate(path: Path, mb: int) -> int:
     return path.stat().st_size
 
 
-def measure(cmd: list[str], stdout: Path | None = None) -> dict[str, float]:
-    """Run ``cmd`` alone and return its CPU seconds (user + system), wall seconds and peak RSS (MiB)."""
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    t0 = time.perf_counter()
-    with open(stdout or os.devnull, "w") as out:
-        subprocess.run(cmd, check=True, stdout=out)
-    wall = time.perf_counter() - t0
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
-    # ru_maxrss of children is the largest of any child so far: each tool runs after the smaller one
+def measure(cmd: list[str], stdout: Path) -> dict[str, float]:
+    """Run ``cmd`` alone (its output to ``stdout``) and return the CPU seconds (user + system) and wall
+    seconds of its process tree and the tree's peak summed PSS (MiB). Raises ``RuntimeError`` when it
+    fails."""
+    with open(stdout, "wb") as out:
+        run = run_tree(cmd, stdout=out, timeout=7200)
+    if run.returncode != 0 or run.killed:
+        raise RuntimeError(f"{cmd[0]} failed ({run.returncode}, {run.killed}): {run.stderr[-2000:]!r}")
     return {
-        "cpu_s": round(cpu, 1),
-        "wall_s": round(wall, 1),
-        "peak_rss_mib": round(after.ru_maxrss / 1024, 1),
+        "cpu_s": round(run.cpu_s, 1),
+        "wall_s": round(run.seconds, 1),
+        "peak_pss_mib": round(run.peak_pss_bytes / MIB, 1),
     }
 
 
@@ -99,21 +101,41 @@ def main(argv: list[str] | None = None) -> int:
     args = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     args.add_argument("--mb", type=int, default=1024)
     args.add_argument("--dir", type=Path, default=None)
+    args.add_argument("--rounds", type=int, default=1, help="runs of each tool, alternating (default 1)")
     args.add_argument("--skip-pt", action="store_true")
     opts = args.parse_args(argv)
+    become_subreaper()
     folder = opts.dir or Path(tempfile.mkdtemp(prefix="slowlog-bench-"))
     log = folder / "generated-slow.log"
-    size = generate(log, opts.mb)
+    size = generate(log, opts.mb) if not log.exists() or log.stat().st_size < opts.mb * 2**20 * 0.9 else 0
+    size = size or log.stat().st_size
+    with open(log, "rb") as f:  # into the page cache, for both
+        while f.read(1 << 24):
+            pass
     print(f"log: {log} ({size / 2**20:.0f} MiB)", flush=True)
-    ours = measure([sys.executable, "-c", _CASEBOOK, str(log)], folder / "casebook.json")
-    print(f"casebook: {json.dumps(ours)} {(folder / 'casebook.json').read_text().strip()}", flush=True)
+    tools = {
+        "casebook": ([sys.executable, "-c", _CASEBOOK, str(log)], folder / "casebook.json"),
+        "pt-query-digest": (["pt-query-digest", "--output", "json", str(log)], folder / "pt.json"),
+    }
+    if opts.skip_pt:
+        del tools["pt-query-digest"]
+    runs: dict[str, list[dict[str, float]]] = {name: [] for name in tools}
+    for r in range(opts.rounds):
+        for name in list(tools) if r % 2 == 0 else list(reversed(tools)):
+            cmd, out = tools[name]
+            runs[name].append(measure(cmd, out))
+            extra = out.read_text().strip() if name == "casebook" else ""
+            print(f"round {r + 1} {name}: {json.dumps(runs[name][-1])} {extra}", flush=True)
     if not opts.skip_pt:
-        pt = measure(["pt-query-digest", "--output", "json", str(log)], folder / "pt.json")
-        print(f"pt-query-digest: {json.dumps(pt)}", flush=True)
+        pairs = list(zip(runs["casebook"], runs["pt-query-digest"], strict=True))
+        cpu = [p["cpu_s"] / max(c["cpu_s"], 0.1) for c, p in pairs]
+        wall = [p["wall_s"] / max(c["wall_s"], 0.1) for c, p in pairs]
         print(
-            f"speed: {pt['cpu_s'] / max(ours['cpu_s'], 0.1):.1f}x pt-query-digest's (CPU), "
-            f"{pt['wall_s'] / max(ours['wall_s'], 0.1):.1f}x (wall)"
+            f"speed: {statistics.median(cpu):.1f}x pt-query-digest's (CPU, median of {len(cpu)}), "
+            f"{statistics.median(wall):.1f}x (wall)"
         )
+    peak = max(r["peak_pss_mib"] for r in runs["casebook"])
+    print(f"casebook peak PSS: {peak} MiB (target: under 500)")
     return 0
 
 
