@@ -4,10 +4,12 @@ Accepts:
     the output of pt-stalk 3.x ``ps_locks_transactions()``: every second, four ``\\G`` queries each
     after its echoed statement (``select t.processlist_id, ml.* from performance_schema.metadata_locks
     ml join performance_schema.threads t ...``, then ``table_handles``, ``events_transactions_current``
-    and ``events_transactions_history_long``), with or without ``TS`` markers; or the line
-    ``Performance schema is not enabled``. MySQL 5.7/8.0/8.4 and Percona Server (pt-stalk writes the
-    member there), MariaDB 10.5+ (same table and columns). Only the metadata locks are read: each
-    echoed metadata_locks statement starts a snapshot.
+    and ``events_transactions_history_long``), with or without ``TS`` markers; the collector's
+    ``ps-locks.txt`` (scripts/collect.sh: every interval a ``TS`` line, the same metadata_locks
+    statement echoed, its ``\\G`` rows); or the line ``Performance schema is not enabled``. MySQL
+    5.7/8.0/8.4 and Percona Server (pt-stalk writes the member there), MariaDB 10.5+ (same table and
+    columns). Only the metadata locks are read: each ``TS`` marker, else each echoed metadata_locks
+    statement, starts a snapshot.
 
 Sample input (pt-stalk 3.2.1's queries run against MariaDB 10.11.19, an ALTER waiting behind an
 idle transaction; tests/fixtures/ps-locks/README.md)::
@@ -99,7 +101,7 @@ def parse(stream: Iterable[str], *, member: str, clock: ClockHints) -> ParsedSou
         meta={
             "snapshots": v.snapshots,
             "variant": (
-                f"pt-stalk ps_locks_transactions \\G, {len(locks)} metadata locks in {v.snapshots} snapshots"
+                f"performance_schema.metadata_locks \\G, {len(locks)} metadata locks in {v.snapshots} snapshots"
             ),
         },
         ts_is_local=v.ts_is_local,

@@ -41,9 +41,18 @@
 #   mysqladmin.txt   mysqladmin extended-status            every interval, after a TS line (absolute)
 #   variables.txt    mysql -e 'SHOW GLOBAL VARIABLES'      once
 #   pfs-threads.txt  mysql -e 'SELECT * FROM performance_schema.threads\G'   once, if enabled
+#   ps-locks.txt     mysql -e 'select t.processlist_id, ml.* from performance_schema.metadata_locks ml
+#                    join performance_schema.threads t on (ml.owner_thread_id=t.thread_id)\G'
+#                                            every interval, after a TS line and the statement echoed
+#                                            (pt-stalk's -ps-locks-transactions shape): who holds and
+#                                            who waits for metadata locks, user locks (GET_LOCK) and
+#                                            the global read / backup lock; only when performance_schema
+#                                            is ON and its instrument wait/lock/metadata/sql/mdl enabled
+#                                            (MariaDB's default: disabled; MySQL 8's: enabled)
 #   meminfo.txt      cat /proc/meminfo                     once
 #   manifest.txt     key: value lines (host, nproc, kernel, utc_offset, start_epoch, versions,
-#                    command.<file>, clock.<file>, missing tools, why it stopped)
+#                    command.<file>, clock.<file>, skipped.<file> and why, missing tools, why
+#                    it stopped)
 #   errors.txt       the tools' stderr (only when not empty)
 # A TS line is `TS <epoch.ns> <YYYY-MM-DD HH:MM:SS>`, both parts from one `date` call.
 #
@@ -67,6 +76,10 @@ SEND=
 TRIES=30
 
 PS_COLUMNS=pid,tid,ppid,user,stat,pcpu,comm,wchan:32
+# pt-stalk 3.x's metadata-locks query, word for word: Casebook reads ps-locks.txt as it reads
+# pt-stalk's -ps-locks-transactions (the echoed statement starts each snapshot).
+PS_LOCKS_SQL='select t.processlist_id, ml.* from performance_schema.metadata_locks ml join performance_schema.threads t on (ml.owner_thread_id=t.thread_id)'
+MDL_INSTRUMENT_SQL="SELECT ENABLED FROM performance_schema.setup_instruments WHERE NAME = 'wait/lock/metadata/sql/mdl'"
 
 me=collect.sh
 
@@ -339,6 +352,12 @@ snap() {
     } >>"$DIR/$f" 2>>"$ERRORS"
 }
 
+# ps_locks: the metadata-locks query echoed, then its \G rows (one query).
+ps_locks() {
+    printf '%s\\G\n' "$PS_LOCKS_SQL"
+    mysql_run -e "$PS_LOCKS_SQL\\G"
+}
+
 # ---------------------------------------------------------------------------------------------
 # What is there
 # ---------------------------------------------------------------------------------------------
@@ -355,7 +374,7 @@ if have ps; then HAVE_PS=1; else note_missing ps ps-threads.txt; fi
 if have mysql; then
     HAVE_MYSQL=1
 else
-    note_missing mysql "processlist.txt, variables.txt, pfs-threads.txt"
+    note_missing mysql "processlist.txt, variables.txt, pfs-threads.txt, ps-locks.txt"
 fi
 if have mysqladmin; then HAVE_MYSQLADMIN=1; else note_missing mysqladmin mysqladmin.txt; fi
 
@@ -363,15 +382,18 @@ MYSQL_OK=
 MYSQL_ERROR=
 SERVER_VERSION=
 PFS=
+MDL=
 if [ -n "$HAVE_MYSQL" ]; then
     if SERVER_VERSION=$(mysql_run -N -B -e 'SELECT VERSION()' 2>"$DIR/.mysql-check"); then
         MYSQL_OK=1
         PFS=$(mysql_run -N -B -e 'SELECT @@performance_schema' 2>/dev/null)
+        # metadata_locks stays empty while the MDL instrument is off: then it is not captured.
+        [ "$PFS" != 1 ] || MDL=$(mysql_run -N -B -e "$MDL_INSTRUMENT_SQL" 2>/dev/null)
     else
         MYSQL_ERROR=$(sed -n '/./{p;q;}' "$DIR/.mysql-check")
         SERVER_VERSION=
         echo "$me: cannot query MySQL with options '$(mask "$MYSQL_OPTS")': $MYSQL_ERROR" >&2
-        echo "$me: processlist, mysqladmin, variables and threads are not captured" >&2
+        echo "$me: processlist, mysqladmin, variables, threads and metadata locks are not captured" >&2
     fi
     rm -f "$DIR/.mysql-check"
 fi
@@ -472,6 +494,15 @@ if [ -n "$MYSQL_OK" ]; then
         mf command.mysqladmin.txt "mysqladmin $(mask "$MYSQL_OPTS") extended-status"
         mf clock.mysqladmin.txt "$SNAP_CLOCK"
     fi
+    if [ "$PFS" != 1 ]; then
+        mf skipped.ps-locks.txt "performance_schema is OFF (@@performance_schema = ${PFS:-unknown})"
+    elif [ "$MDL" != YES ]; then
+        mf skipped.ps-locks.txt "the instrument wait/lock/metadata/sql/mdl is not enabled" \
+            "(setup_instruments ENABLED = ${MDL:-unknown}): performance_schema.metadata_locks stays empty"
+    else
+        mf command.ps-locks.txt "mysql $(mask "$MYSQL_OPTS") -e '$PS_LOCKS_SQL\\G'"
+        mf clock.ps-locks.txt "$SNAP_CLOCK, then the statement echoed"
+    fi
 fi
 
 k=0
@@ -480,6 +511,7 @@ while [ -z "$STOP" ] && [ "$k" -lt "$SAMPLES" ]; do
     [ ! -r /proc/interrupts ] || snap interrupts.txt cat /proc/interrupts
     if [ -n "$MYSQL_OK" ]; then
         snap processlist.txt mysql_run -e 'SHOW FULL PROCESSLIST\G'
+        [ "$MDL" != YES ] || snap ps-locks.txt ps_locks
         [ -z "$HAVE_MYSQLADMIN" ] || snap mysqladmin.txt mysqladmin_run extended-status
     fi
     k=$((k + 1))

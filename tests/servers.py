@@ -7,6 +7,9 @@
   one this machine runs: a restart loses what was queued.
 - ``Process``: a command in a process group of its own, logging to a file, that can be stopped
   politely or killed with SIGKILL as a whole (the way the OOM killer or a host crash ends a worker).
+- ``MariaDBServer``: a throw-away MariaDB (``mariadb-install-db``, ``mariadbd``) on a spare loopback
+  port and a socket of its own, root without a password, with the server options a test asks for
+  (``--performance-schema=ON`` ...).
 - ``MotoServer``: moto's standalone S3-compatible server (``moto_server``, of ``moto[server]``) on a
   spare loopback port, its objects in memory.
 - ``CasebookProcesses``: Casebook's own processes (``scripts/start web|worker|beat|migrate``) pointed
@@ -230,6 +233,78 @@ class RedisServer:
         if self.process is not None:
             self.process.stop()
             self.process = None
+
+
+class MariaDBServer:
+    """A MariaDB in a temporary folder on 127.0.0.1:``port`` and ``base/mysqld.sock``; root has no
+    password. ``options``: more ``mariadbd`` options. Needs ``mariadb-install-db`` and ``mariadbd`` on
+    the PATH or in /usr/sbin (``available``)."""
+
+    def __init__(self, *options: str) -> None:
+        self.base = Path(tempfile.mkdtemp(prefix="casebook-mariadb-"))
+        self.port = free_port()
+        self.socket = self.base / "mysqld.sock"
+        self.options = options
+        self.process: Process | None = None
+
+    @staticmethod
+    def binary(name: str) -> str | None:
+        """The path of ``name`` (``mariadbd``, ``mariadb-install-db``), or None when not installed."""
+        return shutil.which(name) or shutil.which(name, path="/usr/sbin:/usr/bin")
+
+    @classmethod
+    def available(cls) -> bool:
+        return all(cls.binary(n) for n in ("mariadbd", "mariadb-install-db", "mariadb"))
+
+    def client_args(self) -> list[str]:
+        """The ``mariadb`` client's connection options (TCP, as a customer's collector connects)."""
+        return ["-uroot", "-h127.0.0.1", f"-P{self.port}"]
+
+    def query(self, sql: str) -> str:
+        """``sql`` run by the ``mariadb`` client in batch mode: its tab-separated rows, no header."""
+        done = subprocess.run(
+            [str(self.binary("mariadb")), *self.client_args(), "-N", "-B", "-e", sql],
+            capture_output=True,
+            text=True,
+            timeout=60,
+            check=True,
+        )
+        return done.stdout
+
+    def session(self, database: str) -> subprocess.Popen:
+        """A ``mariadb`` client session on ``database`` reading statements from its stdin (write a line
+        ending with ``;`` and flush: it runs at once); it lasts until its stdin closes or the server stops."""
+        return subprocess.Popen(
+            [str(self.binary("mariadb")), *self.client_args(), database],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            text=True,
+        )
+
+    def start(self) -> None:
+        data = self.base / "data"
+        user = ["--user=root"] if os.geteuid() == 0 else []
+        subprocess.run(
+            [str(self.binary("mariadb-install-db")), "--no-defaults", f"--datadir={data}", *user]
+            + ["--auth-root-authentication-method=normal", "--skip-test-db"],
+            check=True,
+            capture_output=True,
+            timeout=START_TIMEOUT_S,
+        )
+        args = [str(self.binary("mariadbd")), "--no-defaults", f"--datadir={data}", *user]
+        args += [f"--socket={self.socket}", f"--port={self.port}", "--bind-address=127.0.0.1"]
+        args += [f"--pid-file={self.base / 'mysqld.pid'}", "--innodb-buffer-pool-size=32M"]
+        args += ["--skip-log-bin", *self.options]
+        self.process = Process("mariadbd", args, env=dict(os.environ), log=self.base / "server.log")
+        wait_for(f"mariadbd on port {self.port}", lambda: self.query("SELECT 1").strip() == "1")
+
+    def stop(self) -> None:
+        """Stops the server (its client sessions end with it) and removes its folder."""
+        if self.process is not None:
+            self.process.stop()
+            self.process = None
+        shutil.rmtree(self.base, ignore_errors=True)
 
 
 class MotoServer:

@@ -142,8 +142,9 @@ def test_tarball_holds_one_directory_named_like_it(run: Run) -> None:
 
 def test_tarball_holds_the_expected_files(run: Run) -> None:
     names = sorted(p.name for p in run.root.iterdir())
-    # performance_schema is OFF on the test server (MariaDB's default), so no pfs-threads.txt;
-    # errors.txt is only kept when a tool wrote to stderr.
+    # performance_schema is OFF on the test server (MariaDB's default), so no pfs-threads.txt nor
+    # ps-locks.txt (tests/test_collector_locks.py has them); errors.txt is only kept when a tool wrote
+    # to stderr.
     expected = [
         "interrupts.txt",
         "iostat.txt",
@@ -157,7 +158,7 @@ def test_tarball_holds_the_expected_files(run: Run) -> None:
         "variables.txt",
         "vmstat.txt",
     ]
-    assert [n for n in names if n not in ("errors.txt", "pfs-threads.txt")] == expected
+    assert [n for n in names if n not in ("errors.txt", "pfs-threads.txt", "ps-locks.txt")] == expected
 
 
 def test_manifest_describes_host_and_run(run: Run) -> None:
@@ -187,6 +188,19 @@ def test_manifest_names_the_exact_commands(run: Run) -> None:
     assert m["command.interrupts.txt"] == "cat /proc/interrupts"
     assert m["command.processlist.txt"] == "mysql -uroot -h127.0.0.1 -e 'SHOW FULL PROCESSLIST\\G'"
     assert m["command.mysqladmin.txt"] == "mysqladmin -uroot -h127.0.0.1 extended-status"
+
+
+def test_manifest_says_why_metadata_locks_are_not_captured(run: Run) -> None:
+    done = subprocess.run(
+        ["mysql", *MYSQL_OPTS.split(), "-N", "-B", "-e", "SELECT @@performance_schema"],
+        capture_output=True,
+        text=True,
+        timeout=10,
+    )
+    if done.stdout.strip() != "0":
+        pytest.skip("performance_schema is ON on the local server")
+    assert not (run.root / "ps-locks.txt").exists()
+    assert run.manifest()["skipped.ps-locks.txt"] == "performance_schema is OFF (@@performance_schema = 0)"
 
 
 def test_manifest_records_tool_versions(run: Run) -> None:

@@ -145,3 +145,45 @@ def test_ps_locks_with_performance_schema_off_is_an_empty_capture() -> None:
     head = ["Performance schema is not enabled"]
     assert ps_locks.sniff(head)
     assert len(ps_locks.parse(head * 3, member="p", clock=HINTS).frames["pfs_metadata_locks"]) == 0
+
+
+#: The echoed statement of scripts/collect.sh's ps-locks.txt (pt-stalk's metadata-locks query).
+ECHOED_PS_LOCKS = (
+    "select t.processlist_id, ml.* from performance_schema.metadata_locks ml join performance_schema.threads"
+    " t on (ml.owner_thread_id=t.thread_id)\\G\n"
+)
+
+
+def _collector_lock(pid: int, lock_type: str, status: str) -> str:
+    """One ``\\G`` row of metadata_locks as the collector's mariadb client prints it (MariaDB 10.11)."""
+    keys = ("processlist_id", "OBJECT_TYPE", "OBJECT_SCHEMA", "OBJECT_NAME", "OBJECT_INSTANCE_BEGIN")
+    keys += ("LOCK_TYPE", "LOCK_DURATION", "LOCK_STATUS", "SOURCE", "OWNER_THREAD_ID", "OWNER_EVENT_ID")
+    values = (pid, "TABLE", "shop", "t", 1970324839923712, lock_type, "TRANSACTION", status, "", pid + 9, 1)
+    rows = "".join(f"{k:>21}: {v}\n" for k, v in zip(keys, values, strict=True))
+    return "*************************** 1. row ***************************\n" + rows
+
+
+#: scripts/collect.sh's ps-locks.txt: a TS line and the echoed statement every interval, then the rows;
+#: at 17:53:22 nothing held a metadata lock (no rows).
+COLLECTOR_PS_LOCKS = (
+    "TS 1795629201.101000000 2026-11-25 17:53:21\n"
+    + ECHOED_PS_LOCKS
+    + _collector_lock(6, "SHARED_READ", "GRANTED")
+    + "TS 1795629202.102000000 2026-11-25 17:53:22\n"
+    + ECHOED_PS_LOCKS
+    + "TS 1795629203.103000000 2026-11-25 17:53:23\n"
+    + ECHOED_PS_LOCKS
+    + _collector_lock(7, "EXCLUSIVE", "PENDING")
+)
+
+
+def test_ps_locks_of_the_collector_one_snapshot_per_ts_line() -> None:
+    from parsers import ps_locks
+
+    text = COLLECTOR_PS_LOCKS.splitlines(keepends=True)
+    assert registry.detect([t.rstrip("\n") for t in text]) is ps_locks
+    src = ps_locks.parse(text, member="ps-locks.txt", clock=HINTS)
+    locks = src.frames["pfs_metadata_locks"]
+    assert (src.clock, src.meta["snapshots"], src.warnings) == ("ts-marker", 3, [])
+    assert locks["processlist_id"].tolist() == [6.0, 7.0]
+    assert locks["ts"].dt.strftime("%H:%M:%S").tolist() == ["17:53:21", "17:53:23"]
