@@ -5,10 +5,11 @@ leaving a rule "not evaluated" or a chart empty.
 
 A frame comes from a parser (``ParsedSource.frames`` of parsers/<format>.py: the tool's own column
 names) or is derived by the timeline (analyzer/timeline/context.py, analyzer/timeline/timeline.py). A
-new format's frames, or a frame a new derivation makes, get their line here; tests/analyzer/
-test_declarations.py checks that every frame the fixtures' timelines hold is here, and
-tests/analyzer/test_declared_inputs.py runs every rule on a timeline holding each frame it declares,
-made from these columns where no fixture holds the frame.
+new format's frames, or a frame a new derivation makes, get their line here, named as the parser
+writes them: tests/analyzer/test_declared_inputs.py checks that every frame the fixtures' timelines
+hold is here (the fixture bundles', and the every-format bundle's of tests/web/share_planted.py, where
+a new format's member goes), and runs every rule on a timeline holding each frame it declares, made
+from these columns where no fixture holds the frame.
 
 Plain Python: no Django.
 """

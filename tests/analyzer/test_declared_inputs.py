@@ -5,10 +5,13 @@ inputs are true. Checked on every fixture bundle, and on a timeline holding ever
 columns where none does, so that a rule on a new format's frame runs too): each rule runs over a
 timeline that records every frame and the variables it is asked for, and what it asked for must be
 declared. The registries cannot rot: every frame the fixtures' timelines hold is registered, and every
-series ``aggregate_series`` writes is declared in ``SERIES``."""
+series ``aggregate_series`` writes is declared in ``SERIES``; the fixtures are the bundles of
+tests/fixtures/bundles and the bundle with a member of every format of the parser registry
+(tests/web/share_planted.py), so a new format's frames are checked before any fixture bundle holds it."""
 
 from __future__ import annotations
 
+import tempfile
 from functools import cache
 from pathlib import Path
 
@@ -17,12 +20,17 @@ import pytest
 
 from analyzer import engine
 from analyzer.rules.registry import RuleSpec
+from analyzer.timeline import frames as registry
 from analyzer.timeline.frames import FRAMES
 from analyzer.timeline.series import aggregate_series, is_series
 from analyzer.timeline.timeline import Timeline
 from parsers.ingest.bundle import Bundle, read_bundle
+from tests.web import share_planted
 
 BUNDLES = Path(__file__).resolve().parent.parent / "fixtures" / "bundles"
+#: The bundle with a member of every format (tests/web/share_planted.py), beside those of BUNDLES.
+EVERY_FORMAT = "every-format"
+NAMES = [*sorted(p.name.removesuffix(".tar.gz") for p in BUNDLES.glob("*.tar.gz")), EVERY_FORMAT]
 
 
 class _Recording(dict):
@@ -47,6 +55,9 @@ class _Recording(dict):
 
 @cache
 def _bundle(name: str) -> Bundle:
+    if name == EVERY_FORMAT:
+        with tempfile.TemporaryDirectory() as tmp:
+            return read_bundle(share_planted.bundle(Path(tmp) / f"{name}.tar.gz"))
     return read_bundle(BUNDLES / f"{name}.tar.gz")
 
 
@@ -81,7 +92,7 @@ def _asked(spec: RuleSpec, tl: Timeline) -> set[str]:
     return asked
 
 
-@pytest.mark.parametrize("name", sorted(p.name.removesuffix(".tar.gz") for p in BUNDLES.glob("*.tar.gz")))
+@pytest.mark.parametrize("name", NAMES)
 def test_every_rule_reads_only_what_it_declares(name: str) -> None:
     undeclared = {
         (key, frame)
@@ -94,13 +105,32 @@ def test_every_rule_reads_only_what_it_declares(name: str) -> None:
     assert undeclared == set()
 
 
-@pytest.mark.parametrize("name", sorted(p.name.removesuffix(".tar.gz") for p in BUNDLES.glob("*.tar.gz")))
-def test_every_frame_and_series_of_a_fixture_is_registered(name: str) -> None:
+def _unregistered(name: str) -> set[str]:
+    """The frames the fixture bundle ``name`` holds (parsed, or on its timelines) that the registry
+    of frames lacks."""
     frames = {frame for tl in _timelines(name) for frame in tl.frames}
     sources = {frame for s in _bundle(name).sources for frame in s.frames}
-    assert (frames | sources) - set(FRAMES) == set()
+    return (frames | sources) - set(registry.FRAMES)
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_every_frame_and_series_of_a_fixture_is_registered(name: str) -> None:
+    assert _unregistered(name) == set()
     written = {str(s) for tl in _timelines(name) for s in aggregate_series(tl)["series"].unique()}
     assert {s for s in written if not is_series(s)} == set()
+
+
+def test_a_frame_registered_under_another_name_than_its_parser_writes_is_found(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A format no fixture bundle holds (pt-stalk's ``-threads``, only in the every-format bundle),
+    its frame registered with a typo: the rule declaring the typo would import and never run."""
+    held = {frame for name in NAMES if name != EVERY_FORMAT for tl in _timelines(name) for frame in tl.frames}
+    assert "pfs_threads" not in held
+    assert "pfs_threads" in {frame for tl in _timelines(EVERY_FORMAT) for frame in tl.frames}
+    typo = {("pfs_thread" if k == "pfs_threads" else k): v for k, v in FRAMES.items()}
+    monkeypatch.setattr(registry, "FRAMES", typo)
+    assert _unregistered(EVERY_FORMAT) == {"pfs_threads"}
 
 
 #: Rows of a frame no fixture holds, made from its declared columns.
@@ -119,7 +149,7 @@ def _every_frame() -> Timeline:
     declared column they lack; else rows made from its declared columns."""
     held: dict[str, pd.DataFrame] = {}
     variables: dict[str, str] = {}
-    for name in sorted(p.name.removesuffix(".tar.gz") for p in BUNDLES.glob("*.tar.gz")):
+    for name in NAMES:
         for tl in _timelines(name):
             variables = variables or dict(tl.variables)
             for frame, rows in tl.frames.items():
