@@ -7,10 +7,14 @@ timeline that records every frame and the variables it is asked for, and what it
 declared. The registries cannot rot: every frame the fixtures' timelines hold is registered, and every
 series ``aggregate_series`` writes is declared in ``SERIES``; the fixtures are the bundles of
 tests/fixtures/bundles and the bundle with a member of every format of the parser registry
-(tests/web/share_planted.py), so a new format's frames are checked before any fixture bundle holds it."""
+(tests/web/share_planted.py), so a new format's frames are checked before any fixture bundle holds it. Every evidence series of the
+findings the engine makes of them (their culprits' and links' too) names what the product reads
+(``frames.series_problem``: a frame, one of its columns, a name of a family's rows), so a misspelt
+series fails here instead of leaving its finding without a chart."""
 
 from __future__ import annotations
 
+import dataclasses
 import tempfile
 from functools import cache
 from pathlib import Path
@@ -19,11 +23,14 @@ import pandas as pd
 import pytest
 
 from analyzer import engine
+from analyzer.findings import Finding
+from analyzer.rules import registry as rules_registry
 from analyzer.rules.registry import RuleSpec
 from analyzer.timeline import frames as registry
 from analyzer.timeline.frames import FRAMES
 from analyzer.timeline.series import aggregate_series, is_series
 from analyzer.timeline.timeline import Timeline
+from analyzer.waits.model import WAIT_COLUMNS
 from parsers.ingest.bundle import Bundle, read_bundle
 from tests.web import share_planted
 
@@ -131,6 +138,64 @@ def test_a_frame_registered_under_another_name_than_its_parser_writes_is_found(
     typo = {("pfs_thread" if k == "pfs_threads" else k): v for k, v in FRAMES.items()}
     monkeypatch.setattr(registry, "FRAMES", typo)
     assert _unregistered(EVERY_FORMAT) == {"pfs_threads"}
+
+
+def _misnamed(out: engine.Outcome) -> dict[str, str]:
+    """The evidence series of ``out`` (its findings', their culprits' and its links') that name no
+    frame and column the product reads, each with what is wrong (``frames.series_problem``)."""
+    evidence = [e for f in out.findings for e in (*f.evidence, *(f.culprit.evidence if f.culprit else ()))]
+    evidence += [e for link in out.links for e in link.evidence]
+    return {e.series: problem for e in evidence if (problem := registry.series_problem(e.series))}
+
+
+@cache
+def _outcome(name: str) -> engine.Outcome:
+    """What the engine makes of the fixture bundle ``name``: its hosts' findings, cross-host ones too."""
+    timelines = _timelines(name)
+    if _bundle(name).hosts:
+        return engine.run_hosts({str(tl.host): tl for tl in timelines})
+    return engine.run(timelines[0])
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_every_evidence_series_of_a_fixture_names_a_frame_and_its_column(name: str) -> None:
+    out = _outcome(name)
+    assert out.findings or name == EVERY_FORMAT
+    assert _misnamed(out) == {}
+
+
+def test_the_frames_evidence_cites_beside_the_timelines_are_the_waits_frames() -> None:
+    assert set(registry.DERIVED["waits"]) <= set(WAIT_COLUMNS)
+
+
+@pytest.mark.parametrize(
+    ("series", "misspelt", "problem"),
+    [
+        ("df.use_pct", "df.used_pct", "'used_pct' is not a column of the frame 'df'"),
+        ("df.avail_kib", "sar_df.avail_kib", "'sar_df' is not a frame"),
+    ],
+)
+def test_a_misspelt_evidence_series_is_found(
+    monkeypatch: pytest.MonkeyPatch, series: str, misspelt: str, problem: str
+) -> None:
+    """A rule citing ``misspelt`` for ``series`` (a column, a frame): its finding would lose its chart
+    (web/timeline/chartdefs.py finds none for it), and nothing else fails."""
+    spec = engine.rules()["filesystem-full"]
+
+    def typo(tl: Timeline) -> Finding | None:
+        f = spec.fn(tl)
+        assert f is not None
+        assert series in {e.series for e in f.evidence}
+        ev = tuple(dataclasses.replace(e, series=misspelt) if e.series == series else e for e in f.evidence)
+        return dataclasses.replace(f, evidence=ev)
+
+    assert _misnamed(engine.run(_every_frame(), only=(spec.key,))) == {}
+    monkeypatch.setitem(rules_registry._REGISTRY, spec.key, dataclasses.replace(spec, fn=typo))  # noqa: SLF001
+    out = engine.run(_every_frame(), only=(spec.key,))
+    assert out.failed == []
+    found = _misnamed(out)
+    assert list(found) == [misspelt]
+    assert found[misspelt].startswith(problem)
 
 
 #: Rows of a frame no fixture holds, made from its declared columns.
