@@ -233,11 +233,14 @@ def _every_frame() -> Timeline:
 
 @pytest.mark.parametrize("key", sorted(engine.rules()))
 def test_every_rule_reads_only_what_it_declares_on_a_timeline_of_every_frame(key: str) -> None:
+    """The rule ``key`` on the timeline of every frame reads no frame it does not declare, and every
+    evidence series of the finding it makes there names a frame and its column (``_misnamed``)."""
     spec = engine.rules()[key]
     tl = _every_frame()
     assert spec.declared - {"variables", "ncpu"} <= set(tl.frames)
     asked = {frame for frame in _asked(spec, tl) if frame in FRAMES or frame == "variables"}
     assert asked - spec.declared == set()
+    assert _misnamed(engine.run(tl, only=(key,))) == {}
 
 
 def test_a_frame_read_but_not_declared_is_seen_on_the_timeline_of_every_frame() -> None:
