@@ -53,8 +53,9 @@ class Window:
 class Evidence:
     """One number that made a rule fire, pointing at its series and at the raw lines it came from.
 
-    ``series``: the timeline series (``vmstat.r``, ``processlist.state``); ``member`` and
-    ``lines`` (first, last; 1-based) locate the raw capture lines behind the value.
+    ``series``: the timeline series (``vmstat.r``, ``processlist.state``), ``<frame>.<column>`` or a
+    form ``analyzer.timeline.frames.series_problem`` accepts (a finding's charts are read from it);
+    ``member`` and ``lines`` (first, last; 1-based) locate the raw capture lines behind the value.
     """
 
     label: str

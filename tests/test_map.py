@@ -1,10 +1,11 @@
-"""The map is enough: in a copy of the repository, a newcomer's format, rule, chart and API endpoint
-each touch only the files README's "Where things go" names for that change, and the checks that guard
-those files (the registry, the catalogue, the architecture test, the URLconf, the API schema and its
-table) pass with them there.
+"""The map is enough: in a copy of the repository, a newcomer's format, rule (in a family of its own
+too), chart and API endpoint each touch only the files that the change's row of "Where things go" in
+README.md and in ARCHITECTURE.md, and its section of docs/contributing.md, name; and the checks that
+guard those files (the registry, the catalogue, the architecture test, the URLconf, the API schema and
+its table, the share-every-format test) pass with them there.
 
-The dummies are small on purpose: the format is a copy of a real parser under another name, the rule
-fires on nothing, the chart reads an existing series, the endpoint answers a case's id. What is tested
+The dummies are small on purpose: the format is a copy of a real parser under another name, the rules
+fire on nothing, the chart reads an existing series, the endpoint answers a case's id. What is tested
 is where they go, not what they do."""
 
 from __future__ import annotations
@@ -23,11 +24,28 @@ ROOT = Path(__file__).resolve().parent.parent
 NOT_COPIED = shutil.ignore_patterns(".git", ".venv", "var", ".ruff_cache", "__pycache__")
 
 
-def _row(change: str) -> list[str]:
-    """The paths README's "Where things go" names for ``change`` (a row's first cell), code and tests."""
-    table = (ROOT / "README.md").read_text().split("## Where things go", 1)[1].split("\n## ", 1)[0]
+#: A path written in backticks: a file or folder, or a Markdown file at the top.
+PATH = re.compile(r"`([\w./<>-]+/[\w./<>-]*|[\w<>-]+\.md)`")
+#: Where each document says where a change goes: the row of "Where things go" (README.md,
+#: ARCHITECTURE.md) whose first cell is the change, the walk-through of docs/contributing.md.
+DOCS = ("README.md", "ARCHITECTURE.md", "docs/contributing.md")
+WALKS = {
+    "an input format": "## 1. A new input format",
+    "a rule": "## 2. A new rule",
+    "a chart": "## 3. A new chart",
+    "an API endpoint": "## 4. A new API endpoint",
+}
+
+
+def _row(change: str, doc: str = "README.md") -> list[str]:
+    """The paths ``doc`` names for ``change``, code and tests: its row of "Where things go" (a row's
+    first cell), or its walk-through (docs/contributing.md)."""
+    text = (ROOT / doc).read_text()
+    if doc == "docs/contributing.md":
+        return PATH.findall(text.split(WALKS[change], 1)[1].split("\n## ", 1)[0])
+    table = text.split("## Where things go", 1)[1].split("\n## ", 1)[0]
     row = next(line for line in table.splitlines() if line.startswith(f"| {change} |"))
-    return re.findall(r"`([\w./<>-]+/[\w./<>-]*|[\w<>-]+\.md)`", row)
+    return PATH.findall(row)
 
 
 def _allowed(path: str, named: list[str]) -> bool:
@@ -116,12 +134,33 @@ def dummy_relay_log_space(tl: Timeline) -> Finding | None:
 '''
 
 
+#: A family of its own: a module of analyzer/rules/, named in RULE_FAMILIES and on the map.
+FAMILY = '''"""Dummy network rules: a family added where the map says families go."""
+
+from __future__ import annotations
+
+from analyzer.findings import Finding
+from analyzer.rules.registry import rule
+from analyzer.timeline.timeline import Timeline
+
+
+@rule(key="dummy-link-full", requires=("netstat_s",))
+def dummy_link_full(tl: Timeline) -> Finding | None:
+    """Never fires."""
+    return None
+'''
+
+
 def _add_rule(c: Copy) -> None:
     c.append("analyzer/rules/host.py", RULE)
+    c.write("analyzer/rules/dummynet.py", FAMILY)
+    c.edit("analyzer/engine.py", '    "statements",\n)', '    "statements",\n    "dummynet",\n)')
+    families = "statements (the slow log's class against the pressure);"
+    c.edit("ARCHITECTURE.md", families, f"{families[:-1]}, dummynet;")
     c.write(
         "tests/analyzer/rules/test_host_dummy.py",
         "from analyzer.engine import rules\n\n\ndef test_registered() -> None:\n"
-        '    assert "dummy-relay-log-space" in rules()\n',
+        '    assert {"dummy-relay-log-space", "dummy-link-full"} <= set(rules())\n',
     )
 
 
@@ -204,11 +243,12 @@ def changed(tmp_path_factory: pytest.TempPathFactory) -> tuple[Copy, dict[str, s
     return copy, touched
 
 
+@pytest.mark.parametrize("doc", DOCS)
 @pytest.mark.parametrize("change", CHANGES)
-def test_a_change_touches_only_the_files_the_map_names(changed, change: str) -> None:  # noqa: ANN001
-    named = _row(change)
+def test_a_change_touches_only_the_files_the_map_names(changed, change: str, doc: str) -> None:  # noqa: ANN001
+    named = _row(change, doc)
     stray = sorted(p for p in changed[1][change] if not _allowed(p, named))
-    assert not stray, f"{change}: touched {stray}, which README's row does not name ({named})"
+    assert not stray, f"{change}: touched {stray}, which {doc} does not name for it ({named})"
 
 
 CHECK = """
@@ -221,7 +261,7 @@ from web.timeline import chartdefs
 from tests.web.test_access import CASE_ROUTES
 from tests.web.test_api_schema import test_every_operation_is_in_the_api_table
 assert registry.by_format("dummy_sar_net")
-assert "dummy-relay-log-space" in rules()
+assert {"dummy-relay-log-space", "dummy-link-full"} <= set(rules())
 assert "dummy-blocked" in {c.id for c in chartdefs.CHARTS}
 assert "/api/cases/{id}/thing/" in CASE_ROUTES, CASE_ROUTES
 test_every_operation_is_in_the_api_table()
@@ -249,9 +289,10 @@ def test_the_checks_pass_with_every_change_in_place(changed) -> None:  # noqa: A
 
 
 def test_the_format_is_shared_and_the_chart_version_bumped_with_the_tests_passing(changed) -> None:  # noqa: ANN001
-    """In the copy, on a database of its own: the share test sees the new format's planted member
-    (tests/web/share_planted.py), the declarations import, and no test pins the chart VERSION the
-    chart change bumped."""
+    """In the copy, on a database of its own: the share-every-format test, whole, with the new
+    format's planted member (tests/web/share_planted.py): a redacted link leaks nothing of it; the
+    declarations import and every frame of every format is registered; no test pins the chart VERSION
+    the chart change bumped."""
     copy = changed[0]
     url = os.environ.get("CASEBOOK_DATABASE_URL", "postgres://postgres@127.0.0.1:5432/casebook")
     copy.run(
@@ -263,10 +304,10 @@ def test_the_format_is_shared_and_the_chart_version_bumped_with_the_tests_passin
         "0",
         "-p",
         "no:cacheprovider",
-        "tests/web/test_share_every_format.py::test_the_planted_bundle_holds_every_format_of_the_registry",
-        "tests/web/test_share_every_format.py::test_the_registry_refuses_a_format_that_declares_no_sensitive_fields",
+        "tests/web/test_share_every_format.py",
         "tests/web/test_views.py::test_the_timeline_gives_chart_specs_on_one_axis",
         "tests/web/test_views.py::test_the_whole_timeline_is_served_from_the_overview_built_at_ingest",
         "tests/test_declarations.py",
+        "tests/analyzer/test_declared_inputs.py::test_every_frame_and_series_of_a_fixture_is_registered",
         env={"CASEBOOK_DATABASE_URL": f"{url.rstrip('/')}_map_copy"},
     )

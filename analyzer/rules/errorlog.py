@@ -96,7 +96,7 @@ def mysqld_errors(tl: Timeline) -> Finding | None:
             f"{KIND_WORDS[k]} (count)",
             int(counts[k]),
             "",
-            f"mysqld_errors.{k}",
+            "mysqld_errors.kind",
             member,
             _lines(problems[problems["kind"] == k]),
         )

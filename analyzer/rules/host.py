@@ -385,8 +385,8 @@ def client_connection_storm(tl: Timeline) -> Finding | None:
 def _storm(tl, mine, state, at, client, n, peak, what, words, meaning, port) -> Finding:  # noqa: ANN001, PLR0913
     rows = mine[(mine["state"] == state) & (mine["ts"] == at)]
     evidence = [
-        cite(tl, f"sockets {words} to port {port} (peak)", peak, "", f"netstat_conns.{state}", rows),
-        cite(tl, f"of them from {client}", n, "", f"netstat_conns.{state}", rows[rows["client"] == client]),
+        cite(tl, f"sockets {words} to port {port} (peak)", peak, "", "netstat_conns.state", rows),
+        cite(tl, f"of them from {client}", n, "", "netstat_conns.state", rows[rows["client"] == client]),
     ]
     in_state = mine[mine["state"] == state]
     finding = CONN_TEXTS.finding(

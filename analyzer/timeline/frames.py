@@ -5,10 +5,14 @@ leaving a rule "not evaluated" or a chart empty.
 
 A frame comes from a parser (``ParsedSource.frames`` of parsers/<format>.py: the tool's own column
 names) or is derived by the timeline (analyzer/timeline/context.py, analyzer/timeline/timeline.py). A
-new format's frames, or a frame a new derivation makes, get their line here; tests/analyzer/
-test_declarations.py checks that every frame the fixtures' timelines hold is here, and
-tests/analyzer/test_declared_inputs.py runs every rule on a timeline holding each frame it declares,
-made from these columns where no fixture holds the frame.
+new format's frames, or a frame a new derivation makes, get their line here, named as the parser
+writes them: tests/analyzer/test_declared_inputs.py checks that every frame the fixtures' timelines
+hold is here (the fixture bundles', and the every-format bundle's of tests/web/share_planted.py, where
+a new format's member goes), and runs every rule on a timeline holding each frame it declares, made
+from these columns where no fixture holds the frame. There, and on the fixtures, every evidence series
+of the findings must name a frame and one of its columns (``series_problem``, which
+web/timeline/chartdefs.py applies to its evidence charts' keys): a misspelt series would leave its
+finding without a chart.
 
 Plain Python: no Django.
 """
@@ -164,6 +168,19 @@ FRAMES: dict[str, tuple[str, ...]] = {name: tuple(columns.split()) for name, col
 NOT_FRAMES = ("variables", "ncpu")
 #: Every name a rule may declare as an input.
 INPUTS = frozenset((*FRAMES, *NOT_FRAMES))
+#: Frames an evidence series may name that no timeline holds, made from the timeline's by the module
+#: named, and the columns a rule cites of them.
+DERIVED: dict[str, tuple[str, ...]] = {
+    # analyzer/waits/read.py: each session's wait, per snapshot (analyzer.waits.model.WAIT_COLUMNS)
+    "waits": ("state", "resource", "object"),
+    # analyzer/rules/waits.py: what the bundle shows in place of a lock's holder, the sentence the
+    # verdict reads as a cause shown (analyzer.reasoning.verdict.SHOWN_SERIES)
+    "holders": ("contention",),
+}
+#: The columns that name the rows of a long frame, whose series are ``<frame>.<a row's name>``
+#: (``mysqladmin.Threads_running``, ``netstat_s.RetransSegs``); ``name`` does too beside a ``value``
+#: (a frame of settings: ``sysctl.vm.swappiness``), not alone (``innodb_mutex.name`` is a column).
+ROW_NAMES = ("variable", "field")
 
 
 class DeclarationError(ValueError):
@@ -180,3 +197,40 @@ def unknown(names: Iterable[str], known: Iterable[str], *, what: str, where: str
             close = difflib.get_close_matches(name, pool, n=1)
             hint = f" (did you mean {close[0]!r}?)" if close else ""
             raise DeclarationError(f"{where}: {name!r} is not {what}{hint}")
+
+
+def family(frame: str) -> bool:
+    """Whether ``frame``'s series are the names of its rows (``ROW_NAMES``, or ``name`` beside
+    ``value``), not its columns: any name after the frame's is one. The server's ``variables`` are
+    such a family (``variables.max_connections``; analyzer.engine points it at the line read)."""
+    columns = set(FRAMES.get(frame, ()))
+    return frame == "variables" or bool(columns & set(ROW_NAMES)) or {"name", "value"} <= columns
+
+
+def series_problem(series: str) -> str | None:
+    """What is wrong with the evidence series ``series`` (``Evidence.series``), or None when it names
+    what the product reads: ``<frame>`` (the frame as a whole: ``processlist``), ``<frame>.<column>``
+    (``vmstat.r``; a frame of ``FRAMES`` or of ``DERIVED``), ``<frame>.<name>`` of a ``family``
+    (``mysqladmin.Innodb_deadlocks``), ``<frame>.<start>*`` (the sum of the columns starting so, one at
+    least: ``innodb_status.pending_*``), or ``ncpu`` (the CPU count). The frame is the text before the
+    first dot (``sysctl.vm.swappiness``: ``sysctl``), as web/timeline/chartdefs.py resolves a finding's
+    charts from it.
+
+    >>> series_problem("vmstat.r"), series_problem("sar_net_dev.ifutl_pct")
+    (None, "'sar_net_dev' is not a frame of analyzer/timeline/frames.py")
+    """
+    frame, _, column = series.partition(".")
+    columns = FRAMES.get(frame, DERIVED.get(frame))
+    if columns is None:
+        if series in NOT_FRAMES:
+            return None
+        close = difflib.get_close_matches(frame, [*FRAMES, *DERIVED], n=1)
+        hint = f" (did you mean {close[0]!r}?)" if close else ""
+        return f"{frame!r} is not a frame of analyzer/timeline/frames.py{hint}"
+    if not column or column in columns or family(frame):
+        return None
+    if column.endswith("*") and any(c.startswith(column[:-1]) for c in columns):
+        return None
+    close = difflib.get_close_matches(column, columns, n=1)
+    hint = f" (did you mean {close[0]!r}?)" if close else ""
+    return f"{column!r} is not a column of the frame {frame!r}{hint}"

@@ -5,10 +5,17 @@ inputs are true. Checked on every fixture bundle, and on a timeline holding ever
 columns where none does, so that a rule on a new format's frame runs too): each rule runs over a
 timeline that records every frame and the variables it is asked for, and what it asked for must be
 declared. The registries cannot rot: every frame the fixtures' timelines hold is registered, and every
-series ``aggregate_series`` writes is declared in ``SERIES``."""
+series ``aggregate_series`` writes is declared in ``SERIES``; the fixtures are the bundles of
+tests/fixtures/bundles and the bundle with a member of every format of the parser registry
+(tests/web/share_planted.py), so a new format's frames are checked before any fixture bundle holds it. Every evidence series of the
+findings the engine makes of them (their culprits' and links' too) names what the product reads
+(``frames.series_problem``: a frame, one of its columns, a name of a family's rows), so a misspelt
+series fails here instead of leaving its finding without a chart."""
 
 from __future__ import annotations
 
+import dataclasses
+import tempfile
 from functools import cache
 from pathlib import Path
 
@@ -16,13 +23,21 @@ import pandas as pd
 import pytest
 
 from analyzer import engine
+from analyzer.findings import Finding
+from analyzer.rules import registry as rules_registry
 from analyzer.rules.registry import RuleSpec
+from analyzer.timeline import frames as registry
 from analyzer.timeline.frames import FRAMES
 from analyzer.timeline.series import aggregate_series, is_series
 from analyzer.timeline.timeline import Timeline
+from analyzer.waits.model import WAIT_COLUMNS
 from parsers.ingest.bundle import Bundle, read_bundle
+from tests.web import share_planted
 
 BUNDLES = Path(__file__).resolve().parent.parent / "fixtures" / "bundles"
+#: The bundle with a member of every format (tests/web/share_planted.py), beside those of BUNDLES.
+EVERY_FORMAT = "every-format"
+NAMES = [*sorted(p.name.removesuffix(".tar.gz") for p in BUNDLES.glob("*.tar.gz")), EVERY_FORMAT]
 
 
 class _Recording(dict):
@@ -47,6 +62,9 @@ class _Recording(dict):
 
 @cache
 def _bundle(name: str) -> Bundle:
+    if name == EVERY_FORMAT:
+        with tempfile.TemporaryDirectory() as tmp:
+            return read_bundle(share_planted.bundle(Path(tmp) / f"{name}.tar.gz"))
     return read_bundle(BUNDLES / f"{name}.tar.gz")
 
 
@@ -81,7 +99,7 @@ def _asked(spec: RuleSpec, tl: Timeline) -> set[str]:
     return asked
 
 
-@pytest.mark.parametrize("name", sorted(p.name.removesuffix(".tar.gz") for p in BUNDLES.glob("*.tar.gz")))
+@pytest.mark.parametrize("name", NAMES)
 def test_every_rule_reads_only_what_it_declares(name: str) -> None:
     undeclared = {
         (key, frame)
@@ -94,13 +112,90 @@ def test_every_rule_reads_only_what_it_declares(name: str) -> None:
     assert undeclared == set()
 
 
-@pytest.mark.parametrize("name", sorted(p.name.removesuffix(".tar.gz") for p in BUNDLES.glob("*.tar.gz")))
-def test_every_frame_and_series_of_a_fixture_is_registered(name: str) -> None:
+def _unregistered(name: str) -> set[str]:
+    """The frames the fixture bundle ``name`` holds (parsed, or on its timelines) that the registry
+    of frames lacks."""
     frames = {frame for tl in _timelines(name) for frame in tl.frames}
     sources = {frame for s in _bundle(name).sources for frame in s.frames}
-    assert (frames | sources) - set(FRAMES) == set()
+    return (frames | sources) - set(registry.FRAMES)
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_every_frame_and_series_of_a_fixture_is_registered(name: str) -> None:
+    assert _unregistered(name) == set()
     written = {str(s) for tl in _timelines(name) for s in aggregate_series(tl)["series"].unique()}
     assert {s for s in written if not is_series(s)} == set()
+
+
+def test_a_frame_registered_under_another_name_than_its_parser_writes_is_found(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A format no fixture bundle holds (pt-stalk's ``-threads``, only in the every-format bundle),
+    its frame registered with a typo: the rule declaring the typo would import and never run."""
+    held = {frame for name in NAMES if name != EVERY_FORMAT for tl in _timelines(name) for frame in tl.frames}
+    assert "pfs_threads" not in held
+    assert "pfs_threads" in {frame for tl in _timelines(EVERY_FORMAT) for frame in tl.frames}
+    typo = {("pfs_thread" if k == "pfs_threads" else k): v for k, v in FRAMES.items()}
+    monkeypatch.setattr(registry, "FRAMES", typo)
+    assert _unregistered(EVERY_FORMAT) == {"pfs_threads"}
+
+
+def _misnamed(out: engine.Outcome) -> dict[str, str]:
+    """The evidence series of ``out`` (its findings', their culprits' and its links') that name no
+    frame and column the product reads, each with what is wrong (``frames.series_problem``)."""
+    evidence = [e for f in out.findings for e in (*f.evidence, *(f.culprit.evidence if f.culprit else ()))]
+    evidence += [e for link in out.links for e in link.evidence]
+    return {e.series: problem for e in evidence if (problem := registry.series_problem(e.series))}
+
+
+@cache
+def _outcome(name: str) -> engine.Outcome:
+    """What the engine makes of the fixture bundle ``name``: its hosts' findings, cross-host ones too."""
+    timelines = _timelines(name)
+    if _bundle(name).hosts:
+        return engine.run_hosts({str(tl.host): tl for tl in timelines})
+    return engine.run(timelines[0])
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_every_evidence_series_of_a_fixture_names_a_frame_and_its_column(name: str) -> None:
+    out = _outcome(name)
+    assert out.findings or name == EVERY_FORMAT
+    assert _misnamed(out) == {}
+
+
+def test_the_frames_evidence_cites_beside_the_timelines_are_the_waits_frames() -> None:
+    assert set(registry.DERIVED["waits"]) <= set(WAIT_COLUMNS)
+
+
+@pytest.mark.parametrize(
+    ("series", "misspelt", "problem"),
+    [
+        ("df.use_pct", "df.used_pct", "'used_pct' is not a column of the frame 'df'"),
+        ("df.avail_kib", "sar_df.avail_kib", "'sar_df' is not a frame"),
+    ],
+)
+def test_a_misspelt_evidence_series_is_found(
+    monkeypatch: pytest.MonkeyPatch, series: str, misspelt: str, problem: str
+) -> None:
+    """A rule citing ``misspelt`` for ``series`` (a column, a frame): its finding would lose its chart
+    (web/timeline/chartdefs.py finds none for it), and nothing else fails."""
+    spec = engine.rules()["filesystem-full"]
+
+    def typo(tl: Timeline) -> Finding | None:
+        f = spec.fn(tl)
+        assert f is not None
+        assert series in {e.series for e in f.evidence}
+        ev = tuple(dataclasses.replace(e, series=misspelt) if e.series == series else e for e in f.evidence)
+        return dataclasses.replace(f, evidence=ev)
+
+    assert _misnamed(engine.run(_every_frame(), only=(spec.key,))) == {}
+    monkeypatch.setitem(rules_registry._REGISTRY, spec.key, dataclasses.replace(spec, fn=typo))  # noqa: SLF001
+    out = engine.run(_every_frame(), only=(spec.key,))
+    assert out.failed == []
+    found = _misnamed(out)
+    assert list(found) == [misspelt]
+    assert found[misspelt].startswith(problem)
 
 
 #: Rows of a frame no fixture holds, made from its declared columns.
@@ -119,7 +214,7 @@ def _every_frame() -> Timeline:
     declared column they lack; else rows made from its declared columns."""
     held: dict[str, pd.DataFrame] = {}
     variables: dict[str, str] = {}
-    for name in sorted(p.name.removesuffix(".tar.gz") for p in BUNDLES.glob("*.tar.gz")):
+    for name in NAMES:
         for tl in _timelines(name):
             variables = variables or dict(tl.variables)
             for frame, rows in tl.frames.items():
@@ -138,11 +233,14 @@ def _every_frame() -> Timeline:
 
 @pytest.mark.parametrize("key", sorted(engine.rules()))
 def test_every_rule_reads_only_what_it_declares_on_a_timeline_of_every_frame(key: str) -> None:
+    """The rule ``key`` on the timeline of every frame reads no frame it does not declare, and every
+    evidence series of the finding it makes there names a frame and its column (``_misnamed``)."""
     spec = engine.rules()[key]
     tl = _every_frame()
     assert spec.declared - {"variables", "ncpu"} <= set(tl.frames)
     asked = {frame for frame in _asked(spec, tl) if frame in FRAMES or frame == "variables"}
     assert asked - spec.declared == set()
+    assert _misnamed(engine.run(tl, only=(key,))) == {}
 
 
 def test_a_frame_read_but_not_declared_is_seen_on_the_timeline_of_every_frame() -> None:

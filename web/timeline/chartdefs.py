@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from analyzer.timeline.frames import FRAMES, unknown
+from analyzer.timeline.frames import DeclarationError, series_problem, unknown
 from analyzer.timeline.series import SERIES, is_series
 
 #: The page's collapsible sections, in order (DESIGN.md, "Case page"; issue 12).
@@ -291,9 +291,9 @@ def check_declarations(
 ) -> None:
     """Check ``charts`` and ``evidence`` against the registries, when this module is imported: a
     chart's series names (``analyzer.timeline.series.SERIES``), its ``prefix`` and ``also`` (a
-    family of ``SERIES``, or the start of one); an evidence key's frame (``analyzer.timeline.frames``)
-    and column (one of the frame's, or any on a long frame of ``variable`` or ``field`` rows), and the
-    charts it names (ids of ``charts`` or the IRQ x CPU heatmap). Raises ``DeclarationError``: a
+    family of ``SERIES``, or the start of one); an evidence key as an evidence series is
+    (``analyzer.timeline.frames.series_problem``: a frame, one of its columns or, on a long frame of
+    named rows, any name), and the charts it names (ids of ``charts`` or the IRQ x CPU heatmap). Raises ``DeclarationError``: a
     mistyped name fails here, not as an empty chart."""
     for chart in charts:
         where = f"web/timeline/chartdefs.py, chart {chart.id!r}"
@@ -310,11 +310,9 @@ def check_declarations(
     ids = [c.id for c in charts] + [IRQ_CPU_CHART[0]]
     for key, chart_ids in evidence.items():
         where = f"web/timeline/chartdefs.py, evidence chart key {key!r}"
-        frame, _, column = key.partition(".")
-        unknown([frame], FRAMES, what="a frame of analyzer/timeline/frames.py", where=where)
-        columns = FRAMES[frame]
-        if column and not {"variable", "field"} & set(columns):
-            unknown([column], columns, what=f"a column of the frame {frame!r}", where=where)
+        problem = series_problem(key)
+        if problem:
+            raise DeclarationError(f"{where}: {problem}")
         unknown(chart_ids, ids, what="the id of a chart", where=where)
 
 
