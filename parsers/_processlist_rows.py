@@ -102,6 +102,8 @@ class State:
         #: the untyped sessions by account (``typed_rows``), a dict of columns per chunk: snapshot,
         #: user, client (the host without its port), command, sessions, Time min, max and sum in s
         self.accounts: list[dict[str, np.ndarray]] = []
+        #: (User, Host without its port, Command) of each account's hash key (``_tally``), decoded once.
+        self._account_names: dict[int, tuple[str, ...]] = {}
 
     def marker(self, marker: TsMarker) -> None:
         self.snapshot += 1
@@ -265,7 +267,7 @@ class State:
                     cut >= 8, _ALL_BYTES, (np.uint64(1) << (np.clip(cut, 0, 7) * 8).astype(np.uint64)) - 1
                 )
                 key = (key ^ (words[:, j] & mask)) * _HASH_PRIME
-        _, first, account = np.unique(key, return_index=True, return_inverse=True)
+        unique, first, account = np.unique(key, return_index=True, return_inverse=True)
         group = snaps[rows].astype(np.int64) * len(first) + account
         order = np.argsort(group, kind="stable")
         grouped = group[order]
@@ -276,12 +278,13 @@ class State:
         sums = np.add.reduceat(t, starts)
         lows = np.minimum.reduceat(t, starts)
         highs = np.maximum.reduceat(t, starts)
-        names = [
-            tuple(
-                chunk.padded[int(a[i]) : int(a[i]) + int(n[i])].decode("utf-8", "replace") for a, n in parts
-            )
-            for i in first
-        ]
+        names = [self._account_names.get(k) for k in unique.tolist()]  # each account decoded once a piece
+        for j, i in enumerate(first.tolist()):
+            if names[j] is None:
+                names[j] = self._account_names[int(unique[j])] = tuple(
+                    chunk.padded[int(a[i]) : int(a[i]) + int(n[i])].decode("utf-8", "replace")
+                    for a, n in parts
+                )
         names = np.array(names + [("", "", "")], dtype=object)  # a 2-D array of str, one row per account
         picked = names[account[at]]
         self.accounts.append(

@@ -38,9 +38,9 @@ def counted(counted: pd.DataFrame | None, dropped: pd.DataFrame) -> pd.DataFrame
             pd.DataFrame(
                 {
                     "ts": dropped["ts"],
-                    "user": dropped["user"].astype("string"),
-                    "client": without_port(dropped["host"]).astype("string"),
-                    "command": dropped["command"].astype("string"),
+                    "user": dropped["user"].astype(object),
+                    "client": without_port(dropped["host"]).astype(object),
+                    "command": dropped["command"].astype(object),
                     "sessions": 1,
                     "time_min_s": t,
                     "time_max_s": t,
@@ -55,19 +55,15 @@ def counted(counted: pd.DataFrame | None, dropped: pd.DataFrame) -> pd.DataFrame
                 for c in ACCOUNT_COLUMNS
             }
         )
-    both = pd.concat(parts, ignore_index=True).astype(
-        {"user": "string", "client": "string", "command": "string"}
-    )
-    return summed(both, dropna=False).astype(
-        {"sessions": "int32", "user": "category", "client": "category", "command": "category"}
-    )
+    both = pd.concat(parts, ignore_index=True)
+    return summed(both, dropna=False, categories=True).astype({"sessions": "int32"})
 
 
 #: The columns ``summed`` groups by, in their sort order.
 ACCOUNT_KEYS = ("ts", "user", "client", "command")
 
 
-def summed(rows: pd.DataFrame, *, dropna: bool = True) -> pd.DataFrame:
+def summed(rows: pd.DataFrame, *, dropna: bool = True, categories: bool = False) -> pd.DataFrame:
     """``rows`` (``ACCOUNT_COLUMNS``, Time in s) summed by (``ts``, ``user``, ``client``, ``command``):
     ``sessions`` and ``time_sum_s`` summed, ``time_min_s`` the least, ``time_max_s`` the greatest, one
     row per group sorted by the keys, as ``rows.groupby(list(ACCOUNT_KEYS), sort=True, dropna=dropna)
@@ -77,7 +73,9 @@ def summed(rows: pd.DataFrame, *, dropna: bool = True) -> pd.DataFrame:
     Grouped on each key's codes (``pd.factorize`` with ``sort=True``, as the group-by codes them)
     with one ``lexsort`` and ``reduceat``: a dense capture counts hundreds of thousands of idle
     sessions by account, where pandas' group-by over four keys hashes every string again and took
-    half a second. The times summed are whole seconds (processlist ``Time``), exact in any order."""
+    half a second. The times summed are whole seconds (processlist ``Time``), exact in any order.
+    ``categories``: ``user``, ``client`` and ``command`` come out as categories made from those codes
+    (what the timeline keeps), not as the keys' own dtype: the strings are not hashed a second time."""
     codes, levels = [], []
     for key in ACCOUNT_KEYS:
         code, uniques = pd.factorize(rows[key], sort=True, use_na_sentinel=True)
@@ -101,7 +99,11 @@ def summed(rows: pd.DataFrame, *, dropna: bool = True) -> pd.DataFrame:
         return how.reduceat(values, starts, dtype=values.dtype) if len(starts) else values[:0]
 
     out = {  # the code past a key's values (a missing key) takes a missing value
-        key: level.array.take(np.where(code[first] < len(level), code[first], -1), allow_fill=True)
+        key: (
+            pd.Categorical.from_codes(np.where(code[first] < len(level), code[first], -1), categories=level)
+            if categories and key != "ts"
+            else level.array.take(np.where(code[first] < len(level), code[first], -1), allow_fill=True)
+        )
         for key, code, level in zip(ACCOUNT_KEYS, codes, levels, strict=True)
     }
     out |= {

@@ -36,7 +36,7 @@ __all__ = ["HOLDER_MIN_S", "READERS", "Holding", "holders", "reader_inputs", "re
 def holders(tl: Timeline, waits: pd.DataFrame) -> list[Holding]:
     """Every holding of ``tl`` (a host's timeline) given its waits frame, holders shown first, then by
     waiters, then by resource. Readers of resources nobody waits for are skipped unless ``always``."""
-    waited = set(waits["resource"].dropna().astype(str)) if len(waits) else set()
+    waited = {str(r) for r in waits["resource"].dropna().unique()} if len(waits) else set()
     out: list[Holding] = []
     for resource, readers in READERS.items():
         for fn, always in readers:

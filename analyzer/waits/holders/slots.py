@@ -178,6 +178,12 @@ def _saturation(tl: Timeline) -> tuple[str, list[Evidence], float] | None:
     return what, evidence, refused
 
 
+def _may_be_at_user_limit(tl: Timeline) -> bool:
+    """Whether ``_user_limit`` can find an account at its limit: a global ``max_user_connections`` is
+    set, or connections are refused (``Aborted_connects`` grows)."""
+    return bool(variable_number(tl, "max_user_connections")) or growth(status(tl, "Aborted_connects")) > 0
+
+
 def _user_limit(tl: Timeline, per: pd.DataFrame) -> tuple[str, str, list[Evidence], float, str] | None:
     """An account at its connection limit: its connections reach the global ``max_user_connections``
     (> 0) in a snapshot; or, with no global limit, connections are refused (``Aborted_connects``
@@ -255,8 +261,10 @@ def _step_s(ts: pd.Series) -> float:
 )
 def connection_slots(tl: Timeline, waits: pd.DataFrame) -> list[Holding]:
     """Who holds the connection slots (see the module docstring); [] while no slot is short."""
-    per = account_sessions(tl)
     saturated = _saturation(tl)
+    if saturated is None and not _may_be_at_user_limit(tl):
+        return []  # the sessions by account are summed only when a slot may be short
+    per = account_sessions(tl)
     user_limit = _user_limit(tl, per) if saturated is None else None
     if saturated is None and user_limit is None:
         return []
