@@ -104,8 +104,8 @@ TMP_TABLE_CHURN = RuleTexts(
         "without using CPU.{ps_confirms}"
     ),
     recommendation=(
-        "Put tmpdir on a RAM-backed file system (in one incident: load 65 -> 2 per core, 4k -> 11k "
-        "queries/s):\n"
+        'Put tmpdir on a RAM-backed file system (MySQL manual, "Where MySQL Stores Temporary Files": '
+        "tmpdir may be a tmpfs):\n"
         "  mkdir -p /srv/mysqldata/tmpram && chown mysql:mysql /srv/mysqldata/tmpram\n"
         "  mount -t tmpfs -o size=3072M tmpfs /srv/mysqldata/tmpram\n"
         "  echo 'tmpfs /srv/mysqldata/tmpram tmpfs size=3072M 0 0' >> /etc/fstab\n"
@@ -460,7 +460,7 @@ TABLE_CACHE_CONTENTION = RuleTexts(
         "{current_text}"
     ),
     recommendation=(
-        "Raise the table cache (dynamic; one incident went from 2000 to 100000):\n"
+        'Raise the table cache (dynamic; MySQL manual, "How MySQL Opens and Closes Tables"):\n'
         "  SET GLOBAL table_open_cache = {suggested};\n"
         "  -- and persist it in my.cnf [mysqld]: table_open_cache = {suggested}\n"
         "  -- table_open_cache_instances = 16 (MySQL 5.6.6+, not dynamic) splits the cache lock\n"
