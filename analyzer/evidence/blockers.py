@@ -444,16 +444,10 @@ def metadata_lock_blocker(tl: Timeline) -> Blocker | None:
                 )
             )
     if holder is None:  # nothing shows the holder: the oldest session that does not wait, a candidate
-        return Blocker(
-            lock="metadata",
-            thread=None,
-            blocks=blocks,
-            windows=windows,
-            waiter=waiter,
-            evidence=tuple(ev),
-            candidate=int(cand.sort_values("_t", kind="stable").iloc[-1]["id"]) if len(cand) else None,
-        )
-    info = session_facts(tl, holder, windows, ev)
+        oldest = int(cand.sort_values("_t", kind="stable").iloc[-1]["id"]) if len(cand) else None
+        info: dict[str, object] = {"candidate": oldest}
+    else:
+        info = session_facts(tl, holder, windows, ev)
     return Blocker(
         lock="metadata",
         thread=holder,

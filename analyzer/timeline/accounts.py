@@ -98,14 +98,15 @@ def summed(rows: pd.DataFrame, *, dropna: bool = True, categories: bool = False)
             values = np.nan_to_num(values, nan=0.0)  # a NaN counts as nothing, as pandas' sum
         return how.reduceat(values, starts, dtype=values.dtype) if len(starts) else values[:0]
 
-    out = {  # the code past a key's values (a missing key) takes a missing value
-        key: (
-            pd.Categorical.from_codes(np.where(code[first] < len(level), code[first], -1), categories=level)
-            if categories and key != "ts"
-            else level.array.take(np.where(code[first] < len(level), code[first], -1), allow_fill=True)
+    out: dict[str, object] = {}
+    for key, code, level in zip(ACCOUNT_KEYS, codes, levels, strict=True):
+        picked = np.where(code[first] < len(level), code[first], -1)  # past its values: a missing key
+        as_category = categories and key != "ts"
+        out[key] = (
+            pd.Categorical.from_codes(picked, categories=level)
+            if as_category
+            else level.array.take(picked, allow_fill=True)
         )
-        for key, code, level in zip(ACCOUNT_KEYS, codes, levels, strict=True)
-    }
     out |= {
         "sessions": reduced("sessions", np.add),
         "time_min_s": reduced("time_min_s", np.fmin),
