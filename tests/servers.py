@@ -184,13 +184,23 @@ class Process:
         return self.log.read_text(errors="replace")
 
 
-def process_environ(pid: int) -> dict[str, str]:
-    """The environment process ``pid`` started with (/proc/PID/environ); {} once it has ended."""
-    try:
-        raw = Path(f"/proc/{pid}/environ").read_bytes().decode("utf-8", "replace")
-    except OSError:
-        return {}
-    return dict(item.split("=", 1) for item in raw.split("\0") if "=" in item)
+def process_environ(pid: int, *, timeout: float = 30.0) -> dict[str, str]:
+    """The environment process ``pid`` started with (/proc/PID/environ); {} once it has ended.
+
+    A process whose execve(2) has closed its close-on-exec descriptors (so ``subprocess.Popen`` has
+    returned) may not have its new stack in place yet: its environ and cmdline read empty for that
+    moment. This waits, up to ``timeout`` seconds, for a process still running to show its cmdline."""
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            raw = Path(f"/proc/{pid}/environ").read_bytes().decode("utf-8", "replace")
+            shown = Path(f"/proc/{pid}/cmdline").read_bytes()
+            state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+        except OSError:
+            return {}
+        if shown or state in {"Z", "X"} or time.monotonic() > deadline:
+            return dict(item.split("=", 1) for item in raw.split("\0") if "=" in item)
+        time.sleep(0.01)
 
 
 def live_group_members(pgid: int) -> list[int]:

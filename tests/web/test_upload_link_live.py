@@ -29,8 +29,8 @@ SCRIPT = ROOT / "scripts" / "collect.sh"
 
 class CuttingProxy:
     """A TCP proxy on loopback to ``upstream_port`` that, on the first connection whose request is a
-    PATCH, passes ``cut_after`` bytes of that request and then closes both sides (a broken
-    connection mid-upload); every other connection is passed whole."""
+    PATCH, passes ``cut_after`` bytes of that request, ends the stream to the server and closes the
+    client's side (a broken connection mid-upload); every other connection is passed whole."""
 
     def __init__(self, upstream_port: int, cut_after: int) -> None:
         self.upstream_port, self.cut_after = upstream_port, cut_after
@@ -54,6 +54,7 @@ class CuttingProxy:
 
     def _pump(self, src: socket.socket, dst: socket.socket, limit: int | None) -> None:
         sent, first, cutting = 0, True, False
+        ends = [src, dst]
         try:
             while True:
                 data = src.recv(65536)
@@ -65,14 +66,19 @@ class CuttingProxy:
                         self.cut.set()
                     first = False
                 if cutting and sent + len(data) >= limit:
+                    # The server gets every byte passed and then the end of the stream (FIN, not a
+                    # reset that would drop what it has not read yet); the client gets no answer.
+                    # The pump the other way closes the server's side once it has answered.
                     dst.sendall(data[: limit - sent])
+                    dst.shutdown(socket.SHUT_WR)
+                    ends = [src]
                     break
                 dst.sendall(data)
                 sent += len(data)
         except OSError:
             pass
         finally:
-            for s in (src, dst):
+            for s in ends:
                 try:
                     s.shutdown(socket.SHUT_RDWR)
                 except OSError:
