@@ -113,7 +113,8 @@ TRAITS = FormatTraits(
 #: The frame of sessions per snapshot that ``parse(..., idle=...)`` adds.
 SESSIONS_FRAME = "processlist_sessions"
 #: The frame ``parse(..., idle=...)`` adds of the sessions it counts rather than types, by snapshot and
-#: account (``ACCOUNT_COLUMNS``: ``client`` the Host without its port; ``sessions`` int32; Times in s,
+#: account (``ACCOUNT_COLUMNS``: ``client`` the Host without its port; ``user``, ``client`` and
+#: ``command`` categories; ``sessions`` int32; Times in s,
 #: float64; rows of one snapshot cut over two chunks are summed by the reader; and ``line_no``, the
 #: first line of a row counted, by which a piece's overlap is dropped): who holds idle connections.
 ACCOUNTS_FRAME = "processlist_accounts"
@@ -366,7 +367,8 @@ def parse(
 
 def _accounts(accounts: list[dict], snap_ts: object) -> pd.DataFrame:
     """``State.accounts`` (a dict of columns per chunk) as the ``processlist_accounts`` frame
-    (``ACCOUNT_COLUMNS``), ``ts`` the time of each row's snapshot."""
+    (``ACCOUNT_COLUMNS``), ``ts`` the time of each row's snapshot; ``user``, ``client`` and
+    ``command`` as categories (a piece's are joined by ``parsers.ingest.joining``)."""
     columns = ["snapshot", *ACCOUNT_COLUMNS[1:], "line_no"]
     if not accounts:
         return pd.DataFrame(
@@ -377,7 +379,8 @@ def _accounts(accounts: list[dict], snap_ts: object) -> pd.DataFrame:
         )
     out = pd.DataFrame({c: np.concatenate([part[c] for part in accounts]) for c in columns})
     out.insert(0, "ts", pd.DatetimeIndex(snap_ts)[out["snapshot"].to_numpy(dtype=np.int64)])
-    return out.drop(columns=["snapshot"]).astype({"sessions": "int32"})
+    names = {c: "category" for c in ("user", "client", "command")}  # a few accounts, many snapshots
+    return out.drop(columns=["snapshot"]).astype({"sessions": "int32", **names})
 
 
 def _sessions(df: pd.DataFrame, untyped: dict[int, int]) -> pd.DataFrame:
