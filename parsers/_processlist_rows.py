@@ -100,10 +100,12 @@ class State:
         #: snapshots whose first row was typed
         self.first_typed: set[int] = set()
         #: the untyped sessions by account (``typed_rows``), a dict of columns per chunk: snapshot,
-        #: user, client (the host without its port), command, sessions, Time min, max and sum in s
+        #: account (an index into ``account_names``), sessions, Time min, max and sum in s
         self.accounts: list[dict[str, np.ndarray]] = []
-        #: (User, Host without its port, Command) of each account's hash key (``_tally``), decoded once.
-        self._account_names: dict[int, tuple[str, ...]] = {}
+        #: (User, Host without its port, Command) of each account, decoded once (``_tally``)
+        self.account_names: list[tuple[str, str, str]] = []
+        #: each account's hash key (``_tally``) -> its index in ``account_names``
+        self._account_index: dict[int, int] = {}
 
     def marker(self, marker: TsMarker) -> None:
         self.snapshot += 1
@@ -278,24 +280,23 @@ class State:
         sums = np.add.reduceat(t, starts)
         lows = np.minimum.reduceat(t, starts)
         highs = np.maximum.reduceat(t, starts)
-        names = [self._account_names.get(k) for k in unique.tolist()]  # each account decoded once a piece
+        index = [self._account_index.get(k) for k in unique.tolist()]  # each account decoded once a piece
         for j, i in enumerate(first.tolist()):
-            if names[j] is None:
-                names[j] = self._account_names[int(unique[j])] = tuple(
-                    chunk.padded[int(a[i]) : int(a[i]) + int(n[i])].decode("utf-8", "replace")
-                    for a, n in parts
+            if index[j] is None:
+                index[j] = self._account_index[int(unique[j])] = len(self.account_names)
+                self.account_names.append(
+                    tuple(  # type: ignore[arg-type]
+                        chunk.padded[int(a[i]) : int(a[i]) + int(n[i])].decode("utf-8", "replace")
+                        for a, n in parts
+                    )
                 )
-        names = np.array(names + [("", "", "")], dtype=object)  # a 2-D array of str, one row per account
-        picked = names[account[at]]
         self.accounts.append(
             {
                 "snapshot": snaps[rows[at]].astype(np.int64),
                 "line_no": lines[rows[at]].astype(np.int64)
                 if lines is not None
                 else np.zeros(len(at), dtype=np.int64),
-                "user": picked[:, 0],
-                "client": picked[:, 1],
-                "command": picked[:, 2],
+                "account": np.asarray(index, dtype=np.int32)[account[at]],
                 "sessions": counts.astype(np.int32),
                 "time_min_s": lows,
                 "time_max_s": highs,

@@ -361,15 +361,15 @@ def parse(
     frames = {"processlist": df}
     if idle is not None:
         frames[SESSIONS_FRAME] = _sessions(df, state.untyped)
-        frames[ACCOUNTS_FRAME] = _accounts(state.accounts, snap_ts)
+        frames[ACCOUNTS_FRAME] = _accounts(state.accounts, state.account_names, snap_ts)
     return ParsedSource(FORMAT, member, frames, times.clock, warnings, meta, times.ts_is_local)
 
 
-def _accounts(accounts: list[dict], snap_ts: object) -> pd.DataFrame:
-    """``State.accounts`` (a dict of columns per chunk) as the ``processlist_accounts`` frame
-    (``ACCOUNT_COLUMNS``), ``ts`` the time of each row's snapshot; ``user``, ``client`` and
-    ``command`` as categories (a piece's are joined by ``parsers.ingest.joining``)."""
-    columns = ["snapshot", *ACCOUNT_COLUMNS[1:], "line_no"]
+def _accounts(accounts: list[dict], names: list[tuple[str, str, str]], snap_ts: object) -> pd.DataFrame:
+    """``State.accounts`` (a dict of columns per chunk, each row's account an index into ``names``)
+    as the ``processlist_accounts`` frame (``ACCOUNT_COLUMNS``), ``ts`` the time of each row's
+    snapshot; ``user``, ``client`` and ``command`` as categories made from the accounts' names
+    (no string per row; a piece's are joined by ``parsers.ingest.joining``)."""
     if not accounts:
         return pd.DataFrame(
             {
@@ -377,10 +377,15 @@ def _accounts(accounts: list[dict], snap_ts: object) -> pd.DataFrame:
                 for c in (*ACCOUNT_COLUMNS, "line_no")
             }
         )
-    out = pd.DataFrame({c: np.concatenate([part[c] for part in accounts]) for c in columns})
-    out.insert(0, "ts", pd.DatetimeIndex(snap_ts)[out["snapshot"].to_numpy(dtype=np.int64)])
-    names = {c: "category" for c in ("user", "client", "command")}  # a few accounts, many snapshots
-    return out.drop(columns=["snapshot"]).astype({"sessions": "int32", **names})
+    part = {c: np.concatenate([chunk[c] for chunk in accounts]) for c in accounts[0]}
+    account = part.pop("account")
+    out = {"ts": pd.DatetimeIndex(snap_ts)[part.pop("snapshot")]}
+    for column, values in zip(ACCOUNT_COLUMNS[1:4], zip(*names, strict=True), strict=True):
+        codes, categories = pd.factorize(np.array(values, dtype=object))
+        out[column] = pd.Categorical.from_codes(codes[account], categories=categories)
+    out |= {c: part[c] for c in ACCOUNT_COLUMNS[4:]}
+    out["line_no"] = part["line_no"]
+    return pd.DataFrame(out).astype({"sessions": "int32"})
 
 
 def _sessions(df: pd.DataFrame, untyped: dict[int, int]) -> pd.DataFrame:

@@ -55,8 +55,14 @@ def counted(counted: pd.DataFrame | None, dropped: pd.DataFrame) -> pd.DataFrame
                 for c in ACCOUNT_COLUMNS
             }
         )
-    both = pd.concat(parts, ignore_index=True)
-    return summed(both, dropna=False, categories=True).astype({"sessions": "int32"})
+    both = pd.concat([p.drop(columns=list(NAME_KEYS)) for p in parts], ignore_index=True)
+    for key in NAME_KEYS:  # kept as categories: the names are not hashed again, row by row
+        both[key] = _joined([p[key] for p in parts])
+    return summed(both[list(ACCOUNT_COLUMNS)], dropna=False, categories=True).astype({"sessions": "int32"})
+
+
+#: The accounts' names, categories in ``processlist_accounts``.
+NAME_KEYS = ("user", "client", "command")
 
 
 #: The columns ``summed`` groups by, in their sort order.
@@ -78,7 +84,7 @@ def summed(rows: pd.DataFrame, *, dropna: bool = True, categories: bool = False)
     (what the timeline keeps), not as the keys' own dtype: the strings are not hashed a second time."""
     codes, levels = [], []
     for key in ACCOUNT_KEYS:
-        code, uniques = pd.factorize(rows[key], sort=True, use_na_sentinel=True)
+        code, uniques = _factorized(rows[key])
         if not dropna:
             code = np.where(code < 0, len(uniques), code)  # a missing key: a group of its own, last
         codes.append(code)
@@ -114,3 +120,38 @@ def summed(rows: pd.DataFrame, *, dropna: bool = True, categories: bool = False)
         "time_sum_s": reduced("time_sum_s", np.add),
     }
     return pd.DataFrame(out)
+
+
+def _joined(names: list[pd.Series]) -> pd.Categorical:
+    """``names`` one after the other, as categories. A first part of categories (the parser's
+    counted sessions) keeps its codes, the others' names (the few rows dropped) are looked up in its
+    categories, those not there added after them: only those few names are hashed."""
+    first = names[0].array
+    if not isinstance(first, pd.Categorical):
+        return pd.Categorical(np.concatenate([np.asarray(n, dtype=object) for n in names]))
+    rest = np.concatenate([np.asarray(n, dtype=object) for n in names[1:]]) if len(names) > 1 else None
+    if rest is None or not len(rest):
+        return first
+    categories = first.categories
+    codes = categories.get_indexer(rest)
+    new = pd.unique(rest[(codes < 0) & pd.notna(rest)])
+    if len(new):
+        categories = categories.append(pd.Index(new, dtype=categories.dtype))
+        codes = categories.get_indexer(rest)
+    return pd.Categorical.from_codes(np.concatenate([first.codes, codes]), categories=categories)
+
+
+def _factorized(values: pd.Series) -> tuple[np.ndarray, pd.Index]:
+    """``pd.factorize(values, sort=True, use_na_sentinel=True)`` with a category column's values
+    sorted as its strings are (not in the order of its categories), from its codes: no string hashed."""
+    if not isinstance(values.dtype, pd.CategoricalDtype):
+        return pd.factorize(values, sort=True, use_na_sentinel=True)
+    codes = values.cat.codes.to_numpy()
+    used = np.zeros(len(values.cat.categories) + 1, dtype=bool)
+    used[codes] = True  # a missing value's code (-1) marks the last slot, unused as a category
+    present = np.flatnonzero(used[:-1])
+    names = values.cat.categories.to_numpy(dtype=object)[present]
+    order = np.argsort(names, kind="stable")
+    rank = np.full(len(used), -1, dtype=np.intp)
+    rank[present[order]] = np.arange(len(order))
+    return rank[codes], pd.Index(names[order], dtype=object)

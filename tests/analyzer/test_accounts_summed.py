@@ -6,7 +6,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from analyzer.timeline.accounts import ACCOUNT_KEYS, summed
+from analyzer.timeline.accounts import ACCOUNT_KEYS, counted, summed
 
 
 def _grouped(rows: pd.DataFrame, dropna: bool) -> pd.DataFrame:
@@ -72,3 +72,61 @@ def test_missing_keys_sort_last_or_go() -> None:
     )
     assert summed(rows, dropna=False)["user"].tolist() == ["a", "b", pd.NA]
     assert summed(rows)["sessions"].tolist() == [3, 2]
+
+
+def _names(values: pd.Series) -> list[str | None]:
+    return [None if pd.isna(v) else v for v in values.astype(object)]
+
+
+@pytest.mark.parametrize("n", [0, 1, 7, 500])
+@pytest.mark.parametrize("missing", [False, True])
+def test_names_as_categories_in_any_order_sum_as_their_strings(n: int, missing: bool) -> None:
+    """The parser gives the names as categories in the order it met them (not sorted), some unused:
+    the sums and their order are those of the same names as strings."""
+    rows = _rows(n, missing, "int32", seed=n + 1)
+    as_categories = rows.copy()
+    for key in ("user", "client", "command"):
+        names = rows[key].astype(object)
+        met = list(dict.fromkeys(v for v in names if isinstance(v, str)))[::-1] + ["unused"]
+        as_categories[key] = pd.Categorical(names, categories=met)
+    got = summed(as_categories, dropna=False, categories=True)
+    want = summed(rows, dropna=False, categories=True)
+    for key in ("user", "client", "command"):
+        assert _names(got[key]) == _names(want[key])
+    pd.testing.assert_frame_equal(
+        got.drop(columns=["user", "client", "command"]), want.drop(columns=["user", "client", "command"])
+    )
+
+
+def test_the_rows_dropped_join_the_counted_under_their_names() -> None:
+    """``counted``: a counted account's names keep its codes; a dropped row's names, seen or new,
+    are looked up, and the same account in the same snapshot is summed once."""
+    ts = pd.to_datetime([0, 0], utc=True)
+    parsed = pd.DataFrame(
+        {
+            "ts": ts,
+            "user": pd.Categorical(["app", "report"]),
+            "client": pd.Categorical(["10.0.0.1", "10.0.0.2"]),
+            "command": pd.Categorical(["Sleep", "Sleep"]),
+            "sessions": np.array([40, 2], dtype="int32"),
+            "time_min_s": [1.0, 5.0],
+            "time_max_s": [90.0, 6.0],
+            "time_sum_s": [900.0, 11.0],
+            "line_no": [1, 9],
+        }
+    )
+    dropped = pd.DataFrame(
+        {
+            "ts": pd.to_datetime([0, 0], utc=True),
+            "user": pd.array(["app", "batch"], dtype="string"),
+            "host": pd.array(["10.0.0.1:5012", "10.0.0.3:77"], dtype="string"),
+            "command": pd.array(["Sleep", "Sleep"], dtype="string"),
+            "time_s": [120, 3],
+        }
+    )
+    out = counted(parsed, dropped)
+    assert out[["user", "client", "sessions", "time_max_s", "time_sum_s"]].astype(object).values.tolist() == [
+        ["app", "10.0.0.1", 41, 120.0, 1020.0],
+        ["batch", "10.0.0.3", 1, 3.0, 3.0],
+        ["report", "10.0.0.2", 2, 6.0, 11.0],
+    ]
