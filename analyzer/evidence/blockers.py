@@ -435,16 +435,8 @@ def metadata_lock_blocker(tl: Timeline) -> Blocker | None:
     if named is not None:
         holder, shown = named[0], SHOWN_BY_PFS
         ev.append(named[1])
-    for name in ("innodb_trx", "innodb_transactions") if holder is None else ():
-        trx = tl.frame(name)
-        if not len(trx) or "thread_id" not in trx or "active_s" not in trx:
-            continue
-        trx = trx[within(trx["ts"], windows) & ~_ids(trx["thread_id"]).isin(waiting_ids)].dropna(
-            subset=["thread_id", "active_s"]
-        )
-        if len(trx):
-            holder = int(trx.loc[trx["active_s"].idxmax(), "thread_id"])
-            break
+    if holder is None:
+        holder = _oldest_transaction(tl, windows, waiting_ids)
     cand = pl[within(pl["ts"], windows) & ~waiting & ~_ids(pl["id"]).isin(waiting_ids)]
     cand = cand.assign(_t=_ids(cand["time_s"])).dropna(subset=["_t", "id"])
     cand = cand[cand["_t"] >= _ids(rows["time_s"]).max()]
@@ -484,6 +476,21 @@ def metadata_lock_blocker(tl: Timeline) -> Blocker | None:
         evidence=tuple(ev),
         **info,
     )  # type: ignore[arg-type]
+
+
+def _oldest_transaction(tl: Timeline, windows: tuple[Window, ...], waiting: set[int]) -> int | None:
+    """The session of the oldest transaction open in ``windows`` (INNODB_TRX, else the monitor's
+    TRANSACTIONS) of a session not in ``waiting``; None when neither lists one."""
+    for name in ("innodb_trx", "innodb_transactions"):
+        trx = tl.frame(name)
+        if not len(trx) or "thread_id" not in trx or "active_s" not in trx:
+            continue
+        trx = trx[within(trx["ts"], windows) & ~_ids(trx["thread_id"]).isin(waiting)].dropna(
+            subset=["thread_id", "active_s"]
+        )
+        if len(trx):
+            return int(trx.loc[trx["active_s"].idxmax(), "thread_id"])
+    return None
 
 
 def _transaction_lock(tl: Timeline, thread: int, windows: tuple[Window, ...]) -> bool:

@@ -152,13 +152,5 @@ def only_session_not_waiting(tl: Timeline, waits: pd.DataFrame, resource: Resour
     if span < HOLDER_MIN_S:
         return None
     ts, thread, own, longest, _, waiter = found[-1]
-    rows = pd.concat([f[4] for f in found])
-    return Alone(
-        thread,
-        own,
-        longest,
-        len(found),
-        span,
-        rows,
-        pl[(pl["ts"] == ts).to_numpy() & (ids == waiter).to_numpy()],
-    )
+    waiter_row = pl[(pl["ts"] == ts).to_numpy() & (ids == waiter).to_numpy()]
+    return Alone(thread, own, longest, len(found), span, pd.concat([f[4] for f in found]), waiter_row)
