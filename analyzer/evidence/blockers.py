@@ -18,7 +18,9 @@ session from what the bundle holds (docs/background.md, "Name the culprit"):
 - **metadata locks** (``Waiting for table metadata lock``): the DDL waiting, and ahead of it the
   oldest open transaction (INNODB_TRX, or the TRANSACTIONS section of SHOW ENGINE INNODB STATUS) of
   a session that does not wait itself, else a statement on the DDL's table running since before the
-  first wait; else no holder is named (the oldest session not waiting is only a ``candidate``).
+  first wait; else no holder is named (the oldest session not waiting is only a ``candidate``). What
+  the rules read is ``analyzer.waits.holders.locks.metadata_holder``: this, then the only client
+  session not waiting (elimination, from the wait model this package does not import).
 - **the global read or backup lock** (``Waiting for global read lock``, MariaDB ``Waiting for backup
   lock``): the session running FLUSH TABLES WITH READ LOCK, BACKUP STAGE or a dump's
   ``SELECT /*!40001 SQL_NO_CACHE */``, and the backup client in ``ps`` (mysqldump, mariadb-dump,
@@ -71,7 +73,12 @@ BACKUP_CLIENTS = frozenset(
 )
 #: DDL statements that queue behind a metadata lock and then block every later query on the table.
 DDL_RE = re.compile(r"^(alter|create|drop|rename|truncate|optimize|repair|analyze)\b", re.I)
+#: What an idle session (Command Sleep) is doing: ``IDLE`` when a transaction list (INNODB_TRX, the
+#: monitor's TRANSACTIONS, the lock graph's blocking transaction) shows its transaction open, else
+#: ``SLEEPING``: it holds what it took (LOCK TABLES, FLUSH TABLES WITH READ LOCK) without a transaction
+#: the bundle shows (MySQL 8.4, "Thread Command Values", "LOCK TABLES and UNLOCK TABLES Statements").
 IDLE = "idle in transaction"
+SLEEPING = "idle"
 
 
 @dataclass(frozen=True, slots=True)
@@ -85,7 +92,8 @@ class Blocker:
     DDL or statement waiting first (fingerprint); ``process``: the backup client's command name and PID;
     ``held_s``: how long the bundle shows it holding (s; for a row lock, see the module docstring);
     ``candidate``: with ``thread`` None, the oldest session that does not wait, when nothing in the
-    bundle shows who holds the lock (said as a candidate, never named as the holder).
+    bundle shows who holds the lock (said as a candidate, never named as the holder); ``shown``: how the
+    bundle shows it holding, a clause (a metadata lock's holder).
     """
 
     lock: str
@@ -106,6 +114,7 @@ class Blocker:
     evidence: tuple[Evidence, ...] = field(default=())
     held_s: float = 0.0
     candidate: int | None = None
+    shown: str = ""
 
     @property
     def sustained(self) -> bool:
@@ -124,6 +133,8 @@ class Blocker:
         doing = self.statement or "?"
         if doing == IDLE and self.idle_s is not None:
             doing = f"{IDLE} for {self.idle_s:.0f} s"
+        elif doing == SLEEPING:
+            doing = f"{SLEEPING} (Command Sleep" + (f", Time {self.idle_s:.0f} s)" if self.idle_s else ")")
         parts = [self.who(), doing]
         if self.age_s is not None:
             parts.append(f"transaction open {self.age_s:.0f} s")
@@ -189,7 +200,9 @@ def session_facts(
     """What the processlist, INNODB_TRX and the monitor's TRANSACTIONS say of session ``thread``:
     a dict of ``Blocker`` fields (``user host statement idle_s trx_id since age_s rows_locked
     rows_modified``, those known); the lines they come from are appended to ``ev``. ``trx_id``: read
-    that transaction of the session only (its age is that transaction's, not a later one's)."""
+    that transaction of the session only (its age is that transaction's, not a later one's). An idle
+    session (Command Sleep) is ``IDLE`` only when a transaction list shows its transaction, else
+    ``SLEEPING``."""
     out: dict[str, object] = {}
     pl = tl.frame("processlist")
     if len(pl) and "id" in pl:
@@ -200,7 +213,7 @@ def session_facts(
             host = last.get("host")
             out["host"] = str(host) if host is not None and pd.notna(host) and str(host) else None
             if str(last.get("command")) == "Sleep":
-                out["statement"] = IDLE
+                out["statement"] = SLEEPING
                 out["idle_s"] = float(last["time_s"]) if pd.notna(last.get("time_s")) else None
             elif pd.notna(last.get("fingerprint")):
                 out["statement"] = str(last["fingerprint"])
@@ -225,6 +238,8 @@ def session_facts(
         if len(rows):
             last = rows.iloc[-1]
             out["trx_id"] = str(last["trx_id"])
+            if out.get("statement") == SLEEPING:
+                out["statement"] = IDLE  # its transaction is listed open: idle in it
             if pd.notna(last.get("active_s")):
                 out["since"] = (last["ts"] - pd.Timedelta(seconds=float(last["active_s"]))).floor("s")
                 last_seen = rows["ts"].max() if trx_id is not None else trx["ts"].max()
@@ -284,6 +299,8 @@ def row_lock_blockers(tl: Timeline) -> list[Blocker]:
             )
         ]
         info = session_facts(tl, h.thread, windows, ev, trx_id=lock_graph.holding_trx(tl, h, step))
+        if info.get("statement") == SLEEPING:
+            info["statement"] = IDLE  # the lock graph shows its transaction blocking: open
         if "idle_s" not in info and "idle_in_trx_s" in rows and rows["idle_in_trx_s"].notna().any():
             idle = float(rows["idle_in_trx_s"].iloc[-1])
             if idle > 0:
@@ -384,8 +401,10 @@ GLOBAL_OBJECTS = frozenset({"GLOBAL", "BACKUP", "COMMIT"})
 
 
 def metadata_lock_blocker(tl: Timeline) -> Blocker | None:
-    """The open transaction ahead of sessions in ``Waiting for table metadata lock`` (see the module
-    docstring), or None when no session waits for a metadata lock."""
+    """The session the bundle shows holding the metadata lock sessions in ``Waiting for table metadata
+    lock`` wait for (see the module docstring), ``shown`` saying how; with none shown, ``thread`` None
+    and the ``candidate``. None when no session waits for a metadata lock. The rules read it through
+    ``analyzer.waits.holders.locks.metadata_holder``, which adds the holder by elimination."""
     queue = _queue(tl, MDL_STATE_RE)
     if queue is None:
         return None
@@ -411,28 +430,20 @@ def metadata_lock_blocker(tl: Timeline) -> Blocker | None:
             )
         )
     waiting_ids = set(_ids(rows["id"]).dropna().astype(int))
-    holder = None
+    holder, shown = None, ""
     named = pfs_holder(tl, windows, MDL_OBJECTS)
     if named is not None:
-        holder = named[0]
+        holder, shown = named[0], SHOWN_BY_PFS
         ev.append(named[1])
-    for name in ("innodb_trx", "innodb_transactions") if holder is None else ():
-        trx = tl.frame(name)
-        if not len(trx) or "thread_id" not in trx or "active_s" not in trx:
-            continue
-        trx = trx[within(trx["ts"], windows) & ~_ids(trx["thread_id"]).isin(waiting_ids)].dropna(
-            subset=["thread_id", "active_s"]
-        )
-        if len(trx):
-            holder = int(trx.loc[trx["active_s"].idxmax(), "thread_id"])
-            break
+    if holder is None:
+        holder = _oldest_transaction(tl, windows, waiting_ids)
     cand = pl[within(pl["ts"], windows) & ~waiting & ~_ids(pl["id"]).isin(waiting_ids)]
     cand = cand.assign(_t=_ids(cand["time_s"])).dropna(subset=["_t", "id"])
     cand = cand[cand["_t"] >= _ids(rows["time_s"]).max()]
     if holder is None and waiter is not None:
         running = _running_on_table(cand, waiter)
         if running is not None:
-            holder = int(running["id"])
+            holder, shown = int(running["id"]), SHOWN_RUNNING
             ev.append(
                 _cite(
                     tl,
@@ -448,6 +459,14 @@ def metadata_lock_blocker(tl: Timeline) -> Blocker | None:
         info: dict[str, object] = {"candidate": oldest}
     else:
         info = session_facts(tl, holder, windows, ev)
+        if (
+            info.get("statement") == SLEEPING
+            and shown == SHOWN_BY_PFS
+            and _transaction_lock(tl, holder, windows)
+        ):
+            info["statement"] = IDLE
+        trx = trx_word(info.get("trx_id"))  # type: ignore[arg-type]
+        info["shown"] = shown or f"its transaction{trx} is open ahead of the waiters (transaction list)"
     return Blocker(
         lock="metadata",
         thread=holder,
@@ -459,8 +478,46 @@ def metadata_lock_blocker(tl: Timeline) -> Blocker | None:
     )  # type: ignore[arg-type]
 
 
+def _oldest_transaction(tl: Timeline, windows: tuple[Window, ...], waiting: set[int]) -> int | None:
+    """The session of the oldest transaction open in ``windows`` (INNODB_TRX, else the monitor's
+    TRANSACTIONS) of a session not in ``waiting``; None when neither lists one."""
+    for name in ("innodb_trx", "innodb_transactions"):
+        trx = tl.frame(name)
+        if not len(trx) or "thread_id" not in trx or "active_s" not in trx:
+            continue
+        trx = trx[within(trx["ts"], windows) & ~_ids(trx["thread_id"]).isin(waiting)].dropna(
+            subset=["thread_id", "active_s"]
+        )
+        if len(trx):
+            return int(trx.loc[trx["active_s"].idxmax(), "thread_id"])
+    return None
+
+
+def _transaction_lock(tl: Timeline, thread: int, windows: tuple[Window, ...]) -> bool:
+    """Session ``thread`` holds a GRANTED metadata lock of LOCK_DURATION ``TRANSACTION`` in ``windows``
+    (``pfs_metadata_locks``): its open transaction holds it. LOCK TABLES, FLUSH TABLES WITH READ LOCK
+    and GET_LOCK() hold theirs ``EXPLICIT`` (MySQL 8.4 Reference Manual, "The metadata_locks Table")."""
+    ml = tl.frame("pfs_metadata_locks")
+    if not len(ml) or "lock_duration" not in ml:
+        return False
+    ml = ml[within(ml["ts"], windows).to_numpy() & (_ids(ml["processlist_id"]) == thread).to_numpy()]
+    return bool((ml["lock_status"].eq("GRANTED") & ml["lock_duration"].eq("TRANSACTION")).fillna(False).any())
+
+
 #: The label of the evidence of a statement that holds a table's metadata lock by running on it.
 RUNNING_ON_TABLE = "statement on the DDL's table running since before the first wait"
+#: How the bundle shows a metadata lock's holder (``Blocker.shown``), besides its open transaction.
+SHOWN_BY_PFS = "performance_schema.metadata_locks shows its GRANTED lock"
+SHOWN_RUNNING = (
+    "its statement on the table runs since before the first wait (a statement's metadata locks last until "
+    "its transaction ends)"
+)
+
+
+def trx_word(trx_id: str | None) -> str:
+    """`` 421337`` for a transaction id, empty for none or InnoDB's 0 (a read-only transaction shows
+    no id of its own: MySQL 8.4, "INNODB_TRX")."""
+    return f" {trx_id}" if trx_id and trx_id != "0" else ""
 
 
 def _running_on_table(cand: pd.DataFrame, ddl: str) -> pd.Series | None:
@@ -531,13 +588,3 @@ def global_lock_holder(tl: Timeline) -> Blocker | None:
         evidence=tuple(ev),
         **info,
     )  # type: ignore[arg-type]
-
-
-def find(tl: Timeline) -> list[Blocker]:
-    """Every blocker the bundle names (a session or a process shown holding; a metadata lock's candidate
-    is not one), the one blocking most sessions first."""
-    found: list[Blocker] = list(row_lock_blockers(tl))
-    for b in (metadata_lock_blocker(tl), global_lock_holder(tl)):
-        if b is not None and (b.thread is not None or b.process):
-            found.append(b)
-    return sorted(found, key=lambda b: (-b.blocks, b.lock))

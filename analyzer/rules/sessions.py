@@ -48,7 +48,7 @@ from analyzer.texts import RuleTexts
 from analyzer.timeline.pairing import join_tolerance
 from analyzer.timeline.timeline import Timeline, value_is
 from analyzer.timeline.windows import sustained, within
-from analyzer.waits.holders import slots
+from analyzer.waits.holders import locks, slots
 
 PILEUP_SHARE = (
     0.5  # one fingerprint is most of the active sessions (docs/background.md, the tmp-table incident)
@@ -375,16 +375,7 @@ def _lock_state_evidence(
 @rule(
     key="lock-waits",
     requires=("processlist",),
-    optional=(
-        "mysqladmin",
-        "innodb_trx",
-        "lock_waits",
-        "ps_threads",
-        "pfs_threads",
-        "innodb_transactions",
-        "innodb_lock_waits_raw",
-        "pfs_metadata_locks",
-    ),
+    optional=tuple(sorted({"mysqladmin", *locks.FIND_INPUTS} - {"processlist"})),
 )
 def lock_waits(tl: Timeline) -> Finding | None:
     """>= 3 sessions in lock-wait states, or one waiting >= 10 s (its Time proves the wait), in 2
@@ -425,12 +416,18 @@ def lock_waits(tl: Timeline) -> Finding | None:
     if blocker is not None:
         evidence += blocker.evidence
         lock = LOCK_KIND_WORDS[blocker.lock]
-        if blocker.lock == "metadata" and blocker.waiter:
-            lock = f"metadata lock; waiting first: {short_query(blocker.waiter)}"
+        if blocker.lock == "metadata":
+            lock = (
+                f"metadata lock; waiting first: {short_query(blocker.waiter)}"
+                if blocker.waiter
+                else "metadata lock"
+            )
         blocker_text = f"{blocker.phrase()} ({lock})"
         behind = f" behind {blocker.who()}"
         peak_n = max(peak_n, blocker.blocks)
-        kill = f"End the blocker ({blocker.phrase()}):\n  {blocker.kill()}\n"
+        kill = f"End the blocker ({blocker.phrase()}):\n  {blocker.kill()}\n" + (
+            SLEEPING_RELEASE if blocker.statement == blockers.SLEEPING else ""
+        )
         agree.append(blocker.evidence[0].series.split(".")[0] if blocker.evidence else "blocker")
     severe = peak_n >= LOCK_WAIT_SEVERE_SESSIONS or peak_wait >= LOCK_WAIT_SEVERE_S
     found = LOCK_WAITS.finding(
@@ -454,18 +451,24 @@ def lock_waits(tl: Timeline) -> Finding | None:
     return dataclasses.replace(found, culprit=blocker.culprit()) if blocker is not None else found
 
 
+#: What releases the lock of an idle blocker no transaction list shows in a transaction, short of KILL
+#: (MySQL 8.4, "LOCK TABLES and UNLOCK TABLES Statements", "FLUSH Statement").
+SLEEPING_RELEASE = (
+    "  -- or, in that session: UNLOCK TABLES (a LOCK TABLES or FLUSH TABLES WITH READ LOCK it took), COMMIT "
+    "(an open transaction)\n"
+)
 #: How a blocker's lock is named in the text.
 LOCK_KIND_WORDS = {
     "row": "InnoDB row lock",
-    "metadata": "metadata lock ahead of the waiting DDL and queries",
+    "metadata": "metadata lock",
     "global": "global read / backup lock",
 }
 
 
 def _named_blocker(tl: Timeline, windows: list[Window]) -> blockers.Blocker | None:
-    """The blocker the bundle names (analyzer/evidence/blockers.py) in ``windows``, most waiters first: the
-    session to end, with its user@host, transaction and statement."""
-    for b in blockers.find(tl):
+    """The blocker the bundle names (``analyzer.waits.holders.locks.find``) in ``windows``, most waiters
+    first: the session to end, with its user@host, transaction and statement."""
+    for b in locks.find(tl):
         if b.blocks and any(w.start <= x.end and x.start <= w.end for w in b.windows for x in windows):
             return b
     return None

@@ -18,6 +18,7 @@ from analyzer.findings import Culprit, Finding, Severity, Window
 from analyzer.rules.registry import rule
 from analyzer.texts import RuleTexts
 from analyzer.timeline.timeline import Timeline
+from analyzer.waits.holders import locks
 from analyzer.waits.holders.locks import deadlock_rate, row_contention
 from analyzer.waits.holders.purge import history
 from analyzer.waits.holders.purge import purge as purge_holder
@@ -243,7 +244,7 @@ def _blocking_transaction(tl: Timeline) -> Finding | None:
     whatever its age (analyzer/evidence/blockers.py)."""
     found = [
         b
-        for b in blockers.find(tl)
+        for b in locks.find(tl)
         if b.lock in ("row", "metadata")
         and b.thread is not None
         and b.trx_id is not None
@@ -287,14 +288,7 @@ def _blocking_transaction(tl: Timeline) -> Finding | None:
 @rule(
     key="long-transaction",
     any_of=(("innodb_status", "innodb_trx"),),
-    optional=(
-        "lock_waits",
-        "processlist",
-        "innodb_transactions",
-        "ps_threads",
-        "innodb_lock_waits_raw",
-        "pfs_metadata_locks",
-    ),
+    optional=tuple(sorted(set(locks.FIND_INPUTS) - {"innodb_trx"})),
 )
 def long_transaction(tl: Timeline) -> Finding | None:
     """A transaction active >= LONG_TRX_S in the monitor's TRANSACTIONS list or in INNODB_TRX, or one
@@ -348,7 +342,7 @@ def long_transaction(tl: Timeline) -> Finding | None:
         return finding
     ev: list = []
     facts = blockers.session_facts(tl, int(top["thread_id"]), tuple(windows), ev, trx_id=str(top["trx_id"]))
-    blocking = [b for b in blockers.find(tl) if b.thread == int(top["thread_id"])]
+    blocking = [b for b in locks.find(tl) if b.thread == int(top["thread_id"])]
     culprit = Culprit(
         kind="session",
         id=numbers["thread"],

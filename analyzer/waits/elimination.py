@@ -43,7 +43,8 @@ class Alone:
 
     ``thread``: its processlist Id; ``time_s``: its ``Time`` and ``wait_s`` the longest waiter's
     ``Time`` in the last snapshot (s); ``snapshots``: how many snapshots show it alone; ``span_s``:
-    first to last of them (s); ``rows``: its processlist rows in them (for their lines)."""
+    first to last of them (s); ``rows``: its processlist rows in them (for their lines);
+    ``longest``: the processlist row of that longest waiter in the last snapshot (for its lines)."""
 
     thread: int
     time_s: float
@@ -51,11 +52,13 @@ class Alone:
     snapshots: int
     span_s: float
     rows: pd.DataFrame
+    longest: pd.DataFrame
 
     def sentence(self) -> str:
         """How the bundle shows it holding, one sentence a reader can check."""
+        idle = "idle" if str(self.rows["command"].iloc[-1]) in IDLE_COMMANDS else "its statement running"
         return (
-            "the only client session not waiting, idle since before the first wait (Time "
+            f"the only client session not waiting, {idle} since before the first wait (Time "
             f"{self.time_s:.0f} s "
             f">= the longest wait {self.wait_s:.0f} s), in {self.snapshots} snapshots"
         )
@@ -111,9 +114,10 @@ def only_session_not_waiting(tl: Timeline, waits: pd.DataFrame, resource: Resour
         _t=pd.to_numeric(clients["time_s"], errors="coerce"),
         _own=[(str(u), str(h)) in collector for u, h in zip(clients["user"], clients["host"], strict=True)],
     )
-    found: list[tuple[pd.Timestamp, int, float, float, pd.DataFrame]] = []
+    found: list[tuple[pd.Timestamp, int, float, float, pd.DataFrame, int]] = []
     for ts, waiters in mine.groupby("ts", sort=True):
-        longest = float(pd.to_numeric(waiters["time_s"], errors="coerce").max())
+        waited = pd.to_numeric(waiters["time_s"], errors="coerce")
+        longest = float(waited.max())
         counted = accounts[(accounts["ts"] == ts).to_numpy()] if len(accounts) else accounts
         listed = every[(every["ts"] == ts).to_numpy()] if len(every) else every
         shown = int((pl["ts"] == ts).sum()) + (int(listed["sessions"].sum()) if len(listed) else 0)
@@ -138,11 +142,15 @@ def only_session_not_waiting(tl: Timeline, waits: pd.DataFrame, resource: Resour
         own_t = float(rest["_t"].iloc[0])
         if not own_t >= longest:  # NaN fails too
             return None
-        found.append((ts, int(rest["_id"].iloc[0]), own_t, longest, rest.drop(columns=["_id", "_t", "_own"])))
+        waiter = int(waiters["session"].loc[waited.idxmax()])  # ``longest`` is a number here
+        found.append(
+            (ts, int(rest["_id"].iloc[0]), own_t, longest, rest.drop(columns=["_id", "_t", "_own"]), waiter)
+        )
     if len({f[1] for f in found}) != 1:
         return None
     span = (found[-1][0] - found[0][0]).total_seconds()
     if span < HOLDER_MIN_S:
         return None
-    ts, thread, own, longest, _ = found[-1]
-    return Alone(thread, own, longest, len(found), span, pd.concat([f[4] for f in found]))
+    ts, thread, own, longest, _, waiter = found[-1]
+    waiter_row = pl[(pl["ts"] == ts).to_numpy() & (ids == waiter).to_numpy()]
+    return Alone(thread, own, longest, len(found), span, pd.concat([f[4] for f in found]), waiter_row)

@@ -353,6 +353,20 @@ def _threads(tl: Timeline) -> pd.DataFrame:
     )
 
 
+#: The inputs ``waits`` reads (the module docstring; ``variables`` for the server's flavour), for the
+#: ``optional`` of a rule that calls it.
+WAITS_INPUTS = (
+    "innodb_transactions",
+    "innodb_trx",
+    "lock_waits",
+    "pfs_metadata_locks",
+    "pfs_threads",
+    "processlist",
+    "ps_threads",
+    "variables",
+)
+
+
 def waits(tl: Timeline) -> pd.DataFrame:
     """The waits frame of ``tl`` (see the module docstring), in ``WAIT_COLUMNS``, sorted by ``ts``."""
     server = server_of(tl.variables)

@@ -65,8 +65,9 @@ ROOTS: dict[str, str | None] = {
     "waits-galera-ftwrl": "galera-node-behind",
     "waits-galera-multiwriter": "galera-write-conflicts",
     # session 8 holds the table by elimination (the only client session not waiting, idle since before
-    # the first wait: analyzer/waits/elimination.py), read by the waits rule; lock-waits shows no holder
-    "waits-lock-tables": "sessions-waiting",
+    # the first wait: analyzer/waits/elimination.py), read by the one metadata-lock reader
+    # (analyzer/waits/holders/locks.py::metadata_holder) that lock-waits and sessions-waiting share
+    "waits-lock-tables": "lock-waits",
     "waits-max-user-conn": "user-connection-limit",
     "waits-open-files": "table-cache-full",
     "waits-purge-readview": "purge-lag",

@@ -15,6 +15,8 @@ One way per resource, a holder named only when the bundle shows it holding (``HO
   TRANSACTIONS) of a session that does not wait itself, else a statement on the DDL's table running
   since before the first wait (``blockers.metadata_lock_blocker``), else the only client session not
   waiting (``analyzer.waits.elimination``). The oldest session merely not waiting is a candidate.
+  ``metadata_holder`` is the one reader of it: the rule lock-waits (through ``find``, every blocker
+  the bundle names) and this reader both take the holder from there.
 - ``GLOBAL_READ_LOCK``: the session that ran FLUSH TABLES WITH READ LOCK, BACKUP STAGE, LOCK
   INSTANCE FOR BACKUP or a dump's read (processlist Info, performance_schema.metadata_locks GRANTED
   GLOBAL/BACKUP rows), and the backup client in ps (``blockers.global_lock_holder``).
@@ -28,6 +30,8 @@ Sources: MySQL 8.4 Reference Manual, "InnoDB Locking" and "The INFORMATION_SCHEM
 
 from __future__ import annotations
 
+import dataclasses
+
 import pandas as pd
 
 from analyzer.detect import top_values
@@ -38,6 +42,8 @@ from analyzer.timeline.timeline import Timeline, value_is
 from analyzer.waits.elimination import only_session_not_waiting
 from analyzer.waits.holding import HOLDER_MIN_S, Holding, reads
 from analyzer.waits.model import Resource
+from analyzer.waits.read import WAITS_INPUTS
+from analyzer.waits.read import waits as read_waits
 
 #: Statements quoted in a contention.
 STATEMENTS_QUOTED = 2
@@ -61,20 +67,12 @@ def _object(rows: pd.DataFrame) -> str | None:
     return top_values(objects, 1)[0][0] if len(objects) else None
 
 
-def trx_word(trx_id: str | None) -> str:
-    """`` 421337`` for a transaction id, empty for none or InnoDB's 0 (a read-only transaction shows
-    no id of its own: MySQL 8.4, "INNODB_TRX")."""
-    return f" {trx_id}" if trx_id and trx_id != "0" else ""
-
-
 #: What ending the holder's session does, by resource (MySQL 8.4, "KILL Statement").
 KILL_NOTES = {
     Resource.ROW_LOCK: "its transaction rolls back and releases the rows",
-    Resource.METADATA_LOCK: (
-        "its transaction rolls back and releases the metadata lock; the queued DDL runs next"
-    ),
+    Resource.METADATA_LOCK: "its transaction rolls back and releases the metadata lock",
     Resource.GLOBAL_READ_LOCK: (
-        "the lock is released with its session; the backup that took it fails and must be rerun"
+        "the lock is released with its session; a backup that took it fails and must be rerun"
     ),
     Resource.TABLE_LOCK: (
         "its table locks are released with its session (UNLOCK TABLES from the session itself)"
@@ -84,21 +82,38 @@ KILL_NOTES = {
 
 #: Locks an idle session holds only inside an open transaction (the others outlive it: FTWRL, LOCK TABLES).
 IN_TRANSACTION = frozenset({Resource.ROW_LOCK, Resource.METADATA_LOCK})
+#: What ending a metadata lock's holder does when no transaction list shows its transaction (MySQL 8.4,
+#: "Metadata Locking", "LOCK TABLES and UNLOCK TABLES Statements").
+MDL_NO_TRX_NOTE = (
+    "the metadata locks it holds are released with its session (from the session itself: UNLOCK TABLES "
+    "for LOCK TABLES, COMMIT for a transaction)"
+)
 
 
 def _fix(b: blockers.Blocker, resource: Resource, what: str) -> str:
-    """The holder's fix: end it (``KILL``), then the application path that left it holding."""
+    """The holder's fix: end it (``KILL``), what that releases, then the application path that left it
+    holding: idle in its transaction only when a transaction list shows it (``blockers.IDLE``), else
+    idle holding what it took (``blockers.SLEEPING``)."""
     if b.thread is None:
         return f"Stop the backup client holding {what} ({b.process}), or let it finish: {b.kill()}"
-    idle = (
-        (
+    note = KILL_NOTES.get(resource, KILL_NOTE)
+    if resource == Resource.METADATA_LOCK:
+        note = (note if b.trx_id is not None else MDL_NO_TRX_NOTE) + (
+            "; the queued DDL runs next" if b.waiter else ""
+        )
+    idle = ""
+    if b.statement == blockers.IDLE and resource in IN_TRANSACTION:
+        idle = (
             " It is idle in its transaction (Command Sleep): the application left it open (autocommit off, "
             "a missing COMMIT, an exception path that skips it)."
         )
-        if b.statement == blockers.IDLE and resource in IN_TRANSACTION
-        else ""
-    )
-    return f"End the session holding {what}: {b.kill()}  -- {KILL_NOTES.get(resource, KILL_NOTE)}.{idle}"
+    elif b.statement == blockers.SLEEPING:
+        time = f", Time {b.idle_s:.0f} s" if b.idle_s is not None else ""
+        idle = (
+            f" It is idle (Command Sleep{time}), holding the lock it took; no transaction list shows a "
+            "transaction of it open."
+        )
+    return f"End the session holding {what}: {b.kill()}  -- {note}.{idle}"
 
 
 def _holding(
@@ -246,7 +261,7 @@ def row_lock(tl: Timeline, waits: pd.DataFrame) -> list[Holding]:
     out = []
     for b in blockers.row_lock_blockers(tl):
         source = b.evidence[0].series.split(".")[0] if b.evidence else "lock_waits"
-        trx = f"transaction{trx_word(b.trx_id)} of " if trx_word(b.trx_id) else ""
+        trx = f"transaction{blockers.trx_word(b.trx_id)} of " if blockers.trx_word(b.trx_id) else ""
         shown_by = f"{trx}session {b.thread} blocks up to {b.blocks} sessions for {b.held_s:.0f} s ({source})"
         out.append(_holding(tl, b, Resource.ROW_LOCK, shown_by, "the rows", _object(rows), peak))
     if out:
@@ -255,47 +270,76 @@ def row_lock(tl: Timeline, waits: pd.DataFrame) -> list[Holding]:
     return [c] if c is not None else []
 
 
+def metadata_holder(tl: Timeline, waits: pd.DataFrame | None = None) -> blockers.Blocker | None:
+    """The holder of the metadata lock sessions wait for: the one reader of it, that the rules
+    lock-waits (through ``find``) and sessions-waiting (``metadata_lock``) both take it from.
+
+    ``blockers.metadata_lock_blocker``: a GRANTED row in performance_schema.metadata_locks, else the
+    oldest open transaction of a session not waiting (INNODB_TRX, the monitor's TRANSACTIONS), else a
+    statement on the waiting DDL's table running since before the first wait; else the only client
+    session not waiting (``analyzer.waits.elimination``) when it is idle (Command Sleep: what it holds,
+    it took before; a statement running on another table is not shown holding this one).
+    ``Blocker.shown`` says which. When none shows
+    it, ``thread`` is None and ``candidate`` the oldest session merely not waiting. ``tl``: a host's
+    timeline; ``waits``: its waits frame (``analyzer.waits.model.WAIT_COLUMNS``), None to read it here
+    only if elimination is needed. None when no session waits for a metadata lock."""
+    b = blockers.metadata_lock_blocker(tl)
+    if b is None or b.thread is not None:
+        return b
+    if waits is None:
+        if not len(tl.frame("processlist_sessions")):
+            return b  # elimination needs every session of a snapshot counted: no wait model to read
+        waits = read_waits(tl)
+    alone = _alone(tl, waits, Resource.METADATA_LOCK)
+    if alone is None or alone.statement not in (blockers.IDLE, blockers.SLEEPING):
+        return b
+    return dataclasses.replace(alone, waiter=b.waiter)
+
+
+#: The inputs ``find`` (and ``metadata_holder`` through it) reads, for the rules that call it.
+FIND_INPUTS = tuple(sorted({*SESSION_INPUTS, *ROW_INPUTS, *WAITS_INPUTS}))
+
+
+def find(tl: Timeline) -> list[blockers.Blocker]:
+    """Every blocker the bundle names (``blockers.row_lock_blockers``, ``metadata_holder``,
+    ``blockers.global_lock_holder``: a session or a process shown holding; a metadata lock's candidate
+    is not one), the one blocking most sessions first. Reads ``FIND_INPUTS``."""
+    found: list[blockers.Blocker] = list(blockers.row_lock_blockers(tl))
+    for b in (metadata_holder(tl), blockers.global_lock_holder(tl)):
+        if b is not None and (b.thread is not None or b.process):
+            found.append(b)
+    return sorted(found, key=lambda b: (-b.blocks, b.lock))
+
+
 @reads(Resource.METADATA_LOCK, inputs=SESSION_INPUTS)
 def metadata_lock(tl: Timeline, waits: pd.DataFrame) -> list[Holding]:
-    """The session with a GRANTED lock on the object others wait for (performance_schema.metadata_locks),
-    else the oldest open transaction (INNODB_TRX, the monitor's TRANSACTIONS) of a session that does not
-    wait itself, else a statement on the waiting DDL's table running since before the first wait, else
-    the only client session not waiting (``analyzer.waits.elimination``: LOCK TABLES or an idle open
-    transaction); the oldest session merely not waiting is a candidate, not a holder."""
+    """The holder ``metadata_holder`` shows (a GRANTED lock in performance_schema.metadata_locks, the
+    oldest open transaction of a session not waiting, a statement on the waiting DDL's table running
+    since before the first wait, the only client session not waiting); else the oldest session merely
+    not waiting, as a candidate, not a holder. Sessions in GET_LOCK() (State ``User lock``): the
+    GRANTED user lock in performance_schema.metadata_locks, else no holder."""
     rows, peak, windows = _waiters(waits, Resource.METADATA_LOCK)
-    b = blockers.metadata_lock_blocker(tl)
+    b = metadata_holder(tl, waits)
     if b is None:
         return _user_lock(tl, rows, peak, windows)
-    pfs = any("metadata_locks" in e.series for e in b.evidence)
-    running = any(e.label.startswith(blockers.RUNNING_ON_TABLE) for e in b.evidence)
-    if b.thread is None or (b.trx_id is None and not pfs and not running):
-        alone = _by_elimination(tl, waits, Resource.METADATA_LOCK, rows, peak, windows, "the metadata lock")
-        if alone is not None:
-            return [alone]
-        cand = b.candidate if b.thread is None else b.thread
-        who = f"the oldest session not waiting is session {cand}, a candidate" if cand else "none"
+    if b.thread is None:
+        who = (
+            f"the oldest session not waiting is session {b.candidate}, a candidate" if b.candidate else "none"
+        )
         return [
             _holding(
                 tl,
                 b,
                 Resource.METADATA_LOCK,
-                (f"no transaction list or lock table shows the holder ({who})"),
+                f"no transaction list or lock table shows the holder ({who})",
                 "a metadata lock",
                 _object(rows),
                 peak,
                 named=False,
             )
         ]
-    how = (
-        "performance_schema.metadata_locks shows its GRANTED lock"
-        if pfs
-        else "its statement on the table runs since before the first wait (a statement's metadata locks "
-        "last until its transaction ends)"
-        if running
-        else f"its transaction{trx_word(b.trx_id)} is open ahead of the waiters (transaction list)"
-    )
     ahead = f", ahead of {b.waiter[:120]}" if b.waiter else ""
-    shown_by = f"session {b.thread} holds the metadata lock{ahead}: {how}"
+    shown_by = f"session {b.thread} holds the metadata lock{ahead}: {b.shown}"
     return [_holding(tl, b, Resource.METADATA_LOCK, shown_by, "the metadata lock", _object(rows), peak)]
 
 
@@ -378,47 +422,51 @@ GLOBAL_WHAT = "the global read / backup lock"
 TABLE_WHAT = "the table lock (UNLOCK TABLES ends it)"
 
 
-def _by_elimination(
-    tl: Timeline,
-    waits: pd.DataFrame,
-    resource: Resource,
-    rows: pd.DataFrame,
-    peak: int,
-    windows: tuple[Window, ...],
-    what: str,
-) -> Holding | None:
-    """The holding of a session-scoped lock (global read, backup, LOCK TABLES) by the only client
-    session not waiting (``analyzer.waits.elimination``), or None when the bundle does not show it so."""
+def _alone(tl: Timeline, waits: pd.DataFrame, resource: Resource) -> blockers.Blocker | None:
+    """The only client session not waiting for ``resource`` (``analyzer.waits.elimination``) as a
+    blocker, with the processlist lines of it and of the longest waiter; None when the bundle does not
+    show it so."""
     alone = only_session_not_waiting(tl, waits, resource)
     if alone is None:
         return None
-    member, lines = tl.lines_of(alone.rows)
+    _, peak, windows = _waiters(waits, resource)
     ev = [
         Evidence(
             f"session {alone.thread}: the only client session not waiting (Time, s)",
             alone.time_s,
             "s",
             "processlist.time_s",
-            member,
-            lines,
+            *tl.lines_of(alone.rows),
         ),
         Evidence(
-            "the longest wait for it (Time, s)", alone.wait_s, "s", "processlist.time_s", *tl.lines_of(rows)
+            "the longest wait for it (Time, s)",
+            alone.wait_s,
+            "s",
+            "processlist.time_s",
+            *tl.lines_of(alone.longest),
         ),
     ]
     facts = blockers.session_facts(tl, alone.thread, windows, ev)
-    b = blockers.Blocker(
+    return blockers.Blocker(
         lock=LOCK_WORDS[resource],
         thread=alone.thread,
         blocks=peak,
         windows=windows,
         evidence=tuple(ev),
         held_s=alone.span_s,
+        shown=alone.sentence(),
         **facts,
     )  # type: ignore[arg-type]
-    return _holding(
-        tl, b, resource, f"session {alone.thread} holds it: {alone.sentence()}", what, _object(rows), peak
-    )
+
+
+def _by_elimination(tl: Timeline, waits: pd.DataFrame, resource: Resource, what: str) -> Holding | None:
+    """The holding of a session-scoped lock (global read, backup, LOCK TABLES) by the only client
+    session not waiting (``_alone``), or None when the bundle does not show it so."""
+    b = _alone(tl, waits, resource)
+    if b is None:
+        return None
+    rows, peak, _ = _waiters(waits, resource)
+    return _holding(tl, b, resource, f"session {b.thread} holds it: {b.shown}", what, _object(rows), peak)
 
 
 @reads(Resource.GLOBAL_READ_LOCK, inputs=SESSION_INPUTS)
@@ -429,7 +477,7 @@ def global_read_lock(tl: Timeline, waits: pd.DataFrame) -> list[Holding]:
     rows, peak, windows = _waiters(waits, Resource.GLOBAL_READ_LOCK)
     b = blockers.global_lock_holder(tl)
     if b is None or b.thread is None:
-        alone = _by_elimination(tl, waits, Resource.GLOBAL_READ_LOCK, rows, peak, windows, GLOBAL_WHAT)
+        alone = _by_elimination(tl, waits, Resource.GLOBAL_READ_LOCK, GLOBAL_WHAT)
         if alone is not None:
             return [alone]
     if b is None:
@@ -452,7 +500,7 @@ def table_lock(tl: Timeline, waits: pd.DataFrame) -> list[Holding]:
     took = value_is(pl["fingerprint"], lambda s: s.str.lower().str.startswith(LOCK_TABLES_PREFIXES))
     cand = pl[took & ~ids.isin(waiting).to_numpy()]
     if not len(cand):
-        alone = _by_elimination(tl, waits, Resource.TABLE_LOCK, rows, peak, windows, TABLE_WHAT)
+        alone = _by_elimination(tl, waits, Resource.TABLE_LOCK, TABLE_WHAT)
         if alone is not None:
             return [alone]
         return [

@@ -16,7 +16,6 @@ import pandas as pd
 from analyzer.evidence import blockers
 from analyzer.findings import Culprit, Evidence, Window
 from analyzer.timeline.timeline import Timeline
-from analyzer.waits.holders.locks import trx_word
 from analyzer.waits.holding import Holding, reads
 from analyzer.waits.model import Resource
 
@@ -196,7 +195,7 @@ def _purge_holder(
         note = IDLE_PURGE_NOTE if idle else ""
         fix = (
             f"End the session holding the oldest read view: KILL {thread};  -- its transaction"
-            f"{trx_word(trx_id)} rolls back and purge can remove the undo it held back.{note}"
+            f"{blockers.trx_word(trx_id)} rolls back and purge can remove the undo it held back.{note}"
         )
         who = f"session {thread}" + (" (idle in transaction)" if idle else "")
     return holder, fix, who

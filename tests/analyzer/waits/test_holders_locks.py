@@ -4,12 +4,22 @@ parsed by the real parsers, and on the fixture bundles."""
 
 from __future__ import annotations
 
+import tarfile
+from pathlib import Path
+
 import pandas as pd
 
+from analyzer.rules.sessions import lock_waits as lock_waits_rule
 from analyzer.timeline.timeline import Timeline
 from analyzer.waits.elimination import only_session_not_waiting
 from analyzer.waits.holders import HOLDER_MIN_S, holders
-from analyzer.waits.holders.locks import global_read_lock, metadata_lock, row_lock, table_lock
+from analyzer.waits.holders.locks import (
+    global_read_lock,
+    metadata_holder,
+    metadata_lock,
+    row_lock,
+    table_lock,
+)
 from analyzer.waits.holders.purge import purge
 from analyzer.waits.model import Resource
 from analyzer.waits.read import waits
@@ -289,3 +299,77 @@ def test_a_table_lock_whose_statement_is_gone_is_held_by_the_only_idle_session()
     [h] = table_lock(tl, _waiting(tl))
     assert h.named and h.holder.id == "1001" and "only client session not waiting" in h.shown_by
     assert "KILL 1001;" in h.fix and "UNLOCK TABLES" in h.fix
+    # it holds a table lock, not a transaction the bundle shows: idle, never "idle in transaction"
+    assert h.holder.statement == "idle" and "idle in" not in h.fix
+    assert "It is idle (Command Sleep, Time 30 s), holding the lock it took" in h.fix
+
+
+def test_an_idle_holder_is_in_a_transaction_only_when_a_transaction_list_shows_it() -> None:
+    # the global read lock held by elimination; with -transactions listing session 1001's transaction
+    # it is idle in that transaction, without it only idle
+    trx = _trx_text([[("5001", 1001, "RUNNING", 20 + i, "REPEATABLE READ")] for i in range(6)])
+    listed = _timeline(pl=_backup_snapshots([("backup", "Sleep", 15, "", "NULL")]), trx=trx)
+    alone = _timeline(pl=_backup_snapshots([("backup", "Sleep", 15, "", "NULL")]))
+    [h] = global_read_lock(listed, _waiting(listed))
+    assert h.named and h.holder.id == "1001" and h.holder.statement == "idle in transaction"
+    [h] = global_read_lock(alone, _waiting(alone))
+    assert h.named and h.holder.id == "1001" and h.holder.statement == "idle"
+    assert "no transaction list shows a transaction of it open" in h.fix
+
+
+def test_the_longest_wait_cites_the_waiters_processlist_row() -> None:
+    # waits-lock-tables: session 8 holds by elimination; the longest waiter (Time 27 s) in the last
+    # snapshot is cited at its own row of -processlist, where the case page links it
+    tl = timelines(BUNDLES / "waits-lock-tables.tar.gz")["db-a"]
+    [h] = metadata_lock(tl, waits(tl))
+    [ev] = [e for e in h.evidence if e.label == "the longest wait for it (Time, s)"]
+    assert ev.value == 27 and ev.member is not None and ev.member.endswith("-processlist")
+    assert ev.lines is not None and 0 < ev.lines[1] - ev.lines[0] < 12, ev.lines
+    first, last = ev.lines
+    text = "".join(_member_lines(BUNDLES / "waits-lock-tables.tar.gz", ev.member)[first - 1 : last])
+    assert "Waiting for table metadata lock" in text and "Time: 27" in text, text
+
+
+def _member_lines(path: Path, member: str) -> list[str]:
+    """The lines of ``member`` (as the timeline names it: its path inside the archive) of ``path``."""
+    with tarfile.open(path) as tar:
+        [name] = [n for n in tar.getnames() if n.endswith(member)]
+        data = tar.extractfile(name)
+        assert data is not None
+        return data.read().decode().splitlines(keepends=True)
+
+
+def test_lock_waits_and_sessions_waiting_take_the_metadata_lock_holder_from_one_reader() -> None:
+    # metadata_holder is the one reader: the rule lock-waits (its blocker) and the wait model's
+    # sessions-waiting (its holding) name the same session, shown the same way
+    for name, host, holder in (
+        ("waits-lock-tables", "db-a", 8),  # the only client session not waiting
+        ("waits-ddl-long-read", "db-a", 9),  # its transaction ahead of the ALTER
+        ("culprit-mdl", "vm", 119),  # its open transaction ahead of the ALTER
+    ):
+        tl = timelines(BUNDLES / f"{name}.tar.gz")[host]
+        b = metadata_holder(tl)
+        assert b is not None and b.thread == holder and b.shown, (name, b)
+        [h] = metadata_lock(tl, waits(tl))
+        assert h.holder is not None and h.holder.id == str(holder) and h.shown_by.endswith(b.shown), name
+        finding = lock_waits_rule(tl)
+        assert finding is not None and finding.culprit is not None, name
+        assert finding.culprit.id == str(holder) and f"behind session {holder} " in finding.title, name
+        assert finding.culprit.evidence == h.holder.evidence, name
+
+
+def test_a_statement_on_another_table_is_not_shown_holding_the_ddls_metadata_lock() -> None:
+    # the only client session not waiting runs a SELECT on invoices while the ALTER of orders waits:
+    # nothing shows it holding orders' lock, so both rules name no holder (a candidate only)
+    snapshot = [
+        ("app", "Query", 312, "Sending data", "SELECT COUNT(*) FROM invoices"),
+        ("dba", "Query", 40, "Waiting for table metadata lock", "ALTER TABLE orders ADD COLUMN note TEXT"),
+        *[("app", "Query", 30, "Waiting for table metadata lock", "SELECT * FROM orders WHERE id = 7")] * 5,
+        ("root", "Query", 0, "starting", "SHOW FULL PROCESSLIST"),
+    ]
+    tl = _timeline(pl=processlist_text([snapshot] * 3))
+    assert only_session_not_waiting(tl, _waiting(tl), Resource.METADATA_LOCK) is not None
+    [h] = metadata_lock(tl, _waiting(tl))
+    assert h.holder is None and "session 1001, a candidate" in h.contention, h
+    finding = lock_waits_rule(tl)
+    assert finding is not None and finding.culprit is None
