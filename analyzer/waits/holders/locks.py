@@ -511,7 +511,8 @@ def global_read_lock(tl: Timeline, waits: pd.DataFrame) -> list[Holding]:
     """The holder ``global_holder`` shows: a GRANTED GLOBAL, BACKUP or COMMIT lock in
     performance_schema.metadata_locks, the session running FLUSH TABLES WITH READ LOCK, LOCK INSTANCE
     FOR BACKUP, BACKUP STAGE or a dump's read (processlist Info), the backup client in ps, the only
-    client session not waiting when idle; else a holding that names none (``GLOBAL_UNSHOWN``, no KILL)."""
+    client session not waiting when idle; else a holding that names none ("the bundle does not show who
+    holds the lock", no KILL)."""
     rows, peak, _ = _waiters(waits, Resource.GLOBAL_READ_LOCK)
     b = global_holder(tl, waits)
     if b is None:
