@@ -24,7 +24,8 @@ session from what the bundle holds (docs/background.md, "Name the culprit"):
 - **the global read or backup lock** (``Waiting for global read lock``, MariaDB ``Waiting for backup
   lock``): the session running FLUSH TABLES WITH READ LOCK, BACKUP STAGE or a dump's
   ``SELECT /*!40001 SQL_NO_CACHE */``, and the backup client in ``ps`` (mysqldump, mariadb-dump,
-  mariabackup, xtrabackup, mydumper).
+  mariabackup, xtrabackup, mydumper). What the rules read is
+  ``analyzer.waits.holders.locks.global_holder``: this, then the only client session not waiting.
 
 Inputs are timeline frames (analyzer/timeline/timeline.py): ``processlist`` (``id user host command time_s
 state fingerprint active``), ``lock_waits``, ``innodb_trx``, ``innodb_lock_waits_raw``,
@@ -93,7 +94,7 @@ class Blocker:
     ``held_s``: how long the bundle shows it holding (s; for a row lock, see the module docstring);
     ``candidate``: with ``thread`` None, the oldest session that does not wait, when nothing in the
     bundle shows who holds the lock (said as a candidate, never named as the holder); ``shown``: how the
-    bundle shows it holding, a clause (a metadata lock's holder).
+    bundle shows it holding, a clause (a metadata lock's or the global read / backup lock's holder).
     """
 
     lock: str
@@ -537,8 +538,12 @@ def _running_on_table(cand: pd.DataFrame, ddl: str) -> pd.Series | None:
 
 
 def global_lock_holder(tl: Timeline) -> Blocker | None:
-    """The holder of the global read / backup lock that sessions wait for (see the module docstring),
-    or None when no session waits for it."""
+    """The holder of the global read / backup lock that sessions wait for (see the module docstring):
+    a GRANTED GLOBAL, BACKUP or COMMIT lock in performance_schema.metadata_locks, else the session
+    running FLUSH TABLES WITH READ LOCK, LOCK INSTANCE FOR BACKUP, BACKUP STAGE or a dump's read
+    (processlist Info), and the backup client in ``ps``; ``shown`` says how. With none shown,
+    ``thread`` and ``process`` are None. None when no session waits for it. The rules read it through
+    ``analyzer.waits.holders.locks.global_holder``, which adds the holder by elimination."""
     queue = _queue(tl, GLOBAL_STATE_RE)
     if queue is None:
         return None
@@ -554,11 +559,12 @@ def global_lock_holder(tl: Timeline) -> Blocker | None:
             process = f"{t['comm']} PID {int(t['pid'])}"
             ev.append(_cite(tl, "backup client in ps", process, "", "ps_threads.comm", tools.tail(1)))
     fp = pl["fingerprint"] if "fingerprint" in pl else None
-    holder = None
+    holder, shown = None, []
     named = pfs_holder(tl, windows, GLOBAL_OBJECTS)
     if named is not None:
         holder = named[0]
         ev.append(named[1])
+        shown.append(SHOWN_GLOBAL_BY_PFS)
     if fp is not None and holder is None:
         cand = pl[
             ~waiting & value_is(fp, lambda s: s.str.match(GLOBAL_HOLDER_RE)) & within(pl["ts"], windows)
@@ -576,8 +582,9 @@ def global_lock_holder(tl: Timeline) -> Blocker | None:
                     cand[_ids(cand["id"]) == holder].tail(1),
                 )
             )
-    if holder is None and process is None:
-        return None
+            shown.append(SHOWN_GLOBAL_STATEMENT)
+    if process is not None:
+        shown.append(f"the backup client {process} in ps")
     info = session_facts(tl, holder, windows, ev) if holder is not None else {}
     return Blocker(
         lock="global",
@@ -586,5 +593,11 @@ def global_lock_holder(tl: Timeline) -> Blocker | None:
         windows=windows,
         process=process,
         evidence=tuple(ev),
+        shown="; ".join(shown),
         **info,
     )  # type: ignore[arg-type]
+
+
+#: How the bundle shows the global read / backup lock's holder (``Blocker.shown``).
+SHOWN_GLOBAL_BY_PFS = "a GRANTED lock in performance_schema.metadata_locks"
+SHOWN_GLOBAL_STATEMENT = "its statement in the processlist"

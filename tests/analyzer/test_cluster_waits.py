@@ -237,3 +237,11 @@ def test_the_staged_galera_node_desynced_by_a_backup_is_named_with_its_state() -
     assert v.root_cause.key == "galera-node-behind", v.headline
     assert v.headline.startswith("db-b is Donor/Desynced and ")
     assert "FLUSH TABLES WITH READ LOCK" in v.fix
+    # lock-waits and sessions-waiting on db-b name the same session 15 (analyzer/waits/holders/locks.py
+    # global_holder): the node's finding explains both (analyzer/reasoning/joins/replication.py)
+    assert {(f.key, f.host) for f in v.explains} >= {("lock-waits", "db-b"), ("sessions-waiting", "db-b")}
+    assert all(
+        f.culprit is not None and f.culprit.id == "15"
+        for f in v.explains
+        if f.key in ("lock-waits", "sessions-waiting")
+    )

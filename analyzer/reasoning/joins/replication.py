@@ -208,3 +208,24 @@ def conflicting_writes(cause: Finding, effect: Finding, ctx: JoinContext) -> Lin
     )
     node = [e for e in cause.evidence if e.label.startswith(f"{effect.host} ")]
     return link(cause, effect, "galera", sentence, node[:2] or cause.evidence[:1])
+
+
+@joins(("galera-node-behind", "lock-waits"), ("galera-node-behind", "sessions-waiting"))
+def node_lock_holder(cause: Finding, effect: Finding, ctx: JoinContext) -> Link | None:
+    """The node behind (the first of the cause's hosts) is the host of the waits, and the session
+    holding the global read or backup lock that desynced it (the cause's culprit) is the holder the
+    waits name: one FLUSH TABLES WITH READ LOCK or backup lock both desyncs the node and queues its
+    writes (MySQL 8.4 Reference Manual, "FLUSH Statement"; Galera Cluster documentation, "Node State
+    Changes")."""
+    if effect.host is None or effect.hosts or not cause.hosts or effect.host != cause.hosts[0]:
+        return None
+    c, e = cause.culprit, effect.culprit
+    if c is None or e is None or c.kind != "session" or (c.kind, c.id) != (e.kind, e.id):
+        return None
+    if not any(a.start <= b.end and b.start <= a.end for a in cause.windows for b in effect.windows):
+        return None
+    sentence = (
+        f"Session {e.id} on {effect.host} holds the global read or backup lock that desynced "
+        f"{effect.host}; the sessions waiting there queue behind the same session."
+    )
+    return link(cause, effect, "galera", sentence, e.evidence[:2])

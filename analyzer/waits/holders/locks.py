@@ -19,7 +19,9 @@ One way per resource, a holder named only when the bundle shows it holding (``HO
   the bundle names) and this reader both take the holder from there.
 - ``GLOBAL_READ_LOCK``: the session that ran FLUSH TABLES WITH READ LOCK, BACKUP STAGE, LOCK
   INSTANCE FOR BACKUP or a dump's read (processlist Info, performance_schema.metadata_locks GRANTED
-  GLOBAL/BACKUP rows), and the backup client in ps (``blockers.global_lock_holder``).
+  GLOBAL/BACKUP/COMMIT rows), and the backup client in ps (``blockers.global_lock_holder``), else the
+  only client session not waiting when idle (``analyzer.waits.elimination``). ``global_holder`` is
+  the one reader of it, for the rule lock-waits (through ``find``) and this reader.
 - ``TABLE_LOCK``: the session that ran LOCK TABLES (processlist Info) and does not wait itself.
 - ``PURGE``: ``analyzer.waits.holders.purge``.
 
@@ -286,14 +288,50 @@ def metadata_holder(tl: Timeline, waits: pd.DataFrame | None = None) -> blockers
     b = blockers.metadata_lock_blocker(tl)
     if b is None or b.thread is not None:
         return b
+    alone = _idle_alone(tl, waits, Resource.METADATA_LOCK)
+    return b if alone is None else dataclasses.replace(alone, waiter=b.waiter)
+
+
+def global_holder(tl: Timeline, waits: pd.DataFrame | None = None) -> blockers.Blocker | None:
+    """The holder of the global read / backup lock sessions wait for (FLUSH TABLES WITH READ LOCK, LOCK
+    INSTANCE FOR BACKUP, BACKUP STAGE): the one reader of it, that the rules lock-waits (through
+    ``find``) and sessions-waiting (``global_read_lock``) both take it from.
+
+    ``blockers.global_lock_holder``: a GRANTED GLOBAL, BACKUP or COMMIT lock in
+    performance_schema.metadata_locks, else the session running the statement that takes it (processlist
+    Info), with the backup client in ps; else the only client session not waiting
+    (``analyzer.waits.elimination``) when it is idle (Command Sleep: the lock outlives the statement
+    that took it; a session running a statement is not shown holding it). ``Blocker.shown`` says which.
+    When none shows it, ``thread`` is None (and ``process`` too when no backup client runs). ``tl``: a
+    host's timeline; ``waits``: its waits frame (``analyzer.waits.model.WAIT_COLUMNS``), None to read
+    it here only if elimination is needed. None when no session waits for the lock. Sources: MySQL 8.4
+    Reference Manual, "FLUSH Statement", "LOCK INSTANCE FOR BACKUP and UNLOCK INSTANCE Statement";
+    MariaDB "BACKUP STAGE"."""
+    b = blockers.global_lock_holder(tl)
+    if b is None or b.thread is not None:
+        return b
+    alone = _idle_alone(tl, waits, Resource.GLOBAL_READ_LOCK)
+    if alone is None:
+        return b
+    if not b.process:
+        return alone
+    client = tuple(e for e in b.evidence if e.series == "ps_threads.comm")
+    return dataclasses.replace(
+        alone, process=b.process, evidence=alone.evidence + client, shown=f"{alone.shown}; {b.shown}"
+    )
+
+
+def _idle_alone(tl: Timeline, waits: pd.DataFrame | None, resource: Resource) -> blockers.Blocker | None:
+    """``_alone`` when that session is idle (Command Sleep), else None; ``waits`` None reads the wait
+    model only when the bundle counts every session of a snapshot (elimination needs it)."""
     if waits is None:
         if not len(tl.frame("processlist_sessions")):
-            return b  # elimination needs every session of a snapshot counted: no wait model to read
+            return None
         waits = read_waits(tl)
-    alone = _alone(tl, waits, Resource.METADATA_LOCK)
+    alone = _alone(tl, waits, resource)
     if alone is None or alone.statement not in (blockers.IDLE, blockers.SLEEPING):
-        return b
-    return dataclasses.replace(alone, waiter=b.waiter)
+        return None
+    return alone
 
 
 #: The inputs ``find`` (and ``metadata_holder`` through it) reads, for the rules that call it.
@@ -302,10 +340,10 @@ FIND_INPUTS = tuple(sorted({*SESSION_INPUTS, *ROW_INPUTS, *WAITS_INPUTS}))
 
 def find(tl: Timeline) -> list[blockers.Blocker]:
     """Every blocker the bundle names (``blockers.row_lock_blockers``, ``metadata_holder``,
-    ``blockers.global_lock_holder``: a session or a process shown holding; a metadata lock's candidate
-    is not one), the one blocking most sessions first. Reads ``FIND_INPUTS``."""
+    ``global_holder``: a session or a process shown holding; a metadata lock's candidate is not one),
+    the one blocking most sessions first. Reads ``FIND_INPUTS``."""
     found: list[blockers.Blocker] = list(blockers.row_lock_blockers(tl))
-    for b in (metadata_holder(tl), blockers.global_lock_holder(tl)):
+    for b in (metadata_holder(tl), global_holder(tl)):
         if b is not None and (b.thread is not None or b.process):
             found.append(b)
     return sorted(found, key=lambda b: (-b.blocks, b.lock))
@@ -404,14 +442,6 @@ USER_LOCK_STATES = frozenset({"user lock", "waiting for user lock"})
 USER_LOCK_OBJECTS = frozenset({"USER LEVEL LOCK"})
 
 
-#: How the bundle shows the holder of the global read or backup lock, by the series of its evidence.
-HOW_SHOWN = {
-    "processlist.fingerprint": "its statement in the processlist",
-    "pfs_metadata_locks.lock_status": "a GRANTED lock in performance_schema.metadata_locks",
-    "ps_threads.comm": "the backup client {process} in ps",
-}
-
-
 #: ``Blocker.lock`` of the locks a holder by elimination may hold.
 LOCK_WORDS = {
     Resource.GLOBAL_READ_LOCK: "global",
@@ -469,23 +499,31 @@ def _by_elimination(tl: Timeline, waits: pd.DataFrame, resource: Resource, what:
     return _holding(tl, b, resource, f"session {b.thread} holds it: {b.shown}", what, _object(rows), peak)
 
 
+#: What sessions-waiting says of the global read / backup lock when nothing shows its holder.
+GLOBAL_UNSHOWN = (
+    "the bundle does not show who holds the lock (no GRANTED lock in performance_schema.metadata_locks, "
+    "no session running the statement that takes it, no backup client in ps, no lone idle session)"
+)
+
+
 @reads(Resource.GLOBAL_READ_LOCK, inputs=SESSION_INPUTS)
 def global_read_lock(tl: Timeline, waits: pd.DataFrame) -> list[Holding]:
-    """The session that ran FLUSH TABLES WITH READ LOCK, BACKUP STAGE, LOCK INSTANCE FOR BACKUP or a
-    dump's read (processlist Info, performance_schema.metadata_locks GRANTED GLOBAL or BACKUP rows),
-    and the backup client in ps."""
-    rows, peak, windows = _waiters(waits, Resource.GLOBAL_READ_LOCK)
-    b = blockers.global_lock_holder(tl)
-    if b is None or b.thread is None:
-        alone = _by_elimination(tl, waits, Resource.GLOBAL_READ_LOCK, GLOBAL_WHAT)
-        if alone is not None:
-            return [alone]
+    """The holder ``global_holder`` shows: a GRANTED GLOBAL, BACKUP or COMMIT lock in
+    performance_schema.metadata_locks, the session running FLUSH TABLES WITH READ LOCK, LOCK INSTANCE
+    FOR BACKUP, BACKUP STAGE or a dump's read (processlist Info), the backup client in ps, the only
+    client session not waiting when idle; else a holding that names none ("the bundle does not show who
+    holds the lock", no KILL)."""
+    rows, peak, _ = _waiters(waits, Resource.GLOBAL_READ_LOCK)
+    b = global_holder(tl, waits)
     if b is None:
         return []
-    how = "; ".join(HOW_SHOWN[e.series] for e in b.evidence if e.series in HOW_SHOWN) or "the processlist"
-    how = how.replace("{process}", str(b.process))
-    shown_by = f"{b.who()} holds the global read / backup lock ({how})"
-    return [_holding(tl, b, Resource.GLOBAL_READ_LOCK, shown_by, GLOBAL_WHAT, _object(rows), peak)]
+    obj = _object(rows)
+    if b.thread is None and not b.process:
+        return [
+            _holding(tl, b, Resource.GLOBAL_READ_LOCK, GLOBAL_UNSHOWN, GLOBAL_WHAT, obj, peak, named=False)
+        ]
+    shown_by = f"{b.who()} holds the global read / backup lock: {b.shown or 'the processlist'}"
+    return [_holding(tl, b, Resource.GLOBAL_READ_LOCK, shown_by, GLOBAL_WHAT, obj, peak)]
 
 
 @reads(Resource.TABLE_LOCK, inputs=SESSION_INPUTS)

@@ -14,6 +14,7 @@ from analyzer.timeline.timeline import Timeline
 from analyzer.waits.elimination import only_session_not_waiting
 from analyzer.waits.holders import HOLDER_MIN_S, holders
 from analyzer.waits.holders.locks import (
+    global_holder,
     global_read_lock,
     metadata_holder,
     metadata_lock,
@@ -373,3 +374,46 @@ def test_a_statement_on_another_table_is_not_shown_holding_the_ddls_metadata_loc
     assert h.holder is None and "session 1001, a candidate" in h.contention, h
     finding = lock_waits_rule(tl)
     assert finding is not None and finding.culprit is None
+
+
+def test_lock_waits_and_sessions_waiting_take_the_global_lock_holder_from_one_reader() -> None:
+    # global_holder is the one reader of the global read / backup lock's holder: the rule lock-waits
+    # (its blocker) and the wait model's sessions-waiting (its holding) name the same session, with
+    # the same evidence and the same KILL
+    for name, host, holder in (
+        ("waits-galera-ftwrl", "db-b", 15),  # idle after FLUSH TABLES WITH READ LOCK: by elimination
+        ("culprit-ftwrl", "vm", 220),  # mariadb-dump's read in the processlist, the dump in ps
+    ):
+        tl = timelines(BUNDLES / f"{name}.tar.gz")[host]
+        b = global_holder(tl)
+        assert b is not None and b.thread == holder and b.shown, (name, b)
+        [h] = global_read_lock(tl, waits(tl))
+        assert h.named and h.holder is not None and h.holder.id == str(holder), name
+        assert h.shown_by.endswith(b.shown), (name, h.shown_by)
+        finding = lock_waits_rule(tl)
+        assert finding is not None and finding.culprit is not None, name
+        assert finding.culprit.id == str(holder) and f"behind session {holder} " in finding.title, name
+        assert finding.culprit.evidence == h.holder.evidence and h.holder.evidence, name
+        assert f"KILL {holder};" in h.fix and f"KILL {holder};" in finding.recommendation, name
+    galera = global_holder(timelines(BUNDLES / "waits-galera-ftwrl.tar.gz")["db-b"])
+    assert galera is not None and galera.statement == "idle"
+    assert galera.shown.startswith("the only client session not waiting, idle since before the first wait")
+
+
+def test_a_session_running_a_statement_is_not_shown_holding_the_global_lock() -> None:
+    # the only client session not waiting runs a SELECT (no FLUSH TABLES WITH READ LOCK, LOCK INSTANCE
+    # FOR BACKUP or BACKUP STAGE; no lock table, no backup client): nothing shows it holding the
+    # backup lock, so neither rule names a holder nor writes a KILL
+    tl = _timeline(
+        pl=_backup_snapshots([("app", "Query", 40, "Sending data", "SELECT COUNT(*) FROM invoices")])
+    )
+    assert only_session_not_waiting(tl, _waiting(tl), Resource.GLOBAL_READ_LOCK) is not None
+    b = global_holder(tl, _waiting(tl))
+    assert b is not None and b.thread is None and b.process is None  # session 1001 runs the SELECT
+    [h] = global_read_lock(tl, _waiting(tl))
+    assert not h.named and h.holder is None and h.fix == ""
+    assert h.contention is not None and "the bundle does not show who holds the lock" in h.contention
+    finding = lock_waits_rule(tl)
+    # the rule's general advice only ("KILL <blocking Id>;"), no session's KILL
+    assert finding is not None and finding.culprit is None and "KILL 1001" not in finding.recommendation
+    assert "does not show who holds the lock" in finding.explanation
