@@ -114,9 +114,9 @@ TRAITS = FormatTraits(
 SESSIONS_FRAME = "processlist_sessions"
 #: The frame ``parse(..., idle=...)`` adds of the sessions it counts rather than types, by snapshot and
 #: account (``ACCOUNT_COLUMNS``: ``client`` the Host without its port; ``user``, ``client`` and
-#: ``command`` categories; ``sessions`` int32; Times in s,
-#: float64; rows of one snapshot cut over two chunks are summed by the reader; and ``line_no``, the
-#: first line of a row counted, by which a piece's overlap is dropped): who holds idle connections.
+#: ``command`` categories; ``sessions`` int32; Times in s, float64; rows of one snapshot cut over two
+#: chunks are summed by the reader; and ``line_no``, the first line of a row counted, by which a
+#: piece's overlap is dropped): who holds idle connections.
 ACCOUNTS_FRAME = "processlist_accounts"
 ACCOUNT_COLUMNS = ("ts", "user", "client", "command", "sessions", "time_min_s", "time_max_s", "time_sum_s")
 

@@ -196,14 +196,21 @@ def _cite(tl: Timeline, label: str, value: object, unit: str, series: str, rows:
 
 
 def session_facts(
-    tl: Timeline, thread: int, windows: tuple[Window, ...], ev: list[Evidence], trx_id: str | None = None
+    tl: Timeline,
+    thread: int,
+    windows: tuple[Window, ...],
+    ev: list[Evidence],
+    trx_id: str | None = None,
+    *,
+    in_transaction: bool = False,
 ) -> dict[str, object]:
     """What the processlist, INNODB_TRX and the monitor's TRANSACTIONS say of session ``thread``:
     a dict of ``Blocker`` fields (``user host statement idle_s trx_id since age_s rows_locked
     rows_modified``, those known); the lines they come from are appended to ``ev``. ``trx_id``: read
     that transaction of the session only (its age is that transaction's, not a later one's). An idle
-    session (Command Sleep) is ``IDLE`` only when a transaction list shows its transaction, else
-    ``SLEEPING``."""
+    session (Command Sleep) is ``IDLE`` only when a transaction list shows its transaction, or the
+    caller has other evidence of it (``in_transaction``: the lock graph's blocking transaction, a
+    transaction-scoped lock in performance_schema), else ``SLEEPING``."""
     out: dict[str, object] = {}
     pl = tl.frame("processlist")
     if len(pl) and "id" in pl:
@@ -214,7 +221,7 @@ def session_facts(
             host = last.get("host")
             out["host"] = str(host) if host is not None and pd.notna(host) and str(host) else None
             if str(last.get("command")) == "Sleep":
-                out["statement"] = SLEEPING
+                out["statement"] = IDLE if in_transaction else SLEEPING
                 out["idle_s"] = float(last["time_s"]) if pd.notna(last.get("time_s")) else None
             elif pd.notna(last.get("fingerprint")):
                 out["statement"] = str(last["fingerprint"])
@@ -299,9 +306,9 @@ def row_lock_blockers(tl: Timeline) -> list[Blocker]:
                 rows,
             )
         ]
-        info = session_facts(tl, h.thread, windows, ev, trx_id=lock_graph.holding_trx(tl, h, step))
-        if info.get("statement") == SLEEPING:
-            info["statement"] = IDLE  # the lock graph shows its transaction blocking: open
+        # the lock graph shows its transaction blocking: open
+        trx_id = lock_graph.holding_trx(tl, h, step)
+        info = session_facts(tl, h.thread, windows, ev, trx_id=trx_id, in_transaction=True)
         if "idle_s" not in info and "idle_in_trx_s" in rows and rows["idle_in_trx_s"].notna().any():
             idle = float(rows["idle_in_trx_s"].iloc[-1])
             if idle > 0:
@@ -459,13 +466,8 @@ def metadata_lock_blocker(tl: Timeline) -> Blocker | None:
         oldest = int(cand.sort_values("_t", kind="stable").iloc[-1]["id"]) if len(cand) else None
         info: dict[str, object] = {"candidate": oldest}
     else:
-        info = session_facts(tl, holder, windows, ev)
-        if (
-            info.get("statement") == SLEEPING
-            and shown == SHOWN_BY_PFS
-            and _transaction_lock(tl, holder, windows)
-        ):
-            info["statement"] = IDLE
+        scoped = shown == SHOWN_BY_PFS and _transaction_lock(tl, holder, windows)
+        info = session_facts(tl, holder, windows, ev, in_transaction=scoped)
         trx = trx_word(info.get("trx_id"))  # type: ignore[arg-type]
         info["shown"] = shown or f"its transaction{trx} is open ahead of the waiters (transaction list)"
     return Blocker(
