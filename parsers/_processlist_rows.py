@@ -45,6 +45,19 @@ def out_name(col: str) -> str:
     return COLUMN_MAP.get(col) or safe_name(col)
 
 
+#: The User of the server's own threads (replication and Galera appliers, the event scheduler, delayed
+#: inserts): they hold no lock a client waits for (MySQL 8.4, "The INFORMATION_SCHEMA PROCESSLIST Table").
+SERVER_USERS = (b"system user", b"event_scheduler", b"DELAYED")
+
+
+def _longest(rows: np.ndarray, time_s: np.ndarray, snaps: np.ndarray) -> np.ndarray:
+    """Of ``rows`` (row indices), the first with the longest Time of each snapshot."""
+    order = np.lexsort((rows, -np.nan_to_num(time_s[rows], nan=-1.0), snaps[rows]))
+    leads = np.ones(len(order), dtype=bool)
+    leads[1:] = snaps[rows[order]][1:] != snaps[rows[order]][:-1]
+    return rows[order[leads]]
+
+
 #: Bytes of User, Host and Command an untyped session is grouped by (``State._tally``), with each
 #: cell's length: two users alike in their first 16 bytes and their length, or two hosts in their
 #: first 32, are counted as one (the names are read from one row). The Command of an untyped session
@@ -199,8 +212,10 @@ class State:
         or a Time cell that is not a plain number).
 
         Counted, not typed: the sessions whose Command is one of ``self.idle``, but the first and the
-        last row of each snapshot and, of each snapshot's idle sessions, the first with the longest
-        Time (a possible lock holder), and a row whose Info spans lines. Their other cells are not read
+        last row of each snapshot, the server's own threads (``SERVER_USERS``: a replica's or Galera's
+        appliers, whose State says why it is behind; a handful), of each snapshot's idle client
+        sessions the first with the longest Time (a possible lock holder), and a row whose Info spans
+        lines. Their other cells are not read
         (``vs``/``ve`` hold the cell ranges of Command and Time only).
         The first and last rows are those of the chunk (a snapshot may run over two): more rows than
         needed, never fewer."""
@@ -222,19 +237,33 @@ class State:
         edge = first_of_snapshots(snaps, self.first_typed)
         edge[:-1] |= snaps[1:] != snaps[:-1]  # and the last row of each snapshot in the chunk
         edge[-1] = True
-        rows = np.flatnonzero(idle)
-        order = np.lexsort((rows, -np.nan_to_num(time_s[rows], nan=-1.0), snaps[rows]))
-        leads = np.ones(len(order), dtype=bool)
-        leads[1:] = snaps[rows[order]][1:] != snaps[rows[order]][:-1]
-        longest = rows[order[leads]]
+        server = self._server_rows(chunk, layout, vs, ve)
+        if server is not None:  # the server's own threads stay typed: a handful, their State says why
+            idle &= ~server
         skip = idle & ~edge
-        skip[longest] = False
+        skip[_longest(np.flatnonzero(idle), time_s, snaps)] = False  # a client: a possible lock holder
         for snap, n in zip(*np.unique(snaps[skip], return_counts=True), strict=True):
             self.untyped[int(snap)] = self.untyped.get(int(snap), 0) + int(n)
         if "User" in layout.keys and "Host" in layout.keys:
             keys = [layout.keys.index(k) for k in ("User", "Host", "Command")]
             self._tally(chunk, [(vs[k], ve[k]) for k in keys], snaps, time_s, np.flatnonzero(skip), lines)
         return np.flatnonzero(~skip)
+
+    @staticmethod
+    def _server_rows(
+        chunk: Bytes, layout: VerticalKeys, vs: list[np.ndarray | None], ve: list[np.ndarray | None]
+    ) -> np.ndarray | None:
+        """Rows whose User is one of the server's own (``SERVER_USERS``); None without User cells."""
+        if "User" not in layout.keys:
+            return None
+        user = layout.keys.index("User")
+        if vs[user] is None or ve[user] is None:
+            return None
+        width = ve[user] - vs[user]
+        server = np.zeros(len(width), dtype=bool)
+        for name in SERVER_USERS:
+            server |= (width == len(name)) & chunk.starts_with(vs[user], name)
+        return server
 
     def _tally(
         self,

@@ -27,14 +27,15 @@ from analyzer.statements.fingerprint import fingerprint_all, texts_holding
 from analyzer.timeline import accounts, irqs, primary
 from analyzer.timeline.context import derive as derive_context
 from analyzer.timeline.variables import server_variables
+from parsers._processlist_rows import SERVER_USERS
 from parsers.base import ParsedSource
 
 #: Commands of sessions that run a statement (prepared statements show `Execute`).
 ACTIVE_COMMANDS = frozenset({"Query", "Execute"})
 #: Command of an idle session (connected, waiting for its client's next statement).
 IDLE_COMMANDS = frozenset({"Sleep"})
-#: Users of server-internal rows that are never client work.
-INTERNAL_USERS = frozenset({"system user", "event_scheduler", "DELAYED"})
+#: Users of server-internal rows that are never client work (``parsers._processlist_rows.SERVER_USERS``).
+INTERNAL_USERS = frozenset(u.decode() for u in SERVER_USERS)
 #: The user of a replica's SQL, I/O and worker threads and of Galera's applier threads.
 REPLICATION_USER = "system user"
 #: The collectors' own statements (pt-stalk, MySQL Shell's collectDiagnostics, scripts/collect.sh,

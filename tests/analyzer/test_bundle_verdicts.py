@@ -16,7 +16,7 @@ import pytest
 
 from analyzer import engine
 from analyzer.reasoning.verdict import HEALTHY_HEADLINE
-from analyzer.timeline.timeline import Timeline
+from analyzer.timeline.timeline import Timeline, reduce_piece
 from parsers.ingest.bundle import read_bundle
 
 BUNDLES = Path(__file__).resolve().parent.parent / "fixtures" / "bundles"
@@ -165,8 +165,9 @@ SAMPLE_ROOTS: dict[str, str | None] = {
 
 
 def _analyse(path: Path) -> engine.Outcome:
-    """The bundle at ``path`` through the rules as the ingest runs them (a timeline per host)."""
-    bundle = read_bundle(path)
+    """The bundle at ``path`` through the rules as the ingest runs them (a timeline per host, each
+    piece reduced as the worker reduces it: ``reduce_piece``, the idle sessions counted by account)."""
+    bundle = read_bundle(path, reduce=reduce_piece)
     if not bundle.hosts:
         return engine.run_hosts(
             {"": Timeline.from_sources(bundle.sources, ncpu=bundle.ncpu, host=bundle.host)}

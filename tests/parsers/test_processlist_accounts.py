@@ -54,3 +54,21 @@ def test_the_sessions_not_typed_are_counted_by_account_with_their_time() -> None
     )
     pd.testing.assert_frame_equal(_by_account(counted), _by_account(expected), check_dtype=False)
     assert set(counted["user"]) == {"app", "root"} and set(counted["client"]) == {"localhost"}
+
+
+def test_the_servers_own_threads_stay_typed_and_the_longest_idle_client_with_them() -> None:
+    """On the staged Galera node desynced by a backup session (pt-stalk 3.2.1, MariaDB 10.11 with
+    galera-4): its appliers (User ``system user``, Command Sleep) idle longer than the backup's
+    session 15, which holds the lock. The appliers stay typed (their State says why the node is
+    behind), and so does session 15, the longest idle client session of each snapshot."""
+    member = "galera-ftwrl/db-b/2026_12_07_05_24_42-processlist"
+    with tarfile.open(FIXTURES / "bundles" / "waits-galera-ftwrl.tar.gz") as tar:
+        lines = tar.extractfile(member).read().decode("utf-8").splitlines(keepends=True)
+    full = processlist.parse(lines, member=member, clock=ClockHints()).frames["processlist"]
+    typed = processlist.parse(lines, member=member, clock=ClockHints(), idle=frozenset({"Sleep"}))
+    typed = typed.frames["processlist"]
+    snapshots = full["ts"].nunique()
+    assert (typed["id"] == 15).sum() == (full["id"] == 15).sum() == snapshots
+    server = full["user"].eq("system user")
+    assert server.sum() > snapshots and typed["user"].eq("system user").sum() == server.sum()
+    assert len(typed) < len(full)  # the other idle clients are counted, not typed
