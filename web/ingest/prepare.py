@@ -93,12 +93,19 @@ def _overview(
     )
 
 
+#: The longest title a ``Finding`` row holds (``web.models.cases.Finding.title``).
+TITLE_MAX_CHARS = 300
+
+
 def finding_fields(f: Finding) -> dict[str, object]:
-    """The fields of the ``Finding`` row of ``f`` (all but its case and position), as written."""
+    """The fields of the ``Finding`` row of ``f`` (all but its case and position), as written; a title
+    longer than ``TITLE_MAX_CHARS`` is cut there, ending in an ellipsis (the whole text stays in the
+    finding's other fields): no finding's wording sinks the case."""
+    title = f.title if len(f.title) <= TITLE_MAX_CHARS else f.title[: TITLE_MAX_CHARS - 1].rstrip() + "…"
     return {
         "key": f.key,
         "severity": str(f.severity),
-        "title": pg_safe(f.title),
+        "title": pg_safe(title),
         "summary": pg_safe(f.explanation),
         "windows": [
             [iso_utc(w.start, timespec="microseconds"), iso_utc(w.end, timespec="microseconds")]
