@@ -147,6 +147,18 @@ def holder_words(h: Holding) -> str:
     return f"{c.kind} {c.id}{account}"
 
 
+def how_shown(h: Holding) -> str:
+    """What shows ``h``'s holder holding, without the holder's own words that ``shown_by`` begins with
+    (``"session 15 ... holds the global read / backup lock: the only client session not waiting, ..."``
+    -> ``"the only client session not waiting, ..."``): the fix names the holder once."""
+    head, sep, rest = h.shown_by.partition(": ")
+    return (
+        rest
+        if sep and h.holder is not None and head.startswith(f"{h.holder.kind} {h.holder.id}")
+        else h.shown_by
+    )
+
+
 def galera_node_behind(timelines: Mapping[str, Timeline]) -> Finding | None:
     """``galera-node-behind``: among two or more Galera nodes, the node that is not Synced or whose
     receive queue grows RECV_BEHIND while it sends no flow control, and another node commits meanwhile
@@ -193,11 +205,11 @@ def galera_node_behind(timelines: Mapping[str, Timeline]) -> Finding | None:
     held = lock_holder(tl) if n.desync > 0 or "Donor/Desynced" in n.states else None
     cause = _cause(n)
     if held is not None:
-        cause += f"; its {Resource.GLOBAL_READ_LOCK.value} is held by {holder_words(held)} ({held.shown_by})"
+        cause += f"; its {Resource.GLOBAL_READ_LOCK.value} is held by {holder_words(held)}"
         evidence += list(held.evidence)
     fix = (
         GALERA_NODE_HOLDER_FIX.format(
-            node=n.name, holder=holder_words(held), shown_by=held.shown_by, holder_fix=held.fix or ""
+            node=n.name, holder=holder_words(held), shown_by=how_shown(held), holder_fix=held.fix or ""
         )
         if held is not None
         else GALERA_NODE_FIX.format(node=n.name)

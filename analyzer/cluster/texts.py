@@ -170,7 +170,7 @@ GALERA_NODE_FIX = (
 )
 #: ... and when it shows the session holding the global read or backup lock that desynced it.
 GALERA_NODE_HOLDER_FIX = (
-    "End the session that holds {node}'s global read lock: {holder} ({shown_by}). {holder_fix}\n"
+    "{node}'s global read lock is held by {holder} ({shown_by}). {holder_fix}\n"
     "Or run UNLOCK TABLES in it (it took FLUSH TABLES WITH READ LOCK or a backup lock).\n"
     "If it is a backup, let it finish or run it on a node that takes no traffic. Send no traffic to a\n"
     "node that is not Synced (the proxy's health check should read wsrep_local_state_comment)."

@@ -156,8 +156,10 @@ def test_a_node_desynced_by_a_global_read_lock_names_the_session_holding_it(monk
     monkeypatch.setitem(holders_pkg.READERS, Resource.GLOBAL_READ_LOCK, [(reader, True)])
     f = {f.key: f for f in cross_host_findings(tls)}["galera-node-behind"]
     assert f.culprit == holder
-    assert f.title.endswith("held by session 14 backup@localhost (took the lock 14 s before the capture)")
-    assert f.recommendation.startswith("End the session that holds db-b's global read lock: session 14")
+    assert f.title.endswith("held by session 14 backup@localhost")
+    assert f.recommendation.startswith(
+        "db-b's global read lock is held by session 14 backup@localhost (took the lock 14 s before the capture)"
+    )
     assert "KILL 14 on db-b." in f.recommendation
 
 
@@ -237,6 +239,10 @@ def test_the_staged_galera_node_desynced_by_a_backup_is_named_with_its_state() -
     assert v.root_cause.key == "galera-node-behind", v.headline
     assert v.headline.startswith("db-b is Donor/Desynced and ")
     assert "FLUSH TABLES WITH READ LOCK" in v.fix
+    # the holder is named once in the headline and once in the fix, with what shows it holding
+    assert v.headline.endswith("its global read or backup lock is held by session 15 backup@127.0.0.1")
+    assert v.fix.count("session 15 backup@127.0.0.1") == 1
+    assert "(the only client session not waiting, idle since before the first wait" in v.fix
     # lock-waits and sessions-waiting on db-b name the same session 15 (analyzer/waits/holders/locks.py
     # global_holder): the node's finding explains both (analyzer/reasoning/joins/replication.py)
     assert {(f.key, f.host) for f in v.explains} >= {("lock-waits", "db-b"), ("sessions-waiting", "db-b")}
