@@ -58,8 +58,13 @@ def counted(counted: pd.DataFrame | None, dropped: pd.DataFrame) -> pd.DataFrame
     both = pd.concat([p.drop(columns=list(NAME_KEYS)) for p in parts], ignore_index=True)
     for key in NAME_KEYS:  # kept as categories: the names are not hashed again, row by row
         both[key] = _joined([p[key] for p in parts])
-    return summed(both[list(ACCOUNT_COLUMNS)], dropna=False, categories=True).astype({"sessions": "int32"})
+    out = summed(both[list(ACCOUNT_COLUMNS)], dropna=False, categories=True)
+    return out.astype({"sessions": "int32", **dict.fromkeys(TIME_COLUMNS, "float32")})
 
+
+#: The Time columns of ``processlist_accounts``: whole seconds as 32-bit floats, exact to 2**24 s
+#: (194 days; a sum past it within one part in 2**24), as the parser keeps them.
+TIME_COLUMNS = ("time_min_s", "time_max_s", "time_sum_s")
 
 #: The accounts' names, categories in ``processlist_accounts``.
 NAME_KEYS = ("user", "client", "command")

@@ -125,6 +125,10 @@ def test_the_rows_dropped_join_the_counted_under_their_names() -> None:
         }
     )
     out = counted(parsed, dropped)
+    assert [str(out[c].dtype) for c in ("sessions", "time_min_s", "time_max_s", "time_sum_s")] == [
+        "int32",
+        *["float32"] * 3,
+    ]
     assert out[["user", "client", "sessions", "time_max_s", "time_sum_s"]].astype(object).values.tolist() == [
         ["app", "10.0.0.1", 41, 120.0, 1020.0],
         ["batch", "10.0.0.3", 1, 3.0, 3.0],

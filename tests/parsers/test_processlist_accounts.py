@@ -36,6 +36,11 @@ def test_the_sessions_not_typed_are_counted_by_account_with_their_time() -> None
     typed, counted = src.frames["processlist"], src.frames["processlist_accounts"]
     assert tuple(counted.columns) == (*processlist.ACCOUNT_COLUMNS, "line_no") and len(counted)
     assert str(counted["ts"].dtype) == "datetime64[ns, UTC]"
+    # whole seconds in 32-bit floats (exact to 2**24 s): a dense capture counts hundreds of thousands
+    assert [str(counted[c].dtype) for c in ("sessions", "time_min_s", "time_max_s", "time_sum_s")] == [
+        "int32",
+        *["float32"] * 3,
+    ]
     # every session of the full parse is either typed or counted, with the same account and Time
     untyped = full.merge(typed[["ts", "id"]], on=["ts", "id"], how="left", indicator=True)
     untyped = untyped[untyped["_merge"] == "left_only"]
