@@ -134,3 +134,56 @@ def test_the_rows_dropped_join_the_counted_under_their_names() -> None:
         ["batch", "10.0.0.3", 1, 3.0, 3.0],
         ["report", "10.0.0.2", 2, 6.0, 11.0],
     ]
+
+
+@pytest.mark.parametrize("n", [1, 7, 500])
+@pytest.mark.parametrize("missing", [False, True])
+def test_counted_sums_the_parsed_and_the_dropped_rows_as_the_group_by(n: int, missing: bool) -> None:
+    """``counted`` groups on integer codes: the same rows, sums and order as pandas' group-by over
+    the names (a missing ts or name sorting last), whatever the categories' order."""
+    rows = _rows(n, missing, "int32", seed=n + 2)
+    parsed = rows.copy()
+    for key in ("user", "client", "command"):
+        names = rows[key].astype(object)
+        met = list(dict.fromkeys(v for v in names if isinstance(v, str)))[::-1] + ["unused"]
+        parsed[key] = pd.Categorical(names, categories=met)
+    dropped = pd.DataFrame(
+        {
+            "ts": rows["ts"].iloc[: n // 2 + 1],
+            "user": pd.array(["app", "new"] * (n // 4 + 1), dtype="string")[: n // 2 + 1],
+            "host": pd.array(["10.0.0.1:4000", "10.0.0.9:12"] * (n // 4 + 1), dtype="string")[: n // 2 + 1],
+            "command": pd.array(["Sleep"] * (n // 2 + 1), dtype="string"),
+            "time_s": np.arange(n // 2 + 1),
+        }
+    )
+    t = dropped["time_s"].astype("float64")
+    as_rows = pd.concat(
+        [
+            rows,
+            pd.DataFrame(
+                {
+                    "ts": dropped["ts"],
+                    "user": dropped["user"],
+                    "client": dropped["host"].str.replace(r":\d+$", "", regex=True),
+                    "command": dropped["command"],
+                    "sessions": np.ones(len(dropped), dtype="int32"),
+                    "time_min_s": t,
+                    "time_max_s": t,
+                    "time_sum_s": t,
+                }
+            ),
+        ],
+        ignore_index=True,
+    )
+    got = counted(parsed, dropped)
+    want = _grouped(as_rows, dropna=False)
+    for key in ("user", "client", "command"):
+        assert _names(got[key]) == _names(want[key]), key
+    assert got["ts"].isna().tolist() == want["ts"].isna().tolist()
+    assert (got["ts"].dropna() == want["ts"].dropna()).all()
+    pd.testing.assert_frame_equal(
+        got[["sessions", "time_min_s", "time_max_s", "time_sum_s"]],
+        want[["sessions", "time_min_s", "time_max_s", "time_sum_s"]].astype(
+            {"sessions": "int32", "time_min_s": "float32", "time_max_s": "float32", "time_sum_s": "float32"}
+        ),
+    )
