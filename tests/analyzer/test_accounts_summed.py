@@ -78,17 +78,23 @@ def _names(values: pd.Series) -> list[str | None]:
     return [None if pd.isna(v) else v for v in values.astype(object)]
 
 
+def _as_categories(rows: pd.DataFrame) -> pd.DataFrame:
+    """``rows`` with the names as categories in the order the parser meets them (not sorted), one unused."""
+    out = rows.copy()
+    for key in ("user", "client", "command"):
+        names = rows[key].astype(object)
+        met = list(dict.fromkeys(v for v in names if isinstance(v, str)))[::-1] + ["unused"]
+        out[key] = pd.Categorical(names, categories=met)
+    return out
+
+
 @pytest.mark.parametrize("n", [0, 1, 7, 500])
 @pytest.mark.parametrize("missing", [False, True])
 def test_names_as_categories_in_any_order_sum_as_their_strings(n: int, missing: bool) -> None:
     """The parser gives the names as categories in the order it met them (not sorted), some unused:
     the sums and their order are those of the same names as strings."""
     rows = _rows(n, missing, "int32", seed=n + 1)
-    as_categories = rows.copy()
-    for key in ("user", "client", "command"):
-        names = rows[key].astype(object)
-        met = list(dict.fromkeys(v for v in names if isinstance(v, str)))[::-1] + ["unused"]
-        as_categories[key] = pd.Categorical(names, categories=met)
+    as_categories = _as_categories(rows)
     got = summed(as_categories, dropna=False, categories=True)
     want = summed(rows, dropna=False, categories=True)
     for key in ("user", "client", "command"):
@@ -142,11 +148,7 @@ def test_counted_sums_the_parsed_and_the_dropped_rows_as_the_group_by(n: int, mi
     """``counted`` groups on integer codes: the same rows, sums and order as pandas' group-by over
     the names (a missing ts or name sorting last), whatever the categories' order."""
     rows = _rows(n, missing, "int32", seed=n + 2)
-    parsed = rows.copy()
-    for key in ("user", "client", "command"):
-        names = rows[key].astype(object)
-        met = list(dict.fromkeys(v for v in names if isinstance(v, str)))[::-1] + ["unused"]
-        parsed[key] = pd.Categorical(names, categories=met)
+    parsed = _as_categories(rows)
     dropped = pd.DataFrame(
         {
             "ts": rows["ts"].iloc[: n // 2 + 1],
