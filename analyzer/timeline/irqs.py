@@ -52,18 +52,17 @@ def fold_minor_irqs(it: pd.DataFrame) -> pd.DataFrame:
     ts = it["ts"].to_numpy(dtype="datetime64[ns]").view("int64")
     cpu = it["cpu"].to_numpy(dtype="int64")
     line_no = it["line_no"].to_numpy(dtype="int64")
-    rest = np.flatnonzero(~keep)
+    folding = not keep.all()
     out_ts, out_cpu, out_line, out_per_s = ts[keep], cpu[keep], line_no[keep], per_s[keep]
     # the category of the result: the kept names (every code names a line present), and OTHER_IRQ
     # when anything is folded
     present = np.sort(top)
-    categories = sorted([*irq_names[present].tolist(), *([OTHER_IRQ] if len(rest) else [])])
+    categories = sorted([*irq_names[present].tolist(), *([OTHER_IRQ] if folding else [])])
     position = np.full(len(irq_names) + 1, -1, dtype="int64")  # the last slot: missing stays missing
     position[present] = [categories.index(n) for n in irq_names[present]]
     out_irq = position[irq_codes[keep]]
-    if len(rest):
-        order, starts = _fold_groups(ts, cpu, line_no, rest)
-        rows = rest[order]
+    if folding:
+        rows, starts = _fold_groups(ts, cpu, line_no, keep)
         values = per_s[rows]
         sums = np.add.reduceat(_zero_nan(values), starts)
         seen = np.logical_or.reduceat(~np.isnan(values), starts)
@@ -92,29 +91,64 @@ def _zero_nan(values: np.ndarray) -> np.ndarray:
 
 
 def _fold_groups(
-    ts: np.ndarray, cpu: np.ndarray, line_no: np.ndarray, rest: np.ndarray
+    ts: np.ndarray, cpu: np.ndarray, line_no: np.ndarray, keep: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray]:
-    """The folded rows ``rest`` (positions in the frame's ``ts``, ``cpu``, ``line_no`` arrays) grouped
-    by (ts, cpu): the stable order that puts each group's rows together, and where each group starts
-    in it. Groups follow one another as ``groupby(sort=False)`` numbers them (by first appearance), or,
-    when the frame is in (ts, line) order with the CPUs of each line ascending (as parsed), by (ts,
-    cpu): the same groups, in an order that the final sort by (ts, line) undoes alike, and found by
-    counting instead of hashing."""
-    rest_ts, rest_cpu = ts[rest], cpu[rest]
-    low, span = int(rest_cpu.min()), int(rest_cpu.max()) - int(rest_cpu.min()) + 1
+    """The folded rows (where ``keep``, a bool per row of the frame's ``ts``, ``cpu``, ``line_no``
+    arrays, is False) grouped by (ts, cpu): their positions in the order that puts each group's rows
+    together (in row order), and where each group starts in it. Groups follow one another as
+    ``groupby(sort=False)`` numbers them (by first appearance), or, when the frame is in (ts, line)
+    order with the CPUs of each line ascending (as parsed), by (ts, cpu): the same groups, in an
+    order that the final sort by (ts, line) undoes alike, and found by counting instead of hashing
+    (:func:`_snapshot_groups` when every snapshot has the same rows)."""
     same_line = line_no[1:] == line_no[:-1]
     if (
         (ts[1:] >= ts[:-1]).all()
         and (line_no[1:] >= line_no[:-1]).all()
         and not (same_line & (cpu[1:] <= cpu[:-1])).any()
     ):
+        grouped = _snapshot_groups(ts, cpu, keep)
+        if grouped is not None:
+            return grouped
+        rest = np.flatnonzero(~keep)
+        rest_ts, rest_cpu = ts[rest], cpu[rest]
+        low, span = int(rest_cpu.min()), int(rest_cpu.max()) - int(rest_cpu.min()) + 1
         new = np.empty(len(rest), dtype=bool)
         new[0] = True
         np.not_equal(rest_ts[1:], rest_ts[:-1], out=new[1:])
         key = (np.cumsum(new) - 1) * span + (rest_cpu - low)
     else:
+        rest = np.flatnonzero(~keep)
+        rest_ts, rest_cpu = ts[rest], cpu[rest]
+        low, span = int(rest_cpu.min()), int(rest_cpu.max()) - int(rest_cpu.min()) + 1
         snap = pd.factorize(rest_ts)[0].astype("int64")
         key, _ = pd.factorize(snap * span + rest_cpu - low)
     order = np.argsort(key, kind="stable")
     starts = np.flatnonzero(np.diff(key[order], prepend=-1))
-    return order, starts
+    return rest[order], starts
+
+
+def _snapshot_groups(
+    ts: np.ndarray, cpu: np.ndarray, keep: np.ndarray
+) -> tuple[np.ndarray, np.ndarray] | None:
+    """:func:`_fold_groups` of a frame in time order whose snapshots (runs of one ``ts``, each later
+    than the one before) all have the same number of rows, the same CPUs and the same rows kept, as
+    /proc/interrupts gives them: the groups of the first snapshot, found once, repeated for every
+    snapshot. None when the snapshots differ."""
+    width = int(np.searchsorted(ts, ts[0], side="right"))  # the rows of the first time
+    if len(ts) % width:
+        return None
+    snaps = len(ts) // width
+    t = ts.reshape(snaps, width)
+    if (
+        (t[:, 0] != t[:, -1]).any()
+        or (t[1:, 0] <= t[:-1, -1]).any()
+        or not (cpu.reshape(snaps, width) == cpu[:width]).all()
+        or not (keep.reshape(snaps, width) == keep[:width]).all()
+    ):
+        return None
+    rest = np.flatnonzero(~keep[:width])
+    rest = rest[np.argsort(cpu[rest], kind="stable")]  # by CPU, in row order within a CPU
+    grouped = cpu[rest]
+    starts = np.flatnonzero(np.r_[True, grouped[1:] != grouped[:-1]])
+    base = np.arange(snaps, dtype=np.int64)[:, None]
+    return (base * width + rest).ravel(), (base * len(rest) + starts).ravel()
