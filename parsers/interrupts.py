@@ -72,6 +72,8 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
+from parsers._interrupts_cells import fast_counts as _fast_counts
+from parsers._interrupts_cells import slow_counts as _slow_counts
 from parsers.base import (
     Blocks,
     ClockHints,
@@ -110,8 +112,6 @@ _GLUED_TYPE = re.compile(r"^(?P<chip>.+?)-(?P<type>edge|level|fasteoi|simple|per
 _HWIRQ_TYPE = re.compile(r"^(?P<hwirq>\d+)-(?P<type>[A-Za-z][\w-]*)$")
 _CPU_TOKEN = re.compile(r"^CPU(\d+)$")
 _TOTAL = np.array([-1], dtype=np.int64)
-#: The byte of a blank.
-SPACE = 32
 
 #: Most counters are ``unsigned int`` in the kernel (kstat_irqs_cpu, irq_stat fields): they wrap at
 #: 2**32. A drop from above 2**31 is read as a wrap when the corrected delta is plausible.
@@ -209,7 +209,7 @@ class _Known:
     """How the last row of an IRQ ended: the text after its counts (``tail``: blank-led or empty),
     how many counts it had and the CPUs they map to. A later row of that IRQ that ends with the same
     tail has the same description, and the same shape when its count text holds ``k`` numbers, which
-    :func:`_fast_counts` checks for all rows at once."""
+    ``_interrupts_cells.fast_counts`` checks for all rows at once."""
 
     tail: str
     k: int
@@ -377,127 +377,6 @@ def _known_row(acc: _Acc, no: int, label: str, seen: _Known, start: int, end: in
     acc.spans.append((start, end))
     acc.rows_in_snapshot += 1
     acc.snap_lines[acc.snapshot][1] = no
-
-
-#: Rows whose count texts are read in one NumPy call (a few hundred kB of text: the buffers are
-#: reused from one batch to the next instead of growing with the member).
-BATCH_ROWS = 1024
-#: Characters a row's count text may hold for :func:`_fast_counts`, with the ``-1`` it adds.
-_COUNT_CHARS = b" -0123456789"
-#: The kernel prints each count as ``" %10u"`` (kernel/irq/proc.c, arch/x86/kernel/irq.c): a row's
-#: count text is this many characters a count when no count is wider than 10 digits.
-CELL = 11
-_CELL_CHARS = b" 0123456789"
-
-
-def _fast_counts(acc: _Acc, lines: list[str]) -> np.ndarray | None:
-    """All counts as int64, read batch by batch from the rows' count texts; None unless every text
-    holds exactly its row's number of plain decimal counts (ASCII digits and spaces only).
-
-    A batch whose texts are all ``CELL`` characters a count is read as a grid of cells
-    (:func:`_cells`); another is joined with a ``-1`` after each row and read by NumPy's text reader,
-    the ``-1`` landing where expected proving the number of counts."""
-    ks = np.array(acc.ks, dtype=np.int64)
-    counts = np.empty(int(ks.sum()), dtype=np.int64)
-    spans, row_lines = acc.spans, acc.row_lines
-    widths = np.fromiter((b - a for a, b in spans), dtype=np.int64, count=len(spans))
-    fixed = widths == CELL * ks
-    out = 0
-    for first in range(0, len(ks), BATCH_ROWS):
-        last = min(first + BATCH_ROWS, len(ks))
-        texts = [
-            lines[no - 1][a:b] for no, (a, b) in zip(row_lines[first:last], spans[first:last], strict=True)
-        ]
-        values = _cells("".join(texts)) if fixed[first:last].all() else None
-        if values is None:
-            values = _joined(texts, ks[first:last])
-        if values is None:
-            return None
-        counts[out : out + len(values)] = values
-        out += len(values)
-    return counts
-
-
-def _cells(text: str) -> np.ndarray | None:
-    """The counts of a text of ``CELL``-character cells, each a blank then a right-aligned decimal
-    (``"      1234"``), as int64; None when a cell is anything else."""
-    if not text.isascii():
-        return None
-    data = text.encode("ascii")
-    if data.translate(None, _CELL_CHARS):
-        return None
-    flat = np.frombuffer(data, dtype=np.uint8)
-    cells = flat.reshape(-1, CELL)
-    # every cell starts blank and ends with a digit, so it holds one number when the text has as
-    # many numbers (digits after a blank) as cells
-    filled = flat != SPACE
-    if (
-        filled[::CELL].any()
-        or not filled[CELL - 1 :: CELL].all()
-        or np.count_nonzero(filled[1:] & ~filled[:-1]) != len(cells)
-    ):
-        return None
-    digit = cells & np.uint8(15)  # "0".."9" -> 0..9, and a blank -> 0
-    values = digit[:, 1].astype(np.int64)
-    for j in range(2, CELL):
-        values *= 10
-        values += digit[:, j]
-    return values
-
-
-def _joined(texts: list[str], ks: np.ndarray) -> np.ndarray | None:
-    """The counts of the rows' count ``texts`` (``ks`` counts each), joined with a ``-1`` after each
-    row and read by NumPy's text reader; None unless each text holds its number of plain decimals."""
-    joined = " -1 ".join([*texts, ""])
-    if not joined.isascii():
-        return None
-    data = joined.encode("ascii")
-    if data.translate(None, _COUNT_CHARS) or data.count(b"-") != len(texts):
-        return None
-    try:
-        values = np.fromstring(data, dtype=np.int64, sep=" ")
-    except ValueError:
-        return None
-    marks = np.cumsum(ks + 1) - 1  # where each row's -1 lands
-    if len(values) != int(marks[-1]) + 1 or not (values[marks] == -1).all():
-        return None
-    keep = np.ones(len(values), dtype=bool)
-    keep[marks] = False
-    return values[keep]
-
-
-def _slow_counts(acc: _Acc, lines: list[str]) -> np.ndarray:
-    """All counts as int64, token by token; rows with a count that is not a number are dropped with a
-    ``bad-row`` warning (rare: checked per row only when needed)."""
-    tokens = [
-        t for no, (a, b) in zip(acc.row_lines, acc.spans, strict=True) for t in lines[no - 1][a:b].split()
-    ]
-    if tokens and not "".join(tokens).isdigit():
-        tokens = _drop_bad(acc, tokens)
-    # every token is digits (checked above): NumPy's text reader converts them all at C speed
-    return np.fromstring(" ".join(tokens), dtype=np.int64, sep=" ") if tokens else np.zeros(0, np.int64)
-
-
-def _drop_bad(acc: _Acc, counts: list[str]) -> list[str]:
-    """Drop the rows with a count that is not a number; returns the count tokens of the rows kept."""
-    keep = []
-    pos = 0
-    for i, c in enumerate(acc.row_cpus):
-        tokens = counts[pos : pos + len(c)]
-        pos += len(c)
-        if all(t.isdigit() for t in tokens):
-            keep.append(i)
-        else:
-            bad = next(t for t in tokens if not t.isdigit())
-            acc.warnings.append(ParseWarning(acc.row_lines[i], "bad-row", f"{acc.labels[i]}: count {bad!r}"))
-    offsets = np.concatenate([[0], np.cumsum([len(c) for c in acc.row_cpus])])
-    kept = [t for i in keep for t in counts[offsets[i] : offsets[i + 1]]]
-    acc.labels = [acc.labels[i] for i in keep]
-    acc.row_lines = [acc.row_lines[i] for i in keep]
-    acc.row_snaps = [acc.row_snaps[i] for i in keep]
-    acc.row_cpus = [acc.row_cpus[i] for i in keep]
-    acc.ks = [acc.ks[i] for i in keep]
-    return kept
 
 
 def _result(acc: _Acc, lines: list[str], counts: np.ndarray | None, clock: ClockHints) -> ParsedSource:
