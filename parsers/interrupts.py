@@ -65,6 +65,8 @@ Source: Documentation/filesystems/proc.rst ("/proc/interrupts"), kernel/irq/proc
 
 from __future__ import annotations
 
+import itertools
+import operator
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -300,7 +302,10 @@ def _scan(member: str, lines: list[str], *, fast: bool) -> _Acc:
     last_header: tuple[str, list[int] | None] = ("", None)
     labels, row_lines, row_snaps, row_cpus = acc.labels, acc.row_lines, acc.row_snaps, acc.row_cpus
     ks, spans = acc.ks, acc.spans
-    for no, raw in enumerate(lines, start=1):
+    same: _Snapshot | None = None  # with ``fast``: the rows of the last snapshot, if all known
+    since = (0, 0)  # the last header's line, and how many rows were read before it
+    numbered = enumerate(lines, start=1)
+    for no, raw in numbered:
         if fast and known:
             colon = raw.find(":")
             if colon >= 0 and not raw.startswith(("TS", "zzz")):
@@ -335,14 +340,86 @@ def _scan(member: str, lines: list[str], *, fast: bool) -> _Acc:
                 acc.headers.append(cpus)
                 if cpus != header:
                     known.clear()  # counts map to other CPUs now
-                    header = cpus
+                    header, same = cpus, None
+                elif fast:
+                    same = _Snapshot.of(same, acc, known, lines, since)
                 if acc.rows_in_snapshot or acc.snapshot < 0:
                     acc.new_snapshot(None, no)
+                since = (no, len(labels))
+                if same is not None and same.read(acc, lines, no):
+                    next(itertools.islice(numbered, same.width - 1, None), None)  # past its rows
                 continue
         if acc.cpus is None:
             raise ParseError(member, no, line, "not /proc/interrupts: expected a 'CPU0 CPU1 ...' header")
         _row(acc, known, no, line, fast)
     return acc
+
+
+class _Snapshot:
+    """The rows of a snapshot whose IRQs were all known (plain, one row each, on consecutive lines
+    after the header): a later snapshot whose lines start with the same ``IRQ:`` labels, in the same
+    order, and end as the known rows of those IRQs has its rows bookkept at once, as the loop of
+    :func:`_scan` would one by one (a capture lists the same IRQs every time)."""
+
+    __slots__ = ("prefixes", "tails", "bare", "labels", "cpus", "ks", "starts", "cut", "width", "end")
+
+    def __init__(self, prefixes: list[str], seen: list[_Known], labels: list[str]) -> None:
+        self.prefixes, self.labels, self.width = prefixes, labels, len(labels)
+        self.tails = [k.tail_nl for k in seen]
+        self.bare = [j for j, k in enumerate(seen) if not k.tail]  # their line must not end in "\r\n"
+        self.cpus, self.ks = [k.cpus for k in seen], [k.k for k in seen]
+        self.starts = [len(p) for p in prefixes]  # after the colon
+        self.cut = [len(t) for t in self.tails]
+        self.end = -1  # how many rows were read when this snapshot's rows were last read at once
+
+    @classmethod
+    def of(
+        cls,
+        last: _Snapshot | None,
+        acc: _Acc,
+        known: dict[str, _Known],
+        lines: list[str],
+        since: tuple[int, int],
+    ) -> _Snapshot | None:
+        """The rows read since the header at line ``since[0]`` (from row ``since[1]`` on), or None
+        unless they are all known rows, one per IRQ, on the lines right after that header."""
+        if last is not None and last.end == len(acc.labels):
+            return last  # read at once: the same rows
+        header, first = since
+        width = len(acc.labels) - first
+        if not width or acc.row_lines[first] != header + 1 or acc.row_lines[-1] != header + width:
+            return None
+        labels = acc.labels[first:]
+        seen = [known.get(label) for label in labels]
+        if None in seen or len(set(labels)) != width:
+            return None
+        prefixes = [
+            lines[no - 1][:a] for no, (a, _) in zip(acc.row_lines[first:], acc.spans[first:], strict=True)
+        ]
+        if any(p.startswith(("TS", "zzz")) for p in prefixes):
+            return None
+        return cls(prefixes, seen, labels)  # type: ignore[arg-type]
+
+    def read(self, acc: _Acc, lines: list[str], header: int) -> bool:
+        """Bookkeep the lines after the header at line ``header`` as these rows, when they are."""
+        block = lines[header : header + self.width]
+        if (
+            len(block) < self.width
+            or not all(map(str.startswith, block, self.prefixes))
+            or not all(map(str.endswith, block, self.tails))
+            or any(block[j][-2:-1] == "\r" for j in self.bare)
+        ):
+            return False
+        acc.labels.extend(self.labels)
+        acc.row_lines.extend(range(header + 1, header + 1 + self.width))
+        acc.row_snaps.extend(itertools.repeat(acc.snapshot, self.width))
+        acc.row_cpus.extend(self.cpus)
+        acc.ks.extend(self.ks)
+        acc.spans.extend(zip(self.starts, map(operator.sub, map(len, block), self.cut), strict=True))
+        acc.rows_in_snapshot += self.width
+        acc.snap_lines[acc.snapshot][1] = header + self.width
+        self.end = len(acc.labels)
+        return True
 
 
 def _row(acc: _Acc, known: dict[str, _Known], no: int, line: str, fast: bool) -> None:
