@@ -462,17 +462,19 @@ def _result(acc: _Acc, lines: list[str], counts: np.ndarray | None, clock: Clock
     if acc.cpus is None:
         warnings.append(ParseWarning(0, "empty", "no /proc/interrupts snapshot"))
     times = snapshot_times(acc.markers, clock, warnings)
-    snap_ts = times.ts
+    snap_ns = times.ts_ns
     if counts is None:
         counts = _slow_counts(acc, lines)
     reps = np.array(acc.ks, dtype=np.int64)
-    snaps = np.repeat(np.asarray(acc.row_snaps, dtype=np.int64), reps)
-    labels = pd.Categorical(acc.labels)
+    snaps, ts_ns = _snapshots_of_counts(np.asarray(acc.row_snaps, dtype=np.int64), reps, snap_ns)
+    names = sorted(set(acc.labels))  # the categories pd.Categorical(acc.labels) would have
+    code = {label: i for i, label in enumerate(names)}
+    codes = np.fromiter(map(code.__getitem__, acc.labels), dtype=np.int64, count=len(acc.labels))
+    labels = pd.Categorical.from_codes(codes, categories=pd.Index(names, dtype="str"))  # narrow codes
     irq = pd.Categorical.from_codes(np.repeat(labels.codes, reps), categories=labels.categories)
     cpu = np.concatenate(acc.row_cpus) if acc.row_cpus else np.zeros(0, dtype=np.int64)
     line_no = np.repeat(np.asarray(acc.row_lines, dtype=np.int64), reps)
-    ts_ns = snap_ts.asi8[snaps] if len(snaps) else np.zeros(0, dtype=np.int64)
-    per_s = _rates(irq.codes, cpu, snaps, counts, ts_ns, line_no, list(labels.categories), warnings)
+    per_s = _rates(irq.codes, cpu, snaps, counts, ts_ns, line_no, names, warnings)
     # the arrays are this frame's own: no copy
     frame = pd.DataFrame(
         {
@@ -489,9 +491,10 @@ def _result(acc: _Acc, lines: list[str], counts: np.ndarray | None, clock: Clock
     d = acc.desc_rows
     desc = pd.DataFrame(
         {
-            "ts": snap_ts[np.array([max(s, 0) for s, *_ in d], dtype=np.int64)]
-            if d and len(snap_ts)
-            else pd.DatetimeIndex([], tz="UTC").as_unit("ns"),
+            "ts": pd.DatetimeIndex(
+                snap_ns[np.array([max(s, 0) for s, *_ in d], dtype=np.int64)] if len(snap_ns) else [],
+                dtype="datetime64[ns, UTC]",
+            ),
             "line_no": np.array([no for _, no, *_ in d], dtype=np.int64),
             "irq": pd.Categorical([label for *_, label, _ in d]),
             "chip": [x[3][0] for x in d],
@@ -514,6 +517,20 @@ def _result(acc: _Acc, lines: list[str], counts: np.ndarray | None, clock: Clock
     meta["variant"] = _variant(meta, acc)
     frames = {FRAME: frame, DESC_FRAME: desc}
     return ParsedSource(FORMAT, acc.member, frames, times.clock, warnings, meta, times.ts_is_local)
+
+
+def _snapshots_of_counts(
+    row_snaps: np.ndarray, reps: np.ndarray, snap_ns: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """The snapshot and the time (int64 ns) of each count: ``row_snaps`` (the snapshot of each row, in
+    file order, so in runs) repeated ``reps`` (counts of each row) times; ``snap_ns``: time of each
+    snapshot. Repeated run by run: a few long runs, not a row at a time."""
+    if not len(row_snaps):
+        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
+    starts = np.flatnonzero(np.r_[True, row_snaps[1:] != row_snaps[:-1]])
+    per_run = np.add.reduceat(reps, starts)
+    run_snaps = row_snaps[starts]
+    return np.repeat(run_snaps, per_run), np.repeat(snap_ns[run_snaps], per_run)
 
 
 def _delta_rate(cur: np.ndarray, prev: np.ndarray, dt: np.ndarray, out: np.ndarray) -> np.ndarray:
@@ -558,7 +575,7 @@ def _rates(
     if n == 0:
         return np.full(n, np.nan)
     nsnap = int(snaps[-1] - snaps[0]) + 1
-    width = int(np.count_nonzero(snaps == snaps[0]))
+    width = int(np.searchsorted(snaps, snaps[0], side="right"))  # snaps ascend: rows in file order
     if (
         n == width * nsnap
         and (irq.reshape(nsnap, width) == irq[:width]).all()
