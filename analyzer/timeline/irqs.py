@@ -65,7 +65,7 @@ def fold_minor_irqs(it: pd.DataFrame) -> pd.DataFrame:
     position[top + 1] = [categories.index(n) for n in names[top]]
     out_irq = position[codes[keep]]
     if folding:
-        rows, starts = _fold_groups(ts, cpu, line_no, keep)
+        rows, starts, line_order = _fold_groups(ts, cpu, line_no, keep)
         values = per_s[rows]
         zeroed = _zero_nan(values)
         sums = np.add.reduceat(zeroed, starts)
@@ -74,7 +74,9 @@ def fold_minor_irqs(it: pd.DataFrame) -> pd.DataFrame:
         first = rows[starts]
         out_ts = np.concatenate([out_ts, ts[first]])
         out_cpu = np.concatenate([out_cpu, cpu[first]])
-        out_line = np.concatenate([out_line, np.minimum.reduceat(line_no[rows], starts)])
+        # a group's first line: that of its first row when its rows are in line order
+        lines = line_no[first] if line_order else np.minimum.reduceat(line_no[rows], starts)
+        out_line = np.concatenate([out_line, lines])
         out_per_s = np.concatenate([out_per_s, sums])
         out_irq = np.concatenate([out_irq, np.full(len(starts), categories.index(OTHER_IRQ))])
     order = np.lexsort((out_line, out_ts))
@@ -99,23 +101,25 @@ def _zero_nan(values: np.ndarray) -> np.ndarray:
 
 def _fold_groups(
     ts: np.ndarray, cpu: np.ndarray, line_no: np.ndarray, keep: np.ndarray
-) -> tuple[np.ndarray, np.ndarray]:
+) -> tuple[np.ndarray, np.ndarray, bool]:
     """The folded rows (where ``keep``, a bool per row of the frame's ``ts``, ``cpu``, ``line_no``
     arrays, is False) grouped by (ts, cpu): their positions in the order that puts each group's rows
     together (in row order), and where each group starts in it. Groups follow one another as
     ``groupby(sort=False)`` numbers them (by first appearance), or, when the frame is in (ts, line)
     order with the CPUs of each line ascending (as parsed), by (ts, cpu): the same groups, in an
     order that the final sort by (ts, line) undoes alike, and found by counting instead of hashing
-    (:func:`_snapshot_groups` when every snapshot has the same rows)."""
+    (:func:`_snapshot_groups` when every snapshot has the same rows). Third: whether the rows are
+    in line order then, so that a group's first row has its first line."""
     same_line = line_no[1:] == line_no[:-1]
-    if (
+    in_order = bool(
         (ts[1:] >= ts[:-1]).all()
         and (line_no[1:] >= line_no[:-1]).all()
         and not (same_line & (cpu[1:] <= cpu[:-1])).any()
-    ):
+    )
+    if in_order:
         grouped = _snapshot_groups(ts, cpu, keep)
         if grouped is not None:
-            return grouped
+            return *grouped, True
         rest = np.flatnonzero(~keep)
         rest_ts, rest_cpu = ts[rest], cpu[rest]
         low, span = int(rest_cpu.min()), int(rest_cpu.max()) - int(rest_cpu.min()) + 1
@@ -131,7 +135,7 @@ def _fold_groups(
         key, _ = pd.factorize(snap * span + rest_cpu - low)
     order = np.argsort(key, kind="stable")
     starts = np.flatnonzero(np.diff(key[order], prepend=-1))
-    return rest[order], starts
+    return rest[order], starts, in_order
 
 
 def _snapshot_groups(
