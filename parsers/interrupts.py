@@ -295,7 +295,8 @@ def parse(stream: Iterable[str], *, member: str, clock: ClockHints) -> ParsedSou
 def _scan(member: str, lines: list[str], *, fast: bool) -> _Acc:
     """Walk the lines: markers, headers and rows. With ``fast``, a row of an IRQ that ends like the
     previous row of that IRQ only has its count text located (its tokens are checked afterwards):
-    looked up first, on the line as read, before any other test."""
+    looked up first, on the line as read, before any other test; and the rows after a header that
+    are those of the snapshot before, line for line, are located all at once (:class:`_Snapshot`)."""
     acc = _Acc(member, [])
     known: dict[str, _Known] = {}
     header: list[int] | None = None
