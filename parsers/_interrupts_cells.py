@@ -38,7 +38,8 @@ _COUNT_CHARS = b" -0123456789"
 #: The kernel prints each count as ``" %10u"`` (kernel/irq/proc.c, arch/x86/kernel/irq.c): a row's
 #: count text is this many characters a count when no count is wider than 10 digits.
 CELL = 11
-_CELL_CHARS = b" 0123456789"
+#: The high half of a digit's byte, and the last digit.
+_DIGITS, _NINE = np.uint8(0x30), ord("9")
 
 
 def fast_counts(acc: Rows, lines: list[str]) -> np.ndarray | None:
@@ -75,15 +76,17 @@ def _cells(text: str) -> np.ndarray | None:
     if not text.isascii():
         return None
     data = text.encode("ascii")
-    if data.translate(None, _CELL_CHARS):
-        return None
     flat = np.frombuffer(data, dtype=np.uint8)
     n = len(flat) // CELL
+    filled = flat != SPACE
+    # every byte a blank or a digit ("0".."9" are 0x30..0x39, and no other byte up to "9" is 0x3_);
     # every cell starts blank and ends with a digit, so it holds one number when blanks and digits
     # change places once in each cell and once between two cells, nowhere else
-    filled = flat != SPACE
     if (
-        filled[::CELL].any()
+        not len(flat)
+        or flat.max() > _NINE
+        or np.count_nonzero((flat & np.uint8(0xF0)) == _DIGITS) != np.count_nonzero(filled)
+        or filled[::CELL].any()
         or not filled[CELL - 1 :: CELL].all()
         or np.count_nonzero(filled[1:] != filled[:-1]) != 2 * n - 1
     ):
