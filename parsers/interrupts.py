@@ -65,6 +65,8 @@ Source: Documentation/filesystems/proc.rst ("/proc/interrupts"), kernel/irq/proc
 
 from __future__ import annotations
 
+import itertools
+import operator
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -72,6 +74,8 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
+from parsers._interrupts_cells import fast_counts as _fast_counts
+from parsers._interrupts_cells import slow_counts as _slow_counts
 from parsers.base import (
     Blocks,
     ClockHints,
@@ -110,8 +114,6 @@ _GLUED_TYPE = re.compile(r"^(?P<chip>.+?)-(?P<type>edge|level|fasteoi|simple|per
 _HWIRQ_TYPE = re.compile(r"^(?P<hwirq>\d+)-(?P<type>[A-Za-z][\w-]*)$")
 _CPU_TOKEN = re.compile(r"^CPU(\d+)$")
 _TOTAL = np.array([-1], dtype=np.int64)
-#: The byte of a blank.
-SPACE = 32
 
 #: Most counters are ``unsigned int`` in the kernel (kstat_irqs_cpu, irq_stat fields): they wrap at
 #: 2**32. A drop from above 2**31 is read as a wrap when the corrected delta is plausible.
@@ -209,7 +211,7 @@ class _Known:
     """How the last row of an IRQ ended: the text after its counts (``tail``: blank-led or empty),
     how many counts it had and the CPUs they map to. A later row of that IRQ that ends with the same
     tail has the same description, and the same shape when its count text holds ``k`` numbers, which
-    :func:`_fast_counts` checks for all rows at once."""
+    ``_interrupts_cells.fast_counts`` checks for all rows at once."""
 
     tail: str
     k: int
@@ -293,14 +295,18 @@ def parse(stream: Iterable[str], *, member: str, clock: ClockHints) -> ParsedSou
 def _scan(member: str, lines: list[str], *, fast: bool) -> _Acc:
     """Walk the lines: markers, headers and rows. With ``fast``, a row of an IRQ that ends like the
     previous row of that IRQ only has its count text located (its tokens are checked afterwards):
-    looked up first, on the line as read, before any other test."""
+    looked up first, on the line as read, before any other test; and the rows after a header that
+    are those of the snapshot before, line for line, are located all at once (:class:`_Snapshot`)."""
     acc = _Acc(member, [])
     known: dict[str, _Known] = {}
     header: list[int] | None = None
     last_header: tuple[str, list[int] | None] = ("", None)
     labels, row_lines, row_snaps, row_cpus = acc.labels, acc.row_lines, acc.row_snaps, acc.row_cpus
     ks, spans = acc.ks, acc.spans
-    for no, raw in enumerate(lines, start=1):
+    same: _Snapshot | None = None  # with ``fast``: the rows of the last snapshot, if all known
+    since = (0, 0)  # the last header's line, and how many rows were read before it
+    numbered = enumerate(lines, start=1)
+    for no, raw in numbered:
         if fast and known:
             colon = raw.find(":")
             if colon >= 0 and not raw.startswith(("TS", "zzz")):
@@ -335,14 +341,86 @@ def _scan(member: str, lines: list[str], *, fast: bool) -> _Acc:
                 acc.headers.append(cpus)
                 if cpus != header:
                     known.clear()  # counts map to other CPUs now
-                    header = cpus
+                    header, same = cpus, None
+                elif fast:
+                    same = _Snapshot.of(same, acc, known, lines, since)
                 if acc.rows_in_snapshot or acc.snapshot < 0:
                     acc.new_snapshot(None, no)
+                since = (no, len(labels))
+                if same is not None and same.read(acc, lines, no):
+                    next(itertools.islice(numbered, same.width - 1, None), None)  # past its rows
                 continue
         if acc.cpus is None:
             raise ParseError(member, no, line, "not /proc/interrupts: expected a 'CPU0 CPU1 ...' header")
         _row(acc, known, no, line, fast)
     return acc
+
+
+class _Snapshot:
+    """The rows of a snapshot whose IRQs were all known (plain, one row each, on consecutive lines
+    after the header): a later snapshot whose lines start with the same ``IRQ:`` labels, in the same
+    order, and end as the known rows of those IRQs has its rows bookkept at once, as the loop of
+    :func:`_scan` would one by one (a capture lists the same IRQs every time)."""
+
+    __slots__ = ("prefixes", "tails", "bare", "labels", "cpus", "ks", "starts", "cut", "width", "end")
+
+    def __init__(self, prefixes: list[str], seen: list[_Known], labels: list[str]) -> None:
+        self.prefixes, self.labels, self.width = prefixes, labels, len(labels)
+        self.tails = [k.tail_nl for k in seen]
+        self.bare = [j for j, k in enumerate(seen) if not k.tail]  # their line must not end in "\r\n"
+        self.cpus, self.ks = [k.cpus for k in seen], [k.k for k in seen]
+        self.starts = [len(p) for p in prefixes]  # after the colon
+        self.cut = [len(t) for t in self.tails]
+        self.end = -1  # how many rows were read when this snapshot's rows were last read at once
+
+    @classmethod
+    def of(
+        cls,
+        last: _Snapshot | None,
+        acc: _Acc,
+        known: dict[str, _Known],
+        lines: list[str],
+        since: tuple[int, int],
+    ) -> _Snapshot | None:
+        """The rows read since the header at line ``since[0]`` (from row ``since[1]`` on), or None
+        unless they are all known rows, one per IRQ, on the lines right after that header."""
+        if last is not None and last.end == len(acc.labels):
+            return last  # read at once: the same rows
+        header, first = since
+        width = len(acc.labels) - first
+        if not width or acc.row_lines[first] != header + 1 or acc.row_lines[-1] != header + width:
+            return None
+        labels = acc.labels[first:]
+        seen = [known.get(label) for label in labels]
+        if None in seen or len(set(labels)) != width:
+            return None
+        prefixes = [
+            lines[no - 1][:a] for no, (a, _) in zip(acc.row_lines[first:], acc.spans[first:], strict=True)
+        ]
+        if any(p.startswith(("TS", "zzz")) for p in prefixes):
+            return None
+        return cls(prefixes, seen, labels)  # type: ignore[arg-type]
+
+    def read(self, acc: _Acc, lines: list[str], header: int) -> bool:
+        """Bookkeep the lines after the header at line ``header`` as these rows, when they are."""
+        block = lines[header : header + self.width]
+        if (
+            len(block) < self.width
+            or not all(map(str.startswith, block, self.prefixes))
+            or not all(map(str.endswith, block, self.tails))
+            or any(block[j][-2:-1] == "\r" for j in self.bare)
+        ):
+            return False
+        acc.labels.extend(self.labels)
+        acc.row_lines.extend(range(header + 1, header + 1 + self.width))
+        acc.row_snaps.extend(itertools.repeat(acc.snapshot, self.width))
+        acc.row_cpus.extend(self.cpus)
+        acc.ks.extend(self.ks)
+        acc.spans.extend(zip(self.starts, map(operator.sub, map(len, block), self.cut), strict=True))
+        acc.rows_in_snapshot += self.width
+        acc.snap_lines[acc.snapshot][1] = header + self.width
+        self.end = len(acc.labels)
+        return True
 
 
 def _row(acc: _Acc, known: dict[str, _Known], no: int, line: str, fast: bool) -> None:
@@ -379,144 +457,25 @@ def _known_row(acc: _Acc, no: int, label: str, seen: _Known, start: int, end: in
     acc.snap_lines[acc.snapshot][1] = no
 
 
-#: Rows whose count texts are read in one NumPy call (a few hundred kB of text: the buffers are
-#: reused from one batch to the next instead of growing with the member).
-BATCH_ROWS = 1024
-#: Characters a row's count text may hold for :func:`_fast_counts`, with the ``-1`` it adds.
-_COUNT_CHARS = b" -0123456789"
-#: The kernel prints each count as ``" %10u"`` (kernel/irq/proc.c, arch/x86/kernel/irq.c): a row's
-#: count text is this many characters a count when no count is wider than 10 digits.
-CELL = 11
-_CELL_CHARS = b" 0123456789"
-
-
-def _fast_counts(acc: _Acc, lines: list[str]) -> np.ndarray | None:
-    """All counts as int64, read batch by batch from the rows' count texts; None unless every text
-    holds exactly its row's number of plain decimal counts (ASCII digits and spaces only).
-
-    A batch whose texts are all ``CELL`` characters a count is read as a grid of cells
-    (:func:`_cells`); another is joined with a ``-1`` after each row and read by NumPy's text reader,
-    the ``-1`` landing where expected proving the number of counts."""
-    ks = np.array(acc.ks, dtype=np.int64)
-    counts = np.empty(int(ks.sum()), dtype=np.int64)
-    spans, row_lines = acc.spans, acc.row_lines
-    widths = np.fromiter((b - a for a, b in spans), dtype=np.int64, count=len(spans))
-    fixed = widths == CELL * ks
-    out = 0
-    for first in range(0, len(ks), BATCH_ROWS):
-        last = min(first + BATCH_ROWS, len(ks))
-        texts = [
-            lines[no - 1][a:b] for no, (a, b) in zip(row_lines[first:last], spans[first:last], strict=True)
-        ]
-        values = _cells("".join(texts)) if fixed[first:last].all() else None
-        if values is None:
-            values = _joined(texts, ks[first:last])
-        if values is None:
-            return None
-        counts[out : out + len(values)] = values
-        out += len(values)
-    return counts
-
-
-def _cells(text: str) -> np.ndarray | None:
-    """The counts of a text of ``CELL``-character cells, each a blank then a right-aligned decimal
-    (``"      1234"``), as int64; None when a cell is anything else."""
-    if not text.isascii():
-        return None
-    data = text.encode("ascii")
-    if data.translate(None, _CELL_CHARS):
-        return None
-    flat = np.frombuffer(data, dtype=np.uint8)
-    cells = flat.reshape(-1, CELL)
-    # every cell starts blank and ends with a digit, so it holds one number when the text has as
-    # many numbers (digits after a blank) as cells
-    filled = flat != SPACE
-    if (
-        filled[::CELL].any()
-        or not filled[CELL - 1 :: CELL].all()
-        or np.count_nonzero(filled[1:] & ~filled[:-1]) != len(cells)
-    ):
-        return None
-    digit = cells & np.uint8(15)  # "0".."9" -> 0..9, and a blank -> 0
-    values = digit[:, 1].astype(np.int64)
-    for j in range(2, CELL):
-        values *= 10
-        values += digit[:, j]
-    return values
-
-
-def _joined(texts: list[str], ks: np.ndarray) -> np.ndarray | None:
-    """The counts of the rows' count ``texts`` (``ks`` counts each), joined with a ``-1`` after each
-    row and read by NumPy's text reader; None unless each text holds its number of plain decimals."""
-    joined = " -1 ".join([*texts, ""])
-    if not joined.isascii():
-        return None
-    data = joined.encode("ascii")
-    if data.translate(None, _COUNT_CHARS) or data.count(b"-") != len(texts):
-        return None
-    try:
-        values = np.fromstring(data, dtype=np.int64, sep=" ")
-    except ValueError:
-        return None
-    marks = np.cumsum(ks + 1) - 1  # where each row's -1 lands
-    if len(values) != int(marks[-1]) + 1 or not (values[marks] == -1).all():
-        return None
-    keep = np.ones(len(values), dtype=bool)
-    keep[marks] = False
-    return values[keep]
-
-
-def _slow_counts(acc: _Acc, lines: list[str]) -> np.ndarray:
-    """All counts as int64, token by token; rows with a count that is not a number are dropped with a
-    ``bad-row`` warning (rare: checked per row only when needed)."""
-    tokens = [
-        t for no, (a, b) in zip(acc.row_lines, acc.spans, strict=True) for t in lines[no - 1][a:b].split()
-    ]
-    if tokens and not "".join(tokens).isdigit():
-        tokens = _drop_bad(acc, tokens)
-    # every token is digits (checked above): NumPy's text reader converts them all at C speed
-    return np.fromstring(" ".join(tokens), dtype=np.int64, sep=" ") if tokens else np.zeros(0, np.int64)
-
-
-def _drop_bad(acc: _Acc, counts: list[str]) -> list[str]:
-    """Drop the rows with a count that is not a number; returns the count tokens of the rows kept."""
-    keep = []
-    pos = 0
-    for i, c in enumerate(acc.row_cpus):
-        tokens = counts[pos : pos + len(c)]
-        pos += len(c)
-        if all(t.isdigit() for t in tokens):
-            keep.append(i)
-        else:
-            bad = next(t for t in tokens if not t.isdigit())
-            acc.warnings.append(ParseWarning(acc.row_lines[i], "bad-row", f"{acc.labels[i]}: count {bad!r}"))
-    offsets = np.concatenate([[0], np.cumsum([len(c) for c in acc.row_cpus])])
-    kept = [t for i in keep for t in counts[offsets[i] : offsets[i + 1]]]
-    acc.labels = [acc.labels[i] for i in keep]
-    acc.row_lines = [acc.row_lines[i] for i in keep]
-    acc.row_snaps = [acc.row_snaps[i] for i in keep]
-    acc.row_cpus = [acc.row_cpus[i] for i in keep]
-    acc.ks = [acc.ks[i] for i in keep]
-    return kept
-
-
 def _result(acc: _Acc, lines: list[str], counts: np.ndarray | None, clock: ClockHints) -> ParsedSource:
     """Type the collected rows, compute rates, build both frames and the meta."""
     warnings = acc.warnings
     if acc.cpus is None:
         warnings.append(ParseWarning(0, "empty", "no /proc/interrupts snapshot"))
     times = snapshot_times(acc.markers, clock, warnings)
-    snap_ts = times.ts
+    snap_ns = times.ts_ns
     if counts is None:
         counts = _slow_counts(acc, lines)
     reps = np.array(acc.ks, dtype=np.int64)
-    snaps = np.repeat(np.asarray(acc.row_snaps, dtype=np.int64), reps)
-    labels = pd.Categorical(acc.labels)
+    snaps, ts_ns = _snapshots_of_counts(np.asarray(acc.row_snaps, dtype=np.int64), reps, snap_ns)
+    names = sorted(set(acc.labels))  # the categories pd.Categorical(acc.labels) would have
+    code = {label: i for i, label in enumerate(names)}
+    codes = np.fromiter(map(code.__getitem__, acc.labels), dtype=np.int64, count=len(acc.labels))
+    labels = pd.Categorical.from_codes(codes, categories=pd.Index(names, dtype="str"))  # narrow codes
     irq = pd.Categorical.from_codes(np.repeat(labels.codes, reps), categories=labels.categories)
     cpu = np.concatenate(acc.row_cpus) if acc.row_cpus else np.zeros(0, dtype=np.int64)
     line_no = np.repeat(np.asarray(acc.row_lines, dtype=np.int64), reps)
-    ts_ns = snap_ts.asi8[snaps] if len(snaps) else np.zeros(0, dtype=np.int64)
-    per_s = _rates(irq.codes, cpu, snaps, counts, ts_ns, line_no, list(labels.categories), warnings)
+    per_s = _rates(irq.codes, cpu, snaps, counts, ts_ns, line_no, names, warnings)
     # the arrays are this frame's own: no copy
     frame = pd.DataFrame(
         {
@@ -533,9 +492,10 @@ def _result(acc: _Acc, lines: list[str], counts: np.ndarray | None, clock: Clock
     d = acc.desc_rows
     desc = pd.DataFrame(
         {
-            "ts": snap_ts[np.array([max(s, 0) for s, *_ in d], dtype=np.int64)]
-            if d and len(snap_ts)
-            else pd.DatetimeIndex([], tz="UTC").as_unit("ns"),
+            "ts": pd.DatetimeIndex(
+                snap_ns[np.array([max(s, 0) for s, *_ in d], dtype=np.int64)] if len(snap_ns) else [],
+                dtype="datetime64[ns, UTC]",
+            ),
             "line_no": np.array([no for _, no, *_ in d], dtype=np.int64),
             "irq": pd.Categorical([label for *_, label, _ in d]),
             "chip": [x[3][0] for x in d],
@@ -558,6 +518,20 @@ def _result(acc: _Acc, lines: list[str], counts: np.ndarray | None, clock: Clock
     meta["variant"] = _variant(meta, acc)
     frames = {FRAME: frame, DESC_FRAME: desc}
     return ParsedSource(FORMAT, acc.member, frames, times.clock, warnings, meta, times.ts_is_local)
+
+
+def _snapshots_of_counts(
+    row_snaps: np.ndarray, reps: np.ndarray, snap_ns: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """The snapshot and the time (int64 ns) of each count: ``row_snaps`` (the snapshot of each row, in
+    file order, so in runs) repeated ``reps`` (counts of each row) times; ``snap_ns``: time of each
+    snapshot. Repeated run by run: a few long runs, not a row at a time."""
+    if not len(row_snaps):
+        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
+    starts = np.flatnonzero(np.r_[True, row_snaps[1:] != row_snaps[:-1]])
+    per_run = np.add.reduceat(reps, starts)
+    run_snaps = row_snaps[starts]
+    return np.repeat(run_snaps, per_run), np.repeat(snap_ns[run_snaps], per_run)
 
 
 def _delta_rate(cur: np.ndarray, prev: np.ndarray, dt: np.ndarray, out: np.ndarray) -> np.ndarray:
@@ -602,7 +576,7 @@ def _rates(
     if n == 0:
         return np.full(n, np.nan)
     nsnap = int(snaps[-1] - snaps[0]) + 1
-    width = int(np.count_nonzero(snaps == snaps[0]))
+    width = int(np.searchsorted(snaps, snaps[0], side="right"))  # snaps ascend: rows in file order
     if (
         n == width * nsnap
         and (irq.reshape(nsnap, width) == irq[:width]).all()

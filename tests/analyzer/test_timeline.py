@@ -114,6 +114,30 @@ def test_folding_keeps_the_busiest_lines_and_names_the_first_folded_line() -> No
     assert after.equals(after.sort_values(["ts", "line_no"], kind="stable"))
 
 
+def test_folding_snapshots_of_the_same_rows_at_once_or_row_by_row_gives_the_same_frame() -> None:
+    from analyzer.timeline import irqs
+
+    parsed = _parse(interrupts, FIXTURES / "interrupts" / "linux-6.18_proc-interrupts_3snap.txt")
+    it = parsed.frames["interrupts"]
+    assert irqs._snapshot_groups(
+        it["ts"].to_numpy(dtype="datetime64[ns]").view("int64"),
+        it["cpu"].to_numpy(),
+        it["irq"].isin(["LOC"]).to_numpy(),
+    )
+    folded = irqs.fold_minor_irqs(it)
+
+    def by_cpu(frame: pd.DataFrame) -> pd.DataFrame:  # rows of one (ts, line) come in the input's order
+        return frame.sort_values(["ts", "line_no", "cpu"], kind="stable").reset_index(drop=True)
+
+    # out of order (grouped by hashing), and one row short (snapshots unlike): the same groups
+    shuffled = irqs.fold_minor_irqs(it.sample(frac=1, random_state=3))
+    pd.testing.assert_frame_equal(by_cpu(folded), by_cpu(shuffled), check_exact=True)
+    lost = it[it["line_no"] == it["line_no"].max()].index[-1]
+    short = irqs.fold_minor_irqs(it.drop(index=lost))
+    expected = irqs.fold_minor_irqs(it.drop(index=lost).sample(frac=1, random_state=3))
+    pd.testing.assert_frame_equal(by_cpu(short), by_cpu(expected), check_exact=True)
+
+
 def test_the_status_variables_the_analysis_reads_are_kept() -> None:
     from analyzer.rules import mysql
     from analyzer.timeline.series import MYSQLADMIN_GAUGES, MYSQLADMIN_RATES

@@ -279,3 +279,72 @@ def test_variant_names_arch_and_offline_cpus() -> None:
     lines = ["           CPU0       CPU1       CPU3", "LOC:  100  200  300   Local timer interrupts"]
     src = interrupts.parse(lines, member="m", clock=ClockHints())
     assert src.meta["variant"] == "/proc/interrupts x86, CPU2 offline"
+
+
+# --- a snapshot read at once, as the one before it -------------------------------------------------
+
+ROWS = [
+    " 24:          1          2  IO-APIC   5-edge      ACPI:Ged",
+    " 25:         30         40  IR-PCI-MSI 512000-edge      eth0-TxRx-0",
+    "LOC:        100        200   Local timer interrupts",
+    "ERR:          0",
+]
+
+
+def _snapshots(*snapshots: list[str], end: str = "\n") -> list[str]:
+    """TS-marked snapshots of the given rows, two seconds apart, as lines read from a file."""
+    text = "".join(
+        f"TS {1700000000 + 2 * i}\n{HEADER}\n" + "".join(row + end for row in rows)
+        for i, rows in enumerate(snapshots)
+    )
+    return text.splitlines(keepends=True)
+
+
+LATER = {
+    "same": ROWS,
+    "one more row": [*ROWS[:2], " 26:          5          6  IO-APIC   4-edge      ttyS0", *ROWS[2:]],
+    "one row less": ROWS[1:],
+    "rows swapped": [ROWS[1], ROWS[0], *ROWS[2:]],
+    "other devices": [ROWS[0].replace("ACPI:Ged", "ACPI:Ged, i8042"), *ROWS[1:]],
+    "label padded otherwise": [ROWS[0].lstrip(), *ROWS[1:]],
+    "a count fewer": [ROWS[0].replace("          2  IO", "  IO"), *ROWS[1:]],
+    "a count not a number": [ROWS[0].replace("         1 ", "        1x "), *ROWS[1:]],
+    "an IRQ twice": [*ROWS, ROWS[0]],
+    "a blank line": [*ROWS[:2], "", *ROWS[2:]],
+    "a total ending in CR": [*ROWS[:3], ROWS[3] + "\r"],
+}
+
+
+@pytest.mark.parametrize("later", list(LATER.values()), ids=list(LATER))
+def test_a_snapshot_like_the_one_before_or_not_is_read_as_the_careful_path_reads_it(
+    monkeypatch: pytest.MonkeyPatch, later: list[str]
+) -> None:
+    lines = _snapshots(ROWS, ROWS, later, ROWS)
+    counts: list[object] = []
+    real = interrupts._fast_counts
+    monkeypatch.setattr(interrupts, "_fast_counts", lambda *a: counts.append(real(*a)) or counts[-1])
+    fast = interrupts.parse(lines, member="m", clock=ClockHints())
+    # the count texts as located hold their counts alone, read in bulk, unless a row is not plain
+    assert (counts[0] is None) == any(
+        later is LATER[odd] for odd in ("a count fewer", "a count not a number")
+    )
+    monkeypatch.setattr(interrupts, "_fast_counts", lambda *a: None)  # every row read token by token
+    careful = interrupts.parse(lines, member="m", clock=ClockHints())
+    for name in fast.frames:
+        pd.testing.assert_frame_equal(fast.frames[name], careful.frames[name], check_exact=True)
+    assert fast.warnings == careful.warnings and repr(fast.meta) == repr(careful.meta)
+
+
+def test_snapshots_like_the_one_before_are_read_at_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    read: list[bool] = []
+    real = interrupts._Snapshot.read
+    monkeypatch.setattr(
+        interrupts._Snapshot, "read", lambda self, *a: read.append(real(self, *a)) or read[-1]
+    )
+    src = interrupts.parse(_snapshots(ROWS, ROWS, ROWS), member="m", clock=ClockHints())
+    assert read == [True, True]
+    assert src.main.groupby("snapshot")["line_no"].unique().map(list).tolist() == [
+        [3, 4, 5, 6],
+        [9, 10, 11, 12],
+        [15, 16, 17, 18],
+    ]
