@@ -138,15 +138,18 @@ SOURCE_FRAMES = ("processlist", "innodb_trx", "lock_waits", "innodb_status", "th
 #: The columns of the waits frame (``analyzer.waits.read.waits``), one row per session (or server
 #: thread) per snapshot:
 #:
-#: - ``ts`` datetime64[ns, UTC]: the snapshot; ``host`` string: the server (``Timeline.host``);
+#: - ``ts`` datetime64[ns, UTC]: the snapshot; ``host``: the server (``Timeline.host``);
 #: - ``session`` Int64: processlist Id (NA for a thread with no session); ``trx_id`` string: its
 #:   InnoDB transaction, when a transaction list shows one (NA otherwise);
-#: - ``user``, ``client`` (Host without its port), ``db``, ``command`` string; ``time_s`` Int64 (Time);
-#: - ``state`` string: the State (for a ps thread, its wait channel); ``resource`` category of
-#:   ``Resource`` values; ``object`` string: what it waits on when the bundle says (a table, a lock,
+#: - ``user``, ``client`` (Host without its port), ``db``, ``command``; ``time_s`` Int64 (Time);
+#: - ``state``: the State (for a ps thread, its wait channel); ``resource`` category of
+#:   ``Resource`` values; ``object``: what it waits on when the bundle says (a table, a lock,
 #:   a wait channel; NA otherwise); ``source_frame``: one of ``SOURCE_FRAMES``;
-#: - ``holder_kind``, ``holder_id`` string: who holds what it waits for (a ``Culprit`` kind and id),
+#: - ``holder_kind``, ``holder_id``: who holds what it waits for (a ``Culprit`` kind and id),
 #:   NA until holders are read (a later step).
+#:
+#: The text columns (all but ``trx_id``) are categories of their names: a day of 1,000 sessions a
+#: snapshot is millions of rows of a few names each.
 WAIT_COLUMNS = (
     "ts",
     "host",

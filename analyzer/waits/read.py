@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
+from pandas.api.types import union_categoricals
 
 from analyzer.evidence import threads
 from analyzer.timeline import pairing
@@ -95,15 +96,30 @@ def _text(frame: pd.DataFrame, column: str) -> pd.Series:
     return frame[column].astype("string")
 
 
+def _names(frame: pd.DataFrame, column: str) -> pd.Series:
+    """``frame[column]`` as a category (``TEXT_COLUMNS``): a timeline's processlist keeps its
+    names as categories already, and a day's millions of rows are not turned into strings."""
+    if column not in frame:
+        return pd.Series(pd.Categorical([None] * len(frame), categories=[]), index=frame.index)
+    values = frame[column]
+    return (
+        values
+        if isinstance(values.dtype, pd.CategoricalDtype)
+        else values.astype("string").astype("category")
+    )
+
+
 def _ids(values: pd.Series) -> pd.Series:
+    if pd.api.types.is_integer_dtype(values.dtype):  # Int32 ids and Time as the timeline keeps them
+        return values.astype("Int64")
     return pd.to_numeric(values, errors="coerce").round().astype("Int64")
 
 
 def _resources(states: pd.Series, commands: pd.Series, server: str | None) -> pd.Categorical:
     """The resource of every row, ``meaning`` looked up once per distinct (state, command): the
     pairs are numbered from each column's own codes (a few dozen states over millions of rows)."""
-    s_codes, s_names = pd.factorize(states.astype("string"), use_na_sentinel=True)
-    c_codes, c_names = pd.factorize(commands.astype("string"), use_na_sentinel=True)
+    s_codes, s_names = _codes(states)
+    c_codes, c_names = _codes(commands)
     pair = (s_codes.astype("int64") + 1) * (len(c_names) + 1) + (c_codes + 1)
     codes, uniques = pd.factorize(pair)
     names = (
@@ -118,6 +134,13 @@ def _resources(states: pd.Series, commands: pd.Series, server: str | None) -> pd
         dtype=object,
     )
     return pd.Categorical(values[codes] if len(codes) else [], dtype=RESOURCE_TYPE)
+
+
+def _codes(values: pd.Series) -> tuple[np.ndarray, np.ndarray]:
+    """``pd.factorize(values)``, read from a category's own codes (every category kept, used or not)."""
+    if isinstance(values.dtype, pd.CategoricalDtype):
+        return values.cat.codes.to_numpy(), values.cat.categories.to_numpy(dtype=object)
+    return pd.factorize(values.astype("string"), use_na_sentinel=True)
 
 
 def _resource(state: object, command: object, server: str | None) -> Resource:
@@ -145,13 +168,13 @@ def _sessions(tl: Timeline, server: str | None) -> pd.DataFrame:
             {
                 "ts": pl["ts"],
                 "session": _ids(pl["id"]),
-                "user": _text(pl, "user"),
-                "client": _text(pl, "host"),
-                "db": _text(pl, "db"),
-                "command": _text(pl, "command"),
+                "user": _names(pl, "user"),
+                "client": _names(pl, "host"),
+                "db": _names(pl, "db"),
+                "command": _names(pl, "command"),
                 "time_s": _ids(pl["time_s"]) if "time_s" in pl else pd.NA,
-                "state": _text(pl, "state"),
-                "source_frame": "processlist",
+                "state": _names(pl, "state"),
+                "source_frame": _one("processlist", len(pl)),
             }
         )
     else:
@@ -169,7 +192,7 @@ def _sessions(tl: Timeline, server: str | None) -> pd.DataFrame:
                 "command": _text(th, "processlist_command"),
                 "time_s": _ids(th["processlist_time_s"]) if "processlist_time_s" in th else pd.NA,
                 "state": _text(th, "processlist_state"),
-                "source_frame": "threads",
+                "source_frame": _one("threads", len(th)),
             }
         )
     out = out.reset_index(drop=True)
@@ -341,13 +364,14 @@ def _threads(tl: Timeline) -> pd.DataFrame:
     codes, names = pd.factorize(wchan)
     by_name = [(wchan_resource(n, session=False).value, wchan_resource(n, session=True).value) for n in names]
     kinds = [by_name[c][int(k)] for c, k in zip(codes, known, strict=True)] if len(codes) else []
+    channel = pd.Categorical.from_codes(codes, categories=pd.Index(np.asarray(names, dtype=object)))
     return pd.DataFrame(
         {
             "ts": d["ts"],
             "session": session,
-            "state": wchan,
-            "object": wchan,
-            "source_frame": "ps",
+            "state": channel,
+            "object": channel,
+            "source_frame": _one("ps", len(d)),
             "resource": pd.Categorical(kinds, dtype=RESOURCE_TYPE),
         }
     )
@@ -367,6 +391,62 @@ WAITS_INPUTS = (
 )
 
 
+#: The waits frame's text columns held as categories: a day of 1,000 sessions a snapshot is millions
+#: of rows of a few names each (a code a row, not a string reference per column).
+TEXT_COLUMNS = (
+    "host",
+    "user",
+    "client",
+    "db",
+    "command",
+    "state",
+    "object",
+    "source_frame",
+    "holder_kind",
+    "holder_id",
+)
+
+
+def _one(name: str, n: int) -> pd.Categorical:
+    """``name`` ``n`` times, as a category."""
+    return pd.Categorical.from_codes(np.zeros(n, dtype=np.int8), categories=[name])
+
+
+def _category(frame: pd.DataFrame, column: str) -> pd.Categorical:
+    """``frame[column]`` as a category (all missing when ``frame`` lacks it), without a hash per row
+    when it is one already or is all missing."""
+    if column not in frame:
+        return pd.Categorical.from_codes(np.full(len(frame), -1, dtype=np.int8), categories=[])
+    values = frame[column]
+    if isinstance(values.dtype, pd.CategoricalDtype):
+        return values.array
+    if values.isna().all():
+        return pd.Categorical.from_codes(np.full(len(frame), -1, dtype=np.int8), categories=[])
+    return pd.Categorical(values.astype("string"))
+
+
+def _stacked(parts: list[pd.DataFrame]) -> pd.DataFrame:
+    """``parts`` one under the other, a text column (``TEXT_COLUMNS``) a category of the names of all
+    parts (``union_categoricals``) rather than the strings ``pd.concat`` makes of categories that
+    differ."""
+    columns = list(dict.fromkeys(c for p in parts for c in p.columns))
+    out = {}
+    for column in columns:
+        if column in TEXT_COLUMNS:
+            cats = [_category(p, column) for p in parts]
+            cats = [  # names, whatever dtype each part's categories had (str, object, none at all)
+                pd.Categorical.from_codes(
+                    c.codes, categories=pd.Index(c.categories.astype(str), dtype=object)
+                )
+                for c in cats
+            ]
+            out[column] = pd.Categorical(union_categoricals(cats, ignore_order=True))
+        else:
+            values = [p[column] if column in p else pd.Series(pd.NA, index=p.index) for p in parts]
+            out[column] = pd.concat(values, ignore_index=True)
+    return pd.DataFrame(out)
+
+
 def waits(tl: Timeline) -> pd.DataFrame:
     """The waits frame of ``tl`` (see the module docstring), in ``WAIT_COLUMNS``, sorted by ``ts``."""
     server = server_of(tl.variables)
@@ -374,28 +454,21 @@ def waits(tl: Timeline) -> pd.DataFrame:
     if len(rows) or len(_transactions(tl)):
         rows = _lock_waiters(_with_transactions(rows, tl, server), tl)
         rows = rows.assign(object=_objects(rows, tl))
-    rows = (
-        pd.concat([frame for frame in (rows, _threads(tl)) if len(frame)], ignore_index=True)
-        if len(rows)
-        else _threads(tl)
+    parts = [frame for frame in (rows, _threads(tl)) if len(frame)]
+    del rows
+    rows = _stacked(parts) if len(parts) > 1 else (parts[0] if parts else _threads(tl))
+    del parts  # a day's sessions are millions of rows: the parts go before the frame is typed
+    out = pd.DataFrame(
+        {c: rows[c] if c in rows else pd.Series(pd.NA, index=rows.index) for c in WAIT_COLUMNS},
+        index=rows.index,
     )
-    out = pd.DataFrame({c: rows[c] if c in rows else pd.NA for c in WAIT_COLUMNS}, index=rows.index)
+    del rows
     out["ts"] = pd.to_datetime(out["ts"], utc=True).astype("datetime64[ns, UTC]")
-    out["host"] = pd.Series(tl.host, index=out.index, dtype="string")
-    for column in (
-        "trx_id",
-        "user",
-        "client",
-        "db",
-        "command",
-        "state",
-        "object",
-        "holder_kind",
-        "holder_id",
-    ):
-        out[column] = out[column].astype("string")
+    out["host"] = pd.Categorical([tl.host] * len(out) if tl.host is not None else [None] * len(out))
+    out["trx_id"] = out["trx_id"].astype("string")
+    for column in TEXT_COLUMNS:
+        out[column] = _category(out, column)
     out["session"] = out["session"].astype("Int64")
-    out["time_s"] = pd.to_numeric(out["time_s"], errors="coerce").astype("Int64")
+    out["time_s"] = _ids(out["time_s"]) if len(out) else out["time_s"].astype("Int64")
     out["resource"] = out["resource"].astype(RESOURCE_TYPE)
-    out["source_frame"] = out["source_frame"].astype("category")
     return out.sort_values("ts", kind="stable").reset_index(drop=True)

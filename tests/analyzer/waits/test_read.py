@@ -24,6 +24,25 @@ def test_the_frame_has_the_declared_columns() -> None:
     assert str(w["ts"].dtype) == "datetime64[ns, UTC]" and str(w["session"].dtype) == "Int64"
     assert set(w["resource"].cat.categories) == {r.value for r in Resource}
     assert w["holder_kind"].isna().all() and w["host"].eq("vm").all()
+    # the text columns are categories of their names (a day's millions of rows, a few names each);
+    # the processlist's names are read unchanged
+    text = (
+        "host",
+        "user",
+        "client",
+        "db",
+        "command",
+        "state",
+        "object",
+        "source_frame",
+        "holder_kind",
+        "holder_id",
+    )
+    assert all(isinstance(w[c].dtype, pd.CategoricalDtype) for c in text)
+    pl = timelines(BUNDLES / "culprit-rowlock.tar.gz")["vm"].frame("processlist")
+    mine = w[w["source_frame"].eq("processlist").to_numpy()]
+    assert set(mine["state"].dropna().astype(str)) <= set(pl["state"].dropna().astype(str))
+    assert set(mine["user"].dropna().astype(str)) <= set(pl["user"].dropna().astype(str))
 
 
 def test_row_lock_waiters_are_read_from_lock_waits_with_their_table() -> None:
