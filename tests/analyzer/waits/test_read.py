@@ -6,7 +6,7 @@ import pandas as pd
 import pytest
 
 from analyzer.waits.model import WAIT_COLUMNS, Resource
-from analyzer.waits.read import server_of, waits, wchan_resource
+from analyzer.waits.read import TEXT_COLUMNS, server_of, waits, wchan_resource
 from tests.analyzer.waits.bundles import BUNDLES, timelines
 
 
@@ -26,18 +26,8 @@ def test_the_frame_has_the_declared_columns() -> None:
     assert w["holder_kind"].isna().all() and w["host"].eq("vm").all()
     # the text columns are categories of their names (a day's millions of rows, a few names each);
     # the processlist's names are read unchanged
-    text = (
-        "host",
-        "user",
-        "client",
-        "db",
-        "command",
-        "state",
-        "object",
-        "source_frame",
-        "holder_kind",
-        "holder_id",
-    )
+    text = TEXT_COLUMNS
+    assert set(text) == set(WAIT_COLUMNS) - {"ts", "session", "trx_id", "time_s", "resource"}
     assert all(isinstance(w[c].dtype, pd.CategoricalDtype) for c in text)
     pl = timelines(BUNDLES / "culprit-rowlock.tar.gz")["vm"].frame("processlist")
     mine = w[w["source_frame"].eq("processlist").to_numpy()]
