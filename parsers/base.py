@@ -308,8 +308,10 @@ def first_of_snapshots(snaps: np.ndarray, seen: set[int]) -> np.ndarray:
     """
     first = np.ones(len(snaps), dtype=bool)
     first[1:] = snaps[1:] != snaps[:-1]
-    first &= ~np.isin(snaps, list(seen))
-    seen.update(np.unique(snaps).tolist())
+    at = np.flatnonzero(first)  # a snapshot's rows start at a change: only these are looked up
+    new = snaps[at].tolist()
+    first[at] = [s not in seen for s in new]
+    seen.update(new)
     return first
 
 
