@@ -73,7 +73,7 @@ import pandas as pd
 from pandas.api.types import union_categoricals
 
 from parsers._ps_frame import missing, state_of, to_frame
-from parsers._ps_layout import LSTART_TOKENS, SPACE, TEXT_COLUMNS, WORD, Layout, Rows, layout_of, split_rows
+from parsers._ps_layout import LSTART_TOKENS, SPACE, TEXT_COLUMNS, WORD, Layout, Rows, fit, layout_of
 from parsers.base import (
     Blocks,
     ClockHints,
@@ -209,18 +209,24 @@ class _State:
 def _emit(
     st: _State, buf: np.ndarray, starts: np.ndarray, lens: np.ndarray, hi: np.ndarray, base: int
 ) -> None:
-    """Type the pending data rows of the current layout, in chunks of ``CHUNK_ROWS``."""
+    """Type the pending data rows of the current layout, in chunks of ``CHUNK_ROWS``; with
+    ``states``, the threads only counted (``_counted``) are taken out first, so that the rest are
+    typed in a few large chunks."""
     if not st.pending:
         return
     idx = np.concatenate([r for r, _ in st.pending])
     snaps = np.concatenate([np.full(len(r), snap, dtype=np.int64) for r, snap in st.pending])
     st.pending.clear()
-    for a in range(0, len(idx), CHUNK_ROWS):
+
+    def rows_of(a: int) -> Rows:
         sel = idx[a : a + CHUNK_ROWS]
-        rows = Rows(buf, starts[sel], lens[sel], ~hi[sel], sel + base + 1, snaps[a : a + CHUNK_ROWS])
-        if st.states is not None and "stat" in st.layout.src:
-            rows = _counted(st, rows)
-        st.pieces.append(to_frame(st.layout, rows, st.member, st.warnings))
+        return Rows(buf, starts[sel], lens[sel], ~hi[sel], sel + base + 1, snaps[a : a + CHUNK_ROWS])
+
+    if st.states is not None and "stat" in st.layout.src:
+        typed = np.concatenate([a + _counted(st, rows_of(a)) for a in range(0, len(idx), CHUNK_ROWS)])
+        idx, snaps = idx[typed], snaps[typed]
+    for a in range(0, len(idx), CHUNK_ROWS):
+        st.pieces.append(to_frame(st.layout, rows_of(a), st.member, st.warnings))
 
 
 #: Bytes that are a digit / a digit or a blank.
@@ -242,35 +248,55 @@ def _plain_digits(block: np.ndarray) -> np.ndarray:
     return plain & digit
 
 
-def _counted(st: _State, rows: Rows) -> Rows:
-    """The rows of a chunk that ``to_frame`` types when ``parse`` was given ``states``.
+#: Bytes that begin a STAT value as ``str.strip`` leaves it (printable ASCII but the blank); a row
+#: whose STAT begins otherwise (a tab) is typed rather than counted.
+_LETTER = np.zeros(256, dtype=bool)
+_LETTER[ord("!") : ord("~") + 1] = True
+
+
+def _counted(st: _State, rows: Rows) -> np.ndarray:
+    """The rows of a chunk that ``to_frame`` types when ``parse`` was given ``states``: int64
+    positions in ``rows``, ascending.
 
     The others are threads in another state (sleeping ``S`` and idle ``I`` threads: nine in ten on a
     busy server) on a well-formed row (every field in place, one token each, PID digits) that is not
-    the first of its snapshot: they are only counted, by their STAT, into ``st.untyped``; their other
-    cells are not read (so a garbled %CPU there is not warned about). Any other row is typed, read,
-    warned about or refused as without ``states`` (a ``ps m`` listing's ``-`` PID is refused)."""
+    the first of its snapshot: they are only counted, by the first letter of their STAT, into
+    ``st.untyped``; their other cells are not read (so a garbled %CPU there is not warned about). Any
+    other row is typed, read, warned about or refused as without ``states`` (a ``ps m`` listing's
+    ``-`` PID is refused)."""
     layout = st.layout
     assert layout is not None
-    raw, ok = split_rows(layout, rows, only=("stat", "pid"))
-    fast = np.flatnonzero(ok)
-    codes, uniq = raw["stat"]
-    letters = [u.decode("ascii").strip()[:1] for u in uniq]
-    other = np.array([letter not in st.states and letter != "" for letter in letters], dtype=bool)
-    skip = other[codes] if len(codes) else np.zeros(0, dtype=bool)
-    skip &= _plain_digits(raw["pid"])
+    fitted = fit(layout, rows)
+    fast = np.flatnonzero(fitted.ok)
+    stat = fitted.block(rows, *fitted.bounds[layout.src["stat"]])
+    # the first non-blank byte of each STAT (a fitted row's single-token field is never blank)
+    letter = (
+        stat[np.arange(len(stat)), np.argmax(stat != SPACE, axis=1)] if len(stat) else fast.astype(np.uint8)
+    )
+    other = _LETTER.copy()
+    other[[ord(c) for c in st.states if len(c) == 1 and c.isascii()]] = False
+    skip = other[letter]
+    skip &= _plain_digits(fitted.block(rows, *fitted.bounds[layout.src["pid"]]))
     skip &= ~first_of_snapshots(rows.snaps, st.first_typed)[fast]
-    if skip.any():  # threads per (snapshot, STAT code), counted by bincount
-        snaps, low = rows.snaps[fast[skip]], int(rows.snaps[fast[skip]].min())
-        tally = np.bincount((snaps - low) * len(uniq) + codes[skip])
+    if skip.any():  # threads per (snapshot, STAT letter), counted by bincount
+        snaps = rows.snaps[fast[skip]]
+        low = int(snaps.min())
+        tally = np.bincount((snaps - low) * 256 + letter[skip])
         for pair, n in zip(np.flatnonzero(tally).tolist(), tally[tally > 0].tolist(), strict=True):
-            key = (low + pair // len(uniq), letters[pair % len(uniq)])
+            key = (low + pair // 256, chr(pair % 256))
             st.untyped[key] = st.untyped.get(key, 0) + n
     keep = np.ones(len(rows.starts), dtype=bool)
     keep[fast[skip]] = False
-    return Rows(
-        rows.buf, rows.starts[keep], rows.lens[keep], rows.ascii_ok[keep], rows.nos[keep], rows.snaps[keep]
-    )
+    return np.flatnonzero(keep)
+
+
+def _found(data: bytes, word: bytes) -> list[int]:
+    """Byte offsets of every ``word`` in ``data`` (a few per snapshot: ``bytes.find`` skips the rest)."""
+    at, pos = [], data.find(word)
+    while pos >= 0:
+        at.append(pos)
+        pos = data.find(word, pos + 1)
+    return at
 
 
 def _scan(st: _State, text: str, base: int) -> None:
@@ -297,9 +323,7 @@ def _scan(st: _State, text: str, base: int) -> None:
         hi = high[ends] > high[starts]
     first = buf[np.minimum(starts, len(buf) - 1)]
     cand = set(np.flatnonzero((first == ord("T")) | (first == ord("z"))).tolist())
-    pid = np.flatnonzero(buf[: max(len(data) - 2, 0)] == ord("P"))  # lines with a "PID"
-    pid = pid[(buf[pid + 1] == ord("I")) & (buf[pid + 2] == ord("D"))]
-    cand.update(np.searchsorted(ends, pid).tolist())
+    cand.update(np.searchsorted(ends, _found(data, b"PID")).tolist())  # lines with a "PID"
 
     def take(lo: int, hi_line: int) -> None:  # data rows in lines [lo, hi_line)
         seg = rows[np.searchsorted(rows, lo) : np.searchsorted(rows, hi_line)]
