@@ -86,7 +86,7 @@ from parsers.base import (
     parse_marker,
     raw_blocks,
     snapshot_times,
-    text_chunks,
+    text_batches,
 )
 from parsers.sensitive import Sensitive
 
@@ -179,6 +179,18 @@ def _frame(pieces: list[dict[str, object]]) -> pd.DataFrame:
     return frame
 
 
+@dataclass(frozen=True, slots=True)
+class _Held:
+    """Rows left to type, copied out of their batch's buffer (``_gather``)."""
+
+    data: np.ndarray  # uint8: the rows one after the other, each ending with \n
+    starts: np.ndarray  # int64 offset of each row in ``data``
+    lens: np.ndarray  # int64 length of each row (without \n)
+    ascii_ok: np.ndarray  # bool
+    nos: np.ndarray  # int64 1-based line numbers
+    snaps: np.ndarray  # int64 snapshots
+
+
 @dataclass(slots=True)
 class _State:
     """What carries from one batch of lines to the next."""
@@ -198,6 +210,8 @@ class _State:
     markers: list[TsMarker | None] = field(default_factory=list)
     snap_lines: list[list[int]] = field(default_factory=list)  # [first_line, last_line] per snapshot
     pending: list[tuple[np.ndarray, int]] = field(default_factory=list)  # (row indices, snapshot)
+    held: list[_Held] = field(default_factory=list)  # rows to type, copied out of their batch
+    held_rows: int = 0
 
     def new_snapshot(self, marker: TsMarker | None, line_no: int) -> None:
         self.snapshot += 1
@@ -222,11 +236,65 @@ def _emit(
         sel = idx[a : a + CHUNK_ROWS]
         return Rows(buf, starts[sel], lens[sel], ~hi[sel], sel + base + 1, snaps[a : a + CHUNK_ROWS])
 
-    if st.states is not None and "stat" in st.layout.src:
-        typed = np.concatenate([a + _counted(st, rows_of(a)) for a in range(0, len(idx), CHUNK_ROWS)])
-        idx, snaps = idx[typed], snaps[typed]
+    if st.states is None or "stat" not in st.layout.src:
+        for a in range(0, len(idx), CHUNK_ROWS):
+            st.pieces.append(to_frame(st.layout, rows_of(a), st.member, st.warnings))
+        return
     for a in range(0, len(idx), CHUNK_ROWS):
-        st.pieces.append(to_frame(st.layout, rows_of(a), st.member, st.warnings))
+        rows = rows_of(a)
+        typed = _counted(st, rows)
+        if len(typed):
+            data, at, typed_lens = _gather(buf, rows.starts[typed], rows.lens[typed])
+            st.held.append(
+                _Held(data, at, typed_lens, rows.ascii_ok[typed], rows.nos[typed], rows.snaps[typed])
+            )
+            st.held_rows += len(typed)
+    if st.held_rows >= CHUNK_ROWS:
+        _type_held(st)
+
+
+def _gather(
+    buf: np.ndarray, starts: np.ndarray, lens: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The bytes of some rows of ``buf`` one after the other, each with its ``\\n`` (uint8), their
+    starts there (int64) and their lengths."""
+    size = lens + 1
+    at = np.zeros(len(starts), dtype=np.int64)
+    np.cumsum(size[:-1], out=at[1:])
+    return buf[np.repeat(starts - at, size) + np.arange(int(size.sum()))], at, lens
+
+
+def _type_held(st: _State) -> None:
+    """Type the rows ``_emit`` held (those ``_counted`` left, from every chunk since the last call) in
+    a few large chunks of whole held chunks, at most ``CHUNK_ROWS`` rows each; their warnings are
+    given in the order of the held chunks, as if each had been typed on its own."""
+    if not st.held:
+        return
+    held, st.held, st.held_rows = st.held, [], 0
+    warnings: list[ParseWarning] = []
+    a = 0
+    while a < len(held):
+        b, n = a + 1, len(held[a].lens)
+        while b < len(held) and n + len(held[b].lens) <= CHUNK_ROWS:
+            n += len(held[b].lens)
+            b += 1
+        st.pieces.append(to_frame(st.layout, _rows_of(held[a:b]), st.member, warnings))
+        a = b
+    chunk = np.searchsorted([int(h.nos[0]) for h in held], [w.line_no for w in warnings], side="right")
+    st.warnings.extend(warnings[i] for i in np.argsort(chunk, kind="stable").tolist())
+
+
+def _rows_of(held: list[_Held]) -> Rows:
+    """Held chunks as the rows of one buffer (blank-padded as ``_scan``'s)."""
+    offsets = np.cumsum([0] + [len(h.data) for h in held]).tolist()
+    longest = max(int(h.lens.max()) for h in held)
+    buf = np.concatenate([*(h.data for h in held), np.full(longest + 2 * WORD, SPACE, np.uint8)])
+
+    def cat(name: str) -> np.ndarray:
+        return np.concatenate([getattr(h, name) for h in held])
+
+    starts = np.concatenate([h.starts + off for h, off in zip(held, offsets, strict=False)])
+    return Rows(buf, starts, cat("lens"), cat("ascii_ok"), cat("nos"), cat("snaps"))
 
 
 #: Bytes that are a digit / a digit or a blank.
@@ -290,17 +358,9 @@ def _counted(st: _State, rows: Rows) -> np.ndarray:
     return np.flatnonzero(keep)
 
 
-def _found(data: bytes, word: bytes) -> list[int]:
-    """Byte offsets of every ``word`` in ``data`` (a few per snapshot: ``bytes.find`` skips the rest)."""
-    at, pos = [], data.find(word)
-    while pos >= 0:
-        at.append(pos)
-        pos = data.find(word, pos + 1)
-    return at
-
-
-def _scan(st: _State, text: str, base: int) -> None:
-    """Classify the lines of one batch (markers, headers, rows) on its byte buffer, then type its rows.
+def _scan(st: _State, text: str, base: int) -> int:
+    """Classify the lines of one batch (markers, headers, rows) on its byte buffer, then type its rows;
+    returns the batch's lines.
 
     ``base``: lines before this batch. Only marker and header candidates (a line starting with
     ``T``/``z``, a line containing ``PID``) are looked at one by one.
@@ -323,7 +383,9 @@ def _scan(st: _State, text: str, base: int) -> None:
         hi = high[ends] > high[starts]
     first = buf[np.minimum(starts, len(buf) - 1)]
     cand = set(np.flatnonzero((first == ord("T")) | (first == ord("z"))).tolist())
-    cand.update(np.searchsorted(ends, _found(data, b"PID")).tolist())  # lines with a "PID"
+    pid = np.flatnonzero(buf[: max(len(data) - 2, 0)] == ord("P"))  # lines with a "PID"
+    pid = pid[(buf[pid + 1] == ord("I")) & (buf[pid + 2] == ord("D"))]
+    cand.update(np.searchsorted(ends, pid).tolist())
 
     def take(lo: int, hi_line: int) -> None:  # data rows in lines [lo, hi_line)
         seg = rows[np.searchsorted(rows, lo) : np.searchsorted(rows, hi_line)]
@@ -359,12 +421,14 @@ def _scan(st: _State, text: str, base: int) -> None:
         elif "PID" in line and _header_tokens(line) is not None:
             take(prev, li)
             _emit(st, buf, starts, lens, hi, base)
+            _type_held(st)
             st.layout = layout_of(line, st.member, no, st.warnings)
             if st.rows_in_snapshot or st.snapshot < 0:
                 st.new_snapshot(None, no)
             prev = li + 1
     take(prev, len(ends))
     _emit(st, buf, starts, lens, hi, base)
+    return len(ends)
 
 
 def parse(
@@ -381,8 +445,10 @@ def parse(
     listing.
     """
     st = _State(member, [], states)
-    for first, text in text_chunks(raw_blocks(stream)):  # whole lines, a few MB at a time
-        _scan(st, text, first - 1)
+    base = 0  # lines before the batch
+    for text in text_batches(raw_blocks(stream)):  # whole lines, a few MB at a time
+        base += _scan(st, text, base)
+    _type_held(st)
     warnings = st.warnings
     if st.layout is None:  # nothing but blank lines and markers
         warnings.append(ParseWarning(0, "empty", "no ps rows"))
