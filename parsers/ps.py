@@ -224,8 +224,8 @@ def _emit(
     st: _State, buf: np.ndarray, starts: np.ndarray, lens: np.ndarray, hi: np.ndarray, base: int
 ) -> None:
     """Type the pending data rows of the current layout, in chunks of ``CHUNK_ROWS``; with
-    ``states``, the threads only counted (``_counted``) are taken out first, so that the rest are
-    typed in a few large chunks."""
+    ``states``, the threads only counted (``_counted``) are taken out first, and the few rows left
+    of a chunk are held (copied out of the batch) to be typed with those of the next chunks."""
     if not st.pending:
         return
     idx = np.concatenate([r for r, _ in st.pending])
@@ -243,7 +243,18 @@ def _emit(
     for a in range(0, len(idx), CHUNK_ROWS):
         rows = rows_of(a)
         typed = _counted(st, rows)
-        if len(typed):
+        if len(typed) > CHUNK_ROWS // 4:  # most of the chunk: typed here, after what is held
+            _type_held(st)
+            sub = Rows(
+                buf,
+                rows.starts[typed],
+                rows.lens[typed],
+                rows.ascii_ok[typed],
+                rows.nos[typed],
+                rows.snaps[typed],
+            )
+            st.pieces.append(to_frame(st.layout, sub, st.member, st.warnings))
+        elif len(typed):
             data, at, typed_lens = _gather(buf, rows.starts[typed], rows.lens[typed])
             st.held.append(
                 _Held(data, at, typed_lens, rows.ascii_ok[typed], rows.nos[typed], rows.snaps[typed])
