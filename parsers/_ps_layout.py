@@ -134,7 +134,8 @@ class Rows:
 
 
 WORD = 64
-_ALL = np.uint64(0xFFFFFFFFFFFFFFFF)
+#: The word of the ``k`` lowest bits set, for k = 0..64 (a row's positions before its end).
+_LOW_BITS = np.array([(1 << k) - 1 for k in range(WORD + 1)], dtype=np.uint64)
 
 
 def _grid(rows: Rows, cap: int | None) -> np.ndarray:
@@ -156,10 +157,9 @@ def _grid(rows: Rows, cap: int | None) -> np.ndarray:
 def _bits(grid: np.ndarray, lens: np.ndarray) -> np.ndarray:
     """Non-blank positions of each row as a bitset: (n, width / 64) uint64, bit j of word j // 64
     is position j. Field checks then cost a few word operations per row instead of a byte loop."""
-    bits = np.packbits(grid != SPACE, axis=1, bitorder="little").view("<u8").copy()
+    bits = np.packbits(grid != SPACE, axis=1, bitorder="little").view("<u8")
     for w in range(bits.shape[1]):
-        k = np.clip(lens - w * WORD, 0, WORD).astype(np.uint64)
-        bits[:, w] &= np.where(k >= WORD, _ALL, (np.uint64(1) << np.minimum(k, np.uint64(63))) - np.uint64(1))
+        bits[:, w] &= _LOW_BITS[np.clip(lens - w * WORD, 0, WORD)]
     return bits
 
 
@@ -336,35 +336,51 @@ def basename(token: str) -> str:
     return token.rsplit("/", 1)[-1] or token
 
 
-def split_rows(
-    layout: Layout, rows: Rows, only: tuple[str, ...] | None = None
-) -> tuple[dict[str, object], np.ndarray]:
-    """Cut a chunk of rows into raw columns by fixed field boundaries.
+@dataclass(frozen=True, slots=True)
+class Fit:
+    """A chunk of rows laid on a layout's fixed field boundaries (``fit``)."""
 
-    Returns ``{column: (n_ok, w) uint8 block, or (codes, uniques) for text}`` for the rows that fit
-    the layout (of the columns in ``only`` when given), and the mask of those rows; the others are
-    read token by token in ``split_tokens``.
-    """
+    grid: np.ndarray  # (n, width) uint8: each row's bytes from its start (see _grid)
+    bounds: list[tuple[int, int]]  # [start, end) of each header column's field, in bytes
+    ok: np.ndarray  # (n,) bool: the row fits (ASCII, every field in place)
+
+    def block(self, rows: Rows, s: int, e: int) -> np.ndarray:
+        """Positions [s, e) of the rows that fit, (n_ok, e - s) uint8, blank past line ends."""
+        return _block(self.grid, self.ok, rows.lens, s, e)
+
+
+def fit(layout: Layout, rows: Rows) -> Fit:
+    """Field boundaries of ``layout`` for a chunk of rows, and which rows fit them; the others are
+    read token by token (``split_tokens``)."""
     cap = layout.cols[-1].hs + FIRST_TOKEN_WINDOW if layout.free_last else None
     grid = _grid(rows, cap)
     width = grid.shape[1]
-    bits = _bits(grid, rows.lens)
-    bounds, ok = _fields(layout, bits, width)
+    bounds, ok = _fields(layout, _bits(grid, rows.lens), width)
     ok &= rows.ascii_ok
     if layout.free is None or not layout.free_last:
         ok &= rows.lens <= width
+    return Fit(grid, bounds, ok)
+
+
+def split_rows(layout: Layout, rows: Rows) -> tuple[dict[str, object], np.ndarray]:
+    """Cut a chunk of rows into raw columns by fixed field boundaries.
+
+    Returns ``{column: (n_ok, w) uint8 block, or (codes, uniques) for text}`` for the rows that fit
+    the layout, and the mask of those rows; the others are read token by token in ``split_tokens``.
+    """
+    fitted = fit(layout, rows)
+    grid, bounds, ok = fitted.grid, fitted.bounds, fitted.ok
+    width = grid.shape[1]
     raw: dict[str, object] = {}
     for out, idx in layout.src.items():
-        if only is not None and out not in only:
-            continue
         s, e = bounds[idx]
         if out == "comm" and layout.free_last:  # the first token: blank from its first blank on
-            block = _block(grid, ok, rows.lens, s, width)
+            block = fitted.block(rows, s, width)
             if block.shape[1]:  # none when every row ends before the command (a listing cut short)
                 blank = block == SPACE
                 block[np.arange(width - s)[None, :] >= blank.argmax(axis=1)[:, None]] = SPACE
         else:
-            block = _block(grid, ok, rows.lens, s, e)
+            block = fitted.block(rows, s, e)
         raw[out] = _factorize(block) if out in TEXT_COLUMNS else block
     return raw, ok
 

@@ -308,8 +308,10 @@ def first_of_snapshots(snaps: np.ndarray, seen: set[int]) -> np.ndarray:
     """
     first = np.ones(len(snaps), dtype=bool)
     first[1:] = snaps[1:] != snaps[:-1]
-    first &= ~np.isin(snaps, list(seen))
-    seen.update(np.unique(snaps).tolist())
+    at = np.flatnonzero(first)  # a snapshot's rows start at a change: only these are looked up
+    new = snaps[at].tolist()
+    first[at] = [s not in seen for s in new]
+    seen.update(new)
     return first
 
 
@@ -417,13 +419,19 @@ def text_chunks(blocks: Iterable[str], cut: Callable[[str], int] = cut_lines) ->
     >>> list(text_chunks(["a\\nb", "\\r\\nc"]))
     [(1, 'a\\n'), (2, 'b\\n'), (3, 'c\\n')]
     """
-    carry = ""
     line_no = 1
+    for chunk in text_batches(blocks, cut):
+        yield line_no, chunk
+        line_no += chunk.count("\n")
+
+
+def text_batches(blocks: Iterable[str], cut: Callable[[str], int] = cut_lines) -> Iterator[str]:
+    """The chunks of :func:`text_chunks` without their line numbers, for a parser that counts the
+    lines of a chunk as it reads it (one pass less over the text)."""
+    carry = ""
     for block in blocks:
         if not carry and cut is cut_lines and block.endswith("\n"):  # a batch of whole lines
-            chunk = block.replace("\r\n", "\n") if "\r" in block else block
-            yield line_no, chunk
-            line_no += chunk.count("\n")
+            yield block.replace("\r\n", "\n") if "\r" in block else block
             continue
         text = carry + block
         pos = cut(text)
@@ -431,13 +439,10 @@ def text_chunks(blocks: Iterable[str], cut: Callable[[str], int] = cut_lines) ->
             carry = text
             continue
         chunk, carry = text[:pos], text[pos:]
-        if "\r" in chunk:
-            chunk = chunk.replace("\r\n", "\n")
-        yield line_no, chunk
-        line_no += chunk.count("\n")
+        yield chunk.replace("\r\n", "\n") if "\r" in chunk else chunk
     if carry:
         carry = carry.replace("\r\n", "\n")
-        yield line_no, carry if carry.endswith("\n") else carry + "\n"
+        yield carry if carry.endswith("\n") else carry + "\n"
 
 
 # ---------------------------------------------------------------------------------------------

@@ -73,7 +73,7 @@ import pandas as pd
 from pandas.api.types import union_categoricals
 
 from parsers._ps_frame import missing, state_of, to_frame
-from parsers._ps_layout import LSTART_TOKENS, SPACE, TEXT_COLUMNS, WORD, Layout, Rows, layout_of, split_rows
+from parsers._ps_layout import LSTART_TOKENS, SPACE, TEXT_COLUMNS, WORD, Layout, Rows, fit, layout_of
 from parsers.base import (
     Blocks,
     ClockHints,
@@ -86,7 +86,7 @@ from parsers.base import (
     parse_marker,
     raw_blocks,
     snapshot_times,
-    text_chunks,
+    text_batches,
 )
 from parsers.sensitive import Sensitive
 
@@ -179,6 +179,18 @@ def _frame(pieces: list[dict[str, object]]) -> pd.DataFrame:
     return frame
 
 
+@dataclass(frozen=True, slots=True)
+class _Held:
+    """Rows left to type, copied out of their batch's buffer (``_gather``)."""
+
+    data: np.ndarray  # uint8: the rows one after the other, each ending with \n
+    starts: np.ndarray  # int64 offset of each row in ``data``
+    lens: np.ndarray  # int64 length of each row (without \n)
+    ascii_ok: np.ndarray  # bool
+    nos: np.ndarray  # int64 1-based line numbers
+    snaps: np.ndarray  # int64 snapshots
+
+
 @dataclass(slots=True)
 class _State:
     """What carries from one batch of lines to the next."""
@@ -198,6 +210,8 @@ class _State:
     markers: list[TsMarker | None] = field(default_factory=list)
     snap_lines: list[list[int]] = field(default_factory=list)  # [first_line, last_line] per snapshot
     pending: list[tuple[np.ndarray, int]] = field(default_factory=list)  # (row indices, snapshot)
+    held: list[_Held] = field(default_factory=list)  # rows to type, copied out of their batch
+    held_rows: int = 0
 
     def new_snapshot(self, marker: TsMarker | None, line_no: int) -> None:
         self.snapshot += 1
@@ -209,18 +223,89 @@ class _State:
 def _emit(
     st: _State, buf: np.ndarray, starts: np.ndarray, lens: np.ndarray, hi: np.ndarray, base: int
 ) -> None:
-    """Type the pending data rows of the current layout, in chunks of ``CHUNK_ROWS``."""
+    """Type the pending data rows of the current layout, in chunks of ``CHUNK_ROWS``; with
+    ``states``, the threads only counted (``_counted``) are taken out first, and the few rows left
+    of a chunk are held (copied out of the batch) to be typed with those of the next chunks."""
     if not st.pending:
         return
     idx = np.concatenate([r for r, _ in st.pending])
     snaps = np.concatenate([np.full(len(r), snap, dtype=np.int64) for r, snap in st.pending])
     st.pending.clear()
-    for a in range(0, len(idx), CHUNK_ROWS):
+
+    def rows_of(a: int) -> Rows:
         sel = idx[a : a + CHUNK_ROWS]
-        rows = Rows(buf, starts[sel], lens[sel], ~hi[sel], sel + base + 1, snaps[a : a + CHUNK_ROWS])
-        if st.states is not None and "stat" in st.layout.src:
-            rows = _counted(st, rows)
-        st.pieces.append(to_frame(st.layout, rows, st.member, st.warnings))
+        return Rows(buf, starts[sel], lens[sel], ~hi[sel], sel + base + 1, snaps[a : a + CHUNK_ROWS])
+
+    if st.states is None or "stat" not in st.layout.src:
+        for a in range(0, len(idx), CHUNK_ROWS):
+            st.pieces.append(to_frame(st.layout, rows_of(a), st.member, st.warnings))
+        return
+    for a in range(0, len(idx), CHUNK_ROWS):
+        rows = rows_of(a)
+        typed = _counted(st, rows)
+        if len(typed) > CHUNK_ROWS // 4:  # most of the chunk: typed here, after what is held
+            _type_held(st)
+            sub = Rows(
+                buf,
+                rows.starts[typed],
+                rows.lens[typed],
+                rows.ascii_ok[typed],
+                rows.nos[typed],
+                rows.snaps[typed],
+            )
+            st.pieces.append(to_frame(st.layout, sub, st.member, st.warnings))
+        elif len(typed):
+            data, at, typed_lens = _gather(buf, rows.starts[typed], rows.lens[typed])
+            st.held.append(
+                _Held(data, at, typed_lens, rows.ascii_ok[typed], rows.nos[typed], rows.snaps[typed])
+            )
+            st.held_rows += len(typed)
+    if st.held_rows >= CHUNK_ROWS:
+        _type_held(st)
+
+
+def _gather(
+    buf: np.ndarray, starts: np.ndarray, lens: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The bytes of some rows of ``buf`` one after the other, each with its ``\\n`` (uint8), their
+    starts there (int64) and their lengths."""
+    size = lens + 1
+    at = np.zeros(len(starts), dtype=np.int64)
+    np.cumsum(size[:-1], out=at[1:])
+    return buf[np.repeat(starts - at, size) + np.arange(int(size.sum()))], at, lens
+
+
+def _type_held(st: _State) -> None:
+    """Type the rows ``_emit`` held (those ``_counted`` left, from every chunk since the last call) in
+    a few large chunks of whole held chunks, at most ``CHUNK_ROWS`` rows each; their warnings are
+    given in the order of the held chunks, as if each had been typed on its own."""
+    if not st.held:
+        return
+    held, st.held, st.held_rows = st.held, [], 0
+    warnings: list[ParseWarning] = []
+    a = 0
+    while a < len(held):
+        b, n = a + 1, len(held[a].lens)
+        while b < len(held) and n + len(held[b].lens) <= CHUNK_ROWS:
+            n += len(held[b].lens)
+            b += 1
+        st.pieces.append(to_frame(st.layout, _rows_of(held[a:b]), st.member, warnings))
+        a = b
+    chunk = np.searchsorted([int(h.nos[0]) for h in held], [w.line_no for w in warnings], side="right")
+    st.warnings.extend(warnings[i] for i in np.argsort(chunk, kind="stable").tolist())
+
+
+def _rows_of(held: list[_Held]) -> Rows:
+    """Held chunks as the rows of one buffer (blank-padded as ``_scan``'s)."""
+    offsets = np.cumsum([0] + [len(h.data) for h in held]).tolist()
+    longest = max(int(h.lens.max()) for h in held)
+    buf = np.concatenate([*(h.data for h in held), np.full(longest + 2 * WORD, SPACE, np.uint8)])
+
+    def cat(name: str) -> np.ndarray:
+        return np.concatenate([getattr(h, name) for h in held])
+
+    starts = np.concatenate([h.starts + off for h, off in zip(held, offsets, strict=False)])
+    return Rows(buf, starts, cat("lens"), cat("ascii_ok"), cat("nos"), cat("snaps"))
 
 
 #: Bytes that are a digit / a digit or a blank.
@@ -242,39 +327,51 @@ def _plain_digits(block: np.ndarray) -> np.ndarray:
     return plain & digit
 
 
-def _counted(st: _State, rows: Rows) -> Rows:
-    """The rows of a chunk that ``to_frame`` types when ``parse`` was given ``states``.
+#: Bytes that begin a STAT value as ``str.strip`` leaves it (printable ASCII but the blank); a row
+#: whose STAT begins otherwise (a tab) is typed rather than counted.
+_LETTER = np.zeros(256, dtype=bool)
+_LETTER[ord("!") : ord("~") + 1] = True
+
+
+def _counted(st: _State, rows: Rows) -> np.ndarray:
+    """The rows of a chunk that ``to_frame`` types when ``parse`` was given ``states``: int64
+    positions in ``rows``, ascending.
 
     The others are threads in another state (sleeping ``S`` and idle ``I`` threads: nine in ten on a
     busy server) on a well-formed row (every field in place, one token each, PID digits) that is not
-    the first of its snapshot: they are only counted, by their STAT, into ``st.untyped``; their other
-    cells are not read (so a garbled %CPU there is not warned about). Any other row is typed, read,
-    warned about or refused as without ``states`` (a ``ps m`` listing's ``-`` PID is refused)."""
+    the first of its snapshot: they are only counted, by the first letter of their STAT, into
+    ``st.untyped``; their other cells are not read (so a garbled %CPU there is not warned about). Any
+    other row is typed, read, warned about or refused as without ``states`` (a ``ps m`` listing's
+    ``-`` PID is refused)."""
     layout = st.layout
     assert layout is not None
-    raw, ok = split_rows(layout, rows, only=("stat", "pid"))
-    fast = np.flatnonzero(ok)
-    codes, uniq = raw["stat"]
-    letters = [u.decode("ascii").strip()[:1] for u in uniq]
-    other = np.array([letter not in st.states and letter != "" for letter in letters], dtype=bool)
-    skip = other[codes] if len(codes) else np.zeros(0, dtype=bool)
-    skip &= _plain_digits(raw["pid"])
+    fitted = fit(layout, rows)
+    fast = np.flatnonzero(fitted.ok)
+    stat = fitted.block(rows, *fitted.bounds[layout.src["stat"]])
+    # the first non-blank byte of each STAT (a fitted row's single-token field is never blank)
+    letter = (
+        stat[np.arange(len(stat)), np.argmax(stat != SPACE, axis=1)] if len(stat) else fast.astype(np.uint8)
+    )
+    other = _LETTER.copy()
+    other[[ord(c) for c in st.states if len(c) == 1 and c.isascii()]] = False
+    skip = other[letter]
+    skip &= _plain_digits(fitted.block(rows, *fitted.bounds[layout.src["pid"]]))
     skip &= ~first_of_snapshots(rows.snaps, st.first_typed)[fast]
-    if skip.any():  # threads per (snapshot, STAT code), counted by bincount
-        snaps, low = rows.snaps[fast[skip]], int(rows.snaps[fast[skip]].min())
-        tally = np.bincount((snaps - low) * len(uniq) + codes[skip])
+    if skip.any():  # threads per (snapshot, STAT letter), counted by bincount
+        snaps = rows.snaps[fast[skip]]
+        low = int(snaps.min())
+        tally = np.bincount((snaps - low) * 256 + letter[skip])
         for pair, n in zip(np.flatnonzero(tally).tolist(), tally[tally > 0].tolist(), strict=True):
-            key = (low + pair // len(uniq), letters[pair % len(uniq)])
+            key = (low + pair // 256, chr(pair % 256))
             st.untyped[key] = st.untyped.get(key, 0) + n
     keep = np.ones(len(rows.starts), dtype=bool)
     keep[fast[skip]] = False
-    return Rows(
-        rows.buf, rows.starts[keep], rows.lens[keep], rows.ascii_ok[keep], rows.nos[keep], rows.snaps[keep]
-    )
+    return np.flatnonzero(keep)
 
 
-def _scan(st: _State, text: str, base: int) -> None:
-    """Classify the lines of one batch (markers, headers, rows) on its byte buffer, then type its rows.
+def _scan(st: _State, text: str, base: int) -> int:
+    """Classify the lines of one batch (markers, headers, rows) on its byte buffer, then type its rows;
+    returns the batch's lines.
 
     ``base``: lines before this batch. Only marker and header candidates (a line starting with
     ``T``/``z``, a line containing ``PID``) are looked at one by one.
@@ -335,12 +432,14 @@ def _scan(st: _State, text: str, base: int) -> None:
         elif "PID" in line and _header_tokens(line) is not None:
             take(prev, li)
             _emit(st, buf, starts, lens, hi, base)
+            _type_held(st)
             st.layout = layout_of(line, st.member, no, st.warnings)
             if st.rows_in_snapshot or st.snapshot < 0:
                 st.new_snapshot(None, no)
             prev = li + 1
     take(prev, len(ends))
     _emit(st, buf, starts, lens, hi, base)
+    return len(ends)
 
 
 def parse(
@@ -357,8 +456,10 @@ def parse(
     listing.
     """
     st = _State(member, [], states)
-    for first, text in text_chunks(raw_blocks(stream)):  # whole lines, a few MB at a time
-        _scan(st, text, first - 1)
+    base = 0  # lines before the batch
+    for text in text_batches(raw_blocks(stream)):  # whole lines, a few MB at a time
+        base += _scan(st, text, base)
+    _type_held(st)
     warnings = st.warnings
     if st.layout is None:  # nothing but blank lines and markers
         warnings.append(ParseWarning(0, "empty", "no ps rows"))
