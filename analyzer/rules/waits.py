@@ -190,7 +190,8 @@ def _lines(tl: Timeline, rows: pd.DataFrame) -> tuple[str | None, tuple[int, int
         return None, None
     keys = rows[["ts", "session"]].drop_duplicates()
     ids = pd.to_numeric(pl["id"], errors="coerce").round().astype("Int64")
-    found = pl.assign(session=ids).merge(keys, on=["ts", "session"])
+    lines = pl[[c for c in ("ts", "member", "line_no", "line_end") if c in pl]]  # not a day's every column
+    found = lines.assign(session=ids).merge(keys, on=["ts", "session"])
     return tl.lines_of(found)
 
 

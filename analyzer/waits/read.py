@@ -158,6 +158,8 @@ def _sessions(tl: Timeline, server: str | None) -> pd.DataFrame:
     """The processlist (or, without one, performance_schema.threads' sessions) as waits rows."""
     pl = tl.frame("processlist")
     if len(pl) and "id" in pl:
+        read = ("ts", "id", "user", "host", "db", "command", "time_s", "state", "active")
+        pl = pl[[c for c in read if c in pl]]  # a day's millions of rows: only the columns read are copied
         if "active" in pl and "command" in pl:
             own = value_is(pl["command"], lambda s: s.isin(ACTIVE_COMMANDS)) & ~pl["active"].to_numpy(
                 dtype=bool
@@ -461,14 +463,19 @@ def waits(tl: Timeline) -> pd.DataFrame:
     out = pd.DataFrame(
         {c: rows[c] if c in rows else pd.Series(pd.NA, index=rows.index) for c in WAIT_COLUMNS},
         index=rows.index,
-    )
+        copy=False,
+    ).reset_index(drop=True)
     del rows
     out["ts"] = pd.to_datetime(out["ts"], utc=True).astype("datetime64[ns, UTC]")
-    out["host"] = pd.Categorical([tl.host] * len(out) if tl.host is not None else [None] * len(out))
+    out["host"] = _one(tl.host, len(out)) if tl.host is not None else _category(out, "host")
     out["trx_id"] = out["trx_id"].astype("string")
     for column in TEXT_COLUMNS:
         out[column] = _category(out, column)
     out["session"] = out["session"].astype("Int64")
     out["time_s"] = _ids(out["time_s"]) if len(out) else out["time_s"].astype("Int64")
     out["resource"] = out["resource"].astype(RESOURCE_TYPE)
-    return out.sort_values("ts", kind="stable").reset_index(drop=True)
+    if not out["ts"].is_monotonic_increasing:  # sorted column by column: never two copies of the frame
+        order = np.argsort(out["ts"].to_numpy(dtype="datetime64[ns]"), kind="stable")
+        for column in WAIT_COLUMNS:
+            out[column] = out[column].array.take(order)
+    return out
