@@ -23,6 +23,8 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
+from parsers.rawtext import NEWLINES_STRIDE, newlines
+
 #: Offsets are whole quarter hours everywhere on Earth (UTC+5:45, UTC+12:45 ...); rounding the
 #: difference between a TS marker's epoch and its wall-clock part to 15 min absorbs the few
 #: hundred milliseconds between the two ``date`` calls that pt-stalk makes.
@@ -404,6 +406,18 @@ def line_chunks(
     yield base, buf
 
 
+def count_newlines(text: str) -> int:
+    r"""The ``\n`` in ``text``. A long ASCII text (a capture's chunk, nearly always) is counted with
+    NumPy on its bytes (``parsers.rawtext.newlines``): about twice as fast as ``str.count``.
+
+    >>> count_newlines("a\nb\n" * 300_000), count_newlines("é\n")
+    (600000, 1)
+    """
+    if len(text) < NEWLINES_STRIDE or not text.isascii():
+        return text.count("\n")
+    return newlines(np.frombuffer(text.encode("ascii"), dtype=np.uint8))
+
+
 def cut_lines(text: str) -> int:
     """End of the last whole line of ``text`` (a ``cut`` for :func:`text_chunks`)."""
     return text.rfind("\n") + 1
@@ -423,7 +437,7 @@ def text_chunks(blocks: Iterable[str], cut: Callable[[str], int] = cut_lines) ->
         if not carry and cut is cut_lines and block.endswith("\n"):  # a batch of whole lines
             chunk = block.replace("\r\n", "\n") if "\r" in block else block
             yield line_no, chunk
-            line_no += chunk.count("\n")
+            line_no += count_newlines(chunk)
             continue
         text = carry + block
         pos = cut(text)
@@ -434,7 +448,7 @@ def text_chunks(blocks: Iterable[str], cut: Callable[[str], int] = cut_lines) ->
         if "\r" in chunk:
             chunk = chunk.replace("\r\n", "\n")
         yield line_no, chunk
-        line_no += chunk.count("\n")
+        line_no += count_newlines(chunk)
     if carry:
         carry = carry.replace("\r\n", "\n")
         yield line_no, carry if carry.endswith("\n") else carry + "\n"
