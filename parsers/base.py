@@ -355,11 +355,17 @@ LINE_CHARS_GUESS = 64
 def raw_blocks(stream: Iterable[str], size: int = CHUNK_CHARS) -> Iterator[str]:
     """``stream`` (a text file object, or lines with or without their newline) as blocks of about
     ``size`` characters. Blocks read from a file object may end mid-line; a batch of lines ends on a
-    line end, every line ending in ``\\n`` (one is added where missing).
+    line end, every line ending in ``\\n`` (one is added where missing). A stream that holds its
+    text whole (a piece of a member: ``parsers.ingest.pieces``) hands its own blocks of whole lines
+    (``line_blocks(size)``), which ``text_chunks`` passes on without joining or cutting them again.
 
     >>> list(raw_blocks(["a\\n", "b"], size=128))
     ['a\\nb\\n']
     """
+    line_blocks = getattr(stream, "line_blocks", None)
+    if line_blocks is not None:
+        yield from line_blocks(size)
+        return
     read = getattr(stream, "read", None)
     if read is not None:
         while block := read(size):

@@ -101,16 +101,15 @@ def _from_line(frame: pd.DataFrame, first: int) -> pd.DataFrame:
     columns when they are its last rows (as parsers give them: the overlap is then a head), else a
     copy of those rows. The index is a fresh ``RangeIndex`` either way."""
     line_no = frame["line_no"]
-    if line_no.dtype.kind in "iu" and isinstance(line_no.dtype, np.dtype):
-        kept = line_no.to_numpy() >= first
-        head = len(kept) - int(np.count_nonzero(kept))
-        if not kept[:head].any():  # the dropped rows are the first ones
+    if line_no.dtype.kind in "iu" and isinstance(line_no.dtype, np.dtype) and len(frame):
+        values = line_no.to_numpy()
+        head = int(np.searchsorted(values, first))  # where the kept rows start when in line order
+        if (values[:head] < first).all() and (head == len(values) or values[head:].min() >= first):
             if not head:
                 return frame
             out = frame.iloc[head:].copy(deep=False)
             out.index = pd.RangeIndex(len(out))
             return out
-        return frame[kept].reset_index(drop=True)
     return frame[line_no >= first].reset_index(drop=True)
 
 
@@ -132,6 +131,21 @@ class _Text:
         text = self.text[self.pos :] if self.pos else self.text
         self.pos = len(self.text)
         return iter(lines_of(text))
+
+    def line_blocks(self, size: int) -> Iterator[str]:
+        r"""The rest of the text in blocks of whole lines of ``size`` characters or a little more (to
+        the next ``\n``; the last block may lack it), for ``parsers.base.raw_blocks``: one copy of
+        each block, none of a text of one block."""
+        text, pos = self.text, self.pos
+        self.pos = len(text)
+        if not pos and len(text) <= size:
+            if text:
+                yield text
+            return
+        while pos < len(text):
+            end = text.find("\n", pos + max(size, 1) - 1) + 1 or len(text)
+            yield text[pos:end]
+            pos = end
 
 
 def parse_piece(
