@@ -458,7 +458,8 @@ def check_source(
             continue
         ts = times.to_numpy(dtype="datetime64[ns]").view("int64")
         keep = np.ones(len(frame), dtype=bool)
-        if not _ascending(ts) and not (ts == NAT).any():
+        ascending = _ascending(ts)
+        if not ascending and not (ts == NAT).any():
             in_order = _runs_kept(ts)
             if not in_order.all():
                 said = (
@@ -472,7 +473,8 @@ def check_source(
                     said + "or go back in time (written twice, or out of order): the first copy is kept",
                 )
                 keep &= in_order
-        if int(ts.max()) > (now + FUTURE_SLACK).value:  # NaT, the least int64, is never in the future
+        latest = int(ts[-1] if ascending else ts.max())  # NaT, the least int64, is never in the future
+        if latest > (now + FUTURE_SLACK).value:
             future = ts > (now + FUTURE_SLACK).value
             when = pd.Timestamp(int(ts[future][0]), tz="UTC")
             _say(
