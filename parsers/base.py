@@ -23,6 +23,8 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
+from parsers.rawtext import NEWLINES_STRIDE, newlines
+
 #: Offsets are whole quarter hours everywhere on Earth (UTC+5:45, UTC+12:45 ...); rounding the
 #: difference between a TS marker's epoch and its wall-clock part to 15 min absorbs the few
 #: hundred milliseconds between the two ``date`` calls that pt-stalk makes.
@@ -355,11 +357,17 @@ LINE_CHARS_GUESS = 64
 def raw_blocks(stream: Iterable[str], size: int = CHUNK_CHARS) -> Iterator[str]:
     """``stream`` (a text file object, or lines with or without their newline) as blocks of about
     ``size`` characters. Blocks read from a file object may end mid-line; a batch of lines ends on a
-    line end, every line ending in ``\\n`` (one is added where missing).
+    line end, every line ending in ``\\n`` (one is added where missing). A stream that holds its
+    text whole (a piece of a member: ``parsers.ingest.pieces``) hands its own blocks of whole lines
+    (``line_blocks(size)``), which ``text_chunks`` passes on without joining or cutting them again.
 
     >>> list(raw_blocks(["a\\n", "b"], size=128))
     ['a\\nb\\n']
     """
+    line_blocks = getattr(stream, "line_blocks", None)
+    if line_blocks is not None:
+        yield from line_blocks(size)
+        return
     read = getattr(stream, "read", None)
     if read is not None:
         while block := read(size):
@@ -406,6 +414,18 @@ def line_chunks(
     yield base, buf
 
 
+def count_newlines(text: str) -> int:
+    r"""The ``\n`` in ``text``. A long ASCII text (a capture's chunk, nearly always) is counted with
+    NumPy on its bytes (``parsers.rawtext.newlines``): about twice as fast as ``str.count``.
+
+    >>> count_newlines("a\nb\n" * 300_000), count_newlines("é\n")
+    (600000, 1)
+    """
+    if len(text) < NEWLINES_STRIDE or not text.isascii():
+        return text.count("\n")
+    return newlines(np.frombuffer(text.encode("ascii"), dtype=np.uint8))
+
+
 def cut_lines(text: str) -> int:
     """End of the last whole line of ``text`` (a ``cut`` for :func:`text_chunks`)."""
     return text.rfind("\n") + 1
@@ -422,7 +442,7 @@ def text_chunks(blocks: Iterable[str], cut: Callable[[str], int] = cut_lines) ->
     line_no = 1
     for chunk in text_batches(blocks, cut):
         yield line_no, chunk
-        line_no += chunk.count("\n")
+        line_no += count_newlines(chunk)
 
 
 def text_batches(blocks: Iterable[str], cut: Callable[[str], int] = cut_lines) -> Iterator[str]:

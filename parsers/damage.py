@@ -453,11 +453,13 @@ def check_source(
     for name, frame in list(source.frames.items()):
         if only is not None and name != only:
             continue
-        if "ts" not in frame or not len(frame) or frame["ts"].dtype.kind != "M":
+        times = frame["ts"] if "ts" in frame else None
+        if times is None or not len(frame) or times.dtype.kind != "M":
             continue
-        ts = frame["ts"].to_numpy(dtype="datetime64[ns]").view("int64")
+        ts = times.to_numpy(dtype="datetime64[ns]").view("int64")
         keep = np.ones(len(frame), dtype=bool)
-        if not frame["ts"].is_monotonic_increasing and not frame["ts"].hasnans:
+        ascending = _ascending(ts)
+        if not ascending and not (ts == NAT).any():
             in_order = _runs_kept(ts)
             if not in_order.all():
                 said = (
@@ -471,8 +473,9 @@ def check_source(
                     said + "or go back in time (written twice, or out of order): the first copy is kept",
                 )
                 keep &= in_order
-        future = ts > (now + FUTURE_SLACK).value
-        if future.any():
+        latest = int(ts[-1] if ascending else ts.max())  # NaT, the least int64, is never in the future
+        if latest > (now + FUTURE_SLACK).value:
+            future = ts > (now + FUTURE_SLACK).value
             when = pd.Timestamp(int(ts[future][0]), tz="UTC")
             _say(
                 source,
@@ -491,6 +494,16 @@ def check_source(
         if not keep.all():
             frame = frame[keep].reset_index(drop=True)
         source.frames[name] = _refuse_impossible(source, name, frame) if values else frame
+
+
+#: NaT as ``int64`` nanoseconds.
+NAT = np.iinfo(np.int64).min
+
+
+def _ascending(ts: np.ndarray) -> bool:
+    """Whether ``ts`` (int64) never goes down: one NumPy comparison, several times faster than
+    pandas' ``is_monotonic_increasing`` on a piece's hundreds of thousands of times."""
+    return bool((ts[1:] >= ts[:-1]).all())
 
 
 def _marked(ts: np.ndarray, keep: np.ndarray) -> np.ndarray:
@@ -594,10 +607,10 @@ def _refuse_impossible(source: ParsedSource, name: str, frame: pd.DataFrame) -> 
     traits = registry.traits(source.format)
     if not traits.unsigned:
         return frame
-    for column in frame.columns:
-        values = frame[column]
-        if column in SIGNED_COLUMNS or values.dtype.kind != "f" or not len(values):
+    for column, dtype in frame.dtypes.items():
+        if column in SIGNED_COLUMNS or dtype.kind != "f" or not len(frame):
             continue
+        values = frame[column]
         array = values.to_numpy()
         bad = array < 0
         what = "negative"

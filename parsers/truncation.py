@@ -17,7 +17,7 @@ import re
 import numpy as np
 
 from parsers import registry
-from parsers.base import Blocks, ParsedSource, ParseWarning
+from parsers.base import Blocks, ParsedSource, ParseWarning, count_newlines
 from parsers.damage import quote
 
 #: The last block of a format of ``Blocks.VARYING_ROWS`` (processes, threads) is said cut only when it
@@ -38,10 +38,37 @@ _RECORDS = re.compile(r"^\*{5,} \d+\. row \*{5,}$", re.M)
 _FIELD = re.compile(r"^\s*(\w+): ", re.M)
 
 
-def _last_line(text: str) -> str:
-    """The last line of ``text`` that is not blank, stripped (an empty string when there is none)."""
-    end = len(text.rstrip())
+def _content_end(text: str, end: int) -> int:
+    """The length of ``text[:end].rstrip()``, found from the end without copying the text (a piece of
+    several MB)."""
+    window = 256
+    while end:
+        start = max(end - window, 0)
+        kept = len(text[start:end].rstrip())
+        if kept:
+            return start + kept
+        end, window = start, window * 4
+    return 0
+
+
+def _last_line(text: str, end: int | None = None) -> str:
+    """The last line of ``text[:end]`` that is not blank, stripped (an empty string when there is none)."""
+    end = _content_end(text, len(text) if end is None else end)
     return text[text.rfind("\n", 0, end) + 1 : end].strip()
+
+
+def _last_match(pattern: re.Pattern[str], text: str) -> re.Match[str] | None:
+    """The last match of ``pattern`` (of one line, anchored at its start) in ``text``, searched in
+    windows from the end that grow."""
+    window = 1 << 16
+    while True:
+        start = max(len(text) - window, 0)
+        match = None
+        for match in pattern.finditer(text, start):  # noqa: B007 - the last one is kept
+            pass
+        if match is not None or not start:
+            return match
+        window *= 4
 
 
 def truncated_block(source: ParsedSource, text: str) -> ParseWarning | None:
@@ -58,10 +85,10 @@ def truncated_block(source: ParsedSource, text: str) -> ParseWarning | None:
     blocks = registry.traits(source.format).blocks
     if blocks is Blocks.NONE:
         return None
-    lines = text.count("\n") + (0 if text.endswith("\n") else 1)
+    lines = count_newlines(text) + (0 if text.endswith("\n") else 1)
     last = _last_line(text)
     words = _TIME_OF_DAY.sub("", last).split()
-    before = _last_line(text[: len(text.rstrip()) - len(last)])
+    before = _last_line(text, _content_end(text, len(text)) - len(last))
     header = bool(words) and (words[0] in HEADER_WORDS or words[:2] == ["|", "Variable_name"])
     table_top = last.startswith("+-") and before.startswith("+-")  # a table's bottom, then the next one's top
     if last.startswith(("TS ", "zzz ")) or _RECORD.match(last) or header or table_top:
@@ -110,9 +137,10 @@ def _record_cut(text: str, lines: int) -> ParseWarning | None:
     """A ``truncated`` warning when the last ``\\G`` record of a processlist ``text`` lacks the last
     field its first record has (``Info``, ``Progress`` ...: the fields of SHOW FULL PROCESSLIST come in
     one order); a statement over several lines does not count as fields."""
-    records = [m.end() for m in _RECORDS.finditer(text)]
-    if len(records) < 2:
+    head, tail = _RECORDS.search(text), _last_match(_RECORDS, text)
+    if head is None or tail is None or tail.start() == head.start():
         return None
+    records = [head.end(), tail.end()]
     first = _FIELD.findall(text, records[0], text.find("\n***", records[0]) + 1 or len(text))
     last = _FIELD.findall(text, records[-1])
     if not first or first[-1] in last:

@@ -54,17 +54,19 @@ LINE_COLUMNS = ("line_no", "line_end")
 
 
 def _shift_lines(source: ParsedSource, offset: int, drop_before: int) -> ParsedSource:
-    """Line numbers moved by ``offset``; rows and warnings of lines before ``drop_before`` dropped."""
+    """Line numbers moved by ``offset``; rows and warnings of lines before ``drop_before`` dropped.
+    The other columns are shared with ``source``'s frames, not copied."""
     if not offset and not drop_before:
         return source
     frames = {}
     for name, frame in source.frames.items():
         if "line_no" in frame and drop_before:
             frame = _from_line(frame, drop_before - offset)
-        frame = frame.copy(deep=False)  # the line columns are replaced, the others shared
-        for column in LINE_COLUMNS:
-            if column in frame:
-                frame[column] = frame[column] + offset
+        shifted = {column: _plus(frame[column], offset) for column in LINE_COLUMNS if column in frame}
+        if shifted:
+            frame = frame.copy(deep=False)  # the line columns are replaced, the others shared
+            for column, values in shifted.items():
+                frame[column] = values  # a Series on the frame's index: taken as it is, not copied
         frames[name] = frame
     warnings = [
         _shifted(w, offset)
@@ -72,6 +74,15 @@ def _shift_lines(source: ParsedSource, offset: int, drop_before: int) -> ParsedS
         if not drop_before or w.line_no == 0 or w.line_no + offset >= drop_before
     ]
     return dataclasses.replace(source, frames=frames, warnings=warnings)
+
+
+def _plus(values: pd.Series, offset: int) -> pd.Series:
+    """``values`` + ``offset``, of the same dtype: added on the NumPy array for a NumPy integer column
+    (no pandas operator on a piece's hundreds of thousands of rows), else as pandas adds."""
+    if offset and values.dtype.kind in "iu" and isinstance(values.dtype, np.dtype):
+        added = values.to_numpy() + np.array(offset, dtype=values.dtype)
+        return pd.Series(added, index=values.index, name=values.name, copy=False)
+    return values + offset if offset else values
 
 
 def _shifted(warning: ParseWarning, offset: int) -> ParseWarning:
@@ -86,11 +97,19 @@ def _shifted(warning: ParseWarning, offset: int) -> ParseWarning:
 
 
 def _from_line(frame: pd.DataFrame, first: int) -> pd.DataFrame:
-    """The rows of ``frame`` whose ``line_no`` is ``first`` or later: a slice when the rows are in
-    line order (as parsers give them; the overlap is then a head), else a copy of those rows."""
+    """The rows of ``frame`` whose ``line_no`` is ``first`` or later: a slice sharing ``frame``'s
+    columns when they are its last rows (as parsers give them: the overlap is then a head), else a
+    copy of those rows. The index is a fresh ``RangeIndex`` either way."""
     line_no = frame["line_no"]
-    if line_no.dtype.kind in "iu" and line_no.is_monotonic_increasing:
-        return frame.iloc[int(np.searchsorted(line_no.to_numpy(), first)) :].reset_index(drop=True)
+    if line_no.dtype.kind in "iu" and isinstance(line_no.dtype, np.dtype) and len(frame):
+        values = line_no.to_numpy()
+        head = int(np.searchsorted(values, first))  # where the kept rows start when in line order
+        if (values[:head] < first).all() and (head == len(values) or values[head:].min() >= first):
+            if not head:
+                return frame
+            out = frame.iloc[head:].copy(deep=False)
+            out.index = pd.RangeIndex(len(out))
+            return out
     return frame[line_no >= first].reset_index(drop=True)
 
 
@@ -112,6 +131,21 @@ class _Text:
         text = self.text[self.pos :] if self.pos else self.text
         self.pos = len(self.text)
         return iter(lines_of(text))
+
+    def line_blocks(self, size: int) -> Iterator[str]:
+        r"""The rest of the text in blocks of whole lines of ``size`` characters or a little more (to
+        the next ``\n``; the last block may lack it), for ``parsers.base.raw_blocks``: one copy of
+        each block, none of a text of one block."""
+        text, pos = self.text, self.pos
+        self.pos = len(text)
+        if not pos and len(text) <= size:
+            if text:
+                yield text
+            return
+        while pos < len(text):
+            end = text.find("\n", pos + max(size, 1) - 1) + 1 or len(text)
+            yield text[pos:end]
+            pos = end
 
 
 def parse_piece(
