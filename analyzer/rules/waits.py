@@ -34,7 +34,7 @@ from analyzer.waits.counters import of_resource
 from analyzer.waits.holders import Holding, holders, pool, reader_inputs
 from analyzer.waits.holders.slots import NO_WAITS
 from analyzer.waits.model import Resource
-from analyzer.waits.read import waits
+from analyzer.waits.read import snapshots, waits
 
 #: Three sessions waiting for the same resource at once is a queue, not a passing wait (as
 #: ``lock-waits``' LOCK_WAIT_MIN_SESSIONS).
@@ -321,8 +321,8 @@ def sessions_waiting(tl: Timeline) -> Finding | None:
     sessions = w[~w["source_frame"].eq("ps").to_numpy()] if len(w) else w
     if not len(sessions):
         return None
-    snaps = pd.Series(sorted(sessions["ts"].unique()), dtype=sessions["ts"].dtype)
-    snaps.index = pd.Index(snaps)
+    snaps = pd.Series(sorted(set(sessions["ts"].unique()) | set(snapshots(tl))), dtype=sessions["ts"].dtype)
+    snaps.index = pd.Index(snaps)  # every snapshot, those where nobody waits too (no row of ``w``)
     found, unknown = _waited(w, snaps), _unknown(w)
     listed = ", ".join(f"'{s}' ({c})" for s, c in unknown)
     if not found:

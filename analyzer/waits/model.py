@@ -6,7 +6,7 @@ The manuals name the wait in the session's State (``Waiting for table metadata l
 transaction (``trx_state`` ``LOCK WAIT``), or not at all (``Sleep``: the client's turn). This module
 fixes the words: ``Resource`` (what is waited for), ``StateMeaning`` (one manual entry: a state, the
 thread that shows it, the servers that print it, its resource and the page that says so) and
-``WAIT_COLUMNS`` (one row per session per snapshot, ``analyzer.waits.read.waits``).
+``WAIT_COLUMNS`` (one row per waiting session per snapshot, ``analyzer.waits.read.waits``).
 
 Sources: MySQL 8.4 Reference Manual, "Examining Server Thread (Process) Information" (the thread
 state pages) and "Internal Locking Methods"; MariaDB Server documentation, "Thread States".
@@ -136,7 +136,8 @@ class StateMeaning:
 SOURCE_FRAMES = ("processlist", "innodb_trx", "lock_waits", "innodb_status", "threads", "ps")
 
 #: The columns of the waits frame (``analyzer.waits.read.waits``), one row per session (or server
-#: thread) per snapshot:
+#: thread) per snapshot that waits for something (a resource, ``CPU``, ``CLIENT`` or ``UNKNOWN``; a
+#: session waiting for ``NOTHING`` is no row):
 #:
 #: - ``ts`` datetime64[ns, UTC]: the snapshot; ``host``: the server (``Timeline.host``);
 #: - ``session`` Int64: processlist Id (NA for a thread with no session); ``trx_id`` string: its

@@ -1,4 +1,8 @@
-"""The waits frame of a timeline: for each snapshot and server, every session, what it waits for.
+"""The waits frame of a timeline: for each snapshot and server, every session waiting, what for.
+
+A session whose State and Command name no wait (``NOTHING``: running, or idle with no transaction
+open) is no row, unless a transaction or a lock wait of the same moment names it (then it waits for
+a row lock or its client): most of a day's sessions are such, and ``snapshots`` gives the moments.
 
 ``waits(tl)`` reads (frames of ``analyzer.timeline.Timeline``; columns as ``parsers/__init__.py``
 and the parsers' docstrings give them):
@@ -155,17 +159,22 @@ def _resource(state: object, command: object, server: str | None) -> Resource:
 
 
 def _sessions(tl: Timeline, server: str | None) -> pd.DataFrame:
-    """The processlist (or, without one, performance_schema.threads' sessions) as waits rows."""
+    """The processlist (or, without one, performance_schema.threads' sessions) as waits rows: the
+    sessions that may wait for something (``_may_wait``), the others no rows."""
     pl = tl.frame("processlist")
     if len(pl) and "id" in pl:
         read = ("ts", "id", "user", "host", "db", "command", "time_s", "state", "active")
-        pl = pl[[c for c in read if c in pl]]  # a day's millions of rows: only the columns read are copied
+        pl = pl[[c for c in read if c in pl]]  # a day's millions of rows: only the columns read
+        keep = np.ones(len(pl), dtype=bool)
         if "active" in pl and "command" in pl:
             own = value_is(pl["command"], lambda s: s.isin(ACTIVE_COMMANDS)) & ~pl["active"].to_numpy(
                 dtype=bool
             )
             own &= ~value_is(pl["user"], lambda s: s.isin(INTERNAL_USERS)) if "user" in pl else True
-            pl = pl[~own]
+            keep &= ~own
+        resource = _resources(_names(pl, "state"), _names(pl, "command"), server)
+        keep &= _may_wait(pl["ts"], pl["id"], resource, tl)  # before a row of the rest is copied
+        pl, resource = pl[keep], resource[keep]
         out = pd.DataFrame(
             {
                 "ts": pl["ts"],
@@ -178,28 +187,28 @@ def _sessions(tl: Timeline, server: str | None) -> pd.DataFrame:
                 "state": _names(pl, "state"),
                 "source_frame": _one("processlist", len(pl)),
             }
-        )
-    else:
-        th = tl.frame("pfs_threads")
-        if not len(th) or "processlist_id" not in th:
-            return pd.DataFrame(columns=[c for c in WAIT_COLUMNS if c != "resource"])
-        th = th[th["processlist_id"].notna()]
-        out = pd.DataFrame(
-            {
-                "ts": th["ts"],
-                "session": _ids(th["processlist_id"]),
-                "user": _text(th, "processlist_user"),
-                "client": _text(th, "processlist_host").str.replace(r":\d+$", "", regex=True),
-                "db": _text(th, "processlist_db"),
-                "command": _text(th, "processlist_command"),
-                "time_s": _ids(th["processlist_time_s"]) if "processlist_time_s" in th else pd.NA,
-                "state": _text(th, "processlist_state"),
-                "source_frame": _one("threads", len(th)),
-            }
-        )
-    out = out.reset_index(drop=True)
+        ).reset_index(drop=True)
+        out["resource"] = resource
+        return out
+    th = tl.frame("pfs_threads")
+    if not len(th) or "processlist_id" not in th:
+        return pd.DataFrame(columns=[c for c in WAIT_COLUMNS if c != "resource"])
+    th = th[th["processlist_id"].notna()]
+    out = pd.DataFrame(
+        {
+            "ts": th["ts"],
+            "session": _ids(th["processlist_id"]),
+            "user": _text(th, "processlist_user"),
+            "client": _text(th, "processlist_host").str.replace(r":\d+$", "", regex=True),
+            "db": _text(th, "processlist_db"),
+            "command": _text(th, "processlist_command"),
+            "time_s": _ids(th["processlist_time_s"]) if "processlist_time_s" in th else pd.NA,
+            "state": _text(th, "processlist_state"),
+            "source_frame": _one("threads", len(th)),
+        }
+    ).reset_index(drop=True)
     out["resource"] = _resources(out["state"], out["command"], server)
-    return out
+    return out[_may_wait(out["ts"], out["session"], out["resource"].array, tl)].reset_index(drop=True)
 
 
 def _paired(left_ts: pd.Series, right: pd.DataFrame) -> pd.DataFrame:
@@ -352,12 +361,15 @@ def _threads(tl: Timeline) -> pd.DataFrame:
     if not threads.has_thread_states(ps) or "wchan" not in ps:
         return pd.DataFrame(columns=WAIT_COLUMNS)
     mask = threads.in_d_state(ps) & (ps["is_mysqld"].to_numpy(dtype=bool) if "is_mysqld" in ps else True)
-    d = ps[mask]
+    pfs = tl.frame("pfs_threads")
+    # without performance_schema.threads to join, only the columns read here are copied (a day's
+    # threads in D state are hundreds of thousands of rows)
+    d = ps[mask] if len(pfs) else ps.loc[mask, [c for c in ("ts", "tid", "wchan") if c in ps]]
     if not len(d):
         return pd.DataFrame(columns=WAIT_COLUMNS)
     wchan = _text(d, "wchan").fillna("").replace("", threads.NO_WCHAN)
     session = pd.Series(pd.NA, index=d.index, dtype="Int64")
-    joined = threads.thread_sessions(d, tl.frame("pfs_threads"))
+    joined = threads.thread_sessions(d, pfs)
     if len(joined):
         by_tid = joined.drop_duplicates(["ts", "tid"]).set_index(["ts", "tid"])["processlist_id"]
         keys = pd.MultiIndex.from_arrays([d["ts"], _ids(d["tid"])])
@@ -449,12 +461,50 @@ def _stacked(parts: list[pd.DataFrame]) -> pd.DataFrame:
     return pd.DataFrame(out)
 
 
+def _may_wait(ts: pd.Series, ids: pd.Series, resource: pd.Categorical, tl: Timeline) -> np.ndarray:
+    """Which of the sessions (``ts``, ``ids`` their processlist Id, ``resource`` what their State or
+    Command names) may wait for something: those of a resource, and those waiting for ``NOTHING``
+    by their State that a transaction or a lock wait of the same moment names (``_with_transactions``
+    and ``_lock_waiters`` make them waiters). The others, most of a day's sessions (running or
+    idle), are no rows of the waits frame."""
+    keep = np.asarray(resource != Resource.NOTHING.value, dtype=bool)
+    lw = tl.frame("lock_waits")
+    named = [_transactions(tl)[["ts", "session"]]]
+    if len(lw) and "waiting_thread" in lw:
+        named.append(pd.DataFrame({"ts": lw["ts"], "session": _ids(lw["waiting_thread"])}))
+    named = [n.dropna() for n in named if len(n)]
+    if not named or keep.all():
+        return keep
+    found = _paired(ts, pd.concat(named, ignore_index=True)).drop_duplicates()
+    if not len(found):
+        return keep
+    maybe = ~keep & _ids(ids).isin(found["session"].unique()).fillna(False).to_numpy(dtype=bool)
+    if maybe.any():
+        at = pd.MultiIndex.from_arrays([ts[maybe], _ids(ids[maybe])])
+        keep[np.flatnonzero(maybe)[at.isin(pd.MultiIndex.from_frame(found[["ts", "session"]]))]] = True
+    return keep
+
+
+def snapshots(tl: Timeline) -> pd.Series:
+    """The times of the snapshots the waits frame reads sessions from (the processlist's, else
+    performance_schema.threads'), sorted, indexed by themselves: a snapshot where no session waits
+    has no row in the waits frame but is a moment of the capture."""
+    for name in ("processlist", "pfs_threads"):
+        frame = tl.frame(name)
+        if len(frame) and "ts" in frame:
+            ts = pd.DatetimeIndex(np.unique(frame["ts"].to_numpy(dtype="datetime64[ns]"))).tz_localize("UTC")
+            return pd.Series(ts, index=ts)
+    return pd.Series([], dtype="datetime64[ns, UTC]")
+
+
 def waits(tl: Timeline) -> pd.DataFrame:
     """The waits frame of ``tl`` (see the module docstring), in ``WAIT_COLUMNS``, sorted by ``ts``."""
     server = server_of(tl.variables)
     rows = _sessions(tl, server)
     if len(rows) or len(_transactions(tl)):
         rows = _lock_waiters(_with_transactions(rows, tl, server), tl)
+        if "resource" in rows:  # a session waiting for nothing is no row (see _may_wait)
+            rows = rows[~rows["resource"].eq(Resource.NOTHING.value).to_numpy()]
         rows = rows.assign(object=_objects(rows, tl))
     parts = [frame for frame in (rows, _threads(tl)) if len(frame)]
     del rows

@@ -6,7 +6,7 @@ import pandas as pd
 import pytest
 
 from analyzer.waits.model import WAIT_COLUMNS, Resource
-from analyzer.waits.read import TEXT_COLUMNS, server_of, waits, wchan_resource
+from analyzer.waits.read import TEXT_COLUMNS, server_of, snapshots, waits, wchan_resource
 from tests.analyzer.waits.bundles import BUNDLES, timelines
 
 
@@ -33,6 +33,16 @@ def test_the_frame_has_the_declared_columns() -> None:
     mine = w[w["source_frame"].eq("processlist").to_numpy()]
     assert set(mine["state"].dropna().astype(str)) <= set(pl["state"].dropna().astype(str))
     assert set(mine["user"].dropna().astype(str)) <= set(pl["user"].dropna().astype(str))
+
+
+def test_a_session_waiting_for_nothing_is_no_row_but_its_snapshot_is_a_moment() -> None:
+    """Sessions whose State and Command name no wait (and no transaction or lock wait names) are no
+    rows; every processlist snapshot is in ``snapshots``, those where nobody waits too."""
+    tl = timelines(BUNDLES / "culprit-rowlock.tar.gz")["vm"]
+    w = waits(tl)
+    assert len(w) and not w["resource"].eq(Resource.NOTHING.value).any()
+    assert list(snapshots(tl)) == sorted(set(tl.frame("processlist")["ts"]))
+    assert set(w["ts"]) <= set(snapshots(tl))
 
 
 def test_row_lock_waiters_are_read_from_lock_waits_with_their_table() -> None:
