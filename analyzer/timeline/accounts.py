@@ -30,12 +30,9 @@ def counted(counted: pd.DataFrame | None, dropped: pd.DataFrame) -> pd.DataFrame
     """The sessions not kept one row each, by snapshot and account: what the parser counted
     (``counted``, ``PARSE_OPTIONS``) and the rows ``_sessions_kept`` drops (``dropped``), summed by
     (``ts``, ``user``, ``client`` the Host without its port, ``command``) as ``summed`` sums them
-    (the same rows, in the same order: ``ts``, then the names as they sort, a missing one last): who
-    holds the idle connections, kept small (a row per account per snapshot). ``user``, ``client`` and
-    ``command`` are categories, ``sessions`` int32, the Time columns float32 (``TIME_COLUMNS``).
-
-    Grouped on integers: each name's category code ranked as the names sort, the three ranks made
-    one key, sorted with ``ts`` (one ``lexsort`` of two keys): no name hashed per row."""
+    (``ts``, then the names as they sort, a missing one last): who holds the idle connections, kept
+    small (a row per account per snapshot). ``user``, ``client`` and ``command`` are categories,
+    ``sessions`` int32, the Time columns float32 (``TIME_COLUMNS``)."""
     parts = [counted[list(ACCOUNT_COLUMNS)]] if counted is not None and len(counted) else []
     if len(dropped) and {"user", "host", "command"} <= set(dropped.columns):
         t = pd.to_numeric(dropped["time_s"], errors="coerce").fillna(0.0).astype("float64")
@@ -60,53 +57,11 @@ def counted(counted: pd.DataFrame | None, dropped: pd.DataFrame) -> pd.DataFrame
                 for c in ACCOUNT_COLUMNS
             }
         )
-    names = {key: _joined([p[key] for p in parts]) for key in NAME_KEYS}
-    ts = np.concatenate([p["ts"].to_numpy(dtype="datetime64[ns]") for p in parts])
-    account = np.zeros(len(ts), dtype=np.int64)
-    ranks = {}
-    for key, values in names.items():
-        rank, width = _ranks(values)
-        ranks[key] = rank
-        account = account * width + rank
-    at = ts.view("i8")
-    order = np.lexsort((account, np.where(np.isnat(ts), np.iinfo(np.int64).max, at)))
-    new = np.ones(len(order), dtype=bool)
-    new[1:] = (account[order][1:] != account[order][:-1]) | (at[order][1:] != at[order][:-1])
-    starts = np.flatnonzero(new)
-    first = order[starts]
-    out: dict[str, object] = {"ts": pd.DatetimeIndex(ts[first]).tz_localize("UTC")}
-    for key, values in names.items():
-        out[key] = _ranked(values, ranks[key][first])
-    for column, how in (("sessions", np.add), *zip(TIME_COLUMNS, (np.fmin, np.fmax, np.add), strict=True)):
-        values = np.concatenate([p[column].to_numpy(dtype=np.float64) for p in parts])[order]
-        if how is np.add:
-            values = np.nan_to_num(values, nan=0.0)  # a NaN counts as nothing, as pandas' sum
-        summed_ = how.reduceat(values, starts) if len(starts) else values[:0]
-        out[column] = summed_.astype(np.int32 if column == "sessions" else np.float32)
-    return pd.DataFrame(out)
-
-
-def _ranks(values: pd.Categorical) -> tuple[np.ndarray, int]:
-    """Each value's rank among ``values``' categories as their names sort (a missing value: the
-    last rank), and the number of ranks."""
-    n = len(values.categories)
-    rank = np.empty(n + 1, dtype=np.int64)
-    rank[np.argsort(values.categories.to_numpy(dtype=object), kind="stable")] = np.arange(n)
-    rank[n] = n  # code -1, a missing name, indexes the last slot
-    return rank[values.codes], n + 1
-
-
-def _ranked(values: pd.Categorical, rank: np.ndarray) -> pd.Categorical:
-    """The names of ``rank`` (``_ranks`` of ``values``) as categories of the names present, sorted;
-    the last rank a missing name."""
-    n = len(values.categories)
-    names = np.sort(values.categories.to_numpy(dtype=object), kind="stable")
-    present = np.zeros(n + 1, dtype=bool)
-    present[rank] = True
-    used = np.flatnonzero(present[:n])
-    code = np.full(n + 1, -1, dtype=np.int32)
-    code[used] = np.arange(len(used))
-    return pd.Categorical.from_codes(code[rank], categories=pd.Index(names[used], dtype=object))
+    both = pd.concat([p.drop(columns=list(NAME_KEYS)) for p in parts], ignore_index=True)
+    for key in NAME_KEYS:  # kept as categories: the names are not hashed again, row by row
+        both[key] = _joined([p[key] for p in parts])
+    out = summed(both[list(ACCOUNT_COLUMNS)], dropna=False, categories=True)
+    return out.astype({"sessions": "int32", **dict.fromkeys(TIME_COLUMNS, "float32")})
 
 
 #: The Time columns of ``processlist_accounts``: whole seconds as 32-bit floats, exact to 2**24 s

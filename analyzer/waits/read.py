@@ -100,26 +100,13 @@ def _text(frame: pd.DataFrame, column: str) -> pd.Series:
     return frame[column].astype("string")
 
 
-def _names(frame: pd.DataFrame, column: str) -> pd.Series:
-    """``frame[column]`` as a category (``TEXT_COLUMNS``): a timeline's processlist keeps its
-    names as categories already, and a day's millions of rows are not turned into strings."""
-    if column not in frame:
-        return pd.Series(pd.Categorical([None] * len(frame), categories=[]), index=frame.index)
-    values = frame[column]
-    return (
-        values
-        if isinstance(values.dtype, pd.CategoricalDtype)
-        else values.astype("string").astype("category")
-    )
-
-
 def _ids(values: pd.Series) -> pd.Series:
     if pd.api.types.is_integer_dtype(values.dtype):  # Int32 ids and Time as the timeline keeps them
         return values.astype("Int64")
     return pd.to_numeric(values, errors="coerce").round().astype("Int64")
 
 
-def _resources(states: pd.Series, commands: pd.Series, server: str | None) -> pd.Categorical:
+def _resources(states: pd.Categorical, commands: pd.Categorical, server: str | None) -> pd.Categorical:
     """The resource of every row, ``meaning`` looked up once per distinct (state, command): the
     pairs are numbered from each column's own codes (a few dozen states over millions of rows)."""
     s_codes, s_names = _codes(states)
@@ -140,11 +127,9 @@ def _resources(states: pd.Series, commands: pd.Series, server: str | None) -> pd
     return pd.Categorical(values[codes] if len(codes) else [], dtype=RESOURCE_TYPE)
 
 
-def _codes(values: pd.Series) -> tuple[np.ndarray, np.ndarray]:
-    """``pd.factorize(values)``, read from a category's own codes (every category kept, used or not)."""
-    if isinstance(values.dtype, pd.CategoricalDtype):
-        return values.cat.codes.to_numpy(), values.cat.categories.to_numpy(dtype=object)
-    return pd.factorize(values.astype("string"), use_na_sentinel=True)
+def _codes(values: pd.Categorical) -> tuple[np.ndarray, np.ndarray]:
+    """``pd.factorize(values)``, read from the category's own codes (every category kept, used or not)."""
+    return np.asarray(values.codes), values.categories.to_numpy(dtype=object)
 
 
 def _resource(state: object, command: object, server: str | None) -> Resource:
@@ -156,6 +141,17 @@ def _resource(state: object, command: object, server: str | None) -> Resource:
         return Resource.NOTHING
     found = meaning(state, command, server)
     return found.resource if found is not None else Resource.UNKNOWN
+
+
+#: The columns of a waits row read from the processlist and from performance_schema.threads.
+PROCESSLIST_COLUMNS = {"user": "user", "client": "host", "db": "db", "command": "command", "state": "state"}
+PFS_COLUMNS = {
+    "user": "processlist_user",
+    "client": "processlist_host",
+    "db": "processlist_db",
+    "command": "processlist_command",
+    "state": "processlist_state",
+}
 
 
 def _sessions(tl: Timeline, server: str | None) -> pd.DataFrame:
@@ -172,43 +168,43 @@ def _sessions(tl: Timeline, server: str | None) -> pd.DataFrame:
             )
             own &= ~value_is(pl["user"], lambda s: s.isin(INTERNAL_USERS)) if "user" in pl else True
             keep &= ~own
-        resource = _resources(_names(pl, "state"), _names(pl, "command"), server)
+        resource = _resources(_category(pl, "state"), _category(pl, "command"), server)
         keep &= _may_wait(pl["ts"], pl["id"], resource, tl)  # before a row of the rest is copied
-        pl, resource = pl[keep], resource[keep]
-        out = pd.DataFrame(
-            {
-                "ts": pl["ts"],
-                "session": _ids(pl["id"]),
-                "user": _names(pl, "user"),
-                "client": _names(pl, "host"),
-                "db": _names(pl, "db"),
-                "command": _names(pl, "command"),
-                "time_s": _ids(pl["time_s"]) if "time_s" in pl else pd.NA,
-                "state": _names(pl, "state"),
-                "source_frame": _one("processlist", len(pl)),
-            }
-        ).reset_index(drop=True)
-        out["resource"] = resource
-        return out
+        return _session_rows(pl[keep], "id", "time_s", PROCESSLIST_COLUMNS, "processlist", resource[keep])
     th = tl.frame("pfs_threads")
     if not len(th) or "processlist_id" not in th:
         return pd.DataFrame(columns=[c for c in WAIT_COLUMNS if c != "resource"])
     th = th[th["processlist_id"].notna()]
+    if "processlist_host" in th:
+        th = th.assign(processlist_host=_text(th, "processlist_host").str.replace(r":\d+$", "", regex=True))
+    out = _session_rows(th, "processlist_id", "processlist_time_s", PFS_COLUMNS, "threads", None)
+    out["resource"] = _resources(out["state"].array, out["command"].array, server)
+    return out[_may_wait(out["ts"], out["session"], out["resource"].array, tl)].reset_index(drop=True)
+
+
+def _session_rows(
+    frame: pd.DataFrame,
+    id_column: str,
+    time_column: str,
+    columns: dict[str, str],
+    source: str,
+    resource: pd.Categorical | None,
+) -> pd.DataFrame:
+    """Waits rows of the sessions of ``frame``: their Id and Time (``id_column``, ``time_column``),
+    the text ``columns`` (waits column -> ``frame``'s) as categories, ``source`` their
+    ``source_frame``, and ``resource`` when already read."""
     out = pd.DataFrame(
         {
-            "ts": th["ts"],
-            "session": _ids(th["processlist_id"]),
-            "user": _text(th, "processlist_user"),
-            "client": _text(th, "processlist_host").str.replace(r":\d+$", "", regex=True),
-            "db": _text(th, "processlist_db"),
-            "command": _text(th, "processlist_command"),
-            "time_s": _ids(th["processlist_time_s"]) if "processlist_time_s" in th else pd.NA,
-            "state": _text(th, "processlist_state"),
-            "source_frame": _one("threads", len(th)),
+            "ts": frame["ts"].array,
+            "session": _ids(frame[id_column]).array,
+            **{name: _category(frame, column) for name, column in columns.items()},
+            "time_s": _ids(frame[time_column]).array if time_column in frame else pd.NA,
+            "source_frame": _one(source, len(frame)),
         }
-    ).reset_index(drop=True)
-    out["resource"] = _resources(out["state"], out["command"], server)
-    return out[_may_wait(out["ts"], out["session"], out["resource"].array, tl)].reset_index(drop=True)
+    )
+    if resource is not None:
+        out["resource"] = resource
+    return out
 
 
 def _paired(left_ts: pd.Series, right: pd.DataFrame) -> pd.DataFrame:
